@@ -1,0 +1,126 @@
+/* equalize.cl - histogram equalization of gray(p) over the frame, as
+ * OpenCV's equalizeHist: a histogram (private per work-item on CPUs, local
+ * per work-group on GPUs, merged with atomics), one scan that makes the LUT
+ * and clears the histogram for the next frame, then the apply pass. */
+
+__kernel void eq_hist(__global const uchar4 *src, int w, int h, int stride,
+                      __global uint *hist)
+{
+#if CLV_ROW
+    uint mine[256];
+    for (int i = 0; i < 256; ++i)
+        mine[i] = 0;
+    for (int y = (int)get_global_id(0); y < h; y += (int)get_global_size(0))
+        for (int x = 0; x < w; ++x)
+            mine[clv_gray(src[y * stride + x])]++;
+    for (int i = 0; i < 256; ++i)
+        if (mine[i])
+            atomic_add(&hist[i], mine[i]);
+#else
+    __local uint mine[256];
+    const int lid = (int)get_local_id(0), lsize = (int)get_local_size(0);
+    for (int i = lid; i < 256; i += lsize)
+        mine[i] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int y = (int)get_group_id(0); y < h; y += (int)get_num_groups(0))
+        for (int x = lid; x < w; x += lsize)
+            atomic_inc(&mine[clv_gray(src[y * stride + x])]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int i = lid; i < 256; i += lsize)
+        if (mine[i])
+            atomic_add(&hist[i], mine[i]);
+#endif
+}
+
+/* 255 / d rounded correctly whatever the device's division accuracy: the
+ * neighbour with the smallest exact residual (fma is correctly rounded). */
+inline float eq_scale(uint d)
+{
+    const float df = (float)d;
+    const float q = 255.0f / df;
+    float best = q, best_r = fabs(fma(-q, df, 255.0f));
+    float up = q, down = q;
+    for (int i = 0; i < 3; ++i) {
+        up = nextafter(up, INFINITY);
+        down = nextafter(down, 0.0f);
+        const float ru = fabs(fma(-up, df, 255.0f)), rd = fabs(fma(-down, df, 255.0f));
+        if (ru < best_r) {
+            best = up;
+            best_r = ru;
+        }
+        if (rd < best_r) {
+            best = down;
+            best_r = rd;
+        }
+    }
+    return best;
+}
+
+inline uchar eq_entry(int v, uint cdf, uint cdf_min, uint total, float scale)
+{
+    if (cdf_min == total)
+        return (uchar)v; /* a constant frame is unchanged */
+    if (cdf == 0)
+        return 0; /* below the lowest level: never looked up */
+    return (uchar)min(rint((float)(cdf - cdf_min) * scale), 255.0f);
+}
+
+__kernel void eq_lut(__global uint *hist, __global uchar *lut, uint total)
+{
+#if CLV_ROW
+    if (get_global_id(0) != 0)
+        return;
+    uint cdf[256], run = 0, cdf_min = 0;
+    for (int i = 0; i < 256; ++i) {
+        run += hist[i];
+        hist[i] = 0;
+        cdf[i] = run;
+        if (!cdf_min)
+            cdf_min = run;
+    }
+    const float scale = cdf_min == total ? 0.0f : eq_scale(total - cdf_min);
+    for (int i = 0; i < 256; ++i)
+        lut[i] = eq_entry(i, cdf[i], cdf_min, total, scale);
+#else
+    /* One work-group of 256: Hillis-Steele inclusive scan in local memory. */
+    __local uint a[256], b[256];
+    __local uint lowest;
+    const int i = (int)get_local_id(0);
+    a[i] = hist[i];
+    hist[i] = 0;
+    if (i == 0)
+        lowest = 256;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (a[i])
+        atomic_min(&lowest, (uint)i);
+    __local uint *in = a, *out = b;
+    for (int off = 1; off < 256; off <<= 1) {
+        out[i] = in[i] + (i >= off ? in[i - off] : 0u);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        __local uint *t = in;
+        in = out;
+        out = t;
+    }
+    const uint cdf_min = in[lowest];
+    const float scale = cdf_min == total ? 0.0f : eq_scale(total - cdf_min);
+    lut[i] = eq_entry(i, in[i], cdf_min, total, scale);
+#endif
+}
+
+/* gray_mode: R=G=B=lut[gray]. Otherwise (luma) each of R,G,B moves by
+ * lut[Y] - Y, which changes the luma to lut[Y] and keeps Cb and Cr. */
+__kernel void eq_apply(CLV_FRAME_ARGS, __constant uchar *lut, int gray_mode)
+{
+    CLV_PIXEL_LOOP(w, h, x, y)
+    {
+        const uchar4 p = src[y * stride + x];
+        const int g = clv_gray(p);
+        const int l = lut[g];
+        uchar4 o;
+        if (gray_mode)
+            o = (uchar4)((uchar)l, (uchar)l, (uchar)l, p.w);
+        else
+            o = clv_clamp_u8(convert_int4(p) + (l - g), p.w);
+        dst[y * stride + x] = o;
+    }
+}

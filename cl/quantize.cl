@@ -1,0 +1,107 @@
+/* quantize.cl - k-means colour quantization on R,G,B, all on the device:
+ * seed (first frame), then per iteration assign + per-group partial sums and
+ * one reduction to new centres, then map each pixel to its centre. Centres
+ * are int4 (r, g, b, 0) in constant memory. */
+
+__kernel void km_seed(__global const uchar4 *src, int w, int h, int stride,
+                      __global int4 *centres, int k)
+{
+    const int i = (int)get_global_id(0);
+    if (i >= k)
+        return;
+    const ulong idx = (ulong)i * ((ulong)w * (ulong)h) / (ulong)k;
+    const int x = (int)(idx % (ulong)w), y = (int)(idx / (ulong)w);
+    const uchar4 p = src[y * stride + x];
+    centres[i] = (int4)(p.x, p.y, p.z, 0);
+}
+
+/* Nearest centre by squared distance; ties go to the lower index. */
+inline int km_nearest(uchar4 p, __constant int4 *centres, int k)
+{
+    const int4 q = convert_int4(p);
+    int best = 0x7fffffff, at = 0;
+    for (int j = 0; j < k; ++j) {
+        const int4 d = q - centres[j];
+        const int dist = d.x * d.x + d.y * d.y + d.z * d.z;
+        if (dist < best) {
+            best = dist;
+            at = j;
+        }
+    }
+    return at;
+}
+
+/* partial[group][j] = (sum r, sum g, sum b, count) of the pixels of that
+ * group's rows nearest to centre j. */
+__kernel void km_assign(__global const uchar4 *src, int w, int h, int stride,
+                        __constant int4 *centres, int k, __global uint *partial)
+{
+#if CLV_ROW
+    uint sums[256 * 4];
+    for (int i = 0; i < 4 * k; ++i)
+        sums[i] = 0;
+    for (int y = (int)get_global_id(0); y < h; y += (int)get_global_size(0)) {
+        for (int x = 0; x < w; ++x) {
+            const uchar4 p = src[y * stride + x];
+            const int j = km_nearest(p, centres, k);
+            sums[4 * j] += p.x;
+            sums[4 * j + 1] += p.y;
+            sums[4 * j + 2] += p.z;
+            sums[4 * j + 3] += 1;
+        }
+    }
+    __global uint *out = partial + (size_t)get_global_id(0) * 4 * k;
+    for (int i = 0; i < 4 * k; ++i)
+        out[i] = sums[i];
+#else
+    __local uint sums[256 * 4];
+    const int lid = (int)get_local_id(0), lsize = (int)get_local_size(0);
+    for (int i = lid; i < 4 * k; i += lsize)
+        sums[i] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int y = (int)get_group_id(0); y < h; y += (int)get_num_groups(0)) {
+        for (int x = lid; x < w; x += lsize) {
+            const uchar4 p = src[y * stride + x];
+            const int j = km_nearest(p, centres, k);
+            atomic_add(&sums[4 * j], (uint)p.x);
+            atomic_add(&sums[4 * j + 1], (uint)p.y);
+            atomic_add(&sums[4 * j + 2], (uint)p.z);
+            atomic_inc(&sums[4 * j + 3]);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __global uint *out = partial + (size_t)get_group_id(0) * 4 * k;
+    for (int i = lid; i < 4 * k; i += lsize)
+        out[i] = sums[i];
+#endif
+}
+
+/* New centre j = rounded mean of its pixels; an empty cluster keeps its
+ * centre. */
+__kernel void km_reduce(__global const uint *partial, int groups, int k, __global int4 *centres)
+{
+    const int j = (int)get_global_id(0);
+    if (j >= k)
+        return;
+    ulong r = 0, g = 0, b = 0, n = 0;
+    for (int i = 0; i < groups; ++i) {
+        __global const uint *s = partial + ((size_t)i * k + j) * 4;
+        r += s[0];
+        g += s[1];
+        b += s[2];
+        n += s[3];
+    }
+    if (n)
+        centres[j] = (int4)((int)((r + n / 2) / n), (int)((g + n / 2) / n),
+                            (int)((b + n / 2) / n), 0);
+}
+
+__kernel void km_map(CLV_FRAME_ARGS, __constant int4 *centres, int k)
+{
+    CLV_PIXEL_LOOP(w, h, x, y)
+    {
+        const uchar4 p = src[y * stride + x];
+        const int4 c = centres[km_nearest(p, centres, k)];
+        dst[y * stride + x] = (uchar4)((uchar)c.x, (uchar)c.y, (uchar)c.z, p.w);
+    }
+}

@@ -1,0 +1,227 @@
+/* bench.c - clvid-bench: runs a chain on synthetic frames on one device and
+ * reports each filter's kernel time from OpenCL profiling events. Links
+ * clvid-core only, so it runs wherever OpenCL runs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clvid.h"
+
+#define DEFAULT_CHAIN                                                                              \
+    "convolution=matrix='1 2 1 2 4 2 1 2 1',sharpen,emboss,prewitt,median,median=2,erode,"         \
+    "dilate,threshold,gray,equalize,noise,quantize"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: clvid-bench [options]\n"
+            "  --size WxH|720p|1080p|4k   frame size (default 1080p)\n"
+            "  --device N|NAME            OpenCL device (default: CLVID_DEVICE, first GPU, "
+            "first device)\n"
+            "  --chain CHAIN              filters to time, ffmpeg syntax (default: every "
+            "filter)\n"
+            "  --frames N                 timed frames, the median is reported (default 20)\n"
+            "  --warmup N                 untimed frames first (default 2)\n"
+            "  --shape row|gpu            force a kernel work shape (default: by device "
+            "type)\n"
+            "  --json                     one JSON object on stdout instead of a table\n"
+            "Kernel time comes from profiling events; GB/s counts one frame read and one "
+            "written per filter (8 bytes per pixel).\n");
+}
+
+static int parse_size(const char *s, int *w, int *h)
+{
+    if (!strcmp(s, "720p"))
+        return *w = 1280, *h = 720, 0;
+    if (!strcmp(s, "1080p"))
+        return *w = 1920, *h = 1080, 0;
+    if (!strcmp(s, "4k") || !strcmp(s, "4K"))
+        return *w = 3840, *h = 2160, 0;
+    char tail;
+    if (sscanf(s, "%dx%d%c", w, h, &tail) == 2 && *w >= 1 && *h >= 1 && *w <= 16384 &&
+        *h <= 16384)
+        return 0;
+    return -1;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            printf("\\u%04x", *s);
+        else
+            putchar(*s);
+    }
+    putchar('"');
+}
+
+int main(int argc, char **argv)
+{
+    int w = 1920, h = 1080, frames = 20, warmup = 2, json = 0, shape = 0;
+    const char *device = NULL, *chain_text = DEFAULT_CHAIN;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "clvid-bench: unknown option or missing value: %s\n", a);
+            usage(stderr);
+            return 2;
+        }
+        i++;
+        char *end;
+        if (!strcmp(a, "--size")) {
+            if (parse_size(v, &w, &h)) {
+                fprintf(stderr, "clvid-bench: --size %s: expected WxH (1..16384 each), 720p, "
+                                "1080p or 4k\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--device")) {
+            device = v;
+        } else if (!strcmp(a, "--chain")) {
+            chain_text = v;
+        } else if (!strcmp(a, "--frames") || !strcmp(a, "--warmup")) {
+            long n = strtol(v, &end, 10);
+            int lo = !strcmp(a, "--frames") ? 1 : 0;
+            if (*end || end == v || n < lo || n > 100000) {
+                fprintf(stderr, "clvid-bench: %s %s: expected an integer from %d to 100000\n", a,
+                        v, lo);
+                return 2;
+            }
+            *(!strcmp(a, "--frames") ? &frames : &warmup) = (int)n;
+        } else if (!strcmp(a, "--shape")) {
+            if (strcmp(v, "row") && strcmp(v, "gpu")) {
+                fprintf(stderr, "clvid-bench: --shape %s: expected row or gpu\n", v);
+                return 2;
+            }
+            shape = !strcmp(v, "row") ? 1 : 2;
+        } else {
+            fprintf(stderr, "clvid-bench: unknown option %s\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+
+    clv_msg msg = {{0}};
+    clv_chain_desc desc;
+    if (clv_chain_parse(chain_text, &desc, &msg)) {
+        fprintf(stderr, "clvid-bench: %s\n", msg.text);
+        return 2;
+    }
+    if (desc.count == 0) {
+        fprintf(stderr, "clvid-bench: --chain is empty; name at least one filter\n");
+        return 2;
+    }
+    clv_context_options opt = {.device = device, .profiling = 1, .shape = shape};
+    clv_context *ctx = NULL;
+    int err = clv_context_create(&opt, &ctx, &msg);
+    if (err) {
+        fprintf(stderr, "clvid-bench: %s\n", msg.text);
+        return err == CLV_ENODEVICE ? 2 : 1;
+    }
+    int status = 1;
+    clv_chain *chain = NULL;
+    clv_frame src = {0}, dst = {0};
+    clv_image img = {0};
+    uint64_t *ns = calloc((size_t)frames * (size_t)desc.count, sizeof *ns);
+    if (!ns || clv_image_alloc(&img, w, h)) {
+        fprintf(stderr, "clvid-bench: out of memory for a %dx%d frame\n", w, h);
+        goto done;
+    }
+    uint32_t state = 0x12345678u; /* xorshift32: a noisy frame */
+    for (size_t i = 0; i < (size_t)w * h * 4; i++) {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        img.pixels[i] = (uint8_t)(state >> 24);
+    }
+    if (clv_frame_create(ctx, w, h, &src, &msg) || clv_frame_create(ctx, w, h, &dst, &msg) ||
+        clv_chain_create(ctx, &desc, &chain, &msg)) {
+        fprintf(stderr, "clvid-bench: %s\n", msg.text);
+        goto done;
+    }
+    if (clv_frame_upload(ctx, &src, &img)) {
+        fprintf(stderr, "clvid-bench: cannot upload the test frame\n");
+        goto done;
+    }
+    for (int f = 0; f < warmup + frames; f++) {
+        uint64_t t[CLV_CHAIN_MAX];
+        if (clv_chain_run(chain, &src, &dst, (uint64_t)f, NULL, NULL, &msg) ||
+            clv_chain_profile(chain, t, desc.count)) {
+            fprintf(stderr, "clvid-bench: %s\n", msg.text[0] ? msg.text : "profiling failed");
+            goto done;
+        }
+        if (f >= warmup)
+            for (int i = 0; i < desc.count; i++)
+                ns[(size_t)i * frames + (f - warmup)] = t[i];
+    }
+
+    const clv_device_info *dev = clv_context_device(ctx);
+    double mpix = (double)w * h / 1e6, total_us = 0;
+    if (json) {
+        printf("{\"device\": ");
+        json_string(dev->name);
+        printf(", \"platform\": ");
+        json_string(dev->platform);
+        printf(", \"shape\": \"%s\", \"width\": %d, \"height\": %d, \"frames\": %d, "
+               "\"filters\": [",
+               clv_context_row_shape(ctx) ? "row" : "gpu", w, h, frames);
+    } else {
+        printf("clvid-bench: %dx%d on %s (%s), %s shape, median of %d frames\n\n", w, h,
+               dev->name, dev->platform, clv_context_row_shape(ctx) ? "row" : "gpu", frames);
+        printf("%-4s %-40s %12s %10s %10s %10s\n", "#", "filter", "median us", "min us",
+               "Mpixel/s", "GB/s");
+    }
+    for (int i = 0; i < desc.count; i++) {
+        uint64_t *t = ns + (size_t)i * frames;
+        qsort(t, (size_t)frames, sizeof *t, cmp_u64);
+        double med = (frames % 2 ? (double)t[frames / 2]
+                                 : ((double)t[frames / 2 - 1] + (double)t[frames / 2]) / 2) /
+                     1e3;
+        double lo = (double)t[0] / 1e3, hi = (double)t[frames - 1] / 1e3;
+        double mps = med > 0 ? mpix / (med / 1e6) : 0;
+        double gbs = med > 0 ? (double)w * h * 8 / (med * 1e3) : 0;
+        total_us += med;
+        clv_chain_desc one = {.count = 1};
+        one.item[0] = desc.item[i];
+        char text[1024];
+        clv_chain_format(&one, text, sizeof text);
+        if (json) {
+            printf("%s{\"filter\": ", i ? ", " : "");
+            json_string(text);
+            printf(", \"median_us\": %.3f, \"min_us\": %.3f, \"max_us\": %.3f, "
+                   "\"mpixel_per_s\": %.1f, \"gb_per_s\": %.3f}",
+                   med, lo, hi, mps, gbs);
+        } else {
+            printf("%-4d %-40.40s %12.1f %10.1f %10.1f %10.2f\n", i + 1, text, med, lo, mps, gbs);
+        }
+    }
+    if (json)
+        printf("], \"chain_median_us_sum\": %.3f}\n", total_us);
+    else
+        printf("\nsum of medians: %.1f us per frame (%.1f frames/s for the whole chain)\n",
+               total_us, total_us > 0 ? 1e6 / total_us : 0);
+    status = 0;
+done:
+    clv_chain_destroy(chain);
+    clv_frame_destroy(&src);
+    clv_frame_destroy(&dst);
+    clv_image_free(&img);
+    free(ns);
+    clv_context_destroy(ctx);
+    return status;
+}

@@ -1,0 +1,11 @@
+/* cli.h - the subcommands of the clvid command line. Each returns the exit
+ * status: 0 success, 1 runtime error, 2 usage error. */
+#ifndef CLVID_CLI_H
+#define CLVID_CLI_H
+
+enum { CLV_EXIT_OK = 0, CLV_EXIT_RUNTIME = 1, CLV_EXIT_USAGE = 2 };
+
+int clv_cmd_filters(int argc, char **argv);
+int clv_cmd_devices(int argc, char **argv);
+
+#endif

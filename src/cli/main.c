@@ -1,0 +1,43 @@
+/* main.c - the clvid command: git-like subcommands with ffmpeg-like words. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "clvid.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: clvid <command> [options]\n"
+                 "\n"
+                 "commands:\n"
+                 "  filters   list every filter with its parameters, defaults and ranges\n"
+                 "  devices   list the OpenCL devices (pick one with --device N|NAME or "
+                 "CLVID_DEVICE)\n"
+                 "\n"
+                 "The benchmark is the separate program clvid-bench (clvid-bench --help).\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLV_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "filters"))
+        return clv_cmd_filters(argc - 1, argv + 1);
+    if (!strcmp(cmd, "devices"))
+        return clv_cmd_devices(argc - 1, argv + 1);
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        usage(stdout);
+        return CLV_EXIT_OK;
+    }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+        printf("clvid 0.1.0\n");
+        return CLV_EXIT_OK;
+    }
+    fprintf(stderr, "clvid: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return CLV_EXIT_USAGE;
+}

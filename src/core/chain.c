@@ -1,0 +1,710 @@
+/* chain.c - the chain parser (ffmpeg's filter-graph words), the chain runner
+ * on a device (ping-pong frames, no host round trip) and the same chain run
+ * by the C references. */
+#include "clvid_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Registry lookups -------------------------------------------------- */
+
+int clv_filter_count(void)
+{
+    return clv__filter_count;
+}
+
+const clv_filter *clv_filter_at(int index)
+{
+    return index >= 0 && index < clv__filter_count ? clv__filters[index] : NULL;
+}
+
+const clv_filter *clv_filter_find(const char *name)
+{
+    for (int i = 0; i < clv__filter_count; i++)
+        if (!strcmp(clv__filters[i]->name, name))
+            return clv__filters[i];
+    return NULL;
+}
+
+const char *clv_filter_name(const clv_filter *f)
+{
+    return f->name;
+}
+
+const char *clv_filter_help(const clv_filter *f)
+{
+    return f->help;
+}
+
+int clv_filter_param_count(const clv_filter *f)
+{
+    return f->param_count;
+}
+
+const clv_param *clv_filter_param(const clv_filter *f, int index)
+{
+    return index >= 0 && index < f->param_count ? &f->params[index] : NULL;
+}
+
+/* ---- Parser -------------------------------------------------------------- */
+
+static int edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 99;
+    int d[64][64];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        for (size_t j = 1; j <= lb; j++) {
+            int sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            int del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+            int best = sub < del ? sub : del;
+            best = best < ins ? best : ins;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1; /* transposition */
+            d[i][j] = best;
+        }
+    }
+    return d[la][lb];
+}
+
+/* Writes " (did you mean 'x'?)" for the closest of names within reach. */
+static void suggest(const char *word, const char *const *names, int count, char *out, size_t size)
+{
+    int best = 99, at = -1;
+    for (int i = 0; i < count; i++) {
+        int d = edit_distance(word, names[i]);
+        if (d < best) {
+            best = d;
+            at = i;
+        }
+    }
+    int reach = strlen(word) <= 4 ? 1 : 2;
+    if (at >= 0 && best <= reach)
+        snprintf(out, size, "; did you mean '%s'?", names[at]);
+    else
+        out[0] = 0;
+}
+
+static void filter_names(char *out, size_t size)
+{
+    out[0] = 0;
+    for (int i = 0; i < clv__filter_count; i++) {
+        strncat(out, i ? ", " : "", size - strlen(out) - 1);
+        strncat(out, clv__filters[i]->name, size - strlen(out) - 1);
+    }
+}
+
+static void format_number(double v, char *out, size_t size)
+{
+    if (v == floor(v) && fabs(v) < 1e15)
+        snprintf(out, size, "%.0f", v);
+    else
+        snprintf(out, size, "%g", v);
+}
+
+static void range_text(const clv_param *p, char *out, size_t size)
+{
+    char lo[32], hi[32];
+    format_number(p->min, lo, sizeof lo);
+    format_number(p->max, hi, sizeof hi);
+    snprintf(out, size, "%s to %s", lo, hi);
+}
+
+/* Parses a whole integer; 0 on success. */
+static int parse_int(const char *s, long long *v)
+{
+    char *end;
+    errno = 0;
+    long long n = strtoll(s, &end, 10);
+    if (end == s || *end || errno)
+        return -1;
+    *v = n;
+    return 0;
+}
+
+int clv_param_parse(const clv_filter *f, int index, const char *text, clv_value *value,
+                    clv_msg *msg)
+{
+    const clv_param *p = &f->params[index];
+    char range[80];
+    range_text(p, range, sizeof range);
+    memset(value, 0, sizeof *value);
+    switch (p->type) {
+    case CLV_PARAM_INT: {
+        long long v;
+        if (parse_int(text, &v))
+            return clv__fail(msg, CLV_EPARSE,
+                             "filter '%s' parameter '%s': '%s' is not an integer (allowed: %s)",
+                             f->name, p->name, text, range);
+        if (v < p->min || v > p->max)
+            return clv__fail(msg, CLV_ERANGE,
+                             "filter '%s' parameter '%s': %lld is out of range (allowed: %s)",
+                             f->name, p->name, v, range);
+        value->i = v;
+        return 0;
+    }
+    case CLV_PARAM_REAL: {
+        char *end;
+        errno = 0;
+        double v = strtod(text, &end);
+        if (end == text || *end || errno || !isfinite(v))
+            return clv__fail(msg, CLV_EPARSE,
+                             "filter '%s' parameter '%s': '%s' is not a number (allowed: %s)",
+                             f->name, p->name, text, range);
+        if (v < p->min || v > p->max)
+            return clv__fail(msg, CLV_ERANGE,
+                             "filter '%s' parameter '%s': %s is out of range (allowed: %s)",
+                             f->name, p->name, text, range);
+        value->i = llround(v * 1000.0);
+        return 0;
+    }
+    case CLV_PARAM_ENUM: {
+        const char *c = p->choices;
+        for (int i = 0; *c; i++) {
+            size_t n = strcspn(c, "|");
+            if (strlen(text) == n && !strncmp(text, c, n)) {
+                value->i = i;
+                return 0;
+            }
+            c += n + (c[n] == '|');
+        }
+        return clv__fail(msg, CLV_EPARSE, "filter '%s' parameter '%s': '%s' is not one of %s",
+                         f->name, p->name, text, p->choices);
+    }
+    case CLV_PARAM_MATRIX: {
+        const char *s = text;
+        int n = 0;
+        while (*s) {
+            while (isspace((unsigned char)*s))
+                s++;
+            if (!*s)
+                break;
+            char *end;
+            errno = 0;
+            long v = strtol(s, &end, 10);
+            if (end == s || (*end && !isspace((unsigned char)*end)) || errno) {
+                size_t len = strcspn(s, " \t");
+                return clv__fail(msg, CLV_EPARSE,
+                                 "filter '%s' parameter '%s': '%.*s' is not an integer "
+                                 "(coefficients are integers from %s, separated by spaces)",
+                                 f->name, p->name, (int)len, s, range);
+            }
+            if (v < p->min || v > p->max)
+                return clv__fail(msg, CLV_ERANGE,
+                                 "filter '%s' parameter '%s': coefficient %ld is out of range "
+                                 "(allowed: %s)",
+                                 f->name, p->name, v, range);
+            if (n == CLV_MATRIX_MAX)
+                return clv__fail(msg, CLV_EPARSE,
+                                 "filter '%s' parameter '%s': more than %d coefficients; a "
+                                 "matrix has 9 (3x3), 25 (5x5) or 49 (7x7)",
+                                 f->name, p->name, CLV_MATRIX_MAX);
+            value->m[n++] = (int)v;
+            s = end;
+        }
+        if (n != 9 && n != 25 && n != 49)
+            return clv__fail(msg, CLV_EPARSE,
+                             "filter '%s' parameter '%s': %d coefficients; a matrix has 9 "
+                             "(3x3), 25 (5x5) or 49 (7x7)",
+                             f->name, p->name, n);
+        value->n = n;
+        return 0;
+    }
+    }
+    return clv__fail(msg, CLV_EINVAL, "filter '%s': bad parameter table", f->name);
+}
+
+/* Copies the next token up to one of `stops` (outside quotes) into out,
+ * unquoting '...' and backslash escapes and trimming blanks outside quotes.
+ * Returns the position of the stop character, or NULL on an unterminated
+ * quote or an over-long token. */
+static const char *token(const char *s, const char *stops, char *out, size_t size)
+{
+    size_t n = 0, keep = 0; /* keep: length that must survive trailing trim */
+    while (*s == ' ' || *s == '\t' || *s == '\n')
+        s++;
+    while (*s && !strchr(stops, *s)) {
+        if (*s == '\'') {
+            s++;
+            while (*s && *s != '\'') {
+                if (n + 1 >= size)
+                    return NULL;
+                out[n++] = *s++;
+            }
+            if (*s != '\'')
+                return NULL;
+            s++;
+            keep = n;
+            continue;
+        }
+        if (*s == '\\' && s[1])
+            s++;
+        if (n + 1 >= size)
+            return NULL;
+        out[n++] = *s++;
+        if (!(out[n - 1] == ' ' || out[n - 1] == '\t' || out[n - 1] == '\n'))
+            keep = n;
+    }
+    out[keep > n ? n : keep] = 0;
+    return s;
+}
+
+static int parse_filter(const char *text, const char **pos, clv_chain_desc *desc, clv_msg *msg)
+{
+    char name[64], rest[8192];
+    const char *s = token(*pos, ",=", name, sizeof name);
+    if (!s)
+        return clv__fail(msg, CLV_EPARSE, "filter chain '%s': unterminated quote or over-long "
+                         "name", text);
+    if (!name[0])
+        return clv__fail(msg, CLV_EPARSE,
+                         "filter chain '%s': empty filter at character %d (two commas, or a "
+                         "comma at an end?)",
+                         text, (int)(*pos - text) + 1);
+    const clv_filter *f = clv_filter_find(name);
+    if (!f) {
+        const char *names[64] = {0};
+        for (int i = 0; i < clv__filter_count && i < 64; i++)
+            names[i] = clv__filters[i]->name;
+        char hint[96], list[512];
+        suggest(name, names, clv__filter_count, hint, sizeof hint);
+        filter_names(list, sizeof list);
+        return clv__fail(msg, CLV_EPARSE, "unknown filter '%s'%s (filters: %s)", name, hint,
+                         list);
+    }
+    if (desc->count == CLV_CHAIN_MAX)
+        return clv__fail(msg, CLV_EPARSE, "filter chain '%s': more than %d filters", text,
+                         CLV_CHAIN_MAX);
+    int given[CLV_PARAMS_MAX] = {0};
+    int item = desc->count;
+    clv_value *values = desc->item[item].values;
+    int positional = 0;
+    int has_args = *s == '=';
+    if (has_args)
+        s++; /* "name=" with nothing after it sets nothing */
+    if (has_args && *s && *s != ',') {
+        for (;;) {
+            char arg[8192];
+            const char *arg_start = s;
+            const char *e = token(s, ":,", arg, sizeof arg);
+            if (!e)
+                return clv__fail(msg, CLV_EPARSE, "filter '%s': unterminated quote in '%s'",
+                                 f->name, arg_start);
+            /* key=value, where the key is unquoted and before the first '='. */
+            char key[64] = "";
+            const char *val = arg;
+            size_t klen = strcspn(arg_start, "=:,'");
+            if (arg_start[klen] == '=') {
+                const char *k = token(arg_start, "=", key, sizeof key);
+                if (!k)
+                    return clv__fail(msg, CLV_EPARSE, "filter '%s': over-long parameter name",
+                                     f->name);
+                e = token(k + 1, ":,", rest, sizeof rest);
+                if (!e)
+                    return clv__fail(msg, CLV_EPARSE, "filter '%s' parameter '%s': "
+                                     "unterminated quote", f->name, key);
+                val = rest;
+            }
+            int index = -1;
+            if (key[0]) {
+                for (int i = 0; i < f->param_count; i++)
+                    if (!strcmp(f->params[i].name, key))
+                        index = i;
+                if (index < 0) {
+                    const char *names[CLV_PARAMS_MAX] = {0};
+                    char hint[96], list[256] = "";
+                    for (int i = 0; i < f->param_count; i++) {
+                        names[i] = f->params[i].name;
+                        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+                        strncat(list, names[i], sizeof list - strlen(list) - 1);
+                    }
+                    suggest(key, names, f->param_count, hint, sizeof hint);
+                    if (f->param_count == 0)
+                        return clv__fail(msg, CLV_EPARSE, "filter '%s' takes no parameters; "
+                                         "got '%s'", f->name, key);
+                    return clv__fail(msg, CLV_EPARSE,
+                                     "filter '%s' has no parameter '%s'%s (parameters: %s)",
+                                     f->name, key, hint, list);
+                }
+            } else {
+                index = positional++;
+                if (index >= f->param_count)
+                    return clv__fail(msg, CLV_EPARSE,
+                                     "filter '%s' takes %d value%s in order; '%s' is one too "
+                                     "many",
+                                     f->name, f->param_count, f->param_count == 1 ? "" : "s",
+                                     arg);
+            }
+            if (given[index])
+                return clv__fail(msg, CLV_EPARSE, "filter '%s': parameter '%s' is given twice",
+                                 f->name, f->params[index].name);
+            int err = clv_param_parse(f, index, val, &values[index], msg);
+            if (err)
+                return err;
+            given[index] = 1;
+            s = e;
+            if (*s != ':')
+                break;
+            s++;
+        }
+    }
+    if (*s && *s != ',')
+        return clv__fail(msg, CLV_EPARSE, "filter chain '%s': unexpected '%c' at character %d",
+                         text, *s, (int)(s - text) + 1);
+    for (int i = 0; i < f->param_count; i++) {
+        if (!given[i]) {
+            int err = clv_param_parse(f, i, f->params[i].def, &values[i], msg);
+            if (err)
+                return err; /* a bad default is a bug in the table */
+        }
+    }
+    desc->item[item].filter = f;
+    desc->count++;
+    *pos = s;
+    return 0;
+}
+
+int clv_chain_parse(const char *text, clv_chain_desc *desc, clv_msg *msg)
+{
+    memset(desc, 0, sizeof *desc);
+    if (!text)
+        return 0;
+    const char *s = text;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (!*s)
+        return 0;
+    s = text;
+    for (;;) {
+        int err = parse_filter(text, &s, desc, msg);
+        if (err) {
+            memset(desc, 0, sizeof *desc);
+            return err;
+        }
+        if (*s == 0)
+            return 0;
+        s++; /* the comma */
+    }
+}
+
+static void format_value(const clv_param *p, const clv_value *v, char *out, size_t size)
+{
+    switch (p->type) {
+    case CLV_PARAM_INT:
+        snprintf(out, size, "%lld", (long long)v->i);
+        break;
+    case CLV_PARAM_REAL:
+        snprintf(out, size, "%g", (double)v->i / 1000.0);
+        break;
+    case CLV_PARAM_ENUM: {
+        const char *c = p->choices;
+        for (int64_t i = 0; i < v->i && strchr(c, '|'); i++)
+            c = strchr(c, '|') + 1;
+        snprintf(out, size, "%.*s", (int)strcspn(c, "|"), c);
+        break;
+    }
+    case CLV_PARAM_MATRIX: {
+        size_t n = 0;
+        n += (size_t)snprintf(out, size, "'");
+        for (int i = 0; i < v->n && n < size; i++)
+            n += (size_t)snprintf(out + n, size - n, "%s%d", i ? " " : "", v->m[i]);
+        if (n < size)
+            snprintf(out + n, size - n, "'");
+        break;
+    }
+    }
+}
+
+void clv_chain_format(const clv_chain_desc *desc, char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (int i = 0; i < desc->count && n < size; i++) {
+        const clv_filter *f = desc->item[i].filter;
+        n += (size_t)snprintf(out + n, size - n, "%s%s", i ? "," : "", f->name);
+        for (int j = 0; j < f->param_count && n < size; j++) {
+            char v[512];
+            format_value(&f->params[j], &desc->item[i].values[j], v, sizeof v);
+            n += (size_t)snprintf(out + n, size - n, "%c%s=%s", j ? ':' : '=', f->params[j].name,
+                                  v);
+        }
+    }
+}
+
+/* ---- Chain on a device ----------------------------------------------- */
+
+struct clv_chain {
+    clv_context *ctx;
+    clv_chain_desc desc;
+    void *state[CLV_CHAIN_MAX];
+    int initialized[CLV_CHAIN_MAX];
+    clv_frame mid[2]; /* ping-pong frames between filters */
+    clv_frame scratch;
+    int needs_scratch;
+    clv__events events;
+};
+
+static void release_events(clv__events *e)
+{
+    for (int i = 0; i < e->count; i++)
+        clReleaseEvent(e->list[i]);
+    e->count = 0;
+}
+
+int clv_chain_create(clv_context *ctx, const clv_chain_desc *desc, clv_chain **out, clv_msg *msg)
+{
+    *out = NULL;
+    clv_chain *chain = calloc(1, sizeof *chain);
+    if (!chain)
+        return clv__fail(msg, CLV_ENOMEM, "out of memory");
+    chain->ctx = ctx;
+    chain->desc = *desc;
+    int err = 0;
+    for (int i = 0; i < desc->count; i++) {
+        const clv_filter *f = desc->item[i].filter;
+        chain->needs_scratch |= f->needs_scratch;
+        chain->state[i] = calloc(1, f->state_size ? f->state_size : 1);
+        if (!chain->state[i]) {
+            err = clv__fail(msg, CLV_ENOMEM, "out of memory");
+            goto fail;
+        }
+        cl_program prog = NULL;
+        if ((err = clv__program_get(ctx, f->program, &prog, msg)))
+            goto fail;
+        chain->initialized[i] = 1; /* uninit accepts a half-built state */
+        if ((err = f->init(chain->state[i], ctx, prog, msg)))
+            goto fail;
+        if (f->configure && (err = f->configure(chain->state[i], ctx, desc->item[i].values, msg)))
+            goto fail;
+    }
+    *out = chain;
+    return 0;
+fail:
+    clv_chain_destroy(chain);
+    return err;
+}
+
+void clv_chain_destroy(clv_chain *chain)
+{
+    if (!chain)
+        return;
+    if (chain->ctx && chain->ctx->queue)
+        clFinish(chain->ctx->queue);
+    release_events(&chain->events);
+    free(chain->events.list);
+    free(chain->events.owner);
+    for (int i = 0; i < chain->desc.count; i++) {
+        if (chain->initialized[i] && chain->desc.item[i].filter->uninit)
+            chain->desc.item[i].filter->uninit(chain->state[i]);
+        free(chain->state[i]);
+    }
+    clv_frame_destroy(&chain->mid[0]);
+    clv_frame_destroy(&chain->mid[1]);
+    clv_frame_destroy(&chain->scratch);
+    free(chain);
+}
+
+const clv_chain_desc *clv_chain_get_desc(const clv_chain *chain)
+{
+    return &chain->desc;
+}
+
+/* Makes f hold a frame of w x h, reallocating when the size changed. */
+static int ensure_frame(clv_context *ctx, clv_frame *f, int w, int h, clv_msg *msg)
+{
+    if (f->buffer && f->width == w && f->height == h)
+        return 0;
+    clv_frame_destroy(f);
+    return clv_frame_create(ctx, w, h, f, msg);
+}
+
+int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64_t frame_index,
+                  cl_event wait, cl_event *done, clv_msg *msg)
+{
+    int err = 0;
+    clv_context *ctx = chain->ctx;
+    if (done)
+        *done = NULL;
+    if (!src->buffer || !dst->buffer || src->buffer == dst->buffer ||
+        src->width != dst->width || src->height != dst->height || src->stride != dst->stride)
+        return clv__fail(msg, CLV_EINVAL,
+                         "chain run: source %dx%d and destination %dx%d must be distinct "
+                         "frames of one size",
+                         src->width, src->height, dst->width, dst->height);
+    int w = src->width, h = src->height, n = chain->desc.count;
+    if (n >= 2 && (err = ensure_frame(ctx, &chain->mid[0], w, h, msg)))
+        return err;
+    if (n >= 3 && (err = ensure_frame(ctx, &chain->mid[1], w, h, msg)))
+        return err;
+    if (chain->needs_scratch && (err = ensure_frame(ctx, &chain->scratch, w, h, msg)))
+        return err;
+    release_events(&chain->events);
+
+    if (wait)
+        CLV__CL_CHECK(clEnqueueBarrierWithWaitList(ctx->queue, 1, &wait, NULL),
+                      "clEnqueueBarrierWithWaitList");
+    if (n == 0)
+        CLV__CL_CHECK(clEnqueueCopyBuffer(ctx->queue, src->buffer, dst->buffer, 0, 0,
+                                          (size_t)src->stride * (size_t)h * 4, 0, NULL, NULL),
+                      "clEnqueueCopyBuffer");
+    for (int i = 0; i < n; i++) {
+        const clv_filter *f = chain->desc.item[i].filter;
+        clv_launch l = {
+            .ctx = ctx,
+            .queue = ctx->queue,
+            .src = i == 0 ? src->buffer : chain->mid[(i - 1) % 2].buffer,
+            .dst = i == n - 1 ? dst->buffer : chain->mid[i % 2].buffer,
+            .scratch = chain->needs_scratch ? chain->scratch.buffer : NULL,
+            .width = w,
+            .height = h,
+            .stride = src->stride,
+            .frame_index = frame_index,
+            .values = chain->desc.item[i].values,
+            .events = ctx->profiling ? &chain->events : NULL,
+        };
+        chain->events.current = i;
+        if ((err = f->run(chain->state[i], &l)))
+            return clv__fail(msg, err, "filter '%s' (#%d in the chain) failed on a %dx%d frame "
+                             "on %s: %s",
+                             f->name, i + 1, w, h, ctx->dev.name, clv_strerror(err));
+    }
+    if (done)
+        CLV__CL_CHECK(clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, done),
+                      "clEnqueueMarkerWithWaitList");
+    return 0;
+fail:
+    return clv__fail(msg, err, "running the chain on %s: %s (see the log above)", ctx->dev.name,
+                     clv_strerror(err));
+}
+
+int clv_chain_set_param(clv_chain *chain, int filter_index, const char *param, const char *value,
+                        clv_msg *msg)
+{
+    if (filter_index < 0 || filter_index >= chain->desc.count)
+        return clv__fail(msg, CLV_EINVAL, "no filter #%d in a chain of %d", filter_index + 1,
+                         chain->desc.count);
+    const clv_filter *f = chain->desc.item[filter_index].filter;
+    for (int i = 0; i < f->param_count; i++) {
+        if (strcmp(f->params[i].name, param))
+            continue;
+        clv_value v;
+        int err = clv_param_parse(f, i, value, &v, msg);
+        if (err)
+            return err;
+        chain->desc.item[filter_index].values[i] = v;
+        if (f->configure)
+            return f->configure(chain->state[filter_index], chain->ctx,
+                                chain->desc.item[filter_index].values, msg);
+        return 0;
+    }
+    return clv__fail(msg, CLV_EPARSE, "filter '%s' has no parameter '%s'", f->name, param);
+}
+
+int clv_chain_profile(clv_chain *chain, uint64_t *ns, int count)
+{
+    for (int i = 0; i < count; i++)
+        ns[i] = 0;
+    clv__events *e = &chain->events;
+    if (!chain->ctx->profiling)
+        return CLV_EINVAL;
+    int err = 0;
+    if (e->count)
+        CLV__CL_CHECK(clWaitForEvents((cl_uint)e->count, e->list), "clWaitForEvents");
+    for (int i = 0; i < e->count; i++) {
+        cl_ulong start = 0, end = 0;
+        CLV__CL_CHECK(clGetEventProfilingInfo(e->list[i], CL_PROFILING_COMMAND_START,
+                                              sizeof start, &start, NULL),
+                      "clGetEventProfilingInfo");
+        CLV__CL_CHECK(clGetEventProfilingInfo(e->list[i], CL_PROFILING_COMMAND_END, sizeof end,
+                                              &end, NULL),
+                      "clGetEventProfilingInfo");
+        if (e->owner[i] < count && end > start)
+            ns[e->owner[i]] += end - start;
+    }
+fail:
+    release_events(e);
+    return err;
+}
+
+/* ---- Chain on the host (C references) -------------------------------- */
+
+struct clv_ref_chain {
+    clv_chain_desc desc;
+    void *state[CLV_CHAIN_MAX];
+    clv_image mid[2];
+};
+
+int clv_ref_chain_create(const clv_chain_desc *desc, clv_ref_chain **out)
+{
+    *out = NULL;
+    clv_ref_chain *ref = calloc(1, sizeof *ref);
+    if (!ref)
+        return CLV_ENOMEM;
+    ref->desc = *desc;
+    for (int i = 0; i < desc->count; i++) {
+        size_t size = desc->item[i].filter->ref_state_size;
+        ref->state[i] = calloc(1, size ? size : 1);
+        if (!ref->state[i]) {
+            clv_ref_chain_destroy(ref);
+            return CLV_ENOMEM;
+        }
+    }
+    *out = ref;
+    return 0;
+}
+
+void clv_ref_chain_destroy(clv_ref_chain *ref)
+{
+    if (!ref)
+        return;
+    for (int i = 0; i < ref->desc.count; i++)
+        free(ref->state[i]);
+    clv_image_free(&ref->mid[0]);
+    clv_image_free(&ref->mid[1]);
+    free(ref);
+}
+
+static int ensure_image(clv_image *img, int w, int h)
+{
+    if (img->pixels && img->width == w && img->height == h)
+        return 0;
+    clv_image_free(img);
+    return clv_image_alloc(img, w, h);
+}
+
+int clv_ref_chain_run(clv_ref_chain *ref, const clv_image *src, clv_image *dst,
+                      uint64_t frame_index)
+{
+    if (src->width != dst->width || src->height != dst->height)
+        return CLV_EINVAL;
+    int w = src->width, h = src->height, n = ref->desc.count, err;
+    if (n >= 2 && (err = ensure_image(&ref->mid[0], w, h)))
+        return err;
+    if (n >= 3 && (err = ensure_image(&ref->mid[1], w, h)))
+        return err;
+    if (n == 0) {
+        for (int y = 0; y < h; y++)
+            memcpy(dst->pixels + (size_t)y * dst->stride, src->pixels + (size_t)y * src->stride,
+                   (size_t)w * 4);
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        const clv_image *in = i == 0 ? src : &ref->mid[(i - 1) % 2];
+        clv_image *out = i == n - 1 ? dst : &ref->mid[i % 2];
+        err = ref->desc.item[i].filter->reference(ref->state[i], ref->desc.item[i].values, in,
+                                                  out, frame_index);
+        if (err)
+            return err;
+    }
+    return 0;
+}

@@ -1,0 +1,228 @@
+/* clvid.h - the public interface of clvid-core: devices, chains of filters,
+ * device frames and the C reference. Links OpenCL only; no FFmpeg, no SDL. */
+#ifndef CLVID_H
+#define CLVID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Error codes: negative, from one table (src/core/error.c) that also gives
+ * clv_strerror. Zero is success. */
+#define CLV_ERRORS(X)                                                                              \
+    X(EINVAL, -1, "invalid argument")                                                              \
+    X(ENOMEM, -2, "out of memory")                                                                 \
+    X(ENOPLATFORM, -3, "no OpenCL platform")                                                       \
+    X(ENODEVICE, -4, "no such OpenCL device")                                                      \
+    X(EBUILD, -5, "kernel build failed")                                                           \
+    X(ECL, -6, "OpenCL call failed")                                                               \
+    X(EPARSE, -7, "invalid filter chain")                                                          \
+    X(ERANGE, -8, "value out of range")                                                            \
+    X(ELIMIT, -9, "exceeds a device limit")                                                        \
+    X(EIO, -10, "input/output error")                                                              \
+    X(ENOTFOUND, -11, "not found")
+
+enum clv_error {
+#define CLV__ENUM(name, code, text) CLV_##name = code,
+    CLV_ERRORS(CLV__ENUM)
+#undef CLV__ENUM
+};
+
+/* A static English string for an error code; never NULL. */
+const char *clv_strerror(int code);
+
+/* Messages for the user: the engine writes a sentence that names the thing at
+ * fault (file, filter, parameter, value, range, device) into one of these. */
+typedef struct clv_msg {
+    char text[1024];
+} clv_msg;
+
+/* ---- Devices ----------------------------------------------------------- */
+
+typedef struct clv_device_info {
+    int index;             /* position in the flat list, from 0 */
+    char platform[128];    /* platform name */
+    char name[128];        /* device name */
+    char driver[64];       /* driver version */
+    char version[64];      /* CL_DEVICE_OPENCL_C_VERSION */
+    int is_gpu, is_cpu;    /* CL_DEVICE_TYPE_GPU / _CPU bits */
+    unsigned compute_units;
+    uint64_t global_mem;   /* bytes */
+    uint64_t local_mem;    /* bytes */
+    uint64_t max_alloc;    /* bytes, largest single buffer */
+    cl_platform_id platform_id;
+    cl_device_id device_id;
+} clv_device_info;
+
+/* Lists every device of every platform into *list (caller frees with free()).
+ * Returns the count (>= 1), or CLV_ENOPLATFORM with msg saying how to install
+ * one. */
+int clv_device_list(clv_device_info **list, clv_msg *msg);
+
+/* Picks a device from the list: spec is NULL (then CLVID_DEVICE, then the
+ * first GPU, else the first device), an index, or a case-insensitive name
+ * substring. Returns the index into list, or CLV_ENODEVICE with msg. */
+int clv_device_select(const clv_device_info *list, int count, const char *spec, clv_msg *msg);
+
+/* ---- Context ----------------------------------------------------------- */
+
+/* One device with its OpenCL context, an in-order compute queue and the
+ * programs built for it. Not thread-safe: one thread uses a context at once. */
+typedef struct clv_context clv_context;
+
+typedef struct clv_context_options {
+    const char *device; /* as clv_device_select's spec */
+    int profiling;      /* enable CL profiling on the queue (the bench does) */
+    int shape;          /* kernel work shape: 0 by device type (or CLVID_SHAPE=row|gpu),
+                           1 rows per work-item (CPU), 2 pixels per work-item (GPU) */
+} clv_context_options;
+
+/* Opens the selected device. On failure *out is NULL and msg says why. */
+int clv_context_create(const clv_context_options *options, clv_context **out, clv_msg *msg);
+void clv_context_destroy(clv_context *ctx);
+const clv_device_info *clv_context_device(const clv_context *ctx);
+cl_context clv_context_cl(const clv_context *ctx);
+cl_command_queue clv_context_queue(const clv_context *ctx);
+/* 1 when kernels use the CPU work shape (one row per work-item). */
+int clv_context_row_shape(const clv_context *ctx);
+
+/* ---- Frames ------------------------------------------------------------ */
+
+/* A host image: RGBA8, rows `stride` bytes apart. Owned by whoever made it. */
+typedef struct clv_image {
+    uint8_t *pixels;
+    int width, height;
+    size_t stride;
+} clv_image;
+
+/* Allocates a zeroed host image (stride = width * 4); release with
+ * clv_image_free, which accepts a zeroed struct. */
+int clv_image_alloc(clv_image *img, int width, int height);
+void clv_image_free(clv_image *img);
+
+/* A device frame: RGBA8 in a buffer, rows `stride` pixels apart (a multiple
+ * of 16 pixels). The frame owns its buffer. */
+typedef struct clv_frame {
+    cl_mem buffer;
+    int width, height;
+    int stride; /* in pixels */
+} clv_frame;
+
+/* Checks width/height against the device limits before allocating; an
+ * oversized frame is CLV_ELIMIT with msg naming the limit. */
+int clv_frame_create(clv_context *ctx, int width, int height, clv_frame *frame, clv_msg *msg);
+void clv_frame_destroy(clv_frame *frame);
+/* Blocking copies between host images and frames of the same size. */
+int clv_frame_upload(clv_context *ctx, clv_frame *frame, const clv_image *img);
+int clv_frame_download(clv_context *ctx, const clv_frame *frame, clv_image *img);
+
+/* ---- Filters and parameters -------------------------------------------- */
+
+enum clv_param_type {
+    CLV_PARAM_INT,    /* integer in [min, max] */
+    CLV_PARAM_REAL,   /* decimal in [min, max], kept to 1/1000 */
+    CLV_PARAM_ENUM,   /* one word of `choices` ("luma|gray") */
+    CLV_PARAM_MATRIX, /* 9, 25 or 49 integers in [min, max] */
+};
+
+typedef struct clv_param {
+    const char *name;
+    enum clv_param_type type;
+    const char *def; /* default, as text the parser accepts */
+    double min, max; /* range of each value (INT, REAL, MATRIX) */
+    const char *choices;
+    const char *help;
+} clv_param;
+
+#define CLV_MATRIX_MAX 49
+
+/* A parsed parameter value. REAL is stored as milli-units (value * 1000,
+ * rounded), so device and reference agree exactly. */
+typedef struct clv_value {
+    int64_t i;                 /* INT; REAL in milli-units; ENUM index */
+    int n;                     /* MATRIX: number of coefficients */
+    int m[CLV_MATRIX_MAX];     /* MATRIX coefficients, row-major */
+} clv_value;
+
+typedef struct clv_filter clv_filter; /* descriptor, see clvid_internal.h */
+
+int clv_filter_count(void);
+const clv_filter *clv_filter_at(int index);
+const clv_filter *clv_filter_find(const char *name);
+const char *clv_filter_name(const clv_filter *f);
+const char *clv_filter_help(const clv_filter *f);
+int clv_filter_param_count(const clv_filter *f);
+const clv_param *clv_filter_param(const clv_filter *f, int index);
+
+/* ---- Chains -------------------------------------------------------------- */
+
+#define CLV_CHAIN_MAX 32
+#define CLV_PARAMS_MAX 8
+
+/* A parsed chain: which filters, with which values. Plain data. */
+typedef struct clv_chain_desc {
+    int count;
+    struct {
+        const clv_filter *filter;
+        clv_value values[CLV_PARAMS_MAX];
+    } item[CLV_CHAIN_MAX];
+} clv_chain_desc;
+
+/* Parses ffmpeg's filter-graph syntax ("median=radius=2,sharpen"). An empty
+ * text is an empty chain (the identity). On error returns CLV_EPARSE or
+ * CLV_ERANGE with msg naming the filter, parameter, value and allowed range. */
+int clv_chain_parse(const char *text, clv_chain_desc *desc, clv_msg *msg);
+/* Parses one value for parameter `index` of f into *value. */
+int clv_param_parse(const clv_filter *f, int index, const char *text, clv_value *value,
+                    clv_msg *msg);
+/* Writes the chain back as text ("median=radius=2,sharpen"). */
+void clv_chain_format(const clv_chain_desc *desc, char *out, size_t size);
+
+/* A chain instantiated on a device: kernels built, state allocated. Built
+ * once and run frame after frame. */
+typedef struct clv_chain clv_chain;
+
+int clv_chain_create(clv_context *ctx, const clv_chain_desc *desc, clv_chain **out, clv_msg *msg);
+void clv_chain_destroy(clv_chain *chain);
+
+/* Enqueues the chain on the context's queue: reads src, writes dst (same
+ * size, distinct buffers). Waits on `wait` (may be NULL) and, when `done` is
+ * not NULL, returns an event the caller releases. Never blocks on the device.
+ * frame_index feeds filters that vary per frame (noise). */
+int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64_t frame_index,
+                  cl_event wait, cl_event *done, clv_msg *msg);
+
+/* Changes one parameter of a running chain; takes effect on the next run.
+ * Cheap: no rebuild. */
+int clv_chain_set_param(clv_chain *chain, int filter_index, const char *param, const char *value,
+                        clv_msg *msg);
+const clv_chain_desc *clv_chain_get_desc(const clv_chain *chain);
+
+/* With profiling on: waits for the last run and stores each filter's kernel
+ * time in nanoseconds into ns[0 .. count-1]. */
+int clv_chain_profile(clv_chain *chain, uint64_t *ns, int count);
+
+/* ---- C reference ------------------------------------------------------- */
+
+/* The chain on the host, by the definitions, for tests and exactness checks.
+ * Keeps per-filter state between frames (quantize's palette) like a chain. */
+typedef struct clv_ref_chain clv_ref_chain;
+
+int clv_ref_chain_create(const clv_chain_desc *desc, clv_ref_chain **out);
+void clv_ref_chain_destroy(clv_ref_chain *ref);
+/* src and dst are the same size and may not overlap. */
+int clv_ref_chain_run(clv_ref_chain *ref, const clv_image *src, clv_image *dst,
+                      uint64_t frame_index);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

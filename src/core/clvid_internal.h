@@ -1,0 +1,196 @@
+/* clvid_internal.h - for implementers of core and of filters: the filter
+ * descriptor, the launch a filter's run receives, and core helpers (clv__). */
+#ifndef CLVID_INTERNAL_H
+#define CLVID_INTERNAL_H
+
+#include "clvid.h"
+
+#include <stdarg.h>
+
+/* Pixels handled by one work-item in the GPU shape (a define in every
+ * kernel program as CLV_PX). */
+#define CLV__GPU_PX 4
+
+struct clv_context {
+    clv_device_info dev;
+    cl_context cl;
+    cl_command_queue queue; /* in-order; profiling when asked */
+    int profiling;
+    int row_shape; /* CPU device: one row per work-item */
+    int correct_div; /* device divides floats correctly rounded */
+    struct {
+        const char *family;
+        cl_program program;
+    } programs[16];
+    int program_count;
+};
+
+/* Events a chain run collects for profiling, per filter. */
+typedef struct clv__events {
+    cl_event *list;
+    int *owner; /* filter index of each event */
+    int count, capacity;
+    int current; /* filter index of the enqueues now */
+} clv__events;
+
+/* What a filter's run gets: the queue, the frames and its parameter values.
+ * src and dst are distinct; scratch is a third frame-sized buffer the filter
+ * may overwrite (NULL unless the descriptor asks for it). */
+typedef struct clv_launch {
+    clv_context *ctx;
+    cl_command_queue queue;
+    cl_mem src, dst, scratch;
+    int width, height, stride; /* stride in pixels */
+    uint64_t frame_index;
+    const clv_value *values;
+    clv__events *events; /* NULL unless profiling */
+} clv_launch;
+
+/* A filter: one const descriptor. The registry (src/filters/registry.c) is a
+ * const array of pointers to these. */
+struct clv_filter {
+    const char *name;
+    const char *help;
+    const clv_param *params;
+    int param_count;
+    const char *program; /* cl/<program>.cl, built with cl/common.cl */
+    int needs_scratch;
+
+    /* Device side. state is state_size zeroed bytes owned by the chain.
+     * init builds kernels from prog; configure is called after init and after
+     * each parameter change; uninit releases what init and configure made
+     * and accepts a half-initialized state. */
+    size_t state_size;
+    int (*init)(void *state, clv_context *ctx, cl_program prog, clv_msg *msg);
+    int (*configure)(void *state, clv_context *ctx, const clv_value *values, clv_msg *msg);
+    void (*uninit)(void *state);
+    int (*run)(void *state, const clv_launch *launch);
+
+    /* The C reference: the definition, plainly. ref_state is ref_state_size
+     * zeroed bytes kept between frames. Returns 0 or CLV_ENOMEM. */
+    size_t ref_state_size;
+    int (*reference)(void *ref_state, const clv_value *values, const clv_image *src,
+                     clv_image *dst, uint64_t frame_index);
+};
+
+extern const clv_filter *const clv__filters[];
+extern const int clv__filter_count;
+
+/* ---- Embedded kernel sources (generated at build time) ---------------- */
+
+typedef struct clv__source {
+    const char *name; /* "median.cl" */
+    const char *text;
+    size_t length;
+} clv__source;
+
+extern const clv__source clv__sources[];
+extern const int clv__source_count;
+
+/* Returns the program for cl/<family>.cl on ctx, building it (or loading it
+ * from the binary cache) on first use. The context owns the program. */
+int clv__program_get(clv_context *ctx, const char *family, cl_program *out, clv_msg *msg);
+/* Creates a kernel from a program; msg names the kernel on failure. */
+int clv__kernel_create(cl_program prog, const char *name, cl_kernel *out, clv_msg *msg);
+
+/* ---- Launch helpers ----------------------------------------------------- */
+
+/* Sets `count` kernel arguments from index `first` on, from (size, pointer)
+ * pairs: CLV__ARG(x) expands to one pair. */
+#define CLV__ARG(x) sizeof(x), (const void *)&(x)
+int clv__kernel_args(cl_kernel kernel, int first, int count, ...);
+/* Sets arguments 0-4 to the launch's src, dst, width, height, stride (the
+ * CLV_FRAME_ARGS of cl/common.cl). */
+int clv__kernel_frame_args(cl_kernel kernel, const clv_launch *l);
+/* Releases *k if set and clears it. */
+void clv__kernel_release(cl_kernel *k);
+void clv__mem_release(cl_mem *m);
+
+/* Enqueues kernel over the pixels of a w x h frame in the device's work
+ * shape: one row per work-item on CPUs, CLV__GPU_PX pixels per work-item on
+ * GPUs. Kernels use CLV_PIXEL_LOOP (cl/common.cl). */
+int clv__launch_pixels(const clv_launch *l, cl_kernel kernel, int width, int height);
+/* Enqueues kernel with an explicit range (local may be NULL). */
+int clv__launch(const clv_launch *l, cl_kernel kernel, cl_uint dims, const size_t *global,
+                const size_t *local);
+
+/* ---- Errors and logging ------------------------------------------------- */
+
+/* Fills msg (may be NULL) like printf; returns code. */
+int clv__fail(clv_msg *msg, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+const char *clv__cl_strerror(cl_int status);
+void clv__log(int level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+enum { CLV__LOG_ERROR, CLV__LOG_WARN, CLV__LOG_INFO, CLV__LOG_DEBUG };
+
+/* Converts an OpenCL status at the boundary: logs what was being done and
+ * jumps to fail with err set. Needs `int err` and a `fail:` label. */
+#define CLV__CL_CHECK(call, what)                                                                 \
+    do {                                                                                           \
+        cl_int clv__st = (call);                                                                   \
+        if (clv__st != CL_SUCCESS) {                                                               \
+            clv__log(CLV__LOG_ERROR, "%s: %s", (what), clv__cl_strerror(clv__st));                 \
+            err = (clv__st == CL_OUT_OF_HOST_MEMORY || clv__st == CL_MEM_OBJECT_ALLOCATION_FAILURE \
+                   || clv__st == CL_OUT_OF_RESOURCES)                                              \
+                      ? CLV_ENOMEM                                                                 \
+                      : CLV_ECL;                                                                   \
+            goto fail;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+/* ---- Shared C helpers for the references ----------------------------- */
+
+static inline int clv__clamp(int v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* floor(a / b) for b > 0. */
+static inline int clv__floor_div(int a, int b)
+{
+    int q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+/* BT.601 luma in fixed point, as OpenCV's BGR2GRAY. */
+static inline int clv__gray(const uint8_t *p)
+{
+    return (9798 * p[0] + 19235 * p[1] + 3735 * p[2] + 16384) >> 15;
+}
+
+static inline const uint8_t *clv__px(const clv_image *img, int x, int y)
+{
+    return img->pixels + (size_t)y * img->stride + (size_t)x * 4;
+}
+
+static inline uint8_t *clv__px_mut(clv_image *img, int x, int y)
+{
+    return img->pixels + (size_t)y * img->stride + (size_t)x * 4;
+}
+
+/* The pixel at (x, y) with clamp-to-edge. */
+static inline const uint8_t *clv__px_clamped(const clv_image *img, int x, int y)
+{
+    return clv__px(img, clv__clamp(x, 0, img->width - 1), clv__clamp(y, 0, img->height - 1));
+}
+
+/* The hash behind noise (documented in cl/noise.cl), shared by kernel and
+ * reference. */
+static inline uint32_t clv__fmix32(uint32_t h)
+{
+    h ^= h >> 16;
+    h *= 0x85EBCA6Bu;
+    h ^= h >> 13;
+    h *= 0xC2B2AE35u;
+    h ^= h >> 16;
+    return h;
+}
+
+#endif

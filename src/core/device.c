@@ -1,0 +1,244 @@
+/* device.c - every platform's devices in one flat list, device selection,
+ * and the context (device + queue + built programs). */
+#include "clvid_internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CLV__INSTALL_HINT                                                                          \
+    "install an OpenCL driver: on Debian `apt-get install pocl-opencl-icd` (CPU), or your GPU "    \
+    "vendor's OpenCL driver (NVIDIA: the driver's libnvidia-opencl; AMD: ROCm; Intel: "            \
+    "intel-opencl-icd)"
+
+static void device_string(cl_device_id d, cl_device_info what, char *out, size_t size)
+{
+    out[0] = 0;
+    if (clGetDeviceInfo(d, what, size, out, NULL) != CL_SUCCESS)
+        snprintf(out, size, "?");
+    out[size - 1] = 0;
+}
+
+static void fill_info(clv_device_info *info, cl_platform_id p, cl_device_id d, int index)
+{
+    memset(info, 0, sizeof *info);
+    info->index = index;
+    info->platform_id = p;
+    info->device_id = d;
+    if (clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof info->platform, info->platform, NULL))
+        snprintf(info->platform, sizeof info->platform, "?");
+    info->platform[sizeof info->platform - 1] = 0;
+    device_string(d, CL_DEVICE_NAME, info->name, sizeof info->name);
+    device_string(d, CL_DRIVER_VERSION, info->driver, sizeof info->driver);
+    device_string(d, CL_DEVICE_OPENCL_C_VERSION, info->version, sizeof info->version);
+    cl_device_type type = 0;
+    clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    info->is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+    info->is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+    cl_uint cu = 0;
+    clGetDeviceInfo(d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
+    info->compute_units = cu;
+    cl_ulong v = 0;
+    clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof v, &v, NULL);
+    info->global_mem = v;
+    v = 0;
+    clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof v, &v, NULL);
+    info->local_mem = v;
+    v = 0;
+    clGetDeviceInfo(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof v, &v, NULL);
+    info->max_alloc = v;
+}
+
+int clv_device_list(clv_device_info **list, clv_msg *msg)
+{
+    *list = NULL;
+    cl_uint nplat = 0;
+    cl_int st = clGetPlatformIDs(0, NULL, &nplat);
+    if (st != CL_SUCCESS || nplat == 0)
+        return clv__fail(msg, CLV_ENOPLATFORM, "no OpenCL platform found (%s); %s",
+                         st == CL_SUCCESS ? "the ICD loader lists none" : clv__cl_strerror(st),
+                         CLV__INSTALL_HINT);
+    cl_platform_id *plats = calloc(nplat, sizeof *plats);
+    if (!plats)
+        return clv__fail(msg, CLV_ENOMEM, "out of memory listing OpenCL platforms");
+    clGetPlatformIDs(nplat, plats, NULL);
+
+    int count = 0, capacity = 0;
+    clv_device_info *out = NULL;
+    for (cl_uint p = 0; p < nplat; p++) {
+        cl_uint ndev = 0;
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &ndev) != CL_SUCCESS || !ndev)
+            continue;
+        cl_device_id *devs = calloc(ndev, sizeof *devs);
+        if (!devs)
+            break;
+        clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, ndev, devs, NULL);
+        for (cl_uint d = 0; d < ndev; d++) {
+            if (count == capacity) {
+                capacity = capacity ? capacity * 2 : 8;
+                clv_device_info *grown = realloc(out, (size_t)capacity * sizeof *out);
+                if (!grown) {
+                    free(devs);
+                    free(plats);
+                    free(out);
+                    return clv__fail(msg, CLV_ENOMEM, "out of memory listing OpenCL devices");
+                }
+                out = grown;
+            }
+            fill_info(&out[count], plats[p], devs[d], count);
+            count++;
+        }
+        free(devs);
+    }
+    free(plats);
+    if (count == 0) {
+        free(out);
+        return clv__fail(msg, CLV_ENOPLATFORM,
+                         "OpenCL platforms are installed but none has a device; %s",
+                         CLV__INSTALL_HINT);
+    }
+    *list = out;
+    return count;
+}
+
+static int contains_nocase(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] &&
+               tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n)
+            return 1;
+    }
+    return n == 0;
+}
+
+int clv_device_select(const clv_device_info *list, int count, const char *spec, clv_msg *msg)
+{
+    const char *from = "--device";
+    if (!spec || !*spec) {
+        spec = getenv("CLVID_DEVICE");
+        from = "CLVID_DEVICE";
+    }
+    if (!spec || !*spec) {
+        for (int i = 0; i < count; i++)
+            if (list[i].is_gpu)
+                return i;
+        return 0;
+    }
+    char *end = NULL;
+    long n = strtol(spec, &end, 10);
+    if (end != spec && *end == 0) {
+        if (n >= 0 && n < count)
+            return (int)n;
+        return clv__fail(msg, CLV_ENODEVICE,
+                         "%s %s: no device with that index; there are %d (0 to %d); "
+                         "`clvid devices` lists them",
+                         from, spec, count, count - 1);
+    }
+    for (int i = 0; i < count; i++)
+        if (contains_nocase(list[i].name, spec))
+            return i;
+    for (int i = 0; i < count; i++)
+        if (contains_nocase(list[i].platform, spec))
+            return i;
+    char names[600] = "";
+    for (int i = 0; i < count && strlen(names) < 500; i++) {
+        char one[200];
+        snprintf(one, sizeof one, "%s%d: %s", i ? "; " : "", i, list[i].name);
+        strncat(names, one, sizeof names - strlen(names) - 1);
+    }
+    return clv__fail(msg, CLV_ENODEVICE, "%s '%s': no device name contains it; devices are %s",
+                     from, spec, names);
+}
+
+int clv_context_create(const clv_context_options *options, clv_context **out, clv_msg *msg)
+{
+    int err = 0;
+    *out = NULL;
+    clv_device_info *list = NULL;
+    int count = clv_device_list(&list, msg);
+    if (count < 0)
+        return count;
+    int index = clv_device_select(list, count, options ? options->device : NULL, msg);
+    if (index < 0) {
+        free(list);
+        return index;
+    }
+    clv_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) {
+        free(list);
+        return clv__fail(msg, CLV_ENOMEM, "out of memory");
+    }
+    ctx->dev = list[index];
+    free(list);
+    ctx->profiling = options && options->profiling;
+    ctx->row_shape = !ctx->dev.is_gpu;
+    const char *shape = getenv("CLVID_SHAPE");
+    if (options && options->shape)
+        ctx->row_shape = options->shape == 1;
+    else if (shape && !strcmp(shape, "row"))
+        ctx->row_shape = 1;
+    else if (shape && !strcmp(shape, "gpu"))
+        ctx->row_shape = 0;
+
+    cl_device_fp_config fp = 0;
+    clGetDeviceInfo(ctx->dev.device_id, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
+    ctx->correct_div = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+
+    cl_int st = CL_SUCCESS;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                      (cl_context_properties)ctx->dev.platform_id, 0};
+    ctx->cl = clCreateContext(props, 1, &ctx->dev.device_id, NULL, NULL, &st);
+    CLV__CL_CHECK(st, "clCreateContext");
+    ctx->queue = clCreateCommandQueue(ctx->cl, ctx->dev.device_id,
+                                      ctx->profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &st);
+    CLV__CL_CHECK(st, "clCreateCommandQueue");
+    clv__log(CLV__LOG_INFO, "device %d: %s (%s, %s shape)", ctx->dev.index, ctx->dev.name,
+             ctx->dev.platform, ctx->row_shape ? "row" : "gpu");
+    *out = ctx;
+    return 0;
+fail:
+    clv__fail(msg, err, "cannot open OpenCL device %d (%s): %s", ctx->dev.index, ctx->dev.name,
+              clv_strerror(err));
+    clv_context_destroy(ctx);
+    return err;
+}
+
+void clv_context_destroy(clv_context *ctx)
+{
+    if (!ctx)
+        return;
+    if (ctx->queue)
+        clFinish(ctx->queue);
+    for (int i = 0; i < ctx->program_count; i++)
+        clReleaseProgram(ctx->programs[i].program);
+    if (ctx->queue)
+        clReleaseCommandQueue(ctx->queue);
+    if (ctx->cl)
+        clReleaseContext(ctx->cl);
+    free(ctx);
+}
+
+const clv_device_info *clv_context_device(const clv_context *ctx)
+{
+    return &ctx->dev;
+}
+
+cl_context clv_context_cl(const clv_context *ctx)
+{
+    return ctx->cl;
+}
+
+cl_command_queue clv_context_queue(const clv_context *ctx)
+{
+    return ctx->queue;
+}
+
+int clv_context_row_shape(const clv_context *ctx)
+{
+    return ctx->row_shape;
+}

@@ -1,0 +1,105 @@
+/* error.c - the error table (clv_strerror), OpenCL status names, user
+ * messages and the log. */
+#include "clvid_internal.h"
+
+#include <CL/cl_ext.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const char *clv_strerror(int code)
+{
+    switch (code) {
+    case 0:
+        return "success";
+#define CLV__CASE(name, value, text)                                                               \
+    case value:                                                                                    \
+        return text;
+        CLV_ERRORS(CLV__CASE)
+#undef CLV__CASE
+    }
+    return "unknown error";
+}
+
+int clv__fail(clv_msg *msg, int code, const char *fmt, ...)
+{
+    if (msg) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg->text, sizeof msg->text, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+const char *clv__cl_strerror(cl_int status)
+{
+    switch (status) {
+#define CLV__S(x)                                                                                  \
+    case x:                                                                                        \
+        return #x;
+        CLV__S(CL_SUCCESS)
+        CLV__S(CL_DEVICE_NOT_FOUND)
+        CLV__S(CL_DEVICE_NOT_AVAILABLE)
+        CLV__S(CL_COMPILER_NOT_AVAILABLE)
+        CLV__S(CL_MEM_OBJECT_ALLOCATION_FAILURE)
+        CLV__S(CL_OUT_OF_RESOURCES)
+        CLV__S(CL_OUT_OF_HOST_MEMORY)
+        CLV__S(CL_PROFILING_INFO_NOT_AVAILABLE)
+        CLV__S(CL_BUILD_PROGRAM_FAILURE)
+        CLV__S(CL_INVALID_VALUE)
+        CLV__S(CL_INVALID_DEVICE)
+        CLV__S(CL_INVALID_BINARY)
+        CLV__S(CL_INVALID_BUILD_OPTIONS)
+        CLV__S(CL_INVALID_PROGRAM_EXECUTABLE)
+        CLV__S(CL_INVALID_KERNEL_NAME)
+        CLV__S(CL_INVALID_KERNEL_ARGS)
+        CLV__S(CL_INVALID_ARG_INDEX)
+        CLV__S(CL_INVALID_ARG_VALUE)
+        CLV__S(CL_INVALID_ARG_SIZE)
+        CLV__S(CL_INVALID_WORK_DIMENSION)
+        CLV__S(CL_INVALID_WORK_GROUP_SIZE)
+        CLV__S(CL_INVALID_WORK_ITEM_SIZE)
+        CLV__S(CL_INVALID_GLOBAL_WORK_SIZE)
+        CLV__S(CL_INVALID_MEM_OBJECT)
+        CLV__S(CL_INVALID_BUFFER_SIZE)
+        CLV__S(CL_INVALID_EVENT_WAIT_LIST)
+        CLV__S(CL_INVALID_EVENT)
+        CLV__S(CL_INVALID_OPERATION)
+        CLV__S(CL_INVALID_COMMAND_QUEUE)
+        CLV__S(CL_INVALID_CONTEXT)
+        CLV__S(CL_PLATFORM_NOT_FOUND_KHR)
+#undef CLV__S
+    }
+    return "unknown OpenCL status";
+}
+
+/* The level comes from CLVID_LOG each time: no global state to set. */
+static int log_level(void)
+{
+    const char *v = getenv("CLVID_LOG");
+    if (!v)
+        return CLV__LOG_WARN;
+    if (!strcasecmp(v, "error"))
+        return CLV__LOG_ERROR;
+    if (!strcasecmp(v, "info"))
+        return CLV__LOG_INFO;
+    if (!strcasecmp(v, "debug"))
+        return CLV__LOG_DEBUG;
+    return CLV__LOG_WARN;
+}
+
+void clv__log(int level, const char *fmt, ...)
+{
+    static const char *const names[] = {"error", "warning", "info", "debug"};
+    if (level > log_level())
+        return;
+    char line[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "clvid: %s: %s\n", names[level], line);
+}

@@ -1,0 +1,299 @@
+/* program.c - kernel programs: source assembly (embedded or from
+ * CLVID_KERNEL_DIR), build with the log on failure, and the on-disk binary
+ * cache keyed by device, driver and a hash of source + options. */
+#include "clvid_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001B3ull;
+    }
+    return h;
+}
+#define FNV_BASIS 0xCBF29CE484222325ull
+
+static const clv__source *embedded(const char *name)
+{
+    for (int i = 0; i < clv__source_count; i++)
+        if (!strcmp(clv__sources[i].name, name))
+            return &clv__sources[i];
+    return NULL;
+}
+
+/* Appends cl/<name> to buf (malloc'd, grown); from CLVID_KERNEL_DIR when set. */
+static int append_source(char **buf, size_t *len, const char *name, clv_msg *msg)
+{
+    const char *dir = getenv("CLVID_KERNEL_DIR");
+    char *text = NULL;
+    size_t n = 0;
+    if (dir && *dir) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            return clv__fail(msg, CLV_EIO, "CLVID_KERNEL_DIR: cannot open %s: %s", path,
+                             strerror(errno));
+        fseek(f, 0, SEEK_END);
+        long size = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        text = malloc(size > 0 ? (size_t)size : 1);
+        n = text && size > 0 ? fread(text, 1, (size_t)size, f) : 0;
+        fclose(f);
+        if (!text)
+            return clv__fail(msg, CLV_ENOMEM, "out of memory reading %s", path);
+    } else {
+        const clv__source *s = embedded(name);
+        if (!s)
+            return clv__fail(msg, CLV_ENOTFOUND, "no kernel source %s in this build", name);
+        n = s->length;
+    }
+    char header[300];
+    int hn = snprintf(header, sizeof header, "\n#line 1 \"%s\"\n", name);
+    char *grown = realloc(*buf, *len + (size_t)hn + n + 1);
+    if (!grown) {
+        free(text);
+        return clv__fail(msg, CLV_ENOMEM, "out of memory assembling %s", name);
+    }
+    *buf = grown;
+    memcpy(*buf + *len, header, (size_t)hn);
+    memcpy(*buf + *len + hn, text ? text : embedded(name)->text, n);
+    *len += (size_t)hn + n;
+    (*buf)[*len] = 0;
+    free(text);
+    return 0;
+}
+
+static int cache_dir(char *out, size_t size)
+{
+    const char *no = getenv("CLVID_NO_CACHE");
+    if (no && *no && strcmp(no, "0"))
+        return -1;
+    const char *dir = getenv("CLVID_CACHE_DIR");
+    if (dir && *dir) {
+        snprintf(out, size, "%s", dir);
+    } else {
+        const char *xdg = getenv("XDG_CACHE_HOME");
+        const char *home = getenv("HOME");
+        if (xdg && *xdg)
+            snprintf(out, size, "%s/clvid", xdg);
+        else if (home && *home)
+            snprintf(out, size, "%s/.cache/clvid", home);
+        else
+            return -1;
+    }
+    /* Make each missing component; failures surface when writing. */
+    for (char *p = out + 1; *p; p++) {
+        if (*p == '/') {
+            *p = 0;
+            mkdir(out, 0755);
+            *p = '/';
+        }
+    }
+    mkdir(out, 0755);
+    return 0;
+}
+
+static const char magic[8] = {'C', 'L', 'V', 'B', 'I', 'N', '0', '1'};
+
+/* Reads a cached binary whose stored key equals key; NULL when absent or
+ * damaged in any way (the caller then builds from source). */
+static unsigned char *cache_read(const char *path, const char *key, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    unsigned char *bin = NULL;
+    char m[8];
+    uint32_t keylen = 0;
+    uint64_t binlen = 0, sum = 0;
+    char *stored = NULL;
+    if (fread(m, 1, 8, f) != 8 || memcmp(m, magic, 8) || fread(&keylen, 4, 1, f) != 1 ||
+        keylen != strlen(key) || keylen > 65536)
+        goto bad;
+    stored = malloc(keylen + 1);
+    if (!stored || fread(stored, 1, keylen, f) != keylen || memcmp(stored, key, keylen))
+        goto bad;
+    if (fread(&binlen, 8, 1, f) != 1 || binlen == 0 || binlen > ((uint64_t)1 << 30))
+        goto bad;
+    bin = malloc((size_t)binlen);
+    if (!bin || fread(bin, 1, (size_t)binlen, f) != binlen || fread(&sum, 8, 1, f) != 1 ||
+        sum != fnv1a(FNV_BASIS, bin, (size_t)binlen))
+        goto bad;
+    free(stored);
+    fclose(f);
+    *size = (size_t)binlen;
+    return bin;
+bad:
+    free(stored);
+    free(bin);
+    fclose(f);
+    return NULL;
+}
+
+/* Writes atomically (temporary file + rename) so that a reader never sees a
+ * half-written entry. Failure only costs a rebuild next time. */
+static void cache_write(const char *path, const char *key, const unsigned char *bin, size_t size)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        clv__log(CLV__LOG_DEBUG, "binary cache: cannot write %s: %s", tmp, strerror(errno));
+        return;
+    }
+    uint32_t keylen = (uint32_t)strlen(key);
+    uint64_t binlen = size, sum = fnv1a(FNV_BASIS, bin, size);
+    int ok = fwrite(magic, 1, 8, f) == 8 && fwrite(&keylen, 4, 1, f) == 1 &&
+             fwrite(key, 1, keylen, f) == keylen && fwrite(&binlen, 8, 1, f) == 1 &&
+             fwrite(bin, 1, size, f) == size && fwrite(&sum, 8, 1, f) == 1;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        clv__log(CLV__LOG_DEBUG, "binary cache: cannot write %s", path);
+        remove(tmp);
+    }
+}
+
+static void print_build_log(clv_context *ctx, cl_program prog, const char *family)
+{
+    size_t size = 0;
+    clGetProgramBuildInfo(prog, ctx->dev.device_id, CL_PROGRAM_BUILD_LOG, 0, NULL, &size);
+    char *log = malloc(size + 1);
+    if (!log)
+        return;
+    log[0] = 0;
+    clGetProgramBuildInfo(prog, ctx->dev.device_id, CL_PROGRAM_BUILD_LOG, size, log, NULL);
+    log[size] = 0;
+    clv__log(CLV__LOG_ERROR, "build log of cl/%s.cl on %s:\n%s", family, ctx->dev.name, log);
+    free(log);
+}
+
+static int build(clv_context *ctx, const char *family, cl_program *out, clv_msg *msg)
+{
+    char name[128];
+    snprintf(name, sizeof name, "%s.cl", family);
+    char *src = NULL;
+    size_t len = 0;
+    int err = append_source(&src, &len, "common.cl", msg);
+    if (!err)
+        err = append_source(&src, &len, name, msg);
+    if (err) {
+        free(src);
+        return err;
+    }
+    char options[256];
+    snprintf(options, sizeof options, "-cl-std=CL1.2 -DCLV_ROW=%d -DCLV_PX=%d", ctx->row_shape,
+             CLV__GPU_PX);
+
+    /* The key names everything that makes a binary differ. */
+    uint64_t h = fnv1a(FNV_BASIS, src, len);
+    h = fnv1a(h, options, strlen(options));
+    char key[1024];
+    snprintf(key, sizeof key, "%s|%s|%s|%s|%s|%016llx", ctx->dev.platform, ctx->dev.name,
+             ctx->dev.driver, ctx->dev.version, family, (unsigned long long)h);
+    char dir[3800], path[4096];
+    int cached = cache_dir(dir, sizeof dir) == 0;
+    if (cached)
+        snprintf(path, sizeof path, "%s/%s-%016llx.bin", dir, family,
+                 (unsigned long long)fnv1a(FNV_BASIS, key, strlen(key)));
+
+    cl_int st;
+    cl_program prog = NULL;
+    if (cached) {
+        size_t size = 0;
+        unsigned char *bin = cache_read(path, key, &size);
+        if (bin) {
+            const unsigned char *bins[1] = {bin};
+            cl_int bst = CL_SUCCESS;
+            prog = clCreateProgramWithBinary(ctx->cl, 1, &ctx->dev.device_id, &size, bins, &bst,
+                                             &st);
+            free(bin);
+            if (prog && (st != CL_SUCCESS || bst != CL_SUCCESS ||
+                         clBuildProgram(prog, 1, &ctx->dev.device_id, options, NULL, NULL))) {
+                clReleaseProgram(prog);
+                prog = NULL;
+            }
+            if (prog)
+                clv__log(CLV__LOG_DEBUG, "cl/%s.cl: loaded from %s", family, path);
+            else
+                clv__log(CLV__LOG_DEBUG, "cl/%s.cl: cache entry %s unusable; rebuilding",
+                         family, path);
+        }
+    }
+    if (!prog) {
+        const char *srcs[1] = {src};
+        prog = clCreateProgramWithSource(ctx->cl, 1, srcs, &len, &st);
+        if (!prog || st != CL_SUCCESS) {
+            free(src);
+            return clv__fail(msg, CLV_ECL, "cl/%s.cl: clCreateProgramWithSource: %s", family,
+                             clv__cl_strerror(st));
+        }
+        st = clBuildProgram(prog, 1, &ctx->dev.device_id, options, NULL, NULL);
+        if (st != CL_SUCCESS) {
+            print_build_log(ctx, prog, family);
+            clReleaseProgram(prog);
+            free(src);
+            return clv__fail(msg, CLV_EBUILD,
+                             "cl/%s.cl does not build on %s (%s); the build log is above",
+                             family, ctx->dev.name, clv__cl_strerror(st));
+        }
+        if (cached) {
+            size_t size = 0;
+            if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) ==
+                    CL_SUCCESS &&
+                size > 0) {
+                unsigned char *bin = malloc(size);
+                unsigned char *bins[1] = {bin};
+                if (bin && clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) ==
+                               CL_SUCCESS)
+                    cache_write(path, key, bin, size);
+                free(bin);
+            }
+        }
+    }
+    free(src);
+    *out = prog;
+    return 0;
+}
+
+int clv__program_get(clv_context *ctx, const char *family, cl_program *out, clv_msg *msg)
+{
+    for (int i = 0; i < ctx->program_count; i++) {
+        if (!strcmp(ctx->programs[i].family, family)) {
+            *out = ctx->programs[i].program;
+            return 0;
+        }
+    }
+    int cap = (int)(sizeof ctx->programs / sizeof ctx->programs[0]);
+    if (ctx->program_count == cap)
+        return clv__fail(msg, CLV_ELIMIT, "too many kernel programs (%d)", cap);
+    cl_program prog = NULL;
+    int err = build(ctx, family, &prog, msg);
+    if (err)
+        return err;
+    ctx->programs[ctx->program_count].family = family;
+    ctx->programs[ctx->program_count].program = prog;
+    ctx->program_count++;
+    *out = prog;
+    return 0;
+}
+
+int clv__kernel_create(cl_program prog, const char *name, cl_kernel *out, clv_msg *msg)
+{
+    cl_int st = CL_SUCCESS;
+    *out = clCreateKernel(prog, name, &st);
+    if (st != CL_SUCCESS || !*out) {
+        *out = NULL;
+        return clv__fail(msg, CLV_ECL, "kernel %s: clCreateKernel: %s", name,
+                         clv__cl_strerror(st));
+    }
+    return 0;
+}

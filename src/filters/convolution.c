@@ -1,0 +1,121 @@
+/* convolution.c - square integer correlation: `convolution` with a user
+ * matrix, and the family's kernel and reference that sharpen and emboss
+ * reuse. */
+#include "filters.h"
+
+#include <stdlib.h>
+
+static int effective_div(const int *matrix, int count, int div)
+{
+    if (div > 0)
+        return div;
+    int sum = 0;
+    for (int i = 0; i < count; i++)
+        sum += matrix[i];
+    return sum > 0 ? sum : 1;
+}
+
+int clv__conv_init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
+{
+    clv__conv *conv = state;
+    cl_int st = CL_SUCCESS;
+    conv->coef = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY, CLV_MATRIX_MAX * sizeof(cl_int), NULL,
+                                &st);
+    if (st != CL_SUCCESS)
+        return clv__fail(msg, CLV_ENOMEM, "convolution: cannot allocate the matrix: %s",
+                         clv__cl_strerror(st));
+    return clv__kernel_create(prog, "convolve", &conv->kernel, msg);
+}
+
+void clv__conv_uninit(void *state)
+{
+    clv__conv *conv = state;
+    clv__kernel_release(&conv->kernel);
+    clv__mem_release(&conv->coef);
+}
+
+int clv__conv_set(clv__conv *conv, clv_context *ctx, const int *matrix, int count, int div,
+                  int bias, clv_msg *msg)
+{
+    cl_int coef[CLV_MATRIX_MAX];
+    for (int i = 0; i < count; i++)
+        coef[i] = matrix[i];
+    cl_int st = clEnqueueWriteBuffer(ctx->queue, conv->coef, CL_TRUE, 0,
+                                     (size_t)count * sizeof(cl_int), coef, 0, NULL, NULL);
+    if (st != CL_SUCCESS)
+        return clv__fail(msg, CLV_ECL, "convolution: cannot upload the matrix: %s",
+                         clv__cl_strerror(st));
+    conv->n = count == 49 ? 7 : count == 25 ? 5 : 3;
+    conv->div = effective_div(matrix, count, div);
+    conv->bias = bias;
+    return 0;
+}
+
+int clv__conv_run(void *state, const clv_launch *l)
+{
+    clv__conv *conv = state;
+    int err = clv__kernel_frame_args(conv->kernel, l);
+    if (!err)
+        err = clv__kernel_args(conv->kernel, 5, 4, CLV__ARG(conv->coef), CLV__ARG(conv->n),
+                               CLV__ARG(conv->div), CLV__ARG(conv->bias));
+    return err ? err : clv__launch_pixels(l, conv->kernel, l->width, l->height);
+}
+
+void clv__conv_reference(const int *matrix, int count, int div, int bias, const clv_image *src,
+                         clv_image *dst)
+{
+    int n = count == 49 ? 7 : count == 25 ? 5 : 3, r = n / 2;
+    int d = effective_div(matrix, count, div);
+    for (int y = 0; y < src->height; y++) {
+        for (int x = 0; x < src->width; x++) {
+            int sum[3] = {0, 0, 0};
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < n; i++) {
+                    const uint8_t *p = clv__px_clamped(src, x + i - r, y + j - r);
+                    for (int c = 0; c < 3; c++)
+                        sum[c] += matrix[j * n + i] * p[c];
+                }
+            uint8_t *o = clv__px_mut(dst, x, y);
+            for (int c = 0; c < 3; c++)
+                o[c] = (uint8_t)clv__clamp(clv__floor_div(2 * sum[c] + d, 2 * d) + bias, 0, 255);
+            o[3] = clv__px(src, x, y)[3];
+        }
+    }
+}
+
+static int configure(void *state, clv_context *ctx, const clv_value *v, clv_msg *msg)
+{
+    return clv__conv_set(state, ctx, v[0].m, v[0].n, (int)v[1].i, (int)v[2].i, msg);
+}
+
+static int reference(void *ref_state, const clv_value *v, const clv_image *src, clv_image *dst,
+                      uint64_t frame_index)
+{
+    (void)ref_state;
+    (void)frame_index;
+    clv__conv_reference(v[0].m, v[0].n, (int)v[1].i, (int)v[2].i, src, dst);
+    return 0;
+}
+
+static const clv_param params[] = {
+    {"matrix", CLV_PARAM_MATRIX, "0 0 0 0 1 0 0 0 0", -10000, 10000, NULL,
+     "coefficients row by row, 9, 25 or 49 integers (3x3, 5x5, 7x7); the first multiplies the "
+     "top-left neighbour"},
+    {"div", CLV_PARAM_INT, "0", 0, 1000000, NULL,
+     "divisor D; 0: the sum of the coefficients (1 if that is not positive)"},
+    {"bias", CLV_PARAM_INT, "0", -1024, 1024, NULL, "added after dividing"},
+};
+
+const clv_filter clv__filter_convolution = {
+    .name = "convolution",
+    .help = "N x N integer convolution: clamp(floor((2*S + D) / (2*D)) + bias) per R,G,B",
+    .params = params,
+    .param_count = 3,
+    .program = "convolution",
+    .state_size = sizeof(clv__conv),
+    .init = clv__conv_init,
+    .configure = configure,
+    .uninit = clv__conv_uninit,
+    .run = clv__conv_run,
+    .reference = reference,
+};

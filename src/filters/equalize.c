@@ -1,0 +1,138 @@
+/* equalize.c - histogram equalization of gray(p) over each frame, as
+ * OpenCV's equalizeHist. mode=gray: R=G=B=lut[gray]; mode=luma: R,G,B each
+ * move by lut[Y] - Y (the luma becomes lut[Y], Cb and Cr are kept). */
+#include "filters.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct equalize_state {
+    cl_kernel hist, lut, apply;
+    cl_mem hist_buf, lut_buf;
+} equalize_state;
+
+static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
+{
+    equalize_state *s = state;
+    int err = clv__kernel_create(prog, "eq_hist", &s->hist, msg);
+    if (!err)
+        err = clv__kernel_create(prog, "eq_lut", &s->lut, msg);
+    if (!err)
+        err = clv__kernel_create(prog, "eq_apply", &s->apply, msg);
+    if (err)
+        return err;
+    cl_int st = CL_SUCCESS;
+    s->hist_buf = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, 256 * sizeof(cl_uint), NULL, &st);
+    if (st == CL_SUCCESS)
+        s->lut_buf = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, 256, NULL, &st);
+    if (st != CL_SUCCESS)
+        return clv__fail(msg, CLV_ENOMEM, "equalize: cannot allocate its histogram: %s",
+                         clv__cl_strerror(st));
+    /* The LUT kernel clears the histogram after reading it, so this zeroing
+     * happens once. */
+    cl_uint zero[256] = {0};
+    st = clEnqueueWriteBuffer(ctx->queue, s->hist_buf, CL_TRUE, 0, sizeof zero, zero, 0, NULL,
+                              NULL);
+    if (st != CL_SUCCESS)
+        return clv__fail(msg, CLV_ECL, "equalize: cannot clear its histogram: %s",
+                         clv__cl_strerror(st));
+    return 0;
+}
+
+static void uninit(void *state)
+{
+    equalize_state *s = state;
+    clv__kernel_release(&s->hist);
+    clv__kernel_release(&s->lut);
+    clv__kernel_release(&s->apply);
+    clv__mem_release(&s->hist_buf);
+    clv__mem_release(&s->lut_buf);
+}
+
+static int run(void *state, const clv_launch *l)
+{
+    equalize_state *s = state;
+    cl_uint total = (cl_uint)((uint64_t)l->width * (uint64_t)l->height);
+    cl_int gray_mode = l->values[0].i == 1;
+    size_t groups = l->ctx->dev.compute_units * (l->ctx->row_shape ? 4 : 2);
+    if (groups > (size_t)l->height)
+        groups = (size_t)l->height;
+    if (groups < 1)
+        groups = 1;
+    size_t one = 1, wg = 256;
+    size_t hist_global = l->ctx->row_shape ? groups : groups * wg;
+    int err = clv__kernel_args(s->hist, 0, 5, CLV__ARG(l->src), CLV__ARG(l->width),
+                               CLV__ARG(l->height), CLV__ARG(l->stride), CLV__ARG(s->hist_buf));
+    if (!err)
+        err = clv__launch(l, s->hist, 1, &hist_global, l->ctx->row_shape ? &one : &wg);
+    if (!err)
+        err = clv__kernel_args(s->lut, 0, 3, CLV__ARG(s->hist_buf), CLV__ARG(s->lut_buf),
+                               CLV__ARG(total));
+    if (!err)
+        err = l->ctx->row_shape ? clv__launch(l, s->lut, 1, &one, &one)
+                                : clv__launch(l, s->lut, 1, &wg, &wg);
+    if (!err)
+        err = clv__kernel_frame_args(s->apply, l);
+    if (!err)
+        err = clv__kernel_args(s->apply, 5, 2, CLV__ARG(s->lut_buf), CLV__ARG(gray_mode));
+    return err ? err : clv__launch_pixels(l, s->apply, l->width, l->height);
+}
+
+/* OpenCV's equalizeHist, written out. */
+static int reference(void *ref_state, const clv_value *v, const clv_image *src, clv_image *dst,
+                     uint64_t frame_index)
+{
+    (void)ref_state;
+    (void)frame_index;
+    int w = src->width, h = src->height;
+    int total = w * h;
+    int hist[256], lut[256];
+    memset(hist, 0, sizeof hist);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            hist[clv__gray(clv__px(src, x, y))]++;
+    int i = 0;
+    while (!hist[i])
+        i++;
+    if (hist[i] == total) {
+        for (int k = 0; k < 256; k++)
+            lut[k] = k;
+    } else {
+        float scale = 255.0f / (float)(total - hist[i]);
+        int sum = 0;
+        memset(lut, 0, sizeof lut);
+        for (i++; i < 256; i++) {
+            sum += hist[i];
+            float f = rintf((float)sum * scale);
+            lut[i] = f > 255.0f ? 255 : (int)f;
+        }
+    }
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const uint8_t *p = clv__px(src, x, y);
+            uint8_t *o = clv__px_mut(dst, x, y);
+            int g = clv__gray(p), l = lut[g];
+            for (int c = 0; c < 3; c++)
+                o[c] = (uint8_t)(v[0].i == 1 ? l : clv__clamp(p[c] + l - g, 0, 255));
+            o[3] = p[3];
+        }
+    return 0;
+}
+
+static const clv_param params[] = {
+    {"mode", CLV_PARAM_ENUM, "luma", 0, 0, "luma|gray",
+     "luma: equalize the luma and keep the colour; gray: output the equalized gray"},
+};
+
+const clv_filter clv__filter_equalize = {
+    .name = "equalize",
+    .help = "histogram equalization of the luma, per frame (OpenCV's equalizeHist)",
+    .params = params,
+    .param_count = 1,
+    .program = "equalize",
+    .state_size = sizeof(equalize_state),
+    .init = init,
+    .uninit = uninit,
+    .run = run,
+    .reference = reference,
+};

@@ -1,0 +1,72 @@
+/* filters.h - the filter descriptors of the registry and the pieces that
+ * filters of one family share. */
+#ifndef CLVID_FILTERS_H
+#define CLVID_FILTERS_H
+
+#include "../core/clvid_internal.h"
+
+extern const clv_filter clv__filter_convolution;
+extern const clv_filter clv__filter_sharpen;
+extern const clv_filter clv__filter_emboss;
+extern const clv_filter clv__filter_prewitt;
+extern const clv_filter clv__filter_median;
+extern const clv_filter clv__filter_erode;
+extern const clv_filter clv__filter_dilate;
+extern const clv_filter clv__filter_threshold;
+extern const clv_filter clv__filter_gray;
+extern const clv_filter clv__filter_equalize;
+extern const clv_filter clv__filter_noise;
+extern const clv_filter clv__filter_quantize;
+
+/* Convolution family (convolution.c): a square integer matrix, its divisor
+ * (0: the coefficient sum, or 1 when that is not positive) and a bias. */
+typedef struct clv__conv {
+    cl_kernel kernel;
+    cl_mem coef;
+    int n, div, bias;
+} clv__conv;
+
+int clv__conv_init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg);
+void clv__conv_uninit(void *state);
+/* Uploads the matrix (count 9, 25 or 49); blocks until the queue is idle. */
+int clv__conv_set(clv__conv *conv, clv_context *ctx, const int *matrix, int count, int div,
+                  int bias, clv_msg *msg);
+int clv__conv_run(void *state, const clv_launch *l);
+void clv__conv_reference(const int *matrix, int count, int div, int bias, const clv_image *src,
+                         clv_image *dst);
+
+/* Morphology family (morph.c): one erosion or dilation pass. */
+void clv__morph_reference_pass(int radius, int dilate, const clv_image *src, clv_image *dst);
+
+
+
+/* Defines the descriptor clv__filter_<name> of a filter that is one fixed
+ * 3x3 matrix through the convolution family (sharpen, emboss). */
+#define CLV__FIXED_CONVOLUTION(fname, help_text, ...)                                              \
+    static const int fixed_matrix[9] = {__VA_ARGS__};                                              \
+    static int fixed_configure(void *state, clv_context *ctx, const clv_value *v, clv_msg *msg)   \
+    {                                                                                              \
+        (void)v;                                                                                   \
+        return clv__conv_set(state, ctx, fixed_matrix, 9, 0, 0, msg);                              \
+    }                                                                                              \
+    static int fixed_reference(void *ref_state, const clv_value *v, const clv_image *src,        \
+                                clv_image *dst, uint64_t frame_index)                              \
+    {                                                                                              \
+        (void)ref_state;                                                                           \
+        (void)v;                                                                                   \
+        (void)frame_index;                                                                         \
+        clv__conv_reference(fixed_matrix, 9, 0, 0, src, dst);                                      \
+        return 0;                                                                                  \
+    }                                                                                              \
+    const clv_filter clv__filter_##fname = {                                                       \
+        .name = #fname,                                                                            \
+        .help = help_text,                                                                         \
+        .program = "convolution",                                                                  \
+        .state_size = sizeof(clv__conv),                                                           \
+        .init = clv__conv_init,                                                                    \
+        .configure = fixed_configure,                                                              \
+        .uninit = clv__conv_uninit,                                                                \
+        .run = clv__conv_run,                                                                      \
+        .reference = fixed_reference,                                                              \
+    }
+#endif

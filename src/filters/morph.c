@@ -1,0 +1,142 @@
+/* morph.c - erode and dilate: per-channel minimum / maximum of the
+ * (2r+1)^2 window, applied `iterations` times. */
+#include "filters.h"
+
+
+typedef struct morph_state {
+    cl_kernel kernel;
+} morph_state;
+
+static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
+{
+    (void)ctx;
+    return clv__kernel_create(prog, "morph", &((morph_state *)state)->kernel, msg);
+}
+
+static void uninit(void *state)
+{
+    clv__kernel_release(&((morph_state *)state)->kernel);
+}
+
+/* n passes alternate between dst and scratch so that the last lands in dst. */
+static int run_passes(morph_state *s, const clv_launch *l, cl_int dilate)
+{
+    cl_int r = (cl_int)l->values[0].i;
+    int n = (int)l->values[1].i;
+    cl_mem in = l->src;
+    for (int i = 0; i < n; i++) {
+        int left = n - 1 - i; /* passes after this one */
+        cl_mem out = left % 2 == 0 ? l->dst : l->scratch;
+        clv_launch pass = *l;
+        pass.src = in;
+        pass.dst = out;
+        int err = clv__kernel_frame_args(s->kernel, &pass);
+        if (!err)
+            err = clv__kernel_args(s->kernel, 5, 2, CLV__ARG(r), CLV__ARG(dilate));
+        if (!err)
+            err = clv__launch_pixels(&pass, s->kernel, l->width, l->height);
+        if (err)
+            return err;
+        in = out;
+    }
+    return 0;
+}
+
+static int run_erode(void *state, const clv_launch *l)
+{
+    return run_passes(state, l, 0);
+}
+
+static int run_dilate(void *state, const clv_launch *l)
+{
+    return run_passes(state, l, 1);
+}
+
+void clv__morph_reference_pass(int radius, int dilate, const clv_image *src, clv_image *dst)
+{
+    for (int y = 0; y < src->height; y++) {
+        for (int x = 0; x < src->width; x++) {
+            uint8_t *o = clv__px_mut(dst, x, y);
+            for (int c = 0; c < 3; c++) {
+                int best = dilate ? 0 : 255;
+                for (int j = -radius; j <= radius; j++)
+                    for (int i = -radius; i <= radius; i++) {
+                        int v = clv__px_clamped(src, x + i, y + j)[c];
+                        best = dilate ? (v > best ? v : best) : (v < best ? v : best);
+                    }
+                o[c] = (uint8_t)best;
+            }
+            o[3] = clv__px(src, x, y)[3];
+        }
+    }
+}
+
+static int reference_passes(const clv_value *v, int dilate, const clv_image *src,
+                            clv_image *dst)
+{
+    int n = (int)v[1].i;
+    clv_image a = {0}, b = {0};
+    if (n > 1 && (clv_image_alloc(&a, src->width, src->height) ||
+                  clv_image_alloc(&b, src->width, src->height))) {
+        clv_image_free(&a);
+        return CLV_ENOMEM;
+    }
+    const clv_image *in = src;
+    for (int i = 0; i < n; i++) {
+        clv_image *out = i == n - 1 ? dst : (i % 2 ? &b : &a);
+        clv__morph_reference_pass((int)v[0].i, dilate, in, out);
+        in = out;
+    }
+    clv_image_free(&a);
+    clv_image_free(&b);
+    return 0;
+}
+
+static int reference_erode(void *ref_state, const clv_value *v, const clv_image *src,
+                            clv_image *dst, uint64_t frame_index)
+{
+    (void)ref_state;
+    (void)frame_index;
+    return reference_passes(v, 0, src, dst);
+}
+
+static int reference_dilate(void *ref_state, const clv_value *v, const clv_image *src,
+                             clv_image *dst, uint64_t frame_index)
+{
+    (void)ref_state;
+    (void)frame_index;
+    return reference_passes(v, 1, src, dst);
+}
+
+static const clv_param params[] = {
+    {"radius", CLV_PARAM_INT, "1", 1, 7, NULL, "window of (2r+1) x (2r+1) pixels"},
+    {"iterations", CLV_PARAM_INT, "1", 1, 16, NULL, "passes"},
+};
+
+const clv_filter clv__filter_erode = {
+    .name = "erode",
+    .help = "per-channel minimum of the (2r+1) x (2r+1) window, n times",
+    .params = params,
+    .param_count = 2,
+    .program = "morph",
+    .needs_scratch = 1,
+    .state_size = sizeof(morph_state),
+    .init = init,
+    .uninit = uninit,
+    .run = run_erode,
+    .reference = reference_erode,
+};
+
+const clv_filter clv__filter_dilate = {
+    .name = "dilate",
+    .help = "per-channel maximum of the (2r+1) x (2r+1) window, n times",
+    .params = params,
+    .param_count = 2,
+    .program = "morph",
+    .needs_scratch = 1,
+    .state_size = sizeof(morph_state),
+    .init = init,
+    .uninit = uninit,
+    .run = run_dilate,
+    .reference = reference_dilate,
+};

@@ -1,0 +1,114 @@
+/* noise.c - deterministic salt-and-pepper or gaussian noise from an integer
+ * hash of (seed, frame index, x, y); the hash is documented in cl/noise.cl. */
+#include "filters.h"
+
+#include <math.h>
+
+typedef struct noise_state {
+    cl_kernel kernel;
+} noise_state;
+
+/* The per-frame key, the salt-and-pepper threshold and the gaussian
+ * multiplier, computed once on the host for kernel and reference alike. */
+typedef struct noise_setup {
+    uint32_t key;
+    int gaussian;
+    uint64_t thr;
+    int32_t mul;
+} noise_setup;
+
+static noise_setup setup(const clv_value *v, uint64_t frame_index)
+{
+    noise_setup s;
+    uint32_t seed = (uint32_t)v[3].i;
+    s.key = clv__fmix32(seed ^ clv__fmix32((uint32_t)frame_index ^ 0x243F6A88u));
+    s.gaussian = v[0].i == 1;
+    s.thr = (uint64_t)v[1].i * (1ull << 31) / 1000u;
+    s.mul = (int32_t)llround((double)v[2].i * 65536.0 / (1000.0 * sqrt(87380.0)));
+    return s;
+}
+
+static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
+{
+    (void)ctx;
+    return clv__kernel_create(prog, "noise", &((noise_state *)state)->kernel, msg);
+}
+
+static void uninit(void *state)
+{
+    clv__kernel_release(&((noise_state *)state)->kernel);
+}
+
+static int run(void *state, const clv_launch *l)
+{
+    noise_state *s = state;
+    noise_setup n = setup(l->values, l->frame_index);
+    cl_uint key = n.key;
+    cl_int gaussian = n.gaussian, mul = n.mul;
+    cl_ulong thr = n.thr;
+    int err = clv__kernel_frame_args(s->kernel, l);
+    if (!err)
+        err = clv__kernel_args(s->kernel, 5, 4, CLV__ARG(key), CLV__ARG(gaussian), CLV__ARG(thr),
+                               CLV__ARG(mul));
+    return err ? err : clv__launch_pixels(l, s->kernel, l->width, l->height);
+}
+
+static uint32_t pixel_hash(uint32_t key, int x, int y)
+{
+    uint32_t row = clv__fmix32(key + (uint32_t)y * 0x9E3779B9u);
+    return clv__fmix32(row ^ ((uint32_t)x * 0xC2B2AE35u + 0x27D4EB2Fu));
+}
+
+static int gauss(uint32_t h, uint32_t c, int32_t mul)
+{
+    uint32_t v = clv__fmix32(h + c * 0x9E3779B9u);
+    int s = (int)(v & 255u) + (int)((v >> 8) & 255u) + (int)((v >> 16) & 255u) + (int)(v >> 24);
+    int z = 2 * s - 1020;
+    return clv__floor_div(z * mul + 32768, 65536);
+}
+
+static int reference(void *ref_state, const clv_value *v, const clv_image *src, clv_image *dst,
+                     uint64_t frame_index)
+{
+    (void)ref_state;
+    noise_setup n = setup(v, frame_index);
+    for (int y = 0; y < src->height; y++)
+        for (int x = 0; x < src->width; x++) {
+            const uint8_t *p = clv__px(src, x, y);
+            uint8_t *o = clv__px_mut(dst, x, y);
+            uint32_t h = pixel_hash(n.key, x, y);
+            for (int c = 0; c < 3; c++) {
+                if (n.gaussian)
+                    o[c] = (uint8_t)clv__clamp(p[c] + gauss(h, (uint32_t)c + 1, n.mul), 0, 255);
+                else if (h < n.thr)
+                    o[c] = 0;
+                else if (h < 2 * n.thr)
+                    o[c] = 255;
+                else
+                    o[c] = p[c];
+            }
+            o[3] = p[3];
+        }
+    return 0;
+}
+
+static const clv_param params[] = {
+    {"type", CLV_PARAM_ENUM, "saltpepper", 0, 0, "saltpepper|gaussian", "kind of noise"},
+    {"amount", CLV_PARAM_REAL, "0.05", 0, 1, NULL,
+     "saltpepper: fraction of pixels hit (half black, half white)"},
+    {"sigma", CLV_PARAM_REAL, "10", 0, 100, NULL, "gaussian: standard deviation in levels"},
+    {"seed", CLV_PARAM_INT, "0", 0, 4294967295.0, NULL, "seed of the hash"},
+};
+
+const clv_filter clv__filter_noise = {
+    .name = "noise",
+    .help = "deterministic salt-and-pepper or gaussian noise, different every frame",
+    .params = params,
+    .param_count = 4,
+    .program = "noise",
+    .state_size = sizeof(noise_state),
+    .init = init,
+    .uninit = uninit,
+    .run = run,
+    .reference = reference,
+};

@@ -1,0 +1,187 @@
+/* quantize.c - k-means colour quantization on R,G,B, every iteration on the
+ * device. The palette carries over from frame to frame. */
+#include "filters.h"
+
+#include <string.h>
+
+#define KMAX 256
+#define GROUPS_MAX 512
+
+typedef struct quantize_state {
+    cl_kernel seed, assign, reduce, map;
+    cl_mem centres, partial;
+    int seeded; /* centres hold a palette for colors == k */
+    int k;
+} quantize_state;
+
+static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
+{
+    quantize_state *s = state;
+    int err = clv__kernel_create(prog, "km_seed", &s->seed, msg);
+    if (!err)
+        err = clv__kernel_create(prog, "km_assign", &s->assign, msg);
+    if (!err)
+        err = clv__kernel_create(prog, "km_reduce", &s->reduce, msg);
+    if (!err)
+        err = clv__kernel_create(prog, "km_map", &s->map, msg);
+    if (err)
+        return err;
+    cl_int st = CL_SUCCESS;
+    s->centres = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, KMAX * 4 * sizeof(cl_int), NULL, &st);
+    if (st == CL_SUCCESS)
+        s->partial = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE,
+                                    (size_t)GROUPS_MAX * KMAX * 4 * sizeof(cl_uint), NULL, &st);
+    if (st != CL_SUCCESS)
+        return clv__fail(msg, CLV_ENOMEM, "quantize: cannot allocate its palette: %s",
+                         clv__cl_strerror(st));
+    return 0;
+}
+
+static int configure(void *state, clv_context *ctx, const clv_value *v, clv_msg *msg)
+{
+    (void)ctx;
+    (void)msg;
+    quantize_state *s = state;
+    if (s->k != (int)v[0].i)
+        s->seeded = 0; /* a new number of colours starts afresh */
+    s->k = (int)v[0].i;
+    return 0;
+}
+
+static void uninit(void *state)
+{
+    quantize_state *s = state;
+    clv__kernel_release(&s->seed);
+    clv__kernel_release(&s->assign);
+    clv__kernel_release(&s->reduce);
+    clv__kernel_release(&s->map);
+    clv__mem_release(&s->centres);
+    clv__mem_release(&s->partial);
+}
+
+static int run(void *state, const clv_launch *l)
+{
+    quantize_state *s = state;
+    cl_int k = s->k, iterations = (cl_int)l->values[1].i;
+    int row = l->ctx->row_shape;
+    size_t groups = l->ctx->dev.compute_units * (row ? 4 : 2);
+    if (groups > (size_t)l->height)
+        groups = (size_t)l->height;
+    if (groups > GROUPS_MAX)
+        groups = GROUPS_MAX;
+    cl_int ngroups = (cl_int)groups;
+    size_t one = 1, wg = 256, kk = (size_t)k;
+    size_t assign_global = row ? groups : groups * wg;
+    int err = 0;
+    if (!s->seeded) {
+        err = clv__kernel_args(s->seed, 0, 6, CLV__ARG(l->src), CLV__ARG(l->width),
+                               CLV__ARG(l->height), CLV__ARG(l->stride), CLV__ARG(s->centres),
+                               CLV__ARG(k));
+        if (!err)
+            err = clv__launch(l, s->seed, 1, &kk, NULL);
+        if (err)
+            return err;
+        s->seeded = 1;
+    }
+    err = clv__kernel_args(s->assign, 0, 7, CLV__ARG(l->src), CLV__ARG(l->width),
+                           CLV__ARG(l->height), CLV__ARG(l->stride), CLV__ARG(s->centres),
+                           CLV__ARG(k), CLV__ARG(s->partial));
+    if (!err)
+        err = clv__kernel_args(s->reduce, 0, 4, CLV__ARG(s->partial), CLV__ARG(ngroups),
+                               CLV__ARG(k), CLV__ARG(s->centres));
+    for (int i = 0; i < iterations && !err; i++) {
+        err = clv__launch(l, s->assign, 1, &assign_global, row ? &one : &wg);
+        if (!err)
+            err = clv__launch(l, s->reduce, 1, &kk, NULL);
+    }
+    if (!err)
+        err = clv__kernel_frame_args(s->map, l);
+    if (!err)
+        err = clv__kernel_args(s->map, 5, 2, CLV__ARG(s->centres), CLV__ARG(k));
+    return err ? err : clv__launch_pixels(l, s->map, l->width, l->height);
+}
+
+typedef struct quantize_ref {
+    int seeded, k;
+    int centre[KMAX][3];
+} quantize_ref;
+
+static int nearest(const quantize_ref *q, const uint8_t *p)
+{
+    int best = 0x7fffffff, at = 0;
+    for (int j = 0; j < q->k; j++) {
+        int dr = p[0] - q->centre[j][0], dg = p[1] - q->centre[j][1], db = p[2] - q->centre[j][2];
+        int d = dr * dr + dg * dg + db * db;
+        if (d < best) {
+            best = d;
+            at = j;
+        }
+    }
+    return at;
+}
+
+static int reference(void *ref_state, const clv_value *v, const clv_image *src, clv_image *dst,
+                     uint64_t frame_index)
+{
+    (void)frame_index;
+    quantize_ref *q = ref_state;
+    int k = (int)v[0].i, w = src->width, h = src->height;
+    if (!q->seeded || q->k != k) {
+        uint64_t n = (uint64_t)w * (uint64_t)h;
+        for (int i = 0; i < k; i++) {
+            uint64_t idx = (uint64_t)i * n / (uint64_t)k;
+            const uint8_t *p = clv__px(src, (int)(idx % (uint64_t)w), (int)(idx / (uint64_t)w));
+            for (int c = 0; c < 3; c++)
+                q->centre[i][c] = p[c];
+        }
+        q->seeded = 1;
+        q->k = k;
+    }
+    static const uint64_t zero[KMAX][4];
+    uint64_t sum[KMAX][4];
+    for (int it = 0; it < v[1].i; it++) {
+        memcpy(sum, zero, sizeof sum);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                const uint8_t *p = clv__px(src, x, y);
+                int j = nearest(q, p);
+                for (int c = 0; c < 3; c++)
+                    sum[j][c] += p[c];
+                sum[j][3]++;
+            }
+        for (int j = 0; j < k; j++)
+            if (sum[j][3])
+                for (int c = 0; c < 3; c++)
+                    q->centre[j][c] = (int)((sum[j][c] + sum[j][3] / 2) / sum[j][3]);
+    }
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const uint8_t *p = clv__px(src, x, y);
+            uint8_t *o = clv__px_mut(dst, x, y);
+            int j = nearest(q, p);
+            for (int c = 0; c < 3; c++)
+                o[c] = (uint8_t)q->centre[j][c];
+            o[3] = p[3];
+        }
+    return 0;
+}
+
+static const clv_param params[] = {
+    {"colors", CLV_PARAM_INT, "16", 1, KMAX, NULL, "palette size k"},
+    {"iterations", CLV_PARAM_INT, "10", 0, 100, NULL, "k-means iterations per frame"},
+};
+
+const clv_filter clv__filter_quantize = {
+    .name = "quantize",
+    .help = "k-means colour quantization; the palette carries over between frames",
+    .params = params,
+    .param_count = 2,
+    .program = "quantize",
+    .state_size = sizeof(quantize_state),
+    .init = init,
+    .configure = configure,
+    .uninit = uninit,
+    .run = run,
+    .ref_state_size = sizeof(quantize_ref),
+    .reference = reference,
+};

@@ -1,0 +1,60 @@
+/* threshold.c - binary threshold on luma: gray(p) > t ? 255 : 0 on R,G,B. */
+#include "filters.h"
+
+typedef struct threshold_state {
+    cl_kernel kernel;
+} threshold_state;
+
+static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
+{
+    (void)ctx;
+    return clv__kernel_create(prog, "threshold", &((threshold_state *)state)->kernel, msg);
+}
+
+static void uninit(void *state)
+{
+    clv__kernel_release(&((threshold_state *)state)->kernel);
+}
+
+static int run(void *state, const clv_launch *l)
+{
+    threshold_state *s = state;
+    cl_int t = (cl_int)l->values[0].i;
+    int err = clv__kernel_frame_args(s->kernel, l);
+    if (!err)
+        err = clv__kernel_args(s->kernel, 5, 1, CLV__ARG(t));
+    return err ? err : clv__launch_pixels(l, s->kernel, l->width, l->height);
+}
+
+static int reference(void *ref_state, const clv_value *v, const clv_image *src, clv_image *dst,
+                     uint64_t frame_index)
+{
+    (void)ref_state;
+    (void)frame_index;
+    for (int y = 0; y < src->height; y++)
+        for (int x = 0; x < src->width; x++) {
+            const uint8_t *p = clv__px(src, x, y);
+            uint8_t *o = clv__px_mut(dst, x, y);
+            uint8_t b = clv__gray(p) > v[0].i ? 255 : 0;
+            o[0] = o[1] = o[2] = b;
+            o[3] = p[3];
+        }
+    return 0;
+}
+
+static const clv_param params[] = {
+    {"t", CLV_PARAM_INT, "128", 0, 255, NULL, "luma above t becomes white, the rest black"},
+};
+
+const clv_filter clv__filter_threshold = {
+    .name = "threshold",
+    .help = "binary threshold on BT.601 luma: gray(p) > t ? 255 : 0",
+    .params = params,
+    .param_count = 1,
+    .program = "point",
+    .state_size = sizeof(threshold_state),
+    .init = init,
+    .uninit = uninit,
+    .run = run,
+    .reference = reference,
+};
