@@ -1,0 +1,33 @@
+# bench.cmake - clvid-bench runs and its JSON is well formed (speed is not
+# checked here: that is for benchmarks, not tests).
+execute_process(COMMAND ${BENCH} --size 67x45 --frames 3 --warmup 1 --json
+                RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "clvid-bench failed (${status}):\n${out}\n${err}")
+endif()
+string(JSON count LENGTH "${out}" filters)
+if(count LESS 12)
+  message(FATAL_ERROR "clvid-bench --json lists ${count} filters:\n${out}")
+endif()
+math(EXPR last "${count} - 1")
+foreach(i RANGE ${last})
+  string(JSON name GET "${out}" filters ${i} filter)
+  string(JSON us GET "${out}" filters ${i} median_us)
+  string(JSON gbs GET "${out}" filters ${i} gb_per_s)
+  if(NOT us GREATER 0)
+    message(FATAL_ERROR "filter ${name}: median_us ${us} is not positive")
+  endif()
+  message(STATUS "${name}: ${us} us, ${gbs} GB/s")
+endforeach()
+string(JSON width GET "${out}" width)
+string(JSON device GET "${out}" device)
+if(NOT width EQUAL 67)
+  message(FATAL_ERROR "width ${width}")
+endif()
+message(STATUS "clvid-bench ran on ${device}")
+# The table form too.
+execute_process(COMMAND ${BENCH} --size 16x16 --frames 1 --chain gray RESULT_VARIABLE status
+                OUTPUT_VARIABLE out)
+if(NOT status EQUAL 0 OR NOT out MATCHES "gray")
+  message(FATAL_ERROR "table output:\n${out}")
+endif()

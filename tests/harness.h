@@ -1,0 +1,72 @@
+/* harness.h - the test runner's helpers: checks that report where they
+ * failed, the list of tests, and frames with known content. */
+#ifndef CLVID_TEST_HARNESS_H
+#define CLVID_TEST_HARNESS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "clvid.h"
+
+/* Exit status ctest reads as "skipped" (SKIP_RETURN_CODE). */
+#define TEST_SKIP 77
+
+extern int test_failures;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);               \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fprintf(stderr, "\n");                                                                 \
+            test_failures++;                                                                       \
+        }                                                                                          \
+    } while (0)
+
+#define CHECK_EQ_STR(got, want)                                                                    \
+    CHECK(strcmp((got), (want)) == 0, "\n   got: %s\n  want: %s", (got), (want))
+
+/* Every test, as X(name): the runner runs one by name or lists them. */
+#define TEST_LIST(X)                                                                               \
+    X(parser_chains)                                                                               \
+    X(parser_errors)                                                                               \
+    X(parser_format)                                                                               \
+    X(errors_table)                                                                                \
+    X(device_select)                                                                               \
+    X(frame_limits)                                                                                \
+    X(program_cache)                                                                               \
+    X(chain_runner)                                                                                \
+    X(known_answers)                                                                               \
+    X(filter_convolution)                                                                          \
+    X(filter_sharpen_emboss)                                                                       \
+    X(filter_prewitt)                                                                              \
+    X(filter_median)                                                                               \
+    X(filter_morph)                                                                                \
+    X(filter_point)                                                                                \
+    X(filter_equalize)                                                                             \
+    X(filter_noise)                                                                                \
+    X(filter_quantize)                                                                             \
+    X(gpu_filters)
+
+#define TEST_DECLARE(name) int test_##name(void);
+TEST_LIST(TEST_DECLARE)
+#undef TEST_DECLARE
+
+enum content { CONTENT_NOISE, CONTENT_FLAT, CONTENT_SATURATED, CONTENT_GRADIENT };
+
+/* Fills img with content from a seeded generator. */
+void test_fill(clv_image *img, enum content content, uint32_t seed);
+const char *test_content_name(enum content content);
+
+/* Opens the default device (CLVID_DEVICE honoured) in the given shape
+ * (0 natural, 1 row, 2 gpu); NULL with a message on failure. */
+clv_context *test_context(int shape);
+clv_context *test_context_on(const char *device, int shape);
+
+/* Runs `chain` for `frames` frames on the device and with the references
+ * on the same w x h content and checks every frame is equal bit for bit.
+ * Returns the number of mismatching frames (also counted as failures). */
+int test_compare(clv_context *ctx, const char *chain, int w, int h, enum content content,
+                 int frames);
+
+#endif

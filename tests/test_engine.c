@@ -1,0 +1,241 @@
+/* test_engine.c - errors, device selection, frame limits and the program
+ * binary cache (including a corrupt entry and a kernel that does not build). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+int test_errors_table(void)
+{
+    CHECK_EQ_STR(clv_strerror(0), "success");
+    CHECK_EQ_STR(clv_strerror(CLV_EPARSE), "invalid filter chain");
+    CHECK_EQ_STR(clv_strerror(CLV_ENOPLATFORM), "no OpenCL platform");
+    CHECK_EQ_STR(clv_strerror(-999), "unknown error");
+    return 0;
+}
+
+int test_device_select(void)
+{
+    clv_device_info list[3];
+    memset(list, 0, sizeof list);
+    strcpy(list[0].name, "pthread-skylake");
+    strcpy(list[0].platform, "Portable Computing Language");
+    list[0].is_cpu = 1;
+    strcpy(list[1].name, "NVIDIA H100 80GB HBM3");
+    strcpy(list[1].platform, "NVIDIA CUDA");
+    list[1].is_gpu = 1;
+    strcpy(list[2].name, "Other GPU");
+    strcpy(list[2].platform, "X");
+    list[2].is_gpu = 1;
+    clv_msg msg = {{0}};
+    unsetenv("CLVID_DEVICE");
+    CHECK(clv_device_select(list, 3, NULL, &msg) == 1, "default is the first GPU");
+    CHECK(clv_device_select(list, 1, NULL, &msg) == 0, "else the first device");
+    CHECK(clv_device_select(list, 3, "0", &msg) == 0, "by index");
+    CHECK(clv_device_select(list, 3, "h100", &msg) == 1, "by name, any case");
+    CHECK(clv_device_select(list, 3, "portable", &msg) == 0, "by platform name");
+    CHECK(clv_device_select(list, 3, "3", &msg) == CLV_ENODEVICE, "index past the end");
+    CHECK_EQ_STR(msg.text, "--device 3: no device with that index; there are 3 (0 to 2); "
+                           "`clvid devices` lists them");
+    CHECK(clv_device_select(list, 3, "radeon", &msg) == CLV_ENODEVICE, "unknown name");
+    CHECK_EQ_STR(msg.text, "--device 'radeon': no device name contains it; devices are 0: "
+                           "pthread-skylake; 1: NVIDIA H100 80GB HBM3; 2: Other GPU");
+    setenv("CLVID_DEVICE", "other", 1);
+    CHECK(clv_device_select(list, 3, NULL, &msg) == 2, "CLVID_DEVICE");
+    CHECK(clv_device_select(list, 3, "0", &msg) == 0, "--device beats CLVID_DEVICE");
+    setenv("CLVID_DEVICE", "7", 1);
+    CHECK(clv_device_select(list, 3, NULL, &msg) == CLV_ENODEVICE, "bad CLVID_DEVICE");
+    CHECK(strncmp(msg.text, "CLVID_DEVICE 7:", 15) == 0, "%s", msg.text);
+    unsetenv("CLVID_DEVICE");
+
+    clv_device_info *real = NULL;
+    int count = clv_device_list(&real, &msg);
+    CHECK(count >= 1, "no device: %s", msg.text);
+    for (int i = 0; i < count; i++)
+        CHECK(real[i].index == i && real[i].name[0] && real[i].compute_units > 0,
+              "device %d is described badly", i);
+    free(real);
+    return 0;
+}
+
+int test_frame_limits(void)
+{
+    clv_context *ctx = test_context(0);
+    if (!ctx)
+        return 1;
+    clv_frame f;
+    clv_msg msg = {{0}};
+    CHECK(clv_frame_create(ctx, 0, 5, &f, &msg) == CLV_EINVAL, "0 wide");
+    CHECK_EQ_STR(msg.text, "frame size 0x5: both sides must be at least 1");
+    CHECK(clv_frame_create(ctx, 16385, 2, &f, &msg) == CLV_ELIMIT, "too wide");
+    CHECK_EQ_STR(msg.text, "frame size 16385x2: the largest side clvid takes is 16384");
+    uint64_t max_alloc = clv_context_device(ctx)->max_alloc;
+    if (max_alloc < (uint64_t)16384 * 16384 * 4) {
+        CHECK(clv_frame_create(ctx, 16384, 16384, &f, &msg) == CLV_ELIMIT, "over max alloc");
+        CHECK(strstr(msg.text, "CL_DEVICE_MAX_MEM_ALLOC_SIZE") != NULL, "%s", msg.text);
+    }
+    CHECK(clv_frame_create(ctx, 1, 1, &f, &msg) == 0, "1x1: %s", msg.text);
+    CHECK(f.stride == 16, "stride %d", f.stride);
+    clv_frame_destroy(&f);
+    clv_frame_destroy(&f); /* twice is harmless */
+    clv_context_destroy(ctx);
+    clv_context_destroy(NULL);
+    clv_chain_destroy(NULL);
+    clv_ref_chain_destroy(NULL);
+    return 0;
+}
+
+/* Files in dir whose names start with prefix. */
+static int count_files(const char *dir, const char *prefix, char *first, size_t size)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, prefix, strlen(prefix))) {
+            if (!n && first)
+                snprintf(first, size, "%s/%s", dir, e->d_name);
+            n++;
+        }
+    closedir(d);
+    return n;
+}
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) ? -1 : (long)st.st_size;
+}
+
+static int build_gray(int expect)
+{
+    clv_context *ctx = test_context(0);
+    if (!ctx)
+        return -1;
+    clv_chain_desc desc;
+    clv_msg msg = {{0}};
+    clv_chain_parse("gray", &desc, &msg);
+    clv_chain *chain = NULL;
+    int err = clv_chain_create(ctx, &desc, &chain, &msg);
+    CHECK(err == expect, "building gray: %d (%s), expected %d", err, msg.text, expect);
+    if (err)
+        CHECK(strstr(msg.text, "cl/point.cl does not build on") != NULL, "%s", msg.text);
+    clv_chain_destroy(chain);
+    clv_context_destroy(ctx);
+    return err;
+}
+
+static void copy_file(const char *from, const char *to, const char *append)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    CHECK(in && out, "copy %s to %s", from, to);
+    if (in && out) {
+        char buf[4096];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+            fwrite(buf, 1, n, out);
+        if (append)
+            fputs(append, out);
+    }
+    if (in)
+        fclose(in);
+    if (out)
+        fclose(out);
+}
+
+int test_program_cache(void)
+{
+    char dir[] = "/tmp/clvid-cache-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    setenv("CLVID_CACHE_DIR", dir, 1);
+    unsetenv("CLVID_NO_CACHE");
+    unsetenv("CLVID_KERNEL_DIR");
+
+    /* First build writes one entry for cl/point.cl. */
+    build_gray(0);
+    char entry[4200] = "";
+    CHECK(count_files(dir, "point-", entry, sizeof entry) == 1, "no cache entry in %s", dir);
+    long size = file_size(entry);
+    CHECK(size > 16, "entry %s has %ld bytes", entry, size);
+
+    /* Second build loads it (same entry, nothing new). */
+    build_gray(0);
+    CHECK(count_files(dir, "point-", NULL, 0) == 1, "a second entry appeared");
+
+    /* A corrupt entry is rebuilt silently and rewritten whole. */
+    FILE *f = fopen(entry, "r+b");
+    if (f) {
+        fseek(f, size / 2, SEEK_SET);
+        fputs("garbage garbage garbage", f);
+        fclose(f);
+    }
+    build_gray(0);
+    CHECK(file_size(entry) == size, "corrupt entry not rewritten");
+    f = fopen(entry, "wb"); /* truncated to nothing */
+    if (f)
+        fclose(f);
+    build_gray(0);
+    CHECK(file_size(entry) == size, "empty entry not rewritten");
+
+    /* CLVID_KERNEL_DIR loads sources from disk; changed source, new key. */
+    char kdir[] = "/tmp/clvid-kernels-XXXXXX";
+    CHECK(mkdtemp(kdir) != NULL, "mkdtemp");
+    char from[4200], to[4200];
+    snprintf(from, sizeof from, "%s/cl/common.cl", CLVID_SOURCE_DIR);
+    snprintf(to, sizeof to, "%s/common.cl", kdir);
+    copy_file(from, to, NULL);
+    snprintf(from, sizeof from, "%s/cl/point.cl", CLVID_SOURCE_DIR);
+    snprintf(to, sizeof to, "%s/point.cl", kdir);
+    copy_file(from, to, "\n/* changed */\n");
+    setenv("CLVID_KERNEL_DIR", kdir, 1);
+    build_gray(0);
+    CHECK(count_files(dir, "point-", NULL, 0) == 2, "changed source reused the old entry");
+
+    /* A kernel that does not build: CLV_EBUILD, and the log names the file
+     * and line. stderr goes to a file for the check. */
+    copy_file(from, to, "\n__kernel void broken(void) { this is not C; }\n");
+    char log_path[] = "/tmp/clvid-log-XXXXXX";
+    int log_fd = mkstemp(log_path);
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(log_fd, 2);
+    build_gray(CLV_EBUILD);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    char log[8192] = "";
+    lseek(log_fd, 0, SEEK_SET);
+    ssize_t n = read(log_fd, log, sizeof log - 1);
+    log[n > 0 ? n : 0] = 0;
+    close(log_fd);
+    remove(log_path);
+    CHECK(strstr(log, "build log of cl/point.cl") != NULL, "no build log in:\n%s", log);
+    CHECK(strstr(log, "point.cl:") != NULL, "the log does not name point.cl:line:\n%s", log);
+    unsetenv("CLVID_KERNEL_DIR");
+    remove(to);
+    snprintf(to, sizeof to, "%s/common.cl", kdir);
+    remove(to);
+    rmdir(kdir);
+
+    /* Clean up the cache dir. */
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char p[4300];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        remove(p);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+    unsetenv("CLVID_CACHE_DIR");
+    return 0;
+}

@@ -1,0 +1,154 @@
+/* test_parser.c - the chain parser: what it accepts and, for every class of
+ * mistake, the exact message. */
+#include <string.h>
+
+#include "harness.h"
+
+static void expect_chain(const char *text, const char *want)
+{
+    clv_chain_desc desc;
+    clv_msg msg = {{0}};
+    int err = clv_chain_parse(text, &desc, &msg);
+    CHECK(err == 0, "'%s' refused: %s", text, msg.text);
+    if (err)
+        return;
+    char got[2048];
+    clv_chain_format(&desc, got, sizeof got);
+    CHECK(strcmp(got, want) == 0, "'%s'\n   got: %s\n  want: %s", text, got, want);
+}
+
+static void expect_error(const char *text, int code, const char *want)
+{
+    clv_chain_desc desc;
+    clv_msg msg = {{0}};
+    int err = clv_chain_parse(text, &desc, &msg);
+    CHECK(err == code, "'%s': got %d (%s), want %d", text, err, msg.text, code);
+    CHECK(strcmp(msg.text, want) == 0, "'%s'\n   got: %s\n  want: %s", text, msg.text, want);
+    CHECK(err == 0 || desc.count == 0, "'%s': a failed parse left %d filters", text, desc.count);
+}
+
+int test_parser_chains(void)
+{
+    expect_chain("sharpen", "sharpen");
+    expect_chain("median=radius=2,sharpen,equalize=mode=gray",
+                 "median=radius=2,sharpen,equalize=mode=gray");
+    expect_chain("median=2", "median=radius=2");
+    expect_chain("erode=2:3", "erode=radius=2:iterations=3");
+    expect_chain("erode=iterations=3", "erode=radius=1:iterations=3");
+    expect_chain("erode=iterations=3:radius=2", "erode=radius=2:iterations=3");
+    expect_chain("erode=2:iterations=4", "erode=radius=2:iterations=4");
+    expect_chain("convolution=matrix='1 2 1 2 4 2 1 2 1'",
+                 "convolution=matrix='1 2 1 2 4 2 1 2 1':div=0:bias=0");
+    expect_chain("convolution='1 2 1 2 4 2 1 2 1':16:-3",
+                 "convolution=matrix='1 2 1 2 4 2 1 2 1':div=16:bias=-3");
+    expect_chain("convolution=matrix=1\\ 2\\ 1\\ 2\\ 4\\ 2\\ 1\\ 2\\ 1",
+                 "convolution=matrix='1 2 1 2 4 2 1 2 1':div=0:bias=0");
+    expect_chain(" median = radius = 3 , gray ", "median=radius=3,gray");
+    expect_chain("prewitt=scale=1.5:delta=-4", "prewitt=scale=1.5:delta=-4");
+    expect_chain("noise=gaussian", "noise=type=gaussian:amount=0.05:sigma=10:seed=0");
+    expect_chain("noise=seed=4294967295", "noise=type=saltpepper:amount=0.05:sigma=10:seed=4294967295");
+    expect_chain("quantize=colors=256:iterations=0", "quantize=colors=256:iterations=0");
+    expect_chain("threshold=t=0", "threshold=t=0");
+    expect_chain("gray=", "gray");
+    expect_chain("", "");
+    expect_chain("   ", "");
+    return 0;
+}
+
+int test_parser_errors(void)
+{
+    expect_error("medain", CLV_EPARSE,
+                 "unknown filter 'medain'; did you mean 'median'? (filters: convolution, "
+                 "sharpen, emboss, prewitt, median, erode, dilate, threshold, gray, equalize, "
+                 "noise, quantize)");
+    expect_error("blur", CLV_EPARSE,
+                 "unknown filter 'blur' (filters: convolution, sharpen, emboss, prewitt, median, "
+                 "erode, dilate, threshold, gray, equalize, noise, quantize)");
+    expect_error("median=radus=2", CLV_EPARSE,
+                 "filter 'median' has no parameter 'radus'; did you mean 'radius'? (parameters: "
+                 "radius)");
+    expect_error("median=size=2", CLV_EPARSE,
+                 "filter 'median' has no parameter 'size' (parameters: radius)");
+    expect_error("sharpen=amount=2", CLV_EPARSE, "filter 'sharpen' takes no parameters; got "
+                                                 "'amount'");
+    expect_error("median=radius=9", CLV_ERANGE,
+                 "filter 'median' parameter 'radius': 9 is out of range (allowed: 1 to 7)");
+    expect_error("median=0", CLV_ERANGE,
+                 "filter 'median' parameter 'radius': 0 is out of range (allowed: 1 to 7)");
+    expect_error("median=radius=two", CLV_EPARSE,
+                 "filter 'median' parameter 'radius': 'two' is not an integer (allowed: 1 to 7)");
+    expect_error("median=2.5", CLV_EPARSE,
+                 "filter 'median' parameter 'radius': '2.5' is not an integer (allowed: 1 to 7)");
+    expect_error("median=2:3", CLV_EPARSE,
+                 "filter 'median' takes 1 value in order; '3' is one too many");
+    expect_error("median=radius=2:radius=3", CLV_EPARSE,
+                 "filter 'median': parameter 'radius' is given twice");
+    expect_error("prewitt=scale=100", CLV_ERANGE,
+                 "filter 'prewitt' parameter 'scale': 100 is out of range (allowed: 0 to 64)");
+    expect_error("prewitt=scale=nan", CLV_EPARSE,
+                 "filter 'prewitt' parameter 'scale': 'nan' is not a number (allowed: 0 to 64)");
+    expect_error("equalize=mode=color", CLV_EPARSE,
+                 "filter 'equalize' parameter 'mode': 'color' is not one of luma|gray");
+    expect_error("convolution=matrix='1 2 3'", CLV_EPARSE,
+                 "filter 'convolution' parameter 'matrix': 3 coefficients; a matrix has 9 "
+                 "(3x3), 25 (5x5) or 49 (7x7)");
+    expect_error("convolution=matrix='1 2 x 4 5 6 7 8 9'", CLV_EPARSE,
+                 "filter 'convolution' parameter 'matrix': 'x' is not an integer (coefficients "
+                 "are integers from -10000 to 10000, separated by spaces)");
+    expect_error("convolution=matrix='1 2 3 4 99999 6 7 8 9'", CLV_ERANGE,
+                 "filter 'convolution' parameter 'matrix': coefficient 99999 is out of range "
+                 "(allowed: -10000 to 10000)");
+    expect_error("convolution=matrix='1 2 1", CLV_EPARSE,
+                 "filter 'convolution': unterminated quote in 'matrix='1 2 1'");
+    expect_error("sharpen,,gray", CLV_EPARSE,
+                 "filter chain 'sharpen,,gray': empty filter at character 9 (two commas, or a "
+                 "comma at an end?)");
+    expect_error("sharpen,", CLV_EPARSE,
+                 "filter chain 'sharpen,': empty filter at character 9 (two commas, or a comma "
+                 "at an end?)");
+    expect_error("noise=seed=-1", CLV_ERANGE,
+                 "filter 'noise' parameter 'seed': -1 is out of range (allowed: 0 to "
+                 "4294967295)");
+    expect_error("threshold=t=256", CLV_ERANGE,
+                 "filter 'threshold' parameter 't': 256 is out of range (allowed: 0 to 255)");
+    expect_error("quantize=colors=0", CLV_ERANGE,
+                 "filter 'quantize' parameter 'colors': 0 is out of range (allowed: 1 to 256)");
+    char many[4096] = "";
+    for (int i = 0; i < CLV_CHAIN_MAX + 1; i++)
+        strcat(many, i ? ",gray" : "gray");
+    char want[4200];
+    snprintf(want, sizeof want, "filter chain '%s': more than %d filters", many, CLV_CHAIN_MAX);
+    clv_chain_desc desc;
+    clv_msg msg = {{0}};
+    CHECK(clv_chain_parse(many, &desc, &msg) == CLV_EPARSE, "a chain of %d filters passed",
+          CLV_CHAIN_MAX + 1);
+    CHECK(strncmp(msg.text, "filter chain 'gray,gray", 23) == 0 &&
+              strstr(msg.text, "more than 32 filters"),
+          "%s", msg.text);
+    return 0;
+}
+
+int test_parser_format(void)
+{
+    /* Formatting then parsing again gives the same chain, for every filter
+     * with its defaults. */
+    for (int i = 0; i < clv_filter_count(); i++) {
+        const char *name = clv_filter_name(clv_filter_at(i));
+        clv_chain_desc a, b;
+        clv_msg msg = {{0}};
+        CHECK(clv_chain_parse(name, &a, &msg) == 0, "%s: %s", name, msg.text);
+        char text[2048], again[2048];
+        clv_chain_format(&a, text, sizeof text);
+        CHECK(clv_chain_parse(text, &b, &msg) == 0, "%s: %s", text, msg.text);
+        clv_chain_format(&b, again, sizeof again);
+        CHECK_EQ_STR(again, text);
+        /* Every default lies inside its own range. */
+        const clv_filter *f = clv_filter_at(i);
+        for (int j = 0; j < clv_filter_param_count(f); j++) {
+            clv_value v;
+            CHECK(clv_param_parse(f, j, clv_filter_param(f, j)->def, &v, &msg) == 0,
+                  "%s default: %s", name, msg.text);
+        }
+    }
+    return 0;
+}
