@@ -29,8 +29,25 @@ static const clv__source *embedded(const char *name)
     return NULL;
 }
 
-/* Appends cl/<name> to buf (malloc'd, grown); from CLVID_KERNEL_DIR when set. */
-static int append_source(char **buf, size_t *len, const char *name, clv_msg *msg)
+/* Where each file starts in the assembled source, to name file and line in
+ * build logs of drivers that ignore #line (NVIDIA prints "<kernel>:88:30"). */
+typedef struct source_part {
+    const char *name;
+    int first_line; /* the assembled line that holds the file's line 1 */
+} source_part;
+
+static int count_lines(const char *s, size_t n)
+{
+    int lines = 0;
+    for (size_t i = 0; i < n; i++)
+        lines += s[i] == '\n';
+    return lines;
+}
+
+/* Appends cl/<name> to buf (malloc'd, grown); from CLVID_KERNEL_DIR when set.
+ * part records where it starts. */
+static int append_source(char **buf, size_t *len, const char *name, source_part *part,
+                         clv_msg *msg)
 {
     const char *dir = getenv("CLVID_KERNEL_DIR");
     char *text = NULL;
@@ -64,6 +81,8 @@ static int append_source(char **buf, size_t *len, const char *name, clv_msg *msg
         return clv__fail(msg, CLV_ENOMEM, "out of memory assembling %s", name);
     }
     *buf = grown;
+    part->name = name;
+    part->first_line = count_lines(*buf, *len) + 3; /* header: "\n#line ...\n" */
     memcpy(*buf + *len, header, (size_t)hn);
     memcpy(*buf + *len + hn, text ? text : embedded(name)->text, n);
     *len += (size_t)hn + n;
@@ -162,7 +181,37 @@ static void cache_write(const char *path, const char *key, const unsigned char *
     }
 }
 
-static void print_build_log(clv_context *ctx, cl_program prog, const char *family)
+/* Writes log to out, turning "<kernel>:N" (any <name>:N) into "file.cl:M". */
+static void map_log_lines(const char *log, const source_part *parts, int count, FILE *out)
+{
+    const char *s = log;
+    while (*s) {
+        const char *lt = strchr(s, '<');
+        const char *gt = lt ? strchr(lt, '>') : NULL;
+        if (!lt || !gt || gt[1] != ':' || gt[2] < '0' || gt[2] > '9' ||
+            memchr(lt, '\n', (size_t)(gt - lt))) {
+            size_t skip = lt ? (size_t)(lt - s) + 1 : strlen(s);
+            fwrite(s, 1, skip, out);
+            s += skip;
+            continue;
+        }
+        char *end;
+        long line = strtol(gt + 2, &end, 10);
+        int at = -1;
+        for (int i = 0; i < count; i++)
+            if (line >= parts[i].first_line)
+                at = i;
+        fwrite(s, 1, (size_t)(lt - s), out);
+        if (at >= 0)
+            fprintf(out, "%s:%ld", parts[at].name, line - parts[at].first_line + 1);
+        else
+            fwrite(lt, 1, (size_t)(end - lt), out);
+        s = end;
+    }
+}
+
+static void print_build_log(clv_context *ctx, cl_program prog, const char *family,
+                            const source_part *parts, int count)
 {
     size_t size = 0;
     clGetProgramBuildInfo(prog, ctx->dev.device_id, CL_PROGRAM_BUILD_LOG, 0, NULL, &size);
@@ -172,7 +221,9 @@ static void print_build_log(clv_context *ctx, cl_program prog, const char *famil
     log[0] = 0;
     clGetProgramBuildInfo(prog, ctx->dev.device_id, CL_PROGRAM_BUILD_LOG, size, log, NULL);
     log[size] = 0;
-    clv__log(CLV__LOG_ERROR, "build log of cl/%s.cl on %s:\n%s", family, ctx->dev.name, log);
+    clv__log(CLV__LOG_ERROR, "build log of cl/%s.cl on %s:", family, ctx->dev.name);
+    map_log_lines(log, parts, count, stderr);
+    fputc('\n', stderr);
     free(log);
 }
 
@@ -182,9 +233,10 @@ static int build(clv_context *ctx, const char *family, cl_program *out, clv_msg 
     snprintf(name, sizeof name, "%s.cl", family);
     char *src = NULL;
     size_t len = 0;
-    int err = append_source(&src, &len, "common.cl", msg);
+    source_part parts[2];
+    int err = append_source(&src, &len, "common.cl", &parts[0], msg);
     if (!err)
-        err = append_source(&src, &len, name, msg);
+        err = append_source(&src, &len, name, &parts[1], msg);
     if (err) {
         free(src);
         return err;
@@ -238,7 +290,7 @@ static int build(clv_context *ctx, const char *family, cl_program *out, clv_msg 
         }
         st = clBuildProgram(prog, 1, &ctx->dev.device_id, options, NULL, NULL);
         if (st != CL_SUCCESS) {
-            print_build_log(ctx, prog, family);
+            print_build_log(ctx, prog, family, parts, 2);
             clReleaseProgram(prog);
             free(src);
             return clv__fail(msg, CLV_EBUILD,
