@@ -25,10 +25,66 @@
 
 #define CLV_FRAME_ARGS __global const uchar4 *src, __global uchar4 *dst, int w, int h, int stride
 
+/* Pixel loads and stores as four scalars. On CPUs they are byte accesses:
+ * LLVM's loop vectorizer (which PoCL relies on in the row shape) skips loops
+ * that use vector types but vectorizes interleaved byte accesses. GPUs get
+ * one 32-bit access. */
+#if CLV_ROW
+#define CLV_LOAD(buf, index, r, g, b, a)                                                           \
+    do {                                                                                           \
+        __global const uchar *p_ = (__global const uchar *)(buf) + 4 * (index);                    \
+        r = p_[0];                                                                                 \
+        g = p_[1];                                                                                 \
+        b = p_[2];                                                                                 \
+        a = p_[3];                                                                                 \
+    } while (0)
+#define CLV_STORE(buf, index, r, g, b, a)                                                          \
+    do {                                                                                           \
+        __global uchar *p_ = (__global uchar *)(buf) + 4 * (index);                                \
+        p_[0] = (r);                                                                               \
+        p_[1] = (g);                                                                               \
+        p_[2] = (b);                                                                               \
+        p_[3] = (a);                                                                               \
+    } while (0)
+#else
+#define CLV_LOAD(buf, index, r, g, b, a)                                                           \
+    do {                                                                                           \
+        const uchar4 p_ = (buf)[index];                                                            \
+        r = p_.x;                                                                                  \
+        g = p_.y;                                                                                  \
+        b = p_.z;                                                                                  \
+        a = p_.w;                                                                                  \
+    } while (0)
+#define CLV_STORE(buf, index, r, g, b, a) (buf)[index] = (uchar4)((r), (g), (b), (a))
+#endif
+
+/* The row shape's bytes of row y: neighbourhood kernels walk the interior
+ * of a row byte by byte (channel c of pixel x is byte 4x + c). */
+#define CLV_ROW_BYTES(buf, y) ((__global uchar *)((buf) + (y) * stride))
+#define CLV_ROW_BYTES_CONST(buf, y) ((__global const uchar *)((buf) + (y) * stride))
+
 /* BT.601 luma in fixed point (OpenCV's BGR2GRAY). */
+inline int clv_gray3(int r, int g, int b)
+{
+    return (9798 * r + 19235 * g + 3735 * b + 16384) >> 15;
+}
+
 inline int clv_gray(uchar4 p)
 {
-    return (9798 * p.x + 19235 * p.y + 3735 * p.z + 16384) >> 15;
+    return clv_gray3(p.x, p.y, p.z);
+}
+
+/* floor(a / b) for b > 0, exact where |a / b| < 2^20, from the float
+ * reciprocal inv = 1.0f / b and one correction each way. Beyond 2^20 the
+ * result is within a few units of the quotient with its sign, which the
+ * callers' clamp to 0..255 after a bias of at most 1024 cannot tell apart.
+ * It vectorizes where integer division does not. */
+inline int clv_floor_div_inv(int a, int b, float inv)
+{
+    int q = convert_int_rtn((float)a * inv);
+    q -= q * b > a;
+    q += (q + 1) * b <= a;
+    return q;
 }
 
 /* floor(a / b) per lane, b > 0. */

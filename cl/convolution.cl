@@ -1,21 +1,103 @@
 /* convolution.cl - N x N integer correlation (convolution, sharpen, emboss).
- * Per R,G,B: clamp(floor((2*S + D) / (2*D)) + bias); alpha passes through. */
+ * Per R,G,B: clamp(floor((2*S + D) / (2*D)) + bias); alpha passes through.
+ * inv = 1.0f / (2*D) feeds clv_floor_div_inv. */
 
-__kernel void convolve(CLV_FRAME_ARGS, __constant int *coef, int n, int div, int bias)
+inline uchar conv_finish(int s, int div, float inv, int bias)
+{
+    if (div != 1)
+        s = clv_floor_div_inv(2 * s + div, 2 * div, inv);
+    return convert_uchar_sat(s + bias);
+}
+
+/* One pixel with clamp-to-edge: the GPU shape, and the row shape's edges. */
+inline uchar4 conv_pixel(__global const uchar4 *src, int w, int h, int stride,
+                         __constant int *coef, int n, int div, float inv, int bias, int x, int y)
 {
     const int r = n / 2;
+    int4 s = (int4)0;
+    for (int dy = 0; dy < n; ++dy) {
+        const int yy = clamp(y + dy - r, 0, h - 1) * stride;
+        for (int dx = 0; dx < n; ++dx)
+            s += coef[dy * n + dx] * convert_int4(src[yy + clamp(x + dx - r, 0, w - 1)]);
+    }
+    return (uchar4)(conv_finish(s.x, div, inv, bias), conv_finish(s.y, div, inv, bias),
+                    conv_finish(s.z, div, inv, bias), src[y * stride + x].w);
+}
+
+__kernel void convolve(CLV_FRAME_ARGS, __constant int *coef, int n, int div, int bias, float inv)
+{
     CLV_PIXEL_LOOP(w, h, x, y)
-    {
-        int4 s = (int4)0;
-        for (int dy = 0; dy < n; ++dy) {
-            const int yy = clamp(y + dy - r, 0, h - 1) * stride;
-            for (int dx = 0; dx < n; ++dx) {
-                const int xx = clamp(x + dx - r, 0, w - 1);
-                s += coef[dy * n + dx] * convert_int4(src[yy + xx]);
+    dst[y * stride + x] = conv_pixel(src, w, h, stride, coef, n, div, inv, bias, x, y);
+}
+
+/* Row shape: the interior of the row in tiles of bytes, one pass over the
+ * tile per coefficient, so every inner loop is a plain byte loop the
+ * compiler vectorizes whatever N is; the N/2 pixels at each end go through
+ * conv_pixel. */
+#define CONV_TILE 512
+
+__kernel void convolve_rows(CLV_FRAME_ARGS, __constant int *coef, int n, int div, int bias,
+                            float inv)
+{
+    const int y = (int)get_global_id(1), r = n / 2;
+    if (y >= h)
+        return;
+    for (int x = 0; x < w; ++x) {
+        if (x == r && w - r > r)
+            x = w - r; /* the interior is done below */
+        dst[y * stride + x] = conv_pixel(src, w, h, stride, coef, n, div, inv, bias, x, y);
+    }
+    __global const uchar *centre = CLV_ROW_BYTES_CONST(src, y);
+    __global uchar *restrict out = CLV_ROW_BYTES(dst, y);
+    if (n == 3) { /* the common case, unrolled: about twice the tiles' speed */
+        const int k0 = coef[0], k1 = coef[1], k2 = coef[2], k3 = coef[3], k4 = coef[4],
+                  k5 = coef[5], k6 = coef[6], k7 = coef[7], k8 = coef[8];
+        __global const uchar *r0 = CLV_ROW_BYTES_CONST(src, max(y - 1, 0));
+        __global const uchar *r2 = CLV_ROW_BYTES_CONST(src, min(y + 1, h - 1));
+        const int end = 4 * (w - 1);
+        if (div == 1) {
+            for (int i = 4; i < end; ++i) {
+                const int s = k0 * r0[i - 4] + k1 * r0[i] + k2 * r0[i + 4] + k3 * centre[i - 4] +
+                              k4 * centre[i] + k5 * centre[i + 4] + k6 * r2[i - 4] + k7 * r2[i] +
+                              k8 * r2[i + 4];
+                out[i] = (i & 3) == 3 ? centre[i] : convert_uchar_sat(s + bias);
+            }
+        } else {
+            for (int i = 4; i < end; ++i) {
+                const int s = k0 * r0[i - 4] + k1 * r0[i] + k2 * r0[i + 4] + k3 * centre[i - 4] +
+                              k4 * centre[i] + k5 * centre[i + 4] + k6 * r2[i - 4] + k7 * r2[i] +
+                              k8 * r2[i + 4];
+                out[i] = (i & 3) == 3 ? centre[i]
+                                      : convert_uchar_sat(clv_floor_div_inv(2 * s + div, 2 * div, inv) + bias);
             }
         }
-        if (div != 1)
-            s = clv_floor_div4(2 * s + div, 2 * div);
-        dst[y * stride + x] = clv_clamp_u8(s + bias, src[y * stride + x].w);
+        return;
+    }
+    int acc[CONV_TILE];
+    for (int t = 4 * r; t < 4 * (w - r); t += CONV_TILE) {
+        const int len = min(CONV_TILE, 4 * (w - r) - t);
+        for (int i = 0; i < len; ++i)
+            acc[i] = 0;
+        for (int j = 0; j < n; ++j) {
+            __global const uchar *row = CLV_ROW_BYTES_CONST(src, clamp(y + j - r, 0, h - 1)) + t;
+            for (int dx = 0; dx < n; ++dx) {
+                const int k = coef[j * n + dx];
+                if (k == 0)
+                    continue;
+                __global const uchar *p = row + 4 * (dx - r);
+                for (int i = 0; i < len; ++i)
+                    acc[i] += k * p[i];
+            }
+        }
+        if (div == 1) {
+            for (int i = 0; i < len; ++i)
+                out[t + i] = ((t + i) & 3) == 3 ? centre[t + i] : convert_uchar_sat(acc[i] + bias);
+        } else {
+            for (int i = 0; i < len; ++i)
+                out[t + i] = ((t + i) & 3) == 3
+                                 ? centre[t + i]
+                                 : convert_uchar_sat(
+                                       clv_floor_div_inv(2 * acc[i] + div, 2 * div, inv) + bias);
+        }
     }
 }

@@ -10,9 +10,13 @@ __kernel void eq_hist(__global const uchar4 *src, int w, int h, int stride,
     uint mine[256];
     for (int i = 0; i < 256; ++i)
         mine[i] = 0;
-    for (int y = (int)get_global_id(0); y < h; y += (int)get_global_size(0))
-        for (int x = 0; x < w; ++x)
-            mine[clv_gray(src[y * stride + x])]++;
+    for (int y = (int)get_global_id(0); y < h; y += (int)get_global_size(0)) {
+        for (int x = 0; x < w; ++x) {
+            uchar r, g, b, a;
+            CLV_LOAD(src, y * stride + x, r, g, b, a);
+            mine[clv_gray3(r, g, b)]++;
+        }
+    }
     for (int i = 0; i < 256; ++i)
         if (mine[i])
             atomic_add(&hist[i], mine[i]);
@@ -113,14 +117,14 @@ __kernel void eq_apply(CLV_FRAME_ARGS, __constant uchar *lut, int gray_mode)
 {
     CLV_PIXEL_LOOP(w, h, x, y)
     {
-        const uchar4 p = src[y * stride + x];
-        const int g = clv_gray(p);
-        const int l = lut[g];
-        uchar4 o;
+        uchar r, g, b, a;
+        CLV_LOAD(src, y * stride + x, r, g, b, a);
+        const int luma = clv_gray3(r, g, b);
+        const int l = lut[luma], d = l - luma;
         if (gray_mode)
-            o = (uchar4)((uchar)l, (uchar)l, (uchar)l, p.w);
+            CLV_STORE(dst, y * stride + x, (uchar)l, (uchar)l, (uchar)l, a);
         else
-            o = clv_clamp_u8(convert_int4(p) + (l - g), p.w);
-        dst[y * stride + x] = o;
+            CLV_STORE(dst, y * stride + x, convert_uchar_sat(r + d), convert_uchar_sat(g + d),
+                      convert_uchar_sat(b + d), a);
     }
 }

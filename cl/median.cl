@@ -1,35 +1,62 @@
 /* median.cl - per-channel median of the (2r+1)^2 window, clamp-to-edge.
- * Channels are sorted together: min/max on uchar4 works lane by lane. */
+ * Channels are sorted together on GPUs (min/max on uchar4 works lane by
+ * lane) and byte by byte along a row on CPUs. */
 
-#define SORT2(a, b)                                                                                \
+#define SORT2(T, a, b)                                                                             \
     {                                                                                              \
-        const uchar4 t_ = min(a, b);                                                               \
+        const T t_ = min(a, b);                                                                    \
         b = max(a, b);                                                                             \
         a = t_;                                                                                    \
     }
 
-/* 3x3: Paeth's 19-exchange median-of-9 network, branchless. */
+/* Paeth's 19-exchange median-of-9 network, branchless; leaves it in p4. */
+#define MEDIAN9(T)                                                                                 \
+    SORT2(T, p1, p2); SORT2(T, p4, p5); SORT2(T, p7, p8);                                          \
+    SORT2(T, p0, p1); SORT2(T, p3, p4); SORT2(T, p6, p7);                                          \
+    SORT2(T, p1, p2); SORT2(T, p4, p5); SORT2(T, p7, p8);                                          \
+    SORT2(T, p0, p3); SORT2(T, p5, p8); SORT2(T, p4, p7);                                          \
+    SORT2(T, p3, p6); SORT2(T, p1, p4); SORT2(T, p2, p5);                                          \
+    SORT2(T, p4, p7); SORT2(T, p4, p2); SORT2(T, p6, p4);                                          \
+    SORT2(T, p4, p2)
+
+inline uchar4 median3_pixel(__global const uchar4 *src, int w, int h, int stride, int x, int y)
+{
+    const int ym = clamp(y - 1, 0, h - 1) * stride, y0 = y * stride,
+              yp = clamp(y + 1, 0, h - 1) * stride;
+    const int xm = clamp(x - 1, 0, w - 1), xp = clamp(x + 1, 0, w - 1);
+    uchar4 p0 = src[ym + xm], p1 = src[ym + x], p2 = src[ym + xp];
+    uchar4 p3 = src[y0 + xm], p4 = src[y0 + x], p5 = src[y0 + xp];
+    uchar4 p6 = src[yp + xm], p7 = src[yp + x], p8 = src[yp + xp];
+    const uchar alpha = p4.w;
+    MEDIAN9(uchar4);
+    p4.w = alpha;
+    return p4;
+}
+
 __kernel void median3(CLV_FRAME_ARGS)
 {
-    CLV_PIXEL_LOOP(w, h, x, y)
-    {
-        const int ym = clamp(y - 1, 0, h - 1) * stride, y0 = y * stride,
-                  yp = clamp(y + 1, 0, h - 1) * stride;
-        const int xm = clamp(x - 1, 0, w - 1), xp = clamp(x + 1, 0, w - 1);
-        uchar4 p0 = src[ym + xm], p1 = src[ym + x], p2 = src[ym + xp];
-        uchar4 p3 = src[y0 + xm], p4 = src[y0 + x], p5 = src[y0 + xp];
-        uchar4 p6 = src[yp + xm], p7 = src[yp + x], p8 = src[yp + xp];
-        const uchar alpha = p4.w;
-        SORT2(p1, p2); SORT2(p4, p5); SORT2(p7, p8);
-        SORT2(p0, p1); SORT2(p3, p4); SORT2(p6, p7);
-        SORT2(p1, p2); SORT2(p4, p5); SORT2(p7, p8);
-        SORT2(p0, p3); SORT2(p5, p8); SORT2(p4, p7);
-        SORT2(p3, p6); SORT2(p1, p4); SORT2(p2, p5);
-        SORT2(p4, p7); SORT2(p4, p2); SORT2(p6, p4);
-        SORT2(p4, p2);
-        p4.w = alpha;
-        dst[y0 + x] = p4;
+#if CLV_ROW
+    const int y = (int)get_global_id(1);
+    if (y >= h)
+        return;
+    dst[y * stride] = median3_pixel(src, w, h, stride, 0, y);
+    if (w > 1)
+        dst[y * stride + w - 1] = median3_pixel(src, w, h, stride, w - 1, y);
+    __global const uchar *r0 = CLV_ROW_BYTES_CONST(src, max(y - 1, 0));
+    __global const uchar *r1 = CLV_ROW_BYTES_CONST(src, y);
+    __global const uchar *r2 = CLV_ROW_BYTES_CONST(src, min(y + 1, h - 1));
+    __global uchar *restrict out = CLV_ROW_BYTES(dst, y);
+    for (int i = 4; i < 4 * (w - 1); ++i) {
+        uchar p0 = r0[i - 4], p1 = r0[i], p2 = r0[i + 4];
+        uchar p3 = r1[i - 4], p4 = r1[i], p5 = r1[i + 4];
+        uchar p6 = r2[i - 4], p7 = r2[i], p8 = r2[i + 4];
+        MEDIAN9(uchar);
+        out[i] = (i & 3) == 3 ? r1[i] : p4;
     }
+#else
+    CLV_PIXEL_LOOP(w, h, x, y)
+    dst[y * stride + x] = median3_pixel(src, w, h, stride, x, y);
+#endif
 }
 
 /* Any radius: the k-th smallest (k = n/2) found bit by bit from the top:

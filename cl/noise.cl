@@ -30,18 +30,18 @@ __kernel void noise(CLV_FRAME_ARGS, uint key, int gaussian, ulong thr, int mul)
 {
     CLV_PIXEL_LOOP(w, h, x, y)
     {
-        const uchar4 p = src[y * stride + x];
+        uchar r, g, b, a;
+        CLV_LOAD(src, y * stride + x, r, g, b, a);
         const uint hs = noise_hash(key, x, y);
-        uchar4 o = p;
         if (gaussian) {
-            const int4 n = (int4)(noise_gauss(hs, 1u, mul), noise_gauss(hs, 2u, mul),
-                                  noise_gauss(hs, 3u, mul), 0);
-            o = clv_clamp_u8(convert_int4(p) + n, p.w);
+            r = convert_uchar_sat(r + noise_gauss(hs, 1u, mul));
+            g = convert_uchar_sat(g + noise_gauss(hs, 2u, mul));
+            b = convert_uchar_sat(b + noise_gauss(hs, 3u, mul));
         } else if ((ulong)hs < thr) {
-            o = (uchar4)(0, 0, 0, p.w);
+            r = g = b = 0;
         } else if ((ulong)hs < 2 * thr) {
-            o = (uchar4)(255, 255, 255, p.w);
+            r = g = b = 255;
         }
-        dst[y * stride + x] = o;
+        CLV_STORE(dst, y * stride + x, r, g, b, a);
     }
 }

@@ -4,9 +4,10 @@ __kernel void threshold(CLV_FRAME_ARGS, int t)
 {
     CLV_PIXEL_LOOP(w, h, x, y)
     {
-        const uchar4 p = src[y * stride + x];
-        const uchar v = clv_gray(p) > t ? 255 : 0;
-        dst[y * stride + x] = (uchar4)(v, v, v, p.w);
+        uchar r, g, b, a;
+        CLV_LOAD(src, y * stride + x, r, g, b, a);
+        const uchar v = clv_gray3(r, g, b) > t ? 255 : 0;
+        CLV_STORE(dst, y * stride + x, v, v, v, a);
     }
 }
 
@@ -14,8 +15,9 @@ __kernel void gray(CLV_FRAME_ARGS)
 {
     CLV_PIXEL_LOOP(w, h, x, y)
     {
-        const uchar4 p = src[y * stride + x];
-        const uchar v = (uchar)clv_gray(p);
-        dst[y * stride + x] = (uchar4)(v, v, v, p.w);
+        uchar r, g, b, a;
+        CLV_LOAD(src, y * stride + x, r, g, b, a);
+        const uchar v = (uchar)clv_gray3(r, g, b);
+        CLV_STORE(dst, y * stride + x, v, v, v, a);
     }
 }

@@ -2,41 +2,95 @@
  * clamp(floor(sqrt(gx^2 + gy^2) * p / q) + delta), computed exactly as
  * isqrt(m * p^2) / q with integers (scale = p / q, q = 1000). */
 
-/* floor(sqrt(m) * p / q) capped at 511, which saturates any delta. */
-inline int prewitt_mag(uint m, ulong p2, uint q)
+#define PREWITT_Q 1000u
+#define PREWITT_CAP ((ulong)(511u * PREWITT_Q) * (ulong)(511u * PREWITT_Q))
+
+#if CLV_ROW && defined(cl_khr_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+/* floor(sqrt(m) * p / q) capped at 511, which saturates any delta. Below the
+ * cap x < 2^38 is exact in a double, so the rounded square root is off by at
+ * most one: one correction each way, no loop, and it vectorizes. */
+inline int prewitt_mag(uint m, ulong p2)
 {
     const ulong x = (ulong)m * p2;
-    const ulong cap = (ulong)(511u * q) * (ulong)(511u * q);
-    if (x >= cap)
+    ulong r = (ulong)sqrt((double)min(x, PREWITT_CAP));
+    r -= r * r > x;
+    r += (r + 1) * (r + 1) <= x;
+    return x >= PREWITT_CAP ? 511 : (int)(r / PREWITT_Q);
+}
+#else
+inline int prewitt_mag(uint m, ulong p2)
+{
+    const ulong x = (ulong)m * p2;
+    if (x >= PREWITT_CAP)
         return 511;
     ulong r = (ulong)sqrt((float)x);
     while (r * r > x)
         --r;
     while ((r + 1) * (r + 1) <= x)
         ++r;
-    return (int)(r / q);
+    return (int)(r / PREWITT_Q);
+}
+#endif
+
+/* floor(sqrt(m)) for m < 2^24 (exact in a float), one correction each way:
+ * the scale = 1 case, in 32-bit lanes. */
+inline int prewitt_isqrt(int m)
+{
+    int r = (int)sqrt((float)m);
+    r -= r * r > m;
+    r += (r + 1) * (r + 1) <= m;
+    return r;
 }
 
-__kernel void prewitt(CLV_FRAME_ARGS, ulong p2, uint q, int delta)
+inline uchar4 prewitt_pixel(__global const uchar4 *src, int w, int h, int stride, ulong p2,
+                            int delta, int x, int y)
 {
-    CLV_PIXEL_LOOP(w, h, x, y)
-    {
-        const int ym = clamp(y - 1, 0, h - 1) * stride, y0 = y * stride,
-                  yp = clamp(y + 1, 0, h - 1) * stride;
-        const int xm = clamp(x - 1, 0, w - 1), xp = clamp(x + 1, 0, w - 1);
-        const int4 a = convert_int4(src[ym + xm]), b = convert_int4(src[ym + x]),
-                   c = convert_int4(src[ym + xp]);
-        const int4 d = convert_int4(src[y0 + xm]), f = convert_int4(src[y0 + xp]);
-        const int4 g = convert_int4(src[yp + xm]), hh = convert_int4(src[yp + x]),
-                   k = convert_int4(src[yp + xp]);
-        const int4 gx = (c + f + k) - (a + d + g);
-        const int4 gy = (g + hh + k) - (a + b + c);
-        const uint4 m = convert_uint4(gx * gx + gy * gy);
-        int4 o;
-        o.x = prewitt_mag(m.x, p2, q);
-        o.y = prewitt_mag(m.y, p2, q);
-        o.z = prewitt_mag(m.z, p2, q);
-        o.w = 0;
-        dst[y0 + x] = clv_clamp_u8(o + delta, src[y0 + x].w);
+    const int ym = clamp(y - 1, 0, h - 1) * stride, y0 = y * stride,
+              yp = clamp(y + 1, 0, h - 1) * stride;
+    const int xm = clamp(x - 1, 0, w - 1), xp = clamp(x + 1, 0, w - 1);
+    const int4 a = convert_int4(src[ym + xm]), b = convert_int4(src[ym + x]),
+               c = convert_int4(src[ym + xp]);
+    const int4 d = convert_int4(src[y0 + xm]), f = convert_int4(src[y0 + xp]);
+    const int4 g = convert_int4(src[yp + xm]), hh = convert_int4(src[yp + x]),
+               k = convert_int4(src[yp + xp]);
+    const int4 gx = (c + f + k) - (a + d + g);
+    const int4 gy = (g + hh + k) - (a + b + c);
+    const uint4 m = convert_uint4(gx * gx + gy * gy);
+    const int4 o = (int4)(prewitt_mag(m.x, p2), prewitt_mag(m.y, p2), prewitt_mag(m.z, p2), 0);
+    return clv_clamp_u8(o + delta, src[y0 + x].w);
+}
+
+__kernel void prewitt(CLV_FRAME_ARGS, ulong p2, int delta)
+{
+#if CLV_ROW
+    const int y = (int)get_global_id(1);
+    if (y >= h)
+        return;
+    dst[y * stride] = prewitt_pixel(src, w, h, stride, p2, delta, 0, y);
+    if (w > 1)
+        dst[y * stride + w - 1] = prewitt_pixel(src, w, h, stride, p2, delta, w - 1, y);
+    __global const uchar *r0 = CLV_ROW_BYTES_CONST(src, max(y - 1, 0));
+    __global const uchar *r1 = CLV_ROW_BYTES_CONST(src, y);
+    __global const uchar *r2 = CLV_ROW_BYTES_CONST(src, min(y + 1, h - 1));
+    __global uchar *restrict out = CLV_ROW_BYTES(dst, y);
+    if (p2 == (ulong)PREWITT_Q * PREWITT_Q) {
+        for (int i = 4; i < 4 * (w - 1); ++i) {
+            const int gx = (r0[i + 4] + r1[i + 4] + r2[i + 4]) - (r0[i - 4] + r1[i - 4] + r2[i - 4]);
+            const int gy = (r2[i - 4] + r2[i] + r2[i + 4]) - (r0[i - 4] + r0[i] + r0[i + 4]);
+            const int v = prewitt_isqrt(gx * gx + gy * gy) + delta;
+            out[i] = (i & 3) == 3 ? r1[i] : convert_uchar_sat(v);
+        }
+        return;
     }
+    for (int i = 4; i < 4 * (w - 1); ++i) {
+        const int gx = (r0[i + 4] + r1[i + 4] + r2[i + 4]) - (r0[i - 4] + r1[i - 4] + r2[i - 4]);
+        const int gy = (r2[i - 4] + r2[i] + r2[i + 4]) - (r0[i - 4] + r0[i] + r0[i + 4]);
+        const int v = prewitt_mag((uint)(gx * gx + gy * gy), p2) + delta;
+        out[i] = (i & 3) == 3 ? r1[i] : convert_uchar_sat(v);
+    }
+#else
+    CLV_PIXEL_LOOP(w, h, x, y)
+    dst[y * stride + x] = prewitt_pixel(src, w, h, stride, p2, delta, x, y);
+#endif
 }

@@ -16,13 +16,13 @@ __kernel void km_seed(__global const uchar4 *src, int w, int h, int stride,
 }
 
 /* Nearest centre by squared distance; ties go to the lower index. */
-inline int km_nearest(uchar4 p, __constant int4 *centres, int k)
+inline int km_nearest(int r, int g, int b, __constant int4 *centres, int k)
 {
-    const int4 q = convert_int4(p);
     int best = 0x7fffffff, at = 0;
     for (int j = 0; j < k; ++j) {
-        const int4 d = q - centres[j];
-        const int dist = d.x * d.x + d.y * d.y + d.z * d.z;
+        const int4 c = centres[j];
+        const int dr = r - c.x, dg = g - c.y, db = b - c.z;
+        const int dist = dr * dr + dg * dg + db * db;
         if (dist < best) {
             best = dist;
             at = j;
@@ -42,11 +42,12 @@ __kernel void km_assign(__global const uchar4 *src, int w, int h, int stride,
         sums[i] = 0;
     for (int y = (int)get_global_id(0); y < h; y += (int)get_global_size(0)) {
         for (int x = 0; x < w; ++x) {
-            const uchar4 p = src[y * stride + x];
-            const int j = km_nearest(p, centres, k);
-            sums[4 * j] += p.x;
-            sums[4 * j + 1] += p.y;
-            sums[4 * j + 2] += p.z;
+            uchar r, g, b, a;
+            CLV_LOAD(src, y * stride + x, r, g, b, a);
+            const int j = km_nearest(r, g, b, centres, k);
+            sums[4 * j] += r;
+            sums[4 * j + 1] += g;
+            sums[4 * j + 2] += b;
             sums[4 * j + 3] += 1;
         }
     }
@@ -62,7 +63,7 @@ __kernel void km_assign(__global const uchar4 *src, int w, int h, int stride,
     for (int y = (int)get_group_id(0); y < h; y += (int)get_num_groups(0)) {
         for (int x = lid; x < w; x += lsize) {
             const uchar4 p = src[y * stride + x];
-            const int j = km_nearest(p, centres, k);
+            const int j = km_nearest(p.x, p.y, p.z, centres, k);
             atomic_add(&sums[4 * j], (uint)p.x);
             atomic_add(&sums[4 * j + 1], (uint)p.y);
             atomic_add(&sums[4 * j + 2], (uint)p.z);
@@ -100,8 +101,9 @@ __kernel void km_map(CLV_FRAME_ARGS, __constant int4 *centres, int k)
 {
     CLV_PIXEL_LOOP(w, h, x, y)
     {
-        const uchar4 p = src[y * stride + x];
-        const int4 c = centres[km_nearest(p, centres, k)];
-        dst[y * stride + x] = (uchar4)((uchar)c.x, (uchar)c.y, (uchar)c.z, p.w);
+        uchar r, g, b, a;
+        CLV_LOAD(src, y * stride + x, r, g, b, a);
+        const int4 c = centres[km_nearest(r, g, b, centres, k)];
+        CLV_STORE(dst, y * stride + x, (uchar)c.x, (uchar)c.y, (uchar)c.z, a);
     }
 }

@@ -168,8 +168,12 @@ int clv__launch(const clv_launch *l, cl_kernel kernel, cl_uint dims, const size_
 int clv__launch_pixels(const clv_launch *l, cl_kernel kernel, int width, int height)
 {
     if (l->ctx->row_shape) {
-        size_t global[2] = {1, (size_t)height};
-        return clv__launch(l, kernel, 2, global, NULL);
+        /* A few rows per work-group: one row each is all overhead, and with
+         * no local size PoCL makes one group of every row (one core). */
+        size_t rows = 4;
+        size_t local[2] = {1, rows};
+        size_t global[2] = {1, round_up((size_t)height, rows)};
+        return clv__launch(l, kernel, 2, global, local);
     }
     size_t local[2] = {16, 8};
     size_t global[2] = {round_up(((size_t)width + CLV__GPU_PX - 1) / CLV__GPU_PX, local[0]),

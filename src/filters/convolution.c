@@ -24,7 +24,8 @@ int clv__conv_init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
     if (st != CL_SUCCESS)
         return clv__fail(msg, CLV_ENOMEM, "convolution: cannot allocate the matrix: %s",
                          clv__cl_strerror(st));
-    return clv__kernel_create(prog, "convolve", &conv->kernel, msg);
+    return clv__kernel_create(prog, ctx->row_shape ? "convolve_rows" : "convolve", &conv->kernel,
+                              msg);
 }
 
 void clv__conv_uninit(void *state)
@@ -48,17 +49,19 @@ int clv__conv_set(clv__conv *conv, clv_context *ctx, const int *matrix, int coun
     conv->n = count == 49 ? 7 : count == 25 ? 5 : 3;
     conv->div = effective_div(matrix, count, div);
     conv->bias = bias;
+    conv->inv = 1.0f / (float)(2 * conv->div);
     return 0;
 }
 
 int clv__conv_run(void *state, const clv_launch *l)
 {
     clv__conv *conv = state;
-    int err = clv__kernel_frame_args(conv->kernel, l);
+    cl_kernel k = conv->kernel;
+    int err = clv__kernel_frame_args(k, l);
     if (!err)
-        err = clv__kernel_args(conv->kernel, 5, 4, CLV__ARG(conv->coef), CLV__ARG(conv->n),
-                               CLV__ARG(conv->div), CLV__ARG(conv->bias));
-    return err ? err : clv__launch_pixels(l, conv->kernel, l->width, l->height);
+        err = clv__kernel_args(k, 5, 5, CLV__ARG(conv->coef), CLV__ARG(conv->n),
+                               CLV__ARG(conv->div), CLV__ARG(conv->bias), CLV__ARG(conv->inv));
+    return err ? err : clv__launch_pixels(l, k, l->width, l->height);
 }
 
 void clv__conv_reference(const int *matrix, int count, int div, int bias, const clv_image *src,

@@ -21,9 +21,10 @@ extern const clv_filter clv__filter_quantize;
 /* Convolution family (convolution.c): a square integer matrix, its divisor
  * (0: the coefficient sum, or 1 when that is not positive) and a bias. */
 typedef struct clv__conv {
-    cl_kernel kernel;
+    cl_kernel kernel; /* convolve_rows (row shape) or convolve */
     cl_mem coef;
     int n, div, bias;
+    float inv;            /* 1.0f / (2 * div) */
 } clv__conv;
 
 int clv__conv_init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg);

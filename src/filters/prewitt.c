@@ -6,7 +6,7 @@ typedef struct prewitt_state {
     cl_kernel kernel;
 } prewitt_state;
 
-/* scale is kept in thousandths: scale = p / 1000. */
+/* scale is kept in thousandths: scale = p / 1000 (PREWITT_Q in cl/prewitt.cl). */
 #define PREWITT_Q 1000u
 
 static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
@@ -24,11 +24,10 @@ static int run(void *state, const clv_launch *l)
 {
     prewitt_state *s = state;
     cl_ulong p = (cl_ulong)l->values[0].i, p2 = p * p;
-    cl_uint q = PREWITT_Q;
     cl_int delta = (cl_int)l->values[1].i;
     int err = clv__kernel_frame_args(s->kernel, l);
     if (!err)
-        err = clv__kernel_args(s->kernel, 5, 3, CLV__ARG(p2), CLV__ARG(q), CLV__ARG(delta));
+        err = clv__kernel_args(s->kernel, 5, 2, CLV__ARG(p2), CLV__ARG(delta));
     return err ? err : clv__launch_pixels(l, s->kernel, l->width, l->height);
 }
 
