@@ -61,24 +61,76 @@ __kernel void median3(CLV_FRAME_ARGS)
 
 /* Any radius: the k-th smallest (k = n/2) found bit by bit from the top:
  * the largest v with #(window < v) <= k. Eight passes over the window. */
-__kernel void median_radix(CLV_FRAME_ARGS, int r)
+inline uchar4 median_radix_pixel(__global const uchar4 *src, int w, int h, int stride, int r,
+                                 int x, int y)
 {
     const int k = ((2 * r + 1) * (2 * r + 1)) / 2;
-    CLV_PIXEL_LOOP(w, h, x, y)
-    {
-        uint4 res = (uint4)0;
-        for (uint bit = 128; bit; bit >>= 1) {
-            const uint4 cand = res | bit;
-            int4 below = (int4)0;
-            for (int dy = -r; dy <= r; ++dy) {
-                const int yy = clamp(y + dy, 0, h - 1) * stride;
-                for (int dx = -r; dx <= r; ++dx)
-                    below -= convert_uint4(src[yy + clamp(x + dx, 0, w - 1)]) < cand;
-            }
-            res = select(res, cand, below <= (int4)k);
+    uint4 res = (uint4)0;
+    for (uint bit = 128; bit; bit >>= 1) {
+        const uint4 cand = res | bit;
+        int4 below = (int4)0;
+        for (int dy = -r; dy <= r; ++dy) {
+            const int yy = clamp(y + dy, 0, h - 1) * stride;
+            for (int dx = -r; dx <= r; ++dx)
+                below -= convert_uint4(src[yy + clamp(x + dx, 0, w - 1)]) < cand;
         }
-        uchar4 o = convert_uchar4(res);
-        o.w = src[y * stride + x].w;
-        dst[y * stride + x] = o;
+        res = select(res, cand, below <= (int4)k);
     }
+    uchar4 o = convert_uchar4(res);
+    o.w = src[y * stride + x].w;
+    return o;
+}
+
+#define MEDIAN_TILE 512
+
+/* below[i] += p[i] < cand[i]. A function so that restrict tells the
+ * vectorizer the row and the private tiles do not overlap. */
+inline void median_count(__global const uchar *restrict p, const uchar *restrict cand,
+                         uchar *restrict below, int len)
+{
+    for (int i = 0; i < len; ++i)
+        below[i] += p[i] < cand[i];
+}
+
+__kernel void median_radix(CLV_FRAME_ARGS, int r)
+{
+#if CLV_ROW
+    /* The same selection on the row's interior in tiles of bytes: every
+     * innermost loop is a plain byte loop the compiler vectorizes. */
+    const int y = (int)get_global_id(1);
+    if (y >= h)
+        return;
+    for (int x = 0; x < w; ++x) {
+        if (x == r && w - r > r)
+            x = w - r;
+        dst[y * stride + x] = median_radix_pixel(src, w, h, stride, r, x, y);
+    }
+    const int k = ((2 * r + 1) * (2 * r + 1)) / 2;
+    __global const uchar *centre = CLV_ROW_BYTES_CONST(src, y);
+    __global uchar *restrict out = CLV_ROW_BYTES(dst, y);
+    uchar res[MEDIAN_TILE], cand[MEDIAN_TILE], below[MEDIAN_TILE];
+    for (int t = 4 * r; t < 4 * (w - r); t += MEDIAN_TILE) {
+        const int len = min(MEDIAN_TILE, 4 * (w - r) - t);
+        for (int i = 0; i < len; ++i)
+            res[i] = 0;
+        for (uint bit = 128; bit; bit >>= 1) {
+            for (int i = 0; i < len; ++i) {
+                cand[i] = res[i] | (uchar)bit;
+                below[i] = 0; /* at most 225: fits */
+            }
+            for (int dy = -r; dy <= r; ++dy) {
+                __global const uchar *row = CLV_ROW_BYTES_CONST(src, clamp(y + dy, 0, h - 1)) + t;
+                for (int dx = -r; dx <= r; ++dx)
+                    median_count(row + 4 * dx, cand, below, len);
+            }
+            for (int i = 0; i < len; ++i)
+                res[i] = below[i] <= k ? cand[i] : res[i];
+        }
+        for (int i = 0; i < len; ++i)
+            out[t + i] = ((t + i) & 3) == 3 ? centre[t + i] : res[i];
+    }
+#else
+    CLV_PIXEL_LOOP(w, h, x, y)
+    dst[y * stride + x] = median_radix_pixel(src, w, h, stride, r, x, y);
+#endif
 }

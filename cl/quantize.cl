@@ -31,6 +31,30 @@ inline int km_nearest(int r, int g, int b, __constant int4 *centres, int k)
     return at;
 }
 
+#define KM_TILE 256
+
+/* Row shape: the nearest centre of each pixel of a run of n <= KM_TILE
+ * pixels, centres in the outer loop so the inner loop over pixels
+ * vectorizes; ties still go to the lower index. */
+inline void km_nearest_run(__global const uchar *restrict px, __constant int4 *centres, int k,
+                           int n, uchar *restrict at)
+{
+    int best[KM_TILE];
+    for (int i = 0; i < n; ++i) {
+        best[i] = 0x7fffffff;
+        at[i] = 0;
+    }
+    for (int j = 0; j < k; ++j) {
+        const int4 c = centres[j];
+        for (int i = 0; i < n; ++i) {
+            const int dr = px[4 * i] - c.x, dg = px[4 * i + 1] - c.y, db = px[4 * i + 2] - c.z;
+            const int d = dr * dr + dg * dg + db * db;
+            at[i] = d < best[i] ? (uchar)j : at[i];
+            best[i] = min(d, best[i]);
+        }
+    }
+}
+
 /* partial[group][j] = (sum r, sum g, sum b, count) of the pixels of that
  * group's rows nearest to centre j. */
 __kernel void km_assign(__global const uchar4 *src, int w, int h, int stride,
@@ -40,15 +64,19 @@ __kernel void km_assign(__global const uchar4 *src, int w, int h, int stride,
     uint sums[256 * 4];
     for (int i = 0; i < 4 * k; ++i)
         sums[i] = 0;
+    uchar at[KM_TILE];
     for (int y = (int)get_global_id(0); y < h; y += (int)get_global_size(0)) {
-        for (int x = 0; x < w; ++x) {
-            uchar r, g, b, a;
-            CLV_LOAD(src, y * stride + x, r, g, b, a);
-            const int j = km_nearest(r, g, b, centres, k);
-            sums[4 * j] += r;
-            sums[4 * j + 1] += g;
-            sums[4 * j + 2] += b;
-            sums[4 * j + 3] += 1;
+        for (int x0 = 0; x0 < w; x0 += KM_TILE) {
+            const int n = min(KM_TILE, w - x0);
+            __global const uchar *px = CLV_ROW_BYTES_CONST(src, y) + 4 * x0;
+            km_nearest_run(px, centres, k, n, at);
+            for (int i = 0; i < n; ++i) {
+                const int j = at[i];
+                sums[4 * j] += px[4 * i];
+                sums[4 * j + 1] += px[4 * i + 1];
+                sums[4 * j + 2] += px[4 * i + 2];
+                sums[4 * j + 3] += 1;
+            }
         }
     }
     __global uint *out = partial + (size_t)get_global_id(0) * 4 * k;
@@ -99,11 +127,30 @@ __kernel void km_reduce(__global const uint *partial, int groups, int k, __globa
 
 __kernel void km_map(CLV_FRAME_ARGS, __constant int4 *centres, int k)
 {
+#if CLV_ROW
+    const int y = (int)get_global_id(1);
+    if (y >= h)
+        return;
+    uchar at[KM_TILE];
+    for (int x0 = 0; x0 < w; x0 += KM_TILE) {
+        const int n = min(KM_TILE, w - x0);
+        __global const uchar *px = CLV_ROW_BYTES_CONST(src, y) + 4 * x0;
+        __global uchar *out = CLV_ROW_BYTES(dst, y) + 4 * x0;
+        km_nearest_run(px, centres, k, n, at);
+        for (int i = 0; i < n; ++i) {
+            const int4 c = centres[at[i]];
+            out[4 * i] = (uchar)c.x;
+            out[4 * i + 1] = (uchar)c.y;
+            out[4 * i + 2] = (uchar)c.z;
+            out[4 * i + 3] = px[4 * i + 3];
+        }
+    }
+#else
     CLV_PIXEL_LOOP(w, h, x, y)
     {
-        uchar r, g, b, a;
-        CLV_LOAD(src, y * stride + x, r, g, b, a);
-        const int4 c = centres[km_nearest(r, g, b, centres, k)];
-        CLV_STORE(dst, y * stride + x, (uchar)c.x, (uchar)c.y, (uchar)c.z, a);
+        const uchar4 p = src[y * stride + x];
+        const int4 c = centres[km_nearest(p.x, p.y, p.z, centres, k)];
+        dst[y * stride + x] = (uchar4)((uchar)c.x, (uchar)c.y, (uchar)c.z, p.w);
     }
+#endif
 }
