@@ -58,6 +58,17 @@
 #define CLV_STORE(buf, index, r, g, b, a) (buf)[index] = (uchar4)((r), (g), (b), (a))
 #endif
 
+/* The row shape: declares y for this work-item's row, and CLV_ROW_EDGES
+ * loops x over the r pixels at each end of that row (every pixel when the
+ * row is shorter than 2r + 1), which neighbourhood kernels clamp, before
+ * they walk the interior without clamping. */
+#define CLV_ROW_Y(y)                                                                               \
+    const int y = (int)get_global_id(1);                                                           \
+    if (y >= h)                                                                                    \
+        return
+#define CLV_ROW_EDGES(x, r)                                                                        \
+    for (int x = 0; x < w; x = (x + 1 == (r) && w - (r) > (r)) ? w - (r) : x + 1)
+
 /* The row shape's bytes of row y: neighbourhood kernels walk the interior
  * of a row byte by byte (channel c of pixel x is byte 4x + c). */
 #define CLV_ROW_BYTES(buf, y) ((__global uchar *)((buf) + (y) * stride))

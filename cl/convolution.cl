@@ -39,14 +39,10 @@ __kernel void convolve(CLV_FRAME_ARGS, __constant int *coef, int n, int div, int
 __kernel void convolve_rows(CLV_FRAME_ARGS, __constant int *coef, int n, int div, int bias,
                             float inv)
 {
-    const int y = (int)get_global_id(1), r = n / 2;
-    if (y >= h)
-        return;
-    for (int x = 0; x < w; ++x) {
-        if (x == r && w - r > r)
-            x = w - r; /* the interior is done below */
-        dst[y * stride + x] = conv_pixel(src, w, h, stride, coef, n, div, inv, bias, x, y);
-    }
+    CLV_ROW_Y(y);
+    const int r = n / 2;
+    CLV_ROW_EDGES(x, r)
+    dst[y * stride + x] = conv_pixel(src, w, h, stride, coef, n, div, inv, bias, x, y);
     __global const uchar *centre = CLV_ROW_BYTES_CONST(src, y);
     __global uchar *restrict out = CLV_ROW_BYTES(dst, y);
     if (n == 3) { /* the common case, unrolled: about twice the tiles' speed */

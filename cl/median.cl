@@ -36,9 +36,7 @@ inline uchar4 median3_pixel(__global const uchar4 *src, int w, int h, int stride
 __kernel void median3(CLV_FRAME_ARGS)
 {
 #if CLV_ROW
-    const int y = (int)get_global_id(1);
-    if (y >= h)
-        return;
+    CLV_ROW_Y(y);
     dst[y * stride] = median3_pixel(src, w, h, stride, 0, y);
     if (w > 1)
         dst[y * stride + w - 1] = median3_pixel(src, w, h, stride, w - 1, y);
@@ -97,14 +95,9 @@ __kernel void median_radix(CLV_FRAME_ARGS, int r)
 #if CLV_ROW
     /* The same selection on the row's interior in tiles of bytes: every
      * innermost loop is a plain byte loop the compiler vectorizes. */
-    const int y = (int)get_global_id(1);
-    if (y >= h)
-        return;
-    for (int x = 0; x < w; ++x) {
-        if (x == r && w - r > r)
-            x = w - r;
-        dst[y * stride + x] = median_radix_pixel(src, w, h, stride, r, x, y);
-    }
+    CLV_ROW_Y(y);
+    CLV_ROW_EDGES(x, r)
+    dst[y * stride + x] = median_radix_pixel(src, w, h, stride, r, x, y);
     const int k = ((2 * r + 1) * (2 * r + 1)) / 2;
     __global const uchar *centre = CLV_ROW_BYTES_CONST(src, y);
     __global uchar *restrict out = CLV_ROW_BYTES(dst, y);

@@ -23,14 +23,9 @@ __kernel void morph(CLV_FRAME_ARGS, int r, int dilate)
 #if CLV_ROW
     /* The row's r pixels at each end with clamping; the interior as plain
      * byte loops, one pass per window offset, folded into the output row. */
-    const int y = (int)get_global_id(1);
-    if (y >= h)
-        return;
-    for (int x = 0; x < w; ++x) {
-        if (x == r && w - r > r)
-            x = w - r;
-        dst[y * stride + x] = morph_pixel(src, w, h, stride, r, dilate, x, y);
-    }
+    CLV_ROW_Y(y);
+    CLV_ROW_EDGES(x, r)
+    dst[y * stride + x] = morph_pixel(src, w, h, stride, r, dilate, x, y);
     const int begin = 4 * r, end = 4 * (w - r);
     __global uchar *restrict out = CLV_ROW_BYTES(dst, y);
     __global const uchar *first = CLV_ROW_BYTES_CONST(src, max(y - r, 0)) - 4 * r;

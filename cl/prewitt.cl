@@ -64,9 +64,7 @@ inline uchar4 prewitt_pixel(__global const uchar4 *src, int w, int h, int stride
 __kernel void prewitt(CLV_FRAME_ARGS, ulong p2, int delta)
 {
 #if CLV_ROW
-    const int y = (int)get_global_id(1);
-    if (y >= h)
-        return;
+    CLV_ROW_Y(y);
     dst[y * stride] = prewitt_pixel(src, w, h, stride, p2, delta, 0, y);
     if (w > 1)
         dst[y * stride + w - 1] = prewitt_pixel(src, w, h, stride, p2, delta, w - 1, y);

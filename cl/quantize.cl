@@ -128,9 +128,7 @@ __kernel void km_reduce(__global const uint *partial, int groups, int k, __globa
 __kernel void km_map(CLV_FRAME_ARGS, __constant int4 *centres, int k)
 {
 #if CLV_ROW
-    const int y = (int)get_global_id(1);
-    if (y >= h)
-        return;
+    CLV_ROW_Y(y);
     uchar at[KM_TILE];
     for (int x0 = 0; x0 < w; x0 += KM_TILE) {
         const int n = min(KM_TILE, w - x0);

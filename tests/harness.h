@@ -63,6 +63,27 @@ const char *test_content_name(enum content content);
 clv_context *test_context(int shape);
 clv_context *test_context_on(const char *device, int shape);
 
+/* A chain on the device and its reference, with frames and images of one
+ * size: in is the input, got the device's output, want the reference's. */
+typedef struct test_rig {
+    clv_context *ctx;
+    clv_chain *chain;
+    clv_ref_chain *ref;
+    clv_frame src, dst;
+    clv_image in, got, want;
+} test_rig;
+
+/* Builds chain_text on ctx and ref_text (NULL: the same) as reference.
+ * On failure msg says why; test_rig_close cleans up either way. */
+int test_rig_open(test_rig *rig, clv_context *ctx, const char *chain_text, const char *ref_text,
+                  int w, int h, clv_msg *msg);
+/* Uploads in, runs both for frame index `frame`, downloads into got and
+ * want. Returns an error code (not a comparison). */
+int test_rig_run(test_rig *rig, uint64_t frame, clv_msg *msg);
+/* 1 when got equals want byte for byte. */
+int test_rig_equal(const test_rig *rig);
+void test_rig_close(test_rig *rig);
+
 /* Runs `chain` for `frames` frames on the device and with the references
  * on the same w x h content and checks every frame is equal bit for bit.
  * Returns the number of mismatching frames (also counted as failures). */

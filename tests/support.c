@@ -92,60 +92,91 @@ static int compare_images(const clv_image *got, const clv_image *want, const cha
     return 0;
 }
 
+int test_rig_open(test_rig *rig, clv_context *ctx, const char *chain_text, const char *ref_text,
+                  int w, int h, clv_msg *msg)
+{
+    memset(rig, 0, sizeof *rig);
+    rig->ctx = ctx;
+    clv_chain_desc desc, ref_desc;
+    int err = clv_chain_parse(chain_text, &desc, msg);
+    if (!err)
+        err = clv_chain_parse(ref_text ? ref_text : chain_text, &ref_desc, msg);
+    if (!err)
+        err = clv_chain_create(ctx, &desc, &rig->chain, msg);
+    if (!err)
+        err = clv_ref_chain_create(&ref_desc, &rig->ref);
+    if (!err)
+        err = clv_frame_create(ctx, w, h, &rig->src, msg);
+    if (!err)
+        err = clv_frame_create(ctx, w, h, &rig->dst, msg);
+    if (!err)
+        err = clv_image_alloc(&rig->in, w, h);
+    if (!err)
+        err = clv_image_alloc(&rig->got, w, h);
+    if (!err)
+        err = clv_image_alloc(&rig->want, w, h);
+    return err;
+}
+
+int test_rig_run(test_rig *rig, uint64_t frame, clv_msg *msg)
+{
+    int err = clv_frame_upload(rig->ctx, &rig->src, &rig->in);
+    if (!err)
+        err = clv_chain_run(rig->chain, &rig->src, &rig->dst, frame, NULL, NULL, msg);
+    if (!err)
+        err = clv_frame_download(rig->ctx, &rig->dst, &rig->got);
+    if (!err)
+        err = clv_ref_chain_run(rig->ref, &rig->in, &rig->want, frame);
+    return err;
+}
+
+int test_rig_equal(const test_rig *rig)
+{
+    return memcmp(rig->got.pixels, rig->want.pixels,
+                  (size_t)rig->want.stride * (size_t)rig->want.height) == 0;
+}
+
+void test_rig_close(test_rig *rig)
+{
+    clv_chain_destroy(rig->chain);
+    clv_ref_chain_destroy(rig->ref);
+    clv_frame_destroy(&rig->src);
+    clv_frame_destroy(&rig->dst);
+    clv_image_free(&rig->in);
+    clv_image_free(&rig->got);
+    clv_image_free(&rig->want);
+    memset(rig, 0, sizeof *rig);
+}
+
 int test_compare(clv_context *ctx, const char *chain_text, int w, int h, enum content content,
                  int frames)
 {
     clv_msg msg = {{0}};
-    clv_chain_desc desc;
     int bad = 0;
     char what[512];
     snprintf(what, sizeof what, "'%s' on %dx%d %s (%s, %s shape)", chain_text, w, h,
              test_content_name(content), clv_context_device(ctx)->name,
              clv_context_row_shape(ctx) ? "row" : "gpu");
-    if (clv_chain_parse(chain_text, &desc, &msg)) {
-        CHECK(0, "%s: %s", what, msg.text);
+    test_rig rig;
+    if (test_rig_open(&rig, ctx, chain_text, NULL, w, h, &msg)) {
+        CHECK(0, "%s: setup failed: %s", what, msg.text);
+        test_rig_close(&rig);
         return 1;
     }
-    clv_chain *chain = NULL;
-    clv_ref_chain *ref = NULL;
-    clv_frame src = {0}, dst = {0};
-    clv_image in = {0}, got = {0}, want = {0};
-    if (clv_chain_create(ctx, &desc, &chain, &msg) || clv_ref_chain_create(&desc, &ref) ||
-        clv_frame_create(ctx, w, h, &src, &msg) || clv_frame_create(ctx, w, h, &dst, &msg) ||
-        clv_image_alloc(&in, w, h) || clv_image_alloc(&got, w, h) ||
-        clv_image_alloc(&want, w, h)) {
-        CHECK(0, "%s: setup failed: %s", what, msg.text);
-        bad = 1;
-        goto done;
-    }
     for (int f = 0; f < frames; f++) {
-        test_fill(&in, content, (uint32_t)(w * 31 + h * 17 + f * 7919 + (int)content));
-        int err = clv_frame_upload(ctx, &src, &in);
-        if (!err)
-            err = clv_chain_run(chain, &src, &dst, (uint64_t)f, NULL, NULL, &msg);
-        if (!err)
-            err = clv_frame_download(ctx, &dst, &got);
-        if (err) {
-            CHECK(0, "%s frame %d: device run failed: %s", what, f, msg.text);
+        test_fill(&rig.in, content, (uint32_t)(w * 31 + h * 17 + f * 7919 + (int)content));
+        if (test_rig_run(&rig, (uint64_t)f, &msg)) {
+            CHECK(0, "%s frame %d: run failed: %s", what, f, msg.text);
             bad++;
             break;
         }
-        CHECK(clv_ref_chain_run(ref, &in, &want, (uint64_t)f) == 0, "%s: reference failed",
-              what);
         char frame_what[600];
         snprintf(frame_what, sizeof frame_what, "%s frame %d", what, f);
-        if (compare_images(&got, &want, frame_what)) {
+        if (compare_images(&rig.got, &rig.want, frame_what)) {
             CHECK(0, "%s: device differs from the C reference", frame_what);
             bad++;
         }
     }
-done:
-    clv_chain_destroy(chain);
-    clv_ref_chain_destroy(ref);
-    clv_frame_destroy(&src);
-    clv_frame_destroy(&dst);
-    clv_image_free(&in);
-    clv_image_free(&got);
-    clv_image_free(&want);
+    test_rig_close(&rig);
     return bad;
 }

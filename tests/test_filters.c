@@ -194,70 +194,57 @@ int test_chain_runner(void)
     if (!ctx)
         return 1;
     clv_msg msg = {{0}};
-    clv_chain_desc desc, want_desc;
-    clv_chain *chain = NULL;
-    clv_ref_chain *ref = NULL;
-    clv_frame src = {0}, dst = {0};
-    clv_image in = {0}, got = {0}, want = {0};
+    test_rig rig;
     int w = 64, h = 48;
-    CHECK(clv_chain_parse("sharpen,median", &desc, &msg) == 0, "%s", msg.text);
-    CHECK(clv_chain_parse("sharpen,median=radius=3", &want_desc, &msg) == 0, "%s", msg.text);
-    if (clv_chain_create(ctx, &desc, &chain, &msg) || clv_ref_chain_create(&want_desc, &ref) ||
-        clv_frame_create(ctx, w, h, &src, &msg) || clv_frame_create(ctx, w, h, &dst, &msg) ||
-        clv_image_alloc(&in, w, h) || clv_image_alloc(&got, w, h) ||
-        clv_image_alloc(&want, w, h)) {
+    if (test_rig_open(&rig, ctx, "sharpen,median", "sharpen,median=radius=3", w, h, &msg)) {
         CHECK(0, "setup: %s", msg.text);
         goto done;
     }
-    test_fill(&in, CONTENT_NOISE, 5);
-    CHECK(clv_frame_upload(ctx, &src, &in) == 0, "upload");
-    CHECK(clv_chain_run(chain, &src, &dst, 0, NULL, NULL, &msg) == 0, "%s", msg.text);
-    CHECK(clv_chain_set_param(chain, 1, "radius", "3", &msg) == 0, "%s", msg.text);
-    cl_event done = NULL;
-    CHECK(clv_chain_run(chain, &src, &dst, 1, NULL, &done, &msg) == 0, "%s", msg.text);
-    CHECK(done != NULL, "no completion event");
-    if (done) {
-        CHECK(clWaitForEvents(1, &done) == CL_SUCCESS, "wait");
-        clReleaseEvent(done);
-    }
-    CHECK(clv_frame_download(ctx, &dst, &got) == 0, "download");
-    CHECK(clv_ref_chain_run(ref, &in, &want, 1) == 0, "reference");
-    CHECK(memcmp(got.pixels, want.pixels, (size_t)w * h * 4) == 0,
-          "after set_param radius=3 the chain differs from sharpen,median=radius=3");
+    test_fill(&rig.in, CONTENT_NOISE, 5);
+    CHECK(test_rig_run(&rig, 0, &msg) == 0, "%s", msg.text);
+    CHECK(!test_rig_equal(&rig), "radius 1 and 3 agree on noise?");
+    CHECK(clv_chain_set_param(rig.chain, 1, "radius", "3", &msg) == 0, "%s", msg.text);
+    CHECK(test_rig_run(&rig, 1, &msg) == 0, "%s", msg.text);
+    CHECK(test_rig_equal(&rig), "after set_param radius=3 the chain differs from "
+                                "sharpen,median=radius=3");
     char text[256];
-    clv_chain_format(clv_chain_get_desc(chain), text, sizeof text);
+    clv_chain_format(clv_chain_get_desc(rig.chain), text, sizeof text);
     CHECK_EQ_STR(text, "sharpen,median=radius=3");
+
+    /* The completion event signals the end of the run. */
+    cl_event done_event = NULL;
+    CHECK(clv_chain_run(rig.chain, &rig.src, &rig.dst, 2, NULL, &done_event, &msg) == 0, "%s",
+          msg.text);
+    CHECK(done_event != NULL, "no completion event");
+    if (done_event) {
+        CHECK(clWaitForEvents(1, &done_event) == CL_SUCCESS, "wait");
+        clReleaseEvent(done_event);
+    }
 
     /* A bad value is refused and changes nothing. */
-    CHECK(clv_chain_set_param(chain, 1, "radius", "99", &msg) == CLV_ERANGE, "accepted 99");
+    CHECK(clv_chain_set_param(rig.chain, 1, "radius", "99", &msg) == CLV_ERANGE, "accepted 99");
     CHECK_EQ_STR(msg.text, "filter 'median' parameter 'radius': 99 is out of range (allowed: 1 "
                            "to 7)");
-    CHECK(clv_chain_set_param(chain, 1, "radios", "2", &msg) == CLV_EPARSE, "accepted radios");
-    CHECK(clv_chain_set_param(chain, 5, "radius", "2", &msg) == CLV_EINVAL, "accepted #6");
-    clv_chain_format(clv_chain_get_desc(chain), text, sizeof text);
+    CHECK(clv_chain_set_param(rig.chain, 1, "radios", "2", &msg) == CLV_EPARSE,
+          "accepted radios");
+    CHECK(clv_chain_set_param(rig.chain, 5, "radius", "2", &msg) == CLV_EINVAL, "accepted #6");
+    clv_chain_format(clv_chain_get_desc(rig.chain), text, sizeof text);
     CHECK_EQ_STR(text, "sharpen,median=radius=3");
+    test_rig_close(&rig);
 
-    /* The empty chain copies; mismatched frames are refused. */
-    clv_chain_destroy(chain);
-    chain = NULL;
-    CHECK(clv_chain_parse("", &desc, &msg) == 0 && desc.count == 0, "empty chain");
-    CHECK(clv_chain_create(ctx, &desc, &chain, &msg) == 0, "%s", msg.text);
-    if (chain) {
-        CHECK(clv_chain_run(chain, &src, &dst, 0, NULL, NULL, &msg) == 0, "%s", msg.text);
-        CHECK(clv_frame_download(ctx, &dst, &got) == 0, "download");
-        CHECK(memcmp(got.pixels, in.pixels, (size_t)w * h * 4) == 0, "identity chain changed "
-                                                                     "the frame");
-        CHECK(clv_chain_run(chain, &src, &src, 0, NULL, NULL, &msg) == CLV_EINVAL,
-              "in-place run accepted");
+    /* The empty chain copies; an in-place run is refused. */
+    if (test_rig_open(&rig, ctx, "", NULL, w, h, &msg)) {
+        CHECK(0, "setup: %s", msg.text);
+        goto done;
     }
+    test_fill(&rig.in, CONTENT_NOISE, 6);
+    CHECK(test_rig_run(&rig, 0, &msg) == 0, "%s", msg.text);
+    CHECK(memcmp(rig.got.pixels, rig.in.pixels, (size_t)w * h * 4) == 0,
+          "the empty chain changed the frame");
+    CHECK(clv_chain_run(rig.chain, &rig.src, &rig.src, 0, NULL, NULL, &msg) == CLV_EINVAL,
+          "in-place run accepted");
 done:
-    clv_chain_destroy(chain);
-    clv_ref_chain_destroy(ref);
-    clv_frame_destroy(&src);
-    clv_frame_destroy(&dst);
-    clv_image_free(&in);
-    clv_image_free(&got);
-    clv_image_free(&want);
+    test_rig_close(&rig);
     clv_context_destroy(ctx);
     return 0;
 }

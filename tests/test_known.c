@@ -12,34 +12,21 @@ static int run_both(clv_context *ctx, const char *chain_text, const clv_image *i
                     clv_image *out, uint64_t frame)
 {
     clv_msg msg = {{0}};
-    clv_chain_desc desc;
-    clv_chain *chain = NULL;
-    clv_ref_chain *ref = NULL;
-    clv_frame src = {0}, dst = {0};
-    clv_image want = {0};
+    test_rig rig;
     int bad = 1;
-    if (clv_chain_parse(chain_text, &desc, &msg) || clv_chain_create(ctx, &desc, &chain, &msg) ||
-        clv_ref_chain_create(&desc, &ref) ||
-        clv_frame_create(ctx, img->width, img->height, &src, &msg) ||
-        clv_frame_create(ctx, img->width, img->height, &dst, &msg) ||
-        clv_image_alloc(&want, img->width, img->height)) {
+    if (test_rig_open(&rig, ctx, chain_text, NULL, img->width, img->height, &msg)) {
         CHECK(0, "%s: %s", chain_text, msg.text);
-        goto done;
+    } else {
+        memcpy(rig.in.pixels, img->pixels, (size_t)img->stride * img->height);
+        if (test_rig_run(&rig, frame, &msg)) {
+            CHECK(0, "%s: run failed: %s", chain_text, msg.text);
+        } else {
+            memcpy(out->pixels, rig.got.pixels, (size_t)img->stride * img->height);
+            bad = !test_rig_equal(&rig);
+            CHECK(!bad, "%s: device and reference differ", chain_text);
+        }
     }
-    if (clv_frame_upload(ctx, &src, img) ||
-        clv_chain_run(chain, &src, &dst, frame, NULL, NULL, &msg) ||
-        clv_frame_download(ctx, &dst, out) || clv_ref_chain_run(ref, img, &want, frame)) {
-        CHECK(0, "%s: run failed: %s", chain_text, msg.text);
-        goto done;
-    }
-    bad = memcmp(out->pixels, want.pixels, (size_t)img->width * img->height * 4) != 0;
-    CHECK(!bad, "%s: device and reference differ", chain_text);
-done:
-    clv_chain_destroy(chain);
-    clv_ref_chain_destroy(ref);
-    clv_frame_destroy(&src);
-    clv_frame_destroy(&dst);
-    clv_image_free(&want);
+    test_rig_close(&rig);
     return bad;
 }
 
