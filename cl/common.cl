@@ -65,14 +65,14 @@
 #define CLV_ROW_Y(y)                                                                               \
     const int y = (int)get_global_id(1);                                                           \
     if (y >= h)                                                                                    \
-        return
+    return
 #define CLV_ROW_EDGES(x, r)                                                                        \
     for (int x = 0; x < w; x = (x + 1 == (r) && w - (r) > (r)) ? w - (r) : x + 1)
 
 /* The row shape's bytes of row y: neighbourhood kernels walk the interior
  * of a row byte by byte (channel c of pixel x is byte 4x + c). */
-#define CLV_ROW_BYTES(buf, y) ((__global uchar *)((buf) + (y) * stride))
-#define CLV_ROW_BYTES_CONST(buf, y) ((__global const uchar *)((buf) + (y) * stride))
+#define CLV_ROW_BYTES(buf, y) ((__global uchar *)((buf) + (y)*stride))
+#define CLV_ROW_BYTES_CONST(buf, y) ((__global const uchar *)((buf) + (y)*stride))
 
 /* BT.601 luma in fixed point (OpenCV's BGR2GRAY). */
 inline int clv_gray3(int r, int g, int b)

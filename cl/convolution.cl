@@ -10,8 +10,8 @@ inline uchar conv_finish(int s, int div, float inv, int bias)
 }
 
 /* One pixel with clamp-to-edge: the GPU shape, and the row shape's edges. */
-inline uchar4 conv_pixel(__global const uchar4 *src, int w, int h, int stride,
-                         __constant int *coef, int n, int div, float inv, int bias, int x, int y)
+inline uchar4 conv_pixel(__global const uchar4 *src, int w, int h, int stride, __constant int *coef,
+                         int n, int div, float inv, int bias, int x, int y)
 {
     const int r = n / 2;
     int4 s = (int4)0;
@@ -63,8 +63,10 @@ __kernel void convolve_rows(CLV_FRAME_ARGS, __constant int *coef, int n, int div
                 const int s = k0 * r0[i - 4] + k1 * r0[i] + k2 * r0[i + 4] + k3 * centre[i - 4] +
                               k4 * centre[i] + k5 * centre[i + 4] + k6 * r2[i - 4] + k7 * r2[i] +
                               k8 * r2[i + 4];
-                out[i] = (i & 3) == 3 ? centre[i]
-                                      : convert_uchar_sat(clv_floor_div_inv(2 * s + div, 2 * div, inv) + bias);
+                out[i] =
+                    (i & 3) == 3
+                        ? centre[i]
+                        : convert_uchar_sat(clv_floor_div_inv(2 * s + div, 2 * div, inv) + bias);
             }
         }
         return;

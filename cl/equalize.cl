@@ -3,8 +3,7 @@
  * per work-group on GPUs, merged with atomics), one scan that makes the LUT
  * and clears the histogram for the next frame, then the apply pass. */
 
-__kernel void eq_hist(__global const uchar4 *src, int w, int h, int stride,
-                      __global uint *hist)
+__kernel void eq_hist(__global const uchar4 *src, int w, int h, int stride, __global uint *hist)
 {
 #if CLV_ROW
     uint mine[256];

@@ -9,7 +9,9 @@
         a = t_;                                                                                    \
     }
 
-/* Paeth's 19-exchange median-of-9 network, branchless; leaves it in p4. */
+/* Paeth's 19-exchange median-of-9 network, branchless; leaves it in p4.
+ * Three exchanges a line, as the network is usually drawn. */
+// clang-format off
 #define MEDIAN9(T)                                                                                 \
     SORT2(T, p1, p2); SORT2(T, p4, p5); SORT2(T, p7, p8);                                          \
     SORT2(T, p0, p1); SORT2(T, p3, p4); SORT2(T, p6, p7);                                          \
@@ -18,6 +20,7 @@
     SORT2(T, p3, p6); SORT2(T, p1, p4); SORT2(T, p2, p5);                                          \
     SORT2(T, p4, p7); SORT2(T, p4, p2); SORT2(T, p6, p4);                                          \
     SORT2(T, p4, p2)
+// clang-format on
 
 inline uchar4 median3_pixel(__global const uchar4 *src, int w, int h, int stride, int x, int y)
 {
@@ -59,8 +62,8 @@ __kernel void median3(CLV_FRAME_ARGS)
 
 /* Any radius: the k-th smallest (k = n/2) found bit by bit from the top:
  * the largest v with #(window < v) <= k. Eight passes over the window. */
-inline uchar4 median_radix_pixel(__global const uchar4 *src, int w, int h, int stride, int r,
-                                 int x, int y)
+inline uchar4 median_radix_pixel(__global const uchar4 *src, int w, int h, int stride, int r, int x,
+                                 int y)
 {
     const int k = ((2 * r + 1) * (2 * r + 1)) / 2;
     uint4 res = (uint4)0;

@@ -1,8 +1,8 @@
 /* morph.cl - one pass of erosion (per-channel minimum) or dilation (maximum)
  * over the (2r+1)^2 window, clamp-to-edge; alpha passes through. */
 
-inline uchar4 morph_pixel(__global const uchar4 *src, int w, int h, int stride, int r,
-                          int dilate, int x, int y)
+inline uchar4 morph_pixel(__global const uchar4 *src, int w, int h, int stride, int r, int dilate,
+                          int x, int y)
 {
     uchar4 lo = (uchar4)255, hi = (uchar4)0;
     for (int dy = -r; dy <= r; ++dy) {

@@ -20,8 +20,8 @@ inline uint noise_hash(uint key, int x, int y)
 inline int noise_gauss(uint h, uint c, int mul)
 {
     const uint v = clv_fmix32(h + c * 0x9E3779B9u);
-    const int s = (int)(v & 255u) + (int)((v >> 8) & 255u) + (int)((v >> 16) & 255u) +
-                  (int)(v >> 24);
+    const int s =
+        (int)(v & 255u) + (int)((v >> 8) & 255u) + (int)((v >> 16) & 255u) + (int)(v >> 24);
     const int z = 2 * s - 1020;
     return ((z * mul + 32768 + (512 << 16)) >> 16) - 512; /* floor, kept non-negative */
 }

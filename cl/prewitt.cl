@@ -74,7 +74,8 @@ __kernel void prewitt(CLV_FRAME_ARGS, ulong p2, int delta)
     __global uchar *restrict out = CLV_ROW_BYTES(dst, y);
     if (p2 == (ulong)PREWITT_Q * PREWITT_Q) {
         for (int i = 4; i < 4 * (w - 1); ++i) {
-            const int gx = (r0[i + 4] + r1[i + 4] + r2[i + 4]) - (r0[i - 4] + r1[i - 4] + r2[i - 4]);
+            const int gx =
+                (r0[i + 4] + r1[i + 4] + r2[i + 4]) - (r0[i - 4] + r1[i - 4] + r2[i - 4]);
             const int gy = (r2[i - 4] + r2[i] + r2[i + 4]) - (r0[i - 4] + r0[i] + r0[i + 4]);
             const int v = prewitt_isqrt(gx * gx + gy * gy) + delta;
             out[i] = (i & 3) == 3 ? r1[i] : convert_uchar_sat(v);

@@ -3,8 +3,8 @@
  * one reduction to new centres, then map each pixel to its centre. Centres
  * are int4 (r, g, b, 0) in constant memory. */
 
-__kernel void km_seed(__global const uchar4 *src, int w, int h, int stride,
-                      __global int4 *centres, int k)
+__kernel void km_seed(__global const uchar4 *src, int w, int h, int stride, __global int4 *centres,
+                      int k)
 {
     const int i = (int)get_global_id(0);
     if (i >= k)
@@ -121,8 +121,8 @@ __kernel void km_reduce(__global const uint *partial, int groups, int k, __globa
         n += s[3];
     }
     if (n)
-        centres[j] = (int4)((int)((r + n / 2) / n), (int)((g + n / 2) / n),
-                            (int)((b + n / 2) / n), 0);
+        centres[j] =
+            (int4)((int)((r + n / 2) / n), (int)((g + n / 2) / n), (int)((b + n / 2) / n), 0);
 }
 
 __kernel void km_map(CLV_FRAME_ARGS, __constant int4 *centres, int k)

@@ -33,3 +33,11 @@ expect_run(COMMAND ${BENCH} --frames -3 STATUS 2 ERR "--frames -3: expected an i
 expect_run(COMMAND ${BENCH} --device 99 STATUS 2 ERR "--device 99: no device with that index")
 expect_run(COMMAND ${BENCH} --device nosuchdevice STATUS 2
            ERR "--device 'nosuchdevice': no device name contains it")
+
+# No OpenCL platform at all (an ICD loader that finds no vendor file): a
+# message that says how to install one, exit 1.
+file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/no-vendors)
+expect_run(COMMAND ${CMAKE_COMMAND} -E env OCL_ICD_VENDORS=${CMAKE_CURRENT_BINARY_DIR}/no-vendors
+           ${CLVID} devices STATUS 1 ERR "no OpenCL platform found.*apt-get install pocl-opencl-icd")
+expect_run(COMMAND ${CMAKE_COMMAND} -E env OCL_ICD_VENDORS=${CMAKE_CURRENT_BINARY_DIR}/no-vendors
+           ${BENCH} --frames 1 STATUS 1 ERR "no OpenCL platform found")

@@ -18,8 +18,7 @@ void test_fill(clv_image *img, enum content content, uint32_t seed)
     uint32_t s = seed * 2654435761u + 0x9E3779B9u;
     if (!s)
         s = 1;
-    uint8_t flat[4] = {(uint8_t)next(&s), (uint8_t)next(&s), (uint8_t)next(&s),
-                       (uint8_t)next(&s)};
+    uint8_t flat[4] = {(uint8_t)next(&s), (uint8_t)next(&s), (uint8_t)next(&s), (uint8_t)next(&s)};
     for (int y = 0; y < img->height; y++) {
         uint8_t *row = img->pixels + (size_t)y * img->stride;
         for (int x = 0; x < img->width; x++) {

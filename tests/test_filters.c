@@ -20,8 +20,8 @@ static const filter_case convolution_cases[] = {
     {"convolution", 0, 1},
     {"convolution=matrix='1 2 1 2 4 2 1 2 1'", 0, 1},
     {"convolution=matrix='-1 -1 -1 -1 8 -1 -1 -1 -1':bias=128", 0, 1},
-    {"convolution='1 2 3 4 5 6 7 8 9 10 -11 12 -13 14 15 16 -17 18 19 20 21 22 23 24 -25':7:-3",
-     0, 1},
+    {"convolution='1 2 3 4 5 6 7 8 9 10 -11 12 -13 14 15 16 -17 18 19 20 21 22 23 24 -25':7:-3", 0,
+     1},
     {"convolution=matrix='-3 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
      "0 0 0 0 0 0 0 0 0 0 0 0 0 1':div=0",
      0, 1},
@@ -49,11 +49,8 @@ static const filter_case prewitt_cases[] = {
 };
 
 static const filter_case median_cases[] = {
-    {"median", 0, 1},
-    {"median=radius=2", 0, 1},
-    {"median=3", 1, 1},
-    {"median=radius=5", 1, 1},
-    {"median=radius=7", 1, 1},
+    {"median", 0, 1},          {"median=radius=2", 0, 1}, {"median=3", 1, 1},
+    {"median=radius=5", 1, 1}, {"median=radius=7", 1, 1},
 };
 
 static const filter_case morph_cases[] = {
@@ -66,11 +63,8 @@ static const filter_case morph_cases[] = {
 };
 
 static const filter_case point_cases[] = {
-    {"threshold", 0, 1},
-    {"threshold=t=0", 0, 1},
-    {"threshold=255", 1, 1},
-    {"threshold=77", 1, 1},
-    {"gray", 0, 1},
+    {"threshold", 0, 1},    {"threshold=t=0", 0, 1}, {"threshold=255", 1, 1},
+    {"threshold=77", 1, 1}, {"gray", 0, 1},
 };
 
 static const filter_case equalize_cases[] = {
@@ -113,8 +107,8 @@ static int run_cases(clv_context *ctx, const filter_case *cases, int count)
             for (int c = CONTENT_NOISE; c <= CONTENT_GRADIENT; c++) {
                 if (big && c != CONTENT_NOISE)
                     continue; /* the big size checks the work shape, not content */
-                bad += test_compare(ctx, cases[i].chain, w, h, (enum content)c,
-                                    cases[i].frames) != 0;
+                bad +=
+                    test_compare(ctx, cases[i].chain, w, h, (enum content)c, cases[i].frames) != 0;
             }
         }
     }
@@ -225,8 +219,7 @@ int test_chain_runner(void)
     CHECK(clv_chain_set_param(rig.chain, 1, "radius", "99", &msg) == CLV_ERANGE, "accepted 99");
     CHECK_EQ_STR(msg.text, "filter 'median' parameter 'radius': 99 is out of range (allowed: 1 "
                            "to 7)");
-    CHECK(clv_chain_set_param(rig.chain, 1, "radios", "2", &msg) == CLV_EPARSE,
-          "accepted radios");
+    CHECK(clv_chain_set_param(rig.chain, 1, "radios", "2", &msg) == CLV_EPARSE, "accepted radios");
     CHECK(clv_chain_set_param(rig.chain, 5, "radius", "2", &msg) == CLV_EINVAL, "accepted #6");
     clv_chain_format(clv_chain_get_desc(rig.chain), text, sizeof text);
     CHECK_EQ_STR(text, "sharpen,median=radius=3");

@@ -8,8 +8,8 @@
 
 /* Runs chain on img with the device and the reference; out gets the device
  * result; returns nonzero if they differ or a run failed. */
-static int run_both(clv_context *ctx, const char *chain_text, const clv_image *img,
-                    clv_image *out, uint64_t frame)
+static int run_both(clv_context *ctx, const char *chain_text, const clv_image *img, clv_image *out,
+                    uint64_t frame)
 {
     clv_msg msg = {{0}};
     test_rig rig;

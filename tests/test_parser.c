@@ -46,7 +46,8 @@ int test_parser_chains(void)
     expect_chain(" median = radius = 3 , gray ", "median=radius=3,gray");
     expect_chain("prewitt=scale=1.5:delta=-4", "prewitt=scale=1.5:delta=-4");
     expect_chain("noise=gaussian", "noise=type=gaussian:amount=0.05:sigma=10:seed=0");
-    expect_chain("noise=seed=4294967295", "noise=type=saltpepper:amount=0.05:sigma=10:seed=4294967295");
+    expect_chain("noise=seed=4294967295",
+                 "noise=type=saltpepper:amount=0.05:sigma=10:seed=4294967295");
     expect_chain("quantize=colors=256:iterations=0", "quantize=colors=256:iterations=0");
     expect_chain("threshold=t=0", "threshold=t=0");
     expect_chain("gray=", "gray");
@@ -69,8 +70,9 @@ int test_parser_errors(void)
                  "radius)");
     expect_error("median=size=2", CLV_EPARSE,
                  "filter 'median' has no parameter 'size' (parameters: radius)");
-    expect_error("sharpen=amount=2", CLV_EPARSE, "filter 'sharpen' takes no parameters; got "
-                                                 "'amount'");
+    expect_error("sharpen=amount=2", CLV_EPARSE,
+                 "filter 'sharpen' takes no parameters; got "
+                 "'amount'");
     expect_error("median=radius=9", CLV_ERANGE,
                  "filter 'median' parameter 'radius': 9 is out of range (allowed: 1 to 7)");
     expect_error("median=0", CLV_ERANGE,

@@ -4,8 +4,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "clvid.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 #define DEFAULT_CHAIN                                                                              \
     "convolution=matrix='1 2 1 2 4 2 1 2 1',sharpen,emboss,prewitt,median,median=2,erode,"         \
@@ -13,20 +21,19 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: clvid-bench [options]\n"
-            "  --size WxH|720p|1080p|4k   frame size (default 1080p)\n"
-            "  --device N|NAME            OpenCL device (default: CLVID_DEVICE, first GPU, "
-            "first device)\n"
-            "  --chain CHAIN              filters to time, ffmpeg syntax (default: every "
-            "filter)\n"
-            "  --frames N                 timed frames, the median is reported (default 20)\n"
-            "  --warmup N                 untimed frames first (default 2)\n"
-            "  --shape row|gpu            force a kernel work shape (default: by device "
-            "type)\n"
-            "  --json                     one JSON object on stdout instead of a table\n"
-            "Kernel time comes from profiling events; GB/s counts one frame read and one "
-            "written per filter (8 bytes per pixel).\n");
+    fprintf(out, "usage: clvid-bench [options]\n"
+                 "  --size WxH|720p|1080p|4k   frame size (default 1080p)\n"
+                 "  --device N|NAME            OpenCL device (default: CLVID_DEVICE, first GPU, "
+                 "first device)\n"
+                 "  --chain CHAIN              filters to time, ffmpeg syntax (default: every "
+                 "filter)\n"
+                 "  --frames N                 timed frames, the median is reported (default 20)\n"
+                 "  --warmup N                 untimed frames first (default 2)\n"
+                 "  --shape row|gpu            force a kernel work shape (default: by device "
+                 "type)\n"
+                 "  --json                     one JSON object on stdout instead of a table\n"
+                 "Kernel time comes from profiling events; GB/s counts one frame read and one "
+                 "written per filter (8 bytes per pixel).\n");
 }
 
 static int parse_size(const char *s, int *w, int *h)
@@ -38,8 +45,7 @@ static int parse_size(const char *s, int *w, int *h)
     if (!strcmp(s, "4k") || !strcmp(s, "4K"))
         return *w = 3840, *h = 2160, 0;
     char tail;
-    if (sscanf(s, "%dx%d%c", w, h, &tail) == 2 && *w >= 1 && *h >= 1 && *w <= 16384 &&
-        *h <= 16384)
+    if (sscanf(s, "%dx%d%c", w, h, &tail) == 2 && *w >= 1 && *h >= 1 && *w <= 16384 && *h <= 16384)
         return 0;
     return -1;
 }
@@ -86,8 +92,10 @@ int main(int argc, char **argv)
         char *end;
         if (!strcmp(a, "--size")) {
             if (parse_size(v, &w, &h)) {
-                fprintf(stderr, "clvid-bench: --size %s: expected WxH (1..16384 each), 720p, "
-                                "1080p or 4k\n", v);
+                fprintf(stderr,
+                        "clvid-bench: --size %s: expected WxH (1..16384 each), 720p, "
+                        "1080p or 4k\n",
+                        v);
                 return 2;
             }
         } else if (!strcmp(a, "--device")) {
@@ -98,8 +106,8 @@ int main(int argc, char **argv)
             long n = strtol(v, &end, 10);
             int lo = !strcmp(a, "--frames") ? 1 : 0;
             if (*end || end == v || n < lo || n > 100000) {
-                fprintf(stderr, "clvid-bench: %s %s: expected an integer from %d to 100000\n", a,
-                        v, lo);
+                fprintf(stderr, "clvid-bench: %s %s: expected an integer from %d to 100000\n", a, v,
+                        lo);
                 return 2;
             }
             *(!strcmp(a, "--frames") ? &frames : &warmup) = (int)n;
@@ -126,6 +134,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "clvid-bench: --chain is empty; name at least one filter\n");
         return 2;
     }
+    double setup_start = now_ms();
     clv_context_options opt = {.device = device, .profiling = 1, .shape = shape};
     clv_context *ctx = NULL;
     int err = clv_context_create(&opt, &ctx, &msg);
@@ -154,6 +163,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "clvid-bench: %s\n", msg.text);
         goto done;
     }
+    double setup_ms = now_ms() - setup_start; /* device, kernels (built or cached), frames */
     if (clv_frame_upload(ctx, &src, &img)) {
         fprintf(stderr, "clvid-bench: cannot upload the test frame\n");
         goto done;
@@ -178,13 +188,15 @@ int main(int argc, char **argv)
         printf(", \"platform\": ");
         json_string(dev->platform);
         printf(", \"shape\": \"%s\", \"width\": %d, \"height\": %d, \"frames\": %d, "
-               "\"filters\": [",
-               clv_context_row_shape(ctx) ? "row" : "gpu", w, h, frames);
+               "\"setup_ms\": %.1f, \"filters\": [",
+               clv_context_row_shape(ctx) ? "row" : "gpu", w, h, frames, setup_ms);
     } else {
-        printf("clvid-bench: %dx%d on %s (%s), %s shape, median of %d frames\n\n", w, h,
-               dev->name, dev->platform, clv_context_row_shape(ctx) ? "row" : "gpu", frames);
-        printf("%-4s %-40s %12s %10s %10s %10s\n", "#", "filter", "median us", "min us",
-               "Mpixel/s", "GB/s");
+        printf("clvid-bench: %dx%d on %s (%s), %s shape, median of %d frames\n", w, h, dev->name,
+               dev->platform, clv_context_row_shape(ctx) ? "row" : "gpu", frames);
+        printf("setup (device, kernels built or loaded from the cache, frames): %.0f ms\n\n",
+               setup_ms);
+        printf("%-4s %-40s %12s %10s %10s %10s\n", "#", "filter", "median us", "min us", "Mpixel/s",
+               "GB/s");
     }
     for (int i = 0; i < desc.count; i++) {
         uint64_t *t = ns + (size_t)i * frames;

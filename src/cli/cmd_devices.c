@@ -27,7 +27,10 @@ int clv_cmd_devices(int argc, char **argv)
     for (int i = 0; i < count; i++) {
         const clv_device_info *d = &list[i];
         printf("%-3s %-4d %-28.28s %-44.44s %-5s %4u %10llu %9llu  %s\n", i == chosen ? "*" : "",
-               d->index, d->platform, d->name, d->is_gpu ? "GPU" : d->is_cpu ? "CPU" : "other",
+               d->index, d->platform, d->name,
+               d->is_gpu   ? "GPU"
+               : d->is_cpu ? "CPU"
+                           : "other",
                d->compute_units, (unsigned long long)(d->global_mem >> 20),
                (unsigned long long)(d->local_mem >> 10), d->version);
     }

@@ -264,8 +264,10 @@ static int parse_filter(const char *text, const char **pos, clv_chain_desc *desc
     char name[64], rest[8192];
     const char *s = token(*pos, ",=", name, sizeof name);
     if (!s)
-        return clv__fail(msg, CLV_EPARSE, "filter chain '%s': unterminated quote or over-long "
-                         "name", text);
+        return clv__fail(msg, CLV_EPARSE,
+                         "filter chain '%s': unterminated quote or over-long "
+                         "name",
+                         text);
     if (!name[0])
         return clv__fail(msg, CLV_EPARSE,
                          "filter chain '%s': empty filter at character %d (two commas, or a "
@@ -279,8 +281,7 @@ static int parse_filter(const char *text, const char **pos, clv_chain_desc *desc
         char hint[96], list[512];
         suggest(name, names, clv__filter_count, hint, sizeof hint);
         filter_names(list, sizeof list);
-        return clv__fail(msg, CLV_EPARSE, "unknown filter '%s'%s (filters: %s)", name, hint,
-                         list);
+        return clv__fail(msg, CLV_EPARSE, "unknown filter '%s'%s (filters: %s)", name, hint, list);
     }
     if (desc->count == CLV_CHAIN_MAX)
         return clv__fail(msg, CLV_EPARSE, "filter chain '%s': more than %d filters", text,
@@ -311,8 +312,10 @@ static int parse_filter(const char *text, const char **pos, clv_chain_desc *desc
                                      f->name);
                 e = token(k + 1, ":,", rest, sizeof rest);
                 if (!e)
-                    return clv__fail(msg, CLV_EPARSE, "filter '%s' parameter '%s': "
-                                     "unterminated quote", f->name, key);
+                    return clv__fail(msg, CLV_EPARSE,
+                                     "filter '%s' parameter '%s': "
+                                     "unterminated quote",
+                                     f->name, key);
                 val = rest;
             }
             int index = -1;
@@ -330,8 +333,10 @@ static int parse_filter(const char *text, const char **pos, clv_chain_desc *desc
                     }
                     suggest(key, names, f->param_count, hint, sizeof hint);
                     if (f->param_count == 0)
-                        return clv__fail(msg, CLV_EPARSE, "filter '%s' takes no parameters; "
-                                         "got '%s'", f->name, key);
+                        return clv__fail(msg, CLV_EPARSE,
+                                         "filter '%s' takes no parameters; "
+                                         "got '%s'",
+                                         f->name, key);
                     return clv__fail(msg, CLV_EPARSE,
                                      "filter '%s' has no parameter '%s'%s (parameters: %s)",
                                      f->name, key, hint, list);
@@ -342,8 +347,7 @@ static int parse_filter(const char *text, const char **pos, clv_chain_desc *desc
                     return clv__fail(msg, CLV_EPARSE,
                                      "filter '%s' takes %d value%s in order; '%s' is one too "
                                      "many",
-                                     f->name, f->param_count, f->param_count == 1 ? "" : "s",
-                                     arg);
+                                     f->name, f->param_count, f->param_count == 1 ? "" : "s", arg);
             }
             if (given[index])
                 return clv__fail(msg, CLV_EPARSE, "filter '%s': parameter '%s' is given twice",
@@ -435,8 +439,8 @@ void clv_chain_format(const clv_chain_desc *desc, char *out, size_t size)
         for (int j = 0; j < f->param_count && n < size; j++) {
             char v[512];
             format_value(&f->params[j], &desc->item[i].values[j], v, sizeof v);
-            n += (size_t)snprintf(out + n, size - n, "%c%s=%s", j ? ':' : '=', f->params[j].name,
-                                  v);
+            n +=
+                (size_t)snprintf(out + n, size - n, "%c%s=%s", j ? ':' : '=', f->params[j].name, v);
         }
     }
 }
@@ -535,8 +539,8 @@ int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64
     clv_context *ctx = chain->ctx;
     if (done)
         *done = NULL;
-    if (!src->buffer || !dst->buffer || src->buffer == dst->buffer ||
-        src->width != dst->width || src->height != dst->height || src->stride != dst->stride)
+    if (!src->buffer || !dst->buffer || src->buffer == dst->buffer || src->width != dst->width ||
+        src->height != dst->height || src->stride != dst->stride)
         return clv__fail(msg, CLV_EINVAL,
                          "chain run: source %dx%d and destination %dx%d must be distinct "
                          "frames of one size",
@@ -574,7 +578,8 @@ int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64
         };
         chain->events.current = i;
         if ((err = f->run(chain->state[i], &l)))
-            return clv__fail(msg, err, "filter '%s' (#%d in the chain) failed on a %dx%d frame "
+            return clv__fail(msg, err,
+                             "filter '%s' (#%d in the chain) failed on a %dx%d frame "
                              "on %s: %s",
                              f->name, i + 1, w, h, ctx->dev.name, clv_strerror(err));
     }
@@ -622,12 +627,12 @@ int clv_chain_profile(clv_chain *chain, uint64_t *ns, int count)
         CLV__CL_CHECK(clWaitForEvents((cl_uint)e->count, e->list), "clWaitForEvents");
     for (int i = 0; i < e->count; i++) {
         cl_ulong start = 0, end = 0;
-        CLV__CL_CHECK(clGetEventProfilingInfo(e->list[i], CL_PROFILING_COMMAND_START,
-                                              sizeof start, &start, NULL),
+        CLV__CL_CHECK(clGetEventProfilingInfo(e->list[i], CL_PROFILING_COMMAND_START, sizeof start,
+                                              &start, NULL),
                       "clGetEventProfilingInfo");
-        CLV__CL_CHECK(clGetEventProfilingInfo(e->list[i], CL_PROFILING_COMMAND_END, sizeof end,
-                                              &end, NULL),
-                      "clGetEventProfilingInfo");
+        CLV__CL_CHECK(
+            clGetEventProfilingInfo(e->list[i], CL_PROFILING_COMMAND_END, sizeof end, &end, NULL),
+            "clGetEventProfilingInfo");
         if (e->owner[i] < count && end > start)
             ns[e->owner[i]] += end - start;
     }
@@ -701,8 +706,8 @@ int clv_ref_chain_run(clv_ref_chain *ref, const clv_image *src, clv_image *dst,
     for (int i = 0; i < n; i++) {
         const clv_image *in = i == 0 ? src : &ref->mid[(i - 1) % 2];
         clv_image *out = i == n - 1 ? dst : &ref->mid[i % 2];
-        err = ref->desc.item[i].filter->reference(ref->state[i], ref->desc.item[i].values, in,
-                                                  out, frame_index);
+        err = ref->desc.item[i].filter->reference(ref->state[i], ref->desc.item[i].values, in, out,
+                                                  frame_index);
         if (err)
             return err;
     }

@@ -48,16 +48,16 @@ typedef struct clv_msg {
 /* ---- Devices ----------------------------------------------------------- */
 
 typedef struct clv_device_info {
-    int index;             /* position in the flat list, from 0 */
-    char platform[128];    /* platform name */
-    char name[128];        /* device name */
-    char driver[64];       /* driver version */
-    char version[64];      /* CL_DEVICE_OPENCL_C_VERSION */
-    int is_gpu, is_cpu;    /* CL_DEVICE_TYPE_GPU / _CPU bits */
+    int index;          /* position in the flat list, from 0 */
+    char platform[128]; /* platform name */
+    char name[128];     /* device name */
+    char driver[64];    /* driver version */
+    char version[64];   /* CL_DEVICE_OPENCL_C_VERSION */
+    int is_gpu, is_cpu; /* CL_DEVICE_TYPE_GPU / _CPU bits */
     unsigned compute_units;
-    uint64_t global_mem;   /* bytes */
-    uint64_t local_mem;    /* bytes */
-    uint64_t max_alloc;    /* bytes, largest single buffer */
+    uint64_t global_mem; /* bytes */
+    uint64_t local_mem;  /* bytes */
+    uint64_t max_alloc;  /* bytes, largest single buffer */
     cl_platform_id platform_id;
     cl_device_id device_id;
 } clv_device_info;
@@ -147,9 +147,9 @@ typedef struct clv_param {
 /* A parsed parameter value. REAL is stored as milli-units (value * 1000,
  * rounded), so device and reference agree exactly. */
 typedef struct clv_value {
-    int64_t i;                 /* INT; REAL in milli-units; ENUM index */
-    int n;                     /* MATRIX: number of coefficients */
-    int m[CLV_MATRIX_MAX];     /* MATRIX coefficients, row-major */
+    int64_t i;             /* INT; REAL in milli-units; ENUM index */
+    int n;                 /* MATRIX: number of coefficients */
+    int m[CLV_MATRIX_MAX]; /* MATRIX coefficients, row-major */
 } clv_value;
 
 typedef struct clv_filter clv_filter; /* descriptor, see clvid_internal.h */

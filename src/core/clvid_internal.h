@@ -16,7 +16,7 @@ struct clv_context {
     cl_context cl;
     cl_command_queue queue; /* in-order; profiling when asked */
     int profiling;
-    int row_shape; /* CPU device: one row per work-item */
+    int row_shape;   /* CPU device: one row per work-item */
     int correct_div; /* device divides floats correctly rounded */
     struct {
         const char *family;
@@ -69,8 +69,8 @@ struct clv_filter {
     /* The C reference: the definition, plainly. ref_state is ref_state_size
      * zeroed bytes kept between frames. Returns 0 or CLV_ENOMEM. */
     size_t ref_state_size;
-    int (*reference)(void *ref_state, const clv_value *values, const clv_image *src,
-                     clv_image *dst, uint64_t frame_index);
+    int (*reference)(void *ref_state, const clv_value *values, const clv_image *src, clv_image *dst,
+                     uint64_t frame_index);
 };
 
 extern const clv_filter *const clv__filters[];
@@ -132,13 +132,13 @@ enum { CLV__LOG_ERROR, CLV__LOG_WARN, CLV__LOG_INFO, CLV__LOG_DEBUG };
 
 /* Converts an OpenCL status at the boundary: logs what was being done and
  * jumps to fail with err set. Needs `int err` and a `fail:` label. */
-#define CLV__CL_CHECK(call, what)                                                                 \
+#define CLV__CL_CHECK(call, what)                                                                  \
     do {                                                                                           \
         cl_int clv__st = (call);                                                                   \
         if (clv__st != CL_SUCCESS) {                                                               \
             clv__log(CLV__LOG_ERROR, "%s: %s", (what), clv__cl_strerror(clv__st));                 \
-            err = (clv__st == CL_OUT_OF_HOST_MEMORY || clv__st == CL_MEM_OBJECT_ALLOCATION_FAILURE \
-                   || clv__st == CL_OUT_OF_RESOURCES)                                              \
+            err = (clv__st == CL_OUT_OF_HOST_MEMORY ||                                             \
+                   clv__st == CL_MEM_OBJECT_ALLOCATION_FAILURE || clv__st == CL_OUT_OF_RESOURCES)  \
                       ? CLV_ENOMEM                                                                 \
                       : CLV_ECL;                                                                   \
             goto fail;                                                                             \

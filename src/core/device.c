@@ -191,7 +191,7 @@ int clv_context_create(const clv_context_options *options, clv_context **out, cl
 
     cl_int st = CL_SUCCESS;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
-                                      (cl_context_properties)ctx->dev.platform_id, 0};
+                                     (cl_context_properties)ctx->dev.platform_id, 0};
     ctx->cl = clCreateContext(props, 1, &ctx->dev.device_id, NULL, NULL, &st);
     CLV__CL_CHECK(st, "clCreateContext");
     ctx->queue = clCreateCommandQueue(ctx->cl, ctx->dev.device_id,

@@ -34,8 +34,8 @@ int clv_frame_create(clv_context *ctx, int width, int height, clv_frame *frame, 
 {
     memset(frame, 0, sizeof *frame);
     if (width < 1 || height < 1)
-        return clv__fail(msg, CLV_EINVAL, "frame size %dx%d: both sides must be at least 1",
-                         width, height);
+        return clv__fail(msg, CLV_EINVAL, "frame size %dx%d: both sides must be at least 1", width,
+                         height);
     if (width > CLV__SIDE_MAX || height > CLV__SIDE_MAX)
         return clv__fail(msg, CLV_ELIMIT, "frame size %dx%d: the largest side clvid takes is %d",
                          width, height, CLV__SIDE_MAX);
@@ -76,15 +76,15 @@ static int rect_copy(clv_context *ctx, const clv_frame *frame, const clv_image *
     size_t origin[3] = {0, 0, 0};
     size_t region[3] = {(size_t)frame->width * 4, (size_t)frame->height, 1};
     size_t pitch = (size_t)frame->stride * 4;
-    cl_int st = write ? clEnqueueWriteBufferRect(ctx->queue, frame->buffer, CL_TRUE, origin,
-                                                 origin, region, pitch, 0, img->stride, 0,
-                                                 img->pixels, 0, NULL, NULL)
-                      : clEnqueueReadBufferRect(ctx->queue, frame->buffer, CL_TRUE, origin,
-                                                origin, region, pitch, 0, img->stride, 0,
-                                                img->pixels, 0, NULL, NULL);
+    cl_int st =
+        write ? clEnqueueWriteBufferRect(ctx->queue, frame->buffer, CL_TRUE, origin, origin, region,
+                                         pitch, 0, img->stride, 0, img->pixels, 0, NULL, NULL)
+              : clEnqueueReadBufferRect(ctx->queue, frame->buffer, CL_TRUE, origin, origin, region,
+                                        pitch, 0, img->stride, 0, img->pixels, 0, NULL, NULL);
     if (st != CL_SUCCESS) {
-        clv__log(CLV__LOG_ERROR, "%s: %s", write ? "clEnqueueWriteBufferRect" :
-                 "clEnqueueReadBufferRect", clv__cl_strerror(st));
+        clv__log(CLV__LOG_ERROR, "%s: %s",
+                 write ? "clEnqueueWriteBufferRect" : "clEnqueueReadBufferRect",
+                 clv__cl_strerror(st));
         return CLV_ECL;
     }
     return 0;
@@ -136,8 +136,8 @@ int clv__launch(const clv_launch *l, cl_kernel kernel, cl_uint dims, const size_
     if (st != CL_SUCCESS) {
         char name[128] = "?";
         clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
-        clv__log(CLV__LOG_ERROR, "kernel %s on %dx%d: clEnqueueNDRangeKernel: %s", name,
-                 l->width, l->height, clv__cl_strerror(st));
+        clv__log(CLV__LOG_ERROR, "kernel %s on %dx%d: clEnqueueNDRangeKernel: %s", name, l->width,
+                 l->height, clv__cl_strerror(st));
         return st == CL_OUT_OF_RESOURCES || st == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
                        st == CL_OUT_OF_HOST_MEMORY
                    ? CLV_ENOMEM

@@ -46,8 +46,7 @@ static int count_lines(const char *s, size_t n)
 
 /* Appends cl/<name> to buf (malloc'd, grown); from CLVID_KERNEL_DIR when set.
  * part records where it starts. */
-static int append_source(char **buf, size_t *len, const char *name, source_part *part,
-                         clv_msg *msg)
+static int append_source(char **buf, size_t *len, const char *name, source_part *part, clv_msg *msg)
 {
     const char *dir = getenv("CLVID_KERNEL_DIR");
     char *text = NULL;
@@ -265,8 +264,8 @@ static int build(clv_context *ctx, const char *family, cl_program *out, clv_msg 
         if (bin) {
             const unsigned char *bins[1] = {bin};
             cl_int bst = CL_SUCCESS;
-            prog = clCreateProgramWithBinary(ctx->cl, 1, &ctx->dev.device_id, &size, bins, &bst,
-                                             &st);
+            prog =
+                clCreateProgramWithBinary(ctx->cl, 1, &ctx->dev.device_id, &size, bins, &bst, &st);
             free(bin);
             if (prog && (st != CL_SUCCESS || bst != CL_SUCCESS ||
                          clBuildProgram(prog, 1, &ctx->dev.device_id, options, NULL, NULL))) {
@@ -276,8 +275,8 @@ static int build(clv_context *ctx, const char *family, cl_program *out, clv_msg 
             if (prog)
                 clv__log(CLV__LOG_DEBUG, "cl/%s.cl: loaded from %s", family, path);
             else
-                clv__log(CLV__LOG_DEBUG, "cl/%s.cl: cache entry %s unusable; rebuilding",
-                         family, path);
+                clv__log(CLV__LOG_DEBUG, "cl/%s.cl: cache entry %s unusable; rebuilding", family,
+                         path);
         }
     }
     if (!prog) {
@@ -294,8 +293,8 @@ static int build(clv_context *ctx, const char *family, cl_program *out, clv_msg 
             clReleaseProgram(prog);
             free(src);
             return clv__fail(msg, CLV_EBUILD,
-                             "cl/%s.cl does not build on %s (%s); the build log is above",
-                             family, ctx->dev.name, clv__cl_strerror(st));
+                             "cl/%s.cl does not build on %s (%s); the build log is above", family,
+                             ctx->dev.name, clv__cl_strerror(st));
         }
         if (cached) {
             size_t size = 0;
@@ -344,8 +343,7 @@ int clv__kernel_create(cl_program prog, const char *name, cl_kernel *out, clv_ms
     *out = clCreateKernel(prog, name, &st);
     if (st != CL_SUCCESS || !*out) {
         *out = NULL;
-        return clv__fail(msg, CLV_ECL, "kernel %s: clCreateKernel: %s", name,
-                         clv__cl_strerror(st));
+        return clv__fail(msg, CLV_ECL, "kernel %s: clCreateKernel: %s", name, clv__cl_strerror(st));
     }
     return 0;
 }

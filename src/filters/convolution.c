@@ -19,8 +19,8 @@ int clv__conv_init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
 {
     clv__conv *conv = state;
     cl_int st = CL_SUCCESS;
-    conv->coef = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY, CLV_MATRIX_MAX * sizeof(cl_int), NULL,
-                                &st);
+    conv->coef =
+        clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY, CLV_MATRIX_MAX * sizeof(cl_int), NULL, &st);
     if (st != CL_SUCCESS)
         return clv__fail(msg, CLV_ENOMEM, "convolution: cannot allocate the matrix: %s",
                          clv__cl_strerror(st));
@@ -92,7 +92,7 @@ static int configure(void *state, clv_context *ctx, const clv_value *v, clv_msg 
 }
 
 static int reference(void *ref_state, const clv_value *v, const clv_image *src, clv_image *dst,
-                      uint64_t frame_index)
+                     uint64_t frame_index)
 {
     (void)ref_state;
     (void)frame_index;

@@ -31,8 +31,8 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
     /* The LUT kernel clears the histogram after reading it, so this zeroing
      * happens once. */
     cl_uint zero[256] = {0};
-    st = clEnqueueWriteBuffer(ctx->queue, s->hist_buf, CL_TRUE, 0, sizeof zero, zero, 0, NULL,
-                              NULL);
+    st =
+        clEnqueueWriteBuffer(ctx->queue, s->hist_buf, CL_TRUE, 0, sizeof zero, zero, 0, NULL, NULL);
     if (st != CL_SUCCESS)
         return clv__fail(msg, CLV_ECL, "equalize: cannot clear its histogram: %s",
                          clv__cl_strerror(st));

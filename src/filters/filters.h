@@ -24,7 +24,7 @@ typedef struct clv__conv {
     cl_kernel kernel; /* convolve_rows (row shape) or convolve */
     cl_mem coef;
     int n, div, bias;
-    float inv;            /* 1.0f / (2 * div) */
+    float inv; /* 1.0f / (2 * div) */
 } clv__conv;
 
 int clv__conv_init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg);
@@ -39,19 +39,17 @@ void clv__conv_reference(const int *matrix, int count, int div, int bias, const 
 /* Morphology family (morph.c): one erosion or dilation pass. */
 void clv__morph_reference_pass(int radius, int dilate, const clv_image *src, clv_image *dst);
 
-
-
 /* Defines the descriptor clv__filter_<name> of a filter that is one fixed
  * 3x3 matrix through the convolution family (sharpen, emboss). */
 #define CLV__FIXED_CONVOLUTION(fname, help_text, ...)                                              \
     static const int fixed_matrix[9] = {__VA_ARGS__};                                              \
-    static int fixed_configure(void *state, clv_context *ctx, const clv_value *v, clv_msg *msg)   \
+    static int fixed_configure(void *state, clv_context *ctx, const clv_value *v, clv_msg *msg)    \
     {                                                                                              \
         (void)v;                                                                                   \
         return clv__conv_set(state, ctx, fixed_matrix, 9, 0, 0, msg);                              \
     }                                                                                              \
-    static int fixed_reference(void *ref_state, const clv_value *v, const clv_image *src,        \
-                                clv_image *dst, uint64_t frame_index)                              \
+    static int fixed_reference(void *ref_state, const clv_value *v, const clv_image *src,          \
+                               clv_image *dst, uint64_t frame_index)                               \
     {                                                                                              \
         (void)ref_state;                                                                           \
         (void)v;                                                                                   \

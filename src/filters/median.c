@@ -35,7 +35,7 @@ static int run(void *state, const clv_launch *l)
 
 /* The median by counting: the smallest v with more than n/2 values <= v. */
 static int reference(void *ref_state, const clv_value *v, const clv_image *src, clv_image *dst,
-                      uint64_t frame_index)
+                     uint64_t frame_index)
 {
     (void)ref_state;
     (void)frame_index;

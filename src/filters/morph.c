@@ -2,7 +2,6 @@
  * (2r+1)^2 window, applied `iterations` times. */
 #include "filters.h"
 
-
 typedef struct morph_state {
     cl_kernel kernel;
 } morph_state;
@@ -71,8 +70,7 @@ void clv__morph_reference_pass(int radius, int dilate, const clv_image *src, clv
     }
 }
 
-static int reference_passes(const clv_value *v, int dilate, const clv_image *src,
-                            clv_image *dst)
+static int reference_passes(const clv_value *v, int dilate, const clv_image *src, clv_image *dst)
 {
     int n = (int)v[1].i;
     clv_image a = {0}, b = {0};
@@ -93,7 +91,7 @@ static int reference_passes(const clv_value *v, int dilate, const clv_image *src
 }
 
 static int reference_erode(void *ref_state, const clv_value *v, const clv_image *src,
-                            clv_image *dst, uint64_t frame_index)
+                           clv_image *dst, uint64_t frame_index)
 {
     (void)ref_state;
     (void)frame_index;
@@ -101,7 +99,7 @@ static int reference_erode(void *ref_state, const clv_value *v, const clv_image 
 }
 
 static int reference_dilate(void *ref_state, const clv_value *v, const clv_image *src,
-                             clv_image *dst, uint64_t frame_index)
+                            clv_image *dst, uint64_t frame_index)
 {
     (void)ref_state;
     (void)frame_index;

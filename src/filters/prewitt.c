@@ -46,7 +46,7 @@ static uint64_t isqrt64(uint64_t x)
 }
 
 static int reference(void *ref_state, const clv_value *v, const clv_image *src, clv_image *dst,
-                      uint64_t frame_index)
+                     uint64_t frame_index)
 {
     (void)ref_state;
     (void)frame_index;
@@ -58,8 +58,10 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
             for (int c = 0; c < 3; c++) {
                 int gx = 0, gy = 0;
                 for (int k = -1; k <= 1; k++) {
-                    gx += clv__px_clamped(src, x + 1, y + k)[c] - clv__px_clamped(src, x - 1, y + k)[c];
-                    gy += clv__px_clamped(src, x + k, y + 1)[c] - clv__px_clamped(src, x + k, y - 1)[c];
+                    gx += clv__px_clamped(src, x + 1, y + k)[c] -
+                          clv__px_clamped(src, x - 1, y + k)[c];
+                    gy += clv__px_clamped(src, x + k, y + 1)[c] -
+                          clv__px_clamped(src, x + k, y - 1)[c];
                 }
                 uint64_t m = (uint64_t)(gx * gx + gy * gy);
                 uint64_t mag = isqrt64(m * p * p) / PREWITT_Q;
