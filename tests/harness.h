@@ -37,6 +37,8 @@ extern int test_failures;
     X(program_cache)                                                                               \
     X(chain_runner)                                                                                \
     X(known_answers)                                                                               \
+    X(stage_formats)                                                                               \
+    X(stage_roundtrip)                                                                             \
     X(filter_convolution)                                                                          \
     X(filter_sharpen_emboss)                                                                       \
     X(filter_prewitt)                                                                              \

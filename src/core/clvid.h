@@ -222,6 +222,80 @@ void clv_ref_chain_destroy(clv_ref_chain *ref);
 int clv_ref_chain_run(clv_ref_chain *ref, const clv_image *src, clv_image *dst,
                       uint64_t frame_index);
 
+/* ---- Pixel formats and colour ----------------------------------------- */
+
+/* Host layouts that cross the bus. Planes are tightly packed one after the
+ * other: yuv420p is Y (w x h), U, V ((w+1)/2 x (h+1)/2 each); nv12 is Y then
+ * interleaved UV; the packed RGB formats are rows of w * bytes_per_pixel. */
+typedef enum clv_pixfmt {
+    CLV_PIX_RGBA,
+    CLV_PIX_BGRA,
+    CLV_PIX_RGB0, /* 4 bytes, the last ignored (opaque) */
+    CLV_PIX_BGR0,
+    CLV_PIX_RGB24,
+    CLV_PIX_BGR24,
+    CLV_PIX_YUV420P,
+    CLV_PIX_NV12,
+} clv_pixfmt;
+
+typedef enum clv_matrix { CLV_MATRIX_BT601, CLV_MATRIX_BT709, CLV_MATRIX_BT2020 } clv_matrix;
+
+typedef struct clv_color {
+    clv_matrix matrix;
+    int full_range; /* 0: limited (16-235, 16-240), 1: full (0-255) */
+} clv_color;
+
+const char *clv_pixfmt_name(clv_pixfmt f);
+int clv_pixfmt_is_yuv(clv_pixfmt f);
+/* Bytes of one frame of w x h in format f. */
+size_t clv_pixfmt_size(clv_pixfmt f, int width, int height);
+
+/* The C references of the conversions (the kernels in cl/color.cl equal
+ * them bit for bit). in/out are tightly packed as described above; rgba is
+ * a host image of the same size. */
+int clv_ref_to_rgba(clv_pixfmt f, clv_color color, const uint8_t *in, clv_image *rgba);
+int clv_ref_from_rgba(clv_pixfmt f, clv_color color, const clv_image *rgba, uint8_t *out);
+
+/* ---- The pipelined GPU stage ------------------------------------------ */
+
+/* Frames in host memory go in, filtered frames come out, several in flight:
+ * upload (its own queue), conversion + chain + conversion (compute queue),
+ * download (its own queue), chained by events. Staging buffers are pinned
+ * and stay mapped. One thread drives a stage. */
+typedef struct clv_stage clv_stage;
+
+typedef struct clv_stage_options {
+    int width, height;
+    clv_pixfmt in_format, out_format;
+    clv_color in_color, out_color; /* for YUV formats */
+    int slots;                     /* frames in flight, at least 2 (default 3) */
+    int profiling;                 /* per-step times (clv_stage_times) */
+} clv_stage_options;
+
+typedef struct clv_stage_times {
+    uint64_t frames;
+    uint64_t upload_ns, kernels_ns, download_ns; /* device time, summed */
+} clv_stage_times;
+
+/* The stage runs chain (owned by the caller, built on the same context;
+ * NULL for none). */
+int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
+                     clv_stage **out, clv_msg *msg);
+void clv_stage_destroy(clv_stage *stage);
+
+/* The staging memory for the next frame (clv_pixfmt_size bytes), or NULL
+ * when every slot is in flight: take an output first. */
+uint8_t *clv_stage_input(clv_stage *stage);
+/* Sends the frame written into clv_stage_input's memory; returns at once. */
+int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg);
+/* Frames submitted and not yet taken. */
+int clv_stage_pending(const clv_stage *stage);
+/* Waits for the oldest frame in flight and points *out at its filtered
+ * pixels (valid until clv_stage_release). CLV_EINVAL when none is pending. */
+int clv_stage_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_index, clv_msg *msg);
+void clv_stage_release(clv_stage *stage);
+void clv_stage_get_times(const clv_stage *stage, clv_stage_times *times);
+
 #ifdef __cplusplus
 }
 #endif

@@ -145,6 +145,18 @@ enum { CLV__LOG_ERROR, CLV__LOG_WARN, CLV__LOG_INFO, CLV__LOG_DEBUG };
         }                                                                                          \
     } while (0)
 
+/* ---- Colour ------------------------------------------------------------ */
+
+/* The fixed-point YUV coefficients (16 fractional bits), laid out as
+ * clv_yuv_coeffs in cl/color.cl. */
+typedef struct clv__yuv_coeffs {
+    cl_int ky, yoff, rv, gu, gv, bu;
+    cl_int yr, yg, yb, ur, ug, ub, vr, vg, vb;
+    cl_int ymin, ymax, cmin, cmax;
+} clv__yuv_coeffs;
+
+void clv__yuv_coeffs_make(clv_color color, clv__yuv_coeffs *k);
+
 /* ---- Shared C helpers for the references ----------------------------- */
 
 static inline int clv__clamp(int v, int lo, int hi)

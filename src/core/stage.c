@@ -1,0 +1,333 @@
+/* stage.c - the pipelined GPU stage: pinned staging, an upload queue, the
+ * compute queue (conversion, chain, conversion) and a download queue,
+ * chained by events, with several frames in flight. */
+#include "clvid_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct stage_slot {
+    cl_mem pin_in, pin_out; /* CL_MEM_ALLOC_HOST_PTR, mapped for the stage's life */
+    uint8_t *host_in, *host_out;
+    cl_mem dev_in, dev_out; /* the same layouts on the device */
+    clv_frame rgba_in, rgba_out;
+    cl_event up, first_kernel, computed, down;
+    uint64_t frame_index;
+} stage_slot;
+
+struct clv_stage {
+    clv_context *ctx;
+    clv_chain *chain; /* not owned */
+    clv_stage_options opt;
+    cl_command_queue up_q, down_q; /* the compute queue is ctx->queue */
+    cl_kernel to_rgba, from_rgba;
+    cl_mem coeff_in, coeff_out;
+    size_t in_size, out_size;
+    stage_slot *slots;
+    int count;
+    int next;    /* slot the next submit uses */
+    int pending; /* submitted, not yet released; the oldest is (next - pending) */
+    int holding; /* the oldest is being read by the caller */
+    clv_stage_times times;
+};
+
+static void release_event(cl_event *e)
+{
+    if (*e)
+        clReleaseEvent(*e);
+    *e = NULL;
+}
+
+static int is_packed(clv_pixfmt f)
+{
+    return !clv_pixfmt_is_yuv(f);
+}
+
+static void packed_args(clv_pixfmt f, cl_int *bpp, cl_int *bgr, cl_int *alpha)
+{
+    *bpp = f == CLV_PIX_RGB24 || f == CLV_PIX_BGR24 ? 3 : 4;
+    *bgr = f == CLV_PIX_BGRA || f == CLV_PIX_BGR0 || f == CLV_PIX_BGR24;
+    *alpha = f == CLV_PIX_RGBA || f == CLV_PIX_BGRA;
+}
+
+void clv_stage_destroy(clv_stage *stage)
+{
+    if (!stage)
+        return;
+    clv_context *ctx = stage->ctx;
+    clFinish(ctx->queue);
+    if (stage->up_q)
+        clFinish(stage->up_q);
+    if (stage->down_q)
+        clFinish(stage->down_q);
+    for (int i = 0; stage->slots && i < stage->count; i++) {
+        stage_slot *s = &stage->slots[i];
+        release_event(&s->up);
+        release_event(&s->first_kernel);
+        release_event(&s->computed);
+        release_event(&s->down);
+        if (s->host_in)
+            clEnqueueUnmapMemObject(stage->up_q, s->pin_in, s->host_in, 0, NULL, NULL);
+        if (s->host_out)
+            clEnqueueUnmapMemObject(stage->down_q, s->pin_out, s->host_out, 0, NULL, NULL);
+        if (stage->up_q)
+            clFinish(stage->up_q);
+        if (stage->down_q)
+            clFinish(stage->down_q);
+        clv__mem_release(&s->pin_in);
+        clv__mem_release(&s->pin_out);
+        clv__mem_release(&s->dev_in);
+        clv__mem_release(&s->dev_out);
+        clv_frame_destroy(&s->rgba_in);
+        clv_frame_destroy(&s->rgba_out);
+    }
+    free(stage->slots);
+    clv__kernel_release(&stage->to_rgba);
+    clv__kernel_release(&stage->from_rgba);
+    clv__mem_release(&stage->coeff_in);
+    clv__mem_release(&stage->coeff_out);
+    if (stage->up_q)
+        clReleaseCommandQueue(stage->up_q);
+    if (stage->down_q)
+        clReleaseCommandQueue(stage->down_q);
+    free(stage);
+}
+
+static cl_mem buffer(clv_context *ctx, cl_mem_flags flags, size_t size, int *err)
+{
+    cl_int st = CL_SUCCESS;
+    cl_mem m = clCreateBuffer(ctx->cl, flags, size, NULL, &st);
+    if (st != CL_SUCCESS) {
+        clv__log(CLV__LOG_ERROR, "clCreateBuffer of %zu bytes: %s", size, clv__cl_strerror(st));
+        *err = CLV_ENOMEM;
+        return NULL;
+    }
+    return m;
+}
+
+static int coeff_buffer(clv_context *ctx, clv_color color, cl_mem *out)
+{
+    clv__yuv_coeffs k;
+    clv__yuv_coeffs_make(color, &k);
+    cl_int st = CL_SUCCESS;
+    *out = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof k, &k, &st);
+    return st == CL_SUCCESS ? 0 : CLV_ENOMEM;
+}
+
+int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
+                     clv_stage **out, clv_msg *msg)
+{
+    *out = NULL;
+    int err = 0;
+    clv_stage *stage = calloc(1, sizeof *stage);
+    if (!stage)
+        return clv__fail(msg, CLV_ENOMEM, "out of memory");
+    stage->ctx = ctx;
+    stage->chain = chain;
+    stage->opt = *options;
+    int w = options->width, h = options->height;
+    stage->count = options->slots >= 2 ? options->slots : 3;
+    stage->in_size = clv_pixfmt_size(options->in_format, w, h);
+    stage->out_size = clv_pixfmt_size(options->out_format, w, h);
+
+    cl_int st = CL_SUCCESS;
+    cl_command_queue_properties props = options->profiling ? CL_QUEUE_PROFILING_ENABLE : 0;
+    stage->up_q = clCreateCommandQueue(ctx->cl, ctx->dev.device_id, props, &st);
+    CLV__CL_CHECK(st, "clCreateCommandQueue (upload)");
+    stage->down_q = clCreateCommandQueue(ctx->cl, ctx->dev.device_id, props, &st);
+    CLV__CL_CHECK(st, "clCreateCommandQueue (download)");
+
+    cl_program prog = NULL;
+    if ((err = clv__program_get(ctx, "color", &prog, msg)))
+        goto fail_msg;
+    if ((err = clv__kernel_create(prog, is_packed(options->in_format) ? "packed_to_rgba"
+                                                                       : "yuv420_to_rgba",
+                                  &stage->to_rgba, msg)) ||
+        (err = clv__kernel_create(prog, is_packed(options->out_format) ? "rgba_to_packed"
+                                                                        : "rgba_to_yuv420",
+                                  &stage->from_rgba, msg)))
+        goto fail_msg;
+    if ((err = coeff_buffer(ctx, options->in_color, &stage->coeff_in)) ||
+        (err = coeff_buffer(ctx, options->out_color, &stage->coeff_out)))
+        goto fail_alloc;
+
+    stage->slots = calloc((size_t)stage->count, sizeof *stage->slots);
+    if (!stage->slots) {
+        err = CLV_ENOMEM;
+        goto fail_alloc;
+    }
+    for (int i = 0; i < stage->count; i++) {
+        stage_slot *s = &stage->slots[i];
+        if ((err = clv_frame_create(ctx, w, h, &s->rgba_in, msg)) ||
+            (err = clv_frame_create(ctx, w, h, &s->rgba_out, msg)))
+            goto fail_msg;
+        s->pin_in = buffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, stage->in_size, &err);
+        s->pin_out = err ? NULL : buffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                                         stage->out_size, &err);
+        s->dev_in = err ? NULL : buffer(ctx, CL_MEM_READ_ONLY, stage->in_size, &err);
+        s->dev_out = err ? NULL : buffer(ctx, CL_MEM_WRITE_ONLY, stage->out_size, &err);
+        if (err)
+            goto fail_alloc;
+        s->host_in = clEnqueueMapBuffer(stage->up_q, s->pin_in, CL_TRUE, CL_MAP_WRITE, 0,
+                                        stage->in_size, 0, NULL, NULL, &st);
+        CLV__CL_CHECK(st, "clEnqueueMapBuffer (input staging)");
+        s->host_out = clEnqueueMapBuffer(stage->down_q, s->pin_out, CL_TRUE, CL_MAP_READ, 0,
+                                         stage->out_size, 0, NULL, NULL, &st);
+        CLV__CL_CHECK(st, "clEnqueueMapBuffer (output staging)");
+    }
+    *out = stage;
+    return 0;
+fail:
+    clv__fail(msg, err, "cannot set up the GPU stage for %dx%d frames on %s: %s", w, h,
+              ctx->dev.name, clv_strerror(err));
+    goto fail_msg;
+fail_alloc:
+    clv__fail(msg, err, "cannot allocate %d frame slots of %dx%d on %s (%s)", stage->count, w, h,
+              ctx->dev.name, clv_strerror(err));
+fail_msg:
+    clv_stage_destroy(stage);
+    return err;
+}
+
+uint8_t *clv_stage_input(clv_stage *stage)
+{
+    if (stage->pending == stage->count)
+        return NULL;
+    return stage->slots[stage->next].host_in;
+}
+
+int clv_stage_pending(const clv_stage *stage)
+{
+    return stage->pending;
+}
+
+/* Enqueues one conversion kernel over w x h (or the chroma grid). */
+static int convert(clv_stage *stage, cl_kernel k, cl_mem from, cl_mem to, clv_pixfmt f,
+                   cl_mem coeffs, int to_rgba, cl_event *first)
+{
+    clv_context *ctx = stage->ctx;
+    int w = stage->opt.width, h = stage->opt.height;
+    cl_int stride = (cl_int)((w + 15) & ~15);
+    clv__events evs = {0};
+    clv_launch l = {.ctx = ctx, .queue = ctx->queue, .width = w, .height = h,
+                    .events = first ? &evs : NULL};
+    int err = clv__kernel_args(k, 0, 5, CLV__ARG(from), CLV__ARG(to), CLV__ARG(w), CLV__ARG(h),
+                               CLV__ARG(stride));
+    if (is_packed(f)) {
+        cl_int bpp, bgr, alpha;
+        packed_args(f, &bpp, &bgr, &alpha);
+        if (!err)
+            err = clv__kernel_args(k, 5, 3, CLV__ARG(bpp), CLV__ARG(bgr), CLV__ARG(alpha));
+        if (!err)
+            err = clv__launch_pixels(&l, k, w, h);
+    } else {
+        cl_int nv12 = f == CLV_PIX_NV12;
+        if (!err)
+            err = clv__kernel_args(k, 5, 2, CLV__ARG(nv12), CLV__ARG(coeffs));
+        if (!err)
+            err = to_rgba ? clv__launch_pixels(&l, k, w, h)
+                          : clv__launch_pixels(&l, k, (w + 1) / 2, (h + 1) / 2);
+    }
+    if (first) {
+        *first = evs.count ? evs.list[0] : NULL;
+        for (int i = 1; i < evs.count; i++)
+            clReleaseEvent(evs.list[i]);
+        free(evs.list);
+        free(evs.owner);
+    }
+    return err;
+}
+
+int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
+{
+    int err = 0;
+    clv_context *ctx = stage->ctx;
+    if (stage->pending == stage->count)
+        return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
+    stage_slot *s = &stage->slots[stage->next];
+    s->frame_index = frame_index;
+    CLV__CL_CHECK(clEnqueueWriteBuffer(stage->up_q, s->dev_in, CL_FALSE, 0, stage->in_size,
+                                       s->host_in, 0, NULL, &s->up),
+                  "upload (clEnqueueWriteBuffer)");
+    clFlush(stage->up_q);
+    CLV__CL_CHECK(clEnqueueBarrierWithWaitList(ctx->queue, 1, &s->up, NULL),
+                  "clEnqueueBarrierWithWaitList");
+    if ((err = convert(stage, stage->to_rgba, s->dev_in, s->rgba_in.buffer,
+                       stage->opt.in_format, stage->coeff_in, 1,
+                       ctx->profiling ? &s->first_kernel : NULL)))
+        goto fail;
+    clv_frame *filtered = &s->rgba_in;
+    if (stage->chain && clv_chain_get_desc(stage->chain)->count > 0) {
+        if ((err = clv_chain_run(stage->chain, &s->rgba_in, &s->rgba_out, frame_index, NULL, NULL,
+                                 msg)))
+            return err;
+        filtered = &s->rgba_out;
+    }
+    if ((err = convert(stage, stage->from_rgba, filtered->buffer, s->dev_out,
+                       stage->opt.out_format, stage->coeff_out, 0, NULL)))
+        goto fail;
+    CLV__CL_CHECK(clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &s->computed),
+                  "clEnqueueMarkerWithWaitList");
+    clFlush(ctx->queue);
+    CLV__CL_CHECK(clEnqueueReadBuffer(stage->down_q, s->dev_out, CL_FALSE, 0, stage->out_size,
+                                      s->host_out, 1, &s->computed, &s->down),
+                  "download (clEnqueueReadBuffer)");
+    clFlush(stage->down_q);
+    stage->next = (stage->next + 1) % stage->count;
+    stage->pending++;
+    return 0;
+fail:
+    return clv__fail(msg, err, "GPU stage on %s: %s (see the log above)", ctx->dev.name,
+                     clv_strerror(err));
+}
+
+static uint64_t elapsed(cl_event from, int from_end, cl_event to)
+{
+    cl_ulong a = 0, b = 0;
+    if (!from || !to ||
+        clGetEventProfilingInfo(from, from_end ? CL_PROFILING_COMMAND_END : CL_PROFILING_COMMAND_START,
+                                sizeof a, &a, NULL) != CL_SUCCESS ||
+        clGetEventProfilingInfo(to, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL) != CL_SUCCESS)
+        return 0;
+    return b > a ? b - a : 0;
+}
+
+int clv_stage_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_index, clv_msg *msg)
+{
+    if (!stage->pending || stage->holding)
+        return clv__fail(msg, CLV_EINVAL, "GPU stage: no frame to take");
+    int oldest = (stage->next - stage->pending + stage->count) % stage->count;
+    stage_slot *s = &stage->slots[oldest];
+    cl_int st = clWaitForEvents(1, &s->down);
+    if (st != CL_SUCCESS)
+        return clv__fail(msg, CLV_ECL, "GPU stage on %s: a frame failed (%s)",
+                         stage->ctx->dev.name, clv__cl_strerror(st));
+    if (stage->opt.profiling) {
+        stage->times.upload_ns += elapsed(s->up, 0, s->up);
+        stage->times.kernels_ns += elapsed(s->first_kernel, 0, s->computed);
+        stage->times.download_ns += elapsed(s->down, 0, s->down);
+    }
+    stage->times.frames++;
+    release_event(&s->up);
+    release_event(&s->first_kernel);
+    release_event(&s->computed);
+    release_event(&s->down);
+    *out = s->host_out;
+    if (frame_index)
+        *frame_index = s->frame_index;
+    stage->holding = 1;
+    return 0;
+}
+
+void clv_stage_release(clv_stage *stage)
+{
+    if (!stage->holding)
+        return;
+    stage->holding = 0;
+    stage->pending--;
+}
+
+void clv_stage_get_times(const clv_stage *stage, clv_stage_times *times)
+{
+    *times = stage->times;
+}
