@@ -35,12 +35,41 @@ __kernel void yuv420_to_rgba(__global const uchar *in, __global uchar4 *dst, int
 {
     const int cw = (w + 1) / 2, ch = (h + 1) / 2;
     __global const uchar *py = in, *pu = in + w * h, *pv = pu + cw * ch;
+#if CLV_ROW
+    /* Two pixels per step, sharing one chroma sample: plain interleaved
+     * byte accesses that the compiler vectorizes. */
+    CLV_ROW_Y(y);
+    const int ky = k->ky, yoff = k->yoff, rv = k->rv, gu = k->gu, gv = k->gv, bu = k->bu;
+    __global const uchar *ry = py + y * w;
+    __global const uchar *ru = nv12 ? pu + (y / 2) * 2 * cw : pu + (y / 2) * cw;
+    __global const uchar *rv_ = nv12 ? ru + 1 : pv + (y / 2) * cw;
+    const int cstep = nv12 ? 2 : 1;
+    __global uchar *out = CLV_ROW_BYTES(dst, y);
+    for (int cx = 0; cx < w / 2; ++cx) {
+        const int u = ru[cstep * cx] - 128, v = rv_[cstep * cx] - 128;
+        const int cr = rv * v, cg = -gu * u - gv * v, cb = bu * u;
+        const int y0 = ky * (ry[2 * cx] - yoff), y1 = ky * (ry[2 * cx + 1] - yoff);
+        out[8 * cx] = convert_uchar_sat(fix16(y0 + cr));
+        out[8 * cx + 1] = convert_uchar_sat(fix16(y0 + cg));
+        out[8 * cx + 2] = convert_uchar_sat(fix16(y0 + cb));
+        out[8 * cx + 3] = 255;
+        out[8 * cx + 4] = convert_uchar_sat(fix16(y1 + cr));
+        out[8 * cx + 5] = convert_uchar_sat(fix16(y1 + cg));
+        out[8 * cx + 6] = convert_uchar_sat(fix16(y1 + cb));
+        out[8 * cx + 7] = 255;
+    }
+    if (w & 1) {
+        const int x = w - 1, c = x / 2;
+        dst[y * stride + x] = yuv_to_rgba(ry[x], ru[cstep * c], rv_[cstep * c], k);
+    }
+#else
     CLV_PIXEL_LOOP(w, h, x, y)
     {
         const int c = (y / 2) * cw + x / 2;
         const int u = nv12 ? pu[2 * c] : pu[c], v = nv12 ? pu[2 * c + 1] : pv[c];
         dst[y * stride + x] = yuv_to_rgba(py[y * w + x], u, v, k);
     }
+#endif
 }
 
 /* in: packed pixels of bpp bytes (3 or 4), rows w * bpp apart. bgr: the
@@ -79,8 +108,45 @@ __kernel void rgba_to_yuv420(__global const uchar4 *src, __global uchar *out, in
 {
     const int cw = (w + 1) / 2, ch = (h + 1) / 2;
     __global uchar *py = out, *pu = out + w * h, *pv = pu + cw * ch;
+#if CLV_ROW
+    /* Whole 2x2 blocks of two full rows in plain byte loops; an odd last
+     * row or column goes through the general code below. */
+    const int cyr = (int)get_global_id(1);
+    if (cyr < ch && 2 * cyr + 1 < h) {
+        const int yr = k->yr, yg = k->yg, yb = k->yb, yo = k->yoff << 16;
+        const int ur = k->ur, ug = k->ug, ub = k->ub, vr = k->vr, vg = k->vg, vb = k->vb;
+        const int ymin = k->ymin, ymax = k->ymax, cmin = k->cmin, cmax = k->cmax;
+        __global const uchar *a = CLV_ROW_BYTES_CONST(src, 2 * cyr);
+        __global const uchar *b = CLV_ROW_BYTES_CONST(src, 2 * cyr + 1);
+        __global uchar *ya = py + 2 * cyr * w, *yb_ = ya + w;
+        __global uchar *ru = nv12 ? pu + cyr * 2 * cw : pu + cyr * cw;
+        __global uchar *rv_ = nv12 ? ru + 1 : pv + cyr * cw;
+        const int cstep = nv12 ? 2 : 1;
+        for (int cx = 0; cx < w / 2; ++cx) {
+            const int r0 = a[8 * cx], g0 = a[8 * cx + 1], b0 = a[8 * cx + 2];
+            const int r1 = a[8 * cx + 4], g1 = a[8 * cx + 5], b1 = a[8 * cx + 6];
+            const int r2 = b[8 * cx], g2 = b[8 * cx + 1], b2 = b[8 * cx + 2];
+            const int r3 = b[8 * cx + 4], g3 = b[8 * cx + 5], b3 = b[8 * cx + 6];
+            ya[2 * cx] = (uchar)clamp(fix16(yr * r0 + yg * g0 + yb * b0 + yo), ymin, ymax);
+            ya[2 * cx + 1] = (uchar)clamp(fix16(yr * r1 + yg * g1 + yb * b1 + yo), ymin, ymax);
+            yb_[2 * cx] = (uchar)clamp(fix16(yr * r2 + yg * g2 + yb * b2 + yo), ymin, ymax);
+            yb_[2 * cx + 1] = (uchar)clamp(fix16(yr * r3 + yg * g3 + yb * b3 + yo), ymin, ymax);
+            const int sr = r0 + r1 + r2 + r3, sg = g0 + g1 + g2 + g3, sb = b0 + b1 + b2 + b3;
+            ru[cstep * cx] =
+                (uchar)clamp((ur * sr + ug * sg + ub * sb + (4 << 23) + (1 << 17)) >> 18, cmin, cmax);
+            rv_[cstep * cx] =
+                (uchar)clamp((vr * sr + vg * sg + vb * sb + (4 << 23) + (1 << 17)) >> 18, cmin, cmax);
+        }
+        if (!(w & 1))
+            return;
+    }
+#endif
     CLV_PIXEL_LOOP(cw, ch, cx, cy)
     {
+#if CLV_ROW
+        if (2 * cy + 1 < h && cx < w / 2)
+            continue; /* done above */
+#endif
         int sr = 0, sg = 0, sb = 0, n = 0;
         for (int dy = 0; dy < 2; ++dy) {
             const int y = 2 * cy + dy;

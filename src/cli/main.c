@@ -11,6 +11,8 @@ static void usage(FILE *out)
     fprintf(out, "usage: clvid <command> [options]\n"
                  "\n"
                  "commands:\n"
+                 "  transcode -i INPUT [-vf CHAIN] -o OUTPUT   filter a file headlessly "
+                 "(transcode --help)\n"
                  "  filters   list every filter with its parameters, defaults and ranges\n"
                  "  devices   list the OpenCL devices (pick one with --device N|NAME or "
                  "CLVID_DEVICE)\n"
@@ -29,6 +31,8 @@ int main(int argc, char **argv)
         return clv_cmd_filters(argc - 1, argv + 1);
     if (!strcmp(cmd, "devices"))
         return clv_cmd_devices(argc - 1, argv + 1);
+    if (!strcmp(cmd, "transcode"))
+        return clv_cmd_transcode(argc - 1, argv + 1);
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
         usage(stdout);
         return CLV_EXIT_OK;

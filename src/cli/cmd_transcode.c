@@ -1,0 +1,636 @@
+/* cmd_transcode.c - `clvid transcode -i INPUT [-vf CHAIN] -o OUTPUT`: the
+ * decoder thread feeds the GPU stage, whose frames go to the encoder
+ * thread; audio and subtitles are copied. */
+#include "cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libavutil/imgutils.h>
+#include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+
+#include "../io/io.h"
+#include "clvid.h"
+
+typedef struct transcode_args {
+    clv_input_options in;
+    clv_output_options out;
+    const char *chain;
+    const char *device;
+    const char *progress_path;
+    int overwrite, quiet;
+} transcode_args;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: clvid transcode -i INPUT [-vf CHAIN] -o OUTPUT [options]\n"
+            "  -i INPUT          file, image (sequence: img_%%04d.png), stream or device\n"
+            "  -f FORMAT         force the input format (lavfi, v4l2, image2, ...)\n"
+            "  -vf CHAIN         filters, ffmpeg syntax: 'median=radius=2,sharpen' (clvid "
+            "filters)\n"
+            "  -o OUTPUT         output file; the format follows the extension\n"
+            "  -y                overwrite OUTPUT if it exists\n"
+            "  -c:v CODEC        video encoder (default: libx264 for mp4/mkv/mov, png for .png)\n"
+            "  -crf N            x264/x265 quality, 0..51 (default 18)\n"
+            "  -preset NAME      x264/x265 preset (default veryfast)\n"
+            "  -b:v RATE         video bit rate (2M, 800k)\n"
+            "  -pix_fmt FMT      encoder pixel format\n"
+            "  -ss TIME -t TIME  start and duration (seconds or [hh:]mm:ss[.ms])\n"
+            "  --frames N        stop after N video frames\n"
+            "  --device N|NAME   OpenCL device (clvid devices)\n"
+            "  -q                quiet: no progress, no summary\n"
+            "  --progress FILE   key=value progress blocks, as ffmpeg's -progress\n");
+}
+
+/* Seconds or [hh:]mm:ss[.frac] to microseconds; -1 if malformed. */
+static int64_t parse_time(const char *s)
+{
+    double parts[3] = {0, 0, 0};
+    int n = 0;
+    const char *p = s;
+    while (n < 3) {
+        char *end;
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || errno || v < 0)
+            return -1;
+        parts[n++] = v;
+        if (*end == ':') {
+            p = end + 1;
+            continue;
+        }
+        if (*end)
+            return -1;
+        break;
+    }
+    double sec = n == 1 ? parts[0] : n == 2 ? parts[0] * 60 + parts[1]
+                                            : parts[0] * 3600 + parts[1] * 60 + parts[2];
+    return (int64_t)(sec * 1e6 + 0.5);
+}
+
+static int64_t parse_rate(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || v <= 0)
+        return -1;
+    if (*end == 'k' || *end == 'K')
+        v *= 1e3, end++;
+    else if (*end == 'M' || *end == 'm')
+        v *= 1e6, end++;
+    return *end ? -1 : (int64_t)v;
+}
+
+static int parse_args(int argc, char **argv, transcode_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->out.crf = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        if (!strcmp(o, "-y")) {
+            a->overwrite = 1;
+            continue;
+        }
+        if (!strcmp(o, "-q")) {
+            a->quiet = 1;
+            continue;
+        }
+        if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+            usage(stdout);
+            exit(CLV_EXIT_OK);
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "clvid transcode: %s needs a value\n", o);
+            return -1;
+        }
+        const char *v = argv[++i];
+        char *end;
+        if (!strcmp(o, "-i"))
+            a->in.path = v;
+        else if (!strcmp(o, "-o"))
+            a->out.path = v;
+        else if (!strcmp(o, "-f"))
+            a->in.format = v;
+        else if (!strcmp(o, "-vf"))
+            a->chain = v;
+        else if (!strcmp(o, "-c:v") || !strcmp(o, "-vcodec"))
+            a->out.codec = v;
+        else if (!strcmp(o, "-preset"))
+            a->out.preset = v;
+        else if (!strcmp(o, "-pix_fmt"))
+            a->out.pix_fmt = v;
+        else if (!strcmp(o, "--device"))
+            a->device = v;
+        else if (!strcmp(o, "--progress"))
+            a->progress_path = v;
+        else if (!strcmp(o, "-crf")) {
+            long n = strtol(v, &end, 10);
+            if (*end || end == v || n < 0 || n > 51) {
+                fprintf(stderr, "clvid transcode: -crf %s: expected an integer from 0 to 51\n",
+                        v);
+                return -1;
+            }
+            a->out.crf = (int)n;
+        } else if (!strcmp(o, "-b:v")) {
+            if ((a->out.bitrate = parse_rate(v)) < 0) {
+                fprintf(stderr, "clvid transcode: -b:v %s: expected a rate such as 2M or "
+                                "800k\n", v);
+                return -1;
+            }
+        } else if (!strcmp(o, "-ss") || !strcmp(o, "-t")) {
+            int64_t us = parse_time(v);
+            if (us < 0 || (!strcmp(o, "-t") && us == 0)) {
+                fprintf(stderr, "clvid transcode: %s %s: expected seconds or [hh:]mm:ss%s\n",
+                        o, v, !strcmp(o, "-t") ? ", more than 0" : "");
+                return -1;
+            }
+            *(!strcmp(o, "-ss") ? &a->in.start_us : &a->in.duration_us) = us;
+        } else if (!strcmp(o, "--frames") || !strcmp(o, "-frames:v")) {
+            long long n = strtoll(v, &end, 10);
+            if (*end || end == v || n < 1) {
+                fprintf(stderr, "clvid transcode: %s %s: expected a positive integer\n", o, v);
+                return -1;
+            }
+            a->in.max_frames = n;
+        } else {
+            fprintf(stderr, "clvid transcode: unknown option %s\n", o);
+            return -1;
+        }
+    }
+    if (!a->in.path || !a->out.path) {
+        fprintf(stderr, "clvid transcode: %s\n",
+                !a->in.path ? "-i INPUT is missing" : "-o OUTPUT is missing");
+        return -1;
+    }
+    return 0;
+}
+
+/* The stage's layout for a decoder format, or -1 (convert with swscale). */
+static int native_format(enum AVPixelFormat f)
+{
+    switch (f) {
+    case AV_PIX_FMT_YUV420P:
+    case AV_PIX_FMT_YUVJ420P:
+        return CLV_PIX_YUV420P;
+    case AV_PIX_FMT_NV12:
+        return CLV_PIX_NV12;
+    case AV_PIX_FMT_RGBA:
+        return CLV_PIX_RGBA;
+    case AV_PIX_FMT_BGRA:
+        return CLV_PIX_BGRA;
+    case AV_PIX_FMT_RGB0:
+        return CLV_PIX_RGB0;
+    case AV_PIX_FMT_BGR0:
+        return CLV_PIX_BGR0;
+    case AV_PIX_FMT_RGB24:
+        return CLV_PIX_RGB24;
+    case AV_PIX_FMT_BGR24:
+        return CLV_PIX_BGR24;
+    default:
+        return -1;
+    }
+}
+
+static enum AVPixelFormat av_format(clv_pixfmt f)
+{
+    static const enum AVPixelFormat map[] = {AV_PIX_FMT_RGBA,  AV_PIX_FMT_BGRA,
+                                             AV_PIX_FMT_RGB0,  AV_PIX_FMT_BGR0,
+                                             AV_PIX_FMT_RGB24, AV_PIX_FMT_BGR24,
+                                             AV_PIX_FMT_YUV420P, AV_PIX_FMT_NV12};
+    return map[f];
+}
+
+static int rgb_like(enum AVPixelFormat f)
+{
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f);
+    return d && (d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL));
+}
+
+static int has_alpha(enum AVPixelFormat f)
+{
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f);
+    return d && (d->flags & (AV_PIX_FMT_FLAG_ALPHA | AV_PIX_FMT_FLAG_PAL));
+}
+
+/* The stream's matrix and range; untagged video follows ffmpeg's guess. */
+static clv_color stream_color(const AVCodecContext *c)
+{
+    clv_color col = {CLV_MATRIX_BT601, 0};
+    switch (c->colorspace) {
+    case AVCOL_SPC_BT709:
+        col.matrix = CLV_MATRIX_BT709;
+        break;
+    case AVCOL_SPC_BT2020_NCL:
+    case AVCOL_SPC_BT2020_CL:
+        col.matrix = CLV_MATRIX_BT2020;
+        break;
+    case AVCOL_SPC_BT470BG:
+    case AVCOL_SPC_SMPTE170M:
+    case AVCOL_SPC_FCC:
+    case AVCOL_SPC_SMPTE240M:
+        col.matrix = CLV_MATRIX_BT601;
+        break;
+    default:
+        col.matrix = c->height >= 720 ? CLV_MATRIX_BT709 : CLV_MATRIX_BT601;
+    }
+    col.full_range = c->color_range == AVCOL_RANGE_JPEG || c->pix_fmt == AV_PIX_FMT_YUVJ420P;
+    return col;
+}
+
+static const char *matrix_name(clv_matrix m)
+{
+    return m == CLV_MATRIX_BT709 ? "bt709" : m == CLV_MATRIX_BT2020 ? "bt2020" : "bt601";
+}
+
+/* Copies tightly packed planes of format f into or out of an AVFrame. */
+static void copy_planes(clv_pixfmt f, int w, int h, uint8_t *packed, AVFrame *frame, int to_frame)
+{
+    int cw = (w + 1) / 2, ch = (h + 1) / 2;
+    int rows[3], bytes[3], planes;
+    if (clv_pixfmt_is_yuv(f)) {
+        planes = f == CLV_PIX_NV12 ? 2 : 3;
+        rows[0] = h, bytes[0] = w;
+        rows[1] = rows[2] = ch;
+        bytes[1] = f == CLV_PIX_NV12 ? 2 * cw : cw;
+        bytes[2] = cw;
+    } else {
+        planes = 1;
+        rows[0] = h;
+        bytes[0] = (int)(clv_pixfmt_size(f, w, 1));
+    }
+    uint8_t *p = packed;
+    for (int i = 0; i < planes; i++) {
+        for (int y = 0; y < rows[i]; y++) {
+            uint8_t *line = frame->data[i] + (size_t)y * (size_t)frame->linesize[i];
+            if (to_frame)
+                memcpy(line, p, (size_t)bytes[i]);
+            else
+                memcpy(p, line, (size_t)bytes[i]);
+            p += bytes[i];
+        }
+    }
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+typedef struct progress {
+    double start, last;
+    double total_s; /* of output, 0 if unknown */
+    FILE *file;
+    int tty;
+} progress;
+
+static void report(progress *p, int64_t frames, double out_s, int final)
+{
+    double now = now_s();
+    if (!final && now - p->last < 0.5)
+        return;
+    p->last = now;
+    double elapsed = now - p->start, fps = elapsed > 0 ? (double)frames / elapsed : 0;
+    double speed = elapsed > 0 ? out_s / elapsed : 0;
+    if (p->tty) {
+        char bar[32] = "";
+        char eta[32] = "";
+        if (p->total_s > 0) {
+            double frac = out_s / p->total_s;
+            frac = frac < 0 ? 0 : frac > 1 ? 1 : frac;
+            int n = (int)(frac * 20);
+            snprintf(bar, sizeof bar, "[%.*s%*s] %3.0f%%", n, "####################", 20 - n,
+                     "", frac * 100);
+            if (speed > 0)
+                snprintf(eta, sizeof eta, " eta %.0fs", (p->total_s - out_s) / speed);
+        }
+        fprintf(stderr, "\rframe %6lld  fps %6.1f  speed %5.2fx  elapsed %5.1fs%s %s\033[K",
+                (long long)frames, fps, speed, elapsed, eta, bar);
+        if (final)
+            fputc('\n', stderr);
+    }
+    if (p->file) {
+        fprintf(p->file,
+                "frame=%lld\nfps=%.2f\nout_time_us=%lld\nout_time=%.6f\nspeed=%.3fx\n"
+                "progress=%s\n",
+                (long long)frames, fps, (long long)(out_s * 1e6), out_s, speed,
+                final ? "end" : "continue");
+        fflush(p->file);
+    }
+}
+
+/* Sends one output frame of the stage to the encoder. */
+static int emit(clv_stage *stage, clv_pixfmt out_f, struct SwsContext *sws, enum AVPixelFormat enc_f,
+                int w, int h, const int64_t *pts_ring, clv_queue *enc_q, double *out_s,
+                int64_t *emitted, AVRational tb, clv_msg *msg)
+{
+    const uint8_t *pixels;
+    uint64_t index;
+    int err = clv_stage_output(stage, &pixels, &index, msg);
+    if (err)
+        return err;
+    AVFrame *f = av_frame_alloc();
+    if (!f)
+        return CLV_ENOMEM;
+    f->format = enc_f;
+    f->width = w;
+    f->height = h;
+    if (av_frame_get_buffer(f, 0) < 0) {
+        av_frame_free(&f);
+        clv_stage_release(stage);
+        return CLV_ENOMEM;
+    }
+    if (sws) {
+        const uint8_t *src[4] = {pixels, NULL, NULL, NULL};
+        int src_stride[4] = {w * 4, 0, 0, 0};
+        sws_scale(sws, src, src_stride, 0, h, f->data, f->linesize);
+    } else {
+        copy_planes(out_f, w, h, (uint8_t *)pixels, f, 1);
+    }
+    clv_stage_release(stage);
+    f->pts = pts_ring[index % 64];
+    *out_s = (double)f->pts * av_q2d(tb);
+    (*emitted)++;
+    return clv_queue_push(enc_q, CLV_ITEM_FRAME, f) < 0 ? CLV_EIO : 0;
+}
+
+int clv_cmd_transcode(int argc, char **argv)
+{
+    transcode_args a;
+    if (parse_args(argc, argv, &a)) {
+        fprintf(stderr, "(clvid transcode --help lists the options)\n");
+        return CLV_EXIT_USAGE;
+    }
+    clv_msg msg = {{0}};
+    clv_chain_desc desc;
+    if (clv_chain_parse(a.chain, &desc, &msg)) {
+        fprintf(stderr, "clvid: -vf: %s\n", msg.text);
+        return CLV_EXIT_USAGE;
+    }
+    /* Never overwrite without -y, and never write over the input. */
+    struct stat out_st, in_st;
+    if (stat(a.out.path, &out_st) == 0) {
+        if (stat(a.in.path, &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
+            in_st.st_ino == out_st.st_ino) {
+            fprintf(stderr, "clvid: '%s' is the input as well as the output; write to another "
+                            "file\n", a.out.path);
+            return CLV_EXIT_USAGE;
+        }
+        if (!a.overwrite) {
+            fprintf(stderr, "clvid: '%s' already exists; use -y to overwrite it\n", a.out.path);
+            return CLV_EXIT_RUNTIME;
+        }
+    }
+    if (!a.quiet)
+        av_log_set_level(AV_LOG_WARNING);
+    else
+        av_log_set_level(AV_LOG_ERROR);
+
+    int status = CLV_EXIT_RUNTIME, err = 0;
+    clv_decoder *dec = NULL;
+    clv_encoder *enc = NULL;
+    clv_context *ctx = NULL;
+    clv_chain *chain = NULL;
+    clv_stage *stage = NULL;
+    clv_queue *dec_q = NULL, *enc_q = NULL;
+    struct SwsContext *sws_in = NULL, *sws_out = NULL;
+    AVFrame *converted = NULL;
+    progress prog = {0};
+    int decoding = 0, encoding = 0;
+
+    if ((err = clv_decoder_open(&a.in, &dec, &msg)))
+        goto fail;
+    AVCodecContext *dc = clv_decoder_codec(dec);
+    AVFormatContext *ic = clv_decoder_format(dec);
+    AVRational tb = ic->streams[clv_decoder_video_index(dec)]->time_base;
+    int w = dc->width, h = dc->height;
+
+    /* Layouts: the decoder's own when the stage takes it, else swscale. */
+    int native = native_format(dc->pix_fmt);
+    int rgb_src = rgb_like(dc->pix_fmt), alpha = has_alpha(dc->pix_fmt);
+    clv_pixfmt in_f = native >= 0 ? (clv_pixfmt)native : rgb_src ? CLV_PIX_RGBA : CLV_PIX_YUV420P;
+    clv_color in_color = stream_color(dc);
+    clv_color out_color = in_color;
+    if (!clv_pixfmt_is_yuv(in_f)) {
+        out_color.matrix = h >= 720 ? CLV_MATRIX_BT709 : CLV_MATRIX_BT601;
+        out_color.full_range = 0;
+    }
+    if ((err = clv_encoder_open(&a.out, dec, rgb_src, alpha, out_color, &enc, &msg)))
+        goto fail;
+    enum AVPixelFormat enc_f = clv_encoder_pix_fmt(enc);
+    int out_native = native_format(enc_f);
+    if (enc_f == AV_PIX_FMT_YUVJ420P)
+        out_color.full_range = 1;
+    clv_pixfmt out_f = out_native >= 0 ? (clv_pixfmt)out_native : CLV_PIX_RGBA;
+
+    if (native < 0) {
+        sws_in = sws_getContext(w, h, dc->pix_fmt, w, h, av_format(in_f),
+                                SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL,
+                                NULL);
+        converted = av_frame_alloc();
+        if (!sws_in || !converted) {
+            snprintf(msg.text, sizeof msg.text, "cannot convert %s frames to %s",
+                     av_get_pix_fmt_name(dc->pix_fmt), clv_pixfmt_name(in_f));
+            goto fail;
+        }
+        converted->format = av_format(in_f);
+        converted->width = w;
+        converted->height = h;
+        if (av_frame_get_buffer(converted, 0) < 0)
+            goto oom;
+    }
+    if (out_native < 0) {
+        sws_out = sws_getContext(w, h, AV_PIX_FMT_RGBA, w, h, enc_f,
+                                 SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL,
+                                 NULL);
+        if (!sws_out) {
+            snprintf(msg.text, sizeof msg.text, "cannot convert RGBA frames to %s",
+                     av_get_pix_fmt_name(enc_f));
+            goto fail;
+        }
+    }
+
+    clv_context_options copt = {.device = a.device, .profiling = 1};
+    if ((err = clv_context_create(&copt, &ctx, &msg)))
+        goto fail;
+    if ((err = clv_chain_create(ctx, &desc, &chain, &msg)))
+        goto fail;
+    clv_stage_options sopt = {.width = w, .height = h, .in_format = in_f, .out_format = out_f,
+                              .in_color = in_color, .out_color = out_color, .slots = 3,
+                              .profiling = 1};
+    if ((err = clv_stage_create(ctx, &sopt, chain, &stage, &msg)))
+        goto fail;
+
+    if (!a.quiet) {
+        char text[1024];
+        clv_chain_format(&desc, text, sizeof text);
+        fprintf(stderr, "clvid: %s (%dx%d %s, %s %s range) -> [%s] on %s -> %s (%s %s)\n",
+                a.in.path, w, h, av_get_pix_fmt_name(dc->pix_fmt),
+                matrix_name(in_color.matrix), in_color.full_range ? "full" : "limited",
+                text[0] ? text : "no filter", clv_context_device(ctx)->name, a.out.path,
+                clv_encoder_codec_name(enc), av_get_pix_fmt_name(enc_f));
+    }
+    if (a.progress_path) {
+        prog.file = fopen(a.progress_path, "w");
+        if (!prog.file) {
+            snprintf(msg.text, sizeof msg.text, "--progress: cannot write '%s': %s",
+                     a.progress_path, strerror(errno));
+            goto fail;
+        }
+    }
+    prog.tty = !a.quiet && isatty(2);
+    prog.start = prog.last = now_s();
+    if (ic->duration > 0) {
+        double total = (double)ic->duration / 1e6 - (double)a.in.start_us / 1e6;
+        if (a.in.duration_us > 0 && (double)a.in.duration_us / 1e6 < total)
+            total = (double)a.in.duration_us / 1e6;
+        prog.total_s = total;
+    }
+
+    dec_q = clv_queue_create(8);
+    enc_q = clv_queue_create(8);
+    if (!dec_q || !enc_q)
+        goto oom;
+    if (clv_decoder_start(dec, dec_q) || clv_encoder_start(enc, enc_q))
+        goto oom;
+    decoding = encoding = 1;
+
+    int64_t pts_ring[64];
+    uint64_t submitted = 0;
+    int64_t emitted = 0;
+    double out_s = 0;
+    for (;;) {
+        int kind;
+        void *item;
+        if (clv_queue_pop(dec_q, &kind, &item) < 0)
+            break;
+        if (kind == CLV_ITEM_END)
+            break;
+        if (kind == CLV_ITEM_PACKET) {
+            if (clv_queue_push(enc_q, kind, item) < 0) {
+                err = CLV_EIO;
+                break;
+            }
+            continue;
+        }
+        AVFrame *f = item;
+        if (f->width != w || f->height != h || (native >= 0 && f->format != dc->pix_fmt &&
+                                                native_format(f->format) != native)) {
+            snprintf(msg.text, sizeof msg.text,
+                     "'%s': the video changes from %dx%d %s to %dx%d %s mid-stream; clvid "
+                     "does not follow such changes yet",
+                     a.in.path, w, h, av_get_pix_fmt_name(dc->pix_fmt), f->width, f->height,
+                     av_get_pix_fmt_name(f->format));
+            av_frame_free(&f);
+            err = CLV_EINVAL;
+            break;
+        }
+        /* A free slot: take the oldest result first when all are busy. */
+        while (!clv_stage_input(stage)) {
+            if ((err = emit(stage, out_f, sws_out, enc_f, w, h, pts_ring, enc_q, &out_s,
+                            &emitted, tb, &msg)))
+                break;
+            report(&prog, emitted, out_s, 0);
+        }
+        if (err) {
+            av_frame_free(&f);
+            break;
+        }
+        uint8_t *slot = clv_stage_input(stage);
+        if (sws_in) {
+            sws_scale(sws_in, (const uint8_t *const *)f->data, f->linesize, 0, h,
+                      converted->data, converted->linesize);
+            copy_planes(in_f, w, h, slot, converted, 0);
+        } else {
+            copy_planes(in_f, w, h, slot, f, 0);
+        }
+        pts_ring[submitted % 64] = f->pts;
+        av_frame_free(&f);
+        if ((err = clv_stage_submit(stage, submitted, &msg)))
+            break;
+        submitted++;
+    }
+    while (!err && clv_stage_pending(stage) > 0) {
+        err = emit(stage, out_f, sws_out, enc_f, w, h, pts_ring, enc_q, &out_s, &emitted, tb,
+                   &msg);
+        report(&prog, emitted, out_s, 0);
+    }
+    if (err) {
+        clv_queue_abort(dec_q);
+        clv_queue_abort(enc_q);
+    } else {
+        clv_queue_push(enc_q, CLV_ITEM_END, NULL);
+    }
+    clv_msg dmsg = {{0}}, emsg = {{0}};
+    int derr = clv_decoder_finish(dec, &dmsg);
+    int eerr = clv_encoder_finish(enc, &emsg);
+    decoding = encoding = 0;
+    if (!err && derr) {
+        err = derr;
+        msg = dmsg;
+    }
+    if (!err && eerr) {
+        err = eerr;
+        msg = emsg;
+    }
+    if (err)
+        goto fail;
+    if (submitted == 0) {
+        snprintf(msg.text, sizeof msg.text, "'%s': no video frame to write%s", a.in.path,
+                 a.in.start_us ? " (is -ss past the end?)" : "");
+        goto fail;
+    }
+    report(&prog, (int64_t)submitted, out_s, 1);
+    if (!a.quiet) {
+        clv_stage_times t;
+        clv_stage_get_times(stage, &t);
+        double elapsed = now_s() - prog.start;
+        fprintf(stderr,
+                "clvid: %llu frames in %.2f s (%.1f fps) -> %s\n"
+                "       decode %.2f s | upload %.2f s | kernels %.2f s | download %.2f s | "
+                "encode %.2f s\n",
+                (unsigned long long)submitted, elapsed, (double)submitted / elapsed, a.out.path,
+                clv_decoder_busy_seconds(dec), (double)t.upload_ns / 1e9,
+                (double)t.kernels_ns / 1e9, (double)t.download_ns / 1e9,
+                clv_encoder_busy_seconds(enc));
+    }
+    status = CLV_EXIT_OK;
+    goto done;
+oom:
+    snprintf(msg.text, sizeof msg.text, "out of memory");
+fail:
+    if (prog.tty)
+        fputc('\n', stderr);
+    fprintf(stderr, "clvid: %s\n", msg.text[0] ? msg.text : clv_strerror(err));
+    status = err == CLV_ENODEVICE ? CLV_EXIT_USAGE : CLV_EXIT_RUNTIME;
+    if (dec_q)
+        clv_queue_abort(dec_q);
+    if (enc_q)
+        clv_queue_abort(enc_q);
+done:
+    if (decoding)
+        clv_decoder_finish(dec, NULL);
+    clv_encoder_close(enc, status != CLV_EXIT_OK);
+    clv_decoder_close(dec);
+    clv_stage_destroy(stage);
+    clv_chain_destroy(chain);
+    clv_context_destroy(ctx);
+    clv_queue_destroy(dec_q);
+    clv_queue_destroy(enc_q);
+    sws_freeContext(sws_in);
+    sws_freeContext(sws_out);
+    av_frame_free(&converted);
+    if (prog.file)
+        fclose(prog.file);
+    (void)encoding;
+    return status;
+}

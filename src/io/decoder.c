@@ -1,0 +1,302 @@
+/* decoder.c - the decoder thread: demuxes the input, decodes its best video
+ * stream (frame threads) and hands frames and the other streams' packets
+ * on through a bounded queue, in demux order. */
+#include "io.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libavutil/avutil.h>
+
+struct clv_decoder {
+    clv_input_options opt;
+    char path[1024];
+    AVFormatContext *fmt;
+    AVCodecContext *codec;
+    int video;
+    int64_t shift_us; /* subtracted from every timestamp: file start + -ss */
+    pthread_t thread;
+    int started;
+    clv_queue *out;
+    /* Written by the thread, read after the join: */
+    int error;
+    char message[1400];
+    double busy;
+    int64_t frames;
+};
+
+const char *clv_av_err(int code, char *buf, size_t size)
+{
+    av_strerror(code, buf, size);
+    return buf;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_msg *msg)
+{
+    *out = NULL;
+    char err[128];
+    clv_decoder *d = calloc(1, sizeof *d);
+    if (!d)
+        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+    d->opt = *options;
+    snprintf(d->path, sizeof d->path, "%s", options->path);
+    d->opt.path = d->path;
+    d->video = -1;
+    const AVInputFormat *ifmt = NULL;
+    if (options->format) {
+        ifmt = av_find_input_format(options->format);
+        if (!ifmt) {
+            snprintf(msg->text, sizeof msg->text,
+                     "-f %s: no such input format (`ffmpeg -formats` lists them)",
+                     options->format);
+            free(d);
+            return CLV_EINVAL;
+        }
+    }
+    int r = avformat_open_input(&d->fmt, options->path, ifmt, NULL);
+    if (r < 0) {
+        snprintf(msg->text, sizeof msg->text, "cannot open input '%s': %s", options->path,
+                 clv_av_err(r, err, sizeof err));
+        free(d);
+        return CLV_EIO;
+    }
+    if ((r = avformat_find_stream_info(d->fmt, NULL)) < 0) {
+        snprintf(msg->text, sizeof msg->text, "input '%s': cannot read its streams: %s",
+                 options->path, clv_av_err(r, err, sizeof err));
+        goto fail;
+    }
+    const AVCodec *dec = NULL;
+    d->video = av_find_best_stream(d->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &dec, 0);
+    if (d->video < 0) {
+        snprintf(msg->text, sizeof msg->text, "input '%s' has no video stream%s", options->path,
+                 d->video == AVERROR_DECODER_NOT_FOUND ? " this FFmpeg can decode" : "");
+        goto fail;
+    }
+    AVStream *st = d->fmt->streams[d->video];
+    d->codec = avcodec_alloc_context3(dec);
+    if (!d->codec || avcodec_parameters_to_context(d->codec, st->codecpar) < 0) {
+        snprintf(msg->text, sizeof msg->text, "input '%s': cannot set up the %s decoder",
+                 options->path, dec->name);
+        goto fail;
+    }
+    d->codec->thread_count = 0;
+    d->codec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
+    d->codec->pkt_timebase = st->time_base;
+    if ((r = avcodec_open2(d->codec, dec, NULL)) < 0) {
+        snprintf(msg->text, sizeof msg->text, "input '%s': cannot open the %s decoder: %s",
+                 options->path, dec->name, clv_av_err(r, err, sizeof err));
+        goto fail;
+    }
+    if (d->codec->width < 1 || d->codec->height < 1) {
+        snprintf(msg->text, sizeof msg->text, "input '%s': the video stream has no size",
+                 options->path);
+        goto fail;
+    }
+    int64_t start = d->fmt->start_time != AV_NOPTS_VALUE ? d->fmt->start_time : 0;
+    d->shift_us = start + options->start_us;
+    if (options->start_us > 0) {
+        r = avformat_seek_file(d->fmt, -1, INT64_MIN, d->shift_us, d->shift_us, 0);
+        if (r < 0)
+            av_log(NULL, AV_LOG_WARNING, "cannot seek in '%s'; decoding from the start\n",
+                   options->path);
+    }
+    *out = d;
+    return 0;
+fail:
+    clv_decoder_close(d);
+    return CLV_EIO;
+}
+
+AVFormatContext *clv_decoder_format(const clv_decoder *d)
+{
+    return d->fmt;
+}
+
+AVCodecContext *clv_decoder_codec(const clv_decoder *d)
+{
+    return d->codec;
+}
+
+int clv_decoder_video_index(const clv_decoder *d)
+{
+    return d->video;
+}
+
+/* Time in microseconds from the stream's own timestamp. */
+static int64_t to_us(int64_t ts, AVRational tb)
+{
+    return av_rescale_q(ts, tb, AV_TIME_BASE_Q);
+}
+
+/* -1 before the range, 1 after it, 0 inside. */
+static int place(const clv_decoder *d, int64_t us)
+{
+    if (d->opt.start_us > 0 && us < d->shift_us)
+        return -1;
+    if (d->opt.duration_us > 0 && us >= d->shift_us + d->opt.duration_us)
+        return 1;
+    return 0;
+}
+
+/* Pushes the frames the decoder has ready; returns 1 when the range or the
+ * frame limit is reached, -1 when the queue was aborted. */
+static int drain(clv_decoder *d, AVFrame *frame, double *waited)
+{
+    AVStream *st = d->fmt->streams[d->video];
+    while (avcodec_receive_frame(d->codec, frame) == 0) {
+        int64_t pts = frame->best_effort_timestamp;
+        if (pts == AV_NOPTS_VALUE)
+            pts = frame->pts;
+        if (pts == AV_NOPTS_VALUE)
+            pts = 0;
+        int where = place(d, to_us(pts, st->time_base));
+        if (where < 0) {
+            av_frame_unref(frame);
+            continue;
+        }
+        if (where > 0) {
+            av_frame_unref(frame);
+            return 1;
+        }
+        frame->pts = pts - av_rescale_q(d->shift_us, AV_TIME_BASE_Q, st->time_base);
+        AVFrame *copy = av_frame_alloc();
+        if (!copy)
+            return -1;
+        av_frame_move_ref(copy, frame);
+        double t = now_s();
+        if (clv_queue_push(d->out, CLV_ITEM_FRAME, copy) < 0)
+            return -1;
+        *waited += now_s() - t;
+        d->frames++;
+        if (d->opt.max_frames > 0 && d->frames >= d->opt.max_frames)
+            return 1;
+    }
+    return 0;
+}
+
+static void *decode_thread(void *arg)
+{
+    clv_decoder *d = arg;
+    double begin = now_s(), waited = 0;
+    AVPacket *pkt = av_packet_alloc();
+    AVFrame *frame = av_frame_alloc();
+    char err[128];
+    int done = 0, corrupt = 0;
+    if (!pkt || !frame) {
+        d->error = CLV_ENOMEM;
+        snprintf(d->message, sizeof d->message, "out of memory");
+        done = -1;
+    }
+    while (!done) {
+        int r = av_read_frame(d->fmt, pkt);
+        if (r == AVERROR(EAGAIN))
+            continue; /* a live source with nothing yet */
+        if (r < 0) {
+            if (r != AVERROR_EOF)
+                av_log(NULL, AV_LOG_WARNING, "'%s': reading stopped: %s\n", d->path,
+                       clv_av_err(r, err, sizeof err));
+            break;
+        }
+        AVStream *st = d->fmt->streams[pkt->stream_index];
+        if (pkt->stream_index == d->video) {
+            r = avcodec_send_packet(d->codec, pkt);
+            av_packet_unref(pkt);
+            if (r < 0 && r != AVERROR(EAGAIN)) {
+                corrupt++;
+                av_log(NULL, AV_LOG_WARNING, "'%s': a corrupt video packet (%s)\n", d->path,
+                       clv_av_err(r, err, sizeof err));
+            }
+            done = drain(d, frame, &waited);
+        } else if (st->codecpar->codec_type == AVMEDIA_TYPE_AUDIO ||
+                   st->codecpar->codec_type == AVMEDIA_TYPE_SUBTITLE) {
+            int64_t ts = pkt->pts != AV_NOPTS_VALUE ? pkt->pts : pkt->dts;
+            int where = ts == AV_NOPTS_VALUE ? 0 : place(d, to_us(ts, st->time_base));
+            if (where != 0) {
+                av_packet_unref(pkt);
+                continue; /* audio past -t is dropped; the video decides the end */
+            }
+            int64_t shift = av_rescale_q(d->shift_us, AV_TIME_BASE_Q, st->time_base);
+            if (pkt->pts != AV_NOPTS_VALUE)
+                pkt->pts -= shift;
+            if (pkt->dts != AV_NOPTS_VALUE)
+                pkt->dts -= shift;
+            AVPacket *copy = av_packet_alloc();
+            if (!copy) {
+                done = -1;
+                break;
+            }
+            av_packet_move_ref(copy, pkt);
+            double t = now_s();
+            if (clv_queue_push(d->out, CLV_ITEM_PACKET, copy) < 0)
+                done = -1;
+            waited += now_s() - t;
+        } else {
+            av_packet_unref(pkt);
+        }
+    }
+    if (done >= 0) {
+        /* Flush the decoder for its delayed frames. */
+        avcodec_send_packet(d->codec, NULL);
+        drain(d, frame, &waited);
+    }
+    if (corrupt)
+        av_log(NULL, AV_LOG_WARNING, "'%s': %d corrupt video packet(s); the decoder concealed "
+               "what it could\n", d->path, corrupt);
+    av_packet_free(&pkt);
+    av_frame_free(&frame);
+    d->busy = now_s() - begin - waited;
+    clv_queue_push(d->out, CLV_ITEM_END, NULL);
+    return NULL;
+}
+
+int clv_decoder_start(clv_decoder *d, clv_queue *out)
+{
+    d->out = out;
+    if (pthread_create(&d->thread, NULL, decode_thread, d))
+        return CLV_ENOMEM;
+    d->started = 1;
+    return 0;
+}
+
+int clv_decoder_finish(clv_decoder *d, clv_msg *msg)
+{
+    if (d->started) {
+        pthread_join(d->thread, NULL);
+        d->started = 0;
+    }
+    if (d->error && msg)
+        snprintf(msg->text, sizeof msg->text, "%.1000s", d->message);
+    return d->error;
+}
+
+double clv_decoder_busy_seconds(const clv_decoder *d)
+{
+    return d->busy;
+}
+
+int64_t clv_decoder_frames(const clv_decoder *d)
+{
+    return d->frames;
+}
+
+void clv_decoder_close(clv_decoder *d)
+{
+    if (!d)
+        return;
+    if (d->started && d->out)
+        clv_queue_abort(d->out);
+    clv_decoder_finish(d, NULL);
+    avcodec_free_context(&d->codec);
+    avformat_close_input(&d->fmt);
+    free(d);
+}

@@ -1,0 +1,463 @@
+/* encoder.c - the encoder thread: encodes the filtered video frames, copies
+ * the input's audio and subtitle streams the container can hold, and muxes
+ * them into the output file. */
+#include "io.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
+
+struct clv_encoder {
+    char path[1024];
+    char tmp_path[1100]; /* written here, renamed to path when complete */
+    const clv_decoder *dec;
+    AVFormatContext *oc;
+    AVCodecContext *enc;
+    int video_out;   /* output stream index of the video */
+    int *map;        /* input stream index -> output stream index, or -1 */
+    int map_count;
+    int file_created;
+    pthread_t thread;
+    int started;
+    clv_queue *in;
+    /* Written by the thread, read after the join: */
+    int error;
+    char message[1400];
+    double busy;
+    int64_t frames;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int is_rgb_fmt(enum AVPixelFormat f)
+{
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f);
+    return d && (d->flags & AV_PIX_FMT_FLAG_RGB);
+}
+
+/* The first of `wanted` the encoder takes. */
+static enum AVPixelFormat pick(const AVCodec *c, const enum AVPixelFormat *wanted)
+{
+    if (!c->pix_fmts)
+        return wanted[0];
+    for (; *wanted != AV_PIX_FMT_NONE; wanted++)
+        for (const enum AVPixelFormat *p = c->pix_fmts; *p != AV_PIX_FMT_NONE; p++)
+            if (*p == *wanted)
+                return *wanted;
+    return AV_PIX_FMT_NONE;
+}
+
+static enum AVPixelFormat choose_pix_fmt(const AVCodec *c, int rgb_source, int has_alpha)
+{
+    static const enum AVPixelFormat rgba_first[] = {AV_PIX_FMT_RGBA, AV_PIX_FMT_BGRA,
+                                                    AV_PIX_FMT_NONE};
+    static const enum AVPixelFormat rgb_first[] = {AV_PIX_FMT_RGB24, AV_PIX_FMT_BGR0,
+                                                   AV_PIX_FMT_BGR24, AV_PIX_FMT_RGB0,
+                                                   AV_PIX_FMT_RGBA,  AV_PIX_FMT_BGRA,
+                                                   AV_PIX_FMT_NONE};
+    static const enum AVPixelFormat yuv_first[] = {AV_PIX_FMT_YUV420P, AV_PIX_FMT_NV12,
+                                                   AV_PIX_FMT_NONE};
+    enum AVPixelFormat f = AV_PIX_FMT_NONE;
+    if (rgb_source && has_alpha)
+        f = pick(c, rgba_first);
+    if (f == AV_PIX_FMT_NONE && rgb_source)
+        f = pick(c, rgb_first);
+    if (f == AV_PIX_FMT_NONE)
+        f = pick(c, yuv_first);
+    if (f == AV_PIX_FMT_NONE)
+        f = pick(c, rgb_first);
+    if (f == AV_PIX_FMT_NONE && c->pix_fmts)
+        f = c->pix_fmts[0];
+    return f;
+}
+
+static const AVCodec *choose_codec(const clv_output_options *o, const AVOutputFormat *ofmt,
+                                   clv_msg *msg)
+{
+    if (o->codec) {
+        const AVCodec *c = avcodec_find_encoder_by_name(o->codec);
+        if (!c || c->type != AVMEDIA_TYPE_VIDEO) {
+            snprintf(msg->text, sizeof msg->text,
+                     "-c:v %s: no such video encoder in this FFmpeg (try libx264, libx265, "
+                     "ffv1, png, mjpeg, libvpx-vp9; `ffmpeg -encoders` lists them)",
+                     o->codec);
+            return NULL;
+        }
+        return c;
+    }
+    const char *name = ofmt->name;
+    if (strstr(name, "mp4") || strstr(name, "matroska") || strstr(name, "mov")) {
+        const AVCodec *c = avcodec_find_encoder_by_name("libx264");
+        if (c)
+            return c;
+    }
+    if (!strcmp(name, "image2") || !strcmp(name, "apng"))
+        return avcodec_find_encoder(AV_CODEC_ID_PNG);
+    const AVCodec *c = avcodec_find_encoder(ofmt->video_codec);
+    if (!c)
+        snprintf(msg->text, sizeof msg->text,
+                 "'%s': the %s container has no default video encoder here; name one with -c:v",
+                 o->path, ofmt->name);
+    return c;
+}
+
+static enum AVColorSpace av_matrix(clv_matrix m)
+{
+    return m == CLV_MATRIX_BT709 ? AVCOL_SPC_BT709
+           : m == CLV_MATRIX_BT2020 ? AVCOL_SPC_BT2020_NCL
+                                    : AVCOL_SPC_SMPTE170M;
+}
+
+int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rgb_source,
+                     int has_alpha, clv_color color, clv_encoder **out, clv_msg *msg)
+{
+    *out = NULL;
+    char err[128];
+    clv_encoder *e = calloc(1, sizeof *e);
+    if (!e)
+        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+    snprintf(e->path, sizeof e->path, "%s", o->path);
+    if (!strchr(o->path, '%')) { /* a numbered image sequence is written in place */
+        const char *slash = strrchr(o->path, '/');
+        int dir = slash ? (int)(slash - o->path + 1) : 0;
+        snprintf(e->tmp_path, sizeof e->tmp_path, "%.*s.%s.partial-%ld", dir, o->path,
+                 o->path + dir, (long)getpid());
+    }
+    e->dec = dec;
+    AVFormatContext *ic = clv_decoder_format(dec);
+    AVCodecContext *dc = clv_decoder_codec(dec);
+    AVStream *ist = ic->streams[clv_decoder_video_index(dec)];
+
+    const AVOutputFormat *ofmt = av_guess_format(NULL, o->path, NULL);
+    if (!ofmt) {
+        snprintf(msg->text, sizeof msg->text,
+                 "'%s': cannot tell the output format from its extension (use .mp4, .mkv, "
+                 ".mov, .webm, .avi, .png, .nut, ...)",
+                 o->path);
+        goto fail;
+    }
+    if (avformat_alloc_output_context2(&e->oc, ofmt, NULL, o->path) < 0 || !e->oc) {
+        snprintf(msg->text, sizeof msg->text, "'%s': cannot set up the %s muxer", o->path,
+                 ofmt->name);
+        goto fail;
+    }
+    const char *write_path = e->tmp_path[0] ? e->tmp_path : o->path;
+    av_freep(&e->oc->url);
+    e->oc->url = av_strdup(write_path);
+    const AVCodec *codec = choose_codec(o, ofmt, msg);
+    if (!codec)
+        goto fail;
+    if (avformat_query_codec(ofmt, codec->id, FF_COMPLIANCE_NORMAL) == 0) {
+        snprintf(msg->text, sizeof msg->text, "'%s': the %s container cannot hold %s video",
+                 o->path, ofmt->name, codec->name);
+        goto fail;
+    }
+    enum AVPixelFormat pf = AV_PIX_FMT_NONE;
+    if (o->pix_fmt) {
+        pf = av_get_pix_fmt(o->pix_fmt);
+        int ok = pf != AV_PIX_FMT_NONE && !codec->pix_fmts;
+        for (const enum AVPixelFormat *p = codec->pix_fmts; p && *p != AV_PIX_FMT_NONE; p++)
+            ok |= *p == pf;
+        if (!ok) {
+            char list[512] = "";
+            for (const enum AVPixelFormat *p = codec->pix_fmts; p && *p != AV_PIX_FMT_NONE; p++)
+                if (strlen(list) < 450) {
+                    strcat(list, list[0] ? " " : "");
+                    strcat(list, av_get_pix_fmt_name(*p));
+                }
+            snprintf(msg->text, sizeof msg->text, "-pix_fmt %s: %s takes %s", o->pix_fmt,
+                     codec->name, list[0] ? list : "other formats");
+            goto fail;
+        }
+    } else {
+        pf = choose_pix_fmt(codec, rgb_source, has_alpha);
+    }
+
+    e->enc = avcodec_alloc_context3(codec);
+    if (!e->enc)
+        goto oom;
+    e->enc->width = dc->width;
+    e->enc->height = dc->height;
+    e->enc->pix_fmt = pf;
+    e->enc->time_base = ist->time_base;
+    e->enc->framerate = av_guess_frame_rate(ic, ist, NULL);
+    e->enc->sample_aspect_ratio = dc->sample_aspect_ratio.num ? dc->sample_aspect_ratio
+                                                              : ist->sample_aspect_ratio;
+    if (is_rgb_fmt(pf)) {
+        e->enc->colorspace = AVCOL_SPC_RGB;
+        e->enc->color_range = AVCOL_RANGE_JPEG;
+    } else {
+        e->enc->colorspace = av_matrix(color.matrix);
+        e->enc->color_range = color.full_range ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
+    }
+    e->enc->color_primaries = dc->color_primaries;
+    e->enc->color_trc = dc->color_trc;
+    e->enc->thread_count = 0;
+    if (e->oc->oformat->flags & AVFMT_GLOBALHEADER)
+        e->enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    if (o->bitrate > 0)
+        e->enc->bit_rate = o->bitrate;
+    if (!strcmp(codec->name, "libx264") || !strcmp(codec->name, "libx265")) {
+        char crf[16];
+        snprintf(crf, sizeof crf, "%d", o->crf >= 0 ? o->crf : 18);
+        if (!o->bitrate)
+            av_opt_set(e->enc->priv_data, "crf", crf, 0);
+        av_opt_set(e->enc->priv_data, "preset", o->preset ? o->preset : "veryfast", 0);
+    } else if (o->preset) {
+        av_log(NULL, AV_LOG_WARNING, "-preset is for libx264/libx265; %s ignores it\n",
+               codec->name);
+    }
+    if (!strcmp(codec->name, "libx264") && pf == AV_PIX_FMT_YUV420P &&
+        (dc->width % 2 || dc->height % 2)) {
+        snprintf(msg->text, sizeof msg->text,
+                 "libx264 with yuv420p needs an even width and height; the input is %dx%d "
+                 "(write .png or use -c:v ffv1)",
+                 dc->width, dc->height);
+        goto fail;
+    }
+    int r = avcodec_open2(e->enc, codec, NULL);
+    if (r < 0) {
+        snprintf(msg->text, sizeof msg->text, "cannot open the %s encoder for %dx%d %s: %s",
+                 codec->name, dc->width, dc->height, av_get_pix_fmt_name(pf),
+                 clv_av_err(r, err, sizeof err));
+        goto fail;
+    }
+    AVStream *vst = avformat_new_stream(e->oc, NULL);
+    if (!vst)
+        goto oom;
+    e->video_out = vst->index;
+    avcodec_parameters_from_context(vst->codecpar, e->enc);
+    vst->time_base = e->enc->time_base;
+    vst->avg_frame_rate = ist->avg_frame_rate;
+    vst->sample_aspect_ratio = e->enc->sample_aspect_ratio;
+    av_dict_copy(&vst->metadata, ist->metadata, 0);
+    for (int i = 0; i < ist->nb_side_data; i++) { /* rotation (display matrix) and the like */
+        uint8_t *sd = av_stream_new_side_data(vst, ist->side_data[i].type,
+                                              ist->side_data[i].size);
+        if (sd)
+            memcpy(sd, ist->side_data[i].data, ist->side_data[i].size);
+    }
+
+    e->map_count = (int)ic->nb_streams;
+    e->map = malloc(sizeof *e->map * (size_t)e->map_count);
+    if (!e->map)
+        goto oom;
+    for (int i = 0; i < e->map_count; i++) {
+        AVStream *s = ic->streams[i];
+        enum AVMediaType type = s->codecpar->codec_type;
+        e->map[i] = -1;
+        if (i == clv_decoder_video_index(dec) ||
+            (type != AVMEDIA_TYPE_AUDIO && type != AVMEDIA_TYPE_SUBTITLE))
+            continue;
+        if (avformat_query_codec(e->oc->oformat, s->codecpar->codec_id, FF_COMPLIANCE_NORMAL) !=
+            1) {
+            av_log(NULL, AV_LOG_WARNING,
+                   "'%s': the %s container cannot hold the %s stream #%d (%s); it is left out\n",
+                   o->path, ofmt->name, av_get_media_type_string(type), i,
+                   avcodec_get_name(s->codecpar->codec_id));
+            continue;
+        }
+        AVStream *os = avformat_new_stream(e->oc, NULL);
+        if (!os || avcodec_parameters_copy(os->codecpar, s->codecpar) < 0)
+            goto oom;
+        os->codecpar->codec_tag = 0;
+        os->time_base = s->time_base;
+        os->disposition = s->disposition;
+        av_dict_copy(&os->metadata, s->metadata, 0);
+        e->map[i] = os->index;
+    }
+    av_dict_copy(&e->oc->metadata, ic->metadata, 0);
+
+    if (!(ofmt->flags & AVFMT_NOFILE)) {
+        r = avio_open(&e->oc->pb, write_path, AVIO_FLAG_WRITE);
+        if (r < 0) {
+            snprintf(msg->text, sizeof msg->text, "cannot write '%s': %s", o->path,
+                     clv_av_err(r, err, sizeof err));
+            goto fail;
+        }
+    }
+    e->file_created = 1;
+    AVDictionary *mux_opts = NULL;
+    if (!strcmp(ofmt->name, "image2") && !strchr(o->path, '%'))
+        av_dict_set(&mux_opts, "update", "1", 0); /* one file, not a numbered sequence */
+    r = avformat_write_header(e->oc, &mux_opts);
+    av_dict_free(&mux_opts);
+    if (r < 0) {
+        snprintf(msg->text, sizeof msg->text, "'%s': cannot start the %s file: %s", o->path,
+                 ofmt->name, clv_av_err(r, err, sizeof err));
+        goto fail;
+    }
+    *out = e;
+    return 0;
+oom:
+    snprintf(msg->text, sizeof msg->text, "out of memory setting up '%s'", o->path);
+fail:
+    clv_encoder_close(e, 1);
+    return CLV_EIO;
+}
+
+enum AVPixelFormat clv_encoder_pix_fmt(const clv_encoder *e)
+{
+    return e->enc->pix_fmt;
+}
+
+const char *clv_encoder_codec_name(const clv_encoder *e)
+{
+    return e->enc->codec->name;
+}
+
+static int write_packets(clv_encoder *e)
+{
+    AVPacket *pkt = av_packet_alloc();
+    int r = 0;
+    if (!pkt)
+        return AVERROR(ENOMEM);
+    while ((r = avcodec_receive_packet(e->enc, pkt)) == 0) {
+        pkt->stream_index = e->video_out;
+        av_packet_rescale_ts(pkt, e->enc->time_base, e->oc->streams[e->video_out]->time_base);
+        if ((r = av_interleaved_write_frame(e->oc, pkt)) < 0)
+            break;
+    }
+    av_packet_free(&pkt);
+    return r == AVERROR(EAGAIN) || r == AVERROR_EOF ? 0 : r;
+}
+
+static void *encode_thread(void *arg)
+{
+    clv_encoder *e = arg;
+    double begin = now_s(), waited = 0;
+    char err[128];
+    AVFormatContext *ic = clv_decoder_format(e->dec);
+    int r = 0;
+    for (;;) {
+        int kind;
+        void *item;
+        double t = now_s();
+        if (clv_queue_pop(e->in, &kind, &item) < 0) {
+            r = AVERROR_EXIT; /* aborted by the main thread */
+            break;
+        }
+        waited += now_s() - t;
+        if (kind == CLV_ITEM_END) {
+            avcodec_send_frame(e->enc, NULL);
+            r = write_packets(e);
+            break;
+        }
+        if (kind == CLV_ITEM_FRAME) {
+            AVFrame *f = item;
+            r = avcodec_send_frame(e->enc, f);
+            av_frame_free(&f);
+            if (r >= 0)
+                r = write_packets(e);
+            e->frames++;
+        } else {
+            AVPacket *p = item;
+            int out_index = p->stream_index < e->map_count ? e->map[p->stream_index] : -1;
+            if (out_index >= 0) {
+                av_packet_rescale_ts(p, ic->streams[p->stream_index]->time_base,
+                                     e->oc->streams[out_index]->time_base);
+                p->stream_index = out_index;
+                p->pos = -1;
+                r = av_interleaved_write_frame(e->oc, p);
+            }
+            av_packet_free(&p);
+        }
+        if (r < 0)
+            break;
+    }
+    if (r < 0 && r != AVERROR_EXIT) {
+        e->error = CLV_EIO;
+        snprintf(e->message, sizeof e->message, "writing '%s' failed: %s", e->path,
+                 clv_av_err(r, err, sizeof err));
+        clv_queue_abort(e->in); /* unblock the producer */
+    } else if (r == AVERROR_EXIT) {
+        e->error = CLV_EIO;
+        snprintf(e->message, sizeof e->message, "writing '%s' stopped", e->path);
+    }
+    e->busy = now_s() - begin - waited;
+    return NULL;
+}
+
+int clv_encoder_start(clv_encoder *e, clv_queue *in)
+{
+    e->in = in;
+    if (pthread_create(&e->thread, NULL, encode_thread, e))
+        return CLV_ENOMEM;
+    e->started = 1;
+    return 0;
+}
+
+int clv_encoder_finish(clv_encoder *e, clv_msg *msg)
+{
+    char err[128];
+    if (e->started) {
+        pthread_join(e->thread, NULL);
+        e->started = 0;
+    }
+    if (!e->error) {
+        int r = av_write_trailer(e->oc);
+        if (r < 0) {
+            e->error = CLV_EIO;
+            snprintf(e->message, sizeof e->message, "finishing '%s' failed: %s", e->path,
+                     clv_av_err(r, err, sizeof err));
+        }
+    }
+    if (e->oc && e->oc->pb && !(e->oc->oformat->flags & AVFMT_NOFILE)) {
+        if (avio_closep(&e->oc->pb) < 0 && !e->error) {
+            e->error = CLV_EIO;
+            snprintf(e->message, sizeof e->message, "closing '%s' failed (disk full?)",
+                     e->path);
+        }
+    }
+    if (!e->error && e->tmp_path[0] && rename(e->tmp_path, e->path) != 0) {
+        e->error = CLV_EIO;
+        snprintf(e->message, sizeof e->message, "cannot move the finished file to '%s'",
+                 e->path);
+    }
+    if (!e->error)
+        e->file_created = 0; /* complete: it is the user's now */
+    if (e->error && msg)
+        snprintf(msg->text, sizeof msg->text, "%.1000s", e->message);
+    return e->error;
+}
+
+void clv_encoder_close(clv_encoder *e, int remove_output)
+{
+    if (!e)
+        return;
+    if (e->started) {
+        if (e->in)
+            clv_queue_abort(e->in);
+        pthread_join(e->thread, NULL);
+        e->started = 0;
+    }
+    if (e->oc && e->oc->pb && !(e->oc->oformat->flags & AVFMT_NOFILE))
+        avio_closep(&e->oc->pb);
+    if (remove_output && e->file_created && e->tmp_path[0])
+        remove(e->tmp_path); /* an existing file at path was never touched */
+    avcodec_free_context(&e->enc);
+    avformat_free_context(e->oc);
+    free(e->map);
+    free(e);
+}
+
+double clv_encoder_busy_seconds(const clv_encoder *e)
+{
+    return e->busy;
+}
+
+int64_t clv_encoder_frames(const clv_encoder *e)
+{
+    return e->frames;
+}

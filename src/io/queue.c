@@ -1,0 +1,105 @@
+/* queue.c - the bounded queue that carries frames and packets between the
+ * decoder thread, the main (GPU) thread and the encoder thread. */
+#include "io.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+typedef struct item {
+    int kind;
+    void *payload;
+} item;
+
+struct clv_queue {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    /* Guarded by lock: */
+    item *ring;
+    int capacity, head, count;
+    int aborted;
+};
+
+clv_queue *clv_queue_create(int capacity)
+{
+    clv_queue *q = calloc(1, sizeof *q);
+    if (!q)
+        return NULL;
+    q->ring = calloc((size_t)capacity, sizeof *q->ring);
+    if (!q->ring) {
+        free(q);
+        return NULL;
+    }
+    q->capacity = capacity;
+    pthread_mutex_init(&q->lock, NULL);
+    pthread_cond_init(&q->changed, NULL);
+    return q;
+}
+
+void clv_item_free(int kind, void *payload)
+{
+    if (kind == CLV_ITEM_FRAME) {
+        AVFrame *f = payload;
+        av_frame_free(&f);
+    } else if (kind == CLV_ITEM_PACKET) {
+        AVPacket *p = payload;
+        av_packet_free(&p);
+    }
+}
+
+void clv_queue_destroy(clv_queue *q)
+{
+    if (!q)
+        return;
+    for (int i = 0; i < q->count; i++) {
+        item *it = &q->ring[(q->head + i) % q->capacity];
+        clv_item_free(it->kind, it->payload);
+    }
+    pthread_mutex_destroy(&q->lock);
+    pthread_cond_destroy(&q->changed);
+    free(q->ring);
+    free(q);
+}
+
+int clv_queue_push(clv_queue *q, int kind, void *payload)
+{
+    pthread_mutex_lock(&q->lock);
+    while (q->count == q->capacity && !q->aborted)
+        pthread_cond_wait(&q->changed, &q->lock);
+    if (q->aborted) {
+        pthread_mutex_unlock(&q->lock);
+        clv_item_free(kind, payload); /* the queue owns it even when refused */
+        return -1;
+    }
+    q->ring[(q->head + q->count) % q->capacity] = (item){kind, payload};
+    q->count++;
+    pthread_cond_broadcast(&q->changed);
+    pthread_mutex_unlock(&q->lock);
+    return 0;
+}
+
+int clv_queue_pop(clv_queue *q, int *kind, void **payload)
+{
+    pthread_mutex_lock(&q->lock);
+    while (q->count == 0 && !q->aborted)
+        pthread_cond_wait(&q->changed, &q->lock);
+    if (q->aborted) {
+        pthread_mutex_unlock(&q->lock);
+        return -1;
+    }
+    item it = q->ring[q->head];
+    q->head = (q->head + 1) % q->capacity;
+    q->count--;
+    pthread_cond_broadcast(&q->changed);
+    pthread_mutex_unlock(&q->lock);
+    *kind = it.kind;
+    *payload = it.payload;
+    return 0;
+}
+
+void clv_queue_abort(clv_queue *q)
+{
+    pthread_mutex_lock(&q->lock);
+    q->aborted = 1;
+    pthread_cond_broadcast(&q->changed);
+    pthread_mutex_unlock(&q->lock);
+}
