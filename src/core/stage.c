@@ -28,6 +28,7 @@ struct clv_stage {
     int next;    /* slot the next submit uses */
     int pending; /* submitted, not yet released; the oldest is (next - pending) */
     int holding; /* the oldest is being read by the caller */
+    int passthrough; /* no filter and the same layout both sides: copy, no conversion */
     clv_stage_times times;
 };
 
@@ -128,6 +129,15 @@ int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_cha
     int w = options->width, h = options->height;
     stage->count = options->slots >= 2 ? options->slots : 3;
     stage->in_size = clv_pixfmt_size(options->in_format, w, h);
+    /* With nothing to do, frames are copied untouched: a round trip through
+     * RGBA8 would clip colours outside the RGB cube (a few percent of the
+     * pixels of ordinary video). */
+    stage->passthrough =
+        (!chain || clv_chain_get_desc(chain)->count == 0) &&
+        options->in_format == options->out_format &&
+        (!clv_pixfmt_is_yuv(options->in_format) ||
+         (options->in_color.matrix == options->out_color.matrix &&
+          options->in_color.full_range == options->out_color.full_range));
     stage->out_size = clv_pixfmt_size(options->out_format, w, h);
 
     cl_int st = CL_SUCCESS;
@@ -252,6 +262,12 @@ int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
     clFlush(stage->up_q);
     CLV__CL_CHECK(clEnqueueBarrierWithWaitList(ctx->queue, 1, &s->up, NULL),
                   "clEnqueueBarrierWithWaitList");
+    if (stage->passthrough) {
+        CLV__CL_CHECK(clEnqueueCopyBuffer(ctx->queue, s->dev_in, s->dev_out, 0, 0, stage->in_size,
+                                          0, NULL, ctx->profiling ? &s->first_kernel : NULL),
+                      "clEnqueueCopyBuffer");
+        goto computed;
+    }
     if ((err = convert(stage, stage->to_rgba, s->dev_in, s->rgba_in.buffer,
                        stage->opt.in_format, stage->coeff_in, 1,
                        ctx->profiling ? &s->first_kernel : NULL)))
@@ -266,6 +282,7 @@ int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
     if ((err = convert(stage, stage->from_rgba, filtered->buffer, s->dev_out,
                        stage->opt.out_format, stage->coeff_out, 0, NULL)))
         goto fail;
+computed:
     CLV__CL_CHECK(clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &s->computed),
                   "clEnqueueMarkerWithWaitList");
     clFlush(ctx->queue);

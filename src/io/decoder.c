@@ -244,8 +244,8 @@ static void *decode_thread(void *arg)
             av_packet_unref(pkt);
         }
     }
-    if (done >= 0) {
-        /* Flush the decoder for its delayed frames. */
+    if (done == 0) {
+        /* The input ended: flush the decoder for its delayed frames. */
         avcodec_send_packet(d->codec, NULL);
         drain(d, frame, &waited);
     }

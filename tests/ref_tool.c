@@ -1,0 +1,44 @@
+/* ref_tool.c - clvid-ref: applies a chain with the C references to raw RGBA
+ * frames (stdin to stdout), so scripts can check clvid's output against the
+ * definitions. usage: clvid-ref CHAIN WIDTH HEIGHT [FRAMES] */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "clvid.h"
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: clvid-ref CHAIN WIDTH HEIGHT [FRAMES] < in.rgba > out.rgba\n");
+        return 2;
+    }
+    int w = atoi(argv[2]), h = atoi(argv[3]), frames = argc > 4 ? atoi(argv[4]) : 1;
+    clv_chain_desc desc;
+    clv_msg msg = {{0}};
+    if (clv_chain_parse(argv[1], &desc, &msg)) {
+        fprintf(stderr, "clvid-ref: %s\n", msg.text);
+        return 2;
+    }
+    clv_ref_chain *ref = NULL;
+    clv_image in = {0}, out = {0};
+    if (clv_ref_chain_create(&desc, &ref) || clv_image_alloc(&in, w, h) ||
+        clv_image_alloc(&out, w, h)) {
+        fprintf(stderr, "clvid-ref: cannot set up %dx%d\n", w, h);
+        return 1;
+    }
+    size_t n = (size_t)w * h * 4;
+    int status = 0;
+    for (int f = 0; f < frames; f++) {
+        if (fread(in.pixels, 1, n, stdin) != n) {
+            fprintf(stderr, "clvid-ref: frame %d: short input\n", f);
+            status = 1;
+            break;
+        }
+        clv_ref_chain_run(ref, &in, &out, (uint64_t)f);
+        fwrite(out.pixels, 1, n, stdout);
+    }
+    clv_ref_chain_destroy(ref);
+    clv_image_free(&in);
+    clv_image_free(&out);
+    return status;
+}

@@ -1,0 +1,420 @@
+#!/usr/bin/env python3
+"""transcode_test.py - clvid transcode end to end, judged by ffmpeg/ffprobe and
+by clvid-ref (the C references). One test per run, by name (--list names them),
+as ctest runs them."""
+import argparse
+import glob
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ARGS = None
+TESTS = {}
+
+
+def test(fn):
+    TESTS[fn.__name__] = fn
+    return fn
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def run(cmd, expect=0, **kw):
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if expect is not None and p.returncode != expect:
+        raise Failure("%s\n-> exit %d (expected %d)\nstdout: %s\nstderr: %s"
+                      % (" ".join(cmd), p.returncode, expect, p.stdout[-2000:], p.stderr[-3000:]))
+    return p
+
+
+def ffmpeg(*args):
+    return run(["ffmpeg", "-v", "error", "-y", *args])
+
+
+def clvid(*args, expect=0):
+    return run([ARGS.clvid, "transcode", "-q", *args], expect=expect)
+
+
+def probe(path):
+    p = run(["ffprobe", "-v", "error", "-count_frames", "-show_streams", "-show_format",
+             "-of", "json", path])
+    return json.loads(p.stdout)
+
+
+def streams(info, kind):
+    return [s for s in info["streams"] if s["codec_type"] == kind]
+
+
+def decodes_cleanly(path):
+    p = run(["ffmpeg", "-v", "error", "-i", path, "-f", "null", "-"])
+    check(p.stderr.strip() == "", "%s does not decode cleanly:\n%s" % (path, p.stderr))
+
+
+def raw_rgba(path, extra=()):
+    p = subprocess.run(["ffmpeg", "-v", "error", "-i", path, *extra, "-fps_mode", "passthrough", "-f", "rawvideo",
+                        "-pix_fmt", "rgba", "-"], capture_output=True)
+    check(p.returncode == 0, "cannot decode %s: %s" % (path, p.stderr.decode()))
+    return p.stdout
+
+
+def raw(path, pix_fmt):
+    p = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt",
+                        pix_fmt, "-"], capture_output=True)
+    check(p.returncode == 0, "cannot decode %s: %s" % (path, p.stderr.decode()))
+    return p.stdout
+
+
+def reference(chain, w, h, frames, data):
+    p = subprocess.run([ARGS.ref, chain, str(w), str(h), str(frames)], input=data,
+                       capture_output=True)
+    check(p.returncode == 0, "clvid-ref failed: %s" % p.stderr.decode())
+    return p.stdout
+
+
+def first_difference(a, b, w):
+    for i in range(min(len(a), len(b))):
+        if a[i] != b[i]:
+            px = i // 4
+            return "byte %d (x=%d y=%d channel %d): got %d, reference %d" % (
+                i, px % w, px // w, i % 4, a[i], b[i])
+    return "lengths %d and %d" % (len(a), len(b))
+
+
+def sample():
+    return os.path.join(ARGS.media, "sample.mp4")
+
+
+def small_clip(tmp, name="small.mp4", seconds=2, extra=()):
+    """A short, small cut of the sample with its audio."""
+    out = os.path.join(tmp, name)
+    ffmpeg("-i", sample(), "-t", str(seconds), "-vf", "scale=320:180", "-c:v", "libx264",
+           "-preset", "ultrafast", "-c:a", "aac", *extra, out)
+    return out
+
+
+def duration(s):
+    return float(s.get("duration", 0))
+
+
+FILTERS = ["sharpen", "emboss", "prewitt", "median", "median=radius=2", "erode", "dilate",
+           "threshold", "gray", "equalize", "equalize=mode=gray", "noise",
+           "noise=type=gaussian:sigma=20", "quantize", "convolution=matrix='1 2 1 2 4 2 1 2 1'"]
+
+
+@test
+def each_filter(tmp):
+    """Each filter on a clip with sound: same frames, same duration, sound kept."""
+    src = small_clip(tmp)
+    want = probe(src)
+    wv, wa = streams(want, "video")[0], streams(want, "audio")[0]
+    for f in FILTERS:
+        out = os.path.join(tmp, "out.mp4")
+        clvid("-i", src, "-vf", f, "-o", out, "-y")
+        got = probe(out)
+        gv, ga = streams(got, "video"), streams(got, "audio")
+        check(len(gv) == 1 and len(ga) == 1, "%s: streams %s" % (f, got["streams"]))
+        check(gv[0]["nb_read_frames"] == wv["nb_read_frames"],
+              "%s: %s frames, input has %s" % (f, gv[0]["nb_read_frames"], wv["nb_read_frames"]))
+        check(abs(duration(gv[0]) - duration(wv)) < 0.05, "%s: video lasts %s, input %s"
+              % (f, gv[0].get("duration"), wv.get("duration")))
+        check(abs(duration(ga[0]) - duration(wa)) < 0.05, "%s: audio lasts %s, input %s"
+              % (f, ga[0].get("duration"), wa.get("duration")))
+        check(ga[0]["codec_name"] == wa["codec_name"], "%s: audio re-encoded" % f)
+        decodes_cleanly(out)
+        print("ok", f)
+
+
+def psnr(a, b, w, h):
+    """Per-plane and average PSNR of two yuv420p videos, frame by frame in
+    decoding order (ffmpeg's psnr filter pairs frames by timestamps, which
+    containers round differently)."""
+    import math
+    ra, rb = raw(a, "yuv420p"), raw(b, "yuv420p")
+    check(len(ra) == len(rb) and ra, "frame data differ in size: %d, %d" % (len(ra), len(rb)))
+    n = w * h * 3 // 2
+    planes = [(0, w * h), (w * h, w * h // 4), (w * h * 5 // 4, w * h // 4)]
+    err = [0.0, 0.0, 0.0]
+    count = [0, 0, 0]
+    for f in range(len(ra) // n):
+        for i, (off, size) in enumerate(planes):
+            pa = ra[f * n + off:f * n + off + size]
+            pb = rb[f * n + off:f * n + off + size]
+            err[i] += sum((x - y) * (x - y) for x, y in zip(pa, pb))
+            count[i] += size
+
+    def db(e, c):
+        return 99.0 if e == 0 else 10 * math.log10(255 * 255 / (e / c))
+    return [db(err[i], count[i]) for i in range(3)] + [db(sum(err), sum(count))]
+
+
+@test
+def identity_psnr(tmp):
+    """No filter, lossless out: the frames pass through untouched; and a
+    filter that changes nothing but forces the yuv -> RGBA -> yuv round trip
+    stays above 45 dB (colours outside the RGB cube clip)."""
+    src = small_clip(tmp, seconds=1)
+    out = os.path.join(tmp, "out.mkv")
+    clvid("-i", src, "-c:v", "ffv1", "-o", out)
+    y, u, v, avg = psnr(src, out, 320, 180)
+    print("identity PSNR average %s dB" % avg)
+    check(avg >= 45, "identity PSNR %.2f dB < 45" % avg)
+    clvid("-i", src, "-vf", "convolution", "-c:v", "ffv1", "-o", out, "-y")
+    y, u, v, avg = psnr(src, out, 320, 180)
+    print("RGBA round trip PSNR y %.2f u %.2f v %.2f average %.2f dB" % (y, u, v, avg))
+    check(min(y, u, v, avg) >= 45, "round trip PSNR %s" % [y, u, v, avg])
+
+
+def yuv_patches(w, h, colours):
+    """A yuv420p frame of four flat quadrants."""
+    y = bytearray(w * h)
+    u = bytearray((w // 2) * (h // 2))
+    v = bytearray((w // 2) * (h // 2))
+    for yy in range(h):
+        for xx in range(w):
+            q = (yy >= h // 2) * 2 + (xx >= w // 2)
+            y[yy * w + xx] = colours[q][0]
+    for yy in range(h // 2):
+        for xx in range(w // 2):
+            q = (yy >= h // 4) * 2 + (xx >= w // 4)
+            u[yy * (w // 2) + xx] = colours[q][1]
+            v[yy * (w // 2) + xx] = colours[q][2]
+    return bytes(y + u + v)
+
+
+@test
+def flat_patches(tmp):
+    """BT.601 and BT.709, limited and full: flat patches round-trip within 1."""
+    w, h = 64, 64
+    for space, rng in [("smpte170m", "tv"), ("smpte170m", "pc"), ("bt709", "tv"),
+                       ("bt709", "pc")]:
+        # Inside the RGB cube for both matrices (outside it RGB clips).
+        colours = [(100, 120, 140), (150, 130, 120), (80, 128, 128), (200, 110, 135)]
+        src = os.path.join(tmp, "in.mkv")
+        frame = yuv_patches(w, h, colours)
+        p = subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt",
+                            "yuv420p", "-s", "%dx%d" % (w, h), "-r", "10", "-i", "-", "-c:v",
+                            "ffv1", "-colorspace", space, "-color_range", rng, src],
+                           input=frame * 3, capture_output=True)
+        check(p.returncode == 0, p.stderr.decode())
+        out = os.path.join(tmp, "out.mkv")
+        clvid("-i", src, "-vf", "convolution", "-c:v", "ffv1", "-o", out, "-y")
+        got = raw(out, "yuv420p")
+        check(len(got) == 3 * len(frame), "size %d" % len(got))
+        worst = max(abs(a - b) for a, b in zip(got[:len(frame)], frame))
+        print(space, rng, "largest difference", worst)
+        check(worst <= 1, "%s %s: a flat patch moved by %d" % (space, rng, worst))
+        s = streams(probe(out), "video")[0]
+        check(s.get("color_space") == ("smpte170m" if space == "smpte170m" else "bt709")
+              and s.get("color_range") == rng,
+              "%s %s: output tagged %s %s" % (space, rng, s.get("color_space"),
+                                             s.get("color_range")))
+
+
+def random_png(path, w, h, alpha, seed):
+    rnd = random.Random(seed)
+    n = w * h * (4 if alpha else 3)
+    data = bytes(rnd.getrandbits(8) for _ in range(n))
+    p = subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt",
+                        "rgba" if alpha else "rgb24", "-s", "%dx%d" % (w, h), "-i", "-",
+                        path], input=data, capture_output=True)
+    check(p.returncode == 0, p.stderr.decode())
+
+
+@test
+def png_exact(tmp):
+    """PNG in, PNG out: exactly the filters' definitions, odd sizes and 1x1."""
+    for (w, h), alpha, chain in [((641, 359), False, "median=radius=2"),
+                                 ((641, 359), True, "sharpen,equalize"),
+                                 ((1, 1), False, "prewitt,threshold=50"),
+                                 ((17, 9), True, "quantize=colors=3,noise=amount=0.3"),
+                                 ((64, 48), False, "")]:
+        src = os.path.join(tmp, "in.png")
+        out = os.path.join(tmp, "out.png")
+        random_png(src, w, h, alpha, w * h)
+        args = ["-i", src, "-o", out, "-y"] + (["-vf", chain] if chain else [])
+        clvid(*args)
+        want = reference(chain, w, h, 1, raw_rgba(src))
+        got = raw_rgba(out)
+        check(got == want, "%dx%d %s '%s': %s" % (w, h, "rgba" if alpha else "rgb", chain,
+                                                    first_difference(got, want, w)))
+        info = streams(probe(out), "video")[0]
+        check(info["pix_fmt"] == ("rgba" if alpha else "rgb24"), "png written as %s"
+              % info["pix_fmt"])
+        print("ok %dx%d %s '%s'" % (w, h, "rgba" if alpha else "rgb24", chain))
+
+
+@test
+def ffv1_rgb_exact(tmp):
+    """An RGB ffv1 video through a chain with per-frame state is exact too."""
+    w, h, n = 96, 64, 5
+    rnd = random.Random(7)
+    data = bytes(rnd.getrandbits(8) for _ in range(w * h * 3 * n))
+    src = os.path.join(tmp, "in.mkv")
+    p = subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24",
+                        "-s", "%dx%d" % (w, h), "-r", "25", "-i", "-", "-c:v", "ffv1",
+                        "-pix_fmt", "bgr0", src], input=data, capture_output=True)
+    check(p.returncode == 0, p.stderr.decode())
+    out = os.path.join(tmp, "out.mkv")
+    chain = "noise=type=gaussian:sigma=9,quantize=colors=6:iterations=3"
+    clvid("-i", src, "-vf", chain, "-c:v", "ffv1", "-o", out)
+    want = reference(chain, w, h, n, raw_rgba(src))
+    got = raw_rgba(out)
+    check(got == want, first_difference(got, want, w))
+    check(streams(probe(out), "video")[0]["pix_fmt"] == "bgr0", "not kept in RGB")
+
+
+@test
+def stream_layouts(tmp):
+    """No audio, two audio tracks, a subtitle track: all kept as they were."""
+    base = small_clip(tmp, seconds=1)
+    noaudio = os.path.join(tmp, "noaudio.mp4")
+    ffmpeg("-i", base, "-an", "-c", "copy", noaudio)
+    two = os.path.join(tmp, "two.mkv")
+    ffmpeg("-i", base, "-map", "0:v", "-map", "0:a", "-map", "0:a", "-c", "copy", two)
+    srt = os.path.join(tmp, "subs.srt")
+    with open(srt, "w") as f:
+        f.write("1\n00:00:00,100 --> 00:00:00,800\nHello\n\n")
+    subs = os.path.join(tmp, "subs.mkv")
+    ffmpeg("-i", base, "-i", srt, "-map", "0", "-map", "1", "-c", "copy", "-c:s", "srt", subs)
+    for src, ext, want in [(noaudio, "mp4", {"video": 1}),
+                           (two, "mkv", {"video": 1, "audio": 2}),
+                           (subs, "mkv", {"video": 1, "audio": 1, "subtitle": 1})]:
+        out = os.path.join(tmp, "out." + ext)
+        clvid("-i", src, "-vf", "gray", "-o", out, "-y")
+        info = probe(out)
+        got = {}
+        for s in info["streams"]:
+            got[s["codec_type"]] = got.get(s["codec_type"], 0) + 1
+        check(got == want, "%s: streams %s, expected %s" % (os.path.basename(src), got, want))
+        decodes_cleanly(out)
+        print("ok", os.path.basename(src), got)
+
+
+@test
+def variable_frame_rate(tmp):
+    """Timestamps pass through: a VFR input keeps its frame times."""
+    src = os.path.join(tmp, "vfr.mkv")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=1", "-vf",
+           "setpts='PTS+if(mod(N,3),0,0.013/TB)'", "-fps_mode", "vfr", "-c:v", "libx264",
+           "-preset", "ultrafast", src)
+    out = os.path.join(tmp, "out.mkv")
+    clvid("-i", src, "-vf", "sharpen", "-o", out)
+
+    def times(path):
+        p = run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries",
+                 "frame=pts_time", "-of", "csv=p=0", path])
+        return [round(float(x), 3) for x in re.findall(r"[0-9]+\.[0-9]+", p.stdout)]
+    a, b = times(src), times(out)
+    check(a == b, "frame times differ:\n in %s\nout %s" % (a[:12], b[:12]))
+
+
+@test
+def time_range(tmp):
+    """-ss and -t cut both video and audio; --frames stops early."""
+    out = os.path.join(tmp, "cut.mp4")
+    clvid("-i", sample(), "-ss", "2", "-t", "3", "-vf", "emboss", "-o", out)
+    info = probe(out)
+    v, a = streams(info, "video")[0], streams(info, "audio")[0]
+    check(abs(int(v["nb_read_frames"]) - 90) <= 1, "%s frames for 3 s" % v["nb_read_frames"])
+    check(abs(duration(a) - 3.0) < 0.1, "audio lasts %s" % a.get("duration"))
+    clvid("-i", sample(), "--frames", "10", "-o", out, "-y")
+    check(int(streams(probe(out), "video")[0]["nb_read_frames"]) == 10, "--frames 10")
+    prog = os.path.join(tmp, "progress.txt")
+    clvid("-i", sample(), "--frames", "5", "-o", out, "-y", "--progress", prog)
+    text = open(prog).read()
+    check("frame=5" in text and text.rstrip().endswith("progress=end"), text)
+
+
+def no_leftovers(tmp, path):
+    base = os.path.basename(path)
+    left = [f for f in os.listdir(os.path.dirname(path) or ".") if base in f]
+    check(not left, "left behind: %s" % left)
+
+
+@test
+def errors(tmp):
+    """Each mistake: a clear message, the documented status, nothing left behind."""
+    out = os.path.join(tmp, "out.mp4")
+    # An existing output is kept without -y.
+    with open(out, "w") as f:
+        f.write("keep me")
+    p = clvid("-i", sample(), "-o", out, expect=1)
+    check("already exists; use -y" in p.stderr, p.stderr)
+    check(open(out).read() == "keep me", "the existing file was touched")
+    os.remove(out)
+    cases = [
+        (["-i", os.path.join(tmp, "missing.mp4"), "-o", out], 1, "cannot open input"),
+        (["-i", tmp, "-o", out], 1, "cannot open input"),
+        (["-i", sample(), "-o", os.path.join(tmp, "out.xyz")], 1,
+         "cannot tell the output format"),
+        (["-i", sample(), "-c:v", "nosuchcodec", "-o", out], 1,
+         "-c:v nosuchcodec: no such video encoder"),
+        (["-i", sample(), "-vf", "medain", "-o", out], 2, "did you mean 'median'"),
+        (["-i", sample(), "-vf", "median=radius=9", "-o", out], 2, "allowed: 1 to 7"),
+        (["-i", sample(), "-o", sample(), "-y"], 2, "is the input as well as the output"),
+        (["-i", sample(), "-crf", "99", "-o", out], 2, "-crf 99"),
+        (["-o", out], 2, "-i INPUT is missing"),
+        (["-i", sample(), "-o", os.path.join(tmp, "no", "such", "dir", "out.mp4")], 1,
+         "cannot write"),
+    ]
+    garbage = os.path.join(tmp, "garbage.mp4")
+    with open(garbage, "wb") as f:
+        f.write(bytes(random.Random(3).getrandbits(8) for _ in range(20000)))
+    cases.append((["-i", garbage, "-o", out], 1, "garbage.mp4"))
+    empty = os.path.join(tmp, "empty.mp4")
+    open(empty, "wb").close()
+    cases.append((["-i", empty, "-o", out], 1, "empty.mp4"))
+    for args, status, words in cases:
+        p = clvid(*args, expect=status)
+        check(words in p.stderr, "%s: message lacks '%s':\n%s" % (args, words, p.stderr))
+        check(not os.path.exists(out), "%s left %s behind" % (args, out))
+        no_leftovers(tmp, out)
+        print("ok", status, p.stderr.strip().splitlines()[-1])
+    check(os.path.getsize(sample()) > 100000, "the sample was harmed")
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("test", nargs="?")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--clvid")
+    ap.add_argument("--ref")
+    ap.add_argument("--media")
+    ARGS = ap.parse_args()
+    if ARGS.list:
+        print("\n".join(TESTS))
+        return 0
+    if not shutil.which("ffmpeg") or not shutil.which("ffprobe"):
+        print("SKIP: ffmpeg and ffprobe are needed")
+        return 77
+    names = [ARGS.test] if ARGS.test else list(TESTS)
+    failed = 0
+    for name in names:
+        tmp = tempfile.mkdtemp(prefix="clvid-%s-" % name)
+        try:
+            TESTS[name](tmp)
+            print("PASS", name)
+        except Failure as e:
+            failed += 1
+            print("FAIL %s: %s" % (name, e))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print("%d passed, %d failed" % (len(names) - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
