@@ -28,23 +28,11 @@ inline uchar4 yuv_to_rgba(int yv, int u, int v, __constant clv_yuv_coeffs *k)
                     convert_uchar_sat(fix16(y + k->bu * u)), 255);
 }
 
-/* in: Y plane (w x h), then U and V planes (cw x ch each) or one
- * interleaved UV plane (nv12), all tightly packed. */
-__kernel void yuv420_to_rgba(__global const uchar *in, __global uchar4 *dst, int w, int h,
-                             int stride, int nv12, __constant clv_yuv_coeffs *k)
-{
-    const int cw = (w + 1) / 2, ch = (h + 1) / 2;
-    __global const uchar *py = in, *pu = in + w * h, *pv = pu + cw * ch;
 #if CLV_ROW
-    /* Two pixels per step, sharing one chroma sample: plain interleaved
-     * byte accesses that the compiler vectorizes. */
-    CLV_ROW_Y(y);
+inline void yuv_row(__global const uchar *ry, __global const uchar *ru, __global const uchar *rv_,
+                    const int cstep, __global uchar *out, int w, __constant clv_yuv_coeffs *k)
+{
     const int ky = k->ky, yoff = k->yoff, rv = k->rv, gu = k->gu, gv = k->gv, bu = k->bu;
-    __global const uchar *ry = py + y * w;
-    __global const uchar *ru = nv12 ? pu + (y / 2) * 2 * cw : pu + (y / 2) * cw;
-    __global const uchar *rv_ = nv12 ? ru + 1 : pv + (y / 2) * cw;
-    const int cstep = nv12 ? 2 : 1;
-    __global uchar *out = CLV_ROW_BYTES(dst, y);
     for (int cx = 0; cx < w / 2; ++cx) {
         const int u = ru[cstep * cx] - 128, v = rv_[cstep * cx] - 128;
         const int cr = rv * v, cg = -gu * u - gv * v, cb = bu * u;
@@ -58,6 +46,52 @@ __kernel void yuv420_to_rgba(__global const uchar *in, __global uchar4 *dst, int
         out[8 * cx + 6] = convert_uchar_sat(fix16(y1 + cb));
         out[8 * cx + 7] = 255;
     }
+}
+
+/* Two rows of RGBA into two rows of Y and one of U and V (whole 2x2 blocks). */
+inline void yuv_from_rows(__global const uchar *restrict a, __global const uchar *restrict b,
+                          __global uchar *restrict ya, __global uchar *restrict yb_,
+                          __global uchar *restrict ru, __global uchar *restrict rv_,
+                          const int cstep, int w, __constant clv_yuv_coeffs *k)
+{
+    const int yr = k->yr, yg = k->yg, yb = k->yb, yo = k->yoff << 16;
+    const int ur = k->ur, ug = k->ug, ub = k->ub, vr = k->vr, vg = k->vg, vb = k->vb;
+    const int ymin = k->ymin, ymax = k->ymax, cmin = k->cmin, cmax = k->cmax;
+    for (int cx = 0; cx < w / 2; ++cx) {
+        const int r0 = a[8 * cx], g0 = a[8 * cx + 1], b0 = a[8 * cx + 2];
+        const int r1 = a[8 * cx + 4], g1 = a[8 * cx + 5], b1 = a[8 * cx + 6];
+        const int r2 = b[8 * cx], g2 = b[8 * cx + 1], b2 = b[8 * cx + 2];
+        const int r3 = b[8 * cx + 4], g3 = b[8 * cx + 5], b3 = b[8 * cx + 6];
+        ya[2 * cx] = (uchar)clamp(fix16(yr * r0 + yg * g0 + yb * b0 + yo), ymin, ymax);
+        ya[2 * cx + 1] = (uchar)clamp(fix16(yr * r1 + yg * g1 + yb * b1 + yo), ymin, ymax);
+        yb_[2 * cx] = (uchar)clamp(fix16(yr * r2 + yg * g2 + yb * b2 + yo), ymin, ymax);
+        yb_[2 * cx + 1] = (uchar)clamp(fix16(yr * r3 + yg * g3 + yb * b3 + yo), ymin, ymax);
+        const int sr = r0 + r1 + r2 + r3, sg = g0 + g1 + g2 + g3, sb = b0 + b1 + b2 + b3;
+        ru[cstep * cx] =
+            (uchar)clamp((ur * sr + ug * sg + ub * sb + (4 << 23) + (1 << 17)) >> 18, cmin, cmax);
+        rv_[cstep * cx] =
+            (uchar)clamp((vr * sr + vg * sg + vb * sb + (4 << 23) + (1 << 17)) >> 18, cmin, cmax);
+    }
+}
+#endif
+
+/* in: Y plane (w x h), then U and V planes (cw x ch each) or one
+ * interleaved UV plane (nv12), all tightly packed. */
+__kernel void yuv420_to_rgba(__global const uchar *in, __global uchar4 *dst, int w, int h,
+                             int stride, int nv12, __constant clv_yuv_coeffs *k)
+{
+    const int cw = (w + 1) / 2, ch = (h + 1) / 2;
+    __global const uchar *py = in, *pu = in + w * h, *pv = pu + cw * ch;
+#if CLV_ROW
+    /* Two pixels per step, sharing one chroma sample, in plain byte
+     * accesses. */
+    CLV_ROW_Y(y);
+    __global const uchar *ry = py + y * w;
+    __global const uchar *ru = nv12 ? pu + (y / 2) * 2 * cw : pu + (y / 2) * cw;
+    __global const uchar *rv_ = nv12 ? ru + 1 : pv + (y / 2) * cw;
+    __global uchar *out = CLV_ROW_BYTES(dst, y);
+    const int cstep = nv12 ? 2 : 1;
+    yuv_row(ry, ru, rv_, cstep, out, w, k);
     if (w & 1) {
         const int x = w - 1, c = x / 2;
         dst[y * stride + x] = yuv_to_rgba(ry[x], ru[cstep * c], rv_[cstep * c], k);
@@ -113,30 +147,15 @@ __kernel void rgba_to_yuv420(__global const uchar4 *src, __global uchar *out, in
      * row or column goes through the general code below. */
     const int cyr = (int)get_global_id(1);
     if (cyr < ch && 2 * cyr + 1 < h) {
-        const int yr = k->yr, yg = k->yg, yb = k->yb, yo = k->yoff << 16;
-        const int ur = k->ur, ug = k->ug, ub = k->ub, vr = k->vr, vg = k->vg, vb = k->vb;
-        const int ymin = k->ymin, ymax = k->ymax, cmin = k->cmin, cmax = k->cmax;
         __global const uchar *a = CLV_ROW_BYTES_CONST(src, 2 * cyr);
         __global const uchar *b = CLV_ROW_BYTES_CONST(src, 2 * cyr + 1);
         __global uchar *ya = py + 2 * cyr * w, *yb_ = ya + w;
         __global uchar *ru = nv12 ? pu + cyr * 2 * cw : pu + cyr * cw;
         __global uchar *rv_ = nv12 ? ru + 1 : pv + cyr * cw;
-        const int cstep = nv12 ? 2 : 1;
-        for (int cx = 0; cx < w / 2; ++cx) {
-            const int r0 = a[8 * cx], g0 = a[8 * cx + 1], b0 = a[8 * cx + 2];
-            const int r1 = a[8 * cx + 4], g1 = a[8 * cx + 5], b1 = a[8 * cx + 6];
-            const int r2 = b[8 * cx], g2 = b[8 * cx + 1], b2 = b[8 * cx + 2];
-            const int r3 = b[8 * cx + 4], g3 = b[8 * cx + 5], b3 = b[8 * cx + 6];
-            ya[2 * cx] = (uchar)clamp(fix16(yr * r0 + yg * g0 + yb * b0 + yo), ymin, ymax);
-            ya[2 * cx + 1] = (uchar)clamp(fix16(yr * r1 + yg * g1 + yb * b1 + yo), ymin, ymax);
-            yb_[2 * cx] = (uchar)clamp(fix16(yr * r2 + yg * g2 + yb * b2 + yo), ymin, ymax);
-            yb_[2 * cx + 1] = (uchar)clamp(fix16(yr * r3 + yg * g3 + yb * b3 + yo), ymin, ymax);
-            const int sr = r0 + r1 + r2 + r3, sg = g0 + g1 + g2 + g3, sb = b0 + b1 + b2 + b3;
-            ru[cstep * cx] =
-                (uchar)clamp((ur * sr + ug * sg + ub * sb + (4 << 23) + (1 << 17)) >> 18, cmin, cmax);
-            rv_[cstep * cx] =
-                (uchar)clamp((vr * sr + vg * sg + vb * sb + (4 << 23) + (1 << 17)) >> 18, cmin, cmax);
-        }
+        if (nv12)
+            yuv_from_rows(a, b, ya, yb_, ru, rv_, 2, w, k);
+        else
+            yuv_from_rows(a, b, ya, yb_, ru, rv_, 1, w, k);
         if (!(w & 1))
             return;
     }

@@ -321,6 +321,17 @@ def variable_frame_rate(tmp):
 
 
 @test
+def lavfi_input(tmp):
+    """-f FORMAT inputs (libavdevice): a lavfi test source."""
+    out = os.path.join(tmp, "lavfi.mp4")
+    clvid("-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=1", "-vf", "median",
+          "-o", out)
+    check(int(streams(probe(out), "video")[0]["nb_read_frames"]) == 25, "not 25 frames")
+    p = clvid("-f", "nosuchformat", "-i", "x", "-o", out, "-y", expect=1)
+    check("-f nosuchformat: no such input format" in p.stderr, p.stderr)
+
+
+@test
 def time_range(tmp):
     """-ss and -t cut both video and audio; --frames stops early."""
     out = os.path.join(tmp, "cut.mp4")

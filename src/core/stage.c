@@ -134,7 +134,8 @@ int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_cha
      * pixels of ordinary video). */
     stage->passthrough =
         (!chain || clv_chain_get_desc(chain)->count == 0) &&
-        options->in_format == options->out_format &&
+        options->in_format == options->out_format && options->in_format != CLV_PIX_RGB0 &&
+        options->in_format != CLV_PIX_BGR0 && /* their padding becomes 255 */
         (!clv_pixfmt_is_yuv(options->in_format) ||
          (options->in_color.matrix == options->out_color.matrix &&
           options->in_color.full_range == options->out_color.full_range));

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <libavdevice/avdevice.h>
 #include <libavutil/avutil.h>
 
 struct clv_decoder {
@@ -53,6 +54,7 @@ int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_ms
     d->opt.path = d->path;
     d->video = -1;
     const AVInputFormat *ifmt = NULL;
+    avdevice_register_all(); /* lavfi, v4l2, x11grab, ... for -f */
     if (options->format) {
         ifmt = av_find_input_format(options->format);
         if (!ifmt) {

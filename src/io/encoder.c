@@ -324,6 +324,10 @@ static int write_packets(clv_encoder *e)
     if (!pkt)
         return AVERROR(ENOMEM);
     while ((r = avcodec_receive_packet(e->enc, pkt)) == 0) {
+        /* Encoders here leave durations unset; without one the muxer may
+         * cut the last frame (mp4 edit lists end where it starts). */
+        if (pkt->duration <= 0 && e->enc->framerate.num > 0 && e->enc->framerate.den > 0)
+            pkt->duration = av_rescale_q(1, av_inv_q(e->enc->framerate), e->enc->time_base);
         pkt->stream_index = e->video_out;
         av_packet_rescale_ts(pkt, e->enc->time_base, e->oc->streams[e->video_out]->time_base);
         if ((r = av_interleaved_write_frame(e->oc, pkt)) < 0)
