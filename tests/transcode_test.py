@@ -288,6 +288,15 @@ def stream_layouts(tmp):
         f.write("1\n00:00:00,100 --> 00:00:00,800\nHello\n\n")
     subs = os.path.join(tmp, "subs.mkv")
     ffmpeg("-i", base, "-i", srt, "-map", "0", "-map", "1", "-c", "copy", "-c:s", "srt", subs)
+    pcm = os.path.join(tmp, "pcm.mkv")
+    ffmpeg("-i", base, "-c:v", "copy", "-c:a", "pcm_s16le", pcm)
+    out = os.path.join(tmp, "pcm.mp4")
+    clvid("-i", pcm, "-vf", "emboss", "-o", out)
+    audio = streams(probe(out), "audio")
+    check(len(audio) == 1 and audio[0]["codec_name"] == "aac",
+          "PCM audio into mp4: %s (expected it re-encoded to AAC)" % audio)
+    check(abs(duration(audio[0]) - 1.0) < 0.1, "re-encoded audio lasts %s" % audio[0])
+    decodes_cleanly(out)
     for src, ext, want in [(noaudio, "mp4", {"video": 1}),
                            (two, "mkv", {"video": 1, "audio": 2}),
                            (subs, "mkv", {"video": 1, "audio": 1, "subtitle": 1})]:

@@ -10,8 +10,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <libavutil/audio_fifo.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
+#include <libswresample/swresample.h>
+
+/* An input audio stream the container cannot hold as it is: decoded,
+ * resampled and encoded to AAC. */
+typedef struct audio_recode {
+    int out_index;
+    AVCodecContext *dec, *enc;
+    SwrContext *swr;
+    AVAudioFifo *fifo;
+    AVFrame *frame;
+    int64_t next_pts; /* in samples at the encoder's rate */
+} audio_recode;
 
 struct clv_encoder {
     char path[1024];
@@ -21,6 +34,7 @@ struct clv_encoder {
     AVCodecContext *enc;
     int video_out;   /* output stream index of the video */
     int *map;        /* input stream index -> output stream index, or -1 */
+    audio_recode **recode; /* per input stream: NULL, or how it is re-encoded */
     int map_count;
     int file_created;
     pthread_t thread;
@@ -117,6 +131,163 @@ static enum AVColorSpace av_matrix(clv_matrix m)
     return m == CLV_MATRIX_BT709 ? AVCOL_SPC_BT709
            : m == CLV_MATRIX_BT2020 ? AVCOL_SPC_BT2020_NCL
                                     : AVCOL_SPC_SMPTE170M;
+}
+
+static void recode_free(audio_recode *a)
+{
+    if (!a)
+        return;
+    avcodec_free_context(&a->dec);
+    avcodec_free_context(&a->enc);
+    swr_free(&a->swr);
+    if (a->fifo)
+        av_audio_fifo_free(a->fifo);
+    av_frame_free(&a->frame);
+    free(a);
+}
+
+/* Sets up AAC for input stream i; adds its output stream. */
+static int recode_open(clv_encoder *e, int i, clv_msg *msg)
+{
+    char err[128];
+    AVStream *s = clv_decoder_format(e->dec)->streams[i];
+    const AVCodec *dc = avcodec_find_decoder(s->codecpar->codec_id);
+    const AVCodec *ec = avcodec_find_encoder(AV_CODEC_ID_AAC);
+    audio_recode *a = calloc(1, sizeof *a);
+    int r = -1;
+    if (!a || !dc || !ec)
+        goto fail;
+    a->dec = avcodec_alloc_context3(dc);
+    a->enc = avcodec_alloc_context3(ec);
+    a->frame = av_frame_alloc();
+    if (!a->dec || !a->enc || !a->frame ||
+        avcodec_parameters_to_context(a->dec, s->codecpar) < 0)
+        goto fail;
+    a->dec->pkt_timebase = s->time_base;
+    if ((r = avcodec_open2(a->dec, dc, NULL)) < 0)
+        goto fail;
+    a->enc->sample_fmt = AV_SAMPLE_FMT_FLTP;
+    a->enc->sample_rate = a->dec->sample_rate;
+    av_channel_layout_copy(&a->enc->ch_layout, &a->dec->ch_layout);
+    if (a->enc->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC)
+        av_channel_layout_default(&a->enc->ch_layout, a->dec->ch_layout.nb_channels);
+    a->enc->bit_rate = 64000 * (int64_t)a->enc->ch_layout.nb_channels;
+    a->enc->time_base = (AVRational){1, a->enc->sample_rate};
+    if (e->oc->oformat->flags & AVFMT_GLOBALHEADER)
+        a->enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    if ((r = avcodec_open2(a->enc, ec, NULL)) < 0)
+        goto fail;
+    r = swr_alloc_set_opts2(&a->swr, &a->enc->ch_layout, a->enc->sample_fmt,
+                            a->enc->sample_rate, &a->dec->ch_layout, a->dec->sample_fmt,
+                            a->dec->sample_rate, 0, NULL);
+    if (r < 0 || (r = swr_init(a->swr)) < 0)
+        goto fail;
+    a->fifo = av_audio_fifo_alloc(a->enc->sample_fmt, a->enc->ch_layout.nb_channels, 4096);
+    AVStream *os = avformat_new_stream(e->oc, NULL);
+    if (!a->fifo || !os || avcodec_parameters_from_context(os->codecpar, a->enc) < 0)
+        goto fail;
+    os->time_base = a->enc->time_base;
+    os->disposition = s->disposition;
+    av_dict_copy(&os->metadata, s->metadata, 0);
+    a->out_index = os->index;
+    e->map[i] = -1;
+    e->recode[i] = a;
+    av_log(NULL, AV_LOG_INFO, "'%s': audio stream #%d (%s) re-encoded to AAC\n", e->path, i,
+           avcodec_get_name(s->codecpar->codec_id));
+    return 0;
+fail:
+    snprintf(msg->text, sizeof msg->text,
+             "'%.900s': cannot re-encode audio stream #%d (%s) to AAC for this container%s%s",
+             e->path, i, avcodec_get_name(s->codecpar->codec_id), r < 0 ? ": " : "",
+             r < 0 ? clv_av_err(r, err, sizeof err) : "");
+    recode_free(a);
+    return -1;
+}
+
+/* Encodes what the FIFO holds in AAC frames (all of it when flushing). */
+static int recode_drain(clv_encoder *e, audio_recode *a, int flush)
+{
+    AVPacket *pkt = av_packet_alloc();
+    int r = 0, n = a->enc->frame_size;
+    if (!pkt)
+        return AVERROR(ENOMEM);
+    while (r >= 0 && (av_audio_fifo_size(a->fifo) >= n || (flush && av_audio_fifo_size(a->fifo)))) {
+        AVFrame *f = av_frame_alloc();
+        int take = FFMIN(n, av_audio_fifo_size(a->fifo));
+        if (!f)
+            return AVERROR(ENOMEM);
+        f->nb_samples = take;
+        f->format = a->enc->sample_fmt;
+        f->sample_rate = a->enc->sample_rate;
+        av_channel_layout_copy(&f->ch_layout, &a->enc->ch_layout);
+        if ((r = av_frame_get_buffer(f, 0)) >= 0 &&
+            av_audio_fifo_read(a->fifo, (void **)f->data, take) == take) {
+            f->pts = a->next_pts;
+            a->next_pts += take;
+            r = avcodec_send_frame(a->enc, f);
+        }
+        av_frame_free(&f);
+        while (r >= 0 && (r = avcodec_receive_packet(a->enc, pkt)) == 0) {
+            pkt->stream_index = a->out_index;
+            av_packet_rescale_ts(pkt, a->enc->time_base, e->oc->streams[a->out_index]->time_base);
+            r = av_interleaved_write_frame(e->oc, pkt);
+        }
+        if (r == AVERROR(EAGAIN))
+            r = 0;
+    }
+    if (flush && r >= 0) {
+        avcodec_send_frame(a->enc, NULL);
+        while ((r = avcodec_receive_packet(a->enc, pkt)) == 0) {
+            pkt->stream_index = a->out_index;
+            av_packet_rescale_ts(pkt, a->enc->time_base, e->oc->streams[a->out_index]->time_base);
+            if ((r = av_interleaved_write_frame(e->oc, pkt)) < 0)
+                break;
+        }
+        if (r == AVERROR_EOF)
+            r = 0;
+    }
+    av_packet_free(&pkt);
+    return r;
+}
+
+/* Decodes one packet (NULL: flush), resamples into the FIFO, encodes. */
+static int recode_packet(clv_encoder *e, audio_recode *a, const AVPacket *p)
+{
+    int r = avcodec_send_packet(a->dec, p);
+    if (r < 0 && r != AVERROR_EOF)
+        return r == AVERROR_INVALIDDATA ? 0 : r; /* a corrupt packet: skip it */
+    while ((r = avcodec_receive_frame(a->dec, a->frame)) == 0) {
+        int max = swr_get_out_samples(a->swr, a->frame->nb_samples);
+        uint8_t **buf = NULL;
+        if (av_samples_alloc_array_and_samples(&buf, NULL, a->enc->ch_layout.nb_channels, max,
+                                               a->enc->sample_fmt, 0) < 0)
+            return AVERROR(ENOMEM);
+        int got = swr_convert(a->swr, buf, max, (const uint8_t **)a->frame->extended_data,
+                              a->frame->nb_samples);
+        if (got > 0)
+            av_audio_fifo_write(a->fifo, (void **)buf, got);
+        av_freep(&buf[0]);
+        av_freep(&buf);
+        av_frame_unref(a->frame);
+        if ((r = recode_drain(e, a, 0)) < 0)
+            return r;
+    }
+    if (!p) {
+        int max = swr_get_out_samples(a->swr, 0);
+        if (max > 0) {
+            uint8_t **buf = NULL;
+            if (av_samples_alloc_array_and_samples(&buf, NULL, a->enc->ch_layout.nb_channels,
+                                                   max, a->enc->sample_fmt, 0) >= 0) {
+                int got = swr_convert(a->swr, buf, max, NULL, 0);
+                if (got > 0)
+                    av_audio_fifo_write(a->fifo, (void **)buf, got);
+                av_freep(&buf[0]);
+                av_freep(&buf);
+            }
+        }
+        return recode_drain(e, a, 1);
+    }
+    return r == AVERROR(EAGAIN) || r == AVERROR_EOF ? 0 : r;
 }
 
 int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rgb_source,
@@ -251,7 +422,8 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
 
     e->map_count = (int)ic->nb_streams;
     e->map = malloc(sizeof *e->map * (size_t)e->map_count);
-    if (!e->map)
+    e->recode = calloc((size_t)e->map_count, sizeof *e->recode);
+    if (!e->map || !e->recode)
         goto oom;
     for (int i = 0; i < e->map_count; i++) {
         AVStream *s = ic->streams[i];
@@ -262,6 +434,12 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
             continue;
         if (avformat_query_codec(e->oc->oformat, s->codecpar->codec_id, FF_COMPLIANCE_NORMAL) !=
             1) {
+            if (type == AVMEDIA_TYPE_AUDIO &&
+                avformat_query_codec(e->oc->oformat, AV_CODEC_ID_AAC, FF_COMPLIANCE_NORMAL) == 1) {
+                if (recode_open(e, i, msg))
+                    goto fail;
+                continue;
+            }
             av_log(NULL, AV_LOG_WARNING,
                    "'%s': the %s container cannot hold the %s stream #%d (%s); it is left out\n",
                    o->path, ofmt->name, av_get_media_type_string(type), i,
@@ -356,6 +534,9 @@ static void *encode_thread(void *arg)
         if (kind == CLV_ITEM_END) {
             avcodec_send_frame(e->enc, NULL);
             r = write_packets(e);
+            for (int i = 0; r >= 0 && i < e->map_count; i++)
+                if (e->recode[i])
+                    r = recode_packet(e, e->recode[i], NULL);
             break;
         }
         if (kind == CLV_ITEM_FRAME) {
@@ -368,7 +549,10 @@ static void *encode_thread(void *arg)
         } else {
             AVPacket *p = item;
             int out_index = p->stream_index < e->map_count ? e->map[p->stream_index] : -1;
-            if (out_index >= 0) {
+            audio_recode *a = p->stream_index < e->map_count ? e->recode[p->stream_index] : NULL;
+            if (a) {
+                r = recode_packet(e, a, p);
+            } else if (out_index >= 0) {
                 av_packet_rescale_ts(p, ic->streams[p->stream_index]->time_base,
                                      e->oc->streams[out_index]->time_base);
                 p->stream_index = out_index;
@@ -452,6 +636,9 @@ void clv_encoder_close(clv_encoder *e, int remove_output)
         remove(e->tmp_path); /* an existing file at path was never touched */
     avcodec_free_context(&e->enc);
     avformat_free_context(e->oc);
+    for (int i = 0; e->recode && i < e->map_count; i++)
+        recode_free(e->recode[i]);
+    free(e->recode);
     free(e->map);
     free(e);
 }
