@@ -31,3 +31,15 @@ execute_process(COMMAND ${BENCH} --size 16x16 --frames 1 --chain gray RESULT_VAR
 if(NOT status EQUAL 0 OR NOT out MATCHES "gray")
   message(FATAL_ERROR "table output:\n${out}")
 endif()
+# The pipeline mode (the whole GPU stage) runs and reports both figures.
+execute_process(COMMAND ${BENCH} --pipeline --size 64x36 --frames 4 --chain sharpen --json
+                RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "clvid-bench --pipeline failed (${status}):\n${out}\n${err}")
+endif()
+string(JSON fps GET "${out}" pipeline_fps)
+string(JSON bound GET "${out}" transfer_bound_fps)
+if(NOT fps GREATER 0 OR NOT bound GREATER 0)
+  message(FATAL_ERROR "pipeline figures: ${out}")
+endif()
+message(STATUS "pipeline ${fps} frames/s, transfer bound ${bound}")

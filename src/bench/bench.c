@@ -32,6 +32,10 @@ static void usage(FILE *out)
                  "  --shape row|gpu            force a kernel work shape (default: by device "
                  "type)\n"
                  "  --json                     one JSON object on stdout instead of a table\n"
+            "  --pipeline                 time the whole GPU stage instead: yuv420p frames\n"
+            "                             from pinned memory, upload, chain, download, with\n"
+            "                             the real slots and queues; against the same with\n"
+            "                             no filter (the transfer-only bound)\n"
                  "Kernel time comes from profiling events; GB/s counts one frame read and one "
                  "written per filter (8 bytes per pixel).\n");
 }
@@ -70,9 +74,54 @@ static void json_string(const char *s)
     putchar('"');
 }
 
+/* Frames per second through the GPU stage: yuv420p in and out, `frames`
+ * frames, copying a prepared frame into the staging memory each time as a
+ * decoder would. */
+static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, int w, int h, int frames,
+                           clv_msg *msg)
+{
+    clv_chain *chain = NULL;
+    clv_stage *stage = NULL;
+    double fps = -1;
+    size_t size = clv_pixfmt_size(CLV_PIX_YUV420P, w, h);
+    uint8_t *frame = malloc(size);
+    clv_stage_options o = {.width = w, .height = h, .in_format = CLV_PIX_YUV420P,
+                           .out_format = CLV_PIX_YUV420P,
+                           .in_color = {CLV_MATRIX_BT709, 0}, .out_color = {CLV_MATRIX_BT709, 0},
+                           .slots = 3};
+    if (!frame || clv_chain_create(ctx, desc, &chain, msg) ||
+        clv_stage_create(ctx, &o, chain, &stage, msg))
+        goto done;
+    for (size_t i = 0; i < size; i++)
+        frame[i] = (uint8_t)(16 + (i * 2654435761u >> 24) % 220);
+    double start = 0;
+    int submitted = 0, taken = 0, warm = 3;
+    while (taken < frames + warm) {
+        uint8_t *slot = submitted < frames + warm ? clv_stage_input(stage) : NULL;
+        if (slot) {
+            memcpy(slot, frame, size);
+            if (clv_stage_submit(stage, (uint64_t)submitted++, msg))
+                goto done;
+            continue;
+        }
+        const uint8_t *out;
+        if (clv_stage_output(stage, &out, NULL, msg))
+            goto done;
+        clv_stage_release(stage);
+        if (++taken == warm)
+            start = now_ms();
+    }
+    fps = frames / ((now_ms() - start) / 1e3);
+done:
+    clv_stage_destroy(stage);
+    clv_chain_destroy(chain);
+    free(frame);
+    return fps;
+}
+
 int main(int argc, char **argv)
 {
-    int w = 1920, h = 1080, frames = 20, warmup = 2, json = 0, shape = 0;
+    int w = 1920, h = 1080, frames = 20, warmup = 2, json = 0, shape = 0, pipeline = 0;
     const char *device = NULL, *chain_text = DEFAULT_CHAIN;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -81,6 +130,9 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--json")) {
             json = 1;
+            continue;
+        } else if (!strcmp(a, "--pipeline")) {
+            pipeline = 1;
             continue;
         }
         if (!v) {
@@ -143,6 +195,33 @@ int main(int argc, char **argv)
         return err == CLV_ENODEVICE ? 2 : 1;
     }
     int status = 1;
+    if (pipeline) {
+        clv_chain_desc none = {0};
+        double bound = pipeline_fps(ctx, &none, w, h, frames, &msg);
+        double fps = bound > 0 ? pipeline_fps(ctx, &desc, w, h, frames, &msg) : -1;
+        if (fps < 0) {
+            fprintf(stderr, "clvid-bench: %s\n", msg.text);
+        } else if (json) {
+            printf("{\"device\": ");
+            json_string(clv_context_device(ctx)->name);
+            printf(", \"width\": %d, \"height\": %d, \"frames\": %d, \"chain\": ", w, h,
+                   frames);
+            json_string(chain_text);
+            printf(", \"pipeline_fps\": %.1f, \"transfer_bound_fps\": %.1f, "
+                   "\"fraction\": %.3f}\n",
+                   fps, bound, fps / bound);
+            status = 0;
+        } else {
+            printf("clvid-bench --pipeline: %dx%d yuv420p on %s, %d frames, 3 slots\n", w, h,
+                   clv_context_device(ctx)->name, frames);
+            printf("  upload + '%s' + download: %8.1f frames/s\n", chain_text, fps);
+            printf("  upload + download only:   %8.1f frames/s (the transfer bound)\n", bound);
+            printf("  fraction of the bound:    %8.1f%%\n", 100 * fps / bound);
+            status = 0;
+        }
+        clv_context_destroy(ctx);
+        return status;
+    }
     clv_chain *chain = NULL;
     clv_frame src = {0}, dst = {0};
     clv_image img = {0};
