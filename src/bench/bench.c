@@ -78,17 +78,18 @@ static void json_string(const char *s)
  * frames, copying a prepared frame into the staging memory each time as a
  * decoder would. */
 static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, int w, int h, int frames,
-                           clv_msg *msg)
+                           clv_stage_times *steps, clv_msg *msg)
 {
     clv_chain *chain = NULL;
     clv_stage *stage = NULL;
     double fps = -1;
     size_t size = clv_pixfmt_size(CLV_PIX_YUV420P, w, h);
-    uint8_t *frame = malloc(size);
+    uint8_t *frame = NULL;
     clv_stage_options o = {.width = w, .height = h, .in_format = CLV_PIX_YUV420P,
                            .out_format = CLV_PIX_YUV420P,
                            .in_color = {CLV_MATRIX_BT709, 0}, .out_color = {CLV_MATRIX_BT709, 0},
-                           .slots = 3};
+                           .slots = 3, .profiling = 1};
+    frame = malloc(size);
     if (!frame || clv_chain_create(ctx, desc, &chain, msg) ||
         clv_stage_create(ctx, &o, chain, &stage, msg))
         goto done;
@@ -112,6 +113,8 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, int w, 
             start = now_ms();
     }
     fps = frames / ((now_ms() - start) / 1e3);
+    if (steps)
+        clv_stage_get_times(stage, steps);
 done:
     clv_stage_destroy(stage);
     clv_chain_destroy(chain);
@@ -197,8 +200,10 @@ int main(int argc, char **argv)
     int status = 1;
     if (pipeline) {
         clv_chain_desc none = {0};
-        double bound = pipeline_fps(ctx, &none, w, h, frames, &msg);
-        double fps = bound > 0 ? pipeline_fps(ctx, &desc, w, h, frames, &msg) : -1;
+        clv_stage_times t = {0};
+        double bound = pipeline_fps(ctx, &none, w, h, frames, NULL, &msg);
+        double fps = bound > 0 ? pipeline_fps(ctx, &desc, w, h, frames, &t, &msg) : -1;
+        double n = t.frames ? (double)t.frames : 1;
         if (fps < 0) {
             fprintf(stderr, "clvid-bench: %s\n", msg.text);
         } else if (json) {
@@ -208,8 +213,10 @@ int main(int argc, char **argv)
                    frames);
             json_string(chain_text);
             printf(", \"pipeline_fps\": %.1f, \"transfer_bound_fps\": %.1f, "
-                   "\"fraction\": %.3f}\n",
-                   fps, bound, fps / bound);
+                   "\"fraction\": %.3f, \"upload_ms\": %.3f, \"kernels_ms\": %.3f, "
+                   "\"download_ms\": %.3f}\n",
+                   fps, bound, fps / bound, (double)t.upload_ns / 1e6 / n,
+                   (double)t.kernels_ns / 1e6 / n, (double)t.download_ns / 1e6 / n);
             status = 0;
         } else {
             printf("clvid-bench --pipeline: %dx%d yuv420p on %s, %d frames, 3 slots\n", w, h,
@@ -217,6 +224,10 @@ int main(int argc, char **argv)
             printf("  upload + '%s' + download: %8.1f frames/s\n", chain_text, fps);
             printf("  upload + download only:   %8.1f frames/s (the transfer bound)\n", bound);
             printf("  fraction of the bound:    %8.1f%%\n", 100 * fps / bound);
+            printf("  per frame (device time): upload %.3f ms, conversions + chain %.3f ms, "
+                   "download %.3f ms\n",
+                   (double)t.upload_ns / 1e6 / n, (double)t.kernels_ns / 1e6 / n,
+                   (double)t.download_ns / 1e6 / n);
             status = 0;
         }
         clv_context_destroy(ctx);
