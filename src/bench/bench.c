@@ -224,9 +224,10 @@ int main(int argc, char **argv)
             printf("  upload + '%s' + download: %8.1f frames/s\n", chain_text, fps);
             printf("  upload + download only:   %8.1f frames/s (the transfer bound)\n", bound);
             printf("  fraction of the bound:    %8.1f%%\n", 100 * fps / bound);
-            printf("  per frame (device time): upload %.3f ms, conversions + chain %.3f ms, "
-                   "download %.3f ms\n",
+            printf("  per frame (device time): upload %.3f ms, conversions + chain %.3f ms "
+                   "(yuv->rgba %.3f, rgba->yuv %.3f), download %.3f ms\n",
                    (double)t.upload_ns / 1e6 / n, (double)t.kernels_ns / 1e6 / n,
+                   (double)t.to_rgba_ns / 1e6 / n, (double)t.from_rgba_ns / 1e6 / n,
                    (double)t.download_ns / 1e6 / n);
             status = 0;
         }

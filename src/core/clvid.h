@@ -275,6 +275,7 @@ typedef struct clv_stage_options {
 typedef struct clv_stage_times {
     uint64_t frames;
     uint64_t upload_ns, kernels_ns, download_ns; /* device time, summed */
+    uint64_t to_rgba_ns, from_rgba_ns; /* the conversion kernels alone (within kernels_ns) */
 } clv_stage_times;
 
 /* The stage runs chain (owned by the caller, built on the same context;

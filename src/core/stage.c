@@ -11,7 +11,7 @@ typedef struct stage_slot {
     uint8_t *host_in, *host_out;
     cl_mem dev_in, dev_out; /* the same layouts on the device */
     clv_frame rgba_in, rgba_out;
-    cl_event up, first_kernel, computed, down;
+    cl_event up, first_kernel, last_kernel, computed, down;
     uint64_t frame_index;
 } stage_slot;
 
@@ -65,6 +65,7 @@ void clv_stage_destroy(clv_stage *stage)
         stage_slot *s = &stage->slots[i];
         release_event(&s->up);
         release_event(&s->first_kernel);
+        release_event(&s->last_kernel);
         release_event(&s->computed);
         release_event(&s->down);
         if (s->host_in)
@@ -281,7 +282,8 @@ int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
         filtered = &s->rgba_out;
     }
     if ((err = convert(stage, stage->from_rgba, filtered->buffer, s->dev_out,
-                       stage->opt.out_format, stage->coeff_out, 0, NULL)))
+                       stage->opt.out_format, stage->coeff_out, 0,
+                       ctx->profiling ? &s->last_kernel : NULL)))
         goto fail;
 computed:
     CLV__CL_CHECK(clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &s->computed),
@@ -324,10 +326,15 @@ int clv_stage_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_inde
         stage->times.upload_ns += elapsed(s->up, 0, s->up);
         stage->times.kernels_ns += elapsed(s->first_kernel, 0, s->computed);
         stage->times.download_ns += elapsed(s->down, 0, s->down);
+        if (!stage->passthrough) {
+            stage->times.to_rgba_ns += elapsed(s->first_kernel, 0, s->first_kernel);
+            stage->times.from_rgba_ns += elapsed(s->last_kernel, 0, s->last_kernel);
+        }
     }
     stage->times.frames++;
     release_event(&s->up);
     release_event(&s->first_kernel);
+    release_event(&s->last_kernel);
     release_event(&s->computed);
     release_event(&s->down);
     *out = s->host_out;
