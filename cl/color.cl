@@ -194,9 +194,9 @@ __kernel void rgba_to_yuv420(__global const uchar4 *src, __global uchar *out, in
                 if (x >= w)
                     break;
                 const int4 p = convert_int4(src[y * stride + x]);
-                py[y * w + x] = (uchar)clamp(
-                    fix16(k->yr * p.x + k->yg * p.y + k->yb * p.z + (k->yoff << 16)), k->ymin,
-                    k->ymax);
+                py[y * w + x] =
+                    (uchar)clamp(fix16(k->yr * p.x + k->yg * p.y + k->yb * p.z + (k->yoff << 16)),
+                                 k->ymin, k->ymax);
                 sr += p.x;
                 sg += p.y;
                 sb += p.z;

@@ -47,12 +47,17 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
     clv_stage *stage = NULL;
     char what[300];
     snprintf(what, sizeof what, "%s -> '%s' -> %s, %dx%d, %s shape", clv_pixfmt_name(in_f),
-             chain_text, clv_pixfmt_name(out_f), w, h,
-             clv_context_row_shape(ctx) ? "row" : "gpu");
+             chain_text, clv_pixfmt_name(out_f), w, h, clv_context_row_shape(ctx) ? "row" : "gpu");
     size_t in_size = clv_pixfmt_size(in_f, w, h), out_size = clv_pixfmt_size(out_f, w, h);
     uint8_t *inputs = malloc(in_size * (size_t)frames), *want = malloc(out_size);
-    clv_stage_options opt = {.width = w, .height = h, .in_format = in_f, .out_format = out_f,
-                             .in_color = in_c, .out_color = out_c, .slots = 3, .profiling = 1};
+    clv_stage_options opt = {.width = w,
+                             .height = h,
+                             .in_format = in_f,
+                             .out_format = out_f,
+                             .in_color = in_c,
+                             .out_color = out_c,
+                             .slots = 3,
+                             .profiling = 1};
     if (!inputs || !want || clv_chain_parse(chain_text, &desc, &msg) ||
         clv_chain_create(ctx, &desc, &chain, &msg) || clv_ref_chain_create(&desc, &ref) ||
         clv_stage_create(ctx, &opt, chain, &stage, &msg)) {
@@ -107,8 +112,8 @@ done:
 
 int test_stage_formats(void)
 {
-    static const clv_pixfmt formats[] = {CLV_PIX_RGBA,  CLV_PIX_BGRA,  CLV_PIX_RGB0,
-                                         CLV_PIX_BGR0,  CLV_PIX_RGB24, CLV_PIX_BGR24,
+    static const clv_pixfmt formats[] = {CLV_PIX_RGBA,    CLV_PIX_BGRA,  CLV_PIX_RGB0,
+                                         CLV_PIX_BGR0,    CLV_PIX_RGB24, CLV_PIX_BGR24,
                                          CLV_PIX_YUV420P, CLV_PIX_NV12};
     static const int sizes[][2] = {{1, 1}, {3, 2}, {17, 9}, {641, 359}};
     clv_color bt601 = {CLV_MATRIX_BT601, 0}, bt709f = {CLV_MATRIX_BT709, 1},
@@ -126,10 +131,8 @@ int test_stage_formats(void)
                 for (int s = 0; s < 4; s++)
                     run_case(ctx, formats[i], formats[j], bt601, bt709f, s == 3 ? "median" : "",
                              sizes[s][0], sizes[s][1], s == 3 ? 2 : 4);
-        run_case(ctx, CLV_PIX_YUV420P, CLV_PIX_YUV420P, bt2020, bt2020, "sharpen,noise", 33, 17,
-                 7);
-        run_case(ctx, CLV_PIX_NV12, CLV_PIX_RGB24, bt709f, bt601, "quantize=colors=4", 64, 36,
-                 5);
+        run_case(ctx, CLV_PIX_YUV420P, CLV_PIX_YUV420P, bt2020, bt2020, "sharpen,noise", 33, 17, 7);
+        run_case(ctx, CLV_PIX_NV12, CLV_PIX_RGB24, bt709f, bt601, "quantize=colors=4", 64, 36, 5);
         clv_context_destroy(ctx);
     }
     return 0;

@@ -32,10 +32,10 @@ static void usage(FILE *out)
                  "  --shape row|gpu            force a kernel work shape (default: by device "
                  "type)\n"
                  "  --json                     one JSON object on stdout instead of a table\n"
-            "  --pipeline                 time the whole GPU stage instead: yuv420p frames\n"
-            "                             from pinned memory, upload, chain, download, with\n"
-            "                             the real slots and queues; against the same with\n"
-            "                             no filter (the transfer-only bound)\n"
+                 "  --pipeline                 time the whole GPU stage instead: yuv420p frames\n"
+                 "                             from pinned memory, upload, chain, download, with\n"
+                 "                             the real slots and queues; against the same with\n"
+                 "                             no filter (the transfer-only bound)\n"
                  "Kernel time comes from profiling events; GB/s counts one frame read and one "
                  "written per filter (8 bytes per pixel).\n");
 }
@@ -85,10 +85,14 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, int w, 
     double fps = -1;
     size_t size = clv_pixfmt_size(CLV_PIX_YUV420P, w, h);
     uint8_t *frame = NULL;
-    clv_stage_options o = {.width = w, .height = h, .in_format = CLV_PIX_YUV420P,
+    clv_stage_options o = {.width = w,
+                           .height = h,
+                           .in_format = CLV_PIX_YUV420P,
                            .out_format = CLV_PIX_YUV420P,
-                           .in_color = {CLV_MATRIX_BT709, 0}, .out_color = {CLV_MATRIX_BT709, 0},
-                           .slots = 3, .profiling = 1};
+                           .in_color = {CLV_MATRIX_BT709, 0},
+                           .out_color = {CLV_MATRIX_BT709, 0},
+                           .slots = 3,
+                           .profiling = 1};
     frame = malloc(size);
     if (!frame || clv_chain_create(ctx, desc, &chain, msg) ||
         clv_stage_create(ctx, &o, chain, &stage, msg))
@@ -209,8 +213,7 @@ int main(int argc, char **argv)
         } else if (json) {
             printf("{\"device\": ");
             json_string(clv_context_device(ctx)->name);
-            printf(", \"width\": %d, \"height\": %d, \"frames\": %d, \"chain\": ", w, h,
-                   frames);
+            printf(", \"width\": %d, \"height\": %d, \"frames\": %d, \"chain\": ", w, h, frames);
             json_string(chain_text);
             printf(", \"pipeline_fps\": %.1f, \"transfer_bound_fps\": %.1f, "
                    "\"fraction\": %.3f, \"upload_ms\": %.3f, \"kernels_ms\": %.3f, "

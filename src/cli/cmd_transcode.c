@@ -71,8 +71,9 @@ static int64_t parse_time(const char *s)
             return -1;
         break;
     }
-    double sec = n == 1 ? parts[0] : n == 2 ? parts[0] * 60 + parts[1]
-                                            : parts[0] * 3600 + parts[1] * 60 + parts[2];
+    double sec = n == 1   ? parts[0]
+                 : n == 2 ? parts[0] * 60 + parts[1]
+                          : parts[0] * 3600 + parts[1] * 60 + parts[2];
     return (int64_t)(sec * 1e6 + 0.5);
 }
 
@@ -134,22 +135,23 @@ static int parse_args(int argc, char **argv, transcode_args *a)
         else if (!strcmp(o, "-crf")) {
             long n = strtol(v, &end, 10);
             if (*end || end == v || n < 0 || n > 51) {
-                fprintf(stderr, "clvid transcode: -crf %s: expected an integer from 0 to 51\n",
-                        v);
+                fprintf(stderr, "clvid transcode: -crf %s: expected an integer from 0 to 51\n", v);
                 return -1;
             }
             a->out.crf = (int)n;
         } else if (!strcmp(o, "-b:v")) {
             if ((a->out.bitrate = parse_rate(v)) < 0) {
-                fprintf(stderr, "clvid transcode: -b:v %s: expected a rate such as 2M or "
-                                "800k\n", v);
+                fprintf(stderr,
+                        "clvid transcode: -b:v %s: expected a rate such as 2M or "
+                        "800k\n",
+                        v);
                 return -1;
             }
         } else if (!strcmp(o, "-ss") || !strcmp(o, "-t")) {
             int64_t us = parse_time(v);
             if (us < 0 || (!strcmp(o, "-t") && us == 0)) {
-                fprintf(stderr, "clvid transcode: %s %s: expected seconds or [hh:]mm:ss%s\n",
-                        o, v, !strcmp(o, "-t") ? ", more than 0" : "");
+                fprintf(stderr, "clvid transcode: %s %s: expected seconds or [hh:]mm:ss%s\n", o, v,
+                        !strcmp(o, "-t") ? ", more than 0" : "");
                 return -1;
             }
             *(!strcmp(o, "-ss") ? &a->in.start_us : &a->in.duration_us) = us;
@@ -201,9 +203,8 @@ static int native_format(enum AVPixelFormat f)
 
 static enum AVPixelFormat av_format(clv_pixfmt f)
 {
-    static const enum AVPixelFormat map[] = {AV_PIX_FMT_RGBA,  AV_PIX_FMT_BGRA,
-                                             AV_PIX_FMT_RGB0,  AV_PIX_FMT_BGR0,
-                                             AV_PIX_FMT_RGB24, AV_PIX_FMT_BGR24,
+    static const enum AVPixelFormat map[] = {AV_PIX_FMT_RGBA,    AV_PIX_FMT_BGRA,  AV_PIX_FMT_RGB0,
+                                             AV_PIX_FMT_BGR0,    AV_PIX_FMT_RGB24, AV_PIX_FMT_BGR24,
                                              AV_PIX_FMT_YUV420P, AV_PIX_FMT_NV12};
     return map[f];
 }
@@ -308,8 +309,8 @@ static void report(progress *p, int64_t frames, double out_s, int final)
             double frac = out_s / p->total_s;
             frac = frac < 0 ? 0 : frac > 1 ? 1 : frac;
             int n = (int)(frac * 20);
-            snprintf(bar, sizeof bar, "[%.*s%*s] %3.0f%%", n, "####################", 20 - n,
-                     "", frac * 100);
+            snprintf(bar, sizeof bar, "[%.*s%*s] %3.0f%%", n, "####################", 20 - n, "",
+                     frac * 100);
             if (speed > 0)
                 snprintf(eta, sizeof eta, " eta %.0fs", (p->total_s - out_s) / speed);
         }
@@ -329,9 +330,9 @@ static void report(progress *p, int64_t frames, double out_s, int final)
 }
 
 /* Sends one output frame of the stage to the encoder. */
-static int emit(clv_stage *stage, clv_pixfmt out_f, struct SwsContext *sws, enum AVPixelFormat enc_f,
-                int w, int h, const int64_t *pts_ring, clv_queue *enc_q, double *out_s,
-                int64_t *emitted, AVRational tb, clv_msg *msg)
+static int emit(clv_stage *stage, clv_pixfmt out_f, struct SwsContext *sws,
+                enum AVPixelFormat enc_f, int w, int h, const int64_t *pts_ring, clv_queue *enc_q,
+                double *out_s, int64_t *emitted, AVRational tb, clv_msg *msg)
 {
     const uint8_t *pixels;
     uint64_t index;
@@ -381,8 +382,10 @@ int clv_cmd_transcode(int argc, char **argv)
     if (stat(a.out.path, &out_st) == 0) {
         if (stat(a.in.path, &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
             in_st.st_ino == out_st.st_ino) {
-            fprintf(stderr, "clvid: '%s' is the input as well as the output; write to another "
-                            "file\n", a.out.path);
+            fprintf(stderr,
+                    "clvid: '%s' is the input as well as the output; write to another "
+                    "file\n",
+                    a.out.path);
             return CLV_EXIT_USAGE;
         }
         if (!a.overwrite) {
@@ -433,9 +436,9 @@ int clv_cmd_transcode(int argc, char **argv)
     clv_pixfmt out_f = out_native >= 0 ? (clv_pixfmt)out_native : CLV_PIX_RGBA;
 
     if (native < 0) {
-        sws_in = sws_getContext(w, h, dc->pix_fmt, w, h, av_format(in_f),
-                                SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL,
-                                NULL);
+        sws_in =
+            sws_getContext(w, h, dc->pix_fmt, w, h, av_format(in_f),
+                           SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
         converted = av_frame_alloc();
         if (!sws_in || !converted) {
             snprintf(msg.text, sizeof msg.text, "cannot convert %s frames to %s",
@@ -449,9 +452,9 @@ int clv_cmd_transcode(int argc, char **argv)
             goto oom;
     }
     if (out_native < 0) {
-        sws_out = sws_getContext(w, h, AV_PIX_FMT_RGBA, w, h, enc_f,
-                                 SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL,
-                                 NULL);
+        sws_out =
+            sws_getContext(w, h, AV_PIX_FMT_RGBA, w, h, enc_f,
+                           SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
         if (!sws_out) {
             snprintf(msg.text, sizeof msg.text, "cannot convert RGBA frames to %s",
                      av_get_pix_fmt_name(enc_f));
@@ -464,8 +467,13 @@ int clv_cmd_transcode(int argc, char **argv)
         goto fail;
     if ((err = clv_chain_create(ctx, &desc, &chain, &msg)))
         goto fail;
-    clv_stage_options sopt = {.width = w, .height = h, .in_format = in_f, .out_format = out_f,
-                              .in_color = in_color, .out_color = out_color, .slots = 3,
+    clv_stage_options sopt = {.width = w,
+                              .height = h,
+                              .in_format = in_f,
+                              .out_format = out_f,
+                              .in_color = in_color,
+                              .out_color = out_color,
+                              .slots = 3,
                               .profiling = 1};
     if ((err = clv_stage_create(ctx, &sopt, chain, &stage, &msg)))
         goto fail;
@@ -474,10 +482,10 @@ int clv_cmd_transcode(int argc, char **argv)
         char text[1024];
         clv_chain_format(&desc, text, sizeof text);
         fprintf(stderr, "clvid: %s (%dx%d %s, %s %s range) -> [%s] on %s -> %s (%s %s)\n",
-                a.in.path, w, h, av_get_pix_fmt_name(dc->pix_fmt),
-                matrix_name(in_color.matrix), in_color.full_range ? "full" : "limited",
-                text[0] ? text : "no filter", clv_context_device(ctx)->name, a.out.path,
-                clv_encoder_codec_name(enc), av_get_pix_fmt_name(enc_f));
+                a.in.path, w, h, av_get_pix_fmt_name(dc->pix_fmt), matrix_name(in_color.matrix),
+                in_color.full_range ? "full" : "limited", text[0] ? text : "no filter",
+                clv_context_device(ctx)->name, a.out.path, clv_encoder_codec_name(enc),
+                av_get_pix_fmt_name(enc_f));
     }
     if (a.progress_path) {
         prog.file = fopen(a.progress_path, "w");
@@ -523,8 +531,8 @@ int clv_cmd_transcode(int argc, char **argv)
             continue;
         }
         AVFrame *f = item;
-        if (f->width != w || f->height != h || (native >= 0 && f->format != dc->pix_fmt &&
-                                                native_format(f->format) != native)) {
+        if (f->width != w || f->height != h ||
+            (native >= 0 && f->format != dc->pix_fmt && native_format(f->format) != native)) {
             snprintf(msg.text, sizeof msg.text,
                      "'%s': the video changes from %dx%d %s to %dx%d %s mid-stream; clvid "
                      "does not follow such changes yet",
@@ -536,8 +544,8 @@ int clv_cmd_transcode(int argc, char **argv)
         }
         /* A free slot: take the oldest result first when all are busy. */
         while (!clv_stage_input(stage)) {
-            if ((err = emit(stage, out_f, sws_out, enc_f, w, h, pts_ring, enc_q, &out_s,
-                            &emitted, tb, &msg)))
+            if ((err = emit(stage, out_f, sws_out, enc_f, w, h, pts_ring, enc_q, &out_s, &emitted,
+                            tb, &msg)))
                 break;
             report(&prog, emitted, out_s, 0);
         }
@@ -547,8 +555,8 @@ int clv_cmd_transcode(int argc, char **argv)
         }
         uint8_t *slot = clv_stage_input(stage);
         if (sws_in) {
-            sws_scale(sws_in, (const uint8_t *const *)f->data, f->linesize, 0, h,
-                      converted->data, converted->linesize);
+            sws_scale(sws_in, (const uint8_t *const *)f->data, f->linesize, 0, h, converted->data,
+                      converted->linesize);
             copy_planes(in_f, w, h, slot, converted, 0);
         } else {
             copy_planes(in_f, w, h, slot, f, 0);
@@ -560,8 +568,7 @@ int clv_cmd_transcode(int argc, char **argv)
         submitted++;
     }
     while (!err && clv_stage_pending(stage) > 0) {
-        err = emit(stage, out_f, sws_out, enc_f, w, h, pts_ring, enc_q, &out_s, &emitted, tb,
-                   &msg);
+        err = emit(stage, out_f, sws_out, enc_f, w, h, pts_ring, enc_q, &out_s, &emitted, tb, &msg);
         report(&prog, emitted, out_s, 0);
     }
     if (err) {

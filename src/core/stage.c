@@ -25,9 +25,9 @@ struct clv_stage {
     size_t in_size, out_size;
     stage_slot *slots;
     int count;
-    int next;    /* slot the next submit uses */
-    int pending; /* submitted, not yet released; the oldest is (next - pending) */
-    int holding; /* the oldest is being read by the caller */
+    int next;        /* slot the next submit uses */
+    int pending;     /* submitted, not yet released; the oldest is (next - pending) */
+    int holding;     /* the oldest is being read by the caller */
     int passthrough; /* no filter and the same layout both sides: copy, no conversion */
     clv_stage_times times;
 };
@@ -133,13 +133,13 @@ int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_cha
     /* With nothing to do, frames are copied untouched: a round trip through
      * RGBA8 would clip colours outside the RGB cube (a few percent of the
      * pixels of ordinary video). */
-    stage->passthrough =
-        (!chain || clv_chain_get_desc(chain)->count == 0) &&
-        options->in_format == options->out_format && options->in_format != CLV_PIX_RGB0 &&
-        options->in_format != CLV_PIX_BGR0 && /* their padding becomes 255 */
-        (!clv_pixfmt_is_yuv(options->in_format) ||
-         (options->in_color.matrix == options->out_color.matrix &&
-          options->in_color.full_range == options->out_color.full_range));
+    stage->passthrough = (!chain || clv_chain_get_desc(chain)->count == 0) &&
+                         options->in_format == options->out_format &&
+                         options->in_format != CLV_PIX_RGB0 &&
+                         options->in_format != CLV_PIX_BGR0 && /* their padding becomes 255 */
+                         (!clv_pixfmt_is_yuv(options->in_format) ||
+                          (options->in_color.matrix == options->out_color.matrix &&
+                           options->in_color.full_range == options->out_color.full_range));
     stage->out_size = clv_pixfmt_size(options->out_format, w, h);
 
     cl_int st = CL_SUCCESS;
@@ -152,12 +152,12 @@ int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_cha
     cl_program prog = NULL;
     if ((err = clv__program_get(ctx, "color", &prog, msg)))
         goto fail_msg;
-    if ((err = clv__kernel_create(prog, is_packed(options->in_format) ? "packed_to_rgba"
-                                                                       : "yuv420_to_rgba",
-                                  &stage->to_rgba, msg)) ||
-        (err = clv__kernel_create(prog, is_packed(options->out_format) ? "rgba_to_packed"
-                                                                        : "rgba_to_yuv420",
-                                  &stage->from_rgba, msg)))
+    if ((err = clv__kernel_create(
+             prog, is_packed(options->in_format) ? "packed_to_rgba" : "yuv420_to_rgba",
+             &stage->to_rgba, msg)) ||
+        (err = clv__kernel_create(
+             prog, is_packed(options->out_format) ? "rgba_to_packed" : "rgba_to_yuv420",
+             &stage->from_rgba, msg)))
         goto fail_msg;
     if ((err = coeff_buffer(ctx, options->in_color, &stage->coeff_in)) ||
         (err = coeff_buffer(ctx, options->out_color, &stage->coeff_out)))
@@ -174,8 +174,9 @@ int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_cha
             (err = clv_frame_create(ctx, w, h, &s->rgba_out, msg)))
             goto fail_msg;
         s->pin_in = buffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, stage->in_size, &err);
-        s->pin_out = err ? NULL : buffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
-                                         stage->out_size, &err);
+        s->pin_out =
+            err ? NULL
+                : buffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, stage->out_size, &err);
         s->dev_in = err ? NULL : buffer(ctx, CL_MEM_READ_ONLY, stage->in_size, &err);
         s->dev_out = err ? NULL : buffer(ctx, CL_MEM_WRITE_ONLY, stage->out_size, &err);
         if (err)
@@ -221,8 +222,8 @@ static int convert(clv_stage *stage, cl_kernel k, cl_mem from, cl_mem to, clv_pi
     int w = stage->opt.width, h = stage->opt.height;
     cl_int stride = (cl_int)((w + 15) & ~15);
     clv__events evs = {0};
-    clv_launch l = {.ctx = ctx, .queue = ctx->queue, .width = w, .height = h,
-                    .events = first ? &evs : NULL};
+    clv_launch l = {
+        .ctx = ctx, .queue = ctx->queue, .width = w, .height = h, .events = first ? &evs : NULL};
     int err = clv__kernel_args(k, 0, 5, CLV__ARG(from), CLV__ARG(to), CLV__ARG(w), CLV__ARG(h),
                                CLV__ARG(stride));
     if (is_packed(f)) {
@@ -270,9 +271,8 @@ int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
                       "clEnqueueCopyBuffer");
         goto computed;
     }
-    if ((err = convert(stage, stage->to_rgba, s->dev_in, s->rgba_in.buffer,
-                       stage->opt.in_format, stage->coeff_in, 1,
-                       ctx->profiling ? &s->first_kernel : NULL)))
+    if ((err = convert(stage, stage->to_rgba, s->dev_in, s->rgba_in.buffer, stage->opt.in_format,
+                       stage->coeff_in, 1, ctx->profiling ? &s->first_kernel : NULL)))
         goto fail;
     clv_frame *filtered = &s->rgba_in;
     if (stage->chain && clv_chain_get_desc(stage->chain)->count > 0) {
@@ -281,9 +281,8 @@ int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
             return err;
         filtered = &s->rgba_out;
     }
-    if ((err = convert(stage, stage->from_rgba, filtered->buffer, s->dev_out,
-                       stage->opt.out_format, stage->coeff_out, 0,
-                       ctx->profiling ? &s->last_kernel : NULL)))
+    if ((err = convert(stage, stage->from_rgba, filtered->buffer, s->dev_out, stage->opt.out_format,
+                       stage->coeff_out, 0, ctx->profiling ? &s->last_kernel : NULL)))
         goto fail;
 computed:
     CLV__CL_CHECK(clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &s->computed),
@@ -305,7 +304,8 @@ static uint64_t elapsed(cl_event from, int from_end, cl_event to)
 {
     cl_ulong a = 0, b = 0;
     if (!from || !to ||
-        clGetEventProfilingInfo(from, from_end ? CL_PROFILING_COMMAND_END : CL_PROFILING_COMMAND_START,
+        clGetEventProfilingInfo(from,
+                                from_end ? CL_PROFILING_COMMAND_END : CL_PROFILING_COMMAND_START,
                                 sizeof a, &a, NULL) != CL_SUCCESS ||
         clGetEventProfilingInfo(to, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL) != CL_SUCCESS)
         return 0;
@@ -320,8 +320,8 @@ int clv_stage_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_inde
     stage_slot *s = &stage->slots[oldest];
     cl_int st = clWaitForEvents(1, &s->down);
     if (st != CL_SUCCESS)
-        return clv__fail(msg, CLV_ECL, "GPU stage on %s: a frame failed (%s)",
-                         stage->ctx->dev.name, clv__cl_strerror(st));
+        return clv__fail(msg, CLV_ECL, "GPU stage on %s: a frame failed (%s)", stage->ctx->dev.name,
+                         clv__cl_strerror(st));
     if (stage->opt.profiling) {
         stage->times.upload_ns += elapsed(s->up, 0, s->up);
         stage->times.kernels_ns += elapsed(s->first_kernel, 0, s->computed);

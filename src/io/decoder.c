@@ -59,8 +59,7 @@ int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_ms
         ifmt = av_find_input_format(options->format);
         if (!ifmt) {
             snprintf(msg->text, sizeof msg->text,
-                     "-f %s: no such input format (`ffmpeg -formats` lists them)",
-                     options->format);
+                     "-f %s: no such input format (`ffmpeg -formats` lists them)", options->format);
             free(d);
             return CLV_EINVAL;
         }
@@ -252,8 +251,10 @@ static void *decode_thread(void *arg)
         drain(d, frame, &waited);
     }
     if (corrupt)
-        av_log(NULL, AV_LOG_WARNING, "'%s': %d corrupt video packet(s); the decoder concealed "
-               "what it could\n", d->path, corrupt);
+        av_log(NULL, AV_LOG_WARNING,
+               "'%s': %d corrupt video packet(s); the decoder concealed "
+               "what it could\n",
+               d->path, corrupt);
     av_packet_free(&pkt);
     av_frame_free(&frame);
     d->busy = now_s() - begin - waited;

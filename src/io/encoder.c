@@ -32,8 +32,8 @@ struct clv_encoder {
     const clv_decoder *dec;
     AVFormatContext *oc;
     AVCodecContext *enc;
-    int video_out;   /* output stream index of the video */
-    int *map;        /* input stream index -> output stream index, or -1 */
+    int video_out;         /* output stream index of the video */
+    int *map;              /* input stream index -> output stream index, or -1 */
     audio_recode **recode; /* per input stream: NULL, or how it is re-encoded */
     int map_count;
     int file_created;
@@ -76,10 +76,9 @@ static enum AVPixelFormat choose_pix_fmt(const AVCodec *c, int rgb_source, int h
 {
     static const enum AVPixelFormat rgba_first[] = {AV_PIX_FMT_RGBA, AV_PIX_FMT_BGRA,
                                                     AV_PIX_FMT_NONE};
-    static const enum AVPixelFormat rgb_first[] = {AV_PIX_FMT_RGB24, AV_PIX_FMT_BGR0,
-                                                   AV_PIX_FMT_BGR24, AV_PIX_FMT_RGB0,
-                                                   AV_PIX_FMT_RGBA,  AV_PIX_FMT_BGRA,
-                                                   AV_PIX_FMT_NONE};
+    static const enum AVPixelFormat rgb_first[] = {
+        AV_PIX_FMT_RGB24, AV_PIX_FMT_BGR0, AV_PIX_FMT_BGR24, AV_PIX_FMT_RGB0,
+        AV_PIX_FMT_RGBA,  AV_PIX_FMT_BGRA, AV_PIX_FMT_NONE};
     static const enum AVPixelFormat yuv_first[] = {AV_PIX_FMT_YUV420P, AV_PIX_FMT_NV12,
                                                    AV_PIX_FMT_NONE};
     enum AVPixelFormat f = AV_PIX_FMT_NONE;
@@ -128,7 +127,7 @@ static const AVCodec *choose_codec(const clv_output_options *o, const AVOutputFo
 
 static enum AVColorSpace av_matrix(clv_matrix m)
 {
-    return m == CLV_MATRIX_BT709 ? AVCOL_SPC_BT709
+    return m == CLV_MATRIX_BT709    ? AVCOL_SPC_BT709
            : m == CLV_MATRIX_BT2020 ? AVCOL_SPC_BT2020_NCL
                                     : AVCOL_SPC_SMPTE170M;
 }
@@ -160,8 +159,7 @@ static int recode_open(clv_encoder *e, int i, clv_msg *msg)
     a->dec = avcodec_alloc_context3(dc);
     a->enc = avcodec_alloc_context3(ec);
     a->frame = av_frame_alloc();
-    if (!a->dec || !a->enc || !a->frame ||
-        avcodec_parameters_to_context(a->dec, s->codecpar) < 0)
+    if (!a->dec || !a->enc || !a->frame || avcodec_parameters_to_context(a->dec, s->codecpar) < 0)
         goto fail;
     a->dec->pkt_timebase = s->time_base;
     if ((r = avcodec_open2(a->dec, dc, NULL)) < 0)
@@ -177,9 +175,8 @@ static int recode_open(clv_encoder *e, int i, clv_msg *msg)
         a->enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     if ((r = avcodec_open2(a->enc, ec, NULL)) < 0)
         goto fail;
-    r = swr_alloc_set_opts2(&a->swr, &a->enc->ch_layout, a->enc->sample_fmt,
-                            a->enc->sample_rate, &a->dec->ch_layout, a->dec->sample_fmt,
-                            a->dec->sample_rate, 0, NULL);
+    r = swr_alloc_set_opts2(&a->swr, &a->enc->ch_layout, a->enc->sample_fmt, a->enc->sample_rate,
+                            &a->dec->ch_layout, a->dec->sample_fmt, a->dec->sample_rate, 0, NULL);
     if (r < 0 || (r = swr_init(a->swr)) < 0)
         goto fail;
     a->fifo = av_audio_fifo_alloc(a->enc->sample_fmt, a->enc->ch_layout.nb_channels, 4096);
@@ -276,8 +273,8 @@ static int recode_packet(clv_encoder *e, audio_recode *a, const AVPacket *p)
         int max = swr_get_out_samples(a->swr, 0);
         if (max > 0) {
             uint8_t **buf = NULL;
-            if (av_samples_alloc_array_and_samples(&buf, NULL, a->enc->ch_layout.nb_channels,
-                                                   max, a->enc->sample_fmt, 0) >= 0) {
+            if (av_samples_alloc_array_and_samples(&buf, NULL, a->enc->ch_layout.nb_channels, max,
+                                                   a->enc->sample_fmt, 0) >= 0) {
                 int got = swr_convert(a->swr, buf, max, NULL, 0);
                 if (got > 0)
                     av_audio_fifo_write(a->fifo, (void **)buf, got);
@@ -363,8 +360,8 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
     e->enc->pix_fmt = pf;
     e->enc->time_base = ist->time_base;
     e->enc->framerate = av_guess_frame_rate(ic, ist, NULL);
-    e->enc->sample_aspect_ratio = dc->sample_aspect_ratio.num ? dc->sample_aspect_ratio
-                                                              : ist->sample_aspect_ratio;
+    e->enc->sample_aspect_ratio =
+        dc->sample_aspect_ratio.num ? dc->sample_aspect_ratio : ist->sample_aspect_ratio;
     if (is_rgb_fmt(pf)) {
         e->enc->colorspace = AVCOL_SPC_RGB;
         e->enc->color_range = AVCOL_RANGE_JPEG;
@@ -414,8 +411,7 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
     vst->sample_aspect_ratio = e->enc->sample_aspect_ratio;
     av_dict_copy(&vst->metadata, ist->metadata, 0);
     for (int i = 0; i < ist->nb_side_data; i++) { /* rotation (display matrix) and the like */
-        uint8_t *sd = av_stream_new_side_data(vst, ist->side_data[i].type,
-                                              ist->side_data[i].size);
+        uint8_t *sd = av_stream_new_side_data(vst, ist->side_data[i].type, ist->side_data[i].size);
         if (sd)
             memcpy(sd, ist->side_data[i].data, ist->side_data[i].size);
     }
@@ -604,14 +600,12 @@ int clv_encoder_finish(clv_encoder *e, clv_msg *msg)
     if (e->oc && e->oc->pb && !(e->oc->oformat->flags & AVFMT_NOFILE)) {
         if (avio_closep(&e->oc->pb) < 0 && !e->error) {
             e->error = CLV_EIO;
-            snprintf(e->message, sizeof e->message, "closing '%s' failed (disk full?)",
-                     e->path);
+            snprintf(e->message, sizeof e->message, "closing '%s' failed (disk full?)", e->path);
         }
     }
     if (!e->error && e->tmp_path[0] && rename(e->tmp_path, e->path) != 0) {
         e->error = CLV_EIO;
-        snprintf(e->message, sizeof e->message, "cannot move the finished file to '%s'",
-                 e->path);
+        snprintf(e->message, sizeof e->message, "cannot move the finished file to '%s'", e->path);
     }
     if (!e->error)
         e->file_created = 0; /* complete: it is the user's now */

@@ -36,10 +36,10 @@ void clv_item_free(int kind, void *item);
 
 typedef struct clv_input_options {
     const char *path;
-    const char *format;     /* -f, or NULL to probe */
-    int64_t start_us;       /* -ss, or 0 */
-    int64_t duration_us;    /* -t, or 0 for all */
-    int64_t max_frames;     /* --frames, or 0 for all */
+    const char *format;  /* -f, or NULL to probe */
+    int64_t start_us;    /* -ss, or 0 */
+    int64_t duration_us; /* -t, or 0 for all */
+    int64_t max_frames;  /* --frames, or 0 for all */
 } clv_input_options;
 
 typedef struct clv_decoder clv_decoder;
