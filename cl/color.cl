@@ -72,11 +72,23 @@ inline void yuv_from_rows(__global const uchar *restrict a, __global const uchar
     const int yr = k->yr, yg = k->yg, yb = k->yb, yo = k->yoff << 16;
     const int ur = k->ur, ug = k->ug, ub = k->ub, vr = k->vr, vg = k->vg, vb = k->vb;
     const int ymin = k->ymin, ymax = k->ymax, cmin = k->cmin, cmax = k->cmax;
+#ifdef __ENDIAN_LITTLE__
+    __global const uint *restrict a4 = (__global const uint *)a;
+    __global const uint *restrict b4 = (__global const uint *)b;
+#endif
     for (int cx = 0; cx < w / 2; ++cx) {
+#ifdef __ENDIAN_LITTLE__
+        const uint p0 = a4[2 * cx], p1 = a4[2 * cx + 1], p2 = b4[2 * cx], p3 = b4[2 * cx + 1];
+        const int r0 = p0 & 255, g0 = (p0 >> 8) & 255, b0 = (p0 >> 16) & 255;
+        const int r1 = p1 & 255, g1 = (p1 >> 8) & 255, b1 = (p1 >> 16) & 255;
+        const int r2 = p2 & 255, g2 = (p2 >> 8) & 255, b2 = (p2 >> 16) & 255;
+        const int r3 = p3 & 255, g3 = (p3 >> 8) & 255, b3 = (p3 >> 16) & 255;
+#else
         const int r0 = a[8 * cx], g0 = a[8 * cx + 1], b0 = a[8 * cx + 2];
         const int r1 = a[8 * cx + 4], g1 = a[8 * cx + 5], b1 = a[8 * cx + 6];
         const int r2 = b[8 * cx], g2 = b[8 * cx + 1], b2 = b[8 * cx + 2];
         const int r3 = b[8 * cx + 4], g3 = b[8 * cx + 5], b3 = b[8 * cx + 6];
+#endif
         ya[2 * cx] = (uchar)clamp(fix16(yr * r0 + yg * g0 + yb * b0 + yo), ymin, ymax);
         ya[2 * cx + 1] = (uchar)clamp(fix16(yr * r1 + yg * g1 + yb * b1 + yo), ymin, ymax);
         yb_[2 * cx] = (uchar)clamp(fix16(yr * r2 + yg * g2 + yb * b2 + yo), ymin, ymax);
