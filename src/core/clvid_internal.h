@@ -44,6 +44,11 @@ typedef struct clv_launch {
     uint64_t frame_index;
     const clv_value *values;
     clv__events *events; /* NULL unless profiling */
+    /* For a single-kernel launch (the stage's conversions): events the
+     * kernel waits on, and where to return its own event (NULL: none). */
+    cl_uint wait_count;
+    const cl_event *wait;
+    cl_event *done;
 } clv_launch;
 
 /* A filter: one const descriptor. The registry (src/filters/registry.c) is a

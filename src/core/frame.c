@@ -131,8 +131,8 @@ int clv__launch(const clv_launch *l, cl_kernel kernel, cl_uint dims, const size_
 {
     cl_event ev = NULL;
     clv__events *evs = l->events;
-    cl_int st = clEnqueueNDRangeKernel(l->queue, kernel, dims, NULL, global, local, 0, NULL,
-                                       evs ? &ev : NULL);
+    cl_int st = clEnqueueNDRangeKernel(l->queue, kernel, dims, NULL, global, local, l->wait_count,
+                                       l->wait, evs || l->done ? &ev : NULL);
     if (st != CL_SUCCESS) {
         char name[128] = "?";
         clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
@@ -142,6 +142,11 @@ int clv__launch(const clv_launch *l, cl_kernel kernel, cl_uint dims, const size_
                        st == CL_OUT_OF_HOST_MEMORY
                    ? CLV_ENOMEM
                    : CLV_ECL;
+    }
+    if (l->done) {
+        if (evs)
+            clRetainEvent(ev);
+        *l->done = ev;
     }
     if (evs) {
         if (evs->count == evs->capacity) {
