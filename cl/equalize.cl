@@ -9,13 +9,32 @@ __kernel void eq_hist(__global const uchar4 *src, int w, int h, int stride, __gl
     uint mine[256];
     for (int i = 0; i < 256; ++i)
         mine[i] = 0;
+    /* Four interleaved sub-histograms: runs of equal levels (flat areas)
+     * would otherwise wait on the previous increment of the same counter. */
+    uint four[4][256];
+    for (int i = 0; i < 256; ++i)
+        four[0][i] = four[1][i] = four[2][i] = four[3][i] = 0;
     for (int y = (int)get_global_id(0); y < h; y += (int)get_global_size(0)) {
-        for (int x = 0; x < w; ++x) {
+        int x = 0;
+        for (; x + 4 <= w; x += 4) {
             uchar r, g, b, a;
             CLV_LOAD(src, y * stride + x, r, g, b, a);
-            mine[clv_gray3(r, g, b)]++;
+            four[0][clv_gray3(r, g, b)]++;
+            CLV_LOAD(src, y * stride + x + 1, r, g, b, a);
+            four[1][clv_gray3(r, g, b)]++;
+            CLV_LOAD(src, y * stride + x + 2, r, g, b, a);
+            four[2][clv_gray3(r, g, b)]++;
+            CLV_LOAD(src, y * stride + x + 3, r, g, b, a);
+            four[3][clv_gray3(r, g, b)]++;
+        }
+        for (; x < w; ++x) {
+            uchar r, g, b, a;
+            CLV_LOAD(src, y * stride + x, r, g, b, a);
+            four[0][clv_gray3(r, g, b)]++;
         }
     }
+    for (int i = 0; i < 256; ++i)
+        mine[i] = four[0][i] + four[1][i] + four[2][i] + four[3][i];
     for (int i = 0; i < 256; ++i)
         if (mine[i])
             atomic_add(&hist[i], mine[i]);
@@ -114,6 +133,27 @@ __kernel void eq_lut(__global uint *hist, __global uchar *lut, uint total)
  * lut[Y] - Y, which changes the luma to lut[Y] and keeps Cb and Cr. */
 __kernel void eq_apply(CLV_FRAME_ARGS, __constant uchar *lut, int gray_mode)
 {
+#if CLV_ROW && defined(__ENDIAN_LITTLE__)
+    /* Whole pixels as 32-bit words, the LUT copied next to the work-item. */
+    CLV_ROW_Y(y);
+    uchar l8[256];
+    for (int i = 0; i < 256; ++i)
+        l8[i] = lut[i];
+    __global const uint *restrict in = (__global const uint *)(src + y * stride);
+    __global uint *restrict out = (__global uint *)(dst + y * stride);
+    for (int x = 0; x < w; ++x) {
+        const uint p = in[x];
+        const int r = p & 255, g = (p >> 8) & 255, b = (p >> 16) & 255;
+        const int luma = clv_gray3(r, g, b);
+        const int l = l8[luma], d = l - luma;
+        const uint a = p & 0xFF000000u;
+        if (gray_mode)
+            out[x] = a | (uint)l | ((uint)l << 8) | ((uint)l << 16);
+        else
+            out[x] = a | (uint)clamp(r + d, 0, 255) | ((uint)clamp(g + d, 0, 255) << 8) |
+                     ((uint)clamp(b + d, 0, 255) << 16);
+    }
+#else
     CLV_PIXEL_LOOP(w, h, x, y)
     {
         uchar r, g, b, a;
@@ -126,4 +166,5 @@ __kernel void eq_apply(CLV_FRAME_ARGS, __constant uchar *lut, int gray_mode)
             CLV_STORE(dst, y * stride + x, convert_uchar_sat(r + d), convert_uchar_sat(g + d),
                       convert_uchar_sat(b + d), a);
     }
+#endif
 }
