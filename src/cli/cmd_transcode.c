@@ -512,6 +512,9 @@ int clv_cmd_transcode(int argc, char **argv)
         goto oom;
     decoding = encoding = 1;
 
+    int direct = desc.count == 0 && native >= 0 && out_native == native &&
+                 (!clv_pixfmt_is_yuv(in_f) || (in_color.matrix == out_color.matrix &&
+                                               in_color.full_range == out_color.full_range));
     int64_t pts_ring[64];
     uint64_t submitted = 0;
     int64_t emitted = 0;
@@ -531,6 +534,19 @@ int clv_cmd_transcode(int argc, char **argv)
             continue;
         }
         AVFrame *f = item;
+        if (direct && f->format == enc_f && f->width == w && f->height == h) {
+            /* Nothing to filter and the encoder takes the decoder's frames:
+             * hand them over as they are, as ffmpeg would. */
+            out_s = (double)f->pts * av_q2d(tb);
+            emitted++;
+            submitted++;
+            if (clv_queue_push(enc_q, CLV_ITEM_FRAME, f) < 0) {
+                err = CLV_EIO;
+                break;
+            }
+            report(&prog, emitted, out_s, 0);
+            continue;
+        }
         if (f->width != w || f->height != h ||
             (native >= 0 && f->format != dc->pix_fmt && native_format(f->format) != native)) {
             snprintf(msg.text, sizeof msg.text,
