@@ -267,9 +267,9 @@ int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
                                           1, &s->up, &s->last_kernel),
                       "clEnqueueCopyBuffer");
     } else {
-        if ((err = convert(stage, stage->to_rgba, s->dev_in, s->rgba_in.buffer,
-                           stage->opt.in_format, stage->coeff_in, 1, s->up,
-                           ctx->profiling ? &s->first_kernel : NULL)))
+        if ((err =
+                 convert(stage, stage->to_rgba, s->dev_in, s->rgba_in.buffer, stage->opt.in_format,
+                         stage->coeff_in, 1, s->up, ctx->profiling ? &s->first_kernel : NULL)))
             goto fail;
         clv_frame *filtered = &s->rgba_in;
         if (stage->chain && clv_chain_get_desc(stage->chain)->count > 0) {
