@@ -330,6 +330,41 @@ def variable_frame_rate(tmp):
 
 
 @test
+def pixel_formats(tmp):
+    """Formats that go through swscale: 10-bit and 4:2:2 in, gray and
+    paletted PNG in, yuv444p out; -b:v; a -pix_fmt the encoder lacks."""
+    cases = [
+        (["-pix_fmt", "yuv420p10le", "-c:v", "ffv1"], "in10.mkv", ["-vf", "sharpen"], "o.mp4"),
+        (["-pix_fmt", "yuv422p", "-c:v", "ffv1"], "in422.mkv", ["-vf", "median"], "o.mp4"),
+        (["-pix_fmt", "gray", "-frames:v", "1"], "gray.png", ["-vf", "equalize"], "o.png"),
+        (["-pix_fmt", "pal8", "-frames:v", "1"], "pal.png", ["-vf", "quantize=4"], "o.png"),
+        (["-pix_fmt", "yuv420p", "-c:v", "ffv1"], "in.mkv",
+         ["-vf", "emboss", "-c:v", "ffv1", "-pix_fmt", "yuv444p"], "o444.mkv"),
+        (["-pix_fmt", "yuv420p", "-c:v", "ffv1"], "in.mkv", ["-b:v", "300k"], "o.mp4"),
+    ]
+    for make, name, args, out_name in cases:
+        src = os.path.join(tmp, name)
+        ffmpeg("-f", "lavfi", "-i", "testsrc2=size=160x90:rate=10:duration=1", *make, src)
+        out = os.path.join(tmp, out_name)
+        clvid("-i", src, "-o", out, "-y", *args)
+        want = streams(probe(src), "video")[0]
+        got = streams(probe(out), "video")[0]
+        check(got["width"] == 160 and got["height"] == 90, "%s: %sx%s" % (name, got["width"],
+                                                                       got["height"]))
+        check(got["nb_read_frames"] == want["nb_read_frames"], "%s: %s frames, input %s" % (
+            name, got["nb_read_frames"], want["nb_read_frames"]))
+        if "-pix_fmt" in args:
+            check(got["pix_fmt"] == "yuv444p", "written as %s" % got["pix_fmt"])
+        decodes_cleanly(out)
+        print("ok", name, "->", out_name, got["pix_fmt"])
+    out = os.path.join(tmp, "bad.mkv")
+    p = clvid("-i", os.path.join(tmp, "in.mkv"), "-c:v", "ffv1", "-pix_fmt", "nv42", "-o", out,
+              expect=1)
+    check("-pix_fmt nv42: ffv1 takes" in p.stderr, p.stderr)
+    check(not os.path.exists(out), "left %s" % out)
+
+
+@test
 def lavfi_input(tmp):
     """-f FORMAT inputs (libavdevice): a lavfi test source."""
     out = os.path.join(tmp, "lavfi.mp4")
