@@ -365,6 +365,21 @@ def pixel_formats(tmp):
 
 
 @test
+def aspect_and_tags(tmp):
+    """The sample aspect ratio and the colour tags survive."""
+    src = os.path.join(tmp, "sar.mp4")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=160x90:duration=0.5", "-c:v", "libx264",
+           "-aspect", "4:3", "-colorspace", "bt709", "-color_primaries", "bt709",
+           "-color_trc", "bt709", src)
+    out = os.path.join(tmp, "out.mkv")
+    clvid("-i", src, "-vf", "sharpen", "-o", out)
+    a, b = streams(probe(src), "video")[0], streams(probe(out), "video")[0]
+    for key in ["sample_aspect_ratio", "display_aspect_ratio", "color_space",
+                "color_primaries", "color_transfer", "color_range"]:
+        check(a.get(key) == b.get(key), "%s: %s became %s" % (key, a.get(key), b.get(key)))
+
+
+@test
 def lavfi_input(tmp):
     """-f FORMAT inputs (libavdevice): a lavfi test source."""
     out = os.path.join(tmp, "lavfi.mp4")

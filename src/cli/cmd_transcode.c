@@ -414,7 +414,7 @@ int clv_cmd_transcode(int argc, char **argv)
     AVFrame *converted = NULL;
     AVBufferPool *pool = NULL;
     progress prog = {0};
-    int decoding = 0, encoding = 0;
+    int decoding = 0; /* the decoder thread runs and must be joined */
 
     if ((err = clv_decoder_open(&a.in, &dec, &msg)))
         goto fail;
@@ -520,7 +520,7 @@ int clv_cmd_transcode(int argc, char **argv)
         goto oom;
     if (clv_decoder_start(dec, dec_q) || clv_encoder_start(enc, enc_q))
         goto oom;
-    decoding = encoding = 1;
+    decoding = 1;
 
     int direct = desc.count == 0 && native >= 0 && out_native == native &&
                  (!clv_pixfmt_is_yuv(in_f) || (in_color.matrix == out_color.matrix &&
@@ -607,7 +607,7 @@ int clv_cmd_transcode(int argc, char **argv)
     clv_msg dmsg = {{0}}, emsg = {{0}};
     int derr = clv_decoder_finish(dec, &dmsg);
     int eerr = clv_encoder_finish(enc, &emsg);
-    decoding = encoding = 0;
+    decoding = 0;
     if (!err && derr) {
         err = derr;
         msg = dmsg;
@@ -666,6 +666,5 @@ done:
     av_buffer_pool_uninit(&pool); /* freed once the last frame returns its buffer */
     if (prog.file)
         fclose(prog.file);
-    (void)encoding;
     return status;
 }
