@@ -246,6 +246,24 @@ static clv_color stream_color(const AVCodecContext *c)
     return col;
 }
 
+static int sws_matrix(clv_matrix m)
+{
+    return m == CLV_MATRIX_BT709    ? SWS_CS_ITU709
+           : m == CLV_MATRIX_BT2020 ? SWS_CS_BT2020
+                                    : SWS_CS_ITU601;
+}
+
+/* Tells swscale the matrix and range on each side (RGB sides are full range;
+ * their table is ignored). */
+static void sws_colors(struct SwsContext *sws, clv_color src, int src_rgb, clv_color dst,
+                       int dst_rgb)
+{
+    sws_setColorspaceDetails(sws, sws_getCoefficients(sws_matrix(src.matrix)),
+                             src_rgb ? 1 : src.full_range,
+                             sws_getCoefficients(sws_matrix(dst.matrix)),
+                             dst_rgb ? 1 : dst.full_range, 0, 1 << 16, 1 << 16);
+}
+
 static const char *matrix_name(clv_matrix m)
 {
     return m == CLV_MATRIX_BT709 ? "bt709" : m == CLV_MATRIX_BT2020 ? "bt2020" : "bt601";
@@ -451,6 +469,7 @@ int clv_cmd_transcode(int argc, char **argv)
                      av_get_pix_fmt_name(dc->pix_fmt), clv_pixfmt_name(in_f));
             goto fail;
         }
+        sws_colors(sws_in, in_color, rgb_src, in_color, !clv_pixfmt_is_yuv(in_f));
         converted->format = av_format(in_f);
         converted->width = w;
         converted->height = h;
@@ -466,6 +485,7 @@ int clv_cmd_transcode(int argc, char **argv)
                      av_get_pix_fmt_name(enc_f));
             goto fail;
         }
+        sws_colors(sws_out, out_color, 1, out_color, rgb_like(enc_f));
     }
 
     clv_context_options copt = {.device = a.device, .profiling = 1};
