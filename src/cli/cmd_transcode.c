@@ -298,13 +298,6 @@ static void copy_planes(clv_pixfmt f, int w, int h, uint8_t *packed, AVFrame *fr
     }
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 typedef struct progress {
     double start, last;
     double total_s; /* of output, 0 if unknown */
@@ -314,7 +307,7 @@ typedef struct progress {
 
 static void report(progress *p, int64_t frames, double out_s, int final)
 {
-    double now = now_s();
+    double now = clv_io_seconds();
     if (!final && now - p->last < 0.5)
         return;
     p->last = now;
@@ -432,7 +425,6 @@ int clv_cmd_transcode(int argc, char **argv)
     AVFrame *converted = NULL;
     AVBufferPool *pool = NULL;
     progress prog = {0};
-    int decoding = 0; /* the decoder thread runs and must be joined */
 
     if ((err = clv_decoder_open(&a.in, &dec, &msg)))
         goto fail;
@@ -522,7 +514,7 @@ int clv_cmd_transcode(int argc, char **argv)
         }
     }
     prog.tty = !a.quiet && isatty(2);
-    prog.start = prog.last = now_s();
+    prog.start = prog.last = clv_io_seconds();
     if (ic->duration > 0) {
         double total = (double)ic->duration / 1e6 - (double)a.in.start_us / 1e6;
         if (a.in.duration_us > 0 && (double)a.in.duration_us / 1e6 < total)
@@ -540,7 +532,6 @@ int clv_cmd_transcode(int argc, char **argv)
         goto oom;
     if (clv_decoder_start(dec, dec_q) || clv_encoder_start(enc, enc_q))
         goto oom;
-    decoding = 1;
 
     int direct = desc.count == 0 && native >= 0 && out_native == native &&
                  (!clv_pixfmt_is_yuv(in_f) || (in_color.matrix == out_color.matrix &&
@@ -627,7 +618,6 @@ int clv_cmd_transcode(int argc, char **argv)
     clv_msg dmsg = {{0}}, emsg = {{0}};
     int derr = clv_decoder_finish(dec, &dmsg);
     int eerr = clv_encoder_finish(enc, &emsg);
-    decoding = 0;
     if (!err && derr) {
         err = derr;
         msg = dmsg;
@@ -647,7 +637,7 @@ int clv_cmd_transcode(int argc, char **argv)
     if (!a.quiet) {
         clv_stage_times t;
         clv_stage_get_times(stage, &t);
-        double elapsed = now_s() - prog.start;
+        double elapsed = clv_io_seconds() - prog.start;
         fprintf(stderr,
                 "clvid: %llu frames in %.2f s (%.1f fps) -> %s\n"
                 "       decode %.2f s | upload %.2f s | kernels %.2f s | download %.2f s | "
@@ -671,8 +661,6 @@ fail:
     if (enc_q)
         clv_queue_abort(enc_q);
 done:
-    if (decoding)
-        clv_decoder_finish(dec, NULL);
     clv_encoder_close(enc, status != CLV_EXIT_OK);
     clv_decoder_close(dec);
     clv_stage_destroy(stage);

@@ -36,9 +36,6 @@ int clv__conv_run(void *state, const clv_launch *l);
 void clv__conv_reference(const int *matrix, int count, int div, int bias, const clv_image *src,
                          clv_image *dst);
 
-/* Morphology family (morph.c): one erosion or dilation pass. */
-void clv__morph_reference_pass(int radius, int dilate, const clv_image *src, clv_image *dst);
-
 /* Defines the descriptor clv__filter_<name> of a filter that is one fixed
  * 3x3 matrix through the convolution family (sharpen, emboss). */
 #define CLV__FIXED_CONVOLUTION(fname, help_text, ...)                                              \

@@ -51,7 +51,7 @@ static int run_dilate(void *state, const clv_launch *l)
     return run_passes(state, l, 1);
 }
 
-void clv__morph_reference_pass(int radius, int dilate, const clv_image *src, clv_image *dst)
+static void reference_pass(int radius, int dilate, const clv_image *src, clv_image *dst)
 {
     for (int y = 0; y < src->height; y++) {
         for (int x = 0; x < src->width; x++) {
@@ -82,7 +82,7 @@ static int reference_passes(const clv_value *v, int dilate, const clv_image *src
     const clv_image *in = src;
     for (int i = 0; i < n; i++) {
         clv_image *out = i == n - 1 ? dst : (i % 2 ? &b : &a);
-        clv__morph_reference_pass((int)v[0].i, dilate, in, out);
+        reference_pass((int)v[0].i, dilate, in, out);
         in = out;
     }
     clv_image_free(&a);

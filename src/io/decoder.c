@@ -35,13 +35,6 @@ const char *clv_av_err(int code, char *buf, size_t size)
     return buf;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_msg *msg)
 {
     *out = NULL;
@@ -174,10 +167,10 @@ static int drain(clv_decoder *d, AVFrame *frame, double *waited)
         if (!copy)
             return -1;
         av_frame_move_ref(copy, frame);
-        double t = now_s();
+        double t = clv_io_seconds();
         if (clv_queue_push(d->out, CLV_ITEM_FRAME, copy) < 0)
             return -1;
-        *waited += now_s() - t;
+        *waited += clv_io_seconds() - t;
         d->frames++;
         if (d->opt.max_frames > 0 && d->frames >= d->opt.max_frames)
             return 1;
@@ -188,7 +181,7 @@ static int drain(clv_decoder *d, AVFrame *frame, double *waited)
 static void *decode_thread(void *arg)
 {
     clv_decoder *d = arg;
-    double begin = now_s(), waited = 0;
+    double begin = clv_io_seconds(), waited = 0;
     AVPacket *pkt = av_packet_alloc();
     AVFrame *frame = av_frame_alloc();
     char err[128];
@@ -237,10 +230,10 @@ static void *decode_thread(void *arg)
                 break;
             }
             av_packet_move_ref(copy, pkt);
-            double t = now_s();
+            double t = clv_io_seconds();
             if (clv_queue_push(d->out, CLV_ITEM_PACKET, copy) < 0)
                 done = -1;
-            waited += now_s() - t;
+            waited += clv_io_seconds() - t;
         } else {
             av_packet_unref(pkt);
         }
@@ -257,7 +250,7 @@ static void *decode_thread(void *arg)
                d->path, corrupt);
     av_packet_free(&pkt);
     av_frame_free(&frame);
-    d->busy = now_s() - begin - waited;
+    d->busy = clv_io_seconds() - begin - waited;
     clv_queue_push(d->out, CLV_ITEM_END, NULL);
     return NULL;
 }
@@ -285,11 +278,6 @@ int clv_decoder_finish(clv_decoder *d, clv_msg *msg)
 double clv_decoder_busy_seconds(const clv_decoder *d)
 {
     return d->busy;
-}
-
-int64_t clv_decoder_frames(const clv_decoder *d)
-{
-    return d->frames;
 }
 
 void clv_decoder_close(clv_decoder *d)

@@ -44,15 +44,7 @@ struct clv_encoder {
     int error;
     char message[1400];
     double busy;
-    int64_t frames;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int is_rgb_fmt(enum AVPixelFormat f)
 {
@@ -514,19 +506,19 @@ static int write_packets(clv_encoder *e)
 static void *encode_thread(void *arg)
 {
     clv_encoder *e = arg;
-    double begin = now_s(), waited = 0;
+    double begin = clv_io_seconds(), waited = 0;
     char err[128];
     AVFormatContext *ic = clv_decoder_format(e->dec);
     int r = 0;
     for (;;) {
         int kind;
         void *item;
-        double t = now_s();
+        double t = clv_io_seconds();
         if (clv_queue_pop(e->in, &kind, &item) < 0) {
             r = AVERROR_EXIT; /* aborted by the main thread */
             break;
         }
-        waited += now_s() - t;
+        waited += clv_io_seconds() - t;
         if (kind == CLV_ITEM_END) {
             avcodec_send_frame(e->enc, NULL);
             r = write_packets(e);
@@ -541,7 +533,6 @@ static void *encode_thread(void *arg)
             av_frame_free(&f);
             if (r >= 0)
                 r = write_packets(e);
-            e->frames++;
         } else {
             AVPacket *p = item;
             int out_index = p->stream_index < e->map_count ? e->map[p->stream_index] : -1;
@@ -569,7 +560,7 @@ static void *encode_thread(void *arg)
         e->error = CLV_EIO;
         snprintf(e->message, sizeof e->message, "writing '%s' stopped", e->path);
     }
-    e->busy = now_s() - begin - waited;
+    e->busy = clv_io_seconds() - begin - waited;
     return NULL;
 }
 
@@ -640,9 +631,4 @@ void clv_encoder_close(clv_encoder *e, int remove_output)
 double clv_encoder_busy_seconds(const clv_encoder *e)
 {
     return e->busy;
-}
-
-int64_t clv_encoder_frames(const clv_encoder *e)
-{
-    return e->frames;
 }

@@ -58,9 +58,8 @@ int clv_decoder_video_index(const clv_decoder *dec);
 int clv_decoder_start(clv_decoder *dec, clv_queue *out);
 /* Joins the thread. Returns 0 or the error it met, with msg. */
 int clv_decoder_finish(clv_decoder *dec, clv_msg *msg);
-/* Seconds of decoding (the thread's busy time) and packets it found corrupt. */
+/* Seconds the thread spent decoding (not waiting on the queue). */
 double clv_decoder_busy_seconds(const clv_decoder *dec);
-int64_t clv_decoder_frames(const clv_decoder *dec);
 
 /* ---- Encoder ----------------------------------------------------------- */
 
@@ -93,7 +92,9 @@ int clv_encoder_finish(clv_encoder *enc, clv_msg *msg);
 /* remove_output: delete the temporary file of an unfinished run. */
 void clv_encoder_close(clv_encoder *enc, int remove_output);
 double clv_encoder_busy_seconds(const clv_encoder *enc);
-int64_t clv_encoder_frames(const clv_encoder *enc);
+
+/* A monotonic clock in seconds, for the threads' busy times and progress. */
+double clv_io_seconds(void);
 
 /* An FFmpeg error code as text. */
 const char *clv_av_err(int code, char *buf, size_t size);

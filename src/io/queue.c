@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 typedef struct item {
     int kind;
@@ -102,4 +103,11 @@ void clv_queue_abort(clv_queue *q)
     q->aborted = 1;
     pthread_cond_broadcast(&q->changed);
     pthread_mutex_unlock(&q->lock);
+}
+
+double clv_io_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
