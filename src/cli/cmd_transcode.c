@@ -175,129 +175,6 @@ static int parse_args(int argc, char **argv, transcode_args *a)
     return 0;
 }
 
-/* The stage's layout for a decoder format, or -1 (convert with swscale). */
-static int native_format(enum AVPixelFormat f)
-{
-    switch (f) {
-    case AV_PIX_FMT_YUV420P:
-    case AV_PIX_FMT_YUVJ420P:
-        return CLV_PIX_YUV420P;
-    case AV_PIX_FMT_NV12:
-        return CLV_PIX_NV12;
-    case AV_PIX_FMT_RGBA:
-        return CLV_PIX_RGBA;
-    case AV_PIX_FMT_BGRA:
-        return CLV_PIX_BGRA;
-    case AV_PIX_FMT_RGB0:
-        return CLV_PIX_RGB0;
-    case AV_PIX_FMT_BGR0:
-        return CLV_PIX_BGR0;
-    case AV_PIX_FMT_RGB24:
-        return CLV_PIX_RGB24;
-    case AV_PIX_FMT_BGR24:
-        return CLV_PIX_BGR24;
-    default:
-        return -1;
-    }
-}
-
-static enum AVPixelFormat av_format(clv_pixfmt f)
-{
-    static const enum AVPixelFormat map[] = {AV_PIX_FMT_RGBA,    AV_PIX_FMT_BGRA,  AV_PIX_FMT_RGB0,
-                                             AV_PIX_FMT_BGR0,    AV_PIX_FMT_RGB24, AV_PIX_FMT_BGR24,
-                                             AV_PIX_FMT_YUV420P, AV_PIX_FMT_NV12};
-    return map[f];
-}
-
-static int rgb_like(enum AVPixelFormat f)
-{
-    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f);
-    return d && (d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL));
-}
-
-static int has_alpha(enum AVPixelFormat f)
-{
-    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f);
-    return d && (d->flags & (AV_PIX_FMT_FLAG_ALPHA | AV_PIX_FMT_FLAG_PAL));
-}
-
-/* The stream's matrix and range; untagged video follows ffmpeg's guess. */
-static clv_color stream_color(const AVCodecContext *c)
-{
-    clv_color col = {CLV_MATRIX_BT601, 0};
-    switch (c->colorspace) {
-    case AVCOL_SPC_BT709:
-        col.matrix = CLV_MATRIX_BT709;
-        break;
-    case AVCOL_SPC_BT2020_NCL:
-    case AVCOL_SPC_BT2020_CL:
-        col.matrix = CLV_MATRIX_BT2020;
-        break;
-    case AVCOL_SPC_BT470BG:
-    case AVCOL_SPC_SMPTE170M:
-    case AVCOL_SPC_FCC:
-    case AVCOL_SPC_SMPTE240M:
-        col.matrix = CLV_MATRIX_BT601;
-        break;
-    default:
-        col.matrix = c->height >= 720 ? CLV_MATRIX_BT709 : CLV_MATRIX_BT601;
-    }
-    col.full_range = c->color_range == AVCOL_RANGE_JPEG || c->pix_fmt == AV_PIX_FMT_YUVJ420P;
-    return col;
-}
-
-static int sws_matrix(clv_matrix m)
-{
-    return m == CLV_MATRIX_BT709    ? SWS_CS_ITU709
-           : m == CLV_MATRIX_BT2020 ? SWS_CS_BT2020
-                                    : SWS_CS_ITU601;
-}
-
-/* Tells swscale the matrix and range on each side (RGB sides are full range;
- * their table is ignored). */
-static void sws_colors(struct SwsContext *sws, clv_color src, int src_rgb, clv_color dst,
-                       int dst_rgb)
-{
-    sws_setColorspaceDetails(sws, sws_getCoefficients(sws_matrix(src.matrix)),
-                             src_rgb ? 1 : src.full_range,
-                             sws_getCoefficients(sws_matrix(dst.matrix)),
-                             dst_rgb ? 1 : dst.full_range, 0, 1 << 16, 1 << 16);
-}
-
-static const char *matrix_name(clv_matrix m)
-{
-    return m == CLV_MATRIX_BT709 ? "bt709" : m == CLV_MATRIX_BT2020 ? "bt2020" : "bt601";
-}
-
-/* Copies tightly packed planes of format f into or out of an AVFrame. */
-static void copy_planes(clv_pixfmt f, int w, int h, uint8_t *packed, AVFrame *frame, int to_frame)
-{
-    int cw = (w + 1) / 2, ch = (h + 1) / 2;
-    int rows[3], bytes[3], planes;
-    if (clv_pixfmt_is_yuv(f)) {
-        planes = f == CLV_PIX_NV12 ? 2 : 3;
-        rows[0] = h, bytes[0] = w;
-        rows[1] = rows[2] = ch;
-        bytes[1] = f == CLV_PIX_NV12 ? 2 * cw : cw;
-        bytes[2] = cw;
-    } else {
-        planes = 1;
-        rows[0] = h;
-        bytes[0] = (int)(clv_pixfmt_size(f, w, 1));
-    }
-    uint8_t *p = packed;
-    for (int i = 0; i < planes; i++) {
-        for (int y = 0; y < rows[i]; y++) {
-            uint8_t *line = frame->data[i] + (size_t)y * (size_t)frame->linesize[i];
-            if (to_frame)
-                memcpy(line, p, (size_t)bytes[i]);
-            else
-                memcpy(p, line, (size_t)bytes[i]);
-            p += bytes[i];
-        }
-    }
-}
-
 typedef struct progress {
     double start, last;
     double total_s; /* of output, 0 if unknown */
@@ -371,7 +248,7 @@ static int emit(clv_stage *stage, AVBufferPool *pool, clv_pixfmt out_f, struct S
         int src_stride[4] = {w * 4, 0, 0, 0};
         sws_scale(sws, src, src_stride, 0, h, f->data, f->linesize);
     } else {
-        copy_planes(out_f, w, h, (uint8_t *)pixels, f, 1);
+        clv_copy_planes(out_f, w, h, (uint8_t *)pixels, f, 1);
     }
     clv_stage_release(stage);
     f->pts = pts_ring[index % 64];
@@ -421,8 +298,8 @@ int clv_cmd_transcode(int argc, char **argv)
     clv_chain *chain = NULL;
     clv_stage *stage = NULL;
     clv_queue *dec_q = NULL, *enc_q = NULL;
-    struct SwsContext *sws_in = NULL, *sws_out = NULL;
-    AVFrame *converted = NULL;
+    clv_feed *feed = NULL;
+    struct SwsContext *sws_out = NULL;
     AVBufferPool *pool = NULL;
     progress prog = {0};
 
@@ -434,10 +311,11 @@ int clv_cmd_transcode(int argc, char **argv)
     int w = dc->width, h = dc->height;
 
     /* Layouts: the decoder's own when the stage takes it, else swscale. */
-    int native = native_format(dc->pix_fmt);
-    int rgb_src = rgb_like(dc->pix_fmt), alpha = has_alpha(dc->pix_fmt);
-    clv_pixfmt in_f = native >= 0 ? (clv_pixfmt)native : rgb_src ? CLV_PIX_RGBA : CLV_PIX_YUV420P;
-    clv_color in_color = stream_color(dc);
+    if ((err = clv_feed_create(dc, a.in.path, &feed, &msg)))
+        goto fail;
+    int rgb_src = clv_av_pixfmt_is_rgb(dc->pix_fmt), alpha = clv_av_pixfmt_has_alpha(dc->pix_fmt);
+    clv_pixfmt in_f = clv_feed_format(feed);
+    clv_color in_color = clv_feed_color(feed);
     clv_color out_color = in_color;
     if (!clv_pixfmt_is_yuv(in_f)) {
         out_color.matrix = h >= 720 ? CLV_MATRIX_BT709 : CLV_MATRIX_BT601;
@@ -446,28 +324,11 @@ int clv_cmd_transcode(int argc, char **argv)
     if ((err = clv_encoder_open(&a.out, dec, rgb_src, alpha, out_color, &enc, &msg)))
         goto fail;
     enum AVPixelFormat enc_f = clv_encoder_pix_fmt(enc);
-    int out_native = native_format(enc_f);
+    int out_native = clv_native_pixfmt(enc_f);
     if (enc_f == AV_PIX_FMT_YUVJ420P)
         out_color.full_range = 1;
     clv_pixfmt out_f = out_native >= 0 ? (clv_pixfmt)out_native : CLV_PIX_RGBA;
 
-    if (native < 0) {
-        sws_in =
-            sws_getContext(w, h, dc->pix_fmt, w, h, av_format(in_f),
-                           SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
-        converted = av_frame_alloc();
-        if (!sws_in || !converted) {
-            snprintf(msg.text, sizeof msg.text, "cannot convert %s frames to %s",
-                     av_get_pix_fmt_name(dc->pix_fmt), clv_pixfmt_name(in_f));
-            goto fail;
-        }
-        sws_colors(sws_in, in_color, rgb_src, in_color, !clv_pixfmt_is_yuv(in_f));
-        converted->format = av_format(in_f);
-        converted->width = w;
-        converted->height = h;
-        if (av_frame_get_buffer(converted, 0) < 0)
-            goto oom;
-    }
     if (out_native < 0) {
         sws_out =
             sws_getContext(w, h, AV_PIX_FMT_RGBA, w, h, enc_f,
@@ -477,7 +338,7 @@ int clv_cmd_transcode(int argc, char **argv)
                      av_get_pix_fmt_name(enc_f));
             goto fail;
         }
-        sws_colors(sws_out, out_color, 1, out_color, rgb_like(enc_f));
+        clv_sws_colors(sws_out, out_color, 1, out_color, clv_av_pixfmt_is_rgb(enc_f));
     }
 
     clv_context_options copt = {.device = a.device, .profiling = 1};
@@ -500,7 +361,7 @@ int clv_cmd_transcode(int argc, char **argv)
         char text[1024];
         clv_chain_format(&desc, text, sizeof text);
         fprintf(stderr, "clvid: %s (%dx%d %s, %s %s range) -> [%s] on %s -> %s (%s %s)\n",
-                a.in.path, w, h, av_get_pix_fmt_name(dc->pix_fmt), matrix_name(in_color.matrix),
+                a.in.path, w, h, av_get_pix_fmt_name(dc->pix_fmt), clv_matrix_name(in_color.matrix),
                 in_color.full_range ? "full" : "limited", text[0] ? text : "no filter",
                 clv_context_device(ctx)->name, a.out.path, clv_encoder_codec_name(enc),
                 av_get_pix_fmt_name(enc_f));
@@ -533,7 +394,7 @@ int clv_cmd_transcode(int argc, char **argv)
     if (clv_decoder_start(dec, dec_q) || clv_encoder_start(enc, enc_q))
         goto oom;
 
-    int direct = desc.count == 0 && native >= 0 && out_native == native &&
+    int direct = desc.count == 0 && clv_feed_native(feed) && out_native == (int)in_f &&
                  (!clv_pixfmt_is_yuv(in_f) || (in_color.matrix == out_color.matrix &&
                                                in_color.full_range == out_color.full_range));
     int64_t pts_ring[64];
@@ -568,17 +429,6 @@ int clv_cmd_transcode(int argc, char **argv)
             report(&prog, emitted, out_s, 0);
             continue;
         }
-        if (f->width != w || f->height != h ||
-            (native >= 0 && f->format != dc->pix_fmt && native_format(f->format) != native)) {
-            snprintf(msg.text, sizeof msg.text,
-                     "'%s': the video changes from %dx%d %s to %dx%d %s mid-stream; clvid "
-                     "does not follow such changes yet",
-                     a.in.path, w, h, av_get_pix_fmt_name(dc->pix_fmt), f->width, f->height,
-                     av_get_pix_fmt_name(f->format));
-            av_frame_free(&f);
-            err = CLV_EINVAL;
-            break;
-        }
         /* A free slot: take the oldest result first when all are busy. */
         while (!clv_stage_input(stage)) {
             if ((err = emit(stage, pool, out_f, sws_out, enc_f, w, h, pts_ring, enc_q, &out_s,
@@ -590,13 +440,9 @@ int clv_cmd_transcode(int argc, char **argv)
             av_frame_free(&f);
             break;
         }
-        uint8_t *slot = clv_stage_input(stage);
-        if (sws_in) {
-            sws_scale(sws_in, (const uint8_t *const *)f->data, f->linesize, 0, h, converted->data,
-                      converted->linesize);
-            copy_planes(in_f, w, h, slot, converted, 0);
-        } else {
-            copy_planes(in_f, w, h, slot, f, 0);
+        if ((err = clv_feed_write(feed, f, clv_stage_input(stage), &msg))) {
+            av_frame_free(&f);
+            break;
         }
         pts_ring[submitted % 64] = f->pts;
         av_frame_free(&f);
@@ -668,9 +514,8 @@ done:
     clv_context_destroy(ctx);
     clv_queue_destroy(dec_q);
     clv_queue_destroy(enc_q);
-    sws_freeContext(sws_in);
+    clv_feed_destroy(feed);
     sws_freeContext(sws_out);
-    av_frame_free(&converted);
     av_buffer_pool_uninit(&pool); /* freed once the last frame returns its buffer */
     if (prog.file)
         fclose(prog.file);

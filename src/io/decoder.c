@@ -4,6 +4,7 @@
 #include "io.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +20,15 @@ struct clv_decoder {
     AVCodecContext *codec;
     int video;
     int64_t shift_us; /* subtracted from every timestamp: file start + -ss */
+    int64_t skip_us;  /* after a seek: frames and packets before this (absolute) are dropped */
     pthread_t thread;
     int started;
     clv_queue *out;
     /* Written by the thread, read after the join: */
     int error;
     char message[1400];
-    double busy;
+    _Atomic int64_t busy_ns; /* written by the thread as it goes, read by anyone */
+    int64_t busy_base_ns;    /* busy_ns when the thread (re)started; the thread's */
     int64_t frames;
 };
 
@@ -46,6 +49,7 @@ int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_ms
     snprintf(d->path, sizeof d->path, "%s", options->path);
     d->opt.path = d->path;
     d->video = -1;
+    d->skip_us = INT64_MIN;
     const AVInputFormat *ifmt = NULL;
     avdevice_register_all(); /* lavfi, v4l2, x11grab, ... for -f */
     if (options->format) {
@@ -135,16 +139,23 @@ static int64_t to_us(int64_t ts, AVRational tb)
 /* -1 before the range, 1 after it, 0 inside. */
 static int place(const clv_decoder *d, int64_t us)
 {
-    if (d->opt.start_us > 0 && us < d->shift_us)
+    if ((d->opt.start_us > 0 && us < d->shift_us) || us < d->skip_us)
         return -1;
     if (d->opt.duration_us > 0 && us >= d->shift_us + d->opt.duration_us)
         return 1;
     return 0;
 }
 
+/* Publishes the time spent decoding so far (not waiting on the queue). */
+static void account(clv_decoder *d, double begin, double waited)
+{
+    atomic_store(&d->busy_ns,
+                 d->busy_base_ns + (int64_t)((clv_io_seconds() - begin - waited) * 1e9));
+}
+
 /* Pushes the frames the decoder has ready; returns 1 when the range or the
  * frame limit is reached, -1 when the queue was aborted. */
-static int drain(clv_decoder *d, AVFrame *frame, double *waited)
+static int drain(clv_decoder *d, AVFrame *frame, double begin, double *waited)
 {
     AVStream *st = d->fmt->streams[d->video];
     while (avcodec_receive_frame(d->codec, frame) == 0) {
@@ -167,6 +178,7 @@ static int drain(clv_decoder *d, AVFrame *frame, double *waited)
         if (!copy)
             return -1;
         av_frame_move_ref(copy, frame);
+        account(d, begin, *waited);
         double t = clv_io_seconds();
         if (clv_queue_push(d->out, CLV_ITEM_FRAME, copy) < 0)
             return -1;
@@ -182,6 +194,7 @@ static void *decode_thread(void *arg)
 {
     clv_decoder *d = arg;
     double begin = clv_io_seconds(), waited = 0;
+    d->busy_base_ns = atomic_load(&d->busy_ns);
     AVPacket *pkt = av_packet_alloc();
     AVFrame *frame = av_frame_alloc();
     char err[128];
@@ -210,7 +223,7 @@ static void *decode_thread(void *arg)
                 av_log(NULL, AV_LOG_WARNING, "'%s': a corrupt video packet (%s)\n", d->path,
                        clv_av_err(r, err, sizeof err));
             }
-            done = drain(d, frame, &waited);
+            done = drain(d, frame, begin, &waited);
         } else if (st->codecpar->codec_type == AVMEDIA_TYPE_AUDIO ||
                    st->codecpar->codec_type == AVMEDIA_TYPE_SUBTITLE) {
             int64_t ts = pkt->pts != AV_NOPTS_VALUE ? pkt->pts : pkt->dts;
@@ -241,7 +254,7 @@ static void *decode_thread(void *arg)
     if (done == 0) {
         /* The input ended: flush the decoder for its delayed frames. */
         avcodec_send_packet(d->codec, NULL);
-        drain(d, frame, &waited);
+        drain(d, frame, begin, &waited);
     }
     if (corrupt)
         av_log(NULL, AV_LOG_WARNING,
@@ -250,7 +263,7 @@ static void *decode_thread(void *arg)
                d->path, corrupt);
     av_packet_free(&pkt);
     av_frame_free(&frame);
-    d->busy = clv_io_seconds() - begin - waited;
+    account(d, begin, waited);
     clv_queue_push(d->out, CLV_ITEM_END, NULL);
     return NULL;
 }
@@ -275,9 +288,40 @@ int clv_decoder_finish(clv_decoder *d, clv_msg *msg)
     return d->error;
 }
 
+int clv_decoder_audio_index(const clv_decoder *d)
+{
+    int i = av_find_best_stream(d->fmt, AVMEDIA_TYPE_AUDIO, -1, d->video, NULL, 0);
+    return i >= 0 ? i : -1;
+}
+
+void clv_decoder_stop(clv_decoder *d)
+{
+    if (d->started && d->out)
+        clv_queue_abort(d->out);
+    clv_decoder_finish(d, NULL);
+    d->out = NULL;
+}
+
+int clv_decoder_seek(clv_decoder *d, int64_t us, clv_msg *msg)
+{
+    char err[128];
+    int64_t target = d->shift_us + (us > 0 ? us : 0);
+    int r = avformat_seek_file(d->fmt, -1, INT64_MIN, target, target, 0);
+    if (r < 0) {
+        snprintf(msg->text, sizeof msg->text, "cannot seek in '%.800s': %s", d->path,
+                 clv_av_err(r, err, sizeof err));
+        return CLV_EIO;
+    }
+    avcodec_flush_buffers(d->codec);
+    d->skip_us = target;
+    d->frames = 0;
+    d->error = 0;
+    return 0;
+}
+
 double clv_decoder_busy_seconds(const clv_decoder *d)
 {
-    return d->busy;
+    return (double)atomic_load(&d->busy_ns) / 1e9;
 }
 
 void clv_decoder_close(clv_decoder *d)

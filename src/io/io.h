@@ -28,6 +28,10 @@ clv_queue *clv_queue_create(int capacity);
 void clv_queue_destroy(clv_queue *q);
 int clv_queue_push(clv_queue *q, int kind, void *item);
 int clv_queue_pop(clv_queue *q, int *kind, void **item);
+/* Pops within timeout_s seconds (0: only if one is there, < 0: waits as
+ * long as it takes). Returns 0 with an item, 1 on time out, -1 when
+ * aborted. */
+int clv_queue_pop_wait(clv_queue *q, int *kind, void **item, double timeout_s);
 void clv_queue_abort(clv_queue *q);
 /* Frees an item's payload by kind. */
 void clv_item_free(int kind, void *item);
@@ -58,6 +62,16 @@ int clv_decoder_video_index(const clv_decoder *dec);
 int clv_decoder_start(clv_decoder *dec, clv_queue *out);
 /* Joins the thread. Returns 0 or the error it met, with msg. */
 int clv_decoder_finish(clv_decoder *dec, clv_msg *msg);
+/* The input's main audio stream, or -1. */
+int clv_decoder_audio_index(const clv_decoder *dec);
+/* Stops the thread: aborts its queue (the caller then destroys that queue)
+ * and joins. A stopped decoder can seek and start again with a new queue. */
+void clv_decoder_stop(clv_decoder *dec);
+/* With the thread stopped: goes to `us` microseconds on the frames' own
+ * timeline (0 = the first frame). The seek lands on the keyframe before and
+ * the frames and packets before `us` are dropped, so the next frame out is
+ * the one shown at `us`. */
+int clv_decoder_seek(clv_decoder *dec, int64_t us, clv_msg *msg);
 /* Seconds the thread spent decoding (not waiting on the queue). */
 double clv_decoder_busy_seconds(const clv_decoder *dec);
 
@@ -92,6 +106,40 @@ int clv_encoder_finish(clv_encoder *enc, clv_msg *msg);
 /* remove_output: delete the temporary file of an unfinished run. */
 void clv_encoder_close(clv_encoder *enc, int remove_output);
 double clv_encoder_busy_seconds(const clv_encoder *enc);
+
+/* ---- Frames into the GPU stage ---------------------------------------- */
+
+struct SwsContext;
+
+/* The stage's layout for a decoder format, or -1 (convert with swscale). */
+int clv_native_pixfmt(enum AVPixelFormat f);
+enum AVPixelFormat clv_av_pixfmt(clv_pixfmt f);
+int clv_av_pixfmt_is_rgb(enum AVPixelFormat f); /* RGB or paletted */
+int clv_av_pixfmt_has_alpha(enum AVPixelFormat f);
+/* The stream's matrix and range; untagged video follows ffmpeg's guess
+ * (BT.601 below 720 lines, BT.709 from 720 up). */
+clv_color clv_stream_color(const AVCodecContext *c);
+const char *clv_matrix_name(clv_matrix m);
+/* Tells swscale the matrix and range on each side (RGB sides are full range;
+ * their table is ignored). */
+void clv_sws_colors(struct SwsContext *sws, clv_color src, int src_rgb, clv_color dst, int dst_rgb);
+/* Copies tightly packed planes of format f into (to_frame) or out of an
+ * AVFrame of w x h. */
+void clv_copy_planes(clv_pixfmt f, int w, int h, uint8_t *packed, AVFrame *frame, int to_frame);
+
+/* Puts the decoded frames of one stream into the stage's layout: the
+ * layouts the stage takes as they are, the others through swscale
+ * (RGB-like sources to RGBA, the rest to yuv420p). */
+typedef struct clv_feed clv_feed;
+
+int clv_feed_create(const AVCodecContext *dc, const char *path, clv_feed **out, clv_msg *msg);
+void clv_feed_destroy(clv_feed *feed);
+clv_pixfmt clv_feed_format(const clv_feed *feed);
+clv_color clv_feed_color(const clv_feed *feed);
+int clv_feed_native(const clv_feed *feed); /* 1: no swscale */
+/* Writes f into stage memory of clv_pixfmt_size bytes; CLV_EINVAL with msg
+ * (naming the file) when the size or format changed mid-stream. */
+int clv_feed_write(clv_feed *feed, const AVFrame *f, uint8_t *slot, clv_msg *msg);
 
 /* A monotonic clock in seconds, for the threads' busy times and progress. */
 double clv_io_seconds(void);

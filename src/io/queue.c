@@ -78,11 +78,25 @@ int clv_queue_push(clv_queue *q, int kind, void *payload)
     return 0;
 }
 
-int clv_queue_pop(clv_queue *q, int *kind, void **payload)
+int clv_queue_pop_wait(clv_queue *q, int *kind, void **payload, double timeout_s)
 {
+    struct timespec until;
+    if (timeout_s > 0) {
+        clock_gettime(CLOCK_REALTIME, &until); /* the condition variable's clock */
+        double t = (double)until.tv_sec + (double)until.tv_nsec / 1e9 + timeout_s;
+        until.tv_sec = (time_t)t;
+        until.tv_nsec = (long)((t - (double)until.tv_sec) * 1e9);
+    }
     pthread_mutex_lock(&q->lock);
-    while (q->count == 0 && !q->aborted)
-        pthread_cond_wait(&q->changed, &q->lock);
+    while (q->count == 0 && !q->aborted) {
+        if (timeout_s == 0 ||
+            (timeout_s > 0 && pthread_cond_timedwait(&q->changed, &q->lock, &until) != 0)) {
+            pthread_mutex_unlock(&q->lock);
+            return 1;
+        }
+        if (timeout_s < 0)
+            pthread_cond_wait(&q->changed, &q->lock);
+    }
     if (q->aborted) {
         pthread_mutex_unlock(&q->lock);
         return -1;
@@ -95,6 +109,11 @@ int clv_queue_pop(clv_queue *q, int *kind, void **payload)
     *kind = it.kind;
     *payload = it.payload;
     return 0;
+}
+
+int clv_queue_pop(clv_queue *q, int *kind, void **payload)
+{
+    return clv_queue_pop_wait(q, kind, payload, -1);
 }
 
 void clv_queue_abort(clv_queue *q)

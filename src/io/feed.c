@@ -1,0 +1,229 @@
+/* feed.c - decoded frames into the GPU stage's layouts: the formats the
+ * stage takes as they are, the others through swscale; and the colour facts
+ * (matrix, range) that both sides of the stage need. */
+#include "io.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+
+int clv_native_pixfmt(enum AVPixelFormat f)
+{
+    switch (f) {
+    case AV_PIX_FMT_YUV420P:
+    case AV_PIX_FMT_YUVJ420P:
+        return CLV_PIX_YUV420P;
+    case AV_PIX_FMT_NV12:
+        return CLV_PIX_NV12;
+    case AV_PIX_FMT_RGBA:
+        return CLV_PIX_RGBA;
+    case AV_PIX_FMT_BGRA:
+        return CLV_PIX_BGRA;
+    case AV_PIX_FMT_RGB0:
+        return CLV_PIX_RGB0;
+    case AV_PIX_FMT_BGR0:
+        return CLV_PIX_BGR0;
+    case AV_PIX_FMT_RGB24:
+        return CLV_PIX_RGB24;
+    case AV_PIX_FMT_BGR24:
+        return CLV_PIX_BGR24;
+    default:
+        return -1;
+    }
+}
+
+enum AVPixelFormat clv_av_pixfmt(clv_pixfmt f)
+{
+    static const enum AVPixelFormat map[] = {AV_PIX_FMT_RGBA,    AV_PIX_FMT_BGRA,  AV_PIX_FMT_RGB0,
+                                             AV_PIX_FMT_BGR0,    AV_PIX_FMT_RGB24, AV_PIX_FMT_BGR24,
+                                             AV_PIX_FMT_YUV420P, AV_PIX_FMT_NV12};
+    return map[f];
+}
+
+int clv_av_pixfmt_is_rgb(enum AVPixelFormat f)
+{
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f);
+    return d && (d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL));
+}
+
+int clv_av_pixfmt_has_alpha(enum AVPixelFormat f)
+{
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f);
+    return d && (d->flags & (AV_PIX_FMT_FLAG_ALPHA | AV_PIX_FMT_FLAG_PAL));
+}
+
+clv_color clv_stream_color(const AVCodecContext *c)
+{
+    clv_color col = {CLV_MATRIX_BT601, 0};
+    switch (c->colorspace) {
+    case AVCOL_SPC_BT709:
+        col.matrix = CLV_MATRIX_BT709;
+        break;
+    case AVCOL_SPC_BT2020_NCL:
+    case AVCOL_SPC_BT2020_CL:
+        col.matrix = CLV_MATRIX_BT2020;
+        break;
+    case AVCOL_SPC_BT470BG:
+    case AVCOL_SPC_SMPTE170M:
+    case AVCOL_SPC_FCC:
+    case AVCOL_SPC_SMPTE240M:
+        col.matrix = CLV_MATRIX_BT601;
+        break;
+    default:
+        col.matrix = c->height >= 720 ? CLV_MATRIX_BT709 : CLV_MATRIX_BT601;
+    }
+    col.full_range = c->color_range == AVCOL_RANGE_JPEG || c->pix_fmt == AV_PIX_FMT_YUVJ420P;
+    return col;
+}
+
+const char *clv_matrix_name(clv_matrix m)
+{
+    return m == CLV_MATRIX_BT709 ? "bt709" : m == CLV_MATRIX_BT2020 ? "bt2020" : "bt601";
+}
+
+static int sws_matrix(clv_matrix m)
+{
+    return m == CLV_MATRIX_BT709    ? SWS_CS_ITU709
+           : m == CLV_MATRIX_BT2020 ? SWS_CS_BT2020
+                                    : SWS_CS_ITU601;
+}
+
+void clv_sws_colors(struct SwsContext *sws, clv_color src, int src_rgb, clv_color dst, int dst_rgb)
+{
+    sws_setColorspaceDetails(sws, sws_getCoefficients(sws_matrix(src.matrix)),
+                             src_rgb ? 1 : src.full_range,
+                             sws_getCoefficients(sws_matrix(dst.matrix)),
+                             dst_rgb ? 1 : dst.full_range, 0, 1 << 16, 1 << 16);
+}
+
+void clv_copy_planes(clv_pixfmt f, int w, int h, uint8_t *packed, AVFrame *frame, int to_frame)
+{
+    int cw = (w + 1) / 2, ch = (h + 1) / 2;
+    int rows[3], bytes[3], planes;
+    if (clv_pixfmt_is_yuv(f)) {
+        planes = f == CLV_PIX_NV12 ? 2 : 3;
+        rows[0] = h, bytes[0] = w;
+        rows[1] = rows[2] = ch;
+        bytes[1] = f == CLV_PIX_NV12 ? 2 * cw : cw;
+        bytes[2] = cw;
+    } else {
+        planes = 1;
+        rows[0] = h;
+        bytes[0] = (int)(clv_pixfmt_size(f, w, 1));
+    }
+    uint8_t *p = packed;
+    for (int i = 0; i < planes; i++) {
+        for (int y = 0; y < rows[i]; y++) {
+            uint8_t *line = frame->data[i] + (size_t)y * (size_t)frame->linesize[i];
+            if (to_frame)
+                memcpy(line, p, (size_t)bytes[i]);
+            else
+                memcpy(p, line, (size_t)bytes[i]);
+            p += bytes[i];
+        }
+    }
+}
+
+struct clv_feed {
+    char path[512];
+    int width, height;
+    enum AVPixelFormat source; /* the decoder's format */
+    int native;                /* the stage takes `source` as it is */
+    clv_pixfmt format;
+    clv_color color;
+    struct SwsContext *sws; /* when not native */
+    AVFrame *converted;
+};
+
+void clv_feed_destroy(clv_feed *feed)
+{
+    if (!feed)
+        return;
+    sws_freeContext(feed->sws);
+    av_frame_free(&feed->converted);
+    free(feed);
+}
+
+int clv_feed_create(const AVCodecContext *dc, const char *path, clv_feed **out, clv_msg *msg)
+{
+    *out = NULL;
+    clv_feed *feed = calloc(1, sizeof *feed);
+    if (!feed)
+        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+    snprintf(feed->path, sizeof feed->path, "%s", path);
+    feed->width = dc->width;
+    feed->height = dc->height;
+    feed->source = dc->pix_fmt;
+    int native = clv_native_pixfmt(dc->pix_fmt);
+    int rgb = clv_av_pixfmt_is_rgb(dc->pix_fmt);
+    feed->native = native >= 0;
+    feed->format = native >= 0 ? (clv_pixfmt)native : rgb ? CLV_PIX_RGBA : CLV_PIX_YUV420P;
+    feed->color = clv_stream_color(dc);
+    if (!feed->native) {
+        feed->sws = sws_getContext(dc->width, dc->height, dc->pix_fmt, dc->width, dc->height,
+                                   clv_av_pixfmt(feed->format),
+                                   SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL,
+                                   NULL, NULL);
+        feed->converted = av_frame_alloc();
+        if (!feed->sws || !feed->converted) {
+            snprintf(msg->text, sizeof msg->text, "'%s': cannot convert %s frames to %s", path,
+                     av_get_pix_fmt_name(dc->pix_fmt), clv_pixfmt_name(feed->format));
+            clv_feed_destroy(feed);
+            return CLV_EINVAL;
+        }
+        clv_sws_colors(feed->sws, feed->color, rgb, feed->color,
+                       !clv_pixfmt_is_yuv(feed->format));
+        feed->converted->format = clv_av_pixfmt(feed->format);
+        feed->converted->width = dc->width;
+        feed->converted->height = dc->height;
+        if (av_frame_get_buffer(feed->converted, 0) < 0) {
+            snprintf(msg->text, sizeof msg->text, "out of memory");
+            clv_feed_destroy(feed);
+            return CLV_ENOMEM;
+        }
+    }
+    *out = feed;
+    return 0;
+}
+
+clv_pixfmt clv_feed_format(const clv_feed *feed)
+{
+    return feed->format;
+}
+
+clv_color clv_feed_color(const clv_feed *feed)
+{
+    return feed->color;
+}
+
+int clv_feed_native(const clv_feed *feed)
+{
+    return feed->native;
+}
+
+int clv_feed_write(clv_feed *feed, const AVFrame *f, uint8_t *slot, clv_msg *msg)
+{
+    int w = feed->width, h = feed->height;
+    if (f->width != w || f->height != h ||
+        (feed->native && f->format != feed->source &&
+         clv_native_pixfmt(f->format) != (int)feed->format) ||
+        (!feed->native && f->format != feed->source)) {
+        snprintf(msg->text, sizeof msg->text,
+                 "'%s': the video changes from %dx%d %s to %dx%d %s mid-stream; clvid "
+                 "does not follow such changes yet",
+                 feed->path, w, h, av_get_pix_fmt_name(feed->source), f->width, f->height,
+                 av_get_pix_fmt_name(f->format));
+        return CLV_EINVAL;
+    }
+    if (feed->sws) {
+        sws_scale(feed->sws, (const uint8_t *const *)f->data, f->linesize, 0, h,
+                  feed->converted->data, feed->converted->linesize);
+        clv_copy_planes(feed->format, w, h, slot, feed->converted, 0);
+    } else {
+        clv_copy_planes(feed->format, w, h, slot, (AVFrame *)f, 0);
+    }
+    return 0;
+}
