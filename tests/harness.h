@@ -39,6 +39,7 @@ extern int test_failures;
     X(known_answers)                                                                               \
     X(stage_formats)                                                                               \
     X(stage_roundtrip)                                                                             \
+    X(stage_switch_chain)                                                                          \
     X(filter_convolution)                                                                          \
     X(filter_sharpen_emboss)                                                                       \
     X(filter_prewitt)                                                                              \

@@ -182,3 +182,80 @@ int test_stage_roundtrip(void)
     clv_context_destroy(ctx);
     return 0;
 }
+
+/* Switching chains between submits: frames in flight keep the chain they
+ * were sent with, the next frame takes the new one, and an empty chain on
+ * an RGBA stage becomes a plain copy. */
+int test_stage_switch_chain(void)
+{
+    clv_context *ctx = test_context(0);
+    if (!ctx)
+        return 1;
+    static const char *texts[] = {"sharpen", "median", "", "threshold=t=90,erode"};
+    enum { N = 4, W = 37, H = 21, FRAMES = 12 };
+    clv_msg msg = {{0}};
+    clv_chain *chains[N] = {0};
+    clv_ref_chain *refs[N] = {0};
+    clv_stage *stage = NULL;
+    size_t size = clv_pixfmt_size(CLV_PIX_RGBA, W, H);
+    uint8_t *inputs = malloc(size * FRAMES), *want = malloc(size);
+    clv_color c = {CLV_MATRIX_BT601, 0};
+    clv_stage_options opt = {.width = W,
+                             .height = H,
+                             .in_format = CLV_PIX_RGBA,
+                             .out_format = CLV_PIX_RGBA,
+                             .in_color = c,
+                             .out_color = c,
+                             .slots = 3};
+    for (int i = 0; i < N; i++) {
+        clv_chain_desc desc;
+        if (clv_chain_parse(texts[i], &desc, &msg) ||
+            clv_chain_create(ctx, &desc, &chains[i], &msg) ||
+            clv_ref_chain_create(&desc, &refs[i])) {
+            CHECK(0, "setup '%s': %s", texts[i], msg.text);
+            goto done;
+        }
+    }
+    if (!inputs || !want || clv_stage_create(ctx, &opt, chains[0], &stage, &msg)) {
+        CHECK(0, "stage: %s", msg.text);
+        goto done;
+    }
+    int used[FRAMES], submitted = 0, taken = 0;
+    while (taken < FRAMES) {
+        uint8_t *slot;
+        while (submitted < FRAMES && (slot = clv_stage_input(stage))) {
+            /* A new chain every third frame, while others are in flight. */
+            used[submitted] = (submitted / 3) % N;
+            clv_stage_set_chain(stage, chains[used[submitted]]);
+            fill_bytes(inputs + size * (size_t)submitted, size, (uint32_t)submitted + 5);
+            memcpy(slot, inputs + size * (size_t)submitted, size);
+            if (clv_stage_submit(stage, (uint64_t)submitted, &msg)) {
+                CHECK(0, "submit: %s", msg.text);
+                goto done;
+            }
+            submitted++;
+        }
+        const uint8_t *got;
+        uint64_t index;
+        if (clv_stage_output(stage, &got, &index, &msg)) {
+            CHECK(0, "output: %s", msg.text);
+            goto done;
+        }
+        reference(CLV_PIX_RGBA, c, CLV_PIX_RGBA, c, refs[used[taken]],
+                  inputs + size * (size_t)taken, W, H, index, want);
+        CHECK(!memcmp(got, want, size), "frame %d ('%s') differs from its chain's reference",
+              taken, texts[used[taken]]);
+        clv_stage_release(stage);
+        taken++;
+    }
+done:
+    clv_stage_destroy(stage);
+    for (int i = 0; i < N; i++) {
+        clv_chain_destroy(chains[i]);
+        clv_ref_chain_destroy(refs[i]);
+    }
+    free(inputs);
+    free(want);
+    clv_context_destroy(ctx);
+    return 0;
+}

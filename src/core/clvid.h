@@ -283,6 +283,10 @@ typedef struct clv_stage_times {
 int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
                      clv_stage **out, clv_msg *msg);
 void clv_stage_destroy(clv_stage *stage);
+/* Runs chain (same context, not owned; NULL for none) from the next submit
+ * on; frames already in flight finish with the chain they were sent with,
+ * which must outlive them. No rebuild, no wait. */
+void clv_stage_set_chain(clv_stage *stage, clv_chain *chain);
 
 /* The staging memory for the next frame (clv_pixfmt_size bytes), or NULL
  * when every slot is in flight: take an output first. */

@@ -115,6 +115,24 @@ static int coeff_buffer(clv_context *ctx, clv_color color, cl_mem *out)
     return st == CL_SUCCESS ? 0 : CLV_ENOMEM;
 }
 
+/* With nothing to do, frames are copied untouched: a round trip through
+ * RGBA8 would clip colours outside the RGB cube (a few percent of the
+ * pixels of ordinary video). */
+static int passthrough(const clv_stage_options *o, const clv_chain *chain)
+{
+    return (!chain || clv_chain_get_desc(chain)->count == 0) && o->in_format == o->out_format &&
+           o->in_format != CLV_PIX_RGB0 &&
+           o->in_format != CLV_PIX_BGR0 && /* their padding becomes 255 */
+           (!clv_pixfmt_is_yuv(o->in_format) || (o->in_color.matrix == o->out_color.matrix &&
+                                                 o->in_color.full_range == o->out_color.full_range));
+}
+
+void clv_stage_set_chain(clv_stage *stage, clv_chain *chain)
+{
+    stage->chain = chain;
+    stage->passthrough = passthrough(&stage->opt, chain);
+}
+
 int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
                      clv_stage **out, clv_msg *msg)
 {
@@ -129,16 +147,7 @@ int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_cha
     int w = options->width, h = options->height;
     stage->count = options->slots >= 2 ? options->slots : 3;
     stage->in_size = clv_pixfmt_size(options->in_format, w, h);
-    /* With nothing to do, frames are copied untouched: a round trip through
-     * RGBA8 would clip colours outside the RGB cube (a few percent of the
-     * pixels of ordinary video). */
-    stage->passthrough = (!chain || clv_chain_get_desc(chain)->count == 0) &&
-                         options->in_format == options->out_format &&
-                         options->in_format != CLV_PIX_RGB0 &&
-                         options->in_format != CLV_PIX_BGR0 && /* their padding becomes 255 */
-                         (!clv_pixfmt_is_yuv(options->in_format) ||
-                          (options->in_color.matrix == options->out_color.matrix &&
-                           options->in_color.full_range == options->out_color.full_range));
+    stage->passthrough = passthrough(options, chain);
     stage->out_size = clv_pixfmt_size(options->out_format, w, h);
 
     cl_int st = CL_SUCCESS;
