@@ -8,5 +8,6 @@ enum { CLV_EXIT_OK = 0, CLV_EXIT_RUNTIME = 1, CLV_EXIT_USAGE = 2 };
 int clv_cmd_filters(int argc, char **argv);
 int clv_cmd_devices(int argc, char **argv);
 int clv_cmd_transcode(int argc, char **argv);
+int clv_cmd_play(int argc, char **argv);
 
 #endif

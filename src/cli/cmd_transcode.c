@@ -391,7 +391,7 @@ int clv_cmd_transcode(int argc, char **argv)
     enc_q = clv_queue_create(8);
     if (!dec_q || !enc_q)
         goto oom;
-    if (clv_decoder_start(dec, dec_q) || clv_encoder_start(enc, enc_q))
+    if (clv_decoder_start(dec, dec_q, NULL) || clv_encoder_start(enc, enc_q))
         goto oom;
 
     int direct = desc.count == 0 && clv_feed_native(feed) && out_native == (int)in_f &&

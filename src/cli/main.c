@@ -11,6 +11,8 @@ static void usage(FILE *out)
     fprintf(out, "usage: clvid <command> [options]\n"
                  "\n"
                  "commands:\n"
+                 "  play [INPUT] [-vf CHAIN]                   live window; no INPUT: the bundled "
+                 "sample (play --help)\n"
                  "  transcode -i INPUT [-vf CHAIN] -o OUTPUT   filter a file headlessly "
                  "(transcode --help)\n"
                  "  filters   list every filter with its parameters, defaults and ranges\n"
@@ -31,6 +33,8 @@ int main(int argc, char **argv)
         return clv_cmd_filters(argc - 1, argv + 1);
     if (!strcmp(cmd, "devices"))
         return clv_cmd_devices(argc - 1, argv + 1);
+    if (!strcmp(cmd, "play"))
+        return clv_cmd_play(argc - 1, argv + 1);
     if (!strcmp(cmd, "transcode"))
         return clv_cmd_transcode(argc - 1, argv + 1);
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {

@@ -24,6 +24,7 @@ struct clv_decoder {
     pthread_t thread;
     int started;
     clv_queue *out;
+    clv_queue *packets; /* the other streams' packets: out, or a queue of their own */
     /* Written by the thread, read after the join: */
     int error;
     char message[1400];
@@ -244,7 +245,7 @@ static void *decode_thread(void *arg)
             }
             av_packet_move_ref(copy, pkt);
             double t = clv_io_seconds();
-            if (clv_queue_push(d->out, CLV_ITEM_PACKET, copy) < 0)
+            if (clv_queue_push(d->packets, CLV_ITEM_PACKET, copy) < 0)
                 done = -1;
             waited += clv_io_seconds() - t;
         } else {
@@ -268,9 +269,10 @@ static void *decode_thread(void *arg)
     return NULL;
 }
 
-int clv_decoder_start(clv_decoder *d, clv_queue *out)
+int clv_decoder_start(clv_decoder *d, clv_queue *out, clv_queue *packets)
 {
     d->out = out;
+    d->packets = packets ? packets : out;
     if (pthread_create(&d->thread, NULL, decode_thread, d))
         return CLV_ENOMEM;
     d->started = 1;
@@ -296,10 +298,12 @@ int clv_decoder_audio_index(const clv_decoder *d)
 
 void clv_decoder_stop(clv_decoder *d)
 {
-    if (d->started && d->out)
+    if (d->started && d->out) {
         clv_queue_abort(d->out);
+        clv_queue_abort(d->packets);
+    }
     clv_decoder_finish(d, NULL);
-    d->out = NULL;
+    d->out = d->packets = NULL;
 }
 
 int clv_decoder_seek(clv_decoder *d, int64_t us, clv_msg *msg)
@@ -328,9 +332,7 @@ void clv_decoder_close(clv_decoder *d)
 {
     if (!d)
         return;
-    if (d->started && d->out)
-        clv_queue_abort(d->out);
-    clv_decoder_finish(d, NULL);
+    clv_decoder_stop(d);
     avcodec_free_context(&d->codec);
     avformat_close_input(&d->fmt);
     free(d);

@@ -56,10 +56,11 @@ AVFormatContext *clv_decoder_format(const clv_decoder *dec);
 AVCodecContext *clv_decoder_codec(const clv_decoder *dec);
 int clv_decoder_video_index(const clv_decoder *dec);
 /* Starts the thread: decoded video frames (pts in the stream's time base,
- * shifted so that -ss is 0) and packets of the other streams (same shift)
- * go to out in demux order, then CLV_ITEM_END. On an error the thread
- * stores a message (clv_decoder_error) and ends with CLV_ITEM_END too. */
-int clv_decoder_start(clv_decoder *dec, clv_queue *out);
+ * shifted so that -ss is 0) go to out, and packets of the audio and
+ * subtitle streams (same shift) to `packets` (NULL: to out as well, in
+ * demux order); then CLV_ITEM_END to out. On an error the thread stores a
+ * message (clv_decoder_finish) and ends with CLV_ITEM_END too. */
+int clv_decoder_start(clv_decoder *dec, clv_queue *out, clv_queue *packets);
 /* Joins the thread. Returns 0 or the error it met, with msg. */
 int clv_decoder_finish(clv_decoder *dec, clv_msg *msg);
 /* The input's main audio stream, or -1. */
@@ -74,6 +75,23 @@ void clv_decoder_stop(clv_decoder *dec);
 int clv_decoder_seek(clv_decoder *dec, int64_t us, clv_msg *msg);
 /* Seconds the thread spent decoding (not waiting on the queue). */
 double clv_decoder_busy_seconds(const clv_decoder *dec);
+
+/* ---- Audio for the player -------------------------------------------- */
+
+typedef struct clv_audio clv_audio;
+
+/* A decoder for audio stream `stream` of dec's input whose output is
+ * resampled to `channels` interleaved floats at `rate`. */
+int clv_audio_open(const clv_decoder *dec, int stream, int rate, int channels, clv_audio **out,
+                   clv_msg *msg);
+void clv_audio_close(clv_audio *audio);
+/* Decodes one packet: *samples (valid until the next call) gets *frames
+ * sample frames, the first at *pts seconds (-1 when unknown). A corrupt
+ * packet gives no samples and no error. */
+int clv_audio_decode(clv_audio *audio, const AVPacket *pkt, const float **samples, int *frames,
+                     double *pts);
+/* Forgets buffered state (after a seek). */
+void clv_audio_flush(clv_audio *audio);
 
 /* ---- Encoder ----------------------------------------------------------- */
 
@@ -140,6 +158,10 @@ int clv_feed_native(const clv_feed *feed); /* 1: no swscale */
 /* Writes f into stage memory of clv_pixfmt_size bytes; CLV_EINVAL with msg
  * (naming the file) when the size or format changed mid-stream. */
 int clv_feed_write(clv_feed *feed, const AVFrame *f, uint8_t *slot, clv_msg *msg);
+
+/* Writes w x h RGBA8 pixels (rows w * 4 bytes) to path as a PNG, through a
+ * temporary file renamed when complete. */
+int clv_png_write(const char *path, const uint8_t *rgba, int w, int h, clv_msg *msg);
 
 /* A monotonic clock in seconds, for the threads' busy times and progress. */
 double clv_io_seconds(void);

@@ -1,0 +1,64 @@
+/* image.c - writes one RGBA picture as a PNG file (screenshots), through
+ * FFmpeg's PNG encoder; the file appears complete or not at all. */
+#include "io.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int clv_png_write(const char *path, const uint8_t *rgba, int w, int h, clv_msg *msg)
+{
+    int err = CLV_EIO;
+    const AVCodec *png = avcodec_find_encoder(AV_CODEC_ID_PNG);
+    AVCodecContext *c = png ? avcodec_alloc_context3(png) : NULL;
+    AVFrame *f = av_frame_alloc();
+    AVPacket *pkt = av_packet_alloc();
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.part", path);
+    FILE *file = NULL;
+    if (!c || !f || !pkt) {
+        snprintf(msg->text, sizeof msg->text, "'%.900s': no PNG encoder in this FFmpeg", path);
+        goto done;
+    }
+    c->width = w;
+    c->height = h;
+    c->pix_fmt = AV_PIX_FMT_RGBA;
+    c->time_base = (AVRational){1, 1};
+    if (avcodec_open2(c, png, NULL) < 0) {
+        snprintf(msg->text, sizeof msg->text, "'%.900s': cannot open the PNG encoder", path);
+        goto done;
+    }
+    f->format = AV_PIX_FMT_RGBA;
+    f->width = w;
+    f->height = h;
+    f->data[0] = (uint8_t *)rgba;
+    f->linesize[0] = w * 4;
+    if (avcodec_send_frame(c, f) < 0 || avcodec_send_frame(c, NULL) < 0 ||
+        avcodec_receive_packet(c, pkt) < 0) {
+        snprintf(msg->text, sizeof msg->text, "'%.900s': PNG encoding failed", path);
+        goto done;
+    }
+    file = fopen(tmp, "wb");
+    if (!file || fwrite(pkt->data, 1, (size_t)pkt->size, file) != (size_t)pkt->size ||
+        fclose(file) != 0) {
+        snprintf(msg->text, sizeof msg->text, "cannot write '%.900s': %s", path, strerror(errno));
+        if (!file)
+            goto done;
+        file = NULL;
+        unlink(tmp);
+        goto done;
+    }
+    file = NULL;
+    if (rename(tmp, path) != 0) {
+        snprintf(msg->text, sizeof msg->text, "cannot write '%.900s': %s", path, strerror(errno));
+        unlink(tmp);
+        goto done;
+    }
+    err = 0;
+done:
+    avcodec_free_context(&c);
+    av_frame_free(&f);
+    av_packet_free(&pkt);
+    return err;
+}

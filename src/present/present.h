@@ -1,0 +1,132 @@
+/* present.h - the live window's parts: the SDL2 + OpenGL window with its
+ * shaders and HUD, the sound output, and the key bindings. Links SDL2,
+ * SDL2_ttf, fontconfig and GL; no FFmpeg, no OpenCL calls. */
+#ifndef CLVID_PRESENT_H
+#define CLVID_PRESENT_H
+
+#include <stdint.h>
+
+#include "clvid.h"
+
+/* ---- Window ------------------------------------------------------------ */
+
+typedef struct clv_window clv_window;
+
+typedef struct clv_window_options {
+    const char *title;
+    int width, height; /* initial size in window points; 0: the picture's size, fitted to the
+                          screen */
+    int fullscreen;
+    int vsync; /* 1: swaps wait for the display's refresh */
+} clv_window_options;
+
+/* Opens the window for pictures of src_w x src_h pixels shown at aspect
+ * (display width / height). CLV_EIO with msg when there is no display or
+ * no OpenGL 3.3 context; the message says how to work without one. */
+int clv_window_open(const clv_window_options *options, int src_w, int src_h, double aspect,
+                    clv_window **out, clv_msg *msg);
+void clv_window_close(clv_window *win);
+
+/* Copies frames (RGBA8, src_w x src_h, rows src_w * 4 bytes) into the
+ * picture's textures; original may be NULL (the compare view's left side
+ * keeps what it had). */
+void clv_window_set_frame(clv_window *win, const uint8_t *filtered, const uint8_t *original);
+
+/* Reads the filtered frame last set back into out (src_w * src_h * 4). */
+void clv_window_frame_pixels(clv_window *win, uint8_t *out);
+
+typedef struct clv_view {
+    int compare;           /* split view: original left of the divider */
+    double divider;        /* 0..1 of the picture's width */
+    const char *hud;       /* overlay text (lines), NULL for none */
+    const char *help;      /* centred help text, NULL for none */
+    const char *message;   /* a short notice at the bottom, NULL for none */
+} clv_view;
+
+/* Draws the picture and the overlays and shows them. With capture not
+ * NULL, also reads the drawn window back into *capture (RGBA8, rows
+ * *cap_w * 4 bytes, top row first; the caller frees it). */
+int clv_window_draw(clv_window *win, const clv_view *view, uint8_t **capture, int *cap_w,
+                    int *cap_h);
+void clv_window_toggle_fullscreen(clv_window *win);
+int clv_window_fullscreen(const clv_window *win);
+/* Where the picture is, in window points (mouse coordinates). */
+void clv_window_picture_rect(const clv_window *win, double *x, double *y, double *w, double *h);
+/* "llvmpipe (LLVM 15.0.6, 256 bits)", for the HUD. */
+const char *clv_window_renderer(const clv_window *win);
+
+/* ---- Sound ------------------------------------------------------------- */
+
+typedef struct clv_sound clv_sound;
+
+/* Opens the default audio output for interleaved float samples. */
+int clv_sound_open(int rate, int channels, clv_sound **out, clv_msg *msg);
+void clv_sound_close(clv_sound *snd);
+int clv_sound_rate(const clv_sound *snd);
+int clv_sound_channels(const clv_sound *snd);
+/* Appends `frames` sample frames whose first one plays at media time pts
+ * (seconds). Returns CLV_ELIMIT, taking nothing, when the buffer is full. */
+int clv_sound_write(clv_sound *snd, const float *samples, int frames, double pts);
+/* Seconds of sound written and not yet played. */
+double clv_sound_buffered(const clv_sound *snd);
+/* The media time being heard now; < 0 when nothing is playing (never
+ * started, cleared, or run dry). */
+double clv_sound_clock(const clv_sound *snd);
+void clv_sound_pause(clv_sound *snd, int paused);
+/* Drops everything buffered (seek, step). */
+void clv_sound_clear(clv_sound *snd);
+/* volume 0..2 (1: as decoded); takes effect at once. */
+void clv_sound_set_volume(clv_sound *snd, double volume, int muted);
+
+/* ---- Keys ---------------------------------------------------------------- */
+
+typedef enum clv_action {
+    CLV_ACT_PRESET, /* arg: preset number 1..9 */
+    CLV_ACT_CYCLE,  /* the next -vf chain */
+    CLV_ACT_PARAM,  /* arg: +1 / -1 on the active filter's main parameter */
+    CLV_ACT_PAUSE,
+    CLV_ACT_STEP,
+    CLV_ACT_SEEK, /* arg: seconds */
+    CLV_ACT_COMPARE,
+    CLV_ACT_FULLSCREEN,
+    CLV_ACT_SCREENSHOT,
+    CLV_ACT_HUD,
+    CLV_ACT_HELP,
+    CLV_ACT_MUTE,
+    CLV_ACT_VOLUME, /* arg: +1 / -1 step */
+    CLV_ACT_QUIT,
+} clv_action;
+
+typedef struct clv_binding {
+    const char *name; /* as --keys and the help write it: "2", "space", "shift+left" */
+    int keycode;      /* SDL_Keycode */
+    int shift;        /* 1: only with shift held */
+    clv_action action;
+    int arg;
+    const char *help;
+} clv_binding;
+
+/* The key table, const data; the help text is generated from it. */
+extern const clv_binding clv_bindings[];
+extern const int clv_binding_count;
+
+/* The binding of an SDL key (with shift state), or NULL. */
+const clv_binding *clv_binding_for_key(int keycode, int shift);
+/* The binding named as in --keys ("space", "shift+right", "2"), or NULL. */
+const clv_binding *clv_binding_named(const char *name);
+/* The help screen's text, generated from the table and the presets. */
+void clv_keys_help(char *out, size_t size);
+
+/* The window presets on keys 1-9 (const data): chain text, and which
+ * parameter of which filter the up/down keys move, by how much. */
+typedef struct clv_preset {
+    const char *name;
+    const char *chain;
+    int filter;        /* index in the chain of the filter whose parameter moves, -1: none */
+    const char *param; /* its name */
+    double step;       /* per key press (ENUM parameters cycle) */
+} clv_preset;
+
+extern const clv_preset clv_presets[9];
+
+#endif

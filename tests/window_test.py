@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+"""window_test.py - clvid play under Xvfb (started here, on a display of its
+own): the picture equals the transcode path's frame, the HUD is drawn, the
+split view shows the original on the left, replayed keys change chains and
+parameters, and pause/step/seek land on the expected frames. One test per
+run, by name (--list names them), as ctest runs them. Skips (77) without Xvfb."""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ARGS = None
+TESTS = {}
+ENV = None
+
+
+def test(fn):
+    TESTS[fn.__name__] = fn
+    return fn
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def run(cmd, expect=0, env=None, cwd=None):
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env or ENV, cwd=cwd, timeout=300)
+    if expect is not None and p.returncode != expect:
+        raise Failure("%s\n-> exit %d (expected %d)\nstdout: %s\nstderr: %s"
+                      % (" ".join(cmd), p.returncode, expect, p.stdout[-2000:], p.stderr[-3000:]))
+    return p
+
+
+def play(*args, expect=0, cwd=None):
+    return run([ARGS.clvid, "play", *args], expect=expect, cwd=cwd)
+
+
+def stats(path):
+    out = {}
+    with open(path) as f:
+        for line in f:
+            k, _, v = line.rstrip("\n").partition("=")
+            out[k] = v
+    return out
+
+
+def rgba(path):
+    p = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgba",
+                        "-"], capture_output=True)
+    check(p.returncode == 0, "cannot decode %s: %s" % (path, p.stderr.decode()))
+    return p.stdout
+
+
+def size(path):
+    p = run(["ffprobe", "-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0",
+             path])
+    w, h = p.stdout.strip().split(",")
+    return int(w), int(h)
+
+
+def max_diff(a, b, w, x0, x1, y0, y1):
+    """Largest R, G or B difference over columns x0..x1-1 and rows y0..y1-1."""
+    worst = 0
+    for y in range(y0, y1):
+        ra = a[(y * w + x0) * 4:(y * w + x1) * 4]
+        rb = b[(y * w + x0) * 4:(y * w + x1) * 4]
+        if ra == rb:
+            continue
+        for i in range(0, len(ra), 4):
+            for c in range(3):
+                d = abs(ra[i + c] - rb[i + c])
+                if d > worst:
+                    worst = d
+    return worst
+
+
+def sample():
+    return os.path.join(ARGS.media, "sample.mp4")
+
+
+def frame_png(tmp, chain, index, name):
+    """Frame `index` (from 0) of the sample through `chain`, as the transcode
+    path computes it, as a PNG."""
+    pattern = os.path.join(tmp, name + "_%03d.png")
+    run([ARGS.clvid, "transcode", "-q", "-i", sample(), "-vf", chain, "--frames", str(index + 1),
+         "-o", pattern, "-y"])
+    return pattern % (index + 1)
+
+
+def counting_clip(tmp, seconds=20, rate=25):
+    """A clip whose frame n is shown at n / rate seconds, keyframe every 2 s."""
+    path = os.path.join(tmp, "count.mp4")
+    run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+         "testsrc=size=160x120:rate=%d:duration=%d" % (rate, seconds), "-c:v", "libx264",
+         "-preset", "ultrafast", "-g", str(2 * rate), "-pix_fmt", "yuv420p", path])
+    return path
+
+
+# The tolerance of the presenter: a 1:1 picture is sampled texel for texel,
+# so it is exact; allow one level for drivers that dither.
+TOLERANCE = 1
+
+
+@test
+def picture_matches_transcode(tmp):
+    shot, st = os.path.join(tmp, "shot.png"), os.path.join(tmp, "stats.txt")
+    play(sample(), "-vf", "median", "--untimed", "--no-hud", "--size", "1280x720",
+         "--exit-after-frames", "10", "--screenshot", shot, "--stats", st)
+    s = stats(st)
+    check(s["frames_shown"] == "10" and s["last_frame"] == "9" and s["frames_dropped"] == "0",
+          "shown/last/dropped: %s" % s)
+    check(size(shot) == (1280, 720), "screenshot is %s" % (size(shot),))
+    want = rgba(frame_png(tmp, "median", 9, "ref"))
+    got = rgba(shot)
+    d = max_diff(got, want, 1280, 0, 1280, 0, 720)
+    print("  largest difference from the transcode path's frame 9: %d" % d)
+    check(d <= TOLERANCE, "the window differs from the transcoded frame by %d levels" % d)
+
+
+@test
+def hud_drawn(tmp):
+    a, b = os.path.join(tmp, "plain.png"), os.path.join(tmp, "hud.png")
+    common = [sample(), "-vf", "sharpen", "--untimed", "--size", "1280x720",
+              "--exit-after-frames", "5"]
+    play(*common, "--no-hud", "--screenshot", a)
+    play(*common, "--screenshot", b)
+    pa, pb = rgba(a), rgba(b)
+    # The HUD is a dark panel with light text in the top left corner only.
+    check(max_diff(pa, pb, 1280, 0, 1280, 300, 720) == 0, "the HUD drew outside its corner")
+    darker = lighter = 0
+    for y in range(10, 120):
+        for x in range(10, 500):
+            i = (y * 1280 + x) * 4
+            la, lb = sum(pa[i:i + 3]), sum(pb[i:i + 3])
+            darker += lb < la - 30
+            lighter += lb > 600 and lb > la + 30
+    print("  HUD corner: %d pixels darkened (panel), %d lit (text)" % (darker, lighter))
+    check(darker > 5000 and lighter > 500, "no HUD panel with text in the corner")
+
+
+@test
+def split_view(tmp):
+    shot, st = os.path.join(tmp, "shot.png"), os.path.join(tmp, "stats.txt")
+    play(sample(), "-vf", "prewitt", "--untimed", "--no-hud", "--size", "1280x720",
+         "--keys", "c", "--exit-after-frames", "8", "--screenshot", shot, "--stats", st)
+    s = stats(st)
+    check(s["compare"] == "1", "compare view is off: %s" % s)
+    n = int(s["last_frame"])
+    got = rgba(shot)
+    filtered = rgba(frame_png(tmp, "prewitt", n, "filtered"))
+    # The identity convolution runs the same conversions without changing a pixel.
+    original = rgba(frame_png(tmp, "convolution", n, "original"))
+    left = max_diff(got, original, 1280, 0, 638, 0, 720)
+    right = max_diff(got, filtered, 1280, 642, 1280, 0, 720)
+    print("  frame %d: left vs original %d, right vs filtered %d" % (n, left, right))
+    check(left <= TOLERANCE, "left half is not the original (differs by %d)" % left)
+    check(right <= TOLERANCE, "right half is not the filtered frame (differs by %d)" % right)
+    divider = got[(360 * 1280 + 640) * 4:(360 * 1280 + 640) * 4 + 3]
+    check(min(divider) >= 250 or min(got[(360 * 1280 + 639) * 4:(360 * 1280 + 639) * 4 + 3]) >= 250,
+          "no divider line at the middle")
+
+
+@test
+def keys_change_chain(tmp):
+    st = os.path.join(tmp, "stats.txt")
+    cases = [
+        ("5 up up", "median=radius=3", "5"),
+        ("6 down", "threshold=t=120,erode=radius=1:iterations=1", "6"),
+        ("5 up 1 5", "median=radius=2", "5"),  # parameters stay with their preset
+        ("7 up", "equalize=mode=gray", "7"),
+        ("9 down down", "quantize=colors=6:iterations=10", "9"),
+        ("w", "prewitt=scale=1:delta=0", "0"),  # -vf chains in turn, from the first
+        ("w w", "sharpen", "0"),
+        ("2 w", "sharpen", "0"),  # from a preset, back to the first -vf chain
+        ("w up", "prewitt=scale=2:delta=0", "0"),
+        ("w w up", "sharpen", "0"),  # no parameter: nothing changes
+    ]
+    for keys, chain, preset in cases:
+        play(sample(), "-vf", "sharpen", "-vf", "prewitt", "--untimed", "--size", "320x180",
+             "--keys", keys, "--exit-after-frames", "8", "--stats", st)
+        s = stats(st)
+        check(s["chain"] == chain and s["preset"] == preset,
+              "keys '%s': chain '%s' preset %s, expected '%s' preset %s"
+              % (keys, s["chain"], s["preset"], chain, preset))
+    play(sample(), "--untimed", "--size", "320x180", "--keys", "i h m - - c", "--exit-after-frames",
+         "10", "--stats", st)
+    s = stats(st)
+    check(s["hud"] == "0" and s["help"] == "1" and s["muted"] == "1" and s["volume"] == "0.80"
+          and s["compare"] == "1", "toggles: %s" % s)
+
+
+@test
+def pause_step_seek(tmp):
+    clip = counting_clip(tmp)
+    st = os.path.join(tmp, "stats.txt")
+    cases = [
+        ("p . . . q", 3, "1"),           # pause on 0, three steps
+        ("right q", 125, "0"),           # +5 s
+        ("right right left q", 125, "0"),
+        ("right . q", 126, "1"),         # a step pauses
+        ("shift+right q", 475, "0"),     # past the end: the last second
+        ("p right q", 125, "1"),         # a seek while paused shows the frame sought
+        ("right shift+left q", 0, "0"),  # before the start: the start
+    ]
+    for keys, frame, paused in cases:
+        play(clip, "--untimed", "--size", "320x240", "--keys", keys, "--stats", st)
+        s = stats(st)
+        check(s["last_frame"] == str(frame) and s["paused"] == paused,
+              "keys '%s': frame %s paused %s, expected frame %d paused %s"
+              % (keys, s["last_frame"], s["paused"], frame, paused))
+
+
+@test
+def loop_and_end(tmp):
+    clip = counting_clip(tmp, seconds=1)
+    st = os.path.join(tmp, "stats.txt")
+    play(clip, "--untimed", "--loop", "--exit-after-frames", "40", "--stats", st)
+    s = stats(st)
+    check(s["last_frame"] == "14", "after 40 frames of a 25-frame loop: frame %s" % s["last_frame"])
+    play(clip, "--untimed", "--autoexit", "--stats", st)
+    s = stats(st)
+    check(s["frames_shown"] == "25" and s["last_frame"] == "24", "autoexit: %s" % s)
+
+
+@test
+def timed_playback(tmp):
+    """With sound, frames follow the audio clock: 60 frames of 30 fps take
+    about two seconds, not less (the pace, not a speed figure)."""
+    st = os.path.join(tmp, "stats.txt")
+    play(sample(), "-vf", "sharpen", "--size", "640x360", "--exit-after-frames", "60",
+         "--stats", st)
+    s = stats(st)
+    shown, dropped = int(s["frames_shown"]), int(s["frames_dropped"])
+    last = int(s["last_frame"])
+    print("  shown %d, dropped %d, last frame %d, %.2f s" % (shown, dropped, last,
+                                                           float(s["elapsed"])))
+    check(float(s["elapsed"]) >= 1.5, "60 frames of 30 fps shown in %s s" % s["elapsed"])
+    check(last == shown + dropped - 1, "shown + dropped does not account for every frame: %s" % s)
+
+
+@test
+def screenshot_key(tmp):
+    st = os.path.join(tmp, "stats.txt")
+    play(sample(), "-vf", "emboss", "--untimed", "--size", "320x180", "--keys", "p s q",
+         "--stats", st, cwd=tmp)
+    s = stats(st)
+    shot = os.path.join(tmp, "clvid-shot-1.png")
+    check(os.path.exists(shot), "s saved no clvid-shot-1.png")
+    check(size(shot) == (1280, 720), "the screenshot is not at source size: %s" % (size(shot),))
+    want = rgba(frame_png(tmp, "emboss", int(s["last_frame"]), "ref"))
+    check(rgba(shot) == want, "the saved frame is not the filtered frame, bit for bit")
+
+
+@test
+def errors(tmp):
+    env = dict(ENV)
+    env.pop("DISPLAY", None)
+    env.pop("WAYLAND_DISPLAY", None)
+    p = run([ARGS.clvid, "play", sample()], expect=1, env=env)
+    check("no display" in p.stderr and "clvid transcode" in p.stderr,
+          "no display: %s" % p.stderr)
+    p = play(sample(), "--keys", "2 zz", expect=2)
+    check("'zz'" in p.stderr, "unknown key: %s" % p.stderr)
+    p = play(sample(), "--size", "0x0", expect=2)
+    check("--size" in p.stderr and "16..16384" in p.stderr, "bad size: %s" % p.stderr)
+    p = play(os.path.join(tmp, "missing.mp4"), expect=1)
+    check("missing.mp4" in p.stderr, "missing input: %s" % p.stderr)
+    p = play(sample(), "-vf", "median=radius=9", expect=2)
+    check("radius" in p.stderr and "1 to 7" in p.stderr, "bad chain: %s" % p.stderr)
+
+
+def start_xvfb():
+    r, w = os.pipe()
+    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1600x1000x24",
+                             "-nolisten", "tcp"], pass_fds=(w,), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    os.close(w)
+    number = b""
+    while not number.endswith(b"\n"):
+        chunk = os.read(r, 16)
+        if not chunk:
+            break
+        number += chunk
+    os.close(r)
+    return xvfb, ":" + number.decode().strip()
+
+
+def main():
+    global ARGS, ENV
+    ap = argparse.ArgumentParser()
+    ap.add_argument("test", nargs="?")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--clvid")
+    ap.add_argument("--media")
+    ARGS = ap.parse_args()
+    if ARGS.list:
+        print("\n".join(TESTS))
+        return 0
+    for tool in ("Xvfb", "ffmpeg", "ffprobe"):
+        if not shutil.which(tool):
+            print("SKIP: %s is needed (apt-get install xvfb ffmpeg)" % tool)
+            return 77
+    xvfb, display = start_xvfb()
+    ENV = dict(os.environ, DISPLAY=display, SDL_AUDIODRIVER="dummy")
+    names = [ARGS.test] if ARGS.test else list(TESTS)
+    failed = 0
+    try:
+        for name in names:
+            tmp = tempfile.mkdtemp(prefix="clvid-%s-" % name)
+            try:
+                TESTS[name](tmp)
+                print("PASS", name)
+            except (Failure, subprocess.TimeoutExpired) as e:
+                failed += 1
+                print("FAIL %s: %s" % (name, e))
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+    finally:
+        xvfb.terminate()
+        xvfb.wait()
+    print("%d passed, %d failed" % (len(names) - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
