@@ -32,6 +32,8 @@ static void usage(FILE *out)
                  "  --shape row|gpu            force a kernel work shape (default: by device "
                  "type)\n"
                  "  --json                     one JSON object on stdout instead of a table\n"
+                 "  --out yuv420p|rgba         --pipeline output: for an encoder (default) or for\n"
+                 "                             the window (clvid play)\n"
                  "  --pipeline                 time the whole GPU stage instead: yuv420p frames\n"
                  "                             from pinned memory, upload, chain, download, with\n"
                  "                             the real slots and queues; against the same with\n"
@@ -77,8 +79,8 @@ static void json_string(const char *s)
 /* Frames per second through the GPU stage: yuv420p in and out, `frames`
  * frames, copying a prepared frame into the staging memory each time as a
  * decoder would. */
-static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, int w, int h, int frames,
-                           clv_stage_times *steps, clv_msg *msg)
+static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, int w, int h,
+                           clv_pixfmt out_format, int frames, clv_stage_times *steps, clv_msg *msg)
 {
     clv_chain *chain = NULL;
     clv_stage *stage = NULL;
@@ -88,7 +90,7 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, int w, 
     clv_stage_options o = {.width = w,
                            .height = h,
                            .in_format = CLV_PIX_YUV420P,
-                           .out_format = CLV_PIX_YUV420P,
+                           .out_format = out_format,
                            .in_color = {CLV_MATRIX_BT709, 0},
                            .out_color = {CLV_MATRIX_BT709, 0},
                            .slots = 3,
@@ -129,6 +131,7 @@ done:
 int main(int argc, char **argv)
 {
     int w = 1920, h = 1080, frames = 20, warmup = 2, json = 0, shape = 0, pipeline = 0;
+    clv_pixfmt out_format = CLV_PIX_YUV420P;
     const char *device = NULL, *chain_text = DEFAULT_CHAIN;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -159,6 +162,12 @@ int main(int argc, char **argv)
             }
         } else if (!strcmp(a, "--device")) {
             device = v;
+        } else if (!strcmp(a, "--out")) {
+            if (strcmp(v, "rgba") && strcmp(v, "yuv420p")) {
+                fprintf(stderr, "clvid-bench: --out %s: expected yuv420p or rgba\n", v);
+                return 2;
+            }
+            out_format = strcmp(v, "rgba") ? CLV_PIX_YUV420P : CLV_PIX_RGBA;
         } else if (!strcmp(a, "--chain")) {
             chain_text = v;
         } else if (!strcmp(a, "--frames") || !strcmp(a, "--warmup")) {
@@ -205,15 +214,17 @@ int main(int argc, char **argv)
     if (pipeline) {
         clv_chain_desc none = {0};
         clv_stage_times t = {0};
-        double bound = pipeline_fps(ctx, &none, w, h, frames, NULL, &msg);
-        double fps = bound > 0 ? pipeline_fps(ctx, &desc, w, h, frames, &t, &msg) : -1;
+        double bound = pipeline_fps(ctx, &none, w, h, out_format, frames, NULL, &msg);
+        double fps =
+            bound > 0 ? pipeline_fps(ctx, &desc, w, h, out_format, frames, &t, &msg) : -1;
         double n = t.frames ? (double)t.frames : 1;
         if (fps < 0) {
             fprintf(stderr, "clvid-bench: %s\n", msg.text);
         } else if (json) {
             printf("{\"device\": ");
             json_string(clv_context_device(ctx)->name);
-            printf(", \"width\": %d, \"height\": %d, \"frames\": %d, \"chain\": ", w, h, frames);
+            printf(", \"width\": %d, \"height\": %d, \"frames\": %d, \"out\": \"%s\", \"chain\": ",
+                   w, h, frames, clv_pixfmt_name(out_format));
             json_string(chain_text);
             printf(", \"pipeline_fps\": %.1f, \"transfer_bound_fps\": %.1f, "
                    "\"fraction\": %.3f, \"upload_ms\": %.3f, \"kernels_ms\": %.3f, "
@@ -222,13 +233,13 @@ int main(int argc, char **argv)
                    (double)t.kernels_ns / 1e6 / n, (double)t.download_ns / 1e6 / n);
             status = 0;
         } else {
-            printf("clvid-bench --pipeline: %dx%d yuv420p on %s, %d frames, 3 slots\n", w, h,
-                   clv_context_device(ctx)->name, frames);
+            printf("clvid-bench --pipeline: %dx%d yuv420p -> %s on %s, %d frames, 3 slots\n", w,
+                   h, clv_pixfmt_name(out_format), clv_context_device(ctx)->name, frames);
             printf("  upload + '%s' + download: %8.1f frames/s\n", chain_text, fps);
             printf("  upload + download only:   %8.1f frames/s (the transfer bound)\n", bound);
             printf("  fraction of the bound:    %8.1f%%\n", 100 * fps / bound);
             printf("  per frame (device time): upload %.3f ms, conversions + chain %.3f ms "
-                   "(yuv->rgba %.3f, rgba->yuv %.3f), download %.3f ms\n",
+                   "(to rgba %.3f, from rgba %.3f), download %.3f ms\n",
                    (double)t.upload_ns / 1e6 / n, (double)t.kernels_ns / 1e6 / n,
                    (double)t.to_rgba_ns / 1e6 / n, (double)t.from_rgba_ns / 1e6 / n,
                    (double)t.download_ns / 1e6 / n);

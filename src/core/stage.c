@@ -276,20 +276,44 @@ int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
                                           1, &s->up, &s->last_kernel),
                       "clEnqueueCopyBuffer");
     } else {
-        if ((err =
-                 convert(stage, stage->to_rgba, s->dev_in, s->rgba_in.buffer, stage->opt.in_format,
-                         stage->coeff_in, 1, s->up, ctx->profiling ? &s->first_kernel : NULL)))
+        /* RGBA out (the window) needs no conversion: the filtered frame is
+         * downloaded row by row as it is. */
+        int direct = stage->opt.out_format == CLV_PIX_RGBA;
+        int filtering = stage->chain && clv_chain_get_desc(stage->chain)->count > 0;
+        cl_event *first = direct && !filtering ? &s->last_kernel
+                          : ctx->profiling     ? &s->first_kernel
+                                               : NULL;
+        if ((err = convert(stage, stage->to_rgba, s->dev_in, s->rgba_in.buffer,
+                           stage->opt.in_format, stage->coeff_in, 1, s->up, first)))
             goto fail;
+        if (first == &s->last_kernel && ctx->profiling) {
+            s->first_kernel = s->last_kernel;
+            clRetainEvent(s->first_kernel);
+        }
         clv_frame *filtered = &s->rgba_in;
-        if (stage->chain && clv_chain_get_desc(stage->chain)->count > 0) {
+        if (filtering) {
             if ((err = clv_chain_run(stage->chain, &s->rgba_in, &s->rgba_out, frame_index, NULL,
-                                     NULL, msg))) {
+                                     direct ? &s->last_kernel : NULL, msg))) {
                 clFinish(ctx->queue);
                 release_event(&s->up);
                 release_event(&s->first_kernel);
                 return err;
             }
             filtered = &s->rgba_out;
+        }
+        if (direct) {
+            clFlush(ctx->queue);
+            size_t zero[3] = {0, 0, 0};
+            size_t region[3] = {(size_t)filtered->width * 4, (size_t)filtered->height, 1};
+            CLV__CL_CHECK(clEnqueueReadBufferRect(
+                              stage->down_q, filtered->buffer, CL_FALSE, zero, zero, region,
+                              (size_t)filtered->stride * 4, 0, (size_t)filtered->width * 4, 0,
+                              s->host_out, 1, &s->last_kernel, &s->down),
+                          "download (clEnqueueReadBufferRect)");
+            clFlush(stage->down_q);
+            stage->next = (stage->next + 1) % stage->count;
+            stage->pending++;
+            return 0;
         }
         if ((err = convert(stage, stage->from_rgba, filtered->buffer, s->dev_out,
                            stage->opt.out_format, stage->coeff_out, 0, NULL, &s->last_kernel)))
@@ -336,7 +360,8 @@ int clv_stage_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_inde
         stage->times.download_ns += elapsed(s->down, 0, s->down);
         if (!stage->passthrough) {
             stage->times.to_rgba_ns += elapsed(s->first_kernel, 0, s->first_kernel);
-            stage->times.from_rgba_ns += elapsed(s->last_kernel, 0, s->last_kernel);
+            if (stage->opt.out_format != CLV_PIX_RGBA)
+                stage->times.from_rgba_ns += elapsed(s->last_kernel, 0, s->last_kernel);
         }
     }
     stage->times.frames++;
