@@ -243,8 +243,8 @@ int test_stage_switch_chain(void)
         }
         reference(CLV_PIX_RGBA, c, CLV_PIX_RGBA, c, refs[used[taken]],
                   inputs + size * (size_t)taken, W, H, index, want);
-        CHECK(!memcmp(got, want, size), "frame %d ('%s') differs from its chain's reference",
-              taken, texts[used[taken]]);
+        CHECK(!memcmp(got, want, size), "frame %d ('%s') differs from its chain's reference", taken,
+              texts[used[taken]]);
         clv_stage_release(stage);
         taken++;
     }

@@ -215,8 +215,7 @@ int main(int argc, char **argv)
         clv_chain_desc none = {0};
         clv_stage_times t = {0};
         double bound = pipeline_fps(ctx, &none, w, h, out_format, frames, NULL, &msg);
-        double fps =
-            bound > 0 ? pipeline_fps(ctx, &desc, w, h, out_format, frames, &t, &msg) : -1;
+        double fps = bound > 0 ? pipeline_fps(ctx, &desc, w, h, out_format, frames, &t, &msg) : -1;
         double n = t.frames ? (double)t.frames : 1;
         if (fps < 0) {
             fprintf(stderr, "clvid-bench: %s\n", msg.text);
@@ -233,8 +232,8 @@ int main(int argc, char **argv)
                    (double)t.kernels_ns / 1e6 / n, (double)t.download_ns / 1e6 / n);
             status = 0;
         } else {
-            printf("clvid-bench --pipeline: %dx%d yuv420p -> %s on %s, %d frames, 3 slots\n", w,
-                   h, clv_pixfmt_name(out_format), clv_context_device(ctx)->name, frames);
+            printf("clvid-bench --pipeline: %dx%d yuv420p -> %s on %s, %d frames, 3 slots\n", w, h,
+                   clv_pixfmt_name(out_format), clv_context_device(ctx)->name, frames);
             printf("  upload + '%s' + download: %8.1f frames/s\n", chain_text, fps);
             printf("  upload + download only:   %8.1f frames/s (the transfer bound)\n", bound);
             printf("  fraction of the bound:    %8.1f%%\n", 100 * fps / bound);

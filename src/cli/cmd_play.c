@@ -43,8 +43,8 @@ typedef struct player {
     clv_feed *feed;
     clv_context *ctx;
     clv_chain *presets[9], *vf[VF_MAX], *active;
-    int preset;  /* 1-9 when a preset is active, else 0 */
-    int vf_index; /* the active -vf chain when preset == 0 */
+    int preset;                    /* 1-9 when a preset is active, else 0 */
+    int vf_index;                  /* the active -vf chain when preset == 0 */
     clv_stage *stage, *orig_stage; /* filtered; unfiltered for the compare view */
     clv_window *win;
     clv_sound *snd;
@@ -80,7 +80,7 @@ typedef struct player {
     uint64_t hud_decoded;
     clv_stage_times hud_times;
     double present_s; /* summed since hud_at */
-    uint64_t decoded;  /* frames popped from the decoder */
+    uint64_t decoded; /* frames popped from the decoder */
     char hud_text[2048];
     double started_at;
     double hud_text_at;
@@ -89,25 +89,24 @@ typedef struct player {
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: clvid play [INPUT] [options]        (no INPUT: the bundled sample)\n"
-            "  -f FORMAT          force the input format (lavfi, v4l2, ...)\n"
-            "  -vf CHAIN          a filter chain (repeat -vf for several; w cycles them)\n"
-            "  -ss TIME           start at TIME (seconds or [hh:]mm:ss)\n"
-            "  --device N|NAME    OpenCL device (clvid devices)\n"
-            "  --size WxH         window size in points (default: the video's, fitted)\n"
-            "  --fullscreen       start fullscreen\n"
-            "  --untimed          show every frame as fast as the pipeline allows\n"
-            "  --loop             start again at the end\n"
-            "  --autoexit         quit at the end of the input\n"
-            "  -an                no sound\n"
-            "  --volume PERCENT   0..200 (default 100)\n"
-            "  --no-hud           start with the HUD hidden (i toggles it)\n"
-            "  --exit-after-frames N   quit after showing N frames\n"
-            "  --screenshot PATH  at exit, save the window as a PNG\n"
-            "  --keys \"2 w c\"     replay key presses, one per frame shown\n"
-            "  --stats FILE       at exit, write the player's state as key=value lines\n"
-            "Press h in the window for the keys.\n");
+    fprintf(f, "usage: clvid play [INPUT] [options]        (no INPUT: the bundled sample)\n"
+               "  -f FORMAT          force the input format (lavfi, v4l2, ...)\n"
+               "  -vf CHAIN          a filter chain (repeat -vf for several; w cycles them)\n"
+               "  -ss TIME           start at TIME (seconds or [hh:]mm:ss)\n"
+               "  --device N|NAME    OpenCL device (clvid devices)\n"
+               "  --size WxH         window size in points (default: the video's, fitted)\n"
+               "  --fullscreen       start fullscreen\n"
+               "  --untimed          show every frame as fast as the pipeline allows\n"
+               "  --loop             start again at the end\n"
+               "  --autoexit         quit at the end of the input\n"
+               "  -an                no sound\n"
+               "  --volume PERCENT   0..200 (default 100)\n"
+               "  --no-hud           start with the HUD hidden (i toggles it)\n"
+               "  --exit-after-frames N   quit after showing N frames\n"
+               "  --screenshot PATH  at exit, save the window as a PNG\n"
+               "  --keys \"2 w c\"     replay key presses, one per frame shown\n"
+               "  --stats FILE       at exit, write the player's state as key=value lines\n"
+               "Press h in the window for the keys.\n");
 }
 
 /* Seconds or [hh:]mm:ss[.frac] to microseconds; -1 if malformed. */
@@ -198,8 +197,8 @@ static int parse_args(int argc, char **argv, play_args *a)
                 return -1;
             }
         } else if (!strcmp(o, "--size")) {
-            if (sscanf(v, "%dx%d", &a->width, &a->height) != 2 || a->width < 16 ||
-                a->height < 16 || a->width > 16384 || a->height > 16384) {
+            if (sscanf(v, "%dx%d", &a->width, &a->height) != 2 || a->width < 16 || a->height < 16 ||
+                a->width > 16384 || a->height > 16384) {
                 fprintf(stderr,
                         "clvid play: --size %s: expected WIDTHxHEIGHT, each 16..16384 "
                         "(1280x720)\n",
@@ -233,8 +232,9 @@ static int parse_args(int argc, char **argv, play_args *a)
         for (char *save = NULL, *t = strtok_r(copy, " ,", &save); t;
              t = strtok_r(NULL, " ,", &save))
             if (!clv_binding_named(t)) {
-                fprintf(stderr, "clvid play: --keys: unknown key '%s' (press h in the window, or "
-                                "see clvid play --help)\n",
+                fprintf(stderr,
+                        "clvid play: --keys: unknown key '%s' (press h in the window, or "
+                        "see clvid play --help)\n",
                         t);
                 return -1;
             }
@@ -343,8 +343,7 @@ static int main_param(const player *p, int *filter, int *param, double *step)
     }
     for (int i = 0; i < d->count; i++) {
         const clv_filter *f = d->item[i].filter;
-        if (clv_filter_param_count(f) == 0 ||
-            clv_filter_param(f, 0)->type == CLV_PARAM_MATRIX)
+        if (clv_filter_param_count(f) == 0 || clv_filter_param(f, 0)->type == CLV_PARAM_MATRIX)
             continue;
         const clv_param *par = clv_filter_param(f, 0);
         *filter = i;
@@ -582,7 +581,8 @@ static void update_figures(player *p)
         }
         double decode_s = clv_decoder_busy_seconds(p->dec);
         if (p->decoded > p->hud_decoded)
-            p->ms_decode = (decode_s - p->hud_decode_s) * 1e3 / (double)(p->decoded - p->hud_decoded);
+            p->ms_decode =
+                (decode_s - p->hud_decode_s) * 1e3 / (double)(p->decoded - p->hud_decoded);
         int64_t shown = p->presented - p->hud_presented;
         p->shown_fps = (double)shown / span;
         p->ms_present = shown > 0 ? p->present_s * 1e3 / (double)shown : p->ms_present;
@@ -996,8 +996,8 @@ int clv_cmd_play(int argc, char **argv)
     AVRational rate = vs->avg_frame_rate.num > 0 ? vs->avg_frame_rate : vs->r_frame_rate;
     p->fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 25;
     AVFormatContext *ic = clv_decoder_format(p->dec);
-    p->duration = ic->duration > 0 ? (double)ic->duration / 1e6 - (double)p->a.in.start_us / 1e6
-                                   : 0;
+    p->duration =
+        ic->duration > 0 ? (double)ic->duration / 1e6 - (double)p->a.in.start_us / 1e6 : 0;
     if ((err = clv_feed_create(dc, p->path, &p->feed, &msg)))
         goto fail;
     p->in_size = clv_pixfmt_size(clv_feed_format(p->feed), p->w, p->h);
@@ -1006,8 +1006,8 @@ int clv_cmd_play(int argc, char **argv)
             goto oom;
 
     /* The window first: without a display nothing else is worth doing. */
-    AVRational sar = vs->sample_aspect_ratio.num > 0 ? vs->sample_aspect_ratio
-                                                     : dc->sample_aspect_ratio;
+    AVRational sar =
+        vs->sample_aspect_ratio.num > 0 ? vs->sample_aspect_ratio : dc->sample_aspect_ratio;
     double aspect = (double)p->w / p->h * (sar.num > 0 && sar.den > 0 ? av_q2d(sar) : 1);
     char title[600];
     snprintf(title, sizeof title, "clvid - %.500s", p->path);

@@ -123,8 +123,9 @@ static int passthrough(const clv_stage_options *o, const clv_chain *chain)
     return (!chain || clv_chain_get_desc(chain)->count == 0) && o->in_format == o->out_format &&
            o->in_format != CLV_PIX_RGB0 &&
            o->in_format != CLV_PIX_BGR0 && /* their padding becomes 255 */
-           (!clv_pixfmt_is_yuv(o->in_format) || (o->in_color.matrix == o->out_color.matrix &&
-                                                 o->in_color.full_range == o->out_color.full_range));
+           (!clv_pixfmt_is_yuv(o->in_format) ||
+            (o->in_color.matrix == o->out_color.matrix &&
+             o->in_color.full_range == o->out_color.full_range));
 }
 
 void clv_stage_set_chain(clv_stage *stage, clv_chain *chain)
@@ -305,10 +306,10 @@ int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
             clFlush(ctx->queue);
             size_t zero[3] = {0, 0, 0};
             size_t region[3] = {(size_t)filtered->width * 4, (size_t)filtered->height, 1};
-            CLV__CL_CHECK(clEnqueueReadBufferRect(
-                              stage->down_q, filtered->buffer, CL_FALSE, zero, zero, region,
-                              (size_t)filtered->stride * 4, 0, (size_t)filtered->width * 4, 0,
-                              s->host_out, 1, &s->last_kernel, &s->down),
+            CLV__CL_CHECK(clEnqueueReadBufferRect(stage->down_q, filtered->buffer, CL_FALSE, zero,
+                                                  zero, region, (size_t)filtered->stride * 4, 0,
+                                                  (size_t)filtered->width * 4, 0, s->host_out, 1,
+                                                  &s->last_kernel, &s->down),
                           "download (clEnqueueReadBufferRect)");
             clFlush(stage->down_q);
             stage->next = (stage->next + 1) % stage->count;

@@ -163,10 +163,9 @@ int clv_feed_create(const AVCodecContext *dc, const char *path, clv_feed **out, 
     feed->format = native >= 0 ? (clv_pixfmt)native : rgb ? CLV_PIX_RGBA : CLV_PIX_YUV420P;
     feed->color = clv_stream_color(dc);
     if (!feed->native) {
-        feed->sws = sws_getContext(dc->width, dc->height, dc->pix_fmt, dc->width, dc->height,
-                                   clv_av_pixfmt(feed->format),
-                                   SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL,
-                                   NULL, NULL);
+        feed->sws = sws_getContext(
+            dc->width, dc->height, dc->pix_fmt, dc->width, dc->height, clv_av_pixfmt(feed->format),
+            SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
         feed->converted = av_frame_alloc();
         if (!feed->sws || !feed->converted) {
             snprintf(msg->text, sizeof msg->text, "'%s': cannot convert %s frames to %s", path,
@@ -174,8 +173,7 @@ int clv_feed_create(const AVCodecContext *dc, const char *path, clv_feed **out, 
             clv_feed_destroy(feed);
             return CLV_EINVAL;
         }
-        clv_sws_colors(feed->sws, feed->color, rgb, feed->color,
-                       !clv_pixfmt_is_yuv(feed->format));
+        clv_sws_colors(feed->sws, feed->color, rgb, feed->color, !clv_pixfmt_is_yuv(feed->format));
         feed->converted->format = clv_av_pixfmt(feed->format);
         feed->converted->width = dc->width;
         feed->converted->height = dc->height;

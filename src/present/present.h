@@ -36,11 +36,11 @@ void clv_window_set_frame(clv_window *win, const uint8_t *filtered, const uint8_
 void clv_window_frame_pixels(clv_window *win, uint8_t *out);
 
 typedef struct clv_view {
-    int compare;           /* split view: original left of the divider */
-    double divider;        /* 0..1 of the picture's width */
-    const char *hud;       /* overlay text (lines), NULL for none */
-    const char *help;      /* centred help text, NULL for none */
-    const char *message;   /* a short notice at the bottom, NULL for none */
+    int compare;         /* split view: original left of the divider */
+    double divider;      /* 0..1 of the picture's width */
+    const char *hud;     /* overlay text (lines), NULL for none */
+    const char *help;    /* centred help text, NULL for none */
+    const char *message; /* a short notice at the bottom, NULL for none */
 } clv_view;
 
 /* Draws the picture and the overlays and shows them. With capture not

@@ -22,12 +22,12 @@ struct clv_sound {
     SDL_AudioSpec spec;
     /* Guarded by the audio device lock (SDL_LockAudioDevice): */
     float *ring;
-    uint64_t capacity;            /* in sample frames */
-    uint64_t written, read;       /* sample frames since the start (monotonic) */
+    uint64_t capacity;      /* in sample frames */
+    uint64_t written, read; /* sample frames since the start (monotonic) */
     chunk chunks[CHUNKS];
     int chunk_head, chunk_count;
     float volume;
-    int playing;                  /* 0 after a clear or a run dry, until written again */
+    int playing; /* 0 after a clear or a run dry, until written again */
 };
 
 static void pull(void *userdata, Uint8 *stream, int len)

@@ -48,8 +48,8 @@ static char *shader_text(const char *name, clv_msg *msg)
         snprintf(path, sizeof path, "%s/%s", dir, name);
         FILE *f = fopen(path, "rb");
         if (!f) {
-            snprintf(msg->text, sizeof msg->text, "CLVID_SHADER_DIR: cannot open %.900s: %s",
-                     path, strerror(errno));
+            snprintf(msg->text, sizeof msg->text, "CLVID_SHADER_DIR: cannot open %.900s: %s", path,
+                     strerror(errno));
             return NULL;
         }
         fseek(f, 0, SEEK_END);
@@ -255,8 +255,7 @@ int clv_window_open(const clv_window_options *o, int src_w, int src_h, double as
     glEnableVertexAttribArray(0);
     glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 4 * sizeof(float), (void *)0);
     glEnableVertexAttribArray(1);
-    glVertexAttribPointer(1, 2, GL_FLOAT, GL_FALSE, 4 * sizeof(float),
-                          (void *)(2 * sizeof(float)));
+    glVertexAttribPointer(1, 2, GL_FLOAT, GL_FALSE, 4 * sizeof(float), (void *)(2 * sizeof(float)));
     win->filtered = make_texture(src_w, src_h);
     win->original = make_texture(src_w, src_h);
     win->hud_text.texture = make_texture(0, 0);
@@ -351,10 +350,8 @@ void clv_window_picture_rect(const clv_window *win, double *x, double *y, double
 
 static void quad(const clv_window *win, double x, double y, double w, double h)
 {
-    float v[16] = {(float)x,       (float)y,       0, 0, (float)(x + w), (float)y,
-                   1,              0,              (float)x,           (float)(y + h),
-                   0,              1,              (float)(x + w),     (float)(y + h),
-                   1,              1};
+    float v[16] = {(float)x, (float)y,       0, 0, (float)(x + w), (float)y,       1, 0,
+                   (float)x, (float)(y + h), 0, 1, (float)(x + w), (float)(y + h), 1, 1};
     glBindBuffer(GL_ARRAY_BUFFER, win->vbo);
     glBufferSubData(GL_ARRAY_BUFFER, 0, sizeof v, v);
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
@@ -450,8 +447,7 @@ int clv_window_draw(clv_window *win, const clv_view *view, uint8_t **capture, in
     }
     if (view->message) {
         layer_update(win, &win->message_text, view->message);
-        draw_layer(win, &win->message_text, margin,
-                   dh - margin - win->message_text.h);
+        draw_layer(win, &win->message_text, margin, dh - margin - win->message_text.h);
     }
     if (view->help) {
         layer_update(win, &win->help_text, view->help);
