@@ -299,6 +299,7 @@ void clv_window_close(clv_window *win)
         TTF_CloseFont(win->font);
     if (TTF_WasInit())
         TTF_Quit();
+    FcFini(); /* find_font's FcInit */
     free(win->hud_text.text);
     free(win->help_text.text);
     free(win->message_text.text);
