@@ -85,6 +85,7 @@ typedef struct player {
     double started_at;
     double hud_text_at;
     int hud_dirty;
+    int redraw; /* the window needs drawing again though no frame came */
 } player;
 
 static void usage(FILE *f)
@@ -265,6 +266,7 @@ static void notice(player *p, const char *fmt, const char *text)
     snprintf(line, sizeof line, fmt, text);
     snprintf(p->message, sizeof p->message, "%.255s", line);
     p->message_until = clv_io_seconds() + 2.5;
+    p->redraw = 1;
 }
 
 /* ---- Clock ---------------------------------------------------------------- */
@@ -678,6 +680,7 @@ static int compare_on(player *p, clv_msg *msg)
 static int act(player *p, const clv_binding *b, clv_msg *msg)
 {
     p->hud_dirty = 1;
+    p->redraw = 1;
     switch (b->action) {
     case CLV_ACT_PRESET:
         activate(p, p->presets[b->arg - 1], b->arg, p->vf_index);
@@ -789,6 +792,9 @@ static int events(player *p, clv_msg *msg)
         case SDL_QUIT:
             p->quit = 1;
             break;
+        case SDL_WINDOWEVENT:
+            p->redraw = 1; /* resized, exposed, moved between displays */
+            break;
         case SDL_KEYDOWN: {
             const clv_binding *b =
                 clv_binding_for_key(e.key.keysym.sym, (e.key.keysym.mod & KMOD_SHIFT) != 0);
@@ -808,6 +814,7 @@ static int events(player *p, clv_msg *msg)
                 clv_window_picture_rect(p->win, &x, &y, &w, &h);
                 int mx = e.type == SDL_MOUSEMOTION ? e.motion.x : e.button.x;
                 p->divider = fmin(1, fmax(0, (mx - x) / (w > 0 ? w : 1)));
+                p->redraw = 1;
             }
             break;
         }
@@ -916,8 +923,14 @@ static int run(player *p, clv_msg *msg)
                 break;
         }
         if (!shown) {
-            if (idle || p->dragging || p->help || p->message[0])
+            /* Between frames the window is drawn again only when something
+             * on it changed: a key, the divider, a resize, a notice ending. */
+            int notice_over = p->message[0] && clv_io_seconds() >= p->message_until;
+            if (notice_over)
+                p->message[0] = 0;
+            if (p->redraw || notice_over)
                 err = draw(p, NULL, NULL, NULL);
+            p->redraw = 0;
             SDL_Delay(p->paused || p->eof ? 10 : 1);
         }
     }
