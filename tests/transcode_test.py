@@ -455,6 +455,83 @@ def errors(tmp):
     check(os.path.getsize(sample()) > 100000, "the sample was harmed")
 
 
+def interrupted_run(tmp, out, signals, extra=()):
+    """Starts a slow transcode, sends `signals` (name, delay) in turn and
+    returns (exit status, stderr)."""
+    import signal
+    import time
+    p = subprocess.Popen([ARGS.clvid, "transcode", "-i", sample(), "-vf", "median=radius=4",
+                          "-o", out, *extra], stderr=subprocess.PIPE, text=True)
+    for sig, delay in signals:
+        time.sleep(delay)
+        p.send_signal(getattr(signal, sig))
+    try:
+        _, err = p.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise Failure("still running two minutes after %s" % signals)
+    return p.returncode, err
+
+
+@test
+def interrupt(tmp):
+    import hashlib
+    digest = hashlib.sha256(open(sample(), "rb").read()).hexdigest()
+    for sig, status in (("SIGINT", 130), ("SIGTERM", 143)):
+        out = os.path.join(tmp, "cut-%s.mp4" % sig)
+        code, err = interrupted_run(tmp, out, [(sig, 3.0)])
+        check(code == status, "%s: exit %d, expected %d\n%s" % (sig, code, status, err))
+        m = re.search(r"holds the (\d+) frames before the stop", err)
+        check(m, "%s: no message on what was written:\n%s" % (sig, err))
+        decodes_cleanly(out)
+        info = probe(out)
+        frames = int(streams(info, "video")[0]["nb_read_frames"])
+        check(frames == int(m.group(1)) and frames > 0,
+              "%s: the output holds %d frames, the message says %s" % (sig, frames, m.group(1)))
+        check(streams(info, "audio"), "%s: the sound was lost" % sig)
+    # A second Ctrl-C: out at once, nothing left behind, a file already there kept.
+    out = os.path.join(tmp, "kept.mp4")
+    with open(out, "wb") as f:
+        f.write(b"the user's file")
+    code, err = interrupted_run(tmp, out, [("SIGINT", 2.0), ("SIGINT", 0.05)], extra=["-y"])
+    check(code == 130, "second Ctrl-C: exit %d\n%s" % (code, err))
+    check(open(out, "rb").read() == b"the user's file", "the file already there was replaced")
+    left = [n for n in os.listdir(tmp) if "partial" in n]
+    check(not left, "partial files left behind: %s" % left)
+    check(hashlib.sha256(open(sample(), "rb").read()).hexdigest() == digest, "the input changed")
+
+
+@test
+def disk_full(tmp):
+    """A full disk: a clear error, exit 1, no file claiming to be complete. On
+    a 300 kB tmpfs when mounting is allowed, else under a 300 kB file size
+    limit (the same write failure to the program)."""
+    import resource
+    import signal
+    small = os.path.join(tmp, "small")
+    os.mkdir(small)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=300k", "tmpfs", small],
+                             capture_output=True).returncode == 0
+    limit = None
+    if not mounted:
+        def limit():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (300 * 1024, 300 * 1024))
+    try:
+        out = os.path.join(small, "out.mp4")
+        p = subprocess.run([ARGS.clvid, "transcode", "-q", "-i", sample(), "-vf", "sharpen", "-o",
+                            out], capture_output=True, text=True, preexec_fn=limit)
+        print("  %s: exit %d: %s" % ("tmpfs" if mounted else "RLIMIT_FSIZE", p.returncode,
+                                      p.stderr.strip()))
+        check(p.returncode == 1, "exit %d, expected 1" % p.returncode)
+        check("out.mp4" in p.stderr and ("No space left" in p.stderr or "too large" in p.stderr),
+              "the message does not say the disk is full: %s" % p.stderr)
+        check(os.listdir(small) == [], "left behind: %s" % os.listdir(small))
+    finally:
+        if mounted:
+            subprocess.run(["umount", small])
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser()

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +174,36 @@ static int parse_args(int argc, char **argv, transcode_args *a)
         return -1;
     }
     return 0;
+}
+
+/* Ctrl-C and SIGTERM: the first asks the run to stop after the frames in
+ * flight, so that the output is finished, complete up to there and playable;
+ * a second exits at once and removes the partial output. What a signal
+ * handler touches has to be static: these two are the only such state. */
+static volatile sig_atomic_t stop_signal;
+static char partial_path[1100]; /* written before the handler is installed */
+
+static void on_signal(int sig)
+{
+    if (stop_signal) {
+        if (partial_path[0])
+            unlink(partial_path);
+        _exit(128 + sig);
+    }
+    stop_signal = sig;
+}
+
+static void catch_signals(const clv_encoder *enc)
+{
+    const char *partial = clv_encoder_partial_path(enc);
+    snprintf(partial_path, sizeof partial_path, "%s", partial ? partial : "");
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 }
 
 typedef struct progress {
@@ -391,6 +422,7 @@ int clv_cmd_transcode(int argc, char **argv)
     enc_q = clv_queue_create(8);
     if (!dec_q || !enc_q)
         goto oom;
+    catch_signals(enc);
     if (clv_decoder_start(dec, dec_q, NULL) || clv_encoder_start(enc, enc_q))
         goto oom;
 
@@ -404,7 +436,16 @@ int clv_cmd_transcode(int argc, char **argv)
     for (;;) {
         int kind;
         void *item;
-        if (clv_queue_pop(dec_q, &kind, &item) < 0)
+        int got = clv_queue_pop_wait(dec_q, &kind, &item, 0.1);
+        if (stop_signal) {
+            if (got == 0)
+                clv_item_free(kind, item);
+            clv_decoder_stop(dec); /* what is decoded and not yet sent is dropped */
+            break;
+        }
+        if (got == 1)
+            continue;
+        if (got < 0)
             break;
         if (kind == CLV_ITEM_END)
             break;
@@ -455,30 +496,43 @@ int clv_cmd_transcode(int argc, char **argv)
                    &msg);
         report(&prog, emitted, out_s, 0);
     }
+    clv_msg dmsg = {{0}}, emsg = {{0}};
+    int derr = 0;
+    if (!err && submitted == 0) {
+        /* Nothing to write: the output (or a file already there) is left
+         * as it was rather than replaced by an empty one. */
+        derr = clv_decoder_finish(dec, &dmsg);
+        err = derr ? derr : CLV_EINVAL;
+        if (derr)
+            msg = dmsg;
+        else if (stop_signal)
+            snprintf(msg.text, sizeof msg.text,
+                     "interrupted before the first frame; '%s' "
+                     "not written",
+                     a.out.path);
+        else
+            snprintf(msg.text, sizeof msg.text, "'%s': no video frame to write%s", a.in.path,
+                     a.in.start_us ? " (is -ss past the end?)" : "");
+    }
     if (err) {
         clv_queue_abort(dec_q);
         clv_queue_abort(enc_q);
     } else {
         clv_queue_push(enc_q, CLV_ITEM_END, NULL);
     }
-    clv_msg dmsg = {{0}}, emsg = {{0}};
-    int derr = clv_decoder_finish(dec, &dmsg);
+    derr = clv_decoder_finish(dec, &dmsg);
     int eerr = clv_encoder_finish(enc, &emsg);
-    if (!err && derr) {
+    /* A thread that failed says why; a push refused because of it does not. */
+    if (derr && (!err || !msg.text[0])) {
         err = derr;
         msg = dmsg;
     }
-    if (!err && eerr) {
+    if (eerr && (!err || !msg.text[0])) {
         err = eerr;
         msg = emsg;
     }
     if (err)
         goto fail;
-    if (submitted == 0) {
-        snprintf(msg.text, sizeof msg.text, "'%s': no video frame to write%s", a.in.path,
-                 a.in.start_us ? " (is -ss past the end?)" : "");
-        goto fail;
-    }
     report(&prog, (int64_t)submitted, out_s, 1);
     if (!a.quiet) {
         clv_stage_times t;
@@ -494,6 +548,12 @@ int clv_cmd_transcode(int argc, char **argv)
                 clv_encoder_busy_seconds(enc));
     }
     status = CLV_EXIT_OK;
+    if (stop_signal) {
+        fprintf(stderr, "clvid: interrupted (%s): '%s' holds the %llu frames before the stop\n",
+                stop_signal == SIGINT ? "Ctrl-C" : "SIGTERM", a.out.path,
+                (unsigned long long)submitted);
+        status = 128 + stop_signal;
+    }
     goto done;
 oom:
     snprintf(msg.text, sizeof msg.text, "out of memory");
@@ -501,7 +561,9 @@ fail:
     if (prog.tty)
         fputc('\n', stderr);
     fprintf(stderr, "clvid: %s\n", msg.text[0] ? msg.text : clv_strerror(err));
-    status = err == CLV_ENODEVICE ? CLV_EXIT_USAGE : CLV_EXIT_RUNTIME;
+    status = err == CLV_ENODEVICE ? CLV_EXIT_USAGE
+             : stop_signal        ? 128 + stop_signal
+                                  : CLV_EXIT_RUNTIME;
     if (dec_q)
         clv_queue_abort(dec_q);
     if (enc_q)

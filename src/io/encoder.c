@@ -628,6 +628,11 @@ void clv_encoder_close(clv_encoder *e, int remove_output)
     free(e);
 }
 
+const char *clv_encoder_partial_path(const clv_encoder *e)
+{
+    return e->tmp_path[0] ? e->tmp_path : NULL;
+}
+
 double clv_encoder_busy_seconds(const clv_encoder *e)
 {
     return e->busy;

@@ -124,6 +124,9 @@ int clv_encoder_finish(clv_encoder *enc, clv_msg *msg);
 /* remove_output: delete the temporary file of an unfinished run. */
 void clv_encoder_close(clv_encoder *enc, int remove_output);
 double clv_encoder_busy_seconds(const clv_encoder *enc);
+/* The temporary file being written, or NULL (image sequences are written in
+ * place). */
+const char *clv_encoder_partial_path(const clv_encoder *enc);
 
 /* ---- Frames into the GPU stage ---------------------------------------- */
 
