@@ -502,6 +502,75 @@ def interrupt(tmp):
 
 
 @test
+def bad_files(tmp):
+    """Damaged and odd inputs: a correct result or a clear error with exit 1;
+    never a crash, a hang or a half-written output."""
+    data = open(sample(), "rb").read()
+    # Truncated with the index at the end (no moov): cannot be opened.
+    late = os.path.join(tmp, "late-index.mp4")
+    ffmpeg("-i", sample(), "-c", "copy", "-movflags", "-faststart", late)
+    cut = os.path.join(tmp, "no-moov.mp4")
+    with open(cut, "wb") as f:
+        f.write(open(late, "rb").read()[:300000])
+    out = os.path.join(tmp, "o1.mp4")
+    p = clvid("-i", cut, "-vf", "sharpen", "-o", out, expect=1)
+    check("no-moov.mp4" in p.stderr, "truncated file: %s" % p.stderr)
+    no_leftovers(tmp, out)
+    # Truncated with the index first: what is there is filtered.
+    head = os.path.join(tmp, "head.mp4")
+    with open(head, "wb") as f:
+        f.write(data[:len(data) // 2])
+    out = os.path.join(tmp, "o2.mp4")
+    clvid("-i", head, "-vf", "sharpen", "-o", out)
+    decodes_cleanly(out)
+    # Corrupt bytes in the middle: concealed, counted, the rest intact.
+    bad = bytearray(data)
+    for i in range(len(bad) // 2, len(bad) // 2 + 4000, 7):
+        bad[i] ^= 0x5A
+    corrupt = os.path.join(tmp, "corrupt.mp4")
+    with open(corrupt, "wb") as f:
+        f.write(bad)
+    out = os.path.join(tmp, "o3.mp4")
+    p = run([ARGS.clvid, "transcode", "-i", corrupt, "-vf", "median", "-o", out])
+    # The audio is copied as it is, damage included (as ffmpeg -c:a copy); the
+    # video was decoded, so it must decode cleanly.
+    v = run(["ffmpeg", "-v", "error", "-i", out, "-map", "0:v", "-f", "null", "-"])
+    check(v.stderr.strip() == "", "the video does not decode cleanly:\n%s" % v.stderr)
+    frames = int(streams(probe(out), "video")[0]["nb_read_frames"])
+    print("  corrupt middle: %d of 270 frames out; %s" % (
+        frames, [l for l in p.stderr.splitlines() if "corrupt" in l][-1:]))
+    check(frames >= 250, "only %d of 270 frames survived a corrupt packet" % frames)
+    check("corrupt video packet" in p.stderr, "corrupt packets not reported:\n%s" % p.stderr)
+    # No video at all.
+    audio = os.path.join(tmp, "audio.m4a")
+    ffmpeg("-i", sample(), "-vn", "-c:a", "copy", audio)
+    out = os.path.join(tmp, "o4.mp4")
+    p = clvid("-i", audio, "-o", out, expect=1)
+    check("no video stream" in p.stderr, "audio only: %s" % p.stderr)
+    no_leftovers(tmp, out)
+    # The size changes mid-stream (two streams concatenated).
+    parts = []
+    for i, size in enumerate(("320x240", "160x120")):
+        parts.append(os.path.join(tmp, "part%d.ts" % i))
+        ffmpeg("-f", "lavfi", "-i", "testsrc=size=%s:rate=25:duration=1" % size, "-c:v",
+               "libx264", "-pix_fmt", "yuv420p", "-output_ts_offset", str(i), parts[-1])
+    joined = os.path.join(tmp, "joined.ts")
+    with open(joined, "wb") as f:
+        for part in parts:
+            f.write(open(part, "rb").read())
+    out = os.path.join(tmp, "o5.mp4")
+    p = clvid("-i", joined, "-vf", "sharpen", "-o", out, expect=1)
+    check("320x240" in p.stderr and "160x120" in p.stderr and "mid-stream" in p.stderr,
+          "size change: %s" % p.stderr)
+    no_leftovers(tmp, out)
+    # Larger than anything can decode: refused up front, naming the input.
+    out = os.path.join(tmp, "o6.mp4")
+    p = clvid("-f", "lavfi", "-i", "color=size=16384x16384:duration=0.04", "-o", out, expect=1)
+    check("16384x16384" in p.stderr, "huge frame: %s" % p.stderr)
+    no_leftovers(tmp, out)
+
+
+@test
 def disk_full(tmp):
     """A full disk: a clear error, exit 1, no file claiming to be complete. On
     a 300 kB tmpfs when mounting is allowed, else under a 300 kB file size
