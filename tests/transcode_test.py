@@ -571,6 +571,29 @@ def bad_files(tmp):
 
 
 @test
+def thread_faults(tmp):
+    """A failure in the decoder thread, the GPU stage or the encoder thread
+    (injected with CLVID_FAULT) stops the others: exit 1 within seconds, the
+    reason said, nothing left behind."""
+    import time
+    for where, words in (("decoder", "decoder failed"), ("stage", "GPU stage failed"),
+                         ("encoder", "writing")):
+        out = os.path.join(tmp, "fault-%s.mp4" % where)
+        env = dict(os.environ, CLVID_FAULT="%s:20" % where)
+        start = time.time()
+        try:
+            p = subprocess.run([ARGS.clvid, "transcode", "-q", "-i", sample(), "-vf", "sharpen",
+                                "-o", out], capture_output=True, text=True, env=env, timeout=30)
+        except subprocess.TimeoutExpired:
+            raise Failure("a %s fault hangs the pipeline" % where)
+        took = time.time() - start
+        print("  %s fault: exit %d after %.2f s: %s" % (where, p.returncode, took, p.stderr.strip()))
+        check(p.returncode == 1 and words in p.stderr, "%s fault: exit %d, %s"
+              % (where, p.returncode, p.stderr))
+        no_leftovers(tmp, out)
+
+
+@test
 def disk_full(tmp):
     """A full disk: a clear error, exit 1, no file claiming to be complete. On
     a 300 kB tmpfs when mounting is allowed, else under a 300 kB file size

@@ -430,6 +430,7 @@ int clv_cmd_transcode(int argc, char **argv)
                  (!clv_pixfmt_is_yuv(in_f) || (in_color.matrix == out_color.matrix &&
                                                in_color.full_range == out_color.full_range));
     int64_t pts_ring[64];
+    int64_t stage_fault = clv_fault_after("stage");
     uint64_t submitted = 0;
     int64_t emitted = 0;
     double out_s = 0;
@@ -487,6 +488,11 @@ int clv_cmd_transcode(int argc, char **argv)
         }
         pts_ring[submitted % 64] = f->pts;
         av_frame_free(&f);
+        if ((int64_t)submitted == stage_fault) {
+            snprintf(msg.text, sizeof msg.text, "GPU stage failed (injected fault)");
+            err = CLV_ECL;
+            break;
+        }
         if ((err = clv_stage_submit(stage, submitted, &msg)))
             break;
         submitted++;
@@ -496,37 +502,33 @@ int clv_cmd_transcode(int argc, char **argv)
                    &msg);
         report(&prog, emitted, out_s, 0);
     }
+    /* The decoder is done (or failed, or was stopped) before the encoder is
+     * told to finish: a file is completed only when every part succeeded. */
     clv_msg dmsg = {{0}}, emsg = {{0}};
-    int derr = 0;
-    if (!err && submitted == 0) {
-        /* Nothing to write: the output (or a file already there) is left
-         * as it was rather than replaced by an empty one. */
-        derr = clv_decoder_finish(dec, &dmsg);
-        err = derr ? derr : CLV_EINVAL;
-        if (derr)
-            msg = dmsg;
-        else if (stop_signal)
-            snprintf(msg.text, sizeof msg.text,
-                     "interrupted before the first frame; '%s' "
-                     "not written",
-                     a.out.path);
-        else
-            snprintf(msg.text, sizeof msg.text, "'%s': no video frame to write%s", a.in.path,
-                     a.in.start_us ? " (is -ss past the end?)" : "");
-    }
-    if (err) {
+    if (err)
         clv_queue_abort(dec_q);
-        clv_queue_abort(enc_q);
-    } else {
-        clv_queue_push(enc_q, CLV_ITEM_END, NULL);
-    }
-    derr = clv_decoder_finish(dec, &dmsg);
-    int eerr = clv_encoder_finish(enc, &emsg);
+    int derr = clv_decoder_finish(dec, &dmsg);
     /* A thread that failed says why; a push refused because of it does not. */
     if (derr && (!err || !msg.text[0])) {
         err = derr;
         msg = dmsg;
     }
+    if (!err && submitted == 0) {
+        /* Nothing to write: the output (or a file already there) is left
+         * as it was rather than replaced by an empty one. */
+        err = CLV_EINVAL;
+        if (stop_signal)
+            snprintf(msg.text, sizeof msg.text,
+                     "interrupted before the first frame; '%s' not written", a.out.path);
+        else
+            snprintf(msg.text, sizeof msg.text, "'%s': no video frame to write%s", a.in.path,
+                     a.in.start_us ? " (is -ss past the end?)" : "");
+    }
+    if (err)
+        clv_queue_abort(enc_q);
+    else
+        clv_queue_push(enc_q, CLV_ITEM_END, NULL);
+    int eerr = clv_encoder_finish(enc, &emsg);
     if (eerr && (!err || !msg.text[0])) {
         err = eerr;
         msg = emsg;

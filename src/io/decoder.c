@@ -20,6 +20,7 @@ struct clv_decoder {
     AVCodecContext *codec;
     int video;
     int64_t shift_us; /* subtracted from every timestamp: file start + -ss */
+    int64_t fault;    /* CLVID_FAULT=decoder:N: fail after N frames */
     int64_t skip_us;  /* after a seek: frames and packets before this (absolute) are dropped */
     pthread_t thread;
     int started;
@@ -51,6 +52,7 @@ int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_ms
     d->opt.path = d->path;
     d->video = -1;
     d->skip_us = INT64_MIN;
+    d->fault = clv_fault_after("decoder");
     const AVInputFormat *ifmt = NULL;
     avdevice_register_all(); /* lavfi, v4l2, x11grab, ... for -f */
     if (options->format) {
@@ -187,6 +189,12 @@ static int drain(clv_decoder *d, AVFrame *frame, double begin, double *waited)
         d->frames++;
         if (d->opt.max_frames > 0 && d->frames >= d->opt.max_frames)
             return 1;
+        if (d->frames == d->fault) {
+            d->error = CLV_EIO;
+            snprintf(d->message, sizeof d->message, "'%.900s': decoder failed (injected fault)",
+                     d->path);
+            return -1;
+        }
     }
     return 0;
 }

@@ -509,6 +509,7 @@ static void *encode_thread(void *arg)
     double begin = clv_io_seconds(), waited = 0;
     char err[128];
     AVFormatContext *ic = clv_decoder_format(e->dec);
+    int64_t fault = clv_fault_after("encoder"), frames = 0;
     int r = 0;
     for (;;) {
         int kind;
@@ -529,7 +530,7 @@ static void *encode_thread(void *arg)
         }
         if (kind == CLV_ITEM_FRAME) {
             AVFrame *f = item;
-            r = avcodec_send_frame(e->enc, f);
+            r = frames++ == fault ? AVERROR(EIO) : avcodec_send_frame(e->enc, f);
             av_frame_free(&f);
             if (r >= 0)
                 r = write_packets(e);

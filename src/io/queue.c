@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 typedef struct item {
@@ -122,6 +123,17 @@ void clv_queue_abort(clv_queue *q)
     q->aborted = 1;
     pthread_cond_broadcast(&q->changed);
     pthread_mutex_unlock(&q->lock);
+}
+
+int64_t clv_fault_after(const char *where)
+{
+    const char *spec = getenv("CLVID_FAULT");
+    size_t n = strlen(where);
+    if (!spec || strncmp(spec, where, n) || spec[n] != ':')
+        return -1;
+    char *end;
+    long long frames = strtoll(spec + n + 1, &end, 10);
+    return *end || frames < 0 ? -1 : frames;
 }
 
 double clv_io_seconds(void)
