@@ -594,6 +594,39 @@ def thread_faults(tmp):
 
 
 @test
+def memory_steady(tmp):
+    """10 000 frames through the whole pipeline: resident memory after the
+    first thousand frames does not grow."""
+    import time
+    out = os.path.join(tmp, "long.mkv")
+    progress = os.path.join(tmp, "progress.txt")
+    p = subprocess.Popen([ARGS.clvid, "transcode", "-q", "-f", "lavfi", "-i",
+                          "testsrc2=size=320x240:rate=25", "--frames", "10000", "-vf",
+                          "sharpen,median", "-preset", "ultrafast", "-o", out, "--progress",
+                          progress])
+    samples = []  # (frame, resident kB)
+    while p.poll() is None:
+        time.sleep(0.1)
+        try:
+            rss = int(re.search(r"VmRSS:\s+(\d+)", open("/proc/%d/status" % p.pid).read()).group(1))
+            frames = re.findall(r"frame=(\d+)", open(progress).read())
+        except (OSError, AttributeError):
+            continue
+        if frames:
+            samples.append((int(frames[-1]), rss))
+    check(p.returncode == 0, "exit %d" % p.returncode)
+    after = [rss for frame, rss in samples if frame >= 1000]
+    check(len(after) >= 5, "too few samples: %s" % samples)
+    early = [rss for frame, rss in samples if 1000 <= frame < 3000]
+    late = [rss for frame, rss in samples if frame >= 8000]
+    check(early and late, "no samples early or late: %s" % samples)
+    growth = max(late) - max(early)
+    print("  resident memory: %d kB at frames 1000-3000, %d kB after 8000 (%+d kB)"
+          % (max(early), max(late), growth))
+    check(growth < 4096, "resident memory grew by %d kB over 7000 frames" % growth)
+
+
+@test
 def disk_full(tmp):
     """A full disk: a clear error, exit 1, no file claiming to be complete. On
     a 300 kB tmpfs when mounting is allowed, else under a 300 kB file size
