@@ -102,6 +102,13 @@ int test_parser_errors(void)
                  "(allowed: -10000 to 10000)");
     expect_error("convolution=matrix='1 2 1", CLV_EPARSE,
                  "filter 'convolution': unterminated quote in 'matrix='1 2 1'");
+    /* An escaped '=' is part of a value, not the end of a key (found by
+     * fuzzing: the parser read past the end of the text). */
+    expect_error("threshold=t\\=90", CLV_EPARSE,
+                 "filter 'threshold' parameter 't': 't=90' is not an integer (allowed: 0 to 255)");
+    expect_error("convolution=matri\\=1", CLV_EPARSE,
+                 "filter 'convolution' parameter 'matrix': 'matri=1' is not an integer "
+                 "(coefficients are integers from -10000 to 10000, separated by spaces)");
     expect_error("sharpen,,gray", CLV_EPARSE,
                  "filter chain 'sharpen,,gray': empty filter at character 9 (two commas, or a "
                  "comma at an end?)");

@@ -304,10 +304,10 @@ static int parse_filter(const char *text, const char **pos, clv_chain_desc *desc
             /* key=value, where the key is unquoted and before the first '='. */
             char key[64] = "";
             const char *val = arg;
-            size_t klen = strcspn(arg_start, "=:,'");
+            size_t klen = strcspn(arg_start, "=:,'\\");
             if (arg_start[klen] == '=') {
                 const char *k = token(arg_start, "=", key, sizeof key);
-                if (!k)
+                if (!k || *k != '=')
                     return clv__fail(msg, CLV_EPARSE, "filter '%s': over-long parameter name",
                                      f->name);
                 e = token(k + 1, ":,", rest, sizeof rest);

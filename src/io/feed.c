@@ -162,6 +162,15 @@ int clv_feed_create(const AVCodecContext *dc, const char *path, clv_feed **out, 
     feed->native = native >= 0;
     feed->format = native >= 0 ? (clv_pixfmt)native : rgb ? CLV_PIX_RGBA : CLV_PIX_YUV420P;
     feed->color = clv_stream_color(dc);
+    if (!feed->native && (dc->pix_fmt == AV_PIX_FMT_NONE || !sws_isSupportedInput(dc->pix_fmt))) {
+        /* swscale asserts on formats it does not know (found by fuzzing). */
+        snprintf(msg->text, sizeof msg->text,
+                 "'%s': the video's pixel format (%s) is unknown "
+                 "or cannot be converted; is the stream damaged?",
+                 path, dc->pix_fmt == AV_PIX_FMT_NONE ? "none" : av_get_pix_fmt_name(dc->pix_fmt));
+        clv_feed_destroy(feed);
+        return CLV_EINVAL;
+    }
     if (!feed->native) {
         feed->sws = sws_getContext(
             dc->width, dc->height, dc->pix_fmt, dc->width, dc->height, clv_av_pixfmt(feed->format),
