@@ -242,7 +242,10 @@ def timed_playback(tmp):
     print("  shown %d, dropped %d, last frame %d, %.2f s" % (shown, dropped, last,
                                                            float(s["elapsed"])))
     check(float(s["elapsed"]) >= 1.5, "60 frames of 30 fps shown in %s s" % s["elapsed"])
-    check(last == shown + dropped - 1, "shown + dropped does not account for every frame: %s" % s)
+    # Every frame up to the last one shown was either shown or dropped; a few
+    # more may have been dropped after it, while it was being shown.
+    check(last + 1 <= shown + dropped <= last + 1 + 8,
+          "shown + dropped does not account for every frame: %s" % s)
 
 
 @test
