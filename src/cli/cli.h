@@ -3,7 +3,12 @@
 #ifndef CLVID_CLI_H
 #define CLVID_CLI_H
 
+#include <stdint.h>
+
 enum { CLV_EXIT_OK = 0, CLV_EXIT_RUNTIME = 1, CLV_EXIT_USAGE = 2 };
+
+/* Seconds or [hh:]mm:ss[.frac] to microseconds; -1 if malformed. */
+int64_t clv_cli_parse_time(const char *text);
 
 int clv_cmd_filters(int argc, char **argv);
 int clv_cmd_devices(int argc, char **argv);

@@ -110,27 +110,6 @@ static void usage(FILE *f)
                "Press h in the window for the keys.\n");
 }
 
-/* Seconds or [hh:]mm:ss[.frac] to microseconds; -1 if malformed. */
-static int64_t parse_time(const char *s)
-{
-    double v = 0;
-    const char *p = s;
-    for (int n = 0; n < 3; n++) {
-        char *end;
-        errno = 0;
-        double part = strtod(p, &end);
-        if (end == p || errno || part < 0)
-            return -1;
-        v = v * 60 + part;
-        if (*end == ':') {
-            p = end + 1;
-            continue;
-        }
-        return *end ? -1 : (int64_t)(v * 1e6 + 0.5);
-    }
-    return -1;
-}
-
 static int parse_args(int argc, char **argv, play_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -193,7 +172,7 @@ static int parse_args(int argc, char **argv, play_args *a)
         else if (!strcmp(o, "--stats"))
             a->stats = v;
         else if (!strcmp(o, "-ss")) {
-            if ((a->in.start_us = parse_time(v)) < 0) {
+            if ((a->in.start_us = clv_cli_parse_time(v)) < 0) {
                 fprintf(stderr, "clvid play: -ss %s: expected seconds or [hh:]mm:ss\n", v);
                 return -1;
             }

@@ -51,33 +51,6 @@ static void usage(FILE *f)
             "  --progress FILE   key=value progress blocks, as ffmpeg's -progress\n");
 }
 
-/* Seconds or [hh:]mm:ss[.frac] to microseconds; -1 if malformed. */
-static int64_t parse_time(const char *s)
-{
-    double parts[3] = {0, 0, 0};
-    int n = 0;
-    const char *p = s;
-    while (n < 3) {
-        char *end;
-        errno = 0;
-        double v = strtod(p, &end);
-        if (end == p || errno || v < 0)
-            return -1;
-        parts[n++] = v;
-        if (*end == ':') {
-            p = end + 1;
-            continue;
-        }
-        if (*end)
-            return -1;
-        break;
-    }
-    double sec = n == 1   ? parts[0]
-                 : n == 2 ? parts[0] * 60 + parts[1]
-                          : parts[0] * 3600 + parts[1] * 60 + parts[2];
-    return (int64_t)(sec * 1e6 + 0.5);
-}
-
 static int64_t parse_rate(const char *s)
 {
     char *end;
@@ -149,7 +122,7 @@ static int parse_args(int argc, char **argv, transcode_args *a)
                 return -1;
             }
         } else if (!strcmp(o, "-ss") || !strcmp(o, "-t")) {
-            int64_t us = parse_time(v);
+            int64_t us = clv_cli_parse_time(v);
             if (us < 0 || (!strcmp(o, "-t") && us == 0)) {
                 fprintf(stderr, "clvid transcode: %s %s: expected seconds or [hh:]mm:ss%s\n", o, v,
                         !strcmp(o, "-t") ? ", more than 0" : "");
