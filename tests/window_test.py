@@ -262,6 +262,20 @@ def screenshot_key(tmp):
 
 
 @test
+def refilter_while_paused(tmp):
+    """A preset or parameter changed while paused filters the frame shown
+    again: the picture is that frame through the new chain."""
+    st = os.path.join(tmp, "stats.txt")
+    play(sample(), "-vf", "sharpen", "--untimed", "--size", "320x180", "--keys", "p 5 up s c q",
+         "--stats", st, cwd=tmp)
+    s = stats(st)
+    check(s["paused"] == "1" and s["chain"] == "median=radius=2", "state: %s" % s)
+    want = rgba(frame_png(tmp, "median=radius=2", int(s["last_frame"]), "ref"))
+    check(rgba(os.path.join(tmp, "clvid-shot-1.png")) == want,
+          "the paused frame was not filtered again with the new chain")
+
+
+@test
 def errors(tmp):
     env = dict(ENV)
     env.pop("DISPLAY", None)

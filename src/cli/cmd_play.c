@@ -53,9 +53,8 @@ typedef struct player {
     int w, h;
     double fps, duration;
     AVRational tb;
-    uint8_t *inputs[INPUTS]; /* copies of the frames sent, by submit index, to refilter
-                                the one shown while paused */
-    size_t in_size;
+    AVFrame *sent[INPUTS]; /* references to the frames sent, by submit index, to
+                              refilter the one shown while paused (no copy) */
     double ring[RING];
     uint64_t submitted, taken;
     /* Playback state. */
@@ -499,11 +498,12 @@ static int feed_one(player *p, clv_msg *msg)
     int err = clv_feed_write(p->feed, f, clv_stage_input(p->stage), msg);
     if (!err && p->orig_stage)
         err = clv_feed_write(p->feed, f, clv_stage_input(p->orig_stage), msg);
-    if (!err)
-        memcpy(p->inputs[p->submitted % INPUTS], clv_stage_input(p->stage), p->in_size);
-    av_frame_free(&f);
-    if (err)
+    if (err) {
+        av_frame_free(&f);
         return err;
+    }
+    av_frame_free(&p->sent[p->submitted % INPUTS]);
+    p->sent[p->submitted % INPUTS] = f;
     p->ring[p->submitted % RING] = t;
     if ((err = clv_stage_submit(p->stage, p->submitted, msg)) ||
         (p->orig_stage && (err = clv_stage_submit(p->orig_stage, p->submitted, msg))))
@@ -516,16 +516,21 @@ static int feed_one(player *p, clv_msg *msg)
 static int refilter(player *p, clv_msg *msg)
 {
     /* What is in flight is dropped; the decoder goes on after it. */
+    uint64_t shown_at = p->taken - 1;
+    AVFrame *shown = p->sent[shown_at % INPUTS];
+    if (!shown)
+        return 0;
     drain_stages(p);
-    const uint8_t *shown = p->inputs[(p->taken - 1) % INPUTS];
-    double pts = p->ring[(p->taken - 1) % RING];
-    memcpy(p->inputs[p->submitted % INPUTS], shown, p->in_size);
-    memcpy(clv_stage_input(p->stage), shown, p->in_size);
-    p->ring[p->submitted % RING] = pts;
-    int err = clv_stage_submit(p->stage, p->submitted, msg);
-    if (!err && p->orig_stage) {
-        memcpy(clv_stage_input(p->orig_stage), shown, p->in_size);
+    p->ring[p->submitted % RING] = p->ring[shown_at % RING];
+    int err = clv_feed_write(p->feed, shown, clv_stage_input(p->stage), msg);
+    if (!err)
+        err = clv_stage_submit(p->stage, p->submitted, msg);
+    if (!err && p->orig_stage &&
+        !(err = clv_feed_write(p->feed, shown, clv_stage_input(p->orig_stage), msg)))
         err = clv_stage_submit(p->orig_stage, p->submitted, msg);
+    if (p->submitted % INPUTS != shown_at % INPUTS) {
+        av_frame_free(&p->sent[p->submitted % INPUTS]);
+        p->sent[p->submitted % INPUTS] = av_frame_clone(shown);
     }
     p->submitted++;
     p->refilter = 0;
@@ -992,10 +997,6 @@ int clv_cmd_play(int argc, char **argv)
         ic->duration > 0 ? (double)ic->duration / 1e6 - (double)p->a.in.start_us / 1e6 : 0;
     if ((err = clv_feed_create(dc, p->path, &p->feed, &msg)))
         goto fail;
-    p->in_size = clv_pixfmt_size(clv_feed_format(p->feed), p->w, p->h);
-    for (int i = 0; i < INPUTS; i++)
-        if (!(p->inputs[i] = malloc(p->in_size)))
-            goto oom;
 
     /* The window first: without a display nothing else is worth doing. */
     AVRational sar =
@@ -1071,9 +1072,6 @@ int clv_cmd_play(int argc, char **argv)
         goto fail;
     status = CLV_EXIT_OK;
     goto done;
-oom:
-    err = CLV_ENOMEM;
-    snprintf(msg.text, sizeof msg.text, "out of memory");
 fail:
     fprintf(stderr, "clvid: %s\n", msg.text[0] ? msg.text : clv_strerror(err));
     status = err == CLV_ENODEVICE ? CLV_EXIT_USAGE : CLV_EXIT_RUNTIME;
@@ -1095,7 +1093,7 @@ done:
     clv_window_close(p->win);
     clv_feed_destroy(p->feed);
     for (int i = 0; i < INPUTS; i++)
-        free(p->inputs[i]);
+        av_frame_free(&p->sent[i]);
     free(p);
     SDL_Quit();
     return status;
