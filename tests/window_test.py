@@ -275,6 +275,83 @@ def refilter_while_paused(tmp):
           "the paused frame was not filtered again with the new chain")
 
 
+CAMERA = ["-f", "lavfi"]
+
+
+@test
+def webcam_latency(tmp):
+    """A live source faster than the filter (lavfi as the camera): the queue
+    never holds more than the stage's slots, stale frames are dropped for
+    newer ones, and the latency stays within a few frames' work."""
+    st = os.path.join(tmp, "stats.txt")
+    play_cmd = [ARGS.clvid, "webcam", *CAMERA, "testsrc2=size=1280x720:rate=30", "--size",
+                "640x360", "--exit-after-frames", "12", "--stats", st]
+    for chain in ("median=radius=4", "sharpen"):
+        run(play_cmd + ["-vf", chain])
+        s = stats(st)
+        work = float(s["ms_upload"]) + float(s["ms_kernels"]) + float(s["ms_download"]) + float(
+            s["ms_present"])
+        print("  %s: queue at most %s, %s stale frames dropped, latency %s ms (%.1f ms of work "
+              "per frame)" % (chain, s["max_queued"], s["stale_dropped"], s["latency_ms"], work))
+        check(int(s["max_queued"]) <= 3, "the queue held %s frames" % s["max_queued"])
+        check(int(s["stale_dropped"]) > 0, "a source faster than the filter dropped nothing")
+        check(float(s["latency_ms"]) <= 4 * work + 250,
+              "latency %s ms for %.1f ms of work per frame" % (s["latency_ms"], work))
+
+
+@test
+def webcam_record(tmp):
+    """Recording while previewing: the file holds exactly the frames shown;
+    Ctrl-C finishes it; --no-window records headlessly."""
+    import signal
+    import time
+    st, rec = os.path.join(tmp, "stats.txt"), os.path.join(tmp, "rec.mkv")
+    run([ARGS.clvid, "webcam", *CAMERA, "testsrc2=size=320x240:rate=30", "-vf", "sharpen", "-o",
+         rec, "--exit-after-frames", "30", "--stats", st, "--size", "320x240"])
+    s = stats(st)
+    frames = count_frames(rec)
+    check(s["frames_shown"] == s["recorded"] == str(frames) == "30",
+          "shown %s, recorded %s, in the file %d" % (s["frames_shown"], s["recorded"], frames))
+    # Ctrl-C during a recording finishes the file.
+    rec2 = os.path.join(tmp, "rec2.mkv")
+    p = subprocess.Popen([ARGS.clvid, "webcam", *CAMERA, "testsrc2=size=320x240:rate=30", "-o",
+                          rec2, "--stats", st, "--size", "320x240"], env=ENV,
+                         stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    check(p.returncode == 0, "Ctrl-C while recording: exit %d\n%s" % (p.returncode, err))
+    s = stats(st)
+    frames = count_frames(rec2)
+    print("  Ctrl-C after 3 s: %d frames recorded, %s shown" % (frames, s["frames_shown"]))
+    check(frames == int(s["recorded"]) == int(s["frames_shown"]) and frames > 0,
+          "file %d frames, recorded %s, shown %s" % (frames, s["recorded"], s["frames_shown"]))
+    # Headless.
+    rec3 = os.path.join(tmp, "rec3.mkv")
+    run([ARGS.clvid, "webcam", *CAMERA, "testsrc2=size=320x240:rate=30", "--no-window", "-o",
+         rec3, "--exit-after-frames", "25"])
+    check(count_frames(rec3) == 25, "--no-window recorded %d frames" % count_frames(rec3))
+
+
+def count_frames(path):
+    p = run(["ffprobe", "-v", "error", "-count_frames", "-show_entries", "stream=nb_read_frames",
+             "-of", "csv=p=0", path])
+    return int(p.stdout.strip())
+
+
+@test
+def webcam_errors(tmp):
+    p = run([ARGS.clvid, "webcam", "/dev/video97"], expect=1)
+    check("/dev/video97" in p.stderr and "clvid sources" in p.stderr, "missing camera: %s"
+          % p.stderr)
+    p = run([ARGS.clvid, "webcam", "--input-format", "bogus"], expect=2)
+    check("--input-format bogus" in p.stderr, "unknown format: %s" % p.stderr)
+    p = run([ARGS.clvid, "webcam", *CAMERA, "testsrc2", "--no-window"], expect=2)
+    check("-o OUTPUT" in p.stderr, "--no-window without -o: %s" % p.stderr)
+    p = run([ARGS.clvid, "sources"])
+    check("camera" in p.stdout.lower() or "/dev/video" in p.stdout, "sources: %s" % p.stdout)
+
+
 @test
 def errors(tmp):
     env = dict(ENV)

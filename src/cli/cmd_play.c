@@ -12,7 +12,11 @@
 #include <unistd.h>
 
 #include <SDL.h>
+#include <libavutil/imgutils.h>
 #include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+#include <signal.h>
+#include <sys/stat.h>
 
 #include "../io/io.h"
 #include "../present/present.h"
@@ -33,6 +37,11 @@ typedef struct play_args {
     int64_t exit_after; /* --exit-after-frames */
     const char *screenshot, *keys, *stats;
     double volume;
+    int live;                  /* a camera or stream: newest frame first, no clock */
+    int prefer_mjpeg;          /* webcam: ask the camera for MJPEG first */
+    int no_window;             /* webcam: record without a window */
+    clv_output_options record; /* -o: record the frames shown; path NULL: none */
+    int overwrite;             /* -y */
 } play_args;
 
 typedef struct player {
@@ -56,6 +65,8 @@ typedef struct player {
     AVFrame *sent[INPUTS]; /* references to the frames sent, by submit index, to
                               refilter the one shown while paused (no copy) */
     double ring[RING];
+    int64_t ring_pts[RING]; /* the same, in the stream's time base (recording) */
+    double ring_read[RING]; /* when each frame's packet was read (latency) */
     uint64_t submitted, taken;
     /* Playback state. */
     int paused, step, eof, quit;
@@ -83,6 +94,15 @@ typedef struct player {
     char hud_text[2048];
     double started_at;
     double hud_text_at;
+    double latency_ms, latency_sum; /* capture (packet read) to screen */
+    int latency_count;
+    int64_t stale_seen; /* live: frames skipped for newer ones in the player */
+    /* Recording (-o): the frames shown, converted on the host for the encoder. */
+    clv_encoder *enc;
+    clv_queue *enc_q;
+    struct SwsContext *enc_sws;
+    AVBufferPool *enc_pool;
+    int64_t recorded;
     int hud_dirty;
     int redraw; /* the window needs drawing again though no frame came */
 } player;
@@ -106,6 +126,9 @@ static void usage(FILE *f)
                "  --screenshot PATH  at exit, save the window as a PNG\n"
                "  --keys \"2 w c\"     replay key presses, one per frame shown\n"
                "  --stats FILE       at exit, write the player's state as key=value lines\n"
+               "  --live             a camera or stream: newest frame first (webcam sets it)\n"
+               "  --input-size WxH --input-fps N --input-format mjpeg|yuyv422|...  capture\n"
+               "  -o OUTPUT [-y] [-c:v CODEC] [-crf N] [-preset P]  record the frames shown\n"
                "Press h in the window for the keys.\n");
 }
 
@@ -113,6 +136,7 @@ static int parse_args(int argc, char **argv, play_args *a)
 {
     memset(a, 0, sizeof *a);
     a->volume = 1.0;
+    a->record.crf = -1;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         static const struct {
@@ -125,6 +149,9 @@ static int parse_args(int argc, char **argv, play_args *a)
             {"--autoexit", offsetof(play_args, autoexit)},
             {"-an", offsetof(play_args, no_audio)},
             {"--no-hud", offsetof(play_args, no_hud)},
+            {"--live", offsetof(play_args, live)},
+            {"-y", offsetof(play_args, overwrite)},
+            {"--no-window", offsetof(play_args, no_window)},
         };
         int matched = 0;
         for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
@@ -170,7 +197,34 @@ static int parse_args(int argc, char **argv, play_args *a)
             a->keys = v;
         else if (!strcmp(o, "--stats"))
             a->stats = v;
-        else if (!strcmp(o, "-ss")) {
+        else if (!strcmp(o, "-o"))
+            a->record.path = v;
+        else if (!strcmp(o, "-c:v"))
+            a->record.codec = v;
+        else if (!strcmp(o, "-preset"))
+            a->record.preset = v;
+        else if (!strcmp(o, "--input-size"))
+            a->in.video_size = v;
+        else if (!strcmp(o, "--input-fps"))
+            a->in.framerate = v;
+        else if (!strcmp(o, "--input-format")) {
+            if (av_get_pix_fmt(v) == AV_PIX_FMT_NONE && !avcodec_find_decoder_by_name(v)) {
+                fprintf(stderr,
+                        "clvid: --input-format %s: not a pixel format or codec FFmpeg knows "
+                        "(cameras offer e.g. mjpeg, yuyv422, nv12, h264; clvid sources lists "
+                        "each camera's)\n",
+                        v);
+                return -1;
+            }
+            a->in.input_format = v;
+        } else if (!strcmp(o, "-crf")) {
+            long n = strtol(v, &end, 10);
+            if (*end || end == v || n < 0 || n > 51) {
+                fprintf(stderr, "clvid play: -crf %s: expected an integer from 0 to 51\n", v);
+                return -1;
+            }
+            a->record.crf = (int)n;
+        } else if (!strcmp(o, "-ss")) {
             if ((a->in.start_us = clv_cli_parse_time(v)) < 0) {
                 fprintf(stderr, "clvid play: -ss %s: expected seconds or [hh:]mm:ss\n", v);
                 return -1;
@@ -383,7 +437,8 @@ static void move_param(player *p, int direction)
 
 static int start_decoder(player *p, clv_msg *msg)
 {
-    p->video_q = clv_queue_create(8);
+    /* Live: never more frames waiting than the stage has slots. */
+    p->video_q = clv_queue_create(p->a.live ? SLOTS : 8);
     p->packet_q = clv_queue_create(1024);
     if (!p->video_q || !p->packet_q)
         return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
@@ -475,6 +530,17 @@ static int feed_one(player *p, clv_msg *msg)
     int r = clv_queue_pop_wait(p->video_q, &kind, &item, wait);
     if (r != 0)
         return 0;
+    while (p->a.live && kind == CLV_ITEM_FRAME) {
+        /* Live: only the newest frame is worth showing. */
+        int next_kind;
+        void *next;
+        if (clv_queue_pop_wait(p->video_q, &next_kind, &next, 0) != 0)
+            break;
+        clv_item_free(kind, item);
+        p->stale_seen++;
+        kind = next_kind;
+        item = next;
+    }
     if (kind == CLV_ITEM_END) {
         p->eof = 1;
         clv_msg dmsg = {{0}};
@@ -488,7 +554,7 @@ static int feed_one(player *p, clv_msg *msg)
     AVFrame *f = item;
     p->decoded++;
     double t = (double)f->pts * av_q2d(p->tb);
-    double now = p->a.untimed || p->step ? -1 : clock_now(p);
+    double now = p->a.untimed || p->a.live || p->step ? -1 : clock_now(p);
     if (now >= 0 && t + 1.0 / p->fps < now) {
         /* Late already: showing it would put the picture behind the sound. */
         p->dropped++;
@@ -505,6 +571,8 @@ static int feed_one(player *p, clv_msg *msg)
     av_frame_free(&p->sent[p->submitted % INPUTS]);
     p->sent[p->submitted % INPUTS] = f;
     p->ring[p->submitted % RING] = t;
+    p->ring_pts[p->submitted % RING] = f->pts;
+    p->ring_read[p->submitted % RING] = clv_frame_read_time(f);
     if ((err = clv_stage_submit(p->stage, p->submitted, msg)) ||
         (p->orig_stage && (err = clv_stage_submit(p->orig_stage, p->submitted, msg))))
         return err;
@@ -522,6 +590,8 @@ static int refilter(player *p, clv_msg *msg)
         return 0;
     drain_stages(p);
     p->ring[p->submitted % RING] = p->ring[shown_at % RING];
+    p->ring_pts[p->submitted % RING] = p->ring_pts[shown_at % RING];
+    p->ring_read[p->submitted % RING] = p->ring_read[shown_at % RING];
     int err = clv_feed_write(p->feed, shown, clv_stage_input(p->stage), msg);
     if (!err)
         err = clv_stage_submit(p->stage, p->submitted, msg);
@@ -547,11 +617,11 @@ static void clock_text(double s, char *out, size_t size)
 }
 
 /* The figures the HUD and --stats show, over the last half second. */
-static void update_figures(player *p)
+static void update_figures(player *p, int now_anyway)
 {
     double now = clv_io_seconds();
     double span = now - p->hud_at;
-    if (span >= 0.5) {
+    if (span >= 0.5 || (now_anyway && p->presented > p->hud_presented)) {
         clv_stage_times t;
         clv_stage_get_times(p->stage, &t);
         uint64_t frames = t.frames - p->hud_times.frames;
@@ -577,6 +647,10 @@ static void update_figures(player *p)
         p->hud_decoded = p->decoded;
         p->hud_presented = p->presented;
         p->present_s = 0;
+        if (p->latency_count)
+            p->latency_ms = p->latency_sum / p->latency_count;
+        p->latency_sum = 0;
+        p->latency_count = 0;
         p->hud_at = now;
     }
 }
@@ -602,16 +676,18 @@ static void hud_refresh(player *p)
              "%s  %s\n"
              "%s  %dx%d  %.2f fps  %s %s %s\n"
              "%s on %s\n"
-             "shown %.1f fps   pipeline %.0f fps   dropped %lld\n"
+             "shown %.1f fps   pipeline %.0f fps   dropped %lld   latency %.0f ms%s\n"
              "ms/frame  decode %.2f  upload %.2f  kernels %.2f  download %.2f  present %.2f\n"
              "%s / %s  frame %lld%s%s%s%s   i: HUD  h: keys",
              which, chain_text(p, chain, sizeof chain), p->path, p->w, p->h, p->fps,
              av_get_pix_fmt_name(dc->pix_fmt), clv_matrix_name(col.matrix),
              col.full_range ? "full" : "limited", clv_context_device(p->ctx)->name,
-             clv_window_renderer(p->win), p->shown_fps, p->pipeline_fps, (long long)p->dropped,
-             p->ms_decode, p->ms_up, p->ms_kernels, p->ms_down, p->ms_present, pos, total,
-             (long long)llround(p->last_pts * p->fps), p->paused ? "  [paused]" : "",
-             p->compare ? "  [compare]" : "", p->muted ? "  [muted]" : "", param);
+             clv_window_renderer(p->win), p->shown_fps, p->pipeline_fps,
+             (long long)(p->dropped + p->stale_seen + clv_decoder_stale_dropped(p->dec)),
+             p->latency_ms, p->enc ? "   [recording]" : "", p->ms_decode, p->ms_up, p->ms_kernels,
+             p->ms_down, p->ms_present, pos, total, (long long)llround(p->last_pts * p->fps),
+             p->paused ? "  [paused]" : "", p->compare ? "  [compare]" : "",
+             p->muted ? "  [muted]" : "", param);
 }
 
 static int draw(player *p, uint8_t **capture, int *cw, int *ch)
@@ -808,6 +884,46 @@ static int events(player *p, clv_msg *msg)
 
 /* ---- Main loop ------------------------------------------------------------------ */
 
+/* Ctrl-C or SIGTERM ends the run as q does (a recording is finished). What
+ * a signal handler touches has to be static. */
+static volatile sig_atomic_t quit_signal;
+
+static void on_signal(int sig)
+{
+    quit_signal = sig;
+}
+
+/* Sends the frame shown (RGBA) to the recording, converted for its encoder. */
+static int record(player *p, const uint8_t *rgba, int64_t pts, clv_msg *msg)
+{
+    enum AVPixelFormat format = clv_encoder_pix_fmt(p->enc);
+    AVFrame *f = av_frame_alloc();
+    if (!f)
+        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+    f->format = format;
+    f->width = p->w;
+    f->height = p->h;
+    f->buf[0] = av_buffer_pool_get(p->enc_pool);
+    if (!f->buf[0] ||
+        av_image_fill_arrays(f->data, f->linesize, f->buf[0]->data, format, p->w, p->h, 32) < 0) {
+        av_frame_free(&f);
+        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+    }
+    const uint8_t *src[4] = {rgba, NULL, NULL, NULL};
+    int stride[4] = {p->w * 4, 0, 0, 0};
+    sws_scale(p->enc_sws, src, stride, 0, p->h, f->data, f->linesize);
+    f->pts = pts;
+    p->recorded++;
+    if (clv_queue_push(p->enc_q, CLV_ITEM_FRAME, f) < 0) {
+        /* The encoder stopped; its reason comes with clv_encoder_finish. */
+        clv_msg emsg = {{0}};
+        int err = clv_encoder_finish(p->enc, &emsg);
+        *msg = emsg;
+        return err ? err : CLV_EIO;
+    }
+    return 0;
+}
+
 static int show(player *p, clv_msg *msg)
 {
     const uint8_t *filtered, *original = NULL;
@@ -822,6 +938,12 @@ static int show(player *p, clv_msg *msg)
     }
     double begin = clv_io_seconds();
     clv_window_set_frame(p->win, filtered, original);
+    if (p->enc && (err = record(p, filtered, p->ring_pts[p->taken % RING], msg))) {
+        clv_stage_release(p->stage);
+        if (original)
+            clv_stage_release(p->orig_stage);
+        return err;
+    }
     clv_stage_release(p->stage);
     if (original)
         clv_stage_release(p->orig_stage);
@@ -833,7 +955,12 @@ static int show(player *p, clv_msg *msg)
         p->base_wall = clv_io_seconds();
     }
     p->presented++;
-    update_figures(p);
+    double read = p->ring_read[(p->taken - 1) % RING];
+    if (read > 0) {
+        p->latency_sum += (clv_io_seconds() - read) * 1e3;
+        p->latency_count++;
+    }
+    update_figures(p, 0);
     int exiting = (p->a.exit_after > 0 && p->presented >= p->a.exit_after);
     if (!exiting)
         err = draw(p, NULL, NULL, NULL);
@@ -847,7 +974,7 @@ static int run(player *p, clv_msg *msg)
 {
     int err = 0;
     int idle_keys = 0;
-    while (!p->quit && !err) {
+    while (!p->quit && !err && !quit_signal) {
         if ((err = events(p, msg)))
             break;
         if (p->seek_pending) {
@@ -860,7 +987,10 @@ static int run(player *p, clv_msg *msg)
             break;
         pump_audio(p);
         /* Keep the stage's slots busy. */
+        /* Live: at most two frames in the stage, so the one shown is never
+         * more than a frame behind the one being filtered. */
         while (!p->eof && (!p->paused || p->step) && clv_stage_input(p->stage) &&
+               (!p->a.live || clv_stage_pending(p->stage) < 2) &&
                (!p->orig_stage || clv_stage_input(p->orig_stage)) &&
                (!p->step || clv_stage_pending(p->stage) == 0)) {
             int r = feed_one(p, msg);
@@ -876,7 +1006,7 @@ static int run(player *p, clv_msg *msg)
         int shown = 0;
         if (clv_stage_pending(p->stage) > 0 && (!p->paused || p->step || p->force_show)) {
             double due = p->ring[p->taken % RING];
-            double now = p->a.untimed || p->paused ? -1 : clock_now(p);
+            double now = p->a.untimed || p->a.live || p->paused ? -1 : clock_now(p);
             if (now < 0 || due <= now) {
                 if ((err = show(p, msg)))
                     break;
@@ -895,8 +1025,8 @@ static int run(player *p, clv_msg *msg)
                 p->seek_pending = 1;
                 continue;
             }
-            if (p->a.autoexit)
-                break;
+            if (p->a.autoexit || p->a.live)
+                break; /* a live source that ends (a camera unplugged) ends the run */
         }
         /* --keys: one key per frame shown, or per pass while nothing moves. */
         int idle = !shown && (p->paused || (p->eof && clv_stage_pending(p->stage) == 0));
@@ -923,6 +1053,7 @@ static int run(player *p, clv_msg *msg)
 
 static void write_stats(player *p)
 {
+    update_figures(p, 1); /* the last frames, even in a short run */
     FILE *f = fopen(p->a.stats, "w");
     if (!f) {
         fprintf(stderr, "clvid: --stats: cannot write '%s': %s\n", p->a.stats, strerror(errno));
@@ -935,7 +1066,8 @@ static void write_stats(player *p)
             "help=%d\nfullscreen=%d\nmuted=%d\nvolume=%.2f\nscreenshots=%lld\nwidth=%d\n"
             "height=%d\nfps=%.3f\ndevice=%s\nrenderer=%s\nshown_fps=%.2f\npipeline_fps=%.1f\n"
             "ms_decode=%.3f\nms_upload=%.3f\nms_kernels=%.3f\nms_download=%.3f\n"
-            "ms_present=%.3f\nelapsed=%.3f\n",
+            "ms_present=%.3f\nelapsed=%.3f\nlatency_ms=%.1f\nstale_dropped=%lld\n"
+            "max_queued=%d\nrecorded=%lld\n",
             (long long)p->presented, (long long)p->dropped,
             (long long)llround(p->last_pts * p->fps), p->last_pts,
             (clv_chain_format(clv_chain_get_desc(p->active), chain, sizeof chain), chain),
@@ -943,20 +1075,45 @@ static void write_stats(player *p)
             clv_window_fullscreen(p->win), p->muted, p->volume, (long long)p->screenshots, p->w,
             p->h, p->fps, clv_context_device(p->ctx)->name, clv_window_renderer(p->win),
             p->shown_fps, p->pipeline_fps, p->ms_decode, p->ms_up, p->ms_kernels, p->ms_down,
-            p->ms_present, clv_io_seconds() - p->started_at);
+            p->ms_present, clv_io_seconds() - p->started_at, p->latency_ms,
+            (long long)(p->stale_seen + clv_decoder_stale_dropped(p->dec)),
+            clv_decoder_max_queued(p->dec), (long long)p->recorded);
     fclose(f);
 }
 
-int clv_cmd_play(int argc, char **argv)
+/* Opens the encoder for -o and what feeds it: the frames shown are RGBA
+ * and are converted on the host to the encoder's format. */
+static int record_open(player *p, clv_msg *msg)
 {
-    player *p = calloc(1, sizeof *p);
-    if (!p)
-        return CLV_EXIT_RUNTIME;
-    if (parse_args(argc, argv, &p->a)) {
-        fprintf(stderr, "(clvid play --help lists the options)\n");
-        free(p);
-        return CLV_EXIT_USAGE;
-    }
+    struct stat st;
+    if (stat(p->a.record.path, &st) == 0 && !p->a.overwrite)
+        return snprintf(msg->text, sizeof msg->text, "'%s' already exists; use -y to overwrite it",
+                        p->a.record.path),
+               CLV_EINVAL;
+    clv_color color = clv_feed_color(p->feed);
+    if (!clv_pixfmt_is_yuv(clv_feed_format(p->feed)))
+        color = (clv_color){p->h >= 720 ? CLV_MATRIX_BT709 : CLV_MATRIX_BT601, 0};
+    int err = clv_encoder_open(&p->a.record, p->dec, 0, 0, color, &p->enc, msg);
+    if (err)
+        return err;
+    enum AVPixelFormat format = clv_encoder_pix_fmt(p->enc);
+    p->enc_sws =
+        sws_getContext(p->w, p->h, AV_PIX_FMT_RGBA, p->w, p->h, format,
+                       SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
+    int size = av_image_get_buffer_size(format, p->w, p->h, 32);
+    p->enc_pool = size > 0 ? av_buffer_pool_init((size_t)size, NULL) : NULL;
+    p->enc_q = clv_queue_create(8);
+    if (!p->enc_sws || !p->enc_pool || !p->enc_q)
+        return snprintf(msg->text, sizeof msg->text, "cannot convert RGBA frames to %s",
+                        av_get_pix_fmt_name(format)),
+               CLV_ENOMEM;
+    clv_sws_colors(p->enc_sws, color, 1, color, clv_av_pixfmt_is_rgb(format));
+    return clv_encoder_start(p->enc, p->enc_q);
+}
+
+/* The whole run of the player, for play and webcam. */
+static int play_main(player *p)
+{
     int status = CLV_EXIT_RUNTIME, err = 0;
     clv_msg msg = {{0}};
     clv_chain_desc descs[VF_MAX];
@@ -982,9 +1139,23 @@ int clv_cmd_play(int argc, char **argv)
     p->volume = p->a.volume;
     p->keys_next = p->a.keys;
     av_log_set_level(AV_LOG_ERROR);
+    if (p->a.live)
+        p->a.in.live = p->a.in.drop_stale = 1;
 
-    if ((err = clv_decoder_open(&p->a.in, &p->dec, &msg)))
+    if (p->a.prefer_mjpeg && !p->a.in.input_format) {
+        /* Cameras give 30 fps in MJPEG where raw YUYV manages 5 at 1080p. */
+        p->a.in.input_format = "mjpeg";
+        av_log_set_level(AV_LOG_QUIET); /* a camera without MJPEG is no error */
+        if (clv_decoder_open(&p->a.in, &p->dec, &msg))
+            p->a.in.input_format = NULL;
+        av_log_set_level(AV_LOG_ERROR);
+    }
+    if (!p->dec && (err = clv_decoder_open(&p->a.in, &p->dec, &msg))) {
+        if (p->a.live)
+            snprintf(msg.text + strlen(msg.text), sizeof msg.text - strlen(msg.text),
+                     " (clvid sources lists the capture devices and what each offers)");
         goto fail;
+    }
     AVCodecContext *dc = clv_decoder_codec(p->dec);
     AVStream *vs = clv_decoder_format(p->dec)->streams[clv_decoder_video_index(p->dec)];
     p->w = dc->width;
@@ -997,6 +1168,11 @@ int clv_cmd_play(int argc, char **argv)
         ic->duration > 0 ? (double)ic->duration / 1e6 - (double)p->a.in.start_us / 1e6 : 0;
     if ((err = clv_feed_create(dc, p->path, &p->feed, &msg)))
         goto fail;
+    if (p->a.live)
+        fprintf(stderr, "clvid: %s: %dx%d %s at %.2f fps%s\n", p->path, p->w, p->h,
+                dc->codec_id == AV_CODEC_ID_RAWVIDEO ? av_get_pix_fmt_name(dc->pix_fmt)
+                                                     : avcodec_get_name(dc->codec_id),
+                p->fps, p->a.in.input_format ? "" : " (the device's choice)");
 
     /* The window first: without a display nothing else is worth doing. */
     AVRational sar =
@@ -1054,10 +1230,26 @@ int clv_cmd_play(int argc, char **argv)
             clv_sound_set_volume(p->snd, p->volume, 0);
         }
     }
+    if (p->a.record.path && (err = record_open(p, &msg)))
+        goto fail;
     if ((err = start_decoder(p, &msg)))
         goto fail;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     p->hud_at = p->started_at = clv_io_seconds();
     err = run(p, &msg);
+    if (!err && p->enc) {
+        /* The recording is finished on q, Ctrl-C or the source's end alike. */
+        clv_queue_push(p->enc_q, CLV_ITEM_END, NULL);
+        err = clv_encoder_finish(p->enc, &msg);
+        if (!err)
+            fprintf(stderr, "clvid: recorded %lld frames to %s\n", (long long)p->recorded,
+                    p->a.record.path);
+    }
     if (!err && p->a.screenshot) {
         uint8_t *px = NULL;
         p->hud_dirty = 1;
@@ -1076,6 +1268,12 @@ fail:
     fprintf(stderr, "clvid: %s\n", msg.text[0] ? msg.text : clv_strerror(err));
     status = err == CLV_ENODEVICE ? CLV_EXIT_USAGE : CLV_EXIT_RUNTIME;
 done:
+    if (p->enc_q)
+        clv_queue_abort(p->enc_q);
+    clv_encoder_close(p->enc, status != CLV_EXIT_OK);
+    clv_queue_destroy(p->enc_q);
+    sws_freeContext(p->enc_sws);
+    av_buffer_pool_uninit(&p->enc_pool);
     if (p->dec)
         clv_decoder_stop(p->dec);
     clv_queue_destroy(p->video_q);
@@ -1097,4 +1295,80 @@ done:
     free(p);
     SDL_Quit();
     return status;
+}
+
+int clv_cmd_play(int argc, char **argv)
+{
+    player *p = calloc(1, sizeof *p);
+    if (!p)
+        return CLV_EXIT_RUNTIME;
+    if (parse_args(argc, argv, &p->a)) {
+        fprintf(stderr, "(clvid play --help lists the options)\n");
+        free(p);
+        return CLV_EXIT_USAGE;
+    }
+    return play_main(p);
+}
+
+/* `clvid webcam [DEVICE]`: play -f v4l2 DEVICE (default /dev/video0) live;
+ * with --no-window -o OUT it records headlessly through transcode. */
+int clv_cmd_webcam(int argc, char **argv)
+{
+    player *p = calloc(1, sizeof *p);
+    if (!p)
+        return CLV_EXIT_RUNTIME;
+    if (parse_args(argc, argv, &p->a)) {
+        fprintf(stderr, "(clvid webcam takes the options of clvid play --help)\n");
+        free(p);
+        return CLV_EXIT_USAGE;
+    }
+    play_args *a = &p->a;
+    if (!a->in.format) {
+        a->in.format = "v4l2";
+        a->prefer_mjpeg = 1;
+    }
+    if (!a->in.path)
+        a->in.path = "/dev/video0";
+    a->live = 1;
+    if (!a->no_window)
+        return play_main(p);
+    if (!a->record.path) {
+        fprintf(stderr, "clvid webcam: --no-window records only: give -o OUTPUT\n");
+        free(p);
+        return CLV_EXIT_USAGE;
+    }
+    /* Headless: the transcoding pipeline with the capture options. */
+    const char *args[40];
+    int n = 0;
+    args[n++] = "transcode";
+    args[n++] = "-f";
+    args[n++] = a->in.format;
+    args[n++] = "-i";
+    args[n++] = a->in.path;
+    args[n++] = "-o";
+    args[n++] = a->record.path;
+    args[n++] = "--live";
+    const char *pairs[][2] = {{"-vf", a->chain_count ? a->chains[0] : NULL},
+                              {"-c:v", a->record.codec},
+                              {"-preset", a->record.preset},
+                              {"--device", a->device},
+                              {"--input-size", a->in.video_size},
+                              {"--input-fps", a->in.framerate},
+                              {"--input-format", a->in.input_format}};
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        if (pairs[i][1]) {
+            args[n++] = pairs[i][0];
+            args[n++] = pairs[i][1];
+        }
+    char frames[32];
+    if (a->exit_after > 0) {
+        snprintf(frames, sizeof frames, "%lld", (long long)a->exit_after);
+        args[n++] = "--frames";
+        args[n++] = frames;
+    }
+    if (a->overwrite)
+        args[n++] = "-y";
+    args[n] = NULL;
+    free(p);
+    return clv_cmd_transcode(n, (char **)args);
 }

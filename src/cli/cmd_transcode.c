@@ -48,7 +48,9 @@ static void usage(FILE *f)
             "  --frames N        stop after N video frames\n"
             "  --device N|NAME   OpenCL device (clvid devices)\n"
             "  -q                quiet: no progress, no summary\n"
-            "  --progress FILE   key=value progress blocks, as ffmpeg's -progress\n");
+            "  --progress FILE   key=value progress blocks, as ffmpeg's -progress\n"
+            "  --live            a camera or stream: no demuxer buffering, small probe\n"
+            "  --input-size WxH --input-fps N --input-format F   capture options\n");
 }
 
 static int64_t parse_rate(const char *s)
@@ -76,6 +78,10 @@ static int parse_args(int argc, char **argv, transcode_args *a)
         }
         if (!strcmp(o, "-q")) {
             a->quiet = 1;
+            continue;
+        }
+        if (!strcmp(o, "--live")) {
+            a->in.live = 1;
             continue;
         }
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
@@ -106,6 +112,12 @@ static int parse_args(int argc, char **argv, transcode_args *a)
             a->device = v;
         else if (!strcmp(o, "--progress"))
             a->progress_path = v;
+        else if (!strcmp(o, "--input-size"))
+            a->in.video_size = v;
+        else if (!strcmp(o, "--input-fps"))
+            a->in.framerate = v;
+        else if (!strcmp(o, "--input-format"))
+            a->in.input_format = v;
         else if (!strcmp(o, "-crf")) {
             long n = strtol(v, &end, 10);
             if (*end || end == v || n < 0 || n > 51) {

@@ -8,18 +8,22 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: clvid <command> [options]\n"
-                 "\n"
-                 "commands:\n"
-                 "  play [INPUT] [-vf CHAIN]                   live window; no INPUT: the bundled "
-                 "sample (play --help)\n"
-                 "  transcode -i INPUT [-vf CHAIN] -o OUTPUT   filter a file headlessly "
-                 "(transcode --help)\n"
-                 "  filters   list every filter with its parameters, defaults and ranges\n"
-                 "  devices   list the OpenCL devices (pick one with --device N|NAME or "
-                 "CLVID_DEVICE)\n"
-                 "\n"
-                 "The benchmark is the separate program clvid-bench (clvid-bench --help).\n");
+    fprintf(out,
+            "usage: clvid <command> [options]\n"
+            "\n"
+            "commands:\n"
+            "  play [INPUT] [-vf CHAIN]                   live window; no INPUT: the bundled "
+            "sample (play --help)\n"
+            "  webcam [DEVICE]                            a camera live (default /dev/video0); "
+            "-o records\n"
+            "  sources   list the capture devices with their formats, sizes and rates\n"
+            "  transcode -i INPUT [-vf CHAIN] -o OUTPUT   filter a file headlessly "
+            "(transcode --help)\n"
+            "  filters   list every filter with its parameters, defaults and ranges\n"
+            "  devices   list the OpenCL devices (pick one with --device N|NAME or "
+            "CLVID_DEVICE)\n"
+            "\n"
+            "The benchmark is the separate program clvid-bench (clvid-bench --help).\n");
 }
 
 int main(int argc, char **argv)
@@ -33,6 +37,10 @@ int main(int argc, char **argv)
         return clv_cmd_filters(argc - 1, argv + 1);
     if (!strcmp(cmd, "devices"))
         return clv_cmd_devices(argc - 1, argv + 1);
+    if (!strcmp(cmd, "webcam"))
+        return clv_cmd_webcam(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sources"))
+        return clv_cmd_sources(argc - 1, argv + 1);
     if (!strcmp(cmd, "play"))
         return clv_cmd_play(argc - 1, argv + 1);
     if (!strcmp(cmd, "transcode"))

@@ -30,6 +30,8 @@ struct clv_decoder {
     int error;
     char message[1400];
     _Atomic int64_t busy_ns; /* written by the thread as it goes, read by anyone */
+    _Atomic int64_t stale;   /* live: frames dropped for newer ones */
+    _Atomic int max_queued;  /* live: the most frames the queue held */
     int64_t busy_base_ns;    /* busy_ns when the thread (re)started; the thread's */
     int64_t frames;
 };
@@ -64,7 +66,20 @@ int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_ms
             return CLV_EINVAL;
         }
     }
-    int r = avformat_open_input(&d->fmt, options->path, ifmt, NULL);
+    AVDictionary *opts = NULL;
+    if (options->video_size)
+        av_dict_set(&opts, "video_size", options->video_size, 0);
+    if (options->framerate)
+        av_dict_set(&opts, "framerate", options->framerate, 0);
+    if (options->input_format)
+        av_dict_set(&opts, "input_format", options->input_format, 0);
+    if (options->live) {
+        av_dict_set(&opts, "fflags", "nobuffer", 0);
+        av_dict_set(&opts, "probesize", "32768", 0);
+        av_dict_set(&opts, "analyzeduration", "100000", 0);
+    }
+    int r = avformat_open_input(&d->fmt, options->path, ifmt, &opts);
+    av_dict_free(&opts);
     if (r < 0) {
         snprintf(msg->text, sizeof msg->text, "cannot open input '%s': %s", options->path,
                  clv_av_err(r, err, sizeof err));
@@ -183,8 +198,16 @@ static int drain(clv_decoder *d, AVFrame *frame, double begin, double *waited)
         av_frame_move_ref(copy, frame);
         account(d, begin, *waited);
         double t = clv_io_seconds();
-        if (clv_queue_push(d->out, CLV_ITEM_FRAME, copy) < 0)
+        if (d->opt.drop_stale) {
+            int depth = 0, dropped = clv_queue_push_latest(d->out, CLV_ITEM_FRAME, copy, &depth);
+            if (dropped < 0)
+                return -1;
+            atomic_fetch_add(&d->stale, dropped);
+            if (depth > atomic_load(&d->max_queued))
+                atomic_store(&d->max_queued, depth);
+        } else if (clv_queue_push(d->out, CLV_ITEM_FRAME, copy) < 0) {
             return -1;
+        }
         *waited += clv_io_seconds() - t;
         d->frames++;
         if (d->opt.max_frames > 0 && d->frames >= d->opt.max_frames)
@@ -225,6 +248,8 @@ static void *decode_thread(void *arg)
         }
         AVStream *st = d->fmt->streams[pkt->stream_index];
         if (pkt->stream_index == d->video) {
+            /* The read time rides with the packet to its frame (latency). */
+            d->codec->reordered_opaque = (int64_t)(clv_io_seconds() * 1e6);
             r = avcodec_send_packet(d->codec, pkt);
             av_packet_unref(pkt);
             if (r < 0 && r != AVERROR(EAGAIN)) {
@@ -329,6 +354,21 @@ int clv_decoder_seek(clv_decoder *d, int64_t us, clv_msg *msg)
     d->frames = 0;
     d->error = 0;
     return 0;
+}
+
+int64_t clv_decoder_stale_dropped(const clv_decoder *d)
+{
+    return atomic_load(&d->stale);
+}
+
+int clv_decoder_max_queued(const clv_decoder *d)
+{
+    return atomic_load(&d->max_queued);
+}
+
+double clv_frame_read_time(const AVFrame *frame)
+{
+    return (double)frame->reordered_opaque / 1e6;
 }
 
 double clv_decoder_busy_seconds(const clv_decoder *d)

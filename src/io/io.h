@@ -32,6 +32,10 @@ int clv_queue_pop(clv_queue *q, int *kind, void **item);
  * long as it takes). Returns 0 with an item, 1 on time out, -1 when
  * aborted. */
 int clv_queue_pop_wait(clv_queue *q, int *kind, void **item, double timeout_s);
+/* For live sources: pushes without waiting; when the queue is full its
+ * oldest frame is freed to make room. Returns the number of frames dropped
+ * (0 or 1), or -1 when aborted. *depth gets the count after the push. */
+int clv_queue_push_latest(clv_queue *q, int kind, void *item, int *depth);
 void clv_queue_abort(clv_queue *q);
 /* Frees an item's payload by kind. */
 void clv_item_free(int kind, void *item);
@@ -44,6 +48,15 @@ typedef struct clv_input_options {
     int64_t start_us;    /* -ss, or 0 */
     int64_t duration_us; /* -t, or 0 for all */
     int64_t max_frames;  /* --frames, or 0 for all */
+    /* Capture options (NULL: the device's choice): */
+    const char *video_size;   /* --input-size 1280x720 */
+    const char *framerate;    /* --input-fps 30 */
+    const char *input_format; /* --input-format mjpeg|yuyv422|... (v4l2) */
+    /* Live source: no demuxer buffering and a small probe. */
+    int live;
+    /* A full frame queue drops its oldest frame instead of waiting (the
+     * window shows the newest frame; transcoding never drops). */
+    int drop_stale;
 } clv_input_options;
 
 typedef struct clv_decoder clv_decoder;
@@ -73,6 +86,12 @@ void clv_decoder_stop(clv_decoder *dec);
  * the frames and packets before `us` are dropped, so the next frame out is
  * the one shown at `us`. */
 int clv_decoder_seek(clv_decoder *dec, int64_t us, clv_msg *msg);
+/* Live sources: frames the decoder dropped because the queue was full, and
+ * the largest number of frames the queue has held. */
+int64_t clv_decoder_stale_dropped(const clv_decoder *dec);
+int clv_decoder_max_queued(const clv_decoder *dec);
+/* The time a frame's packet was read (clv_io_seconds), for latency. */
+double clv_frame_read_time(const AVFrame *frame);
 /* Seconds the thread spent decoding (not waiting on the queue). */
 double clv_decoder_busy_seconds(const clv_decoder *dec);
 

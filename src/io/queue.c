@@ -79,6 +79,46 @@ int clv_queue_push(clv_queue *q, int kind, void *payload)
     return 0;
 }
 
+int clv_queue_push_latest(clv_queue *q, int kind, void *payload, int *depth)
+{
+    int dropped = 0;
+    pthread_mutex_lock(&q->lock);
+    if (q->aborted) {
+        pthread_mutex_unlock(&q->lock);
+        clv_item_free(kind, payload);
+        return -1;
+    }
+    if (q->count == q->capacity) {
+        /* Drop the oldest frame (packets and the end marker are kept). */
+        for (int i = 0; i < q->count; i++) {
+            item *it = &q->ring[(q->head + i) % q->capacity];
+            if (it->kind != CLV_ITEM_FRAME)
+                continue;
+            clv_item_free(it->kind, it->payload);
+            for (int j = i; j > 0; j--)
+                q->ring[(q->head + j) % q->capacity] = q->ring[(q->head + j - 1) % q->capacity];
+            q->head = (q->head + 1) % q->capacity;
+            q->count--;
+            dropped = 1;
+            break;
+        }
+        while (q->count == q->capacity && !q->aborted) /* nothing droppable */
+            pthread_cond_wait(&q->changed, &q->lock);
+    }
+    if (q->aborted) {
+        pthread_mutex_unlock(&q->lock);
+        clv_item_free(kind, payload);
+        return -1;
+    }
+    q->ring[(q->head + q->count) % q->capacity] = (item){kind, payload};
+    q->count++;
+    if (depth)
+        *depth = q->count;
+    pthread_cond_broadcast(&q->changed);
+    pthread_mutex_unlock(&q->lock);
+    return dropped;
+}
+
 int clv_queue_pop_wait(clv_queue *q, int *kind, void **payload, double timeout_s)
 {
     struct timespec until;
