@@ -326,6 +326,13 @@ def webcam_record(tmp):
     print("  Ctrl-C after 3 s: %d frames recorded, %s shown" % (frames, s["frames_shown"]))
     check(frames == int(s["recorded"]) == int(s["frames_shown"]) and frames > 0,
           "file %d frames, recorded %s, shown %s" % (frames, s["recorded"], s["frames_shown"]))
+    # The source ends (a camera unplugged): the recording is finished, exit 0.
+    rec4 = os.path.join(tmp, "rec4.mkv")
+    run([ARGS.clvid, "webcam", *CAMERA, "testsrc2=size=320x240:rate=30:duration=1", "-o", rec4,
+         "--stats", st, "--size", "320x240"])
+    s = stats(st)
+    check(count_frames(rec4) == int(s["recorded"]) > 0, "source ended: file %d frames, recorded %s"
+          % (count_frames(rec4), s["recorded"]))
     # Headless.
     rec3 = os.path.join(tmp, "rec3.mkv")
     run([ARGS.clvid, "webcam", *CAMERA, "testsrc2=size=320x240:rate=30", "--no-window", "-o",
