@@ -355,6 +355,9 @@ def webcam_errors(tmp):
     check("--input-format bogus" in p.stderr, "unknown format: %s" % p.stderr)
     p = run([ARGS.clvid, "webcam", *CAMERA, "testsrc2", "--no-window"], expect=2)
     check("-o OUTPUT" in p.stderr, "--no-window without -o: %s" % p.stderr)
+    p = play(sample(), "-o", os.path.join(tmp, "x.mkv"), expect=2)
+    check("clvid transcode" in p.stderr and not os.path.exists(os.path.join(tmp, "x.mkv")),
+          "-o on a file: %s" % p.stderr)
     p = run([ARGS.clvid, "sources"])
     check("camera" in p.stdout.lower() or "/dev/video" in p.stdout, "sources: %s" % p.stdout)
 

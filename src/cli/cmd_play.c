@@ -1134,6 +1134,17 @@ static int play_main(player *p)
         }
     }
     p->a.in.path = p->path;
+    if (p->a.record.path && !p->a.live) {
+        /* A file can be paused, sought and looped: what it should record
+         * is not what the user means. transcode writes a file's frames. */
+        snprintf(msg.text, sizeof msg.text,
+                 "-o records live sources (clvid webcam, play --live); to filter '%.800s' into a "
+                 "file use clvid transcode -i INPUT -vf CHAIN -o OUTPUT",
+                 p->path);
+        fprintf(stderr, "clvid: %s\n", msg.text);
+        free(p);
+        return CLV_EXIT_USAGE;
+    }
     p->divider = 0.5;
     p->hud = !p->a.no_hud;
     p->volume = p->a.volume;
