@@ -272,6 +272,35 @@ int main(int argc, char **argv)
         fprintf(stderr, "clvid-bench: cannot upload the test frame\n");
         goto done;
     }
+    /* The device's own copy bandwidth, measured in the same run: a frame
+     * copied buffer to buffer (read once, written once). */
+    double copy_gbs = 0;
+    {
+        uint64_t *copy_ns = calloc((size_t)frames, sizeof *copy_ns);
+        size_t bytes = (size_t)src.stride * (size_t)h * 4;
+        for (int f = 0; copy_ns && f < warmup + frames; f++) {
+            cl_event e = NULL;
+            cl_ulong a = 0, b = 0;
+            if (clEnqueueCopyBuffer(clv_context_queue(ctx), src.buffer, dst.buffer, 0, 0, bytes, 0,
+                                    NULL, &e) != CL_SUCCESS ||
+                clWaitForEvents(1, &e) != CL_SUCCESS) {
+                if (e)
+                    clReleaseEvent(e);
+                break;
+            }
+            clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof a, &a, NULL);
+            clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL);
+            clReleaseEvent(e);
+            if (f >= warmup)
+                copy_ns[f - warmup] = b > a ? b - a : 0;
+        }
+        if (copy_ns) {
+            qsort(copy_ns, (size_t)frames, sizeof *copy_ns, cmp_u64);
+            double med = (double)copy_ns[frames / 2];
+            copy_gbs = med > 0 ? 2.0 * (double)bytes / med : 0;
+        }
+        free(copy_ns);
+    }
     for (int f = 0; f < warmup + frames; f++) {
         uint64_t t[CLV_CHAIN_MAX];
         if (clv_chain_run(chain, &src, &dst, (uint64_t)f, NULL, NULL, &msg) ||
@@ -292,15 +321,15 @@ int main(int argc, char **argv)
         printf(", \"platform\": ");
         json_string(dev->platform);
         printf(", \"shape\": \"%s\", \"width\": %d, \"height\": %d, \"frames\": %d, "
-               "\"setup_ms\": %.1f, \"filters\": [",
-               clv_context_row_shape(ctx) ? "row" : "gpu", w, h, frames, setup_ms);
+               "\"setup_ms\": %.1f, \"copy_gb_per_s\": %.3f, \"filters\": [",
+               clv_context_row_shape(ctx) ? "row" : "gpu", w, h, frames, setup_ms, copy_gbs);
     } else {
         printf("clvid-bench: %dx%d on %s (%s), %s shape, median of %d frames\n", w, h, dev->name,
                dev->platform, clv_context_row_shape(ctx) ? "row" : "gpu", frames);
-        printf("setup (device, kernels built or loaded from the cache, frames): %.0f ms\n\n",
-               setup_ms);
-        printf("%-4s %-40s %12s %10s %10s %10s\n", "#", "filter", "median us", "min us", "Mpixel/s",
-               "GB/s");
+        printf("setup (device, kernels built or loaded from the cache, frames): %.0f ms\n", setup_ms);
+        printf("device copy bandwidth (clEnqueueCopyBuffer of a frame): %.2f GB/s\n\n", copy_gbs);
+        printf("%-4s %-40s %12s %10s %10s %10s %8s\n", "#", "filter", "median us", "min us",
+               "Mpixel/s", "GB/s", "of copy");
     }
     for (int i = 0; i < desc.count; i++) {
         uint64_t *t = ns + (size_t)i * frames;
@@ -320,10 +349,11 @@ int main(int argc, char **argv)
             printf("%s{\"filter\": ", i ? ", " : "");
             json_string(text);
             printf(", \"median_us\": %.3f, \"min_us\": %.3f, \"max_us\": %.3f, "
-                   "\"mpixel_per_s\": %.1f, \"gb_per_s\": %.3f}",
-                   med, lo, hi, mps, gbs);
+                   "\"mpixel_per_s\": %.1f, \"gb_per_s\": %.3f, \"fraction_of_copy\": %.3f}",
+                   med, lo, hi, mps, gbs, copy_gbs > 0 ? gbs / copy_gbs : 0);
         } else {
-            printf("%-4d %-40.40s %12.1f %10.1f %10.1f %10.2f\n", i + 1, text, med, lo, mps, gbs);
+            printf("%-4d %-40.40s %12.1f %10.1f %10.1f %10.2f %7.0f%%\n", i + 1, text, med, lo, mps,
+                   gbs, copy_gbs > 0 ? 100 * gbs / copy_gbs : 0);
         }
     }
     if (json)
