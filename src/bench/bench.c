@@ -326,7 +326,8 @@ int main(int argc, char **argv)
     } else {
         printf("clvid-bench: %dx%d on %s (%s), %s shape, median of %d frames\n", w, h, dev->name,
                dev->platform, clv_context_row_shape(ctx) ? "row" : "gpu", frames);
-        printf("setup (device, kernels built or loaded from the cache, frames): %.0f ms\n", setup_ms);
+        printf("setup (device, kernels built or loaded from the cache, frames): %.0f ms\n",
+               setup_ms);
         printf("device copy bandwidth (clEnqueueCopyBuffer of a frame): %.2f GB/s\n\n", copy_gbs);
         printf("%-4s %-40s %12s %10s %10s %10s %8s\n", "#", "filter", "median us", "min us",
                "Mpixel/s", "GB/s", "of copy");

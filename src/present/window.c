@@ -34,6 +34,7 @@ struct clv_window {
     int have_original;
     TTF_Font *font;
     int font_px;
+    int fontconfig; /* FcInit was called (find_font) */
     text_layer hud_text, help_text, message_text;
     char renderer[160];
 };
@@ -269,6 +270,7 @@ int clv_window_open(const clv_window_options *o, int src_w, int src_h, double as
         goto fail;
     }
     char *font = find_font();
+    win->fontconfig = 1;
     if (!font) {
         snprintf(msg->text, sizeof msg->text,
                  "no monospace font found through fontconfig; install one (apt-get install "
@@ -299,7 +301,8 @@ void clv_window_close(clv_window *win)
         TTF_CloseFont(win->font);
     if (TTF_WasInit())
         TTF_Quit();
-    FcFini(); /* find_font's FcInit */
+    if (win->fontconfig)
+        FcFini(); /* find_font's FcInit */
     free(win->hud_text.text);
     free(win->help_text.text);
     free(win->message_text.text);
