@@ -5,8 +5,10 @@ split view shows the original on the left, replayed keys change chains and
 parameters, and pause/step/seek land on the expected frames. One test per
 run, by name (--list names them), as ctest runs them. Skips (77) without Xvfb."""
 import argparse
+import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -340,9 +342,79 @@ def webcam_record(tmp):
     check(count_frames(rec3) == 25, "--no-window recorded %d frames" % count_frames(rec3))
 
 
+# A paced camera and microphone whose clocks start at odd epochs, as real
+# devices' do (v4l2 and ALSA stamp with the system clock).
+PACED_CAMERA = "testsrc2=size=320x240:rate=30,realtime,setpts=PTS+4000/TB"
+PACED_MIC = "sine=frequency=440:sample_rate=48000,arealtime,asetpts=PTS+9000/TB"
+
+
+def check_mic_recording(path):
+    """The recording has its video and an AAC track of the tone that starts
+    and ends with the video (the two inputs put on one clock)."""
+    p = run(["ffprobe", "-v", "error", "-show_entries", "stream=index,codec_type,codec_name",
+             "-show_entries", "packet=stream_index,pts_time,duration_time", "-of", "json", path])
+    info = json.loads(p.stdout)
+    streams = {s["codec_type"]: s for s in info["streams"]}
+    check("audio" in streams and streams["audio"]["codec_name"] == "aac",
+          "no AAC track: %s" % info["streams"])
+
+    def span(s):
+        times = [(float(k["pts_time"]), float(k.get("duration_time", 0)))
+                 for k in info["packets"] if k["stream_index"] == s["index"]]
+        return min(t for t, _ in times), max(t + d for t, d in times)
+
+    (v0, v1), (a0, a1) = span(streams["video"]), span(streams["audio"])
+    print("  video %.3f..%.3f s, sound %.3f..%.3f s" % (v0, v1, a0, a1))
+    check(abs(a0 - v0) < 0.25 and abs(a1 - v1) < 0.25,
+          "sound %.3f..%.3f s against video %.3f..%.3f s" % (a0, a1, v0, v1))
+    data = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-map", "0:a", "-ac", "1",
+                           "-ar", "48000", "-f", "f32le", "-"], capture_output=True,
+                          check=True).stdout
+    samples = struct.unpack("<%df" % (len(data) // 4), data)
+    mid = samples[len(samples) // 4: 3 * len(samples) // 4]
+    crossings = sum(1 for x, y in zip(mid, mid[1:]) if x < 0 <= y)
+    hz = crossings / (len(mid) / 48000)
+    check(abs(hz - 440) < 10, "the recorded sound is %.0f Hz, not the 440 Hz tone" % hz)
+
+
+@test
+def webcam_microphone(tmp):
+    """--audio records a microphone with the camera, in the window and
+    headless; the errors name what is wrong and leave no file."""
+    st, rec = os.path.join(tmp, "stats.txt"), os.path.join(tmp, "rec.mkv")
+    mic = ["--audio-format", "lavfi", "--audio", PACED_MIC]
+    run([ARGS.clvid, "webcam", *CAMERA, PACED_CAMERA, "-vf", "sharpen", "-o", rec, *mic,
+         "--exit-after-frames", "75", "--stats", st, "--size", "320x240"])
+    s = stats(st)
+    check(count_frames(rec) == int(s["recorded"]) == 75 and int(s["mic_packets"]) > 0,
+          "file %d frames, recorded %s, mic packets %s" % (count_frames(rec), s["recorded"],
+                                                           s["mic_packets"]))
+    check_mic_recording(rec)
+    rec2 = os.path.join(tmp, "rec2.mp4")
+    run([ARGS.clvid, "webcam", *CAMERA, PACED_CAMERA, "--no-window", "-o", rec2, *mic,
+         "--exit-after-frames", "60"])
+    check(count_frames(rec2) == 60, "--no-window recorded %d frames" % count_frames(rec2))
+    check_mic_recording(rec2)
+    # Errors.
+    out = os.path.join(tmp, "x.mkv")
+    p = run([ARGS.clvid, "webcam", *CAMERA, PACED_CAMERA, "--audio", "hw:97", "-o", out],
+            expect=1)
+    check("hw:97" in p.stderr and not os.path.exists(out), "missing microphone: %s" % p.stderr)
+    p = run([ARGS.clvid, "webcam", *CAMERA, PACED_CAMERA, "--audio-format", "bogus",
+             "--audio", "x", "-o", out], expect=2)
+    check("--audio-format bogus" in p.stderr, "unknown capture format: %s" % p.stderr)
+    p = run([ARGS.clvid, "webcam", *CAMERA, PACED_CAMERA, *mic], expect=2)
+    check("-o OUTPUT" in p.stderr, "--audio without -o: %s" % p.stderr)
+    webm = os.path.join(tmp, "x.webm")
+    p = run([ARGS.clvid, "webcam", *CAMERA, PACED_CAMERA, *mic, "-o", webm], expect=1)
+    check("webm" in p.stderr and not os.path.exists(webm), "webm: %s" % p.stderr)
+    p = run([ARGS.clvid, "transcode", "-i", sample(), "--audio", "default", "-o", out], expect=2)
+    check("--live" in p.stderr and not os.path.exists(out), "--audio on a file: %s" % p.stderr)
+
+
 def count_frames(path):
-    p = run(["ffprobe", "-v", "error", "-count_frames", "-show_entries", "stream=nb_read_frames",
-             "-of", "csv=p=0", path])
+    p = run(["ffprobe", "-v", "error", "-select_streams", "v", "-count_frames", "-show_entries",
+             "stream=nb_read_frames", "-of", "csv=p=0", path])
     return int(p.stdout.strip())
 
 

@@ -42,6 +42,8 @@ typedef struct play_args {
     int no_window;             /* webcam: record without a window */
     clv_output_options record; /* -o: record the frames shown; path NULL: none */
     int overwrite;             /* -y */
+    const char *mic;           /* --audio DEVICE: a microphone into the recording */
+    const char *mic_format;    /* --audio-format, NULL: alsa */
 } play_args;
 
 typedef struct player {
@@ -99,10 +101,12 @@ typedef struct player {
     int64_t stale_seen; /* live: frames skipped for newer ones in the player */
     /* Recording (-o): the frames shown, converted on the host for the encoder. */
     clv_encoder *enc;
+    clv_mic *mic; /* --audio: its thread pushes packets to enc_q */
     clv_queue *enc_q;
     struct SwsContext *enc_sws;
     AVBufferPool *enc_pool;
     int64_t recorded;
+    int64_t mic_packets; /* the microphone's, recorded */
     int hud_dirty;
     int redraw; /* the window needs drawing again though no frame came */
 } player;
@@ -129,6 +133,8 @@ static void usage(FILE *f)
                "  --live             a camera or stream: newest frame first (webcam sets it)\n"
                "  --input-size WxH --input-fps N --input-format mjpeg|yuyv422|...  capture\n"
                "  -o OUTPUT [-y] [-c:v CODEC] [-crf N] [-preset P]  record the frames shown\n"
+               "  --audio DEVICE     record a microphone too (ALSA: default, hw:1, ...)\n"
+               "  --audio-format F   its capture format: alsa (default), pulse, oss, lavfi\n"
                "Press h in the window for the keys.\n");
 }
 
@@ -203,6 +209,16 @@ static int parse_args(int argc, char **argv, play_args *a)
             a->record.codec = v;
         else if (!strcmp(o, "-preset"))
             a->record.preset = v;
+        else if (!strcmp(o, "--audio"))
+            a->mic = v;
+        else if (!strcmp(o, "--audio-format")) {
+            clv_msg fmsg;
+            if (clv_mic_format_check(v, &fmsg)) {
+                fprintf(stderr, "clvid: %s\n", fmsg.text);
+                return -1;
+            }
+            a->mic_format = v;
+        }
         else if (!strcmp(o, "--input-size"))
             a->in.video_size = v;
         else if (!strcmp(o, "--input-fps"))
@@ -684,7 +700,7 @@ static void hud_refresh(player *p)
              col.full_range ? "full" : "limited", clv_context_device(p->ctx)->name,
              clv_window_renderer(p->win), p->shown_fps, p->pipeline_fps,
              (long long)(p->dropped + p->stale_seen + clv_decoder_stale_dropped(p->dec)),
-             p->latency_ms, p->enc ? "   [recording]" : "", p->ms_decode, p->ms_up, p->ms_kernels,
+             p->latency_ms, p->enc ? (p->mic ? "   [recording + mic]" : "   [recording]") : "", p->ms_decode, p->ms_up, p->ms_kernels,
              p->ms_down, p->ms_present, pos, total, (long long)llround(p->last_pts * p->fps),
              p->paused ? "  [paused]" : "", p->compare ? "  [compare]" : "",
              p->muted ? "  [muted]" : "", param);
@@ -1067,7 +1083,7 @@ static void write_stats(player *p)
             "height=%d\nfps=%.3f\ndevice=%s\nrenderer=%s\nshown_fps=%.2f\npipeline_fps=%.1f\n"
             "ms_decode=%.3f\nms_upload=%.3f\nms_kernels=%.3f\nms_download=%.3f\n"
             "ms_present=%.3f\nelapsed=%.3f\nlatency_ms=%.1f\nstale_dropped=%lld\n"
-            "max_queued=%d\nrecorded=%lld\n",
+            "max_queued=%d\nrecorded=%lld\nmic_packets=%lld\n",
             (long long)p->presented, (long long)p->dropped,
             (long long)llround(p->last_pts * p->fps), p->last_pts,
             (clv_chain_format(clv_chain_get_desc(p->active), chain, sizeof chain), chain),
@@ -1077,7 +1093,7 @@ static void write_stats(player *p)
             p->shown_fps, p->pipeline_fps, p->ms_decode, p->ms_up, p->ms_kernels, p->ms_down,
             p->ms_present, clv_io_seconds() - p->started_at, p->latency_ms,
             (long long)(p->stale_seen + clv_decoder_stale_dropped(p->dec)),
-            clv_decoder_max_queued(p->dec), (long long)p->recorded);
+            clv_decoder_max_queued(p->dec), (long long)p->recorded, (long long)p->mic_packets);
     fclose(f);
 }
 
@@ -1093,8 +1109,13 @@ static int record_open(player *p, clv_msg *msg)
     clv_color color = clv_feed_color(p->feed);
     if (!clv_pixfmt_is_yuv(clv_feed_format(p->feed)))
         color = (clv_color){p->h >= 720 ? CLV_MATRIX_BT709 : CLV_MATRIX_BT601, 0};
-    int err = clv_encoder_open(&p->a.record, p->dec, 0, 0, color, &p->enc, msg);
-    if (err)
+    int err = 0;
+    if (p->a.mic) {
+        if ((err = clv_mic_open(p->a.mic, p->a.mic_format, &p->mic, msg)))
+            return err;
+        p->a.record.extra_audio = clv_mic_stream(p->mic);
+    }
+    if ((err = clv_encoder_open(&p->a.record, p->dec, 0, 0, color, &p->enc, msg)))
         return err;
     enum AVPixelFormat format = clv_encoder_pix_fmt(p->enc);
     p->enc_sws =
@@ -1102,7 +1123,7 @@ static int record_open(player *p, clv_msg *msg)
                        SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
     int size = av_image_get_buffer_size(format, p->w, p->h, 32);
     p->enc_pool = size > 0 ? av_buffer_pool_init((size_t)size, NULL) : NULL;
-    p->enc_q = clv_queue_create(8);
+    p->enc_q = clv_queue_create(16);
     if (!p->enc_sws || !p->enc_pool || !p->enc_q)
         return snprintf(msg->text, sizeof msg->text, "cannot convert RGBA frames to %s",
                         av_get_pix_fmt_name(format)),
@@ -1142,6 +1163,13 @@ static int play_main(player *p)
                  "file use clvid transcode -i INPUT -vf CHAIN -o OUTPUT",
                  p->path);
         fprintf(stderr, "clvid: %s\n", msg.text);
+        free(p);
+        return CLV_EXIT_USAGE;
+    }
+    if (p->a.mic && !p->a.record.path) {
+        fprintf(stderr, "clvid: --audio %s records the microphone into a recording; give -o "
+                        "OUTPUT\n",
+                p->a.mic);
         free(p);
         return CLV_EXIT_USAGE;
     }
@@ -1245,6 +1273,9 @@ static int play_main(player *p)
         goto fail;
     if ((err = start_decoder(p, &msg)))
         goto fail;
+    if (p->mic &&
+        (err = clv_mic_start(p->mic, p->dec, p->enc_q, clv_encoder_extra_index(p->enc))))
+        goto fail;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -1255,6 +1286,12 @@ static int play_main(player *p)
     err = run(p, &msg);
     if (!err && p->enc) {
         /* The recording is finished on q, Ctrl-C or the source's end alike. */
+        if (p->mic) {
+            clv_msg mmsg = {{0}};
+            p->mic_packets = clv_mic_stop(p->mic, &mmsg);
+            if (mmsg.text[0])
+                fprintf(stderr, "clvid: %s\n", mmsg.text);
+        }
         clv_queue_push(p->enc_q, CLV_ITEM_END, NULL);
         err = clv_encoder_finish(p->enc, &msg);
         if (!err)
@@ -1281,6 +1318,7 @@ fail:
 done:
     if (p->enc_q)
         clv_queue_abort(p->enc_q);
+    clv_mic_close(p->mic);
     clv_encoder_close(p->enc, status != CLV_EXIT_OK);
     clv_queue_destroy(p->enc_q);
     sws_freeContext(p->enc_sws);
@@ -1365,7 +1403,9 @@ int clv_cmd_webcam(int argc, char **argv)
                               {"--device", a->device},
                               {"--input-size", a->in.video_size},
                               {"--input-fps", a->in.framerate},
-                              {"--input-format", a->in.input_format}};
+                              {"--input-format", a->in.input_format},
+                              {"--audio", a->mic},
+                              {"--audio-format", a->mic_format}};
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
         if (pairs[i][1]) {
             args[n++] = pairs[i][0];
@@ -1376,6 +1416,12 @@ int clv_cmd_webcam(int argc, char **argv)
         snprintf(frames, sizeof frames, "%lld", (long long)a->exit_after);
         args[n++] = "--frames";
         args[n++] = frames;
+    }
+    char crf[16];
+    if (a->record.crf >= 0) {
+        snprintf(crf, sizeof crf, "%d", a->record.crf);
+        args[n++] = "-crf";
+        args[n++] = crf;
     }
     if (a->overwrite)
         args[n++] = "-y";

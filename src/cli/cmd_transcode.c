@@ -26,6 +26,7 @@ typedef struct transcode_args {
     const char *chain;
     const char *device;
     const char *progress_path;
+    const char *mic, *mic_format; /* --audio, --audio-format */
     int overwrite, quiet;
 } transcode_args;
 
@@ -50,7 +51,9 @@ static void usage(FILE *f)
             "  -q                quiet: no progress, no summary\n"
             "  --progress FILE   key=value progress blocks, as ffmpeg's -progress\n"
             "  --live            a camera or stream: no demuxer buffering, small probe\n"
-            "  --input-size WxH --input-fps N --input-format F   capture options\n");
+            "  --input-size WxH --input-fps N --input-format F   capture options\n"
+            "  --audio DEVICE    with --live: record a microphone too (ALSA: default, hw:1)\n"
+            "  --audio-format F  its capture format: alsa (default), pulse, oss, lavfi\n");
 }
 
 static int64_t parse_rate(const char *s)
@@ -118,6 +121,16 @@ static int parse_args(int argc, char **argv, transcode_args *a)
             a->in.framerate = v;
         else if (!strcmp(o, "--input-format"))
             a->in.input_format = v;
+        else if (!strcmp(o, "--audio"))
+            a->mic = v;
+        else if (!strcmp(o, "--audio-format")) {
+            clv_msg fmsg;
+            if (clv_mic_format_check(v, &fmsg)) {
+                fprintf(stderr, "clvid: %s\n", fmsg.text);
+                return -1;
+            }
+            a->mic_format = v;
+        }
         else if (!strcmp(o, "-crf")) {
             long n = strtol(v, &end, 10);
             if (*end || end == v || n < 0 || n > 51) {
@@ -156,6 +169,12 @@ static int parse_args(int argc, char **argv, transcode_args *a)
     if (!a->in.path || !a->out.path) {
         fprintf(stderr, "clvid transcode: %s\n",
                 !a->in.path ? "-i INPUT is missing" : "-o OUTPUT is missing");
+        return -1;
+    }
+    if (a->mic && !a->in.live) {
+        fprintf(stderr, "clvid transcode: --audio %s records a microphone with a live source; "
+                        "add --live (a file's own sound is kept without it)\n",
+                a->mic);
         return -1;
     }
     return 0;
@@ -310,6 +329,7 @@ int clv_cmd_transcode(int argc, char **argv)
     int status = CLV_EXIT_RUNTIME, err = 0;
     clv_decoder *dec = NULL;
     clv_encoder *enc = NULL;
+    clv_mic *mic = NULL;
     clv_context *ctx = NULL;
     clv_chain *chain = NULL;
     clv_stage *stage = NULL;
@@ -336,6 +356,11 @@ int clv_cmd_transcode(int argc, char **argv)
     if (!clv_pixfmt_is_yuv(in_f)) {
         out_color.matrix = h >= 720 ? CLV_MATRIX_BT709 : CLV_MATRIX_BT601;
         out_color.full_range = 0;
+    }
+    if (a.mic) {
+        if ((err = clv_mic_open(a.mic, a.mic_format, &mic, &msg)))
+            goto fail;
+        a.out.extra_audio = clv_mic_stream(mic);
     }
     if ((err = clv_encoder_open(&a.out, dec, rgb_src, alpha, out_color, &enc, &msg)))
         goto fail;
@@ -404,11 +429,12 @@ int clv_cmd_transcode(int argc, char **argv)
     if (!pool)
         goto oom;
     dec_q = clv_queue_create(8);
-    enc_q = clv_queue_create(8);
+    enc_q = clv_queue_create(16);
     if (!dec_q || !enc_q)
         goto oom;
     catch_signals(enc);
-    if (clv_decoder_start(dec, dec_q, NULL) || clv_encoder_start(enc, enc_q))
+    if (clv_decoder_start(dec, dec_q, NULL) || clv_encoder_start(enc, enc_q) ||
+        (mic && clv_mic_start(mic, dec, enc_q, clv_encoder_extra_index(enc))))
         goto oom;
 
     int direct = desc.count == 0 && clv_feed_native(feed) && out_native == (int)in_f &&
@@ -509,10 +535,15 @@ int clv_cmd_transcode(int argc, char **argv)
             snprintf(msg.text, sizeof msg.text, "'%s': no video frame to write%s", a.in.path,
                      a.in.start_us ? " (is -ss past the end?)" : "");
     }
-    if (err)
+    if (err) {
         clv_queue_abort(enc_q);
-    else
+    } else {
+        clv_msg mmsg = {{0}};
+        clv_mic_stop(mic, &mmsg); /* its last packets go before the end */
+        if (mmsg.text[0])
+            fprintf(stderr, "clvid: %s\n", mmsg.text);
         clv_queue_push(enc_q, CLV_ITEM_END, NULL);
+    }
     int eerr = clv_encoder_finish(enc, &emsg);
     if (eerr && (!err || !msg.text[0])) {
         err = eerr;
@@ -556,6 +587,7 @@ fail:
     if (enc_q)
         clv_queue_abort(enc_q);
 done:
+    clv_mic_close(mic); /* a push it waits on was aborted above */
     clv_encoder_close(enc, status != CLV_EXIT_OK);
     clv_decoder_close(dec);
     clv_stage_destroy(stage);

@@ -32,6 +32,8 @@ struct clv_decoder {
     _Atomic int64_t busy_ns; /* written by the thread as it goes, read by anyone */
     _Atomic int64_t stale;   /* live: frames dropped for newer ones */
     _Atomic int max_queued;  /* live: the most frames the queue held */
+    _Atomic int64_t clock_base_us; /* read time of pts 0, least over the frames read
+                                    * (INT64_MIN: none yet) */
     int64_t busy_base_ns;    /* busy_ns when the thread (re)started; the thread's */
     int64_t frames;
 };
@@ -54,6 +56,7 @@ int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_ms
     d->opt.path = d->path;
     d->video = -1;
     d->skip_us = INT64_MIN;
+    atomic_init(&d->clock_base_us, INT64_MIN);
     d->fault = clv_fault_after("decoder");
     const AVInputFormat *ifmt = NULL;
     avdevice_register_all(); /* lavfi, v4l2, x11grab, ... for -f */
@@ -192,6 +195,10 @@ static int drain(clv_decoder *d, AVFrame *frame, double begin, double *waited)
             return 1;
         }
         frame->pts = pts - av_rescale_q(d->shift_us, AV_TIME_BASE_Q, st->time_base);
+        int64_t base = frame->reordered_opaque - to_us(frame->pts, st->time_base);
+        int64_t seen = atomic_load(&d->clock_base_us);
+        if (seen == INT64_MIN || base < seen)
+            atomic_store(&d->clock_base_us, base); /* the least delayed read */
         AVFrame *copy = av_frame_alloc();
         if (!copy)
             return -1;
@@ -369,6 +376,12 @@ int clv_decoder_max_queued(const clv_decoder *d)
 double clv_frame_read_time(const AVFrame *frame)
 {
     return (double)frame->reordered_opaque / 1e6;
+}
+
+double clv_decoder_clock_base(const clv_decoder *d)
+{
+    int64_t us = atomic_load(&d->clock_base_us);
+    return us == INT64_MIN ? -1 : (double)us / 1e6;
 }
 
 double clv_decoder_busy_seconds(const clv_decoder *d)

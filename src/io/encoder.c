@@ -24,6 +24,8 @@ typedef struct audio_recode {
     AVAudioFifo *fifo;
     AVFrame *frame;
     int64_t next_pts; /* in samples at the encoder's rate */
+    int anchored;     /* 0: the first sample is placed by its timestamp (a
+                       * microphone); 1: next_pts counts on from there */
 } audio_recode;
 
 struct clv_encoder {
@@ -35,7 +37,7 @@ struct clv_encoder {
     int video_out;         /* output stream index of the video */
     int *map;              /* input stream index -> output stream index, or -1 */
     audio_recode **recode; /* per input stream: NULL, or how it is re-encoded */
-    int map_count;
+    int map_count;         /* the input's streams, and one for extra_audio */
     int file_created;
     pthread_t thread;
     int started;
@@ -137,11 +139,11 @@ static void recode_free(audio_recode *a)
     free(a);
 }
 
-/* Sets up AAC for input stream i; adds its output stream. */
-static int recode_open(clv_encoder *e, int i, clv_msg *msg)
+/* Sets up AAC for stream s, whose packets are marked i; adds its output
+ * stream. `anchored`: see audio_recode. */
+static int recode_open(clv_encoder *e, const AVStream *s, int i, int anchored, clv_msg *msg)
 {
     char err[128];
-    AVStream *s = clv_decoder_format(e->dec)->streams[i];
     const AVCodec *dc = avcodec_find_decoder(s->codecpar->codec_id);
     const AVCodec *ec = avcodec_find_encoder(AV_CODEC_ID_AAC);
     audio_recode *a = calloc(1, sizeof *a);
@@ -171,6 +173,7 @@ static int recode_open(clv_encoder *e, int i, clv_msg *msg)
                             &a->dec->ch_layout, a->dec->sample_fmt, a->dec->sample_rate, 0, NULL);
     if (r < 0 || (r = swr_init(a->swr)) < 0)
         goto fail;
+    a->anchored = anchored;
     a->fifo = av_audio_fifo_alloc(a->enc->sample_fmt, a->enc->ch_layout.nb_channels, 4096);
     AVStream *os = avformat_new_stream(e->oc, NULL);
     if (!a->fifo || !os || avcodec_parameters_from_context(os->codecpar, a->enc) < 0)
@@ -181,14 +184,18 @@ static int recode_open(clv_encoder *e, int i, clv_msg *msg)
     a->out_index = os->index;
     e->map[i] = -1;
     e->recode[i] = a;
-    av_log(NULL, AV_LOG_INFO, "'%s': audio stream #%d (%s) re-encoded to AAC\n", e->path, i,
+    char what[64];
+    if (anchored)
+        snprintf(what, sizeof what, "audio stream #%d", i);
+    else
+        snprintf(what, sizeof what, "the microphone");
+    av_log(NULL, AV_LOG_INFO, "'%s': %s (%s) encoded to AAC\n", e->path, what,
            avcodec_get_name(s->codecpar->codec_id));
     return 0;
 fail:
-    snprintf(msg->text, sizeof msg->text,
-             "'%.900s': cannot re-encode audio stream #%d (%s) to AAC for this container%s%s",
-             e->path, i, avcodec_get_name(s->codecpar->codec_id), r < 0 ? ": " : "",
-             r < 0 ? clv_av_err(r, err, sizeof err) : "");
+    snprintf(msg->text, sizeof msg->text, "'%.900s': cannot encode %s (%s) to AAC%s%s", e->path,
+             anchored ? "an audio stream" : "the microphone", avcodec_get_name(s->codecpar->codec_id),
+             r < 0 ? ": " : "", r < 0 ? clv_av_err(r, err, sizeof err) : "");
     recode_free(a);
     return -1;
 }
@@ -246,6 +253,11 @@ static int recode_packet(clv_encoder *e, audio_recode *a, const AVPacket *p)
     if (r < 0 && r != AVERROR_EOF)
         return r == AVERROR_INVALIDDATA ? 0 : r; /* a corrupt packet: skip it */
     while ((r = avcodec_receive_frame(a->dec, a->frame)) == 0) {
+        if (!a->anchored && a->frame->best_effort_timestamp != AV_NOPTS_VALUE) {
+            a->next_pts = av_rescale_q(a->frame->best_effort_timestamp, a->dec->pkt_timebase,
+                                       a->enc->time_base);
+            a->anchored = 1;
+        }
         int max = swr_get_out_samples(a->swr, a->frame->nb_samples);
         uint8_t **buf = NULL;
         if (av_samples_alloc_array_and_samples(&buf, NULL, a->enc->ch_layout.nb_channels, max,
@@ -408,12 +420,13 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
             memcpy(sd, ist->side_data[i].data, ist->side_data[i].size);
     }
 
-    e->map_count = (int)ic->nb_streams;
+    e->map_count = (int)ic->nb_streams + 1;
     e->map = malloc(sizeof *e->map * (size_t)e->map_count);
     e->recode = calloc((size_t)e->map_count, sizeof *e->recode);
     if (!e->map || !e->recode)
         goto oom;
-    for (int i = 0; i < e->map_count; i++) {
+    e->map[e->map_count - 1] = -1;
+    for (int i = 0; i < e->map_count - 1; i++) {
         AVStream *s = ic->streams[i];
         enum AVMediaType type = s->codecpar->codec_type;
         e->map[i] = -1;
@@ -424,7 +437,7 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
             1) {
             if (type == AVMEDIA_TYPE_AUDIO &&
                 avformat_query_codec(e->oc->oformat, AV_CODEC_ID_AAC, FF_COMPLIANCE_NORMAL) == 1) {
-                if (recode_open(e, i, msg))
+                if (recode_open(e, s, i, 1, msg))
                     goto fail;
                 continue;
             }
@@ -442,6 +455,17 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
         os->disposition = s->disposition;
         av_dict_copy(&os->metadata, s->metadata, 0);
         e->map[i] = os->index;
+    }
+    if (o->extra_audio) {
+        if (avformat_query_codec(e->oc->oformat, AV_CODEC_ID_AAC, FF_COMPLIANCE_NORMAL) != 1) {
+            snprintf(msg->text, sizeof msg->text,
+                     "'%s': the %s container cannot hold AAC sound for the microphone "
+                     "(record to .mkv, .mp4 or .mov)",
+                     o->path, ofmt->name);
+            goto fail;
+        }
+        if (recode_open(e, o->extra_audio, e->map_count - 1, 0, msg))
+            goto fail;
     }
     av_dict_copy(&e->oc->metadata, ic->metadata, 0);
 
@@ -627,6 +651,11 @@ void clv_encoder_close(clv_encoder *e, int remove_output)
     free(e->recode);
     free(e->map);
     free(e);
+}
+
+int clv_encoder_extra_index(const clv_encoder *e)
+{
+    return e->map_count - 1;
 }
 
 const char *clv_encoder_partial_path(const clv_encoder *e)

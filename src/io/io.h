@@ -92,6 +92,12 @@ int64_t clv_decoder_stale_dropped(const clv_decoder *dec);
 int clv_decoder_max_queued(const clv_decoder *dec);
 /* The time a frame's packet was read (clv_io_seconds), for latency. */
 double clv_frame_read_time(const AVFrame *frame);
+/* The read time (clv_io_seconds) that the frames' timeline puts at 0: the
+ * least over the frames so far of read time less timestamp (a backlog read
+ * in a burst at the start makes the early frames look late); -1 before any
+ * frame. Another live input (a microphone) is put on the video's timeline
+ * with it. */
+double clv_decoder_clock_base(const clv_decoder *dec);
 /* Seconds the thread spent decoding (not waiting on the queue). */
 double clv_decoder_busy_seconds(const clv_decoder *dec);
 
@@ -121,6 +127,11 @@ typedef struct clv_output_options {
     const char *preset;  /* NULL: default */
     int64_t bitrate;     /* -b:v in bit/s, 0: none */
     const char *pix_fmt; /* -pix_fmt, NULL: chosen */
+    /* An audio stream of another input (a microphone, clv_mic_stream), or
+     * NULL: it gets an output stream (AAC) whose packets come through the
+     * queue with stream_index clv_encoder_extra_index, timestamps in its
+     * own time base on the video's timeline. */
+    const AVStream *extra_audio;
 } clv_output_options;
 
 typedef struct clv_encoder clv_encoder;
@@ -143,9 +154,34 @@ int clv_encoder_finish(clv_encoder *enc, clv_msg *msg);
 /* remove_output: delete the temporary file of an unfinished run. */
 void clv_encoder_close(clv_encoder *enc, int remove_output);
 double clv_encoder_busy_seconds(const clv_encoder *enc);
+/* The stream_index that marks packets of options->extra_audio. */
+int clv_encoder_extra_index(const clv_encoder *enc);
 /* The temporary file being written, or NULL (image sequences are written in
  * place). */
 const char *clv_encoder_partial_path(const clv_encoder *enc);
+
+/* ---- Microphone ------------------------------------------------------- */
+
+/* A live audio input recorded with a live video source (clvid webcam -o
+ * OUT --audio DEVICE). */
+typedef struct clv_mic clv_mic;
+
+/* Opens `device` through capture format `format` (NULL: alsa; pulse, oss,
+ * lavfi, ...). Every error names the device. */
+int clv_mic_open(const char *device, const char *format, clv_mic **out, clv_msg *msg);
+/* 0 when FFmpeg has capture format `format`, else CLV_EINVAL with msg. */
+int clv_mic_format_check(const char *format, clv_msg *msg);
+const AVStream *clv_mic_stream(const clv_mic *mic);
+/* Starts the thread: packets go to out with stream_index out_index, their
+ * timestamps on video's timeline (clv_decoder_clock_base); sound captured
+ * before the video's first frame is dropped. */
+int clv_mic_start(clv_mic *mic, const clv_decoder *video, clv_queue *out, int out_index);
+/* Stops and joins the thread (before the END item goes to `out`). Returns
+ * the packets delivered; msg (may be NULL) gets why the capture stopped by
+ * itself, or "". */
+int64_t clv_mic_stop(clv_mic *mic, clv_msg *msg);
+/* Stops (when running) and frees; NULL is fine. */
+void clv_mic_close(clv_mic *mic);
 
 /* ---- Frames into the GPU stage ---------------------------------------- */
 
