@@ -4,7 +4,7 @@
 #include <string.h>
 
 typedef struct median_state {
-    cl_kernel k3, radix;
+    cl_kernel k3, k5, radix;
 } median_state;
 
 static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
@@ -12,6 +12,8 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
     (void)ctx;
     median_state *s = state;
     int err = clv__kernel_create(prog, "median3", &s->k3, msg);
+    if (!err)
+        err = clv__kernel_create(prog, "median5", &s->k5, msg);
     return err ? err : clv__kernel_create(prog, "median_radix", &s->radix, msg);
 }
 
@@ -19,6 +21,7 @@ static void uninit(void *state)
 {
     median_state *s = state;
     clv__kernel_release(&s->k3);
+    clv__kernel_release(&s->k5);
     clv__kernel_release(&s->radix);
 }
 
@@ -26,9 +29,9 @@ static int run(void *state, const clv_launch *l)
 {
     median_state *s = state;
     cl_int r = (cl_int)l->values[0].i;
-    cl_kernel k = r == 1 ? s->k3 : s->radix;
+    cl_kernel k = r == 1 ? s->k3 : r == 2 ? s->k5 : s->radix;
     int err = clv__kernel_frame_args(k, l);
-    if (!err && r > 1)
+    if (!err && r > 2)
         err = clv__kernel_args(k, 5, 1, CLV__ARG(r));
     return err ? err : clv__launch_pixels(l, k, l->width, l->height);
 }
