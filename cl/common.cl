@@ -23,6 +23,10 @@
     const int x##_end = CLV_ROW ? (w) : min(x##_begin + CLV_PX, (w));                              \
     for (int x = x##_begin; x < x##_end; ++x)
 
+/* 16 bytes at any address: the row shape's loads and stores (vload16 and
+ * vstore16 became byte moves in PoCL; this is one unaligned vector move). */
+typedef uchar16 __attribute__((aligned(1))) clv_uchar16_u;
+
 #define CLV_FRAME_ARGS __global const uchar4 *src, __global uchar4 *dst, int w, int h, int stride
 
 /* Pixel loads and stores as four scalars. On CPUs they are byte accesses:

@@ -51,7 +51,36 @@ __kernel void convolve_rows(CLV_FRAME_ARGS, __constant int *coef, int n, int div
         __global const uchar *r0 = CLV_ROW_BYTES_CONST(src, max(y - 1, 0));
         __global const uchar *r2 = CLV_ROW_BYTES_CONST(src, min(y + 1, h - 1));
         const int end = 4 * (w - 1);
-        if (div == 1) {
+        const int reach = 255 * (abs(k0) + abs(k1) + abs(k2) + abs(k3) + abs(k4) + abs(k5) +
+                                 abs(k6) + abs(k7) + abs(k8)) +
+                          abs(bias);
+        if (div == 1 && reach <= SHRT_MAX) {
+            /* Every partial sum fits 16 bits (sharpen, emboss): twice the
+             * lanes of the int loop below. */
+            /* OpenCL vector arithmetic does not promote: short16 math. */
+            const short16 c0 = (short)k0, c1 = (short)k1, c2 = (short)k2, c3 = (short)k3,
+                          c4 = (short)k4, c5 = (short)k5, c6 = (short)k6, c7 = (short)k7,
+                          c8 = (short)k8, b = (short)bias;
+            const uchar16 alpha = (uchar16)(0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255);
+            int i = 4;
+            for (; i + 16 <= end; i += 16) {
+#define CONV_LOAD(p, o) convert_short16(*(__global const clv_uchar16_u *)((p) + i + (o)))
+                const short16 s = c0 * CONV_LOAD(r0, -4) + c1 * CONV_LOAD(r0, 0) +
+                                  c2 * CONV_LOAD(r0, 4) + c3 * CONV_LOAD(centre, -4) +
+                                  c4 * CONV_LOAD(centre, 0) + c5 * CONV_LOAD(centre, 4) +
+                                  c6 * CONV_LOAD(r2, -4) + c7 * CONV_LOAD(r2, 0) +
+                                  c8 * CONV_LOAD(r2, 4) + b;
+#undef CONV_LOAD
+                *(__global clv_uchar16_u *)(out + i) = bitselect(
+                    convert_uchar16_sat(s), *(__global const clv_uchar16_u *)(centre + i), alpha);
+            }
+            for (; i < end; ++i) {
+                const int s = k0 * r0[i - 4] + k1 * r0[i] + k2 * r0[i + 4] + k3 * centre[i - 4] +
+                              k4 * centre[i] + k5 * centre[i + 4] + k6 * r2[i - 4] + k7 * r2[i] +
+                              k8 * r2[i + 4];
+                out[i] = (i & 3) == 3 ? centre[i] : convert_uchar_sat(s + bias);
+            }
+        } else if (div == 1) {
             for (int i = 4; i < end; ++i) {
                 const int s = k0 * r0[i - 4] + k1 * r0[i] + k2 * r0[i + 4] + k3 * centre[i - 4] +
                               k4 * centre[i] + k5 * centre[i + 4] + k6 * r2[i - 4] + k7 * r2[i] +
