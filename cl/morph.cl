@@ -28,6 +28,27 @@ __kernel void morph(CLV_FRAME_ARGS, int r, int dilate)
     dst[y * stride + x] = morph_pixel(src, w, h, stride, r, dilate, x, y);
     const int begin = 4 * r, end = 4 * (w - r);
     __global uchar *restrict out = CLV_ROW_BYTES(dst, y);
+    if (r == 1) {
+        /* The common window in 16-byte vectors, all nine in one pass. */
+        __global const uchar *r0 = CLV_ROW_BYTES_CONST(src, max(y - 1, 0));
+        __global const uchar *r1 = CLV_ROW_BYTES_CONST(src, y);
+        __global const uchar *r2 = CLV_ROW_BYTES_CONST(src, min(y + 1, h - 1));
+        const uchar16 alpha = (uchar16)(0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255);
+        int i = begin;
+        for (; i + 16 <= end; i += 16) {
+#define MORPH_AT(p, o) (*(__global const clv_uchar16_u *)((p) + i + (o)))
+#define MORPH_COLUMN(op, o) op(op(MORPH_AT(r0, o), MORPH_AT(r1, o)), MORPH_AT(r2, o))
+            const uchar16 v =
+                dilate ? max(max(MORPH_COLUMN(max, -4), MORPH_COLUMN(max, 0)), MORPH_COLUMN(max, 4))
+                       : min(min(MORPH_COLUMN(min, -4), MORPH_COLUMN(min, 0)), MORPH_COLUMN(min, 4));
+            *(__global clv_uchar16_u *)(out + i) = bitselect(v, MORPH_AT(r1, 0), alpha);
+#undef MORPH_COLUMN
+#undef MORPH_AT
+        }
+        for (; i < end; i += 4)
+            dst[y * stride + i / 4] = morph_pixel(src, w, h, stride, 1, dilate, i / 4, y);
+        return;
+    }
     __global const uchar *first = CLV_ROW_BYTES_CONST(src, max(y - r, 0)) - 4 * r;
     for (int i = begin; i < end; ++i)
         out[i] = first[i];
