@@ -3,41 +3,50 @@
  * per work-group on GPUs, merged with atomics), one scan that makes the LUT
  * and clears the histogram for the next frame, then the apply pass. */
 
+#define EQ_CHUNK 1024
+
+/* gray[x] = the BT.601 luma of the RGBA pixel in word x (little-endian:
+ * R is the low byte). */
+inline void eq_gray_words(__global const uint *restrict px, uchar *restrict gray, int len)
+{
+    for (int x = 0; x < len; ++x) {
+        const uint p = px[x];
+        gray[x] = (uchar)clv_gray3(p & 255, (p >> 8) & 255, (p >> 16) & 255);
+    }
+}
+
 __kernel void eq_hist(__global const uchar4 *src, int w, int h, int stride, __global uint *hist)
 {
-#if CLV_ROW
-    uint mine[256];
-    for (int i = 0; i < 256; ++i)
-        mine[i] = 0;
-    /* Four interleaved sub-histograms: runs of equal levels (flat areas)
-     * would otherwise wait on the previous increment of the same counter. */
+#if CLV_ROW && defined(__ENDIAN_LITTLE__)
+    /* A chunk's gray levels first (a loop the compiler vectorizes), then
+     * the counting, into four interleaved sub-histograms: runs of equal
+     * levels (flat areas) would otherwise wait on the previous increment
+     * of the same counter. */
     uint four[4][256];
     for (int i = 0; i < 256; ++i)
         four[0][i] = four[1][i] = four[2][i] = four[3][i] = 0;
+    uchar gray[EQ_CHUNK];
     for (int y = (int)get_global_id(0); y < h; y += (int)get_global_size(0)) {
-        int x = 0;
-        for (; x + 4 <= w; x += 4) {
-            uchar r, g, b, a;
-            CLV_LOAD(src, y * stride + x, r, g, b, a);
-            four[0][clv_gray3(r, g, b)]++;
-            CLV_LOAD(src, y * stride + x + 1, r, g, b, a);
-            four[1][clv_gray3(r, g, b)]++;
-            CLV_LOAD(src, y * stride + x + 2, r, g, b, a);
-            four[2][clv_gray3(r, g, b)]++;
-            CLV_LOAD(src, y * stride + x + 3, r, g, b, a);
-            four[3][clv_gray3(r, g, b)]++;
-        }
-        for (; x < w; ++x) {
-            uchar r, g, b, a;
-            CLV_LOAD(src, y * stride + x, r, g, b, a);
-            four[0][clv_gray3(r, g, b)]++;
+        __global const uint *row = (__global const uint *)(src + y * stride);
+        for (int x0 = 0; x0 < w; x0 += EQ_CHUNK) {
+            const int len = min(EQ_CHUNK, w - x0);
+            eq_gray_words(row + x0, gray, len);
+            int x = 0;
+            for (; x + 4 <= len; x += 4) {
+                four[0][gray[x]]++;
+                four[1][gray[x + 1]]++;
+                four[2][gray[x + 2]]++;
+                four[3][gray[x + 3]]++;
+            }
+            for (; x < len; ++x)
+                four[0][gray[x]]++;
         }
     }
-    for (int i = 0; i < 256; ++i)
-        mine[i] = four[0][i] + four[1][i] + four[2][i] + four[3][i];
-    for (int i = 0; i < 256; ++i)
-        if (mine[i])
-            atomic_add(&hist[i], mine[i]);
+    for (int i = 0; i < 256; ++i) {
+        const uint n = four[0][i] + four[1][i] + four[2][i] + four[3][i];
+        if (n)
+            atomic_add(&hist[i], n);
+    }
 #else
     __local uint mine[256];
     const int lid = (int)get_local_id(0), lsize = (int)get_local_size(0);
@@ -129,29 +138,46 @@ __kernel void eq_lut(__global uint *hist, __global uchar *lut, uint total)
 #endif
 }
 
+/* The output words of a chunk from its levels and their LUT entries. */
+inline void eq_write(__global const uint *restrict in, const uchar *restrict gray,
+                     const uchar *restrict mapped, __global uint *restrict out, int len,
+                     int gray_mode)
+{
+    if (gray_mode) {
+        for (int x = 0; x < len; ++x)
+            out[x] = (in[x] & 0xFF000000u) | (uint)mapped[x] * 0x010101u;
+        return;
+    }
+    for (int x = 0; x < len; ++x) {
+        const uint p = in[x];
+        const int d = (int)mapped[x] - (int)gray[x];
+        out[x] = (p & 0xFF000000u) | (uint)clamp((int)(p & 255) + d, 0, 255) |
+                 ((uint)clamp((int)((p >> 8) & 255) + d, 0, 255) << 8) |
+                 ((uint)clamp((int)((p >> 16) & 255) + d, 0, 255) << 16);
+    }
+}
+
 /* gray_mode: R=G=B=lut[gray]. Otherwise (luma) each of R,G,B moves by
  * lut[Y] - Y, which changes the luma to lut[Y] and keeps Cb and Cr. */
 __kernel void eq_apply(CLV_FRAME_ARGS, __constant uchar *lut, int gray_mode)
 {
 #if CLV_ROW && defined(__ENDIAN_LITTLE__)
-    /* Whole pixels as 32-bit words, the LUT copied next to the work-item. */
+    /* Whole pixels as 32-bit words in chunks: the levels (vectorized), the
+     * LUT lookups (byte loads from a copy next to the work-item), then the
+     * output words (vectorized). */
     CLV_ROW_Y(y);
     uchar l8[256];
     for (int i = 0; i < 256; ++i)
         l8[i] = lut[i];
     __global const uint *restrict in = (__global const uint *)(src + y * stride);
     __global uint *restrict out = (__global uint *)(dst + y * stride);
-    for (int x = 0; x < w; ++x) {
-        const uint p = in[x];
-        const int r = p & 255, g = (p >> 8) & 255, b = (p >> 16) & 255;
-        const int luma = clv_gray3(r, g, b);
-        const int l = l8[luma], d = l - luma;
-        const uint a = p & 0xFF000000u;
-        if (gray_mode)
-            out[x] = a | (uint)l | ((uint)l << 8) | ((uint)l << 16);
-        else
-            out[x] = a | (uint)clamp(r + d, 0, 255) | ((uint)clamp(g + d, 0, 255) << 8) |
-                     ((uint)clamp(b + d, 0, 255) << 16);
+    uchar gray[EQ_CHUNK], mapped[EQ_CHUNK];
+    for (int x0 = 0; x0 < w; x0 += EQ_CHUNK) {
+        const int len = min(EQ_CHUNK, w - x0);
+        eq_gray_words(in + x0, gray, len);
+        for (int x = 0; x < len; ++x)
+            mapped[x] = l8[gray[x]];
+        eq_write(in + x0, gray, mapped, out + x0, len, gray_mode);
     }
 #else
     CLV_PIXEL_LOOP(w, h, x, y)
