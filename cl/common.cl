@@ -27,6 +27,43 @@
  * vstore16 became byte moves in PoCL; this is one unaligned vector move). */
 typedef uchar16 __attribute__((aligned(1))) clv_uchar16_u;
 
+#if !CLV_ROW
+/* The GPU shape's 3x3 windows: row yy's pixels x0 - 1 .. x0 + 4 around a
+ * work-item's four (x0 = 4 * id), the middle four in one 16-byte load
+ * (frame strides are multiples of 16 pixels, so that load is aligned and
+ * inside the row), the left one clamped. For x0 + 4 < w only: the last
+ * work-item of a row takes the per-pixel path. */
+#define CLV_WIN3_ROW(src, stride, yy, x0, v)                                                       \
+    {                                                                                              \
+        __global const uchar4 *row_ = (src) + (yy) * (stride);                                     \
+        const uint4 mid_ = *(__global const uint4 *)(row_ + (x0));                                 \
+        v[0] = row_[max((x0)-1, 0)];                                                               \
+        v[1] = as_uchar4(mid_.x);                                                                  \
+        v[2] = as_uchar4(mid_.y);                                                                  \
+        v[3] = as_uchar4(mid_.z);                                                                  \
+        v[4] = as_uchar4(mid_.w);                                                                  \
+        v[5] = row_[(x0) + 4];                                                                     \
+    }
+/* Declares y, x0 and the three rows a, b, c of the window; returns for
+ * work-items past the frame and sends the last one of a row to `slow`. */
+#define CLV_WIN3(src, w, h, stride, slow)                                                          \
+    const int y = (int)get_global_id(1), x0 = (int)get_global_id(0) * 4;                           \
+    if (y >= (h) || x0 >= (w))                                                                     \
+        return;                                                                                    \
+    if (x0 + 4 >= (w)) {                                                                           \
+        for (int x = x0; x < (w); ++x)                                                             \
+            slow;                                                                                  \
+        return;                                                                                    \
+    }                                                                                              \
+    uchar4 a[6], b[6], c[6];                                                                       \
+    CLV_WIN3_ROW(src, stride, max(y - 1, 0), x0, a);                                               \
+    CLV_WIN3_ROW(src, stride, y, x0, b);                                                           \
+    CLV_WIN3_ROW(src, stride, min(y + 1, (h)-1), x0, c)
+#define CLV_STORE4(dst, stride, y, x0, o)                                                          \
+    *(__global uint4 *)((dst) + (y) * (stride) + (x0)) =                                           \
+        (uint4)(as_uint(o[0]), as_uint(o[1]), as_uint(o[2]), as_uint(o[3]))
+#endif
+
 #define CLV_FRAME_ARGS __global const uchar4 *src, __global uchar4 *dst, int w, int h, int stride
 
 /* Pixel loads and stores as four scalars. On CPUs they are byte accesses:

@@ -26,6 +26,28 @@ inline uchar4 conv_pixel(__global const uchar4 *src, int w, int h, int stride, _
 
 __kernel void convolve(CLV_FRAME_ARGS, __constant int *coef, int n, int div, int bias, float inv)
 {
+#if !CLV_ROW && CLV_PX == 4
+    if (n == 3) { /* four pixels from one 3 x 6 neighbourhood, coefficients held */
+        CLV_WIN3(src, w, h, stride,
+                 dst[y * stride + x] =
+                     conv_pixel(src, w, h, stride, coef, 3, div, inv, bias, x, y));
+        const int k0 = coef[0], k1 = coef[1], k2 = coef[2], k3 = coef[3], k4 = coef[4],
+                  k5 = coef[5], k6 = coef[6], k7 = coef[7], k8 = coef[8];
+        uchar4 o[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const int4 s = k0 * convert_int4(a[i]) + k1 * convert_int4(a[i + 1]) +
+                           k2 * convert_int4(a[i + 2]) + k3 * convert_int4(b[i]) +
+                           k4 * convert_int4(b[i + 1]) + k5 * convert_int4(b[i + 2]) +
+                           k6 * convert_int4(c[i]) + k7 * convert_int4(c[i + 1]) +
+                           k8 * convert_int4(c[i + 2]);
+            o[i] = (uchar4)(conv_finish(s.x, div, inv, bias), conv_finish(s.y, div, inv, bias),
+                            conv_finish(s.z, div, inv, bias), b[i + 1].w);
+        }
+        CLV_STORE4(dst, stride, y, x0, o);
+        return;
+    }
+#endif
     CLV_PIXEL_LOOP(w, h, x, y)
     dst[y * stride + x] = conv_pixel(src, w, h, stride, coef, n, div, inv, bias, x, y);
 }

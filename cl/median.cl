@@ -101,7 +101,7 @@ __kernel void median3(CLV_FRAME_ARGS)
 
 /* The 5x5 median from the window's columns, each sorted first. */
 #define MEDIAN25_LOAD_COLUMN(T, col, get)                                                          \
-    T c##col##0 = get(col, 0), c##col##1 = get(col, 1), c##col##2 = get(col, 2),                 \
+    T c##col##0 = get(col, 0), c##col##1 = get(col, 1), c##col##2 = get(col, 2),                   \
       c##col##3 = get(col, 3), c##col##4 = get(col, 4)
 
 inline uchar4 median5_pixel(__global const uchar4 *src, int w, int h, int stride, int x, int y)
@@ -181,8 +181,8 @@ __kernel void median5(CLV_FRAME_ARGS)
         s3[MEDIAN5_TILE + 16], s4[MEDIAN5_TILE + 16];
     for (int t = 8; t < 4 * (w - 2); t += MEDIAN5_TILE) {
         const int len = min(MEDIAN5_TILE, 4 * (w - 2) - t);
-        median5_columns(r0 + t - 8, r1 + t - 8, r2 + t - 8, r3 + t - 8, r4 + t - 8, s0, s1, s2,
-                        s3, s4, len + 16);
+        median5_columns(r0 + t - 8, r1 + t - 8, r2 + t - 8, r3 + t - 8, r4 + t - 8, s0, s1, s2, s3,
+                        s4, len + 16);
         median5_select(s0, s1, s2, s3, s4, r2 + t, out + t, len, t);
     }
 #else

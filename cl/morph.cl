@@ -39,8 +39,9 @@ __kernel void morph(CLV_FRAME_ARGS, int r, int dilate)
 #define MORPH_AT(p, o) (*(__global const clv_uchar16_u *)((p) + i + (o)))
 #define MORPH_COLUMN(op, o) op(op(MORPH_AT(r0, o), MORPH_AT(r1, o)), MORPH_AT(r2, o))
             const uchar16 v =
-                dilate ? max(max(MORPH_COLUMN(max, -4), MORPH_COLUMN(max, 0)), MORPH_COLUMN(max, 4))
-                       : min(min(MORPH_COLUMN(min, -4), MORPH_COLUMN(min, 0)), MORPH_COLUMN(min, 4));
+                dilate
+                    ? max(max(MORPH_COLUMN(max, -4), MORPH_COLUMN(max, 0)), MORPH_COLUMN(max, 4))
+                    : min(min(MORPH_COLUMN(min, -4), MORPH_COLUMN(min, 0)), MORPH_COLUMN(min, 4));
             *(__global clv_uchar16_u *)(out + i) = bitselect(v, MORPH_AT(r1, 0), alpha);
 #undef MORPH_COLUMN
 #undef MORPH_AT
@@ -68,6 +69,24 @@ __kernel void morph(CLV_FRAME_ARGS, int r, int dilate)
     for (int i = begin + 3; i < end; i += 4)
         out[i] = centre[i];
 #else
+#if CLV_PX == 4
+    if (r == 1) {
+        CLV_WIN3(src, w, h, stride,
+                 dst[y * stride + x] = morph_pixel(src, w, h, stride, 1, dilate, x, y));
+        uchar4 col[6], o[4];
+#pragma unroll
+        for (int i = 0; i < 6; ++i)
+            col[i] = dilate ? max(max(a[i], b[i]), c[i]) : min(min(a[i], b[i]), c[i]);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            o[i] = dilate ? max(max(col[i], col[i + 1]), col[i + 2])
+                          : min(min(col[i], col[i + 1]), col[i + 2]);
+            o[i].w = b[i + 1].w;
+        }
+        CLV_STORE4(dst, stride, y, x0, o);
+        return;
+    }
+#endif
     CLV_PIXEL_LOOP(w, h, x, y)
     dst[y * stride + x] = morph_pixel(src, w, h, stride, r, dilate, x, y);
 #endif

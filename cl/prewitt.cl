@@ -80,20 +80,19 @@ __kernel void prewitt(CLV_FRAME_ARGS, ulong p2, int delta)
         int i = 4;
         for (; i + 16 <= end; i += 16) {
 #define PREWITT_AT(p, o) convert_short16(*(__global const clv_uchar16_u *)((p) + i + (o)))
-            const int16 gx = convert_int16(
-                (PREWITT_AT(r0, 4) + PREWITT_AT(r1, 4) + PREWITT_AT(r2, 4)) -
-                (PREWITT_AT(r0, -4) + PREWITT_AT(r1, -4) + PREWITT_AT(r2, -4)));
-            const int16 gy = convert_int16(
-                (PREWITT_AT(r2, -4) + PREWITT_AT(r2, 0) + PREWITT_AT(r2, 4)) -
-                (PREWITT_AT(r0, -4) + PREWITT_AT(r0, 0) + PREWITT_AT(r0, 4)));
+            const int16 gx =
+                convert_int16((PREWITT_AT(r0, 4) + PREWITT_AT(r1, 4) + PREWITT_AT(r2, 4)) -
+                              (PREWITT_AT(r0, -4) + PREWITT_AT(r1, -4) + PREWITT_AT(r2, -4)));
+            const int16 gy =
+                convert_int16((PREWITT_AT(r2, -4) + PREWITT_AT(r2, 0) + PREWITT_AT(r2, 4)) -
+                              (PREWITT_AT(r0, -4) + PREWITT_AT(r0, 0) + PREWITT_AT(r0, 4)));
 #undef PREWITT_AT
             const int16 m = gx * gx + gy * gy;
             int16 r = convert_int16(sqrt(convert_float16(m)));
             r += r * r > m;
             r -= (r + 1) * (r + 1) <= m;
-            *(__global clv_uchar16_u *)(out + i) =
-                bitselect(convert_uchar16_sat(r + delta),
-                          *(__global const clv_uchar16_u *)(r1 + i), alpha);
+            *(__global clv_uchar16_u *)(out + i) = bitselect(
+                convert_uchar16_sat(r + delta), *(__global const clv_uchar16_u *)(r1 + i), alpha);
         }
         for (; i < end; ++i) {
             const int gx =
@@ -111,7 +110,35 @@ __kernel void prewitt(CLV_FRAME_ARGS, ulong p2, int delta)
         out[i] = (i & 3) == 3 ? r1[i] : convert_uchar_sat(v);
     }
 #else
+#if CLV_PX == 4
+    {
+        CLV_WIN3(src, w, h, stride,
+                 dst[y * stride + x] = prewitt_pixel(src, w, h, stride, p2, delta, x, y));
+        int4 col_sum[6], col_diff[6];
+#pragma unroll
+        for (int i = 0; i < 6; ++i) {
+            col_sum[i] = convert_int4(a[i]) + convert_int4(b[i]) + convert_int4(c[i]);
+            col_diff[i] = convert_int4(c[i]) - convert_int4(a[i]);
+        }
+        uchar4 o[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const int4 gx = col_sum[i + 2] - col_sum[i];
+            const int4 gy = col_diff[i] + col_diff[i + 1] + col_diff[i + 2];
+            const int4 m = gx * gx + gy * gy;
+            int4 v;
+            if (p2 == (ulong)PREWITT_Q * PREWITT_Q)
+                v = (int4)(prewitt_isqrt(m.x), prewitt_isqrt(m.y), prewitt_isqrt(m.z), 0);
+            else
+                v = (int4)(prewitt_mag((uint)m.x, p2), prewitt_mag((uint)m.y, p2),
+                           prewitt_mag((uint)m.z, p2), 0);
+            o[i] = clv_clamp_u8(v + delta, b[i + 1].w);
+        }
+        CLV_STORE4(dst, stride, y, x0, o);
+    }
+#else
     CLV_PIXEL_LOOP(w, h, x, y)
     dst[y * stride + x] = prewitt_pixel(src, w, h, stride, p2, delta, x, y);
+#endif
 #endif
 }
