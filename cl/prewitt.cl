@@ -33,14 +33,15 @@ inline int prewitt_mag(uint m, ulong p2)
 }
 #endif
 
-/* floor(sqrt(m)) for m < 2^24 (exact in a float), one correction each way:
- * the scale = 1 case, in 32-bit lanes. */
+/* floor(sqrt(m)) for the scale = 1 case, m <= 2 * 765^2 (exact in a
+ * float). OpenCL's sqrt may be 3 ulp off; below 1100 that is less than the
+ * 1/2k by which sqrt(k^2 - 1) falls short of k, so the float root never
+ * reaches the next integer, and one correction (an exact square that came
+ * out just below) is enough. */
 inline int prewitt_isqrt(int m)
 {
-    int r = (int)sqrt((float)m);
-    r -= r * r > m;
-    r += (r + 1) * (r + 1) <= m;
-    return r;
+    const int r = (int)sqrt((float)m);
+    return r + ((r + 1) * (r + 1) <= m);
 }
 
 inline uchar4 prewitt_pixel(__global const uchar4 *src, int w, int h, int stride, ulong p2,
@@ -89,8 +90,7 @@ __kernel void prewitt(CLV_FRAME_ARGS, ulong p2, int delta)
 #undef PREWITT_AT
             const int16 m = gx * gx + gy * gy;
             int16 r = convert_int16(sqrt(convert_float16(m)));
-            r += r * r > m;
-            r -= (r + 1) * (r + 1) <= m;
+            r -= (r + 1) * (r + 1) <= m; /* as prewitt_isqrt */
             *(__global clv_uchar16_u *)(out + i) = bitselect(
                 convert_uchar16_sat(r + delta), *(__global const clv_uchar16_u *)(r1 + i), alpha);
         }
