@@ -53,9 +53,21 @@ __kernel void eq_hist(__global const uchar4 *src, int w, int h, int stride, __gl
     for (int i = lid; i < 256; i += lsize)
         mine[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int y = (int)get_group_id(0); y < h; y += (int)get_num_groups(0))
-        for (int x = lid; x < w; x += lsize)
-            atomic_inc(&mine[clv_gray(src[y * stride + x])]);
+    /* Four pixels a work-item in one 16-byte load (strides are multiples
+     * of 16 pixels); the row's last few pixels one by one. */
+    const int w4 = w & ~3;
+    for (int y = (int)get_group_id(0); y < h; y += (int)get_num_groups(0)) {
+        __global const uint4 *row4 = (__global const uint4 *)(src + y * stride);
+        for (int q = lid; 4 * q < w4; q += lsize) {
+            const uint4 p = row4[q];
+            atomic_inc(&mine[clv_gray(as_uchar4(p.x))]);
+            atomic_inc(&mine[clv_gray(as_uchar4(p.y))]);
+            atomic_inc(&mine[clv_gray(as_uchar4(p.z))]);
+            atomic_inc(&mine[clv_gray(as_uchar4(p.w))]);
+        }
+        if (lid < w - w4)
+            atomic_inc(&mine[clv_gray(src[y * stride + w4 + lid])]);
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int i = lid; i < 256; i += lsize)
         if (mine[i])
@@ -180,12 +192,19 @@ __kernel void eq_apply(CLV_FRAME_ARGS, __constant uchar *lut, int gray_mode)
         eq_write(in + x0, gray, mapped, out + x0, len, gray_mode);
     }
 #else
+    /* The LUT in local memory: lookups with different levels in one warp
+     * would take turns in constant memory. */
+    __local uchar l8[256];
+    const int lid = (int)(get_local_id(1) * get_local_size(0) + get_local_id(0));
+    for (int i = lid; i < 256; i += (int)(get_local_size(0) * get_local_size(1)))
+        l8[i] = lut[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
     CLV_PIXEL_LOOP(w, h, x, y)
     {
         uchar r, g, b, a;
         CLV_LOAD(src, y * stride + x, r, g, b, a);
         const int luma = clv_gray3(r, g, b);
-        const int l = lut[luma], d = l - luma;
+        const int l = l8[luma], d = l - luma;
         if (gray_mode)
             CLV_STORE(dst, y * stride + x, (uchar)l, (uchar)l, (uchar)l, a);
         else

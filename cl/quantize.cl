@@ -15,20 +15,33 @@ __kernel void km_seed(__global const uchar4 *src, int w, int h, int stride, __gl
     centres[i] = (int4)(p.x, p.y, p.z, 0);
 }
 
-/* Nearest centre by squared distance; ties go to the lower index. */
-inline int km_nearest(int r, int g, int b, __constant int4 *centres, int k)
+/* GPUs: the nearest centre as the least ||c||^2 - 2 p.c, which orders
+ * the centres as the distance does (it is the distance less ||p||^2).
+ * Every term is an integer below 2^24, so the three FMAs are exact in
+ * float and ties still go to the lower index. cf[j] = (-2c, ||c||^2). */
+inline int km_nearest_f(float r, float g, float b, __local const float4 *cf, int k)
 {
-    int best = 0x7fffffff, at = 0;
+    float best = INFINITY;
+    int at = 0;
     for (int j = 0; j < k; ++j) {
-        const int4 c = centres[j];
-        const int dr = r - c.x, dg = g - c.y, db = b - c.z;
-        const int dist = dr * dr + dg * dg + db * db;
-        if (dist < best) {
-            best = dist;
-            at = j;
-        }
+        const float4 c = cf[j];
+        const float d = fma(b, c.z, fma(g, c.y, fma(r, c.x, c.w)));
+        at = d < best ? j : at;
+        best = fmin(d, best);
     }
     return at;
+}
+
+/* Fills cf (see km_nearest_f) from the centres; a work-group's first step. */
+inline void km_centres_f(__constant int4 *centres, int k, __local float4 *cf)
+{
+    const int lid = (int)(get_local_id(1) * get_local_size(0) + get_local_id(0));
+    for (int j = lid; j < k; j += (int)(get_local_size(0) * get_local_size(1))) {
+        const int4 c = centres[j];
+        cf[j] = (float4)(-2.0f * (float)c.x, -2.0f * (float)c.y, -2.0f * (float)c.z,
+                         (float)(c.x * c.x + c.y * c.y + c.z * c.z));
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 #define KM_TILE 256
@@ -84,14 +97,15 @@ __kernel void km_assign(__global const uchar4 *src, int w, int h, int stride,
         out[i] = sums[i];
 #else
     __local uint sums[256 * 4];
+    __local float4 cf[256];
     const int lid = (int)get_local_id(0), lsize = (int)get_local_size(0);
     for (int i = lid; i < 4 * k; i += lsize)
         sums[i] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    km_centres_f(centres, k, cf);
     for (int y = (int)get_group_id(0); y < h; y += (int)get_num_groups(0)) {
         for (int x = lid; x < w; x += lsize) {
             const uchar4 p = src[y * stride + x];
-            const int j = km_nearest(p.x, p.y, p.z, centres, k);
+            const int j = km_nearest_f(p.x, p.y, p.z, cf, k);
             atomic_add(&sums[4 * j], (uint)p.x);
             atomic_add(&sums[4 * j + 1], (uint)p.y);
             atomic_add(&sums[4 * j + 2], (uint)p.z);
@@ -144,10 +158,12 @@ __kernel void km_map(CLV_FRAME_ARGS, __constant int4 *centres, int k)
         }
     }
 #else
+    __local float4 cf[256];
+    km_centres_f(centres, k, cf);
     CLV_PIXEL_LOOP(w, h, x, y)
     {
         const uchar4 p = src[y * stride + x];
-        const int4 c = centres[km_nearest(p.x, p.y, p.z, centres, k)];
+        const int4 c = centres[km_nearest_f(p.x, p.y, p.z, cf, k)];
         dst[y * stride + x] = (uchar4)((uchar)c.x, (uchar)c.y, (uchar)c.z, p.w);
     }
 #endif
