@@ -123,6 +123,7 @@ __kernel void km_assign(__global const uchar4 *src, int w, int h, int stride,
  * centre. */
 __kernel void km_reduce(__global const uint *partial, int groups, int k, __global int4 *centres)
 {
+#if CLV_ROW
     const int j = (int)get_global_id(0);
     if (j >= k)
         return;
@@ -134,6 +135,26 @@ __kernel void km_reduce(__global const uint *partial, int groups, int k, __globa
         b += s[2];
         n += s[3];
     }
+#else
+    /* One work-group of 256 per centre: the groups' sums read side by side
+     * and added in a tree (one work-item walking them all waited on memory
+     * for most of each iteration). */
+    __local ulong4 acc[256];
+    const int j = (int)get_group_id(0), lid = (int)get_local_id(0);
+    ulong4 mine = (ulong4)0;
+    for (int i = lid; i < groups; i += 256)
+        mine += convert_ulong4(vload4(0, partial + ((size_t)i * k + j) * 4));
+    acc[lid] = mine;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int span = 128; span > 0; span >>= 1) {
+        if (lid < span)
+            acc[lid] += acc[lid + span];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid != 0)
+        return;
+    const ulong r = acc[0].x, g = acc[0].y, b = acc[0].z, n = acc[0].w;
+#endif
     if (n)
         centres[j] =
             (int4)((int)((r + n / 2) / n), (int)((g + n / 2) / n), (int)((b + n / 2) / n), 0);

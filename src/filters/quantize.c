@@ -70,7 +70,7 @@ static int run(void *state, const clv_launch *l)
     if (groups > GROUPS_MAX)
         groups = GROUPS_MAX;
     cl_int ngroups = (cl_int)groups;
-    size_t one = 1, wg = 256, kk = (size_t)k;
+    size_t one = 1, wg = 256, kk = (size_t)k, reduce_global = row ? kk : kk * wg;
     size_t assign_global = row ? groups : groups * wg;
     int err = 0;
     if (!s->seeded) {
@@ -92,7 +92,7 @@ static int run(void *state, const clv_launch *l)
     for (int i = 0; i < iterations && !err; i++) {
         err = clv__launch(l, s->assign, 1, &assign_global, row ? &one : &wg);
         if (!err)
-            err = clv__launch(l, s->reduce, 1, &kk, NULL);
+            err = clv__launch(l, s->reduce, 1, &reduce_global, row ? NULL : &wg);
     }
     if (!err)
         err = clv__kernel_frame_args(s->map, l);
