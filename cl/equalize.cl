@@ -171,6 +171,17 @@ inline void eq_write(__global const uint *restrict in, const uchar *restrict gra
 
 /* gray_mode: R=G=B=lut[gray]. Otherwise (luma) each of R,G,B moves by
  * lut[Y] - Y, which changes the luma to lut[Y] and keeps Cb and Cr. */
+/* One pixel through the LUT (GPU shape). */
+inline uchar4 eq_pixel(uchar4 p, __local const uchar *l8, int gray_mode)
+{
+    const int luma = clv_gray(p);
+    const int l = l8[luma], d = l - luma;
+    if (gray_mode)
+        return (uchar4)((uchar)l, (uchar)l, (uchar)l, p.w);
+    return (uchar4)(convert_uchar_sat(p.x + d), convert_uchar_sat(p.y + d),
+                    convert_uchar_sat(p.z + d), p.w);
+}
+
 __kernel void eq_apply(CLV_FRAME_ARGS, __constant uchar *lut, int gray_mode)
 {
 #if CLV_ROW && defined(__ENDIAN_LITTLE__)
@@ -199,17 +210,22 @@ __kernel void eq_apply(CLV_FRAME_ARGS, __constant uchar *lut, int gray_mode)
     for (int i = lid; i < 256; i += (int)(get_local_size(0) * get_local_size(1)))
         l8[i] = lut[i];
     barrier(CLK_LOCAL_MEM_FENCE);
-    CLV_PIXEL_LOOP(w, h, x, y)
-    {
-        uchar r, g, b, a;
-        CLV_LOAD(src, y * stride + x, r, g, b, a);
-        const int luma = clv_gray3(r, g, b);
-        const int l = l8[luma], d = l - luma;
-        if (gray_mode)
-            CLV_STORE(dst, y * stride + x, (uchar)l, (uchar)l, (uchar)l, a);
-        else
-            CLV_STORE(dst, y * stride + x, convert_uchar_sat(r + d), convert_uchar_sat(g + d),
-                      convert_uchar_sat(b + d), a);
+    const int y = (int)get_global_id(1), x0 = (int)get_global_id(0) * CLV_PX;
+    if (y >= h || x0 >= w)
+        return;
+    __global const uchar4 *in = src + y * stride;
+    __global uchar4 *out = dst + y * stride;
+#if CLV_PX == 4
+    if (x0 + 4 <= w) { /* the work-item's four pixels in one 16-byte load and store */
+        const uint4 p = *(__global const uint4 *)(in + x0);
+        *(__global uint4 *)(out + x0) = (uint4)(as_uint(eq_pixel(as_uchar4(p.x), l8, gray_mode)),
+                                                as_uint(eq_pixel(as_uchar4(p.y), l8, gray_mode)),
+                                                as_uint(eq_pixel(as_uchar4(p.z), l8, gray_mode)),
+                                                as_uint(eq_pixel(as_uchar4(p.w), l8, gray_mode)));
+        return;
     }
+#endif
+    for (int x = x0; x < min(x0 + CLV_PX, w); ++x)
+        out[x] = eq_pixel(in[x], l8, gray_mode);
 #endif
 }

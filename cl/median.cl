@@ -55,8 +55,25 @@ __kernel void median3(CLV_FRAME_ARGS)
         out[i] = (i & 3) == 3 ? r1[i] : p4;
     }
 #else
+#if CLV_PX == 4
+    {
+        CLV_WIN3(src, w, h, stride, dst[y * stride + x] = median3_pixel(src, w, h, stride, x, y));
+        uchar4 o[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            uchar4 p0 = a[i], p1 = a[i + 1], p2 = a[i + 2];
+            uchar4 p3 = b[i], p4 = b[i + 1], p5 = b[i + 2];
+            uchar4 p6 = c[i], p7 = c[i + 1], p8 = c[i + 2];
+            MEDIAN9(uchar4);
+            p4.w = b[i + 1].w;
+            o[i] = p4;
+        }
+        CLV_STORE4(dst, stride, y, x0, o);
+    }
+#else
     CLV_PIXEL_LOOP(w, h, x, y)
     dst[y * stride + x] = median3_pixel(src, w, h, stride, x, y);
+#endif
 #endif
 }
 
