@@ -15,7 +15,12 @@ inline void eq_gray_words(__global const uint *restrict px, uchar *restrict gray
     }
 }
 
-__kernel void eq_hist(__global const uchar4 *src, int w, int h, int stride, __global uint *hist)
+/* hist: this frame's counters (zero at the start). GPUs: `spare` is the
+ * other frame's set, which the previous frame's eq_apply read and which
+ * the next frame counts into: group 0 clears it here. CPUs: eq_lut clears
+ * hist, spare is unused. */
+__kernel void eq_hist(__global const uchar4 *src, int w, int h, int stride, __global uint *hist,
+                      __global uint *spare)
 {
 #if CLV_ROW && defined(__ENDIAN_LITTLE__)
     /* A chunk's gray levels first (a loop the compiler vectorizes), then
@@ -52,6 +57,9 @@ __kernel void eq_hist(__global const uchar4 *src, int w, int h, int stride, __gl
     const int lid = (int)get_local_id(0), lsize = (int)get_local_size(0);
     for (int i = lid; i < 256; i += lsize)
         mine[i] = 0;
+    if (get_group_id(0) == 0)
+        for (int i = lid; i < 256; i += lsize)
+            spare[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     /* Four pixels a work-item in one 16-byte load (strides are multiples
      * of 16 pixels); the row's last few pixels one by one. */
@@ -108,6 +116,31 @@ inline uchar eq_entry(int v, uint cdf, uint cdf_min, uint total, float scale)
     return (uchar)min(rint((float)(cdf - cdf_min) * scale), 255.0f);
 }
 
+/* Work-item i (of 256) of a group: the LUT entry for level i, by a
+ * Hillis-Steele inclusive scan of the histogram in local memory. */
+inline uchar eq_lut_scan(__global const uint *hist, uint total, __local uint *a, __local uint *b,
+                         __local uint *lowest)
+{
+    const int i = (int)get_local_id(0);
+    a[i] = hist[i];
+    if (i == 0)
+        *lowest = 256;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (a[i])
+        atomic_min(lowest, (uint)i);
+    __local uint *in = a, *out = b;
+    for (int off = 1; off < 256; off <<= 1) {
+        out[i] = in[i] + (i >= off ? in[i - off] : 0u);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        __local uint *t = in;
+        in = out;
+        out = t;
+    }
+    const uint cdf_min = in[*lowest];
+    const float scale = cdf_min == total ? 0.0f : eq_scale(total - cdf_min);
+    return eq_entry(i, in[i], cdf_min, total, scale);
+}
+
 __kernel void eq_lut(__global uint *hist, __global uchar *lut, uint total)
 {
 #if CLV_ROW
@@ -125,28 +158,10 @@ __kernel void eq_lut(__global uint *hist, __global uchar *lut, uint total)
     for (int i = 0; i < 256; ++i)
         lut[i] = eq_entry(i, cdf[i], cdf_min, total, scale);
 #else
-    /* One work-group of 256: Hillis-Steele inclusive scan in local memory. */
-    __local uint a[256], b[256];
-    __local uint lowest;
+    __local uint a[256], b[256], lowest;
     const int i = (int)get_local_id(0);
-    a[i] = hist[i];
-    hist[i] = 0;
-    if (i == 0)
-        lowest = 256;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (a[i])
-        atomic_min(&lowest, (uint)i);
-    __local uint *in = a, *out = b;
-    for (int off = 1; off < 256; off <<= 1) {
-        out[i] = in[i] + (i >= off ? in[i - off] : 0u);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        __local uint *t = in;
-        in = out;
-        out = t;
-    }
-    const uint cdf_min = in[lowest];
-    const float scale = cdf_min == total ? 0.0f : eq_scale(total - cdf_min);
-    lut[i] = eq_entry(i, in[i], cdf_min, total, scale);
+    lut[i] = eq_lut_scan(hist, total, a, b, &lowest);
+    hist[i] = 0; /* every work-item read its counter in the scan */
 #endif
 }
 
@@ -182,7 +197,9 @@ inline uchar4 eq_pixel(uchar4 p, __local const uchar *l8, int gray_mode)
                     convert_uchar_sat(p.z + d), p.w);
 }
 
-__kernel void eq_apply(CLV_FRAME_ARGS, __constant uchar *lut, int gray_mode)
+/* CPUs map through lut (eq_lut's); GPUs make it from hist and total. */
+__kernel void eq_apply(CLV_FRAME_ARGS, __constant uchar *lut, int gray_mode,
+                       __global const uint *hist, uint total)
 {
 #if CLV_ROW && defined(__ENDIAN_LITTLE__)
     /* Whole pixels as 32-bit words in chunks: the levels (vectorized), the
@@ -203,29 +220,34 @@ __kernel void eq_apply(CLV_FRAME_ARGS, __constant uchar *lut, int gray_mode)
         eq_write(in + x0, gray, mapped, out + x0, len, gray_mode);
     }
 #else
-    /* The LUT in local memory: lookups with different levels in one warp
-     * would take turns in constant memory. */
+    /* GPUs: each group of 256 makes the LUT from the histogram itself, in
+     * local memory (no LUT launch, and lookups with differing levels would
+     * take turns in constant memory), then walks whole rows, four pixels a
+     * work-item in 16-byte loads and stores. A few groups per compute unit
+     * keep the scans' cost small. */
+    __local uint a[256], b[256], lowest;
     __local uchar l8[256];
-    const int lid = (int)(get_local_id(1) * get_local_size(0) + get_local_id(0));
-    for (int i = lid; i < 256; i += (int)(get_local_size(0) * get_local_size(1)))
-        l8[i] = lut[i];
+    const int lid = (int)get_local_id(0), lsize = (int)get_local_size(0);
+    l8[lid] = eq_lut_scan(hist, total, a, b, &lowest);
     barrier(CLK_LOCAL_MEM_FENCE);
-    const int y = (int)get_global_id(1), x0 = (int)get_global_id(0) * CLV_PX;
-    if (y >= h || x0 >= w)
-        return;
-    __global const uchar4 *in = src + y * stride;
-    __global uchar4 *out = dst + y * stride;
-#if CLV_PX == 4
-    if (x0 + 4 <= w) { /* the work-item's four pixels in one 16-byte load and store */
-        const uint4 p = *(__global const uint4 *)(in + x0);
-        *(__global uint4 *)(out + x0) = (uint4)(as_uint(eq_pixel(as_uchar4(p.x), l8, gray_mode)),
-                                                as_uint(eq_pixel(as_uchar4(p.y), l8, gray_mode)),
-                                                as_uint(eq_pixel(as_uchar4(p.z), l8, gray_mode)),
-                                                as_uint(eq_pixel(as_uchar4(p.w), l8, gray_mode)));
-        return;
+    const int quads = (w + 3) / 4;
+    for (int y = (int)get_group_id(0); y < h; y += (int)get_num_groups(0)) {
+        __global const uchar4 *in = src + y * stride;
+        __global uchar4 *out = dst + y * stride;
+        for (int q = lid; q < quads; q += lsize) {
+            const int x0 = 4 * q;
+            if (x0 + 4 <= w) {
+                const uint4 p = *(__global const uint4 *)(in + x0);
+                *(__global uint4 *)(out + x0) =
+                    (uint4)(as_uint(eq_pixel(as_uchar4(p.x), l8, gray_mode)),
+                            as_uint(eq_pixel(as_uchar4(p.y), l8, gray_mode)),
+                            as_uint(eq_pixel(as_uchar4(p.z), l8, gray_mode)),
+                            as_uint(eq_pixel(as_uchar4(p.w), l8, gray_mode)));
+            } else {
+                for (int x = x0; x < w; ++x)
+                    out[x] = eq_pixel(in[x], l8, gray_mode);
+            }
+        }
     }
-#endif
-    for (int x = x0; x < min(x0 + CLV_PX, w); ++x)
-        out[x] = eq_pixel(in[x], l8, gray_mode);
 #endif
 }

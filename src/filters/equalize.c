@@ -8,7 +8,9 @@
 
 typedef struct equalize_state {
     cl_kernel hist, lut, apply;
-    cl_mem hist_buf, lut_buf;
+    cl_mem hist_sets[2]; /* 256 counters each: CPUs use the first, GPUs alternate */
+    cl_mem lut_buf;
+    int parity; /* GPUs: the set this frame counts into */
 } equalize_state;
 
 static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
@@ -22,17 +24,20 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
     if (err)
         return err;
     cl_int st = CL_SUCCESS;
-    s->hist_buf = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, 256 * sizeof(cl_uint), NULL, &st);
+    for (int i = 0; i < 2 && st == CL_SUCCESS; i++)
+        s->hist_sets[i] =
+            clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, 256 * sizeof(cl_uint), NULL, &st);
     if (st == CL_SUCCESS)
         s->lut_buf = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, 256, NULL, &st);
     if (st != CL_SUCCESS)
         return clv__fail(msg, CLV_ENOMEM, "equalize: cannot allocate its histogram: %s",
                          clv__cl_strerror(st));
-    /* The LUT kernel clears the histogram after reading it, so this zeroing
-     * happens once. */
+    /* Cleared once: then eq_lut (CPUs) or eq_hist (GPUs, the other set)
+     * clears the counters for the next frame. */
     cl_uint zero[256] = {0};
-    st =
-        clEnqueueWriteBuffer(ctx->queue, s->hist_buf, CL_TRUE, 0, sizeof zero, zero, 0, NULL, NULL);
+    for (int i = 0; i < 2 && st == CL_SUCCESS; i++)
+        st = clEnqueueWriteBuffer(ctx->queue, s->hist_sets[i], CL_TRUE, 0, sizeof zero, zero, 0,
+                                  NULL, NULL);
     if (st != CL_SUCCESS)
         return clv__fail(msg, CLV_ECL, "equalize: cannot clear its histogram: %s",
                          clv__cl_strerror(st));
@@ -45,7 +50,8 @@ static void uninit(void *state)
     clv__kernel_release(&s->hist);
     clv__kernel_release(&s->lut);
     clv__kernel_release(&s->apply);
-    clv__mem_release(&s->hist_buf);
+    clv__mem_release(&s->hist_sets[0]);
+    clv__mem_release(&s->hist_sets[1]);
     clv__mem_release(&s->lut_buf);
 }
 
@@ -54,28 +60,36 @@ static int run(void *state, const clv_launch *l)
     equalize_state *s = state;
     cl_uint total = (cl_uint)((uint64_t)l->width * (uint64_t)l->height);
     cl_int gray_mode = l->values[0].i == 1;
-    size_t groups = l->ctx->dev.compute_units * 4; /* 4 per compute unit paid on the H100 (vs 2, 8, 16) */
+    /* 4 groups per compute unit paid on the H100 (against 2, 8 and 16) */
+    size_t groups = l->ctx->dev.compute_units * 4;
     if (groups > (size_t)l->height)
         groups = (size_t)l->height;
     if (groups < 1)
         groups = 1;
     size_t one = 1, wg = 256;
-    size_t hist_global = l->ctx->row_shape ? groups : groups * wg;
-    int err = clv__kernel_args(s->hist, 0, 5, CLV__ARG(l->src), CLV__ARG(l->width),
-                               CLV__ARG(l->height), CLV__ARG(l->stride), CLV__ARG(s->hist_buf));
+    int row = l->ctx->row_shape;
+    size_t global = row ? groups : groups * wg;
+    cl_mem cur = s->hist_sets[row ? 0 : s->parity], spare = s->hist_sets[row ? 1 : 1 - s->parity];
+    int err =
+        clv__kernel_args(s->hist, 0, 6, CLV__ARG(l->src), CLV__ARG(l->width), CLV__ARG(l->height),
+                         CLV__ARG(l->stride), CLV__ARG(cur), CLV__ARG(spare));
     if (!err)
-        err = clv__launch(l, s->hist, 1, &hist_global, l->ctx->row_shape ? &one : &wg);
-    if (!err)
-        err = clv__kernel_args(s->lut, 0, 3, CLV__ARG(s->hist_buf), CLV__ARG(s->lut_buf),
-                               CLV__ARG(total));
-    if (!err)
-        err = l->ctx->row_shape ? clv__launch(l, s->lut, 1, &one, &one)
-                                : clv__launch(l, s->lut, 1, &wg, &wg);
+        err = clv__launch(l, s->hist, 1, &global, row ? &one : &wg);
+    if (!err && row) {
+        err = clv__kernel_args(s->lut, 0, 3, CLV__ARG(cur), CLV__ARG(s->lut_buf), CLV__ARG(total));
+        if (!err)
+            err = clv__launch(l, s->lut, 1, &one, &one);
+    }
     if (!err)
         err = clv__kernel_frame_args(s->apply, l);
     if (!err)
-        err = clv__kernel_args(s->apply, 5, 2, CLV__ARG(s->lut_buf), CLV__ARG(gray_mode));
-    return err ? err : clv__launch_pixels(l, s->apply, l->width, l->height);
+        err = clv__kernel_args(s->apply, 5, 4, CLV__ARG(s->lut_buf), CLV__ARG(gray_mode),
+                               CLV__ARG(cur), CLV__ARG(total));
+    if (err)
+        return err;
+    s->parity ^= 1;
+    return row ? clv__launch_pixels(l, s->apply, l->width, l->height)
+               : clv__launch(l, s->apply, 1, &global, &wg);
 }
 
 /* OpenCV's equalizeHist, written out. */
