@@ -12,7 +12,7 @@ encoding clvid's filtered frames, read raw, in one process. That is what
 decode + encode cost for that output with free filtering.
 
 usage: scripts/compare-ffmpeg.py [--clvid build/clvid] [--input media/sample.mp4]
-                                  [--runs 2] [--device N]"""
+                                  [--runs 3] [--device N]"""
 import argparse
 import os
 import resource
@@ -34,25 +34,33 @@ ENCODE = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-c:a", "copy"
 
 
 CPU = {}
+BEST = {}
 
 
-def timed(cmd, runs):
-    """Best wall-clock seconds of `runs`; CPU[cmd] gets the CPU seconds
-    (user + system) of that best run, steadier on a shared machine."""
-    best = None
+def run_once(cmd):
+    """Runs cmd; keeps its best wall-clock seconds in BEST and the CPU
+    seconds (user + system) of that run in CPU."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    dt = time.monotonic() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if p.returncode != 0:
+        sys.exit("failed: %s\n%s" % (" ".join(cmd), p.stderr[-2000:]))
+    key = " ".join(cmd)
+    if key not in BEST or dt < BEST[key]:
+        BEST[key] = dt
+        CPU[key] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def timed(cmds, runs):
+    """Best wall-clock seconds of each command over `runs` rounds, the
+    commands taking turns within a round: a shared machine's speed drifts,
+    and the turns give every command the same weather."""
     for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t = time.monotonic()
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        dt = time.monotonic() - t
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if p.returncode != 0:
-            sys.exit("failed: %s\n%s" % (" ".join(cmd), p.stderr[-2000:]))
-        if best is None or dt < best:
-            best = dt
-            CPU[" ".join(cmd)] = (after.ru_utime - before.ru_utime) + (after.ru_stime -
-                                                                       before.ru_stime)
-    return best
+        for cmd in cmds:
+            run_once(cmd)
+    return [BEST[" ".join(cmd)] for cmd in cmds]
 
 
 def cpu(cmd):
@@ -64,7 +72,7 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap.add_argument("--clvid", default=os.path.join(root, "build", "clvid"))
     ap.add_argument("--input", default=os.path.join(root, "media", "sample.mp4"))
-    ap.add_argument("--runs", type=int, default=2)
+    ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--device")
     a = ap.parse_args()
     out = os.path.join(tempfile.mkdtemp(prefix="clvid-compare-"), "out.mp4")
@@ -76,7 +84,7 @@ def main():
                                                                         a.runs))
     ceil_cmd = ["ffmpeg", "-v", "error", "-y", "-i", a.input, *ENCODE, out]
     none_cmd = [a.clvid, "transcode", "-q", "-y", "-i", a.input, "-o", out, *dev]
-    ceiling, none = timed(ceil_cmd, a.runs), timed(none_cmd, a.runs)
+    ceiling, none = timed([ceil_cmd, none_cmd], a.runs)
     cc, cn = cpu(ceil_cmd), cpu(none_cmd)
     print("%-10s %7s %7s %8s %8s %8s %8s | %7s %7s %8s %8s %8s" % (
         "filter", "clvid", "ffmpeg", "ff/clvid", "ceil/cl", "out ceil", "oc/cl", "cpu cl",
@@ -84,16 +92,16 @@ def main():
     row = "%-10s %7.2f %7.2f %8.2f %8.2f %8.2f %8.2f | %7.2f %7.2f %8.2f %8.2f %8.2f"
     print(row % ("(none)", none, ceiling, ceiling / none, ceiling / none, ceiling,
                  ceiling / none, cn, cc, cc / cn, cc / cn, cc / cn))
-    raw = os.path.join(os.path.dirname(out), "filtered.nut")
+
     for chain, vf in PAIRS:
         c_cmd = [a.clvid, "transcode", "-q", "-y", "-i", a.input, "-vf", chain, "-o", out, *dev]
         f_cmd = ["ffmpeg", "-v", "error", "-y", "-i", a.input, "-vf", vf, *ENCODE, out]
-        c, f = timed(c_cmd, a.runs), timed(f_cmd, a.runs)
+        raw = os.path.join(os.path.dirname(out), "filtered-%s.nut" % chain)  # a key of BEST
         subprocess.run([a.clvid, "transcode", "-q", "-y", "-i", a.input, "-vf", chain, "-c:v",
                         "rawvideo", "-o", raw, *dev], check=True)
         o_cmd = ["ffmpeg", "-v", "error", "-y", "-i", a.input, "-i", raw, "-filter_complex",
                  "[0:v]nullsink;[1:v]null[v]", "-map", "[v]", "-map", "0:a?", *ENCODE, out]
-        o = timed(o_cmd, a.runs)
+        c, f, o = timed([c_cmd, f_cmd, o_cmd], a.runs)
         os.remove(raw)
         print(row % (chain, c, f, f / c, ceiling / c, o, o / c, cpu(c_cmd), cpu(f_cmd),
                      cpu(f_cmd) / cpu(c_cmd), cc / cpu(c_cmd), cpu(o_cmd) / cpu(c_cmd)))

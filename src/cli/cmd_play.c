@@ -185,6 +185,7 @@ static int parse_args(int argc, char **argv, play_args *a)
         }
         const char *v = argv[++i];
         char *end;
+        int r;
         if (!strcmp(o, "-i"))
             a->in.path = v;
         else if (!strcmp(o, "-f"))
@@ -209,17 +210,10 @@ static int parse_args(int argc, char **argv, play_args *a)
             a->record.codec = v;
         else if (!strcmp(o, "-preset"))
             a->record.preset = v;
-        else if (!strcmp(o, "--audio"))
-            a->mic = v;
-        else if (!strcmp(o, "--audio-format")) {
-            clv_msg fmsg;
-            if (clv_mic_format_check(v, &fmsg)) {
-                fprintf(stderr, "clvid: %s\n", fmsg.text);
+        else if ((r = clv_cli_mic_option(o, v, &a->mic, &a->mic_format)) != 0) {
+            if (r < 0)
                 return -1;
-            }
-            a->mic_format = v;
-        }
-        else if (!strcmp(o, "--input-size"))
+        } else if (!strcmp(o, "--input-size"))
             a->in.video_size = v;
         else if (!strcmp(o, "--input-fps"))
             a->in.framerate = v;
@@ -700,10 +694,10 @@ static void hud_refresh(player *p)
              col.full_range ? "full" : "limited", clv_context_device(p->ctx)->name,
              clv_window_renderer(p->win), p->shown_fps, p->pipeline_fps,
              (long long)(p->dropped + p->stale_seen + clv_decoder_stale_dropped(p->dec)),
-             p->latency_ms, p->enc ? (p->mic ? "   [recording + mic]" : "   [recording]") : "", p->ms_decode, p->ms_up, p->ms_kernels,
-             p->ms_down, p->ms_present, pos, total, (long long)llround(p->last_pts * p->fps),
-             p->paused ? "  [paused]" : "", p->compare ? "  [compare]" : "",
-             p->muted ? "  [muted]" : "", param);
+             p->latency_ms, p->enc ? (p->mic ? "   [recording + mic]" : "   [recording]") : "",
+             p->ms_decode, p->ms_up, p->ms_kernels, p->ms_down, p->ms_present, pos, total,
+             (long long)llround(p->last_pts * p->fps), p->paused ? "  [paused]" : "",
+             p->compare ? "  [compare]" : "", p->muted ? "  [muted]" : "", param);
 }
 
 static int draw(player *p, uint8_t **capture, int *cw, int *ch)
@@ -1167,8 +1161,9 @@ static int play_main(player *p)
         return CLV_EXIT_USAGE;
     }
     if (p->a.mic && !p->a.record.path) {
-        fprintf(stderr, "clvid: --audio %s records the microphone into a recording; give -o "
-                        "OUTPUT\n",
+        fprintf(stderr,
+                "clvid: --audio %s records the microphone into a recording; give -o "
+                "OUTPUT\n",
                 p->a.mic);
         free(p);
         return CLV_EXIT_USAGE;
@@ -1273,8 +1268,7 @@ static int play_main(player *p)
         goto fail;
     if ((err = start_decoder(p, &msg)))
         goto fail;
-    if (p->mic &&
-        (err = clv_mic_start(p->mic, p->dec, p->enc_q, clv_encoder_extra_index(p->enc))))
+    if (p->mic && (err = clv_mic_start(p->mic, p->dec, p->enc_q, clv_encoder_extra_index(p->enc))))
         goto fail;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

@@ -97,6 +97,7 @@ static int parse_args(int argc, char **argv, transcode_args *a)
         }
         const char *v = argv[++i];
         char *end;
+        int r;
         if (!strcmp(o, "-i"))
             a->in.path = v;
         else if (!strcmp(o, "-o"))
@@ -121,17 +122,10 @@ static int parse_args(int argc, char **argv, transcode_args *a)
             a->in.framerate = v;
         else if (!strcmp(o, "--input-format"))
             a->in.input_format = v;
-        else if (!strcmp(o, "--audio"))
-            a->mic = v;
-        else if (!strcmp(o, "--audio-format")) {
-            clv_msg fmsg;
-            if (clv_mic_format_check(v, &fmsg)) {
-                fprintf(stderr, "clvid: %s\n", fmsg.text);
+        else if ((r = clv_cli_mic_option(o, v, &a->mic, &a->mic_format)) != 0) {
+            if (r < 0)
                 return -1;
-            }
-            a->mic_format = v;
-        }
-        else if (!strcmp(o, "-crf")) {
+        } else if (!strcmp(o, "-crf")) {
             long n = strtol(v, &end, 10);
             if (*end || end == v || n < 0 || n > 51) {
                 fprintf(stderr, "clvid transcode: -crf %s: expected an integer from 0 to 51\n", v);
@@ -172,8 +166,9 @@ static int parse_args(int argc, char **argv, transcode_args *a)
         return -1;
     }
     if (a->mic && !a->in.live) {
-        fprintf(stderr, "clvid transcode: --audio %s records a microphone with a live source; "
-                        "add --live (a file's own sound is kept without it)\n",
+        fprintf(stderr,
+                "clvid transcode: --audio %s records a microphone with a live source; "
+                "add --live (a file's own sound is kept without it)\n",
                 a->mic);
         return -1;
     }

@@ -29,12 +29,12 @@ struct clv_decoder {
     /* Written by the thread, read after the join: */
     int error;
     char message[1400];
-    _Atomic int64_t busy_ns; /* written by the thread as it goes, read by anyone */
-    _Atomic int64_t stale;   /* live: frames dropped for newer ones */
-    _Atomic int max_queued;  /* live: the most frames the queue held */
+    _Atomic int64_t busy_ns;       /* written by the thread as it goes, read by anyone */
+    _Atomic int64_t stale;         /* live: frames dropped for newer ones */
+    _Atomic int max_queued;        /* live: the most frames the queue held */
     _Atomic int64_t clock_base_us; /* read time of pts 0, least over the frames read
                                     * (INT64_MIN: none yet) */
-    int64_t busy_base_ns;    /* busy_ns when the thread (re)started; the thread's */
+    int64_t busy_base_ns;          /* busy_ns when the thread (re)started; the thread's */
     int64_t frames;
 };
 

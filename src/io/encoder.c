@@ -194,8 +194,9 @@ static int recode_open(clv_encoder *e, const AVStream *s, int i, int anchored, c
     return 0;
 fail:
     snprintf(msg->text, sizeof msg->text, "'%.900s': cannot encode %s (%s) to AAC%s%s", e->path,
-             anchored ? "an audio stream" : "the microphone", avcodec_get_name(s->codecpar->codec_id),
-             r < 0 ? ": " : "", r < 0 ? clv_av_err(r, err, sizeof err) : "");
+             anchored ? "an audio stream" : "the microphone",
+             avcodec_get_name(s->codecpar->codec_id), r < 0 ? ": " : "",
+             r < 0 ? clv_av_err(r, err, sizeof err) : "");
     recode_free(a);
     return -1;
 }

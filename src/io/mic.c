@@ -87,8 +87,8 @@ int clv_mic_open(const char *device, const char *format, clv_mic **out, clv_msg 
         return CLV_EIO;
     }
     AVCodecParameters *par = m->fmt->streams[m->stream]->codecpar;
-    av_log(NULL, AV_LOG_INFO, "microphone '%s' (%s): %s, %d Hz, %d channel(s)\n", device,
-           fmt_name, avcodec_get_name(par->codec_id), par->sample_rate, par->ch_layout.nb_channels);
+    av_log(NULL, AV_LOG_INFO, "microphone '%s' (%s): %s, %d Hz, %d channel(s)\n", device, fmt_name,
+           avcodec_get_name(par->codec_id), par->sample_rate, par->ch_layout.nb_channels);
     *out = m;
     return 0;
 }
@@ -108,10 +108,10 @@ const AVStream *clv_mic_stream(const clv_mic *m)
 #define HOLD_MAX 512
 
 typedef struct timeline {
-    double first_read;          /* when the first packet came; < 0: none yet */
-    double base;                /* least read time less timestamp end, seconds */
-    int anchored;               /* base is final and the packets flow */
-    AVPacket *held[HOLD_MAX];   /* waiting for the anchor */
+    double first_read;        /* when the first packet came; < 0: none yet */
+    double base;              /* least read time less timestamp end, seconds */
+    int anchored;             /* base is final and the packets flow */
+    AVPacket *held[HOLD_MAX]; /* waiting for the anchor */
     int held_count;
 } timeline;
 
@@ -168,7 +168,8 @@ static void *mic_thread(void *arg)
                 snprintf(m->message, sizeof m->message,
                          "the microphone '%.400s' stopped (%s); the rest of the recording has "
                          "no sound",
-                         m->device, r == AVERROR_EOF ? "end of input" : clv_av_err(r, err, sizeof err));
+                         m->device,
+                         r == AVERROR_EOF ? "end of input" : clv_av_err(r, err, sizeof err));
             break;
         }
         int64_t ts = pkt->pts != AV_NOPTS_VALUE ? pkt->pts : pkt->dts;
