@@ -5,16 +5,22 @@
 
 #include <stdint.h>
 
+#include "../io/io.h"
+
 enum { CLV_EXIT_OK = 0, CLV_EXIT_RUNTIME = 1, CLV_EXIT_USAGE = 2 };
 
 /* Seconds or [hh:]mm:ss[.frac] to microseconds; -1 if malformed. */
 int64_t clv_cli_parse_time(const char *text);
 
-/* --audio DEVICE and --audio-format F, shared by play, webcam and
- * transcode: 1 when `option` was one of them (value stored), 0 when not,
- * -1 (message printed) for an unknown capture format. */
-int clv_cli_mic_option(const char *option, const char *value, const char **mic,
-                       const char **mic_format);
+/* Options several subcommands share. Each returns 1 when `option` was one
+ * of its own (the value checked and stored), 0 when it was not, and -1
+ * (a message printed) for a bad value. */
+/* --input-size, --input-fps, --input-format (capture), --audio and
+ * --audio-format (a microphone). */
+int clv_cli_capture_option(const char *option, const char *value, clv_input_options *in,
+                           const char **mic, const char **mic_format);
+/* -c:v (-vcodec), -preset, -pix_fmt, -crf, -b:v. */
+int clv_cli_output_option(const char *option, const char *value, clv_output_options *out);
 
 int clv_cmd_filters(int argc, char **argv);
 int clv_cmd_devices(int argc, char **argv);

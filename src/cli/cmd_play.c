@@ -132,7 +132,8 @@ static void usage(FILE *f)
                "  --stats FILE       at exit, write the player's state as key=value lines\n"
                "  --live             a camera or stream: newest frame first (webcam sets it)\n"
                "  --input-size WxH --input-fps N --input-format mjpeg|yuyv422|...  capture\n"
-               "  -o OUTPUT [-y] [-c:v CODEC] [-crf N] [-preset P]  record the frames shown\n"
+               "  -o OUTPUT [-y] [-c:v CODEC] [-crf N] [-preset P] [-b:v RATE] [-pix_fmt F]\n"
+               "                     record the frames shown\n"
                "  --audio DEVICE     record a microphone too (ALSA: default, hw:1, ...)\n"
                "  --audio-format F   its capture format: alsa (default), pulse, oss, lavfi\n"
                "Press h in the window for the keys.\n");
@@ -206,34 +207,10 @@ static int parse_args(int argc, char **argv, play_args *a)
             a->stats = v;
         else if (!strcmp(o, "-o"))
             a->record.path = v;
-        else if (!strcmp(o, "-c:v"))
-            a->record.codec = v;
-        else if (!strcmp(o, "-preset"))
-            a->record.preset = v;
-        else if ((r = clv_cli_mic_option(o, v, &a->mic, &a->mic_format)) != 0) {
+        else if ((r = clv_cli_output_option(o, v, &a->record)) != 0 ||
+                 (r = clv_cli_capture_option(o, v, &a->in, &a->mic, &a->mic_format)) != 0) {
             if (r < 0)
                 return -1;
-        } else if (!strcmp(o, "--input-size"))
-            a->in.video_size = v;
-        else if (!strcmp(o, "--input-fps"))
-            a->in.framerate = v;
-        else if (!strcmp(o, "--input-format")) {
-            if (av_get_pix_fmt(v) == AV_PIX_FMT_NONE && !avcodec_find_decoder_by_name(v)) {
-                fprintf(stderr,
-                        "clvid: --input-format %s: not a pixel format or codec FFmpeg knows "
-                        "(cameras offer e.g. mjpeg, yuyv422, nv12, h264; clvid sources lists "
-                        "each camera's)\n",
-                        v);
-                return -1;
-            }
-            a->in.input_format = v;
-        } else if (!strcmp(o, "-crf")) {
-            long n = strtol(v, &end, 10);
-            if (*end || end == v || n < 0 || n > 51) {
-                fprintf(stderr, "clvid play: -crf %s: expected an integer from 0 to 51\n", v);
-                return -1;
-            }
-            a->record.crf = (int)n;
         } else if (!strcmp(o, "-ss")) {
             if ((a->in.start_us = clv_cli_parse_time(v)) < 0) {
                 fprintf(stderr, "clvid play: -ss %s: expected seconds or [hh:]mm:ss\n", v);
@@ -1394,6 +1371,7 @@ int clv_cmd_webcam(int argc, char **argv)
     const char *pairs[][2] = {{"-vf", a->chain_count ? a->chains[0] : NULL},
                               {"-c:v", a->record.codec},
                               {"-preset", a->record.preset},
+                              {"-pix_fmt", a->record.pix_fmt},
                               {"--device", a->device},
                               {"--input-size", a->in.video_size},
                               {"--input-fps", a->in.framerate},
@@ -1410,6 +1388,12 @@ int clv_cmd_webcam(int argc, char **argv)
         snprintf(frames, sizeof frames, "%lld", (long long)a->exit_after);
         args[n++] = "--frames";
         args[n++] = frames;
+    }
+    char rate[32];
+    if (a->record.bitrate > 0) {
+        snprintf(rate, sizeof rate, "%lld", (long long)a->record.bitrate);
+        args[n++] = "-b:v";
+        args[n++] = rate;
     }
     char crf[16];
     if (a->record.crf >= 0) {

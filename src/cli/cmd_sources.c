@@ -1,7 +1,6 @@
 /* cmd_sources.c - `clvid sources`: the capture devices and what each
  * offers. Cameras through the V4L2 enumeration ioctls (formats, sizes,
- * frame rates); other inputs (sound, screen) through libavdevice. Also the
- * microphone options the capturing commands share. */
+ * frame rates); other inputs (sound, screen) through libavdevice.*/
 #include "cli.h"
 
 #include <errno.h>
@@ -15,26 +14,6 @@
 
 #include <libavdevice/avdevice.h>
 #include <libavformat/avformat.h>
-
-#include "../io/io.h"
-
-int clv_cli_mic_option(const char *option, const char *value, const char **mic,
-                       const char **mic_format)
-{
-    if (!strcmp(option, "--audio")) {
-        *mic = value;
-        return 1;
-    }
-    if (strcmp(option, "--audio-format"))
-        return 0;
-    clv_msg msg;
-    if (clv_mic_format_check(value, &msg)) {
-        fprintf(stderr, "clvid: %s\n", msg.text);
-        return -1;
-    }
-    *mic_format = value;
-    return 1;
-}
 
 static int xioctl(int fd, unsigned long request, void *arg)
 {

@@ -56,19 +56,6 @@ static void usage(FILE *f)
             "  --audio-format F  its capture format: alsa (default), pulse, oss, lavfi\n");
 }
 
-static int64_t parse_rate(const char *s)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || v <= 0)
-        return -1;
-    if (*end == 'k' || *end == 'K')
-        v *= 1e3, end++;
-    else if (*end == 'M' || *end == 'm')
-        v *= 1e6, end++;
-    return *end ? -1 : (int64_t)v;
-}
-
 static int parse_args(int argc, char **argv, transcode_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -106,40 +93,14 @@ static int parse_args(int argc, char **argv, transcode_args *a)
             a->in.format = v;
         else if (!strcmp(o, "-vf"))
             a->chain = v;
-        else if (!strcmp(o, "-c:v") || !strcmp(o, "-vcodec"))
-            a->out.codec = v;
-        else if (!strcmp(o, "-preset"))
-            a->out.preset = v;
-        else if (!strcmp(o, "-pix_fmt"))
-            a->out.pix_fmt = v;
         else if (!strcmp(o, "--device"))
             a->device = v;
         else if (!strcmp(o, "--progress"))
             a->progress_path = v;
-        else if (!strcmp(o, "--input-size"))
-            a->in.video_size = v;
-        else if (!strcmp(o, "--input-fps"))
-            a->in.framerate = v;
-        else if (!strcmp(o, "--input-format"))
-            a->in.input_format = v;
-        else if ((r = clv_cli_mic_option(o, v, &a->mic, &a->mic_format)) != 0) {
+        else if ((r = clv_cli_output_option(o, v, &a->out)) != 0 ||
+                 (r = clv_cli_capture_option(o, v, &a->in, &a->mic, &a->mic_format)) != 0) {
             if (r < 0)
                 return -1;
-        } else if (!strcmp(o, "-crf")) {
-            long n = strtol(v, &end, 10);
-            if (*end || end == v || n < 0 || n > 51) {
-                fprintf(stderr, "clvid transcode: -crf %s: expected an integer from 0 to 51\n", v);
-                return -1;
-            }
-            a->out.crf = (int)n;
-        } else if (!strcmp(o, "-b:v")) {
-            if ((a->out.bitrate = parse_rate(v)) < 0) {
-                fprintf(stderr,
-                        "clvid transcode: -b:v %s: expected a rate such as 2M or "
-                        "800k\n",
-                        v);
-                return -1;
-            }
         } else if (!strcmp(o, "-ss") || !strcmp(o, "-t")) {
             int64_t us = clv_cli_parse_time(v);
             if (us < 0 || (!strcmp(o, "-t") && us == 0)) {
