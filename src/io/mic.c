@@ -148,7 +148,6 @@ static void *mic_thread(void *arg)
     timeline t = {.first_read = -1};
     double offset = 0; /* seconds added to the device's timestamps */
     char err[128];
-    int ok = 0;
     for (;;) {
         if (atomic_load(&m->stopping))
             break;
@@ -196,21 +195,17 @@ static void *mic_thread(void *arg)
             continue;
         t.anchored = 1;
         offset = t.base - video_base;
-        ok = 0;
-        for (int i = 0; i < t.held_count; i++) {
-            AVPacket *held = t.held[i];
-            t.held[i] = NULL;
-            if (ok == 0 && deliver(m, offset, held) < 0)
-                ok = -1;
-            else if (ok < 0)
-                av_packet_free(&held);
+        int sent = 0, stopped = 0;
+        while (sent < t.held_count && !stopped) {
+            stopped = deliver(m, offset, t.held[sent]) < 0; /* it takes the packet */
+            t.held[sent++] = NULL;
         }
-        t.held_count = 0;
-        if (ok < 0)
+        if (stopped)
             break;
+        t.held_count = 0;
     }
     for (int i = 0; i < t.held_count; i++)
-        av_packet_free(&t.held[i]);
+        av_packet_free(&t.held[i]); /* NULL for those already sent */
     return NULL;
 }
 
