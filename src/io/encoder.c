@@ -24,8 +24,8 @@ typedef struct audio_recode {
     AVAudioFifo *fifo;
     AVFrame *frame;
     int64_t next_pts; /* in samples at the encoder's rate */
-    int anchored;     /* 0: the first sample is placed by its timestamp (a
-                       * microphone); 1: next_pts counts on from there */
+    int anchored;     /* next_pts is set: from 0 for an input's own streams,
+                       * from the first sample's timestamp for a microphone */
 } audio_recode;
 
 struct clv_encoder {
@@ -139,9 +139,11 @@ static void recode_free(audio_recode *a)
     free(a);
 }
 
-/* Sets up AAC for stream s, whose packets are marked i; adds its output
- * stream. `anchored`: see audio_recode. */
-static int recode_open(clv_encoder *e, const AVStream *s, int i, int anchored, clv_msg *msg)
+/* Sets up AAC for stream s, whose packets are marked i, named `what` in
+ * messages; adds its output stream. by_timestamp: the first sample goes
+ * where its timestamp says (a microphone) instead of at 0. */
+static int recode_open(clv_encoder *e, const AVStream *s, int i, const char *what, int by_timestamp,
+                       clv_msg *msg)
 {
     char err[128];
     const AVCodec *dc = avcodec_find_decoder(s->codecpar->codec_id);
@@ -173,7 +175,7 @@ static int recode_open(clv_encoder *e, const AVStream *s, int i, int anchored, c
                             &a->dec->ch_layout, a->dec->sample_fmt, a->dec->sample_rate, 0, NULL);
     if (r < 0 || (r = swr_init(a->swr)) < 0)
         goto fail;
-    a->anchored = anchored;
+    a->anchored = !by_timestamp;
     a->fifo = av_audio_fifo_alloc(a->enc->sample_fmt, a->enc->ch_layout.nb_channels, 4096);
     AVStream *os = avformat_new_stream(e->oc, NULL);
     if (!a->fifo || !os || avcodec_parameters_from_context(os->codecpar, a->enc) < 0)
@@ -184,18 +186,12 @@ static int recode_open(clv_encoder *e, const AVStream *s, int i, int anchored, c
     a->out_index = os->index;
     e->map[i] = -1;
     e->recode[i] = a;
-    char what[64];
-    if (anchored)
-        snprintf(what, sizeof what, "audio stream #%d", i);
-    else
-        snprintf(what, sizeof what, "the microphone");
     av_log(NULL, AV_LOG_INFO, "'%s': %s (%s) encoded to AAC\n", e->path, what,
            avcodec_get_name(s->codecpar->codec_id));
     return 0;
 fail:
     snprintf(msg->text, sizeof msg->text, "'%.900s': cannot encode %s (%s) to AAC%s%s", e->path,
-             anchored ? "an audio stream" : "the microphone",
-             avcodec_get_name(s->codecpar->codec_id), r < 0 ? ": " : "",
+             what, avcodec_get_name(s->codecpar->codec_id), r < 0 ? ": " : "",
              r < 0 ? clv_av_err(r, err, sizeof err) : "");
     recode_free(a);
     return -1;
@@ -438,7 +434,9 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
             1) {
             if (type == AVMEDIA_TYPE_AUDIO &&
                 avformat_query_codec(e->oc->oformat, AV_CODEC_ID_AAC, FF_COMPLIANCE_NORMAL) == 1) {
-                if (recode_open(e, s, i, 1, msg))
+                char what[32];
+                snprintf(what, sizeof what, "audio stream #%d", i);
+                if (recode_open(e, s, i, what, 0, msg))
                     goto fail;
                 continue;
             }
@@ -465,7 +463,7 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
                      o->path, ofmt->name);
             goto fail;
         }
-        if (recode_open(e, o->extra_audio, e->map_count - 1, 0, msg))
+        if (recode_open(e, o->extra_audio, e->map_count - 1, "the microphone", 1, msg))
             goto fail;
     }
     av_dict_copy(&e->oc->metadata, ic->metadata, 0);
