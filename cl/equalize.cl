@@ -1,7 +1,9 @@
 /* equalize.cl - histogram equalization of gray(p) over the frame, as
  * OpenCV's equalizeHist: a histogram (private per work-item on CPUs, local
- * per work-group on GPUs, merged with atomics), one scan that makes the LUT
- * and clears the histogram for the next frame, then the apply pass. */
+ * per work-group on GPUs, merged with atomics), then the LUT and the apply
+ * pass. CPUs: eq_lut makes the LUT and clears the histogram; GPUs: every
+ * eq_apply group makes the LUT in local memory, and eq_hist clears the
+ * other of two histograms, the one the next frame counts into. */
 
 #define EQ_CHUNK 1024
 
@@ -141,9 +143,10 @@ inline uchar eq_lut_scan(__global const uint *hist, uint total, __local uint *a,
     return eq_entry(i, in[i], cdf_min, total, scale);
 }
 
+/* CPUs only (GPUs make the LUT in each eq_apply group): one work-item
+ * scans the histogram, clears it for the next frame and writes the LUT. */
 __kernel void eq_lut(__global uint *hist, __global uchar *lut, uint total)
 {
-#if CLV_ROW
     if (get_global_id(0) != 0)
         return;
     uint cdf[256], run = 0, cdf_min = 0;
@@ -157,12 +160,6 @@ __kernel void eq_lut(__global uint *hist, __global uchar *lut, uint total)
     const float scale = cdf_min == total ? 0.0f : eq_scale(total - cdf_min);
     for (int i = 0; i < 256; ++i)
         lut[i] = eq_entry(i, cdf[i], cdf_min, total, scale);
-#else
-    __local uint a[256], b[256], lowest;
-    const int i = (int)get_local_id(0);
-    lut[i] = eq_lut_scan(hist, total, a, b, &lowest);
-    hist[i] = 0; /* every work-item read its counter in the scan */
-#endif
 }
 
 /* The output words of a chunk from its levels and their LUT entries. */
