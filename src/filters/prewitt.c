@@ -3,7 +3,7 @@
 #include "filters.h"
 
 typedef struct prewitt_state {
-    cl_kernel kernel;
+    cl_kernel general, unit; /* unit: scale = 1, compiled without the general path */
 } prewitt_state;
 
 /* scale is kept in thousandths: scale = p / 1000 (PREWITT_Q in cl/prewitt.cl). */
@@ -12,12 +12,16 @@ typedef struct prewitt_state {
 static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
 {
     (void)ctx;
-    return clv__kernel_create(prog, "prewitt", &((prewitt_state *)state)->kernel, msg);
+    prewitt_state *s = state;
+    int err = clv__kernel_create(prog, "prewitt", &s->general, msg);
+    return err ? err : clv__kernel_create(prog, "prewitt_unit", &s->unit, msg);
 }
 
 static void uninit(void *state)
 {
-    clv__kernel_release(&((prewitt_state *)state)->kernel);
+    prewitt_state *s = state;
+    clv__kernel_release(&s->general);
+    clv__kernel_release(&s->unit);
 }
 
 static int run(void *state, const clv_launch *l)
@@ -25,10 +29,11 @@ static int run(void *state, const clv_launch *l)
     prewitt_state *s = state;
     cl_ulong p = (cl_ulong)l->values[0].i, p2 = p * p;
     cl_int delta = (cl_int)l->values[1].i;
-    int err = clv__kernel_frame_args(s->kernel, l);
+    cl_kernel k = p == PREWITT_Q ? s->unit : s->general;
+    int err = clv__kernel_frame_args(k, l);
     if (!err)
-        err = clv__kernel_args(s->kernel, 5, 2, CLV__ARG(p2), CLV__ARG(delta));
-    return err ? err : clv__launch_pixels(l, s->kernel, l->width, l->height);
+        err = clv__kernel_args(k, 5, 2, CLV__ARG(p2), CLV__ARG(delta));
+    return err ? err : clv__launch_pixels(l, k, l->width, l->height);
 }
 
 /* floor(sqrt(x)) by bisection: the plain definition. */
