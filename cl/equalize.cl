@@ -1,28 +1,53 @@
 /* equalize.cl - histogram equalization of gray(p) over the frame, as
  * OpenCV's equalizeHist: a histogram (private per work-item on CPUs, local
  * per work-group on GPUs, merged with atomics), then the LUT and the apply
- * pass. CPUs: eq_lut makes the LUT and clears the histogram; GPUs: every
- * eq_apply group makes the LUT in local memory, and eq_hist clears the
- * other of two histograms, the one the next frame counts into. */
+ * pass. CPUs: eq_lut makes a table of LUT pairs; GPUs: every eq_apply
+ * group makes the LUT in local memory. Two histogram sets alternate: the
+ * histogram pass clears the other one, which the next frame counts into.
+ *
+ * mode=gray keeps the gray levels from the histogram pass in a plane (a
+ * byte a pixel) with the OR of every pixel's inverted alpha in hist[256]:
+ * the apply pass maps the plane, and when no pixel had any alpha but 255
+ * (decoded video) it reads nothing else. */
 
 #define EQ_CHUNK 1024
+#define EQ_PAIR_ROWS 32 /* eq_lut: 8 work-items */
+#define EQ_ALPHA 256    /* hist[EQ_ALPHA]: OR of ~alpha << 24 over the frame */
 
 /* gray[x] = the BT.601 luma of the RGBA pixel in word x (little-endian:
- * R is the low byte). */
-inline void eq_gray_words(__global const uint *restrict px, uchar *restrict gray, int len)
+ * R is the low byte); returns the OR of the inverted alpha bytes. */
+inline uint eq_gray_words(__global const uint *restrict px, uchar *restrict gray, int len)
 {
+    uint transparent = 0;
     for (int x = 0; x < len; ++x) {
         const uint p = px[x];
         gray[x] = (uchar)clv_gray3(p & 255, (p >> 8) & 255, (p >> 16) & 255);
+        transparent |= ~p;
     }
+    return transparent & 0xFF000000u;
 }
 
-/* hist: this frame's counters (zero at the start). GPUs: `spare` is the
- * other frame's set, which the previous frame's eq_apply read and which
- * the next frame counts into: group 0 clears it here. CPUs: eq_lut clears
- * hist, spare is unused. */
+/* GPU shape: four pixels into the group's histogram (and their levels into
+ * the plane); returns their inverted alpha bits (and others). */
+inline uint eq_count4(uint4 p, __local uint *mine, __global uchar *lv, int keep)
+{
+    const uchar4 g = (uchar4)(clv_gray(as_uchar4(p.x)), clv_gray(as_uchar4(p.y)),
+                              clv_gray(as_uchar4(p.z)), clv_gray(as_uchar4(p.w)));
+    if (keep)
+        *(__global uchar4 *)lv = g;
+    atomic_inc(&mine[g.x]);
+    atomic_inc(&mine[g.y]);
+    atomic_inc(&mine[g.z]);
+    atomic_inc(&mine[g.w]);
+    return ~(p.x & p.y & p.z & p.w);
+}
+
+/* hist: this frame's counters (zero at the start); spare: the other set,
+ * which the previous frame's passes read and which the next frame counts
+ * into: work-item or group 0 clears it here. levels: the gray plane
+ * (rows of `stride` bytes), written when keep is set (mode=gray). */
 __kernel void eq_hist(__global const uchar4 *src, int w, int h, int stride, __global uint *hist,
-                      __global uint *spare)
+                      __global uint *spare, __global uchar *levels, int keep)
 {
 #if CLV_ROW && defined(__ENDIAN_LITTLE__)
     /* A chunk's gray levels first (a loop the compiler vectorizes), then
@@ -33,11 +58,20 @@ __kernel void eq_hist(__global const uchar4 *src, int w, int h, int stride, __gl
     for (int i = 0; i < 256; ++i)
         four[0][i] = four[1][i] = four[2][i] = four[3][i] = 0;
     uchar gray[EQ_CHUNK];
+    uint transparent = 0;
+    if (get_global_id(0) == 0)
+        for (int i = 0; i <= EQ_ALPHA; ++i)
+            spare[i] = 0;
     for (int y = (int)get_global_id(0); y < h; y += (int)get_global_size(0)) {
         __global const uint *row = (__global const uint *)(src + y * stride);
         for (int x0 = 0; x0 < w; x0 += EQ_CHUNK) {
             const int len = min(EQ_CHUNK, w - x0);
-            eq_gray_words(row + x0, gray, len);
+            transparent |= eq_gray_words(row + x0, gray, len);
+            if (keep) {
+                __global uchar *out = levels + y * stride + x0;
+                for (int x = 0; x < len; ++x)
+                    out[x] = gray[x];
+            }
             int x = 0;
             for (; x + 4 <= len; x += 4) {
                 four[0][gray[x]]++;
@@ -54,34 +88,53 @@ __kernel void eq_hist(__global const uchar4 *src, int w, int h, int stride, __gl
         if (n)
             atomic_add(&hist[i], n);
     }
+    if (transparent)
+        atomic_or(&hist[EQ_ALPHA], transparent);
 #else
-    __local uint mine[256];
+    __local uint mine[256], transparent;
     const int lid = (int)get_local_id(0), lsize = (int)get_local_size(0);
     for (int i = lid; i < 256; i += lsize)
         mine[i] = 0;
+    if (lid == 0)
+        transparent = 0;
     if (get_group_id(0) == 0)
-        for (int i = lid; i < 256; i += lsize)
+        for (int i = lid; i <= EQ_ALPHA; i += lsize)
             spare[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     /* Four pixels a work-item in one 16-byte load (strides are multiples
-     * of 16 pixels); the row's last few pixels one by one. */
-    const int w4 = w & ~3;
+     * of 16 pixels), two loads in flight before their counting; the row's
+     * last few pixels one by one. */
+    const int w4 = w & ~3, quads = w4 / 4;
+    uint t = 0;
     for (int y = (int)get_group_id(0); y < h; y += (int)get_num_groups(0)) {
         __global const uint4 *row4 = (__global const uint4 *)(src + y * stride);
-        for (int q = lid; 4 * q < w4; q += lsize) {
-            const uint4 p = row4[q];
-            atomic_inc(&mine[clv_gray(as_uchar4(p.x))]);
-            atomic_inc(&mine[clv_gray(as_uchar4(p.y))]);
-            atomic_inc(&mine[clv_gray(as_uchar4(p.z))]);
-            atomic_inc(&mine[clv_gray(as_uchar4(p.w))]);
+        __global uchar *lv = levels + y * stride;
+        int q = lid;
+        for (; q + lsize < quads; q += 2 * lsize) {
+            const uint4 p0 = row4[q], p1 = row4[q + lsize];
+            t |= eq_count4(p0, mine, lv + 4 * q, keep);
+            t |= eq_count4(p1, mine, lv + 4 * (q + lsize), keep);
         }
-        if (lid < w - w4)
-            atomic_inc(&mine[clv_gray(src[y * stride + w4 + lid])]);
+        if (q < quads)
+            t |= eq_count4(row4[q], mine, lv + 4 * q, keep);
+        if (lid < w - w4) {
+            const uchar4 p = src[y * stride + w4 + lid];
+            const int g = clv_gray(p);
+            if (keep)
+                lv[w4 + lid] = (uchar)g;
+            t |= ~as_uint(p);
+            atomic_inc(&mine[g]);
+        }
     }
+    t &= 0xFF000000u;
+    if (t)
+        atomic_or(&transparent, t);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int i = lid; i < 256; i += lsize)
         if (mine[i])
             atomic_add(&hist[i], mine[i]);
+    if (lid == 0 && transparent)
+        atomic_or(&hist[EQ_ALPHA], transparent);
 #endif
 }
 
@@ -143,78 +196,85 @@ inline uchar eq_lut_scan(__global const uint *hist, uint total, __local uint *a,
     return eq_entry(i, in[i], cdf_min, total, scale);
 }
 
-/* CPUs only (GPUs make the LUT in each eq_apply group): one work-item
- * scans the histogram, clears it for the next frame and writes the LUT. */
-__kernel void eq_lut(__global uint *hist, __global uchar *lut, uint total)
+/* CPUs only (GPUs make the LUT in each eq_apply group): a table of the
+ * LUT entries of two levels at once, pair[a + 256 b] = lut[a] + 256 lut[b],
+ * so that eq_apply maps two pixels with one load (a byte lookup a pixel
+ * was a third of the apply pass). Each of 8 work-items scans the
+ * histogram itself and writes 32 rows of the table. */
+__kernel void eq_lut(__global const uint *hist, __global ushort *pair, uint total)
 {
-    if (get_global_id(0) != 0)
-        return;
+    const int b0 = (int)get_global_id(0) * EQ_PAIR_ROWS;
     uint cdf[256], run = 0, cdf_min = 0;
     for (int i = 0; i < 256; ++i) {
         run += hist[i];
-        hist[i] = 0;
         cdf[i] = run;
         if (!cdf_min)
             cdf_min = run;
     }
     const float scale = cdf_min == total ? 0.0f : eq_scale(total - cdf_min);
+    uchar lut[256];
     for (int i = 0; i < 256; ++i)
         lut[i] = eq_entry(i, cdf[i], cdf_min, total, scale);
-}
-
-/* The output words of a chunk from its levels and their LUT entries. */
-inline void eq_write(__global const uint *restrict in, const uchar *restrict gray,
-                     const uchar *restrict mapped, __global uint *restrict out, int len,
-                     int gray_mode)
-{
-    if (gray_mode) {
-        for (int x = 0; x < len; ++x)
-            out[x] = (in[x] & 0xFF000000u) | (uint)mapped[x] * 0x010101u;
-        return;
-    }
-    for (int x = 0; x < len; ++x) {
-        const uint p = in[x];
-        const int d = (int)mapped[x] - (int)gray[x];
-        out[x] = (p & 0xFF000000u) | (uint)clamp((int)(p & 255) + d, 0, 255) |
-                 ((uint)clamp((int)((p >> 8) & 255) + d, 0, 255) << 8) |
-                 ((uint)clamp((int)((p >> 16) & 255) + d, 0, 255) << 16);
+    for (int b = b0; b < b0 + EQ_PAIR_ROWS; ++b) {
+        const ushort high = (ushort)(lut[b] << 8);
+        for (int a = 0; a < 256; ++a)
+            pair[a + 256 * b] = high | lut[a];
     }
 }
 
-/* gray_mode: R=G=B=lut[gray]. Otherwise (luma) each of R,G,B moves by
- * lut[Y] - Y, which changes the luma to lut[Y] and keeps Cb and Cr. */
-/* One pixel through the LUT (GPU shape). */
-inline uchar4 eq_pixel(uchar4 p, __local const uchar *l8, int gray_mode)
+/* One pixel through the LUT (GPU shape, mode=luma): R, G and B each move
+ * by lut[Y] - Y, which changes the luma to lut[Y] and keeps Cb and Cr. */
+inline uchar4 eq_luma_pixel(uchar4 p, __local const uchar *l8)
 {
     const int luma = clv_gray(p);
-    const int l = l8[luma], d = l - luma;
-    if (gray_mode)
-        return (uchar4)((uchar)l, (uchar)l, (uchar)l, p.w);
+    const int d = l8[luma] - luma;
     return (uchar4)(convert_uchar_sat(p.x + d), convert_uchar_sat(p.y + d),
                     convert_uchar_sat(p.z + d), p.w);
 }
 
-/* CPUs map through lut (eq_lut's); GPUs make it from hist and total. */
-__kernel void eq_apply(CLV_FRAME_ARGS, __constant uchar *lut, int gray_mode,
-                       __global const uint *hist, uint total)
+/* mode=gray: R=G=B=lut[gray] from the level plane, alpha kept (read from
+ * src only when some pixel is not opaque). mode=luma: see eq_luma_pixel.
+ * CPUs map through pair (eq_lut's); GPUs make the LUT from hist. */
+__kernel void eq_apply(CLV_FRAME_ARGS, __global const ushort *pair, int gray_mode,
+                       __global const uint *hist, uint total, __global const uchar *levels)
 {
+    const int opaque = hist[EQ_ALPHA] == 0;
 #if CLV_ROW && defined(__ENDIAN_LITTLE__)
-    /* Whole pixels as 32-bit words in chunks: the levels (vectorized), the
-     * LUT lookups (byte loads from a copy next to the work-item), then the
-     * output words (vectorized). */
+    /* Whole pixels as 32-bit words in chunks: the levels, their LUT
+     * entries two at a time, the output words (vectorized loops). */
     CLV_ROW_Y(y);
-    uchar l8[256];
-    for (int i = 0; i < 256; ++i)
-        l8[i] = lut[i];
     __global const uint *restrict in = (__global const uint *)(src + y * stride);
     __global uint *restrict out = (__global uint *)(dst + y * stride);
-    uchar gray[EQ_CHUNK], mapped[EQ_CHUNK];
+    /* plane rows start at even offsets (strides are multiples of 16) */
+    __global const ushort *restrict plane = (__global const ushort *)(levels + y * stride);
+    ushort gray2[EQ_CHUNK / 2], mapped2[EQ_CHUNK / 2];
+    uchar *gray = (uchar *)gray2, *mapped = (uchar *)mapped2;
     for (int x0 = 0; x0 < w; x0 += EQ_CHUNK) {
-        const int len = min(EQ_CHUNK, w - x0);
+        const int len = min(EQ_CHUNK, w - x0), pairs = (len + 1) / 2;
+        if (gray_mode) {
+            /* an odd width's last pair takes one byte of the row's padding */
+            for (int x = 0; x < pairs; ++x)
+                mapped2[x] = pair[plane[x0 / 2 + x]];
+            if (opaque)
+                for (int x = 0; x < len; ++x)
+                    out[x0 + x] = 0xFF000000u | (uint)mapped[x] * 0x010101u;
+            else
+                for (int x = 0; x < len; ++x)
+                    out[x0 + x] = (in[x0 + x] & 0xFF000000u) | (uint)mapped[x] * 0x010101u;
+            continue;
+        }
         eq_gray_words(in + x0, gray, len);
-        for (int x = 0; x < len; ++x)
-            mapped[x] = l8[gray[x]];
-        eq_write(in + x0, gray, mapped, out + x0, len, gray_mode);
+        if (len & 1)
+            gray[len] = 0; /* the last pair's unused half */
+        for (int x = 0; x < pairs; ++x)
+            mapped2[x] = pair[gray2[x]];
+        for (int x = 0; x < len; ++x) {
+            const uint p = in[x0 + x];
+            const int d = (int)mapped[x] - (int)gray[x];
+            out[x0 + x] = (p & 0xFF000000u) | (uint)clamp((int)(p & 255) + d, 0, 255) |
+                          ((uint)clamp((int)((p >> 8) & 255) + d, 0, 255) << 8) |
+                          ((uint)clamp((int)((p >> 16) & 255) + d, 0, 255) << 16);
+        }
     }
 #else
     /* GPUs: each group of 256 makes the LUT from the histogram itself, in
@@ -225,24 +285,44 @@ __kernel void eq_apply(CLV_FRAME_ARGS, __constant uchar *lut, int gray_mode,
     __local uint a[256], b[256], lowest;
     __local uchar l8[256];
     const int lid = (int)get_local_id(0), lsize = (int)get_local_size(0);
+    /* The group's first quad is loaded before the scan: its latency
+     * overlaps the scan's barriers. */
+    const int quads = (w + 3) / 4, y0 = (int)get_group_id(0);
+    int early = y0 < h && 4 * lid + 4 <= w;
+    uint4 first = (uint4)0;
+    if (early && gray_mode)
+        first.x = *(__global const uint *)(levels + y0 * stride + 4 * lid);
+    else if (early)
+        first = *(__global const uint4 *)(src + y0 * stride + 4 * lid);
     l8[lid] = eq_lut_scan(hist, total, a, b, &lowest);
     barrier(CLK_LOCAL_MEM_FENCE);
-    const int quads = (w + 3) / 4;
-    for (int y = (int)get_group_id(0); y < h; y += (int)get_num_groups(0)) {
+    for (int y = y0; y < h; y += (int)get_num_groups(0)) {
         __global const uchar4 *in = src + y * stride;
         __global uchar4 *out = dst + y * stride;
-        for (int q = lid; q < quads; q += lsize) {
+        __global const uchar *lv = levels + y * stride;
+        for (int q = lid; q < quads; q += lsize, early = 0) {
             const int x0 = 4 * q;
-            if (x0 + 4 <= w) {
-                const uint4 p = *(__global const uint4 *)(in + x0);
+            if (x0 + 4 > w) {
+                for (int x = x0; x < w; ++x) {
+                    if (gray_mode) {
+                        const uchar l = l8[lv[x]];
+                        out[x] = (uchar4)(l, l, l, in[x].w);
+                    } else {
+                        out[x] = eq_luma_pixel(in[x], l8);
+                    }
+                }
+            } else if (gray_mode) {
+                const uchar4 g = as_uchar4(early ? first.x : *(__global const uint *)(lv + x0));
+                const uint4 alpha =
+                    opaque ? (uint4)0xFF000000u : *(__global const uint4 *)(in + x0) & 0xFF000000u;
                 *(__global uint4 *)(out + x0) =
-                    (uint4)(as_uint(eq_pixel(as_uchar4(p.x), l8, gray_mode)),
-                            as_uint(eq_pixel(as_uchar4(p.y), l8, gray_mode)),
-                            as_uint(eq_pixel(as_uchar4(p.z), l8, gray_mode)),
-                            as_uint(eq_pixel(as_uchar4(p.w), l8, gray_mode)));
+                    alpha | (uint4)(l8[g.x], l8[g.y], l8[g.z], l8[g.w]) * 0x010101u;
             } else {
-                for (int x = x0; x < w; ++x)
-                    out[x] = eq_pixel(in[x], l8, gray_mode);
+                const uint4 p = early ? first : *(__global const uint4 *)(in + x0);
+                *(__global uint4 *)(out + x0) = (uint4)(as_uint(eq_luma_pixel(as_uchar4(p.x), l8)),
+                                                        as_uint(eq_luma_pixel(as_uchar4(p.y), l8)),
+                                                        as_uint(eq_luma_pixel(as_uchar4(p.z), l8)),
+                                                        as_uint(eq_luma_pixel(as_uchar4(p.w), l8)));
             }
         }
     }

@@ -95,6 +95,7 @@ def main():
     cv2.setNumThreads(args.threads)
     w, h = SIZES[args.size]
     frame = np.random.default_rng(1).integers(0, 256, (h, w, 4), dtype=np.uint8)
+    frame[:, :, 3] = 255  # opaque, as decoded video and clvid-bench's frames are
     cases = opencv_cases(cv2, np)
     rows, device = [], None
     for name, chain, call, note in cases:

@@ -55,7 +55,17 @@ extern int test_failures;
 TEST_LIST(TEST_DECLARE)
 #undef TEST_DECLARE
 
-enum content { CONTENT_NOISE, CONTENT_FLAT, CONTENT_SATURATED, CONTENT_GRADIENT };
+/* OPAQUE: noise with alpha 255 everywhere, as decoded video; OPAQUE_BUT_ONE:
+ * the same with alpha 254 in the middle of the last row (filters that skip reading
+ * alpha when a frame is opaque must notice the one pixel). */
+enum content {
+    CONTENT_NOISE,
+    CONTENT_FLAT,
+    CONTENT_SATURATED,
+    CONTENT_GRADIENT,
+    CONTENT_OPAQUE,
+    CONTENT_OPAQUE_BUT_ONE
+};
 
 /* Fills img with content from a seeded generator. */
 void test_fill(clv_image *img, enum content content, uint32_t seed);

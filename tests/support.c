@@ -41,13 +41,20 @@ void test_fill(clv_image *img, enum content content, uint32_t seed)
                 }
                 row[x * 4 + c] = v;
             }
+            if (content == CONTENT_OPAQUE || content == CONTENT_OPAQUE_BUT_ONE)
+                row[x * 4 + 3] = 255;
         }
+    }
+    if (content == CONTENT_OPAQUE_BUT_ONE) {
+        uint8_t *last_row = img->pixels + (size_t)(img->height - 1) * img->stride;
+        last_row[(img->width - 1) / 2 * 4 + 3] = 254;
     }
 }
 
 const char *test_content_name(enum content content)
 {
-    static const char *const names[] = {"noise", "flat", "saturated", "gradient"};
+    static const char *const names[] = {"noise",    "flat",   "saturated",
+                                        "gradient", "opaque", "opaque but one"};
     return names[content];
 }
 

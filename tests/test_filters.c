@@ -104,9 +104,9 @@ static int run_cases(clv_context *ctx, const filter_case *cases, int count)
             int w = sizes[s][0], h = sizes[s][1], big = w > 1000;
             if (big && cases[i].small_only)
                 continue;
-            for (int c = CONTENT_NOISE; c <= CONTENT_GRADIENT; c++) {
-                if (big && c != CONTENT_NOISE)
-                    continue; /* the big size checks the work shape, not content */
+            for (int c = CONTENT_NOISE; c <= CONTENT_OPAQUE_BUT_ONE; c++) {
+                if (big && c != CONTENT_NOISE && c != CONTENT_OPAQUE)
+                    continue; /* the big size checks the work shape (and the opaque paths) */
                 bad +=
                     test_compare(ctx, cases[i].chain, w, h, (enum content)c, cases[i].frames) != 0;
             }

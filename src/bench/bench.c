@@ -255,12 +255,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "clvid-bench: out of memory for a %dx%d frame\n", w, h);
         goto done;
     }
-    uint32_t state = 0x12345678u; /* xorshift32: a noisy frame */
+    /* xorshift32: a noisy frame, opaque as decoded video is */
+    uint32_t state = 0x12345678u;
     for (size_t i = 0; i < (size_t)w * h * 4; i++) {
         state ^= state << 13;
         state ^= state >> 17;
         state ^= state << 5;
-        img.pixels[i] = (uint8_t)(state >> 24);
+        img.pixels[i] = i % 4 == 3 ? 255 : (uint8_t)(state >> 24);
     }
     if (clv_frame_create(ctx, w, h, &src, &msg) || clv_frame_create(ctx, w, h, &dst, &msg) ||
         clv_chain_create(ctx, &desc, &chain, &msg)) {

@@ -1,16 +1,19 @@
 /* equalize.c - histogram equalization of gray(p) over each frame, as
  * OpenCV's equalizeHist. mode=gray: R=G=B=lut[gray]; mode=luma: R,G,B each
- * move by lut[Y] - Y (the luma becomes lut[Y], Cb and Cr are kept). */
+ * move by lut[Y] - Y (the luma becomes lut[Y], Cb and Cr are kept).
+ * mode=gray keeps the histogram pass's gray levels in the scratch frame. */
 #include "filters.h"
 
 #include <math.h>
 #include <string.h>
 
+#define HIST_WORDS 257 /* cl/equalize.cl: 256 counters, then EQ_ALPHA */
+
 typedef struct equalize_state {
     cl_kernel hist, lut, apply;
-    cl_mem hist_sets[2]; /* 256 counters each: CPUs use the first, GPUs alternate */
-    cl_mem lut_buf;
-    int parity; /* GPUs: the set this frame counts into */
+    cl_mem hist_sets[2]; /* 256 counters and the alpha word each, alternating */
+    cl_mem pairs;        /* CPUs: eq_lut's table of LUT pairs */
+    int parity;          /* the set this frame counts into */
 } equalize_state;
 
 static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
@@ -26,15 +29,14 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
     cl_int st = CL_SUCCESS;
     for (int i = 0; i < 2 && st == CL_SUCCESS; i++)
         s->hist_sets[i] =
-            clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, 256 * sizeof(cl_uint), NULL, &st);
+            clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, HIST_WORDS * sizeof(cl_uint), NULL, &st);
     if (st == CL_SUCCESS)
-        s->lut_buf = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, 256, NULL, &st);
+        s->pairs = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, 65536 * sizeof(cl_ushort), NULL, &st);
     if (st != CL_SUCCESS)
         return clv__fail(msg, CLV_ENOMEM, "equalize: cannot allocate its histogram: %s",
                          clv__cl_strerror(st));
-    /* Cleared once: then eq_lut (CPUs) or eq_hist (GPUs, the other set)
-     * clears the counters for the next frame. */
-    cl_uint zero[256] = {0};
+    /* Cleared once: then eq_hist clears the other set for the next frame. */
+    cl_uint zero[HIST_WORDS] = {0};
     for (int i = 0; i < 2 && st == CL_SUCCESS; i++)
         st = clEnqueueWriteBuffer(ctx->queue, s->hist_sets[i], CL_TRUE, 0, sizeof zero, zero, 0,
                                   NULL, NULL);
@@ -52,7 +54,7 @@ static void uninit(void *state)
     clv__kernel_release(&s->apply);
     clv__mem_release(&s->hist_sets[0]);
     clv__mem_release(&s->hist_sets[1]);
-    clv__mem_release(&s->lut_buf);
+    clv__mem_release(&s->pairs);
 }
 
 static int run(void *state, const clv_launch *l)
@@ -69,22 +71,23 @@ static int run(void *state, const clv_launch *l)
     size_t one = 1, wg = 256;
     int row = l->ctx->row_shape;
     size_t global = row ? groups : groups * wg;
-    cl_mem cur = s->hist_sets[row ? 0 : s->parity], spare = s->hist_sets[row ? 1 : 1 - s->parity];
-    int err =
-        clv__kernel_args(s->hist, 0, 6, CLV__ARG(l->src), CLV__ARG(l->width), CLV__ARG(l->height),
-                         CLV__ARG(l->stride), CLV__ARG(cur), CLV__ARG(spare));
+    cl_mem cur = s->hist_sets[s->parity], spare = s->hist_sets[1 - s->parity];
+    int err = clv__kernel_args(s->hist, 0, 8, CLV__ARG(l->src), CLV__ARG(l->width),
+                               CLV__ARG(l->height), CLV__ARG(l->stride), CLV__ARG(cur),
+                               CLV__ARG(spare), CLV__ARG(l->scratch), CLV__ARG(gray_mode));
     if (!err)
         err = clv__launch(l, s->hist, 1, &global, row ? &one : &wg);
     if (!err && row) {
-        err = clv__kernel_args(s->lut, 0, 3, CLV__ARG(cur), CLV__ARG(s->lut_buf), CLV__ARG(total));
+        size_t lut_items = 8; /* cl/equalize.cl: EQ_PAIR_ROWS rows of pairs each */
+        err = clv__kernel_args(s->lut, 0, 3, CLV__ARG(cur), CLV__ARG(s->pairs), CLV__ARG(total));
         if (!err)
-            err = clv__launch(l, s->lut, 1, &one, &one);
+            err = clv__launch(l, s->lut, 1, &lut_items, &one);
     }
     if (!err)
         err = clv__kernel_frame_args(s->apply, l);
     if (!err)
-        err = clv__kernel_args(s->apply, 5, 4, CLV__ARG(s->lut_buf), CLV__ARG(gray_mode),
-                               CLV__ARG(cur), CLV__ARG(total));
+        err = clv__kernel_args(s->apply, 5, 5, CLV__ARG(s->pairs), CLV__ARG(gray_mode),
+                               CLV__ARG(cur), CLV__ARG(total), CLV__ARG(l->scratch));
     if (err)
         return err;
     s->parity ^= 1;
@@ -145,6 +148,7 @@ const clv_filter clv__filter_equalize = {
     .param_count = 1,
     .program = "equalize",
     .state_size = sizeof(equalize_state),
+    .needs_scratch = 1,
     .init = init,
     .uninit = uninit,
     .run = run,
