@@ -62,7 +62,10 @@ __kernel void eq_hist(__global const uchar4 *src, int w, int h, int stride, __gl
     if (get_global_id(0) == 0)
         for (int i = 0; i <= EQ_ALPHA; ++i)
             spare[i] = 0;
-    for (int y = (int)get_global_id(0); y < h; y += (int)get_global_size(0)) {
+    /* a block of consecutive rows: one stream for the prefetcher */
+    const int per = (h + (int)get_global_size(0) - 1) / (int)get_global_size(0);
+    const int y_end = min(h, ((int)get_global_id(0) + 1) * per);
+    for (int y = (int)get_global_id(0) * per; y < y_end; ++y) {
         __global const uint *row = (__global const uint *)(src + y * stride);
         for (int x0 = 0; x0 < w; x0 += EQ_CHUNK) {
             const int len = min(EQ_CHUNK, w - x0);
