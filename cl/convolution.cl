@@ -85,17 +85,41 @@ __kernel void convolve_rows(CLV_FRAME_ARGS, __constant int *coef, int n, int div
                           c8 = (short)k8, b = (short)bias;
             const uchar16 alpha = (uchar16)(0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255);
             int i = 4;
-            for (; i + 16 <= end; i += 16) {
 #define CONV_LOAD(p, o) convert_short16(*(__global const clv_uchar16_u *)((p) + i + (o)))
+            if (k0 == 0 && k2 == 0 && k6 == 0 && k8 == 0) {
+                /* A plus shape (sharpen, Laplacians): five taps, and the
+                 * four arms summed first when they share a coefficient. */
+                if (k1 == k3 && k1 == k5 && k1 == k7) {
+                    for (; i + 16 <= end; i += 16) {
+                        const short16 s = c4 * CONV_LOAD(centre, 0) +
+                                          c1 * (CONV_LOAD(r0, 0) + CONV_LOAD(centre, -4) +
+                                                CONV_LOAD(centre, 4) + CONV_LOAD(r2, 0)) +
+                                          b;
+                        *(__global clv_uchar16_u *)(out + i) =
+                            bitselect(convert_uchar16_sat(s),
+                                      *(__global const clv_uchar16_u *)(centre + i), alpha);
+                    }
+                } else {
+                    for (; i + 16 <= end; i += 16) {
+                        const short16 s = c1 * CONV_LOAD(r0, 0) + c3 * CONV_LOAD(centre, -4) +
+                                          c4 * CONV_LOAD(centre, 0) + c5 * CONV_LOAD(centre, 4) +
+                                          c7 * CONV_LOAD(r2, 0) + b;
+                        *(__global clv_uchar16_u *)(out + i) =
+                            bitselect(convert_uchar16_sat(s),
+                                      *(__global const clv_uchar16_u *)(centre + i), alpha);
+                    }
+                }
+            }
+            for (; i + 16 <= end; i += 16) {
                 const short16 s = c0 * CONV_LOAD(r0, -4) + c1 * CONV_LOAD(r0, 0) +
                                   c2 * CONV_LOAD(r0, 4) + c3 * CONV_LOAD(centre, -4) +
                                   c4 * CONV_LOAD(centre, 0) + c5 * CONV_LOAD(centre, 4) +
                                   c6 * CONV_LOAD(r2, -4) + c7 * CONV_LOAD(r2, 0) +
                                   c8 * CONV_LOAD(r2, 4) + b;
-#undef CONV_LOAD
                 *(__global clv_uchar16_u *)(out + i) = bitselect(
                     convert_uchar16_sat(s), *(__global const clv_uchar16_u *)(centre + i), alpha);
             }
+#undef CONV_LOAD
             for (; i < end; ++i) {
                 const int s = k0 * r0[i - 4] + k1 * r0[i] + k2 * r0[i + 4] + k3 * centre[i - 4] +
                               k4 * centre[i] + k5 * centre[i + 4] + k6 * r2[i - 4] + k7 * r2[i] +

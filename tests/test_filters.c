@@ -32,6 +32,9 @@ static const filter_case convolution_cases[] = {
      "bias=-1024",
      0, 1},
     {"convolution=matrix='0 -1 0 -1 4 -1 0 -1 0':div=3:bias=-7", 0, 1},
+    /* plus shapes (the CPU rows' five-tap loops): equal arms, unequal arms */
+    {"convolution=matrix='0 1 0 1 -4 1 0 1 0':bias=128", 0, 1},
+    {"convolution=matrix='0 -2 0 -1 6 3 0 1 0':div=1:bias=-5", 0, 1},
 };
 
 static const filter_case sharpen_emboss_cases[] = {
