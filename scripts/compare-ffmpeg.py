@@ -9,7 +9,9 @@ encode: x264 alone spends longer on a sharpened clip than ffmpeg spends
 decoding and encoding the original. So each filter also gets the ceiling of
 its own output ("out ceil"): ffmpeg decoding the input (to a null sink) while
 encoding clvid's filtered frames, read raw, in one process. That is what
-decode + encode cost for that output with free filtering.
+decode + encode cost for that output with free filtering. The same for
+ffmpeg's own output separates each tool's filtering cost from its encoding
+cost (ffmpeg filters the YUV planes, clvid RGB: the pictures differ).
 
 usage: scripts/compare-ffmpeg.py [--clvid build/clvid] [--input media/sample.mp4]
                                   [--runs 3] [--device N]"""
@@ -86,29 +88,45 @@ def main():
     none_cmd = [a.clvid, "transcode", "-q", "-y", "-i", a.input, "-o", out, *dev]
     ceiling, none = timed([ceil_cmd, none_cmd], a.runs)
     cc, cn = cpu(ceil_cmd), cpu(none_cmd)
-    print("%-10s %7s %7s %8s %8s %8s %8s | %7s %7s %8s %8s %8s" % (
+    print("%-10s %7s %7s %8s %8s %8s %8s | %7s %7s %8s %8s %8s %8s" % (
         "filter", "clvid", "ffmpeg", "ff/clvid", "ceil/cl", "out ceil", "oc/cl", "cpu cl",
-        "cpu ff", "ff/clvid", "ceil/cl", "oc/cl"))
-    row = "%-10s %7.2f %7.2f %8.2f %8.2f %8.2f %8.2f | %7.2f %7.2f %8.2f %8.2f %8.2f"
+        "cpu ff", "ff/clvid", "stage cl", "filt ff", "ff/cl"))
+    row = "%-10s %7.2f %7.2f %8.2f %8.2f %8.2f %8.2f | %7.2f %7.2f %8.2f %8s %8s %8s"
     print(row % ("(none)", none, ceiling, ceiling / none, ceiling / none, ceiling,
-                 ceiling / none, cn, cc, cc / cn, cc / cn, cc / cn))
+                 ceiling / none, cn, cc, cc / cn, "", "", ""))
+
+    def own_ceiling(raw):
+        """ffmpeg decoding the input (to a null sink) while encoding the
+        filtered frames in raw, in one process."""
+        return ["ffmpeg", "-v", "error", "-y", "-i", a.input, "-i", raw, "-filter_complex",
+                "[0:v]nullsink;[1:v]null[v]", "-map", "[v]", "-map", "0:a?", *ENCODE, out]
 
     for chain, vf in PAIRS:
         c_cmd = [a.clvid, "transcode", "-q", "-y", "-i", a.input, "-vf", chain, "-o", out, *dev]
         f_cmd = ["ffmpeg", "-v", "error", "-y", "-i", a.input, "-vf", vf, *ENCODE, out]
-        raw = os.path.join(os.path.dirname(out), "filtered-%s.nut" % chain)  # a key of BEST
+        # each tool's filtered frames, raw, to time encoding them alone (keys of BEST)
+        raw = os.path.join(os.path.dirname(out), "clvid-%s.nut" % chain)
+        raw_ff = os.path.join(os.path.dirname(out), "ffmpeg-%s.nut" % chain)
         subprocess.run([a.clvid, "transcode", "-q", "-y", "-i", a.input, "-vf", chain, "-c:v",
-                        "rawvideo", "-o", raw, *dev], check=True)
-        o_cmd = ["ffmpeg", "-v", "error", "-y", "-i", a.input, "-i", raw, "-filter_complex",
-                 "[0:v]nullsink;[1:v]null[v]", "-map", "[v]", "-map", "0:a?", *ENCODE, out]
-        c, f, o = timed([c_cmd, f_cmd, o_cmd], a.runs)
+                        "rawvideo", "-an", "-o", raw, *dev], check=True)
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", a.input, "-vf", vf, "-c:v",
+                        "rawvideo", "-an", raw_ff], check=True)
+        o_cmd, fo_cmd = own_ceiling(raw), own_ceiling(raw_ff)
+        c, f, o, _ = timed([c_cmd, f_cmd, o_cmd, fo_cmd], a.runs)
         os.remove(raw)
+        os.remove(raw_ff)
+        stage = cpu(c_cmd) - cpu(o_cmd)
+        filt = cpu(f_cmd) - cpu(fo_cmd)
         print(row % (chain, c, f, f / c, ceiling / c, o, o / c, cpu(c_cmd), cpu(f_cmd),
-                     cpu(f_cmd) / cpu(c_cmd), cc / cpu(c_cmd), cpu(o_cmd) / cpu(c_cmd)))
+                     cpu(f_cmd) / cpu(c_cmd), "%.2f" % stage, "%.2f" % filt,
+                     "%.2f" % (filt / stage) if stage > 0 else "-"))
     print("left: wall-clock seconds; right: CPU seconds (user + system), steadier on a shared "
           "machine.\nff/clvid > 1: clvid is faster than ffmpeg's filter; ceil/cl >= 0.9: "
-          "within 10% of ffmpeg's plain decode + encode;\noc/cl: the same against decoding the "
-          "input and encoding this filter's output (the ceiling for that output)")
+          "within 10% of ffmpeg's plain decode + encode;\nout ceil, oc/cl: decoding the input "
+          "and encoding clvid's filtered frames (the ceiling for that output).\nstage cl, "
+          "filt ff: CPU seconds of each tool's run less those of decoding the input and "
+          "encoding its own\nfiltered frames: what the filtering itself cost (clvid: "
+          "conversions, transfers and kernels); ff/cl > 1: clvid's is cheaper.")
 
 
 if __name__ == "__main__":

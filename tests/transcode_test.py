@@ -281,7 +281,8 @@ def ffv1_rgb_exact(tmp):
 
 @test
 def stream_layouts(tmp):
-    """No audio, two audio tracks, a subtitle track: all kept as they were."""
+    """No audio, two audio tracks, a subtitle track: all kept as they were,
+    or left out with -an / -sn."""
     base = small_clip(tmp, seconds=1)
     noaudio = os.path.join(tmp, "noaudio.mp4")
     ffmpeg("-i", base, "-an", "-c", "copy", noaudio)
@@ -301,18 +302,21 @@ def stream_layouts(tmp):
           "PCM audio into mp4: %s (expected it re-encoded to AAC)" % audio)
     check(abs(duration(audio[0]) - 1.0) < 0.1, "re-encoded audio lasts %s" % audio[0])
     decodes_cleanly(out)
-    for src, ext, want in [(noaudio, "mp4", {"video": 1}),
-                           (two, "mkv", {"video": 1, "audio": 2}),
-                           (subs, "mkv", {"video": 1, "audio": 1, "subtitle": 1})]:
+    for src, ext, want, drop in [(noaudio, "mp4", {"video": 1}, []),
+                                 (two, "mkv", {"video": 1, "audio": 2}, []),
+                                 (subs, "mkv", {"video": 1, "audio": 1, "subtitle": 1}, []),
+                                 (two, "mkv", {"video": 1}, ["-an"]),
+                                 (subs, "mkv", {"video": 1, "audio": 1}, ["-sn"]),
+                                 (subs, "mkv", {"video": 1}, ["-an", "-sn"])]:
         out = os.path.join(tmp, "out." + ext)
-        clvid("-i", src, "-vf", "gray", "-o", out, "-y")
+        clvid("-i", src, "-vf", "gray", "-o", out, "-y", *drop)
         info = probe(out)
         got = {}
         for s in info["streams"]:
             got[s["codec_type"]] = got.get(s["codec_type"], 0) + 1
         check(got == want, "%s: streams %s, expected %s" % (os.path.basename(src), got, want))
         decodes_cleanly(out)
-        print("ok", os.path.basename(src), got)
+        print("ok", os.path.basename(src), " ".join(drop), got)
 
 
 @test

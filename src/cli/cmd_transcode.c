@@ -45,6 +45,8 @@ static void usage(FILE *f)
             "  -preset NAME      x264/x265 preset (default veryfast)\n"
             "  -b:v RATE         video bit rate (2M, 800k)\n"
             "  -pix_fmt FMT      encoder pixel format\n"
+            "  -an, -sn          leave the input's audio, subtitle streams out (default: "
+            "copied)\n"
             "  -ss TIME -t TIME  start and duration (seconds or [hh:]mm:ss[.ms])\n"
             "  --frames N        stop after N video frames\n"
             "  --device N|NAME   OpenCL device (clvid devices)\n"
@@ -72,6 +74,10 @@ static int parse_args(int argc, char **argv, transcode_args *a)
         }
         if (!strcmp(o, "--live")) {
             a->in.live = 1;
+            continue;
+        }
+        if (!strcmp(o, "-an") || !strcmp(o, "-sn")) {
+            *(o[1] == 'a' ? &a->out.no_audio : &a->out.no_subtitles) = 1;
             continue;
         }
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) {

@@ -428,7 +428,9 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
         enum AVMediaType type = s->codecpar->codec_type;
         e->map[i] = -1;
         if (i == clv_decoder_video_index(dec) ||
-            (type != AVMEDIA_TYPE_AUDIO && type != AVMEDIA_TYPE_SUBTITLE))
+            (type != AVMEDIA_TYPE_AUDIO && type != AVMEDIA_TYPE_SUBTITLE) ||
+            (type == AVMEDIA_TYPE_AUDIO && o->no_audio) ||
+            (type == AVMEDIA_TYPE_SUBTITLE && o->no_subtitles))
             continue;
         if (avformat_query_codec(e->oc->oformat, s->codecpar->codec_id, FF_COMPLIANCE_NORMAL) !=
             1) {

@@ -127,6 +127,8 @@ typedef struct clv_output_options {
     const char *preset;  /* NULL: default */
     int64_t bitrate;     /* -b:v in bit/s, 0: none */
     const char *pix_fmt; /* -pix_fmt, NULL: chosen */
+    int no_audio;        /* -an: the input's audio streams are left out */
+    int no_subtitles;    /* -sn: its subtitle streams are left out */
     /* An audio stream of another input (a microphone, clv_mic_stream), or
      * NULL: it gets an output stream (AAC) whose packets come through the
      * queue with stream_index clv_encoder_extra_index, timestamps in its
