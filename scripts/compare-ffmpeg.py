@@ -23,14 +23,16 @@ import sys
 import tempfile
 import time
 
-# clvid chain, ffmpeg -vf doing the same kind of work on the CPU
+# clvid chain, ffmpeg -vf doing the same kind of work on the CPU, and the RGB
+# format that filter takes: ffmpeg filters the YUV planes as they come, and
+# with format=RGB,filter,format=yuv420p it computes the picture clvid does.
 PAIRS = [
     ("sharpen", "convolution=0 -1 0 -1 5 -1 0 -1 0:0 -1 0 -1 5 -1 0 -1 0:"
-                "0 -1 0 -1 5 -1 0 -1 0:0 -1 0 -1 5 -1 0 -1 0"),
-    ("prewitt", "prewitt"),
-    ("median", "median"),
-    ("erode", "erosion"),
-    ("equalize", "histeq"),
+                "0 -1 0 -1 5 -1 0 -1 0:0 -1 0 -1 5 -1 0 -1 0", "gbrp"),
+    ("prewitt", "prewitt", "gbrp"),
+    ("median", "median", "gbrp"),
+    ("erode", "erosion", "gbrp"),
+    ("equalize", "histeq", "rgb24"),
 ]
 ENCODE = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-c:a", "copy"]
 
@@ -88,11 +90,12 @@ def main():
     none_cmd = [a.clvid, "transcode", "-q", "-y", "-i", a.input, "-o", out, *dev]
     ceiling, none = timed([ceil_cmd, none_cmd], a.runs)
     cc, cn = cpu(ceil_cmd), cpu(none_cmd)
-    print("%-10s %7s %7s %8s %8s %8s %8s | %7s %7s %8s %8s %8s %8s" % (
-        "filter", "clvid", "ffmpeg", "ff/clvid", "ceil/cl", "out ceil", "oc/cl", "cpu cl",
-        "cpu ff", "ff/clvid", "stage cl", "filt ff", "ff/cl"))
-    row = "%-10s %7.2f %7.2f %8.2f %8.2f %8.2f %8.2f | %7.2f %7.2f %8.2f %8s %8s %8s"
-    print(row % ("(none)", none, ceiling, ceiling / none, ceiling / none, ceiling,
+    print("%-10s %7s %7s %8s %7s %8s %8s %8s %8s | %7s %7s %8s %8s %8s %8s" % (
+        "filter", "clvid", "ffmpeg", "ff/clvid", "ff rgb", "rgb/cl", "ceil/cl", "out ceil",
+        "oc/cl", "cpu cl", "cpu ff", "ff/clvid", "stage cl", "filt ff", "ff/cl"))
+    row = ("%-10s %7.2f %7.2f %8.2f %7s %8s %8.2f %8.2f %8.2f | %7.2f %7.2f %8.2f %8s %8s "
+           "%8s")
+    print(row % ("(none)", none, ceiling, ceiling / none, "", "", ceiling / none, ceiling,
                  ceiling / none, cn, cc, cc / cn, "", "", ""))
 
     def own_ceiling(raw):
@@ -101,9 +104,11 @@ def main():
         return ["ffmpeg", "-v", "error", "-y", "-i", a.input, "-i", raw, "-filter_complex",
                 "[0:v]nullsink;[1:v]null[v]", "-map", "[v]", "-map", "0:a?", *ENCODE, out]
 
-    for chain, vf in PAIRS:
+    for chain, vf, rgb in PAIRS:
         c_cmd = [a.clvid, "transcode", "-q", "-y", "-i", a.input, "-vf", chain, "-o", out, *dev]
         f_cmd = ["ffmpeg", "-v", "error", "-y", "-i", a.input, "-vf", vf, *ENCODE, out]
+        r_cmd = ["ffmpeg", "-v", "error", "-y", "-i", a.input, "-vf",
+                 "format=%s,%s,format=yuv420p" % (rgb, vf), *ENCODE, out]
         # each tool's filtered frames, raw, to time encoding them alone (keys of BEST)
         raw = os.path.join(os.path.dirname(out), "clvid-%s.nut" % chain)
         raw_ff = os.path.join(os.path.dirname(out), "ffmpeg-%s.nut" % chain)
@@ -112,16 +117,19 @@ def main():
         subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", a.input, "-vf", vf, "-c:v",
                         "rawvideo", "-an", raw_ff], check=True)
         o_cmd, fo_cmd = own_ceiling(raw), own_ceiling(raw_ff)
-        c, f, o, _ = timed([c_cmd, f_cmd, o_cmd, fo_cmd], a.runs)
+        c, f, o, _, r = timed([c_cmd, f_cmd, o_cmd, fo_cmd, r_cmd], a.runs)
         os.remove(raw)
         os.remove(raw_ff)
         stage = cpu(c_cmd) - cpu(o_cmd)
         filt = cpu(f_cmd) - cpu(fo_cmd)
-        print(row % (chain, c, f, f / c, ceiling / c, o, o / c, cpu(c_cmd), cpu(f_cmd),
+        print(row % (chain, c, f, f / c, "%.2f" % r, "%.2f" % (r / c), ceiling / c, o, o / c,
+                     cpu(c_cmd), cpu(f_cmd),
                      cpu(f_cmd) / cpu(c_cmd), "%.2f" % stage, "%.2f" % filt,
                      "%.2f" % (filt / stage) if stage > 0 else "-"))
     print("left: wall-clock seconds; right: CPU seconds (user + system), steadier on a shared "
-          "machine.\nff/clvid > 1: clvid is faster than ffmpeg's filter; ceil/cl >= 0.9: "
+          "machine.\nff/clvid > 1: clvid is faster than ffmpeg's filter on the YUV planes; ff rgb, "
+          "rgb/cl: ffmpeg computing clvid's picture (format=RGB,filter,format=yuv420p);\n"
+          "ceil/cl >= 0.9: "
           "within 10% of ffmpeg's plain decode + encode;\nout ceil, oc/cl: decoding the input "
           "and encoding clvid's filtered frames (the ceiling for that output).\nstage cl, "
           "filt ff: CPU seconds of each tool's run less those of decoding the input and "
