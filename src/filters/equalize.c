@@ -12,7 +12,7 @@
 typedef struct equalize_state {
     cl_kernel hist, lut, apply;
     cl_mem hist_sets[2]; /* 256 counters and the alpha word each, alternating */
-    cl_mem pairs;        /* CPUs: eq_lut's table of LUT pairs */
+    cl_mem pairs;        /* CPUs: eq_lut's table of LUT pairs; NULL on GPUs */
     int parity;          /* the set this frame counts into */
 } equalize_state;
 
@@ -30,7 +30,7 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
     for (int i = 0; i < 2 && st == CL_SUCCESS; i++)
         s->hist_sets[i] =
             clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, HIST_WORDS * sizeof(cl_uint), NULL, &st);
-    if (st == CL_SUCCESS)
+    if (st == CL_SUCCESS && ctx->row_shape)
         s->pairs = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, 65536 * sizeof(cl_ushort), NULL, &st);
     if (st != CL_SUCCESS)
         return clv__fail(msg, CLV_ENOMEM, "equalize: cannot allocate its histogram: %s",
