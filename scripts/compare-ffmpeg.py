@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """compare-ffmpeg.py - clvid transcode against `ffmpeg -vf` on the same clip, in
-one go: each filter with clvid, the nearest ffmpeg CPU filter, and ffmpeg with no
-filter at all (the decode + encode ceiling). Same encoder settings everywhere
+one go: each filter with clvid, the nearest ffmpeg CPU filter on the YUV planes,
+the same ffmpeg filter computing clvid's picture (format=RGB,filter,format=yuv420p),
+and ffmpeg with no filter at all (the decode + encode ceiling). Same encoder settings everywhere
 (libx264 CRF 18 veryfast, audio copied). Prints wall-clock seconds and ratios.
 
 A filter that adds detail (sharpen, prewitt) makes the video costlier to

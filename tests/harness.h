@@ -56,8 +56,8 @@ TEST_LIST(TEST_DECLARE)
 #undef TEST_DECLARE
 
 /* OPAQUE: noise with alpha 255 everywhere, as decoded video; OPAQUE_BUT_ONE:
- * the same with alpha 254 in the middle of the last row (filters that skip reading
- * alpha when a frame is opaque must notice the one pixel). */
+ * the same with alpha 254 in the middle of the last row (filters that skip
+ * reading alpha when a frame is opaque must notice the one pixel). */
 enum content {
     CONTENT_NOISE,
     CONTENT_FLAT,
