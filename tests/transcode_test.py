@@ -672,6 +672,41 @@ def disk_full(tmp):
         if mounted:
             subprocess.run(["umount", small])
 
+# Per-chain checksums of the decoded ffv1 output (12 frames of the sample),
+# recorded with the transcoder as it was before the pipeline became a
+# library (src/pipeline): the same frames must come out of every later
+# version. Every filter is exact, so these hold on every OpenCL device.
+GOLDEN = [
+    ("", "yuv420p", "032996c20443088d23a05b90f716cd19"),
+    ("median,sharpen", "yuv420p", "121486109c7587f3a252df0e68f7f025"),
+    ("equalize", "yuv420p", "fc1b455d3e3eb44ee1aa2e7251545d21"),
+    ("quantize=colors=8:iterations=4", "yuv420p", "174065a95860b136c7ad222d2888b682"),
+    ("noise=amount=0.1,prewitt", "yuv420p", "a9932f0a8e614623db2373e866bece6e"),
+    ("erode=radius=2,emboss", "yuv420p", "2f4222053ed39c1189f5879f6445f51c"),
+    ("median,sharpen", "bgr0", "5029c0d779813cbd161bd86a58010875"),
+]
+
+
+@test
+def golden_ffv1(tmp):
+    """The sample through several chains into ffv1: frame for frame the
+    output recorded before the pipeline moved into its library."""
+    import hashlib
+    out = os.path.join(tmp, "out.mkv")
+    for chain, pix_fmt, want in GOLDEN:
+        args = ["-i", sample(), "--frames", "12", "-c:v", "ffv1", "-o", out, "-y"]
+        if chain:
+            args += ["-vf", chain]
+        if pix_fmt != "yuv420p":
+            args += ["-pix_fmt", pix_fmt]
+        clvid(*args)
+        p = run(["ffmpeg", "-v", "error", "-i", out, "-map", "0:v", "-f", "framemd5", "-"])
+        lines = "".join(l + "\n" for l in p.stdout.splitlines() if not l.startswith("#"))
+        got = hashlib.md5(lines.encode()).hexdigest()
+        check(lines.count("\n") == 12, "%r: %d frames, expected 12" % (chain, lines.count("\n")))
+        check(got == want, "%r (%s): frames differ from the recorded output (%s, expected %s)"
+              % (chain, pix_fmt, got, want))
+
 
 def main():
     global ARGS
