@@ -73,6 +73,8 @@ const char *test_content_name(enum content content);
 
 /* Opens the default device (CLVID_DEVICE honoured) in the given shape
  * (0 natural, 1 row, 2 gpu); NULL with a message on failure. */
+/* CLVID_DEVICE, or NULL for the library's default. */
+const char *test_device(void);
 clv_context *test_context(int shape);
 clv_context *test_context_on(const char *device, int shape);
 

@@ -70,9 +70,17 @@ clv_context *test_context_on(const char *device, int shape)
     return ctx;
 }
 
+const char *test_device(void)
+{
+    /* The tests are a program like the command line: they read
+     * CLVID_DEVICE themselves (the library reads no environment). */
+    const char *spec = getenv("CLVID_DEVICE");
+    return spec && *spec ? spec : NULL;
+}
+
 clv_context *test_context(int shape)
 {
-    return test_context_on(NULL, shape);
+    return test_context_on(test_device(), shape);
 }
 
 static int compare_images(const clv_image *got, const clv_image *want, const char *what)

@@ -181,7 +181,10 @@ def keys_change_chain(tmp):
         ("w", "prewitt=scale=1:delta=0", "0"),  # -vf chains in turn, from the first
         ("w w", "sharpen", "0"),
         ("2 w", "sharpen", "0"),  # from a preset, back to the first -vf chain
-        ("w up", "prewitt=scale=2:delta=0", "0"),
+        # One step of the parameter's descriptor (prewitt scale: 0.25), the
+        # same in a -vf chain as in the preset.
+        ("w up", "prewitt=scale=1.25:delta=0", "0"),
+        ("4 up up", "prewitt=scale=1.5:delta=0", "4"),
         ("w w up", "sharpen", "0"),  # no parameter: nothing changes
     ]
     for keys, chain, preset in cases:

@@ -3,9 +3,10 @@
 #ifndef CLVID_CLI_H
 #define CLVID_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#include "../io/io.h"
+#include "clvid/pipeline.h"
 
 enum { CLV_EXIT_OK = 0, CLV_EXIT_RUNTIME = 1, CLV_EXIT_USAGE = 2 };
 
@@ -17,10 +18,22 @@ int64_t clv_cli_parse_time(const char *text);
  * (a message printed) for a bad value. */
 /* --input-size, --input-fps, --input-format (capture), --audio and
  * --audio-format (a microphone). */
-int clv_cli_capture_option(const char *option, const char *value, clv_input_options *in,
-                           const char **mic, const char **mic_format);
+int clv_cli_capture_option(const char *option, const char *value, clv_transcode_options *o);
 /* -c:v (-vcodec), -preset, -pix_fmt, -crf, -b:v. */
-int clv_cli_output_option(const char *option, const char *value, clv_output_options *out);
+int clv_cli_output_option(const char *option, const char *value, clv_transcode_options *o);
+
+/* The engine's settings from the environment, read here once and passed
+ * down: CLVID_DEVICE (when no --device), CLVID_SHAPE, CLVID_CACHE_DIR (or
+ * XDG_CACHE_HOME/clvid, ~/.cache/clvid), CLVID_NO_CACHE, CLVID_KERNEL_DIR,
+ * CLVID_LOG. */
+void clv_cli_engine_settings(clv_context_options *engine, char *cache_dir, size_t size);
+/* The exit status for an error code: 0, 2 for usage mistakes (bad chain,
+ * option or device), 1 for the rest. */
+int clv_cli_exit_status(int err);
+
+/* Runs a transcode with the progress line, the summary and Ctrl-C
+ * handling; returns the exit status. transcode and webcam --no-window. */
+int clv_cli_transcode(clv_transcode_options *options, int quiet, const char *progress_path);
 
 int clv_cmd_filters(int argc, char **argv);
 int clv_cmd_devices(int argc, char **argv);

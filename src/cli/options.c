@@ -5,36 +5,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-#include <libavcodec/avcodec.h>
-#include <libavutil/pixdesc.h>
-
-int clv_cli_capture_option(const char *option, const char *value, clv_input_options *in,
-                           const char **mic, const char **mic_format)
+int clv_cli_capture_option(const char *option, const char *value, clv_transcode_options *o)
 {
     clv_msg msg;
     if (!strcmp(option, "--input-size"))
-        in->video_size = value;
+        o->capture_size = value;
     else if (!strcmp(option, "--input-fps"))
-        in->framerate = value;
-    else if (!strcmp(option, "--input-format")) {
-        if (av_get_pix_fmt(value) == AV_PIX_FMT_NONE && !avcodec_find_decoder_by_name(value)) {
-            fprintf(stderr,
-                    "clvid: --input-format %s: not a pixel format or codec FFmpeg knows (cameras "
-                    "offer e.g. mjpeg, yuyv422, nv12, h264; clvid sources lists each camera's)\n",
-                    value);
-            return -1;
-        }
-        in->input_format = value;
-    } else if (!strcmp(option, "--audio"))
-        *mic = value;
-    else if (!strcmp(option, "--audio-format")) {
-        if (clv_mic_format_check(value, &msg)) {
+        o->capture_rate = value;
+    else if (!strcmp(option, "--input-format") || !strcmp(option, "--audio-format")) {
+        int mic = option[2] == 'a';
+        if (clv_capture_format_check(mic ? NULL : value, mic ? value : NULL, &msg)) {
             fprintf(stderr, "clvid: %s\n", msg.text);
             return -1;
         }
-        *mic_format = value;
-    } else
+        *(mic ? &o->mic_format : &o->capture_format) = value;
+    } else if (!strcmp(option, "--audio"))
+        o->mic = value;
+    else
         return 0;
     return 1;
 }
@@ -53,7 +42,7 @@ static int64_t parse_rate(const char *s)
     return *end ? -1 : (int64_t)v;
 }
 
-int clv_cli_output_option(const char *option, const char *value, clv_output_options *out)
+int clv_cli_output_option(const char *option, const char *value, clv_transcode_options *out)
 {
     char *end;
     if (!strcmp(option, "-c:v") || !strcmp(option, "-vcodec"))
@@ -77,4 +66,56 @@ int clv_cli_output_option(const char *option, const char *value, clv_output_opti
     } else
         return 0;
     return 1;
+}
+
+/* One value of the environment, or NULL when unset or empty. */
+static const char *env(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+void clv_cli_engine_settings(clv_context_options *e, char *dir, size_t size)
+{
+    if (!e->device)
+        e->device = env("CLVID_DEVICE");
+    const char *shape = env("CLVID_SHAPE");
+    if (!e->shape && shape)
+        e->shape = !strcmp(shape, "row") ? 1 : !strcmp(shape, "gpu") ? 2 : 0;
+    const char *no_cache = env("CLVID_NO_CACHE");
+    if (no_cache && strcmp(no_cache, "0"))
+        e->no_cache = 1;
+    if (!e->cache_dir)
+        e->cache_dir = env("CLVID_CACHE_DIR");
+    if (!e->cache_dir) {
+        /* The XDG place, written into the caller's buffer. */
+        const char *xdg = env("XDG_CACHE_HOME"), *home = env("HOME");
+        if (xdg || home) {
+            snprintf(dir, size, "%s%s", xdg ? xdg : home, xdg ? "/clvid" : "/.cache/clvid");
+            e->cache_dir = dir;
+        }
+    }
+    if (!e->kernel_dir)
+        e->kernel_dir = env("CLVID_KERNEL_DIR");
+    const char *log = env("CLVID_LOG");
+    if (log)
+        e->log_level = !strcasecmp(log, "error")   ? CLV_LOG_ERROR
+                       : !strcasecmp(log, "info")  ? CLV_LOG_INFO
+                       : !strcasecmp(log, "debug") ? CLV_LOG_DEBUG
+                                                   : CLV_LOG_WARN;
+}
+
+int clv_cli_exit_status(int err)
+{
+    switch (err) {
+    case 0:
+        return CLV_EXIT_OK;
+    case CLV_EPARSE:
+    case CLV_ERANGE:
+    case CLV_EOPTION:
+    case CLV_ENODEVICE:
+        return CLV_EXIT_USAGE;
+    default:
+        return CLV_EXIT_RUNTIME;
+    }
 }

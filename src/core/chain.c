@@ -555,10 +555,11 @@ int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64
     release_events(&chain->events);
 
     if (wait)
-        CLV__CL_CHECK(clEnqueueBarrierWithWaitList(ctx->queue, 1, &wait, NULL),
+        CLV__CL_CHECK(ctx, clEnqueueBarrierWithWaitList(ctx->queue, 1, &wait, NULL),
                       "clEnqueueBarrierWithWaitList");
     if (n == 0)
-        CLV__CL_CHECK(clEnqueueCopyBuffer(ctx->queue, src->buffer, dst->buffer, 0, 0,
+        CLV__CL_CHECK(ctx,
+                      clEnqueueCopyBuffer(ctx->queue, src->buffer, dst->buffer, 0, 0,
                                           (size_t)src->stride * (size_t)h * 4, 0, NULL, NULL),
                       "clEnqueueCopyBuffer");
     for (int i = 0; i < n; i++) {
@@ -584,7 +585,7 @@ int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64
                              f->name, i + 1, w, h, ctx->dev.name, clv_strerror(err));
     }
     if (done)
-        CLV__CL_CHECK(clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, done),
+        CLV__CL_CHECK(ctx, clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, done),
                       "clEnqueueMarkerWithWaitList");
     return 0;
 fail:
@@ -624,13 +625,15 @@ int clv_chain_profile(clv_chain *chain, uint64_t *ns, int count)
         return CLV_EINVAL;
     int err = 0;
     if (e->count)
-        CLV__CL_CHECK(clWaitForEvents((cl_uint)e->count, e->list), "clWaitForEvents");
+        CLV__CL_CHECK(chain->ctx, clWaitForEvents((cl_uint)e->count, e->list), "clWaitForEvents");
     for (int i = 0; i < e->count; i++) {
         cl_ulong start = 0, end = 0;
-        CLV__CL_CHECK(clGetEventProfilingInfo(e->list[i], CL_PROFILING_COMMAND_START, sizeof start,
+        CLV__CL_CHECK(chain->ctx,
+                      clGetEventProfilingInfo(e->list[i], CL_PROFILING_COMMAND_START, sizeof start,
                                               &start, NULL),
                       "clGetEventProfilingInfo");
         CLV__CL_CHECK(
+            chain->ctx,
             clGetEventProfilingInfo(e->list[i], CL_PROFILING_COMMAND_END, sizeof end, &end, NULL),
             "clGetEventProfilingInfo");
         if (e->owner[i] < count && end > start)
@@ -712,4 +715,40 @@ int clv_ref_chain_run(clv_ref_chain *ref, const clv_image *src, clv_image *dst,
             return err;
     }
     return 0;
+}
+
+int clv_chain_step_param(clv_chain *chain, int fi, int pi, int direction, char *text, size_t size,
+                         clv_msg *msg)
+{
+    const clv_chain_desc *d = clv_chain_get_desc(chain);
+    if (fi < 0 || fi >= d->count || pi < 0 || pi >= d->item[fi].filter->param_count)
+        return clv__fail(msg, CLV_EINVAL, "no parameter %d of filter %d in this chain", pi, fi);
+    const clv_param *par = &d->item[fi].filter->params[pi];
+    const clv_value *v = &d->item[fi].values[pi];
+    if (par->step <= 0)
+        return clv__fail(msg, CLV_EINVAL, "%s: parameter %s has no step", d->item[fi].filter->name,
+                         par->name);
+    char value[64];
+    if (par->type == CLV_PARAM_ENUM) {
+        int n = 1;
+        for (const char *c = par->choices; *c; c++)
+            n += *c == '|';
+        int k = (int)(((v->i + (direction > 0 ? 1 : -1)) % n + n) % n);
+        const char *c = par->choices;
+        for (int i = 0; i < k; i++)
+            c = strchr(c, '|') + 1;
+        snprintf(value, sizeof value, "%.*s", (int)strcspn(c, "|"), c);
+    } else {
+        double now = par->type == CLV_PARAM_REAL ? (double)v->i / 1000 : (double)v->i;
+        double next = now + (direction > 0 ? par->step : -par->step);
+        next = next < par->min ? par->min : next > par->max ? par->max : next;
+        if (par->type == CLV_PARAM_REAL)
+            snprintf(value, sizeof value, "%.3f", next);
+        else
+            snprintf(value, sizeof value, "%lld", (long long)llround(next));
+    }
+    int err = clv_chain_set_param(chain, fi, par->name, value, msg);
+    if (!err)
+        snprintf(text, size, "%s=%s", par->name, value);
+    return err;
 }

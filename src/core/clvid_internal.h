@@ -13,6 +13,12 @@
 
 struct clv_context {
     clv_device_info dev;
+    /* The settings, with their strings copied. */
+    char cache_dir[1024];  /* "" for no cache */
+    char kernel_dir[1024]; /* "" for the embedded sources */
+    int log_level;
+    clv_log_callback log;
+    void *log_user;
     cl_context cl;
     cl_command_queue queue; /* in-order; profiling when asked */
     int profiling;
@@ -128,20 +134,28 @@ int clv__fail(clv_msg *msg, int code, const char *fmt, ...)
 #endif
     ;
 const char *clv__cl_strerror(cl_int status);
-void clv__log(int level, const char *fmt, ...)
+/* Logs through ctx's sink at its level; ctx NULL: warnings and errors to
+ * stderr. */
+void clv__log(const clv_context *ctx, int level, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(printf, 3, 4)))
 #endif
     ;
-enum { CLV__LOG_ERROR, CLV__LOG_WARN, CLV__LOG_INFO, CLV__LOG_DEBUG };
+enum {
+    CLV__LOG_ERROR = CLV_LOG_ERROR,
+    CLV__LOG_WARN = CLV_LOG_WARN,
+    CLV__LOG_INFO = CLV_LOG_INFO,
+    CLV__LOG_DEBUG = CLV_LOG_DEBUG
+};
 
-/* Converts an OpenCL status at the boundary: logs what was being done and
- * jumps to fail with err set. Needs `int err` and a `fail:` label. */
-#define CLV__CL_CHECK(call, what)                                                                  \
+/* Converts an OpenCL status at the boundary: logs what was being done (on
+ * ctx's log) and jumps to fail with err set. Needs `int err` and a `fail:`
+ * label. */
+#define CLV__CL_CHECK(ctx, call, what)                                                             \
     do {                                                                                           \
         cl_int clv__st = (call);                                                                   \
         if (clv__st != CL_SUCCESS) {                                                               \
-            clv__log(CLV__LOG_ERROR, "%s: %s", (what), clv__cl_strerror(clv__st));                 \
+            clv__log((ctx), CLV__LOG_ERROR, "%s: %s", (what), clv__cl_strerror(clv__st));          \
             err = (clv__st == CL_OUT_OF_HOST_MEMORY ||                                             \
                    clv__st == CL_MEM_OBJECT_ALLOCATION_FAILURE || clv__st == CL_OUT_OF_RESOURCES)  \
                       ? CLV_ENOMEM                                                                 \

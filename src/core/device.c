@@ -120,10 +120,6 @@ int clv_device_select(const clv_device_info *list, int count, const char *spec, 
 {
     const char *from = "--device";
     if (!spec || !*spec) {
-        spec = getenv("CLVID_DEVICE");
-        from = "CLVID_DEVICE";
-    }
-    if (!spec || !*spec) {
         for (int i = 0; i < count; i++)
             if (list[i].is_gpu)
                 return i;
@@ -176,14 +172,22 @@ int clv_context_create(const clv_context_options *options, clv_context **out, cl
     ctx->dev = list[index];
     free(list);
     ctx->profiling = options && options->profiling;
+    /* The one rule for every filter's kernel shape: rows per work-item on
+     * CPUs, several pixels per work-item elsewhere, unless asked. */
     ctx->row_shape = !ctx->dev.is_gpu;
-    const char *shape = getenv("CLVID_SHAPE");
-    if (options && options->shape)
-        ctx->row_shape = options->shape == 1;
-    else if (shape && !strcmp(shape, "row"))
-        ctx->row_shape = 1;
-    else if (shape && !strcmp(shape, "gpu"))
-        ctx->row_shape = 0;
+    ctx->log_level = CLV__LOG_WARN;
+    if (options) {
+        if (options->shape)
+            ctx->row_shape = options->shape == 1;
+        if (options->cache_dir && !options->no_cache)
+            snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", options->cache_dir);
+        if (options->kernel_dir)
+            snprintf(ctx->kernel_dir, sizeof ctx->kernel_dir, "%s", options->kernel_dir);
+        if (options->log_level)
+            ctx->log_level = options->log_level;
+        ctx->log = options->log;
+        ctx->log_user = options->log_user;
+    }
 
     cl_device_fp_config fp = 0;
     clGetDeviceInfo(ctx->dev.device_id, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
@@ -193,11 +197,11 @@ int clv_context_create(const clv_context_options *options, clv_context **out, cl
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
                                      (cl_context_properties)ctx->dev.platform_id, 0};
     ctx->cl = clCreateContext(props, 1, &ctx->dev.device_id, NULL, NULL, &st);
-    CLV__CL_CHECK(st, "clCreateContext");
+    CLV__CL_CHECK(ctx, st, "clCreateContext");
     ctx->queue = clCreateCommandQueue(ctx->cl, ctx->dev.device_id,
                                       ctx->profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &st);
-    CLV__CL_CHECK(st, "clCreateCommandQueue");
-    clv__log(CLV__LOG_INFO, "device %d: %s (%s, %s shape)", ctx->dev.index, ctx->dev.name,
+    CLV__CL_CHECK(ctx, st, "clCreateCommandQueue");
+    clv__log(ctx, CLV__LOG_INFO, "device %d: %s (%s, %s shape)", ctx->dev.index, ctx->dev.name,
              ctx->dev.platform, ctx->row_shape ? "row" : "gpu");
     *out = ctx;
     return 0;

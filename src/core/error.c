@@ -9,6 +9,16 @@
 #include <string.h>
 #include <strings.h>
 
+const char *clv_version(void)
+{
+    return CLVID_VERSION_STRING;
+}
+
+int clv_version_number(void)
+{
+    return CLVID_VERSION_NUMBER;
+}
+
 const char *clv_strerror(int code)
 {
     switch (code) {
@@ -76,30 +86,27 @@ const char *clv__cl_strerror(cl_int status)
     return "unknown OpenCL status";
 }
 
-/* The level comes from CLVID_LOG each time: no global state to set. */
-static int log_level(void)
-{
-    const char *v = getenv("CLVID_LOG");
-    if (!v)
-        return CLV__LOG_WARN;
-    if (!strcasecmp(v, "error"))
-        return CLV__LOG_ERROR;
-    if (!strcasecmp(v, "info"))
-        return CLV__LOG_INFO;
-    if (!strcasecmp(v, "debug"))
-        return CLV__LOG_DEBUG;
-    return CLV__LOG_WARN;
-}
-
-void clv__log(int level, const char *fmt, ...)
+void clv__log(const clv_context *ctx, int level, const char *fmt, ...)
 {
     static const char *const names[] = {"error", "warning", "info", "debug"};
-    if (level > log_level())
+    if (level > (ctx ? ctx->log_level : CLV__LOG_WARN))
         return;
-    char line[4096];
+    char small[1024], *line = small;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "clvid: %s: %s\n", names[level], line);
+    if (n >= (int)sizeof small && (line = malloc((size_t)n + 1)) != NULL) {
+        va_start(ap, fmt); /* a build log can be long: all of it */
+        vsnprintf(line, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    if (!line)
+        line = small;
+    if (ctx && ctx->log)
+        ctx->log(ctx->log_user, level, line);
+    else
+        fprintf(stderr, "clvid: %s: %s\n", names[level], line);
+    if (line != small)
+        free(line);
 }

@@ -82,7 +82,7 @@ static int rect_copy(clv_context *ctx, const clv_frame *frame, const clv_image *
               : clEnqueueReadBufferRect(ctx->queue, frame->buffer, CL_TRUE, origin, origin, region,
                                         pitch, 0, img->stride, 0, img->pixels, 0, NULL, NULL);
     if (st != CL_SUCCESS) {
-        clv__log(CLV__LOG_ERROR, "%s: %s",
+        clv__log(ctx, CLV__LOG_ERROR, "%s: %s",
                  write ? "clEnqueueWriteBufferRect" : "clEnqueueReadBufferRect",
                  clv__cl_strerror(st));
         return CLV_ECL;
@@ -115,7 +115,8 @@ int clv__kernel_args(cl_kernel kernel, int first, int count, ...)
     if (st != CL_SUCCESS) {
         char name[128] = "?";
         clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
-        clv__log(CLV__LOG_ERROR, "kernel %s argument %d: %s", name, i - 1, clv__cl_strerror(st));
+        clv__log(NULL, CLV__LOG_ERROR, "kernel %s argument %d: %s", name, i - 1,
+                 clv__cl_strerror(st));
         return CLV_ECL;
     }
     return 0;
@@ -136,8 +137,8 @@ int clv__launch(const clv_launch *l, cl_kernel kernel, cl_uint dims, const size_
     if (st != CL_SUCCESS) {
         char name[128] = "?";
         clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
-        clv__log(CLV__LOG_ERROR, "kernel %s on %dx%d: clEnqueueNDRangeKernel: %s", name, l->width,
-                 l->height, clv__cl_strerror(st));
+        clv__log(l->ctx, CLV__LOG_ERROR, "kernel %s on %dx%d: clEnqueueNDRangeKernel: %s", name,
+                 l->width, l->height, clv__cl_strerror(st));
         return st == CL_OUT_OF_RESOURCES || st == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
                        st == CL_OUT_OF_HOST_MEMORY
                    ? CLV_ENOMEM

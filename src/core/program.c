@@ -44,19 +44,20 @@ static int count_lines(const char *s, size_t n)
     return lines;
 }
 
-/* Appends cl/<name> to buf (malloc'd, grown); from CLVID_KERNEL_DIR when set.
- * part records where it starts. */
-static int append_source(char **buf, size_t *len, const char *name, source_part *part, clv_msg *msg)
+/* Appends cl/<name> to buf (malloc'd, grown); from ctx's kernel_dir when
+ * set. part records where it starts. */
+static int append_source(const clv_context *ctx, char **buf, size_t *len, const char *name,
+                         source_part *part, clv_msg *msg)
 {
-    const char *dir = getenv("CLVID_KERNEL_DIR");
+    const char *dir = ctx->kernel_dir;
     char *text = NULL;
     size_t n = 0;
-    if (dir && *dir) {
+    if (*dir) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, name);
         FILE *f = fopen(path, "rb");
         if (!f)
-            return clv__fail(msg, CLV_EIO, "CLVID_KERNEL_DIR: cannot open %s: %s", path,
+            return clv__fail(msg, CLV_EIO, "kernel directory: cannot open %s: %s", path,
                              strerror(errno));
         fseek(f, 0, SEEK_END);
         long size = ftell(f);
@@ -90,24 +91,12 @@ static int append_source(char **buf, size_t *len, const char *name, source_part 
     return 0;
 }
 
-static int cache_dir(char *out, size_t size)
+/* The context's cache directory, made if missing; -1 for no cache. */
+static int cache_dir(const clv_context *ctx, char *out, size_t size)
 {
-    const char *no = getenv("CLVID_NO_CACHE");
-    if (no && *no && strcmp(no, "0"))
+    if (!ctx->cache_dir[0])
         return -1;
-    const char *dir = getenv("CLVID_CACHE_DIR");
-    if (dir && *dir) {
-        snprintf(out, size, "%s", dir);
-    } else {
-        const char *xdg = getenv("XDG_CACHE_HOME");
-        const char *home = getenv("HOME");
-        if (xdg && *xdg)
-            snprintf(out, size, "%s/clvid", xdg);
-        else if (home && *home)
-            snprintf(out, size, "%s/.cache/clvid", home);
-        else
-            return -1;
-    }
+    snprintf(out, size, "%s", ctx->cache_dir);
     /* Make each missing component; failures surface when writing. */
     for (char *p = out + 1; *p; p++) {
         if (*p == '/') {
@@ -159,13 +148,14 @@ bad:
 
 /* Writes atomically (temporary file + rename) so that a reader never sees a
  * half-written entry. Failure only costs a rebuild next time. */
-static void cache_write(const char *path, const char *key, const unsigned char *bin, size_t size)
+static void cache_write(const clv_context *ctx, const char *path, const char *key,
+                        const unsigned char *bin, size_t size)
 {
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     FILE *f = fopen(tmp, "wb");
     if (!f) {
-        clv__log(CLV__LOG_DEBUG, "binary cache: cannot write %s: %s", tmp, strerror(errno));
+        clv__log(ctx, CLV__LOG_DEBUG, "binary cache: cannot write %s: %s", tmp, strerror(errno));
         return;
     }
     uint32_t keylen = (uint32_t)strlen(key);
@@ -175,7 +165,7 @@ static void cache_write(const char *path, const char *key, const unsigned char *
              fwrite(bin, 1, size, f) == size && fwrite(&sum, 8, 1, f) == 1;
     ok = (fclose(f) == 0) && ok;
     if (!ok || rename(tmp, path) != 0) {
-        clv__log(CLV__LOG_DEBUG, "binary cache: cannot write %s", path);
+        clv__log(ctx, CLV__LOG_DEBUG, "binary cache: cannot write %s", path);
         remove(tmp);
     }
 }
@@ -220,9 +210,17 @@ static void print_build_log(clv_context *ctx, cl_program prog, const char *famil
     log[0] = 0;
     clGetProgramBuildInfo(prog, ctx->dev.device_id, CL_PROGRAM_BUILD_LOG, size, log, NULL);
     log[size] = 0;
-    clv__log(CLV__LOG_ERROR, "build log of cl/%s.cl on %s:", family, ctx->dev.name);
-    map_log_lines(log, parts, count, stderr);
-    fputc('\n', stderr);
+    /* The lines mapped back to the files, as one message to the log. */
+    char *mapped = NULL;
+    size_t mapped_size = 0;
+    FILE *out = open_memstream(&mapped, &mapped_size);
+    if (out) {
+        map_log_lines(log, parts, count, out);
+        fclose(out);
+    }
+    clv__log(ctx, CLV__LOG_ERROR, "build log of cl/%s.cl on %s:\n%s", family, ctx->dev.name,
+             mapped ? mapped : log);
+    free(mapped);
     free(log);
 }
 
@@ -233,9 +231,9 @@ static int build(clv_context *ctx, const char *family, cl_program *out, clv_msg 
     char *src = NULL;
     size_t len = 0;
     source_part parts[2];
-    int err = append_source(&src, &len, "common.cl", &parts[0], msg);
+    int err = append_source(ctx, &src, &len, "common.cl", &parts[0], msg);
     if (!err)
-        err = append_source(&src, &len, name, &parts[1], msg);
+        err = append_source(ctx, &src, &len, name, &parts[1], msg);
     if (err) {
         free(src);
         return err;
@@ -251,7 +249,7 @@ static int build(clv_context *ctx, const char *family, cl_program *out, clv_msg 
     snprintf(key, sizeof key, "%s|%s|%s|%s|%s|%016llx", ctx->dev.platform, ctx->dev.name,
              ctx->dev.driver, ctx->dev.version, family, (unsigned long long)h);
     char dir[3800], path[4096];
-    int cached = cache_dir(dir, sizeof dir) == 0;
+    int cached = cache_dir(ctx, dir, sizeof dir) == 0;
     if (cached)
         snprintf(path, sizeof path, "%s/%s-%016llx.bin", dir, family,
                  (unsigned long long)fnv1a(FNV_BASIS, key, strlen(key)));
@@ -273,10 +271,10 @@ static int build(clv_context *ctx, const char *family, cl_program *out, clv_msg 
                 prog = NULL;
             }
             if (prog)
-                clv__log(CLV__LOG_DEBUG, "cl/%s.cl: loaded from %s", family, path);
+                clv__log(ctx, CLV__LOG_DEBUG, "cl/%s.cl: loaded from %s", family, path);
             else
-                clv__log(CLV__LOG_DEBUG, "cl/%s.cl: cache entry %s unusable; rebuilding", family,
-                         path);
+                clv__log(ctx, CLV__LOG_DEBUG, "cl/%s.cl: cache entry %s unusable; rebuilding",
+                         family, path);
         }
     }
     if (!prog) {
@@ -305,7 +303,7 @@ static int build(clv_context *ctx, const char *family, cl_program *out, clv_msg 
                 unsigned char *bins[1] = {bin};
                 if (bin && clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) ==
                                CL_SUCCESS)
-                    cache_write(path, key, bin, size);
+                    cache_write(ctx, path, key, bin, size);
                 free(bin);
             }
         }

@@ -99,7 +99,8 @@ static cl_mem buffer(clv_context *ctx, cl_mem_flags flags, size_t size, int *err
     cl_int st = CL_SUCCESS;
     cl_mem m = clCreateBuffer(ctx->cl, flags, size, NULL, &st);
     if (st != CL_SUCCESS) {
-        clv__log(CLV__LOG_ERROR, "clCreateBuffer of %zu bytes: %s", size, clv__cl_strerror(st));
+        clv__log(ctx, CLV__LOG_ERROR, "clCreateBuffer of %zu bytes: %s", size,
+                 clv__cl_strerror(st));
         *err = CLV_ENOMEM;
         return NULL;
     }
@@ -154,9 +155,9 @@ int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_cha
     cl_int st = CL_SUCCESS;
     cl_command_queue_properties props = options->profiling ? CL_QUEUE_PROFILING_ENABLE : 0;
     stage->up_q = clCreateCommandQueue(ctx->cl, ctx->dev.device_id, props, &st);
-    CLV__CL_CHECK(st, "clCreateCommandQueue (upload)");
+    CLV__CL_CHECK(ctx, st, "clCreateCommandQueue (upload)");
     stage->down_q = clCreateCommandQueue(ctx->cl, ctx->dev.device_id, props, &st);
-    CLV__CL_CHECK(st, "clCreateCommandQueue (download)");
+    CLV__CL_CHECK(ctx, st, "clCreateCommandQueue (download)");
 
     cl_program prog = NULL;
     if ((err = clv__program_get(ctx, "color", &prog, msg)))
@@ -192,10 +193,10 @@ int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_cha
             goto fail_alloc;
         s->host_in = clEnqueueMapBuffer(stage->up_q, s->pin_in, CL_TRUE, CL_MAP_WRITE, 0,
                                         stage->in_size, 0, NULL, NULL, &st);
-        CLV__CL_CHECK(st, "clEnqueueMapBuffer (input staging)");
+        CLV__CL_CHECK(ctx, st, "clEnqueueMapBuffer (input staging)");
         s->host_out = clEnqueueMapBuffer(stage->down_q, s->pin_out, CL_TRUE, CL_MAP_READ, 0,
                                          stage->out_size, 0, NULL, NULL, &st);
-        CLV__CL_CHECK(st, "clEnqueueMapBuffer (output staging)");
+        CLV__CL_CHECK(ctx, st, "clEnqueueMapBuffer (output staging)");
     }
     *out = stage;
     return 0;
@@ -266,14 +267,16 @@ int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
         return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
     stage_slot *s = &stage->slots[stage->next];
     s->frame_index = frame_index;
-    CLV__CL_CHECK(clEnqueueWriteBuffer(stage->up_q, s->dev_in, CL_FALSE, 0, stage->in_size,
+    CLV__CL_CHECK(ctx,
+                  clEnqueueWriteBuffer(stage->up_q, s->dev_in, CL_FALSE, 0, stage->in_size,
                                        s->host_in, 0, NULL, &s->up),
                   "upload (clEnqueueWriteBuffer)");
     clFlush(stage->up_q);
     /* The first command waits for the upload, the download for the last
      * command: no barrier or marker commands (each costs ~0.15 ms on PoCL). */
     if (stage->passthrough) {
-        CLV__CL_CHECK(clEnqueueCopyBuffer(ctx->queue, s->dev_in, s->dev_out, 0, 0, stage->in_size,
+        CLV__CL_CHECK(ctx,
+                      clEnqueueCopyBuffer(ctx->queue, s->dev_in, s->dev_out, 0, 0, stage->in_size,
                                           1, &s->up, &s->last_kernel),
                       "clEnqueueCopyBuffer");
     } else {
@@ -306,7 +309,8 @@ int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
             clFlush(ctx->queue);
             size_t zero[3] = {0, 0, 0};
             size_t region[3] = {(size_t)filtered->width * 4, (size_t)filtered->height, 1};
-            CLV__CL_CHECK(clEnqueueReadBufferRect(stage->down_q, filtered->buffer, CL_FALSE, zero,
+            CLV__CL_CHECK(ctx,
+                          clEnqueueReadBufferRect(stage->down_q, filtered->buffer, CL_FALSE, zero,
                                                   zero, region, (size_t)filtered->stride * 4, 0,
                                                   (size_t)filtered->width * 4, 0, s->host_out, 1,
                                                   &s->last_kernel, &s->down),
@@ -321,7 +325,8 @@ int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
             goto fail;
     }
     clFlush(ctx->queue);
-    CLV__CL_CHECK(clEnqueueReadBuffer(stage->down_q, s->dev_out, CL_FALSE, 0, stage->out_size,
+    CLV__CL_CHECK(ctx,
+                  clEnqueueReadBuffer(stage->down_q, s->dev_out, CL_FALSE, 0, stage->out_size,
                                       s->host_out, 1, &s->last_kernel, &s->down),
                   "download (clEnqueueReadBuffer)");
     clFlush(stage->down_q);

@@ -103,10 +103,11 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
 static const clv_param params[] = {
     {"matrix", CLV_PARAM_MATRIX, "0 0 0 0 1 0 0 0 0", -10000, 10000, NULL,
      "coefficients row by row, 9, 25 or 49 integers (3x3, 5x5, 7x7); the first multiplies the "
-     "top-left neighbour"},
+     "top-left neighbour",
+     0},
     {"div", CLV_PARAM_INT, "0", 0, 1000000, NULL,
-     "divisor D; 0: the sum of the coefficients (1 if that is not positive)"},
-    {"bias", CLV_PARAM_INT, "0", -1024, 1024, NULL, "added after dividing"},
+     "divisor D; 0: the sum of the coefficients (1 if that is not positive)", 1},
+    {"bias", CLV_PARAM_INT, "0", -1024, 1024, NULL, "added after dividing", 1},
 };
 
 const clv_filter clv__filter_convolution = {

@@ -138,7 +138,7 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
 
 static const clv_param params[] = {
     {"mode", CLV_PARAM_ENUM, "luma", 0, 0, "luma|gray",
-     "luma: equalize the luma and keep the colour; gray: output the equalized gray"},
+     "luma: equalize the luma and keep the colour; gray: output the equalized gray", 1},
 };
 
 const clv_filter clv__filter_equalize = {

@@ -64,7 +64,7 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
 }
 
 static const clv_param params[] = {
-    {"radius", CLV_PARAM_INT, "1", 1, 7, NULL, "window of (2r+1) x (2r+1) pixels"},
+    {"radius", CLV_PARAM_INT, "1", 1, 7, NULL, "window of (2r+1) x (2r+1) pixels", 1},
 };
 
 const clv_filter clv__filter_median = {

@@ -107,8 +107,8 @@ static int reference_dilate(void *ref_state, const clv_value *v, const clv_image
 }
 
 static const clv_param params[] = {
-    {"radius", CLV_PARAM_INT, "1", 1, 7, NULL, "window of (2r+1) x (2r+1) pixels"},
-    {"iterations", CLV_PARAM_INT, "1", 1, 16, NULL, "passes"},
+    {"radius", CLV_PARAM_INT, "1", 1, 7, NULL, "window of (2r+1) x (2r+1) pixels", 1},
+    {"iterations", CLV_PARAM_INT, "1", 1, 16, NULL, "passes", 1},
 };
 
 const clv_filter clv__filter_erode = {

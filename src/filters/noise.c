@@ -93,11 +93,11 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
 }
 
 static const clv_param params[] = {
-    {"type", CLV_PARAM_ENUM, "saltpepper", 0, 0, "saltpepper|gaussian", "kind of noise"},
+    {"type", CLV_PARAM_ENUM, "saltpepper", 0, 0, "saltpepper|gaussian", "kind of noise", 1},
     {"amount", CLV_PARAM_REAL, "0.05", 0, 1, NULL,
-     "saltpepper: fraction of pixels hit (half black, half white)"},
-    {"sigma", CLV_PARAM_REAL, "10", 0, 100, NULL, "gaussian: standard deviation in levels"},
-    {"seed", CLV_PARAM_INT, "0", 0, 4294967295.0, NULL, "seed of the hash"},
+     "saltpepper: fraction of pixels hit (half black, half white)", 0.05},
+    {"sigma", CLV_PARAM_REAL, "10", 0, 100, NULL, "gaussian: standard deviation in levels", 1},
+    {"seed", CLV_PARAM_INT, "0", 0, 4294967295.0, NULL, "seed of the hash", 1},
 };
 
 const clv_filter clv__filter_noise = {

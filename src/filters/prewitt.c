@@ -81,8 +81,8 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
 }
 
 static const clv_param params[] = {
-    {"scale", CLV_PARAM_REAL, "1", 0, 64, NULL, "multiplies the magnitude (to 1/1000)"},
-    {"delta", CLV_PARAM_INT, "0", -255, 255, NULL, "added to the scaled magnitude"},
+    {"scale", CLV_PARAM_REAL, "1", 0, 64, NULL, "multiplies the magnitude (to 1/1000)", 0.25},
+    {"delta", CLV_PARAM_INT, "0", -255, 255, NULL, "added to the scaled magnitude", 1},
 };
 
 const clv_filter clv__filter_prewitt = {

@@ -167,8 +167,8 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
 }
 
 static const clv_param params[] = {
-    {"colors", CLV_PARAM_INT, "16", 1, KMAX, NULL, "palette size k"},
-    {"iterations", CLV_PARAM_INT, "10", 0, 100, NULL, "k-means iterations per frame"},
+    {"colors", CLV_PARAM_INT, "16", 1, KMAX, NULL, "palette size k", 1},
+    {"iterations", CLV_PARAM_INT, "10", 0, 100, NULL, "k-means iterations per frame", 1},
 };
 
 const clv_filter clv__filter_quantize = {

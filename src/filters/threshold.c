@@ -43,7 +43,7 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
 }
 
 static const clv_param params[] = {
-    {"t", CLV_PARAM_INT, "128", 0, 255, NULL, "luma above t becomes white, the rest black"},
+    {"t", CLV_PARAM_INT, "128", 0, 255, NULL, "luma above t becomes white, the rest black", 8},
 };
 
 const clv_filter clv__filter_threshold = {

@@ -55,6 +55,11 @@ int clv_av_pixfmt_has_alpha(enum AVPixelFormat f)
     return d && (d->flags & (AV_PIX_FMT_FLAG_ALPHA | AV_PIX_FMT_FLAG_PAL));
 }
 
+clv_color clv_default_color(int height)
+{
+    return (clv_color){height >= 720 ? CLV_MATRIX_BT709 : CLV_MATRIX_BT601, 0};
+}
+
 clv_color clv_stream_color(const AVCodecContext *c)
 {
     clv_color col = {CLV_MATRIX_BT601, 0};
@@ -73,7 +78,7 @@ clv_color clv_stream_color(const AVCodecContext *c)
         col.matrix = CLV_MATRIX_BT601;
         break;
     default:
-        col.matrix = c->height >= 720 ? CLV_MATRIX_BT709 : CLV_MATRIX_BT601;
+        col = clv_default_color(c->height);
     }
     col.full_range = c->color_range == AVCOL_RANGE_JPEG || c->pix_fmt == AV_PIX_FMT_YUVJ420P;
     return col;
@@ -137,6 +142,11 @@ struct clv_feed {
     struct SwsContext *sws; /* when not native */
     AVFrame *converted;
 };
+
+clv_color clv_feed_output_color(const clv_feed *feed)
+{
+    return clv_pixfmt_is_yuv(feed->format) ? feed->color : clv_default_color(feed->height);
+}
 
 void clv_feed_destroy(clv_feed *feed)
 {

@@ -194,8 +194,10 @@ int clv_native_pixfmt(enum AVPixelFormat f);
 enum AVPixelFormat clv_av_pixfmt(clv_pixfmt f);
 int clv_av_pixfmt_is_rgb(enum AVPixelFormat f); /* RGB or paletted */
 int clv_av_pixfmt_has_alpha(enum AVPixelFormat f);
-/* The stream's matrix and range; untagged video follows ffmpeg's guess
- * (BT.601 below 720 lines, BT.709 from 720 up). */
+/* ffmpeg's guess for untagged video: BT.601 below 720 lines, BT.709 from
+ * 720 up; limited range. */
+clv_color clv_default_color(int height);
+/* The stream's matrix and range; untagged video follows clv_default_color. */
 clv_color clv_stream_color(const AVCodecContext *c);
 const char *clv_matrix_name(clv_matrix m);
 /* Tells swscale the matrix and range on each side (RGB sides are full range;
@@ -215,6 +217,9 @@ void clv_feed_destroy(clv_feed *feed);
 clv_pixfmt clv_feed_format(const clv_feed *feed);
 clv_color clv_feed_color(const clv_feed *feed);
 int clv_feed_native(const clv_feed *feed); /* 1: no swscale */
+/* The colour of a YUV output made from this feed's frames: the input's own
+ * when it enters as YUV, else clv_default_color for its height. */
+clv_color clv_feed_output_color(const clv_feed *feed);
 /* Writes f into stage memory of clv_pixfmt_size bytes; CLV_EINVAL with msg
  * (naming the file) when the size or format changed mid-stream. */
 int clv_feed_write(clv_feed *feed, const AVFrame *f, uint8_t *slot, clv_msg *msg);

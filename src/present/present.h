@@ -1,5 +1,5 @@
 /* present.h - the live window's parts: the SDL2 + OpenGL window with its
- * shaders and HUD, the sound output, and the key bindings. Links SDL2,
+ * shaders and HUD, its events (keys by name), the sound output. Links SDL2,
  * SDL2_ttf, fontconfig and GL; no FFmpeg, no OpenCL calls. */
 #ifndef CLVID_PRESENT_H
 #define CLVID_PRESENT_H
@@ -78,55 +78,29 @@ void clv_sound_clear(clv_sound *snd);
 /* volume 0..2 (1: as decoded); takes effect at once. */
 void clv_sound_set_volume(clv_sound *snd, double volume, int muted);
 
-/* ---- Keys ---------------------------------------------------------------- */
+/* ---- Events ------------------------------------------------------------ */
 
-typedef enum clv_action {
-    CLV_ACT_PRESET, /* arg: preset number 1..9 */
-    CLV_ACT_CYCLE,  /* the next -vf chain */
-    CLV_ACT_PARAM,  /* arg: +1 / -1 on the active filter's main parameter */
-    CLV_ACT_PAUSE,
-    CLV_ACT_STEP,
-    CLV_ACT_SEEK, /* arg: seconds */
-    CLV_ACT_COMPARE,
-    CLV_ACT_FULLSCREEN,
-    CLV_ACT_SCREENSHOT,
-    CLV_ACT_HUD,
-    CLV_ACT_HELP,
-    CLV_ACT_MUTE,
-    CLV_ACT_VOLUME, /* arg: +1 / -1 step */
-    CLV_ACT_QUIT,
-} clv_action;
+enum clv_window_event_type {
+    CLV_EVENT_QUIT,       /* the window was closed */
+    CLV_EVENT_REDRAW,     /* resized, exposed, moved between displays */
+    CLV_EVENT_KEY,        /* a key went down: `key` names it */
+    CLV_EVENT_MOUSE_DOWN, /* the left button; x in window points */
+    CLV_EVENT_MOUSE_UP,
+    CLV_EVENT_MOUSE_MOVE,
+};
 
-typedef struct clv_binding {
-    const char *name; /* as --keys and the help write it: "2", "space", "shift+left" */
-    int keycode;      /* SDL_Keycode */
-    int shift;        /* 1: only with shift held */
-    clv_action action;
-    int arg;
-    const char *help;
-} clv_binding;
+typedef struct clv_window_event {
+    enum clv_window_event_type type;
+    /* The key as --keys and the help write it: "w", "2", "space", "left",
+     * "esc", "."; with shift held, "shift+" before it. */
+    char key[32];
+    double x;
+} clv_window_event;
 
-/* The key table, const data; the help text is generated from it. */
-extern const clv_binding clv_bindings[];
-extern const int clv_binding_count;
-
-/* The binding of an SDL key (with shift state), or NULL. */
-const clv_binding *clv_binding_for_key(int keycode, int shift);
-/* The binding named as in --keys ("space", "shift+right", "2"), or NULL. */
-const clv_binding *clv_binding_named(const char *name);
-/* The help screen's text, generated from the table and the presets. */
-void clv_keys_help(char *out, size_t size);
-
-/* The window presets on keys 1-9 (const data): chain text, and which
- * parameter of which filter the up/down keys move, by how much. */
-typedef struct clv_preset {
-    const char *name;
-    const char *chain;
-    int filter;        /* index in the chain of the filter whose parameter moves, -1: none */
-    const char *param; /* its name */
-    double step;       /* per key press (ENUM parameters cycle) */
-} clv_preset;
-
-extern const clv_preset clv_presets[9];
+/* Takes the next pending event of the window (and the process's: SDL's
+ * quit). Returns 1 with *event filled, 0 when none is pending. */
+int clv_window_poll(clv_window *win, clv_window_event *event);
+/* Sleeps ms milliseconds (the window's event loop idles with it). */
+void clv_window_sleep(double ms);
 
 #endif

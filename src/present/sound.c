@@ -96,6 +96,7 @@ void clv_sound_close(clv_sound *s)
         SDL_CloseAudioDevice(s->device);
     free(s->ring);
     free(s);
+    SDL_QuitSubSystem(SDL_INIT_AUDIO); /* clv_sound_open's */
 }
 
 int clv_sound_rate(const clv_sound *s)

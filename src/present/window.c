@@ -311,6 +311,7 @@ void clv_window_close(clv_window *win)
     if (win->window)
         SDL_DestroyWindow(win->window);
     free(win);
+    SDL_QuitSubSystem(SDL_INIT_VIDEO);
 }
 
 void clv_window_set_frame(clv_window *win, const uint8_t *filtered, const uint8_t *original)
@@ -503,4 +504,56 @@ int clv_window_fullscreen(const clv_window *win)
 const char *clv_window_renderer(const clv_window *win)
 {
     return win->renderer;
+}
+
+/* The names --keys and the help use: SDL's key names in lower case, with
+ * Escape shortened. */
+static void key_name(const SDL_KeyboardEvent *k, char *out, size_t size)
+{
+    char name[24];
+    snprintf(name, sizeof name, "%.23s", SDL_GetKeyName(k->keysym.sym));
+    for (char *c = name; *c; c++)
+        *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+    snprintf(out, size, "%s%s", (k->keysym.mod & KMOD_SHIFT) ? "shift+" : "",
+             !strcmp(name, "escape") ? "esc" : name);
+}
+
+int clv_window_poll(clv_window *win, clv_window_event *ev)
+{
+    (void)win;
+    SDL_Event e;
+    while (SDL_PollEvent(&e)) {
+        memset(ev, 0, sizeof *ev);
+        switch (e.type) {
+        case SDL_QUIT:
+            ev->type = CLV_EVENT_QUIT;
+            return 1;
+        case SDL_WINDOWEVENT:
+            ev->type = CLV_EVENT_REDRAW;
+            return 1;
+        case SDL_KEYDOWN:
+            ev->type = CLV_EVENT_KEY;
+            key_name(&e.key, ev->key, sizeof ev->key);
+            return 1;
+        case SDL_MOUSEBUTTONDOWN:
+        case SDL_MOUSEBUTTONUP:
+            if (e.button.button != SDL_BUTTON_LEFT)
+                break;
+            ev->type = e.type == SDL_MOUSEBUTTONDOWN ? CLV_EVENT_MOUSE_DOWN : CLV_EVENT_MOUSE_UP;
+            ev->x = e.button.x;
+            return 1;
+        case SDL_MOUSEMOTION:
+            ev->type = CLV_EVENT_MOUSE_MOVE;
+            ev->x = e.motion.x;
+            return 1;
+        default:
+            break;
+        }
+    }
+    return 0;
+}
+
+void clv_window_sleep(double ms)
+{
+    SDL_Delay(ms > 0 ? (Uint32)ms : 0);
 }

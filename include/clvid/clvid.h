@@ -1,5 +1,8 @@
-/* clvid.h - the public interface of clvid-core: devices, chains of filters,
- * device frames and the C reference. Links OpenCL only; no FFmpeg, no SDL. */
+/* clvid.h - the public interface of the clvid engine (libclvid): devices,
+ * chains of filters, device frames, the pipelined GPU stage and the C
+ * reference. Links OpenCL only; no FFmpeg, no SDL. Every function is
+ * thread-compatible: objects are used by one thread at a time unless said
+ * otherwise; the library keeps no global state. */
 #ifndef CLVID_H
 #define CLVID_H
 
@@ -10,6 +13,15 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #endif
 #include <CL/cl.h>
+
+#include "version.h"
+
+/* Symbols of the public API; everything else in the library is hidden. */
+#if defined(__GNUC__)
+#define CLV_API __attribute__((visibility("default")))
+#else
+#define CLV_API
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,7 +40,9 @@ extern "C" {
     X(ERANGE, -8, "value out of range")                                                            \
     X(ELIMIT, -9, "exceeds a device limit")                                                        \
     X(EIO, -10, "input/output error")                                                              \
-    X(ENOTFOUND, -11, "not found")
+    X(ENOTFOUND, -11, "not found")                                                                 \
+    X(EEXIST, -12, "output exists")                                                                \
+    X(EOPTION, -13, "invalid option")
 
 enum clv_error {
 #define CLV__ENUM(name, code, text) CLV_##name = code,
@@ -36,8 +50,14 @@ enum clv_error {
 #undef CLV__ENUM
 };
 
+/* The library's version as "MAJOR.MINOR.PATCH" and as
+ * CLVID_VERSION_NUMBER's integer; compare them with the header's macros to
+ * see which library a program runs against. */
+CLV_API const char *clv_version(void);
+CLV_API int clv_version_number(void);
+
 /* A static English string for an error code; never NULL. */
-const char *clv_strerror(int code);
+CLV_API const char *clv_strerror(int code);
 
 /* Messages for the user: the engine writes a sentence that names the thing at
  * fault (file, filter, parameter, value, range, device) into one of these. */
@@ -65,12 +85,13 @@ typedef struct clv_device_info {
 /* Lists every device of every platform into *list (caller frees with free()).
  * Returns the count (>= 1), or CLV_ENOPLATFORM with msg saying how to install
  * one. */
-int clv_device_list(clv_device_info **list, clv_msg *msg);
+CLV_API int clv_device_list(clv_device_info **list, clv_msg *msg);
 
-/* Picks a device from the list: spec is NULL (then CLVID_DEVICE, then the
- * first GPU, else the first device), an index, or a case-insensitive name
- * substring. Returns the index into list, or CLV_ENODEVICE with msg. */
-int clv_device_select(const clv_device_info *list, int count, const char *spec, clv_msg *msg);
+/* Picks a device from the list: spec is NULL (the first GPU, else the first
+ * device), an index, or a case-insensitive name substring. Returns the index
+ * into list, or CLV_ENODEVICE with msg. */
+CLV_API int clv_device_select(const clv_device_info *list, int count, const char *spec,
+                              clv_msg *msg);
 
 /* ---- Context ----------------------------------------------------------- */
 
@@ -78,21 +99,38 @@ int clv_device_select(const clv_device_info *list, int count, const char *spec, 
  * programs built for it. Not thread-safe: one thread uses a context at once. */
 typedef struct clv_context clv_context;
 
+/* Log levels of the engine's messages (clv_context_options.log_level). */
+enum clv_log_level { CLV_LOG_ERROR, CLV_LOG_WARN, CLV_LOG_INFO, CLV_LOG_DEBUG };
+
+/* Receives one log line (no newline) at `level`; called on the thread that
+ * uses the context. */
+typedef void (*clv_log_callback)(void *user, int level, const char *line);
+
+/* The engine's settings. The library reads no environment variable: a
+ * program passes what it wants here (the clvid command reads CLVID_DEVICE,
+ * CLVID_SHAPE, CLVID_CACHE_DIR, CLVID_NO_CACHE, CLVID_KERNEL_DIR and
+ * CLVID_LOG once and passes them down). A zeroed struct is the default. */
 typedef struct clv_context_options {
-    const char *device; /* as clv_device_select's spec */
-    int profiling;      /* enable CL profiling on the queue (the bench does) */
-    int shape;          /* kernel work shape: 0 by device type (or CLVID_SHAPE=row|gpu),
-                           1 rows per work-item (CPU), 2 pixels per work-item (GPU) */
+    const char *device;     /* as clv_device_select's spec; NULL: the first GPU, else device 0 */
+    int profiling;          /* enable CL profiling on the queue (the bench does) */
+    int shape;              /* kernel work shape: 0 by device type, 1 rows per work-item (the
+                               CPU shape), 2 several pixels per work-item (the GPU shape) */
+    const char *cache_dir;  /* kernel binaries are kept here (made if missing); NULL: none */
+    int no_cache;           /* 1: ignore cache_dir */
+    const char *kernel_dir; /* development: load the .cl files from here, not the embedded */
+    int log_level;          /* messages up to this level are logged (default CLV_LOG_WARN) */
+    clv_log_callback log;   /* NULL: "clvid: LEVEL: line" on stderr */
+    void *log_user;
 } clv_context_options;
 
 /* Opens the selected device. On failure *out is NULL and msg says why. */
-int clv_context_create(const clv_context_options *options, clv_context **out, clv_msg *msg);
-void clv_context_destroy(clv_context *ctx);
-const clv_device_info *clv_context_device(const clv_context *ctx);
-cl_context clv_context_cl(const clv_context *ctx);
-cl_command_queue clv_context_queue(const clv_context *ctx);
+CLV_API int clv_context_create(const clv_context_options *options, clv_context **out, clv_msg *msg);
+CLV_API void clv_context_destroy(clv_context *ctx);
+CLV_API const clv_device_info *clv_context_device(const clv_context *ctx);
+CLV_API cl_context clv_context_cl(const clv_context *ctx);
+CLV_API cl_command_queue clv_context_queue(const clv_context *ctx);
 /* 1 when kernels use the CPU work shape (one row per work-item). */
-int clv_context_row_shape(const clv_context *ctx);
+CLV_API int clv_context_row_shape(const clv_context *ctx);
 
 /* ---- Frames ------------------------------------------------------------ */
 
@@ -105,8 +143,8 @@ typedef struct clv_image {
 
 /* Allocates a zeroed host image (stride = width * 4); release with
  * clv_image_free, which accepts a zeroed struct. */
-int clv_image_alloc(clv_image *img, int width, int height);
-void clv_image_free(clv_image *img);
+CLV_API int clv_image_alloc(clv_image *img, int width, int height);
+CLV_API void clv_image_free(clv_image *img);
 
 /* A device frame: RGBA8 in a buffer, rows `stride` pixels apart (a multiple
  * of 16 pixels). The frame owns its buffer. */
@@ -118,11 +156,12 @@ typedef struct clv_frame {
 
 /* Checks width/height against the device limits before allocating; an
  * oversized frame is CLV_ELIMIT with msg naming the limit. */
-int clv_frame_create(clv_context *ctx, int width, int height, clv_frame *frame, clv_msg *msg);
-void clv_frame_destroy(clv_frame *frame);
+CLV_API int clv_frame_create(clv_context *ctx, int width, int height, clv_frame *frame,
+                             clv_msg *msg);
+CLV_API void clv_frame_destroy(clv_frame *frame);
 /* Blocking copies between host images and frames of the same size. */
-int clv_frame_upload(clv_context *ctx, clv_frame *frame, const clv_image *img);
-int clv_frame_download(clv_context *ctx, const clv_frame *frame, clv_image *img);
+CLV_API int clv_frame_upload(clv_context *ctx, clv_frame *frame, const clv_image *img);
+CLV_API int clv_frame_download(clv_context *ctx, const clv_frame *frame, clv_image *img);
 
 /* ---- Filters and parameters -------------------------------------------- */
 
@@ -140,6 +179,8 @@ typedef struct clv_param {
     double min, max; /* range of each value (INT, REAL, MATRIX) */
     const char *choices;
     const char *help;
+    double step; /* one press of a parameter key (the window's up/down); ENUM: 1, the
+                    choices cycle; 0: not stepped (MATRIX) */
 } clv_param;
 
 #define CLV_MATRIX_MAX 49
@@ -154,13 +195,13 @@ typedef struct clv_value {
 
 typedef struct clv_filter clv_filter; /* descriptor, see clvid_internal.h */
 
-int clv_filter_count(void);
-const clv_filter *clv_filter_at(int index);
-const clv_filter *clv_filter_find(const char *name);
-const char *clv_filter_name(const clv_filter *f);
-const char *clv_filter_help(const clv_filter *f);
-int clv_filter_param_count(const clv_filter *f);
-const clv_param *clv_filter_param(const clv_filter *f, int index);
+CLV_API int clv_filter_count(void);
+CLV_API const clv_filter *clv_filter_at(int index);
+CLV_API const clv_filter *clv_filter_find(const char *name);
+CLV_API const char *clv_filter_name(const clv_filter *f);
+CLV_API const char *clv_filter_help(const clv_filter *f);
+CLV_API int clv_filter_param_count(const clv_filter *f);
+CLV_API const clv_param *clv_filter_param(const clv_filter *f, int index);
 
 /* ---- Chains -------------------------------------------------------------- */
 
@@ -179,36 +220,44 @@ typedef struct clv_chain_desc {
 /* Parses ffmpeg's filter-graph syntax ("median=radius=2,sharpen"). An empty
  * text is an empty chain (the identity). On error returns CLV_EPARSE or
  * CLV_ERANGE with msg naming the filter, parameter, value and allowed range. */
-int clv_chain_parse(const char *text, clv_chain_desc *desc, clv_msg *msg);
+CLV_API int clv_chain_parse(const char *text, clv_chain_desc *desc, clv_msg *msg);
 /* Parses one value for parameter `index` of f into *value. */
-int clv_param_parse(const clv_filter *f, int index, const char *text, clv_value *value,
-                    clv_msg *msg);
+CLV_API int clv_param_parse(const clv_filter *f, int index, const char *text, clv_value *value,
+                            clv_msg *msg);
 /* Writes the chain back as text ("median=radius=2,sharpen"). */
-void clv_chain_format(const clv_chain_desc *desc, char *out, size_t size);
+CLV_API void clv_chain_format(const clv_chain_desc *desc, char *out, size_t size);
 
 /* A chain instantiated on a device: kernels built, state allocated. Built
  * once and run frame after frame. */
 typedef struct clv_chain clv_chain;
 
-int clv_chain_create(clv_context *ctx, const clv_chain_desc *desc, clv_chain **out, clv_msg *msg);
-void clv_chain_destroy(clv_chain *chain);
+CLV_API int clv_chain_create(clv_context *ctx, const clv_chain_desc *desc, clv_chain **out,
+                             clv_msg *msg);
+CLV_API void clv_chain_destroy(clv_chain *chain);
 
 /* Enqueues the chain on the context's queue: reads src, writes dst (same
  * size, distinct buffers). Waits on `wait` (may be NULL) and, when `done` is
  * not NULL, returns an event the caller releases. Never blocks on the device.
  * frame_index feeds filters that vary per frame (noise). */
-int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64_t frame_index,
-                  cl_event wait, cl_event *done, clv_msg *msg);
+CLV_API int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst,
+                          uint64_t frame_index, cl_event wait, cl_event *done, clv_msg *msg);
 
 /* Changes one parameter of a running chain; takes effect on the next run.
  * Cheap: no rebuild. */
-int clv_chain_set_param(clv_chain *chain, int filter_index, const char *param, const char *value,
-                        clv_msg *msg);
-const clv_chain_desc *clv_chain_get_desc(const clv_chain *chain);
+CLV_API int clv_chain_set_param(clv_chain *chain, int filter_index, const char *param,
+                                const char *value, clv_msg *msg);
+CLV_API const clv_chain_desc *clv_chain_get_desc(const clv_chain *chain);
+/* Moves parameter param_index of filter filter_index one step of its
+ * descriptor (clv_param.step) up (direction > 0) or down, clamped to its
+ * range; ENUM parameters cycle through their choices. Writes "name=value"
+ * into text (size bytes). CLV_EINVAL with msg for a parameter without a
+ * step (a matrix). */
+CLV_API int clv_chain_step_param(clv_chain *chain, int filter_index, int param_index, int direction,
+                                 char *text, size_t size, clv_msg *msg);
 
 /* With profiling on: waits for the last run and stores each filter's kernel
  * time in nanoseconds into ns[0 .. count-1]. */
-int clv_chain_profile(clv_chain *chain, uint64_t *ns, int count);
+CLV_API int clv_chain_profile(clv_chain *chain, uint64_t *ns, int count);
 
 /* ---- C reference ------------------------------------------------------- */
 
@@ -216,11 +265,11 @@ int clv_chain_profile(clv_chain *chain, uint64_t *ns, int count);
  * Keeps per-filter state between frames (quantize's palette) like a chain. */
 typedef struct clv_ref_chain clv_ref_chain;
 
-int clv_ref_chain_create(const clv_chain_desc *desc, clv_ref_chain **out);
-void clv_ref_chain_destroy(clv_ref_chain *ref);
+CLV_API int clv_ref_chain_create(const clv_chain_desc *desc, clv_ref_chain **out);
+CLV_API void clv_ref_chain_destroy(clv_ref_chain *ref);
 /* src and dst are the same size and may not overlap. */
-int clv_ref_chain_run(clv_ref_chain *ref, const clv_image *src, clv_image *dst,
-                      uint64_t frame_index);
+CLV_API int clv_ref_chain_run(clv_ref_chain *ref, const clv_image *src, clv_image *dst,
+                              uint64_t frame_index);
 
 /* ---- Pixel formats and colour ----------------------------------------- */
 
@@ -245,16 +294,16 @@ typedef struct clv_color {
     int full_range; /* 0: limited (16-235, 16-240), 1: full (0-255) */
 } clv_color;
 
-const char *clv_pixfmt_name(clv_pixfmt f);
-int clv_pixfmt_is_yuv(clv_pixfmt f);
+CLV_API const char *clv_pixfmt_name(clv_pixfmt f);
+CLV_API int clv_pixfmt_is_yuv(clv_pixfmt f);
 /* Bytes of one frame of w x h in format f. */
-size_t clv_pixfmt_size(clv_pixfmt f, int width, int height);
+CLV_API size_t clv_pixfmt_size(clv_pixfmt f, int width, int height);
 
 /* The C references of the conversions (the kernels in cl/color.cl equal
  * them bit for bit). in/out are tightly packed as described above; rgba is
  * a host image of the same size. */
-int clv_ref_to_rgba(clv_pixfmt f, clv_color color, const uint8_t *in, clv_image *rgba);
-int clv_ref_from_rgba(clv_pixfmt f, clv_color color, const clv_image *rgba, uint8_t *out);
+CLV_API int clv_ref_to_rgba(clv_pixfmt f, clv_color color, const uint8_t *in, clv_image *rgba);
+CLV_API int clv_ref_from_rgba(clv_pixfmt f, clv_color color, const clv_image *rgba, uint8_t *out);
 
 /* ---- The pipelined GPU stage ------------------------------------------ */
 
@@ -280,26 +329,27 @@ typedef struct clv_stage_times {
 
 /* The stage runs chain (owned by the caller, built on the same context;
  * NULL for none). */
-int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
-                     clv_stage **out, clv_msg *msg);
-void clv_stage_destroy(clv_stage *stage);
+CLV_API int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
+                             clv_stage **out, clv_msg *msg);
+CLV_API void clv_stage_destroy(clv_stage *stage);
 /* Runs chain (same context, not owned; NULL for none) from the next submit
  * on; frames already in flight finish with the chain they were sent with,
  * which must outlive them. No rebuild, no wait. */
-void clv_stage_set_chain(clv_stage *stage, clv_chain *chain);
+CLV_API void clv_stage_set_chain(clv_stage *stage, clv_chain *chain);
 
 /* The staging memory for the next frame (clv_pixfmt_size bytes), or NULL
  * when every slot is in flight: take an output first. */
-uint8_t *clv_stage_input(clv_stage *stage);
+CLV_API uint8_t *clv_stage_input(clv_stage *stage);
 /* Sends the frame written into clv_stage_input's memory; returns at once. */
-int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg);
+CLV_API int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg);
 /* Frames submitted and not yet taken. */
-int clv_stage_pending(const clv_stage *stage);
+CLV_API int clv_stage_pending(const clv_stage *stage);
 /* Waits for the oldest frame in flight and points *out at its filtered
  * pixels (valid until clv_stage_release). CLV_EINVAL when none is pending. */
-int clv_stage_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_index, clv_msg *msg);
-void clv_stage_release(clv_stage *stage);
-void clv_stage_get_times(const clv_stage *stage, clv_stage_times *times);
+CLV_API int clv_stage_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_index,
+                             clv_msg *msg);
+CLV_API void clv_stage_release(clv_stage *stage);
+CLV_API void clv_stage_get_times(const clv_stage *stage, clv_stage_times *times);
 
 #ifdef __cplusplus
 }

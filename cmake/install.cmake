@@ -1,0 +1,41 @@
+# install.cmake - what `cmake --install build --prefix P` puts under P: the
+# programs, the libraries (shared with a soname, and static), the public
+# headers under include/clvid/, pkg-config files and a CMake package
+# (find_package(clvid) gives clvid::clvid and clvid::pipeline).
+include(CMakePackageConfigHelpers)
+
+set(CLVID_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/clvid)
+set(CLVID_INSTALL_TARGETS clvid-engine clvid-engine-static)
+if(CLVID_CLI)
+  list(APPEND CLVID_INSTALL_TARGETS clvid-pipeline)
+  install(TARGETS clvid RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(FILES media/sample.mp4 media/README.md DESTINATION ${CMAKE_INSTALL_DATADIR}/clvid)
+endif()
+install(TARGETS clvid-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS ${CLVID_INSTALL_TARGETS} EXPORT clvid-targets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES include/clvid/clvid.h ${CMAKE_BINARY_DIR}/include/clvid/version.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/clvid)
+if(CLVID_CLI)
+  install(FILES include/clvid/pipeline.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/clvid)
+endif()
+
+install(EXPORT clvid-targets NAMESPACE clvid:: DESTINATION ${CLVID_CMAKE_DIR})
+configure_package_config_file(cmake/clvid-config.cmake.in
+                              ${CMAKE_BINARY_DIR}/clvid-config.cmake
+                              INSTALL_DESTINATION ${CLVID_CMAKE_DIR})
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/clvid-config-version.cmake
+                                 VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/clvid-config.cmake ${CMAKE_BINARY_DIR}/clvid-config-version.cmake
+        DESTINATION ${CLVID_CMAKE_DIR})
+
+# pkg-config: paths relative to the .pc file's prefix, so a moved prefix works.
+configure_file(cmake/clvid.pc.in ${CMAKE_BINARY_DIR}/clvid.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/clvid.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+if(CLVID_CLI)
+  configure_file(cmake/clvid-pipeline.pc.in ${CMAKE_BINARY_DIR}/clvid-pipeline.pc @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/clvid-pipeline.pc
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()

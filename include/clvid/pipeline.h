@@ -1,0 +1,118 @@
+/* pipeline.h - the public interface of libclvid-pipeline: whole runs built
+ * from FFmpeg (decode, encode, mux) around the engine's GPU stage. A
+ * transcode reads any input libavformat opens (files, image sequences,
+ * streams, cameras), filters every frame through a chain and writes the
+ * output with the input's audio and subtitles copied. It prints nothing and
+ * installs no signal handler: it reports through a callback and stops when
+ * asked. */
+#ifndef CLVID_PIPELINE_H
+#define CLVID_PIPELINE_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "clvid.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What one transcode does. Strings are borrowed for the run's length; NULL
+ * means the default. Set every field through clv_transcode_options_init
+ * first, so that fields added later keep their defaults. */
+typedef struct clv_transcode_options {
+    /* Input */
+    const char *input;          /* path, URL, image pattern ("img_%04d.png") or device */
+    const char *input_format;   /* ffmpeg's -f (lavfi, v4l2, image2, ...); NULL: probe */
+    int64_t start_us;           /* -ss: skip to this time, microseconds */
+    int64_t duration_us;        /* -t: this much of the input; 0: all */
+    int64_t max_frames;         /* stop after this many video frames; 0: all */
+    int live;                   /* a camera or stream: no demuxer buffering, small probe */
+    const char *capture_size;   /* cameras: "1280x720" */
+    const char *capture_rate;   /* cameras: "30" */
+    const char *capture_format; /* cameras: "mjpeg", "yuyv422", ... */
+    const char *mic;            /* live only: a microphone recorded too (ALSA "default") */
+    const char *mic_format;     /* its capture format: "alsa" (NULL), "pulse", "lavfi" */
+
+    /* Filtering: the chain, and the engine's settings (the device, the
+     * kernel cache, the work shape; profiling is always on). */
+    const char *chain; /* ffmpeg syntax, "median=radius=2,sharpen"; NULL or "": none */
+    clv_context_options engine;
+
+    /* Output */
+    const char *output;  /* the format follows the extension */
+    int overwrite;       /* replace an existing output (never the input itself) */
+    const char *codec;   /* video encoder; NULL: the container's (libx264, png, ...) */
+    int crf;             /* x264/x265 quality 0..51; -1: the encoder's default (18) */
+    const char *preset;  /* x264/x265 preset; NULL: veryfast */
+    int64_t bitrate;     /* bit/s; 0: none */
+    const char *pix_fmt; /* encoder pixel format; NULL: chosen from input and encoder */
+    int no_audio;        /* leave the input's audio out (-an) */
+    int no_subtitles;    /* leave its subtitles out (-sn) */
+} clv_transcode_options;
+
+/* Fills *options with the defaults (nothing set, crf -1). */
+CLV_API void clv_transcode_options_init(clv_transcode_options *options);
+
+/* 0 when FFmpeg knows capture_format (a camera's: a pixel format or codec
+ * such as mjpeg, yuyv422) and mic_format (an input device format: alsa,
+ * pulse, lavfi); either may be NULL. Else CLV_EOPTION with msg. */
+CLV_API int clv_capture_format_check(const char *capture_format, const char *mic_format,
+                                     clv_msg *msg);
+
+enum clv_transcode_event {
+    CLV_TRANSCODE_START,    /* everything is open; `info` is filled in */
+    CLV_TRANSCODE_PROGRESS, /* a frame was written (called at most every 0.1 s) */
+    CLV_TRANSCODE_END,      /* the output is complete (also after a stop) */
+};
+
+/* What the run is doing, for a progress display. Strings live as long as the
+ * run. */
+typedef struct clv_transcode_status {
+    enum clv_transcode_event event;
+    /* Set from START on: */
+    const char *input, *output;
+    int width, height;
+    const char *input_pix_fmt; /* the decoder's, "yuv420p" */
+    const char *matrix;        /* "BT.709" */
+    int full_range;
+    const char *chain;  /* the chain as parsed, "" for none */
+    const char *device; /* the OpenCL device's name */
+    const char *codec;  /* the video encoder's name */
+    const char *output_pix_fmt;
+    const char *partial_path; /* the temporary file being written, or NULL (written in place) */
+    double total_seconds;     /* of output expected; 0: unknown (a live source) */
+    /* Counters: */
+    int64_t frames;     /* frames written */
+    double out_seconds; /* output time reached */
+    double elapsed;     /* wall-clock seconds since START */
+    int stopped;        /* END: the run was stopped early (cancel or callback) */
+    /* END only: where the time went, in seconds (busy time of each part). */
+    double decode_s, upload_s, kernels_s, download_s, encode_s;
+} clv_transcode_status;
+
+/* Called on the run's thread. Return 0 to go on, non-zero to stop the run as
+ * a set cancel flag does. */
+typedef int (*clv_transcode_callback)(const clv_transcode_status *status, void *user);
+
+/* Runs one transcode to the end and returns 0, or a negative CLV_E* code with
+ * msg naming what was wrong (the file, the filter and its range, the
+ * device, the encoder). callback and user may be NULL. cancel may be NULL; it
+ * is read between frames (a signal handler may set it): when it becomes
+ * non-zero the run stops after the frames in flight and finishes the output,
+ * complete and playable up to there, and still returns 0 (status.stopped is
+ * 1 at END). The output is written to a temporary file beside it and renamed
+ * when complete, so a failed run never leaves a partial or corrupt output
+ * and never touches a file already there; an existing output is
+ * CLV_EEXIST without options->overwrite, and writing over the input is
+ * CLV_EOPTION. On success msg is empty or holds a note worth showing (a
+ * microphone that stopped by itself). Usage mistakes (a bad chain, option or device) are
+ * CLV_EPARSE, CLV_ERANGE, CLV_EOPTION or CLV_ENODEVICE, found before anything
+ * is written. */
+CLV_API int clv_transcode_run(const clv_transcode_options *options, clv_transcode_callback callback,
+                              void *user, const volatile sig_atomic_t *cancel, clv_msg *msg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,235 @@
+/* sink.c - the encode sink: stage frames -> encoder frames (a plane copy when
+ * the stage gives the encoder's layout, swscale from RGBA otherwise) -> the
+ * encoder + muxer thread, with copied streams and a microphone. */
+#include "sink.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libavutil/imgutils.h>
+#include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+
+clv_input_options clv_pipeline_input(const clv_transcode_options *o)
+{
+    return (clv_input_options){.path = o->input,
+                               .format = o->input_format,
+                               .start_us = o->start_us,
+                               .duration_us = o->duration_us,
+                               .max_frames = o->max_frames,
+                               .video_size = o->capture_size,
+                               .framerate = o->capture_rate,
+                               .input_format = o->capture_format,
+                               .live = o->live};
+}
+
+clv_output_options clv_pipeline_output(const clv_transcode_options *o)
+{
+    return (clv_output_options){.path = o->output,
+                                .codec = o->codec,
+                                .crf = o->crf,
+                                .preset = o->preset,
+                                .bitrate = o->bitrate,
+                                .pix_fmt = o->pix_fmt,
+                                .no_audio = o->no_audio,
+                                .no_subtitles = o->no_subtitles};
+}
+
+struct clv_sink {
+    const clv_decoder *dec;
+    clv_encoder *enc;
+    clv_mic *mic;
+    clv_queue *queue;       /* to the encoder thread; the mic's thread pushes too */
+    struct SwsContext *sws; /* RGBA -> encoder format, or NULL for a plane copy */
+    AVBufferPool *pool;     /* encoder frames: no mmap + page faults per frame */
+    enum AVPixelFormat enc_format;
+    clv_pixfmt stage_format;
+    clv_color color;
+    int width, height;
+    int64_t frames;
+    int finished; /* clv_sink_finish ran: its result is final */
+    int result;
+    clv_msg result_msg;
+};
+
+int clv_sink_open(const clv_sink_options *o, clv_sink **out, clv_msg *msg)
+{
+    *out = NULL;
+    clv_sink *s = calloc(1, sizeof *s);
+    if (!s)
+        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+    const AVCodecContext *dc = clv_decoder_codec(o->dec);
+    clv_output_options output = *o->output;
+    s->dec = o->dec;
+    s->width = dc->width;
+    s->height = dc->height;
+    s->color = clv_feed_output_color(o->feed);
+    int err = 0;
+    if (o->mic) {
+        if ((err = clv_mic_open(o->mic, o->mic_format, &s->mic, msg)))
+            goto fail;
+        output.extra_audio = clv_mic_stream(s->mic);
+    }
+    if ((err = clv_encoder_open(&output, o->dec, clv_av_pixfmt_is_rgb(dc->pix_fmt),
+                                clv_av_pixfmt_has_alpha(dc->pix_fmt), s->color, &s->enc, msg)))
+        goto fail;
+    s->enc_format = clv_encoder_pix_fmt(s->enc);
+    if (s->enc_format == AV_PIX_FMT_YUVJ420P)
+        s->color.full_range = 1;
+    int native = o->rgba ? -1 : clv_native_pixfmt(s->enc_format);
+    s->stage_format = native >= 0 ? (clv_pixfmt)native : CLV_PIX_RGBA;
+    if (native < 0) {
+        s->sws =
+            sws_getContext(s->width, s->height, AV_PIX_FMT_RGBA, s->width, s->height, s->enc_format,
+                           SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
+        if (!s->sws) {
+            snprintf(msg->text, sizeof msg->text, "cannot convert RGBA frames to %s",
+                     av_get_pix_fmt_name(s->enc_format));
+            err = CLV_EINVAL;
+            goto fail;
+        }
+        clv_sws_colors(s->sws, s->color, 1, s->color, clv_av_pixfmt_is_rgb(s->enc_format));
+    }
+    int size = av_image_get_buffer_size(s->enc_format, s->width, s->height, 32);
+    s->pool = size > 0 ? av_buffer_pool_init((size_t)size, NULL) : NULL;
+    s->queue = clv_queue_create(16);
+    if (!s->pool || !s->queue) {
+        snprintf(msg->text, sizeof msg->text, "out of memory");
+        err = CLV_ENOMEM;
+        goto fail;
+    }
+    *out = s;
+    return 0;
+fail:
+    clv_sink_close(s, 1);
+    return err;
+}
+
+clv_pixfmt clv_sink_stage_format(const clv_sink *s)
+{
+    return s->stage_format;
+}
+
+clv_color clv_sink_color(const clv_sink *s)
+{
+    return s->color;
+}
+
+enum AVPixelFormat clv_sink_pix_fmt(const clv_sink *s)
+{
+    return s->enc_format;
+}
+
+const char *clv_sink_codec_name(const clv_sink *s)
+{
+    return clv_encoder_codec_name(s->enc);
+}
+
+const char *clv_sink_partial_path(const clv_sink *s)
+{
+    return clv_encoder_partial_path(s->enc);
+}
+
+int clv_sink_has_mic(const clv_sink *s)
+{
+    return s->mic != NULL;
+}
+
+int64_t clv_sink_frames(const clv_sink *s)
+{
+    return s->frames;
+}
+
+double clv_sink_busy_seconds(const clv_sink *s)
+{
+    return clv_encoder_busy_seconds(s->enc);
+}
+
+int clv_sink_start(clv_sink *s, clv_msg *msg)
+{
+    if (clv_encoder_start(s->enc, s->queue) ||
+        (s->mic && clv_mic_start(s->mic, s->dec, s->queue, clv_encoder_extra_index(s->enc))))
+        return snprintf(msg->text, sizeof msg->text, "out of memory (threads)"), CLV_ENOMEM;
+    return 0;
+}
+
+/* A push the encoder refused: it stopped, and says why when joined. */
+static int refused(clv_sink *s, clv_msg *msg)
+{
+    int err = clv_sink_finish(s, 0, NULL, NULL, msg);
+    return err ? err : CLV_EIO;
+}
+
+int clv_sink_frame(clv_sink *s, const uint8_t *pixels, int64_t pts, clv_msg *msg)
+{
+    AVFrame *f = av_frame_alloc();
+    if (!f)
+        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+    f->format = s->enc_format;
+    f->width = s->width;
+    f->height = s->height;
+    /* The buffer returns to the pool when the encoder thread frees the frame. */
+    f->buf[0] = av_buffer_pool_get(s->pool);
+    if (!f->buf[0] || av_image_fill_arrays(f->data, f->linesize, f->buf[0]->data, s->enc_format,
+                                           s->width, s->height, 32) < 0) {
+        av_frame_free(&f);
+        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+    }
+    if (s->sws) {
+        const uint8_t *src[4] = {pixels, NULL, NULL, NULL};
+        int stride[4] = {s->width * 4, 0, 0, 0};
+        sws_scale(s->sws, src, stride, 0, s->height, f->data, f->linesize);
+    } else {
+        clv_copy_planes(s->stage_format, s->width, s->height, (uint8_t *)pixels, f, 1);
+    }
+    f->pts = pts;
+    s->frames++;
+    return clv_queue_push(s->queue, CLV_ITEM_FRAME, f) < 0 ? refused(s, msg) : 0;
+}
+
+int clv_sink_pass(clv_sink *s, AVFrame *frame, clv_msg *msg)
+{
+    s->frames++;
+    return clv_queue_push(s->queue, CLV_ITEM_FRAME, frame) < 0 ? refused(s, msg) : 0;
+}
+
+int clv_sink_packet(clv_sink *s, AVPacket *packet, clv_msg *msg)
+{
+    return clv_queue_push(s->queue, CLV_ITEM_PACKET, packet) < 0 ? refused(s, msg) : 0;
+}
+
+int clv_sink_finish(clv_sink *s, int ok, int64_t *mic_packets, clv_msg *mic_note, clv_msg *msg)
+{
+    if (mic_note)
+        mic_note->text[0] = 0;
+    if (!s->finished) {
+        s->finished = 1;
+        if (ok) {
+            int64_t n = clv_mic_stop(s->mic, mic_note); /* before the end item */
+            if (mic_packets)
+                *mic_packets = n;
+            clv_queue_push(s->queue, CLV_ITEM_END, NULL);
+        } else {
+            clv_queue_abort(s->queue);
+        }
+        s->result = clv_encoder_finish(s->enc, &s->result_msg);
+    }
+    if (s->result && msg)
+        *msg = s->result_msg;
+    return s->result;
+}
+
+void clv_sink_close(clv_sink *s, int remove_output)
+{
+    if (!s)
+        return;
+    if (s->queue)
+        clv_queue_abort(s->queue); /* a push the microphone waits on returns */
+    clv_mic_close(s->mic);
+    clv_encoder_close(s->enc, remove_output);
+    clv_queue_destroy(s->queue);
+    sws_freeContext(s->sws);
+    av_buffer_pool_uninit(&s->pool); /* freed once the last frame returns its buffer */
+    free(s);
+}

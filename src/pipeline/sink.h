@@ -1,0 +1,70 @@
+/* sink.h - the one encode sink of the pipeline: the GPU stage's output
+ * frames converted for the encoder, the encoder + muxer thread with the
+ * input's copied streams, and an optional microphone. Transcode, the
+ * player's recorder and headless webcam runs all write through it. Private
+ * to the pipeline and the player. */
+#ifndef CLVID_SINK_H
+#define CLVID_SINK_H
+
+#include "../io/io.h"
+
+#include "clvid/pipeline.h"
+
+/* The decoder's and the encoder's halves of a run's options (strings
+ * borrowed). */
+clv_input_options clv_pipeline_input(const clv_transcode_options *o);
+clv_output_options clv_pipeline_output(const clv_transcode_options *o);
+
+typedef struct clv_sink clv_sink;
+
+typedef struct clv_sink_options {
+    const clv_output_options *output;
+    const clv_decoder *dec; /* the input whose streams are copied */
+    const clv_feed *feed;   /* how its frames enter the stage (format, colour) */
+    int rgba;               /* 1: the stage gives RGBA (the window's); 0: the encoder's
+                               own layout whenever the stage has it */
+    const char *mic;        /* a microphone recorded too, or NULL */
+    const char *mic_format; /* its capture format, NULL: alsa */
+} clv_sink_options;
+
+/* Opens the microphone (if any), the encoder and the conversion. On failure
+ * *out is NULL and msg names the file, encoder or device. */
+int clv_sink_open(const clv_sink_options *options, clv_sink **out, clv_msg *msg);
+/* The layout and colour the stage must give the sink's frames in. */
+clv_pixfmt clv_sink_stage_format(const clv_sink *sink);
+clv_color clv_sink_color(const clv_sink *sink);
+/* The encoder's pixel format and name, for messages. */
+enum AVPixelFormat clv_sink_pix_fmt(const clv_sink *sink);
+const char *clv_sink_codec_name(const clv_sink *sink);
+/* The temporary file being written, or NULL (image sequences: in place). */
+const char *clv_sink_partial_path(const clv_sink *sink);
+/* 1 with the microphone open. */
+int clv_sink_has_mic(const clv_sink *sink);
+
+/* Starts the encoder thread (and the microphone's, on dec's clock). */
+int clv_sink_start(clv_sink *sink, clv_msg *msg);
+/* Converts one frame in clv_sink_stage_format's layout (tightly packed, as
+ * the stage gives it) and queues it with timestamp pts (the input video
+ * stream's time base). Blocks while the encoder is behind. */
+int clv_sink_frame(clv_sink *sink, const uint8_t *pixels, int64_t pts, clv_msg *msg);
+/* Queues a decoded frame as it is (nothing to filter and the encoder takes
+ * the decoder's format); the sink owns the frame, even on failure. */
+int clv_sink_pass(clv_sink *sink, AVFrame *frame, clv_msg *msg);
+/* Queues a packet of a copied stream; the sink owns it, even on failure. */
+int clv_sink_packet(clv_sink *sink, AVPacket *packet, clv_msg *msg);
+/* Frames queued so far. */
+int64_t clv_sink_frames(const clv_sink *sink);
+
+/* Ends the output: with ok, stops the microphone (its last packets go in),
+ * queues the end, joins the thread and writes the trailer, making the file
+ * complete; without ok, aborts the encoder. Returns 0 or the encoder's
+ * error with msg. *mic_packets (may be NULL) gets the microphone's packets
+ * recorded; a microphone that stopped by itself is reported in *mic_note
+ * (may be NULL; "" when it did not). */
+int clv_sink_finish(clv_sink *sink, int ok, int64_t *mic_packets, clv_msg *mic_note, clv_msg *msg);
+double clv_sink_busy_seconds(const clv_sink *sink);
+/* Frees everything; remove_output deletes an unfinished temporary file.
+ * Accepts NULL and a sink that failed half-way. */
+void clv_sink_close(clv_sink *sink, int remove_output);
+
+#endif

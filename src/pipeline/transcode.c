@@ -1,0 +1,335 @@
+/* transcode.c - clv_transcode_run: the decoder thread feeds the GPU stage,
+ * whose frames go to the encode sink; audio and subtitles are copied. No
+ * printing and no signals: the caller hears through its callback and stops
+ * the run through the cancel flag. */
+#include "clvid/pipeline.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <libavutil/pixdesc.h>
+
+#include "../io/io.h"
+#include "sink.h"
+
+#define PTS_RING 64 /* timestamps of the frames in the stage, by submit index */
+
+void clv_transcode_options_init(clv_transcode_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->crf = -1;
+}
+
+int clv_capture_format_check(const char *capture_format, const char *mic_format, clv_msg *msg)
+{
+    if (capture_format && av_get_pix_fmt(capture_format) == AV_PIX_FMT_NONE &&
+        !avcodec_find_decoder_by_name(capture_format))
+        return snprintf(msg->text, sizeof msg->text,
+                        "--input-format %.200s: not a pixel format or codec FFmpeg knows "
+                        "(cameras offer e.g. mjpeg, yuyv422, nv12, h264; clvid sources lists "
+                        "each camera's)",
+                        capture_format),
+               CLV_EOPTION;
+    if (mic_format && clv_mic_format_check(mic_format, msg))
+        return CLV_EOPTION;
+    return 0;
+}
+
+/* Checks what can be checked before anything is opened. */
+static int check_options(const clv_transcode_options *o, clv_chain_desc *desc, clv_msg *msg)
+{
+    if (!o->input || !*o->input)
+        return snprintf(msg->text, sizeof msg->text, "no input given"), CLV_EOPTION;
+    if (!o->output || !*o->output)
+        return snprintf(msg->text, sizeof msg->text, "no output given"), CLV_EOPTION;
+    if (o->crf < -1 || o->crf > 51)
+        return snprintf(msg->text, sizeof msg->text, "crf %d: expected 0 to 51", o->crf),
+               CLV_EOPTION;
+    if (o->mic && !o->live)
+        return snprintf(msg->text, sizeof msg->text,
+                        "--audio %.500s records a microphone with a live source; add --live (a "
+                        "file's own sound is kept without it)",
+                        o->mic),
+               CLV_EOPTION;
+    int err = clv_capture_format_check(o->capture_format, o->mic_format, msg);
+    if (err)
+        return err;
+    err = clv_chain_parse(o->chain, desc, msg);
+    if (err) {
+        char text[sizeof msg->text];
+        snprintf(text, sizeof text, "-vf: %.1000s", msg->text);
+        snprintf(msg->text, sizeof msg->text, "%s", text);
+        return err;
+    }
+    /* Never overwrite without permission, and never write over the input. */
+    struct stat out_st, in_st;
+    if (stat(o->output, &out_st) == 0) {
+        if (stat(o->input, &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
+            in_st.st_ino == out_st.st_ino)
+            return snprintf(msg->text, sizeof msg->text,
+                            "'%.900s' is the input as well as the output; write to another file",
+                            o->output),
+                   CLV_EOPTION;
+        if (!o->overwrite)
+            return snprintf(msg->text, sizeof msg->text,
+                            "'%.900s' already exists; use -y to overwrite it", o->output),
+                   CLV_EEXIST;
+    }
+    return 0;
+}
+
+/* The run's state, so that its steps can be small functions. */
+typedef struct run {
+    const clv_transcode_options *o;
+    clv_transcode_callback callback;
+    void *user;
+    const volatile sig_atomic_t *cancel;
+    int stopped; /* the cancel flag or the callback asked for a stop */
+    clv_transcode_status status;
+    double start, last_report; /* clv_io_seconds */
+    AVRational tb;
+    clv_sink *sink;
+    clv_stage *stage;
+    int64_t pts[PTS_RING];
+} run;
+
+static int stop_wanted(run *r)
+{
+    if (r->cancel && *r->cancel)
+        r->stopped = 1;
+    return r->stopped;
+}
+
+static void report(run *r, enum clv_transcode_event event)
+{
+    double now = clv_io_seconds();
+    if (event == CLV_TRANSCODE_PROGRESS && now - r->last_report < 0.1)
+        return;
+    r->last_report = now;
+    r->status.event = event;
+    r->status.elapsed = now - r->start;
+    r->status.stopped = r->stopped;
+    if (r->callback && r->callback(&r->status, r->user))
+        r->stopped = 1;
+}
+
+/* Takes the oldest frame out of the stage into the sink. */
+static int emit(run *r, clv_msg *msg)
+{
+    const uint8_t *pixels;
+    uint64_t index;
+    int err = clv_stage_output(r->stage, &pixels, &index, msg);
+    if (err)
+        return err;
+    int64_t pts = r->pts[index % PTS_RING];
+    err = clv_sink_frame(r->sink, pixels, pts, msg);
+    clv_stage_release(r->stage);
+    if (err)
+        return err;
+    r->status.frames++;
+    r->status.out_seconds = (double)pts * av_q2d(r->tb);
+    report(r, CLV_TRANSCODE_PROGRESS);
+    return 0;
+}
+
+int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback callback, void *user,
+                      const volatile sig_atomic_t *cancel, clv_msg *msg)
+{
+    clv_chain_desc desc;
+    msg->text[0] = 0;
+    int err = check_options(o, &desc, msg);
+    if (err)
+        return err;
+
+    run r = {.o = o, .callback = callback, .user = user, .cancel = cancel};
+    clv_decoder *dec = NULL;
+    clv_context *ctx = NULL;
+    clv_chain *chain = NULL;
+    clv_queue *dec_q = NULL;
+    clv_feed *feed = NULL;
+    char chain_text[1024];
+    clv_chain_format(&desc, chain_text, sizeof chain_text);
+
+    clv_input_options in = clv_pipeline_input(o);
+    clv_output_options out = clv_pipeline_output(o);
+    if ((err = clv_decoder_open(&in, &dec, msg)))
+        goto fail;
+    AVCodecContext *dc = clv_decoder_codec(dec);
+    AVFormatContext *ic = clv_decoder_format(dec);
+    r.tb = ic->streams[clv_decoder_video_index(dec)]->time_base;
+    int w = dc->width, h = dc->height;
+
+    /* Layouts: the decoder's own when the stage takes it, else swscale. */
+    if ((err = clv_feed_create(dc, o->input, &feed, msg)))
+        goto fail;
+    clv_pixfmt in_f = clv_feed_format(feed);
+    clv_color in_color = clv_feed_color(feed);
+    clv_sink_options sink_opt = {
+        .output = &out, .dec = dec, .feed = feed, .mic = o->mic, .mic_format = o->mic_format};
+    if ((err = clv_sink_open(&sink_opt, &r.sink, msg)))
+        goto fail;
+    clv_pixfmt out_f = clv_sink_stage_format(r.sink);
+    clv_color out_color = clv_sink_color(r.sink);
+    enum AVPixelFormat enc_f = clv_sink_pix_fmt(r.sink);
+
+    clv_context_options copt = o->engine;
+    copt.profiling = 1;
+    if ((err = clv_context_create(&copt, &ctx, msg)))
+        goto fail;
+    if ((err = clv_chain_create(ctx, &desc, &chain, msg)))
+        goto fail;
+    clv_stage_options sopt = {.width = w,
+                              .height = h,
+                              .in_format = in_f,
+                              .out_format = out_f,
+                              .in_color = in_color,
+                              .out_color = out_color,
+                              .slots = 3,
+                              .profiling = 1};
+    if ((err = clv_stage_create(ctx, &sopt, chain, &r.stage, msg)))
+        goto fail;
+
+    clv_transcode_status *st = &r.status;
+    st->input = o->input;
+    st->output = o->output;
+    st->width = w;
+    st->height = h;
+    st->input_pix_fmt = av_get_pix_fmt_name(dc->pix_fmt);
+    st->matrix = clv_matrix_name(in_color.matrix);
+    st->full_range = in_color.full_range;
+    st->chain = chain_text;
+    st->device = clv_context_device(ctx)->name;
+    st->codec = clv_sink_codec_name(r.sink);
+    st->output_pix_fmt = av_get_pix_fmt_name(enc_f);
+    st->partial_path = clv_sink_partial_path(r.sink);
+    if (ic->duration > 0) {
+        double total = (double)ic->duration / 1e6 - (double)o->start_us / 1e6;
+        if (o->duration_us > 0 && (double)o->duration_us / 1e6 < total)
+            total = (double)o->duration_us / 1e6;
+        st->total_seconds = total;
+    }
+    r.start = clv_io_seconds();
+
+    if (!(dec_q = clv_queue_create(8))) {
+        snprintf(msg->text, sizeof msg->text, "out of memory");
+        err = CLV_ENOMEM;
+        goto fail;
+    }
+    report(&r, CLV_TRANSCODE_START);
+    if ((err = clv_sink_start(r.sink, msg)))
+        goto fail;
+    if (clv_decoder_start(dec, dec_q, NULL)) {
+        snprintf(msg->text, sizeof msg->text, "out of memory (threads)");
+        err = CLV_ENOMEM;
+        goto fail;
+    }
+
+    /* Nothing to filter and the encoder takes the decoder's frames: they
+     * are handed over as they are, as ffmpeg would. */
+    int direct = desc.count == 0 && clv_feed_native(feed) && out_f == in_f &&
+                 (!clv_pixfmt_is_yuv(in_f) || (in_color.matrix == out_color.matrix &&
+                                               in_color.full_range == out_color.full_range));
+    int64_t stage_fault = clv_fault_after("stage");
+    uint64_t submitted = 0;
+    for (;;) {
+        int kind;
+        void *item;
+        int got = clv_queue_pop_wait(dec_q, &kind, &item, 0.1);
+        if (stop_wanted(&r)) {
+            if (got == 0)
+                clv_item_free(kind, item);
+            clv_decoder_stop(dec); /* what is decoded and not yet sent is dropped */
+            break;
+        }
+        if (got == 1)
+            continue;
+        if (got < 0 || kind == CLV_ITEM_END)
+            break;
+        if (kind == CLV_ITEM_PACKET) {
+            if ((err = clv_sink_packet(r.sink, item, msg)))
+                break;
+            continue;
+        }
+        AVFrame *f = item;
+        if (direct && f->format == enc_f && f->width == w && f->height == h) {
+            st->out_seconds = (double)f->pts * av_q2d(r.tb);
+            submitted++;
+            if ((err = clv_sink_pass(r.sink, f, msg)))
+                break;
+            st->frames++;
+            report(&r, CLV_TRANSCODE_PROGRESS);
+            continue;
+        }
+        /* A free slot: take the oldest result first when all are busy. */
+        while (!err && !clv_stage_input(r.stage))
+            err = emit(&r, msg);
+        if (!err)
+            err = clv_feed_write(feed, f, clv_stage_input(r.stage), msg);
+        if (!err) {
+            r.pts[submitted % PTS_RING] = f->pts;
+            if ((int64_t)submitted == stage_fault) {
+                snprintf(msg->text, sizeof msg->text, "GPU stage failed (injected fault)");
+                err = CLV_ECL;
+            }
+        }
+        av_frame_free(&f);
+        if (err || (err = clv_stage_submit(r.stage, submitted, msg)))
+            break;
+        submitted++;
+    }
+    while (!err && clv_stage_pending(r.stage) > 0)
+        err = emit(&r, msg);
+    /* The decoder is done (or failed, or was stopped) before the sink is
+     * told to finish: a file is completed only when every part succeeded. */
+    clv_msg dmsg = {{0}}, emsg = {{0}};
+    if (err)
+        clv_queue_abort(dec_q);
+    int derr = clv_decoder_finish(dec, &dmsg);
+    /* A thread that failed says why; a push refused because of it does not. */
+    if (derr && (!err || !msg->text[0])) {
+        err = derr;
+        *msg = dmsg;
+    }
+    if (!err && submitted == 0) {
+        /* Nothing to write: the output (or a file already there) is left
+         * as it was rather than replaced by an empty one. */
+        err = CLV_EINVAL;
+        if (r.stopped)
+            snprintf(msg->text, sizeof msg->text,
+                     "stopped before the first frame; '%.900s' not written", o->output);
+        else
+            snprintf(msg->text, sizeof msg->text, "'%.900s': no video frame to write%s", o->input,
+                     o->start_us ? " (is -ss past the end?)" : "");
+    }
+    clv_msg mic_note = {{0}};
+    int eerr = clv_sink_finish(r.sink, !err, NULL, &mic_note, &emsg);
+    if (eerr && (!err || !msg->text[0])) {
+        err = eerr;
+        *msg = emsg;
+    }
+    if (err)
+        goto fail;
+    clv_stage_times t;
+    clv_stage_get_times(r.stage, &t);
+    st->decode_s = clv_decoder_busy_seconds(dec);
+    st->upload_s = (double)t.upload_ns / 1e9;
+    st->kernels_s = (double)t.kernels_ns / 1e9;
+    st->download_s = (double)t.download_ns / 1e9;
+    st->encode_s = clv_sink_busy_seconds(r.sink);
+    st->frames = (int64_t)submitted;
+    report(&r, CLV_TRANSCODE_END);
+    if (mic_note.text[0])
+        snprintf(msg->text, sizeof msg->text, "%s", mic_note.text); /* a note, not an error */
+fail:
+    if (dec_q)
+        clv_queue_abort(dec_q);
+    clv_sink_close(r.sink, err != 0);
+    clv_decoder_close(dec);
+    clv_stage_destroy(r.stage);
+    clv_chain_destroy(chain);
+    clv_context_destroy(ctx);
+    clv_queue_destroy(dec_q);
+    clv_feed_destroy(feed);
+    return err;
+}
