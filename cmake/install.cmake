@@ -31,7 +31,10 @@ write_basic_package_version_file(${CMAKE_BINARY_DIR}/clvid-config-version.cmake
 install(FILES ${CMAKE_BINARY_DIR}/clvid-config.cmake ${CMAKE_BINARY_DIR}/clvid-config-version.cmake
         DESTINATION ${CLVID_CMAKE_DIR})
 
-# pkg-config: paths relative to the .pc file's prefix, so a moved prefix works.
+# pkg-config: the prefix is found from the .pc file's own place, so that an
+# installation under any --prefix (or moved) works.
+file(RELATIVE_PATH CLVID_PC_UP /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
+set(CLVID_PC_PREFIX "\${pcfiledir}/${CLVID_PC_UP}")
 configure_file(cmake/clvid.pc.in ${CMAKE_BINARY_DIR}/clvid.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/clvid.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 if(CLVID_CLI)

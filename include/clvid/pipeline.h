@@ -10,6 +10,7 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "clvid.h"
 
@@ -49,7 +50,14 @@ typedef struct clv_transcode_options {
     const char *pix_fmt; /* encoder pixel format; NULL: chosen from input and encoder */
     int no_audio;        /* leave the input's audio out (-an) */
     int no_subtitles;    /* leave its subtitles out (-sn) */
+    int quiet;           /* FFmpeg's own messages: errors only (default: warnings too); FFmpeg's
+                            log level is one per process */
 } clv_transcode_options;
+
+/* Writes the capture devices (cameras with their formats, sizes and rates;
+ * sound inputs; the screen) as text to out, with the options that pick
+ * each. Returns 0. */
+CLV_API int clv_capture_sources_print(FILE *out);
 
 /* Fills *options with the defaults (nothing set, crf -1). */
 CLV_API void clv_transcode_options_init(clv_transcode_options *options);

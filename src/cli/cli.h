@@ -40,6 +40,5 @@ int clv_cmd_devices(int argc, char **argv);
 int clv_cmd_transcode(int argc, char **argv);
 int clv_cmd_play(int argc, char **argv);
 int clv_cmd_webcam(int argc, char **argv);
-int clv_cmd_sources(int argc, char **argv);
 
 #endif

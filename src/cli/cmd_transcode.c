@@ -13,8 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <libavutil/log.h>
-
 #include "clvid/pipeline.h"
 
 typedef struct transcode_args {
@@ -237,7 +235,7 @@ int clv_cli_transcode(clv_transcode_options *options, int quiet, const char *pro
 {
     char cache[4096];
     clv_cli_engine_settings(&options->engine, cache, sizeof cache);
-    av_log_set_level(quiet ? AV_LOG_ERROR : AV_LOG_WARNING);
+    options->quiet = quiet;
     display d = {.quiet = quiet, .tty = !quiet && isatty(2)};
     if (progress_path && !(d.file = fopen(progress_path, "w"))) {
         fprintf(stderr, "clvid: --progress: cannot write '%s': %s\n", progress_path,

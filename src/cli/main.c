@@ -39,8 +39,16 @@ int main(int argc, char **argv)
         return clv_cmd_devices(argc - 1, argv + 1);
     if (!strcmp(cmd, "webcam"))
         return clv_cmd_webcam(argc - 1, argv + 1);
-    if (!strcmp(cmd, "sources"))
-        return clv_cmd_sources(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sources")) {
+        if (argc > 2) {
+            int help = !strcmp(argv[2], "-h") || !strcmp(argv[2], "--help");
+            fprintf(help ? stdout : stderr,
+                    "usage: clvid sources   (lists cameras with their formats, sizes and rates, "
+                    "and other capture inputs)\n");
+            return help ? CLV_EXIT_OK : CLV_EXIT_USAGE;
+        }
+        return clv_capture_sources_print(stdout) ? CLV_EXIT_RUNTIME : CLV_EXIT_OK;
+    }
     if (!strcmp(cmd, "play"))
         return clv_cmd_play(argc - 1, argv + 1);
     if (!strcmp(cmd, "transcode"))
@@ -50,7 +58,7 @@ int main(int argc, char **argv)
         return CLV_EXIT_OK;
     }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
-        printf("clvid 0.1.0\n");
+        printf("clvid %s\n", clv_version());
         return CLV_EXIT_OK;
     }
     fprintf(stderr, "clvid: unknown command '%s'\n", cmd);

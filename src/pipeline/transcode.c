@@ -142,6 +142,7 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
     if (err)
         return err;
 
+    av_log_set_level(o->quiet ? AV_LOG_ERROR : AV_LOG_WARNING);
     run r = {.o = o, .callback = callback, .user = user, .cancel = cancel};
     clv_decoder *dec = NULL;
     clv_context *ctx = NULL;

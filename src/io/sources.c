@@ -1,7 +1,7 @@
-/* cmd_sources.c - `clvid sources`: the capture devices and what each
- * offers. Cameras through the V4L2 enumeration ioctls (formats, sizes,
- * frame rates); other inputs (sound, screen) through libavdevice.*/
-#include "cli.h"
+/* sources.c - the capture devices and what each offers (`clvid
+ * sources`). Cameras through the V4L2 enumeration ioctls (formats, sizes,
+ * frame rates); other inputs (sound, screen) through libavdevice. */
+#include "clvid/pipeline.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,11 +44,11 @@ static void rates(int fd, uint32_t fourcc, uint32_t w, uint32_t h, char *out, si
         snprintf(out + n, size - n, " fps");
 }
 
-static void camera(const char *path)
+static void camera(FILE *out, const char *path)
 {
     int fd = open(path, O_RDWR | O_NONBLOCK);
     if (fd < 0) {
-        printf("%s: cannot open: %s\n", path, strerror(errno));
+        fprintf(out, "%s: cannot open: %s\n", path, strerror(errno));
         return;
     }
     struct v4l2_capability cap;
@@ -58,7 +58,7 @@ static void camera(const char *path)
         close(fd); /* a metadata or output node of the same camera */
         return;
     }
-    printf("%s  %s (%s)   clvid webcam %s\n", path, (const char *)cap.card,
+    fprintf(out, "%s  %s (%s)   clvid webcam %s\n", path, (const char *)cap.card,
            (const char *)cap.driver, path);
     struct v4l2_fmtdesc fmt = {.type = V4L2_BUF_TYPE_VIDEO_CAPTURE};
     for (fmt.index = 0; xioctl(fd, VIDIOC_ENUM_FMT, &fmt) == 0; fmt.index++) {
@@ -71,16 +71,16 @@ static void camera(const char *path)
                          : fmt.pixelformat == V4L2_PIX_FMT_H264 ? "h264"
                          : fmt.pixelformat == V4L2_PIX_FMT_NV12 ? "nv12"
                                                                 : name;
-        printf("  --input-format %-8s %s\n", ff, (const char *)fmt.description);
+        fprintf(out, "  --input-format %-8s %s\n", ff, (const char *)fmt.description);
         struct v4l2_frmsizeenum fs = {.pixel_format = fmt.pixelformat};
         for (fs.index = 0; xioctl(fd, VIDIOC_ENUM_FRAMESIZES, &fs) == 0; fs.index++) {
             char list[256];
             if (fs.type == V4L2_FRMSIZE_TYPE_DISCRETE) {
                 rates(fd, fmt.pixelformat, fs.discrete.width, fs.discrete.height, list,
                       sizeof list);
-                printf("      %ux%u  %s\n", fs.discrete.width, fs.discrete.height, list);
+                fprintf(out, "      %ux%u  %s\n", fs.discrete.width, fs.discrete.height, list);
             } else {
-                printf("      %ux%u to %ux%u\n", fs.stepwise.min_width, fs.stepwise.min_height,
+                fprintf(out, "      %ux%u to %ux%u\n", fs.stepwise.min_width, fs.stepwise.min_height,
                        fs.stepwise.max_width, fs.stepwise.max_height);
                 break;
             }
@@ -89,26 +89,19 @@ static void camera(const char *path)
     close(fd);
 }
 
-int clv_cmd_sources(int argc, char **argv)
+int clv_capture_sources_print(FILE *out)
 {
-    if (argc > 1) {
-        int help = !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help");
-        fprintf(help ? stdout : stderr,
-                "usage: clvid sources   (lists cameras with their formats, sizes and rates, "
-                "and other capture inputs)\n");
-        return help ? CLV_EXIT_OK : CLV_EXIT_USAGE;
-    }
     glob_t g;
     int cameras = 0;
     if (glob("/dev/video*", 0, NULL, &g) == 0) {
         for (size_t i = 0; i < g.gl_pathc; i++) {
-            camera(g.gl_pathv[i]);
+            camera(out, g.gl_pathv[i]);
             cameras++;
         }
         globfree(&g);
     }
     if (!cameras)
-        printf("No camera (/dev/video*). A phone or another machine can be one: see the "
+        fprintf(out, "No camera (/dev/video*). A phone or another machine can be one: see the "
                "README (v4l2loopback, or a network stream with clvid play --live URL).\n");
     /* Other capture inputs libavdevice can list (sound cards for --audio, ...). */
     avdevice_register_all();
@@ -117,12 +110,12 @@ int clv_cmd_sources(int argc, char **argv)
         AVDeviceInfoList *list = NULL;
         if (avdevice_list_input_sources(f, NULL, NULL, &list) > 0) {
             for (int i = 0; i < list->nb_devices; i++)
-                printf("-f %s %s  %s\n", f->name, list->devices[i]->device_name,
+                fprintf(out, "-f %s %s  %s\n", f->name, list->devices[i]->device_name,
                        list->devices[i]->device_description);
         }
         avdevice_free_list_devices(&list);
     }
-    printf("Screen: -f x11grab :0.0 (clvid play -f x11grab --live --input-size 1920x1080 "
+    fprintf(out, "Screen: -f x11grab :0.0 (clvid play -f x11grab --live --input-size 1920x1080 "
            ":0.0)\n");
-    return CLV_EXIT_OK;
+    return 0;
 }
