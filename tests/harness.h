@@ -49,6 +49,7 @@ extern int test_failures;
     X(filter_equalize)                                                                             \
     X(filter_noise)                                                                                \
     X(filter_quantize)                                                                             \
+    X(filter_cases)                                                                                \
     X(gpu_filters)
 
 #define TEST_DECLARE(name) int test_##name(void);

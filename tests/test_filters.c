@@ -1,97 +1,15 @@
 /* test_filters.c - every filter on the device equals its C reference bit for
  * bit: several parameter sets, awkward sizes, flat/noisy/saturated/gradient
  * content, in both work shapes (rows for CPUs, pixel groups for GPUs). */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "filter_cases.h"
 #include "harness.h"
-
-typedef struct filter_case {
-    const char *chain;
-    int small_only; /* too slow for the reference at 1921x1081 */
-    int frames;     /* > 1 for filters with state or per-frame variation */
-} filter_case;
 
 static const int sizes[][2] = {{1, 1}, {3, 2}, {17, 9}, {641, 359}, {1921, 1081}};
 #define SIZE_COUNT ((int)(sizeof sizes / sizeof sizes[0]))
-#define CASES(a) a, (int)(sizeof a / sizeof a[0])
-
-static const filter_case convolution_cases[] = {
-    {"convolution", 0, 1},
-    {"convolution=matrix='1 2 1 2 4 2 1 2 1'", 0, 1},
-    {"convolution=matrix='-1 -1 -1 -1 8 -1 -1 -1 -1':bias=128", 0, 1},
-    {"convolution='1 2 3 4 5 6 7 8 9 10 -11 12 -13 14 15 16 -17 18 19 20 21 22 23 24 -25':7:-3", 0,
-     1},
-    {"convolution=matrix='-3 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
-     "0 0 0 0 0 0 0 0 0 0 0 0 0 1':div=0",
-     0, 1},
-    {"convolution=matrix='1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 "
-     "1 1 1 1 1 1 1 1 1 1 1 1 1'",
-     0, 1},
-    {"convolution=matrix='10000 -10000 10000 -10000 10000 -10000 10000 -10000 10000':div=999999:"
-     "bias=-1024",
-     0, 1},
-    {"convolution=matrix='0 -1 0 -1 4 -1 0 -1 0':div=3:bias=-7", 0, 1},
-    /* plus shapes (the CPU rows' five-tap loops): equal arms, unequal arms */
-    {"convolution=matrix='0 1 0 1 -4 1 0 1 0':bias=128", 0, 1},
-    {"convolution=matrix='0 -2 0 -1 6 3 0 1 0':div=1:bias=-5", 0, 1},
-};
-
-static const filter_case sharpen_emboss_cases[] = {
-    {"sharpen", 0, 1},
-    {"emboss", 0, 1},
-};
-
-static const filter_case prewitt_cases[] = {
-    {"prewitt", 0, 1},
-    {"prewitt=scale=0.5:delta=10", 0, 1},
-    {"prewitt=scale=2.333:delta=-20", 0, 1},
-    {"prewitt=scale=64:delta=-255", 0, 1},
-    {"prewitt=scale=0:delta=255", 1, 1},
-    {"prewitt=0.001", 1, 1},
-};
-
-static const filter_case median_cases[] = {
-    {"median", 0, 1},          {"median=radius=2", 0, 1}, {"median=3", 1, 1},
-    {"median=radius=5", 1, 1}, {"median=radius=7", 1, 1},
-};
-
-static const filter_case morph_cases[] = {
-    {"erode", 0, 1},
-    {"erode=radius=2:iterations=3", 1, 1},
-    {"erode=radius=1:iterations=2", 0, 1},
-    {"dilate", 0, 1},
-    {"dilate=3", 1, 1},
-    {"dilate=radius=7:iterations=4", 1, 1},
-};
-
-static const filter_case point_cases[] = {
-    {"threshold", 0, 1},    {"threshold=t=0", 0, 1}, {"threshold=255", 1, 1},
-    {"threshold=77", 1, 1}, {"gray", 0, 1},
-};
-
-static const filter_case equalize_cases[] = {
-    {"equalize", 0, 1},
-    {"equalize=mode=gray", 0, 1},
-    {"gray,equalize=gray", 1, 1},
-};
-
-static const filter_case noise_cases[] = {
-    {"noise", 0, 3},
-    {"noise=type=saltpepper:amount=1:seed=7", 1, 2},
-    {"noise=type=gaussian:sigma=25:seed=3", 0, 3},
-    {"noise=gaussian:0:100:4294967295", 1, 2},
-    {"noise=type=gaussian:sigma=0.5", 1, 1},
-};
-
-static const filter_case quantize_cases[] = {
-    {"quantize", 0, 3},
-    {"quantize=colors=2:iterations=3", 1, 2},
-    {"quantize=colors=256:iterations=2", 1, 2},
-    {"quantize=colors=1", 1, 1},
-    {"quantize=iterations=0", 1, 2},
-    {"quantize=colors=5:iterations=30", 1, 1},
-};
 
 /* A whole chain: ping-pong frames, scratch and state together. */
 static const filter_case chain_cases[] = {
@@ -134,49 +52,108 @@ static int run_both_shapes(const filter_case *cases, int count)
     return 0;
 }
 
+/* The cases of the named filters (NULL-terminated), in both shapes. */
+static int run_filters(const char *first, ...)
+{
+    va_list ap;
+    va_start(ap, first);
+    for (const char *name = first; name; name = va_arg(ap, const char *)) {
+        const filter_cases *fc = NULL;
+        for (int i = 0; i < FILTER_TABLE_SIZE; i++)
+            if (!strcmp(filter_table[i].filter, name))
+                fc = &filter_table[i];
+        CHECK(fc != NULL, "no cases for filter %s in tests/filter_cases.h", name);
+        if (fc && run_both_shapes(fc->cases, fc->count)) {
+            va_end(ap);
+            return 1;
+        }
+    }
+    va_end(ap);
+    return 0;
+}
+
 int test_filter_convolution(void)
 {
-    return run_both_shapes(CASES(convolution_cases));
+    return run_filters("convolution", NULL);
 }
 
 int test_filter_sharpen_emboss(void)
 {
-    return run_both_shapes(CASES(sharpen_emboss_cases));
+    return run_filters("sharpen", "emboss", NULL);
 }
 
 int test_filter_prewitt(void)
 {
-    return run_both_shapes(CASES(prewitt_cases));
+    return run_filters("prewitt", NULL);
 }
 
 int test_filter_median(void)
 {
-    return run_both_shapes(CASES(median_cases));
+    return run_filters("median", NULL);
 }
 
 int test_filter_morph(void)
 {
-    return run_both_shapes(CASES(morph_cases));
+    return run_filters("erode", "dilate", NULL);
 }
 
 int test_filter_point(void)
 {
-    return run_both_shapes(CASES(point_cases));
+    return run_filters("threshold", "gray", NULL);
 }
 
 int test_filter_equalize(void)
 {
-    return run_both_shapes(CASES(equalize_cases));
+    return run_filters("equalize", NULL);
 }
 
 int test_filter_noise(void)
 {
-    return run_both_shapes(CASES(noise_cases));
+    return run_filters("noise", NULL);
 }
 
 int test_filter_quantize(void)
 {
-    return run_both_shapes(CASES(quantize_cases));
+    return run_filters("quantize", NULL);
+}
+
+/* Every filter the registry has, has cases, each of which uses it; and each
+ * filter's parameters have a range and (but for matrices) a step. */
+int test_filter_cases(void)
+{
+    clv_msg msg = {{0}};
+    for (int i = 0; i < clv_filter_count(); i++) {
+        const clv_filter *f = clv_filter_at(i);
+        const char *name = clv_filter_name(f);
+        const filter_cases *fc = NULL;
+        for (int k = 0; k < FILTER_TABLE_SIZE; k++)
+            if (!strcmp(filter_table[k].filter, name))
+                fc = &filter_table[k];
+        CHECK(fc && fc->count > 0,
+              "filter '%s' is registered but has no cases in "
+              "tests/filter_cases.h",
+              name);
+        for (int c = 0; fc && c < fc->count; c++) {
+            clv_chain_desc d;
+            CHECK(clv_chain_parse(fc->cases[c].chain, &d, &msg) == 0, "%s: %s", fc->cases[c].chain,
+                  msg.text);
+            int uses = 0;
+            for (int j = 0; j < d.count; j++)
+                uses |= d.item[j].filter == f;
+            CHECK(uses, "case '%s' filed under %s does not use it", fc->cases[c].chain, name);
+        }
+        for (int j = 0; j < clv_filter_param_count(f); j++) {
+            const clv_param *p = clv_filter_param(f, j);
+            CHECK(p->type == CLV_PARAM_MATRIX || p->step > 0, "%s: parameter %s has no step", name,
+                  p->name);
+            CHECK(p->type == CLV_PARAM_ENUM || p->min <= p->max, "%s: parameter %s has no range",
+                  name, p->name);
+        }
+    }
+    for (int k = 0; k < FILTER_TABLE_SIZE; k++)
+        CHECK(clv_filter_find(filter_table[k].filter) != NULL,
+              "cases for '%s', which is not a registered filter", filter_table[k].filter);
+    return 0;
 }
 
 int test_chain_runner(void)
@@ -252,15 +229,6 @@ int test_gpu_filters(void)
     clv_msg msg = {{0}};
     int count = clv_device_list(&list, &msg);
     int tested = 0;
-    static const struct {
-        const filter_case *cases;
-        int count;
-    } all[] = {
-        {CASES(convolution_cases)}, {CASES(sharpen_emboss_cases)}, {CASES(prewitt_cases)},
-        {CASES(median_cases)},      {CASES(morph_cases)},          {CASES(point_cases)},
-        {CASES(equalize_cases)},    {CASES(noise_cases)},          {CASES(quantize_cases)},
-        {CASES(chain_cases)},
-    };
     for (int d = 0; d < count; d++) {
         if (list[d].is_cpu)
             continue;
@@ -272,8 +240,9 @@ int test_gpu_filters(void)
             continue;
         }
         int before = test_failures;
-        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-            run_cases(ctx, all[i].cases, all[i].count);
+        for (int i = 0; i < FILTER_TABLE_SIZE; i++)
+            run_cases(ctx, filter_table[i].cases, filter_table[i].count);
+        run_cases(ctx, CASES(chain_cases));
         printf("  %s: %s\n", list[d].name,
                test_failures == before ? "every filter equals its reference" : "MISMATCHES");
         clv_context_destroy(ctx);

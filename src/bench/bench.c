@@ -15,9 +15,16 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-#define DEFAULT_CHAIN                                                                              \
-    "convolution=matrix='1 2 1 2 4 2 1 2 1',sharpen,emboss,prewitt,median,median=2,erode,"         \
-    "dilate,threshold,gray,equalize,noise,quantize"
+/* The default chain: every registered filter with its defaults, in the
+ * registry's order (a new filter is timed without a change here). */
+static void every_filter(char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (int i = 0; i < clv_filter_count() && n < size; i++)
+        n += (size_t)snprintf(out + n, size - n, "%s%s", i ? "," : "",
+                              clv_filter_name(clv_filter_at(i)));
+}
 
 static void usage(FILE *out)
 {
@@ -135,7 +142,9 @@ int main(int argc, char **argv)
 {
     int w = 1920, h = 1080, frames = 20, warmup = 2, json = 0, shape = 0, pipeline = 0;
     clv_pixfmt out_format = CLV_PIX_YUV420P;
-    const char *device = NULL, *chain_text = DEFAULT_CHAIN;
+    char all_filters[1024];
+    every_filter(all_filters, sizeof all_filters);
+    const char *device = getenv("CLVID_DEVICE"), *chain_text = all_filters;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {

@@ -1,0 +1,128 @@
+/* filter_cases.h - the device-versus-reference cases of every filter, in one
+ * table keyed by the filter's name. A registered filter without an entry
+ * here fails the test filter_cases (so a new filter is one .c, one .cl, one
+ * registry line, and its cases here). */
+#ifndef CLVID_FILTER_CASES_H
+#define CLVID_FILTER_CASES_H
+
+typedef struct filter_case {
+    const char *chain;
+    int small_only; /* too slow for the reference at 1921x1081 */
+    int frames;     /* > 1 for filters with state or per-frame variation */
+} filter_case;
+
+#define CASES(a) a, (int)(sizeof a / sizeof a[0])
+
+static const filter_case convolution_cases[] = {
+    {"convolution", 0, 1},
+    {"convolution=matrix='1 2 1 2 4 2 1 2 1'", 0, 1},
+    {"convolution=matrix='-1 -1 -1 -1 8 -1 -1 -1 -1':bias=128", 0, 1},
+    {"convolution='1 2 3 4 5 6 7 8 9 10 -11 12 -13 14 15 16 -17 18 19 20 21 22 23 24 -25':7:-3", 0,
+     1},
+    {"convolution=matrix='-3 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+     "0 0 0 0 0 0 0 0 0 0 0 0 0 1':div=0",
+     0, 1},
+    {"convolution=matrix='1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 "
+     "1 1 1 1 1 1 1 1 1 1 1 1 1'",
+     0, 1},
+    {"convolution=matrix='10000 -10000 10000 -10000 10000 -10000 10000 -10000 10000':div=999999:"
+     "bias=-1024",
+     0, 1},
+    {"convolution=matrix='0 -1 0 -1 4 -1 0 -1 0':div=3:bias=-7", 0, 1},
+    /* plus shapes (the CPU rows' five-tap loops): equal arms, unequal arms */
+    {"convolution=matrix='0 1 0 1 -4 1 0 1 0':bias=128", 0, 1},
+    {"convolution=matrix='0 -2 0 -1 6 3 0 1 0':div=1:bias=-5", 0, 1},
+};
+
+static const filter_case sharpen_cases[] = {
+    {"sharpen", 0, 1},
+};
+
+static const filter_case emboss_cases[] = {
+    {"emboss", 0, 1},
+};
+
+static const filter_case prewitt_cases[] = {
+    {"prewitt", 0, 1},
+    {"prewitt=scale=0.5:delta=10", 0, 1},
+    {"prewitt=scale=2.333:delta=-20", 0, 1},
+    {"prewitt=scale=64:delta=-255", 0, 1},
+    {"prewitt=scale=0:delta=255", 1, 1},
+    {"prewitt=0.001", 1, 1},
+};
+
+static const filter_case median_cases[] = {
+    {"median", 0, 1},          {"median=radius=2", 0, 1}, {"median=3", 1, 1},
+    {"median=radius=5", 1, 1}, {"median=radius=7", 1, 1},
+};
+
+static const filter_case erode_cases[] = {
+    {"erode", 0, 1},
+    {"erode=radius=2:iterations=3", 1, 1},
+    {"erode=radius=1:iterations=2", 0, 1},
+};
+
+static const filter_case dilate_cases[] = {
+    {"dilate", 0, 1},
+    {"dilate=3", 1, 1},
+    {"dilate=radius=7:iterations=4", 1, 1},
+};
+
+static const filter_case threshold_cases[] = {
+    {"threshold", 0, 1},
+    {"threshold=t=0", 0, 1},
+    {"threshold=255", 1, 1},
+    {"threshold=77", 1, 1},
+};
+
+static const filter_case gray_cases[] = {
+    {"gray", 0, 1},
+};
+
+static const filter_case equalize_cases[] = {
+    {"equalize", 0, 1},
+    {"equalize=mode=gray", 0, 1},
+    {"gray,equalize=gray", 1, 1},
+};
+
+static const filter_case noise_cases[] = {
+    {"noise", 0, 3},
+    {"noise=type=saltpepper:amount=1:seed=7", 1, 2},
+    {"noise=type=gaussian:sigma=25:seed=3", 0, 3},
+    {"noise=gaussian:0:100:4294967295", 1, 2},
+    {"noise=type=gaussian:sigma=0.5", 1, 1},
+};
+
+static const filter_case quantize_cases[] = {
+    {"quantize", 0, 3},
+    {"quantize=colors=2:iterations=3", 1, 2},
+    {"quantize=colors=256:iterations=2", 1, 2},
+    {"quantize=colors=1", 1, 1},
+    {"quantize=iterations=0", 1, 2},
+    {"quantize=colors=5:iterations=30", 1, 1},
+};
+
+typedef struct filter_cases {
+    const char *filter; /* the registry's name */
+    const filter_case *cases;
+    int count;
+} filter_cases;
+
+static const filter_cases filter_table[] = {
+    {"convolution", CASES(convolution_cases)},
+    {"sharpen", CASES(sharpen_cases)},
+    {"emboss", CASES(emboss_cases)},
+    {"prewitt", CASES(prewitt_cases)},
+    {"median", CASES(median_cases)},
+    {"erode", CASES(erode_cases)},
+    {"dilate", CASES(dilate_cases)},
+    {"threshold", CASES(threshold_cases)},
+    {"gray", CASES(gray_cases)},
+    {"equalize", CASES(equalize_cases)},
+    {"noise", CASES(noise_cases)},
+    {"quantize", CASES(quantize_cases)},
+};
+
+#define FILTER_TABLE_SIZE ((int)(sizeof filter_table / sizeof filter_table[0]))
+
+#endif
