@@ -13,6 +13,9 @@
 #ifndef CLV_PX
 #define CLV_PX 4
 #endif
+#if CLV_PX != 4
+#error "the GPU shape's kernels load and store four pixels at once: CLV_PX must be 4"
+#endif
 
 /* Declares y and loops x over this work-item's pixels. */
 #define CLV_PIXEL_LOOP(w, h, x, y)                                                                 \

@@ -26,7 +26,7 @@ inline uchar4 conv_pixel(__global const uchar4 *src, int w, int h, int stride, _
 
 __kernel void convolve(CLV_FRAME_ARGS, __constant int *coef, int n, int div, int bias, float inv)
 {
-#if !CLV_ROW && CLV_PX == 4
+#if !CLV_ROW
     if (n == 3) { /* four pixels from one 3 x 6 neighbourhood, coefficients held */
         CLV_WIN3(src, w, h, stride,
                  dst[y * stride + x] =

@@ -55,7 +55,6 @@ __kernel void median3(CLV_FRAME_ARGS)
         out[i] = (i & 3) == 3 ? r1[i] : p4;
     }
 #else
-#if CLV_PX == 4
     {
         CLV_WIN3(src, w, h, stride, dst[y * stride + x] = median3_pixel(src, w, h, stride, x, y));
         uchar4 o[4];
@@ -70,10 +69,6 @@ __kernel void median3(CLV_FRAME_ARGS)
         }
         CLV_STORE4(dst, stride, y, x0, o);
     }
-#else
-    CLV_PIXEL_LOOP(w, h, x, y)
-    dst[y * stride + x] = median3_pixel(src, w, h, stride, x, y);
-#endif
 #endif
 }
 

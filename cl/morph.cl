@@ -69,7 +69,6 @@ __kernel void morph(CLV_FRAME_ARGS, int r, int dilate)
     for (int i = begin + 3; i < end; i += 4)
         out[i] = centre[i];
 #else
-#if CLV_PX == 4
     if (r == 1) {
         CLV_WIN3(src, w, h, stride,
                  dst[y * stride + x] = morph_pixel(src, w, h, stride, 1, dilate, x, y));
@@ -86,7 +85,6 @@ __kernel void morph(CLV_FRAME_ARGS, int r, int dilate)
         CLV_STORE4(dst, stride, y, x0, o);
         return;
     }
-#endif
     CLV_PIXEL_LOOP(w, h, x, y)
     dst[y * stride + x] = morph_pixel(src, w, h, stride, r, dilate, x, y);
 #endif

@@ -128,7 +128,6 @@ inline void prewitt_body(CLV_FRAME_ARGS, ulong p2, int delta, const int unit)
         out[i] = (i & 3) == 3 ? r1[i] : convert_uchar_sat(v);
     }
 #else
-#if CLV_PX == 4
     {
         CLV_WIN3(src, w, h, stride,
                  dst[y * stride + x] = prewitt_pixel(src, w, h, stride, p2, delta, x, y, unit));
@@ -147,10 +146,6 @@ inline void prewitt_body(CLV_FRAME_ARGS, ulong p2, int delta, const int unit)
         }
         CLV_STORE4(dst, stride, y, x0, o);
     }
-#else
-    CLV_PIXEL_LOOP(w, h, x, y)
-    dst[y * stride + x] = prewitt_pixel(src, w, h, stride, p2, delta, x, y, unit);
-#endif
 #endif
 }
 
