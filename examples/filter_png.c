@@ -62,8 +62,7 @@ int main(int argc, char **argv)
     if (clv_context_create(&options, &ctx, &msg) || clv_chain_create(ctx, &desc, &chain, &msg) ||
         clv_frame_create(ctx, in.width, in.height, &src, &msg) ||
         clv_frame_create(ctx, in.width, in.height, &dst, &msg) ||
-        clv_frame_upload(ctx, &src, &in) ||
-        clv_chain_run(chain, &src, &dst, 0, NULL, NULL, &msg) ||
+        clv_frame_upload(ctx, &src, &in) || clv_chain_run(chain, &src, &dst, 0, NULL, NULL, &msg) ||
         clv_frame_download(ctx, &dst, &out) || write_png(argv[3], &out)) {
         fprintf(stderr, "filter_png: %s\n", msg.text[0] ? msg.text : "failed");
         goto done;

@@ -59,7 +59,7 @@ static void camera(FILE *out, const char *path)
         return;
     }
     fprintf(out, "%s  %s (%s)   clvid webcam %s\n", path, (const char *)cap.card,
-           (const char *)cap.driver, path);
+            (const char *)cap.driver, path);
     struct v4l2_fmtdesc fmt = {.type = V4L2_BUF_TYPE_VIDEO_CAPTURE};
     for (fmt.index = 0; xioctl(fd, VIDIOC_ENUM_FMT, &fmt) == 0; fmt.index++) {
         char name[5];
@@ -80,8 +80,8 @@ static void camera(FILE *out, const char *path)
                       sizeof list);
                 fprintf(out, "      %ux%u  %s\n", fs.discrete.width, fs.discrete.height, list);
             } else {
-                fprintf(out, "      %ux%u to %ux%u\n", fs.stepwise.min_width, fs.stepwise.min_height,
-                       fs.stepwise.max_width, fs.stepwise.max_height);
+                fprintf(out, "      %ux%u to %ux%u\n", fs.stepwise.min_width,
+                        fs.stepwise.min_height, fs.stepwise.max_width, fs.stepwise.max_height);
                 break;
             }
         }
@@ -102,7 +102,7 @@ int clv_capture_sources_print(FILE *out)
     }
     if (!cameras)
         fprintf(out, "No camera (/dev/video*). A phone or another machine can be one: see the "
-               "README (v4l2loopback, or a network stream with clvid play --live URL).\n");
+                     "README (v4l2loopback, or a network stream with clvid play --live URL).\n");
     /* Other capture inputs libavdevice can list (sound cards for --audio, ...). */
     avdevice_register_all();
     const AVInputFormat *f = NULL;
@@ -111,11 +111,11 @@ int clv_capture_sources_print(FILE *out)
         if (avdevice_list_input_sources(f, NULL, NULL, &list) > 0) {
             for (int i = 0; i < list->nb_devices; i++)
                 fprintf(out, "-f %s %s  %s\n", f->name, list->devices[i]->device_name,
-                       list->devices[i]->device_description);
+                        list->devices[i]->device_description);
         }
         avdevice_free_list_devices(&list);
     }
     fprintf(out, "Screen: -f x11grab :0.0 (clvid play -f x11grab --live --input-size 1920x1080 "
-           ":0.0)\n");
+                 ":0.0)\n");
     return 0;
 }
