@@ -9,6 +9,7 @@
 #define CLVID_PIPELINE_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -23,7 +24,8 @@ extern "C" {
  * first, so that fields added later keep their defaults. */
 typedef struct clv_transcode_options {
     /* Input */
-    const char *input;          /* path, URL, image pattern ("img_%04d.png") or device */
+    const char *input;          /* path, URL, image pattern ("img_%04d.png"), device, or "-"
+                                   for standard input */
     const char *input_format;   /* ffmpeg's -f (lavfi, v4l2, image2, ...); NULL: probe */
     int64_t start_us;           /* -ss: skip to this time, microseconds */
     int64_t duration_us;        /* -t: this much of the input; 0: all */
@@ -41,23 +43,33 @@ typedef struct clv_transcode_options {
     clv_context_options engine;
 
     /* Output */
-    const char *output;  /* the format follows the extension */
-    int overwrite;       /* replace an existing output (never the input itself) */
-    const char *codec;   /* video encoder; NULL: the container's (libx264, png, ...) */
-    int crf;             /* x264/x265 quality 0..51; -1: the encoder's default (18) */
-    const char *preset;  /* x264/x265 preset; NULL: veryfast */
-    int64_t bitrate;     /* bit/s; 0: none */
-    const char *pix_fmt; /* encoder pixel format; NULL: chosen from input and encoder */
-    int no_audio;        /* leave the input's audio out (-an) */
-    int no_subtitles;    /* leave its subtitles out (-sn) */
-    int quiet;           /* FFmpeg's own messages: errors only (default: warnings too); FFmpeg's
-                            log level is one per process */
+    const char *output;         /* the format follows the extension; "-": standard output */
+    const char *output_format;  /* the muxer by name (matroska, nut, mpegts); NULL: from
+                                   the extension. Needed for "-" */
+    int overwrite;              /* replace an existing output (never the input itself) */
+    const char *codec;          /* video encoder; NULL: the container's (libx264, png, ...) */
+    int crf;                    /* x264/x265 quality 0..51; -1: the encoder's default (18) */
+    const char *preset;         /* x264/x265 preset; NULL: veryfast */
+    int64_t bitrate;            /* bit/s; 0: none */
+    const char *pix_fmt;        /* encoder pixel format; NULL: chosen from input and encoder */
+    int no_audio;               /* leave the input's audio out (-an) */
+    const char *audio_codec;    /* -c:a: NULL copies what the container takes and encodes the
+                                   rest to its own sound codec (AAC for mp4, Opus for webm);
+                                   "copy" copies or fails; a name encodes with that encoder */
+    int aspect_num, aspect_den; /* -aspect: the display aspect ratio; 0: the input's */
+    int no_subtitles;           /* leave its subtitles out (-sn) */
+    int quiet; /* FFmpeg's own messages: errors only (default: warnings too); FFmpeg's
+                  log level is one per process */
 } clv_transcode_options;
 
 /* Writes the capture devices (cameras with their formats, sizes and rates;
  * sound inputs; the screen) as text to out, with the options that pick
  * each. Returns 0. */
 CLV_API int clv_capture_sources_print(FILE *out);
+
+/* "FFmpeg: libavformat 59.27.100, libavcodec ..." for the libraries the
+ * pipeline runs with, into out (size bytes). */
+CLV_API void clv_pipeline_versions(char *out, size_t size);
 
 /* Fills *options with the defaults (nothing set, crf -1). */
 CLV_API void clv_transcode_options_init(clv_transcode_options *options);

@@ -22,6 +22,13 @@ int clv_cli_capture_option(const char *option, const char *value, clv_transcode_
 /* -c:v (-vcodec), -preset, -pix_fmt, -crf, -b:v. */
 int clv_cli_output_option(const char *option, const char *value, clv_transcode_options *o);
 
+/* 0 when `option` is one of `known` (NULL-terminated); else prints
+ * "clvid COMMAND: unknown option X (did you mean Y?)" and returns 1. */
+int clv_cli_unknown(const char *option, const char *const *known, const char *command);
+/* The closest of `known` to word (NULL-terminated), or NULL when none is
+ * near. */
+const char *clv_cli_closest(const char *word, const char *const *known);
+
 /* The engine's settings from the environment, read here once and passed
  * down: CLVID_DEVICE (when no --device), CLVID_SHAPE, CLVID_CACHE_DIR (or
  * XDG_CACHE_HOME/clvid, ~/.cache/clvid), CLVID_NO_CACHE, CLVID_KERNEL_DIR,

@@ -16,6 +16,45 @@ typedef struct play_args {
     int live;      /* --live */
 } play_args;
 
+/* Every option play and webcam know, for "did you mean". */
+static const char *const play_words[] = {"-i",
+                                         "-f",
+                                         "-vf",
+                                         "-ss",
+                                         "--device",
+                                         "--size",
+                                         "--fullscreen",
+                                         "--untimed",
+                                         "--loop",
+                                         "--autoexit",
+                                         "-an",
+                                         "--volume",
+                                         "--no-hud",
+                                         "--exit-after-frames",
+                                         "--screenshot",
+                                         "--keys",
+                                         "--stats",
+                                         "--live",
+                                         "--no-window",
+                                         "--input-size",
+                                         "--input-fps",
+                                         "--input-format",
+                                         "-o",
+                                         "-y",
+                                         "-c:v",
+                                         "-vcodec",
+                                         "-c:a",
+                                         "-acodec",
+                                         "-crf",
+                                         "-preset",
+                                         "-b:v",
+                                         "-pix_fmt",
+                                         "-aspect",
+                                         "--audio",
+                                         "--audio-format",
+                                         "--help",
+                                         NULL};
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: clvid play [INPUT] [options]        (no INPUT: the bundled sample)\n"
@@ -36,6 +75,7 @@ static void usage(FILE *f)
                "  --keys \"2 w c\"     replay key presses, one per frame shown\n"
                "  --stats FILE       at exit, write the player's state as key=value lines\n"
                "  --live             a camera or stream: newest frame first (webcam sets it)\n"
+               "  --no-window        with --live and -o: record without a window\n"
                "  --input-size WxH --input-fps N --input-format mjpeg|yuyv422|...  capture\n"
                "  -o OUTPUT [-y] [-c:v CODEC] [-crf N] [-preset P] [-b:v RATE] [-pix_fmt F]\n"
                "                     record the frames shown\n"
@@ -98,6 +138,8 @@ static int parse_args(int argc, char **argv, play_args *a)
             p->io.input = o;
             continue;
         }
+        if (clv_cli_unknown(o, play_words, "play"))
+            return -1;
         if (i + 1 >= argc) {
             fprintf(stderr, "clvid play: %s needs a value\n", o);
             return -1;
@@ -194,6 +236,27 @@ static int play(play_args *a)
     return clv_cli_exit_status(err);
 }
 
+/* --no-window: the live source recorded without a window, through the
+ * pipeline (a live transcode with the first -vf chain). */
+static int headless(play_args *a, const char *command)
+{
+    clv_transcode_options *io = &a->player.io;
+    if (!io->live) {
+        fprintf(stderr,
+                "clvid %s: --no-window is for live sources (--live): to filter a file without "
+                "a window use clvid transcode\n",
+                command);
+        return CLV_EXIT_USAGE;
+    }
+    if (!io->output) {
+        fprintf(stderr, "clvid %s: --no-window records only: give -o OUTPUT\n", command);
+        return CLV_EXIT_USAGE;
+    }
+    io->chain = a->player.chain_count ? a->player.chains[0] : NULL;
+    io->max_frames = a->player.exit_after;
+    return clv_cli_transcode(io, 0, NULL);
+}
+
 int clv_cmd_play(int argc, char **argv)
 {
     play_args a;
@@ -201,6 +264,8 @@ int clv_cmd_play(int argc, char **argv)
         fprintf(stderr, "(clvid play --help lists the options)\n");
         return CLV_EXIT_USAGE;
     }
+    if (a.no_window)
+        return headless(&a, "play");
     return play(&a);
 }
 
@@ -221,13 +286,5 @@ int clv_cmd_webcam(int argc, char **argv)
     if (!io->input)
         io->input = "/dev/video0";
     io->live = 1;
-    if (!a.no_window)
-        return play(&a);
-    if (!io->output) {
-        fprintf(stderr, "clvid webcam: --no-window records only: give -o OUTPUT\n");
-        return CLV_EXIT_USAGE;
-    }
-    io->chain = a.player.chain_count ? a.player.chains[0] : NULL;
-    io->max_frames = a.player.exit_after;
-    return clv_cli_transcode(io, 0, NULL);
+    return a.no_window ? headless(&a, "webcam") : play(&a);
 }

@@ -21,21 +21,59 @@ typedef struct transcode_args {
     int quiet;
 } transcode_args;
 
+/* Every option transcode knows, for "did you mean". */
+static const char *const transcode_words[] = {"-i",
+                                              "-o",
+                                              "-f",
+                                              "-vf",
+                                              "-y",
+                                              "-q",
+                                              "-c:v",
+                                              "-vcodec",
+                                              "-c:a",
+                                              "-acodec",
+                                              "-crf",
+                                              "-preset",
+                                              "-b:v",
+                                              "-pix_fmt",
+                                              "-aspect",
+                                              "-an",
+                                              "-sn",
+                                              "-ss",
+                                              "-t",
+                                              "--frames",
+                                              "-frames:v",
+                                              "--device",
+                                              "--progress",
+                                              "--live",
+                                              "--input-size",
+                                              "--input-fps",
+                                              "--input-format",
+                                              "--audio",
+                                              "--audio-format",
+                                              "--help",
+                                              NULL};
+
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: clvid transcode -i INPUT [-vf CHAIN] -o OUTPUT [options]\n"
-            "  -i INPUT          file, image (sequence: img_%%04d.png), stream or device\n"
-            "  -f FORMAT         force the input format (lavfi, v4l2, image2, ...)\n"
+            "  -i INPUT          file, image (sequence: img_%%04d.png), stream, device, - (stdin)\n"
+            "  -f FORMAT         before -i: the input format (lavfi, v4l2, image2, ...);\n"
+            "                    after -i: the output format (matroska, nut, mpegts, ...)\n"
             "  -vf CHAIN         filters, ffmpeg syntax: 'median=radius=2,sharpen' (clvid "
             "filters)\n"
-            "  -o OUTPUT         output file; the format follows the extension\n"
+            "  -o OUTPUT         output file; the format follows the extension ('-': standard\n"
+            "                    output, with -f FORMAT after -i: -f matroska -o -)\n"
             "  -y                overwrite OUTPUT if it exists\n"
             "  -c:v CODEC        video encoder (default: libx264 for mp4/mkv/mov, png for .png)\n"
             "  -crf N            x264/x265 quality, 0..51 (default 18)\n"
             "  -preset NAME      x264/x265 preset (default veryfast)\n"
             "  -b:v RATE         video bit rate (2M, 800k)\n"
             "  -pix_fmt FMT      encoder pixel format\n"
+            "  -c:a CODEC|copy   sound: by default copied when the container takes it, else\n"
+            "                    encoded to its own codec (aac for mp4/mov, libopus for webm)\n"
+            "  -aspect W:H       display aspect ratio of the output (16:9, 4:3, 1.7778)\n"
             "  -an, -sn          leave the input's audio, subtitle streams out (default: "
             "copied)\n"
             "  -ss TIME -t TIME  start and duration (seconds or [hh:]mm:ss[.ms])\n"
@@ -76,6 +114,18 @@ static int parse_args(int argc, char **argv, transcode_args *a)
             usage(stdout);
             exit(CLV_EXIT_OK);
         }
+        if (o[0] != '-' || !o[1]) {
+            fprintf(stderr,
+                    "clvid transcode: '%s': %s (clvid transcode -i INPUT [-vf CHAIN] -o "
+                    "OUTPUT)\n",
+                    o,
+                    !r->input    ? "give the input with -i"
+                    : !r->output ? "give the output with -o"
+                                 : "one input and one output only");
+            return -1;
+        }
+        if (clv_cli_unknown(o, transcode_words, "transcode"))
+            return -1;
         if (i + 1 >= argc) {
             fprintf(stderr, "clvid transcode: %s needs a value\n", o);
             return -1;
@@ -87,8 +137,8 @@ static int parse_args(int argc, char **argv, transcode_args *a)
             r->input = v;
         else if (!strcmp(o, "-o"))
             r->output = v;
-        else if (!strcmp(o, "-f"))
-            r->input_format = v;
+        else if (!strcmp(o, "-f")) /* as in ffmpeg: before -i the input's, after it the output's */
+            *(r->input ? &r->output_format : &r->input_format) = v;
         else if (!strcmp(o, "-vf"))
             r->chain = v;
         else if (!strcmp(o, "--device"))

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "clvid.h"
@@ -24,6 +25,24 @@ static void usage(FILE *out)
             "CLVID_DEVICE)\n"
             "\n"
             "The benchmark is the separate program clvid-bench (clvid-bench --help).\n");
+}
+
+/* clvid's version, the FFmpeg libraries it runs with, the OpenCL platforms. */
+static int version(void)
+{
+    char libs[512];
+    clv_pipeline_versions(libs, sizeof libs);
+    printf("clvid %s\n%s\n", clv_version(), libs);
+    clv_device_info *list = NULL;
+    clv_msg msg = {{0}};
+    int count = clv_device_list(&list, &msg);
+    if (count < 0)
+        printf("OpenCL: %s\n", msg.text);
+    for (int i = 0; i < count; i++)
+        if (i == 0 || strcmp(list[i].platform, list[i - 1].platform))
+            printf("OpenCL platform: %s (%s)\n", list[i].platform, list[i].version);
+    free(list);
+    return CLV_EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -57,11 +76,14 @@ int main(int argc, char **argv)
         usage(stdout);
         return CLV_EXIT_OK;
     }
-    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
-        printf("clvid %s\n", clv_version());
-        return CLV_EXIT_OK;
-    }
-    fprintf(stderr, "clvid: unknown command '%s'\n", cmd);
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-version") || !strcmp(cmd, "version"))
+        return version();
+    static const char *const commands[] = {"play",      "webcam",  "sources",
+                                           "transcode", "filters", "devices",
+                                           "--version", "--help",  NULL};
+    const char *near = clv_cli_closest(cmd, commands);
+    fprintf(stderr, "clvid: unknown command '%s'%s%s%s\n", cmd, near ? " (did you mean " : "",
+            near ? near : "", near ? "?)" : "");
     usage(stderr);
     return CLV_EXIT_USAGE;
 }

@@ -51,7 +51,24 @@ int clv_cli_output_option(const char *option, const char *value, clv_transcode_o
         out->preset = value;
     else if (!strcmp(option, "-pix_fmt"))
         out->pix_fmt = value;
-    else if (!strcmp(option, "-crf")) {
+    else if (!strcmp(option, "-c:a") || !strcmp(option, "-acodec"))
+        out->audio_codec = value;
+    else if (!strcmp(option, "-aspect")) {
+        /* 16:9, 4:3, 1.7778 */
+        int n = 0, d = 0;
+        double v = 0;
+        char tail;
+        if (sscanf(value, "%d:%d%c", &n, &d, &tail) == 2 && n > 0 && d > 0) {
+            out->aspect_num = n;
+            out->aspect_den = d;
+        } else if (sscanf(value, "%lf%c", &v, &tail) == 1 && v > 0 && v < 100) {
+            out->aspect_num = (int)(v * 10000 + 0.5);
+            out->aspect_den = 10000;
+        } else {
+            fprintf(stderr, "clvid: -aspect %s: expected W:H (16:9) or a number (1.7778)\n", value);
+            return -1;
+        }
+    } else if (!strcmp(option, "-crf")) {
         long n = strtol(value, &end, 10);
         if (*end || end == value || n < 0 || n > 51) {
             fprintf(stderr, "clvid: -crf %s: expected an integer from 0 to 51\n", value);
@@ -118,4 +135,53 @@ int clv_cli_exit_status(int err)
     default:
         return CLV_EXIT_RUNTIME;
     }
+}
+
+/* Edit distance, for suggestions: words are short. */
+static int distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 40 || m > 40)
+        return 99;
+    int row[41];
+    for (size_t j = 0; j <= m; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= n; i++) {
+        int prev = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= m; j++) {
+            int cur = row[j];
+            int sub = prev + (a[i - 1] != b[j - 1]);
+            int best = row[j] + 1 < row[j - 1] + 1 ? row[j] + 1 : row[j - 1] + 1;
+            row[j] = sub < best ? sub : best;
+            prev = cur;
+        }
+    }
+    return row[m];
+}
+
+const char *clv_cli_closest(const char *word, const char *const *known)
+{
+    const char *best = NULL;
+    int best_d = 99;
+    for (; *known; known++) {
+        int d = distance(word, *known);
+        if (d < best_d) {
+            best_d = d;
+            best = *known;
+        }
+    }
+    /* Near enough to be a slip: two edits, or three in a long word. */
+    return best && (best_d <= 2 || (best_d <= 3 && strlen(word) > 8)) ? best : NULL;
+}
+
+int clv_cli_unknown(const char *option, const char *const *known, const char *command)
+{
+    for (const char *const *k = known; *k; k++)
+        if (!strcmp(option, *k))
+            return 0;
+    const char *near = clv_cli_closest(option, known);
+    fprintf(stderr, "clvid %s: unknown option %s%s%s%s\n", command, option,
+            near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+    return 1;
 }

@@ -81,7 +81,9 @@ int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_ms
         av_dict_set(&opts, "probesize", "32768", 0);
         av_dict_set(&opts, "analyzeduration", "100000", 0);
     }
-    int r = avformat_open_input(&d->fmt, options->path, ifmt, &opts);
+    /* "-" is standard input, as in ffmpeg. */
+    const char *url = !strcmp(options->path, "-") ? "pipe:0" : options->path;
+    int r = avformat_open_input(&d->fmt, url, ifmt, &opts);
     av_dict_free(&opts);
     if (r < 0) {
         snprintf(msg->text, sizeof msg->text, "cannot open input '%s': %s", options->path,

@@ -23,9 +23,10 @@ typedef struct audio_recode {
     SwrContext *swr;
     AVAudioFifo *fifo;
     AVFrame *frame;
+    int chunk;        /* samples per frame sent to the encoder */
     int64_t next_pts; /* in samples at the encoder's rate */
-    int anchored;     /* next_pts is set: from 0 for an input's own streams,
-                       * from the first sample's timestamp for a microphone */
+    int anchored;     /* next_pts is set, from the first sample's timestamp (a
+                       * stream that starts after the video keeps its offset) */
 } audio_recode;
 
 struct clv_encoder {
@@ -39,6 +40,8 @@ struct clv_encoder {
     audio_recode **recode; /* per input stream: NULL, or how it is re-encoded */
     int map_count;         /* the input's streams, and one for extra_audio */
     int file_created;
+    AVRational in_tb; /* the input video stream's: frames come with these timestamps */
+    int64_t last_pts; /* the last frame's, in the encoder's time base */
     pthread_t thread;
     int started;
     clv_queue *in;
@@ -75,9 +78,15 @@ static enum AVPixelFormat choose_pix_fmt(const AVCodec *c, int rgb_source, int h
         AV_PIX_FMT_RGBA,  AV_PIX_FMT_BGRA, AV_PIX_FMT_NONE};
     static const enum AVPixelFormat yuv_first[] = {AV_PIX_FMT_YUV420P, AV_PIX_FMT_NV12,
                                                    AV_PIX_FMT_NONE};
+    static const enum AVPixelFormat jpeg_first[] = {AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_NONE};
+    static const enum AVPixelFormat yuva_first[] = {AV_PIX_FMT_YUVA420P, AV_PIX_FMT_NONE};
     enum AVPixelFormat f = AV_PIX_FMT_NONE;
-    if (rgb_source && has_alpha)
+    if (c->id == AV_CODEC_ID_MJPEG) /* full-range JPEG, as ffmpeg writes .jpg */
+        f = pick(c, jpeg_first);
+    if (f == AV_PIX_FMT_NONE && has_alpha) /* alpha kept wherever the encoder can */
         f = pick(c, rgba_first);
+    if (f == AV_PIX_FMT_NONE && has_alpha)
+        f = pick(c, yuva_first);
     if (f == AV_PIX_FMT_NONE && rgb_source)
         f = pick(c, rgb_first);
     if (f == AV_PIX_FMT_NONE)
@@ -109,8 +118,13 @@ static const AVCodec *choose_codec(const clv_output_options *o, const AVOutputFo
         if (c)
             return c;
     }
-    if (!strcmp(name, "image2") || !strcmp(name, "apng"))
-        return avcodec_find_encoder(AV_CODEC_ID_PNG);
+    if (!strcmp(name, "image2") || !strcmp(name, "image2pipe") || !strcmp(name, "apng")) {
+        /* The image encoder the extension names (.jpg mjpeg, .bmp, .tiff,
+         * .webp, .apng), as ffmpeg picks it; PNG for the rest. */
+        enum AVCodecID id = av_guess_codec(ofmt, NULL, o->path, NULL, AVMEDIA_TYPE_VIDEO);
+        const AVCodec *c = id != AV_CODEC_ID_NONE ? avcodec_find_encoder(id) : NULL;
+        return c ? c : avcodec_find_encoder(AV_CODEC_ID_PNG);
+    }
     const AVCodec *c = avcodec_find_encoder(ofmt->video_codec);
     if (!c)
         snprintf(msg->text, sizeof msg->text,
@@ -139,15 +153,109 @@ static void recode_free(audio_recode *a)
     free(a);
 }
 
-/* Sets up AAC for stream s, whose packets are marked i, named `what` in
- * messages; adds its output stream. by_timestamp: the first sample goes
- * where its timestamp says (a microphone) instead of at 0. */
-static int recode_open(clv_encoder *e, const AVStream *s, int i, const char *what, int by_timestamp,
-                       clv_msg *msg)
+/* 1 when the muxer takes a stream of `par` beside the video stream `video`:
+ * its header is written into memory as a trial. This catches what
+ * avformat_query_codec does not say (FLAC in MP4 is "experimental", Opus in
+ * MOV is refused, MXF takes 48 kHz sound only). */
+static int muxer_takes(const AVOutputFormat *ofmt, const AVCodecParameters *video,
+                       AVRational video_tb, const AVCodecParameters *par, AVRational tb)
 {
+    if (avformat_query_codec(ofmt, par->codec_id, FF_COMPLIANCE_NORMAL) == 0)
+        return 0;
+    AVFormatContext *oc = NULL;
+    if (avformat_alloc_output_context2(&oc, ofmt, NULL, NULL) < 0 || !oc)
+        return 0;
+    AVStream *vs = avformat_new_stream(oc, NULL), *as = avformat_new_stream(oc, NULL);
+    int ok = 0;
+    if (vs && as && avcodec_parameters_copy(vs->codecpar, video) >= 0 &&
+        avcodec_parameters_copy(as->codecpar, par) >= 0 &&
+        ((ofmt->flags & AVFMT_NOFILE) || avio_open_dyn_buf(&oc->pb) >= 0)) {
+        vs->time_base = video_tb;
+        as->time_base = tb;
+        as->codecpar->codec_tag = 0;
+        int level = av_log_get_level();
+        av_log_set_level(AV_LOG_QUIET); /* a refusal here is an answer, not an error */
+        ok = avformat_write_header(oc, NULL) >= 0;
+        av_log_set_level(level);
+        if (oc->pb) {
+            uint8_t *buf = NULL;
+            avio_close_dyn_buf(oc->pb, &buf);
+            av_free(buf);
+            oc->pb = NULL;
+        }
+    }
+    avformat_free_context(oc);
+    return ok;
+}
+
+/* Vorbis in MP4/MOV is written by the muxer, but most players play no
+ * sound from it (ffmpeg warns the same): such a copy is re-encoded. */
+static int poor_fit(const AVOutputFormat *ofmt, enum AVCodecID id)
+{
+    return id == AV_CODEC_ID_VORBIS && (strstr(ofmt->name, "mp4") || strstr(ofmt->name, "mov"));
+}
+
+/* An encoder for `id` that is not experimental (FFmpeg's own Opus and
+ * Vorbis encoders are; libopus and libvorbis are not), or NULL. */
+static const AVCodec *audio_encoder(enum AVCodecID id)
+{
+    void *it = NULL;
+    const AVCodec *c, *experimental = NULL;
+    while ((c = av_codec_iterate(&it)))
+        if (av_codec_is_encoder(c) && c->id == id) {
+            if (!(c->capabilities & AV_CODEC_CAP_EXPERIMENTAL))
+                return c;
+            experimental = c;
+        }
+    (void)experimental;
+    return NULL;
+}
+
+/* The sample format, rate and layout of ec nearest the input's. */
+static void audio_format(const AVCodec *ec, const AVCodecContext *in, AVCodecContext *enc)
+{
+    enc->sample_fmt = ec->sample_fmts ? ec->sample_fmts[0] : AV_SAMPLE_FMT_FLTP;
+    for (const enum AVSampleFormat *f = ec->sample_fmts; f && *f != AV_SAMPLE_FMT_NONE; f++)
+        if (*f == AV_SAMPLE_FMT_FLTP || *f == in->sample_fmt) {
+            enc->sample_fmt = *f;
+            break;
+        }
+    enc->sample_rate = in->sample_rate > 0 ? in->sample_rate : 48000;
+    if (ec->supported_samplerates) {
+        int best = 0;
+        for (const int *r = ec->supported_samplerates; *r; r++)
+            if ((*r >= enc->sample_rate && (!best || *r < best)) || *r == enc->sample_rate)
+                best = *r;
+        enc->sample_rate = best ? best : ec->supported_samplerates[0];
+    }
+    av_channel_layout_copy(&enc->ch_layout, &in->ch_layout);
+    if (enc->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC)
+        av_channel_layout_default(&enc->ch_layout, in->ch_layout.nb_channels);
+    if (ec->ch_layouts) {
+        const AVChannelLayout *pickd = NULL, *stereo = NULL;
+        for (const AVChannelLayout *l = ec->ch_layouts; l->nb_channels; l++) {
+            if (!av_channel_layout_compare(l, &enc->ch_layout))
+                pickd = l;
+            if (l->nb_channels == 2)
+                stereo = l;
+        }
+        if (!pickd)
+            pickd = stereo ? stereo : &ec->ch_layouts[0];
+        av_channel_layout_uninit(&enc->ch_layout);
+        av_channel_layout_copy(&enc->ch_layout, pickd);
+    }
+}
+
+/* Sets up the encoding of stream s with encoder ec (the container's own
+ * sound codec, -c:a's, or AAC for a microphone) into *out, at `rate` (0: the
+ * nearest to the input's); `what` names it in messages. The first sample
+ * goes where its timestamp says (the stream's start offset is kept). */
+static int recode_open(clv_encoder *e, const AVStream *s, const AVCodec *ec, const char *what,
+                       int rate, audio_recode **out, clv_msg *msg)
+{
+    *out = NULL;
     char err[128];
     const AVCodec *dc = avcodec_find_decoder(s->codecpar->codec_id);
-    const AVCodec *ec = avcodec_find_encoder(AV_CODEC_ID_AAC);
     audio_recode *a = calloc(1, sizeof *a);
     int r = -1;
     if (!a || !dc || !ec)
@@ -160,48 +268,83 @@ static int recode_open(clv_encoder *e, const AVStream *s, int i, const char *wha
     a->dec->pkt_timebase = s->time_base;
     if ((r = avcodec_open2(a->dec, dc, NULL)) < 0)
         goto fail;
-    a->enc->sample_fmt = AV_SAMPLE_FMT_FLTP;
-    a->enc->sample_rate = a->dec->sample_rate;
-    av_channel_layout_copy(&a->enc->ch_layout, &a->dec->ch_layout);
-    if (a->enc->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC)
-        av_channel_layout_default(&a->enc->ch_layout, a->dec->ch_layout.nb_channels);
-    a->enc->bit_rate = 64000 * (int64_t)a->enc->ch_layout.nb_channels;
+    audio_format(ec, a->dec, a->enc);
+    if (rate)
+        a->enc->sample_rate = rate;
+    const AVCodecDescriptor *desc = avcodec_descriptor_get(ec->id);
+    if (!desc || !(desc->props & AV_CODEC_PROP_LOSSLESS))
+        a->enc->bit_rate = 64000 * (int64_t)a->enc->ch_layout.nb_channels;
     a->enc->time_base = (AVRational){1, a->enc->sample_rate};
     if (e->oc->oformat->flags & AVFMT_GLOBALHEADER)
         a->enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     if ((r = avcodec_open2(a->enc, ec, NULL)) < 0)
         goto fail;
+    a->chunk = a->enc->frame_size > 0 ? a->enc->frame_size : 1024; /* PCM: any size */
     r = swr_alloc_set_opts2(&a->swr, &a->enc->ch_layout, a->enc->sample_fmt, a->enc->sample_rate,
                             &a->dec->ch_layout, a->dec->sample_fmt, a->dec->sample_rate, 0, NULL);
     if (r < 0 || (r = swr_init(a->swr)) < 0)
         goto fail;
-    a->anchored = !by_timestamp;
     a->fifo = av_audio_fifo_alloc(a->enc->sample_fmt, a->enc->ch_layout.nb_channels, 4096);
-    AVStream *os = avformat_new_stream(e->oc, NULL);
-    if (!a->fifo || !os || avcodec_parameters_from_context(os->codecpar, a->enc) < 0)
+    if (!a->fifo)
         goto fail;
-    os->time_base = a->enc->time_base;
-    os->disposition = s->disposition;
-    av_dict_copy(&os->metadata, s->metadata, 0);
-    a->out_index = os->index;
-    e->map[i] = -1;
-    e->recode[i] = a;
-    av_log(NULL, AV_LOG_INFO, "'%s': %s (%s) encoded to AAC\n", e->path, what,
-           avcodec_get_name(s->codecpar->codec_id));
+    *out = a;
     return 0;
 fail:
-    snprintf(msg->text, sizeof msg->text, "'%.900s': cannot encode %s (%s) to AAC%s%s", e->path,
-             what, avcodec_get_name(s->codecpar->codec_id), r < 0 ? ": " : "",
-             r < 0 ? clv_av_err(r, err, sizeof err) : "");
+    snprintf(msg->text, sizeof msg->text, "'%.900s': cannot encode %s (%s) to %s%s%s", e->path,
+             what, avcodec_get_name(s->codecpar->codec_id), ec ? ec->name : "sound",
+             r < 0 ? ": " : "", r < 0 ? clv_av_err(r, err, sizeof err) : "");
     recode_free(a);
     return -1;
+}
+
+/* Encodes stream s (packets marked i) with ec when the muxer takes the
+ * result, trying 48 kHz too (MXF), and adds its output stream; 1 when set
+ * up, 0 when the container refuses it, -1 on an error (msg). */
+static int recode_try(clv_encoder *e, const AVStream *s, int i, const AVCodec *ec, const char *what,
+                      clv_msg *msg)
+{
+    AVCodecParameters *par = avcodec_parameters_alloc();
+    const AVStream *video = e->oc->streams[e->video_out];
+    int result = 0;
+    for (int attempt = 0; par && attempt < 2 && !result; attempt++) {
+        audio_recode *a = NULL;
+        if (recode_open(e, s, ec, what, attempt ? 48000 : 0, &a, msg)) {
+            result = -1;
+            break;
+        }
+        if (avcodec_parameters_from_context(par, a->enc) >= 0 &&
+            muxer_takes(e->oc->oformat, video->codecpar, video->time_base, par,
+                        a->enc->time_base)) {
+            AVStream *os = avformat_new_stream(e->oc, NULL);
+            if (!os || avcodec_parameters_copy(os->codecpar, par) < 0) {
+                recode_free(a);
+                result = -1;
+                snprintf(msg->text, sizeof msg->text, "out of memory");
+                break;
+            }
+            os->time_base = a->enc->time_base;
+            os->disposition = s->disposition;
+            av_dict_copy(&os->metadata, s->metadata, 0);
+            a->out_index = os->index;
+            e->map[i] = -1;
+            e->recode[i] = a;
+            result = 1;
+        } else {
+            int rate = a->enc->sample_rate;
+            recode_free(a);
+            if (rate == 48000)
+                break;
+        }
+    }
+    avcodec_parameters_free(&par);
+    return result;
 }
 
 /* Encodes what the FIFO holds in AAC frames (all of it when flushing). */
 static int recode_drain(clv_encoder *e, audio_recode *a, int flush)
 {
     AVPacket *pkt = av_packet_alloc();
-    int r = 0, n = a->enc->frame_size;
+    int r = 0, n = a->chunk;
     if (!pkt)
         return AVERROR(ENOMEM);
     while (r >= 0 && (av_audio_fifo_size(a->fifo) >= n || (flush && av_audio_fifo_size(a->fifo)))) {
@@ -288,6 +431,84 @@ static int recode_packet(clv_encoder *e, audio_recode *a, const AVPacket *p)
     return r == AVERROR(EAGAIN) || r == AVERROR_EOF ? 0 : r;
 }
 
+/* Adds an output stream that copies input stream s (packets marked i). */
+static int copy_stream(clv_encoder *e, const AVStream *s, int i)
+{
+    AVStream *os = avformat_new_stream(e->oc, NULL);
+    if (!os || avcodec_parameters_copy(os->codecpar, s->codecpar) < 0)
+        return -1;
+    os->codecpar->codec_tag = 0;
+    os->time_base = s->time_base;
+    os->disposition = s->disposition;
+    av_dict_copy(&os->metadata, s->metadata, 0);
+    e->map[i] = os->index;
+    return 0;
+}
+
+/* The sound of input stream s, as ffmpeg would: copied when the container
+ * takes it (and players play it), else encoded to the container's own
+ * sound codec (AAC for MP4/MOV, Opus for WebM, ...), AAC failing that;
+ * -c:a copy or -c:a NAME decide instead. A stream that can be neither is
+ * left out with a warning (automatic mode) or is an error (asked for).
+ * Returns 0 or -1 with msg. */
+static int map_audio(clv_encoder *e, const clv_output_options *o, const AVStream *s, int i,
+                     clv_msg *msg)
+{
+    const AVOutputFormat *ofmt = e->oc->oformat;
+    const AVStream *video = e->oc->streams[e->video_out];
+    const char *name = avcodec_get_name(s->codecpar->codec_id);
+    char what[48];
+    snprintf(what, sizeof what, "audio stream #%d", i);
+    int takes = muxer_takes(ofmt, video->codecpar, video->time_base, s->codecpar, s->time_base);
+    if (o->audio_codec && !strcmp(o->audio_codec, "copy")) {
+        if (!takes)
+            return snprintf(msg->text, sizeof msg->text,
+                            "'%.800s': -c:a copy: the %s container cannot hold %s sound (audio "
+                            "stream #%d); leave -c:a out to have it encoded",
+                            o->path, ofmt->name, name, i),
+                   -1;
+        return copy_stream(e, s, i) < 0
+                   ? (snprintf(msg->text, sizeof msg->text, "out of memory"), -1)
+                   : 0;
+    }
+    const AVCodec *ec = NULL;
+    if (o->audio_codec) {
+        ec = avcodec_find_encoder_by_name(o->audio_codec);
+        if (!ec || ec->type != AVMEDIA_TYPE_AUDIO)
+            return snprintf(msg->text, sizeof msg->text,
+                            "-c:a %.100s: no such audio encoder in this FFmpeg (try aac, libopus, "
+                            "libmp3lame, flac, pcm_s16le, or copy)",
+                            o->audio_codec),
+                   -1;
+    } else if (takes && !poor_fit(ofmt, s->codecpar->codec_id)) {
+        return copy_stream(e, s, i) < 0
+                   ? (snprintf(msg->text, sizeof msg->text, "out of memory"), -1)
+                   : 0;
+    } else {
+        ec = audio_encoder(ofmt->audio_codec);
+        if (!ec)
+            ec = audio_encoder(AV_CODEC_ID_AAC);
+    }
+    int r = ec ? recode_try(e, s, i, ec, what, msg) : 0;
+    if (r < 0)
+        return -1;
+    if (r == 0) {
+        if (o->audio_codec)
+            return snprintf(msg->text, sizeof msg->text,
+                            "'%.800s': -c:a %s: the %s container cannot hold its sound", o->path,
+                            o->audio_codec, ofmt->name),
+                   -1;
+        av_log(NULL, AV_LOG_WARNING,
+               "'%s': %s (%s) can be neither copied into %s nor encoded for it; it is left out\n",
+               o->path, what, name, ofmt->name);
+        return 0;
+    }
+    if (!o->audio_codec)
+        av_log(NULL, AV_LOG_WARNING, "'%s': %s (%s) %s %s; encoded to %s\n", o->path, what, name,
+               takes ? "plays poorly from" : "cannot be copied into", ofmt->name, ec->name);
+    return 0;
+}
+
 int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rgb_source,
                      int has_alpha, clv_color color, clv_encoder **out, clv_msg *msg)
 {
@@ -297,7 +518,8 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
     if (!e)
         return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
     snprintf(e->path, sizeof e->path, "%s", o->path);
-    if (!strchr(o->path, '%')) { /* a numbered image sequence is written in place */
+    int to_stdout = !strcmp(o->path, "-");
+    if (!strchr(o->path, '%') && !to_stdout) { /* a sequence is written in place */
         const char *slash = strrchr(o->path, '/');
         int dir = slash ? (int)(slash - o->path + 1) : 0;
         snprintf(e->tmp_path, sizeof e->tmp_path, "%.*s.%s.partial-%ld", dir, o->path,
@@ -308,11 +530,21 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
     AVCodecContext *dc = clv_decoder_codec(dec);
     AVStream *ist = ic->streams[clv_decoder_video_index(dec)];
 
-    const AVOutputFormat *ofmt = av_guess_format(NULL, o->path, NULL);
+    const AVOutputFormat *ofmt =
+        o->format ? av_guess_format(o->format, NULL, NULL) : av_guess_format(NULL, o->path, NULL);
+    if (!ofmt && o->format) {
+        snprintf(msg->text, sizeof msg->text,
+                 "-f %.100s: no such output format in this FFmpeg (matroska, nut, mp4, webm, "
+                 "mpegts, image2pipe, ...; `ffmpeg -muxers` lists them)",
+                 o->format);
+        goto fail;
+    }
     if (!ofmt) {
         snprintf(msg->text, sizeof msg->text,
-                 "'%s': cannot tell the output format from its extension (use .mp4, .mkv, "
-                 ".mov, .webm, .avi, .png, .nut, ...)",
+                 to_stdout ? "'-' (standard output) needs the format: -f matroska, -f nut, -f "
+                             "mpegts, ..."
+                           : "'%s': cannot tell the output format from its extension (use .mp4, "
+                             ".mkv, .mov, .webm, .avi, .png, .nut, ...; or name it with -f)",
                  o->path);
         goto fail;
     }
@@ -321,7 +553,8 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
                  ofmt->name);
         goto fail;
     }
-    const char *write_path = e->tmp_path[0] ? e->tmp_path : o->path;
+    e->oc->max_delay = 700000; /* ffmpeg's -muxdelay 0.7: MPEG-PS needs the room */
+    const char *write_path = e->tmp_path[0] ? e->tmp_path : to_stdout ? "pipe:1" : o->path;
     av_freep(&e->oc->url);
     e->oc->url = av_strdup(write_path);
     const AVCodec *codec = choose_codec(o, ofmt, msg);
@@ -359,10 +592,26 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
     e->enc->width = dc->width;
     e->enc->height = dc->height;
     e->enc->pix_fmt = pf;
-    e->enc->time_base = ist->time_base;
-    e->enc->framerate = av_guess_frame_rate(ic, ist, NULL);
-    e->enc->sample_aspect_ratio =
-        dc->sample_aspect_ratio.num ? dc->sample_aspect_ratio : ist->sample_aspect_ratio;
+    /* The time base: the input's own where the container keeps variable
+     * frame timing and the codec takes any rate (timestamps pass through
+     * exactly, VFR stays VFR); else 1/frame rate, the nearest one the codec
+     * supports (mpeg2video), with timestamps rescaled, as ffmpeg does. AVI,
+     * Y4M, MPEG-PS/TS, MXF and Ogg read the rate from the time base. */
+    AVRational rate = av_guess_frame_rate(ic, ist, NULL);
+    if (rate.num <= 0 || rate.den <= 0)
+        rate = (AVRational){25, 1};
+    if (codec->supported_framerates)
+        rate =
+            codec->supported_framerates[av_find_nearest_q_idx(rate, codec->supported_framerates)];
+    int keep_tb = (ofmt->flags & AVFMT_VARIABLE_FPS) && !codec->supported_framerates;
+    e->in_tb = ist->time_base;
+    e->last_pts = INT64_MIN;
+    e->enc->time_base = keep_tb ? ist->time_base : av_inv_q(rate);
+    e->enc->framerate = rate;
+    /* The container's aspect first (mkv display size), then the codec's. */
+    e->enc->sample_aspect_ratio = av_guess_sample_aspect_ratio(ic, ist, NULL);
+    if (o->aspect.num > 0 && o->aspect.den > 0) /* -aspect: the display aspect wanted */
+        e->enc->sample_aspect_ratio = av_mul_q(o->aspect, (AVRational){dc->height, dc->width});
     if (is_rgb_fmt(pf)) {
         e->enc->colorspace = AVCOL_SPC_RGB;
         e->enc->color_range = AVCOL_RANGE_JPEG;
@@ -408,7 +657,8 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
     e->video_out = vst->index;
     avcodec_parameters_from_context(vst->codecpar, e->enc);
     vst->time_base = e->enc->time_base;
-    vst->avg_frame_rate = ist->avg_frame_rate;
+    vst->avg_frame_rate = keep_tb && ist->avg_frame_rate.num > 0 ? ist->avg_frame_rate : rate;
+    vst->r_frame_rate = rate;
     vst->sample_aspect_ratio = e->enc->sample_aspect_ratio;
     av_dict_copy(&vst->metadata, ist->metadata, 0);
     for (int i = 0; i < ist->nb_side_data; i++) { /* rotation (display matrix) and the like */
@@ -432,41 +682,35 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
             (type == AVMEDIA_TYPE_AUDIO && o->no_audio) ||
             (type == AVMEDIA_TYPE_SUBTITLE && o->no_subtitles))
             continue;
-        if (avformat_query_codec(e->oc->oformat, s->codecpar->codec_id, FF_COMPLIANCE_NORMAL) !=
-            1) {
-            if (type == AVMEDIA_TYPE_AUDIO &&
-                avformat_query_codec(e->oc->oformat, AV_CODEC_ID_AAC, FF_COMPLIANCE_NORMAL) == 1) {
-                char what[32];
-                snprintf(what, sizeof what, "audio stream #%d", i);
-                if (recode_open(e, s, i, what, 0, msg))
-                    goto fail;
-                continue;
-            }
+        if (type == AVMEDIA_TYPE_AUDIO) {
+            int r2 = map_audio(e, o, s, i, msg);
+            if (r2 < 0)
+                goto fail;
+            continue;
+        }
+        if (!muxer_takes(ofmt, vst->codecpar, vst->time_base, s->codecpar, s->time_base)) {
             av_log(NULL, AV_LOG_WARNING,
                    "'%s': the %s container cannot hold the %s stream #%d (%s); it is left out\n",
                    o->path, ofmt->name, av_get_media_type_string(type), i,
                    avcodec_get_name(s->codecpar->codec_id));
             continue;
         }
-        AVStream *os = avformat_new_stream(e->oc, NULL);
-        if (!os || avcodec_parameters_copy(os->codecpar, s->codecpar) < 0)
+        if (copy_stream(e, s, i) < 0)
             goto oom;
-        os->codecpar->codec_tag = 0;
-        os->time_base = s->time_base;
-        os->disposition = s->disposition;
-        av_dict_copy(&os->metadata, s->metadata, 0);
-        e->map[i] = os->index;
     }
     if (o->extra_audio) {
-        if (avformat_query_codec(e->oc->oformat, AV_CODEC_ID_AAC, FF_COMPLIANCE_NORMAL) != 1) {
+        const AVCodec *aac = audio_encoder(AV_CODEC_ID_AAC);
+        int r2 =
+            aac ? recode_try(e, o->extra_audio, e->map_count - 1, aac, "the microphone", msg) : 0;
+        if (r2 < 0)
+            goto fail;
+        if (r2 == 0) {
             snprintf(msg->text, sizeof msg->text,
                      "'%s': the %s container cannot hold AAC sound for the microphone "
                      "(record to .mkv, .mp4 or .mov)",
                      o->path, ofmt->name);
             goto fail;
         }
-        if (recode_open(e, o->extra_audio, e->map_count - 1, "the microphone", 1, msg))
-            goto fail;
     }
     av_dict_copy(&e->oc->metadata, ic->metadata, 0);
 
@@ -555,6 +799,17 @@ static void *encode_thread(void *arg)
         }
         if (kind == CLV_ITEM_FRAME) {
             AVFrame *f = item;
+            if (f->pts != AV_NOPTS_VALUE) {
+                /* Into the encoder's time base; two frames that round to
+                 * one tick (VFR into a fixed rate) keep their order. */
+                int64_t pts = av_rescale_q(f->pts, e->in_tb, e->enc->time_base);
+                f->pts = e->last_pts != INT64_MIN && pts <= e->last_pts ? e->last_pts + 1 : pts;
+                e->last_pts = f->pts;
+            }
+            /* A decoded frame handed over as it is still says which type
+             * the input coded it as; encoders would obey (as ffmpeg, the
+             * encoder chooses). */
+            f->pict_type = AV_PICTURE_TYPE_NONE;
             r = frames++ == fault ? AVERROR(EIO) : avcodec_send_frame(e->enc, f);
             av_frame_free(&f);
             if (r >= 0)

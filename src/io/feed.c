@@ -170,7 +170,11 @@ int clv_feed_create(const AVCodecContext *dc, const char *path, clv_feed **out, 
     int native = clv_native_pixfmt(dc->pix_fmt);
     int rgb = clv_av_pixfmt_is_rgb(dc->pix_fmt);
     feed->native = native >= 0;
-    feed->format = native >= 0 ? (clv_pixfmt)native : rgb ? CLV_PIX_RGBA : CLV_PIX_YUV420P;
+    /* RGB-like sources and any with alpha (gray + alpha PNG, yuva420p)
+     * enter as RGBA, so that alpha passes through the chain. */
+    feed->format = native >= 0                                   ? (clv_pixfmt)native
+                   : rgb || clv_av_pixfmt_has_alpha(dc->pix_fmt) ? CLV_PIX_RGBA
+                                                                 : CLV_PIX_YUV420P;
     feed->color = clv_stream_color(dc);
     if (!feed->native && (dc->pix_fmt == AV_PIX_FMT_NONE || !sws_isSupportedInput(dc->pix_fmt))) {
         /* swscale asserts on formats it does not know (found by fuzzing). */

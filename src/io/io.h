@@ -121,14 +121,19 @@ void clv_audio_flush(clv_audio *audio);
 /* ---- Encoder ----------------------------------------------------------- */
 
 typedef struct clv_output_options {
-    const char *path;
+    const char *path;    /* "-": standard output (needs format) */
+    const char *format;  /* -f after -i: the muxer; NULL: from the path's extension */
     const char *codec;   /* -c:v, or NULL for the container's default */
     int crf;             /* -1: default */
     const char *preset;  /* NULL: default */
     int64_t bitrate;     /* -b:v in bit/s, 0: none */
     const char *pix_fmt; /* -pix_fmt, NULL: chosen */
+    AVRational aspect;   /* -aspect: display aspect ratio; 0/0: the input's */
     int no_audio;        /* -an: the input's audio streams are left out */
     int no_subtitles;    /* -sn: its subtitle streams are left out */
+    /* -c:a: NULL copies what the container takes and encodes the rest to its
+     * own sound codec; "copy" copies or fails; a name encodes with it. */
+    const char *audio_codec;
     /* An audio stream of another input (a microphone, clv_mic_stream), or
      * NULL: it gets an output stream (AAC) whose packets come through the
      * queue with stream_index clv_encoder_extra_index, timestamps in its

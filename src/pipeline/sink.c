@@ -27,13 +27,16 @@ clv_input_options clv_pipeline_input(const clv_transcode_options *o)
 clv_output_options clv_pipeline_output(const clv_transcode_options *o)
 {
     return (clv_output_options){.path = o->output,
+                                .format = o->output_format,
                                 .codec = o->codec,
                                 .crf = o->crf,
                                 .preset = o->preset,
                                 .bitrate = o->bitrate,
                                 .pix_fmt = o->pix_fmt,
                                 .no_audio = o->no_audio,
-                                .no_subtitles = o->no_subtitles};
+                                .no_subtitles = o->no_subtitles,
+                                .audio_codec = o->audio_codec,
+                                .aspect = {o->aspect_num, o->aspect_den}};
 }
 
 struct clv_sink {

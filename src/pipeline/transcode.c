@@ -8,12 +8,26 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
 #include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
 
 #include "../io/io.h"
 #include "sink.h"
 
 #define PTS_RING 64 /* timestamps of the frames in the stage, by submit index */
+
+void clv_pipeline_versions(char *out, size_t size)
+{
+    unsigned f = avformat_version(), c = avcodec_version(), u = avutil_version(),
+             s = swscale_version();
+    snprintf(out, size,
+             "FFmpeg: libavformat %u.%u.%u, libavcodec %u.%u.%u, libavutil %u.%u.%u, libswscale "
+             "%u.%u.%u",
+             f >> 16, f >> 8 & 255, f & 255, c >> 16, c >> 8 & 255, c & 255, u >> 16, u >> 8 & 255,
+             u & 255, s >> 16, s >> 8 & 255, s & 255);
+}
 
 void clv_transcode_options_init(clv_transcode_options *o)
 {
