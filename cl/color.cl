@@ -231,3 +231,17 @@ __kernel void rgba_to_yuv420(__global const uchar4 *src, __global uchar *out, in
         }
     }
 }
+
+/* The frame turned upright: destination pixel (x, y) of dw x dh comes from
+ * source pixel (sx, sy) = (ax*x + bx*y + cx, ay*x + by*y + cy), the
+ * coefficients from {-1, 0, 1} (a rotation by a multiple of 90 degrees,
+ * perhaps mirrored: src/core/stage.c computes them). One pixel per
+ * work-item in both shapes: a plain copy. */
+__kernel void orient(__global const uchar4 *src, __global uchar4 *dst, int dw, int dh,
+                     int dstride, int sstride, int ax, int bx, int cx, int ay, int by, int cy)
+{
+    const int x = get_global_id(0), y = get_global_id(1);
+    if (x >= dw || y >= dh)
+        return;
+    dst[y * dstride + x] = src[(ay * x + by * y + cy) * sstride + ax * x + bx * y + cx];
+}

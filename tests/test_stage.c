@@ -259,3 +259,138 @@ done:
     clv_context_destroy(ctx);
     return 0;
 }
+
+/* The upright pixel (x, y) of a w x h picture mirrored (hflip) then turned
+ * clockwise by rot degrees, in the source's coordinates: the definition,
+ * written plainly. */
+static void upright_source(int w, int h, int rot, int hflip, int x, int y, int *sx, int *sy)
+{
+    int ux = x, uy = y;
+    if (rot == 90)
+        ux = y, uy = h - 1 - x;
+    else if (rot == 180)
+        ux = w - 1 - x, uy = h - 1 - y;
+    else if (rot == 270)
+        ux = w - 1 - y, uy = x;
+    *sx = hflip ? w - 1 - ux : ux;
+    *sy = uy;
+}
+
+/* Orientation (rotation x mirror) before a chain: the output equals the
+ * chain's reference on the picture turned upright by the definition above,
+ * in both shapes, RGBA and yuv420p in, at awkward sizes. */
+int test_stage_orientation(void)
+{
+    static const int sizes[][2] = {{1, 1}, {3, 2}, {17, 9}, {64, 36}};
+    static const char *const chains[] = {"", "emboss,noise=amount=0.3"};
+    clv_msg msg = {{0}};
+    for (int shape = 1; shape <= 2; shape++) {
+        clv_context *ctx = test_context(shape);
+        if (!ctx)
+            return 1;
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+            for (int rot = 0; rot < 360; rot += 90)
+                for (int hflip = 0; hflip <= 1; hflip++)
+                    for (int c = 0; c < 2; c++) {
+                        int w = sizes[z][0], h = sizes[z][1];
+                        int ow = rot % 180 ? h : w, oh = rot % 180 ? w : h;
+                        clv_chain_desc desc;
+                        clv_chain_parse(chains[c], &desc, &msg);
+                        clv_chain *chain = NULL;
+                        clv_ref_chain *ref = NULL;
+                        clv_stage *stage = NULL;
+                        clv_image in = {0}, up = {0}, want = {0};
+                        clv_image_alloc(&in, w, h);
+                        clv_image_alloc(&up, ow, oh);
+                        clv_image_alloc(&want, ow, oh);
+                        test_fill(&in, CONTENT_NOISE, (unsigned)(z * 7 + rot + hflip));
+                        for (int y = 0; y < oh; y++)
+                            for (int x = 0; x < ow; x++) {
+                                int sx, sy;
+                                upright_source(w, h, rot, hflip, x, y, &sx, &sy);
+                                memcpy(up.pixels + (size_t)y * up.stride + (size_t)x * 4,
+                                       in.pixels + (size_t)sy * in.stride + (size_t)sx * 4, 4);
+                            }
+                        clv_stage_options o = {.width = w,
+                                               .height = h,
+                                               .in_format = CLV_PIX_RGBA,
+                                               .out_format = CLV_PIX_RGBA,
+                                               .slots = 2,
+                                               .rotation = rot,
+                                               .hflip = hflip};
+                        CHECK(clv_chain_create(ctx, &desc, &chain, &msg) == 0, "%s", msg.text);
+                        CHECK(clv_ref_chain_create(&desc, &ref) == 0, "ref");
+                        CHECK(clv_stage_create(ctx, &o, chain, &stage, &msg) == 0, "%s", msg.text);
+                        if (stage && chain && ref) {
+                            int gw, gh;
+                            clv_stage_output_size(stage, &gw, &gh);
+                            CHECK(gw == ow && gh == oh, "size %dx%d, expected %dx%d", gw, gh, ow,
+                                  oh);
+                            for (int y = 0; y < h; y++)
+                                memcpy(clv_stage_input(stage) + (size_t)y * w * 4,
+                                       in.pixels + (size_t)y * in.stride, (size_t)w * 4);
+                            const uint8_t *px;
+                            uint64_t index;
+                            CHECK(clv_stage_submit(stage, 5, &msg) == 0, "%s", msg.text);
+                            CHECK(clv_stage_output(stage, &px, &index, &msg) == 0, "%s", msg.text);
+                            clv_ref_chain_run(ref, &up, &want, 5);
+                            int same = 1;
+                            for (int y = 0; y < oh && same; y++)
+                                same =
+                                    !memcmp(px + (size_t)y * ow * 4,
+                                            want.pixels + (size_t)y * want.stride, (size_t)ow * 4);
+                            CHECK(same, "%dx%d rotation %d hflip %d chain '%s' shape %d differs", w,
+                                  h, rot, hflip, chains[c], shape);
+                            clv_stage_release(stage);
+                        }
+                        clv_stage_destroy(stage);
+                        clv_chain_destroy(chain);
+                        clv_ref_chain_destroy(ref);
+                        clv_image_free(&in);
+                        clv_image_free(&up);
+                        clv_image_free(&want);
+                    }
+        /* yuv420p in and out, 90 degrees: the conversions take the two sizes. */
+        {
+            int w = 18, h = 10;
+            clv_stage_options o = {.width = w,
+                                   .height = h,
+                                   .in_format = CLV_PIX_YUV420P,
+                                   .out_format = CLV_PIX_YUV420P,
+                                   .slots = 2,
+                                   .rotation = 90};
+            clv_stage *stage = NULL;
+            CHECK(clv_stage_create(ctx, &o, NULL, &stage, &msg) == 0, "%s", msg.text);
+            if (stage) {
+                uint8_t *inp = clv_stage_input(stage);
+                for (size_t k = 0; k < clv_pixfmt_size(CLV_PIX_YUV420P, w, h); k++)
+                    inp[k] = (uint8_t)(k < (size_t)w * h ? 16 + (k % (size_t)w) * 10 : 128);
+                const uint8_t *px;
+                uint64_t index;
+                CHECK(clv_stage_submit(stage, 0, &msg) == 0, "%s", msg.text);
+                CHECK(clv_stage_output(stage, &px, &index, &msg) == 0, "%s", msg.text);
+                /* Luma grew along x in the source: upright (turned clockwise)
+                 * it grows along y, the same along each row. */
+                int ok = 1;
+                for (int y = 0; y < w && ok; y++)
+                    for (int x = 1; x < h; x++)
+                        ok &= abs((int)px[y * h + x] - (int)px[y * h]) <= 1;
+                for (int y = 1; y < w && ok; y++)
+                    ok &= px[y * h] > px[(y - 1) * h];
+                CHECK(ok, "yuv420p turned 90 degrees is not the source's columns as rows");
+                clv_stage_release(stage);
+            }
+            clv_stage_destroy(stage);
+        }
+        CHECK(clv_stage_create(ctx,
+                               &(clv_stage_options){.width = 4,
+                                                    .height = 4,
+                                                    .in_format = CLV_PIX_RGBA,
+                                                    .out_format = CLV_PIX_RGBA,
+                                                    .rotation = 45},
+                               NULL, &(clv_stage *){NULL}, &msg) == CLV_EINVAL,
+              "rotation 45 accepted");
+        clv_context_destroy(ctx);
+    }
+    return 0;
+}

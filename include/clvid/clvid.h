@@ -319,6 +319,11 @@ typedef struct clv_stage_options {
     clv_color in_color, out_color; /* for YUV formats */
     int slots;                     /* frames in flight, at least 2 (default 3) */
     int profiling;                 /* per-step times (clv_stage_times) */
+    /* Turning the picture upright before the chain (a phone video's
+     * display matrix, a photo's EXIF orientation): mirrored left-right
+     * first when hflip, then rotated clockwise by `rotation` degrees (0, 90,
+     * 180 or 270). At 90 and 270 the output is height x width. */
+    int rotation, hflip;
 } clv_stage_options;
 
 typedef struct clv_stage_times {
@@ -350,6 +355,8 @@ CLV_API int clv_stage_output(clv_stage *stage, const uint8_t **out, uint64_t *fr
                              clv_msg *msg);
 CLV_API void clv_stage_release(clv_stage *stage);
 CLV_API void clv_stage_get_times(const clv_stage *stage, clv_stage_times *times);
+/* The size of the frames that come out (swapped by a rotation of 90 or 270). */
+CLV_API void clv_stage_output_size(const clv_stage *stage, int *width, int *height);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@ typedef struct stage_slot {
     cl_mem pin_in, pin_out; /* CL_MEM_ALLOC_HOST_PTR, mapped for the stage's life */
     uint8_t *host_in, *host_out;
     cl_mem dev_in, dev_out; /* the same layouts on the device */
+    clv_frame rgba_src;     /* before orientation (only with one) */
     clv_frame rgba_in, rgba_out;
     cl_event up, first_kernel, last_kernel, down; /* last_kernel: the frame is computed */
     uint64_t frame_index;
@@ -19,8 +20,10 @@ struct clv_stage {
     clv_context *ctx;
     clv_chain *chain; /* not owned */
     clv_stage_options opt;
-    cl_command_queue up_q, down_q; /* the compute queue is ctx->queue */
-    cl_kernel to_rgba, from_rgba;
+    cl_command_queue up_q, down_q;        /* the compute queue is ctx->queue */
+    cl_kernel to_rgba, from_rgba, orient; /* orient: NULL when upright */
+    int out_w, out_h;                     /* after orientation */
+    cl_int orient_coef[6];                /* ax bx cx ay by cy, see cl/color.cl */
     cl_mem coeff_in, coeff_out;
     size_t in_size, out_size;
     stage_slot *slots;
@@ -79,12 +82,14 @@ void clv_stage_destroy(clv_stage *stage)
         clv__mem_release(&s->pin_out);
         clv__mem_release(&s->dev_in);
         clv__mem_release(&s->dev_out);
+        clv_frame_destroy(&s->rgba_src);
         clv_frame_destroy(&s->rgba_in);
         clv_frame_destroy(&s->rgba_out);
     }
     free(stage->slots);
     clv__kernel_release(&stage->to_rgba);
     clv__kernel_release(&stage->from_rgba);
+    clv__kernel_release(&stage->orient);
     clv__mem_release(&stage->coeff_in);
     clv__mem_release(&stage->coeff_out);
     if (stage->up_q)
@@ -122,7 +127,7 @@ static int coeff_buffer(clv_context *ctx, clv_color color, cl_mem *out)
 static int passthrough(const clv_stage_options *o, const clv_chain *chain)
 {
     return (!chain || clv_chain_get_desc(chain)->count == 0) && o->in_format == o->out_format &&
-           o->in_format != CLV_PIX_RGB0 &&
+           !o->rotation && !o->hflip && o->in_format != CLV_PIX_RGB0 &&
            o->in_format != CLV_PIX_BGR0 && /* their padding becomes 255 */
            (!clv_pixfmt_is_yuv(o->in_format) ||
             (o->in_color.matrix == o->out_color.matrix &&
@@ -135,11 +140,44 @@ void clv_stage_set_chain(clv_stage *stage, clv_chain *chain)
     stage->passthrough = passthrough(&stage->opt, chain);
 }
 
+/* Where each upright pixel comes from (cl/color.cl's orient): mirrored
+ * first, then turned clockwise. */
+static void orientation(int w, int h, int rotation, int hflip, cl_int *k, int *ow, int *oh)
+{
+    /* (ux, uy) in the mirrored source from (x, y) upright: ux = ax*x + bx*y + cx, ... */
+    cl_int ax = 1, bx = 0, cx = 0, ay = 0, by = 1, cy = 0;
+    *ow = w;
+    *oh = h;
+    if (rotation == 90) { /* ux = y, uy = h-1-x */
+        ax = 0, bx = 1, cx = 0, ay = -1, by = 0, cy = h - 1;
+        *ow = h, *oh = w;
+    } else if (rotation == 180) { /* ux = w-1-x, uy = h-1-y */
+        ax = -1, bx = 0, cx = w - 1, ay = 0, by = -1, cy = h - 1;
+    } else if (rotation == 270) { /* ux = w-1-y, uy = x */
+        ax = 0, bx = -1, cx = w - 1, ay = 1, by = 0, cy = 0;
+        *ow = h, *oh = w;
+    }
+    if (hflip) { /* sx = w-1-ux */
+        ax = -ax, bx = -bx, cx = w - 1 - cx;
+    }
+    k[0] = ax, k[1] = bx, k[2] = cx, k[3] = ay, k[4] = by, k[5] = cy;
+}
+
+void clv_stage_output_size(const clv_stage *stage, int *width, int *height)
+{
+    *width = stage->out_w;
+    *height = stage->out_h;
+}
+
 int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
                      clv_stage **out, clv_msg *msg)
 {
     *out = NULL;
     int err = 0;
+    int rot = options->rotation;
+    if (rot != 0 && rot != 90 && rot != 180 && rot != 270)
+        return clv__fail(msg, CLV_EINVAL, "GPU stage: rotation %d: expected 0, 90, 180 or 270",
+                         rot);
     clv_stage *stage = calloc(1, sizeof *stage);
     if (!stage)
         return clv__fail(msg, CLV_ENOMEM, "out of memory");
@@ -150,7 +188,9 @@ int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_cha
     stage->count = options->slots >= 2 ? options->slots : 3;
     stage->in_size = clv_pixfmt_size(options->in_format, w, h);
     stage->passthrough = passthrough(options, chain);
-    stage->out_size = clv_pixfmt_size(options->out_format, w, h);
+    orientation(w, h, rot, options->hflip, stage->orient_coef, &stage->out_w, &stage->out_h);
+    int ow = stage->out_w, oh = stage->out_h, oriented = rot || options->hflip;
+    stage->out_size = clv_pixfmt_size(options->out_format, ow, oh);
 
     cl_int st = CL_SUCCESS;
     cl_command_queue_properties props = options->profiling ? CL_QUEUE_PROFILING_ENABLE : 0;
@@ -167,7 +207,8 @@ int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_cha
              &stage->to_rgba, msg)) ||
         (err = clv__kernel_create(
              prog, is_packed(options->out_format) ? "rgba_to_packed" : "rgba_to_yuv420",
-             &stage->from_rgba, msg)))
+             &stage->from_rgba, msg)) ||
+        (oriented && (err = clv__kernel_create(prog, "orient", &stage->orient, msg))))
         goto fail_msg;
     if ((err = coeff_buffer(ctx, options->in_color, &stage->coeff_in)) ||
         (err = coeff_buffer(ctx, options->out_color, &stage->coeff_out)))
@@ -180,8 +221,9 @@ int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_cha
     }
     for (int i = 0; i < stage->count; i++) {
         stage_slot *s = &stage->slots[i];
-        if ((err = clv_frame_create(ctx, w, h, &s->rgba_in, msg)) ||
-            (err = clv_frame_create(ctx, w, h, &s->rgba_out, msg)))
+        if ((oriented && (err = clv_frame_create(ctx, w, h, &s->rgba_src, msg))) ||
+            (err = clv_frame_create(ctx, ow, oh, &s->rgba_in, msg)) ||
+            (err = clv_frame_create(ctx, ow, oh, &s->rgba_out, msg)))
             goto fail_msg;
         s->pin_in = buffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, stage->in_size, &err);
         s->pin_out =
@@ -230,7 +272,9 @@ static int convert(clv_stage *stage, cl_kernel k, cl_mem from, cl_mem to, clv_pi
                    cl_mem coeffs, int to_rgba, cl_event wait, cl_event *done)
 {
     clv_context *ctx = stage->ctx;
-    int w = stage->opt.width, h = stage->opt.height;
+    /* Into RGBA: the source's size; out of it: the upright size. */
+    int w = to_rgba ? stage->opt.width : stage->out_w;
+    int h = to_rgba ? stage->opt.height : stage->out_h;
     cl_int stride = (cl_int)((w + 15) & ~15);
     clv_launch l = {.ctx = ctx,
                     .queue = ctx->queue,
@@ -257,6 +301,22 @@ static int convert(clv_stage *stage, cl_kernel k, cl_mem from, cl_mem to, clv_pi
                           : clv__launch_pixels(&l, k, (w + 1) / 2, (h + 1) / 2);
     }
     return err;
+}
+
+/* rgba_src turned upright into rgba_in (in order on the compute queue). */
+static int orient(clv_stage *stage, stage_slot *s, cl_event *done)
+{
+    clv_context *ctx = stage->ctx;
+    const cl_int *k = stage->orient_coef;
+    cl_int dw = s->rgba_in.width, dh = s->rgba_in.height, dstride = s->rgba_in.stride,
+           sstride = s->rgba_src.stride;
+    clv_launch l = {.ctx = ctx, .queue = ctx->queue, .width = dw, .height = dh, .done = done};
+    int err = clv__kernel_args(stage->orient, 0, 12, CLV__ARG(s->rgba_src.buffer),
+                               CLV__ARG(s->rgba_in.buffer), CLV__ARG(dw), CLV__ARG(dh),
+                               CLV__ARG(dstride), CLV__ARG(sstride), CLV__ARG(k[0]), CLV__ARG(k[1]),
+                               CLV__ARG(k[2]), CLV__ARG(k[3]), CLV__ARG(k[4]), CLV__ARG(k[5]));
+    size_t global[2] = {((size_t)dw + 15) & ~(size_t)15, (size_t)dh};
+    return err ? err : clv__launch(&l, stage->orient, 2, global, NULL);
 }
 
 int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
@@ -287,13 +347,19 @@ int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
         cl_event *first = direct && !filtering ? &s->last_kernel
                           : ctx->profiling     ? &s->first_kernel
                                                : NULL;
-        if ((err = convert(stage, stage->to_rgba, s->dev_in, s->rgba_in.buffer,
+        if (stage->orient && first == &s->last_kernel)
+            first = ctx->profiling ? &s->first_kernel : NULL;
+        if ((err = convert(stage, stage->to_rgba, s->dev_in,
+                           stage->orient ? s->rgba_src.buffer : s->rgba_in.buffer,
                            stage->opt.in_format, stage->coeff_in, 1, s->up, first)))
             goto fail;
         if (first == &s->last_kernel && ctx->profiling) {
             s->first_kernel = s->last_kernel;
             clRetainEvent(s->first_kernel);
         }
+        if (stage->orient &&
+            (err = orient(stage, s, direct && !filtering ? &s->last_kernel : NULL)))
+            goto fail;
         clv_frame *filtered = &s->rgba_in;
         if (filtering) {
             if ((err = clv_chain_run(stage->chain, &s->rgba_in, &s->rgba_out, frame_index, NULL,
