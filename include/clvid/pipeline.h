@@ -31,6 +31,9 @@ typedef struct clv_transcode_options {
     int64_t duration_us;        /* -t: this much of the input; 0: all */
     int64_t max_frames;         /* stop after this many video frames; 0: all */
     int live;                   /* a camera or stream: no demuxer buffering, small probe */
+    int no_autorotate;          /* keep the frames as stored (a phone video's display matrix,
+                                   a photo's EXIF orientation) instead of turning them upright
+                                   before the chain, as ffmpeg's -noautorotate */
     const char *capture_size;   /* cameras: "1280x720" */
     const char *capture_rate;   /* cameras: "30" */
     const char *capture_format; /* cameras: "mjpeg", "yuyv422", ... */
@@ -92,7 +95,8 @@ typedef struct clv_transcode_status {
     enum clv_transcode_event event;
     /* Set from START on: */
     const char *input, *output;
-    int width, height;
+    int width, height;         /* of the output (turned upright) */
+    int rotation;              /* degrees clockwise the input was turned */
     const char *input_pix_fmt; /* the decoder's, "yuv420p" */
     const char *matrix;        /* "BT.709" */
     int full_range;

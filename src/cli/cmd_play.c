@@ -52,6 +52,8 @@ static const char *const play_words[] = {"-i",
                                          "-aspect",
                                          "--audio",
                                          "--audio-format",
+                                         "--no-autorotate",
+                                         "-noautorotate",
                                          "--help",
                                          NULL};
 
@@ -76,6 +78,7 @@ static void usage(FILE *f)
                "  --stats FILE       at exit, write the player's state as key=value lines\n"
                "  --live             a camera or stream: newest frame first (webcam sets it)\n"
                "  --no-window        with --live and -o: record without a window\n"
+               "  --no-autorotate    show frames as stored, not turned upright\n"
                "  --input-size WxH --input-fps N --input-format mjpeg|yuyv422|...  capture\n"
                "  -o OUTPUT [-y] [-c:v CODEC] [-crf N] [-preset P] [-b:v RATE] [-pix_fmt F]\n"
                "                     record the frames shown\n"
@@ -117,6 +120,8 @@ static int parse_args(int argc, char **argv, play_args *a)
             {"--live", offsetof(play_args, live)},
             {"-y", offsetof(play_args, player.io.overwrite)},
             {"--no-window", offsetof(play_args, no_window)},
+            {"--no-autorotate", offsetof(play_args, player.io.no_autorotate)},
+            {"-noautorotate", offsetof(play_args, player.io.no_autorotate)},
         };
         int matched = 0;
         for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)

@@ -51,6 +51,8 @@ static const char *const transcode_words[] = {"-i",
                                               "--input-format",
                                               "--audio",
                                               "--audio-format",
+                                              "--no-autorotate",
+                                              "-noautorotate",
                                               "--help",
                                               NULL};
 
@@ -77,6 +79,8 @@ static void usage(FILE *f)
             "  -an, -sn          leave the input's audio, subtitle streams out (default: "
             "copied)\n"
             "  -ss TIME -t TIME  start and duration (seconds or [hh:]mm:ss[.ms])\n"
+            "  --no-autorotate   keep frames as stored (by default a phone video's rotation or\n"
+            "                    a photo's EXIF orientation turns them upright first)\n"
             "  --frames N        stop after N video frames\n"
             "  --device N|NAME   OpenCL device (clvid devices)\n"
             "  -q                quiet: no progress, no summary\n"
@@ -104,6 +108,10 @@ static int parse_args(int argc, char **argv, transcode_args *a)
         }
         if (!strcmp(o, "--live")) {
             r->live = 1;
+            continue;
+        }
+        if (!strcmp(o, "--no-autorotate") || !strcmp(o, "-noautorotate")) {
+            r->no_autorotate = 1;
             continue;
         }
         if (!strcmp(o, "-an") || !strcmp(o, "-sn")) {

@@ -589,8 +589,11 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
     e->enc = avcodec_alloc_context3(codec);
     if (!e->enc)
         goto oom;
-    e->enc->width = dc->width;
-    e->enc->height = dc->height;
+    /* Turned a quarter, the picture is height x width. */
+    int turned = o->rotation == 90 || o->rotation == 270;
+    int width = turned ? dc->height : dc->width, height = turned ? dc->width : dc->height;
+    e->enc->width = width;
+    e->enc->height = height;
     e->enc->pix_fmt = pf;
     /* The time base: the input's own where the container keeps variable
      * frame timing and the codec takes any rate (timestamps pass through
@@ -610,8 +613,10 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
     e->enc->framerate = rate;
     /* The container's aspect first (mkv display size), then the codec's. */
     e->enc->sample_aspect_ratio = av_guess_sample_aspect_ratio(ic, ist, NULL);
+    if (turned && e->enc->sample_aspect_ratio.num > 0)
+        e->enc->sample_aspect_ratio = av_inv_q(e->enc->sample_aspect_ratio);
     if (o->aspect.num > 0 && o->aspect.den > 0) /* -aspect: the display aspect wanted */
-        e->enc->sample_aspect_ratio = av_mul_q(o->aspect, (AVRational){dc->height, dc->width});
+        e->enc->sample_aspect_ratio = av_mul_q(o->aspect, (AVRational){height, width});
     if (is_rgb_fmt(pf)) {
         e->enc->colorspace = AVCOL_SPC_RGB;
         e->enc->color_range = AVCOL_RANGE_JPEG;
@@ -636,18 +641,17 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
         av_log(NULL, AV_LOG_WARNING, "-preset is for libx264/libx265; %s ignores it\n",
                codec->name);
     }
-    if (!strcmp(codec->name, "libx264") && pf == AV_PIX_FMT_YUV420P &&
-        (dc->width % 2 || dc->height % 2)) {
+    if (!strcmp(codec->name, "libx264") && pf == AV_PIX_FMT_YUV420P && (width % 2 || height % 2)) {
         snprintf(msg->text, sizeof msg->text,
                  "libx264 with yuv420p needs an even width and height; the input is %dx%d "
                  "(write .png or use -c:v ffv1)",
-                 dc->width, dc->height);
+                 width, height);
         goto fail;
     }
     int r = avcodec_open2(e->enc, codec, NULL);
     if (r < 0) {
         snprintf(msg->text, sizeof msg->text, "cannot open the %s encoder for %dx%d %s: %s",
-                 codec->name, dc->width, dc->height, av_get_pix_fmt_name(pf),
+                 codec->name, width, height, av_get_pix_fmt_name(pf),
                  clv_av_err(r, err, sizeof err));
         goto fail;
     }
@@ -662,6 +666,8 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
     vst->sample_aspect_ratio = e->enc->sample_aspect_ratio;
     av_dict_copy(&vst->metadata, ist->metadata, 0);
     for (int i = 0; i < ist->nb_side_data; i++) { /* rotation (display matrix) and the like */
+        if (ist->side_data[i].type == AV_PKT_DATA_DISPLAYMATRIX && (o->rotation || o->hflip))
+            continue; /* the frames are upright already */
         uint8_t *sd = av_stream_new_side_data(vst, ist->side_data[i].type, ist->side_data[i].size);
         if (sd)
             memcpy(sd, ist->side_data[i].data, ist->side_data[i].size);

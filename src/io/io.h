@@ -76,6 +76,10 @@ int clv_decoder_video_index(const clv_decoder *dec);
 int clv_decoder_start(clv_decoder *dec, clv_queue *out, clv_queue *packets);
 /* Joins the thread. Returns 0 or the error it met, with msg. */
 int clv_decoder_finish(clv_decoder *dec, clv_msg *msg);
+/* How the input is meant to be shown: mirrored (hflip) then turned
+ * clockwise by *rotation degrees (0, 90, 180, 270), from the video's
+ * display matrix or a JPEG's EXIF Orientation; 0 and 0 when upright. */
+void clv_input_orientation(const clv_decoder *dec, int *rotation, int *hflip);
 /* The input's main audio stream, or -1. */
 int clv_decoder_audio_index(const clv_decoder *dec);
 /* Stops the thread: aborts its queue (the caller then destroys that queue)
@@ -129,8 +133,12 @@ typedef struct clv_output_options {
     int64_t bitrate;     /* -b:v in bit/s, 0: none */
     const char *pix_fmt; /* -pix_fmt, NULL: chosen */
     AVRational aspect;   /* -aspect: display aspect ratio; 0/0: the input's */
-    int no_audio;        /* -an: the input's audio streams are left out */
-    int no_subtitles;    /* -sn: its subtitle streams are left out */
+    /* The frames are turned upright (clv_input_orientation) before
+     * encoding: the output is that size, its aspect turned too, and the
+     * input's display matrix is not copied. */
+    int rotation, hflip;
+    int no_audio;     /* -an: the input's audio streams are left out */
+    int no_subtitles; /* -sn: its subtitle streams are left out */
     /* -c:a: NULL copies what the container takes and encodes the rest to its
      * own sound codec; "copy" copies or fails; a name encodes with it. */
     const char *audio_codec;

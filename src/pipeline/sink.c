@@ -65,8 +65,11 @@ int clv_sink_open(const clv_sink_options *o, clv_sink **out, clv_msg *msg)
     const AVCodecContext *dc = clv_decoder_codec(o->dec);
     clv_output_options output = *o->output;
     s->dec = o->dec;
-    s->width = dc->width;
-    s->height = dc->height;
+    int turned = o->rotation == 90 || o->rotation == 270;
+    s->width = turned ? dc->height : dc->width;
+    s->height = turned ? dc->width : dc->height;
+    output.rotation = o->rotation;
+    output.hflip = o->hflip;
     s->color = clv_feed_output_color(o->feed);
     int err = 0;
     if (o->mic) {

@@ -23,6 +23,7 @@ typedef struct clv_sink_options {
     const clv_feed *feed;   /* how its frames enter the stage (format, colour) */
     int rgba;               /* 1: the stage gives RGBA (the window's); 0: the encoder's
                                own layout whenever the stage has it */
+    int rotation, hflip;    /* the stage turns frames upright (clv_stage_options) */
     const char *mic;        /* a microphone recorded too, or NULL */
     const char *mic_format; /* its capture format, NULL: alsa */
 } clv_sink_options;

@@ -180,8 +180,19 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
         goto fail;
     clv_pixfmt in_f = clv_feed_format(feed);
     clv_color in_color = clv_feed_color(feed);
-    clv_sink_options sink_opt = {
-        .output = &out, .dec = dec, .feed = feed, .mic = o->mic, .mic_format = o->mic_format};
+    /* Turned upright before the chain, as ffmpeg's autorotate does: the
+     * filters see the picture as it is meant to be shown, and every
+     * container gets the same frames. */
+    int rotation = 0, hflip = 0;
+    if (!o->no_autorotate)
+        clv_input_orientation(dec, &rotation, &hflip);
+    clv_sink_options sink_opt = {.output = &out,
+                                 .dec = dec,
+                                 .feed = feed,
+                                 .rotation = rotation,
+                                 .hflip = hflip,
+                                 .mic = o->mic,
+                                 .mic_format = o->mic_format};
     if ((err = clv_sink_open(&sink_opt, &r.sink, msg)))
         goto fail;
     clv_pixfmt out_f = clv_sink_stage_format(r.sink);
@@ -201,15 +212,17 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
                               .in_color = in_color,
                               .out_color = out_color,
                               .slots = 3,
-                              .profiling = 1};
+                              .profiling = 1,
+                              .rotation = rotation,
+                              .hflip = hflip};
     if ((err = clv_stage_create(ctx, &sopt, chain, &r.stage, msg)))
         goto fail;
 
     clv_transcode_status *st = &r.status;
     st->input = o->input;
     st->output = o->output;
-    st->width = w;
-    st->height = h;
+    clv_stage_output_size(r.stage, &st->width, &st->height);
+    st->rotation = rotation;
     st->input_pix_fmt = av_get_pix_fmt_name(dc->pix_fmt);
     st->matrix = clv_matrix_name(in_color.matrix);
     st->full_range = in_color.full_range;
@@ -242,7 +255,7 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
 
     /* Nothing to filter and the encoder takes the decoder's frames: they
      * are handed over as they are, as ffmpeg would. */
-    int direct = desc.count == 0 && clv_feed_native(feed) && out_f == in_f &&
+    int direct = desc.count == 0 && clv_feed_native(feed) && out_f == in_f && !rotation && !hflip &&
                  (!clv_pixfmt_is_yuv(in_f) || (in_color.matrix == out_color.matrix &&
                                                in_color.full_range == out_color.full_range));
     int64_t stage_fault = clv_fault_after("stage");

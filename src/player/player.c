@@ -39,7 +39,9 @@ typedef struct player {
     clv_sound *snd;
     clv_audio *audio;
     int audio_stream;
-    int w, h;
+    int w, h;            /* the picture shown: upright */
+    int src_w, src_h;    /* as decoded */
+    int rotation, hflip; /* how the stage turns it upright */
     double fps, duration;
     AVRational tb;
     AVFrame *sent[INPUTS]; /* references to the frames sent, by submit index, to
@@ -485,13 +487,15 @@ static int compare_on(player *p, clv_msg *msg)
 {
     if (!p->orig_stage) {
         /* The original goes through the same conversion, unfiltered. */
-        clv_stage_options o = {.width = p->w,
-                               .height = p->h,
+        clv_stage_options o = {.width = p->src_w,
+                               .height = p->src_h,
                                .in_format = clv_feed_format(p->feed),
                                .out_format = CLV_PIX_RGBA,
                                .in_color = clv_feed_color(p->feed),
                                .out_color = clv_feed_color(p->feed),
-                               .slots = SLOTS};
+                               .slots = SLOTS,
+                               .rotation = p->rotation,
+                               .hflip = p->hflip};
         drain_stages(p);
         int err = clv_stage_create(p->ctx, &o, NULL, &p->orig_stage, msg);
         if (err)
@@ -820,6 +824,8 @@ static int record_open(player *p, clv_msg *msg)
                            .dec = p->dec,
                            .feed = p->feed,
                            .rgba = 1,
+                           .rotation = p->rotation,
+                           .hflip = p->hflip,
                            .mic = p->a.io.mic,
                            .mic_format = p->a.io.mic_format};
     return clv_sink_open(&so, &p->sink, msg);
@@ -906,8 +912,14 @@ static int play_main(player *p, clv_msg *msg)
         return err;
     AVCodecContext *dc = clv_decoder_codec(p->dec);
     AVStream *vs = clv_decoder_format(p->dec)->streams[clv_decoder_video_index(p->dec)];
-    p->w = dc->width;
-    p->h = dc->height;
+    /* Shown upright: a phone video's display matrix, a photo's EXIF. */
+    p->src_w = dc->width;
+    p->src_h = dc->height;
+    if (!p->a.io.no_autorotate)
+        clv_input_orientation(p->dec, &p->rotation, &p->hflip);
+    int turned = p->rotation == 90 || p->rotation == 270;
+    p->w = turned ? p->src_h : p->src_w;
+    p->h = turned ? p->src_w : p->src_h;
     p->tb = vs->time_base;
     AVRational rate = vs->avg_frame_rate.num > 0 ? vs->avg_frame_rate : vs->r_frame_rate;
     p->fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 25;
@@ -925,7 +937,8 @@ static int play_main(player *p, clv_msg *msg)
     /* The window first: without a display nothing else is worth doing. */
     AVRational sar =
         vs->sample_aspect_ratio.num > 0 ? vs->sample_aspect_ratio : dc->sample_aspect_ratio;
-    double aspect = (double)p->w / p->h * (sar.num > 0 && sar.den > 0 ? av_q2d(sar) : 1);
+    double pixel = sar.num > 0 && sar.den > 0 ? av_q2d(sar) : 1;
+    double aspect = (double)p->w / p->h * (turned ? 1 / pixel : pixel);
     char title[600];
     snprintf(title, sizeof title, "clvid - %.500s", p->path);
     clv_window_options wo = {.title = title,
@@ -951,14 +964,16 @@ static int play_main(player *p, clv_msg *msg)
     for (int i = 0; i < p->a.chain_count; i++)
         if ((err = clv_chain_create(p->ctx, &descs[i], &p->vf[i], msg)))
             return err;
-    clv_stage_options so = {.width = p->w,
-                            .height = p->h,
+    clv_stage_options so = {.width = p->src_w,
+                            .height = p->src_h,
                             .in_format = clv_feed_format(p->feed),
                             .out_format = CLV_PIX_RGBA,
                             .in_color = clv_feed_color(p->feed),
                             .out_color = clv_feed_color(p->feed),
                             .slots = SLOTS,
-                            .profiling = 1};
+                            .profiling = 1,
+                            .rotation = p->rotation,
+                            .hflip = p->hflip};
     if ((err = clv_stage_create(p->ctx, &so, NULL, &p->stage, msg)))
         return err;
     if (p->a.chain_count)
