@@ -17,6 +17,7 @@ struct clv_context {
     char cache_dir[1024];  /* "" for no cache */
     char kernel_dir[1024]; /* "" for the embedded sources */
     int log_level;
+    int cache_warned; /* the cache was found unwritable (said once) */
     clv_log_callback log;
     void *log_user;
     cl_context cl;

@@ -148,14 +148,26 @@ bad:
 
 /* Writes atomically (temporary file + rename) so that a reader never sees a
  * half-written entry. Failure only costs a rebuild next time. */
-static void cache_write(const clv_context *ctx, const char *path, const char *key,
+/* A cache that cannot be written is said once per context, as a warning
+ * naming the directory: every run would compile again without it. */
+static void cache_unwritable(clv_context *ctx, const char *what, int error)
+{
+    if (ctx->cache_warned++)
+        return;
+    clv__log(ctx, CLV__LOG_WARN,
+             "kernel cache: cannot write %s (%s); kernels are compiled again on every run until "
+             "%s is writable (or set another cache directory)",
+             what, strerror(error), ctx->cache_dir);
+}
+
+static void cache_write(clv_context *ctx, const char *path, const char *key,
                         const unsigned char *bin, size_t size)
 {
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     FILE *f = fopen(tmp, "wb");
     if (!f) {
-        clv__log(ctx, CLV__LOG_DEBUG, "binary cache: cannot write %s: %s", tmp, strerror(errno));
+        cache_unwritable(ctx, tmp, errno);
         return;
     }
     uint32_t keylen = (uint32_t)strlen(key);
@@ -165,7 +177,7 @@ static void cache_write(const clv_context *ctx, const char *path, const char *ke
              fwrite(bin, 1, size, f) == size && fwrite(&sum, 8, 1, f) == 1;
     ok = (fclose(f) == 0) && ok;
     if (!ok || rename(tmp, path) != 0) {
-        clv__log(ctx, CLV__LOG_DEBUG, "binary cache: cannot write %s", path);
+        cache_unwritable(ctx, path, errno ? errno : EIO);
         remove(tmp);
     }
 }

@@ -157,8 +157,8 @@ static void recode_free(audio_recode *a)
  * its header is written into memory as a trial. This catches what
  * avformat_query_codec does not say (FLAC in MP4 is "experimental", Opus in
  * MOV is refused, MXF takes 48 kHz sound only). */
-static int muxer_takes(const AVOutputFormat *ofmt, const AVCodecParameters *video,
-                       AVRational video_tb, const AVCodecParameters *par, AVRational tb)
+static int muxer_takes(const AVOutputFormat *ofmt, const AVStream *video,
+                       const AVCodecParameters *par, AVRational tb)
 {
     if (avformat_query_codec(ofmt, par->codec_id, FF_COMPLIANCE_NORMAL) == 0)
         return 0;
@@ -167,10 +167,11 @@ static int muxer_takes(const AVOutputFormat *ofmt, const AVCodecParameters *vide
         return 0;
     AVStream *vs = avformat_new_stream(oc, NULL), *as = avformat_new_stream(oc, NULL);
     int ok = 0;
-    if (vs && as && avcodec_parameters_copy(vs->codecpar, video) >= 0 &&
+    if (vs && as && avcodec_parameters_copy(vs->codecpar, video->codecpar) >= 0 &&
         avcodec_parameters_copy(as->codecpar, par) >= 0 &&
         ((ofmt->flags & AVFMT_NOFILE) || avio_open_dyn_buf(&oc->pb) >= 0)) {
-        vs->time_base = video_tb;
+        vs->time_base = video->time_base;
+        vs->disposition = video->disposition; /* a cover is no video track */
         as->time_base = tb;
         as->codecpar->codec_tag = 0;
         int level = av_log_get_level();
@@ -313,8 +314,7 @@ static int recode_try(clv_encoder *e, const AVStream *s, int i, const AVCodec *e
             break;
         }
         if (avcodec_parameters_from_context(par, a->enc) >= 0 &&
-            muxer_takes(e->oc->oformat, video->codecpar, video->time_base, par,
-                        a->enc->time_base)) {
+            muxer_takes(e->oc->oformat, video, par, a->enc->time_base)) {
             AVStream *os = avformat_new_stream(e->oc, NULL);
             if (!os || avcodec_parameters_copy(os->codecpar, par) < 0) {
                 recode_free(a);
@@ -459,7 +459,7 @@ static int map_audio(clv_encoder *e, const clv_output_options *o, const AVStream
     const char *name = avcodec_get_name(s->codecpar->codec_id);
     char what[48];
     snprintf(what, sizeof what, "audio stream #%d", i);
-    int takes = muxer_takes(ofmt, video->codecpar, video->time_base, s->codecpar, s->time_base);
+    int takes = muxer_takes(ofmt, video, s->codecpar, s->time_base);
     if (o->audio_codec && !strcmp(o->audio_codec, "copy")) {
         if (!takes)
             return snprintf(msg->text, sizeof msg->text,
@@ -557,10 +557,20 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
     const char *write_path = e->tmp_path[0] ? e->tmp_path : to_stdout ? "pipe:1" : o->path;
     av_freep(&e->oc->url);
     e->oc->url = av_strdup(write_path);
-    const AVCodec *codec = choose_codec(o, ofmt, msg);
+    /* A song's cover (an attached picture) stays a cover: the filtered
+     * picture in the picture's own codec, marked as the attached picture
+     * (MP4/M4A covr, MP3 APIC, MKV attachment), not a one-frame video. An
+     * image output gets the picture itself. */
+    int image_out = !strcmp(ofmt->name, "image2") || !strcmp(ofmt->name, "image2pipe");
+    int cover = (ist->disposition & AV_DISPOSITION_ATTACHED_PIC) && !image_out;
+    const AVCodec *codec =
+        cover && !o->codec
+            ? avcodec_find_encoder(ist->codecpar->codec_id == AV_CODEC_ID_PNG ? AV_CODEC_ID_PNG
+                                                                              : AV_CODEC_ID_MJPEG)
+            : choose_codec(o, ofmt, msg);
     if (!codec)
         goto fail;
-    if (avformat_query_codec(ofmt, codec->id, FF_COMPLIANCE_NORMAL) == 0) {
+    if (!cover && avformat_query_codec(ofmt, codec->id, FF_COMPLIANCE_NORMAL) == 0) {
         snprintf(msg->text, sizeof msg->text, "'%s': the %s container cannot hold %s video",
                  o->path, ofmt->name, codec->name);
         goto fail;
@@ -664,6 +674,11 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
     vst->avg_frame_rate = keep_tb && ist->avg_frame_rate.num > 0 ? ist->avg_frame_rate : rate;
     vst->r_frame_rate = rate;
     vst->sample_aspect_ratio = e->enc->sample_aspect_ratio;
+    /* The video's disposition (default, forced, the cover's attached_pic). */
+    vst->disposition = ist->disposition & (AV_DISPOSITION_DEFAULT | AV_DISPOSITION_FORCED |
+                                           AV_DISPOSITION_ATTACHED_PIC);
+    if (!cover)
+        vst->disposition &= ~AV_DISPOSITION_ATTACHED_PIC;
     av_dict_copy(&vst->metadata, ist->metadata, 0);
     for (int i = 0; i < ist->nb_side_data; i++) { /* rotation (display matrix) and the like */
         if (ist->side_data[i].type == AV_PKT_DATA_DISPLAYMATRIX && (o->rotation || o->hflip))
@@ -694,7 +709,7 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
                 goto fail;
             continue;
         }
-        if (!muxer_takes(ofmt, vst->codecpar, vst->time_base, s->codecpar, s->time_base)) {
+        if (!muxer_takes(ofmt, vst, s->codecpar, s->time_base)) {
             av_log(NULL, AV_LOG_WARNING,
                    "'%s': the %s container cannot hold the %s stream #%d (%s); it is left out\n",
                    o->path, ofmt->name, av_get_media_type_string(type), i,
