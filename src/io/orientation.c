@@ -91,6 +91,6 @@ void clv_input_orientation(const clv_decoder *dec, int *rotation, int *hflip)
         return;
     }
     const AVCodecContext *dc = clv_decoder_codec(dec);
-    if (dc->codec_id == AV_CODEC_ID_MJPEG && ic->url && !(ic->iformat->flags & AVFMT_NOFILE))
+    if (dc->codec_id == AV_CODEC_ID_MJPEG && ic->url) /* a file: EXIF read from it */
         from_exif(exif_orientation(ic->url), rotation, hflip);
 }
