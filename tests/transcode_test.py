@@ -476,6 +476,15 @@ def interrupted_run(tmp, out, signals, extra=()):
     import time
     p = subprocess.Popen([ARGS.clvid, "transcode", "-i", sample(), "-vf", "median=radius=4",
                           "-o", out, *extra], stderr=subprocess.PIPE, text=True)
+    # The delays count from the first frames written (the partial file
+    # grows): a sanitizer build takes seconds to start.
+    folder, name = os.path.split(out)
+    deadline = time.time() + 120
+    while time.time() < deadline and p.poll() is None:
+        partial = [f for f in os.listdir(folder) if f.startswith("." + name + ".partial")]
+        if partial and os.path.getsize(os.path.join(folder, partial[0])) > 20000:
+            break
+        time.sleep(0.05)
     for sig, delay in signals:
         time.sleep(delay)
         p.send_signal(getattr(signal, sig))

@@ -322,7 +322,15 @@ def webcam_record(tmp):
     p = subprocess.Popen([ARGS.clvid, "webcam", *CAMERA, "testsrc2=size=320x240:rate=30", "-o",
                           rec2, "--stats", st, "--size", "320x240"], env=ENV,
                          stderr=subprocess.PIPE, text=True)
-    time.sleep(3)
+    # Ctrl-C once frames are being written (the partial file grows; a slow
+    # sanitizer build takes long to open the window), then 2 s later.
+    deadline = time.time() + 120
+    while time.time() < deadline and p.poll() is None:
+        partial = [f for f in os.listdir(tmp) if f.startswith(".rec2.mkv.partial")]
+        if partial and os.path.getsize(os.path.join(tmp, partial[0])) > 50000:
+            break
+        time.sleep(0.1)
+    time.sleep(2)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=60)
     check(p.returncode == 0, "Ctrl-C while recording: exit %d\n%s" % (p.returncode, err))

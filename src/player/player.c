@@ -763,7 +763,11 @@ static int run(player *p, clv_msg *msg)
                 break; /* a live source that ends (a camera unplugged) ends the run */
         }
         /* --keys: one key per frame shown, or per pass while nothing moves. */
-        int idle = !shown && (p->paused || (p->eof && clv_stage_pending(p->stage) == 0));
+        if (p->eof && clv_stage_pending(p->stage) == 0)
+            p->step = 0; /* a step past the end shows nothing more */
+        /* Not while a frame is awaited (a step, a seek while paused). */
+        int idle = !shown && !p->step && !p->seek_pending &&
+                   (p->paused || (p->eof && clv_stage_pending(p->stage) == 0));
         if (shown || (idle && ++idle_keys >= 3)) {
             idle_keys = 0;
             const clv_binding *b = replay_next(p);
@@ -1002,7 +1006,13 @@ static int play_main(player *p, clv_msg *msg)
         return err;
     p->hud_at = p->started_at = clv_io_seconds();
     err = run(p, msg);
-    if (!err && p->sink) {
+    if (!err && p->sink && p->recorded == 0) {
+        /* Stopped before the first frame: no file rather than an empty one. */
+        clv_sink_finish(p->sink, 0, NULL, NULL, NULL);
+        err = CLV_EINVAL;
+        snprintf(msg->text, sizeof msg->text,
+                 "stopped before the first frame was shown; '%.900s' not written", p->a.io.output);
+    } else if (!err && p->sink) {
         /* The recording is finished on q, Ctrl-C or the source's end alike. */
         clv_msg note = {{0}};
         err = clv_sink_finish(p->sink, 1, &p->mic_packets, &note, msg);
