@@ -483,19 +483,26 @@ static int draw(player *p, uint8_t **capture, int *cw, int *ch)
 
 /* ---- Keys --------------------------------------------------------------------- */
 
-static int compare_on(player *p, clv_msg *msg)
+/* The window's stages: the input's frames in, upright RGBA out. */
+static clv_stage_options window_stage(const player *p, int profiling)
 {
-    if (!p->orig_stage) {
-        /* The original goes through the same conversion, unfiltered. */
-        clv_stage_options o = {.width = p->src_w,
+    return (clv_stage_options){.width = p->src_w,
                                .height = p->src_h,
                                .in_format = clv_feed_format(p->feed),
                                .out_format = CLV_PIX_RGBA,
                                .in_color = clv_feed_color(p->feed),
                                .out_color = clv_feed_color(p->feed),
                                .slots = SLOTS,
+                               .profiling = profiling,
                                .rotation = p->rotation,
                                .hflip = p->hflip};
+}
+
+static int compare_on(player *p, clv_msg *msg)
+{
+    if (!p->orig_stage) {
+        /* The original goes through the same conversion, unfiltered. */
+        clv_stage_options o = window_stage(p, 0);
         drain_stages(p);
         int err = clv_stage_create(p->ctx, &o, NULL, &p->orig_stage, msg);
         if (err)
@@ -968,16 +975,7 @@ static int play_main(player *p, clv_msg *msg)
     for (int i = 0; i < p->a.chain_count; i++)
         if ((err = clv_chain_create(p->ctx, &descs[i], &p->vf[i], msg)))
             return err;
-    clv_stage_options so = {.width = p->src_w,
-                            .height = p->src_h,
-                            .in_format = clv_feed_format(p->feed),
-                            .out_format = CLV_PIX_RGBA,
-                            .in_color = clv_feed_color(p->feed),
-                            .out_color = clv_feed_color(p->feed),
-                            .slots = SLOTS,
-                            .profiling = 1,
-                            .rotation = p->rotation,
-                            .hflip = p->hflip};
+    clv_stage_options so = window_stage(p, 1);
     if ((err = clv_stage_create(p->ctx, &so, NULL, &p->stage, msg)))
         return err;
     if (p->a.chain_count)
