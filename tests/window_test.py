@@ -127,6 +127,33 @@ def picture_matches_transcode(tmp):
 
 
 @test
+def rotated_upright(tmp):
+    """A phone video (display matrix, 90 degrees) is shown upright: the
+    window's picture is the transcode path's upright frame; with
+    --no-autorotate it is the stored frame."""
+    rot = os.path.join(tmp, "rot.mp4")
+    run(["ffmpeg", "-v", "error", "-y", "-i", sample(), "-t", "1", "-an", "-c", "copy",
+         "-metadata:s:v:0", "rotate=90", rot])
+    shot, st = os.path.join(tmp, "shot.png"), os.path.join(tmp, "stats.txt")
+    play(rot, "-vf", "emboss", "--untimed", "--no-hud", "--size", "720x1280",
+         "--exit-after-frames", "3", "--screenshot", shot, "--stats", st)
+    s = stats(st)
+    check((s["width"], s["height"]) == ("720", "1280"), "shown as %sx%s" % (s["width"], s["height"]))
+    check(size(shot) == (720, 1280), "screenshot is %s" % (size(shot),))
+    pattern = os.path.join(tmp, "ref_%03d.png")
+    run([ARGS.clvid, "transcode", "-q", "-i", rot, "-vf", "emboss", "--frames", "3", "-o",
+         pattern, "-y"])
+    d = max_diff(rgba(shot), rgba(pattern % 3), 720, 0, 720, 0, 1280)
+    print("  upright 720x1280; largest difference from the transcode path's frame: %d" % d)
+    check(d <= TOLERANCE, "the window differs from the upright transcoded frame by %d levels" % d)
+    play(rot, "--untimed", "--no-hud", "--no-autorotate", "--size", "640x360",
+         "--exit-after-frames", "2", "--stats", st)
+    s = stats(st)
+    check((s["width"], s["height"]) == ("1280", "720"), "--no-autorotate: %sx%s"
+          % (s["width"], s["height"]))
+
+
+@test
 def hud_drawn(tmp):
     a, b = os.path.join(tmp, "plain.png"), os.path.join(tmp, "hud.png")
     common = [sample(), "-vf", "sharpen", "--untimed", "--size", "1280x720",
