@@ -23,6 +23,15 @@ if(CLVID_CLI)
 endif()
 
 install(EXPORT clvid-targets NAMESPACE clvid:: DESTINATION ${CLVID_CMAKE_DIR})
+
+# The Python package, where Debian's python3 looks under the prefix
+# (/usr/local/lib/python3.X/dist-packages); it finds the libraries beside it.
+find_package(Python3 COMPONENTS Interpreter)
+if(CLVID_CLI AND Python3_FOUND)
+  set(CLVID_PYTHON_DIR lib/python3.${Python3_VERSION_MINOR}/dist-packages CACHE STRING
+      "Where the Python package is installed, under the prefix")
+  install(DIRECTORY python/clvid DESTINATION ${CLVID_PYTHON_DIR} FILES_MATCHING PATTERN "*.py")
+endif()
 configure_package_config_file(cmake/clvid-config.cmake.in
                               ${CMAKE_BINARY_DIR}/clvid-config.cmake
                               INSTALL_DESTINATION ${CLVID_CMAKE_DIR})

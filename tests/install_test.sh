@@ -69,4 +69,15 @@ cmake -S "$src/examples" -B cm -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build cm >/dev/null
 check_examples cm
 echo "find_package: both examples built and ran"
+# 3. The Python package from the prefix, finding the libraries beside it.
+pydir=$(find "$prefix" -type d -path '*dist-packages/clvid' | head -1)
+[ -n "$pydir" ] || fail "the Python package is not installed"
+if /usr/bin/python3 -c "import numpy" 2>/dev/null; then
+  env -u LD_LIBRARY_PATH PYTHONPATH="$(dirname "$pydir")" /usr/bin/python3 -c "
+import numpy as np, clvid
+img = np.arange(48 * 64 * 3, dtype=np.uint32).reshape(48, 64, 3).astype(np.uint8)
+assert clvid.__file__.startswith('$prefix'), clvid.__file__
+assert np.array_equal(clvid.Chain('median,sharpen')(img), clvid.reference('median,sharpen', img))
+print('python: installed package ran, equal to the reference')"
+fi
 echo "1 passed, 0 failed"

@@ -77,6 +77,22 @@ CLV_API void clv_pipeline_versions(char *out, size_t size);
 /* Fills *options with the defaults (nothing set, crf -1). */
 CLV_API void clv_transcode_options_init(clv_transcode_options *options);
 
+/* For bindings that cannot see the struct's layout: a heap copy with the
+ * defaults (NULL when out of memory), and its release (NULL is fine). */
+CLV_API clv_transcode_options *clv_transcode_options_create(void);
+CLV_API void clv_transcode_options_destroy(clv_transcode_options *options);
+/* Sets one option by the command line's name, with or without its dashes:
+ * i/input, o/output, vf/chain, input_format, output_format, c:v, c:a,
+ * preset, pix_fmt, crf, b:v, aspect, ss, t, frames, device, input-size,
+ * input-fps, input-format, audio, audio-format; flags (value NULL, "", "1",
+ * "true" or "yes" to set): y, an, sn, live, no-autorotate, q. String
+ * values are borrowed (they must outlive the run). Returns 0, or
+ * CLV_EOPTION with msg naming the option, the value and what is allowed. */
+CLV_API int clv_transcode_options_set(clv_transcode_options *options, const char *key,
+                                      const char *value, clv_msg *msg);
+/* Seconds or [hh:]mm:ss[.frac] as microseconds; -1 when malformed. */
+CLV_API int64_t clv_parse_time(const char *text);
+
 /* 0 when FFmpeg knows capture_format (a camera's: a pixel format or codec
  * such as mjpeg, yuyv422) and mic_format (an input device format: alsa,
  * pulse, lavfi); either may be NULL. Else CLV_EOPTION with msg. */
@@ -135,6 +151,29 @@ typedef int (*clv_transcode_callback)(const clv_transcode_status *status, void *
  * is written. */
 CLV_API int clv_transcode_run(const clv_transcode_options *options, clv_transcode_callback callback,
                               void *user, const volatile sig_atomic_t *cancel, clv_msg *msg);
+
+/* ---- Reading filtered frames -------------------------------------------- */
+
+/* An input's frames through a chain, one at a time, as RGBA in memory (for
+ * programs that want the pictures rather than a file). One thread uses a
+ * reader at a time. */
+typedef struct clv_reader clv_reader;
+
+/* Opens options->input with its input fields, chain, engine settings and
+ * no_autorotate (the output fields are not used). On failure *out is NULL
+ * and msg says why (the file, the filter and its range, the device). */
+CLV_API int clv_reader_open(const clv_transcode_options *options, clv_reader **out,
+                            clv_msg *msg);
+/* The frames' size (turned upright when the input says so). */
+CLV_API void clv_reader_size(const clv_reader *reader, int *width, int *height);
+/* The next frame: *rgba points at width * height * 4 bytes (rows width * 4
+ * apart), owned by the reader and valid until the next call or close;
+ * *seconds is its time. Returns 1 with a frame, 0 at the end of the input,
+ * or a negative CLV_E* code with msg. */
+CLV_API int clv_reader_next(clv_reader *reader, const uint8_t **rgba, double *seconds,
+                            clv_msg *msg);
+/* Stops the decoder and frees everything; NULL is fine. */
+CLV_API void clv_reader_close(clv_reader *reader);
 
 #ifdef __cplusplus
 }

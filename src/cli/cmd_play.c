@@ -177,7 +177,7 @@ static int parse_args(int argc, char **argv, play_args *a)
             if (known < 0)
                 return -1;
         } else if (!strcmp(o, "-ss")) {
-            if ((p->io.start_us = clv_cli_parse_time(v)) < 0) {
+            if ((p->io.start_us = clv_parse_time(v)) < 0) {
                 fprintf(stderr, "clvid play: -ss %s: expected seconds or [hh:]mm:ss\n", v);
                 return -1;
             }

@@ -139,7 +139,6 @@ static int parse_args(int argc, char **argv, transcode_args *a)
             return -1;
         }
         const char *v = argv[++i];
-        char *end;
         int known;
         if (!strcmp(o, "-i"))
             r->input = v;
@@ -157,21 +156,13 @@ static int parse_args(int argc, char **argv, transcode_args *a)
                  (known = clv_cli_capture_option(o, v, r)) != 0) {
             if (known < 0)
                 return -1;
-        } else if (!strcmp(o, "-ss") || !strcmp(o, "-t")) {
-            int64_t us = clv_cli_parse_time(v);
-            if (us < 0 || (!strcmp(o, "-t") && us == 0)) {
-                fprintf(stderr, "clvid transcode: %s %s: expected seconds or [hh:]mm:ss%s\n", o, v,
-                        !strcmp(o, "-t") ? ", more than 0" : "");
+        } else if (!strcmp(o, "-ss") || !strcmp(o, "-t") || !strcmp(o, "--frames") ||
+                   !strcmp(o, "-frames:v")) {
+            clv_msg msg;
+            if (clv_transcode_options_set(r, o, v, &msg)) {
+                fprintf(stderr, "clvid transcode: %s\n", msg.text);
                 return -1;
             }
-            *(!strcmp(o, "-ss") ? &r->start_us : &r->duration_us) = us;
-        } else if (!strcmp(o, "--frames") || !strcmp(o, "-frames:v")) {
-            long long n = strtoll(v, &end, 10);
-            if (*end || end == v || n < 1) {
-                fprintf(stderr, "clvid transcode: %s %s: expected a positive integer\n", o, v);
-                return -1;
-            }
-            r->max_frames = n;
         } else {
             fprintf(stderr, "clvid transcode: unknown option %s\n", o);
             return -1;

@@ -7,82 +7,34 @@
 #include <string.h>
 #include <strings.h>
 
+/* The options of the pipeline's own parser (clv_transcode_options_set). */
+static int shared(const char *option, const char *value, clv_transcode_options *o,
+                  const char *const *names)
+{
+    for (; *names; names++)
+        if (!strcmp(option, *names)) {
+            clv_msg msg;
+            if (clv_transcode_options_set(o, option, value, &msg)) {
+                fprintf(stderr, "clvid: %s\n", msg.text);
+                return -1;
+            }
+            return 1;
+        }
+    return 0;
+}
+
 int clv_cli_capture_option(const char *option, const char *value, clv_transcode_options *o)
 {
-    clv_msg msg;
-    if (!strcmp(option, "--input-size"))
-        o->capture_size = value;
-    else if (!strcmp(option, "--input-fps"))
-        o->capture_rate = value;
-    else if (!strcmp(option, "--input-format") || !strcmp(option, "--audio-format")) {
-        int mic = option[2] == 'a';
-        if (clv_capture_format_check(mic ? NULL : value, mic ? value : NULL, &msg)) {
-            fprintf(stderr, "clvid: %s\n", msg.text);
-            return -1;
-        }
-        *(mic ? &o->mic_format : &o->capture_format) = value;
-    } else if (!strcmp(option, "--audio"))
-        o->mic = value;
-    else
-        return 0;
-    return 1;
+    static const char *const names[] = {"--input-size", "--input-fps", "--input-format",
+                                        "--audio", "--audio-format", NULL};
+    return shared(option, value, o, names);
 }
 
-/* 2M, 800k, 1500000: bit/s, or -1. */
-static int64_t parse_rate(const char *s)
+int clv_cli_output_option(const char *option, const char *value, clv_transcode_options *o)
 {
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || v <= 0)
-        return -1;
-    if (*end == 'k' || *end == 'K')
-        v *= 1e3, end++;
-    else if (*end == 'M' || *end == 'm')
-        v *= 1e6, end++;
-    return *end ? -1 : (int64_t)v;
-}
-
-int clv_cli_output_option(const char *option, const char *value, clv_transcode_options *out)
-{
-    char *end;
-    if (!strcmp(option, "-c:v") || !strcmp(option, "-vcodec"))
-        out->codec = value;
-    else if (!strcmp(option, "-preset"))
-        out->preset = value;
-    else if (!strcmp(option, "-pix_fmt"))
-        out->pix_fmt = value;
-    else if (!strcmp(option, "-c:a") || !strcmp(option, "-acodec"))
-        out->audio_codec = value;
-    else if (!strcmp(option, "-aspect")) {
-        /* 16:9, 4:3, 1.7778 */
-        int n = 0, d = 0;
-        double v = 0;
-        char tail;
-        if (sscanf(value, "%d:%d%c", &n, &d, &tail) == 2 && n > 0 && d > 0) {
-            out->aspect_num = n;
-            out->aspect_den = d;
-        } else if (sscanf(value, "%lf%c", &v, &tail) == 1 && v > 0 && v < 100) {
-            out->aspect_num = (int)(v * 10000 + 0.5);
-            out->aspect_den = 10000;
-        } else {
-            fprintf(stderr, "clvid: -aspect %s: expected W:H (16:9) or a number (1.7778)\n", value);
-            return -1;
-        }
-    } else if (!strcmp(option, "-crf")) {
-        long n = strtol(value, &end, 10);
-        if (*end || end == value || n < 0 || n > 51) {
-            fprintf(stderr, "clvid: -crf %s: expected an integer from 0 to 51\n", value);
-            return -1;
-        }
-        out->crf = (int)n;
-    } else if (!strcmp(option, "-b:v")) {
-        if ((out->bitrate = parse_rate(value)) < 0) {
-            fprintf(stderr, "clvid: -b:v %s: expected a rate such as 2M or 800k\n", value);
-            return -1;
-        }
-    } else
-        return 0;
-    return 1;
+    static const char *const names[] = {"-c:v",    "-vcodec", "-preset", "-pix_fmt", "-c:a",
+                                        "-acodec", "-aspect", "-crf",    "-b:v",     NULL};
+    return shared(option, value, o, names);
 }
 
 /* One value of the environment, or NULL when unset or empty. */

@@ -1,0 +1,595 @@
+"""clvid for Python: clvid's exact OpenCL filters on NumPy arrays, a video's
+filtered frames, and whole transcodes, over the installed libclvid and
+libclvid-pipeline (ctypes; NumPy is the only dependency).
+
+    import cv2, clvid
+    chain = clvid.Chain("median=radius=2,sharpen", order="bgr")
+    out = chain(cv2.imread("photo.jpg"))            # same shape, same dtype
+
+Threads: the library is called with the GIL released. A Chain holds one
+device context and may be shared between threads (calls on one Chain are
+serialized by its lock); for parallel work give each thread its own Chain.
+filters(), devices(), reference() and transcode() share nothing.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import glob
+import os
+import signal
+import threading
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+
+import numpy as np
+
+__all__ = ["Chain", "Error", "devices", "filters", "frames", "reference", "transcode",
+           "version"]
+
+
+class Error(Exception):
+    """A failure reported by clvid, with its message (the file, filter,
+    parameter, value or device at fault) and its negative error code."""
+
+    def __init__(self, message: str, code: int = 0):
+        super().__init__(message)
+        self.code = code
+
+
+# ---- The libraries -----------------------------------------------------------
+
+def _candidates(name: str) -> List[str]:
+    """Where lib<name>.so is looked for: CLVID_LIBRARY_DIR, beside this
+    installed package (PREFIX/lib/python3.X/dist-packages/clvid -> PREFIX/lib
+    and PREFIX/lib/<multiarch>), then the system's search path."""
+    out = []
+    env = os.environ.get("CLVID_LIBRARY_DIR")
+    if env:
+        out.append(os.path.join(env, "lib%s.so" % name))
+    here = os.path.dirname(os.path.abspath(__file__))
+    prefix_lib = os.path.normpath(os.path.join(here, "..", "..", ".."))
+    out += sorted(glob.glob(os.path.join(prefix_lib, "lib%s.so*" % name)))
+    out += sorted(glob.glob(os.path.join(prefix_lib, "*", "lib%s.so*" % name)))
+    found = ctypes.util.find_library(name)
+    if found:
+        out.append(found)
+    out.append("lib%s.so.0" % name)
+    return out
+
+
+def _load(name: str) -> Optional[ctypes.CDLL]:
+    for path in _candidates(name):
+        try:
+            return ctypes.CDLL(path)  # CDLL: calls release the GIL
+        except OSError:
+            continue
+    return None
+
+
+_engine = _load("clvid")
+if _engine is None:
+    raise ImportError("clvid: libclvid.so not found (install clvid with cmake --install, or set "
+                      "CLVID_LIBRARY_DIR to the folder that has it)")
+_pipeline = _load("clvid-pipeline")
+
+
+class _Msg(ctypes.Structure):
+    _fields_ = [("text", ctypes.c_char * 1024)]
+
+    def __str__(self) -> str:
+        return self.text.decode(errors="replace")
+
+
+_LOG = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p)
+
+
+class _ContextOptions(ctypes.Structure):
+    _fields_ = [("device", ctypes.c_char_p), ("profiling", ctypes.c_int),
+                ("shape", ctypes.c_int), ("cache_dir", ctypes.c_char_p),
+                ("no_cache", ctypes.c_int), ("kernel_dir", ctypes.c_char_p),
+                ("log_level", ctypes.c_int), ("log", _LOG), ("log_user", ctypes.c_void_p)]
+
+
+class _Image(ctypes.Structure):
+    _fields_ = [("pixels", ctypes.c_void_p), ("width", ctypes.c_int), ("height", ctypes.c_int),
+                ("stride", ctypes.c_size_t)]
+
+
+class _Frame(ctypes.Structure):
+    _fields_ = [("buffer", ctypes.c_void_p), ("width", ctypes.c_int), ("height", ctypes.c_int),
+                ("stride", ctypes.c_int)]
+
+
+class _Param(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_int), ("default", ctypes.c_char_p),
+                ("min", ctypes.c_double), ("max", ctypes.c_double), ("choices", ctypes.c_char_p),
+                ("help", ctypes.c_char_p), ("step", ctypes.c_double)]
+
+
+class _DeviceInfo(ctypes.Structure):
+    _fields_ = [("index", ctypes.c_int), ("platform", ctypes.c_char * 128),
+                ("name", ctypes.c_char * 128), ("driver", ctypes.c_char * 64),
+                ("version", ctypes.c_char * 64), ("is_gpu", ctypes.c_int),
+                ("is_cpu", ctypes.c_int), ("compute_units", ctypes.c_uint),
+                ("global_mem", ctypes.c_uint64), ("local_mem", ctypes.c_uint64),
+                ("max_alloc", ctypes.c_uint64), ("platform_id", ctypes.c_void_p),
+                ("device_id", ctypes.c_void_p)]
+
+
+# clv_chain_desc is plain data the library fills; its size is fixed by
+# CLV_CHAIN_MAX and CLV_MATRIX_MAX (about 52 KiB): room for it.
+_DESC_BYTES = 1 << 17
+
+_P, _I, _V = ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(_Msg)
+
+
+def _declare(lib, name, restype, *argtypes):
+    f = getattr(lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+    return f
+
+
+_strerror = _declare(_engine, "clv_strerror", ctypes.c_char_p, _I)
+_version = _declare(_engine, "clv_version", ctypes.c_char_p)
+_filter_count = _declare(_engine, "clv_filter_count", _I)
+_filter_at = _declare(_engine, "clv_filter_at", _P, _I)
+_filter_name = _declare(_engine, "clv_filter_name", ctypes.c_char_p, _P)
+_filter_help = _declare(_engine, "clv_filter_help", ctypes.c_char_p, _P)
+_filter_param_count = _declare(_engine, "clv_filter_param_count", _I, _P)
+_filter_param = _declare(_engine, "clv_filter_param", ctypes.POINTER(_Param), _P, _I)
+_device_list = _declare(_engine, "clv_device_list", _I, ctypes.POINTER(ctypes.POINTER(_DeviceInfo)),
+                        _V)
+_context_create = _declare(_engine, "clv_context_create", _I, ctypes.POINTER(_ContextOptions),
+                           ctypes.POINTER(_P), _V)
+_context_destroy = _declare(_engine, "clv_context_destroy", None, _P)
+_context_device = _declare(_engine, "clv_context_device", ctypes.POINTER(_DeviceInfo), _P)
+_chain_parse = _declare(_engine, "clv_chain_parse", _I, ctypes.c_char_p, _P, _V)
+_chain_format = _declare(_engine, "clv_chain_format", None, _P, ctypes.c_char_p, ctypes.c_size_t)
+_chain_create = _declare(_engine, "clv_chain_create", _I, _P, _P, ctypes.POINTER(_P), _V)
+_chain_destroy = _declare(_engine, "clv_chain_destroy", None, _P)
+_chain_get_desc = _declare(_engine, "clv_chain_get_desc", _P, _P)
+_chain_run = _declare(_engine, "clv_chain_run", _I, _P, ctypes.POINTER(_Frame),
+                      ctypes.POINTER(_Frame), ctypes.c_uint64, _P, _P, _V)
+_chain_set_param = _declare(_engine, "clv_chain_set_param", _I, _P, _I, ctypes.c_char_p,
+                            ctypes.c_char_p, _V)
+_frame_create = _declare(_engine, "clv_frame_create", _I, _P, _I, _I, ctypes.POINTER(_Frame), _V)
+_frame_destroy = _declare(_engine, "clv_frame_destroy", None, ctypes.POINTER(_Frame))
+_frame_upload = _declare(_engine, "clv_frame_upload", _I, _P, ctypes.POINTER(_Frame),
+                         ctypes.POINTER(_Image))
+_frame_download = _declare(_engine, "clv_frame_download", _I, _P, ctypes.POINTER(_Frame),
+                           ctypes.POINTER(_Image))
+_ref_create = _declare(_engine, "clv_ref_chain_create", _I, _P, ctypes.POINTER(_P))
+_ref_destroy = _declare(_engine, "clv_ref_chain_destroy", None, _P)
+_ref_run = _declare(_engine, "clv_ref_chain_run", _I, _P, ctypes.POINTER(_Image),
+                    ctypes.POINTER(_Image), ctypes.c_uint64)
+_libc = ctypes.CDLL(None)
+_free = _declare(_libc, "free", None, _P)
+
+_EPARSE, _ERANGE, _EOPTION = -7, -8, -13
+
+
+def _raise(code: int, msg: _Msg, usage: bool = False):
+    text = str(msg) or _strerror(code).decode()
+    if usage or code in (_EPARSE, _ERANGE, _EOPTION):
+        raise ValueError(text)
+    raise Error(text, code)
+
+
+def version() -> str:
+    """The library's version, "0.2.0"."""
+    return _version().decode()
+
+
+def _engine_options(device: Optional[str], keep: list) -> _ContextOptions:
+    """The engine's settings as the clvid command has them: the device, and
+    the kernel cache of CLVID_CACHE_DIR (else XDG_CACHE_HOME/clvid or
+    ~/.cache/clvid) unless CLVID_NO_CACHE; CLVID_DEVICE when no device."""
+    opt = _ContextOptions()
+    device = device if device is not None else os.environ.get("CLVID_DEVICE") or None
+    if device is not None:
+        keep.append(str(device).encode())
+        opt.device = keep[-1]
+    cache = os.environ.get("CLVID_CACHE_DIR")
+    if not cache:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        cache = os.path.join(base, "clvid")
+    keep.append(cache.encode())
+    opt.cache_dir = keep[-1]
+    opt.no_cache = 1 if os.environ.get("CLVID_NO_CACHE", "0") not in ("", "0") else 0
+    return opt
+
+
+# ---- Facts -------------------------------------------------------------------
+
+_TYPES = ("int", "real", "enum", "matrix")
+
+
+def filters() -> List[Dict[str, Any]]:
+    """Every filter as `clvid filters` lists it: name, help, and parameters
+    (name, type, default, min, max, choices, step, help)."""
+    out = []
+    for i in range(_filter_count()):
+        f = _filter_at(i)
+        params = []
+        for k in range(_filter_param_count(f)):
+            p = _filter_param(f, k).contents
+            params.append({
+                "name": p.name.decode(), "type": _TYPES[p.type],
+                "default": p.default.decode() if p.default else None,
+                "min": p.min, "max": p.max,
+                "choices": p.choices.decode().split("|") if p.choices else None,
+                "step": p.step, "help": p.help.decode() if p.help else "",
+            })
+        out.append({"name": _filter_name(f).decode(), "help": _filter_help(f).decode(),
+                    "params": params})
+    return out
+
+
+def devices() -> List[Dict[str, Any]]:
+    """Every OpenCL device of every platform, numbered as `clvid devices`
+    numbers them (the number or a part of the name picks one)."""
+    lst = ctypes.POINTER(_DeviceInfo)()
+    msg = _Msg()
+    n = _device_list(ctypes.byref(lst), ctypes.byref(msg))
+    if n < 0:
+        _raise(n, msg)
+    try:
+        return [{"index": d.index, "name": d.name.decode(), "platform": d.platform.decode(),
+                 "driver": d.driver.decode(), "version": d.version.decode(),
+                 "gpu": bool(d.is_gpu), "cpu": bool(d.is_cpu),
+                 "compute_units": d.compute_units, "global_mem": d.global_mem}
+                for d in (lst[i] for i in range(n))]
+    finally:
+        _free(lst)
+
+
+# ---- Arrays --------------------------------------------------------------------
+
+def _to_rgba(img: np.ndarray, order: str) -> Tuple[np.ndarray, int]:
+    """An H x W x 3|4 uint8 array (any strides, RGB(A) or BGR(A)) as a
+    C-contiguous RGBA array, and its channel count."""
+    if not isinstance(img, np.ndarray) or img.dtype != np.uint8 or img.ndim != 3 \
+            or img.shape[2] not in (3, 4):
+        raise ValueError("clvid: expected an H x W x 3 or H x W x 4 uint8 array, got %s %s"
+                         % (getattr(img, "dtype", type(img).__name__), getattr(img, "shape", "")))
+    h, w, c = img.shape
+    if h < 1 or w < 1:
+        raise ValueError("clvid: empty picture %dx%d" % (w, h))
+    rgba = np.empty((h, w, 4), np.uint8)
+    src = img[..., [2, 1, 0]] if order == "bgr" else img[..., :3]
+    rgba[..., :3] = src
+    rgba[..., 3] = img[..., 3] if c == 4 else 255
+    return rgba, c
+
+
+def _from_rgba(rgba: np.ndarray, channels: int, order: str) -> np.ndarray:
+    out = rgba[..., [2, 1, 0, 3]] if order == "bgr" else rgba
+    return np.ascontiguousarray(out[..., :channels])
+
+
+def _image(a: np.ndarray) -> _Image:
+    return _Image(a.ctypes.data, a.shape[1], a.shape[0], a.shape[1] * 4)
+
+
+def _parse(text: str) -> ctypes.Array:
+    desc = ctypes.create_string_buffer(_DESC_BYTES)
+    msg = _Msg()
+    err = _chain_parse((text or "").encode(), desc, ctypes.byref(msg))
+    if err:
+        _raise(err, msg, usage=True)
+    return desc
+
+
+def _check_order(order: str) -> str:
+    if order not in ("rgb", "bgr"):
+        raise ValueError("clvid: order must be 'rgb' or 'bgr', not %r" % (order,))
+    return order
+
+
+class Chain:
+    """A chain of filters built once on a device and run on arrays:
+    chain(img) returns a new array of the same shape, exactly what
+    `clvid transcode` gives for the same picture. order="bgr" takes and gives
+    OpenCV's channel order. Alpha passes through unchanged."""
+
+    def __init__(self, text: str, device: Optional[str] = None, order: str = "rgb"):
+        self.order = _check_order(order)
+        self._lock = threading.Lock()
+        self._keep: list = []
+        self._ctx = ctypes.c_void_p()
+        self._chain = ctypes.c_void_p()
+        self._src, self._dst = _Frame(), _Frame()
+        self._size = (0, 0)
+        self.frame_index = 0
+        desc = _parse(text)
+        opt = _engine_options(device, self._keep)
+        msg = _Msg()
+        err = _context_create(ctypes.byref(opt), ctypes.byref(self._ctx), ctypes.byref(msg))
+        if err:
+            _raise(err, msg)
+        err = _chain_create(self._ctx, desc, ctypes.byref(self._chain), ctypes.byref(msg))
+        if err:
+            self.close()
+            _raise(err, msg)
+
+    @property
+    def text(self) -> str:
+        """The chain as text, every parameter written out."""
+        buf = ctypes.create_string_buffer(4096)
+        _chain_format(_chain_get_desc(self._chain), buf, len(buf))
+        return buf.value.decode()
+
+    @property
+    def device(self) -> str:
+        return _context_device(self._ctx).contents.name.decode()
+
+    def set(self, filter_index: int, param: str, value: Any) -> None:
+        """Changes one parameter of filter `filter_index` (from 0) for the
+        next call, without rebuilding; ValueError names the range."""
+        msg = _Msg()
+        with self._lock:
+            err = _chain_set_param(self._chain, int(filter_index), param.encode(),
+                                   str(value).encode(), ctypes.byref(msg))
+        if err:
+            _raise(err, msg, usage=True)
+
+    def __call__(self, img: np.ndarray, frame_index: Optional[int] = None) -> np.ndarray:
+        """Filters one picture. frame_index (default: one more than the last
+        call's) feeds the filters that vary per frame (noise)."""
+        rgba, channels = _to_rgba(img, self.order)
+        h, w = rgba.shape[:2]
+        out = np.empty_like(rgba)
+        msg = _Msg()
+        with self._lock:
+            if frame_index is not None:
+                self.frame_index = int(frame_index)
+            if self._size != (w, h):
+                _frame_destroy(ctypes.byref(self._src))
+                _frame_destroy(ctypes.byref(self._dst))
+                self._size = (0, 0)
+                for f in (self._src, self._dst):
+                    err = _frame_create(self._ctx, w, h, ctypes.byref(f), ctypes.byref(msg))
+                    if err:
+                        _raise(err, msg)
+                self._size = (w, h)
+            src_img, dst_img = _image(rgba), _image(out)
+            err = _frame_upload(self._ctx, ctypes.byref(self._src), ctypes.byref(src_img))
+            if not err:
+                err = _chain_run(self._chain, ctypes.byref(self._src), ctypes.byref(self._dst),
+                                 self.frame_index, None, None, ctypes.byref(msg))
+            if not err:
+                err = _frame_download(self._ctx, ctypes.byref(self._dst), ctypes.byref(dst_img))
+            if err:
+                _raise(err, msg)
+            self.frame_index += 1
+        return _from_rgba(out, channels, self.order)
+
+    def close(self) -> None:
+        """Frees the device objects now (also done when collected)."""
+        with self._lock:
+            _frame_destroy(ctypes.byref(self._src))
+            _frame_destroy(ctypes.byref(self._dst))
+            self._size = (0, 0)
+            if self._chain:
+                _chain_destroy(self._chain)
+                self._chain = ctypes.c_void_p()
+            if self._ctx:
+                _context_destroy(self._ctx)
+                self._ctx = ctypes.c_void_p()
+
+    def __enter__(self) -> "Chain":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __repr__(self) -> str:
+        return "clvid.Chain(%r) on %s" % (self.text, self.device)
+
+
+def reference(text: str, img: np.ndarray, frame_index: int = 0, order: str = "rgb") -> np.ndarray:
+    """The chain by the C references (the definitions, on the host), for
+    checking: Chain(text)(img) equals reference(text, img)."""
+    _check_order(order)
+    desc = _parse(text)
+    ref = ctypes.c_void_p()
+    if _ref_create(desc, ctypes.byref(ref)):
+        raise Error("clvid: cannot set up the reference chain")
+    try:
+        rgba, channels = _to_rgba(img, order)
+        out = np.empty_like(rgba)
+        a, b = _image(rgba), _image(out)
+        if _ref_run(ref, ctypes.byref(a), ctypes.byref(b), frame_index):
+            raise Error("clvid: out of memory in the reference chain")
+        return _from_rgba(out, channels, order)
+    finally:
+        _ref_destroy(ref)
+
+
+# ---- Files ---------------------------------------------------------------------
+
+def _need_pipeline():
+    if _pipeline is None:
+        raise Error("clvid: libclvid-pipeline.so not found (clvid was built without FFmpeg)")
+
+
+# Python keyword -> the command line's option name.
+_OPTIONS = {
+    "codec": "c:v", "vcodec": "c:v", "audio_codec": "c:a", "acodec": "c:a", "crf": "crf",
+    "preset": "preset", "bitrate": "b:v", "pix_fmt": "pix_fmt", "aspect": "aspect",
+    "ss": "ss", "start": "ss", "t": "t", "duration": "t", "frames": "frames",
+    "device": "device", "overwrite": "y", "y": "y", "no_audio": "an", "an": "an",
+    "no_subtitles": "sn", "sn": "sn", "live": "live", "no_autorotate": "no-autorotate",
+    "input_format": "input_format", "output_format": "output_format", "format": "output_format",
+    "quiet": "q",
+}
+
+
+class _TranscodeStatus(ctypes.Structure):
+    _fields_ = [("event", ctypes.c_int), ("input", ctypes.c_char_p), ("output", ctypes.c_char_p),
+                ("width", ctypes.c_int), ("height", ctypes.c_int), ("rotation", ctypes.c_int),
+                ("input_pix_fmt", ctypes.c_char_p), ("matrix", ctypes.c_char_p),
+                ("full_range", ctypes.c_int), ("chain", ctypes.c_char_p),
+                ("device", ctypes.c_char_p), ("codec", ctypes.c_char_p),
+                ("output_pix_fmt", ctypes.c_char_p), ("partial_path", ctypes.c_char_p),
+                ("total_seconds", ctypes.c_double), ("frames", ctypes.c_int64),
+                ("out_seconds", ctypes.c_double), ("elapsed", ctypes.c_double),
+                ("stopped", ctypes.c_int), ("decode_s", ctypes.c_double),
+                ("upload_s", ctypes.c_double), ("kernels_s", ctypes.c_double),
+                ("download_s", ctypes.c_double), ("encode_s", ctypes.c_double)]
+
+
+_CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(_TranscodeStatus), ctypes.c_void_p)
+_EVENTS = ("start", "progress", "end")
+
+if _pipeline is not None:
+    _opts_create = _declare(_pipeline, "clv_transcode_options_create", _P)
+    _opts_destroy = _declare(_pipeline, "clv_transcode_options_destroy", None, _P)
+    _opts_set = _declare(_pipeline, "clv_transcode_options_set", _I, _P, ctypes.c_char_p,
+                         ctypes.c_char_p, _V)
+    _transcode_run = _declare(_pipeline, "clv_transcode_run", _I, _P, _CALLBACK, _P, _P, _V)
+    _reader_open = _declare(_pipeline, "clv_reader_open", _I, _P, ctypes.POINTER(_P), _V)
+    _reader_size = _declare(_pipeline, "clv_reader_size", None, _P, ctypes.POINTER(_I),
+                            ctypes.POINTER(_I))
+    _reader_next = _declare(_pipeline, "clv_reader_next", _I, _P,
+                            ctypes.POINTER(ctypes.POINTER(ctypes.c_uint8)),
+                            ctypes.POINTER(ctypes.c_double), _V)
+    _reader_close = _declare(_pipeline, "clv_reader_close", None, _P)
+
+
+class _Options:
+    """clv_transcode_options on the heap, set by name; the strings are kept
+    alive as long as this object."""
+
+    def __init__(self, pairs: Dict[str, Any], device: Optional[str]):
+        self.ptr = _opts_create()
+        if not self.ptr:
+            raise MemoryError("clvid: transcode options")
+        self.keep: list = []
+        if device is None and os.environ.get("CLVID_DEVICE"):
+            device = os.environ["CLVID_DEVICE"]
+        if device is not None:
+            pairs = dict(pairs, device=device)
+        for key, value in pairs.items():
+            if value is None or value is False:
+                continue
+            name = _OPTIONS.get(key, key)
+            text = None if value is True else str(value).encode()
+            self.keep.append(text)
+            msg = _Msg()
+            err = _opts_set(self.ptr, name.encode(), text, ctypes.byref(msg))
+            if err:
+                self.close()
+                if "unknown transcode option" in str(msg):
+                    raise TypeError("clvid: unknown option %r (known: %s)"
+                                    % (key, ", ".join(sorted(_OPTIONS))))
+                _raise(err, msg, usage=True)
+
+    def close(self):
+        if self.ptr:
+            _opts_destroy(self.ptr)
+            self.ptr = None
+
+
+def transcode(input: str, output: str, vf: Optional[str] = None,
+              progress: Optional[Callable[[Dict[str, Any]], Any]] = None,
+              device: Optional[str] = None, **options: Any) -> Dict[str, Any]:
+    """Runs `clvid transcode -i input -vf vf -o output` in this process.
+    options are the command line's: codec, crf, preset, bitrate, pix_fmt,
+    audio_codec, aspect, ss, t, frames, overwrite, no_audio, no_subtitles,
+    no_autorotate, output_format, ... progress(status) is called with a dict
+    (event start|progress|end, frames, out_seconds, total_seconds, elapsed,
+    ...); returning True stops the run. Ctrl-C stops it cleanly (the output
+    is finished up to there) and then raises KeyboardInterrupt. Returns the
+    last status."""
+    _need_pipeline()
+    pairs = dict(options, input=input, output=output, chain=vf)
+    opts = _Options(pairs, device)
+    state: Dict[str, Any] = {"status": {}, "raised": None}
+
+    def relay(status_ptr, user):
+        try:
+            s = status_ptr.contents
+            d = {name: getattr(s, name) for name, _ in _TranscodeStatus._fields_}
+            for k, v in list(d.items()):
+                if isinstance(v, bytes):
+                    d[k] = v.decode(errors="replace")
+            d["event"] = _EVENTS[s.event]
+            state["status"] = d
+            if progress is not None and progress(d):
+                return 1
+            return 0
+        except BaseException as e:  # KeyboardInterrupt, or the callback's own error
+            state["raised"] = e
+            return 1
+
+    callback = _CALLBACK(relay)
+    msg = _Msg()
+    # Ctrl-C: Python runs its handler when the callback next runs; this one
+    # only sets the run's cancel flag, so the output is finished cleanly,
+    # and KeyboardInterrupt comes after.
+    cancel = ctypes.c_int(0)
+    interrupted = []
+
+    def on_sigint(signum, frame):
+        cancel.value = 1
+        interrupted.append(signum)
+
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        err = _transcode_run(opts.ptr, callback, None, ctypes.byref(cancel), ctypes.byref(msg))
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+        opts.close()
+    if state["raised"] is not None:
+        raise state["raised"]
+    if err and not interrupted:
+        _raise(err, msg)
+    if interrupted:
+        raise KeyboardInterrupt("clvid transcode stopped%s" % (
+            "; %s" % msg if err else ": '%s' holds the frames before the stop" % output))
+    return state["status"]
+
+
+def frames(path: str, vf: Optional[str] = None, device: Optional[str] = None,
+           order: str = "rgb", alpha: bool = False,
+           **options: Any) -> Iterator[Tuple[np.ndarray, float]]:
+    """The filtered frames of a video (or picture, or image sequence), decoded
+    by clvid's own pipeline: yields (H x W x 3 array, or x 4 with alpha=True,
+    pts in seconds). options: ss, t, frames, input_format, no_autorotate."""
+    _need_pipeline()
+    _check_order(order)
+    opts = _Options(dict(options, input=path, chain=vf), device)
+    reader = ctypes.c_void_p()
+    msg = _Msg()
+    err = _reader_open(opts.ptr, ctypes.byref(reader), ctypes.byref(msg))
+    if err:
+        opts.close()
+        _raise(err, msg)
+    try:
+        w, h = _I(), _I()
+        _reader_size(reader, ctypes.byref(w), ctypes.byref(h))
+        pixels = ctypes.POINTER(ctypes.c_uint8)()
+        seconds = ctypes.c_double()
+        while True:
+            r = _reader_next(reader, ctypes.byref(pixels), ctypes.byref(seconds),
+                             ctypes.byref(msg))
+            if r < 0:
+                _raise(r, msg)
+            if r == 0:
+                return
+            rgba = np.ctypeslib.as_array(pixels, shape=(h.value, w.value, 4)).copy()
+            yield _from_rgba(rgba, 4 if alpha else 3, order), seconds.value
+    finally:
+        _reader_close(reader)
+        opts.close()

@@ -1,0 +1,170 @@
+/* options.c - transcode options by name, as the command line writes them,
+ * for the clvid command and for bindings that cannot see the struct's
+ * layout: one parser for times, rates, aspect ratios and codecs' words. */
+#include "clvid/pipeline.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int64_t clv_parse_time(const char *text)
+{
+    double seconds = 0;
+    const char *p = text;
+    for (int part = 0; part < 3; part++) {
+        char *end;
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || errno || v < 0)
+            return -1;
+        seconds = seconds * 60 + v; /* hh:mm:ss is ((hh * 60) + mm) * 60 + ss */
+        if (*end != ':')
+            return *end ? -1 : (int64_t)(seconds * 1e6 + 0.5);
+        p = end + 1;
+    }
+    return -1; /* more than three parts */
+}
+
+clv_transcode_options *clv_transcode_options_create(void)
+{
+    clv_transcode_options *o = malloc(sizeof *o);
+    if (o)
+        clv_transcode_options_init(o);
+    return o;
+}
+
+void clv_transcode_options_destroy(clv_transcode_options *o)
+{
+    free(o);
+}
+
+/* 2M, 800k, 1500000: bit/s, or -1. */
+static int64_t parse_rate(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || v <= 0)
+        return -1;
+    if (*end == 'k' || *end == 'K')
+        v *= 1e3, end++;
+    else if (*end == 'M' || *end == 'm')
+        v *= 1e6, end++;
+    return *end ? -1 : (int64_t)v;
+}
+
+static int flag(const char *v)
+{
+    return !v || !*v || !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes");
+}
+
+int clv_transcode_options_set(clv_transcode_options *o, const char *key, const char *v,
+                              clv_msg *msg)
+{
+    static const struct {
+        const char *key, *alias;
+        size_t offset;
+    } strings[] = {
+        {"i", "input", offsetof(clv_transcode_options, input)},
+        {"o", "output", offsetof(clv_transcode_options, output)},
+        {"vf", "chain", offsetof(clv_transcode_options, chain)},
+        {"input_format", "format", offsetof(clv_transcode_options, input_format)},
+        {"output_format", NULL, offsetof(clv_transcode_options, output_format)},
+        {"c:v", "vcodec", offsetof(clv_transcode_options, codec)},
+        {"c:a", "acodec", offsetof(clv_transcode_options, audio_codec)},
+        {"preset", NULL, offsetof(clv_transcode_options, preset)},
+        {"pix_fmt", NULL, offsetof(clv_transcode_options, pix_fmt)},
+        {"device", NULL, offsetof(clv_transcode_options, engine.device)},
+        {"input-size", "video_size", offsetof(clv_transcode_options, capture_size)},
+        {"input-fps", "framerate", offsetof(clv_transcode_options, capture_rate)},
+        {"audio", "mic", offsetof(clv_transcode_options, mic)},
+    };
+    static const struct {
+        const char *key, *alias;
+        size_t offset;
+    } flags[] = {
+        {"y", "overwrite", offsetof(clv_transcode_options, overwrite)},
+        {"an", "no_audio", offsetof(clv_transcode_options, no_audio)},
+        {"sn", "no_subtitles", offsetof(clv_transcode_options, no_subtitles)},
+        {"live", NULL, offsetof(clv_transcode_options, live)},
+        {"no-autorotate", "no_autorotate", offsetof(clv_transcode_options, no_autorotate)},
+        {"q", "quiet", offsetof(clv_transcode_options, quiet)},
+    };
+    key += key[0] == '-';
+    key += key[0] == '-';
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
+        if (!strcmp(key, strings[i].key) || (strings[i].alias && !strcmp(key, strings[i].alias))) {
+            *(const char **)((char *)o + strings[i].offset) = v && *v ? v : NULL;
+            return 0;
+        }
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (!strcmp(key, flags[i].key) || (flags[i].alias && !strcmp(key, flags[i].alias))) {
+            *(int *)((char *)o + flags[i].offset) = flag(v);
+            return 0;
+        }
+    if (!v)
+        v = "";
+    char *end;
+    if (!strcmp(key, "input-format") || !strcmp(key, "audio-format")) {
+        int mic = key[0] == 'a';
+        int err = clv_capture_format_check(mic ? NULL : v, mic ? v : NULL, msg);
+        if (!err)
+            *(mic ? &o->mic_format : &o->capture_format) = v;
+        return err;
+    }
+    if (!strcmp(key, "crf")) {
+        long n = strtol(v, &end, 10);
+        if (*end || end == v || n < 0 || n > 51)
+            return snprintf(msg->text, sizeof msg->text, "-crf %.100s: expected an integer from 0 to 51", v),
+                   CLV_EOPTION;
+        o->crf = (int)n;
+        return 0;
+    }
+    if (!strcmp(key, "b:v") || !strcmp(key, "bitrate")) {
+        if ((o->bitrate = parse_rate(v)) < 0)
+            return snprintf(msg->text, sizeof msg->text,
+                            "-b:v %.100s: expected a rate such as 2M or 800k", v),
+                   CLV_EOPTION;
+        return 0;
+    }
+    if (!strcmp(key, "ss") || !strcmp(key, "t") || !strcmp(key, "start") ||
+        !strcmp(key, "duration")) {
+        int start = key[0] == 's';
+        int64_t us = clv_parse_time(v);
+        if (us < 0 || (!start && us == 0))
+            return snprintf(msg->text, sizeof msg->text,
+                            "-%s %.100s: expected seconds or [hh:]mm:ss%s", start ? "ss" : "t", v,
+                            start ? "" : ", more than 0"),
+                   CLV_EOPTION;
+        *(start ? &o->start_us : &o->duration_us) = us;
+        return 0;
+    }
+    if (!strcmp(key, "frames") || !strcmp(key, "frames:v")) {
+        long long n = strtoll(v, &end, 10);
+        if (*end || end == v || n < 1)
+            return snprintf(msg->text, sizeof msg->text,
+                            "--frames %.100s: expected a positive integer", v),
+                   CLV_EOPTION;
+        o->max_frames = n;
+        return 0;
+    }
+    if (!strcmp(key, "aspect")) {
+        int n = 0, d = 0;
+        double x = 0;
+        char tail;
+        if (sscanf(v, "%d:%d%c", &n, &d, &tail) == 2 && n > 0 && d > 0) {
+            o->aspect_num = n;
+            o->aspect_den = d;
+        } else if (sscanf(v, "%lf%c", &x, &tail) == 1 && x > 0 && x < 100) {
+            o->aspect_num = (int)(x * 10000 + 0.5);
+            o->aspect_den = 10000;
+        } else {
+            return snprintf(msg->text, sizeof msg->text,
+                            "-aspect %.100s: expected W:H (16:9) or a number (1.7778)", v),
+                   CLV_EOPTION;
+        }
+        return 0;
+    }
+    return snprintf(msg->text, sizeof msg->text, "unknown transcode option '%.100s'", key),
+           CLV_EOPTION;
+}

@@ -1,0 +1,152 @@
+/* reader.c - the filtered frames of an input, one at a time, as RGBA in
+ * memory: the decoder thread feeds the GPU stage (several frames in
+ * flight), and each call takes the oldest result. For programs that want
+ * the pictures rather than a file (the Python package's frames()). */
+#include "clvid/pipeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../io/io.h"
+#include "sink.h"
+
+#define RING 64 /* timestamps of the frames in the stage, by submit index */
+
+struct clv_reader {
+    clv_decoder *dec;
+    clv_queue *queue;
+    clv_feed *feed;
+    clv_context *ctx;
+    clv_chain *chain;
+    clv_stage *stage;
+    AVRational tb;
+    int width, height; /* upright */
+    uint8_t *frame;    /* the frame last returned */
+    double seconds[RING];
+    uint64_t submitted;
+    int eof;
+};
+
+void clv_reader_close(clv_reader *r)
+{
+    if (!r)
+        return;
+    if (r->dec)
+        clv_decoder_stop(r->dec);
+    clv_queue_destroy(r->queue);
+    clv_decoder_close(r->dec);
+    clv_stage_destroy(r->stage);
+    clv_chain_destroy(r->chain);
+    clv_context_destroy(r->ctx);
+    clv_feed_destroy(r->feed);
+    free(r->frame);
+    free(r);
+}
+
+int clv_reader_open(const clv_transcode_options *o, clv_reader **out, clv_msg *msg)
+{
+    *out = NULL;
+    msg->text[0] = 0;
+    if (!o->input || !*o->input)
+        return snprintf(msg->text, sizeof msg->text, "no input given"), CLV_EOPTION;
+    clv_chain_desc desc;
+    int err = clv_chain_parse(o->chain, &desc, msg);
+    if (err)
+        return err;
+    clv_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+    clv_input_options in = clv_pipeline_input(o);
+    if ((err = clv_decoder_open(&in, &r->dec, msg)))
+        goto fail;
+    AVCodecContext *dc = clv_decoder_codec(r->dec);
+    r->tb = clv_decoder_format(r->dec)->streams[clv_decoder_video_index(r->dec)]->time_base;
+    if ((err = clv_feed_create(dc, o->input, &r->feed, msg)))
+        goto fail;
+    int rotation = 0, hflip = 0;
+    if (!o->no_autorotate)
+        clv_input_orientation(r->dec, &rotation, &hflip);
+    clv_context_options copt = o->engine;
+    if ((err = clv_context_create(&copt, &r->ctx, msg)) ||
+        (err = clv_chain_create(r->ctx, &desc, &r->chain, msg)))
+        goto fail;
+    clv_stage_options so = {.width = dc->width,
+                            .height = dc->height,
+                            .in_format = clv_feed_format(r->feed),
+                            .out_format = CLV_PIX_RGBA,
+                            .in_color = clv_feed_color(r->feed),
+                            .out_color = clv_feed_color(r->feed),
+                            .slots = 3,
+                            .rotation = rotation,
+                            .hflip = hflip};
+    if ((err = clv_stage_create(r->ctx, &so, r->chain, &r->stage, msg)))
+        goto fail;
+    clv_stage_output_size(r->stage, &r->width, &r->height);
+    r->frame = malloc((size_t)r->width * (size_t)r->height * 4);
+    r->queue = clv_queue_create(8);
+    if (!r->frame || !r->queue || clv_decoder_start(r->dec, r->queue, NULL)) {
+        snprintf(msg->text, sizeof msg->text, "out of memory");
+        err = CLV_ENOMEM;
+        goto fail;
+    }
+    *out = r;
+    return 0;
+fail:
+    clv_reader_close(r);
+    return err;
+}
+
+void clv_reader_size(const clv_reader *r, int *width, int *height)
+{
+    *width = r->width;
+    *height = r->height;
+}
+
+/* Sends decoded frames into the stage while it has room. */
+static int fill(clv_reader *r, clv_msg *msg)
+{
+    while (!r->eof && clv_stage_input(r->stage)) {
+        int kind;
+        void *item;
+        /* Wait for a frame only when the stage has nothing to give back. */
+        int got = clv_queue_pop_wait(r->queue, &kind, &item,
+                                     clv_stage_pending(r->stage) ? 0 : -1);
+        if (got == 1)
+            return 0;
+        if (got < 0 || kind == CLV_ITEM_END) {
+            r->eof = 1;
+            return clv_decoder_finish(r->dec, msg);
+        }
+        if (kind != CLV_ITEM_FRAME) { /* sound and subtitles: not wanted here */
+            clv_item_free(kind, item);
+            continue;
+        }
+        AVFrame *f = item;
+        int err = clv_feed_write(r->feed, f, clv_stage_input(r->stage), msg);
+        r->seconds[r->submitted % RING] = (double)f->pts * av_q2d(r->tb);
+        av_frame_free(&f);
+        if (err || (err = clv_stage_submit(r->stage, r->submitted, msg)))
+            return err;
+        r->submitted++;
+    }
+    return 0;
+}
+
+int clv_reader_next(clv_reader *r, const uint8_t **rgba, double *seconds, clv_msg *msg)
+{
+    msg->text[0] = 0;
+    int err = fill(r, msg);
+    if (err)
+        return err;
+    if (clv_stage_pending(r->stage) == 0)
+        return 0; /* the end */
+    const uint8_t *pixels;
+    uint64_t index;
+    if ((err = clv_stage_output(r->stage, &pixels, &index, msg)))
+        return err;
+    memcpy(r->frame, pixels, (size_t)r->width * (size_t)r->height * 4);
+    clv_stage_release(r->stage);
+    *rgba = r->frame;
+    *seconds = r->seconds[index % RING];
+    return 1;
+}
