@@ -717,6 +717,25 @@ def golden_ffv1(tmp):
               % (chain, pix_fmt, got, want))
 
 
+@test
+def segment_frame_index(tmp):
+    """A run that starts mid-video, told its first frame's index, equals the
+    same frames of the whole run, noise included: how a segment of a longer
+    job (a cluster) is made."""
+    chain = "noise=amount=0.3:seed=5,sharpen"
+    full, part = os.path.join(tmp, "full.mkv"), os.path.join(tmp, "part.mkv")
+    clvid("-i", sample(), "--frames", "60", "-vf", chain, "-c:v", "ffv1", "-an", "-o", full)
+    clvid("-i", sample(), "-ss", "0.99", "--frames", "30", "--frame-index", "30", "-vf", chain,
+          "-c:v", "ffv1", "-an", "-o", part)
+
+    def sums(path):
+        p = run(["ffmpeg", "-v", "error", "-i", path, "-f", "framemd5", "-"])
+        return [l.split(",")[-1].strip() for l in p.stdout.splitlines() if not l.startswith("#")]
+    whole, seg = sums(full), sums(part)
+    check(len(seg) == 30 and seg == whole[30:], "the segment's frames differ from frames 30-59")
+    clvid("-i", sample(), "--frame-index", "-3", "-o", part, "-y", expect=2)
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser()

@@ -43,6 +43,11 @@ typedef struct clv_transcode_options {
     /* Filtering: the chain, and the engine's settings (the device, the
      * kernel cache, the work shape; profiling is always on). */
     const char *chain; /* ffmpeg syntax, "median=radius=2,sharpen"; NULL or "": none */
+    /* The index of the run's first frame for the filters that vary per frame
+     * (noise): a run that starts mid-video (a segment of a longer job) gives
+     * the index that frame has in the whole video, so its output equals the
+     * whole run's. 0: the run's first frame is frame 0. */
+    uint64_t first_frame_index;
     clv_context_options engine;
 
     /* Output */
@@ -83,7 +88,7 @@ CLV_API clv_transcode_options *clv_transcode_options_create(void);
 CLV_API void clv_transcode_options_destroy(clv_transcode_options *options);
 /* Sets one option by the command line's name, with or without its dashes:
  * i/input, o/output, vf/chain, input_format, output_format, c:v, c:a,
- * preset, pix_fmt, crf, b:v, aspect, ss, t, frames, device, input-size,
+ * preset, pix_fmt, crf, b:v, aspect, ss, t, frames, frame-index, device, input-size,
  * input-fps, input-format, audio, audio-format; flags (value NULL, "", "1",
  * "true" or "yes" to set): y, an, sn, live, no-autorotate, q. String
  * values are borrowed (they must outlive the run). Returns 0, or
@@ -162,8 +167,7 @@ typedef struct clv_reader clv_reader;
 /* Opens options->input with its input fields, chain, engine settings and
  * no_autorotate (the output fields are not used). On failure *out is NULL
  * and msg says why (the file, the filter and its range, the device). */
-CLV_API int clv_reader_open(const clv_transcode_options *options, clv_reader **out,
-                            clv_msg *msg);
+CLV_API int clv_reader_open(const clv_transcode_options *options, clv_reader **out, clv_msg *msg);
 /* The frames' size (turned upright when the input says so). */
 CLV_API void clv_reader_size(const clv_reader *reader, int *width, int *height);
 /* The next frame: *rgba points at width * height * 4 bytes (rows width * 4

@@ -428,7 +428,7 @@ _OPTIONS = {
     "device": "device", "overwrite": "y", "y": "y", "no_audio": "an", "an": "an",
     "no_subtitles": "sn", "sn": "sn", "live": "live", "no_autorotate": "no-autorotate",
     "input_format": "input_format", "output_format": "output_format", "format": "output_format",
-    "quiet": "q",
+    "quiet": "q", "first_frame_index": "frame-index", "frame_index": "frame-index",
 }
 
 

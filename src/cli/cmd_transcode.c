@@ -53,6 +53,7 @@ static const char *const transcode_words[] = {"-i",
                                               "--audio-format",
                                               "--no-autorotate",
                                               "-noautorotate",
+                                              "--frame-index",
                                               "--help",
                                               NULL};
 
@@ -82,6 +83,8 @@ static void usage(FILE *f)
             "  --no-autorotate   keep frames as stored (by default a phone video's rotation or\n"
             "                    a photo's EXIF orientation turns them upright first)\n"
             "  --frames N        stop after N video frames\n"
+            "  --frame-index N   the first frame's index for per-frame filters (noise) when the\n"
+            "                    run starts mid-video (-ss), as a segment of a longer job\n"
             "  --device N|NAME   OpenCL device (clvid devices)\n"
             "  -q                quiet: no progress, no summary\n"
             "  --progress FILE   key=value progress blocks, as ffmpeg's -progress\n"
@@ -157,7 +160,7 @@ static int parse_args(int argc, char **argv, transcode_args *a)
             if (known < 0)
                 return -1;
         } else if (!strcmp(o, "-ss") || !strcmp(o, "-t") || !strcmp(o, "--frames") ||
-                   !strcmp(o, "-frames:v")) {
+                   !strcmp(o, "-frames:v") || !strcmp(o, "--frame-index")) {
             clv_msg msg;
             if (clv_transcode_options_set(r, o, v, &msg)) {
                 fprintf(stderr, "clvid transcode: %s\n", msg.text);

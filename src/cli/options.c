@@ -25,8 +25,8 @@ static int shared(const char *option, const char *value, clv_transcode_options *
 
 int clv_cli_capture_option(const char *option, const char *value, clv_transcode_options *o)
 {
-    static const char *const names[] = {"--input-size", "--input-fps", "--input-format",
-                                        "--audio", "--audio-format", NULL};
+    static const char *const names[] = {"--input-size", "--input-fps",    "--input-format",
+                                        "--audio",      "--audio-format", NULL};
     return shared(option, value, o, names);
 }
 

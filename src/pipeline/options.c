@@ -115,7 +115,8 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
     if (!strcmp(key, "crf")) {
         long n = strtol(v, &end, 10);
         if (*end || end == v || n < 0 || n > 51)
-            return snprintf(msg->text, sizeof msg->text, "-crf %.100s: expected an integer from 0 to 51", v),
+            return snprintf(msg->text, sizeof msg->text,
+                            "-crf %.100s: expected an integer from 0 to 51", v),
                    CLV_EOPTION;
         o->crf = (int)n;
         return 0;
@@ -137,6 +138,15 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
                             start ? "" : ", more than 0"),
                    CLV_EOPTION;
         *(start ? &o->start_us : &o->duration_us) = us;
+        return 0;
+    }
+    if (!strcmp(key, "frame-index") || !strcmp(key, "first_frame_index")) {
+        long long n = strtoll(v, &end, 10);
+        if (*end || end == v || n < 0)
+            return snprintf(msg->text, sizeof msg->text,
+                            "--frame-index %.100s: expected an integer from 0", v),
+                   CLV_EOPTION;
+        o->first_frame_index = (uint64_t)n;
         return 0;
     }
     if (!strcmp(key, "frames") || !strcmp(key, "frames:v")) {

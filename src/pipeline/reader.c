@@ -24,6 +24,7 @@ struct clv_reader {
     uint8_t *frame;    /* the frame last returned */
     double seconds[RING];
     uint64_t submitted;
+    uint64_t first_index; /* the first frame's index (options->first_frame_index) */
     int eof;
 };
 
@@ -56,6 +57,7 @@ int clv_reader_open(const clv_transcode_options *o, clv_reader **out, clv_msg *m
     clv_reader *r = calloc(1, sizeof *r);
     if (!r)
         return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+    r->first_index = o->first_frame_index;
     clv_input_options in = clv_pipeline_input(o);
     if ((err = clv_decoder_open(&in, &r->dec, msg)))
         goto fail;
@@ -109,8 +111,7 @@ static int fill(clv_reader *r, clv_msg *msg)
         int kind;
         void *item;
         /* Wait for a frame only when the stage has nothing to give back. */
-        int got = clv_queue_pop_wait(r->queue, &kind, &item,
-                                     clv_stage_pending(r->stage) ? 0 : -1);
+        int got = clv_queue_pop_wait(r->queue, &kind, &item, clv_stage_pending(r->stage) ? 0 : -1);
         if (got == 1)
             return 0;
         if (got < 0 || kind == CLV_ITEM_END) {
@@ -123,9 +124,10 @@ static int fill(clv_reader *r, clv_msg *msg)
         }
         AVFrame *f = item;
         int err = clv_feed_write(r->feed, f, clv_stage_input(r->stage), msg);
-        r->seconds[r->submitted % RING] = (double)f->pts * av_q2d(r->tb);
+        uint64_t index = r->first_index + r->submitted;
+        r->seconds[index % RING] = (double)f->pts * av_q2d(r->tb);
         av_frame_free(&f);
-        if (err || (err = clv_stage_submit(r->stage, r->submitted, msg)))
+        if (err || (err = clv_stage_submit(r->stage, index, msg)))
             return err;
         r->submitted++;
     }

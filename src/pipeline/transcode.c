@@ -295,14 +295,14 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
         if (!err)
             err = clv_feed_write(feed, f, clv_stage_input(r.stage), msg);
         if (!err) {
-            r.pts[submitted % PTS_RING] = f->pts;
+            r.pts[(o->first_frame_index + submitted) % PTS_RING] = f->pts;
             if ((int64_t)submitted == stage_fault) {
                 snprintf(msg->text, sizeof msg->text, "GPU stage failed (injected fault)");
                 err = CLV_ECL;
             }
         }
         av_frame_free(&f);
-        if (err || (err = clv_stage_submit(r.stage, submitted, msg)))
+        if (err || (err = clv_stage_submit(r.stage, o->first_frame_index + submitted, msg)))
             break;
         submitted++;
     }
