@@ -157,6 +157,20 @@ typedef int (*clv_transcode_callback)(const clv_transcode_status *status, void *
 CLV_API int clv_transcode_run(const clv_transcode_options *options, clv_transcode_callback callback,
                               void *user, const volatile sig_atomic_t *cancel, clv_msg *msg);
 
+/* ---- Joining segments ---------------------------------------------------- */
+
+/* Joins `count` segments (files of one video stream each, made with the same
+ * encoder settings, each starting on a keyframe, e.g. transcodes of
+ * consecutive -ss/-t ranges) into output without re-encoding: their packets
+ * one after another on one timeline, each segment continuing where the last
+ * ended; the audio and subtitle streams of streams_from (the original
+ * input; NULL for none) are copied beside them where the container takes
+ * them. Written to a temporary file renamed when complete; an existing
+ * output is CLV_EEXIST unless overwrite. Returns 0 or a CLV_E* code with
+ * msg naming the file. */
+CLV_API int clv_join(const char *const *segments, int count, const char *streams_from,
+                     const char *output, int overwrite, clv_msg *msg);
+
 /* ---- Reading filtered frames -------------------------------------------- */
 
 /* An input's frames through a chain, one at a time, as RGBA in memory (for

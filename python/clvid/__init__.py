@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["Chain", "Error", "devices", "filters", "frames", "reference", "transcode",
+__all__ = ["Chain", "Error", "devices", "filters", "frames", "join", "reference", "transcode",
            "version"]
 
 
@@ -462,6 +462,8 @@ if _pipeline is not None:
                             ctypes.POINTER(ctypes.POINTER(ctypes.c_uint8)),
                             ctypes.POINTER(ctypes.c_double), _V)
     _reader_close = _declare(_pipeline, "clv_reader_close", None, _P)
+    _join = _declare(_pipeline, "clv_join", _I, ctypes.POINTER(ctypes.c_char_p), _I,
+                     ctypes.c_char_p, ctypes.c_char_p, _I, _V)
 
 
 class _Options:
@@ -559,6 +561,20 @@ def transcode(input: str, output: str, vf: Optional[str] = None,
         raise KeyboardInterrupt("clvid transcode stopped%s" % (
             "; %s" % msg if err else ": '%s' holds the frames before the stop" % output))
     return state["status"]
+
+
+def join(segments: List[str], output: str, streams_from: Optional[str] = None,
+         overwrite: bool = False) -> None:
+    """Joins segments (transcodes of consecutive parts of one input, same
+    encoder settings) into output without re-encoding, with the sound and
+    subtitles of streams_from copied beside them."""
+    _need_pipeline()
+    paths = (ctypes.c_char_p * len(segments))(*[os.fsencode(s) for s in segments])
+    msg = _Msg()
+    err = _join(paths, len(segments), os.fsencode(streams_from) if streams_from else None,
+                os.fsencode(output), 1 if overwrite else 0, ctypes.byref(msg))
+    if err:
+        _raise(err, msg)
 
 
 def frames(path: str, vf: Optional[str] = None, device: Optional[str] = None,

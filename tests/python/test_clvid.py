@@ -178,6 +178,42 @@ def test_transcode_progress_and_stop(tmp_path):
         clvid.transcode(SAMPLE, str(tmp_path / "x.mp4"), crf=99)
 
 
+def framemd5(path):
+    p = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-map", "0:v", "-f", "framemd5",
+                        "-"], capture_output=True, text=True, check=True)
+    return [l.split(",")[-1].strip() for l in p.stdout.splitlines() if not l.startswith("#")]
+
+
+def test_segments_joined_equal_one_run(tmp_path):
+    """The sample in 4 segments (-ss between two frames, --frame-index for
+    noise), joined without re-encoding with the input's sound: frame for
+    frame the one-run output (ffv1), sound kept."""
+    if not shutil.which("ffmpeg"):
+        pytest.skip("needs ffmpeg")
+    chain = "noise=amount=0.2:seed=9,median"
+    whole = tmp_path / "whole.mkv"
+    clvid.transcode(SAMPLE, str(whole), vf=chain, codec="ffv1", no_audio=True, frames=120)
+    parts = []
+    for k in range(4):
+        part = tmp_path / ("part%d.mkv" % k)
+        first = k * 30
+        clvid.transcode(SAMPLE, str(part), vf=chain, codec="ffv1", no_audio=True,
+                        ss=max(0, (first - 0.5) / 30), frames=30, frame_index=first)
+        parts.append(str(part))
+    joined = tmp_path / "joined.mkv"
+    clvid.join(parts, str(joined), streams_from=SAMPLE)
+    sums = framemd5(joined)
+    assert len(sums) == 120 and sums == framemd5(whole)
+    p = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "stream=codec_type", "-of",
+                        "csv=p=0", str(joined)], capture_output=True, text=True, check=True)
+    assert p.stdout.split() == ["video", "audio"]
+    with pytest.raises(clvid.Error, match="already exists"):
+        clvid.join(parts, str(joined), streams_from=SAMPLE)
+    with pytest.raises(clvid.Error, match="nosuch"):
+        clvid.join([parts[0], "nosuch.mkv"], str(tmp_path / "x.mkv"))
+    assert not (tmp_path / "x.mkv").exists()
+
+
 def test_transcode_ctrl_c(tmp_path):
     """Ctrl-C (SIGINT) during a transcode: the output is finished up to the
     stop, then KeyboardInterrupt."""
