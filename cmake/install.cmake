@@ -31,6 +31,7 @@ if(CLVID_CLI AND Python3_FOUND)
   set(CLVID_PYTHON_DIR lib/python3.${Python3_VERSION_MINOR}/dist-packages CACHE STRING
       "Where the Python package is installed, under the prefix")
   install(DIRECTORY python/clvid DESTINATION ${CLVID_PYTHON_DIR} FILES_MATCHING PATTERN "*.py")
+  install(PROGRAMS python/clvid-cluster DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 configure_package_config_file(cmake/clvid-config.cmake.in
                               ${CMAKE_BINARY_DIR}/clvid-config.cmake

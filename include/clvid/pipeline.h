@@ -157,7 +157,20 @@ typedef int (*clv_transcode_callback)(const clv_transcode_status *status, void *
 CLV_API int clv_transcode_run(const clv_transcode_options *options, clv_transcode_callback callback,
                               void *user, const volatile sig_atomic_t *cancel, clv_msg *msg);
 
-/* ---- Joining segments ---------------------------------------------------- */
+/* ---- Probing and joining segments ----------------------------------------- */
+
+/* What a file holds, as its container says (no decoding). */
+typedef struct clv_media_info {
+    int width, height;      /* of the main video stream */
+    int rate_num, rate_den; /* its frame rate (0/0 unknown) */
+    double duration;        /* seconds, 0 unknown */
+    int64_t frames;         /* frames the container counts, 0 unknown */
+    int audio_streams;
+} clv_media_info;
+
+/* Fills *info for path; CLV_EIO or CLV_EINVAL with msg naming the file. */
+CLV_API int clv_probe(const char *path, clv_media_info *info, clv_msg *msg);
+
 
 /* Joins `count` segments (files of one video stream each, made with the same
  * encoder settings, each starting on a keyframe, e.g. transcodes of

@@ -23,8 +23,8 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["Chain", "Error", "devices", "filters", "frames", "join", "reference", "transcode",
-           "version"]
+__all__ = ["Chain", "Error", "devices", "filters", "frames", "join", "probe", "reference",
+           "transcode", "version"]
 
 
 class Error(Exception):
@@ -462,6 +462,7 @@ if _pipeline is not None:
                             ctypes.POINTER(ctypes.POINTER(ctypes.c_uint8)),
                             ctypes.POINTER(ctypes.c_double), _V)
     _reader_close = _declare(_pipeline, "clv_reader_close", None, _P)
+    _probe = _declare(_pipeline, "clv_probe", _I, ctypes.c_char_p, _P, _V)
     _join = _declare(_pipeline, "clv_join", _I, ctypes.POINTER(ctypes.c_char_p), _I,
                      ctypes.c_char_p, ctypes.c_char_p, _I, _V)
 
@@ -561,6 +562,26 @@ def transcode(input: str, output: str, vf: Optional[str] = None,
         raise KeyboardInterrupt("clvid transcode stopped%s" % (
             "; %s" % msg if err else ": '%s' holds the frames before the stop" % output))
     return state["status"]
+
+
+class _MediaInfo(ctypes.Structure):
+    _fields_ = [("width", ctypes.c_int), ("height", ctypes.c_int), ("rate_num", ctypes.c_int),
+                ("rate_den", ctypes.c_int), ("duration", ctypes.c_double),
+                ("frames", ctypes.c_int64), ("audio_streams", ctypes.c_int)]
+
+
+def probe(path: str) -> Dict[str, Any]:
+    """What a file holds, as its container says: width, height, rate (frames
+    per second, 0 unknown), duration (s), frames (0 unknown), audio_streams."""
+    _need_pipeline()
+    info, msg = _MediaInfo(), _Msg()
+    err = _probe(os.fsencode(path), ctypes.byref(info), ctypes.byref(msg))
+    if err:
+        _raise(err, msg)
+    rate = info.rate_num / info.rate_den if info.rate_den else 0.0
+    return {"width": info.width, "height": info.height, "rate": rate,
+            "duration": info.duration, "frames": info.frames,
+            "audio_streams": info.audio_streams}
 
 
 def join(segments: List[str], output: str, streams_from: Optional[str] = None,

@@ -260,3 +260,31 @@ done:
     av_free(side_map);
     return rc;
 }
+
+int clv_probe(const char *path, clv_media_info *info, clv_msg *msg)
+{
+    memset(info, 0, sizeof *info);
+    msg->text[0] = 0;
+    source s = {0};
+    int rc = open_source(&s, path, msg);
+    if (rc)
+        return close_source(&s), rc;
+    int v = av_find_best_stream(s.ic, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
+    if (v < 0) {
+        close_source(&s);
+        return snprintf(msg->text, sizeof msg->text, "'%.900s' has no video stream", path),
+               CLV_EINVAL;
+    }
+    AVStream *st = s.ic->streams[v];
+    AVRational rate = av_guess_frame_rate(s.ic, st, NULL);
+    info->width = st->codecpar->width;
+    info->height = st->codecpar->height;
+    info->rate_num = rate.num;
+    info->rate_den = rate.den;
+    info->duration = s.ic->duration > 0 ? (double)s.ic->duration / AV_TIME_BASE : 0;
+    info->frames = st->nb_frames;
+    for (unsigned i = 0; i < s.ic->nb_streams; i++)
+        info->audio_streams += s.ic->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_AUDIO;
+    close_source(&s);
+    return 0;
+}

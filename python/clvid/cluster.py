@@ -1,0 +1,248 @@
+"""clvid-cluster: clvid jobs spread over a Dask cluster.
+
+    clvid-cluster transcode -i IN -vf CHAIN -o OUT [encoder options] [--scheduler ADDR]
+                  [--segment-seconds S] [--workers N]
+    clvid-cluster batch 'in/*.mp4' -vf CHAIN -o 'out/{stem}.mkv' [-y] [--scheduler ADDR]
+
+transcode cuts the input into segments of S seconds (frame-exact: each
+segment starts between two frames and is told its first frame's index, so
+per-frame filters such as noise match a one-machine run), filters and
+encodes each segment as a Dask task without sound, and joins the segments
+without re-encoding (clv_join) with the input's sound and subtitles copied.
+batch runs one task per file. Without --scheduler (or DASK_SCHEDULER_ADDRESS)
+a LocalCluster is started on this machine: the same code path. Paths must
+be the same on every worker (shared storage). A task that fails is retried;
+a worker lost mid-run has its tasks run again elsewhere; Ctrl-C cancels the
+tasks and leaves no partial output.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from typing import Dict, List, Optional
+
+import clvid
+
+# Encoder options passed through to each segment (the command line's names).
+ENCODER_OPTIONS = ("c:v", "crf", "preset", "b:v", "pix_fmt", "aspect")
+# Filters whose output depends on the frames before (quantize starts from the
+# previous frame's palette): a segment cannot start mid-video and match.
+STATEFUL = ("quantize",)
+
+
+def _python_name(option: str) -> str:
+    return {"c:v": "codec", "b:v": "bitrate"}.get(option, option)
+
+
+def segment_task(input: str, output: str, chain: Optional[str], first: int, count: Optional[int],
+                 rate: float, options: Dict[str, str]) -> Dict[str, float]:
+    """One segment on a worker: frames [first, first + count) of input."""
+    start = max(0.0, (first - 0.5) / rate) if first else 0.0
+    t0 = time.time()
+    status = clvid.transcode(input, output, vf=chain, no_audio=True, no_subtitles=True,
+                             overwrite=True, ss=("%.6f" % start) if first else None,
+                             frames=count, frame_index=first, quiet=True, **options)
+    return {"frames": status.get("frames", 0), "seconds": time.time() - t0}
+
+
+def file_task(input: str, output: str, chain: Optional[str], options: Dict[str, str]):
+    t0 = time.time()
+    status = clvid.transcode(input, output, vf=chain, overwrite=True, quiet=True, **options)
+    return {"frames": status.get("frames", 0), "seconds": time.time() - t0}
+
+
+def _client(args):
+    from dask.distributed import Client, LocalCluster
+    address = args.scheduler or os.environ.get("DASK_SCHEDULER_ADDRESS")
+    if address:
+        return Client(address), None
+    cluster = LocalCluster(n_workers=args.workers or min(4, os.cpu_count() or 1),
+                           threads_per_worker=1, processes=True, dashboard_address=None)
+    return Client(cluster), cluster
+
+
+def _resources(client) -> Optional[Dict[str, int]]:
+    """Ask for a GPU when the workers advertise GPUs (dask worker --resources GPU=1)."""
+    workers = client.scheduler_info().get("workers", {})
+    if any(w.get("resources", {}).get("GPU") for w in workers.values()):
+        return {"GPU": 1}
+    return None
+
+
+class _Bar:
+    """One line for the whole job: done / total, frames/s, ETA."""
+
+    def __init__(self, total: int, what: str):
+        self.total, self.what, self.done, self.frames = total, what, 0, 0
+        self.start = time.time()
+        self.tty = sys.stderr.isatty()
+
+    def step(self, frames: float):
+        self.done += 1
+        self.frames += frames
+        elapsed = time.time() - self.start
+        fps = self.frames / elapsed if elapsed > 0 else 0
+        eta = elapsed / self.done * (self.total - self.done) if self.done else 0
+        line = "%s %d/%d  %.1f frames/s  elapsed %.1fs  eta %.0fs" % (
+            self.what, self.done, self.total, fps, elapsed, eta)
+        if self.tty:
+            sys.stderr.write("\r" + line + "\033[K" + ("\n" if self.done == self.total else ""))
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
+def _encoder_options(args) -> Dict[str, str]:
+    out = {}
+    for name in ENCODER_OPTIONS:
+        value = getattr(args, name.replace(":", "_"))
+        if value is not None:
+            out[_python_name(name)] = value
+    return out
+
+
+def transcode_main(args) -> int:
+    if args.output != "-" and os.path.exists(args.output) and not args.y:
+        print("clvid-cluster: '%s' already exists; use -y to overwrite it" % args.output,
+              file=sys.stderr)
+        return 1
+    for name in STATEFUL:
+        if args.vf and name in args.vf:
+            print("clvid-cluster: %s carries its state from frame to frame (the previous "
+                  "palette); segments cannot start mid-video and match one run: use clvid "
+                  "transcode on one machine, or clvid-cluster batch over whole files" % name,
+                  file=sys.stderr)
+            return 2
+    try:
+        clvid.Chain(args.vf or "")  # a bad chain is a usage error before any work
+    except ValueError as e:
+        print("clvid-cluster: -vf: %s" % e, file=sys.stderr)
+        return 2
+    info = clvid.probe(args.input)
+    rate = info["rate"]
+    if not rate:
+        print("clvid-cluster: '%s': no frame rate to cut segments by" % args.input,
+              file=sys.stderr)
+        return 1
+    per = max(1, int(round(args.segment_seconds * rate)))
+    total = info["frames"] or int(round(info["duration"] * rate))
+    count = max(1, -(-total // per))
+    options = _encoder_options(args)
+    folder = os.path.dirname(os.path.abspath(args.output))
+    work = tempfile.mkdtemp(prefix=".clvid-segments-", dir=folder)  # beside the output: shared
+    ext = os.path.splitext(args.output)[1] or ".mkv"
+    parts = [os.path.join(work, "part%05d%s" % (k, ext)) for k in range(count)]
+    client, cluster = _client(args)
+    futures = []
+    try:
+        resources = _resources(client)
+        for k in range(count):
+            last = k == count - 1
+            futures.append(client.submit(segment_task, args.input, parts[k], args.vf, k * per,
+                                         None if last else per, rate, options, retries=2,
+                                         resources=resources, pure=False, key="segment-%d-%s"
+                                         % (k, os.path.basename(work))))
+        from dask.distributed import as_completed
+        bar = _Bar(count, "segments")
+        for future in as_completed(futures):
+            bar.step(future.result()["frames"])
+        clvid.join(parts, args.output, streams_from=None if args.an else args.input,
+                   overwrite=args.y)
+        return 0
+    except KeyboardInterrupt:
+        client.cancel(futures)
+        print("\nclvid-cluster: interrupted; '%s' not written" % args.output, file=sys.stderr)
+        return 130
+    except (clvid.Error, ValueError) as e:
+        client.cancel(futures)
+        print("clvid-cluster: %s" % e, file=sys.stderr)
+        return 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def batch_main(args) -> int:
+    inputs = sorted(glob.glob(args.input))
+    if not inputs:
+        print("clvid-cluster: no file matches '%s'" % args.input, file=sys.stderr)
+        return 2
+    jobs = []
+    for path in inputs:
+        stem = os.path.splitext(os.path.basename(path))[0]
+        out = args.output.format(stem=stem, name=os.path.basename(path))
+        if os.path.exists(out) and not args.y:
+            print("clvid-cluster: '%s' exists, skipped (-y overwrites)" % out, file=sys.stderr)
+            continue
+        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+        jobs.append((path, out))
+    if not jobs:
+        return 0
+    options = _encoder_options(args)
+    client, cluster = _client(args)
+    futures = []
+    failed = 0
+    try:
+        resources = _resources(client)
+        futures = [client.submit(file_task, i, o, args.vf, options, retries=1,
+                                 resources=resources, pure=False) for i, o in jobs]
+        which = {f.key: job for f, job in zip(futures, jobs)}
+        from dask.distributed import as_completed
+        bar = _Bar(len(futures), "files")
+        for future in as_completed(futures):
+            try:
+                bar.step(future.result()["frames"])
+            except Exception as e:  # one broken file: reported, the others go on
+                failed += 1
+                bar.step(0)
+                print("clvid-cluster: %s: %s" % (which[future.key][0], e), file=sys.stderr)
+        print("clvid-cluster: %d of %d files done, %d failed" % (len(jobs) - failed, len(jobs),
+                                                                  failed), file=sys.stderr)
+        return min(failed, 100)
+    except KeyboardInterrupt:
+        client.cancel(futures)
+        print("\nclvid-cluster: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog="clvid-cluster", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    for name in ("transcode", "batch"):
+        p = sub.add_parser(name)
+        if name == "transcode":
+            p.add_argument("-i", dest="input", required=True, help="the input file")
+        else:
+            p.add_argument("input", help="a glob pattern of inputs, quoted: 'in/*.mp4'")
+        p.add_argument("-o", dest="output", required=True,
+                       help="output file; batch: a pattern with {stem} or {name}")
+        p.add_argument("-vf", dest="vf", default=None, help="the filter chain, clvid's syntax")
+        p.add_argument("-y", action="store_true", help="overwrite outputs that exist")
+        for option in ENCODER_OPTIONS:
+            p.add_argument("-" + option, dest=option.replace(":", "_"), default=None)
+        p.add_argument("--scheduler", default=None, help="Dask scheduler address "
+                       "(default: DASK_SCHEDULER_ADDRESS, else a LocalCluster here)")
+        p.add_argument("--workers", type=int, default=None,
+                       help="LocalCluster workers (default: cores, at most 4)")
+        if name == "transcode":
+            p.add_argument("--segment-seconds", type=float, default=10.0)
+            p.add_argument("-an", action="store_true", help="leave the sound out")
+    args = ap.parse_args(argv)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    return transcode_main(args) if args.command == "transcode" else batch_main(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

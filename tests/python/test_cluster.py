@@ -1,0 +1,137 @@
+"""clvid-cluster on Dask: a LocalCluster of 2 workers, and a scheduler with
+2 worker processes started here on localhost, one of them killed mid-run."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytest.importorskip("distributed")
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+TOOL = os.path.join(ROOT, "python", "clvid-cluster")
+MEDIA = os.environ.get("CLVID_MEDIA", os.path.join(ROOT, "media"))
+CLVID = os.environ.get("CLVID_BIN")
+CHAIN = "noise=amount=0.2:seed=3,median"
+
+
+def framemd5(path):
+    p = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-map", "0:v", "-f", "framemd5",
+                        "-"], capture_output=True, text=True, check=True)
+    return [l.split(",")[-1].strip() for l in p.stdout.splitlines() if not l.startswith("#")]
+
+
+def streams(path):
+    p = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "stream=codec_type", "-of",
+                        "csv=p=0", str(path)], capture_output=True, text=True, check=True)
+    return p.stdout.split()
+
+
+@pytest.fixture(scope="module")
+def clip(tmp_path_factory):
+    """4 s of the sample, small, with its sound."""
+    if not CLVID or not shutil_which("ffmpeg"):
+        pytest.skip("needs CLVID_BIN and ffmpeg")
+    path = tmp_path_factory.mktemp("clip") / "clip.mp4"
+    subprocess.run(["ffmpeg", "-v", "error", "-i", os.path.join(MEDIA, "sample.mp4"), "-t", "4",
+                    "-vf", "scale=320:180", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a",
+                    "aac", str(path)], check=True)
+    return path
+
+
+def shutil_which(name):
+    import shutil
+    return shutil.which(name)
+
+
+def one_run(clip, out):
+    subprocess.run([CLVID, "transcode", "-q", "-i", str(clip), "-vf", CHAIN, "-c:v", "ffv1", "-o",
+                    str(out)], check=True)
+
+
+def cluster(*args, **kw):
+    return subprocess.run([sys.executable, TOOL, *args], capture_output=True, text=True,
+                          timeout=600, **kw)
+
+
+def test_local_cluster_transcode_equals_one_run(clip, tmp_path):
+    one, joined = tmp_path / "one.mkv", tmp_path / "joined.mkv"
+    one_run(clip, one)
+    p = cluster("transcode", "-i", str(clip), "-vf", CHAIN, "-c:v", "ffv1", "-o", str(joined),
+                "--segment-seconds", "1", "--workers", "2")
+    assert p.returncode == 0, p.stderr
+    assert "segments 4/4" in p.stderr, p.stderr
+    assert framemd5(joined) == framemd5(one)
+    assert streams(joined) == ["video", "audio"]
+    assert not [n for n in os.listdir(tmp_path) if n.startswith(".clvid-segments")]
+    p = cluster("transcode", "-i", str(clip), "-vf", CHAIN, "-o", str(joined))
+    assert p.returncode == 1 and "already exists" in p.stderr
+    p = cluster("transcode", "-i", str(clip), "-vf", "quantize", "-o", str(tmp_path / "q.mkv"))
+    assert p.returncode == 2 and "palette" in p.stderr
+    p = cluster("transcode", "-i", str(clip), "-vf", "medain", "-o", str(tmp_path / "q.mkv"))
+    assert p.returncode == 2 and "medain" in p.stderr
+
+
+def test_batch_with_a_broken_file(clip, tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    for name in ("a", "b"):
+        os.link(clip, src / ("%s.mp4" % name))
+    (src / "broken.mp4").write_bytes(b"not a video at all" * 100)
+    out = tmp_path / "out"
+    p = cluster("batch", str(src / "*.mp4"), "-vf", "sharpen", "-o", str(out / "{stem}.mkv"),
+                "--workers", "2")
+    assert p.returncode == 1, p.stderr
+    assert "broken.mp4" in p.stderr and "2 of 3 files done, 1 failed" in p.stderr
+    assert sorted(os.listdir(out)) == ["a.mkv", "b.mkv"]
+    p = cluster("batch", str(src / "*.mp4"), "-vf", "sharpen", "-o", str(out / "{stem}.mkv"),
+                "--workers", "1")
+    assert "exists, skipped" in p.stderr
+
+
+def test_worker_killed_mid_run(clip, tmp_path):
+    """A scheduler and two workers on localhost; one worker is killed while
+    segments run: the job completes, frame for frame the one-run output."""
+    env = dict(os.environ)
+    sched_file = tmp_path / "scheduler.json"
+    procs = []
+
+    def start(*args):
+        p = subprocess.Popen([sys.executable, "-m", *args], env=env, start_new_session=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        procs.append(p)
+        return p
+    try:
+        start("distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
+              "--no-dashboard", "--scheduler-file", str(sched_file))
+        deadline = time.time() + 60
+        while not sched_file.exists() and time.time() < deadline:
+            time.sleep(0.2)
+        address = json.loads(sched_file.read_text())["address"]
+        workers = [start("distributed.cli.dask_worker", address, "--nthreads", "1",
+                         "--no-nanny", "--no-dashboard") for _ in range(2)]
+        one, joined = tmp_path / "one.mkv", tmp_path / "joined.mkv"
+        one_run(clip, one)
+        job = subprocess.Popen([sys.executable, TOOL, "transcode", "-i", str(clip), "-vf", CHAIN,
+                                "-c:v", "ffv1", "-o", str(joined), "--segment-seconds", "0.5",
+                                "--scheduler", address], stderr=subprocess.PIPE, text=True)
+        # Kill a worker once the first segments are done.
+        deadline = time.time() + 300
+        while time.time() < deadline and job.poll() is None:
+            parts = [p for d in tmp_path.glob(".clvid-segments-*") for p in d.iterdir()]
+            if len(parts) >= 2:
+                os.killpg(workers[0].pid, signal.SIGKILL)
+                break
+            time.sleep(0.05)
+        _, err = job.communicate(timeout=600)
+        assert job.returncode == 0, err
+        assert framemd5(joined) == framemd5(one)
+    finally:
+        for p in procs:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
