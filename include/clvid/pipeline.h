@@ -171,7 +171,6 @@ typedef struct clv_media_info {
 /* Fills *info for path; CLV_EIO or CLV_EINVAL with msg naming the file. */
 CLV_API int clv_probe(const char *path, clv_media_info *info, clv_msg *msg);
 
-
 /* Joins `count` segments (files of one video stream each, made with the same
  * encoder settings, each starting on a keyframe, e.g. transcodes of
  * consecutive -ss/-t ranges) into output without re-encoding: their packets

@@ -10,7 +10,6 @@
 
 enum { CLV_EXIT_OK = 0, CLV_EXIT_RUNTIME = 1, CLV_EXIT_USAGE = 2 };
 
-
 /* Options several subcommands share. Each returns 1 when `option` was one
  * of its own (the value checked and stored), 0 when it was not, and -1
  * (a message printed) for a bad value. */
