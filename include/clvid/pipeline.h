@@ -197,7 +197,8 @@ CLV_API int clv_reader_open(const clv_transcode_options *options, clv_reader **o
 /* The frames' size (turned upright when the input says so). */
 CLV_API void clv_reader_size(const clv_reader *reader, int *width, int *height);
 /* The next frame: *rgba points at width * height * 4 bytes (rows width * 4
- * apart), owned by the reader and valid until the next call or close;
+ * apart) in the GPU stage's staging memory (no copy), owned by the reader
+ * and valid until the next call or close;
  * *seconds is its time. Returns 1 with a frame, 0 at the end of the input,
  * or a negative CLV_E* code with msg. */
 CLV_API int clv_reader_next(clv_reader *reader, const uint8_t **rgba, double *seconds,

@@ -248,7 +248,8 @@ def devices() -> List[Dict[str, Any]]:
 
 def _to_rgba(img: np.ndarray, order: str) -> Tuple[np.ndarray, int]:
     """An H x W x 3|4 uint8 array (any strides, RGB(A) or BGR(A)) as a
-    C-contiguous RGBA array, and its channel count."""
+    C-contiguous RGBA array (the array itself when it is one; only read),
+    and its channel count."""
     if not isinstance(img, np.ndarray) or img.dtype != np.uint8 or img.ndim != 3 \
             or img.shape[2] not in (3, 4):
         raise ValueError("clvid: expected an H x W x 3 or H x W x 4 uint8 array, got %s %s"
@@ -256,6 +257,8 @@ def _to_rgba(img: np.ndarray, order: str) -> Tuple[np.ndarray, int]:
     h, w, c = img.shape
     if h < 1 or w < 1:
         raise ValueError("clvid: empty picture %dx%d" % (w, h))
+    if c == 4 and order == "rgb" and img.flags["C_CONTIGUOUS"]:
+        return img, 4  # already the engine's layout: read in place, no copy
     rgba = np.empty((h, w, 4), np.uint8)
     src = img[..., [2, 1, 0]] if order == "bgr" else img[..., :3]
     rgba[..., :3] = src

@@ -19,7 +19,8 @@ int clv_cli_capture_option(const char *option, const char *value, clv_transcode_
 /* -c:v (-vcodec), -preset, -pix_fmt, -crf, -b:v. */
 int clv_cli_output_option(const char *option, const char *value, clv_transcode_options *o);
 
-/* 0 when `option` is one of `known` (NULL-terminated); else prints
+/* 0 when `option` is one of `known` (NULL-terminated) or one of the
+ * shared capture and encoder options; else prints
  * "clvid COMMAND: unknown option X (did you mean Y?)" and returns 1. */
 int clv_cli_unknown(const char *option, const char *const *known, const char *command);
 /* The closest of `known` to word (NULL-terminated), or NULL when none is

@@ -16,7 +16,8 @@ typedef struct play_args {
     int live;      /* --live */
 } play_args;
 
-/* Every option play and webcam know, for "did you mean". */
+/* The options of play and webcam beside the shared capture and encoder
+ * ones (options.c), for "did you mean". */
 static const char *const play_words[] = {"-i",
                                          "-f",
                                          "-vf",
@@ -36,22 +37,8 @@ static const char *const play_words[] = {"-i",
                                          "--stats",
                                          "--live",
                                          "--no-window",
-                                         "--input-size",
-                                         "--input-fps",
-                                         "--input-format",
                                          "-o",
                                          "-y",
-                                         "-c:v",
-                                         "-vcodec",
-                                         "-c:a",
-                                         "-acodec",
-                                         "-crf",
-                                         "-preset",
-                                         "-b:v",
-                                         "-pix_fmt",
-                                         "-aspect",
-                                         "--audio",
-                                         "--audio-format",
                                          "--no-autorotate",
                                          "-noautorotate",
                                          "--help",

@@ -21,22 +21,14 @@ typedef struct transcode_args {
     int quiet;
 } transcode_args;
 
-/* Every option transcode knows, for "did you mean". */
+/* The options of transcode beside the shared capture and encoder ones
+ * (options.c), for "did you mean". */
 static const char *const transcode_words[] = {"-i",
                                               "-o",
                                               "-f",
                                               "-vf",
                                               "-y",
                                               "-q",
-                                              "-c:v",
-                                              "-vcodec",
-                                              "-c:a",
-                                              "-acodec",
-                                              "-crf",
-                                              "-preset",
-                                              "-b:v",
-                                              "-pix_fmt",
-                                              "-aspect",
                                               "-an",
                                               "-sn",
                                               "-ss",
@@ -46,11 +38,6 @@ static const char *const transcode_words[] = {"-i",
                                               "--device",
                                               "--progress",
                                               "--live",
-                                              "--input-size",
-                                              "--input-fps",
-                                              "--input-format",
-                                              "--audio",
-                                              "--audio-format",
                                               "--no-autorotate",
                                               "-noautorotate",
                                               "--frame-index",

@@ -23,18 +23,20 @@ static int shared(const char *option, const char *value, clv_transcode_options *
     return 0;
 }
 
+/* The shared options, each group once: parsing and "did you mean" read them. */
+static const char *const capture_words[] = {"--input-size", "--input-fps",    "--input-format",
+                                            "--audio",      "--audio-format", NULL};
+static const char *const encoder_words[] = {"-c:v",    "-vcodec", "-preset", "-pix_fmt", "-c:a",
+                                            "-acodec", "-aspect", "-crf",    "-b:v",     NULL};
+
 int clv_cli_capture_option(const char *option, const char *value, clv_transcode_options *o)
 {
-    static const char *const names[] = {"--input-size", "--input-fps",    "--input-format",
-                                        "--audio",      "--audio-format", NULL};
-    return shared(option, value, o, names);
+    return shared(option, value, o, capture_words);
 }
 
 int clv_cli_output_option(const char *option, const char *value, clv_transcode_options *o)
 {
-    static const char *const names[] = {"-c:v",    "-vcodec", "-preset", "-pix_fmt", "-c:a",
-                                        "-acodec", "-aspect", "-crf",    "-b:v",     NULL};
-    return shared(option, value, o, names);
+    return shared(option, value, o, encoder_words);
 }
 
 /* One value of the environment, or NULL when unset or empty. */
@@ -112,27 +114,39 @@ static int distance(const char *a, const char *b)
     return row[m];
 }
 
-const char *clv_cli_closest(const char *word, const char *const *known)
+/* The nearest of several NULL-terminated lists, and its distance. */
+static const char *nearest(const char *word, const char *const *const *lists, int *best_d)
 {
     const char *best = NULL;
-    int best_d = 99;
-    for (; *known; known++) {
-        int d = distance(word, *known);
-        if (d < best_d) {
-            best_d = d;
-            best = *known;
+    *best_d = 99;
+    for (; *lists; lists++)
+        for (const char *const *k = *lists; *k; k++) {
+            int d = distance(word, *k);
+            if (d < *best_d) {
+                *best_d = d;
+                best = *k;
+            }
         }
-    }
     /* Near enough to be a slip: two edits, or three in a long word. */
-    return best && (best_d <= 2 || (best_d <= 3 && strlen(word) > 8)) ? best : NULL;
+    return best && (*best_d <= 2 || (*best_d <= 3 && strlen(word) > 8)) ? best : NULL;
+}
+
+const char *clv_cli_closest(const char *word, const char *const *known)
+{
+    const char *const *lists[] = {known, NULL};
+    int d;
+    return nearest(word, lists, &d);
 }
 
 int clv_cli_unknown(const char *option, const char *const *known, const char *command)
 {
-    for (const char *const *k = known; *k; k++)
-        if (!strcmp(option, *k))
-            return 0;
-    const char *near = clv_cli_closest(option, known);
+    const char *const *lists[] = {known, capture_words, encoder_words, NULL};
+    int d;
+    for (int l = 0; lists[l]; l++)
+        for (const char *const *k = lists[l]; *k; k++)
+            if (!strcmp(option, *k))
+                return 0;
+    const char *near = nearest(option, lists, &d);
     fprintf(stderr, "clvid %s: unknown option %s%s%s%s\n", command, option,
             near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
     return 1;

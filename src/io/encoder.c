@@ -201,14 +201,10 @@ static int poor_fit(const AVOutputFormat *ofmt, enum AVCodecID id)
 static const AVCodec *audio_encoder(enum AVCodecID id)
 {
     void *it = NULL;
-    const AVCodec *c, *experimental = NULL;
+    const AVCodec *c;
     while ((c = av_codec_iterate(&it)))
-        if (av_codec_is_encoder(c) && c->id == id) {
-            if (!(c->capabilities & AV_CODEC_CAP_EXPERIMENTAL))
-                return c;
-            experimental = c;
-        }
-    (void)experimental;
+        if (av_codec_is_encoder(c) && c->id == id && !(c->capabilities & AV_CODEC_CAP_EXPERIMENTAL))
+            return c;
     return NULL;
 }
 

@@ -1,6 +1,6 @@
 /* reader.c - the filtered frames of an input, one at a time, as RGBA in
  * memory: the decoder thread feeds the GPU stage (several frames in
- * flight), and each call takes the oldest result. For programs that want
+ * flight), and each call hands out the oldest result in place. For programs that want
  * the pictures rather than a file (the Python package's frames()). */
 #include "clvid/pipeline.h"
 
@@ -21,7 +21,7 @@ struct clv_reader {
     clv_stage *stage;
     AVRational tb;
     int width, height; /* upright */
-    uint8_t *frame;    /* the frame last returned */
+    int holding;       /* the frame last returned is still the stage's oldest output */
     double seconds[RING];
     uint64_t submitted;
     uint64_t first_index; /* the first frame's index (options->first_frame_index) */
@@ -40,7 +40,6 @@ void clv_reader_close(clv_reader *r)
     clv_chain_destroy(r->chain);
     clv_context_destroy(r->ctx);
     clv_feed_destroy(r->feed);
-    free(r->frame);
     free(r);
 }
 
@@ -84,9 +83,8 @@ int clv_reader_open(const clv_transcode_options *o, clv_reader **out, clv_msg *m
     if ((err = clv_stage_create(r->ctx, &so, r->chain, &r->stage, msg)))
         goto fail;
     clv_stage_output_size(r->stage, &r->width, &r->height);
-    r->frame = malloc((size_t)r->width * (size_t)r->height * 4);
     r->queue = clv_queue_create(8);
-    if (!r->frame || !r->queue || clv_decoder_start(r->dec, r->queue, NULL)) {
+    if (!r->queue || clv_decoder_start(r->dec, r->queue, NULL)) {
         snprintf(msg->text, sizeof msg->text, "out of memory");
         err = CLV_ENOMEM;
         goto fail;
@@ -137,6 +135,10 @@ static int fill(clv_reader *r, clv_msg *msg)
 int clv_reader_next(clv_reader *r, const uint8_t **rgba, double *seconds, clv_msg *msg)
 {
     msg->text[0] = 0;
+    if (r->holding) { /* the caller is done with the last frame: its slot is free */
+        clv_stage_release(r->stage);
+        r->holding = 0;
+    }
     int err = fill(r, msg);
     if (err)
         return err;
@@ -146,9 +148,10 @@ int clv_reader_next(clv_reader *r, const uint8_t **rgba, double *seconds, clv_ms
     uint64_t index;
     if ((err = clv_stage_output(r->stage, &pixels, &index, msg)))
         return err;
-    memcpy(r->frame, pixels, (size_t)r->width * (size_t)r->height * 4);
-    clv_stage_release(r->stage);
-    *rgba = r->frame;
+    /* The stage's own staging memory, handed out without a copy and kept
+     * until the next call. */
+    r->holding = 1;
+    *rgba = pixels;
     *seconds = r->seconds[index % RING];
     return 1;
 }
