@@ -23,7 +23,7 @@ expect_run(COMMAND ${CLVID} devices STATUS 0 OUT "\\* +0 ")
 expect_run(COMMAND ${CLVID} --help STATUS 0 OUT "usage: clvid")
 expect_run(COMMAND ${CLVID} STATUS 2 ERR "usage: clvid")
 expect_run(COMMAND ${CLVID} frobnicate STATUS 2 ERR "unknown command 'frobnicate'")
-expect_run(COMMAND ${CLVID} filters extra STATUS 2 ERR "takes no arguments")
+expect_run(COMMAND ${CLVID} filters extra STATUS 2 ERR "unexpected .extra.")
 expect_run(COMMAND ${BENCH} --chain medain STATUS 2
            ERR "unknown filter 'medain'; did you mean 'median'\\?")
 expect_run(COMMAND ${BENCH} --chain median=radius=9 STATUS 2

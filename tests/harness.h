@@ -51,6 +51,10 @@ extern int test_failures;
     X(filter_noise)                                                                                \
     X(filter_quantize)                                                                             \
     X(filter_cases)                                                                                \
+    X(user_kernels)                                                                                \
+    X(user_in_chain)                                                                               \
+    X(user_errors)                                                                                 \
+    X(user_reload)                                                                                 \
     X(gpu_filters)
 
 #define TEST_DECLARE(name) int test_##name(void);

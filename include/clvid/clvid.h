@@ -42,7 +42,9 @@ extern "C" {
     X(EIO, -10, "input/output error")                                                              \
     X(ENOTFOUND, -11, "not found")                                                                 \
     X(EEXIST, -12, "output exists")                                                                \
-    X(EOPTION, -13, "invalid option")
+    X(EOPTION, -13, "invalid option")                                                              \
+    X(EKERNEL, -14, "user kernel does not build")                                                  \
+    X(ETIMEOUT, -15, "device did not finish in time")
 
 enum clv_error {
 #define CLV__ENUM(name, code, text) CLV_##name = code,
@@ -254,6 +256,45 @@ CLV_API const clv_chain_desc *clv_chain_get_desc(const clv_chain *chain);
  * step (a matrix). */
 CLV_API int clv_chain_step_param(clv_chain *chain, int filter_index, int param_index, int direction,
                                  char *text, size_t size, clv_msg *msg);
+
+/* The frame rate behind the `time` argument of user kernels (time = frame
+ * index * den / num seconds); 25/1 until set. */
+CLV_API void clv_chain_set_frame_rate(clv_chain *chain, int num, int den);
+
+/* ---- User kernels: the `opencl` filter ------------------------------------
+ * "opencl=file=PATH[:kernel=NAME][:PARAM=VALUE...]" runs a kernel of the
+ * user's from a .cl file (the contract is in cl/user.cl and the README);
+ * its parameters come from "// @param TYPE NAME = DEFAULT [MIN, MAX] step S"
+ * lines of the file. Parsing a chain reads the file; creating the chain
+ * builds it (a compile error is CLV_EKERNEL with the compiler's messages,
+ * lines numbered as in the file, in msg). Descriptors of user kernels live
+ * as long as the process (one per distinct file, kernel and parameter list):
+ * the only state the library keeps beside the objects it hands out. */
+
+/* Reads and parses a kernel file without building it, for listing its
+ * parameters (clvid filters --file): *out is a descriptor like the
+ * registry's. kernel may be NULL when the file has one kernel. */
+CLV_API int clv_kernel_file_load(const char *path, const char *kernel, const clv_filter **out,
+                                 clv_msg *msg);
+/* The file of filter_index in the chain when it is a user kernel, else
+ * NULL; *kernel (may be NULL) gets the kernel name the chain gave, or NULL
+ * for "the file's only kernel". */
+CLV_API const char *clv_chain_kernel_file(const clv_chain *chain, int filter_index,
+                                          const char **kernel);
+
+/* Live reload: read and build the file again (any thread: it uses only the
+ * file and ctx's OpenCL context, so the thread that runs the chain goes on),
+ * then swap the result in on the chain's thread, from the next run on. A
+ * build error leaves the chain as it was. Parameters keep their values
+ * across a swap when the new file declares them with the same type and the
+ * value was moved off its old default and lies in the new range; the rest
+ * take the new defaults. */
+typedef struct clv_kernel_build clv_kernel_build;
+CLV_API int clv_kernel_build_file(clv_context *ctx, const char *path, const char *kernel,
+                                  clv_kernel_build **out, clv_msg *msg);
+CLV_API int clv_chain_swap_kernel(clv_chain *chain, int filter_index, clv_kernel_build *build,
+                                  clv_msg *msg); /* takes build on success */
+CLV_API void clv_kernel_build_free(clv_kernel_build *build);
 
 /* With profiling on: waits for the last run and stores each filter's kernel
  * time in nanoseconds into ns[0 .. count-1]. */

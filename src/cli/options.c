@@ -85,6 +85,7 @@ int clv_cli_exit_status(int err)
     case CLV_ERANGE:
     case CLV_EOPTION:
     case CLV_ENODEVICE:
+    case CLV_EKERNEL: /* the user's kernel file does not build */
         return CLV_EXIT_USAGE;
     default:
         return CLV_EXIT_RUNTIME;

@@ -102,6 +102,7 @@ static void filter_names(char *out, size_t size)
         strncat(out, i ? ", " : "", size - strlen(out) - 1);
         strncat(out, clv__filters[i]->name, size - strlen(out) - 1);
     }
+    strncat(out, ", opencl=file=KERNEL.cl", size - strlen(out) - 1);
 }
 
 static void format_number(double v, char *out, size_t size)
@@ -259,6 +260,45 @@ static const char *token(const char *s, const char *stops, char *out, size_t siz
     return s;
 }
 
+/* The "opencl" filter's file (file=PATH, or the first value when it has no
+ * name) and kernel (kernel=NAME), read before its other parameters, which
+ * the file declares. s is at the '=' after the name, or at its end. */
+static int user_args(const char *s, const clv_filter **f, int *file_positional, clv_msg *msg)
+{
+    char path[4096] = "", kernel[256] = "", arg[8192];
+    int first = 1;
+    if (*s == '=') {
+        s++;
+        while (*s && *s != ',') {
+            const char *start = s;
+            size_t klen = strcspn(start, "=:,'\\");
+            char key[64] = "";
+            if (start[klen] == '=') {
+                const char *k = token(start, "=", key, sizeof key);
+                if (!k)
+                    break;
+                s = k + 1;
+            }
+            const char *e = token(s, ":,", arg, sizeof arg);
+            if (!e)
+                break; /* the main loop says what is wrong */
+            int is_file = !strcmp(key, "file") || (!key[0] && first);
+            char *to = is_file ? path : !strcmp(key, "kernel") ? kernel : NULL;
+            size_t room = is_file ? sizeof path : sizeof kernel;
+            if (to && strlen(arg) >= room)
+                return clv__fail(msg, CLV_EPARSE, "filter 'opencl': over-long %s",
+                                 is_file ? "file name" : "kernel name");
+            if (to)
+                memcpy(to, arg, strlen(arg) + 1);
+            if (is_file)
+                *file_positional = !key[0];
+            first = 0;
+            s = *e == ':' ? e + 1 : e;
+        }
+    }
+    return clv__user_find(path, kernel[0] ? kernel : NULL, f, msg);
+}
+
 static int parse_filter(const char *text, const char **pos, clv_chain_desc *desc, clv_msg *msg)
 {
     char name[64], rest[8192];
@@ -274,12 +314,19 @@ static int parse_filter(const char *text, const char **pos, clv_chain_desc *desc
                          "comma at an end?)",
                          text, (int)(*pos - text) + 1);
     const clv_filter *f = clv_filter_find(name);
+    int user = !f && !strcmp(name, "opencl"), file_positional = 0;
+    if (user) {
+        int err = user_args(s, &f, &file_positional, msg);
+        if (err)
+            return err;
+    }
     if (!f) {
-        const char *names[64] = {0};
+        const char *names[65] = {0};
         for (int i = 0; i < clv__filter_count && i < 64; i++)
             names[i] = clv__filters[i]->name;
+        names[clv__filter_count < 64 ? clv__filter_count : 64] = "opencl";
         char hint[96], list[512];
-        suggest(name, names, clv__filter_count, hint, sizeof hint);
+        suggest(name, names, clv__filter_count + 1, hint, sizeof hint);
         filter_names(list, sizeof list);
         return clv__fail(msg, CLV_EPARSE, "unknown filter '%s'%s (filters: %s)", name, hint, list);
     }
@@ -319,6 +366,14 @@ static int parse_filter(const char *text, const char **pos, clv_chain_desc *desc
                 val = rest;
             }
             int index = -1;
+            if (user && (!strcmp(key, "file") || !strcmp(key, "kernel") ||
+                         (!key[0] && file_positional && positional++ == 0))) {
+                s = e; /* read by user_args */
+                if (*s != ':')
+                    break;
+                s++;
+                continue;
+            }
             if (key[0]) {
                 for (int i = 0; i < f->param_count; i++)
                     if (!strcmp(f->params[i].name, key))
@@ -342,7 +397,7 @@ static int parse_filter(const char *text, const char **pos, clv_chain_desc *desc
                                      f->name, key, hint, list);
                 }
             } else {
-                index = positional++;
+                index = positional++ - file_positional;
                 if (index >= f->param_count)
                     return clv__fail(msg, CLV_EPARSE,
                                      "filter '%s' takes %d value%s in order; '%s' is one too "
@@ -435,12 +490,17 @@ void clv_chain_format(const clv_chain_desc *desc, char *out, size_t size)
     out[0] = 0;
     for (int i = 0; i < desc->count && n < size; i++) {
         const clv_filter *f = desc->item[i].filter;
-        n += (size_t)snprintf(out + n, size - n, "%s%s", i ? "," : "", f->name);
+        if (f->user) {
+            char head[8400];
+            clv__user_format(f, head, sizeof head);
+            n += (size_t)snprintf(out + n, size - n, "%s%s", i ? "," : "", head);
+        } else
+            n += (size_t)snprintf(out + n, size - n, "%s%s", i ? "," : "", f->name);
         for (int j = 0; j < f->param_count && n < size; j++) {
             char v[512];
             format_value(&f->params[j], &desc->item[i].values[j], v, sizeof v);
-            n +=
-                (size_t)snprintf(out + n, size - n, "%c%s=%s", j ? ':' : '=', f->params[j].name, v);
+            n += (size_t)snprintf(out + n, size - n, "%c%s=%s", j || f->user ? ':' : '=',
+                                  f->params[j].name, v);
         }
     }
 }
@@ -456,6 +516,7 @@ struct clv_chain {
     clv_frame scratch;
     int needs_scratch;
     clv__events events;
+    int rate_num, rate_den; /* for user kernels' `time` */
 };
 
 static void release_events(clv__events *e)
@@ -473,6 +534,8 @@ int clv_chain_create(clv_context *ctx, const clv_chain_desc *desc, clv_chain **o
         return clv__fail(msg, CLV_ENOMEM, "out of memory");
     chain->ctx = ctx;
     chain->desc = *desc;
+    chain->rate_num = 25;
+    chain->rate_den = 1;
     int err = 0;
     for (int i = 0; i < desc->count; i++) {
         const clv_filter *f = desc->item[i].filter;
@@ -481,6 +544,21 @@ int clv_chain_create(clv_context *ctx, const clv_chain_desc *desc, clv_chain **o
         if (!chain->state[i]) {
             err = clv__fail(msg, CLV_ENOMEM, "out of memory");
             goto fail;
+        }
+        if (f->user) {
+            /* The file as it is now: when its parameters changed since the
+             * chain was parsed, the values carry over by name. */
+            const clv_filter *now = f;
+            chain->initialized[i] = 1;
+            if ((err = clv__user_init(chain->state[i], ctx, f, &now, msg)))
+                goto fail;
+            if (now != f) {
+                clv_value values[CLV_PARAMS_MAX];
+                clv__user_carry(f, desc->item[i].values, now, values);
+                memcpy(chain->desc.item[i].values, values, sizeof values);
+                chain->desc.item[i].filter = now;
+            }
+            continue;
         }
         cl_program prog = NULL;
         if ((err = clv__program_get(ctx, f->program, &prog, msg)))
@@ -574,6 +652,7 @@ int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64
             .height = h,
             .stride = src->stride,
             .frame_index = frame_index,
+            .time = (float)((double)frame_index * chain->rate_den / chain->rate_num),
             .values = chain->desc.item[i].values,
             .events = ctx->profiling ? &chain->events : NULL,
         };
@@ -591,6 +670,39 @@ int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64
 fail:
     return clv__fail(msg, err, "running the chain on %s: %s (see the log above)", ctx->dev.name,
                      clv_strerror(err));
+}
+
+void clv_chain_set_frame_rate(clv_chain *chain, int num, int den)
+{
+    if (num > 0 && den > 0) {
+        chain->rate_num = num;
+        chain->rate_den = den;
+    }
+}
+
+const char *clv_chain_kernel_file(const clv_chain *chain, int filter_index, const char **kernel)
+{
+    if (kernel)
+        *kernel = NULL;
+    if (filter_index < 0 || filter_index >= chain->desc.count ||
+        !chain->desc.item[filter_index].filter->user)
+        return NULL;
+    return clv__user_path(chain->desc.item[filter_index].filter, kernel);
+}
+
+int clv_chain_swap_kernel(clv_chain *chain, int filter_index, clv_kernel_build *build, clv_msg *msg)
+{
+    if (!build || filter_index < 0 || filter_index >= chain->desc.count ||
+        !chain->desc.item[filter_index].filter->user)
+        return clv__fail(msg, CLV_EINVAL, "filter #%d of the chain is not a user kernel",
+                         filter_index + 1);
+    const clv_filter *old = chain->desc.item[filter_index].filter;
+    clv_value values[CLV_PARAMS_MAX];
+    const clv_filter *now = clv__user_swap(chain->state[filter_index], build);
+    clv__user_carry(old, chain->desc.item[filter_index].values, now, values);
+    memcpy(chain->desc.item[filter_index].values, values, sizeof values);
+    chain->desc.item[filter_index].filter = now;
+    return 0;
 }
 
 int clv_chain_set_param(clv_chain *chain, int filter_index, const char *param, const char *value,
@@ -660,6 +772,10 @@ int clv_ref_chain_create(const clv_chain_desc *desc, clv_ref_chain **out)
         return CLV_ENOMEM;
     ref->desc = *desc;
     for (int i = 0; i < desc->count; i++) {
+        if (!desc->item[i].filter->reference) {
+            clv_ref_chain_destroy(ref); /* a user kernel has no C reference */
+            return CLV_EINVAL;
+        }
         size_t size = desc->item[i].filter->ref_state_size;
         ref->state[i] = calloc(1, size ? size : 1);
         if (!ref->state[i]) {

@@ -49,6 +49,7 @@ typedef struct clv_launch {
     cl_mem src, dst, scratch;
     int width, height, stride; /* stride in pixels */
     uint64_t frame_index;
+    float time; /* seconds: frame_index / the chain's frame rate */
     const clv_value *values;
     clv__events *events; /* NULL unless profiling */
     /* For a single-kernel launch (the stage's conversions): events the
@@ -66,6 +67,9 @@ struct clv_filter {
     const clv_param *params;
     int param_count;
     const char *program; /* cl/<program>.cl, built with cl/common.cl */
+    /* A user kernel (the `opencl` filter, src/filters/opencl.c): set, and
+     * program, init and reference are not used. */
+    const struct clv__user *user;
     int needs_scratch;
 
     /* Device side. state is state_size zeroed bytes owned by the chain.
@@ -88,6 +92,27 @@ struct clv_filter {
 extern const clv_filter *const clv__filters[];
 extern const int clv__filter_count;
 
+/* ---- User kernels (src/filters/opencl.c) ------------------------------ */
+
+/* The parser's hook: loads the descriptor of "opencl" arguments. */
+int clv__user_find(const char *path, const char *kernel, const clv_filter **out, clv_msg *msg);
+/* The file of a user kernel's descriptor; *kernel (may be NULL) the name
+ * the chain gave, or NULL. */
+const char *clv__user_path(const clv_filter *f, const char **kernel);
+/* Writes "opencl=file=PATH[:kernel=NAME]" for f into out. */
+void clv__user_format(const clv_filter *f, char *out, size_t size);
+/* The chain's hooks: builds the file on ctx into state (f->state_size
+ * bytes); *now is the descriptor of the file as built, which differs from
+ * f when the file's parameters changed since the chain was parsed. */
+int clv__user_init(void *state, clv_context *ctx, const clv_filter *f, const clv_filter **now,
+                   clv_msg *msg);
+/* Carries values of `from`'s parameters over to `to`'s (see
+ * clv_chain_swap_kernel). */
+void clv__user_carry(const clv_filter *from, const clv_value *old, const clv_filter *to,
+                     clv_value *values);
+/* Swaps a build into state; returns the build's descriptor. */
+const clv_filter *clv__user_swap(void *state, clv_kernel_build *build);
+
 /* ---- Embedded kernel sources (generated at build time) ---------------- */
 
 typedef struct clv__source {
@@ -102,6 +127,16 @@ extern const int clv__source_count;
 /* Returns the program for cl/<family>.cl on ctx, building it (or loading it
  * from the binary cache) on first use. The context owns the program. */
 int clv__program_get(clv_context *ctx, const char *family, cl_program *out, clv_msg *msg);
+/* Builds a program from text (no cache). On a build failure returns
+ * CLV_EBUILD (msg untouched) with *log the driver's log (malloc'd, may be
+ * NULL), its "<kernel>:N" lines mapped to file:(N - first_line + 1). */
+int clv__program_build_text(const clv_context *ctx, const char *text, size_t len,
+                            const char *options, const char *file, int first_line,
+                            cl_program *out, char **log, clv_msg *msg);
+/* cl/<name> (embedded, or from the kernel directory) after a #line 1
+ * directive, into *text (malloc'd). */
+int clv__source_text(const clv_context *ctx, const char *name, char **text, size_t *len,
+                     clv_msg *msg);
 /* Creates a kernel from a program; msg names the kernel on failure. */
 int clv__kernel_create(cl_program prog, const char *name, cl_kernel *out, clv_msg *msg);
 
@@ -125,6 +160,9 @@ int clv__launch_pixels(const clv_launch *l, cl_kernel kernel, int width, int hei
 /* Enqueues kernel with an explicit range (local may be NULL). */
 int clv__launch(const clv_launch *l, cl_kernel kernel, cl_uint dims, const size_t *global,
                 const size_t *local);
+/* The same from a global offset (may be NULL). */
+int clv__launch_at(const clv_launch *l, cl_kernel kernel, cl_uint dims, const size_t *offset,
+                   const size_t *global, const size_t *local);
 
 /* ---- Errors and logging ------------------------------------------------- */
 

@@ -130,9 +130,15 @@ static size_t round_up(size_t v, size_t m)
 int clv__launch(const clv_launch *l, cl_kernel kernel, cl_uint dims, const size_t *global,
                 const size_t *local)
 {
+    return clv__launch_at(l, kernel, dims, NULL, global, local);
+}
+
+int clv__launch_at(const clv_launch *l, cl_kernel kernel, cl_uint dims, const size_t *offset,
+                   const size_t *global, const size_t *local)
+{
     cl_event ev = NULL;
     clv__events *evs = l->events;
-    cl_int st = clEnqueueNDRangeKernel(l->queue, kernel, dims, NULL, global, local, l->wait_count,
+    cl_int st = clEnqueueNDRangeKernel(l->queue, kernel, dims, offset, global, local, l->wait_count,
                                        l->wait, evs || l->done ? &ev : NULL);
     if (st != CL_SUCCESS) {
         char name[128] = "?";

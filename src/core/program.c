@@ -211,29 +211,71 @@ static void map_log_lines(const char *log, const source_part *parts, int count, 
     }
 }
 
-static void print_build_log(clv_context *ctx, cl_program prog, const char *family,
-                            const source_part *parts, int count)
+/* The build log of prog with its lines mapped back to the files (malloc'd;
+ * NULL when out of memory). */
+static char *mapped_build_log(const clv_context *ctx, cl_program prog, const source_part *parts,
+                              int count)
 {
     size_t size = 0;
     clGetProgramBuildInfo(prog, ctx->dev.device_id, CL_PROGRAM_BUILD_LOG, 0, NULL, &size);
     char *log = malloc(size + 1);
     if (!log)
-        return;
+        return NULL;
     log[0] = 0;
     clGetProgramBuildInfo(prog, ctx->dev.device_id, CL_PROGRAM_BUILD_LOG, size, log, NULL);
     log[size] = 0;
-    /* The lines mapped back to the files, as one message to the log. */
     char *mapped = NULL;
     size_t mapped_size = 0;
     FILE *out = open_memstream(&mapped, &mapped_size);
-    if (out) {
-        map_log_lines(log, parts, count, out);
-        fclose(out);
-    }
-    clv__log(ctx, CLV__LOG_ERROR, "build log of cl/%s.cl on %s:\n%s", family, ctx->dev.name,
-             mapped ? mapped : log);
-    free(mapped);
+    if (!out)
+        return log;
+    map_log_lines(log, parts, count, out);
+    fclose(out);
     free(log);
+    return mapped;
+}
+
+static void print_build_log(clv_context *ctx, cl_program prog, const char *family,
+                            const source_part *parts, int count)
+{
+    char *log = mapped_build_log(ctx, prog, parts, count);
+    clv__log(ctx, CLV__LOG_ERROR, "build log of cl/%s.cl on %s:\n%s", family, ctx->dev.name,
+             log ? log : "(no log)");
+    free(log);
+}
+
+int clv__program_build_text(const clv_context *ctx, const char *text, size_t len,
+                            const char *options, const char *file, int first_line,
+                            cl_program *out, char **log, clv_msg *msg)
+{
+    *out = NULL;
+    *log = NULL;
+    cl_int st = CL_SUCCESS;
+    cl_program prog = clCreateProgramWithSource(ctx->cl, 1, &text, &len, &st);
+    if (!prog || st != CL_SUCCESS)
+        return clv__fail(msg, CLV_ECL, "%s: clCreateProgramWithSource: %s", file,
+                         clv__cl_strerror(st));
+    st = clBuildProgram(prog, 1, &ctx->dev.device_id, options, NULL, NULL);
+    if (st != CL_SUCCESS) {
+        source_part part = {file, first_line};
+        *log = mapped_build_log(ctx, prog, &part, 1);
+        clReleaseProgram(prog);
+        return st == CL_BUILD_PROGRAM_FAILURE || st == CL_INVALID_BUILD_OPTIONS
+                   ? CLV_EBUILD
+                   : clv__fail(msg, CLV_ECL, "%s: clBuildProgram: %s", file,
+                               clv__cl_strerror(st));
+    }
+    *out = prog;
+    return 0;
+}
+
+int clv__source_text(const clv_context *ctx, const char *name, char **text, size_t *len,
+                     clv_msg *msg)
+{
+    source_part part;
+    *text = NULL;
+    *len = 0;
+    return append_source(ctx, text, len, name, &part, msg);
 }
 
 static int build(clv_context *ctx, const char *family, cl_program *out, clv_msg *msg)
