@@ -300,6 +300,12 @@ CLV_API void clv_kernel_build_free(clv_kernel_build *build);
  * time in nanoseconds into ns[0 .. count-1]. */
 CLV_API int clv_chain_profile(clv_chain *chain, uint64_t *ns, int count);
 
+/* With profiling on: each filter's kernel time in nanoseconds summed over
+ * the runs finished so far (ns[0 .. count-1]) and how many runs that is,
+ * without waiting (a run still in flight is counted later, or left out
+ * when clv_chain_profile took its events). CLV_EINVAL without profiling. */
+CLV_API int clv_chain_times(const clv_chain *chain, uint64_t *ns, int count, uint64_t *runs);
+
 /* ---- C reference ------------------------------------------------------- */
 
 /* The chain on the host, by the definitions, for tests and exactness checks.

@@ -515,7 +515,12 @@ struct clv_chain {
     clv_frame mid[2]; /* ping-pong frames between filters */
     clv_frame scratch;
     int needs_scratch;
-    clv__events events;
+    /* Kernel events of the last runs, per filter: the newest for
+     * clv_chain_profile; the oldest, finished by the time its slot comes
+     * round again, are summed into filter_ns (clv_chain_times). */
+    clv__events ring[4];
+    int ring_at;
+    uint64_t filter_ns[CLV_CHAIN_MAX], timed_runs;
     int rate_num, rate_den; /* for user kernels' `time` */
 };
 
@@ -524,6 +529,40 @@ static void release_events(clv__events *e)
     for (int i = 0; i < e->count; i++)
         clReleaseEvent(e->list[i]);
     e->count = 0;
+}
+
+/* Adds a finished run's kernel times to the chain's sums; a run not yet
+ * finished (or without profiling) is left out. */
+static void sum_events(clv_chain *chain, const clv__events *e)
+{
+    uint64_t ns[CLV_CHAIN_MAX] = {0};
+    if (!e->count)
+        return;
+    for (int i = 0; i < e->count; i++) {
+        cl_int status = 0;
+        cl_ulong start = 0, end = 0;
+        if (clGetEventInfo(e->list[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                           NULL) != CL_SUCCESS ||
+            status != CL_COMPLETE ||
+            clGetEventProfilingInfo(e->list[i], CL_PROFILING_COMMAND_START, sizeof start, &start,
+                                    NULL) != CL_SUCCESS ||
+            clGetEventProfilingInfo(e->list[i], CL_PROFILING_COMMAND_END, sizeof end, &end,
+                                    NULL) != CL_SUCCESS)
+            return;
+        if (e->owner[i] >= 0 && e->owner[i] < CLV_CHAIN_MAX && end > start)
+            ns[e->owner[i]] += end - start;
+    }
+    for (int i = 0; i < CLV_CHAIN_MAX; i++)
+        chain->filter_ns[i] += ns[i];
+    chain->timed_runs++;
+}
+
+int clv_chain_times(const clv_chain *chain, uint64_t *ns, int count, uint64_t *runs)
+{
+    for (int i = 0; i < count; i++)
+        ns[i] = i < CLV_CHAIN_MAX ? chain->filter_ns[i] : 0;
+    *runs = chain->timed_runs;
+    return chain->ctx->profiling ? 0 : CLV_EINVAL;
 }
 
 int clv_chain_create(clv_context *ctx, const clv_chain_desc *desc, clv_chain **out, clv_msg *msg)
@@ -582,9 +621,11 @@ void clv_chain_destroy(clv_chain *chain)
         return;
     if (chain->ctx && chain->ctx->queue)
         clFinish(chain->ctx->queue);
-    release_events(&chain->events);
-    free(chain->events.list);
-    free(chain->events.owner);
+    for (int i = 0; i < 4; i++) {
+        release_events(&chain->ring[i]);
+        free(chain->ring[i].list);
+        free(chain->ring[i].owner);
+    }
     for (int i = 0; i < chain->desc.count; i++) {
         if (chain->initialized[i] && chain->desc.item[i].filter->uninit)
             chain->desc.item[i].filter->uninit(chain->state[i]);
@@ -630,7 +671,10 @@ int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64
         return err;
     if (chain->needs_scratch && (err = ensure_frame(ctx, &chain->scratch, w, h, msg)))
         return err;
-    release_events(&chain->events);
+    chain->ring_at = (chain->ring_at + 1) % 4;
+    clv__events *events = &chain->ring[chain->ring_at];
+    sum_events(chain, events);
+    release_events(events);
 
     if (wait)
         CLV__CL_CHECK(ctx, clEnqueueBarrierWithWaitList(ctx->queue, 1, &wait, NULL),
@@ -654,9 +698,9 @@ int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64
             .frame_index = frame_index,
             .time = (float)((double)frame_index * chain->rate_den / chain->rate_num),
             .values = chain->desc.item[i].values,
-            .events = ctx->profiling ? &chain->events : NULL,
+            .events = ctx->profiling ? events : NULL,
         };
-        chain->events.current = i;
+        events->current = i;
         if ((err = f->run(chain->state[i], &l)))
             return clv__fail(msg, err,
                              "filter '%s' (#%d in the chain) failed on a %dx%d frame "
@@ -732,7 +776,7 @@ int clv_chain_profile(clv_chain *chain, uint64_t *ns, int count)
 {
     for (int i = 0; i < count; i++)
         ns[i] = 0;
-    clv__events *e = &chain->events;
+    clv__events *e = &chain->ring[chain->ring_at];
     if (!chain->ctx->profiling)
         return CLV_EINVAL;
     int err = 0;

@@ -148,6 +148,13 @@ AVCodecContext *clv_decoder_codec(const clv_decoder *d)
     return d->codec;
 }
 
+AVRational clv_decoder_frame_rate(const clv_decoder *d)
+{
+    AVFormatContext *ic = clv_decoder_format(d);
+    AVRational rate = av_guess_frame_rate(ic, ic->streams[clv_decoder_video_index(d)], NULL);
+    return rate.num > 0 && rate.den > 0 ? rate : (AVRational){25, 1};
+}
+
 int clv_decoder_video_index(const clv_decoder *d)
 {
     return d->video;

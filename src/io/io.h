@@ -68,6 +68,8 @@ void clv_decoder_close(clv_decoder *dec);
 AVFormatContext *clv_decoder_format(const clv_decoder *dec);
 AVCodecContext *clv_decoder_codec(const clv_decoder *dec);
 int clv_decoder_video_index(const clv_decoder *dec);
+/* The video's frame rate as ffmpeg guesses it; 25/1 when unknown. */
+AVRational clv_decoder_frame_rate(const clv_decoder *dec);
 /* Starts the thread: decoded video frames (pts in the stream's time base,
  * shifted so that -ss is 0) go to out, and packets of the audio and
  * subtitle streams (same shift) to `packets` (NULL: to out as well, in

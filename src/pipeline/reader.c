@@ -71,6 +71,8 @@ int clv_reader_open(const clv_transcode_options *o, clv_reader **out, clv_msg *m
     if ((err = clv_context_create(&copt, &r->ctx, msg)) ||
         (err = clv_chain_create(r->ctx, &desc, &r->chain, msg)))
         goto fail;
+    AVRational rate = clv_decoder_frame_rate(r->dec);
+    clv_chain_set_frame_rate(r->chain, rate.num, rate.den);
     clv_stage_options so = {.width = dc->width,
                             .height = dc->height,
                             .in_format = clv_feed_format(r->feed),

@@ -205,6 +205,8 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
         goto fail;
     if ((err = clv_chain_create(ctx, &desc, &chain, msg)))
         goto fail;
+    AVRational rate = clv_decoder_frame_rate(dec);
+    clv_chain_set_frame_rate(chain, rate.num, rate.den);
     clv_stage_options sopt = {.width = w,
                               .height = h,
                               .in_format = in_f,

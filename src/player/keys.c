@@ -31,6 +31,8 @@ const clv_binding clv_bindings[] = {
     {"w", CLV_ACT_CYCLE, 0, "next -vf chain from the command line"},
     {"up", CLV_ACT_PARAM, 1, "raise the active filter's main parameter"},
     {"down", CLV_ACT_PARAM, -1, "lower it"},
+    {"tab", CLV_ACT_NEXT_PARAM, 0, "up/down move the next parameter (-vf chains)"},
+    {"r", CLV_ACT_RELOAD, 0, "reload the chain's kernel files (opencl=file=...)"},
     {"space", CLV_ACT_PAUSE, 0, "pause / resume"},
     {"p", CLV_ACT_PAUSE, 0, "pause / resume"},
     {".", CLV_ACT_STEP, 0, "step one frame (pauses)"},

@@ -17,6 +17,7 @@
 #include "../io/io.h"
 #include "../pipeline/sink.h"
 #include "../present/present.h"
+#include "reload.h"
 
 #define VF_MAX CLV_PLAYER_CHAINS
 #define RING 64  /* timestamps of frames in flight, by submit index */
@@ -84,7 +85,13 @@ typedef struct player {
     int64_t recorded;
     int64_t mic_packets; /* the microphone's, recorded */
     int hud_dirty;
-    int redraw; /* the window needs drawing again though no frame came */
+    int redraw;         /* the window needs drawing again though no frame came */
+    clv_reload *reload; /* the -vf chains' kernel files, watched; NULL: none */
+    /* Each filter's kernel time in the active chain, over the HUD's span. */
+    const clv_chain *timed_chain;
+    uint64_t timed_ns[CLV_CHAIN_MAX], timed_runs;
+    double filter_us[CLV_CHAIN_MAX];
+    int param_pick; /* which stepped parameter of a -vf chain up/down move */
 } player;
 
 /* A line at the bottom of the window for a few seconds; fmt has one %s. */
@@ -147,6 +154,7 @@ static void activate(player *p, clv_chain *chain, int preset, int vf_index)
     p->active = chain;
     p->preset = preset;
     p->vf_index = vf_index;
+    p->param_pick = 0;
     clv_stage_set_chain(p->stage, chain);
     if (p->paused)
         p->refilter = 1;
@@ -170,13 +178,26 @@ static int main_param(const player *p, int *filter, int *param)
             }
         return 0;
     }
-    for (int i = 0; i < d->count; i++) {
-        const clv_filter *f = d->item[i].filter;
-        if (clv_filter_param_count(f) == 0 || clv_filter_param(f, 0)->step <= 0)
-            continue;
-        *filter = i;
-        *param = 0;
-        return 1;
+    /* The param_pick-th stepped parameter (tab moves on), wrapping. */
+    int stepped = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        int k = 0;
+        for (int i = 0; i < d->count; i++) {
+            const clv_filter *f = d->item[i].filter;
+            for (int j = 0; j < clv_filter_param_count(f); j++) {
+                if (clv_filter_param(f, j)->step <= 0)
+                    continue;
+                if (pass == 1 && k == p->param_pick % stepped) {
+                    *filter = i;
+                    *param = j;
+                    return 1;
+                }
+                k++;
+            }
+        }
+        stepped = k;
+        if (!stepped)
+            return 0;
     }
     return 0;
 }
@@ -402,6 +423,18 @@ static void update_figures(player *p, int now_anyway)
                                : fmax(p->ms_up, fmax(p->ms_kernels, p->ms_down));
             p->pipeline_fps = bound > 0 ? 1000 / bound : 0;
         }
+        uint64_t ns[CLV_CHAIN_MAX], runs = 0;
+        if (clv_chain_times(p->active, ns, CLV_CHAIN_MAX, &runs) == 0) {
+            if (p->timed_chain == p->active && runs > p->timed_runs)
+                for (int i = 0; i < CLV_CHAIN_MAX; i++)
+                    p->filter_us[i] =
+                        (double)(ns[i] - p->timed_ns[i]) / 1e3 / (double)(runs - p->timed_runs);
+            else if (p->timed_chain != p->active)
+                memset(p->filter_us, 0, sizeof p->filter_us);
+            p->timed_chain = p->active;
+            memcpy(p->timed_ns, ns, sizeof ns);
+            p->timed_runs = runs;
+        }
         double decode_s = clv_decoder_busy_seconds(p->dec);
         if (p->decoded > p->hud_decoded)
             p->ms_decode =
@@ -438,12 +471,26 @@ static void hud_refresh(player *p)
         snprintf(which, sizeof which, "-vf %d/%d", p->vf_index + 1, p->a.chain_count);
     const AVCodecContext *dc = clv_decoder_codec(p->dec);
     clv_color col = clv_feed_color(p->feed);
+    /* Each filter's µs per frame; a user kernel by its file's name. */
+    char filters[600] = "";
+    const clv_chain_desc *d = clv_chain_get_desc(p->active);
+    size_t n = d->count ? (size_t)snprintf(filters, sizeof filters, "\xc2\xb5s/frame  ") : 0;
+    for (int i = 0; i < d->count && n < sizeof filters; i++) {
+        const char *file = clv_chain_kernel_file(p->active, i, NULL);
+        const char *slash = file ? strrchr(file, '/') : NULL;
+        char name[80];
+        snprintf(name, sizeof name, "%.60s",
+                 file ? (slash ? slash + 1 : file) : clv_filter_name(d->item[i].filter));
+        n += (size_t)snprintf(filters + n, sizeof filters - n, "%s%s %.0f%s", i ? "  " : "", name,
+                              p->filter_us[i], i == d->count - 1 ? "\n" : "");
+    }
     snprintf(p->hud_text, sizeof p->hud_text,
              "%s  %s\n"
              "%s  %dx%d  %.2f fps  %s %s %s\n"
              "%s on %s\n"
              "shown %.1f fps   pipeline %.0f fps   dropped %lld   latency %.0f ms%s\n"
              "ms/frame  decode %.2f  upload %.2f  kernels %.2f  download %.2f  present %.2f\n"
+             "%s"
              "%s / %s  frame %lld%s%s%s%s   i: HUD  h: keys",
              which, chain_text(p, chain, sizeof chain), p->path, p->w, p->h, p->fps,
              av_get_pix_fmt_name(dc->pix_fmt), clv_matrix_name(col.matrix),
@@ -452,7 +499,7 @@ static void hud_refresh(player *p)
              (long long)(p->dropped + p->stale_seen + clv_decoder_stale_dropped(p->dec)),
              p->latency_ms,
              p->sink ? (clv_sink_has_mic(p->sink) ? "   [recording + mic]" : "   [recording]") : "",
-             p->ms_decode, p->ms_up, p->ms_kernels, p->ms_down, p->ms_present, pos, total,
+             p->ms_decode, p->ms_up, p->ms_kernels, p->ms_down, p->ms_present, filters, pos, total,
              (long long)llround(p->last_pts * p->fps), p->paused ? "  [paused]" : "",
              p->compare ? "  [compare]" : "", p->muted ? "  [muted]" : "", param);
 }
@@ -478,6 +525,7 @@ static int draw(player *p, uint8_t **capture, int *cw, int *ch)
     }
     if (p->message[0] && clv_io_seconds() < p->message_until)
         view.message = p->message;
+    view.error = clv_reload_error(p->reload, p->active);
     return clv_window_draw(p->win, &view, capture, cw, ch);
 }
 
@@ -596,6 +644,26 @@ static int act(player *p, const clv_binding *b, clv_msg *msg)
     }
     case CLV_ACT_QUIT:
         p->quit = 1;
+        break;
+    case CLV_ACT_NEXT_PARAM: {
+        int fi, pi;
+        if (p->preset) {
+            notice(p, "%s", "tab picks among a -vf chain's parameters; a preset has one");
+            break;
+        }
+        p->param_pick++;
+        if (main_param(p, &fi, &pi)) {
+            const clv_param *par =
+                clv_filter_param(clv_chain_get_desc(p->active)->item[fi].filter, pi);
+            notice(p, "up/down: %s", par->name);
+        }
+        break;
+    }
+    case CLV_ACT_RELOAD:
+        if (!p->reload)
+            notice(p, "%s", "no kernel file to reload (-vf opencl=file=KERNEL.cl)");
+        else
+            clv_reload_request(p->reload);
         break;
     }
     return 0;
@@ -718,6 +786,22 @@ static int run(player *p, clv_msg *msg)
     while (!p->quit && !err && !(p->quit_signal && *p->quit_signal)) {
         if ((err = events(p, msg)))
             break;
+        if (p->reload) {
+            /* A kernel file changed and built: from the next frame on
+             * (again at once while paused). A failed build shows its
+             * messages; the last good kernel goes on. */
+            char line[256];
+            const char *before = clv_reload_error(p->reload, p->active);
+            if (clv_reload_poll(p->reload, line, sizeof line)) {
+                p->hud_dirty = 1;
+                if (p->paused)
+                    p->refilter = 1;
+            }
+            if (line[0])
+                notice(p, "%s", line);
+            if (before != clv_reload_error(p->reload, p->active))
+                p->redraw = 1;
+        }
         if (p->seek_pending) {
             double to = p->seek_to;
             p->seek_pending = 0;
@@ -812,7 +896,8 @@ static void write_stats(player *p)
             "height=%d\nfps=%.3f\ndevice=%s\nrenderer=%s\nshown_fps=%.2f\npipeline_fps=%.1f\n"
             "ms_decode=%.3f\nms_upload=%.3f\nms_kernels=%.3f\nms_download=%.3f\n"
             "ms_present=%.3f\nelapsed=%.3f\nlatency_ms=%.1f\nstale_dropped=%lld\n"
-            "max_queued=%d\nrecorded=%lld\nmic_packets=%lld\n",
+            "max_queued=%d\nrecorded=%lld\nmic_packets=%lld\nkernel_reloads=%llu\n"
+            "kernel_error=%d\n",
             (long long)p->presented, (long long)p->dropped,
             (long long)llround(p->last_pts * p->fps), p->last_pts,
             (clv_chain_format(clv_chain_get_desc(p->active), chain, sizeof chain), chain),
@@ -822,7 +907,9 @@ static void write_stats(player *p)
             p->shown_fps, p->pipeline_fps, p->ms_decode, p->ms_up, p->ms_kernels, p->ms_down,
             p->ms_present, clv_io_seconds() - p->started_at, p->latency_ms,
             (long long)(p->stale_seen + clv_decoder_stale_dropped(p->dec)),
-            clv_decoder_max_queued(p->dec), (long long)p->recorded, (long long)p->mic_packets);
+            clv_decoder_max_queued(p->dec), (long long)p->recorded, (long long)p->mic_packets,
+            (unsigned long long)clv_reload_count(p->reload),
+            clv_reload_error(p->reload, p->active) != NULL);
     fclose(f);
 }
 
@@ -932,8 +1019,8 @@ static int play_main(player *p, clv_msg *msg)
     p->w = turned ? p->src_h : p->src_w;
     p->h = turned ? p->src_w : p->src_h;
     p->tb = vs->time_base;
-    AVRational rate = vs->avg_frame_rate.num > 0 ? vs->avg_frame_rate : vs->r_frame_rate;
-    p->fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 25;
+    AVRational vs_rate = vs->avg_frame_rate.num > 0 ? vs->avg_frame_rate : vs->r_frame_rate;
+    p->fps = vs_rate.num > 0 && vs_rate.den > 0 ? av_q2d(vs_rate) : 25;
     AVFormatContext *ic = clv_decoder_format(p->dec);
     p->duration =
         ic->duration > 0 ? (double)ic->duration / 1e6 - (double)p->a.io.start_us / 1e6 : 0;
@@ -975,6 +1062,11 @@ static int play_main(player *p, clv_msg *msg)
     for (int i = 0; i < p->a.chain_count; i++)
         if ((err = clv_chain_create(p->ctx, &descs[i], &p->vf[i], msg)))
             return err;
+    AVRational rate = clv_decoder_frame_rate(p->dec);
+    for (int i = 0; i < p->a.chain_count; i++)
+        clv_chain_set_frame_rate(p->vf[i], rate.num, rate.den);
+    if ((err = clv_reload_create(p->ctx, p->vf, p->a.chain_count, &p->reload, msg)))
+        return err;
     clv_stage_options so = window_stage(p, 1);
     if ((err = clv_stage_create(p->ctx, &so, NULL, &p->stage, msg)))
         return err;
@@ -1069,6 +1161,7 @@ int clv_player_run(const clv_player_options *options, const volatile sig_atomic_
     clv_decoder_close(p->dec);
     clv_audio_close(p->audio);
     clv_sound_close(p->snd);
+    clv_reload_destroy(p->reload); /* its build thread uses the context */
     clv_stage_destroy(p->stage);
     clv_stage_destroy(p->orig_stage);
     for (int i = 0; i < 9; i++)

@@ -26,7 +26,9 @@ typedef enum clv_action {
     CLV_ACT_HUD,
     CLV_ACT_HELP,
     CLV_ACT_MUTE,
-    CLV_ACT_VOLUME, /* arg: +1 / -1 step */
+    CLV_ACT_VOLUME,     /* arg: +1 / -1 step */
+    CLV_ACT_NEXT_PARAM, /* up/down move the next parameter of the -vf chain */
+    CLV_ACT_RELOAD,     /* build the chains' kernel files again */
     CLV_ACT_QUIT,
 } clv_action;
 

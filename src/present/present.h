@@ -41,6 +41,8 @@ typedef struct clv_view {
     const char *hud;     /* overlay text (lines), NULL for none */
     const char *help;    /* centred help text, NULL for none */
     const char *message; /* a short notice at the bottom, NULL for none */
+    const char *error;   /* lines on a red panel above the notice (a kernel that does
+                            not build), NULL for none */
 } clv_view;
 
 /* Draws the picture and the overlays and shows them. With capture not

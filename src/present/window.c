@@ -21,6 +21,7 @@ typedef struct text_layer {
     GLuint texture;
     char *text;
     int w, h; /* pixels */
+    int wrap; /* the width lines were wrapped at, 0: none */
 } text_layer;
 
 struct clv_window {
@@ -35,7 +36,7 @@ struct clv_window {
     TTF_Font *font;
     int font_px;
     int fontconfig; /* FcInit was called (find_font) */
-    text_layer hud_text, help_text, message_text;
+    text_layer hud_text, help_text, message_text, error_text;
     char renderer[160];
 };
 
@@ -262,6 +263,7 @@ int clv_window_open(const clv_window_options *o, int src_w, int src_h, double as
     win->hud_text.texture = make_texture(0, 0);
     win->help_text.texture = make_texture(0, 0);
     win->message_text.texture = make_texture(0, 0);
+    win->error_text.texture = make_texture(0, 0);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
 
@@ -306,6 +308,7 @@ void clv_window_close(clv_window *win)
     free(win->hud_text.text);
     free(win->help_text.text);
     free(win->message_text.text);
+    free(win->error_text.text);
     if (win->gl)
         SDL_GL_DeleteContext(win->gl);
     if (win->window)
@@ -363,14 +366,23 @@ static void quad(const clv_window *win, double x, double y, double w, double h)
 }
 
 /* Renders text (lines) into the layer's texture when it changed. */
+static void layer_wrapped(clv_window *win, text_layer *layer, const char *text, int wrap);
+
 static void layer_update(clv_window *win, text_layer *layer, const char *text)
 {
-    if (layer->text && !strcmp(layer->text, text))
+    layer_wrapped(win, layer, text, 0);
+}
+
+/* The same with lines wrapped at `wrap` pixels (0: at newlines only). */
+static void layer_wrapped(clv_window *win, text_layer *layer, const char *text, int wrap)
+{
+    if (layer->text && !strcmp(layer->text, text) && layer->wrap == wrap)
         return;
+    layer->wrap = wrap;
     free(layer->text);
     layer->text = strdup(text);
     SDL_Color white = {255, 255, 255, 255};
-    SDL_Surface *s = TTF_RenderUTF8_Blended_Wrapped(win->font, text, white, 0);
+    SDL_Surface *s = TTF_RenderUTF8_Blended_Wrapped(win->font, text, white, (Uint32)wrap);
     SDL_Surface *rgba = s ? SDL_ConvertSurfaceFormat(s, SDL_PIXELFORMAT_RGBA32, 0) : NULL;
     if (s)
         SDL_FreeSurface(s);
@@ -388,15 +400,19 @@ static void layer_update(clv_window *win, text_layer *layer, const char *text)
     SDL_FreeSurface(rgba);
 }
 
-/* A dark translucent panel with the layer's text on it, at (x, y) pixels. */
-static void draw_layer(clv_window *win, const text_layer *layer, double x, double y)
+/* A translucent panel (dark, or red for errors) with the layer's text on
+ * it, at (x, y) pixels. */
+static void draw_panel(clv_window *win, const text_layer *layer, double x, double y, int red)
 {
     if (layer->w == 0)
         return;
     double pad = win->font_px * 0.5;
     glUseProgram(win->hud);
     glUniform1i(glGetUniformLocation(win->hud, "panel"), 1);
-    glUniform4f(glGetUniformLocation(win->hud, "tint"), 0.0f, 0.0f, 0.0f, 0.62f);
+    if (red)
+        glUniform4f(glGetUniformLocation(win->hud, "tint"), 0.55f, 0.0f, 0.0f, 0.85f);
+    else
+        glUniform4f(glGetUniformLocation(win->hud, "tint"), 0.0f, 0.0f, 0.0f, 0.62f);
     quad(win, x - pad, y - pad, layer->w + 2 * pad, layer->h + 2 * pad);
     glUniform1i(glGetUniformLocation(win->hud, "panel"), 0);
     glUniform4f(glGetUniformLocation(win->hud, "tint"), 1.0f, 1.0f, 0.85f, 1.0f);
@@ -404,6 +420,11 @@ static void draw_layer(clv_window *win, const text_layer *layer, double x, doubl
     glBindTexture(GL_TEXTURE_2D, layer->texture);
     glUniform1i(glGetUniformLocation(win->hud, "text"), 0);
     quad(win, x, y, layer->w, layer->h);
+}
+
+static void draw_layer(clv_window *win, const text_layer *layer, double x, double y)
+{
+    draw_panel(win, layer, x, y, 0);
 }
 
 int clv_window_draw(clv_window *win, const clv_view *view, uint8_t **capture, int *cap_w,
@@ -450,9 +471,15 @@ int clv_window_draw(clv_window *win, const clv_view *view, uint8_t **capture, in
         layer_update(win, &win->hud_text, view->hud);
         draw_layer(win, &win->hud_text, margin, margin);
     }
+    double bottom = dh - margin;
     if (view->message) {
         layer_update(win, &win->message_text, view->message);
-        draw_layer(win, &win->message_text, margin, dh - margin - win->message_text.h);
+        draw_layer(win, &win->message_text, margin, bottom - win->message_text.h);
+        bottom -= win->message_text.h + margin * 1.5;
+    }
+    if (view->error) {
+        layer_wrapped(win, &win->error_text, view->error, (int)(dw - 3 * margin));
+        draw_panel(win, &win->error_text, margin, bottom - win->error_text.h, 1);
     }
     if (view->help) {
         layer_update(win, &win->help_text, view->help);
