@@ -166,12 +166,12 @@ _ref_run = _declare(_engine, "clv_ref_chain_run", _I, _P, ctypes.POINTER(_Image)
 _libc = ctypes.CDLL(None)
 _free = _declare(_libc, "free", None, _P)
 
-_EPARSE, _ERANGE, _EOPTION = -7, -8, -13
+_EINVAL, _EPARSE, _ERANGE, _EOPTION, _EKERNEL = -1, -7, -8, -13, -14
 
 
 def _raise(code: int, msg: _Msg, usage: bool = False):
     text = str(msg) or _strerror(code).decode()
-    if usage or code in (_EPARSE, _ERANGE, _EOPTION):
+    if usage or code in (_EPARSE, _ERANGE, _EOPTION, _EKERNEL):
         raise ValueError(text)
     raise Error(text, code)
 
@@ -403,7 +403,11 @@ def reference(text: str, img: np.ndarray, frame_index: int = 0, order: str = "rg
     _check_order(order)
     desc = _parse(text)
     ref = ctypes.c_void_p()
-    if _ref_create(desc, ctypes.byref(ref)):
+    err = _ref_create(desc, ctypes.byref(ref))
+    if err == _EINVAL:
+        raise ValueError("clvid: %s has a user kernel (opencl=...), which has no C reference"
+                         % text)
+    if err:
         raise Error("clvid: cannot set up the reference chain")
     try:
         rgba, channels = _to_rgba(img, order)
