@@ -8,10 +8,12 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 ARGS = None
 TESTS = {}
@@ -495,6 +497,208 @@ def errors(tmp):
     check("missing.mp4" in p.stderr, "missing input: %s" % p.stderr)
     p = play(sample(), "-vf", "median=radius=9", expect=2)
     check("radius" in p.stderr and "1 to 7" in p.stderr, "bad chain: %s" % p.stderr)
+
+
+# ---- User kernels: the opencl filter, live ------------------------------------
+
+
+def kernel_file(path, colour, extra=""):
+    """A kernel that paints the picture one colour (r, g, b)."""
+    with open(path + ".tmp", "w") as f:
+        f.write("%s\nkernel void paint(CLV_ARGS)\n{\n    WRITE((uchar4)(%d, %d, %d, 255))%s\n}\n"
+                % (extra, colour[0], colour[1], colour[2], ";" if "BROKEN" not in extra else ""))
+    os.replace(path + ".tmp", path)  # as editors save: a new file renamed over the old
+
+
+class Live:
+    """clvid play in the background, its stderr read as it comes."""
+
+    def __init__(self, *args):
+        self.p = subprocess.Popen([ARGS.clvid, "play", *args], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, env=ENV)
+        self.err = b""
+        self.seen = 0
+
+    def wait_for(self, text, timeout=120):
+        """Waits for a new line of stderr containing text."""
+        import select
+        end = time.time() + timeout
+        while True:
+            lines = self.err.decode(errors="replace").split("\n")
+            for i in range(self.seen, len(lines) - 1):
+                if text in lines[i]:
+                    self.seen = i + 1
+                    return lines[i]
+            left = end - time.time()
+            if left <= 0 or self.p.poll() is not None:
+                raise Failure("no '%s' from clvid play (exit %s); stderr:\n%s"
+                              % (text, self.p.poll(), self.err.decode(errors="replace")[-3000:]))
+            r, _, _ = select.select([self.p.stderr], [], [], min(left, 0.5))
+            if r:
+                self.err += os.read(self.p.stderr.fileno(), 65536)
+
+    def rss_mb(self):
+        with open("/proc/%d/status" % self.p.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+        return 0
+
+    def stop(self):
+        self.p.send_signal(signal.SIGINT)
+        try:
+            self.p.wait(120)
+        finally:
+            if self.p.poll() is None:
+                self.p.kill()
+        self.err += self.p.stderr.read()
+        return self.p.returncode
+
+
+SCREEN = (1600, 1000)
+
+
+def grab(path=None):
+    """The whole X screen now, as RGBA bytes (and a PNG when path is given)."""
+    cmd = ["ffmpeg", "-v", "error", "-f", "x11grab", "-video_size", "%dx%d" % SCREEN,
+           "-i", ENV["DISPLAY"], "-frames:v", "1"]
+    if path:
+        run(cmd + ["-y", path])
+        return rgba(path)
+    p = subprocess.run(cmd + ["-f", "rawvideo", "-pix_fmt", "rgba", "-"], capture_output=True,
+                       env=ENV, timeout=60)
+    check(p.returncode == 0, "x11grab: %s" % p.stderr.decode())
+    return p.stdout
+
+
+def count_colour(px, colour, tolerance=8):
+    """Pixels of the screen within tolerance of colour (r, g, b)."""
+    n = 0
+    r, g, b = colour
+    for i in range(0, len(px), 4):
+        if abs(px[i] - r) <= tolerance and abs(px[i + 1] - g) <= tolerance \
+                and abs(px[i + 2] - b) <= tolerance:
+            n += 1
+    return n
+
+
+def error_panel(px):
+    """Pixels of the red error panel (dark red blended over the picture)."""
+    n = 0
+    for i in range(0, len(px), 4):
+        if px[i] > 80 and px[i + 1] < 70 and px[i + 2] < 70 and px[i] > 2 * px[i + 1] + 20:
+            n += 1
+    return n
+
+
+def wait_colour(colour, at_least, timeout=60):
+    end = time.time() + timeout
+    while True:
+        px = grab()
+        n = count_colour(px, colour)
+        if n >= at_least or time.time() > end:
+            return px, n
+        time.sleep(0.3)
+
+
+@test
+def kernel_hot_reload(tmp):
+    """play with a kernel file; the file is rewritten (a new colour), broken
+    (the last good kernel keeps running, the compiler's message with the
+    file's line on a red panel), and mended; the window never stops."""
+    k = os.path.join(tmp, "live.cl")
+    st = os.path.join(tmp, "stats.txt")
+    kernel_file(k, (0, 255, 0))
+    area = 640 * 360
+    live = Live(sample(), "-vf", "opencl=file=" + k, "--loop", "--untimed", "--no-hud",
+                "--size", "640x360", "--stats", st)
+    try:
+        px, n = wait_colour((0, 255, 0), area * 0.95)
+        check(n >= area * 0.95, "the first kernel's green is not shown (%d pixels; exit %s: %s)"
+              % (n, live.p.poll(), live.err.decode()[-1000:]))
+        kernel_file(k, (0, 0, 255))
+        live.wait_for("reloaded")
+        px, n = wait_colour((0, 0, 255), area * 0.95)
+        check(n >= area * 0.95, "after the rewrite the window is not blue (%d pixels)" % n)
+        kernel_file(k, (255, 0, 255), extra="// BROKEN: WRITE on line 6 lacks its semicolon\n//\n")
+        line = live.wait_for("does not build")
+        message = live.wait_for("live.cl:6:")
+        time.sleep(1.0)
+        px = grab(os.path.join(tmp, "error.png"))
+        blue, red = count_colour(px, (0, 0, 255)), error_panel(px)
+        print("  broken file: %s / %s; %d blue pixels, %d on the red panel"
+              % (line.strip(), message.strip(), blue, red))
+        check(blue >= area * 0.6, "the last good kernel's picture is gone (%d blue)" % blue)
+        check(red > 3000, "no red error panel on the window (%d pixels)" % red)
+        kernel_file(k, (255, 0, 255))
+        live.wait_for("reloaded")
+        px, n = wait_colour((255, 0, 255), area * 0.95)
+        red = error_panel(px)
+        check(n >= area * 0.95 and red < 500, "mended: %d magenta, %d red panel" % (n, red))
+    finally:
+        code = live.stop()
+    check(code == 0, "clvid play exited %d: %s" % (code, live.err.decode()[-2000:]))
+    s = stats(st)
+    print("  frames shown %s, reloads %s" % (s["frames_shown"], s["kernel_reloads"]))
+    check(s["kernel_reloads"] == "2" and s["kernel_error"] == "0", "stats: %s" % s)
+
+
+@test
+def kernel_reload_loop(tmp):
+    """50 rewrites while playing: 50 reloads, no crash, memory flat."""
+    k = os.path.join(tmp, "loop.cl")
+    kernel_file(k, (10, 20, 30))
+    live = Live(sample(), "-vf", "opencl=file=" + k, "--loop", "--untimed", "--no-hud",
+                "--size", "320x180")
+    rss = {}
+    try:
+        px, n = wait_colour((10, 20, 30), 320 * 180 * 0.9)  # playing, the file watched
+        check(n >= 320 * 180 * 0.9, "the first kernel is not shown (%d pixels)" % n)
+        for i in range(1, 51):
+            kernel_file(k, (i * 5 % 256, 255 - i, 40), extra="// version %d" % i)
+            live.wait_for("reloaded")
+            if i in (10, 50):
+                rss[i] = live.rss_mb()
+    finally:
+        code = live.stop()
+    check(code == 0, "clvid play exited %d: %s" % (code, live.err.decode()[-2000:]))
+    growth = rss[50] - rss[10]
+    print("  resident memory after 10 reloads %.1f MB, after 50 %.1f MB (+%.1f)"
+          % (rss[10], rss[50], growth))
+    check(growth < 40, "memory grew by %.1f MB over 40 reloads" % growth)
+
+
+@test
+def kernel_params_keys(tmp):
+    """A kernel's declared parameters move with up/down; tab picks the next
+    one; r builds the file again."""
+    k = os.path.join(tmp, "params.cl")
+    with open(k, "w") as f:
+        f.write("// @param int level = 100 [0, 255] step 5\n"
+                "// @param float mix = 0.5 [0, 1] step 0.25\n"
+                "kernel void params(CLV_ARGS, int level, float mix)\n"
+                "{ uchar4 p = READ(CLV_X, CLV_Y);\n"
+                "  WRITE((uchar4)(level, convert_uchar_sat(p.y * mix), p.z, p.w)); }\n")
+    st = os.path.join(tmp, "stats.txt")
+    play(sample(), "-vf", "gray,opencl=file=" + k, "--untimed", "--no-hud", "--loop",
+         "--size", "320x180", "--keys", "up,up,tab,down,r", "--exit-after-frames", "300",
+         "--stats", st)
+    s = stats(st)
+    check(("opencl=file=%s:level=110:mix=0.25" % k) in s["chain"], "chain: %s" % s["chain"])
+    check(s["kernel_reloads"] == "1", "r did not rebuild: %s" % s["kernel_reloads"])
+
+
+@test
+def kernel_picture(tmp):
+    """An example kernel in the window equals the transcode path's frame."""
+    chain = "opencl=file=" + os.path.join(ARGS.media, "..", "examples", "kernels",
+                                          "sobel_glow.cl")
+    shot = os.path.join(tmp, "shot.png")
+    play(sample(), "-vf", chain, "--untimed", "--no-hud", "--size", "1280x720",
+         "--exit-after-frames", "6", "--screenshot", shot)
+    d = max_diff(rgba(shot), rgba(frame_png(tmp, chain, 5, "ref")), 1280, 0, 1280, 0, 720)
+    print("  largest difference from the transcode path's frame 5: %d" % d)
+    check(d <= TOLERANCE, "the window differs from the transcoded frame by %d levels" % d)
 
 
 def start_xvfb():

@@ -554,6 +554,10 @@ static int bind(clv_kernel_build *b, clv_msg *msg)
                                  i < 2 ? "a global uchar4 pointer" : "an int", first[i], contract);
             continue;
         }
+        /* PoCL renames identifiers that are built-in functions (a
+         * parameter called `mix` reads "_cl_mix"). */
+        if (!strncmp(a.name, "_cl_", 4))
+            memmove(a.name, a.name + 4, strlen(a.name + 4) + 1);
         int p = -1;
         for (int j = 0; j < u->filter.param_count; j++)
             if (!strcmp(u->params[j].name, a.name))
