@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 ARGS = None
 TESTS = {}
@@ -694,6 +695,45 @@ GOLDEN = [
     ("erode=radius=2,emboss", "yuv420p", "2f4222053ed39c1189f5879f6445f51c"),
     ("median,sharpen", "bgr0", "5029c0d779813cbd161bd86a58010875"),
 ]
+
+
+@test
+def user_kernel_errors(tmp):
+    """The opencl filter headless: a compile error is exit 2 with the
+    compiler's message at the file's own line, and the output the user had
+    is kept; a kernel that never finishes is stopped by the watchdog, named,
+    with nothing written; a good kernel between built-in filters runs."""
+    out = os.path.join(tmp, "out.mp4")
+    with open(out, "w") as f:
+        f.write("keep me")
+    bad = os.path.join(tmp, "bad.cl")
+    with open(bad, "w") as f:
+        f.write("// @param int level = 3 [0, 9]\n\nkernel void k(CLV_ARGS, int level)\n{\n"
+                "    WRITE(undeclared_thing + level);\n}\n")
+    p = clvid("-i", sample(), "-vf", "median,opencl=file=%s,sharpen" % bad, "-o", out, "-y",
+              expect=2)
+    check("%s:5:" % bad in p.stderr and "undeclared_thing" in p.stderr,
+          "no file:line in: %s" % p.stderr)
+    check(open(out).read() == "keep me", "the existing output was touched")
+    no_leftovers(tmp, out + ".")  # no partial file beside it
+    p = clvid("-i", sample(), "-vf", "opencl=file=%s:level=12" % bad, "-o", out, "-y", expect=2)
+    check("parameter 'level': 12 is out of range (allowed: 0 to 9)" in p.stderr, p.stderr)
+    hang = os.path.join(tmp, "hang.cl")
+    with open(hang, "w") as f:
+        f.write("kernel void hang(CLV_ARGS)\n{\n    for (;;)\n        WRITE(READ(CLV_X, CLV_Y));\n}\n")
+    os.remove(out)
+    began = time.time()
+    p = run([ARGS.clvid, "transcode", "-q", "-i", sample(), "-vf", "opencl=file=" + hang,
+             "-o", out], expect=1, env=dict(os.environ, CLVID_WATCHDOG="2"), timeout=120)
+    took = time.time() - began
+    print("  endless kernel stopped after %.1f s: %s" % (took, p.stderr.strip().splitlines()[-1]))
+    check("took more than 2 s" in p.stderr and "user kernel" in p.stderr, p.stderr)
+    check(not os.path.exists(out), "a partial output was left")
+    no_leftovers(tmp, out)
+    good = os.path.join(ARGS.media, "..", "examples", "kernels", "pixelate.cl")
+    clvid("-i", sample(), "-vf", "median,opencl=file=%s:block=9,sharpen" % good, "--frames", "3",
+          "-o", out, "-y")
+    check(probe(out)["streams"][0]["nb_read_frames"] == "3", "3 frames expected")
 
 
 @test

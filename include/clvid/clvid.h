@@ -123,6 +123,12 @@ typedef struct clv_context_options {
     int log_level;          /* messages up to this level are logged (default CLV_LOG_WARN) */
     clv_log_callback log;   /* NULL: "clvid: LEVEL: line" on stderr */
     void *log_user;
+    /* A frame through a chain with a user kernel (the opencl filter) that
+     * takes longer than this many seconds is CLV_ETIMEOUT from
+     * clv_stage_output; 0: 10 s; < 0: wait for ever. After one, the
+     * context is left hung: destroying it and its objects makes no more
+     * OpenCL calls (which could block for ever) and leaks them. */
+    double watchdog_s;
 } clv_context_options;
 
 /* Opens the selected device. On failure *out is NULL and msg says why. */

@@ -68,6 +68,10 @@ void clv_cli_engine_settings(clv_context_options *e, char *dir, size_t size)
     }
     if (!e->kernel_dir)
         e->kernel_dir = env("CLVID_KERNEL_DIR");
+    /* Seconds a frame through a user kernel may take; "off": no limit. */
+    const char *watchdog = env("CLVID_WATCHDOG");
+    if (watchdog && !e->watchdog_s)
+        e->watchdog_s = !strcasecmp(watchdog, "off") ? -1 : atof(watchdog) > 0 ? atof(watchdog) : 0;
     const char *log = env("CLVID_LOG");
     if (log)
         e->log_level = !strcasecmp(log, "error")   ? CLV_LOG_ERROR

@@ -546,8 +546,8 @@ static void sum_events(clv_chain *chain, const clv__events *e)
             status != CL_COMPLETE ||
             clGetEventProfilingInfo(e->list[i], CL_PROFILING_COMMAND_START, sizeof start, &start,
                                     NULL) != CL_SUCCESS ||
-            clGetEventProfilingInfo(e->list[i], CL_PROFILING_COMMAND_END, sizeof end, &end,
-                                    NULL) != CL_SUCCESS)
+            clGetEventProfilingInfo(e->list[i], CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) !=
+                CL_SUCCESS)
             return;
         if (e->owner[i] >= 0 && e->owner[i] < CLV_CHAIN_MAX && end > start)
             ns[e->owner[i]] += end - start;
@@ -615,10 +615,24 @@ fail:
     return err;
 }
 
+int clv__chain_has_user(const clv_chain *chain)
+{
+    for (int i = 0; chain && i < chain->desc.count; i++)
+        if (chain->desc.item[i].filter->user)
+            return 1;
+    return 0;
+}
+
 void clv_chain_destroy(clv_chain *chain)
 {
     if (!chain)
         return;
+    if (chain->ctx && chain->ctx->hung) {
+        for (int i = 0; i < chain->desc.count; i++)
+            free(chain->state[i]);
+        free(chain);
+        return;
+    }
     if (chain->ctx && chain->ctx->queue)
         clFinish(chain->ctx->queue);
     for (int i = 0; i < 4; i++) {

@@ -25,6 +25,8 @@ struct clv_context {
     int profiling;
     int row_shape;   /* CPU device: one row per work-item */
     int correct_div; /* device divides floats correctly rounded */
+    double watchdog_s; /* see clv_context_options; < 0: none */
+    int hung;          /* a watchdog fired: no more OpenCL calls on teardown */
     struct {
         const char *family;
         cl_program program;
@@ -99,6 +101,8 @@ int clv__user_find(const char *path, const char *kernel, const clv_filter **out,
 /* The file of a user kernel's descriptor; *kernel (may be NULL) the name
  * the chain gave, or NULL. */
 const char *clv__user_path(const clv_filter *f, const char **kernel);
+/* 1 when the chain runs a user kernel. */
+int clv__chain_has_user(const clv_chain *chain);
 /* Writes "opencl=file=PATH[:kernel=NAME]" for f into out. */
 void clv__user_format(const clv_filter *f, char *out, size_t size);
 /* The chain's hooks: builds the file on ctx into state (f->state_size

@@ -176,7 +176,10 @@ int clv_context_create(const clv_context_options *options, clv_context **out, cl
      * CPUs, several pixels per work-item elsewhere, unless asked. */
     ctx->row_shape = !ctx->dev.is_gpu;
     ctx->log_level = CLV__LOG_WARN;
+    ctx->watchdog_s = 10;
     if (options) {
+        if (options->watchdog_s)
+            ctx->watchdog_s = options->watchdog_s;
         if (options->shape)
             ctx->row_shape = options->shape == 1;
         if (options->cache_dir && !options->no_cache)
@@ -216,6 +219,10 @@ void clv_context_destroy(clv_context *ctx)
 {
     if (!ctx)
         return;
+    if (ctx->hung) {
+        free(ctx); /* the device's objects are left to the process's end */
+        return;
+    }
     if (ctx->queue)
         clFinish(ctx->queue);
     for (int i = 0; i < ctx->program_count; i++)

@@ -245,8 +245,8 @@ static void print_build_log(clv_context *ctx, cl_program prog, const char *famil
 }
 
 int clv__program_build_text(const clv_context *ctx, const char *text, size_t len,
-                            const char *options, const char *file, int first_line,
-                            cl_program *out, char **log, clv_msg *msg)
+                            const char *options, const char *file, int first_line, cl_program *out,
+                            char **log, clv_msg *msg)
 {
     *out = NULL;
     *log = NULL;
@@ -262,8 +262,7 @@ int clv__program_build_text(const clv_context *ctx, const char *text, size_t len
         clReleaseProgram(prog);
         return st == CL_BUILD_PROGRAM_FAILURE || st == CL_INVALID_BUILD_OPTIONS
                    ? CLV_EBUILD
-                   : clv__fail(msg, CLV_ECL, "%s: clBuildProgram: %s", file,
-                               clv__cl_strerror(st));
+                   : clv__fail(msg, CLV_ECL, "%s: clBuildProgram: %s", file, clv__cl_strerror(st));
     }
     *out = prog;
     return 0;

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct stage_slot {
     cl_mem pin_in, pin_out; /* CL_MEM_ALLOC_HOST_PTR, mapped for the stage's life */
@@ -14,6 +15,7 @@ typedef struct stage_slot {
     clv_frame rgba_in, rgba_out;
     cl_event up, first_kernel, last_kernel, down; /* last_kernel: the frame is computed */
     uint64_t frame_index;
+    int watched; /* sent through a user kernel: waited for with the watchdog */
 } stage_slot;
 
 struct clv_stage {
@@ -59,6 +61,11 @@ void clv_stage_destroy(clv_stage *stage)
     if (!stage)
         return;
     clv_context *ctx = stage->ctx;
+    if (ctx->hung) {
+        free(stage->slots);
+        free(stage);
+        return;
+    }
     clFinish(ctx->queue);
     if (stage->up_q)
         clFinish(stage->up_q);
@@ -327,6 +334,7 @@ int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
         return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
     stage_slot *s = &stage->slots[stage->next];
     s->frame_index = frame_index;
+    s->watched = clv__chain_has_user(stage->chain);
     CLV__CL_CHECK(ctx,
                   clEnqueueWriteBuffer(stage->up_q, s->dev_in, CL_FALSE, 0, stage->in_size,
                                        s->host_in, 0, NULL, &s->up),
@@ -404,6 +412,39 @@ fail:
                      clv_strerror(err));
 }
 
+#define CLV__WATCHDOG_FIRED 1
+
+/* Waits for ev like clWaitForEvents, but gives up after the context's
+ * watchdog time (returning CLV__WATCHDOG_FIRED): polled, from every 50 µs
+ * to every 2 ms, so that a quick frame costs little more than a wait. */
+static cl_int watchdog_wait(const clv_context *ctx, cl_event ev)
+{
+    if (ctx->watchdog_s < 0)
+        return clWaitForEvents(1, &ev);
+    clFlush(ctx->queue);
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long pause_us = 50;
+    for (;;) {
+        cl_int status = CL_QUEUED;
+        cl_int st =
+            clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
+        if (st != CL_SUCCESS)
+            return st;
+        if (status == CL_COMPLETE)
+            return CL_SUCCESS;
+        if (status < 0)
+            return status; /* the command failed */
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double waited = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+        if (waited > ctx->watchdog_s)
+            return CLV__WATCHDOG_FIRED;
+        struct timespec pause = {0, pause_us * 1000};
+        nanosleep(&pause, NULL);
+        pause_us = pause_us < 2000 ? pause_us * 2 : 2000;
+    }
+}
+
 static uint64_t elapsed(cl_event from, int from_end, cl_event to)
 {
     cl_ulong a = 0, b = 0;
@@ -422,7 +463,14 @@ int clv_stage_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_inde
         return clv__fail(msg, CLV_EINVAL, "GPU stage: no frame to take");
     int oldest = (stage->next - stage->pending + stage->count) % stage->count;
     stage_slot *s = &stage->slots[oldest];
-    cl_int st = clWaitForEvents(1, &s->down);
+    cl_int st = s->watched ? watchdog_wait(stage->ctx, s->down) : clWaitForEvents(1, &s->down);
+    if (st == CLV__WATCHDOG_FIRED) {
+        stage->ctx->hung = 1;
+        return clv__fail(msg, CLV_ETIMEOUT,
+                         "a frame took more than %g s on %s: a user kernel that does not finish "
+                         "(an endless loop?); stopped, and the device left as it is",
+                         stage->ctx->watchdog_s, stage->ctx->dev.name);
+    }
     if (st != CL_SUCCESS)
         return clv__fail(msg, CLV_ECL, "GPU stage on %s: a frame failed (%s)", stage->ctx->dev.name,
                          clv__cl_strerror(st));
