@@ -52,3 +52,19 @@ if(CLVID_CLI)
   install(FILES ${CMAKE_BINARY_DIR}/clvid-pipeline.pc
           DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endif()
+
+# The GStreamer element: into GStreamer's own plugin directory when installed
+# to the prefix this build was configured for (/usr/local or /usr, as root),
+# so that gst-inspect-1.0 clvidfilter finds it; under another --prefix P, into
+# P/lib.../gstreamer-1.0 (GST_PLUGIN_PATH=that).
+if(TARGET gstclvid)
+  install(CODE "
+    if(CMAKE_INSTALL_PREFIX STREQUAL \"${CMAKE_INSTALL_PREFIX}\" AND
+       CMAKE_INSTALL_PREFIX MATCHES \"^/usr(/local)?$\" AND \"${CLVID_GST_SYSTEM_DIR}\")
+      set(clvid_gst_dir \"${CLVID_GST_SYSTEM_DIR}\")
+    else()
+      set(clvid_gst_dir \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/gstreamer-1.0\")
+    endif()
+    file(INSTALL \"$<TARGET_FILE:gstclvid>\" DESTINATION \"\${clvid_gst_dir}\")
+  ")
+endif()

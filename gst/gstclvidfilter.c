@@ -1,0 +1,454 @@
+/* gstclvidfilter.c - clvidfilter, clvid's filters as a GStreamer element
+ * (plugin libgstclvid.so): RGBA, BGRA, RGBx, BGRx, I420 and NV12 frames of
+ * any size go through the engine's GPU stage (YUV converted on the device
+ * with the caps' colorimetry, as in transcode) and come out in the same
+ * format. `chain` may change while PLAYING: the next buffer uses the new
+ * chain (the device's built programs are kept). Uses the installed engine
+ * API only (include/clvid/clvid.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gst/gst.h>
+#include <gst/video/gstvideofilter.h>
+#include <gst/video/video.h>
+
+#include "clvid.h"
+
+#define PACKAGE "clvid"
+#define FORMATS "{ RGBA, BGRA, RGBx, BGRx, I420, NV12 }"
+
+GST_DEBUG_CATEGORY_STATIC(clvid_debug);
+#define GST_CAT_DEFAULT clvid_debug
+
+#define GST_TYPE_CLVID_FILTER (gst_clvid_filter_get_type())
+G_DECLARE_FINAL_TYPE(GstClvidFilter, gst_clvid_filter, GST, CLVID_FILTER, GstVideoFilter)
+
+struct _GstClvidFilter {
+    GstVideoFilter parent;
+    /* Properties, under lock (set from the application's thread). */
+    GMutex lock;
+    gchar *chain_text;
+    gchar *device;
+    gboolean chain_changed; /* chain_text differs from the chain in use */
+    char chain_error[1024]; /* a refused chain's message, posted by the streaming thread */
+    double kernel_ms;       /* per frame, over the last second's frames */
+    /* The streaming thread's. */
+    clv_context *ctx;
+    clv_chain *chain;
+    clv_stage *stage;
+    clv_pixfmt format;
+    int width, height;
+    guint64 frames;
+    clv_stage_times mark; /* for kernel_ms */
+    char cache_dir[1024];
+};
+
+G_DEFINE_TYPE(GstClvidFilter, gst_clvid_filter, GST_TYPE_VIDEO_FILTER)
+
+enum { PROP_0, PROP_CHAIN, PROP_DEVICE, PROP_KERNEL_MS };
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
+    "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(FORMATS)));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(FORMATS)));
+
+/* ---- Properties --------------------------------------------------------- */
+
+static void set_property(GObject *object, guint id, const GValue *value, GParamSpec *pspec)
+{
+    GstClvidFilter *self = GST_CLVID_FILTER(object);
+    switch (id) {
+    case PROP_CHAIN: {
+        const char *text = g_value_get_string(value);
+        clv_chain_desc desc;
+        clv_msg msg = {{0}};
+        /* Checked now, so that a mistake is told at once; built by the
+         * streaming thread before the next buffer. */
+        g_mutex_lock(&self->lock);
+        if (clv_chain_parse(text ? text : "", &desc, &msg)) {
+            /* Said on the bus by the streaming thread (at start, or before
+             * the next buffer): here the element may not have a bus yet. */
+            snprintf(self->chain_error, sizeof self->chain_error, "%s", msg.text);
+            g_mutex_unlock(&self->lock);
+            break;
+        }
+        self->chain_error[0] = 0;
+        g_free(self->chain_text);
+        self->chain_text = g_strdup(text ? text : "");
+        self->chain_changed = TRUE;
+        g_mutex_unlock(&self->lock);
+        break;
+    }
+    case PROP_DEVICE:
+        g_mutex_lock(&self->lock);
+        g_free(self->device);
+        self->device = g_value_dup_string(value);
+        g_mutex_unlock(&self->lock);
+        break;
+    default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+    }
+}
+
+static void get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec)
+{
+    GstClvidFilter *self = GST_CLVID_FILTER(object);
+    g_mutex_lock(&self->lock);
+    switch (id) {
+    case PROP_CHAIN:
+        g_value_set_string(value, self->chain_text);
+        break;
+    case PROP_DEVICE:
+        g_value_set_string(value, self->device);
+        break;
+    case PROP_KERNEL_MS:
+        g_value_set_double(value, self->kernel_ms);
+        break;
+    default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+    }
+    g_mutex_unlock(&self->lock);
+}
+
+/* ---- The device ------------------------------------------------------------ */
+
+static void release_device(GstClvidFilter *self)
+{
+    clv_stage_destroy(self->stage);
+    self->stage = NULL;
+    clv_chain_destroy(self->chain);
+    self->chain = NULL;
+    clv_context_destroy(self->ctx);
+    self->ctx = NULL;
+}
+
+/* Posts a refused chain's message; TRUE when there was one. */
+static gboolean chain_refused(GstClvidFilter *self)
+{
+    char text[1024];
+    g_mutex_lock(&self->lock);
+    snprintf(text, sizeof text, "%s", self->chain_error);
+    g_mutex_unlock(&self->lock);
+    if (!text[0])
+        return FALSE;
+    GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS, ("clvidfilter chain: %s", text), (NULL));
+    return TRUE;
+}
+
+static gboolean start(GstBaseTransform *trans)
+{
+    GstClvidFilter *self = GST_CLVID_FILTER(trans);
+    clv_context_options o = {0};
+    if (chain_refused(self))
+        return FALSE;
+    g_mutex_lock(&self->lock);
+    gchar *device = g_strdup(self->device);
+    g_mutex_unlock(&self->lock);
+    /* As the clvid command: CLVID_DEVICE when no device is set, and the
+     * kernel cache of XDG_CACHE_HOME/clvid or ~/.cache/clvid. */
+    o.device = device && *device ? device : g_getenv("CLVID_DEVICE");
+    if (!g_getenv("CLVID_NO_CACHE")) {
+        const char *xdg = g_getenv("XDG_CACHE_HOME"), *home = g_getenv("HOME");
+        if (g_getenv("CLVID_CACHE_DIR"))
+            o.cache_dir = g_getenv("CLVID_CACHE_DIR");
+        else if (xdg || home) {
+            snprintf(self->cache_dir, sizeof self->cache_dir, "%s%s", xdg ? xdg : home,
+                     xdg ? "/clvid" : "/.cache/clvid");
+            o.cache_dir = self->cache_dir;
+        }
+    }
+    o.profiling = 1;
+    clv_msg msg = {{0}};
+    int err = clv_context_create(&o, &self->ctx, &msg);
+    g_free(device);
+    if (err) {
+        GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ_WRITE, ("clvidfilter: %s", msg.text), (NULL));
+        return FALSE;
+    }
+    GST_INFO_OBJECT(self, "on %s", clv_context_device(self->ctx)->name);
+    g_mutex_lock(&self->lock);
+    self->chain_changed = TRUE; /* built for the first buffer */
+    g_mutex_unlock(&self->lock);
+    return TRUE;
+}
+
+static gboolean stop(GstBaseTransform *trans)
+{
+    release_device(GST_CLVID_FILTER(trans));
+    return TRUE;
+}
+
+static int pixfmt_of(GstVideoFormat f, clv_pixfmt *out)
+{
+    switch (f) {
+    case GST_VIDEO_FORMAT_RGBA:
+        *out = CLV_PIX_RGBA;
+        return 0;
+    case GST_VIDEO_FORMAT_BGRA:
+        *out = CLV_PIX_BGRA;
+        return 0;
+    case GST_VIDEO_FORMAT_RGBx:
+        *out = CLV_PIX_RGB0;
+        return 0;
+    case GST_VIDEO_FORMAT_BGRx:
+        *out = CLV_PIX_BGR0;
+        return 0;
+    case GST_VIDEO_FORMAT_I420:
+        *out = CLV_PIX_YUV420P;
+        return 0;
+    case GST_VIDEO_FORMAT_NV12:
+        *out = CLV_PIX_NV12;
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+/* The caps' colorimetry as the engine's (what transcode does for a file). */
+static clv_color color_of(const GstVideoInfo *info)
+{
+    clv_color c = {CLV_MATRIX_BT601, 0};
+    switch (info->colorimetry.matrix) {
+    case GST_VIDEO_COLOR_MATRIX_BT709:
+        c.matrix = CLV_MATRIX_BT709;
+        break;
+    case GST_VIDEO_COLOR_MATRIX_BT2020:
+        c.matrix = CLV_MATRIX_BT2020;
+        break;
+    default:
+        c.matrix = CLV_MATRIX_BT601;
+    }
+    c.full_range = info->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255;
+    return c;
+}
+
+static gboolean set_info(GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *in_info,
+                         GstCaps *outcaps, GstVideoInfo *out_info)
+{
+    (void)incaps;
+    (void)outcaps;
+    GstClvidFilter *self = GST_CLVID_FILTER(filter);
+    clv_pixfmt f;
+    if (GST_VIDEO_INFO_FORMAT(in_info) != GST_VIDEO_INFO_FORMAT(out_info) ||
+        pixfmt_of(GST_VIDEO_INFO_FORMAT(in_info), &f)) {
+        GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("clvidfilter: unsupported format"), (NULL));
+        return FALSE;
+    }
+    clv_stage_destroy(self->stage);
+    self->stage = NULL;
+    self->format = f;
+    self->width = GST_VIDEO_INFO_WIDTH(in_info);
+    self->height = GST_VIDEO_INFO_HEIGHT(in_info);
+    clv_color color = color_of(in_info);
+    clv_stage_options so = {.width = self->width,
+                            .height = self->height,
+                            .in_format = f,
+                            .out_format = f,
+                            .in_color = color,
+                            .out_color = color,
+                            .slots = 2,
+                            .profiling = 1};
+    clv_msg msg = {{0}};
+    if (clv_stage_create(self->ctx, &so, self->chain, &self->stage, &msg)) {
+        GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("clvidfilter: %s", msg.text), (NULL));
+        return FALSE;
+    }
+    GST_INFO_OBJECT(self, "%dx%d %s, %s %s range", self->width, self->height, clv_pixfmt_name(f),
+                    color.matrix == CLV_MATRIX_BT709    ? "bt709"
+                    : color.matrix == CLV_MATRIX_BT2020 ? "bt2020"
+                                                        : "bt601",
+                    color.full_range ? "full" : "limited");
+    memset(&self->mark, 0, sizeof self->mark);
+    return TRUE;
+}
+
+/* Builds the chain the property asks for, when it changed. */
+static GstFlowReturn update_chain(GstClvidFilter *self)
+{
+    if (chain_refused(self))
+        return GST_FLOW_ERROR;
+    g_mutex_lock(&self->lock);
+    gboolean changed = self->chain_changed;
+    gchar *text = changed ? g_strdup(self->chain_text) : NULL;
+    self->chain_changed = FALSE;
+    g_mutex_unlock(&self->lock);
+    if (!changed)
+        return GST_FLOW_OK;
+    clv_chain_desc desc;
+    clv_chain *chain = NULL;
+    clv_msg msg = {{0}};
+    int err = clv_chain_parse(text, &desc, &msg);
+    if (!err)
+        err = clv_chain_create(self->ctx, &desc, &chain, &msg);
+    if (err) {
+        GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS, ("clvidfilter chain: %s", msg.text),
+                          ("chain '%s'", text));
+        g_free(text);
+        return GST_FLOW_ERROR;
+    }
+    GST_INFO_OBJECT(self, "chain '%s'", text);
+    g_free(text);
+    /* No frame is in flight between buffers: the old chain can go. */
+    clv_stage_set_chain(self->stage, chain);
+    clv_chain_destroy(self->chain);
+    self->chain = chain;
+    return GST_FLOW_OK;
+}
+
+/* Bytes of row r of plane p in the engine's packed layout, and rows. */
+static void plane_shape(clv_pixfmt f, int w, int h, int p, size_t *row, int *rows)
+{
+    int cw = (w + 1) / 2, ch = (h + 1) / 2;
+    switch (f) {
+    case CLV_PIX_YUV420P:
+        *row = (size_t)(p == 0 ? w : cw);
+        *rows = p == 0 ? h : ch;
+        return;
+    case CLV_PIX_NV12:
+        *row = (size_t)(p == 0 ? w : 2 * cw);
+        *rows = p == 0 ? h : ch;
+        return;
+    default:
+        *row = (size_t)w * 4;
+        *rows = h;
+    }
+}
+
+static int plane_count(clv_pixfmt f)
+{
+    return f == CLV_PIX_YUV420P ? 3 : f == CLV_PIX_NV12 ? 2 : 1;
+}
+
+/* Copies between a GstVideoFrame (rows with its strides) and the stage's
+ * packed layout. */
+static void copy_frame(GstClvidFilter *self, GstVideoFrame *frame, uint8_t *packed, int to_packed)
+{
+    for (int p = 0; p < plane_count(self->format); p++) {
+        size_t row;
+        int rows;
+        plane_shape(self->format, self->width, self->height, p, &row, &rows);
+        uint8_t *data = GST_VIDEO_FRAME_PLANE_DATA(frame, p);
+        int stride = GST_VIDEO_FRAME_PLANE_STRIDE(frame, p);
+        for (int y = 0; y < rows; y++, packed += row) {
+            if (to_packed)
+                memcpy(packed, data + (size_t)y * stride, row);
+            else
+                memcpy(data + (size_t)y * stride, packed, row);
+        }
+    }
+}
+
+static GstFlowReturn transform_frame(GstVideoFilter *filter, GstVideoFrame *in, GstVideoFrame *out)
+{
+    GstClvidFilter *self = GST_CLVID_FILTER(filter);
+    GstFlowReturn ret = update_chain(self);
+    if (ret != GST_FLOW_OK)
+        return ret;
+    clv_msg msg = {{0}};
+    uint8_t *input = clv_stage_input(self->stage);
+    if (!input) {
+        GST_ELEMENT_ERROR(self, CORE, FAILED, ("clvidfilter: no free slot"), (NULL));
+        return GST_FLOW_ERROR;
+    }
+    copy_frame(self, in, input, 1);
+    const uint8_t *result = NULL;
+    uint64_t index = 0;
+    if (clv_stage_submit(self->stage, self->frames, &msg) ||
+        clv_stage_output(self->stage, &result, &index, &msg)) {
+        GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("clvidfilter: %s", msg.text), (NULL));
+        return GST_FLOW_ERROR;
+    }
+    copy_frame(self, out, (uint8_t *)result, 0);
+    clv_stage_release(self->stage);
+    self->frames++;
+    /* kernel-ms: the device's kernel time per frame, over up to a second
+     * of frames (30 or more). */
+    clv_stage_times t;
+    clv_stage_get_times(self->stage, &t);
+    uint64_t n = t.frames - self->mark.frames;
+    if (n >= 30) {
+        g_mutex_lock(&self->lock);
+        self->kernel_ms = (double)(t.kernels_ns - self->mark.kernels_ns) / 1e6 / (double)n;
+        g_mutex_unlock(&self->lock);
+        self->mark = t;
+    } else if (self->kernel_ms == 0 && n > 0) {
+        g_mutex_lock(&self->lock);
+        self->kernel_ms = (double)(t.kernels_ns - self->mark.kernels_ns) / 1e6 / (double)n;
+        g_mutex_unlock(&self->lock);
+    }
+    return GST_FLOW_OK;
+}
+
+/* ---- The type ------------------------------------------------------------------ */
+
+static void finalize(GObject *object)
+{
+    GstClvidFilter *self = GST_CLVID_FILTER(object);
+    release_device(self);
+    g_free(self->chain_text);
+    g_free(self->device);
+    g_mutex_clear(&self->lock);
+    G_OBJECT_CLASS(gst_clvid_filter_parent_class)->finalize(object);
+}
+
+static void gst_clvid_filter_init(GstClvidFilter *self)
+{
+    g_mutex_init(&self->lock);
+    self->chain_text = g_strdup("");
+}
+
+static void gst_clvid_filter_class_init(GstClvidFilterClass *klass)
+{
+    GObjectClass *gobject = G_OBJECT_CLASS(klass);
+    GstElementClass *element = GST_ELEMENT_CLASS(klass);
+    GstBaseTransformClass *trans = GST_BASE_TRANSFORM_CLASS(klass);
+    GstVideoFilterClass *video = GST_VIDEO_FILTER_CLASS(klass);
+    gobject->set_property = set_property;
+    gobject->get_property = get_property;
+    gobject->finalize = finalize;
+    g_object_class_install_property(
+        gobject, PROP_CHAIN,
+        g_param_spec_string(
+            "chain", "Chain",
+            "clvid filter chain in ffmpeg's syntax, e.g. 'median=radius=2,sharpen' (clvid "
+            "filters lists them; opencl=file=KERNEL.cl runs your own kernel); empty: none. "
+            "Changeable while PLAYING: the next buffer uses it. A bad chain posts an error "
+            "naming the filter, parameter, value and range",
+            "", G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+    g_object_class_install_property(
+        gobject, PROP_DEVICE,
+        g_param_spec_string("device", "Device",
+                            "OpenCL device as clvid's --device: an index of `clvid devices` or "
+                            "part of its name; unset: CLVID_DEVICE, else the first GPU, else "
+                            "the first device",
+                            NULL,
+                            G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+    g_object_class_install_property(
+        gobject, PROP_KERNEL_MS,
+        g_param_spec_double("kernel-ms", "Kernel ms",
+                            "Device time of the conversions and the chain per frame, in "
+                            "milliseconds, over the last 30 frames (read-only)",
+                            0, G_MAXDOUBLE, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+    gst_element_class_set_static_metadata(
+        element, "clvid filter", "Filter/Effect/Video",
+        "clvid's exact OpenCL filters (median, sharpen, prewitt, erode, equalize, quantize, "
+        "your own kernels...) on raw video",
+        "clvid developers");
+    gst_element_class_add_static_pad_template(element, &sink_template);
+    gst_element_class_add_static_pad_template(element, &src_template);
+    trans->start = start;
+    trans->stop = stop;
+    video->set_info = set_info;
+    video->transform_frame = transform_frame;
+}
+
+static gboolean plugin_init(GstPlugin *plugin)
+{
+    GST_DEBUG_CATEGORY_INIT(clvid_debug, "clvidfilter", 0, "clvid filters");
+    return gst_element_register(plugin, "clvidfilter", GST_RANK_NONE, GST_TYPE_CLVID_FILTER);
+}
+
+GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, clvid, "clvid: exact OpenCL video filters",
+                  plugin_init, CLVID_VERSION_STRING, GST_LICENSE_UNKNOWN, "clvid",
+                  "clvid source tree")

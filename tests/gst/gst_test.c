@@ -1,0 +1,367 @@
+/* gst_test.c - the clvidfilter element in real pipelines (videotestsrc,
+ * appsink), against the engine's C references: every format bit for bit at
+ * awkward sizes, the chain changed while PLAYING taking effect on the next
+ * buffer, a bad chain as an error on the bus, kernel-ms, and a long run with
+ * memory flat. usage: gst-test TEST (formats, switch_chain, long_run);
+ * GST_PLUGIN_PATH must lead to the plugin. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include "clvid.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);               \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fprintf(stderr, "\n");                                                                 \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+/* ---- Frames in the engine's packed layout ----------------------------------- */
+
+static clv_pixfmt pixfmt_of(GstVideoFormat f)
+{
+    switch (f) {
+    case GST_VIDEO_FORMAT_BGRA:
+        return CLV_PIX_BGRA;
+    case GST_VIDEO_FORMAT_RGBx:
+        return CLV_PIX_RGB0;
+    case GST_VIDEO_FORMAT_BGRx:
+        return CLV_PIX_BGR0;
+    case GST_VIDEO_FORMAT_I420:
+        return CLV_PIX_YUV420P;
+    case GST_VIDEO_FORMAT_NV12:
+        return CLV_PIX_NV12;
+    default:
+        return CLV_PIX_RGBA;
+    }
+}
+
+static clv_color color_of(const GstVideoInfo *info)
+{
+    clv_color c = {CLV_MATRIX_BT601, info->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255};
+    if (info->colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT709)
+        c.matrix = CLV_MATRIX_BT709;
+    else if (info->colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT2020)
+        c.matrix = CLV_MATRIX_BT2020;
+    return c;
+}
+
+/* A buffer's picture without row padding, as clv_pixfmt_size lays it out. */
+static uint8_t *pack(GstBuffer *buf, const GstVideoInfo *info)
+{
+    GstVideoFrame frame;
+    if (!gst_video_frame_map(&frame, (GstVideoInfo *)info, buf, GST_MAP_READ))
+        return NULL;
+    clv_pixfmt f = pixfmt_of(GST_VIDEO_INFO_FORMAT(info));
+    int w = GST_VIDEO_INFO_WIDTH(info), h = GST_VIDEO_INFO_HEIGHT(info);
+    uint8_t *out = malloc(clv_pixfmt_size(f, w, h)), *o = out;
+    int planes = f == CLV_PIX_YUV420P ? 3 : f == CLV_PIX_NV12 ? 2 : 1;
+    for (int p = 0; p < planes && out; p++) {
+        size_t row = clv_pixfmt_is_yuv(f)
+                         ? (size_t)(p == 0 ? w : (f == CLV_PIX_NV12 ? 2 : 1) * ((w + 1) / 2))
+                         : (size_t)w * 4;
+        int rows = p == 0 ? h : (h + 1) / 2;
+        const uint8_t *d = GST_VIDEO_FRAME_PLANE_DATA(&frame, p);
+        int stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
+        for (int y = 0; y < rows; y++, o += row)
+            memcpy(o, d + (size_t)y * stride, row);
+    }
+    gst_video_frame_unmap(&frame);
+    return out;
+}
+
+/* The reference: conversion, chain and conversion by the C definitions. */
+static uint8_t *expected(const char *chain, const uint8_t *in, const GstVideoInfo *info,
+                         uint64_t index)
+{
+    clv_pixfmt f = pixfmt_of(GST_VIDEO_INFO_FORMAT(info));
+    int w = GST_VIDEO_INFO_WIDTH(info), h = GST_VIDEO_INFO_HEIGHT(info);
+    clv_color c = color_of(info);
+    clv_chain_desc desc;
+    clv_msg msg = {{0}};
+    clv_ref_chain *ref = NULL;
+    clv_image a = {0}, b = {0};
+    uint8_t *out = malloc(clv_pixfmt_size(f, w, h));
+    if (!out || clv_chain_parse(chain, &desc, &msg) || clv_ref_chain_create(&desc, &ref) ||
+        clv_image_alloc(&a, w, h) || clv_image_alloc(&b, w, h)) {
+        free(out);
+        return NULL;
+    }
+    clv_ref_to_rgba(f, c, in, &a);
+    clv_ref_chain_run(ref, &a, &b, index);
+    clv_ref_from_rgba(f, c, &b, out);
+    clv_ref_chain_destroy(ref);
+    clv_image_free(&a);
+    clv_image_free(&b);
+    return out;
+}
+
+/* ---- A pipeline with the input buffers recorded ------------------------------ */
+
+#define MAX_FRAMES 64
+
+typedef struct run {
+    GstElement *pipeline, *filter, *sink;
+    GstVideoInfo info;
+    uint8_t *inputs[MAX_FRAMES];
+    int seen;
+    /* switch_chain: chains set from the probe before buffer k */
+    const char *set_at[MAX_FRAMES];
+} run;
+
+static GstPadProbeReturn on_input(GstPad *pad, GstPadProbeInfo *pi, gpointer data)
+{
+    run *r = data;
+    GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER(pi);
+    if (r->seen == 0) {
+        GstCaps *caps = gst_pad_get_current_caps(pad);
+        gst_video_info_from_caps(&r->info, caps);
+        gst_caps_unref(caps);
+    }
+    if (r->seen < MAX_FRAMES) {
+        if (r->set_at[r->seen])
+            g_object_set(r->filter, "chain", r->set_at[r->seen], NULL);
+        r->inputs[r->seen] = pack(buf, &r->info);
+    }
+    r->seen++;
+    return GST_PAD_PROBE_OK;
+}
+
+static int open_run(run *r, const char *description)
+{
+    memset(r, 0, sizeof *r);
+    GError *error = NULL;
+    r->pipeline = gst_parse_launch(description, &error);
+    if (!r->pipeline) {
+        CHECK(0, "%s: %s", description, error ? error->message : "?");
+        g_clear_error(&error);
+        return -1;
+    }
+    r->filter = gst_bin_get_by_name(GST_BIN(r->pipeline), "f");
+    r->sink = gst_bin_get_by_name(GST_BIN(r->pipeline), "out");
+    GstPad *pad = gst_element_get_static_pad(r->filter, "sink");
+    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, on_input, r, NULL);
+    gst_object_unref(pad);
+    return 0;
+}
+
+static void close_run(run *r)
+{
+    gst_element_set_state(r->pipeline, GST_STATE_NULL);
+    gst_object_unref(r->filter);
+    gst_object_unref(r->sink);
+    gst_object_unref(r->pipeline);
+    for (int i = 0; i < MAX_FRAMES; i++)
+        free(r->inputs[i]);
+}
+
+/* The next output buffer packed, or NULL at the end of the stream. */
+static uint8_t *next_output(run *r)
+{
+    GstSample *sample = NULL; /* NULL at the end, or after an error stopped the stream */
+    g_signal_emit_by_name(r->sink, "try-pull-sample", (GstClockTime)(20 * GST_SECOND), &sample);
+    if (!sample)
+        return NULL;
+    uint8_t *out = pack(gst_sample_get_buffer(sample), &r->info);
+    gst_sample_unref(sample);
+    return out;
+}
+
+/* The error on the pipeline's bus, if any (caller frees). */
+static char *bus_error(run *r)
+{
+    GstBus *bus = gst_element_get_bus(r->pipeline);
+    GstMessage *m = gst_bus_timed_pop_filtered(bus, 2 * GST_SECOND, GST_MESSAGE_ERROR);
+    char *text = NULL;
+    if (m) {
+        GError *e = NULL;
+        gst_message_parse_error(m, &e, NULL);
+        text = g_strdup(e->message);
+        g_error_free(e);
+        gst_message_unref(m);
+    }
+    gst_object_unref(bus);
+    return text;
+}
+
+/* Runs `frames` buffers of format/size through chain and checks each. */
+static void check_format(const char *format, int w, int h, const char *chain, int frames)
+{
+    char description[512];
+    snprintf(description, sizeof description,
+             "videotestsrc num-buffers=%d pattern=ball ! video/x-raw,format=%s,width=%d,"
+             "height=%d ! clvidfilter name=f chain=%s ! appsink name=out sync=false",
+             frames, format, w, h, chain);
+    run r;
+    if (open_run(&r, description))
+        return;
+    gst_element_set_state(r.pipeline, GST_STATE_PLAYING);
+    int got = 0, bad = 0;
+    uint8_t *out;
+    while ((out = next_output(&r))) {
+        clv_pixfmt f = pixfmt_of(GST_VIDEO_INFO_FORMAT(&r.info));
+        size_t n = clv_pixfmt_size(f, w, h);
+        uint8_t *want =
+            got < r.seen ? expected(chain, r.inputs[got], &r.info, (uint64_t)got) : NULL;
+        if (!want || memcmp(out, want, n)) {
+            size_t i = 0;
+            while (want && i < n && out[i] == want[i])
+                i++;
+            if (bad++ == 0)
+                CHECK(0, "%s %dx%d '%s' buffer %d differs from the reference at byte %zu", format,
+                      w, h, chain, got, i);
+        }
+        free(want);
+        free(out);
+        got++;
+    }
+    char *err = bus_error(&r);
+    CHECK(!err, "%s: %s", description, err);
+    g_free(err);
+    CHECK(got == frames && bad == 0, "%s %dx%d: %d of %d buffers, %d differ", format, w, h, got,
+          frames, bad);
+    printf("  %-5s %4dx%-4d %-16s %d buffers equal to the reference\n", format, w, h, chain,
+           got - bad);
+    double ms = -1;
+    g_object_get(r.filter, "kernel-ms", &ms, NULL);
+    CHECK(ms > 0, "kernel-ms %g", ms);
+    close_run(&r);
+}
+
+static int test_formats(void)
+{
+    static const char *const formats[] = {"RGBA", "BGRA", "RGBx", "BGRx", "I420", "NV12"};
+    static const int sizes[][2] = {{641, 359}, {17, 9}, {1, 1}, {2, 3}};
+    for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+            check_format(formats[f], sizes[s][0], sizes[s][1], "median,sharpen", s ? 3 : 8);
+    check_format("I420", 641, 359, "equalize,noise=amount=0.3", 4); /* per-frame index */
+    check_format("RGBA", 1921, 1081, "prewitt", 2);
+    return 0;
+}
+
+static int test_switch_chain(void)
+{
+    run r;
+    if (open_run(&r, "videotestsrc num-buffers=30 pattern=ball ! video/x-raw,format=RGBA,"
+                     "width=64,height=48 ! clvidfilter name=f chain=gray ! appsink name=out "
+                     "sync=false max-buffers=2"))
+        return 1;
+    /* Set from the streaming thread just before buffer 10 and 20 enter the
+     * element: "the next buffer" is exactly that one. At 25, a bad chain. */
+    r.set_at[10] = "threshold=t=100";
+    r.set_at[20] = "median=radius=2";
+    r.set_at[25] = "median=radius=9";
+    gst_element_set_state(r.pipeline, GST_STATE_PLAYING);
+    int got = 0;
+    uint8_t *out;
+    while ((out = next_output(&r))) {
+        const char *chain = got < 10 ? "gray" : got < 20 ? "threshold=t=100" : "median=radius=2";
+        uint8_t *want = expected(chain, r.inputs[got], &r.info, (uint64_t)got);
+        CHECK(want && !memcmp(out, want, 64 * 48 * 4), "buffer %d is not '%s'", got, chain);
+        free(want);
+        free(out);
+        got++;
+    }
+    char *err = bus_error(&r);
+    CHECK(err && strstr(err, "filter 'median' parameter 'radius': 9 is out of range (allowed: 1 "
+                             "to 7)"),
+          "bus error: %s", err ? err : "(none)");
+    printf("  25 buffers: gray, threshold from buffer 10, median from 20; then the bus said: %s\n",
+           err ? err : "(none)");
+    g_free(err);
+    CHECK(got == 25, "%d buffers came out before the bad chain (25 expected)", got);
+    char *now = NULL;
+    g_object_get(r.filter, "chain", &now, NULL);
+    CHECK(now && !strcmp(now, "median=radius=2"), "the refused chain replaced the property: %s",
+          now);
+    g_free(now);
+    close_run(&r);
+    return 0;
+}
+
+static double rss_mb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    double mb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmRSS:", 6))
+            mb = atof(line + 6) / 1024;
+    if (f)
+        fclose(f);
+    return mb;
+}
+
+static int test_long_run(void)
+{
+    GError *error = NULL;
+    GstElement *p = gst_parse_launch("videotestsrc num-buffers=1000 pattern=ball ! "
+                                     "video/x-raw,format=I420,width=320,height=240 ! "
+                                     "clvidfilter name=f chain=median,sharpen ! appsink name=out "
+                                     "sync=false",
+                                     &error);
+    if (!p) {
+        CHECK(0, "%s", error->message);
+        return 1;
+    }
+    GstElement *sink = gst_bin_get_by_name(GST_BIN(p), "out");
+    gst_element_set_state(p, GST_STATE_PLAYING);
+    int n = 0;
+    double at100 = 0, at1000 = 0;
+    GstSample *s;
+    for (;;) {
+        s = NULL;
+        g_signal_emit_by_name(sink, "try-pull-sample", (GstClockTime)(20 * GST_SECOND), &s);
+        if (!s)
+            break;
+        gst_sample_unref(s);
+        n++;
+        if (n == 100)
+            at100 = rss_mb();
+    }
+    at1000 = rss_mb();
+    printf("  %d buffers; resident memory %.1f MB after 100, %.1f MB after 1000 (+%.1f)\n", n,
+           at100, at1000, at1000 - at100);
+    CHECK(n == 1000, "%d buffers", n);
+    CHECK(at1000 - at100 < 8, "memory grew by %.1f MB over 900 buffers", at1000 - at100);
+    gst_element_set_state(p, GST_STATE_NULL);
+    gst_object_unref(sink);
+    gst_object_unref(p);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    gst_init(&argc, &argv);
+    if (argc < 2) {
+        fprintf(stderr, "usage: gst-test formats|switch_chain|long_run\n");
+        return 2;
+    }
+    if (!gst_element_factory_find("clvidfilter")) {
+        fprintf(stderr, "gst-test: no clvidfilter element (GST_PLUGIN_PATH?)\n");
+        return 1;
+    }
+    if (!strcmp(argv[1], "formats"))
+        test_formats();
+    else if (!strcmp(argv[1], "switch_chain"))
+        test_switch_chain();
+    else if (!strcmp(argv[1], "long_run"))
+        test_long_run();
+    else {
+        fprintf(stderr, "gst-test: no test '%s'\n", argv[1]);
+        return 2;
+    }
+    gst_deinit();
+    printf("%s %s\n", failures ? "FAIL" : "PASS", argv[1]);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,35 @@
+#!/bin/bash
+# launch_test.sh - clvidfilter from gst-launch-1.0, as a user types it: the
+# RGBA output of 30 buffers equals the C references' (clvid-ref) on the same
+# input, recorded through a tee; gst-inspect-1.0 documents every property; a
+# bad chain is an error naming the parameter and range, exit non-zero.
+# usage: launch_test.sh CLVID_REF
+set -euo pipefail
+ref=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+inspect=$(gst-inspect-1.0 clvidfilter)
+for p in chain device kernel-ms; do
+  grep -q "^  $p " <<<"$inspect" || fail "gst-inspect-1.0 clvidfilter does not document $p"
+done
+grep -q "changeable in NULL, READY, PAUSED or PLAYING" <<<"$inspect" || fail "chain not changeable while PLAYING"
+
+gst-launch-1.0 -q videotestsrc num-buffers=30 pattern=ball ! \
+  video/x-raw,format=RGBA,width=641,height=359 ! tee name=t \
+  t. ! queue ! filesink location="$tmp/in.rgba" \
+  t. ! queue ! clvidfilter chain=median,sharpen ! filesink location="$tmp/out.rgba"
+"$ref" median,sharpen 641 359 30 <"$tmp/in.rgba" >"$tmp/want.rgba"
+size=$(stat -c %s "$tmp/out.rgba")
+[ "$size" -eq $((641 * 359 * 4 * 30)) ] || fail "output is $size bytes, not 30 frames"
+cmp -s "$tmp/out.rgba" "$tmp/want.rgba" || fail "the output differs from the references: $(cmp "$tmp/out.rgba" "$tmp/want.rgba" | head -1)"
+echo "30 RGBA 641x359 buffers through median,sharpen equal the references"
+
+if out=$(gst-launch-1.0 videotestsrc num-buffers=3 ! clvidfilter chain=median=radius=9 ! fakesink 2>&1); then
+  fail "a bad chain ran: $out"
+fi
+grep -q "filter 'median' parameter 'radius': 9 is out of range (allowed: 1 to 7)" <<<"$out" ||
+  fail "the bad chain's message: $out"
+echo "a bad chain: $(grep -m1 'clvidfilter chain' <<<"$out")"
+echo PASS
