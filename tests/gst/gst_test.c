@@ -333,7 +333,11 @@ static int test_long_run(void)
     printf("  %d buffers; resident memory %.1f MB after 100, %.1f MB after 1000 (+%.1f)\n", n,
            at100, at1000, at1000 - at100);
     CHECK(n == 1000, "%d buffers", n);
-    CHECK(at1000 - at100 < 8, "memory grew by %.1f MB over 900 buffers", at1000 - at100);
+    if (getenv("CLVID_SANITIZED"))
+        printf("  (sanitizer build: its quarantine holds freed memory; LeakSanitizer checks "
+               "instead)\n");
+    else
+        CHECK(at1000 - at100 < 8, "memory grew by %.1f MB over 900 buffers", at1000 - at100);
     gst_element_set_state(p, GST_STATE_NULL);
     gst_object_unref(sink);
     gst_object_unref(p);
