@@ -4,7 +4,7 @@
 # with pkg-config and, as a separate CMake project, with find_package(clvid);
 # each run, and its output checked against the installed clvid command.
 set -euo pipefail
-build=$1
+build=$(cd "$1" && pwd)
 src=$(cd "$2" && pwd)
 tmp=$(mktemp -d /tmp/clvid-install-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -79,5 +79,18 @@ img = np.arange(48 * 64 * 3, dtype=np.uint32).reshape(48, 64, 3).astype(np.uint8
 assert clvid.__file__.startswith('$prefix'), clvid.__file__
 assert np.array_equal(clvid.Chain('median,sharpen')(img), clvid.reference('median,sharpen', img))
 print('python: installed package ran, equal to the reference')"
+fi
+# 4. The GStreamer element, when it was built: under the prefix (not the
+# system's plugin folder), found through GST_PLUGIN_PATH, loading the
+# installed libclvid beside it, filtering.
+if [ -e "$build/gst/libgstclvid.so" ]; then
+  plugin=$(find "$prefix" -name libgstclvid.so | head -1)
+  [ -n "$plugin" ] || fail "libgstclvid.so not installed under the prefix"
+  case "$plugin" in */gstreamer-1.0/libgstclvid.so) ;; *) fail "plugin at $plugin" ;; esac
+  env -u LD_LIBRARY_PATH GST_PLUGIN_PATH="$(dirname "$plugin")" GST_REGISTRY="$tmp/registry.bin" \
+    gst-launch-1.0 -q videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=64,height=48 ! \
+    clvidfilter chain=median ! fakesink || fail "the installed element did not run"
+  ldd "$plugin" | grep -q "$libdir/libclvid.so.0" || fail "the plugin does not load the installed libclvid: $(ldd "$plugin" | grep clvid)"
+  echo "gstreamer: the installed element ran from $plugin"
 fi
 echo "1 passed, 0 failed"
