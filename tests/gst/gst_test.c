@@ -11,19 +11,9 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
-#include "clvid.h"
+#include "../harness.h" /* CHECK */
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);               \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+int test_failures;
 
 /* ---- Frames in the engine's packed layout ----------------------------------- */
 
@@ -366,6 +356,6 @@ int main(int argc, char **argv)
         return 2;
     }
     gst_deinit();
-    printf("%s %s\n", failures ? "FAIL" : "PASS", argv[1]);
-    return failures ? 1 : 0;
+    printf("%s %s\n", test_failures ? "FAIL" : "PASS", argv[1]);
+    return test_failures ? 1 : 0;
 }
