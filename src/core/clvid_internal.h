@@ -23,8 +23,8 @@ struct clv_context {
     cl_context cl;
     cl_command_queue queue; /* in-order; profiling when asked */
     int profiling;
-    int row_shape;   /* CPU device: one row per work-item */
-    int correct_div; /* device divides floats correctly rounded */
+    int row_shape;     /* CPU device: one row per work-item */
+    int correct_div;   /* device divides floats correctly rounded */
     double watchdog_s; /* see clv_context_options; < 0: none */
     int hung;          /* a watchdog fired: no more OpenCL calls on teardown */
     struct {
@@ -135,8 +135,8 @@ int clv__program_get(clv_context *ctx, const char *family, cl_program *out, clv_
  * CLV_EBUILD (msg untouched) with *log the driver's log (malloc'd, may be
  * NULL), its "<kernel>:N" lines mapped to file:(N - first_line + 1). */
 int clv__program_build_text(const clv_context *ctx, const char *text, size_t len,
-                            const char *options, const char *file, int first_line,
-                            cl_program *out, char **log, clv_msg *msg);
+                            const char *options, const char *file, int first_line, cl_program *out,
+                            char **log, clv_msg *msg);
 /* cl/<name> (embedded, or from the kernel directory) after a #line 1
  * directive, into *text (malloc'd). */
 int clv__source_text(const clv_context *ctx, const char *name, char **text, size_t *len,
