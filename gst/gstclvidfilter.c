@@ -30,7 +30,11 @@ struct _GstClvidFilter {
     GMutex lock;
     gchar *chain_text;
     gchar *device;
+    int in_flight;          /* the property: 0 auto */
     gboolean chain_changed; /* chain_text differs from the chain in use */
+    GQueue held;            /* input buffers in the stage, oldest first */
+    int depth;              /* buffers held before the first comes out: 2 on GPUs, 1 on CPUs */
+    gboolean draining;
     char chain_error[1024]; /* a refused chain's message, posted by the streaming thread */
     double kernel_ms;       /* per frame, over the last second's frames */
     /* The streaming thread's. */
@@ -46,7 +50,7 @@ struct _GstClvidFilter {
 
 G_DEFINE_TYPE(GstClvidFilter, gst_clvid_filter, GST_TYPE_VIDEO_FILTER)
 
-enum { PROP_0, PROP_CHAIN, PROP_DEVICE, PROP_KERNEL_MS };
+enum { PROP_0, PROP_CHAIN, PROP_DEVICE, PROP_KERNEL_MS, PROP_IN_FLIGHT };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
     "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(FORMATS)));
@@ -86,6 +90,11 @@ static void set_property(GObject *object, guint id, const GValue *value, GParamS
         self->device = g_value_dup_string(value);
         g_mutex_unlock(&self->lock);
         break;
+    case PROP_IN_FLIGHT:
+        g_mutex_lock(&self->lock);
+        self->in_flight = g_value_get_int(value);
+        g_mutex_unlock(&self->lock);
+        break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
     }
@@ -104,6 +113,9 @@ static void get_property(GObject *object, guint id, GValue *value, GParamSpec *p
         break;
     case PROP_KERNEL_MS:
         g_value_set_double(value, self->kernel_ms);
+        break;
+    case PROP_IN_FLIGHT:
+        g_value_set_int(value, self->in_flight);
         break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
@@ -166,15 +178,24 @@ static gboolean start(GstBaseTransform *trans)
         GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ_WRITE, ("clvidfilter: %s", msg.text), (NULL));
         return FALSE;
     }
-    GST_INFO_OBJECT(self, "on %s", clv_context_device(self->ctx)->name);
+    /* A GPU filters one buffer while the next one's copies and upload run;
+     * on a CPU they would share the same cores: one at a time, no latency. */
+    g_mutex_lock(&self->lock);
+    self->depth = self->in_flight ? self->in_flight : clv_context_device(self->ctx)->is_gpu ? 2 : 1;
+    g_mutex_unlock(&self->lock);
+    GST_INFO_OBJECT(self, "on %s, %d buffer(s) in flight", clv_context_device(self->ctx)->name,
+                    self->depth);
     g_mutex_lock(&self->lock);
     self->chain_changed = TRUE; /* built for the first buffer */
     g_mutex_unlock(&self->lock);
     return TRUE;
 }
 
+static void discard(GstClvidFilter *self);
+
 static gboolean stop(GstBaseTransform *trans)
 {
+    discard(GST_CLVID_FILTER(trans));
     release_device(GST_CLVID_FILTER(trans));
     return TRUE;
 }
@@ -235,6 +256,7 @@ static gboolean set_info(GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *
         GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("clvidfilter: unsupported format"), (NULL));
         return FALSE;
     }
+    discard(self); /* drained by the caps event before this */
     clv_stage_destroy(self->stage);
     self->stage = NULL;
     self->format = f;
@@ -247,7 +269,7 @@ static gboolean set_info(GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *
                             .out_format = f,
                             .in_color = color,
                             .out_color = color,
-                            .slots = 2,
+                            .slots = self->depth + 1,
                             .profiling = 1};
     clv_msg msg = {{0}};
     if (clv_stage_create(self->ctx, &so, self->chain, &self->stage, &msg)) {
@@ -339,45 +361,173 @@ static void copy_frame(GstClvidFilter *self, GstVideoFrame *frame, uint8_t *pack
     }
 }
 
-static GstFlowReturn transform_frame(GstVideoFilter *filter, GstVideoFrame *in, GstVideoFrame *out)
+static void update_kernel_ms(GstClvidFilter *self)
 {
-    GstClvidFilter *self = GST_CLVID_FILTER(filter);
-    GstFlowReturn ret = update_chain(self);
-    if (ret != GST_FLOW_OK)
-        return ret;
-    clv_msg msg = {{0}};
-    uint8_t *input = clv_stage_input(self->stage);
-    if (!input) {
-        GST_ELEMENT_ERROR(self, CORE, FAILED, ("clvidfilter: no free slot"), (NULL));
-        return GST_FLOW_ERROR;
-    }
-    copy_frame(self, in, input, 1);
-    const uint8_t *result = NULL;
-    uint64_t index = 0;
-    if (clv_stage_submit(self->stage, self->frames, &msg) ||
-        clv_stage_output(self->stage, &result, &index, &msg)) {
-        GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("clvidfilter: %s", msg.text), (NULL));
-        return GST_FLOW_ERROR;
-    }
-    copy_frame(self, out, (uint8_t *)result, 0);
-    clv_stage_release(self->stage);
-    self->frames++;
-    /* kernel-ms: the device's kernel time per frame, over up to a second
-     * of frames (30 or more). */
+    /* kernel-ms: the device's kernel time per frame, over 30 frames. */
     clv_stage_times t;
     clv_stage_get_times(self->stage, &t);
     uint64_t n = t.frames - self->mark.frames;
-    if (n >= 30) {
+    if (n >= 30 || (self->kernel_ms == 0 && n > 0)) {
         g_mutex_lock(&self->lock);
         self->kernel_ms = (double)(t.kernels_ns - self->mark.kernels_ns) / 1e6 / (double)n;
         g_mutex_unlock(&self->lock);
-        self->mark = t;
-    } else if (self->kernel_ms == 0 && n > 0) {
-        g_mutex_lock(&self->lock);
-        self->kernel_ms = (double)(t.kernels_ns - self->mark.kernels_ns) / 1e6 / (double)n;
-        g_mutex_unlock(&self->lock);
+        if (n >= 30)
+            self->mark = t;
     }
+}
+
+/* Buffers go into the stage as they come and come out `depth` buffers later
+ * (GstBaseTransform's submit_input_buffer / generate_output): on a GPU the
+ * next buffer's upload and copies overlap this one's kernels. The held input
+ * buffers give their timestamps and metadata to the outputs. */
+static GstFlowReturn submit_input_buffer(GstBaseTransform *trans, gboolean discont,
+                                         GstBuffer *input)
+{
+    (void)discont;
+    GstClvidFilter *self = GST_CLVID_FILTER(trans);
+    GstVideoFilter *video = GST_VIDEO_FILTER(trans);
+    GstFlowReturn ret = self->stage ? update_chain(self) : GST_FLOW_NOT_NEGOTIATED;
+    uint8_t *slot = ret == GST_FLOW_OK ? clv_stage_input(self->stage) : NULL;
+    if (ret == GST_FLOW_OK && !slot) {
+        GST_ELEMENT_ERROR(self, CORE, FAILED, ("clvidfilter: no free slot"), (NULL));
+        ret = GST_FLOW_ERROR;
+    }
+    GstVideoFrame frame;
+    if (ret == GST_FLOW_OK && !gst_video_frame_map(&frame, &video->in_info, input, GST_MAP_READ)) {
+        GST_ELEMENT_ERROR(self, CORE, FAILED, ("clvidfilter: cannot map an input buffer"), (NULL));
+        ret = GST_FLOW_ERROR;
+    }
+    if (ret != GST_FLOW_OK) {
+        gst_buffer_unref(input);
+        return ret;
+    }
+    copy_frame(self, &frame, slot, 1);
+    gst_video_frame_unmap(&frame);
+    clv_msg msg = {{0}};
+    if (clv_stage_submit(self->stage, self->frames++, &msg)) {
+        GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("clvidfilter: %s", msg.text), (NULL));
+        gst_buffer_unref(input);
+        return GST_FLOW_ERROR;
+    }
+    g_queue_push_tail(&self->held, input);
     return GST_FLOW_OK;
+}
+
+static GstFlowReturn generate_output(GstBaseTransform *trans, GstBuffer **outbuf)
+{
+    GstClvidFilter *self = GST_CLVID_FILTER(trans);
+    GstVideoFilter *video = GST_VIDEO_FILTER(trans);
+    *outbuf = NULL;
+    guint held = g_queue_get_length(&self->held);
+    if (held == 0 || (held < (guint)self->depth && !self->draining))
+        return GST_FLOW_OK;
+    GstBuffer *input = g_queue_pop_head(&self->held);
+    const uint8_t *result = NULL;
+    uint64_t index = 0;
+    clv_msg msg = {{0}};
+    if (clv_stage_output(self->stage, &result, &index, &msg)) {
+        GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("clvidfilter: %s", msg.text), (NULL));
+        gst_buffer_unref(input);
+        return GST_FLOW_ERROR;
+    }
+    /* The base class's allocation: from the negotiated pool, with the
+     * input's timestamps, flags and metadata. */
+    GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS(gst_clvid_filter_parent_class)
+                            ->prepare_output_buffer(trans, input, outbuf);
+    GstVideoFrame frame;
+    if (ret == GST_FLOW_OK &&
+        gst_video_frame_map(&frame, &video->out_info, *outbuf, GST_MAP_WRITE)) {
+        copy_frame(self, &frame, (uint8_t *)result, 0);
+        gst_video_frame_unmap(&frame);
+    } else if (ret == GST_FLOW_OK) {
+        GST_ELEMENT_ERROR(self, CORE, FAILED, ("clvidfilter: cannot map an output buffer"), (NULL));
+        gst_clear_buffer(outbuf);
+        ret = GST_FLOW_ERROR;
+    }
+    clv_stage_release(self->stage);
+    gst_buffer_unref(input);
+    update_kernel_ms(self);
+    return ret;
+}
+
+/* Pushes every buffer still in the stage (end of stream, new caps). */
+static GstFlowReturn drain(GstClvidFilter *self)
+{
+    GstFlowReturn ret = GST_FLOW_OK;
+    self->draining = TRUE;
+    while (ret == GST_FLOW_OK && !g_queue_is_empty(&self->held)) {
+        GstBuffer *out = NULL;
+        ret = generate_output(GST_BASE_TRANSFORM(self), &out);
+        if (out)
+            ret = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), out);
+    }
+    self->draining = FALSE;
+    return ret;
+}
+
+/* Drops the buffers in flight (a flush, a stop). */
+/* Never called (generate_output makes the output); its presence tells
+ * GstVideoFilter that the element writes a new buffer rather than filtering
+ * in place. */
+static GstFlowReturn transform_frame(GstVideoFilter *filter, GstVideoFrame *in, GstVideoFrame *out)
+{
+    (void)in;
+    (void)out;
+    GST_ELEMENT_ERROR(filter, CORE, NOT_IMPLEMENTED, ("clvidfilter: unexpected transform"), (NULL));
+    return GST_FLOW_NOT_SUPPORTED;
+}
+
+static void discard(GstClvidFilter *self)
+{
+    GstBuffer *b;
+    while ((b = g_queue_pop_head(&self->held))) {
+        const uint8_t *px;
+        uint64_t index;
+        clv_msg msg;
+        if (self->stage && clv_stage_output(self->stage, &px, &index, &msg) == 0)
+            clv_stage_release(self->stage);
+        gst_buffer_unref(b);
+    }
+}
+
+static gboolean sink_event(GstBaseTransform *trans, GstEvent *event)
+{
+    GstClvidFilter *self = GST_CLVID_FILTER(trans);
+    switch (GST_EVENT_TYPE(event)) {
+    case GST_EVENT_EOS:
+    case GST_EVENT_CAPS:
+    case GST_EVENT_SEGMENT:
+        drain(self);
+        break;
+    case GST_EVENT_FLUSH_STOP:
+        discard(self);
+        break;
+    default:
+        break;
+    }
+    return GST_BASE_TRANSFORM_CLASS(gst_clvid_filter_parent_class)->sink_event(trans, event);
+}
+
+/* The latency: the buffers held beyond the one being filtered. */
+static gboolean query(GstBaseTransform *trans, GstPadDirection direction, GstQuery *q)
+{
+    GstClvidFilter *self = GST_CLVID_FILTER(trans);
+    gboolean res =
+        GST_BASE_TRANSFORM_CLASS(gst_clvid_filter_parent_class)->query(trans, direction, q);
+    if (res && direction == GST_PAD_SRC && GST_QUERY_TYPE(q) == GST_QUERY_LATENCY) {
+        gboolean live;
+        GstClockTime min, max;
+        const GstVideoInfo *info = &GST_VIDEO_FILTER(trans)->in_info;
+        gst_query_parse_latency(q, &live, &min, &max);
+        GstClockTime extra =
+            info->fps_n > 0 && self->depth > 1
+                ? gst_util_uint64_scale_int((guint64)(self->depth - 1) * GST_SECOND, info->fps_d,
+                                            info->fps_n)
+                : 0;
+        gst_query_set_latency(q, live, min + extra,
+                              GST_CLOCK_TIME_IS_VALID(max) ? max + extra : max);
+    }
+    return res;
 }
 
 /* ---- The type ------------------------------------------------------------------ */
@@ -396,6 +546,8 @@ static void gst_clvid_filter_init(GstClvidFilter *self)
 {
     g_mutex_init(&self->lock);
     self->chain_text = g_strdup("");
+    g_queue_init(&self->held);
+    self->depth = 1;
 }
 
 static void gst_clvid_filter_class_init(GstClvidFilterClass *klass)
@@ -430,6 +582,15 @@ static void gst_clvid_filter_class_init(GstClvidFilterClass *klass)
                             "Device time of the conversions and the chain per frame, in "
                             "milliseconds, over the last 30 frames (read-only)",
                             0, G_MAXDOUBLE, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+    g_object_class_install_property(
+        gobject, PROP_IN_FLIGHT,
+        g_param_spec_int("in-flight", "Buffers in flight",
+                         "Buffers held in the device's pipeline: the output of buffer N leaves "
+                         "when buffer N + in-flight - 1 has come in (latency: in-flight - 1 "
+                         "frames, reported). 0: 2 on GPUs (copies and upload overlap the "
+                         "kernels), 1 on CPUs",
+                         0, 3, 0,
+                         G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
     gst_element_class_set_static_metadata(
         element, "clvid filter", "Filter/Effect/Video",
         "clvid's exact OpenCL filters (median, sharpen, prewitt, erode, equalize, quantize, "
@@ -439,6 +600,10 @@ static void gst_clvid_filter_class_init(GstClvidFilterClass *klass)
     gst_element_class_add_static_pad_template(element, &src_template);
     trans->start = start;
     trans->stop = stop;
+    trans->submit_input_buffer = submit_input_buffer;
+    trans->generate_output = generate_output;
+    trans->sink_event = sink_event;
+    trans->query = query;
     video->set_info = set_info;
     video->transform_frame = transform_frame;
 }

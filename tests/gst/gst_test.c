@@ -227,8 +227,65 @@ static void check_format(const char *format, int w, int h, const char *chain, in
     close_run(&r);
 }
 
+/* Buffers held in flight (what a GPU does by default): the same bytes, in
+ * order, with their timestamps, the last ones drained at the end. */
+static GstClockTime check_in_flight(int in_flight)
+{
+    char description[512];
+    snprintf(description, sizeof description,
+             "videotestsrc num-buffers=12 pattern=ball ! video/x-raw,format=I420,width=641,"
+             "height=359,framerate=25/1 ! clvidfilter name=f in-flight=%d chain=median ! appsink "
+             "name=out sync=false",
+             in_flight);
+    run r;
+    if (open_run(&r, description))
+        return 0;
+    gst_element_set_state(r.pipeline, GST_STATE_PLAYING);
+    int got = 0;
+    for (;;) {
+        GstSample *sample = NULL;
+        g_signal_emit_by_name(r.sink, "try-pull-sample", (GstClockTime)(20 * GST_SECOND), &sample);
+        if (!sample)
+            break;
+        GstBuffer *buf = gst_sample_get_buffer(sample);
+        GstClockTime pts = GST_BUFFER_PTS(buf);
+        uint8_t *out = pack(buf, &r.info);
+        uint8_t *want = expected("median", r.inputs[got], &r.info, (uint64_t)got);
+        size_t n = clv_pixfmt_size(CLV_PIX_YUV420P, 641, 359);
+        CHECK(out && want && !memcmp(out, want, n), "in-flight=%d: buffer %d differs", in_flight,
+              got);
+        CHECK(pts == (GstClockTime)got * GST_SECOND / 25,
+              "in-flight=%d: buffer %d pts %" GST_TIME_FORMAT, in_flight, got, GST_TIME_ARGS(pts));
+        free(out);
+        free(want);
+        gst_sample_unref(sample);
+        got++;
+    }
+    CHECK(got == 12, "in-flight=%d: %d of 12 buffers came out", in_flight, got);
+    GstQuery *q = gst_query_new_latency();
+    gboolean live;
+    GstClockTime min = 0, max = 0;
+    if (gst_element_query(r.filter, q)) {
+        gst_query_parse_latency(q, &live, &min, &max);
+        printf(
+            "  in-flight=%d: 12 buffers in order, equal, timestamps kept; latency %" GST_TIME_FORMAT
+            "\n",
+            in_flight, GST_TIME_ARGS(min));
+    }
+    gst_query_unref(q);
+    close_run(&r);
+    return min;
+}
+
 static int test_formats(void)
 {
+    GstClockTime one = check_in_flight(1);
+    for (int k = 2; k <= 3; k++) {
+        GstClockTime l = check_in_flight(k);
+        CHECK(l == one + (GstClockTime)(k - 1) * GST_SECOND / 25,
+              "in-flight=%d reports %" GST_TIME_FORMAT " of latency, not one frame more per buffer",
+              k, GST_TIME_ARGS(l));
+    }
     static const char *const formats[] = {"RGBA", "BGRA", "RGBx", "BGRx", "I420", "NV12"};
     static const int sizes[][2] = {{641, 359}, {17, 9}, {1, 1}, {2, 3}};
     for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++)
