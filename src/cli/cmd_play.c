@@ -48,7 +48,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: clvid play [INPUT] [options]        (no INPUT: the bundled sample)\n"
                "  -f FORMAT          force the input format (lavfi, v4l2, ...)\n"
-               "  -vf CHAIN          a filter chain (repeat -vf for several; w cycles them)\n"
+               "  -vf CHAIN          a filter chain (repeat -vf for several; w cycles them);\n"
+               "                     opencl=file=KERNEL.cl reloads when the file is saved\n"
                "  -ss TIME           start at TIME (seconds or [hh:]mm:ss)\n"
                "  --device N|NAME    OpenCL device (clvid devices)\n"
                "  --size WxH         window size in points (default: the video's, fitted)\n"
