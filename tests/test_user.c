@@ -73,10 +73,13 @@ static const char motion_cl[] =
     "                   (int)(time * 100.0f) & 255, 255));\n"
     "}\n";
 
-/* Two kernels in one file. */
-static const char two_cl[] = "kernel void first(CLV_ARGS) { WRITE(READ(CLV_X, CLV_Y).zyxw); }\n"
+/* Two kernels in one file, one with an attribute. */
+static const char two_cl[] = "kernel __attribute__((vec_type_hint(uchar4))) void\n"
+                             "first(CLV_ARGS) { WRITE(READ(CLV_X, CLV_Y).zyxw); }\n"
                              "/* kernel void commented(CLV_ARGS) {} */\n"
                              "kernel void second(CLV_ARGS) { WRITE((uchar4)(7, 7, 7, 7)); }\n";
+
+static void run_once(clv_context *ctx, clv_chain *chain, const clv_image *in, clv_image *out);
 
 typedef void (*ref_fn)(const clv_image *src, const clv_image *prev, clv_image *dst, int frame,
                        int param);
@@ -363,6 +366,31 @@ int test_user_errors(void)
     clv_context *ctx = test_context(0);
     if (!ctx)
         return 1;
+    /* kernel= picks one of a file's kernels (one behind an attribute). */
+    static const char *const picks[] = {"first", "second"};
+    for (int k = 0; k < 2; k++) {
+        clv_chain_desc desc;
+        clv_chain *chain = NULL;
+        clv_msg msg = {{0}};
+        clv_image in = {0}, out = {0};
+        clv_image_alloc(&in, 5, 3);
+        clv_image_alloc(&out, 5, 3);
+        test_fill(&in, CONTENT_NOISE, 9);
+        snprintf(t, sizeof t, "opencl=file=%s:kernel=%s", put("two.cl", two_cl), picks[k]);
+        CHECK(clv_chain_parse(t, &desc, &msg) == 0 &&
+                  clv_chain_create(ctx, &desc, &chain, &msg) == 0,
+              "%s: %s", t, msg.text);
+        if (chain) {
+            run_once(ctx, chain, &in, &out);
+            const uint8_t *p = in.pixels + 4 * 7, *o = out.pixels + 4 * 7;
+            CHECK(k == 0 ? (o[0] == p[2] && o[1] == p[1] && o[2] == p[0] && o[3] == p[3])
+                         : (o[0] == 7 && o[3] == 7),
+                  "kernel %s gave %d %d %d %d", picks[k], o[0], o[1], o[2], o[3]);
+        }
+        clv_chain_destroy(chain);
+        clv_image_free(&in);
+        clv_image_free(&out);
+    }
     /* A compile error: the file's own line numbers, past the helpers. */
     snprintf(t, sizeof t, "opencl=file=%s",
              put("syntax.cl",

@@ -119,7 +119,18 @@ static int kernel_names(const char *text, char names[][128], int max)
         size_t n = (size_t)(s - b);
         if ((n == 6 && !strncmp(b, "kernel", 6)) || (n == 8 && !strncmp(b, "__kernel", 8)))
             want = 1;
-        else if (want == 1 && n == 4 && !strncmp(b, "void", 4))
+        else if (want && n == 13 && !strncmp(b, "__attribute__", 13)) {
+            /* kernel __attribute__((...)) void NAME: skip the parentheses */
+            while (isspace((unsigned char)*s))
+                s++;
+            for (int depth = 0; *s; s++) {
+                depth += (*s == '(') - (*s == ')');
+                if (depth == 0 && *s == ')') {
+                    s++;
+                    break;
+                }
+            }
+        } else if (want == 1 && n == 4 && !strncmp(b, "void", 4))
             want = 2;
         else if (want == 2) {
             if (count < max && n < 128) {
