@@ -282,7 +282,17 @@ static gboolean set_info(GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *
                                                         : "bt601",
                     color.full_range ? "full" : "limited");
     memset(&self->mark, 0, sizeof self->mark);
+    if (self->chain) /* a new rate for the chain in use (filter->in_info is set after this) */
+        clv_chain_set_frame_rate(self->chain, in_info->fps_n, in_info->fps_d);
     return TRUE;
+}
+
+/* The caps' frame rate, for the `time` argument of user kernels. */
+static void set_rate(GstClvidFilter *self, clv_chain *chain)
+{
+    const GstVideoInfo *info = &GST_VIDEO_FILTER(self)->in_info;
+    if (chain)
+        clv_chain_set_frame_rate(chain, info->fps_n, info->fps_d);
 }
 
 /* Builds the chain the property asks for, when it changed. */
@@ -311,6 +321,7 @@ static GstFlowReturn update_chain(GstClvidFilter *self)
     }
     GST_INFO_OBJECT(self, "chain '%s'", text);
     g_free(text);
+    set_rate(self, chain);
     /* No frame is in flight between buffers: the old chain can go. */
     clv_stage_set_chain(self->stage, chain);
     clv_chain_destroy(self->chain);

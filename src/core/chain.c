@@ -296,7 +296,7 @@ static int user_args(const char *s, const clv_filter **f, int *file_positional, 
             s = *e == ':' ? e + 1 : e;
         }
     }
-    return clv__user_find(path, kernel[0] ? kernel : NULL, f, msg);
+    return clv_kernel_file_load(path, kernel[0] ? kernel : NULL, f, msg);
 }
 
 static int parse_filter(const char *text, const char **pos, clv_chain_desc *desc, clv_msg *msg)

@@ -96,8 +96,6 @@ extern const int clv__filter_count;
 
 /* ---- User kernels (src/filters/opencl.c) ------------------------------ */
 
-/* The parser's hook: loads the descriptor of "opencl" arguments. */
-int clv__user_find(const char *path, const char *kernel, const clv_filter **out, clv_msg *msg);
 /* The file of a user kernel's descriptor; *kernel (may be NULL) the name
  * the chain gave, or NULL. */
 const char *clv__user_path(const clv_filter *f, const char **kernel);

@@ -422,17 +422,12 @@ static int load(const char *path, const char *kernel, const clv__user **out, cha
     return 0;
 }
 
-int clv__user_find(const char *path, const char *kernel, const clv_filter **out, clv_msg *msg)
+int clv_kernel_file_load(const char *path, const char *kernel, const clv_filter **out, clv_msg *msg)
 {
     const clv__user *u = NULL;
     int err = load(path, kernel, &u, NULL, msg);
     *out = u ? &u->filter : NULL;
     return err;
-}
-
-int clv_kernel_file_load(const char *path, const char *kernel, const clv_filter **out, clv_msg *msg)
-{
-    return clv__user_find(path, kernel, out, msg);
 }
 
 const char *clv__user_path(const clv_filter *f, const char **kernel)
@@ -480,7 +475,6 @@ struct clv_kernel_build {
     unsigned char kind[MAX_ARGS];
     unsigned char param[MAX_ARGS];
     int uses_prev;
-    int frame_unsigned;
 };
 
 void clv_kernel_build_free(clv_kernel_build *b)
@@ -584,7 +578,6 @@ static int bind(clv_kernel_build *b, clv_msg *msg)
         } else if (!strcmp(a.name, "frame") &&
                    (!strcmp(a.type, "int") || !strcmp(a.type, "uint"))) {
             b->kind[i] = ARG_FRAME;
-            b->frame_unsigned = !strcmp(a.type, "uint");
         } else if (!strcmp(a.name, "time") && !strcmp(a.type, "float")) {
             b->kind[i] = ARG_TIME;
         } else if (!strcmp(a.name, "prev") && global_uchar4) {
@@ -776,7 +769,8 @@ static int run(void *state, const clv_launch *l)
             break;
         }
         case ARG_FRAME: {
-            cl_uint n = (cl_uint)l->frame_index; /* int or uint: 32 bits either way */
+            cl_uint n =
+                (cl_uint)l->frame_index; /* `int frame` or `uint frame`: 32 bits either way */
             st = clSetKernelArg(b->kernel, (cl_uint)i, sizeof n, &n);
             break;
         }

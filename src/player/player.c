@@ -791,16 +791,15 @@ static int run(player *p, clv_msg *msg)
              * (again at once while paused). A failed build shows its
              * messages; the last good kernel goes on. */
             char line[256];
-            const char *before = clv_reload_error(p->reload, p->active);
-            if (clv_reload_poll(p->reload, line, sizeof line)) {
+            int done = clv_reload_poll(p->reload, line, sizeof line);
+            if (done) {
                 p->hud_dirty = 1;
-                if (p->paused)
-                    p->refilter = 1;
+                p->redraw = 1; /* the error panel comes or goes */
             }
+            if (done == CLV_RELOAD_SWAPPED && p->paused)
+                p->refilter = 1;
             if (line[0])
                 notice(p, "%s", line);
-            if (before != clv_reload_error(p->reload, p->active))
-                p->redraw = 1;
         }
         if (p->seek_pending) {
             double to = p->seek_to;

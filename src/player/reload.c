@@ -250,7 +250,7 @@ int clv_reload_poll(clv_reload *r, char *notice, size_t size)
         return 0;
     double now = now_s();
     look(r, now);
-    int swapped = 0;
+    int happened = 0;
     pthread_mutex_lock(&r->lock);
     if (r->job >= 0 && r->job_done) {
         target *t = &r->t[r->job];
@@ -278,10 +278,11 @@ int clv_reload_poll(clv_reload *r, char *notice, size_t size)
                 snprintf(t->error, sizeof t->error, "%.900s\n(the last good kernel runs on)",
                          msg.text);
             fprintf(stderr, "clvid: %s\n(the last kernel that built goes on running)\n", msg.text);
+            happened = CLV_RELOAD_FAILED;
         } else {
             t->error[0] = 0;
             r->reloads++;
-            swapped = 1;
+            happened = CLV_RELOAD_SWAPPED;
             if (notice)
                 snprintf(notice, size, "reloaded %.200s (built in %.0f ms)", base_name(t->path),
                          ms);
@@ -301,7 +302,7 @@ int clv_reload_poll(clv_reload *r, char *notice, size_t size)
         }
     }
     pthread_mutex_unlock(&r->lock);
-    return swapped;
+    return happened;
 }
 
 const char *clv_reload_error(const clv_reload *r, const clv_chain *chain)
@@ -315,17 +316,4 @@ const char *clv_reload_error(const clv_reload *r, const clv_chain *chain)
 uint64_t clv_reload_count(const clv_reload *r)
 {
     return r ? r->reloads : 0;
-}
-
-int clv_reload_busy(clv_reload *r)
-{
-    if (!r)
-        return 0;
-    int busy = 0;
-    for (int i = 0; i < r->count; i++)
-        busy |= r->t[i].dirty;
-    pthread_mutex_lock(&r->lock);
-    busy |= r->job >= 0;
-    pthread_mutex_unlock(&r->lock);
-    return busy;
 }

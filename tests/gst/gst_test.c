@@ -277,8 +277,47 @@ static GstClockTime check_in_flight(int in_flight)
     return min;
 }
 
+/* A user kernel's `time` follows the caps' frame rate (10 fps: 0.1 s a
+ * buffer), not the engine's default 25. */
+static void check_time(void)
+{
+    char path[] = "/tmp/clvid-gst-time-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        CHECK(0, "cannot write a kernel file");
+        return;
+    }
+    fputs("kernel void t(CLV_ARGS, float time)\n"
+          "{ WRITE((uchar4)((int)(time * 100.0f + 0.5f) & 255, 0, 0, 255)); }\n",
+          f);
+    fclose(f);
+    char description[512];
+    snprintf(description, sizeof description,
+             "videotestsrc num-buffers=6 ! video/x-raw,format=RGBA,width=8,height=4,"
+             "framerate=10/1 ! clvidfilter name=f chain=opencl=file=%s ! appsink name=out "
+             "sync=false",
+             path);
+    run r;
+    if (open_run(&r, description) == 0) {
+        gst_element_set_state(r.pipeline, GST_STATE_PLAYING);
+        int got = 0;
+        uint8_t *out;
+        while ((out = next_output(&r))) {
+            CHECK(out[0] == got * 10, "buffer %d: time %d/100 s, want %d", got, out[0], got * 10);
+            free(out);
+            got++;
+        }
+        CHECK(got == 6, "%d of 6 buffers", got);
+        printf("  a user kernel's time at 10 fps: 0, 0.1, ... 0.5 s\n");
+        close_run(&r);
+    }
+    remove(path);
+}
+
 static int test_formats(void)
 {
+    check_time();
     GstClockTime one = check_in_flight(1);
     for (int k = 2; k <= 3; k++) {
         GstClockTime l = check_in_flight(k);
