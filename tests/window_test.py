@@ -375,6 +375,13 @@ def webcam_record(tmp):
     s = stats(st)
     check(count_frames(rec4) == int(s["recorded"]) > 0, "source ended: file %d frames, recorded %s"
           % (count_frames(rec4), s["recorded"]))
+    # A source of one frame: the frame comes with its end, and is recorded all the same.
+    rec5 = os.path.join(tmp, "rec5.mkv")
+    run([ARGS.clvid, "webcam", *CAMERA, "testsrc2=size=320x240:rate=30:duration=0.034", "-o",
+         rec5, "--stats", st, "--size", "320x240"])
+    s = stats(st)
+    check(count_frames(rec5) == int(s["recorded"]) == 1, "one-frame source: file %d frames, "
+          "recorded %s" % (count_frames(rec5), s["recorded"]))
     # Headless.
     rec3 = os.path.join(tmp, "rec3.mkv")
     run([ARGS.clvid, "webcam", *CAMERA, "testsrc2=size=320x240:rate=30", "--no-window", "-o",

@@ -53,6 +53,7 @@ typedef struct player {
     uint64_t submitted, taken;
     /* Playback state. */
     int paused, step, eof, quit;
+    int end_popped; /* live: the end was taken from the queue behind a frame */
     int refilter;   /* send the frame shown again (chain or parameter changed) */
     int force_show; /* show the next result even while paused */
     int seek_pending;
@@ -272,7 +273,7 @@ static int seek(player *p, double seconds, clv_msg *msg)
         clv_audio_flush(p->audio);
     if (p->snd)
         clv_sound_clear(p->snd);
-    p->eof = 0;
+    p->eof = p->end_popped = 0;
     p->clock_running = 0;
     p->paused_at = seconds;
     /* Show the frame sought to even when paused. */
@@ -315,15 +316,26 @@ static int feed_one(player *p, clv_msg *msg)
     void *item;
     /* With the stage empty there is nothing else to do than wait a little. */
     double wait = clv_stage_pending(p->stage) == 0 ? 0.004 : 0;
-    int r = clv_queue_pop_wait(p->video_q, &kind, &item, wait);
-    if (r != 0)
+    if (p->end_popped) {
+        /* The end came right after the last frame, which went first. */
+        kind = CLV_ITEM_END;
+        item = NULL;
+        p->end_popped = 0;
+    } else if (clv_queue_pop_wait(p->video_q, &kind, &item, wait) != 0) {
         return 0;
+    }
     while (p->a.io.live && kind == CLV_ITEM_FRAME) {
         /* Live: only the newest frame is worth showing. */
         int next_kind;
         void *next;
         if (clv_queue_pop_wait(p->video_q, &next_kind, &next, 0) != 0)
             break;
+        if (next_kind == CLV_ITEM_END) {
+            /* The source's last frame is shown (and recorded) all the same. */
+            clv_item_free(next_kind, next);
+            p->end_popped = 1;
+            break;
+        }
         clv_item_free(kind, item);
         p->stale_seen++;
         kind = next_kind;
