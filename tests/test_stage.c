@@ -37,6 +37,13 @@ static int reference(clv_pixfmt in_f, clv_color in_c, clv_pixfmt out_f, clv_colo
     return err;
 }
 
+/* Several devices: a fault to inject into the next run_case, and what its
+ * stage said about its devices, or the error it stopped with, at the end. */
+static int fault_device[2] = {-1, -1};
+static uint64_t fault_frames[2];
+static clv_stage_device last_stats[CLV_DEVICES_MAX];
+static clv_msg last_error;
+
 static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_color in_c,
                      clv_color out_c, const char *chain_text, int w, int h, int frames)
 {
@@ -64,6 +71,10 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
         CHECK(0, "%s: setup: %s", what, msg.text);
         goto done;
     }
+    for (int i = 0; i < 2; i++)
+        if (fault_device[i] >= 0)
+            clv_stage_inject_fault(stage, fault_device[i], fault_frames[i]);
+    last_error.text[0] = 0;
     /* Keep the slots full: submit while there is room, take the oldest. */
     int submitted = 0, taken = 0;
     while (taken < frames) {
@@ -78,12 +89,14 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
             }
             submitted++;
         }
-        CHECK(clv_stage_pending(stage) >= 1 && clv_stage_pending(stage) <= 3, "pending %d",
-              clv_stage_pending(stage));
+        CHECK(clv_stage_pending(stage) >= 1 &&
+                  clv_stage_pending(stage) <= 3 * clv_stage_device_count(stage),
+              "pending %d", clv_stage_pending(stage));
         const uint8_t *got;
         uint64_t index = 99;
         if (clv_stage_output(stage, &got, &index, &msg)) {
-            CHECK(0, "%s: output: %s", what, msg.text);
+            last_error = msg;
+            CHECK(fault_device[1] >= 0, "%s: output: %s", what, msg.text);
             goto done;
         }
         CHECK(index == (uint64_t)taken, "%s: frame %llu came out as #%d", what,
@@ -103,6 +116,8 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
     CHECK(t.frames == (uint64_t)frames, "%s: %llu frames counted", what,
           (unsigned long long)t.frames);
 done:
+    for (int d = 0; stage && d < CLV_DEVICES_MAX; d++)
+        clv_stage_device_stats(stage, d, &last_stats[d]);
     clv_stage_destroy(stage);
     clv_chain_destroy(chain);
     clv_ref_chain_destroy(ref);
@@ -392,5 +407,144 @@ int test_stage_orientation(void)
               "rotation 45 accepted");
         clv_context_destroy(ctx);
     }
+    return 0;
+}
+
+/* Runs `frames` frames of w x h through chain_text on the stage of ctx (several
+ * devices) and on the stage of its first device alone, and compares them
+ * byte for byte: for user kernels, which have no C reference. */
+static void run_pair(clv_context *ctx, const char *chain_text, int w, int h, int frames)
+{
+    clv_msg msg = {{0}};
+    clv_chain_desc desc;
+    clv_chain *chain[2] = {0};
+    clv_stage *stage[2] = {0};
+    clv_context *one = clv_context_at(ctx, 0);
+    size_t size = clv_pixfmt_size(CLV_PIX_YUV420P, w, h);
+    uint8_t *in = malloc(size);
+    clv_color c = {CLV_MATRIX_BT709, 0};
+    clv_stage_options o = {.width = w,
+                           .height = h,
+                           .in_format = CLV_PIX_YUV420P,
+                           .out_format = CLV_PIX_YUV420P,
+                           .in_color = c,
+                           .out_color = c};
+    for (int i = 0; i < 2; i++)
+        if (!in || clv_chain_parse(chain_text, &desc, &msg) ||
+            clv_chain_create(i ? one : ctx, &desc, &chain[i], &msg) ||
+            clv_stage_create(i ? one : ctx, &o, chain[i], &stage[i], &msg)) {
+            CHECK(0, "'%s': setup: %s", chain_text, msg.text);
+            goto done;
+        }
+    for (int f = 0; f < frames; f++) {
+        fill_bytes(in, size, (uint32_t)f * 31 + 7);
+        /* The several-device stage keeps frames in flight; the one-device
+         * stage is taken frame by frame: the same frames must come out. */
+        memcpy(clv_stage_input(stage[0]), in, size);
+        memcpy(clv_stage_input(stage[1]), in, size);
+        if (clv_stage_submit(stage[0], (uint64_t)f, &msg) ||
+            clv_stage_submit(stage[1], (uint64_t)f, &msg)) {
+            CHECK(0, "'%s': submit: %s", chain_text, msg.text);
+            goto done;
+        }
+        const uint8_t *a, *b;
+        uint64_t ia, ib;
+        if (clv_stage_output(stage[0], &a, &ia, &msg) ||
+            clv_stage_output(stage[1], &b, &ib, &msg)) {
+            CHECK(0, "'%s': output: %s", chain_text, msg.text);
+            goto done;
+        }
+        CHECK(ia == ib && !memcmp(a, b, size),
+              "'%s' %dx%d frame %d: several devices differ from one", chain_text, w, h, f);
+        clv_stage_release(stage[0]);
+        clv_stage_release(stage[1]);
+    }
+done:
+    for (int d = 0; stage[0] && d < CLV_DEVICES_MAX; d++)
+        clv_stage_device_stats(stage[0], d, &last_stats[d]);
+    for (int i = 0; i < 2; i++) {
+        clv_stage_destroy(stage[i]);
+        clv_chain_destroy(chain[i]);
+    }
+    free(in);
+}
+
+/* A stage over several devices (ctest runs it with POCL_DEVICES="pthread
+ * pthread", or "basic pthread" for two of unequal speed): every filter's
+ * output equal to the reference at awkward sizes, in order, with frames on
+ * both devices; temporal chains on the first only; faults injected into
+ * either device survived with every frame right; both failing is an error. */
+int test_stage_devices(void)
+{
+    const char *spec = getenv("CLVID_TEST_DEVICES");
+    clv_context *ctx = test_context_on(spec && *spec ? spec : "all", 0);
+    if (!ctx)
+        return 1;
+    int n = clv_context_device_count(ctx);
+    if (n < 2) {
+        fprintf(stderr, "  one device only: run with POCL_DEVICES=\"pthread pthread\"\n");
+        clv_context_destroy(ctx);
+        return 1;
+    }
+    clv_color bt709 = {CLV_MATRIX_BT709, 0};
+    static const int sizes[][2] = {{1, 1}, {3, 2}, {17, 9}, {641, 359}};
+    for (int i = 0; i < clv_filter_count(); i++) {
+        const char *name = clv_filter_name(clv_filter_at(i));
+        if (!strcmp(name, "opencl"))
+            continue; /* needs a file: run_pair below */
+        for (int s = 0; s < 4; s++) {
+            int frames = s == 3 ? 6 : 8;
+            run_case(ctx, CLV_PIX_YUV420P, CLV_PIX_YUV420P, bt709, bt709, name, sizes[s][0],
+                     sizes[s][1], frames);
+            int temporal = !strcmp(name, "quantize");
+            uint64_t both = last_stats[0].frames + last_stats[1].frames;
+            CHECK(both == (uint64_t)frames, "%s: %llu frames counted on the devices", name,
+                  (unsigned long long)both);
+            if (temporal)
+                CHECK(last_stats[1].frames == 0, "quantize (temporal) ran %llu frames on device 2",
+                      (unsigned long long)last_stats[1].frames);
+            else
+                CHECK(last_stats[0].frames > 0 && last_stats[1].frames > 0,
+                      "%s %dx%d: frames dealt %llu + %llu", name, sizes[s][0], sizes[s][1],
+                      (unsigned long long)last_stats[0].frames,
+                      (unsigned long long)last_stats[1].frames);
+        }
+    }
+    run_case(ctx, CLV_PIX_RGBA, CLV_PIX_RGBA, bt709, bt709, "median=radius=2,sharpen,noise", 1921,
+             1081, 4);
+    run_case(ctx, CLV_PIX_NV12, CLV_PIX_BGRA, bt709, bt709, "equalize,emboss", 641, 359, 5);
+
+    /* User kernels: one per frame (spread), one reading prev (first device). */
+    run_pair(ctx, "opencl=file=" CLVID_SOURCE_DIR "/examples/kernels/vignette.cl", 641, 359, 6);
+    CHECK(last_stats[0].frames > 0 && last_stats[1].frames > 0,
+          "vignette: frames dealt %llu + %llu", (unsigned long long)last_stats[0].frames,
+          (unsigned long long)last_stats[1].frames);
+    run_pair(ctx, "median,opencl=file=" CLVID_SOURCE_DIR "/examples/kernels/motion.cl", 17, 9, 6);
+    CHECK(last_stats[1].frames == 0, "motion (reads prev) ran %llu frames on device 2",
+          (unsigned long long)last_stats[1].frames);
+
+    /* Faults: either device failing mid-run; every frame still right. */
+    for (int d = 0; d < 2; d++) {
+        /* Each device takes two frames before it is measured: asked for its
+         * second, it fails. */
+        fault_device[0] = d;
+        fault_frames[0] = 1;
+        run_case(ctx, CLV_PIX_YUV420P, CLV_PIX_YUV420P, bt709, bt709, "median,sharpen", 641, 359,
+                 16);
+        CHECK(last_stats[d].failed && !last_stats[1 - d].failed, "device %d failed: %d, other %d",
+              d, last_stats[d].failed, last_stats[1 - d].failed);
+        CHECK(last_stats[d].frames == 1 && last_stats[1 - d].frames == 15,
+              "after device %d failed: %llu + %llu frames", d,
+              (unsigned long long)last_stats[d].frames,
+              (unsigned long long)last_stats[1 - d].frames);
+    }
+    /* Both: the run stops with an error naming the device. */
+    fault_device[0] = 0, fault_frames[0] = 1;
+    fault_device[1] = 1, fault_frames[1] = 2;
+    run_case(ctx, CLV_PIX_RGBA, CLV_PIX_RGBA, bt709, bt709, "sharpen", 17, 9, 16);
+    CHECK(strstr(last_error.text, "no other device is left") != NULL, "both devices failing: '%s'",
+          last_error.text);
+    fault_device[0] = fault_device[1] = -1;
+    clv_context_destroy(ctx);
     return 0;
 }

@@ -95,10 +95,28 @@ CLV_API int clv_device_list(clv_device_info **list, clv_msg *msg);
 CLV_API int clv_device_select(const clv_device_info *list, int count, const char *spec,
                               clv_msg *msg);
 
+/* The most devices one context takes. */
+#define CLV_DEVICES_MAX 8
+
+/* Picks several devices: spec is what clv_device_select takes, "gpu" (every
+ * GPU), "cpu" (every CPU device), "all", or such items separated by commas
+ * ("1,2", "gpu,0"). Writes up to max indices into `indices` in the order
+ * given (a device named twice is an error) and returns how many, or
+ * CLV_ENODEVICE / CLV_EINVAL with msg. */
+CLV_API int clv_device_select_list(const clv_device_info *list, int count, const char *spec,
+                                   int *indices, int max, clv_msg *msg);
+
 /* ---- Context ----------------------------------------------------------- */
 
 /* One device with its OpenCL context, an in-order compute queue and the
- * programs built for it. Not thread-safe: one thread uses a context at once. */
+ * programs built for it. Not thread-safe: one thread uses a context at once.
+ *
+ * Several devices: when options.device names more than one ("1,2", "gpu",
+ * "all"), the context holds one such context per device. Chains created on
+ * it are built on every device (parameters set on the chain reach all), and
+ * a GPU stage created on it deals frames to the devices and gives them back
+ * in order (see the stage). Everything else (frames, clv_chain_run) uses the
+ * first device, whose info clv_context_device returns. */
 typedef struct clv_context clv_context;
 
 /* Log levels of the engine's messages (clv_context_options.log_level). */
@@ -139,6 +157,12 @@ CLV_API cl_context clv_context_cl(const clv_context *ctx);
 CLV_API cl_command_queue clv_context_queue(const clv_context *ctx);
 /* 1 when kernels use the CPU work shape (one row per work-item). */
 CLV_API int clv_context_row_shape(const clv_context *ctx);
+/* How many devices the context holds (1 unless options.device named more). */
+CLV_API int clv_context_device_count(const clv_context *ctx);
+/* The context of device `index` (0: ctx itself), NULL when out of range. A
+ * program may use it alone (the bench times one device against all); it
+ * belongs to ctx. */
+CLV_API clv_context *clv_context_at(clv_context *ctx, int index);
 
 /* ---- Frames ------------------------------------------------------------ */
 
@@ -410,6 +434,33 @@ CLV_API void clv_stage_release(clv_stage *stage);
 CLV_API void clv_stage_get_times(const clv_stage *stage, clv_stage_times *times);
 /* The size of the frames that come out (swapped by a rotation of 90 or 270). */
 CLV_API void clv_stage_output_size(const clv_stage *stage, int *width, int *height);
+
+/* ---- A stage over several devices --------------------------------------
+ * clv_stage_create on a context of several devices makes one stage per
+ * device behind the same calls. Each frame goes to the device expected to
+ * finish it first (from each device's measured time per frame and the
+ * frames it has queued), so a much slower device (a CPU beside a GPU) gets
+ * frames only when it would not hold the others back; outputs come back in
+ * submit order, and are the same bytes as with one device. A chain that
+ * carries state from frame to frame (quantize's palette, a user kernel's
+ * prev) runs on the first device only, as its output depends on every
+ * frame before. When a device fails (an OpenCL error, lost device, out of
+ * memory) its frames in flight are sent again to another device and the
+ * run goes on without it; the log says which device failed and why. Only
+ * when no device is left does clv_stage_output fail. */
+typedef struct clv_stage_device {
+    const char *name; /* the device's name (lives as long as the context) */
+    uint64_t frames;  /* frames it gave back */
+    double busy_ms;   /* wall time it spent on them (from sent or the previous one done) */
+    int failed;       /* 1 once it failed; its frames went to the others */
+} clv_stage_device;
+
+/* How many devices the stage deals to (1 for a stage on one device). */
+CLV_API int clv_stage_device_count(const clv_stage *stage);
+CLV_API void clv_stage_device_stats(const clv_stage *stage, int device, clv_stage_device *out);
+/* Testing: device `device` of the stage fails (as on a lost device) when it
+ * is asked for the frame after its `frames`-th. */
+CLV_API void clv_stage_inject_fault(clv_stage *stage, int device, uint64_t frames);
 
 #ifdef __cplusplus
 }

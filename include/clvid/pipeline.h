@@ -122,7 +122,7 @@ typedef struct clv_transcode_status {
     const char *matrix;        /* "BT.709" */
     int full_range;
     const char *chain;  /* the chain as parsed, "" for none */
-    const char *device; /* the OpenCL device's name */
+    const char *device; /* the OpenCL device's name ("#1 NAME + #2 NAME" for several) */
     const char *codec;  /* the video encoder's name */
     const char *output_pix_fmt;
     const char *partial_path; /* the temporary file being written, or NULL (written in place) */
@@ -134,6 +134,10 @@ typedef struct clv_transcode_status {
     int stopped;        /* END: the run was stopped early (cancel or callback) */
     /* END only: where the time went, in seconds (busy time of each part). */
     double decode_s, upload_s, kernels_s, download_s, encode_s;
+    /* END only, with several devices (--device 1,2): each one's share of
+     * the frames and its time per frame, "#1 NAME 45 frames (50%) 21.30
+     * ms/frame; ..."; "" with one device. */
+    const char *device_shares;
 } clv_transcode_status;
 
 /* Called on the run's thread. Return 0 to go on, non-zero to stop the run as

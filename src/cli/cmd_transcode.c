@@ -74,7 +74,7 @@ static void usage(FILE *f)
             "  --frames N        stop after N video frames\n"
             "  --frame-index N   the first frame's index for per-frame filters (noise) when the\n"
             "                    run starts mid-video (-ss), as a segment of a longer job\n"
-            "  --device N|NAME   OpenCL device (clvid devices)\n"
+            "  --device LIST     OpenCL device(s) (clvid devices): N, NAME, 1,2, gpu, all\n"
             "  -q                quiet: no progress, no summary\n"
             "  --progress FILE   key=value progress blocks, as ffmpeg's -progress\n"
             "  --live            a camera or stream: no demuxer buffering, small probe\n"
@@ -264,6 +264,8 @@ static int on_status(const clv_transcode_status *s, void *user)
                     (long long)s->frames, s->elapsed,
                     s->elapsed > 0 ? (double)s->frames / s->elapsed : 0, s->output, s->decode_s,
                     s->upload_s, s->kernels_s, s->download_s, s->encode_s);
+        if (!d->quiet && s->device_shares && s->device_shares[0])
+            fprintf(stderr, "       devices: %s\n", s->device_shares);
         if (s->stopped && stop_signal)
             fprintf(stderr, "clvid: interrupted (%s): '%s' holds the %lld frames before the stop\n",
                     stop_signal == SIGINT ? "Ctrl-C" : "SIGTERM", s->output, (long long)s->frames);

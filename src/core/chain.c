@@ -522,6 +522,9 @@ struct clv_chain {
     int ring_at;
     uint64_t filter_ns[CLV_CHAIN_MAX], timed_runs;
     int rate_num, rate_den; /* for user kernels' `time` */
+    /* On a context of several devices: the same chain on the others. */
+    clv_chain *more[CLV_DEVICES_MAX - 1];
+    int more_count;
 };
 
 static void release_events(clv__events *e)
@@ -559,10 +562,33 @@ static void sum_events(clv_chain *chain, const clv__events *e)
 
 int clv_chain_times(const clv_chain *chain, uint64_t *ns, int count, uint64_t *runs)
 {
+    /* Over every device: the mean is per frame wherever it ran. */
+    *runs = chain->timed_runs;
     for (int i = 0; i < count; i++)
         ns[i] = i < CLV_CHAIN_MAX ? chain->filter_ns[i] : 0;
-    *runs = chain->timed_runs;
+    for (int k = 0; k < chain->more_count; k++) {
+        *runs += chain->more[k]->timed_runs;
+        for (int i = 0; i < count && i < CLV_CHAIN_MAX; i++)
+            ns[i] += chain->more[k]->filter_ns[i];
+    }
     return chain->ctx->profiling ? 0 : CLV_EINVAL;
+}
+
+clv_chain *clv__chain_at(clv_chain *chain, int device)
+{
+    if (!chain || device < 0 || device > chain->more_count)
+        return NULL;
+    return device == 0 ? chain : chain->more[device - 1];
+}
+
+int clv__chain_temporal(const clv_chain *chain)
+{
+    for (int i = 0; chain && i < chain->desc.count; i++) {
+        const clv_filter *f = chain->desc.item[i].filter;
+        if (f->temporal || (f->user && clv__user_temporal(chain->state[i])))
+            return 1;
+    }
+    return 0;
 }
 
 int clv_chain_create(clv_context *ctx, const clv_chain_desc *desc, clv_chain **out, clv_msg *msg)
@@ -608,6 +634,11 @@ int clv_chain_create(clv_context *ctx, const clv_chain_desc *desc, clv_chain **o
         if (f->configure && (err = f->configure(chain->state[i], ctx, desc->item[i].values, msg)))
             goto fail;
     }
+    for (int k = 0; k < ctx->more_count; k++) {
+        if ((err = clv_chain_create(ctx->more[k], desc, &chain->more[k], msg)))
+            goto fail;
+        chain->more_count = k + 1;
+    }
     *out = chain;
     return 0;
 fail:
@@ -627,6 +658,9 @@ void clv_chain_destroy(clv_chain *chain)
 {
     if (!chain)
         return;
+    for (int k = 0; k < chain->more_count; k++)
+        clv_chain_destroy(chain->more[k]);
+    chain->more_count = 0;
     if (chain->ctx && chain->ctx->hung) {
         for (int i = 0; i < chain->desc.count; i++)
             free(chain->state[i]);
@@ -736,6 +770,8 @@ void clv_chain_set_frame_rate(clv_chain *chain, int num, int den)
         chain->rate_num = num;
         chain->rate_den = den;
     }
+    for (int k = 0; k < chain->more_count; k++)
+        clv_chain_set_frame_rate(chain->more[k], num, den);
 }
 
 const char *clv_chain_kernel_file(const clv_chain *chain, int filter_index, const char **kernel)
@@ -754,6 +790,15 @@ int clv_chain_swap_kernel(clv_chain *chain, int filter_index, clv_kernel_build *
         !chain->desc.item[filter_index].filter->user)
         return clv__fail(msg, CLV_EINVAL, "filter #%d of the chain is not a user kernel",
                          filter_index + 1);
+    /* A build for several devices is one per device, linked in order. */
+    clv_kernel_build *rest = clv__user_build_detach(build);
+    for (int k = 0; k < chain->more_count; k++) {
+        clv_kernel_build *mine = rest;
+        rest = clv__user_build_detach(mine);
+        if (mine)
+            clv_chain_swap_kernel(chain->more[k], filter_index, mine, NULL);
+    }
+    clv_kernel_build_free(rest);
     const clv_filter *old = chain->desc.item[filter_index].filter;
     clv_value values[CLV_PARAMS_MAX];
     const clv_filter *now = clv__user_swap(chain->state[filter_index], build);
@@ -778,9 +823,12 @@ int clv_chain_set_param(clv_chain *chain, int filter_index, const char *param, c
         if (err)
             return err;
         chain->desc.item[filter_index].values[i] = v;
-        if (f->configure)
-            return f->configure(chain->state[filter_index], chain->ctx,
-                                chain->desc.item[filter_index].values, msg);
+        if (f->configure && (err = f->configure(chain->state[filter_index], chain->ctx,
+                                                chain->desc.item[filter_index].values, msg)))
+            return err;
+        for (int k = 0; k < chain->more_count; k++)
+            if ((err = clv_chain_set_param(chain->more[k], filter_index, param, value, msg)))
+                return err;
         return 0;
     }
     return clv__fail(msg, CLV_EPARSE, "filter '%s' has no parameter '%s'", f->name, param);

@@ -32,6 +32,10 @@ struct clv_context {
         cl_program program;
     } programs[16];
     int program_count;
+    /* Several devices (--device 1,2): this context is the first one's and
+     * these are the others' (each a whole context of its own, more_count 0). */
+    clv_context *more[CLV_DEVICES_MAX - 1];
+    int more_count;
 };
 
 /* Events a chain run collects for profiling, per filter. */
@@ -73,6 +77,9 @@ struct clv_filter {
      * program, init and reference are not used. */
     const struct clv__user *user;
     int needs_scratch;
+    /* The output depends on the frames before (quantize starts from the
+     * last palette): a stage over several devices keeps it on one. */
+    int temporal;
 
     /* Device side. state is state_size zeroed bytes owned by the chain.
      * init builds kernels from prog; configure is called after init and after
@@ -114,6 +121,19 @@ void clv__user_carry(const clv_filter *from, const clv_value *old, const clv_fil
                      clv_value *values);
 /* Swaps a build into state; returns the build's descriptor. */
 const clv_filter *clv__user_swap(void *state, clv_kernel_build *build);
+/* 1 when the kernel in state reads prev (its output depends on the frame
+ * before). */
+int clv__user_temporal(const void *state);
+/* A build for a context of several devices is one per device, linked:
+ * unlinks and returns the next (NULL for none). */
+clv_kernel_build *clv__user_build_detach(clv_kernel_build *build);
+
+/* ---- Chains over several devices (src/core/chain.c) -------------------- */
+
+/* The chain's instance on device `device` of its context (0: chain). */
+clv_chain *clv__chain_at(clv_chain *chain, int device);
+/* 1 when a filter of the chain carries state from frame to frame. */
+int clv__chain_temporal(const clv_chain *chain);
 
 /* ---- Embedded kernel sources (generated at build time) ---------------- */
 

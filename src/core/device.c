@@ -151,26 +151,117 @@ int clv_device_select(const clv_device_info *list, int count, const char *spec, 
                      from, spec, names);
 }
 
+/* One item of a list: "all", "gpu", "cpu" or what clv_device_select takes. */
+static int select_item(const clv_device_info *list, int count, const char *item, int *indices,
+                       int n, int max, clv_msg *msg)
+{
+    int gpu = !strcmp(item, "gpu"), cpu = !strcmp(item, "cpu"), all = !strcmp(item, "all");
+    int added = 0;
+    for (int i = 0; (gpu || cpu || all) && i < count; i++) {
+        if (all || (gpu && list[i].is_gpu) || (cpu && list[i].is_cpu)) {
+            int seen = 0;
+            for (int k = 0; k < n + added; k++)
+                seen |= indices[k] == i;
+            if (seen)
+                continue;
+            if (n + added == max)
+                return clv__fail(msg, CLV_ELIMIT, "--device %s: more than %d devices", item, max);
+            indices[n + added++] = i;
+        }
+    }
+    if (gpu || cpu || all) {
+        if (!added && (gpu || cpu))
+            return clv__fail(msg, CLV_ENODEVICE,
+                             "--device %s: no %s device here; `clvid devices` lists them", item,
+                             gpu ? "GPU" : "CPU");
+        return added;
+    }
+    int index = clv_device_select(list, count, item, msg);
+    if (index < 0)
+        return index;
+    for (int k = 0; k < n; k++)
+        if (indices[k] == index)
+            return clv__fail(msg, CLV_EINVAL, "--device: device %d (%s) is named twice", index,
+                             list[index].name);
+    if (n == max)
+        return clv__fail(msg, CLV_ELIMIT, "--device: more than %d devices", max);
+    indices[n] = index;
+    return 1;
+}
+
+int clv_device_select_list(const clv_device_info *list, int count, const char *spec, int *indices,
+                           int max, clv_msg *msg)
+{
+    if (!spec || !*spec || !strchr(spec, ',')) {
+        if (spec && (!strcmp(spec, "all") || !strcmp(spec, "gpu") || !strcmp(spec, "cpu")))
+            return select_item(list, count, spec, indices, 0, max, msg);
+        int index = clv_device_select(list, count, spec, msg);
+        if (index < 0)
+            return index;
+        indices[0] = index;
+        return 1;
+    }
+    int n = 0;
+    for (const char *s = spec;;) {
+        size_t len = strcspn(s, ",");
+        char item[128];
+        if (len == 0 || len >= sizeof item)
+            return clv__fail(msg, CLV_EINVAL,
+                             "--device %s: expected devices separated by commas (1,2), "
+                             "gpu, cpu or all",
+                             spec);
+        memcpy(item, s, len);
+        item[len] = 0;
+        int got = select_item(list, count, item, indices, n, max, msg);
+        if (got < 0)
+            return got;
+        n += got;
+        if (!s[len])
+            break;
+        s += len + 1;
+    }
+    return n;
+}
+
+static int context_open(const clv_context_options *options, const clv_device_info *dev,
+                        clv_context **out, clv_msg *msg);
+
 int clv_context_create(const clv_context_options *options, clv_context **out, clv_msg *msg)
 {
-    int err = 0;
     *out = NULL;
     clv_device_info *list = NULL;
     int count = clv_device_list(&list, msg);
     if (count < 0)
         return count;
-    int index = clv_device_select(list, count, options ? options->device : NULL, msg);
-    if (index < 0) {
+    int indices[CLV_DEVICES_MAX];
+    int n = clv_device_select_list(list, count, options ? options->device : NULL, indices,
+                                   CLV_DEVICES_MAX, msg);
+    if (n < 0) {
         free(list);
-        return index;
+        return n;
     }
-    clv_context *ctx = calloc(1, sizeof *ctx);
-    if (!ctx) {
-        free(list);
-        return clv__fail(msg, CLV_ENOMEM, "out of memory");
+    int err = context_open(options, &list[indices[0]], out, msg);
+    for (int i = 1; !err && i < n; i++) {
+        err = context_open(options, &list[indices[i]], &(*out)->more[i - 1], msg);
+        if (!err)
+            (*out)->more_count = i;
     }
-    ctx->dev = list[index];
     free(list);
+    if (err) {
+        clv_context_destroy(*out);
+        *out = NULL;
+    }
+    return err;
+}
+
+static int context_open(const clv_context_options *options, const clv_device_info *dev,
+                        clv_context **out, clv_msg *msg)
+{
+    int err = 0;
+    clv_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return clv__fail(msg, CLV_ENOMEM, "out of memory");
+    ctx->dev = *dev;
     ctx->profiling = options && options->profiling;
     /* The one rule for every filter's kernel shape: rows per work-item on
      * CPUs, several pixels per work-item elsewhere, unless asked. */
@@ -219,6 +310,9 @@ void clv_context_destroy(clv_context *ctx)
 {
     if (!ctx)
         return;
+    for (int i = 0; i < ctx->more_count; i++)
+        clv_context_destroy(ctx->more[i]);
+    ctx->more_count = 0;
     if (ctx->hung) {
         free(ctx); /* the device's objects are left to the process's end */
         return;
@@ -252,4 +346,16 @@ cl_command_queue clv_context_queue(const clv_context *ctx)
 int clv_context_row_shape(const clv_context *ctx)
 {
     return ctx->row_shape;
+}
+
+int clv_context_device_count(const clv_context *ctx)
+{
+    return 1 + ctx->more_count;
+}
+
+clv_context *clv_context_at(clv_context *ctx, int index)
+{
+    if (index < 0 || index > ctx->more_count)
+        return NULL;
+    return index == 0 ? ctx : ctx->more[index - 1];
 }

@@ -3,6 +3,7 @@
  * chained by events, with several frames in flight. */
 #include "clvid_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,8 +16,22 @@ typedef struct stage_slot {
     clv_frame rgba_in, rgba_out;
     cl_event up, first_kernel, last_kernel, down; /* last_kernel: the frame is computed */
     uint64_t frame_index;
-    int watched; /* sent through a user kernel: waited for with the watchdog */
+    int watched;             /* sent through a user kernel: waited for with the watchdog */
+    double sent_at, done_at; /* seconds; done_at 0 until seen done (several devices) */
 } stage_slot;
+
+/* A stage over several devices deals frames to lanes: one one-device stage
+ * each, plus, after a fault, a rescue lane on a healthy device that runs the
+ * failed one's frames again and takes no others. */
+typedef struct stage_lane {
+    clv_stage *stage;
+    int device;   /* index into the stage's devices */
+    int draining; /* a rescue lane */
+    double ms;    /* measured ms per frame (moving average), 0 until measured */
+    double last_done;
+    uint64_t outputs;    /* frames it gave back (the first, warming up, is not measured) */
+    uint64_t last_given; /* the stage's submit count when it was last given a frame */
+} stage_lane;
 
 struct clv_stage {
     clv_context *ctx;
@@ -35,7 +50,29 @@ struct clv_stage {
     int holding;     /* the oldest is being read by the caller */
     int passthrough; /* no filter and the same layout both sides: copy, no conversion */
     clv_stage_times times;
+    double out_sent, out_done; /* of the frame clv_stage_output gave last */
+
+    /* Several devices (lanes != NULL); the fields above are unused then. */
+    stage_lane *lanes;
+    int lane_count, lane_cap;
+    int device_count;
+    clv_context *dctx[CLV_DEVICES_MAX];
+    clv_stage_device dev[CLV_DEVICES_MAX];
+    int fault_set[CLV_DEVICES_MAX]; /* clv_stage_inject_fault */
+    uint64_t fault_after[CLV_DEVICES_MAX];
+    int *order; /* the lane of each frame in flight, oldest first (a ring) */
+    int order_cap, order_head, order_count;
+    int chosen; /* the lane clv_stage_input gave memory of, -1: none */
+    uint64_t submits;
+    int holding_lane; /* the lane of the frame the caller holds, -1: none */
 };
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
 
 static void release_event(cl_event *e)
 {
@@ -56,7 +93,7 @@ static void packed_args(clv_pixfmt f, cl_int *bpp, cl_int *bgr, cl_int *alpha)
     *alpha = f == CLV_PIX_RGBA || f == CLV_PIX_BGRA;
 }
 
-void clv_stage_destroy(clv_stage *stage)
+static void one_destroy(clv_stage *stage)
 {
     if (!stage)
         return;
@@ -141,7 +178,7 @@ static int passthrough(const clv_stage_options *o, const clv_chain *chain)
              o->in_color.full_range == o->out_color.full_range));
 }
 
-void clv_stage_set_chain(clv_stage *stage, clv_chain *chain)
+static void one_set_chain(clv_stage *stage, clv_chain *chain)
 {
     stage->chain = chain;
     stage->passthrough = passthrough(&stage->opt, chain);
@@ -176,8 +213,8 @@ void clv_stage_output_size(const clv_stage *stage, int *width, int *height)
     *height = stage->out_h;
 }
 
-int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
-                     clv_stage **out, clv_msg *msg)
+static int one_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
+                      clv_stage **out, clv_msg *msg)
 {
     *out = NULL;
     int err = 0;
@@ -257,20 +294,15 @@ fail_alloc:
     clv__fail(msg, err, "cannot allocate %d frame slots of %dx%d on %s (%s)", stage->count, w, h,
               ctx->dev.name, clv_strerror(err));
 fail_msg:
-    clv_stage_destroy(stage);
+    one_destroy(stage);
     return err;
 }
 
-uint8_t *clv_stage_input(clv_stage *stage)
+static uint8_t *one_input(clv_stage *stage)
 {
     if (stage->pending == stage->count)
         return NULL;
     return stage->slots[stage->next].host_in;
-}
-
-int clv_stage_pending(const clv_stage *stage)
-{
-    return stage->pending;
 }
 
 /* Enqueues one conversion kernel over w x h (or the chroma grid), after
@@ -326,7 +358,7 @@ static int orient(clv_stage *stage, stage_slot *s, cl_event *done)
     return err ? err : clv__launch(&l, stage->orient, 2, global, NULL);
 }
 
-int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
+static int one_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
 {
     int err = 0;
     clv_context *ctx = stage->ctx;
@@ -335,6 +367,8 @@ int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
     stage_slot *s = &stage->slots[stage->next];
     s->frame_index = frame_index;
     s->watched = clv__chain_has_user(stage->chain);
+    s->sent_at = now_s();
+    s->done_at = 0;
     CLV__CL_CHECK(ctx,
                   clEnqueueWriteBuffer(stage->up_q, s->dev_in, CL_FALSE, 0, stage->in_size,
                                        s->host_in, 0, NULL, &s->up),
@@ -457,7 +491,7 @@ static uint64_t elapsed(cl_event from, int from_end, cl_event to)
     return b > a ? b - a : 0;
 }
 
-int clv_stage_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_index, clv_msg *msg)
+static int one_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_index, clv_msg *msg)
 {
     if (!stage->pending || stage->holding)
         return clv__fail(msg, CLV_EINVAL, "GPU stage: no frame to take");
@@ -485,6 +519,8 @@ int clv_stage_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_inde
         }
     }
     stage->times.frames++;
+    stage->out_sent = s->sent_at;
+    stage->out_done = s->done_at > 0 ? s->done_at : now_s();
     release_event(&s->up);
     release_event(&s->first_kernel);
     release_event(&s->last_kernel);
@@ -496,7 +532,7 @@ int clv_stage_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_inde
     return 0;
 }
 
-void clv_stage_release(clv_stage *stage)
+static void one_release(clv_stage *stage)
 {
     if (!stage->holding)
         return;
@@ -504,7 +540,390 @@ void clv_stage_release(clv_stage *stage)
     stage->pending--;
 }
 
+/* ---- Several devices ------------------------------------------------------ */
+
+static int lane_pending(const stage_lane *l)
+{
+    return l->stage->pending;
+}
+
+static int lane_full(const stage_lane *l)
+{
+    return l->stage->pending == l->stage->count;
+}
+
+static int lane_usable(const clv_stage *m, int i)
+{
+    const stage_lane *l = &m->lanes[i];
+    return !l->draining && !m->dev[l->device].failed;
+}
+
+/* Marks the frames of each lane found done since the last look (their
+ * events' status, without waiting), so a device's time per frame is known
+ * however late the caller takes the frames. */
+static void stamp_done(clv_stage *m)
+{
+    double now = 0;
+    for (int i = 0; i < m->lane_count; i++) {
+        clv_stage *st = m->lanes[i].stage;
+        if (m->dev[m->lanes[i].device].failed)
+            continue;
+        for (int k = 0; k < st->pending; k++) {
+            stage_slot *s = &st->slots[(st->next - st->pending + k + st->count) % st->count];
+            if (s->done_at > 0)
+                continue;
+            cl_int status = CL_QUEUED;
+            if (!s->down ||
+                clGetEventInfo(s->down, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                               NULL) != CL_SUCCESS ||
+                status != CL_COMPLETE)
+                break;
+            s->done_at = now > 0 ? now : (now = now_s());
+        }
+    }
+}
+
+/* The lane expected to finish a new frame first: its queued frames and the
+ * new one at its measured time per frame (unmeasured lanes first, the one
+ * with fewer frames queued on a tie). -1 when that lane is full (the caller
+ * takes a frame out first) or none is usable. A temporal chain stays on the
+ * first usable device. */
+static int choose_lane(clv_stage *m)
+{
+    int temporal = clv__chain_temporal(m->chain), best = -1;
+    double best_t = 0, fastest = 0;
+    for (int i = 0; i < m->lane_count; i++)
+        if (lane_usable(m, i) && m->lanes[i].ms > 0 && (fastest == 0 || m->lanes[i].ms < fastest))
+            fastest = m->lanes[i].ms;
+    /* A lane left out for being slow is given a frame again now and then,
+     * to measure it anew (the load may have changed): when the frames since
+     * its last took the fastest 20 times as long as one of its own, so
+     * that the wait on it costs at most about 5%. */
+    for (int i = 0; !temporal && fastest > 0 && i < m->lane_count; i++) {
+        const stage_lane *l = &m->lanes[i];
+        if (lane_usable(m, i) && !lane_pending(l) &&
+            (double)(m->submits - l->last_given) * fastest >= 20 * l->ms)
+            return i;
+    }
+    for (int i = 0; i < m->lane_count; i++) {
+        if (!lane_usable(m, i))
+            continue;
+        const stage_lane *l = &m->lanes[i];
+        double t = (lane_pending(l) + 1) * l->ms;
+        if (best < 0 || t < best_t ||
+            (t == best_t && lane_pending(l) < lane_pending(&m->lanes[best]))) {
+            best = i;
+            best_t = t;
+        }
+        if (temporal)
+            break;
+    }
+    return best >= 0 && !lane_full(&m->lanes[best]) ? best : -1;
+}
+
+static int push_order(clv_stage *m, int lane)
+{
+    if (m->order_count == m->order_cap)
+        return -1;
+    m->order[(m->order_head + m->order_count++) % m->order_cap] = lane;
+    return 0;
+}
+
+/* Device d failed: every lane of it with frames in flight (and the frame
+ * written into lane `unsent`'s input memory but not sent, when unsent >= 0)
+ * is sent again, in order, through a rescue lane on the usable device
+ * expected to be fastest. */
+static int fail_device(clv_stage *m, int d, int unsent, uint64_t unsent_index, const char *why,
+                       clv_msg *msg)
+{
+    m->dev[d].failed = 1;
+    m->chosen = -1;
+    clv__log(m->dctx[d], CLV__LOG_WARN,
+             "device %d (%s) failed: %s; its frames in flight go to the other devices", d,
+             m->dev[d].name, why);
+    for (int i = 0; i < m->lane_count; i++) {
+        stage_lane *l = &m->lanes[i];
+        int extra = i == unsent;
+        if (l->device != d || (!l->stage->pending && !extra))
+            continue;
+        int target = -1;
+        for (int k = 0; k < m->lane_count; k++)
+            if (lane_usable(m, k) && (target < 0 || m->lanes[k].ms < m->lanes[target].ms))
+                target = k;
+        if (target < 0)
+            return clv__fail(msg, CLV_ECL, "device %d (%s) failed (%s) and no other device is left",
+                             d, m->dev[d].name, why);
+        int t = m->lanes[target].device;
+        if (m->lane_count == m->lane_cap) {
+            stage_lane *grown = realloc(m->lanes, (size_t)m->lane_cap * 2 * sizeof *grown);
+            if (!grown)
+                return clv__fail(msg, CLV_ENOMEM, "out of memory");
+            m->lanes = grown;
+            m->lane_cap *= 2;
+            l = &m->lanes[i];
+        }
+        clv_stage *failed = l->stage, *rescue = NULL;
+        int n = failed->pending + extra;
+        clv_stage_options o = failed->opt;
+        o.slots = n < 2 ? 2 : n;
+        int err = one_create(m->dctx[t], &o, clv__chain_at(m->chain, t), &rescue, msg);
+        for (int k = 0; !err && k < n; k++) {
+            int at = (failed->next - failed->pending + k + failed->count) % failed->count;
+            stage_slot *s = &failed->slots[at];
+            memcpy(one_input(rescue), s->host_in, failed->in_size);
+            err = one_submit(rescue, k < failed->pending ? s->frame_index : unsent_index, msg);
+        }
+        if (err) {
+            one_destroy(rescue);
+            return err;
+        }
+        int r = m->lane_count++;
+        m->lanes[r] =
+            (stage_lane){.stage = rescue, .device = t, .draining = 1, .ms = m->lanes[target].ms};
+        for (int k = 0; k < m->order_count; k++)
+            if (m->order[(m->order_head + k) % m->order_cap] == i)
+                m->order[(m->order_head + k) % m->order_cap] = r;
+        if (extra && push_order(m, r))
+            return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
+        /* The failed lane's frames are now the rescue's. */
+        failed->pending = 0;
+        failed->holding = 0;
+    }
+    return 0;
+}
+
+static void multi_destroy(clv_stage *m)
+{
+    for (int i = 0; i < m->lane_count; i++)
+        one_destroy(m->lanes[i].stage);
+    free(m->lanes);
+    free(m->order);
+    free(m);
+}
+
+static int multi_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
+                        clv_stage **out, clv_msg *msg)
+{
+    clv_stage *m = calloc(1, sizeof *m);
+    int n = clv_context_device_count(ctx);
+    int slots = options->slots >= 2 ? options->slots : 3;
+    if (m) {
+        m->lanes = calloc((size_t)n * 2, sizeof *m->lanes);
+        m->order = calloc((size_t)(n * slots + 1), sizeof *m->order);
+    }
+    if (!m || !m->lanes || !m->order) {
+        if (m) {
+            free(m->lanes);
+            free(m->order);
+        }
+        free(m);
+        return clv__fail(msg, CLV_ENOMEM, "out of memory");
+    }
+    m->ctx = ctx;
+    m->chain = chain;
+    m->opt = *options;
+    m->lane_cap = n * 2;
+    m->order_cap = n * slots + 1;
+    m->device_count = n;
+    m->chosen = m->holding_lane = -1;
+    for (int d = 0; d < n; d++) {
+        m->dctx[d] = clv_context_at(ctx, d);
+        m->dev[d].name = clv_context_device(m->dctx[d])->name;
+        int err = one_create(m->dctx[d], options, clv__chain_at(chain, d), &m->lanes[d].stage, msg);
+        if (err) {
+            multi_destroy(m);
+            return err;
+        }
+        m->lanes[d].device = d;
+        m->lane_count = d + 1;
+    }
+    m->out_w = m->lanes[0].stage->out_w;
+    m->out_h = m->lanes[0].stage->out_h;
+    *out = m;
+    return 0;
+}
+
+static uint8_t *multi_input(clv_stage *m)
+{
+    if (m->chosen >= 0 && lane_usable(m, m->chosen) && !lane_full(&m->lanes[m->chosen]))
+        return one_input(m->lanes[m->chosen].stage);
+    stamp_done(m);
+    m->chosen = choose_lane(m);
+    return m->chosen >= 0 ? one_input(m->lanes[m->chosen].stage) : NULL;
+}
+
+static int multi_submit(clv_stage *m, uint64_t frame_index, clv_msg *msg)
+{
+    if (!multi_input(m))
+        return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
+    int i = m->chosen;
+    m->chosen = -1;
+    m->lanes[i].last_given = m->submits++;
+    clv_msg why = {{0}};
+    int err = one_submit(m->lanes[i].stage, frame_index, &why);
+    if (!err)
+        return push_order(m, i) ? clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight")
+                                : 0;
+    return fail_device(m, m->lanes[i].device, i, frame_index, why.text, msg);
+}
+
+static int multi_output(clv_stage *m, const uint8_t **out, uint64_t *frame_index, clv_msg *msg)
+{
+    if (!m->order_count || m->holding_lane >= 0)
+        return clv__fail(msg, CLV_EINVAL, "GPU stage: no frame to take");
+    for (;;) {
+        int i = m->order[m->order_head];
+        stage_lane *l = &m->lanes[i];
+        int d = l->device;
+        clv_msg why = {{0}};
+        int err;
+        if (m->fault_set[d] && m->dev[d].frames >= m->fault_after[d]) {
+            err = CLV_ECL;
+            snprintf(why.text, sizeof why.text, "injected fault after %llu frames",
+                     (unsigned long long)m->fault_after[d]);
+        } else {
+            stamp_done(m);
+            err = one_output(l->stage, out, frame_index, &why);
+        }
+        if (err == CLV_ETIMEOUT) { /* the kernel's fault, not the device's: no retry */
+            *msg = why;
+            return err;
+        }
+        if (err) {
+            if ((err = fail_device(m, d, -1, 0, why.text, msg)))
+                return err;
+            continue; /* the frame is on a rescue lane now */
+        }
+        double service = l->stage->out_done -
+                         (l->stage->out_sent > l->last_done ? l->stage->out_sent : l->last_done);
+        service = service > 0 ? service * 1000 : 0;
+        l->last_done = l->stage->out_done;
+        if (l->outputs++ > 0)
+            l->ms = l->ms > 0 ? 0.75 * l->ms + 0.25 * service : service;
+        m->dev[d].frames++;
+        m->dev[d].busy_ms += service;
+        if (!l->draining) /* the device's other lanes learn its speed too */
+            for (int k = 0; k < m->lane_count; k++)
+                if (m->lanes[k].device == d && m->lanes[k].draining)
+                    m->lanes[k].ms = l->ms;
+        m->holding_lane = i;
+        return 0;
+    }
+}
+
+static void multi_release(clv_stage *m)
+{
+    if (m->holding_lane < 0)
+        return;
+    one_release(m->lanes[m->holding_lane].stage);
+    m->holding_lane = -1;
+    m->order_head = (m->order_head + 1) % m->order_cap;
+    m->order_count--;
+}
+
+/* ---- The calls ------------------------------------------------------------ */
+
+int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
+                     clv_stage **out, clv_msg *msg)
+{
+    *out = NULL;
+    if (clv_context_device_count(ctx) > 1)
+        return multi_create(ctx, options, chain, out, msg);
+    return one_create(ctx, options, chain, out, msg);
+}
+
+void clv_stage_destroy(clv_stage *stage)
+{
+    if (stage && stage->lanes)
+        multi_destroy(stage);
+    else
+        one_destroy(stage);
+}
+
+void clv_stage_set_chain(clv_stage *stage, clv_chain *chain)
+{
+    if (!stage->lanes) {
+        one_set_chain(stage, chain);
+        return;
+    }
+    stage->chain = chain;
+    for (int i = 0; i < stage->lane_count; i++) {
+        one_set_chain(stage->lanes[i].stage, clv__chain_at(chain, stage->lanes[i].device));
+        stage->lanes[i].ms = 0; /* another chain: measured again */
+    }
+}
+
+uint8_t *clv_stage_input(clv_stage *stage)
+{
+    return stage->lanes ? multi_input(stage) : one_input(stage);
+}
+
+int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
+{
+    return stage->lanes ? multi_submit(stage, frame_index, msg)
+                        : one_submit(stage, frame_index, msg);
+}
+
+int clv_stage_pending(const clv_stage *stage)
+{
+    return stage->lanes ? stage->order_count : stage->pending;
+}
+
+int clv_stage_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_index, clv_msg *msg)
+{
+    return stage->lanes ? multi_output(stage, out, frame_index, msg)
+                        : one_output(stage, out, frame_index, msg);
+}
+
+void clv_stage_release(clv_stage *stage)
+{
+    if (stage->lanes)
+        multi_release(stage);
+    else
+        one_release(stage);
+}
+
 void clv_stage_get_times(const clv_stage *stage, clv_stage_times *times)
 {
-    *times = stage->times;
+    if (!stage->lanes) {
+        *times = stage->times;
+        return;
+    }
+    memset(times, 0, sizeof *times);
+    for (int i = 0; i < stage->lane_count; i++) {
+        const clv_stage_times *t = &stage->lanes[i].stage->times;
+        times->frames += t->frames;
+        times->upload_ns += t->upload_ns;
+        times->kernels_ns += t->kernels_ns;
+        times->download_ns += t->download_ns;
+        times->to_rgba_ns += t->to_rgba_ns;
+        times->from_rgba_ns += t->from_rgba_ns;
+    }
+}
+
+int clv_stage_device_count(const clv_stage *stage)
+{
+    return stage->lanes ? stage->device_count : 1;
+}
+
+void clv_stage_device_stats(const clv_stage *stage, int device, clv_stage_device *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!stage->lanes) {
+        if (device == 0) {
+            out->name = stage->ctx->dev.name;
+            out->frames = stage->times.frames;
+        }
+        return;
+    }
+    if (device >= 0 && device < stage->device_count)
+        *out = stage->dev[device];
+}
+
+void clv_stage_inject_fault(clv_stage *stage, int device, uint64_t frames)
+{
+    if (stage->lanes && device >= 0 && device < stage->device_count) {
+        stage->fault_set[device] = 1;
+        stage->fault_after[device] = frames;
+    }
 }

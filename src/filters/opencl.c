@@ -475,12 +475,14 @@ struct clv_kernel_build {
     unsigned char kind[MAX_ARGS];
     unsigned char param[MAX_ARGS];
     int uses_prev;
+    clv_kernel_build *next; /* the build for the context's next device */
 };
 
 void clv_kernel_build_free(clv_kernel_build *b)
 {
     if (!b)
         return;
+    clv_kernel_build_free(b->next);
     if (b->kernel)
         clReleaseKernel(b->kernel);
     if (b->program)
@@ -616,8 +618,8 @@ static int count_lines(const char *s)
     return n;
 }
 
-int clv_kernel_build_file(clv_context *ctx, const char *path, const char *kernel,
-                          clv_kernel_build **out, clv_msg *msg)
+static int build_one(clv_context *ctx, const char *path, const char *kernel, clv_kernel_build **out,
+                     clv_msg *msg)
 {
     *out = NULL;
     const clv__user *u = NULL;
@@ -676,6 +678,37 @@ done:
     return 0;
 }
 
+int clv_kernel_build_file(clv_context *ctx, const char *path, const char *kernel,
+                          clv_kernel_build **out, clv_msg *msg)
+{
+    int err = build_one(ctx, path, kernel, out, msg);
+    clv_kernel_build **link = err ? NULL : &(*out)->next;
+    for (int k = 0; !err && k < ctx->more_count; k++) {
+        if ((err = build_one(ctx->more[k], path, kernel, link, msg))) {
+            clv_kernel_build_free(*out);
+            *out = NULL;
+        } else {
+            link = &(*link)->next;
+        }
+    }
+    return err;
+}
+
+clv_kernel_build *clv__user_build_detach(clv_kernel_build *build)
+{
+    if (!build)
+        return NULL;
+    clv_kernel_build *next = build->next;
+    build->next = NULL;
+    return next;
+}
+
+int clv__user_temporal(const void *state)
+{
+    const user_state *s = state;
+    return s->build && s->build->uses_prev;
+}
+
 /* ---- The filter on a chain ---------------------------------------------------- */
 
 int clv__user_init(void *state, clv_context *ctx, const clv_filter *f, const clv_filter **now,
@@ -683,8 +716,7 @@ int clv__user_init(void *state, clv_context *ctx, const clv_filter *f, const clv
 {
     user_state *s = state;
     const clv__user *u = f->user;
-    int err =
-        clv_kernel_build_file(ctx, u->path, u->kernel_given ? u->kernel : NULL, &s->build, msg);
+    int err = build_one(ctx, u->path, u->kernel_given ? u->kernel : NULL, &s->build, msg);
     *now = err ? f : &s->build->user->filter;
     return err;
 }

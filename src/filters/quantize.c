@@ -182,6 +182,7 @@ const clv_filter clv__filter_quantize = {
     .configure = configure,
     .uninit = uninit,
     .run = run,
+    .temporal = 1,
     .ref_state_size = sizeof(quantize_ref),
     .reference = reference,
 };

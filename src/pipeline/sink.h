@@ -68,4 +68,15 @@ double clv_sink_busy_seconds(const clv_sink *sink);
  * Accepts NULL and a sink that failed half-way. */
 void clv_sink_close(clv_sink *sink, int remove_output);
 
+/* ---- Several devices (src/pipeline/devices.c) ---------------------------- */
+
+/* "#1 NAME + #2 NAME": the devices of ctx as `clvid devices` numbers them. */
+void clv_devices_text(clv_context *ctx, char *out, size_t size);
+/* With several devices, each one's share of the frames and its time per
+ * frame: "#1 NAME 45 frames (50%) 21.3 ms/frame; ..."; "" with one. */
+void clv_device_shares_text(clv_context *ctx, const clv_stage *stage, char *out, size_t size);
+/* Testing: CLVID_FAULT=deviceN:K makes device N of the stage (counted from 0
+ * in the order --device gave) fail after K frames. */
+void clv_device_faults_from_env(clv_stage *stage);
+
 #endif

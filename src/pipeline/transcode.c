@@ -101,6 +101,7 @@ typedef struct run {
     const volatile sig_atomic_t *cancel;
     int stopped; /* the cancel flag or the callback asked for a stop */
     clv_transcode_status status;
+    char devices[600], shares[1200];
     double start, last_report; /* clv_io_seconds */
     AVRational tb;
     clv_sink *sink;
@@ -229,7 +230,10 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
     st->matrix = clv_matrix_name(in_color.matrix);
     st->full_range = in_color.full_range;
     st->chain = chain_text;
-    st->device = clv_context_device(ctx)->name;
+    clv_devices_text(ctx, r.devices, sizeof r.devices);
+    st->device = r.devices;
+    st->device_shares = "";
+    clv_device_faults_from_env(r.stage);
     st->codec = clv_sink_codec_name(r.sink);
     st->output_pix_fmt = av_get_pix_fmt_name(enc_f);
     st->partial_path = clv_sink_partial_path(r.sink);
@@ -348,6 +352,8 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
     st->download_s = (double)t.download_ns / 1e9;
     st->encode_s = clv_sink_busy_seconds(r.sink);
     st->frames = (int64_t)submitted;
+    clv_device_shares_text(ctx, r.stage, r.shares, sizeof r.shares);
+    st->device_shares = r.shares;
     report(&r, CLV_TRANSCODE_END);
     if (mic_note.text[0])
         snprintf(msg->text, sizeof msg->text, "%s", mic_note.text); /* a note, not an error */
