@@ -44,6 +44,23 @@ int test_device_select(void)
     CHECK(clv_device_select(list, 3, "radeon", &msg) == CLV_ENODEVICE, "unknown name");
     CHECK_EQ_STR(msg.text, "--device 'radeon': no device name contains it; devices are 0: "
                            "pthread-skylake; 1: NVIDIA H100 80GB HBM3; 2: Other GPU");
+    /* Lists. */
+    int ix[8] = {0};
+    CHECK(clv_device_select_list(list, 3, "2,0", ix, 8, &msg) == 2 && ix[0] == 2 && ix[1] == 0,
+          "2,0: in the order given");
+    CHECK(clv_device_select_list(list, 3, "gpu", ix, 8, &msg) == 2 && ix[0] == 1 && ix[1] == 2,
+          "gpu: every GPU");
+    CHECK(clv_device_select_list(list, 3, "all", ix, 8, &msg) == 3 && ix[2] == 2, "all");
+    CHECK(clv_device_select_list(list, 3, "cpu,gpu", ix, 8, &msg) == 3 && ix[0] == 0, "cpu,gpu");
+    CHECK(clv_device_select_list(list, 3, "h100", ix, 8, &msg) == 1 && ix[0] == 1, "one name");
+    CHECK(clv_device_select_list(list, 3, NULL, ix, 8, &msg) == 1 && ix[0] == 1, "default");
+    CHECK(clv_device_select_list(list, 3, "gpu", ix, 1, &msg) == CLV_ENODEVICE, "max");
+    CHECK(clv_device_select_list(list, 3, "1,h100", ix, 8, &msg) == CLV_ENODEVICE, "twice");
+    CHECK_EQ_STR(msg.text, "--device: device 1 (NVIDIA H100 80GB HBM3) is named twice");
+    CHECK(clv_device_select_list(list, 1, "gpu", ix, 8, &msg) == CLV_ENODEVICE, "no GPU");
+    CHECK_EQ_STR(msg.text, "--device gpu: no GPU device here; `clvid devices` lists them");
+    CHECK(clv_device_select_list(list, 3, "0,", ix, 8, &msg) == CLV_ENODEVICE, "empty item");
+    CHECK(clv_device_select_list(list, 3, "0,9", ix, 8, &msg) == CLV_ENODEVICE, "bad index");
     /* The library reads no environment: the command line passes it down. */
     setenv("CLVID_DEVICE", "other", 1);
     CHECK(clv_device_select(list, 3, NULL, &msg) == 1, "the library read CLVID_DEVICE");

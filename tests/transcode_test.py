@@ -617,6 +617,85 @@ def thread_faults(tmp):
         no_leftovers(tmp, out)
 
 
+def pngs(folder):
+    names = sorted(os.listdir(folder))
+    return names, [open(os.path.join(folder, n), "rb").read() for n in names]
+
+
+@test
+def devices(tmp):
+    """Several devices (two PoCL CPU devices, POCL_DEVICES="pthread pthread"):
+    for every filter the output with --device all is the output with one
+    device, byte for byte, as a PNG sequence and as ffv1 with its sound;
+    frames dealt to both (but quantize, which carries its palette, on the
+    first); a device failing mid-run is survived with the same output; both
+    failing stops cleanly; bad lists are refused by name."""
+    env = dict(os.environ, POCL_DEVICES="pthread pthread")
+    env.pop("CLVID_DEVICE", None)
+
+    def tc(*args, expect=0, fault=None):
+        e = dict(env, CLVID_FAULT=fault) if fault else env
+        return run([ARGS.clvid, "transcode", *args], expect=expect, env=e)
+
+    src = small_clip(tmp, seconds=1)
+    for f in FILTERS:
+        outs = []
+        for dev in ("0", "all"):
+            folder = os.path.join(tmp, "png-%s" % dev)
+            shutil.rmtree(folder, ignore_errors=True)
+            os.makedirs(folder)
+            p = tc("-i", src, "-vf", f, "--device", dev, "-o", os.path.join(folder, "f%03d.png"))
+            outs.append((pngs(folder), p.stderr))
+        (names1, one), err1 = outs[0]
+        (names2, two), err2 = outs[1]
+        check(names1 == names2 and len(names1) >= 25, "%s: %d and %d frames" % (f, len(names1),
+                                                                               len(names2)))
+        if one != two:
+            raise Failure("%s: --device all differs from one device at frame %s" % (
+                f, next(n for n, a, b in zip(names1, one, two) if a != b)))
+        m = re.search(r"devices: #0 .*? (\d+) frames .*; #1 .*? (\d+) frames", err2)
+        check(m, "%s: no device shares in the summary:\n%s" % (f, err2))
+        a, b = int(m.group(1)), int(m.group(2))
+        check(a + b == len(names1), "%s: shares %d + %d for %d frames" % (f, a, b, len(names1)))
+        if f == "quantize":
+            check(b == 0, "quantize carries its palette: %d frames went to device 1" % b)
+        else:
+            check(a > 0 and b > 0, "%s: frames dealt %d + %d" % (f, a, b))
+        print("  %-40s %d frames, equal; dealt %d + %d" % (f, len(names1), a, b))
+
+    # ffv1 with sound, a heavier chain; then with a device failing mid-run.
+    want = os.path.join(tmp, "one.mkv")
+    tc("-i", src, "-vf", "median=radius=2,sharpen", "-c:v", "ffv1", "--device", "0", "-o", want)
+    ref = run(["ffmpeg", "-v", "error", "-i", want, "-f", "framemd5", "-"]).stdout
+    for fault, survived in ((None, None), ("device1:3", "device 1"), ("device0:2", "device 0")):
+        got = os.path.join(tmp, "all.mkv")
+        p = tc("-i", src, "-vf", "median=radius=2,sharpen", "-c:v", "ffv1", "--device", "all",
+               "-o", got, "-y", fault=fault)
+        md5 = run(["ffmpeg", "-v", "error", "-i", got, "-f", "framemd5", "-"]).stdout
+        check(any(line.startswith("1,") for line in md5.splitlines()),
+              "ffv1 (fault %s): no sound" % fault)
+        check(md5 == ref, "ffv1 + sound (fault %s): differs from one device" % fault)
+        if survived:
+            check(re.search(r"warning: %s \(.*\) failed: injected fault" % survived, p.stderr)
+                  and "FAILED" in p.stderr, "fault %s: not reported:\n%s" % (fault, p.stderr))
+        print("  ffv1 + sound, fault %s: equal to one device" % fault)
+
+    # Both failing: exit 1 naming a device, nothing left behind.
+    out = os.path.join(tmp, "both.mkv")
+    p = tc("-i", src, "-vf", "sharpen", "-c:v", "ffv1", "--device", "all", "-o", out,
+           expect=1, fault="device0:2,device1:4")
+    check("no other device is left" in p.stderr, "both failing: %s" % p.stderr)
+    no_leftovers(tmp, out)
+
+    # Bad lists.
+    for spec, words in (("0,0", "named twice"), ("0,7", "no device with that index"),
+                        ("gpu", "no GPU device here"), ("0,,1", "separated by commas")):
+        p = tc("-i", src, "-vf", "sharpen", "--device", spec, "-o", os.path.join(tmp, "x.mp4"),
+               expect=2)
+        check(words in p.stderr, "--device %s: %s" % (spec, p.stderr))
+        check(not os.path.exists(os.path.join(tmp, "x.mp4")), "--device %s: output written" % spec)
+
+
 @test
 def memory_steady(tmp):
     """10 000 frames through the whole pipeline: resident memory after the

@@ -708,6 +708,43 @@ def kernel_picture(tmp):
     check(d <= TOLERANCE, "the window differs from the transcoded frame by %d levels" % d)
 
 
+@test
+def devices(tmp):
+    """Two devices (PoCL's "pthread pthread") in the window: every frame shown
+    in order, dealt to both, the HUD naming both with their shares, and the
+    picture after the same frames equal to one device's; a device failing
+    mid-run is survived."""
+    env = dict(ENV, POCL_DEVICES="pthread pthread")
+    env.pop("CLVID_DEVICE", None)
+    shots = {}
+    for dev in ("0", "all"):
+        st = os.path.join(tmp, "stats-%s.txt" % dev)
+        shots[dev] = os.path.join(tmp, "shot-%s.png" % dev)
+        run([ARGS.clvid, "play", sample(), "-vf", "median,sharpen", "--device", dev, "--untimed",
+             "--no-hud", "--exit-after-frames", "40", "--screenshot", shots[dev], "--stats", st],
+            env=env)
+        s = stats(st)
+        check(int(s["frames_shown"]) == 40 and int(s["last_frame"]) == 39,
+              "--device %s: shown %s, last frame %s" % (dev, s["frames_shown"], s["last_frame"]))
+        if dev == "all":
+            shares = [int(x) for x in s["device_frames"].split(",")]
+            print("  --device all: frames dealt %s; %s" % (shares, s["device_shares"]))
+            check(len(shares) == 2 and min(shares) > 0, "frames dealt %s" % shares)
+            check(s["device"].count("#") == 2, "device= %s" % s["device"])
+    d = max_diff(rgba(shots["all"]), rgba(shots["0"]), 1280, 0, 1280, 0, 720)
+    check(d == 0, "frame 39 on two devices differs from one device by %d levels" % d)
+    # The HUD names both devices and their shares.
+    shot = os.path.join(tmp, "hud.png")
+    st = os.path.join(tmp, "stats-fault.txt")
+    p = run([ARGS.clvid, "play", sample(), "-vf", "sharpen", "--device", "all", "--untimed",
+             "--exit-after-frames", "30", "--screenshot", shot, "--stats", st],
+            env=dict(env, CLVID_FAULT="device1:2"))
+    s = stats(st)
+    check(int(s["frames_shown"]) == 30 and "FAILED" in s["device_shares"]
+          and "device 1" in p.stderr, "fault: %s\n%s" % (s, p.stderr))
+    print("  device 1 failing after 2 frames: %s" % s["device_shares"])
+
+
 def start_xvfb():
     r, w = os.pipe()
     xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1600x1000x24",

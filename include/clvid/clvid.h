@@ -102,7 +102,7 @@ CLV_API int clv_device_select(const clv_device_info *list, int count, const char
  * GPU), "cpu" (every CPU device), "all", or such items separated by commas
  * ("1,2", "gpu,0"). Writes up to max indices into `indices` in the order
  * given (a device named twice is an error) and returns how many, or
- * CLV_ENODEVICE / CLV_EINVAL with msg. */
+ * CLV_ENODEVICE with msg naming the item at fault. */
 CLV_API int clv_device_select_list(const clv_device_info *list, int count, const char *spec,
                                    int *indices, int max, clv_msg *msg);
 

@@ -30,8 +30,9 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: clvid-bench [options]\n"
                  "  --size WxH|720p|1080p|4k   frame size (default 1080p)\n"
-                 "  --device N|NAME            OpenCL device (default: CLVID_DEVICE, first GPU, "
-                 "first device)\n"
+                 "  --device LIST              OpenCL device(s): N, NAME, 1,2, gpu, all (default:\n"
+                 "                             CLVID_DEVICE, first GPU, first device); several\n"
+                 "                             with --pipeline: each alone and all together\n"
                  "  --chain CHAIN              filters to time, ffmpeg syntax (default: every "
                  "filter)\n"
                  "  --frames N                 timed frames, the median is reported (default 20)\n"
@@ -90,7 +91,8 @@ static void json_string(const char *s)
  * frames, copying a prepared frame into the staging memory each time as a
  * decoder would. */
 static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, int w, int h,
-                           clv_pixfmt out_format, int frames, clv_stage_times *steps, clv_msg *msg)
+                           clv_pixfmt out_format, int frames, clv_stage_times *steps,
+                           clv_stage_device *shares, clv_msg *msg)
 {
     clv_chain *chain = NULL;
     clv_stage *stage = NULL;
@@ -131,6 +133,8 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, int w, 
     fps = frames / ((now_ms() - start) / 1e3);
     if (steps)
         clv_stage_get_times(stage, steps);
+    for (int d = 0; shares && d < clv_stage_device_count(stage); d++)
+        clv_stage_device_stats(stage, d, &shares[d]);
 done:
     clv_stage_destroy(stage);
     clv_chain_destroy(chain);
@@ -226,13 +230,33 @@ int main(int argc, char **argv)
     if (pipeline) {
         clv_chain_desc none = {0};
         clv_stage_times t = {0};
+        int devices = clv_context_device_count(ctx);
+        double alone[CLV_DEVICES_MAX] = {0};
+        clv_stage_device shares[CLV_DEVICES_MAX] = {{0}};
+        char names[1200];
+        size_t used = 0;
+        names[0] = 0;
+        for (int d = 0; d < devices && used < sizeof names; d++)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", d ? " + " : "",
+                                     clv_context_device(clv_context_at(ctx, d))->name);
         /* Both in turns, three times, the best of each: the host's own
          * memory speed drifts between runs and moves both alike. */
         double bound = 0, fps = 0;
         for (int round = 0; round < PIPELINE_ROUNDS && fps >= 0; round++) {
             clv_stage_times rt = {0};
-            double b = pipeline_fps(ctx, &none, w, h, out_format, frames, NULL, &msg);
-            double f = b > 0 ? pipeline_fps(ctx, &desc, w, h, out_format, frames, &rt, &msg) : -1;
+            clv_stage_device rs[CLV_DEVICES_MAX] = {{0}};
+            double b = pipeline_fps(ctx, &none, w, h, out_format, frames, NULL, NULL, &msg);
+            double f =
+                b > 0 ? pipeline_fps(ctx, &desc, w, h, out_format, frames, &rt, rs, &msg) : -1;
+            /* Several devices: each alone too, in the same turns. */
+            for (int d = 0; f >= 0 && devices > 1 && d < devices; d++) {
+                double one = pipeline_fps(clv_context_at(ctx, d), &desc, w, h, out_format, frames,
+                                          NULL, NULL, &msg);
+                if (one < 0)
+                    f = -1;
+                else if (one > alone[d])
+                    alone[d] = one;
+            }
             if (f < 0) {
                 fps = -1;
                 break;
@@ -241,27 +265,54 @@ int main(int argc, char **argv)
             if (f > fps) {
                 fps = f;
                 t = rt;
+                memcpy(shares, rs, sizeof shares);
             }
         }
+        double best_alone = 0;
+        for (int d = 0; d < devices; d++)
+            best_alone = alone[d] > best_alone ? alone[d] : best_alone;
         double n = t.frames ? (double)t.frames : 1;
         if (fps < 0) {
             fprintf(stderr, "clvid-bench: %s\n", msg.text);
         } else if (json) {
             printf("{\"device\": ");
-            json_string(clv_context_device(ctx)->name);
+            json_string(names);
             printf(", \"width\": %d, \"height\": %d, \"frames\": %d, \"out\": \"%s\", \"chain\": ",
                    w, h, frames, clv_pixfmt_name(out_format));
             json_string(chain_text);
             printf(", \"pipeline_fps\": %.1f, \"transfer_bound_fps\": %.1f, "
                    "\"fraction\": %.3f, \"upload_ms\": %.3f, \"kernels_ms\": %.3f, "
-                   "\"download_ms\": %.3f}\n",
+                   "\"download_ms\": %.3f",
                    fps, bound, fps / bound, (double)t.upload_ns / 1e6 / n,
                    (double)t.kernels_ns / 1e6 / n, (double)t.download_ns / 1e6 / n);
+            if (devices > 1) {
+                printf(", \"scaling\": %.3f, \"devices\": [", fps / best_alone);
+                for (int d = 0; d < devices; d++) {
+                    printf("%s{\"name\": ", d ? ", " : "");
+                    json_string(shares[d].name ? shares[d].name : "");
+                    printf(", \"alone_fps\": %.1f, \"frames\": %llu, \"share_fps\": %.1f, "
+                           "\"ms_per_frame\": %.3f}",
+                           alone[d], (unsigned long long)shares[d].frames,
+                           fps * (double)shares[d].frames / n,
+                           shares[d].frames ? shares[d].busy_ms / (double)shares[d].frames : 0.0);
+                }
+                printf("]");
+            }
+            printf("}\n");
             status = 0;
         } else {
             printf("clvid-bench --pipeline: %dx%d yuv420p -> %s on %s, %d frames, 3 slots\n", w, h,
-                   clv_pixfmt_name(out_format), clv_context_device(ctx)->name, frames);
+                   clv_pixfmt_name(out_format), names, frames);
             printf("  upload + '%s' + download: %8.1f frames/s\n", chain_text, fps);
+            for (int d = 0; devices > 1 && d < devices; d++)
+                printf("    device %d %-28.28s alone %8.1f frames/s; together %5.1f%% of the "
+                       "frames (%.1f frames/s), %.2f ms/frame\n",
+                       clv_context_device(clv_context_at(ctx, d))->index,
+                       shares[d].name ? shares[d].name : "", alone[d],
+                       100.0 * (double)shares[d].frames / n, fps * (double)shares[d].frames / n,
+                       shares[d].frames ? shares[d].busy_ms / (double)shares[d].frames : 0.0);
+            if (devices > 1)
+                printf("  scaling over the fastest device alone: %.2fx\n", fps / best_alone);
             printf("  upload + download only:   %8.1f frames/s (the transfer bound)\n", bound);
             printf("  fraction of the bound:    %8.1f%%\n", 100 * fps / bound);
             printf("  per frame (device time): upload %.3f ms, conversions + chain %.3f ms "

@@ -51,7 +51,7 @@ static void usage(FILE *f)
                "  -vf CHAIN          a filter chain (repeat -vf for several; w cycles them);\n"
                "                     opencl=file=KERNEL.cl reloads when the file is saved\n"
                "  -ss TIME           start at TIME (seconds or [hh:]mm:ss)\n"
-               "  --device N|NAME    OpenCL device (clvid devices)\n"
+               "  --device LIST      OpenCL device(s) (clvid devices): N, NAME, 1,2, gpu, all\n"
                "  --size WxH         window size in points (default: the video's, fitted)\n"
                "  --fullscreen       start fullscreen\n"
                "  --untimed          show every frame as fast as the pipeline allows\n"

@@ -165,7 +165,8 @@ static int select_item(const clv_device_info *list, int count, const char *item,
             if (seen)
                 continue;
             if (n + added == max)
-                return clv__fail(msg, CLV_ELIMIT, "--device %s: more than %d devices", item, max);
+                return clv__fail(msg, CLV_ENODEVICE, "--device %s: more than %d devices", item,
+                                 max);
             indices[n + added++] = i;
         }
     }
@@ -181,10 +182,10 @@ static int select_item(const clv_device_info *list, int count, const char *item,
         return index;
     for (int k = 0; k < n; k++)
         if (indices[k] == index)
-            return clv__fail(msg, CLV_EINVAL, "--device: device %d (%s) is named twice", index,
+            return clv__fail(msg, CLV_ENODEVICE, "--device: device %d (%s) is named twice", index,
                              list[index].name);
     if (n == max)
-        return clv__fail(msg, CLV_ELIMIT, "--device: more than %d devices", max);
+        return clv__fail(msg, CLV_ENODEVICE, "--device: more than %d devices", max);
     indices[n] = index;
     return 1;
 }
@@ -206,7 +207,7 @@ int clv_device_select_list(const clv_device_info *list, int count, const char *s
         size_t len = strcspn(s, ",");
         char item[128];
         if (len == 0 || len >= sizeof item)
-            return clv__fail(msg, CLV_EINVAL,
+            return clv__fail(msg, CLV_ENODEVICE,
                              "--device %s: expected devices separated by commas (1,2), "
                              "gpu, cpu or all",
                              spec);

@@ -244,7 +244,8 @@ int clv_feed_write(clv_feed *feed, const AVFrame *f, uint8_t *slot, clv_msg *msg
 int clv_png_write(const char *path, const uint8_t *rgba, int w, int h, clv_msg *msg);
 
 /* Fault injection for the shutdown tests: with CLVID_FAULT=WHERE:N
- * (decoder, stage or encoder), that part fails after N frames. Returns N,
+ * (decoder, stage, encoder, or deviceD for device D of several), that part
+ * fails after N frames; several such items separated by commas. Returns N,
  * or -1 when no fault is asked for there. */
 int64_t clv_fault_after(const char *where);
 

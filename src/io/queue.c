@@ -169,11 +169,15 @@ int64_t clv_fault_after(const char *where)
 {
     const char *spec = getenv("CLVID_FAULT");
     size_t n = strlen(where);
-    if (!spec || strncmp(spec, where, n) || spec[n] != ':')
-        return -1;
-    char *end;
-    long long frames = strtoll(spec + n + 1, &end, 10);
-    return *end || frames < 0 ? -1 : frames;
+    /* "where:N", or several such separated by commas. */
+    for (const char *s = spec; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL) {
+        if (strncmp(s, where, n) || s[n] != ':')
+            continue;
+        char *end;
+        long long frames = strtoll(s + n + 1, &end, 10);
+        return (*end && *end != ',') || frames < 0 ? -1 : frames;
+    }
+    return -1;
 }
 
 double clv_io_seconds(void)

@@ -53,9 +53,10 @@ typedef struct player {
     uint64_t submitted, taken;
     /* Playback state. */
     int paused, step, eof, quit;
-    int end_popped; /* live: the end was taken from the queue behind a frame */
-    int refilter;   /* send the frame shown again (chain or parameter changed) */
-    int force_show; /* show the next result even while paused */
+    int end_popped;    /* live: the end was taken from the queue behind a frame */
+    char devices[600]; /* "NAME", or "#1 NAME + #2 NAME" with several */
+    int refilter;      /* send the frame shown again (chain or parameter changed) */
+    int force_show;    /* show the next result even while paused */
     int seek_pending;
     double seek_to; /* seconds */
     int compare, dragging, hud, help, muted;
@@ -496,18 +497,24 @@ static void hud_refresh(player *p)
         n += (size_t)snprintf(filters + n, sizeof filters - n, "%s%s %.0f%s", i ? "  " : "", name,
                               p->filter_us[i], i == d->count - 1 ? "\n" : "");
     }
+    /* Several devices: each one's share of the frames and ms per frame. */
+    char shares[1200] = "";
+    clv_device_shares_text(p->ctx, p->stage, shares, sizeof shares - 1);
+    if (shares[0])
+        strcat(shares, "\n");
     snprintf(p->hud_text, sizeof p->hud_text,
              "%s  %s\n"
              "%s  %dx%d  %.2f fps  %s %s %s\n"
              "%s on %s\n"
+             "%s"
              "shown %.1f fps   pipeline %.0f fps   dropped %lld   latency %.0f ms%s\n"
              "ms/frame  decode %.2f  upload %.2f  kernels %.2f  download %.2f  present %.2f\n"
              "%s"
              "%s / %s  frame %lld%s%s%s%s   i: HUD  h: keys",
              which, chain_text(p, chain, sizeof chain), p->path, p->w, p->h, p->fps,
              av_get_pix_fmt_name(dc->pix_fmt), clv_matrix_name(col.matrix),
-             col.full_range ? "full" : "limited", clv_context_device(p->ctx)->name,
-             clv_window_renderer(p->win), p->shown_fps, p->pipeline_fps,
+             col.full_range ? "full" : "limited", p->devices, clv_window_renderer(p->win), shares,
+             p->shown_fps, p->pipeline_fps,
              (long long)(p->dropped + p->stale_seen + clv_decoder_stale_dropped(p->dec)),
              p->latency_ms,
              p->sink ? (clv_sink_has_mic(p->sink) ? "   [recording + mic]" : "   [recording]") : "",
@@ -899,7 +906,14 @@ static void write_stats(player *p)
         fprintf(stderr, "clvid: --stats: cannot write '%s': %s\n", p->a.stats, strerror(errno));
         return;
     }
-    char chain[512];
+    char chain[512], shares[1200] = "", frames[200] = "";
+    clv_device_shares_text(p->ctx, p->stage, shares, sizeof shares);
+    for (int d = 0, n = 0; d < clv_stage_device_count(p->stage) && n < (int)sizeof frames; d++) {
+        clv_stage_device s;
+        clv_stage_device_stats(p->stage, d, &s);
+        n += snprintf(frames + n, sizeof frames - (size_t)n, "%s%llu", d ? "," : "",
+                      (unsigned long long)s.frames);
+    }
     fprintf(f,
             "frames_shown=%lld\nframes_dropped=%lld\nlast_frame=%lld\nlast_time=%.6f\n"
             "chain=%s\npreset=%d\nvf_index=%d\npaused=%d\ncompare=%d\ndivider=%.3f\nhud=%d\n"
@@ -908,19 +922,19 @@ static void write_stats(player *p)
             "ms_decode=%.3f\nms_upload=%.3f\nms_kernels=%.3f\nms_download=%.3f\n"
             "ms_present=%.3f\nelapsed=%.3f\nlatency_ms=%.1f\nstale_dropped=%lld\n"
             "max_queued=%d\nrecorded=%lld\nmic_packets=%lld\nkernel_reloads=%llu\n"
-            "kernel_error=%d\n",
+            "kernel_error=%d\ndevice_shares=%s\ndevice_frames=%s\n",
             (long long)p->presented, (long long)p->dropped,
             (long long)llround(p->last_pts * p->fps), p->last_pts,
             (clv_chain_format(clv_chain_get_desc(p->active), chain, sizeof chain), chain),
             p->preset, p->vf_index, p->paused, p->compare, p->divider, p->hud, p->help,
             clv_window_fullscreen(p->win), p->muted, p->volume, (long long)p->screenshots, p->w,
-            p->h, p->fps, clv_context_device(p->ctx)->name, clv_window_renderer(p->win),
-            p->shown_fps, p->pipeline_fps, p->ms_decode, p->ms_up, p->ms_kernels, p->ms_down,
-            p->ms_present, clv_io_seconds() - p->started_at, p->latency_ms,
+            p->h, p->fps, p->devices, clv_window_renderer(p->win), p->shown_fps, p->pipeline_fps,
+            p->ms_decode, p->ms_up, p->ms_kernels, p->ms_down, p->ms_present,
+            clv_io_seconds() - p->started_at, p->latency_ms,
             (long long)(p->stale_seen + clv_decoder_stale_dropped(p->dec)),
             clv_decoder_max_queued(p->dec), (long long)p->recorded, (long long)p->mic_packets,
             (unsigned long long)clv_reload_count(p->reload),
-            clv_reload_error(p->reload, p->active) != NULL);
+            clv_reload_error(p->reload, p->active) != NULL, shares, frames);
     fclose(f);
 }
 
@@ -1081,6 +1095,8 @@ static int play_main(player *p, clv_msg *msg)
     clv_stage_options so = window_stage(p, 1);
     if ((err = clv_stage_create(p->ctx, &so, NULL, &p->stage, msg)))
         return err;
+    clv_devices_text(p->ctx, p->devices, sizeof p->devices);
+    clv_device_faults_from_env(p->stage);
     if (p->a.chain_count)
         activate(p, p->vf[0], 0, 0);
     else
