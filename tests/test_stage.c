@@ -419,7 +419,9 @@ static void run_pair(clv_context *ctx, const char *chain_text, int w, int h, int
     clv_chain_desc desc;
     clv_chain *chain[2] = {0};
     clv_stage *stage[2] = {0};
-    clv_context *one = clv_context_at(ctx, 0);
+    char index[16];
+    snprintf(index, sizeof index, "%d", clv_context_device(ctx)->index);
+    clv_context *one = test_context_on(index, 0);
     size_t size = clv_pixfmt_size(CLV_PIX_YUV420P, w, h);
     uint8_t *in = malloc(size);
     clv_color c = {CLV_MATRIX_BT709, 0};
@@ -429,8 +431,9 @@ static void run_pair(clv_context *ctx, const char *chain_text, int w, int h, int
                            .out_format = CLV_PIX_YUV420P,
                            .in_color = c,
                            .out_color = c};
+    CHECK(one && clv_context_device_count(one) == 1, "the first device alone");
     for (int i = 0; i < 2; i++)
-        if (!in || clv_chain_parse(chain_text, &desc, &msg) ||
+        if (!in || !one || clv_chain_parse(chain_text, &desc, &msg) ||
             clv_chain_create(i ? one : ctx, &desc, &chain[i], &msg) ||
             clv_stage_create(i ? one : ctx, &o, chain[i], &stage[i], &msg)) {
             CHECK(0, "'%s': setup: %s", chain_text, msg.text);
@@ -466,6 +469,7 @@ done:
         clv_stage_destroy(stage[i]);
         clv_chain_destroy(chain[i]);
     }
+    clv_context_destroy(one);
     free(in);
 }
 
@@ -525,22 +529,22 @@ int test_stage_devices(void)
 
     /* Faults: either device failing mid-run; every frame still right. */
     for (int d = 0; d < 2; d++) {
-        /* Each device takes two frames before it is measured: asked for its
-         * second, it fails. */
+        /* Each device takes a frame first (to be measured): asked for it,
+         * it fails. */
         fault_device[0] = d;
-        fault_frames[0] = 1;
+        fault_frames[0] = 0;
         run_case(ctx, CLV_PIX_YUV420P, CLV_PIX_YUV420P, bt709, bt709, "median,sharpen", 641, 359,
                  16);
         CHECK(last_stats[d].failed && !last_stats[1 - d].failed, "device %d failed: %d, other %d",
               d, last_stats[d].failed, last_stats[1 - d].failed);
-        CHECK(last_stats[d].frames == 1 && last_stats[1 - d].frames == 15,
+        CHECK(last_stats[d].frames == 0 && last_stats[1 - d].frames == 16,
               "after device %d failed: %llu + %llu frames", d,
               (unsigned long long)last_stats[d].frames,
               (unsigned long long)last_stats[1 - d].frames);
     }
     /* Both: the run stops with an error naming the device. */
-    fault_device[0] = 0, fault_frames[0] = 1;
-    fault_device[1] = 1, fault_frames[1] = 2;
+    fault_device[0] = 0, fault_frames[0] = 0;
+    fault_device[1] = 1, fault_frames[1] = 0;
     run_case(ctx, CLV_PIX_RGBA, CLV_PIX_RGBA, bt709, bt709, "sharpen", 17, 9, 16);
     CHECK(strstr(last_error.text, "no other device is left") != NULL, "both devices failing: '%s'",
           last_error.text);

@@ -159,10 +159,9 @@ CLV_API cl_command_queue clv_context_queue(const clv_context *ctx);
 CLV_API int clv_context_row_shape(const clv_context *ctx);
 /* How many devices the context holds (1 unless options.device named more). */
 CLV_API int clv_context_device_count(const clv_context *ctx);
-/* The context of device `index` (0: ctx itself), NULL when out of range. A
- * program may use it alone (the bench times one device against all); it
- * belongs to ctx. */
-CLV_API clv_context *clv_context_at(clv_context *ctx, int index);
+/* The device `index` of the context (0 is clv_context_device's), NULL when
+ * out of range. To use one of them alone, open a context on its index. */
+CLV_API const clv_device_info *clv_context_device_at(const clv_context *ctx, int index);
 
 /* ---- Frames ------------------------------------------------------------ */
 

@@ -234,11 +234,22 @@ int main(int argc, char **argv)
         double alone[CLV_DEVICES_MAX] = {0};
         clv_stage_device shares[CLV_DEVICES_MAX] = {{0}};
         char names[1200];
+        clv_context *alone_ctx[CLV_DEVICES_MAX] = {0};
+        for (int d = 0; devices > 1 && d < devices; d++) {
+            char index[16];
+            snprintf(index, sizeof index, "%d", clv_context_device_at(ctx, d)->index);
+            clv_context_options one = opt;
+            one.device = index;
+            if (clv_context_create(&one, &alone_ctx[d], &msg)) {
+                fprintf(stderr, "clvid-bench: %s\n", msg.text);
+                return 1;
+            }
+        }
         size_t used = 0;
         names[0] = 0;
         for (int d = 0; d < devices && used < sizeof names; d++)
             used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", d ? " + " : "",
-                                     clv_context_device(clv_context_at(ctx, d))->name);
+                                     clv_context_device_at(ctx, d)->name);
         /* Both in turns, three times, the best of each: the host's own
          * memory speed drifts between runs and moves both alike. */
         double bound = 0, fps = 0;
@@ -250,8 +261,8 @@ int main(int argc, char **argv)
                 b > 0 ? pipeline_fps(ctx, &desc, w, h, out_format, frames, &rt, rs, &msg) : -1;
             /* Several devices: each alone too, in the same turns. */
             for (int d = 0; f >= 0 && devices > 1 && d < devices; d++) {
-                double one = pipeline_fps(clv_context_at(ctx, d), &desc, w, h, out_format, frames,
-                                          NULL, NULL, &msg);
+                double one =
+                    pipeline_fps(alone_ctx[d], &desc, w, h, out_format, frames, NULL, NULL, &msg);
                 if (one < 0)
                     f = -1;
                 else if (one > alone[d])
@@ -307,9 +318,9 @@ int main(int argc, char **argv)
             for (int d = 0; devices > 1 && d < devices; d++)
                 printf("    device %d %-28.28s alone %8.1f frames/s; together %5.1f%% of the "
                        "frames (%.1f frames/s), %.2f ms/frame\n",
-                       clv_context_device(clv_context_at(ctx, d))->index,
-                       shares[d].name ? shares[d].name : "", alone[d],
-                       100.0 * (double)shares[d].frames / n, fps * (double)shares[d].frames / n,
+                       clv_context_device_at(ctx, d)->index, shares[d].name ? shares[d].name : "",
+                       alone[d], 100.0 * (double)shares[d].frames / n,
+                       fps * (double)shares[d].frames / n,
                        shares[d].frames ? shares[d].busy_ms / (double)shares[d].frames : 0.0);
             if (devices > 1)
                 printf("  scaling over the fastest device alone: %.2fx\n", fps / best_alone);
@@ -322,6 +333,8 @@ int main(int argc, char **argv)
                    (double)t.download_ns / 1e6 / n);
             status = 0;
         }
+        for (int d = 0; d < devices; d++)
+            clv_context_destroy(alone_ctx[d]);
         clv_context_destroy(ctx);
         return status;
     }

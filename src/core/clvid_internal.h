@@ -130,6 +130,9 @@ clv_kernel_build *clv__user_build_detach(clv_kernel_build *build);
 
 /* ---- Chains over several devices (src/core/chain.c) -------------------- */
 
+/* The context of device `index` of ctx (0: ctx, which is device 0's and
+ * the others' container). */
+clv_context *clv__context_at(clv_context *ctx, int index);
 /* The chain's instance on device `device` of its context (0: chain). */
 clv_chain *clv__chain_at(clv_chain *chain, int device);
 /* 1 when a filter of the chain carries state from frame to frame. */

@@ -354,9 +354,16 @@ int clv_context_device_count(const clv_context *ctx)
     return 1 + ctx->more_count;
 }
 
-clv_context *clv_context_at(clv_context *ctx, int index)
+clv_context *clv__context_at(clv_context *ctx, int index)
 {
     if (index < 0 || index > ctx->more_count)
         return NULL;
     return index == 0 ? ctx : ctx->more[index - 1];
+}
+
+const clv_device_info *clv_context_device_at(const clv_context *ctx, int index)
+{
+    if (index < 0 || index > ctx->more_count)
+        return NULL;
+    return index == 0 ? &ctx->dev : &ctx->more[index - 1]->dev;
 }

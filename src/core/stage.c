@@ -16,8 +16,7 @@ typedef struct stage_slot {
     clv_frame rgba_in, rgba_out;
     cl_event up, first_kernel, last_kernel, down; /* last_kernel: the frame is computed */
     uint64_t frame_index;
-    int watched;             /* sent through a user kernel: waited for with the watchdog */
-    double sent_at, done_at; /* seconds; done_at 0 until seen done (several devices) */
+    int watched; /* sent through a user kernel: waited for with the watchdog */
 } stage_slot;
 
 /* A stage over several devices deals frames to lanes: one one-device stage
@@ -25,11 +24,10 @@ typedef struct stage_slot {
  * failed one's frames again and takes no others. */
 typedef struct stage_lane {
     clv_stage *stage;
-    int device;   /* index into the stage's devices */
-    int draining; /* a rescue lane */
-    double ms;    /* measured ms per frame (moving average), 0 until measured */
-    double last_done;
-    uint64_t outputs;    /* frames it gave back (the first, warming up, is not measured) */
+    int device;          /* index into the stage's devices */
+    int draining;        /* a rescue lane */
+    double ms;           /* measured ms per frame (moving average), 0 until measured */
+    double last_done;    /* the device clock's seconds at the end of its last frame */
     uint64_t last_given; /* the stage's submit count when it was last given a frame */
 } stage_lane;
 
@@ -50,7 +48,10 @@ struct clv_stage {
     int holding;     /* the oldest is being read by the caller */
     int passthrough; /* no filter and the same layout both sides: copy, no conversion */
     clv_stage_times times;
-    double out_sent, out_done; /* of the frame clv_stage_output gave last */
+    /* The frame clv_stage_output gave last: when its upload started and its
+     * download ended, in seconds of the device's clock (with profiling; 0
+     * when the device did not say). */
+    double out_start, out_end;
 
     /* Several devices (lanes != NULL); the fields above are unused then. */
     stage_lane *lanes;
@@ -66,13 +67,6 @@ struct clv_stage {
     uint64_t submits;
     int holding_lane; /* the lane of the frame the caller holds, -1: none */
 };
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 static void release_event(cl_event *e)
 {
@@ -367,8 +361,6 @@ static int one_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
     stage_slot *s = &stage->slots[stage->next];
     s->frame_index = frame_index;
     s->watched = clv__chain_has_user(stage->chain);
-    s->sent_at = now_s();
-    s->done_at = 0;
     CLV__CL_CHECK(ctx,
                   clEnqueueWriteBuffer(stage->up_q, s->dev_in, CL_FALSE, 0, stage->in_size,
                                        s->host_in, 0, NULL, &s->up),
@@ -519,8 +511,17 @@ static int one_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_ind
         }
     }
     stage->times.frames++;
-    stage->out_sent = s->sent_at;
-    stage->out_done = s->done_at > 0 ? s->done_at : now_s();
+    cl_ulong start = 0, end = 0;
+    stage->out_start = stage->out_end = 0;
+    if (stage->opt.profiling &&
+        clGetEventProfilingInfo(s->up, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) ==
+            CL_SUCCESS &&
+        clGetEventProfilingInfo(s->down, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) ==
+            CL_SUCCESS &&
+        end > start) {
+        stage->out_start = (double)start / 1e9;
+        stage->out_end = (double)end / 1e9;
+    }
     release_event(&s->up);
     release_event(&s->first_kernel);
     release_event(&s->last_kernel);
@@ -558,31 +559,6 @@ static int lane_usable(const clv_stage *m, int i)
     return !l->draining && !m->dev[l->device].failed;
 }
 
-/* Marks the frames of each lane found done since the last look (their
- * events' status, without waiting), so a device's time per frame is known
- * however late the caller takes the frames. */
-static void stamp_done(clv_stage *m)
-{
-    double now = 0;
-    for (int i = 0; i < m->lane_count; i++) {
-        clv_stage *st = m->lanes[i].stage;
-        if (m->dev[m->lanes[i].device].failed)
-            continue;
-        for (int k = 0; k < st->pending; k++) {
-            stage_slot *s = &st->slots[(st->next - st->pending + k + st->count) % st->count];
-            if (s->done_at > 0)
-                continue;
-            cl_int status = CL_QUEUED;
-            if (!s->down ||
-                clGetEventInfo(s->down, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
-                               NULL) != CL_SUCCESS ||
-                status != CL_COMPLETE)
-                break;
-            s->done_at = now > 0 ? now : (now = now_s());
-        }
-    }
-}
-
 /* The lane expected to finish a new frame first: its queued frames and the
  * new one at its measured time per frame (unmeasured lanes first, the one
  * with fewer frames queued on a tie). -1 when that lane is full (the caller
@@ -609,9 +585,17 @@ static int choose_lane(clv_stage *m)
         if (!lane_usable(m, i))
             continue;
         const stage_lane *l = &m->lanes[i];
+        /* Unmeasured: one frame until its time is known, and none to the
+         * others meanwhile (a slow one would be chosen for being known). */
+        if (l->ms == 0 && lane_pending(l) > 0 && !temporal)
+            return -1;
         double t = (lane_pending(l) + 1) * l->ms;
+        int gpu = m->dctx[l->device]->dev.is_gpu,
+            best_gpu = best >= 0 && m->dctx[m->lanes[best].device]->dev.is_gpu;
         if (best < 0 || t < best_t ||
-            (t == best_t && lane_pending(l) < lane_pending(&m->lanes[best]))) {
+            (t == best_t &&
+             (gpu > best_gpu ||
+              (gpu == best_gpu && lane_pending(l) < lane_pending(&m->lanes[best]))))) {
             best = i;
             best_t = t;
         }
@@ -727,9 +711,11 @@ static int multi_create(clv_context *ctx, const clv_stage_options *options, clv_
     m->device_count = n;
     m->chosen = m->holding_lane = -1;
     for (int d = 0; d < n; d++) {
-        m->dctx[d] = clv_context_at(ctx, d);
+        m->dctx[d] = clv__context_at(ctx, d);
         m->dev[d].name = clv_context_device(m->dctx[d])->name;
-        int err = one_create(m->dctx[d], options, clv__chain_at(chain, d), &m->lanes[d].stage, msg);
+        clv_stage_options timed = *options;
+        timed.profiling = 1; /* the upload and download queues: each device's time per frame */
+        int err = one_create(m->dctx[d], &timed, clv__chain_at(chain, d), &m->lanes[d].stage, msg);
         if (err) {
             multi_destroy(m);
             return err;
@@ -747,7 +733,6 @@ static uint8_t *multi_input(clv_stage *m)
 {
     if (m->chosen >= 0 && lane_usable(m, m->chosen) && !lane_full(&m->lanes[m->chosen]))
         return one_input(m->lanes[m->chosen].stage);
-    stamp_done(m);
     m->chosen = choose_lane(m);
     return m->chosen >= 0 ? one_input(m->lanes[m->chosen].stage) : NULL;
 }
@@ -782,7 +767,6 @@ static int multi_output(clv_stage *m, const uint8_t **out, uint64_t *frame_index
             snprintf(why.text, sizeof why.text, "injected fault after %llu frames",
                      (unsigned long long)m->fault_after[d]);
         } else {
-            stamp_done(m);
             err = one_output(l->stage, out, frame_index, &why);
         }
         if (err == CLV_ETIMEOUT) { /* the kernel's fault, not the device's: no retry */
@@ -794,14 +778,17 @@ static int multi_output(clv_stage *m, const uint8_t **out, uint64_t *frame_index
                 return err;
             continue; /* the frame is on a rescue lane now */
         }
-        double service = l->stage->out_done -
-                         (l->stage->out_sent > l->last_done ? l->stage->out_sent : l->last_done);
-        service = service > 0 ? service * 1000 : 0;
-        l->last_done = l->stage->out_done;
-        if (l->outputs++ > 0)
-            l->ms = l->ms > 0 ? 0.75 * l->ms + 0.25 * service : service;
+        /* The device's own clock: from the upload's start (or the previous
+         * frame's end, when it was still busy) to the download's end. */
+        const clv_stage *one = l->stage;
         m->dev[d].frames++;
-        m->dev[d].busy_ms += service;
+        if (one->out_end > 0) {
+            double from = one->out_start > l->last_done ? one->out_start : l->last_done;
+            double service = (one->out_end - from) * 1000;
+            l->last_done = one->out_end;
+            l->ms = l->ms > 0 ? 0.7 * l->ms + 0.3 * service : service;
+            m->dev[d].busy_ms += service;
+        }
         if (!l->draining) /* the device's other lanes learn its speed too */
             for (int k = 0; k < m->lane_count; k++)
                 if (m->lanes[k].device == d && m->lanes[k].draining)

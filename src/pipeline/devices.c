@@ -17,7 +17,7 @@ void clv_devices_text(clv_context *ctx, char *out, size_t size)
     size_t used = 0;
     out[0] = 0;
     for (int d = 0; d < n && used < size; d++) {
-        const clv_device_info *dev = clv_context_device(clv_context_at(ctx, d));
+        const clv_device_info *dev = clv_context_device_at(ctx, d);
         used += (size_t)snprintf(out + used, size - used, "%s#%d %s", d ? " + " : "", dev->index,
                                  dev->name);
     }
@@ -41,7 +41,7 @@ void clv_device_shares_text(clv_context *ctx, const clv_stage *stage, char *out,
         clv_stage_device_stats(stage, d, &s);
         used += (size_t)snprintf(
             out + used, size - used, "%s#%d %s %llu frames (%.0f%%) %.2f ms/frame%s", d ? "; " : "",
-            clv_context_device(clv_context_at(ctx, d))->index, s.name, (unsigned long long)s.frames,
+            clv_context_device_at(ctx, d)->index, s.name, (unsigned long long)s.frames,
             total ? 100.0 * (double)s.frames / (double)total : 0.0,
             s.frames ? s.busy_ms / (double)s.frames : 0.0, s.failed ? " FAILED" : "");
     }
