@@ -33,7 +33,7 @@ struct _GstClvidFilter {
     int in_flight;          /* the property: 0 auto */
     gboolean chain_changed; /* chain_text differs from the chain in use */
     GQueue held;            /* input buffers in the stage, oldest first */
-    int depth;              /* buffers held before the first comes out: 2 on GPUs, 1 on CPUs */
+    int depth; /* buffers held before the first comes out: 2 on GPUs, 1 on CPUs, per device */
     gboolean draining;
     char chain_error[1024]; /* a refused chain's message, posted by the streaming thread */
     double kernel_ms;       /* per frame, over the last second's frames */
@@ -181,7 +181,10 @@ static gboolean start(GstBaseTransform *trans)
     /* A GPU filters one buffer while the next one's copies and upload run;
      * on a CPU they would share the same cores: one at a time, no latency. */
     g_mutex_lock(&self->lock);
-    self->depth = self->in_flight ? self->in_flight : clv_context_device(self->ctx)->is_gpu ? 2 : 1;
+    /* Several devices (device=1,2): as many in flight on each. */
+    self->depth = self->in_flight                         ? self->in_flight
+                  : clv_context_device(self->ctx)->is_gpu ? 2 * clv_context_device_count(self->ctx)
+                                                          : clv_context_device_count(self->ctx);
     g_mutex_unlock(&self->lock);
     GST_INFO_OBJECT(self, "on %s, %d buffer(s) in flight", clv_context_device(self->ctx)->name,
                     self->depth);
@@ -430,7 +433,9 @@ static GstFlowReturn generate_output(GstBaseTransform *trans, GstBuffer **outbuf
     GstVideoFilter *video = GST_VIDEO_FILTER(trans);
     *outbuf = NULL;
     guint held = g_queue_get_length(&self->held);
-    if (held == 0 || (held < (guint)self->depth && !self->draining))
+    /* Out when `depth` are held, or when the stage wants one taken before
+     * the next goes in (several devices: the one due is busy). */
+    if (held == 0 || (held < (guint)self->depth && !self->draining && clv_stage_input(self->stage)))
         return GST_FLOW_OK;
     GstBuffer *input = g_queue_pop_head(&self->held);
     const uint8_t *result = NULL;
@@ -582,9 +587,10 @@ static void gst_clvid_filter_class_init(GstClvidFilterClass *klass)
     g_object_class_install_property(
         gobject, PROP_DEVICE,
         g_param_spec_string("device", "Device",
-                            "OpenCL device as clvid's --device: an index of `clvid devices` or "
-                            "part of its name; unset: CLVID_DEVICE, else the first GPU, else "
-                            "the first device",
+                            "OpenCL device as clvid's --device: an index of `clvid devices`, "
+                            "part of its name, or a list (1,2; gpu; all) to deal buffers to "
+                            "several devices in order; unset: CLVID_DEVICE, else the first GPU, "
+                            "else the first device",
                             NULL,
                             G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
     g_object_class_install_property(

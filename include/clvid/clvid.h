@@ -419,7 +419,10 @@ CLV_API void clv_stage_destroy(clv_stage *stage);
 CLV_API void clv_stage_set_chain(clv_stage *stage, clv_chain *chain);
 
 /* The staging memory for the next frame (clv_pixfmt_size bytes), or NULL
- * when every slot is in flight: take an output first. */
+ * when it must wait: every slot is in flight, or (several devices) the
+ * device due to take it is busy. Take an output first; while frames are in
+ * flight that always makes room. The same memory is returned until the
+ * next submit. */
 CLV_API uint8_t *clv_stage_input(clv_stage *stage);
 /* Sends the frame written into clv_stage_input's memory; returns at once. */
 CLV_API int clv_stage_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg);

@@ -26,6 +26,12 @@ size=$(stat -c %s "$tmp/out.rgba")
 cmp -s "$tmp/out.rgba" "$tmp/want.rgba" || fail "the output differs from the references: $(cmp "$tmp/out.rgba" "$tmp/want.rgba" | head -1)"
 echo "30 RGBA 641x359 buffers through median,sharpen equal the references"
 
+# Two devices (PoCL's "pthread pthread"): the same bytes, in order.
+POCL_DEVICES="pthread pthread" gst-launch-1.0 -q filesrc location="$tmp/in.rgba" ! \
+  rawvideoparse format=rgba width=641 height=359 framerate=25/1 ! clvidfilter chain=median,sharpen device=all ! filesink location="$tmp/out2.rgba"
+cmp -s "$tmp/out2.rgba" "$tmp/want.rgba" || fail "device=all differs from the references: $(cmp "$tmp/out2.rgba" "$tmp/want.rgba" | head -1)"
+echo "the same 30 buffers with device=all (two devices) equal the references"
+
 if out=$(gst-launch-1.0 videotestsrc num-buffers=3 ! clvidfilter chain=median=radius=9 ! fakesink 2>&1); then
   fail "a bad chain ran: $out"
 fi
