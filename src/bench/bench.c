@@ -1,6 +1,7 @@
 /* bench.c - clvid-bench: runs a chain on synthetic frames on one device and
  * reports each filter's kernel time from OpenCL profiling events. Links
  * clvid-core only, so it runs wherever OpenCL runs. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,8 @@ static void usage(FILE *out)
                  "                             from pinned memory, upload, chain, download, with\n"
                  "                             the real slots and queues; against the same with\n"
                  "                             no filter (the transfer-only bound); both in\n"
-                 "                             turns, three times, the best of each\n"
+                 "                             turns, three times, the best of each; with\n"
+                 "                             several devices as many threads write frames\n"
                  "Kernel time comes from profiling events; GB/s counts one frame read and one "
                  "written per filter (8 bytes per pixel).\n");
 }
@@ -87,6 +89,102 @@ static void json_string(const char *s)
 
 #define PIPELINE_ROUNDS 3
 
+/* Writing a frame into the staging memory from several threads, as a
+ * decoder's threads would: one thread's memcpy (12.4 MB a 4K frame) would
+ * bound several devices together. Workers take equal parts of each copy. */
+typedef struct copier {
+    pthread_t thread[CLV_DEVICES_MAX];
+    int threads; /* helpers; the caller copies the first part itself */
+    pthread_mutex_t lock;
+    pthread_cond_t go, done;
+    uint8_t *dst;
+    const uint8_t *src;
+    size_t size;
+    unsigned long round;
+    int finished, quit;
+} copier;
+
+typedef struct copier_arg {
+    copier *c;
+    int part;
+} copier_arg;
+
+static copier_arg copier_args[CLV_DEVICES_MAX];
+
+static void copy_part(copier *c, int part)
+{
+    size_t parts = (size_t)c->threads + 1, from = c->size * (size_t)part / parts,
+           to = c->size * (size_t)(part + 1) / parts;
+    memcpy(c->dst + from, c->src + from, to - from);
+}
+
+static void *copier_main(void *arg)
+{
+    copier_arg *a = arg;
+    copier *c = a->c;
+    unsigned long seen = 0;
+    pthread_mutex_lock(&c->lock);
+    for (;;) {
+        while (!c->quit && c->round == seen)
+            pthread_cond_wait(&c->go, &c->lock);
+        if (c->quit)
+            break;
+        seen = c->round;
+        pthread_mutex_unlock(&c->lock);
+        copy_part(c, a->part);
+        pthread_mutex_lock(&c->lock);
+        if (++c->finished == c->threads)
+            pthread_cond_signal(&c->done);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return NULL;
+}
+
+static void copier_start(copier *c, int threads)
+{
+    memset(c, 0, sizeof *c);
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->go, NULL);
+    pthread_cond_init(&c->done, NULL);
+    for (int i = 0; i < threads && i < CLV_DEVICES_MAX; i++) {
+        copier_args[i] = (copier_arg){c, i + 1};
+        if (pthread_create(&c->thread[i], NULL, copier_main, &copier_args[i]))
+            break;
+        c->threads = i + 1;
+    }
+}
+
+static void copier_copy(copier *c, uint8_t *dst, const uint8_t *src, size_t size)
+{
+    if (!c->threads) {
+        memcpy(dst, src, size);
+        return;
+    }
+    pthread_mutex_lock(&c->lock);
+    c->dst = dst, c->src = src, c->size = size, c->finished = 0;
+    c->round++;
+    pthread_cond_broadcast(&c->go);
+    pthread_mutex_unlock(&c->lock);
+    copy_part(c, 0);
+    pthread_mutex_lock(&c->lock);
+    while (c->finished < c->threads)
+        pthread_cond_wait(&c->done, &c->lock);
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void copier_stop(copier *c)
+{
+    pthread_mutex_lock(&c->lock);
+    c->quit = 1;
+    pthread_cond_broadcast(&c->go);
+    pthread_mutex_unlock(&c->lock);
+    for (int i = 0; i < c->threads; i++)
+        pthread_join(c->thread[i], NULL);
+    pthread_mutex_destroy(&c->lock);
+    pthread_cond_destroy(&c->go);
+    pthread_cond_destroy(&c->done);
+}
+
 /* Frames per second through the GPU stage: yuv420p in and out, `frames`
  * frames, copying a prepared frame into the staging memory each time as a
  * decoder would. */
@@ -108,6 +206,9 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, int w, 
                            .slots = 3,
                            .profiling = 1};
     frame = malloc(size);
+    copier copy;
+    /* One writer per device (a decoder's threads; one alone for one). */
+    copier_start(&copy, clv_context_device_count(ctx) - 1);
     if (!frame || clv_chain_create(ctx, desc, &chain, msg) ||
         clv_stage_create(ctx, &o, chain, &stage, msg))
         goto done;
@@ -118,7 +219,7 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, int w, 
     while (taken < frames + warm) {
         uint8_t *slot = submitted < frames + warm ? clv_stage_input(stage) : NULL;
         if (slot) {
-            memcpy(slot, frame, size);
+            copier_copy(&copy, slot, frame, size);
             if (clv_stage_submit(stage, (uint64_t)submitted++, msg))
                 goto done;
             continue;
@@ -136,6 +237,7 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, int w, 
     for (int d = 0; shares && d < clv_stage_device_count(stage); d++)
         clv_stage_device_stats(stage, d, &shares[d]);
 done:
+    copier_stop(&copy);
     clv_stage_destroy(stage);
     clv_chain_destroy(chain);
     free(frame);
