@@ -138,6 +138,10 @@ typedef struct clv_transcode_status {
      * the frames and its time per frame, "#1 NAME 45 frames (50%) 21.30
      * ms/frame; ..."; "" with one device. */
     const char *device_shares;
+    /* From the call to the first frame written (the devices opened and
+     * their kernels built or loaded, the input and output opened, one frame
+     * decoded, filtered and queued to the encoder); 0 before it. */
+    double first_frame_s;
 } clv_transcode_status;
 
 /* Called on the run's thread. Return 0 to go on, non-zero to stop the run as

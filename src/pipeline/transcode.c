@@ -4,6 +4,7 @@
  * the run through the cancel flag. */
 #include "clvid/pipeline.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -102,7 +103,7 @@ typedef struct run {
     int stopped; /* the cancel flag or the callback asked for a stop */
     clv_transcode_status status;
     char devices[600], shares[1200];
-    double start, last_report; /* clv_io_seconds */
+    double entered, start, last_report; /* clv_io_seconds */
     AVRational tb;
     clv_sink *sink;
     clv_stage *stage;
@@ -129,6 +130,27 @@ static void report(run *r, enum clv_transcode_event event)
         r->stopped = 1;
 }
 
+/* The device, opened and its chain built on a thread of their own while
+ * the input and the output open (OpenCL's start-up and FFmpeg's overlap). */
+typedef struct device_setup {
+    const clv_transcode_options *o;
+    const clv_chain_desc *desc;
+    clv_context *ctx;
+    clv_chain *chain;
+    clv_msg msg;
+    int err;
+} device_setup;
+
+static void *setup_device(void *arg)
+{
+    device_setup *d = arg;
+    clv_context_options copt = d->o->engine;
+    copt.profiling = 1;
+    if (!(d->err = clv_context_create(&copt, &d->ctx, &d->msg)))
+        d->err = clv_chain_create(d->ctx, d->desc, &d->chain, &d->msg);
+    return NULL;
+}
+
 /* Takes the oldest frame out of the stage into the sink. */
 static int emit(run *r, clv_msg *msg)
 {
@@ -142,7 +164,8 @@ static int emit(run *r, clv_msg *msg)
     clv_stage_release(r->stage);
     if (err)
         return err;
-    r->status.frames++;
+    if (r->status.frames++ == 0)
+        r->status.first_frame_s = clv_io_seconds() - r->entered;
     r->status.out_seconds = (double)pts * av_q2d(r->tb);
     report(r, CLV_TRANSCODE_PROGRESS);
     return 0;
@@ -166,6 +189,13 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
     clv_feed *feed = NULL;
     char chain_text[1024];
     clv_chain_format(&desc, chain_text, sizeof chain_text);
+
+    r.entered = clv_io_seconds();
+    device_setup dev = {.o = o, .desc = &desc};
+    pthread_t dev_thread;
+    int dev_running = pthread_create(&dev_thread, NULL, setup_device, &dev) == 0;
+    if (!dev_running)
+        setup_device(&dev);
 
     clv_input_options in = clv_pipeline_input(o);
     clv_output_options out = clv_pipeline_output(o);
@@ -200,12 +230,15 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
     clv_color out_color = clv_sink_color(r.sink);
     enum AVPixelFormat enc_f = clv_sink_pix_fmt(r.sink);
 
-    clv_context_options copt = o->engine;
-    copt.profiling = 1;
-    if ((err = clv_context_create(&copt, &ctx, msg)))
+    if (dev_running)
+        pthread_join(dev_thread, NULL);
+    dev_running = 0;
+    ctx = dev.ctx;
+    chain = dev.chain;
+    if ((err = dev.err)) {
+        *msg = dev.msg;
         goto fail;
-    if ((err = clv_chain_create(ctx, &desc, &chain, msg)))
-        goto fail;
+    }
     AVRational rate = clv_decoder_frame_rate(dec);
     clv_chain_set_frame_rate(chain, rate.num, rate.den);
     clv_stage_options sopt = {.width = w,
@@ -291,7 +324,8 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
             submitted++;
             if ((err = clv_sink_pass(r.sink, f, msg)))
                 break;
-            st->frames++;
+            if (st->frames++ == 0)
+                st->first_frame_s = clv_io_seconds() - r.entered;
             report(&r, CLV_TRANSCODE_PROGRESS);
             continue;
         }
@@ -358,6 +392,11 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
     if (mic_note.text[0])
         snprintf(msg->text, sizeof msg->text, "%s", mic_note.text); /* a note, not an error */
 fail:
+    if (dev_running) { /* the input or the output failed first */
+        pthread_join(dev_thread, NULL);
+        ctx = dev.ctx;
+        chain = dev.chain;
+    }
     if (dec_q)
         clv_queue_abort(dec_q);
     clv_sink_close(r.sink, err != 0);

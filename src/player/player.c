@@ -78,6 +78,7 @@ typedef struct player {
     uint64_t decoded; /* frames popped from the decoder */
     char hud_text[2048];
     double started_at;
+    double entered_at, first_shown_at; /* clv_player_run's start; the first frame on screen */
     double hud_text_at;
     double latency_ms, latency_sum; /* capture (packet read) to screen */
     int latency_count;
@@ -580,14 +581,35 @@ static int compare_on(player *p, clv_msg *msg)
     return 0;
 }
 
+/* Preset `n` (1-9), built the first time it is asked for: the start
+ * builds only the chain shown first. From the binary cache a build takes
+ * milliseconds; the first run on a machine compiles. */
+static int preset_chain(player *p, int n, clv_chain **out, clv_msg *msg)
+{
+    int err = 0;
+    if (!p->presets[n - 1]) {
+        clv_chain_desc d;
+        if ((err = clv_chain_parse(clv_presets[n - 1].chain, &d, msg)) ||
+            (err = clv_chain_create(p->ctx, &d, &p->presets[n - 1], msg)))
+            return err;
+    }
+    *out = p->presets[n - 1];
+    return 0;
+}
+
 static int act(player *p, const clv_binding *b, clv_msg *msg)
 {
     p->hud_dirty = 1;
     p->redraw = 1;
     switch (b->action) {
-    case CLV_ACT_PRESET:
-        activate(p, p->presets[b->arg - 1], b->arg, p->vf_index);
+    case CLV_ACT_PRESET: {
+        clv_chain *chain = NULL;
+        int err = preset_chain(p, b->arg, &chain, msg);
+        if (err)
+            return err;
+        activate(p, chain, b->arg, p->vf_index);
         break;
+    }
     case CLV_ACT_CYCLE:
         if (p->a.chain_count == 0) {
             notice(p, "%s", "no -vf chains given on the command line to cycle through");
@@ -782,7 +804,8 @@ static int show(player *p, clv_msg *msg)
         p->base_pts = p->last_pts;
         p->base_wall = clv_io_seconds();
     }
-    p->presented++;
+    if (p->presented++ == 0)
+        p->first_shown_at = clv_io_seconds();
     double read = p->ring_read[(p->taken - 1) % RING];
     if (read > 0) {
         p->latency_sum += (clv_io_seconds() - read) * 1e3;
@@ -922,7 +945,7 @@ static void write_stats(player *p)
             "ms_decode=%.3f\nms_upload=%.3f\nms_kernels=%.3f\nms_download=%.3f\n"
             "ms_present=%.3f\nelapsed=%.3f\nlatency_ms=%.1f\nstale_dropped=%lld\n"
             "max_queued=%d\nrecorded=%lld\nmic_packets=%lld\nkernel_reloads=%llu\n"
-            "kernel_error=%d\ndevice_shares=%s\ndevice_frames=%s\n",
+            "kernel_error=%d\ndevice_shares=%s\ndevice_frames=%s\nfirst_frame_s=%.3f\n",
             (long long)p->presented, (long long)p->dropped,
             (long long)llround(p->last_pts * p->fps), p->last_pts,
             (clv_chain_format(clv_chain_get_desc(p->active), chain, sizeof chain), chain),
@@ -934,7 +957,8 @@ static void write_stats(player *p)
             (long long)(p->stale_seen + clv_decoder_stale_dropped(p->dec)),
             clv_decoder_max_queued(p->dec), (long long)p->recorded, (long long)p->mic_packets,
             (unsigned long long)clv_reload_count(p->reload),
-            clv_reload_error(p->reload, p->active) != NULL, shares, frames);
+            clv_reload_error(p->reload, p->active) != NULL, shares, frames,
+            p->first_shown_at > 0 ? p->first_shown_at - p->entered_at : -1.0);
     fclose(f);
 }
 
@@ -1057,6 +1081,11 @@ static int play_main(player *p, clv_msg *msg)
                                                      : avcodec_get_name(dc->codec_id),
                 p->fps, p->a.io.capture_format ? "" : " (the device's choice)");
 
+    /* The first frames decode while the window and the device open (not
+     * when recording: the recording is set up from the input first). */
+    if (!p->a.io.output && (err = start_decoder(p, msg)))
+        return err;
+
     /* The window first: without a display nothing else is worth doing. */
     AVRational sar =
         vs->sample_aspect_ratio.num > 0 ? vs->sample_aspect_ratio : dc->sample_aspect_ratio;
@@ -1072,18 +1101,12 @@ static int play_main(player *p, clv_msg *msg)
     if ((err = clv_window_open(&wo, p->w, p->h, aspect, &p->win, msg)))
         return err;
 
-    /* Every chain the keys can reach is built now, so that switching never
-     * stalls (the binary cache makes this quick after the first run). */
+    /* The -vf chains are built now (their errors are the user's to see
+     * before anything plays); the presets on the keys when first asked for. */
     clv_context_options copt = p->a.io.engine;
     copt.profiling = 1;
     if ((err = clv_context_create(&copt, &p->ctx, msg)))
         return err;
-    for (int i = 0; i < 9; i++) {
-        clv_chain_desc d;
-        if ((err = clv_chain_parse(clv_presets[i].chain, &d, msg)) ||
-            (err = clv_chain_create(p->ctx, &d, &p->presets[i], msg)))
-            return err;
-    }
     for (int i = 0; i < p->a.chain_count; i++)
         if ((err = clv_chain_create(p->ctx, &descs[i], &p->vf[i], msg)))
             return err;
@@ -1097,10 +1120,10 @@ static int play_main(player *p, clv_msg *msg)
         return err;
     clv_devices_text(p->ctx, p->devices, sizeof p->devices);
     clv_device_faults_from_env(p->stage);
-    if (p->a.chain_count)
-        activate(p, p->vf[0], 0, 0);
-    else
-        activate(p, p->presets[0], 1, 0);
+    clv_chain *first = p->a.chain_count ? p->vf[0] : NULL;
+    if (!first && (err = preset_chain(p, 1, &first, msg)))
+        return err;
+    activate(p, first, p->a.chain_count ? 0 : 1, 0);
 
     p->audio_stream = p->a.no_audio || p->a.untimed ? -1 : clv_decoder_audio_index(p->dec);
     if (p->audio_stream >= 0) {
@@ -1117,7 +1140,7 @@ static int play_main(player *p, clv_msg *msg)
     }
     if (p->a.io.output && (err = record_open(p, msg)))
         return err;
-    if ((err = start_decoder(p, msg)))
+    if (!p->video_q && (err = start_decoder(p, msg)))
         return err;
     if (p->sink && (err = clv_sink_start(p->sink, msg)))
         return err;
@@ -1175,6 +1198,7 @@ int clv_player_run(const clv_player_options *options, const volatile sig_atomic_
     if (!p)
         return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
     p->a = *options;
+    p->entered_at = clv_io_seconds();
     p->quit_signal = quit;
     p->path = p->a.io.input;
     if (!p->path && !p->a.io.input_format)
