@@ -1,0 +1,164 @@
+// npp_bench.cu - NVIDIA NPP on the operations clvid-bench times, on the same
+// 4K RGBA frames: one JSON object per line, {"op": ..., "npp_us": median}.
+// Built and run by scripts/compare-gpu (nvcc, -lnppif -lnppim -lnppist
+// -lnppicc -lnppc). NPP's filters take no border: the region is the frame
+// less the mask's border, a little less work than clvid's.
+#include <cuda_runtime.h>
+#include <npp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CHECK_CUDA(x)                                                                              \
+    do {                                                                                           \
+        cudaError_t e = (x);                                                                       \
+        if (e != cudaSuccess) {                                                                    \
+            fprintf(stderr, "npp_bench: %s: %s\n", #x, cudaGetErrorString(e));                     \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+#define CHECK_NPP(x)                                                                               \
+    do {                                                                                           \
+        NppStatus s = (x);                                                                         \
+        if (s < 0) {                                                                               \
+            fprintf(stderr, "npp_bench: %s: NPP status %d\n", #x, (int)s);                         \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static NppStreamContext context(cudaStream_t stream)
+{
+    NppStreamContext c = {};
+    int dev = 0;
+    CHECK_CUDA(cudaGetDevice(&dev));
+    c.hStream = stream;
+    c.nCudaDeviceId = dev;
+    cudaDeviceGetAttribute(&c.nMultiProcessorCount, cudaDevAttrMultiProcessorCount, dev);
+    cudaDeviceGetAttribute(&c.nMaxThreadsPerMultiProcessor, cudaDevAttrMaxThreadsPerMultiProcessor,
+                           dev);
+    cudaDeviceGetAttribute(&c.nMaxThreadsPerBlock, cudaDevAttrMaxThreadsPerBlock, dev);
+    int shared = 0;
+    cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlock, dev);
+    c.nSharedMemPerBlock = (size_t)shared;
+    cudaDeviceGetAttribute(&c.nCudaDevAttrComputeCapabilityMajor, cudaDevAttrComputeCapabilityMajor,
+                           dev);
+    cudaDeviceGetAttribute(&c.nCudaDevAttrComputeCapabilityMinor, cudaDevAttrComputeCapabilityMinor,
+                           dev);
+    unsigned int flags = 0;
+    cudaStreamGetFlags(stream, &flags);
+    c.nStreamFlags = flags;
+    return c;
+}
+
+template <typename F> static double time_us(cudaStream_t s, int runs, F op)
+{
+    cudaEvent_t a, b;
+    CHECK_CUDA(cudaEventCreate(&a));
+    CHECK_CUDA(cudaEventCreate(&b));
+    for (int i = 0; i < 3; i++)
+        op();
+    std::vector<float> t;
+    for (int i = 0; i < runs; i++) {
+        CHECK_CUDA(cudaEventRecord(a, s));
+        op();
+        CHECK_CUDA(cudaEventRecord(b, s));
+        CHECK_CUDA(cudaEventSynchronize(b));
+        float ms = 0;
+        CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+        t.push_back(ms * 1000);
+    }
+    std::sort(t.begin(), t.end());
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    return t[t.size() / 2];
+}
+
+int main(int argc, char **argv)
+{
+    int w = argc > 2 ? atoi(argv[1]) : 3840, h = argc > 2 ? atoi(argv[2]) : 2160, runs = 20;
+    int step = w * 4;
+    size_t bytes = (size_t)step * h;
+    std::vector<unsigned char> host(bytes);
+    unsigned int x = 0x12345678u;
+    for (size_t i = 0; i < bytes; i++) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        host[i] = i % 4 == 3 ? 255 : (unsigned char)(x >> 24);
+    }
+    Npp8u *src, *dst, *tmp;
+    CHECK_CUDA(cudaMalloc(&src, bytes));
+    CHECK_CUDA(cudaMalloc(&dst, bytes));
+    CHECK_CUDA(cudaMalloc(&tmp, bytes));
+    CHECK_CUDA(cudaMemcpy(src, host.data(), bytes, cudaMemcpyHostToDevice));
+    cudaStream_t s;
+    CHECK_CUDA(cudaStreamCreate(&s));
+    NppStreamContext c = context(s);
+
+    printf("{\"op\": \"copy\", \"npp_us\": %.1f}\n", time_us(s, runs, [&] {
+               CHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
+           }));
+    // 3x3 convolution with clvid's sharpen mask (NPP flips the kernel; it is symmetric).
+    Npp32s mask[9] = {0, -1, 0, -1, 5, -1, 0, -1, 0}, *dmask;
+    CHECK_CUDA(cudaMalloc(&dmask, sizeof mask));
+    CHECK_CUDA(cudaMemcpy(dmask, mask, sizeof mask, cudaMemcpyHostToDevice));
+    NppiSize in1 = {w - 2, h - 2};
+    const Npp8u *src1 = src + step + 4;
+    Npp8u *dst1 = dst + step + 4;
+    printf("{\"op\": \"sharpen\", \"npp_us\": %.1f}\n", time_us(s, runs, [&] {
+               CHECK_NPP(nppiFilter_8u_C4R_Ctx(src1, step, dst1, step, in1, dmask, NppiSize{3, 3},
+                                               NppiPoint{1, 1}, 1, c));
+           }));
+    printf("{\"op\": \"erode\", \"npp_us\": %.1f}\n", time_us(s, runs, [&] {
+               CHECK_NPP(nppiErode3x3_8u_C4R_Ctx(src1, step, dst1, step, in1, c));
+           }));
+    printf("{\"op\": \"prewitt\", \"npp_us\": %.1f}\n", time_us(s, runs, [&] {
+               CHECK_NPP(nppiFilterPrewittHoriz_8u_C4R_Ctx(src1, step, dst1, step, in1, c));
+               CHECK_NPP(nppiFilterPrewittVert_8u_C4R_Ctx(src1, step, tmp + step + 4, step, in1, c));
+           }));
+    for (int r = 1; r <= 3; r++) {
+        int m = 2 * r + 1;
+        NppiSize roi = {w - 2 * r, h - 2 * r}, msize = {m, m};
+        Npp32u size = 0;
+        CHECK_NPP(nppiFilterMedianGetBufferSize_8u_C4R_Ctx(roi, msize, &size, c));
+        Npp8u *buf;
+        CHECK_CUDA(cudaMalloc(&buf, size ? size : 1));
+        const Npp8u *sr = src + (size_t)r * step + 4 * r;
+        Npp8u *dr = dst + (size_t)r * step + 4 * r;
+        printf("{\"op\": \"median%dx%d\", \"npp_us\": %.1f}\n", m, m, time_us(s, runs, [&] {
+                   CHECK_NPP(nppiFilterMedian_8u_C4R_Ctx(sr, step, dr, step, roi, msize,
+                                                         NppiPoint{r, r}, buf, c));
+               }));
+        cudaFree(buf);
+    }
+    // Equalize: a 256-bin histogram per channel, then a LUT over the frame
+    // (the LUT's values are built on the host in clvid's; here a fixed one,
+    // which costs NPP the same).
+    {
+        NppiSize roi = {w, h};
+        int levels[4] = {257, 257, 257, 257};
+        Npp32s lower[4] = {0, 0, 0, 0}, upper[4] = {256, 256, 256, 256};
+        size_t size = 0;
+        CHECK_NPP(nppiHistogramEvenGetBufferSize_8u_C4R_Ctx(roi, levels, &size, c));
+        Npp8u *buf;
+        Npp32s *hist[4];
+        CHECK_CUDA(cudaMalloc(&buf, size ? size : 1));
+        for (int i = 0; i < 4; i++)
+            CHECK_CUDA(cudaMalloc(&hist[i], 256 * sizeof(Npp32s)));
+        Npp32s values[256], lv[256], *dv, *dl;
+        for (int i = 0; i < 256; i++)
+            values[i] = 255 - i, lv[i] = i;
+        CHECK_CUDA(cudaMalloc(&dv, sizeof values));
+        CHECK_CUDA(cudaMalloc(&dl, sizeof lv));
+        CHECK_CUDA(cudaMemcpy(dv, values, sizeof values, cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dl, lv, sizeof lv, cudaMemcpyHostToDevice));
+        const Npp32s *pv[4] = {dv, dv, dv, dv}, *pl[4] = {dl, dl, dl, dl};
+        int nl[4] = {256, 256, 256, 256};
+        printf("{\"op\": \"equalize\", \"npp_us\": %.1f}\n", time_us(s, runs, [&] {
+                   CHECK_NPP(nppiHistogramEven_8u_C4R_Ctx(src, step, roi, hist, levels, lower,
+                                                          upper, buf, c));
+                   CHECK_NPP(nppiLUT_8u_C4R_Ctx(src, step, dst, step, roi, pv, pl, nl, c));
+               }));
+    }
+    return 0;
+}
