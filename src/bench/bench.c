@@ -41,6 +41,8 @@ static void usage(FILE *out)
                  "  --shape row|gpu            force a kernel work shape (default: by device "
                  "type)\n"
                  "  --json                     one JSON object on stdout instead of a table\n"
+                 "  --input FILE.rgba          time on this picture (raw RGBA of --size) instead\n"
+                 "                             of noise\n"
                  "  --out yuv420p|rgba         --pipeline output: for an encoder (default) or for\n"
                  "                             the window (clvid play)\n"
                  "  --pipeline                 time the whole GPU stage instead: yuv420p frames\n"
@@ -278,7 +280,7 @@ int main(int argc, char **argv)
     clv_pixfmt out_format = CLV_PIX_YUV420P;
     char all_filters[1024];
     every_filter(all_filters, sizeof all_filters);
-    const char *device = getenv("CLVID_DEVICE"), *chain_text = all_filters;
+    const char *device = getenv("CLVID_DEVICE"), *chain_text = all_filters, *input = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -316,6 +318,8 @@ int main(int argc, char **argv)
             out_format = strcmp(v, "rgba") ? CLV_PIX_YUV420P : CLV_PIX_RGBA;
         } else if (!strcmp(a, "--chain")) {
             chain_text = v;
+        } else if (!strcmp(a, "--input")) {
+            input = v;
         } else if (!strcmp(a, "--frames") || !strcmp(a, "--warmup")) {
             long n = strtol(v, &end, 10);
             int lo = !strcmp(a, "--frames") ? 1 : 0;
@@ -485,13 +489,28 @@ int main(int argc, char **argv)
         fprintf(stderr, "clvid-bench: out of memory for a %dx%d frame\n", w, h);
         goto done;
     }
-    /* xorshift32: a noisy frame, opaque as decoded video is */
-    uint32_t state = 0x12345678u;
-    for (size_t i = 0; i < (size_t)w * h * 4; i++) {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        img.pixels[i] = i % 4 == 3 ? 255 : (uint8_t)(state >> 24);
+    if (input) {
+        /* A natural picture: what quantize and equalize take depends on it. */
+        FILE *f = fopen(input, "rb");
+        size_t want = (size_t)w * h * 4, got = f ? fread(img.pixels, 1, want, f) : 0;
+        if (f)
+            fclose(f);
+        if (got != want) {
+            fprintf(stderr,
+                    "clvid-bench: --input %s: %s; expected %zu bytes of RGBA for --size %dx%d "
+                    "(ffmpeg -i VIDEO -frames:v 1 -s %dx%d -pix_fmt rgba -f rawvideo %s)\n",
+                    input, f ? "too short" : "cannot open it", want, w, h, w, h, input);
+            goto done;
+        }
+    } else {
+        /* xorshift32: a noisy frame, opaque as decoded video is */
+        uint32_t state = 0x12345678u;
+        for (size_t i = 0; i < (size_t)w * h * 4; i++) {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            img.pixels[i] = i % 4 == 3 ? 255 : (uint8_t)(state >> 24);
+        }
     }
     if (clv_frame_create(ctx, w, h, &src, &msg) || clv_frame_create(ctx, w, h, &dst, &msg) ||
         clv_chain_create(ctx, &desc, &chain, &msg)) {
@@ -552,11 +571,14 @@ int main(int argc, char **argv)
         printf(", \"platform\": ");
         json_string(dev->platform);
         printf(", \"shape\": \"%s\", \"width\": %d, \"height\": %d, \"frames\": %d, "
-               "\"setup_ms\": %.1f, \"copy_gb_per_s\": %.3f, \"filters\": [",
+               "\"setup_ms\": %.1f, \"copy_gb_per_s\": %.3f, \"picture\": ",
                clv_context_row_shape(ctx) ? "row" : "gpu", w, h, frames, setup_ms, copy_gbs);
+        json_string(input ? input : "noise");
+        printf(", \"filters\": [");
     } else {
-        printf("clvid-bench: %dx%d on %s (%s), %s shape, median of %d frames\n", w, h, dev->name,
-               dev->platform, clv_context_row_shape(ctx) ? "row" : "gpu", frames);
+        printf("clvid-bench: %dx%d %s on %s (%s), %s shape, median of %d frames\n", w, h,
+               input ? input : "noise", dev->name, dev->platform,
+               clv_context_row_shape(ctx) ? "row" : "gpu", frames);
         printf("setup (device, kernels built or loaded from the cache, frames): %.0f ms\n",
                setup_ms);
         printf("device copy bandwidth (clEnqueueCopyBuffer of a frame): %.2f GB/s\n\n", copy_gbs);
