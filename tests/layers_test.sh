@@ -1,5 +1,6 @@
 #!/bin/bash
 # layers_test.sh SOURCE_DIR - the include graph goes one way: cli -> player /
+# (cli and bench -> env: the engine's settings from the environment)
 # pipeline -> present / io -> core -> filters (core and filters share the
 # internal header), and only src/io, src/pipeline and src/player include
 # FFmpeg, only src/present SDL.
@@ -8,17 +9,18 @@ cd "$1/src"
 bad=0
 allowed() { # FOLDER: the folders its files may include
   case $1 in
-    cli) echo "cli pipeline player" ;;
+    cli) echo "cli pipeline player env" ;;
     player) echo "player pipeline present io" ;;
     pipeline) echo "pipeline io" ;;
     present) echo "present" ;;
     io) echo "io" ;;
     core) echo "core" ;;
     filters) echo "filters core" ;;
-    bench) echo "bench" ;;
+    bench) echo "bench env" ;;
+    env) echo "env" ;;
   esac
 }
-for dir in cli player pipeline present io core filters bench; do
+for dir in cli player pipeline present io core filters bench env; do
   for f in "$dir"/*.[ch]; do
     while IFS= read -r inc; do
       target=$(echo "$inc" | sed -n 's|.*"\.\./\([a-z]*\)/.*|\1|p')

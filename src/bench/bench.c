@@ -9,7 +9,7 @@
 
 #include "clvid.h"
 
-#include "../cli/cli.h"
+#include "../env/engine_env.h"
 
 static double now_ms(void)
 {
@@ -358,7 +358,7 @@ int main(int argc, char **argv)
     clv_context_options opt = {.device = device, .profiling = 1, .shape = shape};
     /* As the clvid command: the binary cache, CLVID_NO_CACHE, CLVID_KERNEL_DIR... */
     char cache_dir[1024];
-    clv_cli_engine_settings(&opt, cache_dir, sizeof cache_dir);
+    clv_env_engine_settings(&opt, cache_dir, sizeof cache_dir);
     clv_context *ctx = NULL;
     int err = clv_context_create(&opt, &ctx, &msg);
     if (err) {

@@ -8,6 +8,8 @@
 
 #include "clvid/pipeline.h"
 
+#include "../env/engine_env.h"
+
 enum { CLV_EXIT_OK = 0, CLV_EXIT_RUNTIME = 1, CLV_EXIT_USAGE = 2 };
 
 /* Options several subcommands share. Each returns 1 when `option` was one
@@ -27,11 +29,8 @@ int clv_cli_unknown(const char *option, const char *const *known, const char *co
  * near. */
 const char *clv_cli_closest(const char *word, const char *const *known);
 
-/* The engine's settings from the environment, read here once and passed
- * down: CLVID_DEVICE (when no --device), CLVID_SHAPE, CLVID_CACHE_DIR (or
- * XDG_CACHE_HOME/clvid, ~/.cache/clvid), CLVID_NO_CACHE, CLVID_KERNEL_DIR,
- * CLVID_LOG. */
-void clv_cli_engine_settings(clv_context_options *engine, char *cache_dir, size_t size);
+/* The engine's settings from the environment: clv_env_engine_settings
+ * (src/env/engine_env.h). */
 /* The exit status for an error code: 0, 2 for usage mistakes (bad chain,
  * option or device), 1 for the rest. */
 int clv_cli_exit_status(int err);

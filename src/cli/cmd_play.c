@@ -215,7 +215,7 @@ static void on_signal(int sig)
 static int play(play_args *a)
 {
     char cache[4096];
-    clv_cli_engine_settings(&a->player.io.engine, cache, sizeof cache);
+    clv_env_engine_settings(&a->player.io.engine, cache, sizeof cache);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

@@ -277,7 +277,7 @@ static int on_status(const clv_transcode_status *s, void *user)
 int clv_cli_transcode(clv_transcode_options *options, int quiet, const char *progress_path)
 {
     char cache[4096];
-    clv_cli_engine_settings(&options->engine, cache, sizeof cache);
+    clv_env_engine_settings(&options->engine, cache, sizeof cache);
     options->quiet = quiet;
     display d = {.quiet = quiet, .tty = !quiet && isatty(2)};
     if (progress_path && !(d.file = fopen(progress_path, "w"))) {

@@ -1,11 +1,11 @@
-/* engine_env.c - the engine's settings from the environment, for the clvid
- * command and clvid-bench alike (the library reads no environment). */
+/* engine_env.c - the engine's settings from the environment, for the
+ * programs (the clvid command, clvid-bench): the library reads none. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "cli.h"
+#include "engine_env.h"
 
 /* One value of the environment, or NULL when unset or empty. */
 static const char *env(const char *name)
@@ -14,7 +14,7 @@ static const char *env(const char *name)
     return v && *v ? v : NULL;
 }
 
-void clv_cli_engine_settings(clv_context_options *e, char *dir, size_t size)
+void clv_env_engine_settings(clv_context_options *e, char *dir, size_t size)
 {
     if (!e->device)
         e->device = env("CLVID_DEVICE");
