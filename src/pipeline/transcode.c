@@ -130,24 +130,44 @@ static void report(run *r, enum clv_transcode_event event)
         r->stopped = 1;
 }
 
-/* The device, opened and its chain built on a thread of their own while
- * the input and the output open (OpenCL's start-up and FFmpeg's overlap). */
-typedef struct device_setup {
+/* The input and the output, opened on a thread of their own while the
+ * device opens and builds its chain (FFmpeg's start-up and OpenCL's
+ * overlap). OpenCL stays on the caller's thread: a thread that opened PoCL
+ * and ended made AddressSanitizer fail to unmap its thread data. */
+typedef struct io_setup {
     const clv_transcode_options *o;
-    const clv_chain_desc *desc;
-    clv_context *ctx;
-    clv_chain *chain;
+    clv_input_options in;
+    clv_output_options out; /* the sink keeps pointing at it */
+    clv_decoder *dec;
+    clv_feed *feed;
+    clv_sink *sink;
+    int rotation, hflip;
     clv_msg msg;
     int err;
-} device_setup;
+} io_setup;
 
-static void *setup_device(void *arg)
+static void *setup_io(void *arg)
 {
-    device_setup *d = arg;
-    clv_context_options copt = d->o->engine;
-    copt.profiling = 1;
-    if (!(d->err = clv_context_create(&copt, &d->ctx, &d->msg)))
-        d->err = clv_chain_create(d->ctx, d->desc, &d->chain, &d->msg);
+    io_setup *s = arg;
+    const clv_transcode_options *o = s->o;
+    if ((s->err = clv_decoder_open(&s->in, &s->dec, &s->msg)))
+        return NULL;
+    /* Layouts: the decoder's own when the stage takes it, else swscale. */
+    if ((s->err = clv_feed_create(clv_decoder_codec(s->dec), o->input, &s->feed, &s->msg)))
+        return NULL;
+    /* Turned upright before the chain, as ffmpeg's autorotate does: the
+     * filters see the picture as it is meant to be shown, and every
+     * container gets the same frames. */
+    if (!o->no_autorotate)
+        clv_input_orientation(s->dec, &s->rotation, &s->hflip);
+    clv_sink_options sink_opt = {.output = &s->out,
+                                 .dec = s->dec,
+                                 .feed = s->feed,
+                                 .rotation = s->rotation,
+                                 .hflip = s->hflip,
+                                 .mic = o->mic,
+                                 .mic_format = o->mic_format};
+    s->err = clv_sink_open(&sink_opt, &s->sink, &s->msg);
     return NULL;
 }
 
@@ -191,54 +211,37 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
     clv_chain_format(&desc, chain_text, sizeof chain_text);
 
     r.entered = clv_io_seconds();
-    device_setup dev = {.o = o, .desc = &desc};
-    pthread_t dev_thread;
-    int dev_running = pthread_create(&dev_thread, NULL, setup_device, &dev) == 0;
-    if (!dev_running)
-        setup_device(&dev);
-
-    clv_input_options in = clv_pipeline_input(o);
-    clv_output_options out = clv_pipeline_output(o);
-    if ((err = clv_decoder_open(&in, &dec, msg)))
+    io_setup io = {.o = o, .in = clv_pipeline_input(o), .out = clv_pipeline_output(o)};
+    pthread_t io_thread;
+    int io_running = pthread_create(&io_thread, NULL, setup_io, &io) == 0;
+    if (!io_running)
+        setup_io(&io);
+    clv_context_options copt = o->engine;
+    copt.profiling = 1;
+    clv_msg dev_msg = {{0}};
+    int dev_err = clv_context_create(&copt, &ctx, &dev_msg);
+    if (!dev_err)
+        dev_err = clv_chain_create(ctx, &desc, &chain, &dev_msg);
+    if (io_running)
+        pthread_join(io_thread, NULL);
+    dec = io.dec;
+    feed = io.feed;
+    r.sink = io.sink;
+    /* The input's and the output's mistakes first, as a user reads them. */
+    if ((err = io.err) || (err = dev_err)) {
+        *msg = io.err ? io.msg : dev_msg;
         goto fail;
+    }
     AVCodecContext *dc = clv_decoder_codec(dec);
     AVFormatContext *ic = clv_decoder_format(dec);
     r.tb = ic->streams[clv_decoder_video_index(dec)]->time_base;
     int w = dc->width, h = dc->height;
-
-    /* Layouts: the decoder's own when the stage takes it, else swscale. */
-    if ((err = clv_feed_create(dc, o->input, &feed, msg)))
-        goto fail;
     clv_pixfmt in_f = clv_feed_format(feed);
     clv_color in_color = clv_feed_color(feed);
-    /* Turned upright before the chain, as ffmpeg's autorotate does: the
-     * filters see the picture as it is meant to be shown, and every
-     * container gets the same frames. */
-    int rotation = 0, hflip = 0;
-    if (!o->no_autorotate)
-        clv_input_orientation(dec, &rotation, &hflip);
-    clv_sink_options sink_opt = {.output = &out,
-                                 .dec = dec,
-                                 .feed = feed,
-                                 .rotation = rotation,
-                                 .hflip = hflip,
-                                 .mic = o->mic,
-                                 .mic_format = o->mic_format};
-    if ((err = clv_sink_open(&sink_opt, &r.sink, msg)))
-        goto fail;
+    int rotation = io.rotation, hflip = io.hflip;
     clv_pixfmt out_f = clv_sink_stage_format(r.sink);
     clv_color out_color = clv_sink_color(r.sink);
     enum AVPixelFormat enc_f = clv_sink_pix_fmt(r.sink);
-
-    if (dev_running)
-        pthread_join(dev_thread, NULL);
-    dev_running = 0;
-    ctx = dev.ctx;
-    chain = dev.chain;
-    if ((err = dev.err)) {
-        *msg = dev.msg;
-        goto fail;
-    }
     AVRational rate = clv_decoder_frame_rate(dec);
     clv_chain_set_frame_rate(chain, rate.num, rate.den);
     clv_stage_options sopt = {.width = w,
@@ -392,11 +395,6 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
     if (mic_note.text[0])
         snprintf(msg->text, sizeof msg->text, "%s", mic_note.text); /* a note, not an error */
 fail:
-    if (dev_running) { /* the input or the output failed first */
-        pthread_join(dev_thread, NULL);
-        ctx = dev.ctx;
-        chain = dev.chain;
-    }
     if (dec_q)
         clv_queue_abort(dec_q);
     clv_sink_close(r.sink, err != 0);
