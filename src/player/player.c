@@ -1081,11 +1081,6 @@ static int play_main(player *p, clv_msg *msg)
                                                      : avcodec_get_name(dc->codec_id),
                 p->fps, p->a.io.capture_format ? "" : " (the device's choice)");
 
-    /* The first frames decode while the window and the device open (not
-     * when recording: the recording is set up from the input first). */
-    if (!p->a.io.output && (err = start_decoder(p, msg)))
-        return err;
-
     /* The window first: without a display nothing else is worth doing. */
     AVRational sar =
         vs->sample_aspect_ratio.num > 0 ? vs->sample_aspect_ratio : dc->sample_aspect_ratio;
@@ -1140,7 +1135,7 @@ static int play_main(player *p, clv_msg *msg)
     }
     if (p->a.io.output && (err = record_open(p, msg)))
         return err;
-    if (!p->video_q && (err = start_decoder(p, msg)))
+    if ((err = start_decoder(p, msg)))
         return err;
     if (p->sink && (err = clv_sink_start(p->sink, msg)))
         return err;
