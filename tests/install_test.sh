@@ -23,11 +23,13 @@ for f in libclvid.so.0 libclvid-pipeline.so.0 libclvid.a pkgconfig/clvid.pc \
   [ -e "$libdir/$f" ] || fail "$libdir/$f not installed"
 done
 # A soname, and no symbol outside the public API.
-readelf -d "$libdir/libclvid.so" | grep -q 'SONAME.*libclvid.so.0' || fail "libclvid has no soname"
+# Whole outputs into grep: `cmd | grep -q` under pipefail fails when grep
+# stops reading before cmd has written everything (SIGPIPE).
+grep -q 'SONAME.*libclvid.so.0' <<<"$(readelf -d "$libdir/libclvid.so")" || fail "libclvid has no soname"
 hidden=$(nm -D --defined-only "$libdir/libclvid.so" "$libdir/libclvid-pipeline.so" |
          awk '$2 == "T" || $2 == "D" || $2 == "B" || $2 == "R" {print $3}' | grep -v '^clv_[a-z]' || true)
 [ -z "$hidden" ] || fail "symbols outside the public API exported: $hidden"
-nm -D --defined-only "$libdir/libclvid.so" | grep -q ' T clv_chain_run$' || fail "clv_chain_run not exported"
+grep -q ' T clv_chain_run$' <<<"$(nm -D --defined-only "$libdir/libclvid.so")" || fail "clv_chain_run not exported"
 
 export LD_LIBRARY_PATH=$libdir PKG_CONFIG_PATH=$libdir/pkgconfig
 clvid=$prefix/bin/clvid
@@ -90,7 +92,7 @@ if [ -e "$build/gst/libgstclvid.so" ]; then
   env -u LD_LIBRARY_PATH GST_PLUGIN_PATH="$(dirname "$plugin")" GST_REGISTRY="$tmp/registry.bin" \
     gst-launch-1.0 -q videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=64,height=48 ! \
     clvidfilter chain=median ! fakesink || fail "the installed element did not run"
-  ldd "$plugin" | grep -q "$libdir/libclvid.so.0" || fail "the plugin does not load the installed libclvid: $(ldd "$plugin" | grep clvid)"
+  grep -q "$libdir/libclvid.so.0" <<<"$(ldd "$plugin")" || fail "the plugin does not load the installed libclvid: $(ldd "$plugin" | grep clvid)"
   echo "gstreamer: the installed element ran from $plugin"
 fi
 echo "1 passed, 0 failed"
