@@ -96,8 +96,15 @@ static void json_string(const char *s)
 /* Writing a frame into the staging memory from several threads, as a
  * decoder's threads would: one thread's memcpy (12.4 MB a 4K frame) would
  * bound several devices together. Workers take equal parts of each copy. */
+struct copier;
+typedef struct copier_arg {
+    struct copier *c;
+    int part;
+} copier_arg;
+
 typedef struct copier {
     pthread_t thread[CLV_DEVICES_MAX];
+    copier_arg arg[CLV_DEVICES_MAX];
     int threads; /* helpers; the caller copies the first part itself */
     pthread_mutex_t lock;
     pthread_cond_t go, done;
@@ -107,13 +114,6 @@ typedef struct copier {
     unsigned long round;
     int finished, quit;
 } copier;
-
-typedef struct copier_arg {
-    copier *c;
-    int part;
-} copier_arg;
-
-static copier_arg copier_args[CLV_DEVICES_MAX];
 
 static void copy_part(copier *c, int part)
 {
@@ -151,8 +151,8 @@ static void copier_start(copier *c, int threads)
     pthread_cond_init(&c->go, NULL);
     pthread_cond_init(&c->done, NULL);
     for (int i = 0; i < threads && i < CLV_DEVICES_MAX; i++) {
-        copier_args[i] = (copier_arg){c, i + 1};
-        if (pthread_create(&c->thread[i], NULL, copier_main, &copier_args[i]))
+        c->arg[i] = (copier_arg){c, i + 1};
+        if (pthread_create(&c->thread[i], NULL, copier_main, &c->arg[i]))
             break;
         c->threads = i + 1;
     }
