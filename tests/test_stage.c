@@ -473,6 +473,131 @@ done:
     free(in);
 }
 
+/* One run of `frames` frames of w x h through sharpen on a several-device
+ * stage; with `inject`, after the first 8 the stage is emptied, two frames
+ * are sent, the first is taken and held, and the next frame sent to the
+ * held frame's device fails at its submit. Outputs go to out[frame]; each
+ * frame must come out once, in order. Returns 1 when the fault hit the held
+ * frame's device while it was held. */
+static int held_fault_run(clv_context *ctx, int inject, int w, int h, int frames, uint8_t **out)
+{
+    clv_chain_desc desc;
+    clv_chain *chain = NULL;
+    clv_stage *stage = NULL;
+    clv_msg msg = {{0}};
+    clv_stage_options o = {.width = w,
+                           .height = h,
+                           .in_format = CLV_PIX_YUV420P,
+                           .out_format = CLV_PIX_YUV420P,
+                           .in_color = {CLV_MATRIX_BT709, 0},
+                           .out_color = {CLV_MATRIX_BT709, 0},
+                           .slots = 3};
+    size_t size = clv_pixfmt_size(CLV_PIX_YUV420P, w, h);
+    int hit = 0, state = 0, submitted = 0, taken = 0, d = -1;
+    if (clv_chain_parse("sharpen", &desc, &msg) || clv_chain_create(ctx, &desc, &chain, &msg) ||
+        clv_stage_create(ctx, &o, chain, &stage, &msg)) {
+        CHECK(0, "held fault: setup: %s", msg.text);
+        goto done;
+    }
+    while (taken < frames) {
+        /* state 0: as usual; 2: emptying; 1: two sent; 3: one held, sending */
+        if (inject && state == 0 && submitted >= 8 && submitted + 2 < frames)
+            state = 2;
+        if (state == 2 && clv_stage_pending(stage) == 0)
+            state = 1;
+        uint8_t *slot = NULL;
+        if (submitted < frames && state != 2 && (state != 1 || clv_stage_pending(stage) < 2))
+            slot = clv_stage_input(stage);
+        if (slot) {
+            for (size_t i = 0; i < size; i++)
+                slot[i] = (uint8_t)(submitted * 31 + i * 7 + (i >> 5));
+            int before = 0;
+            if (state == 3) {
+                clv_stage_device stats;
+                clv_stage_device_stats(stage, d, &stats);
+                before = stats.failed;
+            }
+            if (clv_stage_submit(stage, (uint64_t)submitted++, &msg)) {
+                CHECK(0, "held fault: submit: %s", msg.text);
+                goto done;
+            }
+            if (state == 3) {
+                clv_stage_device stats;
+                clv_stage_device_stats(stage, d, &stats);
+                if (stats.failed && !before) { /* the fault hit, the frame still held */
+                    hit = 1;
+                    clv_stage_release(stage);
+                    taken++;
+                    state = 4;
+                }
+            }
+            continue;
+        }
+        if (state == 3) { /* no room while holding: try again later */
+            clv_stage_release(stage);
+            taken++;
+            state = 0;
+            continue;
+        }
+        clv_stage_device before[2], after[2];
+        for (int k = 0; k < 2; k++)
+            clv_stage_device_stats(stage, k, &before[k]);
+        const uint8_t *px;
+        uint64_t index = 0;
+        if (clv_stage_output(stage, &px, &index, &msg)) {
+            CHECK(0, "held fault: output: %s", msg.text);
+            goto done;
+        }
+        CHECK(index == (uint64_t)taken, "held fault: frame %llu came out as number %d",
+              (unsigned long long)index, taken);
+        if (index < (uint64_t)frames)
+            memcpy(out[index], px, size);
+        if (state == 1) { /* hold it; the next frame for its device fails */
+            for (int k = 0; k < 2; k++)
+                clv_stage_device_stats(stage, k, &after[k]);
+            d = after[0].frames > before[0].frames ? 0 : 1;
+            clv_stage_inject_submit_fault(stage, d);
+            state = 3;
+            continue;
+        }
+        clv_stage_release(stage);
+        taken++;
+    }
+    CHECK(clv_stage_pending(stage) == 0, "held fault: %d frames left over (sent twice?)",
+          clv_stage_pending(stage));
+done:
+    clv_stage_destroy(stage);
+    clv_chain_destroy(chain);
+    return hit;
+}
+
+/* A device failing at a submit while the caller holds one of its frames:
+ * the held frame is not sent again, and every frame comes out once, in
+ * order, with the bytes of a run without the fault. */
+static void held_fault_case(clv_context *ctx)
+{
+    const int w = 64, h = 48, frames = 40;
+    size_t size = clv_pixfmt_size(CLV_PIX_YUV420P, w, h);
+    uint8_t *want[40], *got[40];
+    for (int i = 0; i < frames; i++) {
+        want[i] = calloc(1, size);
+        got[i] = calloc(1, size);
+    }
+    held_fault_run(ctx, 0, w, h, frames, want);
+    int hits = 0;
+    for (int attempt = 0; attempt < 10 && !hits; attempt++)
+        hits += held_fault_run(ctx, 1, w, h, frames, got);
+    CHECK(hits > 0, "the submit fault never hit the held frame's device");
+    int wrong = 0;
+    for (int i = 0; i < frames; i++)
+        wrong += memcmp(want[i], got[i], size) != 0;
+    CHECK(wrong == 0, "held fault: %d of %d frames differ from the run without it", wrong, frames);
+    for (int i = 0; i < frames; i++) {
+        free(want[i]);
+        free(got[i]);
+    }
+}
+
 /* A stage over several devices (ctest runs it with POCL_DEVICES="pthread
  * pthread", or "basic pthread" for two of unequal speed): every filter's
  * output equal to the reference at awkward sizes, in order, with frames on
@@ -542,6 +667,7 @@ int test_stage_devices(void)
               (unsigned long long)last_stats[d].frames,
               (unsigned long long)last_stats[1 - d].frames);
     }
+    held_fault_case(ctx);
     /* Both: the run stops with an error naming the device. */
     fault_device[0] = 0, fault_frames[0] = 0;
     fault_device[1] = 1, fault_frames[1] = 0;

@@ -463,6 +463,9 @@ CLV_API void clv_stage_device_stats(const clv_stage *stage, int device, clv_stag
 /* Testing: device `device` of the stage fails (as on a lost device) when it
  * is asked for the frame after its `frames`-th. */
 CLV_API void clv_stage_inject_fault(clv_stage *stage, int device, uint64_t frames);
+/* Testing: the next frame submitted to device `device` fails there (as an
+ * OpenCL error at submit would). */
+CLV_API void clv_stage_inject_submit_fault(clv_stage *stage, int device);
 
 #ifdef __cplusplus
 }

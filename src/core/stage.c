@@ -61,7 +61,8 @@ struct clv_stage {
     clv_stage_device dev[CLV_DEVICES_MAX];
     int fault_set[CLV_DEVICES_MAX]; /* clv_stage_inject_fault */
     uint64_t fault_after[CLV_DEVICES_MAX];
-    int *order; /* the lane of each frame in flight, oldest first (a ring) */
+    int fault_submit[CLV_DEVICES_MAX]; /* clv_stage_inject_submit_fault */
+    int *order;                        /* the lane of each frame in flight, oldest first (a ring) */
     int order_cap, order_head, order_count;
     int chosen; /* the lane clv_stage_input gave memory of, -1: none */
     uint64_t submits;
@@ -616,7 +617,8 @@ static int push_order(clv_stage *m, int lane)
 /* Device d failed: every lane of it with frames in flight (and the frame
  * written into lane `unsent`'s input memory but not sent, when unsent >= 0)
  * is sent again, in order, through a rescue lane on the usable device
- * expected to be fastest. */
+ * expected to be fastest. A frame the caller holds (taken, not released)
+ * has been given out already: it stays where it is and is not sent again. */
 static int fail_device(clv_stage *m, int d, int unsent, uint64_t unsent_index, const char *why,
                        clv_msg *msg)
 {
@@ -627,8 +629,8 @@ static int fail_device(clv_stage *m, int d, int unsent, uint64_t unsent_index, c
              m->dev[d].name, why);
     for (int i = 0; i < m->lane_count; i++) {
         stage_lane *l = &m->lanes[i];
-        int extra = i == unsent;
-        if (l->device != d || (!l->stage->pending && !extra))
+        int extra = i == unsent, held = i == m->holding_lane;
+        if (l->device != d || (l->stage->pending - held == 0 && !extra))
             continue;
         int target = -1;
         for (int k = 0; k < m->lane_count; k++)
@@ -647,15 +649,15 @@ static int fail_device(clv_stage *m, int d, int unsent, uint64_t unsent_index, c
             l = &m->lanes[i];
         }
         clv_stage *failed = l->stage, *rescue = NULL;
-        int n = failed->pending + extra;
+        int sent = failed->pending - held, n = sent + extra;
         clv_stage_options o = failed->opt;
         o.slots = n < 2 ? 2 : n;
         int err = one_create(m->dctx[t], &o, clv__chain_at(m->chain, t), &rescue, msg);
         for (int k = 0; !err && k < n; k++) {
-            int at = (failed->next - failed->pending + k + failed->count) % failed->count;
+            int at = (failed->next - sent + k + failed->count) % failed->count;
             stage_slot *s = &failed->slots[at];
             memcpy(one_input(rescue), s->host_in, failed->in_size);
-            err = one_submit(rescue, k < failed->pending ? s->frame_index : unsent_index, msg);
+            err = one_submit(rescue, k < sent ? s->frame_index : unsent_index, msg);
         }
         if (err) {
             one_destroy(rescue);
@@ -664,14 +666,15 @@ static int fail_device(clv_stage *m, int d, int unsent, uint64_t unsent_index, c
         int r = m->lane_count++;
         m->lanes[r] =
             (stage_lane){.stage = rescue, .device = t, .draining = 1, .ms = m->lanes[target].ms};
-        for (int k = 0; k < m->order_count; k++)
+        for (int k = held; k < m->order_count; k++) /* the held one is first */
             if (m->order[(m->order_head + k) % m->order_cap] == i)
                 m->order[(m->order_head + k) % m->order_cap] = r;
         if (extra && push_order(m, r))
             return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
-        /* The failed lane's frames are now the rescue's. */
-        failed->pending = 0;
-        failed->holding = 0;
+        /* The failed lane's frames are now the rescue's (but the held one,
+         * released from this lane). */
+        failed->pending = held;
+        failed->holding = held;
     }
     return 0;
 }
@@ -745,11 +748,18 @@ static int multi_submit(clv_stage *m, uint64_t frame_index, clv_msg *msg)
     m->chosen = -1;
     m->lanes[i].last_given = m->submits++;
     clv_msg why = {{0}};
-    int err = one_submit(m->lanes[i].stage, frame_index, &why);
+    int d = m->lanes[i].device, err;
+    if (m->fault_submit[d]) {
+        m->fault_submit[d] = 0;
+        err = CLV_ECL;
+        snprintf(why.text, sizeof why.text, "injected fault at a submit");
+    } else {
+        err = one_submit(m->lanes[i].stage, frame_index, &why);
+    }
     if (!err)
         return push_order(m, i) ? clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight")
                                 : 0;
-    return fail_device(m, m->lanes[i].device, i, frame_index, why.text, msg);
+    return fail_device(m, d, i, frame_index, why.text, msg);
 }
 
 static int multi_output(clv_stage *m, const uint8_t **out, uint64_t *frame_index, clv_msg *msg)
@@ -913,4 +923,10 @@ void clv_stage_inject_fault(clv_stage *stage, int device, uint64_t frames)
         stage->fault_set[device] = 1;
         stage->fault_after[device] = frames;
     }
+}
+
+void clv_stage_inject_submit_fault(clv_stage *stage, int device)
+{
+    if (stage->lanes && device >= 0 && device < stage->device_count)
+        stage->fault_submit[device] = 1;
 }
