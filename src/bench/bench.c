@@ -45,6 +45,8 @@ static void usage(FILE *out)
                  "  --json                     one JSON object on stdout instead of a table\n"
                  "  --input FILE.rgba          time on this picture (raw RGBA of --size) instead\n"
                  "                             of noise\n"
+                 "  --writers N                --pipeline: threads writing the frames, per device\n"
+                 "                             (a decoder's threads; default 1)\n"
                  "  --out yuv420p|rgba         --pipeline output: for an encoder (default) or for\n"
                  "                             the window (clvid play)\n"
                  "  --pipeline                 time the whole GPU stage instead: yuv420p frames\n"
@@ -103,8 +105,8 @@ typedef struct copier_arg {
 } copier_arg;
 
 typedef struct copier {
-    pthread_t thread[CLV_DEVICES_MAX];
-    copier_arg arg[CLV_DEVICES_MAX];
+    pthread_t thread[4 * CLV_DEVICES_MAX];
+    copier_arg arg[4 * CLV_DEVICES_MAX];
     int threads; /* helpers; the caller copies the first part itself */
     pthread_mutex_t lock;
     pthread_cond_t go, done;
@@ -150,7 +152,7 @@ static void copier_start(copier *c, int threads)
     pthread_mutex_init(&c->lock, NULL);
     pthread_cond_init(&c->go, NULL);
     pthread_cond_init(&c->done, NULL);
-    for (int i = 0; i < threads && i < CLV_DEVICES_MAX; i++) {
+    for (int i = 0; i < threads && i < 4 * CLV_DEVICES_MAX; i++) {
         c->arg[i] = (copier_arg){c, i + 1};
         if (pthread_create(&c->thread[i], NULL, copier_main, &c->arg[i]))
             break;
@@ -189,9 +191,12 @@ static void copier_stop(copier *c)
     pthread_cond_destroy(&c->done);
 }
 
+static int writers = 1; /* --writers */
+
 /* Frames per second through the GPU stage: yuv420p in and out, `frames`
  * frames, copying a prepared frame into the staging memory each time as a
  * decoder would. */
+
 static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, int w, int h,
                            clv_pixfmt out_format, int frames, clv_stage_times *steps,
                            clv_stage_device *shares, clv_msg *msg)
@@ -211,8 +216,9 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, int w, 
                            .profiling = 1};
     frame = malloc(size);
     copier copy;
-    /* One writer per device (a decoder's threads; one alone for one). */
-    copier_start(&copy, clv_context_device_count(ctx) - 1);
+    /* `writers` threads per device write the frames (a decoder's threads),
+     * the same number for each device alone and together. */
+    copier_start(&copy, writers * clv_context_device_count(ctx) - 1);
     if (!frame || clv_chain_create(ctx, desc, &chain, msg) ||
         clv_stage_create(ctx, &o, chain, &stage, msg))
         goto done;
@@ -322,6 +328,13 @@ int main(int argc, char **argv)
             chain_text = v;
         } else if (!strcmp(a, "--input")) {
             input = v;
+        } else if (!strcmp(a, "--writers")) {
+            long n = strtol(v, &end, 10);
+            if (*end || end == v || n < 1 || n > 4) {
+                fprintf(stderr, "clvid-bench: --writers %s: expected an integer from 1 to 4\n", v);
+                return 2;
+            }
+            writers = (int)n;
         } else if (!strcmp(a, "--frames") || !strcmp(a, "--warmup")) {
             long n = strtol(v, &end, 10);
             int lo = !strcmp(a, "--frames") ? 1 : 0;
