@@ -4,7 +4,7 @@
 #include <string.h>
 
 typedef struct median_state {
-    cl_kernel k3, k5, radix;
+    cl_kernel k3, k5, k7, radix;
 } median_state;
 
 static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
@@ -14,6 +14,8 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
     int err = clv__kernel_create(prog, "median3", &s->k3, msg);
     if (!err)
         err = clv__kernel_create(prog, "median5", &s->k5, msg);
+    if (!err)
+        err = clv__kernel_create(prog, "median7", &s->k7, msg);
     return err ? err : clv__kernel_create(prog, "median_radix", &s->radix, msg);
 }
 
@@ -22,6 +24,7 @@ static void uninit(void *state)
     median_state *s = state;
     clv__kernel_release(&s->k3);
     clv__kernel_release(&s->k5);
+    clv__kernel_release(&s->k7);
     clv__kernel_release(&s->radix);
 }
 
@@ -29,11 +32,15 @@ static int run(void *state, const clv_launch *l)
 {
     median_state *s = state;
     cl_int r = (cl_int)l->values[0].i;
-    cl_kernel k = r == 1 ? s->k3 : r == 2 ? s->k5 : s->radix;
+    /* 7x7 on GPUs by shared sorted columns; on CPUs (and larger windows)
+     * by counting, whose byte loops vectorize. */
+    cl_kernel k = r == 1 ? s->k3 : r == 2 ? s->k5 : r == 3 && !l->ctx->row_shape ? s->k7 : s->radix;
     int err = clv__kernel_frame_args(k, l);
-    if (!err && r > 2)
+    if (!err && k == s->radix)
         err = clv__kernel_args(k, 5, 1, CLV__ARG(r));
-    return err ? err : clv__launch_pixels(l, k, l->width, l->height);
+    /* The GPU shape's 5x5 makes two rows a work-item. */
+    int rows = k == s->k5 && !l->ctx->row_shape ? (l->height + 1) / 2 : l->height;
+    return err ? err : clv__launch_pixels(l, k, l->width, rows);
 }
 
 /* The median by counting: the smallest v with more than n/2 values <= v. */
