@@ -53,8 +53,10 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
     clv_ref_chain *ref = NULL;
     clv_stage *stage = NULL;
     char what[300];
-    snprintf(what, sizeof what, "%s -> '%s' -> %s, %dx%d, %s shape", clv_pixfmt_name(in_f),
-             chain_text, clv_pixfmt_name(out_f), w, h, clv_context_row_shape(ctx) ? "row" : "gpu");
+    snprintf(what, sizeof what, "%s -> '%s' -> %s, %dx%d, %s shape, %s staging",
+             clv_pixfmt_name(in_f), chain_text, clv_pixfmt_name(out_f), w, h,
+             clv_context_row_shape(ctx) ? "row" : "gpu",
+             clv_context_shared_staging(ctx) ? "shared" : "copied");
     size_t in_size = clv_pixfmt_size(in_f, w, h), out_size = clv_pixfmt_size(out_f, w, h);
     uint8_t *inputs = malloc(in_size * (size_t)frames), *want = malloc(out_size);
     clv_stage_options opt = {.width = w,
@@ -133,14 +135,20 @@ int test_stage_formats(void)
     static const int sizes[][2] = {{1, 1}, {3, 2}, {17, 9}, {641, 359}};
     clv_color bt601 = {CLV_MATRIX_BT601, 0}, bt709f = {CLV_MATRIX_BT709, 1},
               bt2020 = {CLV_MATRIX_BT2020, 0};
-    for (int shape = 1; shape <= 2; shape++) {
-        clv_context_options o = {.shape = shape, .profiling = 1};
+    /* Both shapes, each with the staging the device takes (shared memory on
+     * PoCL) and with copies (the discrete GPUs' path, tested on a CPU). */
+    for (int run = 0; run < 4; run++) {
+        int shape = 1 + run % 2, copies = run >= 2;
+        clv_context_options o = {.shape = shape, .profiling = 1, .staging = copies};
         clv_context *ctx = NULL;
         clv_msg msg = {{0}};
         if (clv_context_create(&o, &ctx, &msg)) {
             CHECK(0, "%s", msg.text);
             return 1;
         }
+        CHECK(!copies || !clv_context_shared_staging(ctx), "staging = 1 still shares memory");
+        printf("  %s shape, %s staging\n", shape == 1 ? "row" : "gpu",
+               clv_context_shared_staging(ctx) ? "shared" : "copied");
         for (int i = 0; i < 8; i++)
             for (int j = 0; j < 8; j++)
                 for (int s = 0; s < 4; s++)

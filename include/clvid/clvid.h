@@ -147,6 +147,12 @@ typedef struct clv_context_options {
      * context is left hung: destroying it and its objects makes no more
      * OpenCL calls (which could block for ever) and leaks them. */
     double watchdog_s;
+    /* How the GPU stage's frames reach the device: 0, shared memory where
+     * the device works in the host's memory and can share it (a CPU through
+     * PoCL: fine-grained SVM, no copies at all), else copies through pinned
+     * memory; 1, always the copies (what a discrete GPU does; to test that
+     * path on a CPU). */
+    int staging;
 } clv_context_options;
 
 /* Opens the selected device. On failure *out is NULL and msg says why. */
@@ -155,6 +161,9 @@ CLV_API void clv_context_destroy(clv_context *ctx);
 CLV_API const clv_device_info *clv_context_device(const clv_context *ctx);
 CLV_API cl_context clv_context_cl(const clv_context *ctx);
 CLV_API cl_command_queue clv_context_queue(const clv_context *ctx);
+/* 1 when the GPU stage shares its frames' memory with the device (no
+ * upload or download copies; clv_context_options.staging). */
+CLV_API int clv_context_shared_staging(const clv_context *ctx);
 /* 1 when kernels use the CPU work shape (one row per work-item). */
 CLV_API int clv_context_row_shape(const clv_context *ctx);
 /* How many devices the context holds (1 unless options.device named more). */
@@ -386,7 +395,10 @@ CLV_API int clv_ref_from_rgba(clv_pixfmt f, clv_color color, const clv_image *rg
 /* Frames in host memory go in, filtered frames come out, several in flight:
  * upload (its own queue), conversion + chain + conversion (compute queue),
  * download (its own queue), chained by events. Staging buffers are pinned
- * and stay mapped. One thread drives a stage. */
+ * and stay mapped; on a device that shares the host's memory (a CPU, see
+ * clv_context_options.staging) they are fine-grained SVM that the kernels
+ * read and write in place, with no upload or download. One thread drives a
+ * stage. */
 typedef struct clv_stage clv_stage;
 
 typedef struct clv_stage_options {

@@ -50,7 +50,8 @@ static void usage(FILE *out)
                  "  --out yuv420p|rgba         --pipeline output: for an encoder (default) or for\n"
                  "                             the window (clvid play)\n"
                  "  --pipeline                 time the whole GPU stage instead: yuv420p frames\n"
-                 "                             from pinned memory, upload, chain, download, with\n"
+                 "                             from the staging memory (pinned, or shared with a\n"
+                 "                             CPU device), upload, chain, download, with\n"
                  "                             the real slots and queues; against the same with\n"
                  "                             no filter (the transfer-only bound); both in\n"
                  "                             turns, three times, the best of each; with\n"
@@ -451,9 +452,10 @@ int main(int argc, char **argv)
             json_string(chain_text);
             printf(", \"pipeline_fps\": %.1f, \"transfer_bound_fps\": %.1f, "
                    "\"fraction\": %.3f, \"upload_ms\": %.3f, \"kernels_ms\": %.3f, "
-                   "\"download_ms\": %.3f, \"first_frame_ms\": %.1f",
+                   "\"download_ms\": %.3f, \"first_frame_ms\": %.1f, \"staging\": \"%s\"",
                    fps, bound, fps / bound, (double)t.upload_ns / 1e6 / n,
-                   (double)t.kernels_ns / 1e6 / n, (double)t.download_ns / 1e6 / n, first_ms);
+                   (double)t.kernels_ns / 1e6 / n, (double)t.download_ns / 1e6 / n, first_ms,
+                   clv_context_shared_staging(ctx) ? "shared" : "copied");
             if (devices > 1) {
                 printf(", \"scaling\": %.3f, \"devices\": [", fps / best_alone);
                 for (int d = 0; d < devices; d++) {
@@ -470,8 +472,10 @@ int main(int argc, char **argv)
             printf("}\n");
             status = 0;
         } else {
-            printf("clvid-bench --pipeline: %dx%d yuv420p -> %s on %s, %d frames, 3 slots\n", w, h,
-                   clv_pixfmt_name(out_format), names, frames);
+            printf("clvid-bench --pipeline: %dx%d yuv420p -> %s on %s, %d frames, 3 slots, %s "
+                   "staging\n",
+                   w, h, clv_pixfmt_name(out_format), names, frames,
+                   clv_context_shared_staging(ctx) ? "shared" : "copied");
             printf("  upload + '%s' + download: %8.1f frames/s\n", chain_text, fps);
             for (int d = 0; devices > 1 && d < devices; d++)
                 printf("    device %d %-28.28s alone %8.1f frames/s; together %5.1f%% of the "

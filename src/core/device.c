@@ -1,5 +1,9 @@
 /* device.c - every platform's devices in one flat list, device selection,
  * and the context (device + queue + built programs). */
+/* OpenCL 2.0 for the SVM queries (the rest is 1.2, as everywhere). */
+#undef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 200
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include "clvid_internal.h"
 
 #include <ctype.h>
@@ -241,9 +245,17 @@ int clv_context_create(const clv_context_options *options, clv_context **out, cl
         free(list);
         return n;
     }
-    int err = context_open(options, &list[indices[0]], out, msg);
+    /* Several devices: every queue is profiled, for the stage deals frames
+     * by each device's time per frame on its own clock (from its first
+     * command to its last, which with shared staging are kernels). */
+    clv_context_options several = {0};
+    if (options)
+        several = *options;
+    several.profiling = 1;
+    const clv_context_options *o = n > 1 ? &several : options;
+    int err = context_open(o, &list[indices[0]], out, msg);
     for (int i = 1; !err && i < n; i++) {
-        err = context_open(options, &list[indices[i]], &(*out)->more[i - 1], msg);
+        err = context_open(o, &list[indices[i]], &(*out)->more[i - 1], msg);
         if (!err)
             (*out)->more_count = i;
     }
@@ -288,6 +300,18 @@ static int context_open(const clv_context_options *options, const clv_device_inf
     clGetDeviceInfo(ctx->dev.device_id, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
     ctx->correct_div = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
 
+    /* Shared staging where the device computes in the host's memory and can
+     * share a buffer with it at every point (fine-grained SVM): a CPU. A
+     * device without SVM (OpenCL 1.2) fails the query. */
+    cl_bool unified = CL_FALSE;
+    cl_device_svm_capabilities svm = 0;
+    if ((!options || options->staging != 1) &&
+        clGetDeviceInfo(ctx->dev.device_id, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified,
+                        NULL) == CL_SUCCESS &&
+        clGetDeviceInfo(ctx->dev.device_id, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm, NULL) ==
+            CL_SUCCESS)
+        ctx->shared_staging = unified && (svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER);
+
     cl_int st = CL_SUCCESS;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
                                      (cl_context_properties)ctx->dev.platform_id, 0};
@@ -296,8 +320,9 @@ static int context_open(const clv_context_options *options, const clv_device_inf
     ctx->queue = clCreateCommandQueue(ctx->cl, ctx->dev.device_id,
                                       ctx->profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &st);
     CLV__CL_CHECK(ctx, st, "clCreateCommandQueue");
-    clv__log(ctx, CLV__LOG_INFO, "device %d: %s (%s, %s shape)", ctx->dev.index, ctx->dev.name,
-             ctx->dev.platform, ctx->row_shape ? "row" : "gpu");
+    clv__log(ctx, CLV__LOG_INFO, "device %d: %s (%s, %s shape, %s staging)", ctx->dev.index,
+             ctx->dev.name, ctx->dev.platform, ctx->row_shape ? "row" : "gpu",
+             ctx->shared_staging ? "shared" : "copied");
     *out = ctx;
     return 0;
 fail:
@@ -342,6 +367,11 @@ cl_context clv_context_cl(const clv_context *ctx)
 cl_command_queue clv_context_queue(const clv_context *ctx)
 {
     return ctx->queue;
+}
+
+int clv_context_shared_staging(const clv_context *ctx)
+{
+    return ctx->shared_staging;
 }
 
 int clv_context_row_shape(const clv_context *ctx)

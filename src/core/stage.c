@@ -1,6 +1,10 @@
 /* stage.c - the pipelined GPU stage: pinned staging, an upload queue, the
  * compute queue (conversion, chain, conversion) and a download queue,
  * chained by events, with several frames in flight. */
+/* OpenCL 2.0 for the shared (SVM) staging; the rest is 1.2, as everywhere. */
+#undef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 200
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include "clvid_internal.h"
 
 #include <stdio.h>
@@ -9,10 +13,14 @@
 #include <time.h>
 
 typedef struct stage_slot {
-    cl_mem pin_in, pin_out; /* CL_MEM_ALLOC_HOST_PTR, mapped for the stage's life */
+    /* Copied staging: pinned (CL_MEM_ALLOC_HOST_PTR, mapped for the stage's
+     * life) and the same layouts on the device. Shared staging: host_in and
+     * host_out are fine-grained SVM the kernels read and write themselves;
+     * the cl_mem are NULL. */
+    cl_mem pin_in, pin_out;
     uint8_t *host_in, *host_out;
-    cl_mem dev_in, dev_out; /* the same layouts on the device */
-    clv_frame rgba_src;     /* before orientation (only with one) */
+    cl_mem dev_in, dev_out;
+    clv_frame rgba_src; /* before orientation (only with one) */
     clv_frame rgba_in, rgba_out;
     cl_event up, first_kernel, last_kernel, down; /* last_kernel: the frame is computed */
     uint64_t frame_index;
@@ -47,6 +55,7 @@ struct clv_stage {
     int pending;     /* submitted, not yet released; the oldest is (next - pending) */
     int holding;     /* the oldest is being read by the caller */
     int passthrough; /* no filter and the same layout both sides: copy, no conversion */
+    int shared;      /* the slots' memory is SVM shared with the device (ctx->shared_staging) */
     clv_stage_times times;
     /* The frame clv_stage_output gave last: when its upload started and its
      * download ended, in seconds of the device's clock (with profiling; 0
@@ -109,6 +118,13 @@ static void one_destroy(clv_stage *stage)
         release_event(&s->first_kernel);
         release_event(&s->last_kernel);
         release_event(&s->down);
+        if (stage->shared) {
+            if (s->host_in)
+                clSVMFree(ctx->cl, s->host_in);
+            if (s->host_out)
+                clSVMFree(ctx->cl, s->host_out);
+            s->host_in = s->host_out = NULL;
+        }
         if (s->host_in)
             clEnqueueUnmapMemObject(stage->up_q, s->pin_in, s->host_in, 0, NULL, NULL);
         if (s->host_out)
@@ -227,6 +243,7 @@ static int one_create(clv_context *ctx, const clv_stage_options *options, clv_ch
     stage->count = options->slots >= 2 ? options->slots : 3;
     stage->in_size = clv_pixfmt_size(options->in_format, w, h);
     stage->passthrough = passthrough(options, chain);
+    stage->shared = ctx->shared_staging;
     orientation(w, h, rot, options->hflip, stage->orient_coef, &stage->out_w, &stage->out_h);
     int ow = stage->out_w, oh = stage->out_h, oriented = rot || options->hflip;
     stage->out_size = clv_pixfmt_size(options->out_format, ow, oh);
@@ -264,6 +281,16 @@ static int one_create(clv_context *ctx, const clv_stage_options *options, clv_ch
             (err = clv_frame_create(ctx, ow, oh, &s->rgba_in, msg)) ||
             (err = clv_frame_create(ctx, ow, oh, &s->rgba_out, msg)))
             goto fail_msg;
+        if (stage->shared) {
+            cl_svm_mem_flags f = CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER;
+            s->host_in = clSVMAlloc(ctx->cl, f, stage->in_size, 0);
+            s->host_out = clSVMAlloc(ctx->cl, f, stage->out_size, 0);
+            if (!s->host_in || !s->host_out) {
+                err = CLV_ENOMEM;
+                goto fail_alloc;
+            }
+            continue;
+        }
         s->pin_in = buffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, stage->in_size, &err);
         s->pin_out =
             err ? NULL
@@ -300,10 +327,18 @@ static uint8_t *one_input(clv_stage *stage)
     return stage->slots[stage->next].host_in;
 }
 
-/* Enqueues one conversion kernel over w x h (or the chroma grid), after
+/* Kernel argument `index`: the buffer m, or (m NULL) the SVM memory at svm. */
+static cl_int mem_arg(cl_kernel k, cl_uint index, cl_mem m, const void *svm)
+{
+    return m ? clSetKernelArg(k, index, sizeof m, &m) : clSetKernelArgSVMPointer(k, index, svm);
+}
+
+/* Enqueues one conversion kernel over w x h (or the chroma grid) from
+ * `from` (or the SVM memory at from_svm) to `to` (or at to_svm), after
  * `wait` (may be NULL); *done (may be NULL) gets its event. */
-static int convert(clv_stage *stage, cl_kernel k, cl_mem from, cl_mem to, clv_pixfmt f,
-                   cl_mem coeffs, int to_rgba, cl_event wait, cl_event *done)
+static int convert(clv_stage *stage, cl_kernel k, cl_mem from, const void *from_svm, cl_mem to,
+                   void *to_svm, clv_pixfmt f, cl_mem coeffs, int to_rgba, cl_event wait,
+                   cl_event *done)
 {
     clv_context *ctx = stage->ctx;
     /* Into RGBA: the source's size; out of it: the upright size. */
@@ -317,8 +352,15 @@ static int convert(clv_stage *stage, cl_kernel k, cl_mem from, cl_mem to, clv_pi
                     .wait_count = wait ? 1 : 0,
                     .wait = wait ? &wait : NULL,
                     .done = done};
-    int err = clv__kernel_args(k, 0, 5, CLV__ARG(from), CLV__ARG(to), CLV__ARG(w), CLV__ARG(h),
-                               CLV__ARG(stride));
+    cl_int st = mem_arg(k, 0, from, from_svm);
+    if (st == CL_SUCCESS)
+        st = mem_arg(k, 1, to, to_svm);
+    if (st != CL_SUCCESS) {
+        clv__log(ctx, CLV__LOG_ERROR, "clSetKernelArg (conversion buffers): %s",
+                 clv__cl_strerror(st));
+        return CLV_ECL;
+    }
+    int err = clv__kernel_args(k, 2, 3, CLV__ARG(w), CLV__ARG(h), CLV__ARG(stride));
     if (is_packed(f)) {
         cl_int bpp, bgr, alpha;
         packed_args(f, &bpp, &bgr, &alpha);
@@ -362,14 +404,21 @@ static int one_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
     stage_slot *s = &stage->slots[stage->next];
     s->frame_index = frame_index;
     s->watched = clv__chain_has_user(stage->chain);
-    CLV__CL_CHECK(ctx,
-                  clEnqueueWriteBuffer(stage->up_q, s->dev_in, CL_FALSE, 0, stage->in_size,
-                                       s->host_in, 0, NULL, &s->up),
-                  "upload (clEnqueueWriteBuffer)");
-    clFlush(stage->up_q);
+    if (!stage->shared) { /* shared: the kernels read host_in themselves */
+        CLV__CL_CHECK(ctx,
+                      clEnqueueWriteBuffer(stage->up_q, s->dev_in, CL_FALSE, 0, stage->in_size,
+                                           s->host_in, 0, NULL, &s->up),
+                      "upload (clEnqueueWriteBuffer)");
+        clFlush(stage->up_q);
+    }
     /* The first command waits for the upload, the download for the last
      * command: no barrier or marker commands (each costs ~0.15 ms on PoCL). */
-    if (stage->passthrough) {
+    if (stage->passthrough && stage->shared) {
+        CLV__CL_CHECK(ctx,
+                      clEnqueueSVMMemcpy(ctx->queue, CL_FALSE, s->host_out, s->host_in,
+                                         stage->in_size, 0, NULL, &s->last_kernel),
+                      "clEnqueueSVMMemcpy");
+    } else if (stage->passthrough) {
         CLV__CL_CHECK(ctx,
                       clEnqueueCopyBuffer(ctx->queue, s->dev_in, s->dev_out, 0, 0, stage->in_size,
                                           1, &s->up, &s->last_kernel),
@@ -384,8 +433,8 @@ static int one_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
                                                : NULL;
         if (stage->orient && first == &s->last_kernel)
             first = ctx->profiling ? &s->first_kernel : NULL;
-        if ((err = convert(stage, stage->to_rgba, s->dev_in,
-                           stage->orient ? s->rgba_src.buffer : s->rgba_in.buffer,
+        if ((err = convert(stage, stage->to_rgba, s->dev_in, s->host_in,
+                           stage->orient ? s->rgba_src.buffer : s->rgba_in.buffer, NULL,
                            stage->opt.in_format, stage->coeff_in, 1, s->up, first)))
             goto fail;
         if (first == &s->last_kernel && ctx->profiling) {
@@ -421,11 +470,18 @@ static int one_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
             stage->pending++;
             return 0;
         }
-        if ((err = convert(stage, stage->from_rgba, filtered->buffer, s->dev_out,
+        if ((err = convert(stage, stage->from_rgba, filtered->buffer, NULL, s->dev_out, s->host_out,
                            stage->opt.out_format, stage->coeff_out, 0, NULL, &s->last_kernel)))
             goto fail;
     }
     clFlush(ctx->queue);
+    if (stage->shared) { /* the last kernel wrote host_out: it is the frame's end */
+        s->down = s->last_kernel;
+        clRetainEvent(s->down);
+        stage->next = (stage->next + 1) % stage->count;
+        stage->pending++;
+        return 0;
+    }
     CLV__CL_CHECK(ctx,
                   clEnqueueReadBuffer(stage->down_q, s->dev_out, CL_FALSE, 0, stage->out_size,
                                       s->host_out, 1, &s->last_kernel, &s->down),
@@ -504,7 +560,8 @@ static int one_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_ind
     if (stage->opt.profiling) {
         stage->times.upload_ns += elapsed(s->up, 0, s->up);
         stage->times.kernels_ns += elapsed(s->first_kernel, 0, s->last_kernel);
-        stage->times.download_ns += elapsed(s->down, 0, s->down);
+        if (s->down != s->last_kernel) /* shared staging: no download */
+            stage->times.download_ns += elapsed(s->down, 0, s->down);
         if (!stage->passthrough) {
             stage->times.to_rgba_ns += elapsed(s->first_kernel, 0, s->first_kernel);
             if (stage->opt.out_format != CLV_PIX_RGBA)
@@ -514,8 +571,10 @@ static int one_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_ind
     stage->times.frames++;
     cl_ulong start = 0, end = 0;
     stage->out_start = stage->out_end = 0;
+    /* Shared staging has no upload: the frame starts with its first kernel. */
+    cl_event begin = s->up ? s->up : s->first_kernel ? s->first_kernel : s->last_kernel;
     if (stage->opt.profiling &&
-        clGetEventProfilingInfo(s->up, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) ==
+        clGetEventProfilingInfo(begin, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) ==
             CL_SUCCESS &&
         clGetEventProfilingInfo(s->down, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) ==
             CL_SUCCESS &&

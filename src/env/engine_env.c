@@ -21,6 +21,9 @@ void clv_env_engine_settings(clv_context_options *e, char *dir, size_t size)
     const char *shape = env("CLVID_SHAPE");
     if (!e->shape && shape)
         e->shape = !strcmp(shape, "row") ? 1 : !strcmp(shape, "gpu") ? 2 : 0;
+    const char *staging = env("CLVID_STAGING");
+    if (!e->staging && staging && !strcmp(staging, "copy"))
+        e->staging = 1;
     const char *no_cache = env("CLVID_NO_CACHE");
     if (no_cache && strcmp(no_cache, "0"))
         e->no_cache = 1;
