@@ -87,7 +87,8 @@ class _ContextOptions(ctypes.Structure):
     _fields_ = [("device", ctypes.c_char_p), ("profiling", ctypes.c_int),
                 ("shape", ctypes.c_int), ("cache_dir", ctypes.c_char_p),
                 ("no_cache", ctypes.c_int), ("kernel_dir", ctypes.c_char_p),
-                ("log_level", ctypes.c_int), ("log", _LOG), ("log_user", ctypes.c_void_p)]
+                ("log_level", ctypes.c_int), ("log", _LOG), ("log_user", ctypes.c_void_p),
+                ("watchdog_s", ctypes.c_double), ("staging", ctypes.c_int)]
 
 
 class _Image(ctypes.Structure):

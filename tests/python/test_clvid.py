@@ -229,3 +229,35 @@ def test_transcode_ctrl_c(tmp_path):
                             "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", str(out)],
                            capture_output=True, text=True)
         assert p.returncode == 0 and int(p.stdout.strip()) > 0
+
+
+def _c_fields(header, struct):
+    """The member names of `typedef struct struct {...} struct;` in header,
+    in order (one declaration may name several)."""
+    import re
+    with open(header) as f:
+        text = f.read()
+    body = re.search(r"typedef struct %s \{(.*?)\} %s;" % (struct, struct), text, re.S).group(1)
+    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+    names = []
+    for decl in body.split(";"):
+        decl = decl.strip()
+        if not decl:
+            continue
+        for part in decl.split(","):
+            # the last identifier of each declarator: "const char *device" -> device
+            names.append(re.findall(r"[A-Za-z_]\w*", part)[-1])
+    return names
+
+
+def test_ctypes_mirrors_match_the_header():
+    # A field missing in a mirror makes the library read past Python's struct.
+    header = os.path.join(os.path.dirname(__file__), "..", "..", "include", "clvid", "clvid.h")
+    for struct, mirror in [("clv_context_options", clvid._ContextOptions),
+                           ("clv_device_info", clvid._DeviceInfo),
+                           ("clv_image", clvid._Image), ("clv_frame", clvid._Frame),
+                           ("clv_param", clvid._Param)]:
+        got = [f[0] for f in mirror._fields_]
+        want = _c_fields(header, struct)
+        assert got == want or (struct == "clv_param" and got == [w if w != "def" else "default"
+                                                                  for w in want]), (struct, got, want)
