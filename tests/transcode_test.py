@@ -818,22 +818,32 @@ def user_kernel_errors(tmp):
 @test
 def golden_ffv1(tmp):
     """The sample through several chains into ffv1: frame for frame the
-    output recorded before the pipeline moved into its library."""
+    output recorded before the pipeline moved into its library, with the
+    frames in memory shared with a CPU device and copied to device buffers
+    (CLVID_STAGING=copy, the discrete GPUs' path); the summary says which."""
     import hashlib
     out = os.path.join(tmp, "out.mkv")
-    for chain, pix_fmt, want in GOLDEN:
-        args = ["-i", sample(), "--frames", "12", "-c:v", "ffv1", "-o", out, "-y"]
-        if chain:
-            args += ["-vf", chain]
-        if pix_fmt != "yuv420p":
-            args += ["-pix_fmt", pix_fmt]
-        clvid(*args)
-        p = run(["ffmpeg", "-v", "error", "-i", out, "-map", "0:v", "-f", "framemd5", "-"])
-        lines = "".join(l + "\n" for l in p.stdout.splitlines() if not l.startswith("#"))
-        got = hashlib.md5(lines.encode()).hexdigest()
-        check(lines.count("\n") == 12, "%r: %d frames, expected 12" % (chain, lines.count("\n")))
-        check(got == want, "%r (%s): frames differ from the recorded output (%s, expected %s)"
-              % (chain, pix_fmt, got, want))
+    for staging in ("", "copy"):
+        env = dict(os.environ, CLVID_STAGING=staging)
+        for chain, pix_fmt, want in GOLDEN:
+            args = ["-i", sample(), "--frames", "12", "-c:v", "ffv1", "-o", out, "-y"]
+            if chain:
+                args += ["-vf", chain]
+            if pix_fmt != "yuv420p":
+                args += ["-pix_fmt", pix_fmt]
+            p = run([ARGS.clvid, "transcode", *args], env=env)
+            shared = "no upload or download" in p.stderr
+            # PoCL's CPU devices share by default; GPUs always copy.
+            expect = staging != "copy" and " on pthread-" in p.stderr
+            check(shared == expect, "staging %r: the summary says %s:\n%s" % (
+                staging or "default", "shared" if shared else "copied", p.stderr))
+            p = run(["ffmpeg", "-v", "error", "-i", out, "-map", "0:v", "-f", "framemd5", "-"])
+            lines = "".join(l + "\n" for l in p.stdout.splitlines() if not l.startswith("#"))
+            got = hashlib.md5(lines.encode()).hexdigest()
+            check(lines.count("\n") == 12, "%r: %d frames, expected 12" % (chain,
+                                                                           lines.count("\n")))
+            check(got == want, "%r (%s, staging %r): frames differ from the recorded output "
+                  "(%s, expected %s)" % (chain, pix_fmt, staging or "default", got, want))
 
 
 @test

@@ -142,6 +142,10 @@ typedef struct clv_transcode_status {
      * their kernels built or loaded, the input and output opened, one frame
      * decoded, filtered and queued to the encoder); 0 before it. */
     double first_frame_s;
+    /* END only: 1 when the frames' memory was shared with the device (a CPU
+     * device; clv_context_options.staging): upload_s and download_s are 0
+     * because there were no copies. */
+    int shared_staging;
 } clv_transcode_status;
 
 /* Called on the run's thread. Return 0 to go on, non-zero to stop the run as

@@ -256,14 +256,22 @@ static int on_status(const clv_transcode_status *s, void *user)
         break;
     case CLV_TRANSCODE_END:
         progress_line(d, s, 1);
-        if (!d->quiet)
-            fprintf(stderr,
-                    "clvid: %lld frames in %.2f s (%.1f fps, the first after %.2f s) -> %s\n"
-                    "       decode %.2f s | upload %.2f s | kernels %.2f s | download %.2f s | "
-                    "encode %.2f s\n",
-                    (long long)s->frames, s->elapsed,
-                    s->elapsed > 0 ? (double)s->frames / s->elapsed : 0, s->first_frame_s,
-                    s->output, s->decode_s, s->upload_s, s->kernels_s, s->download_s, s->encode_s);
+        if (!d->quiet) {
+            fprintf(
+                stderr, "clvid: %lld frames in %.2f s (%.1f fps, the first after %.2f s) -> %s\n",
+                (long long)s->frames, s->elapsed,
+                s->elapsed > 0 ? (double)s->frames / s->elapsed : 0, s->first_frame_s, s->output);
+            if (s->shared_staging && s->upload_s == 0 && s->download_s == 0)
+                fprintf(stderr,
+                        "       decode %.2f s | kernels %.2f s (frames in memory shared with the "
+                        "device: no upload or download) | encode %.2f s\n",
+                        s->decode_s, s->kernels_s, s->encode_s);
+            else
+                fprintf(stderr,
+                        "       decode %.2f s | upload %.2f s | kernels %.2f s | download %.2f s | "
+                        "encode %.2f s\n",
+                        s->decode_s, s->upload_s, s->kernels_s, s->download_s, s->encode_s);
+        }
         if (!d->quiet && s->device_shares && s->device_shares[0])
             fprintf(stderr, "       devices: %s\n", s->device_shares);
         if (s->stopped && stop_signal)

@@ -387,6 +387,7 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
     st->upload_s = (double)t.upload_ns / 1e9;
     st->kernels_s = (double)t.kernels_ns / 1e9;
     st->download_s = (double)t.download_ns / 1e9;
+    st->shared_staging = clv_context_shared_staging(ctx);
     st->encode_s = clv_sink_busy_seconds(r.sink);
     st->frames = (int64_t)submitted;
     clv_device_shares_text(ctx, r.stage, r.shares, sizeof r.shares);
