@@ -192,14 +192,11 @@ static void copier_stop(copier *c)
     pthread_cond_destroy(&c->done);
 }
 
-static int writers = 1; /* --writers */
-
 /* Frames per second through the GPU stage: yuv420p in and out, `frames`
  * frames, copying a prepared frame into the staging memory each time as a
- * decoder would. */
-
+ * decoder would (`writers` threads per device). */
 static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, int w, int h,
-                           clv_pixfmt out_format, int frames, clv_stage_times *steps,
+                           clv_pixfmt out_format, int frames, int writers, clv_stage_times *steps,
                            clv_stage_device *shares, clv_msg *msg)
 {
     clv_chain *chain = NULL;
@@ -285,7 +282,7 @@ done:
 
 int main(int argc, char **argv)
 {
-    int w = 1920, h = 1080, frames = 20, warmup = 2, json = 0, shape = 0, pipeline = 0;
+    int w = 1920, h = 1080, frames = 20, warmup = 2, json = 0, shape = 0, pipeline = 0, writers = 1;
     clv_pixfmt out_format = CLV_PIX_YUV420P;
     char all_filters[1024];
     every_filter(all_filters, sizeof all_filters);
@@ -415,13 +412,15 @@ int main(int argc, char **argv)
         for (int round = 0; round < PIPELINE_ROUNDS && fps >= 0; round++) {
             clv_stage_times rt = {0};
             clv_stage_device rs[CLV_DEVICES_MAX] = {{0}};
-            double b = pipeline_fps(ctx, &none, w, h, out_format, frames, NULL, NULL, &msg);
+            double b =
+                pipeline_fps(ctx, &none, w, h, out_format, frames, writers, NULL, NULL, &msg);
             double f =
-                b > 0 ? pipeline_fps(ctx, &desc, w, h, out_format, frames, &rt, rs, &msg) : -1;
+                b > 0 ? pipeline_fps(ctx, &desc, w, h, out_format, frames, writers, &rt, rs, &msg)
+                      : -1;
             /* Several devices: each alone too, in the same turns. */
             for (int d = 0; f >= 0 && devices > 1 && d < devices; d++) {
-                double one =
-                    pipeline_fps(alone_ctx[d], &desc, w, h, out_format, frames, NULL, NULL, &msg);
+                double one = pipeline_fps(alone_ctx[d], &desc, w, h, out_format, frames, writers,
+                                          NULL, NULL, &msg);
                 if (one < 0)
                     f = -1;
                 else if (one > alone[d])

@@ -23,11 +23,11 @@ struct clv_context {
     cl_context cl;
     cl_command_queue queue; /* in-order; profiling when asked */
     int profiling;
-    int row_shape;     /* CPU device: one row per work-item */
-    int correct_div;   /* device divides floats correctly rounded */
+    int row_shape;      /* CPU device: one row per work-item */
+    int correct_div;    /* device divides floats correctly rounded */
     int shared_staging; /* the stage's frames live in fine-grained SVM (no copies) */
-    double watchdog_s; /* see clv_context_options; < 0: none */
-    int hung;          /* a watchdog fired: no more OpenCL calls on teardown */
+    double watchdog_s;  /* see clv_context_options; < 0: none */
+    int hung;           /* a watchdog fired: no more OpenCL calls on teardown */
     struct {
         const char *family;
         cl_program program;

@@ -55,7 +55,6 @@ struct clv_stage {
     int pending;     /* submitted, not yet released; the oldest is (next - pending) */
     int holding;     /* the oldest is being read by the caller */
     int passthrough; /* no filter and the same layout both sides: copy, no conversion */
-    int shared;      /* the slots' memory is SVM shared with the device (ctx->shared_staging) */
     clv_stage_times times;
     /* The frame clv_stage_output gave last: when its upload started and its
      * download ended, in seconds of the device's clock (with profiling; 0
@@ -118,21 +117,19 @@ static void one_destroy(clv_stage *stage)
         release_event(&s->first_kernel);
         release_event(&s->last_kernel);
         release_event(&s->down);
-        if (stage->shared) {
+        if (ctx->shared_staging) {
+            clSVMFree(ctx->cl, s->host_in); /* NULL is allowed */
+            clSVMFree(ctx->cl, s->host_out);
+        } else {
             if (s->host_in)
-                clSVMFree(ctx->cl, s->host_in);
+                clEnqueueUnmapMemObject(stage->up_q, s->pin_in, s->host_in, 0, NULL, NULL);
             if (s->host_out)
-                clSVMFree(ctx->cl, s->host_out);
-            s->host_in = s->host_out = NULL;
+                clEnqueueUnmapMemObject(stage->down_q, s->pin_out, s->host_out, 0, NULL, NULL);
+            if (stage->up_q)
+                clFinish(stage->up_q);
+            if (stage->down_q)
+                clFinish(stage->down_q);
         }
-        if (s->host_in)
-            clEnqueueUnmapMemObject(stage->up_q, s->pin_in, s->host_in, 0, NULL, NULL);
-        if (s->host_out)
-            clEnqueueUnmapMemObject(stage->down_q, s->pin_out, s->host_out, 0, NULL, NULL);
-        if (stage->up_q)
-            clFinish(stage->up_q);
-        if (stage->down_q)
-            clFinish(stage->down_q);
         clv__mem_release(&s->pin_in);
         clv__mem_release(&s->pin_out);
         clv__mem_release(&s->dev_in);
@@ -243,7 +240,6 @@ static int one_create(clv_context *ctx, const clv_stage_options *options, clv_ch
     stage->count = options->slots >= 2 ? options->slots : 3;
     stage->in_size = clv_pixfmt_size(options->in_format, w, h);
     stage->passthrough = passthrough(options, chain);
-    stage->shared = ctx->shared_staging;
     orientation(w, h, rot, options->hflip, stage->orient_coef, &stage->out_w, &stage->out_h);
     int ow = stage->out_w, oh = stage->out_h, oriented = rot || options->hflip;
     stage->out_size = clv_pixfmt_size(options->out_format, ow, oh);
@@ -281,7 +277,7 @@ static int one_create(clv_context *ctx, const clv_stage_options *options, clv_ch
             (err = clv_frame_create(ctx, ow, oh, &s->rgba_in, msg)) ||
             (err = clv_frame_create(ctx, ow, oh, &s->rgba_out, msg)))
             goto fail_msg;
-        if (stage->shared) {
+        if (ctx->shared_staging) {
             cl_svm_mem_flags f = CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER;
             s->host_in = clSVMAlloc(ctx->cl, f, stage->in_size, 0);
             s->host_out = clSVMAlloc(ctx->cl, f, stage->out_size, 0);
@@ -404,7 +400,7 @@ static int one_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
     stage_slot *s = &stage->slots[stage->next];
     s->frame_index = frame_index;
     s->watched = clv__chain_has_user(stage->chain);
-    if (!stage->shared) { /* shared: the kernels read host_in themselves */
+    if (!ctx->shared_staging) { /* shared: the kernels read host_in themselves */
         CLV__CL_CHECK(ctx,
                       clEnqueueWriteBuffer(stage->up_q, s->dev_in, CL_FALSE, 0, stage->in_size,
                                            s->host_in, 0, NULL, &s->up),
@@ -413,7 +409,7 @@ static int one_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
     }
     /* The first command waits for the upload, the download for the last
      * command: no barrier or marker commands (each costs ~0.15 ms on PoCL). */
-    if (stage->passthrough && stage->shared) {
+    if (stage->passthrough && ctx->shared_staging) {
         CLV__CL_CHECK(ctx,
                       clEnqueueSVMMemcpy(ctx->queue, CL_FALSE, s->host_out, s->host_in,
                                          stage->in_size, 0, NULL, &s->last_kernel),
@@ -475,18 +471,16 @@ static int one_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
             goto fail;
     }
     clFlush(ctx->queue);
-    if (stage->shared) { /* the last kernel wrote host_out: it is the frame's end */
+    if (ctx->shared_staging) { /* the last kernel wrote host_out: it is the frame's end */
         s->down = s->last_kernel;
         clRetainEvent(s->down);
-        stage->next = (stage->next + 1) % stage->count;
-        stage->pending++;
-        return 0;
+    } else {
+        CLV__CL_CHECK(ctx,
+                      clEnqueueReadBuffer(stage->down_q, s->dev_out, CL_FALSE, 0, stage->out_size,
+                                          s->host_out, 1, &s->last_kernel, &s->down),
+                      "download (clEnqueueReadBuffer)");
+        clFlush(stage->down_q);
     }
-    CLV__CL_CHECK(ctx,
-                  clEnqueueReadBuffer(stage->down_q, s->dev_out, CL_FALSE, 0, stage->out_size,
-                                      s->host_out, 1, &s->last_kernel, &s->down),
-                  "download (clEnqueueReadBuffer)");
-    clFlush(stage->down_q);
     stage->next = (stage->next + 1) % stage->count;
     stage->pending++;
     return 0;
