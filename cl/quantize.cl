@@ -18,34 +18,60 @@ __kernel void km_seed(__global const uchar4 *src, int w, int h, int stride, __gl
 /* GPUs: the nearest centre as the least ||c||^2 - 2 p.c, which orders
  * the centres as the distance does (it is the distance less ||p||^2).
  * Every term is an integer below 2^24, so the three FMAs are exact in
- * float and ties still go to the lower index. cf[j] = (-2c, ||c||^2). */
-inline int km_nearest_f(float r, float g, float b, __local const float4 *cf, int k)
-{
-    float best = INFINITY;
-    int at = 0;
-    for (int j = 0; j < k; ++j) {
-        const float4 c = cf[j];
-        const float d = fma(b, c.z, fma(g, c.y, fma(r, c.x, c.w)));
-        at = d < best ? j : at;
-        best = fmin(d, best);
-    }
-    return at;
-}
+ * float and ties still go to the lower index. cf[j] = (-2c, ||c||^2).
+ *
+ * With k <= KM_PACK_K the centre's index rides in the low bits: cf[j] =
+ * (-2Sc, S||c||^2 + j) with S = KM_PACK_K, so the least key S.d + j is the
+ * least distance, the lower index on a tie, and one fmin a centre replaces
+ * compare, select and fmin. Exact: the sums fall from S||c||^2 + j to
+ * S.d + j (p, c >= 0) and |S.d| <= S * 3 * 255^2, so every one is an
+ * integer below 2^24 in magnitude; key & (S - 1) is j (two's complement). */
+#define KM_PACK_K 64
 
-/* Fills cf (see km_nearest_f) from the centres; a work-group's first step. */
-inline void km_centres_f(__constant int4 *centres, int k, __local float4 *cf)
+/* The nearest centres of one (T float, IT int), four or eight pixels,
+ * given as their channels. */
+#define KM_NEAREST(name, T, IT)                                                                    \
+    inline IT name(T r, T g, T b, __local const float4 *cf, int k)                                 \
+    {                                                                                              \
+        T best = (T)(INFINITY);                                                                    \
+        if (k <= KM_PACK_K) {                                                                      \
+            for (int j = 0; j < k; ++j) {                                                          \
+                const float4 c = cf[j];                                                            \
+                best = fmin(fma(b, (T)(c.z), fma(g, (T)(c.y), fma(r, (T)(c.x), (T)(c.w)))), best); \
+            }                                                                                      \
+            return convert_##IT(best) & (IT)(KM_PACK_K - 1);                                       \
+        }                                                                                          \
+        IT at = (IT)(0);                                                                           \
+        for (int j = 0; j < k; ++j) {                                                              \
+            const float4 c = cf[j];                                                                \
+            const T d = fma(b, (T)(c.z), fma(g, (T)(c.y), fma(r, (T)(c.x), (T)(c.w))));            \
+            at = select(at, (IT)(j), isless(d, best));                                             \
+            best = fmin(d, best);                                                                  \
+        }                                                                                          \
+        return at;                                                                                 \
+    }
+KM_NEAREST(km_nearest1, float, int)
+KM_NEAREST(km_nearest4, float4, int4)
+KM_NEAREST(km_nearest8, float8, int8)
+
+/* Fills cf (see above) and the palette from the centres; a work-group's
+ * first step. */
+inline void km_centres_f(__constant int4 *centres, int k, __local float4 *cf, __local uchar4 *pal)
 {
     const int lid = (int)(get_local_id(1) * get_local_size(0) + get_local_id(0));
+    const int s = k <= KM_PACK_K ? KM_PACK_K : 1;
     for (int j = lid; j < k; j += (int)(get_local_size(0) * get_local_size(1))) {
         const int4 c = centres[j];
-        cf[j] = (float4)(-2.0f * (float)c.x, -2.0f * (float)c.y, -2.0f * (float)c.z,
-                         (float)(c.x * c.x + c.y * c.y + c.z * c.z));
+        cf[j] = (float4)((float)(-2 * s * c.x), (float)(-2 * s * c.y), (float)(-2 * s * c.z),
+                         (float)(s * (c.x * c.x + c.y * c.y + c.z * c.z) + (s > 1 ? j : 0)));
+        if (pal)
+            pal[j] = (uchar4)((uchar)c.x, (uchar)c.y, (uchar)c.z, 0);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 #define KM_TILE 256
-#define KM_RUN 8 /* GPU shape: pixels side by side per work-item in km_assign */
+#define KM_RUN 8 /* GPU shape: pixels side by side per work-item in km_assign (km_nearest8) */
 
 /* Row shape: the nearest centre of each pixel of a run of n <= KM_TILE
  * pixels, centres in the outer loop so the inner loop over pixels
@@ -69,8 +95,9 @@ inline void km_nearest_run(__global const uchar *restrict px, __constant int4 *c
     }
 }
 
-/* partial[group][j] = (sum r, sum g, sum b, count) of the pixels of that
- * group's rows nearest to centre j. */
+/* partial[j][group] = (sum r, sum g, sum b, count) of the pixels of that
+ * group's share nearest to centre j (centre-major, so that km_reduce reads
+ * each centre's sums side by side). */
 __kernel void km_assign(__global const uchar4 *src, int w, int h, int stride,
                         __constant int4 *centres, int k, __global uint *partial)
 {
@@ -93,45 +120,104 @@ __kernel void km_assign(__global const uchar4 *src, int w, int h, int stride,
             }
         }
     }
-    __global uint *out = partial + (size_t)get_global_id(0) * 4 * k;
+    const size_t g = get_global_id(0), groups = get_global_size(0);
     for (int i = 0; i < 4 * k; ++i)
-        out[i] = sums[i];
+        partial[((size_t)(i >> 2) * groups + g) * 4 + (i & 3)] = sums[i];
 #else
     __local uint sums[256 * 4];
     __local float4 cf[256];
     const int lid = (int)get_local_id(0), lsize = (int)get_local_size(0);
     for (int i = lid; i < 4 * k; i += lsize)
         sums[i] = 0;
-    km_centres_f(centres, k, cf);
-    /* Each work-item takes KM_RUN pixels side by side and adds a run of
-     * pixels with the same centre in registers, going to the shared sums
-     * only when the centre changes: in a natural picture neighbours mostly
-     * share one, and the whole group adding to the same four words one
-     * pixel at a time queued its atomics (1.4 ms against 0.95 on noise at
-     * 4K on an H100). The sums are integers: the order does not matter. */
+    km_centres_f(centres, k, cf, 0);
+    /* The frame is read as one run of w * h pixels (< 2^31), in units of
+     * lsize * KM_RUN: a work-item takes KM_RUN neighbours, finds their
+     * nearest centres with the centres in the outer loop (one load of a
+     * centre for KM_RUN pixels), and adds a run of pixels with the same
+     * centre in registers, going to the shared sums only when the centre
+     * changes: in a natural picture neighbours mostly share one, and the
+     * whole group adding to the same four words one pixel at a time queued
+     * its atomics. The host gives each group the same number of units, so
+     * no group is left to finish alone. The sums are integers: the order
+     * does not matter. */
+    const uint total = (uint)w * (uint)h, seg = (uint)(lsize * KM_RUN);
+    const uint units = (total + seg - 1) / seg, ng = (uint)get_num_groups(0);
+    const uint step = ng * seg, step_y = step / (uint)w, step_x = step % (uint)w;
+    uint at0 = (uint)get_group_id(0) * seg + (uint)lid * KM_RUN;
+    int y = (int)(at0 / (uint)w), x = (int)(at0 % (uint)w);
     int cur = -1;
     uint sr = 0, sg = 0, sb = 0, n = 0;
-    for (int y = (int)get_group_id(0); y < h; y += (int)get_num_groups(0)) {
-        for (int x0 = lid * KM_RUN; x0 < w; x0 += lsize * KM_RUN) {
-            const int end = min(x0 + KM_RUN, w);
-            for (int x = x0; x < end; ++x) {
-                const uchar4 p = src[y * stride + x];
-                const int j = km_nearest_f(p.x, p.y, p.z, cf, k);
-                if (j != cur) {
-                    if (n) {
-                        atomic_add(&sums[4 * cur], sr);
-                        atomic_add(&sums[4 * cur + 1], sg);
-                        atomic_add(&sums[4 * cur + 2], sb);
-                        atomic_add(&sums[4 * cur + 3], n);
-                    }
-                    cur = j;
-                    sr = sg = sb = n = 0;
-                }
-                sr += p.x;
-                sg += p.y;
-                sb += p.z;
-                n++;
+    for (uint u = (uint)get_group_id(0); u < units; u += ng) {
+        if (at0 < total) {
+            /* Named values, not arrays: a private array indexed in a loop
+             * the compiler does not unroll lives in memory. Eight pixels of
+             * one row from a 16-pixel-aligned start (frame strides are
+             * multiples of 16 pixels): two 16-byte loads. */
+            const int m = (int)min((uint)KM_RUN, total - at0);
+            uchar4 p0, p1, p2, p3, p4, p5, p6, p7;
+            if (m == KM_RUN && (x & 3) == 0 && x + KM_RUN <= w) {
+                const __global uchar16 *v = (const __global uchar16 *)(src + y * stride + x);
+                const uchar16 a = v[0], b = v[1];
+                p0 = a.s0123, p1 = a.s4567, p2 = a.s89ab, p3 = a.scdef;
+                p4 = b.s0123, p5 = b.s4567, p6 = b.s89ab, p7 = b.scdef;
+            } else {
+                int xx = x, yy = y;
+#define KM_LOAD(i)                                                                                 \
+    p##i = i < m ? src[yy * stride + xx] : (uchar4)(0);                                            \
+    if (++xx == w) {                                                                               \
+        xx = 0;                                                                                    \
+        ++yy;                                                                                      \
+    }                                                                                              \
+    (void)0
+                KM_LOAD(0);
+                KM_LOAD(1);
+                KM_LOAD(2);
+                KM_LOAD(3);
+                KM_LOAD(4);
+                KM_LOAD(5);
+                KM_LOAD(6);
+                KM_LOAD(7);
+#undef KM_LOAD
             }
+            const int8 at = km_nearest8(
+                convert_float8((uchar8)(p0.x, p1.x, p2.x, p3.x, p4.x, p5.x, p6.x, p7.x)),
+                convert_float8((uchar8)(p0.y, p1.y, p2.y, p3.y, p4.y, p5.y, p6.y, p7.y)),
+                convert_float8((uchar8)(p0.z, p1.z, p2.z, p3.z, p4.z, p5.z, p6.z, p7.z)), cf, k);
+#define KM_ADD(i, j)                                                                               \
+    do {                                                                                           \
+        if (i >= m)                                                                                \
+            break;                                                                                 \
+        if (j != cur) {                                                                            \
+            if (n) {                                                                               \
+                atomic_add(&sums[4 * cur], sr);                                                    \
+                atomic_add(&sums[4 * cur + 1], sg);                                                \
+                atomic_add(&sums[4 * cur + 2], sb);                                                \
+                atomic_add(&sums[4 * cur + 3], n);                                                 \
+            }                                                                                      \
+            cur = j;                                                                               \
+            sr = sg = sb = n = 0;                                                                  \
+        }                                                                                          \
+        sr += p##i.x;                                                                              \
+        sg += p##i.y;                                                                              \
+        sb += p##i.z;                                                                              \
+        n++;                                                                                       \
+    } while (0)
+            KM_ADD(0, at.s0);
+            KM_ADD(1, at.s1);
+            KM_ADD(2, at.s2);
+            KM_ADD(3, at.s3);
+            KM_ADD(4, at.s4);
+            KM_ADD(5, at.s5);
+            KM_ADD(6, at.s6);
+            KM_ADD(7, at.s7);
+#undef KM_ADD
+        }
+        at0 += step;
+        x += (int)step_x;
+        y += (int)step_y;
+        if (x >= w) {
+            x -= w;
+            ++y;
         }
     }
     if (n) {
@@ -141,9 +227,9 @@ __kernel void km_assign(__global const uchar4 *src, int w, int h, int stride,
         atomic_add(&sums[4 * cur + 3], n);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    __global uint *out = partial + (size_t)get_group_id(0) * 4 * k;
+    const size_t g = get_group_id(0), groups = get_num_groups(0);
     for (int i = lid; i < 4 * k; i += lsize)
-        out[i] = sums[i];
+        partial[((size_t)(i >> 2) * groups + g) * 4 + (i & 3)] = sums[i];
 #endif
 }
 
@@ -157,21 +243,22 @@ __kernel void km_reduce(__global const uint *partial, int groups, int k, __globa
         return;
     ulong r = 0, g = 0, b = 0, n = 0;
     for (int i = 0; i < groups; ++i) {
-        __global const uint *s = partial + ((size_t)i * k + j) * 4;
+        __global const uint *s = partial + ((size_t)j * groups + i) * 4;
         r += s[0];
         g += s[1];
         b += s[2];
         n += s[3];
     }
 #else
-    /* One work-group of 256 per centre: the groups' sums read side by side
+    /* One work-group of 256 per centre: its groups' sums read side by side
      * and added in a tree (one work-item walking them all waited on memory
      * for most of each iteration). */
     __local ulong4 acc[256];
     const int j = (int)get_group_id(0), lid = (int)get_local_id(0);
     ulong4 mine = (ulong4)0;
+#pragma unroll 4
     for (int i = lid; i < groups; i += 256)
-        mine += convert_ulong4(vload4(0, partial + ((size_t)i * k + j) * 4));
+        mine += convert_ulong4(vload4(0, partial + ((size_t)j * groups + i) * 4));
     acc[lid] = mine;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int span = 128; span > 0; span >>= 1) {
@@ -208,12 +295,27 @@ __kernel void km_map(CLV_FRAME_ARGS, __constant int4 *centres, int k)
     }
 #else
     __local float4 cf[256];
-    km_centres_f(centres, k, cf);
-    CLV_PIXEL_LOOP(w, h, x, y)
-    {
+    __local uchar4 pal[256];
+    km_centres_f(centres, k, cf, pal);
+    const int y = (int)get_global_id(1), x0 = (int)get_global_id(0) * CLV_PX;
+    if (y >= h || x0 >= w)
+        return;
+    if (x0 + 4 <= w) {
+        /* Four pixels in one aligned 16-byte load (strides are multiples of
+         * 16 pixels) and one store. */
+        const uchar16 q = *(__global const uchar16 *)(src + y * stride + x0);
+        const int4 at = km_nearest4(convert_float4(q.s048c), convert_float4(q.s159d),
+                                    convert_float4(q.s26ae), cf, k);
+        const uchar4 c0 = pal[at.s0], c1 = pal[at.s1], c2 = pal[at.s2], c3 = pal[at.s3];
+        *(__global uchar16 *)(dst + y * stride + x0) =
+            (uchar16)(c0.x, c0.y, c0.z, q.s3, c1.x, c1.y, c1.z, q.s7, c2.x, c2.y, c2.z, q.sb, c3.x,
+                      c3.y, c3.z, q.sf);
+        return;
+    }
+    for (int x = x0; x < w; ++x) {
         const uchar4 p = src[y * stride + x];
-        const int4 c = centres[km_nearest_f(p.x, p.y, p.z, cf, k)];
-        dst[y * stride + x] = (uchar4)((uchar)c.x, (uchar)c.y, (uchar)c.z, p.w);
+        const uchar4 c = pal[km_nearest1(p.x, p.y, p.z, cf, k)];
+        dst[y * stride + x] = (uchar4)(c.x, c.y, c.z, p.w);
     }
 #endif
 }

@@ -97,6 +97,8 @@ static const filter_case quantize_cases[] = {
     {"quantize", 0, 3},
     {"quantize=colors=2:iterations=3", 1, 2},
     {"quantize=colors=256:iterations=2", 1, 2},
+    {"quantize=colors=64:iterations=2", 1, 2}, /* the most with the index in the key (GPUs) */
+    {"quantize=colors=65:iterations=2", 1, 2},
     {"quantize=colors=1", 1, 1},
     {"quantize=iterations=0", 1, 2},
     {"quantize=colors=5:iterations=30", 1, 1},
