@@ -44,7 +44,7 @@ static void usage(FILE *out)
                  "type)\n"
                  "  --json                     one JSON object on stdout instead of a table\n"
                  "  --input FILE.rgba          time on this picture (raw RGBA of --size) instead\n"
-                 "                             of noise\n"
+                 "                             of noise (--pipeline: as yuv420p, BT.709)\n"
                  "  --writers N                --pipeline: threads writing the frames, per device\n"
                  "                             (a decoder's threads; default 1)\n"
                  "  --out yuv420p|rgba         --pipeline output: for an encoder (default) or for\n"
@@ -192,22 +192,87 @@ static void copier_stop(copier *c)
     pthread_cond_destroy(&c->done);
 }
 
+/* Reads a raw RGBA picture of w x h; 0, or 1 with the error printed. */
+static int read_picture(const char *path, int w, int h, uint8_t *rgba)
+{
+    FILE *f = fopen(path, "rb");
+    size_t want = (size_t)w * h * 4, got = f ? fread(rgba, 1, want, f) : 0;
+    if (f)
+        fclose(f);
+    if (got == want)
+        return 0;
+    fprintf(stderr,
+            "clvid-bench: --input %s: %s; expected %zu bytes of RGBA for --size %dx%d "
+            "(ffmpeg -i VIDEO -frames:v 1 -s %dx%d -pix_fmt rgba -f rawvideo %s)\n",
+            path, f ? "too short" : "cannot open it", want, w, h, w, h, path);
+    return 1;
+}
+
+/* BT.709 limited range, the chroma of each 2x2 block averaged: a decoder's
+ * frame of the picture, for --pipeline (its exact values do not matter). */
+static void rgba_to_yuv420p(const uint8_t *rgba, int w, int h, uint8_t *yuv)
+{
+    int cw = (w + 1) / 2, ch = (h + 1) / 2;
+    uint8_t *u = yuv + (size_t)w * h, *v = u + (size_t)cw * ch;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const uint8_t *p = rgba + ((size_t)y * w + x) * 4;
+            yuv[(size_t)y * w + x] =
+                (uint8_t)(16.5 + (0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2]) * 219 / 255);
+        }
+    for (int y = 0; y < ch; y++)
+        for (int x = 0; x < cw; x++) {
+            double r = 0, g = 0, b = 0;
+            int n = 0;
+            for (int dy = 0; dy < 2 && 2 * y + dy < h; dy++)
+                for (int dx = 0; dx < 2 && 2 * x + dx < w; dx++, n++) {
+                    const uint8_t *p = rgba + ((size_t)(2 * y + dy) * w + 2 * x + dx) * 4;
+                    r += p[0];
+                    g += p[1];
+                    b += p[2];
+                }
+            r /= n;
+            g /= n;
+            b /= n;
+            u[(size_t)y * cw + x] =
+                (uint8_t)(128.5 + (-0.1146 * r - 0.3854 * g + 0.5 * b) * 224 / 255);
+            v[(size_t)y * cw + x] =
+                (uint8_t)(128.5 + (0.5 * r - 0.4542 * g - 0.0458 * b) * 224 / 255);
+        }
+}
+
+/* What a --pipeline run feeds the stage. */
+typedef struct pipeline_spec {
+    int w, h, frames;
+    int writers; /* threads writing the frames, per device (a decoder's) */
+    clv_pixfmt out_format;
+    const uint8_t *picture; /* yuv420p of w x h, or NULL: a hashed pattern */
+} pipeline_spec;
+
+/* Where the submitting thread's time went, ms per timed frame. */
+typedef struct pipeline_host {
+    double copy_ms;   /* writing the frame into the staging memory */
+    double submit_ms; /* clv_stage_submit: enqueueing the transfers and kernels */
+    double wait_ms;   /* clv_stage_output: waiting for the oldest frame */
+} pipeline_host;
+
 /* Frames per second through the GPU stage: yuv420p in and out, `frames`
  * frames, copying a prepared frame into the staging memory each time as a
- * decoder would (`writers` threads per device). */
-static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, int w, int h,
-                           clv_pixfmt out_format, int frames, int writers, clv_stage_times *steps,
-                           clv_stage_device *shares, clv_msg *msg)
+ * decoder would. */
+static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, const pipeline_spec *ps,
+                           clv_stage_times *steps, clv_stage_device *shares, pipeline_host *host,
+                           clv_msg *msg)
 {
     clv_chain *chain = NULL;
     clv_stage *stage = NULL;
     double fps = -1;
+    const int w = ps->w, h = ps->h, frames = ps->frames;
     size_t size = clv_pixfmt_size(CLV_PIX_YUV420P, w, h);
     uint8_t *frame = NULL;
     clv_stage_options o = {.width = w,
                            .height = h,
                            .in_format = CLV_PIX_YUV420P,
-                           .out_format = out_format,
+                           .out_format = ps->out_format,
                            .in_color = {CLV_MATRIX_BT709, 0},
                            .out_color = {CLV_MATRIX_BT709, 0},
                            .slots = 3,
@@ -216,30 +281,46 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, int w, 
     copier copy;
     /* `writers` threads per device write the frames (a decoder's threads),
      * the same number for each device alone and together. */
-    copier_start(&copy, writers * clv_context_device_count(ctx) - 1);
-    if (!frame || clv_chain_create(ctx, desc, &chain, msg) ||
-        clv_stage_create(ctx, &o, chain, &stage, msg))
+    copier_start(&copy, ps->writers * clv_context_device_count(ctx) - 1);
+    if (!frame || clv_chain_create(ctx, desc, &chain, msg))
+        goto done;
+    clv_chain_set_filter_timing(chain, 0); /* as the transcode: the stage's times only */
+    if (clv_stage_create(ctx, &o, chain, &stage, msg))
         goto done;
     for (size_t i = 0; i < size; i++)
-        frame[i] = (uint8_t)(16 + (i * 2654435761u >> 24) % 220);
-    double start = 0;
+        frame[i] = ps->picture ? ps->picture[i] : (uint8_t)(16 + (i * 2654435761u >> 24) % 220);
+    double start = 0, t0, t1, t2;
+    pipeline_host spent = {0};
     int submitted = 0, taken = 0, warm = 3;
     while (taken < frames + warm) {
         uint8_t *slot = submitted < frames + warm ? clv_stage_input(stage) : NULL;
+        int timed = taken >= warm;
         if (slot) {
+            t0 = now_ms();
             copier_copy(&copy, slot, frame, size);
+            t1 = now_ms();
             if (clv_stage_submit(stage, (uint64_t)submitted++, msg))
                 goto done;
+            t2 = now_ms();
+            spent.copy_ms += timed ? t1 - t0 : 0;
+            spent.submit_ms += timed ? t2 - t1 : 0;
             continue;
         }
         const uint8_t *out;
+        t0 = now_ms();
         if (clv_stage_output(stage, &out, NULL, msg))
             goto done;
+        spent.wait_ms += timed ? now_ms() - t0 : 0;
         clv_stage_release(stage);
         if (++taken == warm)
             start = now_ms();
     }
     fps = frames / ((now_ms() - start) / 1e3);
+    if (host) {
+        host->copy_ms = spent.copy_ms / frames;
+        host->submit_ms = spent.submit_ms / frames;
+        host->wait_ms = spent.wait_ms / frames;
+    }
     if (steps)
         clv_stage_get_times(stage, steps);
     for (int d = 0; shares && d < clv_stage_device_count(stage); d++)
@@ -387,6 +468,25 @@ int main(int argc, char **argv)
             clv_context_destroy(ctx);
             return 1;
         }
+        pipeline_spec spec = {w, h, frames, writers, out_format, NULL};
+        uint8_t *picture = NULL;
+        if (input) {
+            /* A natural picture, as a decoder's yuv420p frame. */
+            uint8_t *rgba = malloc((size_t)w * h * 4);
+            picture = malloc(clv_pixfmt_size(CLV_PIX_YUV420P, w, h));
+            int bad = !rgba || !picture;
+            if (bad)
+                fprintf(stderr, "clvid-bench: out of memory for a %dx%d frame\n", w, h);
+            else if (!(bad = read_picture(input, w, h, rgba)))
+                rgba_to_yuv420p(rgba, w, h, picture);
+            free(rgba);
+            if (bad) {
+                free(picture);
+                clv_context_destroy(ctx);
+                return 1;
+            }
+            spec.picture = picture;
+        }
         double alone[CLV_DEVICES_MAX] = {0};
         clv_stage_device shares[CLV_DEVICES_MAX] = {{0}};
         char names[1200];
@@ -398,6 +498,7 @@ int main(int argc, char **argv)
             one.device = index;
             if (clv_context_create(&one, &alone_ctx[d], &msg)) {
                 fprintf(stderr, "clvid-bench: %s\n", msg.text);
+                free(picture);
                 return 1;
             }
         }
@@ -409,18 +510,16 @@ int main(int argc, char **argv)
         /* Both in turns, three times, the best of each: the host's own
          * memory speed drifts between runs and moves both alike. */
         double bound = 0, fps = 0;
+        pipeline_host host = {0};
         for (int round = 0; round < PIPELINE_ROUNDS && fps >= 0; round++) {
             clv_stage_times rt = {0};
             clv_stage_device rs[CLV_DEVICES_MAX] = {{0}};
-            double b =
-                pipeline_fps(ctx, &none, w, h, out_format, frames, writers, NULL, NULL, &msg);
-            double f =
-                b > 0 ? pipeline_fps(ctx, &desc, w, h, out_format, frames, writers, &rt, rs, &msg)
-                      : -1;
+            pipeline_host rh = {0};
+            double b = pipeline_fps(ctx, &none, &spec, NULL, NULL, NULL, &msg);
+            double f = b > 0 ? pipeline_fps(ctx, &desc, &spec, &rt, rs, &rh, &msg) : -1;
             /* Several devices: each alone too, in the same turns. */
             for (int d = 0; f >= 0 && devices > 1 && d < devices; d++) {
-                double one = pipeline_fps(alone_ctx[d], &desc, w, h, out_format, frames, writers,
-                                          NULL, NULL, &msg);
+                double one = pipeline_fps(alone_ctx[d], &desc, &spec, NULL, NULL, NULL, &msg);
                 if (one < 0)
                     f = -1;
                 else if (one > alone[d])
@@ -434,6 +533,7 @@ int main(int argc, char **argv)
             if (f > fps) {
                 fps = f;
                 t = rt;
+                host = rh;
                 memcpy(shares, rs, sizeof shares);
             }
         }
@@ -451,10 +551,14 @@ int main(int argc, char **argv)
             json_string(chain_text);
             printf(", \"pipeline_fps\": %.1f, \"transfer_bound_fps\": %.1f, "
                    "\"fraction\": %.3f, \"upload_ms\": %.3f, \"kernels_ms\": %.3f, "
-                   "\"download_ms\": %.3f, \"first_frame_ms\": %.1f, \"staging\": \"%s\"",
+                   "\"download_ms\": %.3f, \"first_frame_ms\": %.1f, \"staging\": \"%s\", "
+                   "\"host_copy_ms\": %.3f, \"host_submit_ms\": %.3f, \"host_wait_ms\": %.3f, "
+                   "\"picture\": ",
                    fps, bound, fps / bound, (double)t.upload_ns / 1e6 / n,
                    (double)t.kernels_ns / 1e6 / n, (double)t.download_ns / 1e6 / n, first_ms,
-                   clv_context_shared_staging(ctx) ? "shared" : "copied");
+                   clv_context_shared_staging(ctx) ? "shared" : "copied", host.copy_ms,
+                   host.submit_ms, host.wait_ms);
+            json_string(input ? input : "pattern");
             if (devices > 1) {
                 printf(", \"scaling\": %.3f, \"devices\": [", fps / best_alone);
                 for (int d = 0; d < devices; d++) {
@@ -472,9 +576,10 @@ int main(int argc, char **argv)
             status = 0;
         } else {
             printf("clvid-bench --pipeline: %dx%d yuv420p -> %s on %s, %d frames, 3 slots, %s "
-                   "staging\n",
+                   "staging, picture %s\n",
                    w, h, clv_pixfmt_name(out_format), names, frames,
-                   clv_context_shared_staging(ctx) ? "shared" : "copied");
+                   clv_context_shared_staging(ctx) ? "shared" : "copied",
+                   input ? input : "a hashed pattern");
             printf("  upload + '%s' + download: %8.1f frames/s\n", chain_text, fps);
             for (int d = 0; devices > 1 && d < devices; d++)
                 printf("    device %d %-28.28s alone %8.1f frames/s; together %5.1f%% of the "
@@ -495,11 +600,15 @@ int main(int argc, char **argv)
                    (double)t.upload_ns / 1e6 / n, (double)t.kernels_ns / 1e6 / n,
                    (double)t.to_rgba_ns / 1e6 / n, (double)t.from_rgba_ns / 1e6 / n,
                    (double)t.download_ns / 1e6 / n);
+            printf("  per frame (the submitting thread): copy into staging %.3f ms, "
+                   "clv_stage_submit %.3f ms, waiting in clv_stage_output %.3f ms\n",
+                   host.copy_ms, host.submit_ms, host.wait_ms);
             status = 0;
         }
         for (int d = 0; d < devices; d++)
             clv_context_destroy(alone_ctx[d]);
         clv_context_destroy(ctx);
+        free(picture);
         return status;
     }
     clv_chain *chain = NULL;
@@ -512,17 +621,8 @@ int main(int argc, char **argv)
     }
     if (input) {
         /* A natural picture: what quantize and equalize take depends on it. */
-        FILE *f = fopen(input, "rb");
-        size_t want = (size_t)w * h * 4, got = f ? fread(img.pixels, 1, want, f) : 0;
-        if (f)
-            fclose(f);
-        if (got != want) {
-            fprintf(stderr,
-                    "clvid-bench: --input %s: %s; expected %zu bytes of RGBA for --size %dx%d "
-                    "(ffmpeg -i VIDEO -frames:v 1 -s %dx%d -pix_fmt rgba -f rawvideo %s)\n",
-                    input, f ? "too short" : "cannot open it", want, w, h, w, h, input);
+        if (read_picture(input, w, h, img.pixels))
             goto done;
-        }
     } else {
         /* xorshift32: a noisy frame, opaque as decoded video is */
         uint32_t state = 0x12345678u;
