@@ -34,6 +34,7 @@ extern int test_failures;
     X(errors_table)                                                                                \
     X(device_select)                                                                               \
     X(frame_limits)                                                                                \
+    X(chain_filter_timing)                                                                         \
     X(program_cache)                                                                               \
     X(chain_runner)                                                                                \
     X(known_answers)                                                                               \

@@ -273,3 +273,70 @@ int test_program_cache(void)
     rmdir(dir);
     return 0;
 }
+
+/* clv_chain_set_filter_timing: off, the chain records no per-kernel events
+ * (clv_chain_profile and clv_chain_times say CLV_EINVAL) and filters the
+ * same; on again, each filter is timed again. */
+int test_chain_filter_timing(void)
+{
+    clv_context_options opt = {.device = test_device(), .profiling = 1};
+    clv_context *ctx = NULL;
+    clv_msg msg = {{0}};
+    CHECK(clv_context_create(&opt, &ctx, &msg) == 0, "%s", msg.text);
+    if (!ctx)
+        return 1;
+    clv_chain_desc desc;
+    clv_chain *chain = NULL;
+    clv_frame src = {0}, dst = {0};
+    clv_image in = {0}, out[2] = {{0}};
+    int w = 67, h = 31;
+    CHECK(clv_chain_parse("sharpen,quantize=colors=5:iterations=2", &desc, &msg) == 0, "%s",
+          msg.text);
+    CHECK(clv_chain_create(ctx, &desc, &chain, &msg) == 0, "%s", msg.text);
+    CHECK(clv_image_alloc(&in, w, h) == 0 && clv_image_alloc(&out[0], w, h) == 0 &&
+              clv_image_alloc(&out[1], w, h) == 0,
+          "images");
+    CHECK(clv_frame_create(ctx, w, h, &src, &msg) == 0 &&
+              clv_frame_create(ctx, w, h, &dst, &msg) == 0,
+          "%s", msg.text);
+    if (!chain || !in.pixels || !out[1].pixels || !src.buffer || !dst.buffer)
+        goto done;
+    for (size_t i = 0; i < (size_t)w * h * 4; i++)
+        in.pixels[i] = (uint8_t)(i * 2654435761u >> 24);
+    CHECK(clv_frame_upload(ctx, &src, &in) == 0, "upload");
+    uint64_t ns[2] = {0}, runs = 0;
+    for (int pass = 0; pass < 3; pass++) {
+        int on = pass != 1;
+        clv_chain_set_filter_timing(chain, on);
+        CHECK(clv_chain_run(chain, &src, &dst, 0, NULL, NULL, &msg) == 0, "%s", msg.text);
+        int err = clv_chain_profile(chain, ns, 2);
+        if (on)
+            CHECK(err == 0 && ns[0] > 0 && ns[1] > 0, "pass %d: profile %d, %llu and %llu ns", pass,
+                  err, (unsigned long long)ns[0], (unsigned long long)ns[1]);
+        else
+            CHECK(err == CLV_EINVAL && ns[0] == 0 && ns[1] == 0, "timing off: profile %d", err);
+        CHECK((clv_chain_times(chain, ns, 2, &runs) == 0) == on, "pass %d: times", pass);
+        CHECK(clv_frame_download(ctx, &dst, &out[pass == 1]) == 0, "download");
+    }
+    /* quantize carries its palette: compare the second run (timing off)
+     * with the second run of a new chain timed all along. */
+    clv_chain_destroy(chain);
+    chain = NULL;
+    CHECK(clv_chain_create(ctx, &desc, &chain, &msg) == 0, "%s", msg.text);
+    if (chain) {
+        CHECK(clv_chain_run(chain, &src, &dst, 0, NULL, NULL, &msg) == 0, "%s", msg.text);
+        CHECK(clv_chain_run(chain, &src, &dst, 0, NULL, NULL, &msg) == 0, "%s", msg.text);
+        CHECK(clv_frame_download(ctx, &dst, &out[0]) == 0, "download");
+        CHECK(!memcmp(out[0].pixels, out[1].pixels, (size_t)w * h * 4),
+              "the second run differs with filter timing off from one with it on");
+    }
+done:
+    clv_frame_destroy(&src);
+    clv_frame_destroy(&dst);
+    clv_image_free(&in);
+    clv_image_free(&out[0]);
+    clv_image_free(&out[1]);
+    clv_chain_destroy(chain);
+    clv_context_destroy(ctx);
+    return 0;
+}

@@ -521,6 +521,7 @@ struct clv_chain {
     clv__events ring[4];
     int ring_at;
     uint64_t filter_ns[CLV_CHAIN_MAX], timed_runs;
+    int filter_timing;      /* record those events (with profiling; 1 unless turned off) */
     int rate_num, rate_den; /* for user kernels' `time` */
     /* On a context of several devices: the same chain on the others. */
     clv_chain *more[CLV_DEVICES_MAX - 1];
@@ -571,7 +572,7 @@ int clv_chain_times(const clv_chain *chain, uint64_t *ns, int count, uint64_t *r
         for (int i = 0; i < count && i < CLV_CHAIN_MAX; i++)
             ns[i] += chain->more[k]->filter_ns[i];
     }
-    return chain->ctx->profiling ? 0 : CLV_EINVAL;
+    return chain->ctx->profiling && chain->filter_timing ? 0 : CLV_EINVAL;
 }
 
 clv_chain *clv__chain_at(clv_chain *chain, int device)
@@ -601,6 +602,7 @@ int clv_chain_create(clv_context *ctx, const clv_chain_desc *desc, clv_chain **o
     chain->desc = *desc;
     chain->rate_num = 25;
     chain->rate_den = 1;
+    chain->filter_timing = 1;
     int err = 0;
     for (int i = 0; i < desc->count; i++) {
         const clv_filter *f = desc->item[i].filter;
@@ -746,7 +748,7 @@ int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64
             .frame_index = frame_index,
             .time = (float)((double)frame_index * chain->rate_den / chain->rate_num),
             .values = chain->desc.item[i].values,
-            .events = ctx->profiling ? events : NULL,
+            .events = ctx->profiling && chain->filter_timing ? events : NULL,
         };
         events->current = i;
         if ((err = f->run(chain->state[i], &l)))
@@ -762,6 +764,13 @@ int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64
 fail:
     return clv__fail(msg, err, "running the chain on %s: %s (see the log above)", ctx->dev.name,
                      clv_strerror(err));
+}
+
+void clv_chain_set_filter_timing(clv_chain *chain, int on)
+{
+    chain->filter_timing = on != 0;
+    for (int k = 0; k < chain->more_count; k++)
+        clv_chain_set_filter_timing(chain->more[k], on);
 }
 
 void clv_chain_set_frame_rate(clv_chain *chain, int num, int den)
@@ -839,7 +848,7 @@ int clv_chain_profile(clv_chain *chain, uint64_t *ns, int count)
     for (int i = 0; i < count; i++)
         ns[i] = 0;
     clv__events *e = &chain->ring[chain->ring_at];
-    if (!chain->ctx->profiling)
+    if (!chain->ctx->profiling || !chain->filter_timing)
         return CLV_EINVAL;
     int err = 0;
     if (e->count)

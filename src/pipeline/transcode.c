@@ -222,6 +222,8 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
     int dev_err = clv_context_create(&copt, &ctx, &dev_msg);
     if (!dev_err)
         dev_err = clv_chain_create(ctx, &desc, &chain, &dev_msg);
+    if (!dev_err) /* the summary needs the stage's times, not each filter's */
+        clv_chain_set_filter_timing(chain, 0);
     if (io_running)
         pthread_join(io_thread, NULL);
     dec = io.dec;
