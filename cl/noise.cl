@@ -28,10 +28,7 @@ inline int noise_gauss(uint h, uint c, int mul)
 
 __kernel void noise(CLV_FRAME_ARGS, uint key, int gaussian, ulong thr, int mul)
 {
-    CLV_PIXEL_LOOP(w, h, x, y)
-    {
-        uchar r, g, b, a;
-        CLV_LOAD(src, y * stride + x, r, g, b, a);
+    CLV_POINT_PIXELS(x, y, r, g, b, a, {
         const uint hs = noise_hash(key, x, y);
         if (gaussian) {
             r = convert_uchar_sat(r + noise_gauss(hs, 1u, mul));
@@ -42,6 +39,5 @@ __kernel void noise(CLV_FRAME_ARGS, uint key, int gaussian, ulong thr, int mul)
         } else if ((ulong)hs < 2 * thr) {
             r = g = b = 255;
         }
-        CLV_STORE(dst, y * stride + x, r, g, b, a);
-    }
+    });
 }
