@@ -5,7 +5,8 @@
 #include <string.h>
 
 #define KMAX 256
-#define KM_SEG 2048 /* GPU shape: pixels a work-group takes at once (cl/quantize.cl) */
+#define KM_SEG 2048         /* GPU shape: pixels a work-group takes at once (cl/quantize.cl) */
+#define GROUP_PX (1u << 24) /* pixels whose sums of bytes stay below 2^32 */
 
 typedef struct quantize_state {
     cl_kernel seed, assign, reduce, map;
@@ -62,9 +63,14 @@ static int run(void *state, const clv_launch *l)
     quantize_state *s = state;
     cl_int k = s->k, iterations = (cl_int)l->values[1].i;
     int row = l->ctx->row_shape;
+    /* Each group adds its pixels' bytes into 32-bit sums: enough groups
+     * that none takes more than GROUP_PX pixels (plus a row or a unit). */
+    size_t least = ((size_t)l->width * (size_t)l->height + GROUP_PX - 1) / GROUP_PX;
     size_t groups;
     if (row) {
         groups = l->ctx->dev.compute_units * 4; /* a row at a time each */
+        if (groups < least)
+            groups = least;
         if (groups > (size_t)l->height)
             groups = (size_t)l->height;
     } else {
@@ -76,6 +82,8 @@ static int run(void *state, const clv_launch *l)
          * number of units, so none is left to finish alone. */
         size_t units = ((size_t)l->width * (size_t)l->height + KM_SEG - 1) / KM_SEG;
         size_t wave = l->ctx->dev.compute_units * 2;
+        if (wave < least)
+            wave = least;
         size_t per = (units + wave - 1) / wave;
         groups = (units + per - 1) / per;
     }
