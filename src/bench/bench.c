@@ -208,39 +208,6 @@ static int read_picture(const char *path, int w, int h, uint8_t *rgba)
     return 1;
 }
 
-/* BT.709 limited range, the chroma of each 2x2 block averaged: a decoder's
- * frame of the picture, for --pipeline (its exact values do not matter). */
-static void rgba_to_yuv420p(const uint8_t *rgba, int w, int h, uint8_t *yuv)
-{
-    int cw = (w + 1) / 2, ch = (h + 1) / 2;
-    uint8_t *u = yuv + (size_t)w * h, *v = u + (size_t)cw * ch;
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            const uint8_t *p = rgba + ((size_t)y * w + x) * 4;
-            yuv[(size_t)y * w + x] =
-                (uint8_t)(16.5 + (0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2]) * 219 / 255);
-        }
-    for (int y = 0; y < ch; y++)
-        for (int x = 0; x < cw; x++) {
-            double r = 0, g = 0, b = 0;
-            int n = 0;
-            for (int dy = 0; dy < 2 && 2 * y + dy < h; dy++)
-                for (int dx = 0; dx < 2 && 2 * x + dx < w; dx++, n++) {
-                    const uint8_t *p = rgba + ((size_t)(2 * y + dy) * w + 2 * x + dx) * 4;
-                    r += p[0];
-                    g += p[1];
-                    b += p[2];
-                }
-            r /= n;
-            g /= n;
-            b /= n;
-            u[(size_t)y * cw + x] =
-                (uint8_t)(128.5 + (-0.1146 * r - 0.3854 * g + 0.5 * b) * 224 / 255);
-            v[(size_t)y * cw + x] =
-                (uint8_t)(128.5 + (0.5 * r - 0.4542 * g - 0.0458 * b) * 224 / 255);
-        }
-}
-
 /* What a --pipeline run feeds the stage. */
 typedef struct pipeline_spec {
     int w, h, frames;
@@ -472,14 +439,15 @@ int main(int argc, char **argv)
         uint8_t *picture = NULL;
         if (input) {
             /* A natural picture, as a decoder's yuv420p frame. */
-            uint8_t *rgba = malloc((size_t)w * h * 4);
+            clv_image rgba = {0};
             picture = malloc(clv_pixfmt_size(CLV_PIX_YUV420P, w, h));
-            int bad = !rgba || !picture;
+            int bad = clv_image_alloc(&rgba, w, h) || !picture;
             if (bad)
                 fprintf(stderr, "clvid-bench: out of memory for a %dx%d frame\n", w, h);
-            else if (!(bad = read_picture(input, w, h, rgba)))
-                rgba_to_yuv420p(rgba, w, h, picture);
-            free(rgba);
+            else if (!(bad = read_picture(input, w, h, rgba.pixels)))
+                clv_ref_from_rgba(CLV_PIX_YUV420P, (clv_color){CLV_MATRIX_BT709, 0}, &rgba,
+                                  picture);
+            clv_image_free(&rgba);
             if (bad) {
                 free(picture);
                 clv_context_destroy(ctx);
