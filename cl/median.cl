@@ -1,11 +1,58 @@
 /* median.cl - per-channel median of the (2r+1)^2 window, clamp-to-edge.
- * Channels are sorted together on GPUs (min/max on uchar4 works lane by
- * lane) and byte by byte along a row on CPUs. */
+ * Channels are sorted in pairs of 16-bit lanes on GPUs and byte by byte
+ * along a row on CPUs. */
+
+/* min and max by the type's name: T is uchar, uchar4 or ushort2 (two
+ * 16-bit lanes, the GPU shape's channels in pairs). NVIDIA's compiler splits
+ * ushort2 min/max into one-lane operations (the SASS shows VIMNMX.U16x2 with
+ * one lane used); on sm_90 and later they are the packed PTX instruction
+ * itself. */
+#define MED_MIN(T, a, b) med_min_##T(a, b)
+#define MED_MAX(T, a, b) med_max_##T(a, b)
+inline uchar med_min_uchar(uchar a, uchar b)
+{
+    return min(a, b);
+}
+inline uchar med_max_uchar(uchar a, uchar b)
+{
+    return max(a, b);
+}
+inline uchar4 med_min_uchar4(uchar4 a, uchar4 b)
+{
+    return min(a, b);
+}
+inline uchar4 med_max_uchar4(uchar4 a, uchar4 b)
+{
+    return max(a, b);
+}
+#if CLV_NV_SM >= 90
+inline ushort2 med_min_ushort2(ushort2 a, ushort2 b)
+{
+    uint d;
+    asm("min.u16x2 %0, %1, %2;" : "=r"(d) : "r"(as_uint(a)), "r"(as_uint(b)));
+    return as_ushort2(d);
+}
+inline ushort2 med_max_ushort2(ushort2 a, ushort2 b)
+{
+    uint d;
+    asm("max.u16x2 %0, %1, %2;" : "=r"(d) : "r"(as_uint(a)), "r"(as_uint(b)));
+    return as_ushort2(d);
+}
+#else
+inline ushort2 med_min_ushort2(ushort2 a, ushort2 b)
+{
+    return min(a, b);
+}
+inline ushort2 med_max_ushort2(ushort2 a, ushort2 b)
+{
+    return max(a, b);
+}
+#endif
 
 #define SORT2(T, a, b)                                                                             \
     {                                                                                              \
-        const T t_ = min(a, b);                                                                    \
-        b = max(a, b);                                                                             \
+        const T t_ = MED_MIN(T, a, b);                                                             \
+        b = MED_MAX(T, a, b);                                                                      \
         a = t_;                                                                                    \
     }
 
@@ -36,6 +83,35 @@ inline uchar4 median3_pixel(__global const uchar4 *src, int w, int h, int stride
     return p4;
 }
 
+#if !CLV_ROW
+/* Row y's four outputs from x0, from their r g and b a lanes, with the
+ * source's alpha; the last work-item of a row stores only what is inside. */
+inline void median_store4(__global const uchar4 *src, __global uchar4 *dst, int w, int stride,
+                          int y, int x0, const ushort2 *rg, const ushort2 *ba)
+{
+    uchar4 o[4];
+    for (int i = 0; i < 4; ++i) {
+        o[i] = (uchar4)(convert_uchar2(rg[i]), convert_uchar2(ba[i]));
+        o[i].w = src[y * stride + min(x0 + i, w - 1)].w;
+    }
+    if (x0 + 4 <= w) {
+        CLV_STORE4(dst, stride, y, x0, o);
+    } else {
+        for (int i = 0; x0 + i < w; ++i)
+            dst[y * stride + x0 + i] = o[i];
+    }
+}
+#endif
+
+/* The median of three values. */
+#define MEDIAN3(T, a, b, c) MED_MAX(T, MED_MIN(T, a, b), MED_MIN(T, MED_MAX(T, a, b), c))
+/* The 3x3 median of output i from its columns' sorted values (columns i,
+ * i + 1, i + 2). */
+#define MEDIAN3_OF_COLUMNS(lo, mid, hi, i)                                                         \
+    MEDIAN3(ushort2, MED_MAX(ushort2, MED_MAX(ushort2, lo[i], lo[i + 1]), lo[i + 2]),              \
+            MEDIAN3(ushort2, mid[i], mid[i + 1], mid[i + 2]),                                      \
+            MED_MIN(ushort2, MED_MIN(ushort2, hi[i], hi[i + 1]), hi[i + 2]))
+
 __kernel void median3(CLV_FRAME_ARGS)
 {
 #if CLV_ROW
@@ -55,20 +131,70 @@ __kernel void median3(CLV_FRAME_ARGS)
         out[i] = (i & 3) == 3 ? r1[i] : p4;
     }
 #else
-    {
-        CLV_WIN3(src, w, h, stride, dst[y * stride + x] = median3_pixel(src, w, h, stride, x, y));
-        uchar4 o[4];
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            uchar4 p0 = a[i], p1 = a[i + 1], p2 = a[i + 2];
-            uchar4 p3 = b[i], p4 = b[i + 1], p5 = b[i + 2];
-            uchar4 p6 = c[i], p7 = c[i + 1], p8 = c[i + 2];
-            MEDIAN9(uchar4);
-            p4.w = b[i + 1].w;
-            o[i] = p4;
+    /* Four outputs in each of two rows a work-item. Each column of three
+     * is sorted (the two rows share its middle two values), and a window's
+     * median is the median of its columns' largest minimum, median of
+     * medians and smallest maximum. In 16-bit lanes: r and g of both rows
+     * together, then blue of row y and of row y + 1 in the two lanes of
+     * one pass; alpha is copied. */
+    const int y = (int)get_global_id(1) * 2, x0 = (int)get_global_id(0) * 4;
+    if (y >= h || x0 >= w)
+        return;
+    uchar4 u0[6], u1[6], u2[6], u3[6];
+    const int ya = max(y - 1, 0), yb = min(y + 1, h - 1), yc = min(y + 2, h - 1);
+    if (x0 + 4 < w) {
+        CLV_WIN3_ROW(src, stride, ya, x0, u0);
+        CLV_WIN3_ROW(src, stride, y, x0, u1);
+        CLV_WIN3_ROW(src, stride, yb, x0, u2);
+        CLV_WIN3_ROW(src, stride, yc, x0, u3);
+    } else {
+        for (int j = 0; j < 6; ++j) {
+            const int cx = clamp(x0 - 1 + j, 0, w - 1);
+            u0[j] = src[ya * stride + cx];
+            u1[j] = src[y * stride + cx];
+            u2[j] = src[yb * stride + cx];
+            u3[j] = src[yc * stride + cx];
         }
-        CLV_STORE4(dst, stride, y, x0, o);
     }
+    ushort2 lo[6], mid[6], hi[6], lo2[6], mid2[6], hi2[6];
+    for (int j = 0; j < 6; ++j) {
+        ushort2 m0 = convert_ushort2(u1[j].xy), m1 = convert_ushort2(u2[j].xy);
+        SORT2(ushort2, m0, m1);
+        ushort2 v = convert_ushort2(u0[j].xy);
+        lo[j] = MED_MIN(ushort2, v, m0);
+        v = MED_MAX(ushort2, v, m0);
+        mid[j] = MED_MIN(ushort2, v, m1);
+        hi[j] = MED_MAX(ushort2, v, m1);
+        v = convert_ushort2(u3[j].xy);
+        lo2[j] = MED_MIN(ushort2, v, m0);
+        v = MED_MAX(ushort2, v, m0);
+        mid2[j] = MED_MIN(ushort2, v, m1);
+        hi2[j] = MED_MAX(ushort2, v, m1);
+    }
+    ushort2 rg[4], rg2[4];
+    for (int i = 0; i < 4; ++i) {
+        rg[i] = MEDIAN3_OF_COLUMNS(lo, mid, hi, i);
+        rg2[i] = MEDIAN3_OF_COLUMNS(lo2, mid2, hi2, i);
+    }
+    for (int j = 0; j < 6; ++j) {
+        ushort2 a = (ushort2)(u0[j].z, u1[j].z), b = (ushort2)(u1[j].z, u2[j].z),
+                c = (ushort2)(u2[j].z, u3[j].z);
+        SORT2(ushort2, a, b);
+        SORT2(ushort2, b, c);
+        SORT2(ushort2, a, b);
+        lo[j] = a;
+        mid[j] = b;
+        hi[j] = c;
+    }
+    ushort2 ba[4], ba2[4];
+    for (int i = 0; i < 4; ++i) {
+        const ushort2 bb = MEDIAN3_OF_COLUMNS(lo, mid, hi, i);
+        ba[i] = (ushort2)(bb.x, 0);
+        ba2[i] = (ushort2)(bb.y, 0);
+    }
+    median_store4(src, dst, w, stride, y, x0, rg, ba);
+    if (y + 1 < h)
+        median_store4(src, dst, w, stride, y + 1, x0, rg2, ba2);
 #endif
 }
 
@@ -167,43 +293,43 @@ inline uchar4 median5_pixel(__global const uchar4 *src, int w, int h, int stride
     SORT2(T, q22, p32);                                                                               \
     SORT2(T, p22, p24);                                                                               \
     SORT2(T, q22, p30);                                                                               \
-    p32 = min(p32, p34);                                                                              \
+    p32 = MED_MIN(T, p32, p34);                                                                              \
     SORT2(T, p21, p31);                                                                               \
     SORT2(T, q21, p31);                                                                               \
     SORT2(T, p23, p33);                                                                               \
-    q23 = min(q23, p33);                                                                              \
+    q23 = MED_MIN(T, q23, p33);                                                                              \
     SORT2(T, p23, q21);                                                                               \
     SORT2(T, p21, p22);                                                                               \
     SORT2(T, p23, p24);                                                                               \
     SORT2(T, q21, q22);                                                                               \
     SORT2(T, q23, p30);                                                                               \
-    p31 = min(p31, p32);                                                                              \
-    p20 = max(p00, p20);                                                                              \
-    p10 = min(p10, p30);                                                                              \
+    p31 = MED_MIN(T, p31, p32);                                                                              \
+    p20 = MED_MAX(T, p00, p20);                                                                              \
+    p10 = MED_MIN(T, p10, p30);                                                                              \
     SORT2(T, p10, p20);                                                                               \
     SORT2(T, p04, p24);                                                                               \
-    p14 = min(p14, p24);                                                                              \
-    p10 = max(p04, p10);                                                                              \
-    p14 = min(p14, p20);                                                                              \
-    p22 = max(p02, p22);                                                                              \
-    p12 = min(p12, p22);                                                                              \
-    q6 = min(q6, q22);                                                                                \
+    p14 = MED_MIN(T, p14, p24);                                                                              \
+    p10 = MED_MAX(T, p04, p10);                                                                              \
+    p14 = MED_MIN(T, p14, p20);                                                                              \
+    p22 = MED_MAX(T, p02, p22);                                                                              \
+    p12 = MED_MIN(T, p12, p22);                                                                              \
+    q6 = MED_MIN(T, q6, q22);                                                                                \
     SORT2(T, q6, p12);                                                                                \
-    p10 = max(q6, p10);                                                                               \
+    p10 = MED_MAX(T, q6, p10);                                                                               \
     SORT2(T, p12, p14);                                                                               \
-    p21 = max(p01, p21);                                                                              \
-    p11 = min(p11, p31);                                                                              \
+    p21 = MED_MAX(T, p01, p21);                                                                              \
+    p11 = MED_MIN(T, p11, p31);                                                                              \
     SORT2(T, p11, p21);                                                                               \
     SORT2(T, q5, q21);                                                                                \
-    q13 = min(q13, q21);                                                                              \
-    p11 = max(q5, p11);                                                                               \
-    q13 = min(q13, p21);                                                                              \
-    p23 = max(p03, p23);                                                                              \
-    p13 = min(p13, p23);                                                                              \
-    q7 = min(q7, q23);                                                                                \
+    q13 = MED_MIN(T, q13, q21);                                                                              \
+    p11 = MED_MAX(T, q5, p11);                                                                               \
+    q13 = MED_MIN(T, q13, p21);                                                                              \
+    p23 = MED_MAX(T, p03, p23);                                                                              \
+    p13 = MED_MIN(T, p13, p23);                                                                              \
+    q7 = MED_MIN(T, q7, q23);                                                                                \
     SORT2(T, q7, p13);                                                                                \
     SORT2(T, q7, p11);                                                                                \
-    p13 = min(p13, q13);                                                                              \
+    p13 = MED_MIN(T, p13, q13);                                                                              \
     SORT2(T, q7, p10);                                                                                \
     SORT2(T, p11, p12);                                                                               \
     SORT2(T, p13, p14);                                                                               \
@@ -222,14 +348,14 @@ inline uchar4 median5_pixel(__global const uchar4 *src, int w, int h, int stride
 #define INSERT5(T, v, m0, m1, m2, m3, c0, c1, c2, c3, c4)                                          \
     {                                                                                              \
         T v_ = v;                                                                                  \
-        c0 = min(v_, m0);                                                                          \
-        v_ = max(v_, m0);                                                                          \
-        c1 = min(v_, m1);                                                                          \
-        v_ = max(v_, m1);                                                                          \
-        c2 = min(v_, m2);                                                                          \
-        v_ = max(v_, m2);                                                                          \
-        c3 = min(v_, m3);                                                                          \
-        c4 = max(v_, m3);                                                                          \
+        c0 = MED_MIN(T, v_, m0);                                                                   \
+        v_ = MED_MAX(T, v_, m0);                                                                   \
+        c1 = MED_MIN(T, v_, m1);                                                                   \
+        v_ = MED_MAX(T, v_, m1);                                                                   \
+        c2 = MED_MIN(T, v_, m2);                                                                   \
+        v_ = MED_MAX(T, v_, m2);                                                                   \
+        c3 = MED_MIN(T, v_, m3);                                                                   \
+        c4 = MED_MAX(T, v_, m3);                                                                   \
     }
 
 /* The six middle values of four shared sorted columns (m ascending). */
@@ -248,29 +374,11 @@ inline void median5_mid6(ushort2 p00, ushort2 p01, ushort2 p02, ushort2 p03, ush
 inline ushort2 median5_last(const ushort2 *m, ushort2 b0, ushort2 b1, ushort2 b2, ushort2 b3,
                             ushort2 b4)
 {
-    return min(min(min(max(m[0], b4), max(m[1], b3)), min(max(m[2], b2), max(m[3], b1))),
-               min(max(m[4], b0), m[5]));
+    return med_min_ushort2(
+        med_min_ushort2(med_min_ushort2(med_max_ushort2(m[0], b4), med_max_ushort2(m[1], b3)),
+                        med_min_ushort2(med_max_ushort2(m[2], b2), med_max_ushort2(m[3], b1))),
+        med_min_ushort2(med_max_ushort2(m[4], b0), m[5]));
 }
-
-#if !CLV_ROW
-/* Row y's four outputs from x0, from their r g and b a lanes, with the
- * source's alpha; the last work-item of a row stores only what is inside. */
-inline void median_store4(__global const uchar4 *src, __global uchar4 *dst, int w, int stride,
-                          int y, int x0, const ushort2 *rg, const ushort2 *ba)
-{
-    uchar4 o[4];
-    for (int i = 0; i < 4; ++i) {
-        o[i] = (uchar4)(convert_uchar2(rg[i]), convert_uchar2(ba[i]));
-        o[i].w = src[y * stride + min(x0 + i, w - 1)].w;
-    }
-    if (x0 + 4 <= w) {
-        CLV_STORE4(dst, stride, y, x0, o);
-    } else {
-        for (int i = 0; x0 + i < w; ++i)
-            dst[y * stride + x0 + i] = o[i];
-    }
-}
-#endif
 
 #define MEDIAN5_TILE 256
 
@@ -361,7 +469,8 @@ __kernel void median5(CLV_FRAME_ARGS)
 #undef COLUMN
     /* The channels as two pairs of 16-bit lanes (r g, then b a): twice
      * the network, each in packed 16-bit min/max, was a little faster than
-     * once in byte lanes (H100 4K: 180 -> 177 us; 7x7 463 -> 424 us). */
+     * once in byte lanes (H100 4K: 180 -> 177 us; 7x7 463 -> 424 us), and
+     * with the packed instruction forced (MED_MIN) 150 -> 118 us. */
 #define HALF_COLUMN(j, SEL)                                                                        \
     ushort2 m##j##0 = convert_ushort2((u##j##1).SEL), m##j##1 = convert_ushort2((u##j##2).SEL),    \
             m##j##2 = convert_ushort2((u##j##3).SEL), m##j##3 = convert_ushort2((u##j##4).SEL);    \
@@ -566,7 +675,7 @@ __kernel void median_radix(CLV_FRAME_ARGS, int r)
     SORT2(T, q23, p30);                                                              \
     SORT2(T, p31, p32);                                                              \
     SORT2(T, p33, p34);                                                              \
-    p35 = min(p35, p36);                                                             \
+    p35 = MED_MIN(T, p35, p36);                                                             \
     SORT2(T, p40, p50);                                                              \
     SORT2(T, p44, p54);                                                              \
     SORT2(T, p44, p50);                                                              \
@@ -584,11 +693,11 @@ __kernel void median_radix(CLV_FRAME_ARGS, int r)
     SORT2(T, p43, p45);                                                              \
     SORT2(T, q39, p51);                                                              \
     SORT2(T, p53, p55);                                                              \
-    p20 = max(p00, p20);                                                             \
+    p20 = MED_MAX(T, p00, p20);                                                             \
     SORT2(T, p10, p30);                                                              \
     SORT2(T, p10, p20);                                                              \
     SORT2(T, p04, p24);                                                              \
-    p14 = min(p14, p34);                                                             \
+    p14 = MED_MIN(T, p14, p34);                                                             \
     SORT2(T, p14, p24);                                                              \
     SORT2(T, p04, p10);                                                              \
     SORT2(T, p14, p20);                                                              \
@@ -601,17 +710,17 @@ __kernel void median_radix(CLV_FRAME_ARGS, int r)
     SORT2(T, p06, p12);                                                              \
     SORT2(T, p16, p22);                                                              \
     SORT2(T, p26, p32);                                                              \
-    p04 = max(p02, p04);                                                             \
+    p04 = MED_MAX(T, p02, p04);                                                             \
     SORT2(T, p06, p10);                                                              \
     SORT2(T, p12, p14);                                                              \
     SORT2(T, p16, p20);                                                              \
     SORT2(T, p22, p24);                                                              \
     SORT2(T, p26, p30);                                                              \
-    p21 = max(p01, p21);                                                             \
+    p21 = MED_MAX(T, p01, p21);                                                             \
     SORT2(T, p11, p31);                                                              \
     SORT2(T, p11, p21);                                                              \
     SORT2(T, p05, p25);                                                              \
-    p15 = min(p15, p35);                                                             \
+    p15 = MED_MIN(T, p15, p35);                                                             \
     SORT2(T, p15, p25);                                                              \
     SORT2(T, p05, p11);                                                              \
     SORT2(T, p15, p21);                                                              \
@@ -647,53 +756,53 @@ __kernel void median_radix(CLV_FRAME_ARGS, int r)
     SORT2(T, q39, p50);                                                              \
     SORT2(T, p51, p52);                                                              \
     SORT2(T, p53, p54);                                                              \
-    p55 = min(p55, p56);                                                             \
-    p40 = max(p20, p40);                                                             \
-    p50 = max(p10, p50);                                                             \
-    p30 = min(p30, p50);                                                             \
-    p30 = min(p30, p40);                                                             \
-    p44 = max(p04, p44);                                                             \
-    p24 = min(p24, p44);                                                             \
-    p14 = min(p14, p54);                                                             \
-    p24 = max(p14, p24);                                                             \
+    p55 = MED_MIN(T, p55, p56);                                                             \
+    p40 = MED_MAX(T, p20, p40);                                                             \
+    p50 = MED_MAX(T, p10, p50);                                                             \
+    p30 = MED_MIN(T, p30, p50);                                                             \
+    p30 = MED_MIN(T, p30, p40);                                                             \
+    p44 = MED_MAX(T, p04, p44);                                                             \
+    p24 = MED_MIN(T, p24, p44);                                                             \
+    p14 = MED_MIN(T, p14, p54);                                                             \
+    p24 = MED_MAX(T, p14, p24);                                                             \
     SORT2(T, p24, p30);                                                              \
     SORT2(T, p22, p42);                                                              \
     SORT2(T, p12, p52);                                                              \
-    p32 = min(p32, p52);                                                             \
-    p22 = max(p12, p22);                                                             \
-    p32 = min(p32, p42);                                                             \
-    p46 = max(p06, p46);                                                             \
-    p26 = min(p26, p46);                                                             \
+    p32 = MED_MIN(T, p32, p52);                                                             \
+    p22 = MED_MAX(T, p12, p22);                                                             \
+    p32 = MED_MIN(T, p32, p42);                                                             \
+    p46 = MED_MAX(T, p06, p46);                                                             \
+    p26 = MED_MIN(T, p26, p46);                                                             \
     SORT2(T, p16, p26);                                                              \
-    p22 = max(p16, p22);                                                             \
-    p26 = min(p26, p32);                                                             \
+    p22 = MED_MAX(T, p16, p22);                                                             \
+    p26 = MED_MIN(T, p26, p32);                                                             \
     SORT2(T, p22, p24);                                                              \
     SORT2(T, p26, p30);                                                              \
     SORT2(T, p21, p41);                                                              \
     SORT2(T, p11, p51);                                                              \
-    p31 = min(p31, p51);                                                             \
-    p21 = max(p11, p21);                                                             \
-    p31 = min(p31, p41);                                                             \
-    p45 = max(p05, p45);                                                             \
-    p25 = min(p25, p45);                                                             \
-    p15 = min(p15, p55);                                                             \
+    p31 = MED_MIN(T, p31, p51);                                                             \
+    p21 = MED_MAX(T, p11, p21);                                                             \
+    p31 = MED_MIN(T, p31, p41);                                                             \
+    p45 = MED_MAX(T, p05, p45);                                                             \
+    p25 = MED_MIN(T, p25, p45);                                                             \
+    p15 = MED_MIN(T, p15, p55);                                                             \
     SORT2(T, p15, p25);                                                              \
-    p21 = max(p15, p21);                                                             \
+    p21 = MED_MAX(T, p15, p21);                                                             \
     SORT2(T, p25, p31);                                                              \
-    p43 = max(p03, p43);                                                             \
+    p43 = MED_MAX(T, p03, p43);                                                             \
     SORT2(T, p23, p43);                                                              \
     SORT2(T, p13, p53);                                                              \
-    p33 = min(p33, p53);                                                             \
-    p23 = max(p13, p23);                                                             \
-    p33 = min(p33, p43);                                                             \
-    q39 = max(q7, q39);                                                              \
-    q23 = min(q23, q39);                                                             \
+    p33 = MED_MIN(T, p33, p53);                                                             \
+    p23 = MED_MAX(T, p13, p23);                                                             \
+    p33 = MED_MIN(T, p33, p43);                                                             \
+    q39 = MED_MAX(T, q7, q39);                                                              \
+    q23 = MED_MIN(T, q23, q39);                                                             \
     SORT2(T, q15, q23);                                                              \
     SORT2(T, q15, p23);                                                              \
-    q23 = min(q23, p33);                                                             \
-    p21 = max(q15, p21);                                                             \
+    q23 = MED_MIN(T, q23, p33);                                                             \
+    p21 = MED_MAX(T, q15, p21);                                                             \
     SORT2(T, p23, p25);                                                              \
-    q23 = min(q23, p31);                                                             \
+    q23 = MED_MIN(T, q23, p31);                                                             \
     SORT2(T, p21, p22);                                                              \
     SORT2(T, p23, p24);                                                              \
     SORT2(T, p25, p26);                                                              \
@@ -720,8 +829,11 @@ inline void median7_mid8(ushort2 p00, ushort2 p01, ushort2 p02, ushort2 p03, ush
 inline ushort2 median7_last(const ushort2 *m, ushort2 b0, ushort2 b1, ushort2 b2, ushort2 b3,
                             ushort2 b4, ushort2 b5, ushort2 b6)
 {
-    return min(min(min(max(m[0], b6), max(m[1], b5)), min(max(m[2], b4), max(m[3], b3))),
-               min(min(max(m[4], b2), max(m[5], b1)), min(max(m[6], b0), m[7])));
+    return med_min_ushort2(
+        med_min_ushort2(med_min_ushort2(med_max_ushort2(m[0], b6), med_max_ushort2(m[1], b5)),
+                        med_min_ushort2(med_max_ushort2(m[2], b4), med_max_ushort2(m[3], b3))),
+        med_min_ushort2(med_min_ushort2(med_max_ushort2(m[4], b2), med_max_ushort2(m[5], b1)),
+                        med_min_ushort2(med_max_ushort2(m[6], b0), m[7])));
 }
 
 /* The 7x7 median on GPUs (the row shape uses median_radix): four outputs a

@@ -118,9 +118,9 @@ def main():
         if la and lb:
             lines.append("    SORT2(T, %s, %s);" % (name(a), name(b)))
         elif la:
-            lines.append("    %s = min(%s, %s);" % (name(a), name(a), name(b)))
+            lines.append("    %s = MED_MIN(T, %s, %s);" % (name(a), name(a), name(b)))
         else:
-            lines.append("    %s = max(%s, %s);" % (name(b), name(a), name(b)))
+            lines.append("    %s = MED_MAX(T, %s, %s);" % (name(b), name(a), name(b)))
     lines.append("    " + " ".join("m%d = %s;" % (i, name(o)) for i, o in enumerate(OUTS)))
     w = max(len(l) for l in lines) + 1
     print(" \\\n".join(l.ljust(w) for l in lines[:-1]) + " \\\n" + lines[-1])

@@ -25,6 +25,7 @@ struct clv_context {
     int profiling;
     int row_shape;      /* CPU device: one row per work-item */
     int correct_div;    /* device divides floats correctly rounded */
+    int nv_sm;          /* NVIDIA compute capability as 10 * major + minor; 0: not NVIDIA */
     int shared_staging; /* the stage's frames live in fine-grained SVM (no copies) */
     double watchdog_s;  /* see clv_context_options; < 0: none */
     int hung;           /* a watchdog fired: no more OpenCL calls on teardown */

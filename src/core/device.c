@@ -6,6 +6,8 @@
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include "clvid_internal.h"
 
+#include <CL/cl_ext.h>
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,6 +301,25 @@ static int context_open(const clv_context_options *options, const clv_device_inf
     cl_device_fp_config fp = 0;
     clGetDeviceInfo(ctx->dev.device_id, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
     ctx->correct_div = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+
+    /* NVIDIA's compute capability (cl_nv_device_attribute_query), for the
+     * kernels' packed 16-bit min/max of sm_90 (CLV_NV_SM). */
+    size_t ext_size = 0;
+    char *ext = NULL;
+    if (clGetDeviceInfo(ctx->dev.device_id, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_size) ==
+            CL_SUCCESS &&
+        (ext = calloc(ext_size + 1, 1)) &&
+        clGetDeviceInfo(ctx->dev.device_id, CL_DEVICE_EXTENSIONS, ext_size, ext, NULL) ==
+            CL_SUCCESS &&
+        strstr(ext, "cl_nv_device_attribute_query")) {
+        cl_uint major = 0, minor = 0;
+        if (clGetDeviceInfo(ctx->dev.device_id, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV,
+                            sizeof major, &major, NULL) == CL_SUCCESS &&
+            clGetDeviceInfo(ctx->dev.device_id, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV,
+                            sizeof minor, &minor, NULL) == CL_SUCCESS)
+            ctx->nv_sm = (int)(10 * major + minor);
+    }
+    free(ext);
 
     /* Shared staging where the device computes in the host's memory and can
      * share a buffer with it at every point (fine-grained SVM): a CPU. A

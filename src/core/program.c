@@ -292,8 +292,8 @@ static int build(clv_context *ctx, const char *family, cl_program *out, clv_msg 
         return err;
     }
     char options[256];
-    snprintf(options, sizeof options, "-cl-std=CL1.2 -DCLV_ROW=%d -DCLV_PX=%d", ctx->row_shape,
-             CLV__GPU_PX);
+    snprintf(options, sizeof options, "-cl-std=CL1.2 -DCLV_ROW=%d -DCLV_PX=%d -DCLV_NV_SM=%d",
+             ctx->row_shape, CLV__GPU_PX, ctx->nv_sm);
 
     /* The key names everything that makes a binary differ. */
     uint64_t h = fnv1a(FNV_BASIS, src, len);
