@@ -84,16 +84,69 @@ inline uchar4 median3_pixel(__global const uchar4 *src, int w, int h, int stride
 }
 
 #if !CLV_ROW
-/* Row y's four outputs from x0, from their r g and b a lanes, with the
- * source's alpha; the last work-item of a row stores only what is inside. */
+/* The GPU shape's byte <-> 16-bit lane moves. On NVIDIA devices one PTX
+ * prmt each (the compiler made convert_ushort2 of a uchar4's .xy five
+ * instructions; H100 4K: 3x3 45 -> 36 us, 5x5 96 -> 87, 7x7 314 -> 283),
+ * elsewhere 32-bit masks and shifts. med_rg(p): (r, g) of p; med_b(p):
+ * (b of p, 0); med_blue2(p, q): (b of p, b of q); med_pixel: the pixel of r
+ * and g from rg, b from lane `lane` of bb, alpha from a. */
+#if CLV_NV_SM
+inline uint med_prmt(uint a, uint b, uint sel)
+{
+    uint d;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
+    return d;
+}
+inline ushort2 med_rg(uchar4 p)
+{
+    return as_ushort2(med_prmt(as_uint(p), 0u, 0x4140u));
+}
+inline ushort2 med_b(uchar4 p)
+{
+    return as_ushort2(med_prmt(as_uint(p), 0u, 0x4442u));
+}
+inline ushort2 med_blue2(uchar4 p, uchar4 q)
+{
+    return as_ushort2(med_prmt(as_uint(p), as_uint(q), 0x7672u) & 0x00ff00ffu);
+}
+inline uchar4 med_pixel(ushort2 rg, ushort2 bb, int lane, uchar4 a)
+{
+    const uint t = med_prmt(as_uint(rg), as_uint(bb), lane ? 0x7620u : 0x7420u);
+    return as_uchar4(med_prmt(t, as_uint(a), 0x7210u));
+}
+#else
+inline ushort2 med_rg(uchar4 p)
+{
+    const uint v = as_uint(p);
+    return as_ushort2((v & 0xffu) | ((v & 0xff00u) << 8));
+}
+inline ushort2 med_b(uchar4 p)
+{
+    return as_ushort2((as_uint(p) >> 16) & 0xffu);
+}
+inline ushort2 med_blue2(uchar4 p, uchar4 q)
+{
+    return as_ushort2(((as_uint(p) >> 16) & 0xffu) | (as_uint(q) & 0xff0000u));
+}
+inline uchar4 med_pixel(ushort2 rg, ushort2 bb, int lane, uchar4 a)
+{
+    const uint g = as_uint(rg), b = lane ? as_uint(bb) & 0xff0000u : as_uint(bb) << 16;
+    return as_uchar4((g & 0xffu) | ((g >> 8) & 0xff00u) | (b & 0xff0000u) |
+                     (as_uint(a) & 0xff000000u));
+}
+#endif
+
+/* Row y's four outputs from x0: r and g from rg, b from lane `lane` of bb,
+ * alpha from centre (the source's pixels x0.., or NULL: read them); the last
+ * work-item of a row stores only what is inside. */
 inline void median_store4(__global const uchar4 *src, __global uchar4 *dst, int w, int stride,
-                          int y, int x0, const ushort2 *rg, const ushort2 *ba)
+                          int y, int x0, const ushort2 *rg, const ushort2 *bb, int lane,
+                          const uchar4 *centre)
 {
     uchar4 o[4];
-    for (int i = 0; i < 4; ++i) {
-        o[i] = (uchar4)(convert_uchar2(rg[i]), convert_uchar2(ba[i]));
-        o[i].w = src[y * stride + min(x0 + i, w - 1)].w;
-    }
+    for (int i = 0; i < 4; ++i)
+        o[i] = med_pixel(rg[i], bb[i], lane,
+                         centre ? centre[i] : src[y * stride + min(x0 + i, w - 1)]);
     if (x0 + 4 <= w) {
         CLV_STORE4(dst, stride, y, x0, o);
     } else {
@@ -158,14 +211,14 @@ __kernel void median3(CLV_FRAME_ARGS)
     }
     ushort2 lo[6], mid[6], hi[6], lo2[6], mid2[6], hi2[6];
     for (int j = 0; j < 6; ++j) {
-        ushort2 m0 = convert_ushort2(u1[j].xy), m1 = convert_ushort2(u2[j].xy);
+        ushort2 m0 = med_rg(u1[j]), m1 = med_rg(u2[j]);
         SORT2(ushort2, m0, m1);
-        ushort2 v = convert_ushort2(u0[j].xy);
+        ushort2 v = med_rg(u0[j]);
         lo[j] = MED_MIN(ushort2, v, m0);
         v = MED_MAX(ushort2, v, m0);
         mid[j] = MED_MIN(ushort2, v, m1);
         hi[j] = MED_MAX(ushort2, v, m1);
-        v = convert_ushort2(u3[j].xy);
+        v = med_rg(u3[j]);
         lo2[j] = MED_MIN(ushort2, v, m0);
         v = MED_MAX(ushort2, v, m0);
         mid2[j] = MED_MIN(ushort2, v, m1);
@@ -177,8 +230,8 @@ __kernel void median3(CLV_FRAME_ARGS)
         rg2[i] = MEDIAN3_OF_COLUMNS(lo2, mid2, hi2, i);
     }
     for (int j = 0; j < 6; ++j) {
-        ushort2 a = (ushort2)(u0[j].z, u1[j].z), b = (ushort2)(u1[j].z, u2[j].z),
-                c = (ushort2)(u2[j].z, u3[j].z);
+        ushort2 a = med_blue2(u0[j], u1[j]), b = med_blue2(u1[j], u2[j]),
+                c = med_blue2(u2[j], u3[j]);
         SORT2(ushort2, a, b);
         SORT2(ushort2, b, c);
         SORT2(ushort2, a, b);
@@ -186,15 +239,12 @@ __kernel void median3(CLV_FRAME_ARGS)
         mid[j] = b;
         hi[j] = c;
     }
-    ushort2 ba[4], ba2[4];
-    for (int i = 0; i < 4; ++i) {
-        const ushort2 bb = MEDIAN3_OF_COLUMNS(lo, mid, hi, i);
-        ba[i] = (ushort2)(bb.x, 0);
-        ba2[i] = (ushort2)(bb.y, 0);
-    }
-    median_store4(src, dst, w, stride, y, x0, rg, ba);
+    ushort2 bb[4];
+    for (int i = 0; i < 4; ++i)
+        bb[i] = MEDIAN3_OF_COLUMNS(lo, mid, hi, i);
+    median_store4(src, dst, w, stride, y, x0, rg, bb, 0, u1 + 1);
     if (y + 1 < h)
-        median_store4(src, dst, w, stride, y + 1, x0, rg2, ba2);
+        median_store4(src, dst, w, stride, y + 1, x0, rg2, bb, 1, u2 + 1);
 #endif
 }
 
@@ -467,20 +517,20 @@ __kernel void median5(CLV_FRAME_ARGS)
     COLUMN(6);
     COLUMN(7);
 #undef COLUMN
-    /* The channels as two pairs of 16-bit lanes (r g, then b a): twice
-     * the network, each in packed 16-bit min/max, was a little faster than
-     * once in byte lanes (H100 4K: 180 -> 177 us; 7x7 463 -> 424 us), and
-     * with the packed instruction forced (MED_MIN) 150 -> 118 us. */
+    /* r and g of both rows as one pair of 16-bit lanes (packed 16-bit
+     * min/max, a little faster than all four channels in byte lanes: H100
+     * 4K 180 -> 177 us; 7x7 463 -> 424 us); with the packed instruction
+     * forced (MED_MIN) 150 -> 118 us. */
 #define HALF_COLUMN(j, SEL)                                                                        \
-    ushort2 m##j##0 = convert_ushort2((u##j##1).SEL), m##j##1 = convert_ushort2((u##j##2).SEL),    \
-            m##j##2 = convert_ushort2((u##j##3).SEL), m##j##3 = convert_ushort2((u##j##4).SEL);    \
+    ushort2 m##j##0 = SEL(u##j##1), m##j##1 = SEL(u##j##2), m##j##2 = SEL(u##j##3),                \
+            m##j##3 = SEL(u##j##4);                                                                \
     SORT4(ushort2, m##j##0, m##j##1, m##j##2, m##j##3);                                            \
     ushort2 p##j##0, p##j##1, p##j##2, p##j##3, p##j##4, q##j##0, q##j##1, q##j##2, q##j##3,       \
         q##j##4;                                                                                   \
-    INSERT5(ushort2, convert_ushort2((u##j##0).SEL), m##j##0, m##j##1, m##j##2, m##j##3, p##j##0,  \
-            p##j##1, p##j##2, p##j##3, p##j##4);                                                   \
-    INSERT5(ushort2, convert_ushort2((u##j##5).SEL), m##j##0, m##j##1, m##j##2, m##j##3, q##j##0,  \
-            q##j##1, q##j##2, q##j##3, q##j##4)
+    INSERT5(ushort2, SEL(u##j##0), m##j##0, m##j##1, m##j##2, m##j##3, p##j##0, p##j##1, p##j##2,  \
+            p##j##3, p##j##4);                                                                     \
+    INSERT5(ushort2, SEL(u##j##5), m##j##0, m##j##1, m##j##2, m##j##3, q##j##0, q##j##1, q##j##2,  \
+            q##j##3, q##j##4)
 #define FOUR(P, o)                                                                                 \
     {                                                                                              \
         ushort2 m[6], n[6];                                                                        \
@@ -495,28 +545,45 @@ __kernel void median5(CLV_FRAME_ARGS)
         o[2] = median5_last(n, P##2##0, P##2##1, P##2##2, P##2##3, P##2##4);                       \
         o[3] = median5_last(n, P##7##0, P##7##1, P##7##2, P##7##3, P##7##4);                       \
     }
-#define HALF(SEL, o, o2)                                                                           \
-    {                                                                                              \
-        HALF_COLUMN(0, SEL);                                                                       \
-        HALF_COLUMN(1, SEL);                                                                       \
-        HALF_COLUMN(2, SEL);                                                                       \
-        HALF_COLUMN(3, SEL);                                                                       \
-        HALF_COLUMN(4, SEL);                                                                       \
-        HALF_COLUMN(5, SEL);                                                                       \
-        HALF_COLUMN(6, SEL);                                                                       \
-        HALF_COLUMN(7, SEL);                                                                       \
-        FOUR(p, o);                                                                                \
-        FOUR(q, o2);                                                                               \
+    ushort2 rg[4], rg2[4], bb[4];
+    {
+        HALF_COLUMN(0, med_rg);
+        HALF_COLUMN(1, med_rg);
+        HALF_COLUMN(2, med_rg);
+        HALF_COLUMN(3, med_rg);
+        HALF_COLUMN(4, med_rg);
+        HALF_COLUMN(5, med_rg);
+        HALF_COLUMN(6, med_rg);
+        HALF_COLUMN(7, med_rg);
+        FOUR(p, rg);
+        FOUR(q, rg2);
     }
-    ushort2 rg[4], ba[4], rg2[4], ba2[4];
-    HALF(xy, rg, rg2);
-    HALF(zw, ba, ba2);
-#undef HALF
+    /* Blue of row y and of row y + 1 in the two lanes of one pass (a
+     * plain sorted five for each, as they share no rows' sort): a quarter
+     * fewer min/max than b and a as a second pair, 118 -> 96 us. Alpha is
+     * copied, never sorted. */
+#define BLUE_COLUMN(j)                                                                             \
+    ushort2 p##j##0 = med_blue2(u##j##0, u##j##1), p##j##1 = med_blue2(u##j##1, u##j##2),          \
+            p##j##2 = med_blue2(u##j##2, u##j##3), p##j##3 = med_blue2(u##j##3, u##j##4),          \
+            p##j##4 = med_blue2(u##j##4, u##j##5);                                                 \
+    SORT5(ushort2, p##j##0, p##j##1, p##j##2, p##j##3, p##j##4)
+    {
+        BLUE_COLUMN(0);
+        BLUE_COLUMN(1);
+        BLUE_COLUMN(2);
+        BLUE_COLUMN(3);
+        BLUE_COLUMN(4);
+        BLUE_COLUMN(5);
+        BLUE_COLUMN(6);
+        BLUE_COLUMN(7);
+        FOUR(p, bb);
+    }
+#undef BLUE_COLUMN
 #undef FOUR
 #undef HALF_COLUMN
-    median_store4(src, dst, w, stride, y, x0, rg, ba);
+    median_store4(src, dst, w, stride, y, x0, rg, bb, 0, NULL);
     if (y + 1 < h)
-        median_store4(src, dst, w, stride, y + 1, x0, rg2, ba2);
+        median_store4(src, dst, w, stride, y + 1, x0, rg2, bb, 1, NULL);
 #endif
 }
 
@@ -870,10 +937,9 @@ __kernel void median7(CLV_FRAME_ARGS)
 #undef COLUMN
     /* In 16-bit lanes, as median5. */
 #define HALF_COLUMN(j, SEL)                                                                        \
-    ushort2 p##j##0 = convert_ushort2((u##j##0).SEL), p##j##1 = convert_ushort2((u##j##1).SEL),    \
-            p##j##2 = convert_ushort2((u##j##2).SEL), p##j##3 = convert_ushort2((u##j##3).SEL),    \
-            p##j##4 = convert_ushort2((u##j##4).SEL), p##j##5 = convert_ushort2((u##j##5).SEL),    \
-            p##j##6 = convert_ushort2((u##j##6).SEL);                                              \
+    ushort2 p##j##0 = SEL(u##j##0), p##j##1 = SEL(u##j##1), p##j##2 = SEL(u##j##2),                \
+            p##j##3 = SEL(u##j##3), p##j##4 = SEL(u##j##4), p##j##5 = SEL(u##j##5),                \
+            p##j##6 = SEL(u##j##6);                                                                \
     SORT7(ushort2, p##j##0, p##j##1, p##j##2, p##j##3, p##j##4, p##j##5, p##j##6)
 #define COLS6(a, b, c, d, e, f)                                                                    \
     p##a##0, p##a##1, p##a##2, p##a##3, p##a##4, p##a##5, p##a##6, p##b##0, p##b##1, p##b##2,      \
@@ -903,12 +969,12 @@ __kernel void median7(CLV_FRAME_ARGS)
         o[3] = median7_last(n, COL(9));                                                            \
     }
     ushort2 rg[4], ba[4];
-    HALF(xy, rg);
-    HALF(zw, ba);
+    HALF(med_rg, rg);
+    HALF(med_b, ba);
 #undef HALF
 #undef HALF_COLUMN
 #undef COLS6
 #undef COL
-    median_store4(src, dst, w, stride, y, x0, rg, ba);
+    median_store4(src, dst, w, stride, y, x0, rg, ba, 0, NULL);
 #endif
 }
