@@ -18,7 +18,7 @@ inline uchar4 conv_pixel(__global const uchar4 *src, int w, int h, int stride, _
     for (int dy = 0; dy < n; ++dy) {
         const int yy = clamp(y + dy - r, 0, h - 1) * stride;
         for (int dx = 0; dx < n; ++dx)
-            s += coef[dy * n + dx] * convert_int4(src[yy + clamp(x + dx - r, 0, w - 1)]);
+            s += coef[dy * n + dx] * clv_int4(src[yy + clamp(x + dx - r, 0, w - 1)]);
     }
     return (uchar4)(conv_finish(s.x, div, inv, bias), conv_finish(s.y, div, inv, bias),
                     conv_finish(s.z, div, inv, bias), src[y * stride + x].w);
@@ -36,11 +36,9 @@ __kernel void convolve(CLV_FRAME_ARGS, __constant int *coef, int n, int div, int
         uchar4 o[4];
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            const int4 s = k0 * convert_int4(a[i]) + k1 * convert_int4(a[i + 1]) +
-                           k2 * convert_int4(a[i + 2]) + k3 * convert_int4(b[i]) +
-                           k4 * convert_int4(b[i + 1]) + k5 * convert_int4(b[i + 2]) +
-                           k6 * convert_int4(c[i]) + k7 * convert_int4(c[i + 1]) +
-                           k8 * convert_int4(c[i + 2]);
+            const int4 s = k0 * clv_int4(a[i]) + k1 * clv_int4(a[i + 1]) + k2 * clv_int4(a[i + 2]) +
+                           k3 * clv_int4(b[i]) + k4 * clv_int4(b[i + 1]) + k5 * clv_int4(b[i + 2]) +
+                           k6 * clv_int4(c[i]) + k7 * clv_int4(c[i + 1]) + k8 * clv_int4(c[i + 2]);
             o[i] = (uchar4)(conv_finish(s.x, div, inv, bias), conv_finish(s.y, div, inv, bias),
                             conv_finish(s.z, div, inv, bias), b[i + 1].w);
         }

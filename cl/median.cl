@@ -91,28 +91,22 @@ inline uchar4 median3_pixel(__global const uchar4 *src, int w, int h, int stride
  * (b of p, 0); med_blue2(p, q): (b of p, b of q); med_pixel: the pixel of r
  * and g from rg, b from lane `lane` of bb, alpha from a. */
 #if CLV_NV_SM
-inline uint med_prmt(uint a, uint b, uint sel)
-{
-    uint d;
-    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
-    return d;
-}
 inline ushort2 med_rg(uchar4 p)
 {
-    return as_ushort2(med_prmt(as_uint(p), 0u, 0x4140u));
+    return as_ushort2(clv_prmt(as_uint(p), 0u, 0x4140u));
 }
 inline ushort2 med_b(uchar4 p)
 {
-    return as_ushort2(med_prmt(as_uint(p), 0u, 0x4442u));
+    return as_ushort2(clv_prmt(as_uint(p), 0u, 0x4442u));
 }
 inline ushort2 med_blue2(uchar4 p, uchar4 q)
 {
-    return as_ushort2(med_prmt(as_uint(p), as_uint(q), 0x7672u) & 0x00ff00ffu);
+    return as_ushort2(clv_prmt(as_uint(p), as_uint(q), 0x7672u) & 0x00ff00ffu);
 }
 inline uchar4 med_pixel(ushort2 rg, ushort2 bb, int lane, uchar4 a)
 {
-    const uint t = med_prmt(as_uint(rg), as_uint(bb), lane ? 0x7620u : 0x7420u);
-    return as_uchar4(med_prmt(t, as_uint(a), 0x7210u));
+    const uint t = clv_prmt(as_uint(rg), as_uint(bb), lane ? 0x7620u : 0x7420u);
+    return as_uchar4(clv_prmt(t, as_uint(a), 0x7210u));
 }
 #else
 inline ushort2 med_rg(uchar4 p)

@@ -50,11 +50,9 @@ inline int4 prewitt_m(__global const uchar4 *src, int w, int h, int stride, int 
     const int ym = clamp(y - 1, 0, h - 1) * stride, y0 = y * stride,
               yp = clamp(y + 1, 0, h - 1) * stride;
     const int xm = clamp(x - 1, 0, w - 1), xp = clamp(x + 1, 0, w - 1);
-    const int4 a = convert_int4(src[ym + xm]), b = convert_int4(src[ym + x]),
-               c = convert_int4(src[ym + xp]);
-    const int4 d = convert_int4(src[y0 + xm]), f = convert_int4(src[y0 + xp]);
-    const int4 g = convert_int4(src[yp + xm]), hh = convert_int4(src[yp + x]),
-               k = convert_int4(src[yp + xp]);
+    const int4 a = clv_int4(src[ym + xm]), b = clv_int4(src[ym + x]), c = clv_int4(src[ym + xp]);
+    const int4 d = clv_int4(src[y0 + xm]), f = clv_int4(src[y0 + xp]);
+    const int4 g = clv_int4(src[yp + xm]), hh = clv_int4(src[yp + x]), k = clv_int4(src[yp + xp]);
     const int4 gx = (c + f + k) - (a + d + g);
     const int4 gy = (g + hh + k) - (a + b + c);
     return gx * gx + gy * gy;
@@ -134,8 +132,8 @@ inline void prewitt_body(CLV_FRAME_ARGS, ulong p2, int delta, const int unit)
         int4 col_sum[6], col_diff[6];
 #pragma unroll
         for (int i = 0; i < 6; ++i) {
-            col_sum[i] = convert_int4(a[i]) + convert_int4(b[i]) + convert_int4(c[i]);
-            col_diff[i] = convert_int4(c[i]) - convert_int4(a[i]);
+            col_sum[i] = clv_int4(a[i]) + clv_int4(b[i]) + clv_int4(c[i]);
+            col_diff[i] = clv_int4(c[i]) - clv_int4(a[i]);
         }
         uchar4 o[4];
 #pragma unroll
