@@ -3,10 +3,7 @@
  * along a row on CPUs. */
 
 /* min and max by the type's name: T is uchar, uchar4 or ushort2 (two
- * 16-bit lanes, the GPU shape's channels in pairs). NVIDIA's compiler splits
- * ushort2 min/max into one-lane operations (the SASS shows VIMNMX.U16x2 with
- * one lane used); on sm_90 and later they are the packed PTX instruction
- * itself. */
+ * 16-bit lanes, the GPU shape's channels in pairs: clv_min16x2). */
 #define MED_MIN(T, a, b) med_min_##T(a, b)
 #define MED_MAX(T, a, b) med_max_##T(a, b)
 inline uchar med_min_uchar(uchar a, uchar b)
@@ -25,29 +22,14 @@ inline uchar4 med_max_uchar4(uchar4 a, uchar4 b)
 {
     return max(a, b);
 }
-#if CLV_NV_SM >= 90
 inline ushort2 med_min_ushort2(ushort2 a, ushort2 b)
 {
-    uint d;
-    asm("min.u16x2 %0, %1, %2;" : "=r"(d) : "r"(as_uint(a)), "r"(as_uint(b)));
-    return as_ushort2(d);
+    return clv_min16x2(a, b);
 }
 inline ushort2 med_max_ushort2(ushort2 a, ushort2 b)
 {
-    uint d;
-    asm("max.u16x2 %0, %1, %2;" : "=r"(d) : "r"(as_uint(a)), "r"(as_uint(b)));
-    return as_ushort2(d);
+    return clv_max16x2(a, b);
 }
-#else
-inline ushort2 med_min_ushort2(ushort2 a, ushort2 b)
-{
-    return min(a, b);
-}
-inline ushort2 med_max_ushort2(ushort2 a, ushort2 b)
-{
-    return max(a, b);
-}
-#endif
 
 #define SORT2(T, a, b)                                                                             \
     {                                                                                              \
@@ -84,52 +66,6 @@ inline uchar4 median3_pixel(__global const uchar4 *src, int w, int h, int stride
 }
 
 #if !CLV_ROW
-/* The GPU shape's byte <-> 16-bit lane moves. On NVIDIA devices one PTX
- * prmt each (the compiler made convert_ushort2 of a uchar4's .xy five
- * instructions; H100 4K: 3x3 45 -> 36 us, 5x5 96 -> 87, 7x7 314 -> 283),
- * elsewhere 32-bit masks and shifts. med_rg(p): (r, g) of p; med_b(p):
- * (b of p, 0); med_blue2(p, q): (b of p, b of q); med_pixel: the pixel of r
- * and g from rg, b from lane `lane` of bb, alpha from a. */
-#if CLV_NV_SM
-inline ushort2 med_rg(uchar4 p)
-{
-    return as_ushort2(clv_prmt(as_uint(p), 0u, 0x4140u));
-}
-inline ushort2 med_b(uchar4 p)
-{
-    return as_ushort2(clv_prmt(as_uint(p), 0u, 0x4442u));
-}
-inline ushort2 med_blue2(uchar4 p, uchar4 q)
-{
-    return as_ushort2(clv_prmt(as_uint(p), as_uint(q), 0x7672u) & 0x00ff00ffu);
-}
-inline uchar4 med_pixel(ushort2 rg, ushort2 bb, int lane, uchar4 a)
-{
-    const uint t = clv_prmt(as_uint(rg), as_uint(bb), lane ? 0x7620u : 0x7420u);
-    return as_uchar4(clv_prmt(t, as_uint(a), 0x7210u));
-}
-#else
-inline ushort2 med_rg(uchar4 p)
-{
-    const uint v = as_uint(p);
-    return as_ushort2((v & 0xffu) | ((v & 0xff00u) << 8));
-}
-inline ushort2 med_b(uchar4 p)
-{
-    return as_ushort2((as_uint(p) >> 16) & 0xffu);
-}
-inline ushort2 med_blue2(uchar4 p, uchar4 q)
-{
-    return as_ushort2(((as_uint(p) >> 16) & 0xffu) | (as_uint(q) & 0xff0000u));
-}
-inline uchar4 med_pixel(ushort2 rg, ushort2 bb, int lane, uchar4 a)
-{
-    const uint g = as_uint(rg), b = lane ? as_uint(bb) & 0xff0000u : as_uint(bb) << 16;
-    return as_uchar4((g & 0xffu) | ((g >> 8) & 0xff00u) | (b & 0xff0000u) |
-                     (as_uint(a) & 0xff000000u));
-}
-#endif
-
 /* Row y's four outputs from x0: r and g from rg, b from lane `lane` of bb,
  * alpha from centre (the source's pixels x0.., or NULL: read them); the last
  * work-item of a row stores only what is inside. */
@@ -139,7 +75,7 @@ inline void median_store4(__global const uchar4 *src, __global uchar4 *dst, int 
 {
     uchar4 o[4];
     for (int i = 0; i < 4; ++i)
-        o[i] = med_pixel(rg[i], bb[i], lane,
+        o[i] = clv_pixel(rg[i], bb[i], lane,
                          centre ? centre[i] : src[y * stride + min(x0 + i, w - 1)]);
     if (x0 + 4 <= w) {
         CLV_STORE4(dst, stride, y, x0, o);
@@ -205,14 +141,14 @@ __kernel void median3(CLV_FRAME_ARGS)
     }
     ushort2 lo[6], mid[6], hi[6], lo2[6], mid2[6], hi2[6];
     for (int j = 0; j < 6; ++j) {
-        ushort2 m0 = med_rg(u1[j]), m1 = med_rg(u2[j]);
+        ushort2 m0 = clv_rg(u1[j]), m1 = clv_rg(u2[j]);
         SORT2(ushort2, m0, m1);
-        ushort2 v = med_rg(u0[j]);
+        ushort2 v = clv_rg(u0[j]);
         lo[j] = MED_MIN(ushort2, v, m0);
         v = MED_MAX(ushort2, v, m0);
         mid[j] = MED_MIN(ushort2, v, m1);
         hi[j] = MED_MAX(ushort2, v, m1);
-        v = med_rg(u3[j]);
+        v = clv_rg(u3[j]);
         lo2[j] = MED_MIN(ushort2, v, m0);
         v = MED_MAX(ushort2, v, m0);
         mid2[j] = MED_MIN(ushort2, v, m1);
@@ -224,8 +160,8 @@ __kernel void median3(CLV_FRAME_ARGS)
         rg2[i] = MEDIAN3_OF_COLUMNS(lo2, mid2, hi2, i);
     }
     for (int j = 0; j < 6; ++j) {
-        ushort2 a = med_blue2(u0[j], u1[j]), b = med_blue2(u1[j], u2[j]),
-                c = med_blue2(u2[j], u3[j]);
+        ushort2 a = clv_blue2(u0[j], u1[j]), b = clv_blue2(u1[j], u2[j]),
+                c = clv_blue2(u2[j], u3[j]);
         SORT2(ushort2, a, b);
         SORT2(ushort2, b, c);
         SORT2(ushort2, a, b);
@@ -541,14 +477,14 @@ __kernel void median5(CLV_FRAME_ARGS)
     }
     ushort2 rg[4], rg2[4], bb[4];
     {
-        HALF_COLUMN(0, med_rg);
-        HALF_COLUMN(1, med_rg);
-        HALF_COLUMN(2, med_rg);
-        HALF_COLUMN(3, med_rg);
-        HALF_COLUMN(4, med_rg);
-        HALF_COLUMN(5, med_rg);
-        HALF_COLUMN(6, med_rg);
-        HALF_COLUMN(7, med_rg);
+        HALF_COLUMN(0, clv_rg);
+        HALF_COLUMN(1, clv_rg);
+        HALF_COLUMN(2, clv_rg);
+        HALF_COLUMN(3, clv_rg);
+        HALF_COLUMN(4, clv_rg);
+        HALF_COLUMN(5, clv_rg);
+        HALF_COLUMN(6, clv_rg);
+        HALF_COLUMN(7, clv_rg);
         FOUR(p, rg);
         FOUR(q, rg2);
     }
@@ -557,9 +493,9 @@ __kernel void median5(CLV_FRAME_ARGS)
      * fewer min/max than b and a as a second pair, 118 -> 96 us. Alpha is
      * copied, never sorted. */
 #define BLUE_COLUMN(j)                                                                             \
-    ushort2 p##j##0 = med_blue2(u##j##0, u##j##1), p##j##1 = med_blue2(u##j##1, u##j##2),          \
-            p##j##2 = med_blue2(u##j##2, u##j##3), p##j##3 = med_blue2(u##j##3, u##j##4),          \
-            p##j##4 = med_blue2(u##j##4, u##j##5);                                                 \
+    ushort2 p##j##0 = clv_blue2(u##j##0, u##j##1), p##j##1 = clv_blue2(u##j##1, u##j##2),          \
+            p##j##2 = clv_blue2(u##j##2, u##j##3), p##j##3 = clv_blue2(u##j##3, u##j##4),          \
+            p##j##4 = clv_blue2(u##j##4, u##j##5);                                                 \
     SORT5(ushort2, p##j##0, p##j##1, p##j##2, p##j##3, p##j##4)
     {
         BLUE_COLUMN(0);
@@ -963,8 +899,8 @@ __kernel void median7(CLV_FRAME_ARGS)
         o[3] = median7_last(n, COL(9));                                                            \
     }
     ushort2 rg[4], ba[4];
-    HALF(med_rg, rg);
-    HALF(med_b, ba);
+    HALF(clv_rg, rg);
+    HALF(clv_b, ba);
 #undef HALF
 #undef HALF_COLUMN
 #undef COLS6

@@ -72,16 +72,28 @@ __kernel void morph(CLV_FRAME_ARGS, int r, int dilate)
     if (r == 1) {
         CLV_WIN3(src, w, h, stride,
                  dst[y * stride + x] = morph_pixel(src, w, h, stride, 1, dilate, x, y));
-        uchar4 col[6], o[4];
-#pragma unroll
-        for (int i = 0; i < 6; ++i)
-            col[i] = dilate ? max(max(a[i], b[i]), c[i]) : min(min(a[i], b[i]), c[i]);
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            o[i] = dilate ? max(max(col[i], col[i + 1]), col[i + 2])
-                          : min(min(col[i], col[i + 1]), col[i + 2]);
-            o[i].w = b[i + 1].w;
-        }
+        /* r g and b in 16-bit lanes (packed min/max on NVIDIA, where
+         * uchar4 min/max became a byte extraction and an operation per
+         * channel; H100 4K erode 39.1 -> 29.7-30.0 us, dilate 36.7 -> 28.1-28.2). */
+#define MORPH3(op, a, b, c) op(op(a, b), c)
+#define MORPH_R1(op)                                                                               \
+    {                                                                                              \
+        ushort2 rg[6], bl[6];                                                                      \
+        for (int i = 0; i < 6; ++i) {                                                              \
+            rg[i] = MORPH3(op, clv_rg(a[i]), clv_rg(b[i]), clv_rg(c[i]));                          \
+            bl[i] = MORPH3(op, clv_b(a[i]), clv_b(b[i]), clv_b(c[i]));                             \
+        }                                                                                          \
+        for (int i = 0; i < 4; ++i)                                                                \
+            o[i] = clv_pixel(MORPH3(op, rg[i], rg[i + 1], rg[i + 2]),                              \
+                             MORPH3(op, bl[i], bl[i + 1], bl[i + 2]), 0, b[i + 1]);                \
+    }
+        uchar4 o[4];
+        if (dilate)
+            MORPH_R1(clv_max16x2)
+        else
+            MORPH_R1(clv_min16x2)
+#undef MORPH_R1
+#undef MORPH3
         CLV_STORE4(dst, stride, y, x0, o);
         return;
     }
