@@ -27,22 +27,53 @@ inline uchar4 conv_pixel(__global const uchar4 *src, int w, int h, int stride, _
 __kernel void convolve(CLV_FRAME_ARGS, __constant int *coef, int n, int div, int bias, float inv)
 {
 #if !CLV_ROW
-    if (n == 3) { /* four pixels from one 3 x 6 neighbourhood, coefficients held */
-        CLV_WIN3(src, w, h, stride,
-                 dst[y * stride + x] =
-                     conv_pixel(src, w, h, stride, coef, 3, div, inv, bias, x, y));
+    if (n == 3) {
+        /* Four pixels in each of two rows a work-item from one 4 x 6
+         * neighbourhood, coefficients held: the rows share the middle two
+         * rows' loads and byte moves (H100 4K: identity 40.5-41.6 -> 36.9-37.4
+         * us, sharpen 36.0 -> 33.0). */
+        const int y = (int)get_global_id(1) * 2, x0 = (int)get_global_id(0) * 4;
+        if (y >= h || x0 >= w)
+            return;
+        if (x0 + 4 >= w) {
+            for (int yy = y; yy < min(y + 2, h); ++yy)
+                for (int x = x0; x < w; ++x)
+                    dst[yy * stride + x] =
+                        conv_pixel(src, w, h, stride, coef, 3, div, inv, bias, x, yy);
+            return;
+        }
+        uchar4 a[6], b[6], c[6], d[6];
+        CLV_WIN3_ROW(src, stride, max(y - 1, 0), x0, a);
+        CLV_WIN3_ROW(src, stride, y, x0, b);
+        CLV_WIN3_ROW(src, stride, min(y + 1, h - 1), x0, c);
+        CLV_WIN3_ROW(src, stride, min(y + 2, h - 1), x0, d);
+        int4 pa[6], pb[6], pc[6], pd[6];
+#pragma unroll
+        for (int i = 0; i < 6; ++i) {
+            pa[i] = clv_int4(a[i]);
+            pb[i] = clv_int4(b[i]);
+            pc[i] = clv_int4(c[i]);
+            pd[i] = clv_int4(d[i]);
+        }
         const int k0 = coef[0], k1 = coef[1], k2 = coef[2], k3 = coef[3], k4 = coef[4],
                   k5 = coef[5], k6 = coef[6], k7 = coef[7], k8 = coef[8];
-        uchar4 o[4];
+        uchar4 o[4], o1[4];
+#define CONV3(t, m, u, i)                                                                          \
+    (k0 * t[i] + k1 * t[i + 1] + k2 * t[i + 2] + k3 * m[i] + k4 * m[i + 1] + k5 * m[i + 2] +       \
+     k6 * u[i] + k7 * u[i + 1] + k8 * u[i + 2])
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            const int4 s = k0 * clv_int4(a[i]) + k1 * clv_int4(a[i + 1]) + k2 * clv_int4(a[i + 2]) +
-                           k3 * clv_int4(b[i]) + k4 * clv_int4(b[i + 1]) + k5 * clv_int4(b[i + 2]) +
-                           k6 * clv_int4(c[i]) + k7 * clv_int4(c[i + 1]) + k8 * clv_int4(c[i + 2]);
+            int4 s = CONV3(pa, pb, pc, i);
             o[i] = (uchar4)(conv_finish(s.x, div, inv, bias), conv_finish(s.y, div, inv, bias),
                             conv_finish(s.z, div, inv, bias), b[i + 1].w);
+            s = CONV3(pb, pc, pd, i);
+            o1[i] = (uchar4)(conv_finish(s.x, div, inv, bias), conv_finish(s.y, div, inv, bias),
+                             conv_finish(s.z, div, inv, bias), c[i + 1].w);
         }
+#undef CONV3
         CLV_STORE4(dst, stride, y, x0, o);
+        if (y + 1 < h)
+            CLV_STORE4(dst, stride, y + 1, x0, o1);
         return;
     }
 #endif
