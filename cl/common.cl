@@ -164,6 +164,25 @@ typedef uchar16 __attribute__((aligned(1))) clv_uchar16_u;
     CLV_WIN3_ROW(src, stride, max(y - 1, 0), x0, a);                                               \
     CLV_WIN3_ROW(src, stride, y, x0, b);                                                           \
     CLV_WIN3_ROW(src, stride, min(y + 1, (h)-1), x0, c)
+/* The same for four pixels in each of two rows y, y + 1 (the host launches
+ * half the rows: clv__launch_pixel_pairs): rows a, b, c, d of the window;
+ * the last work-item of a row sends each of its pixels to `slow` (with x
+ * and yy). */
+#define CLV_WIN3x2(src, w, h, stride, slow)                                                        \
+    const int y = (int)get_global_id(1) * 2, x0 = (int)get_global_id(0) * 4;                       \
+    if (y >= (h) || x0 >= (w))                                                                     \
+        return;                                                                                    \
+    if (x0 + 4 >= (w)) {                                                                           \
+        for (int yy = y; yy < min(y + 2, (h)); ++yy)                                               \
+            for (int x = x0; x < (w); ++x)                                                         \
+                slow;                                                                              \
+        return;                                                                                    \
+    }                                                                                              \
+    uchar4 a[6], b[6], c[6], d[6];                                                                 \
+    CLV_WIN3_ROW(src, stride, max(y - 1, 0), x0, a);                                               \
+    CLV_WIN3_ROW(src, stride, y, x0, b);                                                           \
+    CLV_WIN3_ROW(src, stride, min(y + 1, (h)-1), x0, c);                                           \
+    CLV_WIN3_ROW(src, stride, min(y + 2, (h)-1), x0, d)
 #define CLV_STORE4(dst, stride, y, x0, o)                                                          \
     *(__global uint4 *)((dst) + (y) * (stride) + (x0)) =                                           \
         (uint4)(as_uint(o[0]), as_uint(o[1]), as_uint(o[2]), as_uint(o[3]))

@@ -6,30 +6,19 @@
  * 16-bit lanes, the GPU shape's channels in pairs: clv_min16x2). */
 #define MED_MIN(T, a, b) med_min_##T(a, b)
 #define MED_MAX(T, a, b) med_max_##T(a, b)
-inline uchar med_min_uchar(uchar a, uchar b)
-{
-    return min(a, b);
-}
-inline uchar med_max_uchar(uchar a, uchar b)
-{
-    return max(a, b);
-}
-inline uchar4 med_min_uchar4(uchar4 a, uchar4 b)
-{
-    return min(a, b);
-}
-inline uchar4 med_max_uchar4(uchar4 a, uchar4 b)
-{
-    return max(a, b);
-}
-inline ushort2 med_min_ushort2(ushort2 a, ushort2 b)
-{
-    return clv_min16x2(a, b);
-}
-inline ushort2 med_max_ushort2(ushort2 a, ushort2 b)
-{
-    return clv_max16x2(a, b);
-}
+#define MED_MINMAX(T, lo, hi)                                                                      \
+    inline T med_min_##T(T a, T b)                                                                 \
+    {                                                                                              \
+        return lo(a, b);                                                                           \
+    }                                                                                              \
+    inline T med_max_##T(T a, T b)                                                                 \
+    {                                                                                              \
+        return hi(a, b);                                                                           \
+    }
+MED_MINMAX(uchar, min, max)
+MED_MINMAX(uchar4, min, max)
+MED_MINMAX(ushort2, clv_min16x2, clv_max16x2)
+#undef MED_MINMAX
 
 #define SORT2(T, a, b)                                                                             \
     {                                                                                              \

@@ -131,20 +131,8 @@ inline void prewitt_body(CLV_FRAME_ARGS, ulong p2, int delta, const int unit)
          * share the middle two rows' loads, byte moves and sums (H100 4K
          * 41.9 -> 36.2-36.9 us; the general path's 64-bit code took 87.5 ->
          * 103 us that way, so it keeps one row). */
-        const int y = (int)get_global_id(1) * 2, x0 = (int)get_global_id(0) * 4;
-        if (y >= h || x0 >= w)
-            return;
-        if (x0 + 4 >= w) {
-            for (int yy = y; yy < min(y + 2, h); ++yy)
-                for (int x = x0; x < w; ++x)
-                    dst[yy * stride + x] = prewitt_pixel(src, w, h, stride, p2, delta, x, yy, unit);
-            return;
-        }
-        uchar4 a[6], b[6], c[6], d[6];
-        CLV_WIN3_ROW(src, stride, max(y - 1, 0), x0, a);
-        CLV_WIN3_ROW(src, stride, y, x0, b);
-        CLV_WIN3_ROW(src, stride, min(y + 1, h - 1), x0, c);
-        CLV_WIN3_ROW(src, stride, min(y + 2, h - 1), x0, d);
+        CLV_WIN3x2(src, w, h, stride,
+                   dst[yy * stride + x] = prewitt_pixel(src, w, h, stride, p2, delta, x, yy, unit));
         int4 s0[6], d0[6], s1[6], d1[6];
 #pragma unroll
         for (int i = 0; i < 6; ++i) {

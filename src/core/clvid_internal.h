@@ -184,6 +184,9 @@ void clv__mem_release(cl_mem *m);
  * shape: one row per work-item on CPUs, CLV__GPU_PX pixels per work-item on
  * GPUs. Kernels use CLV_PIXEL_LOOP (cl/common.cl). */
 int clv__launch_pixels(const clv_launch *l, cl_kernel kernel, int width, int height);
+/* The same for kernels whose GPU-shape work-item makes its pixels in two
+ * rows (CLV_WIN3x2): half the rows on GPUs, all of them on CPUs. */
+int clv__launch_pixel_pairs(const clv_launch *l, cl_kernel kernel);
 /* Enqueues kernel with an explicit range (local may be NULL). */
 int clv__launch(const clv_launch *l, cl_kernel kernel, cl_uint dims, const size_t *global,
                 const size_t *local);

@@ -313,10 +313,10 @@ static int context_open(const clv_context_options *options, const clv_device_inf
             CL_SUCCESS &&
         strstr(ext, "cl_nv_device_attribute_query")) {
         cl_uint major = 0, minor = 0;
-        if (clGetDeviceInfo(ctx->dev.device_id, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV,
-                            sizeof major, &major, NULL) == CL_SUCCESS &&
-            clGetDeviceInfo(ctx->dev.device_id, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV,
-                            sizeof minor, &minor, NULL) == CL_SUCCESS)
+        if (clGetDeviceInfo(ctx->dev.device_id, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof major,
+                            &major, NULL) == CL_SUCCESS &&
+            clGetDeviceInfo(ctx->dev.device_id, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, sizeof minor,
+                            &minor, NULL) == CL_SUCCESS)
             ctx->nv_sm = (int)(10 * major + minor);
     }
     free(ext);

@@ -193,6 +193,12 @@ int clv__launch_pixels(const clv_launch *l, cl_kernel kernel, int width, int hei
     return clv__launch(l, kernel, 2, global, local);
 }
 
+int clv__launch_pixel_pairs(const clv_launch *l, cl_kernel kernel)
+{
+    return clv__launch_pixels(l, kernel, l->width,
+                              l->ctx->row_shape ? l->height : (l->height + 1) / 2);
+}
+
 int clv__kernel_frame_args(cl_kernel kernel, const clv_launch *l)
 {
     return clv__kernel_args(kernel, 0, 5, CLV__ARG(l->src), CLV__ARG(l->dst), CLV__ARG(l->width),

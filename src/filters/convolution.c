@@ -61,9 +61,11 @@ int clv__conv_run(void *state, const clv_launch *l)
     if (!err)
         err = clv__kernel_args(k, 5, 5, CLV__ARG(conv->coef), CLV__ARG(conv->n),
                                CLV__ARG(conv->div), CLV__ARG(conv->bias), CLV__ARG(conv->inv));
+    if (err)
+        return err;
     /* The GPU shape's 3x3 makes two rows a work-item. */
-    int rows = conv->n == 3 && !l->ctx->row_shape ? (l->height + 1) / 2 : l->height;
-    return err ? err : clv__launch_pixels(l, k, l->width, rows);
+    return conv->n == 3 ? clv__launch_pixel_pairs(l, k)
+                        : clv__launch_pixels(l, k, l->width, l->height);
 }
 
 void clv__conv_reference(const int *matrix, int count, int div, int bias, const clv_image *src,

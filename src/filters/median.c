@@ -38,9 +38,11 @@ static int run(void *state, const clv_launch *l)
     int err = clv__kernel_frame_args(k, l);
     if (!err && k == s->radix)
         err = clv__kernel_args(k, 5, 1, CLV__ARG(r));
+    if (err)
+        return err;
     /* The GPU shape's 3x3 and 5x5 make two rows a work-item. */
-    int rows = (k == s->k3 || k == s->k5) && !l->ctx->row_shape ? (l->height + 1) / 2 : l->height;
-    return err ? err : clv__launch_pixels(l, k, l->width, rows);
+    return k == s->k3 || k == s->k5 ? clv__launch_pixel_pairs(l, k)
+                                    : clv__launch_pixels(l, k, l->width, l->height);
 }
 
 /* The median by counting: the smallest v with more than n/2 values <= v. */

@@ -33,9 +33,11 @@ static int run(void *state, const clv_launch *l)
     int err = clv__kernel_frame_args(k, l);
     if (!err)
         err = clv__kernel_args(k, 5, 2, CLV__ARG(p2), CLV__ARG(delta));
+    if (err)
+        return err;
     /* The GPU shape's scale = 1 kernel makes two rows a work-item. */
-    int rows = k == s->unit && !l->ctx->row_shape ? (l->height + 1) / 2 : l->height;
-    return err ? err : clv__launch_pixels(l, k, l->width, rows);
+    return k == s->unit ? clv__launch_pixel_pairs(l, k)
+                        : clv__launch_pixels(l, k, l->width, l->height);
 }
 
 /* floor(sqrt(x)) by bisection: the plain definition. */
