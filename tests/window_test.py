@@ -544,6 +544,22 @@ class Live:
             if r:
                 self.err += os.read(self.p.stderr.fileno(), 65536)
 
+    def state(self, px=None):
+        """Whether it runs, its stderr so far and the screen's colours: what
+        a failure's message needs to say."""
+        import select
+        while self.p.poll() is None and select.select([self.p.stderr], [], [], 0)[0]:
+            chunk = os.read(self.p.stderr.fileno(), 65536)
+            if not chunk:
+                break
+            self.err += chunk
+        if self.p.poll() is not None:
+            self.err += self.p.stderr.read()
+        run_state = "running" if self.p.poll() is None else "exited %s" % self.p.poll()
+        shown = "; screen: %s" % screen_colours(px) if px else ""
+        return "clvid play %s%s; stderr:\n%s" % (run_state, shown,
+                                                 self.err.decode(errors="replace")[-2000:])
+
     def rss_mb(self):
         with open("/proc/%d/status" % self.p.pid) as f:
             for line in f:
@@ -598,14 +614,27 @@ def error_panel(px):
     return n
 
 
-def wait_colour(colour, at_least, timeout=60):
+def wait_colour(colour, at_least, live=None, timeout=90):
+    """Grabs the screen until at_least pixels show colour, the timeout
+    passes or the live clvid play has exited."""
     end = time.time() + timeout
     while True:
         px = grab()
         n = count_colour(px, colour)
-        if n >= at_least or time.time() > end:
+        if n >= at_least or time.time() > end or (live and live.p.poll() is not None):
             return px, n
         time.sleep(0.3)
+
+
+def screen_colours(px, top=4):
+    """The screen's most common colours, for a failure's message."""
+    counts = {}
+    for i in range(0, len(px), 4 * 7):  # every 7th pixel is enough to say
+        c = (px[i], px[i + 1], px[i + 2])
+        counts[c] = counts.get(c, 0) + 1
+    total = sum(counts.values())
+    best = sorted(counts.items(), key=lambda kv: -kv[1])[:top]
+    return ", ".join("%s %.0f%%" % (c, 100.0 * n / total) for c, n in best)
 
 
 @test
@@ -620,13 +649,14 @@ def kernel_hot_reload(tmp):
     live = Live(sample(), "-vf", "opencl=file=" + k, "--loop", "--untimed", "--no-hud",
                 "--size", "640x360", "--stats", st)
     try:
-        px, n = wait_colour((0, 255, 0), area * 0.95)
-        check(n >= area * 0.95, "the first kernel's green is not shown (%d pixels; exit %s: %s)"
-              % (n, live.p.poll(), live.err.decode()[-1000:]))
+        px, n = wait_colour((0, 255, 0), area * 0.95, live)
+        check(n >= area * 0.95, "the first kernel's green is not shown (%d pixels; %s)"
+              % (n, live.state(px)))
         kernel_file(k, (0, 0, 255))
         live.wait_for("reloaded")
-        px, n = wait_colour((0, 0, 255), area * 0.95)
-        check(n >= area * 0.95, "after the rewrite the window is not blue (%d pixels)" % n)
+        px, n = wait_colour((0, 0, 255), area * 0.95, live)
+        check(n >= area * 0.95, "after the rewrite the window is not blue (%d pixels; %s)"
+              % (n, live.state(px)))
         kernel_file(k, (255, 0, 255), extra="// BROKEN: WRITE on line 6 lacks its semicolon\n//\n")
         line = live.wait_for("does not build")
         message = live.wait_for("live.cl:6:")
@@ -639,9 +669,10 @@ def kernel_hot_reload(tmp):
         check(red > 3000, "no red error panel on the window (%d pixels)" % red)
         kernel_file(k, (255, 0, 255))
         live.wait_for("reloaded")
-        px, n = wait_colour((255, 0, 255), area * 0.95)
+        px, n = wait_colour((255, 0, 255), area * 0.95, live)
         red = error_panel(px)
-        check(n >= area * 0.95 and red < 500, "mended: %d magenta, %d red panel" % (n, red))
+        check(n >= area * 0.95 and red < 500, "mended: %d magenta, %d red panel; %s"
+              % (n, red, live.state(px)))
     finally:
         code = live.stop()
     check(code == 0, "clvid play exited %d: %s" % (code, live.err.decode()[-2000:]))
@@ -659,8 +690,9 @@ def kernel_reload_loop(tmp):
                 "--size", "320x180")
     rss = {}
     try:
-        px, n = wait_colour((10, 20, 30), 320 * 180 * 0.9)  # playing, the file watched
-        check(n >= 320 * 180 * 0.9, "the first kernel is not shown (%d pixels)" % n)
+        px, n = wait_colour((10, 20, 30), 320 * 180 * 0.9, live)  # playing, the file watched
+        check(n >= 320 * 180 * 0.9, "the first kernel is not shown (%d pixels; %s)"
+              % (n, live.state(px)))
         for i in range(1, 51):
             kernel_file(k, (i * 5 % 256, 255 - i, 40), extra="// version %d" % i)
             live.wait_for("reloaded")
