@@ -43,3 +43,29 @@ if(NOT fps GREATER 0 OR NOT bound GREATER 0)
   message(FATAL_ERROR "pipeline figures: ${out}")
 endif()
 message(STATUS "pipeline ${fps} frames/s, transfer bound ${bound}")
+# --input: a clip of three frames (its frame count in the JSON, also through
+# the pipeline) and a file that is not whole frames (refused, naming it).
+set(clip ${CMAKE_CURRENT_BINARY_DIR}/bench-clip.rgba)
+string(REPEAT "0123456789abcdef" 36 frame) # 16x9 RGBA: 576 bytes
+file(WRITE ${clip} "${frame}${frame}${frame}")
+execute_process(COMMAND ${BENCH} --size 16x9 --frames 5 --chain quantize --input ${clip} --json
+                RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "clvid-bench --input (a clip) failed (${status}):\n${out}\n${err}")
+endif()
+string(JSON pictures GET "${out}" pictures)
+if(NOT pictures EQUAL 3)
+  message(FATAL_ERROR "a three-frame clip reported as ${pictures} pictures:\n${out}")
+endif()
+execute_process(COMMAND ${BENCH} --pipeline --size 16x9 --frames 4 --chain quantize --input ${clip}
+                RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "clvid-bench --pipeline --input (a clip) failed (${status}):\n${out}\n${err}")
+endif()
+file(WRITE ${clip} "${frame}${frame}x")
+execute_process(COMMAND ${BENCH} --size 16x9 --frames 1 --chain gray --input ${clip}
+                RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(status EQUAL 0 OR NOT err MATCHES "bench-clip.rgba: its size is not a whole number of frames")
+  message(FATAL_ERROR "a partial frame was not refused (${status}):\n${err}")
+endif()
+file(REMOVE ${clip})

@@ -44,7 +44,8 @@ static void usage(FILE *out)
                  "type)\n"
                  "  --json                     one JSON object on stdout instead of a table\n"
                  "  --input FILE.rgba          time on this picture (raw RGBA of --size) instead\n"
-                 "                             of noise (--pipeline: as yuv420p, BT.709)\n"
+                 "                             of noise (--pipeline: as yuv420p, BT.709); a file\n"
+                 "                             of several frames is a clip, its frames in turn\n"
                  "  --writers N                --pipeline: threads writing the frames, per device\n"
                  "                             (a decoder's threads; default 1)\n"
                  "  --out yuv420p|rgba         --pipeline output: for an encoder (default) or for\n"
@@ -192,20 +193,39 @@ static void copier_stop(copier *c)
     pthread_cond_destroy(&c->done);
 }
 
-/* Reads a raw RGBA picture of w x h; 0, or 1 with the error printed. */
-static int read_picture(const char *path, int w, int h, uint8_t *rgba)
+/* Reads raw RGBA pictures of w x h, one or more back to back (a clip:
+ * what quantize does depends on how much each frame differs from the last);
+ * NULL with the error printed. */
+static uint8_t *read_pictures(const char *path, int w, int h, int *count)
 {
+    size_t one = (size_t)w * h * 4;
     FILE *f = fopen(path, "rb");
-    size_t want = (size_t)w * h * 4, got = f ? fread(rgba, 1, want, f) : 0;
+    long bytes = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0)
+        bytes = ftell(f);
+    uint8_t *rgba = NULL;
+    if (f && bytes >= (long)one && (size_t)bytes % one == 0 && fseek(f, 0, SEEK_SET) == 0) {
+        rgba = malloc((size_t)bytes);
+        if (rgba && fread(rgba, 1, (size_t)bytes, f) != (size_t)bytes) {
+            free(rgba);
+            rgba = NULL;
+        }
+    }
     if (f)
         fclose(f);
-    if (got == want)
-        return 0;
+    if (rgba) {
+        *count = (int)((size_t)bytes / one);
+        return rgba;
+    }
     fprintf(stderr,
-            "clvid-bench: --input %s: %s; expected %zu bytes of RGBA for --size %dx%d "
-            "(ffmpeg -i VIDEO -frames:v 1 -s %dx%d -pix_fmt rgba -f rawvideo %s)\n",
-            path, f ? "too short" : "cannot open it", want, w, h, w, h, path);
-    return 1;
+            "clvid-bench: --input %s: %s; expected whole %zu-byte RGBA frames of --size %dx%d "
+            "(ffmpeg -i VIDEO -frames:v N -s %dx%d -pix_fmt rgba -f rawvideo %s)\n",
+            path,
+            !f           ? "cannot open it"
+            : bytes >= 0 ? "its size is not a whole number of frames"
+                         : "cannot read it",
+            one, w, h, w, h, path);
+    return NULL;
 }
 
 /* What a --pipeline run feeds the stage. */
@@ -214,6 +234,7 @@ typedef struct pipeline_spec {
     int writers; /* threads writing the frames, per device (a decoder's) */
     clv_pixfmt out_format;
     const uint8_t *picture; /* yuv420p of w x h, or NULL: a hashed pattern */
+    int pictures;           /* frames of yuv420p at picture, used in turn */
 } pipeline_spec;
 
 /* Where the submitting thread's time went, ms per timed frame. */
@@ -255,7 +276,7 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, const p
     if (clv_stage_create(ctx, &o, chain, &stage, msg))
         goto done;
     for (size_t i = 0; i < size; i++)
-        frame[i] = ps->picture ? ps->picture[i] : (uint8_t)(16 + (i * 2654435761u >> 24) % 220);
+        frame[i] = (uint8_t)(16 + (i * 2654435761u >> 24) % 220);
     double start = 0, t0, t1, t2;
     pipeline_host spent = {0};
     int submitted = 0, taken = 0, warm = 3;
@@ -264,7 +285,10 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, const p
         int timed = taken >= warm;
         if (slot) {
             t0 = now_ms();
-            copier_copy(&copy, slot, frame, size);
+            copier_copy(&copy, slot,
+                        ps->picture ? ps->picture + (size_t)(submitted % ps->pictures) * size
+                                    : frame,
+                        size);
             t1 = now_ms();
             if (clv_stage_submit(stage, (uint64_t)submitted++, msg))
                 goto done;
@@ -435,25 +459,28 @@ int main(int argc, char **argv)
             clv_context_destroy(ctx);
             return 1;
         }
-        pipeline_spec spec = {w, h, frames, writers, out_format, NULL};
+        pipeline_spec spec = {w, h, frames, writers, out_format, NULL, 0};
         uint8_t *picture = NULL;
         if (input) {
-            /* A natural picture, as a decoder's yuv420p frame. */
-            clv_image rgba = {0};
-            picture = malloc(clv_pixfmt_size(CLV_PIX_YUV420P, w, h));
-            int bad = clv_image_alloc(&rgba, w, h) || !picture;
-            if (bad)
-                fprintf(stderr, "clvid-bench: out of memory for a %dx%d frame\n", w, h);
-            else if (!(bad = read_picture(input, w, h, rgba.pixels)))
-                clv_ref_from_rgba(CLV_PIX_YUV420P, (clv_color){CLV_MATRIX_BT709, 0}, &rgba,
-                                  picture);
-            clv_image_free(&rgba);
-            if (bad) {
-                free(picture);
+            /* Natural pictures, as a decoder's yuv420p frames. */
+            int count = 0;
+            uint8_t *rgba = read_pictures(input, w, h, &count);
+            size_t size = clv_pixfmt_size(CLV_PIX_YUV420P, w, h);
+            picture = rgba ? malloc(size * (size_t)count) : NULL;
+            if (rgba && !picture)
+                fprintf(stderr, "clvid-bench: out of memory for %d %dx%d frames\n", count, w, h);
+            for (int i = 0; picture && i < count; i++) {
+                clv_image one = {rgba + (size_t)i * w * h * 4, w, h, (size_t)w * 4};
+                clv_ref_from_rgba(CLV_PIX_YUV420P, (clv_color){CLV_MATRIX_BT709, 0}, &one,
+                                  picture + (size_t)i * size);
+            }
+            free(rgba);
+            if (!picture) {
                 clv_context_destroy(ctx);
                 return 1;
             }
             spec.picture = picture;
+            spec.pictures = count;
         }
         double alone[CLV_DEVICES_MAX] = {0};
         clv_stage_device shares[CLV_DEVICES_MAX] = {{0}};
@@ -582,15 +609,18 @@ int main(int argc, char **argv)
     clv_chain *chain = NULL;
     clv_frame src = {0}, dst = {0};
     clv_image img = {0};
+    uint8_t *pictures = NULL;
+    int picture_count = 0;
     uint64_t *ns = calloc((size_t)frames * (size_t)desc.count, sizeof *ns);
     if (!ns || clv_image_alloc(&img, w, h)) {
         fprintf(stderr, "clvid-bench: out of memory for a %dx%d frame\n", w, h);
         goto done;
     }
     if (input) {
-        /* A natural picture: what quantize and equalize take depends on it. */
-        if (read_picture(input, w, h, img.pixels))
+        /* Natural pictures: what quantize and equalize take depends on them. */
+        if (!(pictures = read_pictures(input, w, h, &picture_count)))
             goto done;
+        memcpy(img.pixels, pictures, (size_t)w * h * 4);
     } else {
         /* xorshift32: a noisy frame, opaque as decoded video is */
         uint32_t state = 0x12345678u;
@@ -642,6 +672,14 @@ int main(int argc, char **argv)
     }
     for (int f = 0; f < warmup + frames; f++) {
         uint64_t t[CLV_CHAIN_MAX];
+        if (picture_count > 1) { /* a clip: its frames in turn (the upload is not timed) */
+            clv_image one = {pictures + (size_t)(f % picture_count) * w * h * 4, w, h,
+                             (size_t)w * 4};
+            if (clv_frame_upload(ctx, &src, &one)) {
+                fprintf(stderr, "clvid-bench: cannot upload frame %d of the clip\n", f);
+                goto done;
+            }
+        }
         if (clv_chain_run(chain, &src, &dst, (uint64_t)f, NULL, NULL, &msg) ||
             clv_chain_profile(chain, t, desc.count)) {
             fprintf(stderr, "clvid-bench: %s\n", msg.text[0] ? msg.text : "profiling failed");
@@ -663,11 +701,11 @@ int main(int argc, char **argv)
                "\"setup_ms\": %.1f, \"copy_gb_per_s\": %.3f, \"picture\": ",
                clv_context_row_shape(ctx) ? "row" : "gpu", w, h, frames, setup_ms, copy_gbs);
         json_string(input ? input : "noise");
-        printf(", \"filters\": [");
+        printf(", \"pictures\": %d, \"filters\": [", input ? picture_count : 0);
     } else {
-        printf("clvid-bench: %dx%d %s on %s (%s), %s shape, median of %d frames\n", w, h,
-               input ? input : "noise", dev->name, dev->platform,
-               clv_context_row_shape(ctx) ? "row" : "gpu", frames);
+        printf("clvid-bench: %dx%d %s%s on %s (%s), %s shape, median of %d frames\n", w, h,
+               input ? input : "noise", picture_count > 1 ? " (a clip, its frames in turn)" : "",
+               dev->name, dev->platform, clv_context_row_shape(ctx) ? "row" : "gpu", frames);
         printf("setup (device, kernels built or loaded from the cache, frames): %.0f ms\n",
                setup_ms);
         printf("device copy bandwidth (clEnqueueCopyBuffer of a frame): %.2f GB/s\n\n", copy_gbs);
@@ -710,6 +748,7 @@ done:
     clv_frame_destroy(&src);
     clv_frame_destroy(&dst);
     clv_image_free(&img);
+    free(pictures);
     free(ns);
     clv_context_destroy(ctx);
     return status;
