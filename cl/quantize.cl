@@ -1,7 +1,14 @@
 /* quantize.cl - k-means colour quantization on R,G,B, all on the device:
  * seed (first frame), then per iteration assign + per-group partial sums and
  * one reduction to new centres, then map each pixel to its centre. Centres
- * are int4 (r, g, b, 0) in constant memory. */
+ * are int4 (r, g, b, 0) in constant memory.
+ *
+ * Settled centres: when a pass's reduction leaves every centre where it was,
+ * every later pass would assign the same pixels and find the same centres
+ * again, so they are skipped: the result is the one all iterations give.
+ * moved[pass] is 0 (written by that pass's km_assign) until its km_reduce
+ * moves a centre; a pass whose previous pass moved none returns at once
+ * (and leaves its own word 0, so the rest of the frame's passes do too). */
 
 __kernel void km_seed(__global const uchar4 *src, int w, int h, int stride, __global int4 *centres,
                       int k)
@@ -99,8 +106,13 @@ inline void km_nearest_run(__global const uchar *restrict px, __constant int4 *c
  * group's share nearest to centre j (centre-major, so that km_reduce reads
  * each centre's sums side by side). */
 __kernel void km_assign(__global const uchar4 *src, int w, int h, int stride,
-                        __constant int4 *centres, int k, __global uint *partial)
+                        __constant int4 *centres, int k, __global uint *partial,
+                        __global int *moved, int pass)
 {
+    if (get_global_id(0) == 0)
+        moved[pass] = 0;
+    if (pass > 0 && moved[pass - 1] == 0)
+        return; /* the same for every work-item: the centres have settled */
 #if CLV_ROW
     uint sums[256 * 4];
     for (int i = 0; i < 4 * k; ++i)
@@ -235,8 +247,11 @@ __kernel void km_assign(__global const uchar4 *src, int w, int h, int stride,
 
 /* New centre j = rounded mean of its pixels; an empty cluster keeps its
  * centre. */
-__kernel void km_reduce(__global const uint *partial, int groups, int k, __global int4 *centres)
+__kernel void km_reduce(__global const uint *partial, int groups, int k, __global int4 *centres,
+                        __global int *moved, int pass)
 {
+    if (pass > 0 && moved[pass - 1] == 0)
+        return;
 #if CLV_ROW
     const int j = (int)get_global_id(0);
     if (j >= k)
@@ -270,9 +285,14 @@ __kernel void km_reduce(__global const uint *partial, int groups, int k, __globa
         return;
     const ulong r = acc[0].x, g = acc[0].y, b = acc[0].z, n = acc[0].w;
 #endif
-    if (n)
-        centres[j] =
-            (int4)((int)((r + n / 2) / n), (int)((g + n / 2) / n), (int)((b + n / 2) / n), 0);
+    if (!n)
+        return;
+    const int4 c =
+        (int4)((int)((r + n / 2) / n), (int)((g + n / 2) / n), (int)((b + n / 2) / n), 0);
+    if (any(c != centres[j])) {
+        centres[j] = c;
+        atomic_or(moved + pass, 1);
+    }
 }
 
 __kernel void km_map(CLV_FRAME_ARGS, __constant int4 *centres, int k)

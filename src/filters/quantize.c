@@ -5,12 +5,14 @@
 #include <string.h>
 
 #define KMAX 256
+#define ITER_MAX 100
 #define KM_SEG 2048         /* GPU shape: pixels a work-group takes at once (cl/quantize.cl) */
 #define GROUP_PX (1u << 24) /* pixels whose sums of bytes stay below 2^32 */
 
 typedef struct quantize_state {
     cl_kernel seed, assign, reduce, map;
     cl_mem centres, partial;
+    cl_mem moved; /* a word a pass: did its reduction move a centre (cl/quantize.cl) */
     size_t partial_bytes;
     int seeded; /* centres hold a palette for colors == k */
     int k;
@@ -30,6 +32,9 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
         return err;
     cl_int st = CL_SUCCESS;
     s->centres = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, KMAX * 4 * sizeof(cl_int), NULL, &st);
+    if (st == CL_SUCCESS)
+        s->moved =
+            clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, (ITER_MAX + 1) * sizeof(cl_int), NULL, &st);
     if (st != CL_SUCCESS)
         return clv__fail(msg, CLV_ENOMEM, "quantize: cannot allocate its palette: %s",
                          clv__cl_strerror(st));
@@ -56,6 +61,7 @@ static void uninit(void *state)
     clv__kernel_release(&s->map);
     clv__mem_release(&s->centres);
     clv__mem_release(&s->partial);
+    clv__mem_release(&s->moved);
 }
 
 static int run(void *state, const clv_launch *l)
@@ -114,14 +120,20 @@ static int run(void *state, const clv_launch *l)
             return err;
         s->seeded = 1;
     }
-    err = clv__kernel_args(s->assign, 0, 7, CLV__ARG(l->src), CLV__ARG(l->width),
+    err = clv__kernel_args(s->assign, 0, 8, CLV__ARG(l->src), CLV__ARG(l->width),
                            CLV__ARG(l->height), CLV__ARG(l->stride), CLV__ARG(s->centres),
-                           CLV__ARG(k), CLV__ARG(s->partial));
+                           CLV__ARG(k), CLV__ARG(s->partial), CLV__ARG(s->moved));
     if (!err)
-        err = clv__kernel_args(s->reduce, 0, 4, CLV__ARG(s->partial), CLV__ARG(ngroups),
-                               CLV__ARG(k), CLV__ARG(s->centres));
-    for (int i = 0; i < iterations && !err; i++) {
-        err = clv__launch(l, s->assign, 1, &assign_global, row ? &one : &wg);
+        err = clv__kernel_args(s->reduce, 0, 5, CLV__ARG(s->partial), CLV__ARG(ngroups),
+                               CLV__ARG(k), CLV__ARG(s->centres), CLV__ARG(s->moved));
+    /* Every pass is enqueued; once the centres settle the kernels return at
+     * once (cl/quantize.cl), so the host never waits to find out. */
+    for (cl_int i = 0; i < iterations && !err; i++) {
+        err = clv__kernel_args(s->assign, 8, 1, CLV__ARG(i));
+        if (!err)
+            err = clv__kernel_args(s->reduce, 5, 1, CLV__ARG(i));
+        if (!err)
+            err = clv__launch(l, s->assign, 1, &assign_global, row ? &one : &wg);
         if (!err)
             err = clv__launch(l, s->reduce, 1, &reduce_global, row ? NULL : &wg);
     }
@@ -199,7 +211,7 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
 
 static const clv_param params[] = {
     {"colors", CLV_PARAM_INT, "16", 1, KMAX, NULL, "palette size k", 1},
-    {"iterations", CLV_PARAM_INT, "10", 0, 100, NULL, "k-means iterations per frame", 1},
+    {"iterations", CLV_PARAM_INT, "10", 0, ITER_MAX, NULL, "k-means iterations per frame", 1},
 };
 
 const clv_filter clv__filter_quantize = {
