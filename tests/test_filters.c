@@ -130,25 +130,26 @@ static int quantize_settling(int shape)
         for (int s = 0; s < 2; s++) {
             clv_msg msg = {{0}};
             test_rig rig;
-            int w = sizes2[s][0], h = sizes2[s][1];
+            int w = sizes2[s][0], h = sizes2[s][1], failed = 0;
             if (test_rig_open(&rig, ctx, chains[c], NULL, w, h, &msg)) {
                 CHECK(0, "%s: setup failed: %s", chains[c], msg.text);
-                bad++;
+                failed = 1;
             }
-            for (int f = 0; !bad && f < 6; f++) {
+            for (int f = 0; !failed && f < 6; f++) {
                 test_fill(&rig.in, seq[f] ? CONTENT_NOISE : CONTENT_GRADIENT,
                           77u + (uint32_t)seq[f]);
                 if (test_rig_run(&rig, (uint64_t)f, &msg)) {
                     CHECK(0, "%s frame %d: run failed: %s", chains[c], f, msg.text);
-                    bad++;
+                    failed = 1;
                 } else if (!test_rig_equal(&rig)) {
                     CHECK(0,
                           "'%s' on %dx%d (%s shape), picture %c as frame %d: the device "
                           "differs from the reference's full iterations",
                           chains[c], w, h, shape == 1 ? "row" : "gpu", "AB"[seq[f]], f);
-                    bad++;
+                    failed = 1;
                 }
             }
+            bad += failed;
             test_rig_close(&rig);
         }
     clv_context_destroy(ctx);

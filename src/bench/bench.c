@@ -228,6 +228,13 @@ static uint8_t *read_pictures(const char *path, int w, int h, int *count)
     return NULL;
 }
 
+/* Frame i of a clip read by read_pictures, as an image (no copy). */
+static clv_image clip_frame(uint8_t *pictures, int i, int w, int h)
+{
+    clv_image one = {pictures + (size_t)i * w * h * 4, w, h, (size_t)w * 4};
+    return one;
+}
+
 /* What a --pipeline run feeds the stage. */
 typedef struct pipeline_spec {
     int w, h, frames;
@@ -275,7 +282,7 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, const p
     clv_chain_set_filter_timing(chain, 0); /* as the transcode: the stage's times only */
     if (clv_stage_create(ctx, &o, chain, &stage, msg))
         goto done;
-    for (size_t i = 0; i < size; i++)
+    for (size_t i = 0; !ps->picture && i < size; i++)
         frame[i] = (uint8_t)(16 + (i * 2654435761u >> 24) % 220);
     double start = 0, t0, t1, t2;
     pipeline_host spent = {0};
@@ -470,7 +477,7 @@ int main(int argc, char **argv)
             if (rgba && !picture)
                 fprintf(stderr, "clvid-bench: out of memory for %d %dx%d frames\n", count, w, h);
             for (int i = 0; picture && i < count; i++) {
-                clv_image one = {rgba + (size_t)i * w * h * 4, w, h, (size_t)w * 4};
+                clv_image one = clip_frame(rgba, i, w, h);
                 clv_ref_from_rgba(CLV_PIX_YUV420P, (clv_color){CLV_MATRIX_BT709, 0}, &one,
                                   picture + (size_t)i * size);
             }
@@ -620,7 +627,8 @@ int main(int argc, char **argv)
         /* Natural pictures: what quantize and equalize take depends on them. */
         if (!(pictures = read_pictures(input, w, h, &picture_count)))
             goto done;
-        memcpy(img.pixels, pictures, (size_t)w * h * 4);
+        clv_image_free(&img);
+        img = clip_frame(pictures, 0, w, h); /* a view: not freed */
     } else {
         /* xorshift32: a noisy frame, opaque as decoded video is */
         uint32_t state = 0x12345678u;
@@ -673,8 +681,7 @@ int main(int argc, char **argv)
     for (int f = 0; f < warmup + frames; f++) {
         uint64_t t[CLV_CHAIN_MAX];
         if (picture_count > 1) { /* a clip: its frames in turn (the upload is not timed) */
-            clv_image one = {pictures + (size_t)(f % picture_count) * w * h * 4, w, h,
-                             (size_t)w * 4};
+            clv_image one = clip_frame(pictures, f % picture_count, w, h);
             if (clv_frame_upload(ctx, &src, &one)) {
                 fprintf(stderr, "clvid-bench: cannot upload frame %d of the clip\n", f);
                 goto done;
@@ -747,7 +754,8 @@ done:
     clv_chain_destroy(chain);
     clv_frame_destroy(&src);
     clv_frame_destroy(&dst);
-    clv_image_free(&img);
+    if (!pictures)
+        clv_image_free(&img);
     free(pictures);
     free(ns);
     clv_context_destroy(ctx);

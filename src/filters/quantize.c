@@ -36,7 +36,8 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
         s->moved =
             clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, (ITER_MAX + 1) * sizeof(cl_int), NULL, &st);
     if (st != CL_SUCCESS)
-        return clv__fail(msg, CLV_ENOMEM, "quantize: cannot allocate its palette: %s",
+        return clv__fail(msg, CLV_ENOMEM,
+                         "quantize: cannot allocate its palette and pass flags: %s",
                          clv__cl_strerror(st));
     return 0;
 }
