@@ -158,7 +158,8 @@ static gboolean start(GstBaseTransform *trans)
     gchar *device = g_strdup(self->device);
     g_mutex_unlock(&self->lock);
     /* As the clvid command: CLVID_DEVICE when no device is set, and the
-     * kernel cache of XDG_CACHE_HOME/clvid or ~/.cache/clvid. */
+     * kernel cache of XDG_CACHE_HOME/clvid or ~/.cache/clvid (on PoCL only
+     * when POCL_KERNEL_CACHE=0 turns PoCL's own cache off). */
     o.device = device && *device ? device : g_getenv("CLVID_DEVICE");
     if (!g_getenv("CLVID_NO_CACHE")) {
         const char *xdg = g_getenv("XDG_CACHE_HOME"), *home = g_getenv("HOME");
@@ -170,6 +171,7 @@ static gboolean start(GstBaseTransform *trans)
             o.cache_dir = self->cache_dir;
         }
     }
+    o.cache_every_driver = !g_strcmp0(g_getenv("POCL_KERNEL_CACHE"), "0");
     o.profiling = 1;
     clv_msg msg = {{0}};
     int err = clv_context_create(&o, &self->ctx, &msg);

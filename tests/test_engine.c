@@ -142,11 +142,15 @@ static void collect(void *user, int level, const char *line)
         log->length += (size_t)n;
 }
 
+/* clv_context_options.cache_every_driver for build_gray_with. */
+static int cache_every_driver = 1;
+
 /* Builds the gray chain with the settings of a program: a cache directory
  * and a kernel directory (NULL: none), the log into *log. */
 static int build_gray_with(int expect, const char *cache, const char *kernels, log_lines *log)
 {
     clv_context_options opt = {.device = test_device(),
+                               .cache_every_driver = cache_every_driver,
                                .cache_dir = cache,
                                .kernel_dir = kernels,
                                .log = log ? collect : NULL,
@@ -192,7 +196,23 @@ int test_program_cache(void)
     CHECK(mkdtemp(dir) != NULL, "mkdtemp");
 #define build_gray(expect) build_gray_with(expect, dir, NULL, NULL)
 
-    /* First build writes one entry for cl/point.cl. */
+    /* By default PoCL, which caches its own builds, gets no entry; every
+     * other driver does. */
+    cache_every_driver = 0;
+    build_gray(0);
+    cache_every_driver = 1;
+    clv_context_options opt = {.device = test_device()};
+    clv_context *ctx = NULL;
+    clv_msg msg = {{0}};
+    CHECK(clv_context_create(&opt, &ctx, &msg) == 0, "%s", msg.text);
+    const char *platform = ctx ? clv_context_device(ctx)->platform : "";
+    const int pocl = strstr(platform, "Portable Computing Language") != NULL;
+    CHECK(count_files(dir, "point-", NULL, 0) == !pocl, "%d entries on %s",
+          count_files(dir, "point-", NULL, 0), platform);
+    clv_context_destroy(ctx);
+
+    /* First build writes one entry for cl/point.cl (the build above on
+     * drivers other than PoCL). */
     build_gray(0);
     char entry[4200] = "";
     CHECK(count_files(dir, "point-", entry, sizeof entry) == 1, "no cache entry in %s", dir);

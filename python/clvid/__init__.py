@@ -88,7 +88,8 @@ class _ContextOptions(ctypes.Structure):
                 ("shape", ctypes.c_int), ("cache_dir", ctypes.c_char_p),
                 ("no_cache", ctypes.c_int), ("kernel_dir", ctypes.c_char_p),
                 ("log_level", ctypes.c_int), ("log", _LOG), ("log_user", ctypes.c_void_p),
-                ("watchdog_s", ctypes.c_double), ("staging", ctypes.c_int)]
+                ("watchdog_s", ctypes.c_double), ("staging", ctypes.c_int),
+                ("cache_every_driver", ctypes.c_int)]
 
 
 class _Image(ctypes.Structure):
@@ -185,7 +186,8 @@ def version() -> str:
 def _engine_options(device: Optional[str], keep: list) -> _ContextOptions:
     """The engine's settings as the clvid command has them: the device, and
     the kernel cache of CLVID_CACHE_DIR (else XDG_CACHE_HOME/clvid or
-    ~/.cache/clvid) unless CLVID_NO_CACHE; CLVID_DEVICE when no device."""
+    ~/.cache/clvid) unless CLVID_NO_CACHE (on PoCL, which caches its own
+    builds, only when POCL_KERNEL_CACHE=0); CLVID_DEVICE when no device."""
     opt = _ContextOptions()
     device = device if device is not None else os.environ.get("CLVID_DEVICE") or None
     if device is not None:
@@ -198,6 +200,7 @@ def _engine_options(device: Optional[str], keep: list) -> _ContextOptions:
     keep.append(cache.encode())
     opt.cache_dir = keep[-1]
     opt.no_cache = 1 if os.environ.get("CLVID_NO_CACHE", "0") not in ("", "0") else 0
+    opt.cache_every_driver = 1 if os.environ.get("POCL_KERNEL_CACHE") == "0" else 0
     return opt
 
 

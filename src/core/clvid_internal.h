@@ -14,7 +14,7 @@
 struct clv_context {
     clv_device_info dev;
     /* The settings, with their strings copied. */
-    char cache_dir[1024];  /* "" for no cache */
+    char cache_dir[1024];  /* "" for no cache (or none on this driver) */
     char kernel_dir[1024]; /* "" for the embedded sources */
     int log_level;
     int cache_warned; /* the cache was found unwritable (said once) */
@@ -31,8 +31,9 @@ struct clv_context {
     int hung;           /* a watchdog fired: no more OpenCL calls on teardown */
     struct {
         const char *family;
+        char defines[64]; /* clv__program_variant's */
         cl_program program;
-    } programs[16];
+    } programs[24];
     int program_count;
     /* Several devices (--device 1,2): this context is the first one's and
      * these are the others' (each a whole context of its own, more_count 0). */
@@ -74,7 +75,10 @@ struct clv_filter {
     const char *help;
     const clv_param *params;
     int param_count;
-    const char *program; /* cl/<program>.cl, built with cl/common.cl */
+    /* cl/<program>.cl, built with cl/common.cl and passed to init; NULL: the
+     * filter builds what it needs in configure (clv__program_variant: the
+     * median builds only the kernel its window size takes) */
+    const char *program;
     /* A user kernel (the `opencl` filter, src/filters/opencl.c): set, and
      * program, init and reference are not used. */
     const struct clv__user *user;
@@ -154,6 +158,11 @@ extern const int clv__source_count;
 /* Returns the program for cl/<family>.cl on ctx, building it (or loading it
  * from the binary cache) on first use. The context owns the program. */
 int clv__program_get(clv_context *ctx, const char *family, cl_program *out, clv_msg *msg);
+/* The same with build options added (defines: "-DNAME=VALUE ...", under 64
+ * characters), one program per family and defines: a filter that needs
+ * one of a program's kernels builds only that one. */
+int clv__program_variant(clv_context *ctx, const char *family, const char *defines, cl_program *out,
+                         clv_msg *msg);
 /* Builds a program from text (no cache). On a build failure returns
  * CLV_EBUILD (msg untouched) with *log the driver's log (malloc'd, may be
  * NULL), its "<kernel>:N" lines mapped to file:(N - first_line + 1). */

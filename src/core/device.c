@@ -288,7 +288,9 @@ static int context_open(const clv_context_options *options, const clv_device_inf
             ctx->watchdog_s = options->watchdog_s;
         if (options->shape)
             ctx->row_shape = options->shape == 1;
-        if (options->cache_dir && !options->no_cache)
+        /* PoCL caches its builds itself: see clv_context_options. */
+        const int pocl = strstr(ctx->dev.platform, "Portable Computing Language") != NULL;
+        if (options->cache_dir && !options->no_cache && (!pocl || options->cache_every_driver))
             snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", options->cache_dir);
         if (options->kernel_dir)
             snprintf(ctx->kernel_dir, sizeof ctx->kernel_dir, "%s", options->kernel_dir);

@@ -37,6 +37,10 @@ void clv_env_engine_settings(clv_context_options *e, char *dir, size_t size)
             e->cache_dir = dir;
         }
     }
+    /* PoCL's own cache off: clvid's is the only one there. */
+    const char *pocl_cache = env("POCL_KERNEL_CACHE");
+    if (pocl_cache && !strcmp(pocl_cache, "0"))
+        e->cache_every_driver = 1;
     if (!e->kernel_dir)
         e->kernel_dir = env("CLVID_KERNEL_DIR");
     /* Seconds a frame through a user kernel may take; "off": no limit. */
