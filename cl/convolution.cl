@@ -69,10 +69,12 @@ __kernel void convolve(CLV_FRAME_ARGS, __constant int *coef, int n, int div, int
     dst[y * stride + x] = conv_pixel(src, w, h, stride, coef, n, div, inv, bias, x, y);
 }
 
-/* Row shape: the interior of the row in tiles of bytes, one pass over the
- * tile per coefficient, so every inner loop is a plain byte loop the
- * compiler vectorizes whatever N is; the N/2 pixels at each end go through
- * conv_pixel. */
+#if CLV_ROW
+/* Row shape only (a GPU never launches it, and compiling its 16-lane loops
+ * took NVIDIA's compiler 1.1 s of a cold start): the interior of the row
+ * in tiles of bytes, one pass over the tile per coefficient, so every inner
+ * loop is a plain byte loop the compiler vectorizes whatever N is; the N/2
+ * pixels at each end go through conv_pixel. */
 #define CONV_TILE 512
 
 __kernel void convolve_rows(CLV_FRAME_ARGS, __constant int *coef, int n, int div, int bias,
@@ -191,3 +193,4 @@ __kernel void convolve_rows(CLV_FRAME_ARGS, __constant int *coef, int n, int div
         }
     }
 }
+#endif

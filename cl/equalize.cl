@@ -199,7 +199,9 @@ inline uchar eq_lut_scan(__global const uint *hist, uint total, __local uint *a,
     return eq_entry(i, in[i], cdf_min, total, scale);
 }
 
-/* CPUs only (GPUs make the LUT in each eq_apply group): a table of the
+#if CLV_ROW
+/* CPUs only (GPUs make the LUT in each eq_apply group, and compiling this
+ * took NVIDIA's compiler 1.1 s of a cold start): a table of the
  * LUT entries of two levels at once, pair[a + 256 b] = lut[a] + 256 lut[b],
  * so that eq_apply maps two pixels with one load (a byte lookup a pixel
  * was a third of the apply pass). Each of 8 work-items scans the
@@ -224,6 +226,7 @@ __kernel void eq_lut(__global const uint *hist, __global ushort *pair, uint tota
             pair[a + 256 * b] = high | lut[a];
     }
 }
+#endif
 
 /* One pixel through the LUT (GPU shape, mode=luma): R, G and B each move
  * by lut[Y] - Y, which changes the luma to lut[Y] and keeps Cb and Cr. */

@@ -1,6 +1,13 @@
 /* median.cl - per-channel median of the (2r+1)^2 window, clamp-to-edge.
  * Channels are sorted in pairs of 16-bit lanes on GPUs and byte by byte
- * along a row on CPUs. */
+ * along a row on CPUs.
+ *
+ * The host builds one kernel a program (-DCLV_MEDIAN_KIND: 0 median3, 1
+ * median5, 2 median7, 3 median_radix; src/filters/median.c): NVIDIA's
+ * compiler took 1.35-1.55 s for all four, 0.19-0.23 s for median3 alone. */
+#ifndef CLV_MEDIAN_KIND
+#define CLV_MEDIAN_KIND -1 /* every kernel */
+#endif
 
 /* min and max by the type's name: T is uchar, uchar4 or ushort2 (two
  * 16-bit lanes, the GPU shape's channels in pairs: clv_min16x2). */
@@ -84,6 +91,7 @@ inline void median_store4(__global const uchar4 *src, __global uchar4 *dst, int 
             MEDIAN3(ushort2, mid[i], mid[i + 1], mid[i + 2]),                                      \
             MED_MIN(ushort2, MED_MIN(ushort2, hi[i], hi[i + 1]), hi[i + 2]))
 
+#if CLV_MEDIAN_KIND < 0 || CLV_MEDIAN_KIND == 0
 __kernel void median3(CLV_FRAME_ARGS)
 {
 #if CLV_ROW
@@ -166,6 +174,7 @@ __kernel void median3(CLV_FRAME_ARGS)
         median_store4(src, dst, w, stride, y + 1, x0, rg2, bb, 1, u2 + 1);
 #endif
 }
+#endif
 
 /* Sorts five values ascending: nine exchanges (checked on all 32 0-1
  * inputs). */
@@ -390,6 +399,7 @@ inline void median5_select(const uchar *restrict s0, const uchar *restrict s1,
 #undef AT
 }
 
+#if CLV_MEDIAN_KIND < 0 || CLV_MEDIAN_KIND == 1
 __kernel void median5(CLV_FRAME_ARGS)
 {
 #if CLV_ROW
@@ -505,6 +515,7 @@ __kernel void median5(CLV_FRAME_ARGS)
         median_store4(src, dst, w, stride, y + 1, x0, rg2, bb, 1, NULL);
 #endif
 }
+#endif
 
 /* Any radius: the k-th smallest (k = n/2) found bit by bit from the top:
  * the largest v with #(window < v) <= k. Eight passes over the window. */
@@ -550,6 +561,7 @@ inline void median_keep(uchar *restrict res, const uchar *restrict cand,
     }
 }
 
+#if CLV_MEDIAN_KIND < 0 || CLV_MEDIAN_KIND == 3
 __kernel void median_radix(CLV_FRAME_ARGS, int r)
 {
 #if CLV_ROW
@@ -586,6 +598,7 @@ __kernel void median_radix(CLV_FRAME_ARGS, int r)
     dst[y * stride + x] = median_radix_pixel(src, w, h, stride, r, x, y);
 #endif
 }
+#endif
 
 /* Sorts seven values ascending: sixteen exchanges (checked on all 128 0-1
  * inputs). */
@@ -826,6 +839,7 @@ inline ushort2 median7_last(const ushort2 *m, ushort2 b0, ushort2 b1, ushort2 b2
  * work-item from ten columns sorted once; the two pairs of neighbouring
  * windows share six columns each, of which only ranks 18..25 can be a
  * median. */
+#if CLV_MEDIAN_KIND < 0 || CLV_MEDIAN_KIND == 2
 __kernel void median7(CLV_FRAME_ARGS)
 {
 #if CLV_ROW
@@ -897,3 +911,4 @@ __kernel void median7(CLV_FRAME_ARGS)
     median_store4(src, dst, w, stride, y, x0, rg, ba, 0, NULL);
 #endif
 }
+#endif

@@ -250,6 +250,25 @@ int test_chain_runner(void)
     CHECK_EQ_STR(text, "sharpen,median=radius=3");
     test_rig_close(&rig);
 
+    /* The median builds each window size's kernel when a radius first needs
+     * it: every kind reached by set_param equals a chain built with it. */
+    static const char *const radii[] = {"2", "5", "3", "1"};
+    for (size_t i = 0; i < sizeof radii / sizeof radii[0]; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "median=radius=%s", radii[i]);
+        if (test_rig_open(&rig, ctx, "median", want, w, h, &msg)) {
+            CHECK(0, "setup %s: %s", want, msg.text);
+            continue;
+        }
+        test_fill(&rig.in, CONTENT_NOISE, 7);
+        CHECK(test_rig_run(&rig, 0, &msg) == 0, "%s", msg.text);
+        CHECK(clv_chain_set_param(rig.chain, 0, "radius", radii[i], &msg) == 0, "%s", msg.text);
+        CHECK(test_rig_run(&rig, 1, &msg) == 0, "%s", msg.text);
+        CHECK(test_rig_equal(&rig), "after set_param radius=%s the chain differs from %s", radii[i],
+              want);
+        test_rig_close(&rig);
+    }
+
     /* The empty chain copies; an in-place run is refused. */
     if (test_rig_open(&rig, ctx, "", NULL, w, h, &msg)) {
         CHECK(0, "setup: %s", msg.text);

@@ -628,7 +628,7 @@ int clv_chain_create(clv_context *ctx, const clv_chain_desc *desc, clv_chain **o
             continue;
         }
         cl_program prog = NULL;
-        if ((err = clv__program_get(ctx, f->program, &prog, msg)))
+        if (f->program && (err = clv__program_get(ctx, f->program, &prog, msg)))
             goto fail;
         chain->initialized[i] = 1; /* uninit accepts a half-built state */
         if ((err = f->init(chain->state[i], ctx, prog, msg)))
@@ -831,10 +831,13 @@ int clv_chain_set_param(clv_chain *chain, int filter_index, const char *param, c
         int err = clv_param_parse(f, i, value, &v, msg);
         if (err)
             return err;
+        const clv_value before = chain->desc.item[filter_index].values[i];
         chain->desc.item[filter_index].values[i] = v;
         if (f->configure && (err = f->configure(chain->state[filter_index], chain->ctx,
-                                                chain->desc.item[filter_index].values, msg)))
+                                                chain->desc.item[filter_index].values, msg))) {
+            chain->desc.item[filter_index].values[i] = before; /* the chain runs on as it was */
             return err;
+        }
         for (int k = 0; k < chain->more_count; k++)
             if ((err = clv_chain_set_param(chain->more[k], filter_index, param, value, msg)))
                 return err;

@@ -277,7 +277,8 @@ int clv__source_text(const clv_context *ctx, const char *name, char **text, size
     return append_source(ctx, text, len, name, &part, msg);
 }
 
-static int build(clv_context *ctx, const char *family, cl_program *out, clv_msg *msg)
+static int build(clv_context *ctx, const char *family, const char *defines, cl_program *out,
+                 clv_msg *msg)
 {
     char name[128];
     snprintf(name, sizeof name, "%s.cl", family);
@@ -291,9 +292,9 @@ static int build(clv_context *ctx, const char *family, cl_program *out, clv_msg 
         free(src);
         return err;
     }
-    char options[256];
-    snprintf(options, sizeof options, "-cl-std=CL1.2 -DCLV_ROW=%d -DCLV_PX=%d -DCLV_NV_SM=%d",
-             ctx->row_shape, CLV__GPU_PX, ctx->nv_sm);
+    char options[320];
+    snprintf(options, sizeof options, "-cl-std=CL1.2 -DCLV_ROW=%d -DCLV_PX=%d -DCLV_NV_SM=%d%s%s",
+             ctx->row_shape, CLV__GPU_PX, ctx->nv_sm, *defines ? " " : "", defines);
 
     /* The key names everything that makes a binary differ. */
     uint64_t h = fnv1a(FNV_BASIS, src, len);
@@ -368,8 +369,17 @@ static int build(clv_context *ctx, const char *family, cl_program *out, clv_msg 
 
 int clv__program_get(clv_context *ctx, const char *family, cl_program *out, clv_msg *msg)
 {
+    return clv__program_variant(ctx, family, "", out, msg);
+}
+
+int clv__program_variant(clv_context *ctx, const char *family, const char *defines, cl_program *out,
+                         clv_msg *msg)
+{
+    if (strlen(defines) >= sizeof ctx->programs[0].defines)
+        return clv__fail(msg, CLV_ELIMIT, "cl/%s.cl: build options too long: %s", family, defines);
     for (int i = 0; i < ctx->program_count; i++) {
-        if (!strcmp(ctx->programs[i].family, family)) {
+        if (!strcmp(ctx->programs[i].family, family) &&
+            !strcmp(ctx->programs[i].defines, defines)) {
             *out = ctx->programs[i].program;
             return 0;
         }
@@ -378,10 +388,12 @@ int clv__program_get(clv_context *ctx, const char *family, cl_program *out, clv_
     if (ctx->program_count == cap)
         return clv__fail(msg, CLV_ELIMIT, "too many kernel programs (%d)", cap);
     cl_program prog = NULL;
-    int err = build(ctx, family, &prog, msg);
+    int err = build(ctx, family, defines, &prog, msg);
     if (err)
         return err;
     ctx->programs[ctx->program_count].family = family;
+    snprintf(ctx->programs[ctx->program_count].defines,
+             sizeof ctx->programs[ctx->program_count].defines, "%s", defines);
     ctx->programs[ctx->program_count].program = prog;
     ctx->program_count++;
     *out = prog;

@@ -20,7 +20,7 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
 {
     equalize_state *s = state;
     int err = clv__kernel_create(prog, "eq_hist", &s->hist, msg);
-    if (!err)
+    if (!err && ctx->row_shape) /* CPUs only: cl/equalize.cl */
         err = clv__kernel_create(prog, "eq_lut", &s->lut, msg);
     if (!err)
         err = clv__kernel_create(prog, "eq_apply", &s->apply, msg);
