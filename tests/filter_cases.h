@@ -12,6 +12,7 @@ typedef struct filter_case {
 } filter_case;
 
 #define CASES(a) a, (int)(sizeof a / sizeof a[0])
+#define CONV_ROW7(c) c c c c c c c
 
 static const filter_case convolution_cases[] = {
     {"convolution", 0, 1},
@@ -29,12 +30,26 @@ static const filter_case convolution_cases[] = {
      "bias=-1024",
      0, 1},
     {"convolution=matrix='0 -1 0 -1 4 -1 0 -1 0':div=3:bias=-7", 0, 1},
-    /* powers of two (a shift on GPUs), negative sums and the largest */
+    /* powers of two, negative sums and the largest */
     {"convolution=matrix='-1 -2 -1 0 0 0 1 2 1':div=4:bias=128", 0, 1},
     {"convolution=matrix='3 -7 0 5 -9 1 0 -2 -8':div=2:bias=-3", 0, 1},
     {"convolution=matrix='10000 -10000 10000 -10000 10000 -10000 10000 -10000 -10000':div=524288",
      0, 1},
     {"convolution=matrix='1 4 6 4 1 4 16 24 16 4 6 24 36 24 6 4 16 24 16 4 1 4 6 4 1'", 0, 1},
+    /* the GPU shape's multiply-high division at its bounds (clv__conv_magic):
+     * the largest sums (|S| up to 255 * 49 * 10000) with the sum as the
+     * divisor, with a small divisor, and with the largest one */
+    {"convolution=matrix='" CONV_ROW7(" 10000") CONV_ROW7(" 10000") CONV_ROW7(" 10000")
+         CONV_ROW7(" 10000") CONV_ROW7(" 10000") CONV_ROW7(" 10000") CONV_ROW7(" 10000") "'",
+     0, 1},
+    {"convolution=matrix='" CONV_ROW7(" -10000") CONV_ROW7(" -10000") CONV_ROW7(" -10000")
+         CONV_ROW7(" -10000") CONV_ROW7(" -10000") CONV_ROW7(" -10000") CONV_ROW7(" -9999")
+             "':div=3:bias=1024",
+     0, 1},
+    {"convolution=matrix='" CONV_ROW7(" 10000 -10000") CONV_ROW7(" -10000 10000")
+         CONV_ROW7(" 10000 -10000") " 10000 -10000 10000 -10000 10000 -10000 10000':div=1000000:"
+         "bias=-1",
+     0, 1},
     /* plus shapes (the CPU rows' five-tap loops): equal arms, unequal arms */
     {"convolution=matrix='0 1 0 1 -4 1 0 1 0':bias=128", 0, 1},
     {"convolution=matrix='0 -2 0 -1 6 3 0 1 0':div=1:bias=-5", 0, 1},
