@@ -35,33 +35,48 @@ __kernel void convolve(CLV_FRAME_ARGS, __constant int *coef, int n, int div, int
         CLV_WIN3x2(src, w, h, stride,
                    dst[yy * stride + x] =
                        conv_pixel(src, w, h, stride, coef, 3, div, inv, bias, x, yy));
-        int4 pa[6], pb[6], pc[6], pd[6];
-#pragma unroll
-        for (int i = 0; i < 6; ++i) {
-            pa[i] = clv_int4(a[i]);
-            pb[i] = clv_int4(b[i]);
-            pc[i] = clv_int4(c[i]);
-            pd[i] = clv_int4(d[i]);
-        }
         const int k0 = coef[0], k1 = coef[1], k2 = coef[2], k3 = coef[3], k4 = coef[4],
                   k5 = coef[5], k6 = coef[6], k7 = coef[7], k8 = coef[8];
-        uchar4 o[4], o1[4];
+        /* One channel at a time, each output word assembled as it goes (H100
+         * 4K, dividing matrices: 41.4 -> 40.1-40.3 us; the others unchanged). */
+        uint ow[4], ow1[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            ow[i] = as_uint(b[i + 1]) & 0xFF000000u;
+            ow1[i] = as_uint(c[i + 1]) & 0xFF000000u;
+        }
 #define CONV3(t, m, u, i)                                                                          \
     (k0 * t[i] + k1 * t[i + 1] + k2 * t[i + 2] + k3 * m[i] + k4 * m[i + 1] + k5 * m[i + 2] +       \
      k6 * u[i] + k7 * u[i + 1] + k8 * u[i + 2])
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            int4 s = CONV3(pa, pb, pc, i);
-            o[i] = (uchar4)(conv_finish(s.x, div, inv, bias), conv_finish(s.y, div, inv, bias),
-                            conv_finish(s.z, div, inv, bias), b[i + 1].w);
-            s = CONV3(pb, pc, pd, i);
-            o1[i] = (uchar4)(conv_finish(s.x, div, inv, bias), conv_finish(s.y, div, inv, bias),
-                             conv_finish(s.z, div, inv, bias), c[i + 1].w);
+        for (int ch = 0; ch < 3; ++ch) {
+            const uint sel = 0x4440u + (uint)ch;
+            int ta[6], tb[6], tc[6], td[6];
+#pragma unroll
+            for (int i = 0; i < 6; ++i) {
+#if CLV_NV_SM
+                ta[i] = (int)clv_prmt(as_uint(a[i]), 0u, sel);
+                tb[i] = (int)clv_prmt(as_uint(b[i]), 0u, sel);
+                tc[i] = (int)clv_prmt(as_uint(c[i]), 0u, sel);
+                td[i] = (int)clv_prmt(as_uint(d[i]), 0u, sel);
+#else
+                ta[i] = (int)((as_uint(a[i]) >> (8 * ch)) & 255u);
+                tb[i] = (int)((as_uint(b[i]) >> (8 * ch)) & 255u);
+                tc[i] = (int)((as_uint(c[i]) >> (8 * ch)) & 255u);
+                td[i] = (int)((as_uint(d[i]) >> (8 * ch)) & 255u);
+#endif
+            }
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                ow[i] |= (uint)conv_finish(CONV3(ta, tb, tc, i), div, inv, bias) << (8 * ch);
+                ow1[i] |= (uint)conv_finish(CONV3(tb, tc, td, i), div, inv, bias) << (8 * ch);
+            }
         }
 #undef CONV3
-        CLV_STORE4(dst, stride, y, x0, o);
+        *(__global uint4 *)(dst + y * stride + x0) = (uint4)(ow[0], ow[1], ow[2], ow[3]);
         if (y + 1 < h)
-            CLV_STORE4(dst, stride, y + 1, x0, o1);
+            *(__global uint4 *)(dst + (y + 1) * stride + x0) =
+                (uint4)(ow1[0], ow1[1], ow1[2], ow1[3]);
         return;
     }
 #endif
