@@ -119,6 +119,16 @@ inline int4 clv_int4(uchar4 p)
 #endif
 }
 
+/* Channel c (0 red .. 3 alpha) of a pixel as int, the same way. */
+inline int clv_channel(uchar4 p, int c)
+{
+#if CLV_NV_SM
+    return (int)clv_prmt(as_uint(p), 0u, 0x4440u + (uint)c);
+#else
+    return (int)((as_uint(p) >> (8 * c)) & 255u);
+#endif
+}
+
 /* Declares y and loops x over this work-item's pixels. */
 #define CLV_PIXEL_LOOP(w, h, x, y)                                                                 \
     const int y = (int)get_global_id(1);                                                           \

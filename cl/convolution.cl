@@ -50,21 +50,13 @@ __kernel void convolve(CLV_FRAME_ARGS, __constant int *coef, int n, int div, int
      k6 * u[i] + k7 * u[i + 1] + k8 * u[i + 2])
 #pragma unroll
         for (int ch = 0; ch < 3; ++ch) {
-            const uint sel = 0x4440u + (uint)ch;
             int ta[6], tb[6], tc[6], td[6];
 #pragma unroll
             for (int i = 0; i < 6; ++i) {
-#if CLV_NV_SM
-                ta[i] = (int)clv_prmt(as_uint(a[i]), 0u, sel);
-                tb[i] = (int)clv_prmt(as_uint(b[i]), 0u, sel);
-                tc[i] = (int)clv_prmt(as_uint(c[i]), 0u, sel);
-                td[i] = (int)clv_prmt(as_uint(d[i]), 0u, sel);
-#else
-                ta[i] = (int)((as_uint(a[i]) >> (8 * ch)) & 255u);
-                tb[i] = (int)((as_uint(b[i]) >> (8 * ch)) & 255u);
-                tc[i] = (int)((as_uint(c[i]) >> (8 * ch)) & 255u);
-                td[i] = (int)((as_uint(d[i]) >> (8 * ch)) & 255u);
-#endif
+                ta[i] = clv_channel(a[i], ch);
+                tb[i] = clv_channel(b[i], ch);
+                tc[i] = clv_channel(c[i], ch);
+                td[i] = clv_channel(d[i], ch);
             }
 #pragma unroll
             for (int i = 0; i < 4; ++i) {

@@ -43,12 +43,12 @@ static const filter_case convolution_cases[] = {
          CONV_ROW7(" 10000") CONV_ROW7(" 10000") CONV_ROW7(" 10000") CONV_ROW7(" 10000") "'",
      0, 1},
     {"convolution=matrix='" CONV_ROW7(" -10000") CONV_ROW7(" -10000") CONV_ROW7(" -10000")
-         CONV_ROW7(" -10000") CONV_ROW7(" -10000") CONV_ROW7(" -10000") CONV_ROW7(" -9999")
-             "':div=3:bias=1024",
+         CONV_ROW7(" -10000") CONV_ROW7(" -10000") CONV_ROW7(" -10000")
+             CONV_ROW7(" -9999") "':div=3:bias=1024",
      0, 1},
     {"convolution=matrix='" CONV_ROW7(" 10000 -10000") CONV_ROW7(" -10000 10000")
          CONV_ROW7(" 10000 -10000") " 10000 -10000 10000 -10000 10000 -10000 10000':div=1000000:"
-         "bias=-1",
+                                    "bias=-1",
      0, 1},
     /* plus shapes (the CPU rows' five-tap loops): equal arms, unequal arms */
     {"convolution=matrix='0 1 0 1 -4 1 0 1 0':bias=128", 0, 1},
