@@ -563,10 +563,19 @@ static int held_fault_run(clv_context *ctx, int inject, int w, int h, int frames
         if (state == 1) { /* hold it; the next frame for its device fails */
             for (int k = 0; k < 2; k++)
                 clv_stage_device_stats(stage, k, &after[k]);
-            d = after[0].frames > before[0].frames ? 0 : 1;
-            clv_stage_inject_submit_fault(stage, d);
-            state = 3;
-            continue;
+            int from = after[0].frames > before[0].frames ? 0 : 1;
+            /* One fault per run: a hold given up leaves it armed on d, so
+             * only another frame of d is held for it (arming the other
+             * device too would fail both). */
+            if (d < 0) {
+                d = from;
+                clv_stage_inject_submit_fault(stage, d);
+            }
+            if (from == d) {
+                state = 3;
+                continue;
+            }
+            state = 0;
         }
         clv_stage_release(stage);
         taken++;
