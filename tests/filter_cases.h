@@ -74,7 +74,8 @@ static const filter_case prewitt_cases[] = {
 
 static const filter_case median_cases[] = {
     {"median", 0, 1},          {"median=radius=2", 0, 1}, {"median=3", 1, 1},
-    {"median=radius=5", 1, 1}, {"median=radius=7", 1, 1},
+    {"median=radius=4", 1, 1}, {"median=radius=5", 1, 1}, {"median=radius=6", 1, 1},
+    {"median=radius=7", 1, 1},
 };
 
 static const filter_case erode_cases[] = {

@@ -5,19 +5,23 @@
 #include <string.h>
 
 /* The kernels by kind: 3x3, 5x5 and 7x7 networks, counting (CPUs from
- * 7x7 on, every device from 9x9); cl/median.cl builds one kind a program. */
-enum { K3, K5, K7, KRADIX, KINDS };
-static const char *const kernel_name[KINDS] = {"median3", "median5", "median7", "median_radix"};
+ * 7x7 on), sliding histograms (GPUs from 9x9 on); cl/median.cl builds one
+ * kind a program. */
+enum { K3, K5, K7, KRADIX, KHIST, KINDS };
+static const char *const kernel_name[KINDS] = {"median3", "median5", "median7", "median_radix",
+                                               "median_hist"};
 
 typedef struct median_state {
     cl_kernel k[KINDS]; /* made when a radius first needs one */
 } median_state;
 
-/* 7x7 on GPUs by shared sorted columns; on CPUs (and larger windows) by
- * counting, whose byte loops vectorize. */
+/* On GPUs: 7x7 by shared sorted columns, larger windows by sliding
+ * histograms. On CPUs from 7x7 on by counting, whose byte loops vectorize. */
 static int kind_of(int r, const clv_context *ctx)
 {
-    return r == 1 ? K3 : r == 2 ? K5 : r == 3 && !ctx->row_shape ? K7 : KRADIX;
+    if (r <= 2)
+        return r == 1 ? K3 : K5;
+    return ctx->row_shape ? KRADIX : r == 3 ? K7 : KHIST;
 }
 
 static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
@@ -58,10 +62,15 @@ static int run(void *state, const clv_launch *l)
     if (!k) /* configure failed for this radius (and said why) */
         return CLV_EBUILD;
     int err = clv__kernel_frame_args(k, l);
-    if (!err && kind == KRADIX)
+    if (!err && (kind == KRADIX || kind == KHIST))
         err = clv__kernel_args(k, 5, 1, CLV__ARG(r));
     if (err)
         return err;
+    if (kind == KHIST) { /* a work-item slides down a column's strip of 64 rows */
+        size_t local[2] = {32, 1};
+        size_t global[2] = {((size_t)l->width + 31) / 32 * 32, ((size_t)l->height + 63) / 64};
+        return clv__launch(l, k, 2, global, local);
+    }
     /* The GPU shape's 3x3 and 5x5 make two rows a work-item. */
     return kind == K3 || kind == K5 ? clv__launch_pixel_pairs(l, k)
                                     : clv__launch_pixels(l, k, l->width, l->height);
