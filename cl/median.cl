@@ -606,9 +606,10 @@ __kernel void median_radix(CLV_FRAME_ARGS, int r)
  * (Huang's sliding histogram): a row down costs 2r + 1 additions and as
  * many removals instead of recounting (2r + 1)^2 values eight times. The
  * median is found 16 bins at a time from the previous one's chunk, which
- * neighbouring rows rarely leave. Counts fit a byte (at most 225). */
+ * neighbouring rows rarely leave. Counts fit a byte (at most 225). A
+ * work-item slides down `strip` rows (the host's choice: long strips spend
+ * less on filling histograms, short ones fill the device on small frames). */
 #define MEDIAN_HIST_GROUP 32 /* work-items a group: one column each */
-#define MEDIAN_HIST_STRIP 64 /* rows a work-item slides down */
 #define MEDIAN_HIST_BINS 272 /* 256 and a chunk of padding: no bank conflicts */
 
 /* Chunk c's 16 bins, and how many values they hold. */
@@ -685,10 +686,10 @@ inline void median_hist_row(__local uchar *restrict h0, __local uchar *restrict 
 }
 
 __kernel __attribute__((reqd_work_group_size(MEDIAN_HIST_GROUP, 1, 1))) void
-median_hist(CLV_FRAME_ARGS, int r)
+median_hist(CLV_FRAME_ARGS, int r, int strip)
 {
     __local uint4 hist[3 * MEDIAN_HIST_GROUP * MEDIAN_HIST_BINS / 16];
-    const int x = (int)get_global_id(0), y0 = (int)get_global_id(1) * MEDIAN_HIST_STRIP;
+    const int x = (int)get_global_id(0), y0 = (int)get_global_id(1) * strip;
     if (x >= w || y0 >= h)
         return; /* the histograms are each work-item's own: no barrier */
     const int lid = (int)get_local_id(0), k = ((2 * r + 1) * (2 * r + 1)) / 2;
@@ -702,7 +703,7 @@ median_hist(CLV_FRAME_ARGS, int r)
     median_hist_state s[3] = {{8, 0}, {8, 0}, {8, 0}};
     for (int dy = -r; dy <= r; ++dy)
         median_hist_row(hc[0], hc[1], hc[2], s, src, w, h, stride, r, x, y0 + dy, 1);
-    const int y1 = min(y0 + MEDIAN_HIST_STRIP, h);
+    const int y1 = min(y0 + strip, h);
     for (int y = y0; y < y1; ++y) {
         if (y > y0) {
             median_hist_row(hc[0], hc[1], hc[2], s, src, w, h, stride, r, x, y - r - 1, -1);
