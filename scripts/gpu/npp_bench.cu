@@ -116,7 +116,7 @@ int main(int argc, char **argv)
                CHECK_NPP(nppiFilterPrewittHoriz_8u_C4R_Ctx(src1, step, dst1, step, in1, c));
                CHECK_NPP(nppiFilterPrewittVert_8u_C4R_Ctx(src1, step, tmp + step + 4, step, in1, c));
            }));
-    for (int r = 1; r <= 3; r++) {
+    for (int r : {1, 2, 3, 4, 7}) {
         int m = 2 * r + 1;
         NppiSize roi = {w - 2 * r, h - 2 * r}, msize = {m, m};
         Npp32u size = 0;
