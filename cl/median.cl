@@ -608,7 +608,13 @@ __kernel void median_radix(CLV_FRAME_ARGS, int r)
  * median is found 16 bins at a time from the previous one's chunk, which
  * neighbouring rows rarely leave. Counts fit a byte (at most 225). A
  * work-item slides down `strip` rows (the host's choice: long strips spend
- * less on filling histograms, short ones fill the device on small frames). */
+ * less on filling histograms, short ones fill the device on small frames).
+ * The radius is the program's (-DCLV_MEDIAN_R): the loops over a row
+ * unroll, and a row's pixels are all loaded before they are counted. */
+#ifndef CLV_MEDIAN_R
+#define CLV_MEDIAN_R 4 /* the host builds a program a radius */
+#endif
+#define MEDIAN_HIST_D (2 * CLV_MEDIAN_R + 1)
 #define MEDIAN_HIST_GROUP 32 /* work-items a group: one column each */
 #define MEDIAN_HIST_BINS 272 /* 256 and a chunk of padding: no bank conflicts */
 
@@ -669,30 +675,38 @@ inline uchar median_hist_find(__local const uchar *h, median_hist_state *s, int 
     return (uchar)v;
 }
 
-/* Adds (d = 1) or removes (d = -1) the 2r + 1 pixels of row y around x; the
- * three channels' histograms are apart, so their updates can overlap. */
-inline void median_hist_row(__local uchar *restrict h0, __local uchar *restrict h1,
-                            __local uchar *restrict h2, median_hist_state *s,
-                            __global const uchar4 *src, int w, int h, int stride, int r, int x,
-                            int y, int d)
+/* Row y's 2r + 1 pixels around x, loaded together so that their latencies
+ * overlap (the radius is the program's: the loops unroll, p stays in
+ * registers). */
+inline void median_hist_load(uchar4 *p, __global const uchar4 *src, int w, int h, int stride,
+                             int x, int y)
 {
     __global const uchar4 *row = src + clamp(y, 0, h - 1) * stride;
-    for (int dx = -r; dx <= r; ++dx) {
-        const uchar4 p = row[clamp(x + dx, 0, w - 1)];
-        median_hist_put(h0, &s[0], p.x, d);
-        median_hist_put(h1, &s[1], p.y, d);
-        median_hist_put(h2, &s[2], p.z, d);
+    for (int i = 0; i < MEDIAN_HIST_D; ++i)
+        p[i] = row[clamp(x + i - CLV_MEDIAN_R, 0, w - 1)];
+}
+
+/* Adds (d = 1) or removes (d = -1) a row's pixels; the three channels'
+ * histograms are apart, so their updates can overlap. */
+inline void median_hist_add(__local uchar *restrict h0, __local uchar *restrict h1,
+                            __local uchar *restrict h2, median_hist_state *s, const uchar4 *p,
+                            int d)
+{
+    for (int i = 0; i < MEDIAN_HIST_D; ++i) {
+        median_hist_put(h0, &s[0], p[i].x, d);
+        median_hist_put(h1, &s[1], p[i].y, d);
+        median_hist_put(h2, &s[2], p[i].z, d);
     }
 }
 
 __kernel __attribute__((reqd_work_group_size(MEDIAN_HIST_GROUP, 1, 1))) void
-median_hist(CLV_FRAME_ARGS, int r, int strip)
+median_hist(CLV_FRAME_ARGS, int strip)
 {
     __local uint4 hist[3 * MEDIAN_HIST_GROUP * MEDIAN_HIST_BINS / 16];
     const int x = (int)get_global_id(0), y0 = (int)get_global_id(1) * strip;
     if (x >= w || y0 >= h)
         return; /* the histograms are each work-item's own: no barrier */
-    const int lid = (int)get_local_id(0), k = ((2 * r + 1) * (2 * r + 1)) / 2;
+    const int lid = (int)get_local_id(0), k = MEDIAN_HIST_D * MEDIAN_HIST_D / 2;
     __local uchar *hc[3];
     for (int c = 0; c < 3; ++c) {
         __local uint4 *mine = hist + (c * MEDIAN_HIST_GROUP + lid) * (MEDIAN_HIST_BINS / 16);
@@ -701,13 +715,19 @@ median_hist(CLV_FRAME_ARGS, int r, int strip)
         hc[c] = (__local uchar *)mine;
     }
     median_hist_state s[3] = {{8, 0}, {8, 0}, {8, 0}};
-    for (int dy = -r; dy <= r; ++dy)
-        median_hist_row(hc[0], hc[1], hc[2], s, src, w, h, stride, r, x, y0 + dy, 1);
+    uchar4 gone[MEDIAN_HIST_D], come[MEDIAN_HIST_D];
+    for (int dy = -CLV_MEDIAN_R; dy <= CLV_MEDIAN_R; ++dy) {
+        median_hist_load(come, src, w, h, stride, x, y0 + dy);
+        median_hist_add(hc[0], hc[1], hc[2], s, come, 1);
+    }
     const int y1 = min(y0 + strip, h);
-    for (int y = y0; y < y1; ++y) {
-        if (y > y0) {
-            median_hist_row(hc[0], hc[1], hc[2], s, src, w, h, stride, r, x, y - r - 1, -1);
-            median_hist_row(hc[0], hc[1], hc[2], s, src, w, h, stride, r, x, y + r, 1);
+    for (int y = y0;; ++y) {
+        /* The next row's pixels are on their way while this row's median
+         * is found. */
+        const int more = y + 1 < y1;
+        if (more) {
+            median_hist_load(gone, src, w, h, stride, x, y - CLV_MEDIAN_R);
+            median_hist_load(come, src, w, h, stride, x, y + CLV_MEDIAN_R + 1);
         }
         uchar4 o;
         o.x = median_hist_find(hc[0], &s[0], k);
@@ -715,6 +735,10 @@ median_hist(CLV_FRAME_ARGS, int r, int strip)
         o.z = median_hist_find(hc[2], &s[2], k);
         o.w = src[y * stride + x].w;
         dst[y * stride + x] = o;
+        if (!more)
+            break;
+        median_hist_add(hc[0], hc[1], hc[2], s, gone, -1);
+        median_hist_add(hc[0], hc[1], hc[2], s, come, 1);
     }
 }
 #endif

@@ -13,7 +13,13 @@ static const char *const kernel_name[KINDS] = {"median3", "median5", "median7", 
 
 typedef struct median_state {
     cl_kernel k[KINDS]; /* made when a radius first needs one */
+    cl_kernel hist[8];  /* KHIST: a program a radius (its loops unroll) */
 } median_state;
+
+static cl_kernel *kernel_for(median_state *s, int kind, int r)
+{
+    return kind == KHIST ? &s->hist[r] : &s->k[kind];
+}
 
 /* On GPUs: 7x7 by shared sorted columns, larger windows by sliding
  * histograms. On CPUs from 7x7 on by counting, whose byte loops vectorize. */
@@ -36,14 +42,17 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
 static int configure(void *state, clv_context *ctx, const clv_value *v, clv_msg *msg)
 {
     median_state *s = state;
-    const int kind = kind_of((int)v[0].i, ctx);
-    if (s->k[kind])
+    const int r = (int)v[0].i, kind = kind_of(r, ctx);
+    cl_kernel *k = kernel_for(s, kind, r);
+    if (*k)
         return 0;
-    char defines[32];
+    char defines[48];
     snprintf(defines, sizeof defines, "-DCLV_MEDIAN_KIND=%d", kind);
+    if (kind == KHIST)
+        snprintf(defines, sizeof defines, "-DCLV_MEDIAN_KIND=%d -DCLV_MEDIAN_R=%d", kind, r);
     cl_program prog = NULL;
     int err = clv__program_variant(ctx, "median", defines, &prog, msg);
-    return err ? err : clv__kernel_create(prog, kernel_name[kind], &s->k[kind], msg);
+    return err ? err : clv__kernel_create(prog, kernel_name[kind], k, msg);
 }
 
 static void uninit(void *state)
@@ -51,6 +60,8 @@ static void uninit(void *state)
     median_state *s = state;
     for (int i = 0; i < KINDS; i++)
         clv__kernel_release(&s->k[i]);
+    for (int r = 0; r < 8; r++)
+        clv__kernel_release(&s->hist[r]);
 }
 
 static int run(void *state, const clv_launch *l)
@@ -58,11 +69,11 @@ static int run(void *state, const clv_launch *l)
     median_state *s = state;
     cl_int r = (cl_int)l->values[0].i;
     const int kind = kind_of(r, l->ctx);
-    cl_kernel k = s->k[kind];
+    cl_kernel k = *kernel_for(s, kind, r);
     if (!k) /* configure failed for this radius (and said why) */
         return CLV_EBUILD;
     int err = clv__kernel_frame_args(k, l);
-    if (!err && (kind == KRADIX || kind == KHIST))
+    if (!err && kind == KRADIX)
         err = clv__kernel_args(k, 5, 1, CLV__ARG(r));
     if (err)
         return err;
@@ -77,7 +88,7 @@ static int run(void *state, const clv_launch *l)
         cl_int strip_arg = (cl_int)strip;
         size_t local[2] = {32, 1};
         size_t global[2] = {columns * 32, ((size_t)l->height + strip - 1) / strip};
-        err = clv__kernel_args(k, 6, 1, CLV__ARG(strip_arg));
+        err = clv__kernel_args(k, 5, 1, CLV__ARG(strip_arg));
         return err ? err : clv__launch(l, k, 2, global, local);
     }
     /* The GPU shape's 3x3 and 5x5 make two rows a work-item. */
@@ -94,16 +105,20 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
     int r = (int)v[0].i, half = (2 * r + 1) * (2 * r + 1) / 2;
     for (int y = 0; y < src->height; y++) {
         for (int x = 0; x < src->width; x++) {
+            int count[3][256];
+            memset(count, 0, sizeof count);
+            for (int j = -r; j <= r; j++) {
+                for (int i = -r; i <= r; i++) {
+                    const uint8_t *p = clv__px_clamped(src, x + i, y + j);
+                    for (int c = 0; c < 3; c++)
+                        count[c][p[c]]++;
+                }
+            }
             uint8_t *o = clv__px_mut(dst, x, y);
             for (int c = 0; c < 3; c++) {
-                int count[256];
-                memset(count, 0, sizeof count);
-                for (int j = -r; j <= r; j++)
-                    for (int i = -r; i <= r; i++)
-                        count[clv__px_clamped(src, x + i, y + j)[c]]++;
-                int m = 0, seen = count[0];
+                int m = 0, seen = count[c][0];
                 while (seen <= half)
-                    seen += count[++m];
+                    seen += count[c][++m];
                 o[c] = (uint8_t)m;
             }
             o[3] = clv__px(src, x, y)[3];
