@@ -158,8 +158,9 @@ static gboolean start(GstBaseTransform *trans)
     gchar *device = g_strdup(self->device);
     g_mutex_unlock(&self->lock);
     /* As the clvid command: CLVID_DEVICE when no device is set, and the
-     * kernel cache of XDG_CACHE_HOME/clvid or ~/.cache/clvid (on PoCL only
-     * when POCL_KERNEL_CACHE=0 turns PoCL's own cache off). */
+     * kernel cache of XDG_CACHE_HOME/clvid or ~/.cache/clvid (on PoCL
+     * written when the context ends, or at the build when
+     * POCL_KERNEL_CACHE=0 turns PoCL's own cache off). */
     o.device = device && *device ? device : g_getenv("CLVID_DEVICE");
     if (!g_getenv("CLVID_NO_CACHE")) {
         const char *xdg = g_getenv("XDG_CACHE_HOME"), *home = g_getenv("HOME");

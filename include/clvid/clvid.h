@@ -153,12 +153,12 @@ typedef struct clv_context_options {
      * memory; 1, always the copies (what a discrete GPU does; to test that
      * path on a CPU). */
     int staging;
-    /* Where kernel binaries are kept (cache_dir): 0, on every driver but
-     * PoCL, which keeps its own cache of builds (keyed by source and
-     * options) and, to hand out a program's binary, compiles every kernel
-     * in it, most of a cold start on a CPU (3.7 -> 2.0 s to the first frame
-     * of median,sharpen on 2 cores); 1, on PoCL too (the clvid command sets
-     * it when POCL_KERNEL_CACHE=0 turns PoCL's cache off). */
+    /* When kernel binaries are written to cache_dir: 0, at the build on
+     * every driver but PoCL, which compiles every kernel of a program to
+     * hand out its binary (most of a cold start on a CPU: 3.7 -> 2.0 s to
+     * the first frame of median,sharpen on 2 cores), and there when the
+     * context is destroyed; 1, at the build on PoCL too (the clvid command
+     * sets it when POCL_KERNEL_CACHE=0 turns PoCL's own cache off). */
     int cache_every_driver;
 } clv_context_options;
 

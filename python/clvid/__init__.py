@@ -186,8 +186,9 @@ def version() -> str:
 def _engine_options(device: Optional[str], keep: list) -> _ContextOptions:
     """The engine's settings as the clvid command has them: the device, and
     the kernel cache of CLVID_CACHE_DIR (else XDG_CACHE_HOME/clvid or
-    ~/.cache/clvid) unless CLVID_NO_CACHE (on PoCL, which caches its own
-    builds, only when POCL_KERNEL_CACHE=0); CLVID_DEVICE when no device."""
+    ~/.cache/clvid) unless CLVID_NO_CACHE (on PoCL written when the context
+    ends, or at the build when POCL_KERNEL_CACHE=0); CLVID_DEVICE when no
+    device."""
     opt = _ContextOptions()
     device = device if device is not None else os.environ.get("CLVID_DEVICE") or None
     if device is not None:

@@ -14,7 +14,8 @@
 struct clv_context {
     clv_device_info dev;
     /* The settings, with their strings copied. */
-    char cache_dir[1024];  /* "" for no cache (or none on this driver) */
+    char cache_dir[1024];  /* "" for no cache */
+    int cache_late;        /* entries written at destroy, not at build (PoCL) */
     char kernel_dir[1024]; /* "" for the embedded sources */
     int log_level;
     int cache_warned; /* the cache was found unwritable (said once) */
@@ -33,6 +34,7 @@ struct clv_context {
         const char *family;
         char defines[64]; /* clv__program_variant's */
         cl_program program;
+        char *late_path, *late_key; /* cache entry written at destroy (PoCL) */
     } programs[24];
     int program_count;
     /* Several devices (--device 1,2): this context is the first one's and
@@ -161,6 +163,9 @@ int clv__program_get(clv_context *ctx, const char *family, cl_program *out, clv_
 /* The same with build options added (defines: "-DNAME=VALUE ...", under 64
  * characters), one program per family and defines: a filter that needs
  * one of a program's kernels builds only that one. */
+/* Writes the cache entries of programs built from source that wait for the
+ * context's end (cache_late), and frees their names. */
+void clv__program_cache_late(clv_context *ctx, int write);
 int clv__program_variant(clv_context *ctx, const char *family, const char *defines, cl_program *out,
                          clv_msg *msg);
 /* Builds a program from text (no cache). On a build failure returns

@@ -288,10 +288,12 @@ static int context_open(const clv_context_options *options, const clv_device_inf
             ctx->watchdog_s = options->watchdog_s;
         if (options->shape)
             ctx->row_shape = options->shape == 1;
-        /* PoCL caches its builds itself: see clv_context_options. */
+        /* PoCL compiles every kernel to hand out a binary: its entries are
+         * written at the end (see clv_context_options). */
         const int pocl = strstr(ctx->dev.platform, "Portable Computing Language") != NULL;
-        if (options->cache_dir && !options->no_cache && (!pocl || options->cache_every_driver))
+        if (options->cache_dir && !options->no_cache)
             snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", options->cache_dir);
+        ctx->cache_late = pocl && !options->cache_every_driver;
         if (options->kernel_dir)
             snprintf(ctx->kernel_dir, sizeof ctx->kernel_dir, "%s", options->kernel_dir);
         if (options->log_level)
@@ -363,11 +365,13 @@ void clv_context_destroy(clv_context *ctx)
         clv_context_destroy(ctx->more[i]);
     ctx->more_count = 0;
     if (ctx->hung) {
+        clv__program_cache_late(ctx, 0);
         free(ctx); /* the device's objects are left to the process's end */
         return;
     }
     if (ctx->queue)
         clFinish(ctx->queue);
+    clv__program_cache_late(ctx, 1);
     for (int i = 0; i < ctx->program_count; i++)
         clReleaseProgram(ctx->programs[i].program);
     if (ctx->queue)

@@ -277,8 +277,39 @@ int clv__source_text(const clv_context *ctx, const char *name, char **text, size
     return append_source(ctx, text, len, name, &part, msg);
 }
 
+/* Asks the driver for prog's binary and writes it as the entry at path. */
+static void cache_save(clv_context *ctx, cl_program prog, const char *path, const char *key)
+{
+    size_t size = 0;
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
+        size == 0)
+        return;
+    unsigned char *bin = malloc(size);
+    unsigned char *bins[1] = {bin};
+    if (bin && clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS)
+        cache_write(ctx, path, key, bin, size);
+    free(bin);
+}
+
+void clv__program_cache_late(clv_context *ctx, int write)
+{
+    for (int i = 0; i < ctx->program_count; i++) {
+        if (write && ctx->programs[i].late_path)
+            cache_save(ctx, ctx->programs[i].program, ctx->programs[i].late_path,
+                       ctx->programs[i].late_key);
+        free(ctx->programs[i].late_path);
+        free(ctx->programs[i].late_key);
+        ctx->programs[i].late_path = ctx->programs[i].late_key = NULL;
+    }
+}
+
+/* Builds a program (from the cache when it holds one). With the cache on
+ * and ctx->cache_late, a program built from source gets its entry's path
+ * and key in *late_path and *late_key (malloc'd) for the context's end:
+ * PoCL compiles every kernel of a program to hand out its binary, which a
+ * cold start's first frame should not wait for. */
 static int build(clv_context *ctx, const char *family, const char *defines, cl_program *out,
-                 clv_msg *msg)
+                 char **late_path, char **late_key, clv_msg *msg)
 {
     char name[128];
     snprintf(name, sizeof name, "%s.cl", family);
@@ -348,18 +379,16 @@ static int build(clv_context *ctx, const char *family, const char *defines, cl_p
                              "cl/%s.cl does not build on %s (%s); the build log is above", family,
                              ctx->dev.name, clv__cl_strerror(st));
         }
-        if (cached) {
-            size_t size = 0;
-            if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) ==
-                    CL_SUCCESS &&
-                size > 0) {
-                unsigned char *bin = malloc(size);
-                unsigned char *bins[1] = {bin};
-                if (bin && clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) ==
-                               CL_SUCCESS)
-                    cache_write(ctx, path, key, bin, size);
-                free(bin);
+        if (cached && ctx->cache_late) {
+            *late_path = strdup(path);
+            *late_key = strdup(key);
+            if (!*late_path || !*late_key) { /* out of memory: no entry, no harm */
+                free(*late_path);
+                free(*late_key);
+                *late_path = *late_key = NULL;
             }
+        } else if (cached) {
+            cache_save(ctx, prog, path, key);
         }
     }
     free(src);
@@ -388,9 +417,12 @@ int clv__program_variant(clv_context *ctx, const char *family, const char *defin
     if (ctx->program_count == cap)
         return clv__fail(msg, CLV_ELIMIT, "too many kernel programs (%d)", cap);
     cl_program prog = NULL;
-    int err = build(ctx, family, defines, &prog, msg);
+    char *late_path = NULL, *late_key = NULL;
+    int err = build(ctx, family, defines, &prog, &late_path, &late_key, msg);
     if (err)
         return err;
+    ctx->programs[ctx->program_count].late_path = late_path;
+    ctx->programs[ctx->program_count].late_key = late_key;
     ctx->programs[ctx->program_count].family = family;
     snprintf(ctx->programs[ctx->program_count].defines,
              sizeof ctx->programs[ctx->program_count].defines, "%s", defines);
