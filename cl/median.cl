@@ -3,8 +3,9 @@
  * along a row on CPUs.
  *
  * The host builds one kernel a program (-DCLV_MEDIAN_KIND: 0 median3, 1
- * median5, 2 median7, 3 median_radix, 4 median_hist; src/filters/median.c): NVIDIA's
- * compiler took 1.35-1.55 s for all four, 0.19-0.23 s for median3 alone. */
+ * median5, 2 median7, 3 median_radix, 4 median_hist with -DCLV_MEDIAN_R;
+ * src/filters/median.c): NVIDIA's compiler took 1.35-1.55 s for the first
+ * four together, 0.19-0.23 s for median3 alone. */
 #ifndef CLV_MEDIAN_KIND
 #define CLV_MEDIAN_KIND -1 /* every kernel */
 #endif
@@ -631,8 +632,8 @@ inline int median_chunk_sum(uint4 q)
     return (int)((s & 0xffffu) + (s >> 16));
 }
 
-/* One channel's running state: its histogram, the chunk holding the last
- * median and how many values lie in the chunks below it. */
+/* One channel's running state beside its histogram: the chunk holding the
+ * last median and how many values lie in the chunks below it. */
 typedef struct median_hist_state {
     int chunk, below;
 } median_hist_state;
@@ -678,8 +679,8 @@ inline uchar median_hist_find(__local const uchar *h, median_hist_state *s, int 
 /* Row y's 2r + 1 pixels around x, loaded together so that their latencies
  * overlap (the radius is the program's: the loops unroll, p stays in
  * registers). */
-inline void median_hist_load(uchar4 *p, __global const uchar4 *src, int w, int h, int stride,
-                             int x, int y)
+inline void median_hist_load(uchar4 *p, __global const uchar4 *src, int w, int h, int stride, int x,
+                             int y)
 {
     __global const uchar4 *row = src + clamp(y, 0, h - 1) * stride;
     for (int i = 0; i < MEDIAN_HIST_D; ++i)

@@ -163,11 +163,11 @@ int clv__program_get(clv_context *ctx, const char *family, cl_program *out, clv_
 /* The same with build options added (defines: "-DNAME=VALUE ...", under 64
  * characters), one program per family and defines: a filter that needs
  * one of a program's kernels builds only that one. */
+int clv__program_variant(clv_context *ctx, const char *family, const char *defines, cl_program *out,
+                         clv_msg *msg);
 /* Writes the cache entries of programs built from source that wait for the
  * context's end (cache_late), and frees their names. */
 void clv__program_cache_late(clv_context *ctx, int write);
-int clv__program_variant(clv_context *ctx, const char *family, const char *defines, cl_program *out,
-                         clv_msg *msg);
 /* Builds a program from text (no cache). On a build failure returns
  * CLV_EBUILD (msg untouched) with *log the driver's log (malloc'd, may be
  * NULL), its "<kernel>:N" lines mapped to file:(N - first_line + 1). */

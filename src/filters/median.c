@@ -12,14 +12,8 @@ static const char *const kernel_name[KINDS] = {"median3", "median5", "median7", 
                                                "median_hist"};
 
 typedef struct median_state {
-    cl_kernel k[KINDS]; /* made when a radius first needs one */
-    cl_kernel hist[8];  /* KHIST: a program a radius (its loops unroll) */
+    cl_kernel k[8]; /* by radius, made when a radius first needs one */
 } median_state;
-
-static cl_kernel *kernel_for(median_state *s, int kind, int r)
-{
-    return kind == KHIST ? &s->hist[r] : &s->k[kind];
-}
 
 /* On GPUs: 7x7 by shared sorted columns, larger windows by sliding
  * histograms. On CPUs from 7x7 on by counting, whose byte loops vectorize. */
@@ -43,8 +37,7 @@ static int configure(void *state, clv_context *ctx, const clv_value *v, clv_msg 
 {
     median_state *s = state;
     const int r = (int)v[0].i, kind = kind_of(r, ctx);
-    cl_kernel *k = kernel_for(s, kind, r);
-    if (*k)
+    if (s->k[r])
         return 0;
     char defines[48];
     snprintf(defines, sizeof defines, "-DCLV_MEDIAN_KIND=%d", kind);
@@ -52,16 +45,14 @@ static int configure(void *state, clv_context *ctx, const clv_value *v, clv_msg 
         snprintf(defines, sizeof defines, "-DCLV_MEDIAN_KIND=%d -DCLV_MEDIAN_R=%d", kind, r);
     cl_program prog = NULL;
     int err = clv__program_variant(ctx, "median", defines, &prog, msg);
-    return err ? err : clv__kernel_create(prog, kernel_name[kind], k, msg);
+    return err ? err : clv__kernel_create(prog, kernel_name[kind], &s->k[r], msg);
 }
 
 static void uninit(void *state)
 {
     median_state *s = state;
-    for (int i = 0; i < KINDS; i++)
-        clv__kernel_release(&s->k[i]);
     for (int r = 0; r < 8; r++)
-        clv__kernel_release(&s->hist[r]);
+        clv__kernel_release(&s->k[r]);
 }
 
 static int run(void *state, const clv_launch *l)
@@ -69,7 +60,7 @@ static int run(void *state, const clv_launch *l)
     median_state *s = state;
     cl_int r = (cl_int)l->values[0].i;
     const int kind = kind_of(r, l->ctx);
-    cl_kernel k = *kernel_for(s, kind, r);
+    cl_kernel k = s->k[r];
     if (!k) /* configure failed for this radius (and said why) */
         return CLV_EBUILD;
     int err = clv__kernel_frame_args(k, l);
@@ -79,8 +70,9 @@ static int run(void *state, const clv_launch *l)
         return err;
     if (kind == KHIST) {
         /* A group of 32 columns, each work-item sliding down `strip` rows:
-         * as long as leaves 16 groups a compute unit (H100 4K: 128 rows,
-         * 848-855 us at r=4 against 861-865 with 64 and 890 with 32). */
+         * the longest strip (up to 128) that leaves 16 groups a compute
+         * unit (H100 4K: 128 rows, 848-855 us at r=4 against 861-865 with
+         * 64 and 890 with 32). */
         const size_t columns = ((size_t)l->width + 31) / 32;
         const size_t cu = l->ctx->dev.compute_units;
         size_t strip = ((size_t)l->height * columns / (16 * (cu ? cu : 1)) + 7) / 8 * 8;
