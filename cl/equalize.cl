@@ -5,10 +5,11 @@
  * group makes the LUT in local memory. Two histogram sets alternate: the
  * histogram pass clears the other one, which the next frame counts into.
  *
- * mode=gray keeps the gray levels from the histogram pass in a plane (a
- * byte a pixel) with the OR of every pixel's inverted alpha in hist[256]:
- * the apply pass maps the plane, and when no pixel had any alpha but 255
- * (decoded video) it reads nothing else. */
+ * mode=gray (and either mode on CPUs) keeps the gray levels from the
+ * histogram pass in a plane (a byte a pixel) with the OR of every pixel's
+ * inverted alpha in hist[256]: the apply pass maps the plane, and in
+ * mode=gray, when no pixel had any alpha but 255 (decoded video), it reads
+ * nothing else. */
 
 #define EQ_CHUNK 1024
 #define EQ_PAIR_ROWS 32 /* eq_lut: 8 work-items */
@@ -253,14 +254,17 @@ __kernel void eq_apply(CLV_FRAME_ARGS, __global const ushort *pair, int gray_mod
     __global uint *restrict out = (__global uint *)(dst + y * stride);
     /* plane rows start at even offsets (strides are multiples of 16) */
     __global const ushort *restrict plane = (__global const ushort *)(levels + y * stride);
-    ushort gray2[EQ_CHUNK / 2], mapped2[EQ_CHUNK / 2];
-    uchar *gray = (uchar *)gray2, *mapped = (uchar *)mapped2;
+    ushort mapped2[EQ_CHUNK / 2];
+    uchar *mapped = (uchar *)mapped2;
     for (int x0 = 0; x0 < w; x0 += EQ_CHUNK) {
         const int len = min(EQ_CHUNK, w - x0), pairs = (len + 1) / 2;
+        /* The levels eq_hist kept in the plane (the host has it keep them
+         * on CPUs in both modes: reading them back cost less than working
+         * them out again), two at a time through the pair table; an odd
+         * width's last pair takes one byte of the row's padding. */
+        for (int x = 0; x < pairs; ++x)
+            mapped2[x] = pair[plane[x0 / 2 + x]];
         if (gray_mode) {
-            /* an odd width's last pair takes one byte of the row's padding */
-            for (int x = 0; x < pairs; ++x)
-                mapped2[x] = pair[plane[x0 / 2 + x]];
             if (opaque)
                 for (int x = 0; x < len; ++x)
                     out[x0 + x] = 0xFF000000u | (uint)mapped[x] * 0x010101u;
@@ -269,14 +273,10 @@ __kernel void eq_apply(CLV_FRAME_ARGS, __global const ushort *pair, int gray_mod
                     out[x0 + x] = (in[x0 + x] & 0xFF000000u) | (uint)mapped[x] * 0x010101u;
             continue;
         }
-        eq_gray_words(in + x0, gray, len);
-        if (len & 1)
-            gray[len] = 0; /* the last pair's unused half */
-        for (int x = 0; x < pairs; ++x)
-            mapped2[x] = pair[gray2[x]];
+        __global const uchar *restrict lv = levels + y * stride + x0;
         for (int x = 0; x < len; ++x) {
             const uint p = in[x0 + x];
-            const int d = (int)mapped[x] - (int)gray[x];
+            const int d = (int)mapped[x] - (int)lv[x];
             out[x0 + x] = (p & 0xFF000000u) | (uint)clamp((int)(p & 255) + d, 0, 255) |
                           ((uint)clamp((int)((p >> 8) & 255) + d, 0, 255) << 8) |
                           ((uint)clamp((int)((p >> 16) & 255) + d, 0, 255) << 16);

@@ -1,7 +1,8 @@
 /* equalize.c - histogram equalization of gray(p) over each frame, as
  * OpenCV's equalizeHist. mode=gray: R=G=B=lut[gray]; mode=luma: R,G,B each
  * move by lut[Y] - Y (the luma becomes lut[Y], Cb and Cr are kept).
- * mode=gray keeps the histogram pass's gray levels in the scratch frame. */
+ * mode=gray, and either mode on CPUs, keeps the histogram pass's gray levels
+ * in the scratch frame for the apply pass. */
 #include "filters.h"
 
 #include <math.h>
@@ -72,9 +73,11 @@ static int run(void *state, const clv_launch *l)
     int row = l->ctx->row_shape;
     size_t global = row ? groups : groups * wg;
     cl_mem cur = s->hist_sets[s->parity], spare = s->hist_sets[1 - s->parity];
+    /* CPUs keep the levels in both modes: eq_apply reads them back */
+    cl_int keep = gray_mode || row;
     int err = clv__kernel_args(s->hist, 0, 8, CLV__ARG(l->src), CLV__ARG(l->width),
                                CLV__ARG(l->height), CLV__ARG(l->stride), CLV__ARG(cur),
-                               CLV__ARG(spare), CLV__ARG(l->scratch), CLV__ARG(gray_mode));
+                               CLV__ARG(spare), CLV__ARG(l->scratch), CLV__ARG(keep));
     if (!err)
         err = clv__launch(l, s->hist, 1, &global, row ? &one : &wg);
     if (!err && row) {
