@@ -89,15 +89,27 @@ def main():
                                                                         a.runs))
     ceil_cmd = ["ffmpeg", "-v", "error", "-y", "-i", a.input, *ENCODE, out]
     none_cmd = [a.clvid, "transcode", "-q", "-y", "-i", a.input, "-o", out, *dev]
-    ceiling, none = timed([ceil_cmd, none_cmd], a.runs)
+    # start-up: each tool to a one-frame output (clvid's includes loading
+    # the OpenCL driver: on PoCL, the dynamic loader relocating its LLVM)
+    ceil1_cmd = ["ffmpeg", "-v", "error", "-y", "-i", a.input, "-frames:v", "1", *ENCODE, out]
+    none1_cmd = [a.clvid, "transcode", "-q", "-y", "-i", a.input, "--frames", "1", "-o", out,
+                 *dev]
+    ceiling, none, start_ff, start_cl = timed([ceil_cmd, none_cmd, ceil1_cmd, none1_cmd],
+                                              a.runs)
+    print("start-up (one frame out, best of %d): clvid %.2f s, ffmpeg %.2f s; last column: "
+          "oc/cl with each side's start-up taken out" % (a.runs, start_cl, start_ff))
     cc, cn = cpu(ceil_cmd), cpu(none_cmd)
-    print("%-10s %7s %7s %8s %7s %8s %8s %8s %8s | %7s %7s %8s %8s %8s %8s" % (
+    print("%-10s %7s %7s %8s %7s %8s %8s %8s %8s | %7s %7s %8s %8s %8s %8s | %8s" % (
         "filter", "clvid", "ffmpeg", "ff/clvid", "ff rgb", "rgb/cl", "ceil/cl", "out ceil",
-        "oc/cl", "cpu cl", "cpu ff", "ff/clvid", "stage cl", "filt ff", "ff/cl"))
+        "oc/cl", "cpu cl", "cpu ff", "ff/clvid", "stage cl", "filt ff", "ff/cl", "oc/cl-st"))
     row = ("%-10s %7.2f %7.2f %8.2f %7s %8s %8.2f %8.2f %8.2f | %7.2f %7.2f %8.2f %8s %8s "
-           "%8s")
+           "%8s | %8.2f")
+
+    def steady(own, clvid):
+        return (own - start_ff) / (clvid - start_cl)
+
     print(row % ("(none)", none, ceiling, ceiling / none, "", "", ceiling / none, ceiling,
-                 ceiling / none, cn, cc, cc / cn, "", "", ""))
+                 ceiling / none, cn, cc, cc / cn, "", "", "", steady(ceiling, none)))
 
     def own_ceiling(raw):
         """ffmpeg decoding the input (to a null sink) while encoding the
@@ -126,7 +138,7 @@ def main():
         print(row % (chain, c, f, f / c, "%.2f" % r, "%.2f" % (r / c), ceiling / c, o, o / c,
                      cpu(c_cmd), cpu(f_cmd),
                      cpu(f_cmd) / cpu(c_cmd), "%.2f" % stage, "%.2f" % filt,
-                     "%.2f" % (filt / stage) if stage > 0 else "-"))
+                     "%.2f" % (filt / stage) if stage > 0 else "-", steady(o, c)))
     print("left: wall-clock seconds; right: CPU seconds (user + system), steadier on a shared "
           "machine.\nff/clvid > 1: clvid is faster than ffmpeg's filter on the YUV planes; ff rgb, "
           "rgb/cl: ffmpeg computing clvid's picture (format=RGB,filter,format=yuv420p);\n"
@@ -135,7 +147,9 @@ def main():
           "and encoding clvid's filtered frames (the ceiling for that output).\nstage cl, "
           "filt ff: CPU seconds of each tool's run less those of decoding the input and "
           "encoding its own\nfiltered frames: what the filtering itself cost (clvid: "
-          "conversions, transfers and kernels); ff/cl > 1: clvid's is cheaper.")
+          "conversions, transfers and kernels); ff/cl > 1: clvid's is cheaper.\noc/cl-st: oc/cl "
+          "less each side's start-up (the time to a one-frame output): the ratio a long "
+          "video tends to.")
 
 
 if __name__ == "__main__":
