@@ -8,11 +8,12 @@
  * 7x7 on), sliding histograms (GPUs from 9x9 on); cl/median.cl builds one
  * kind a program. */
 enum { K3, K5, K7, KRADIX, KHIST, KINDS };
+#define MAX_RADIUS 7
 static const char *const kernel_name[KINDS] = {"median3", "median5", "median7", "median_radix",
                                                "median_hist"};
 
 typedef struct median_state {
-    cl_kernel k[8]; /* by radius, made when a radius first needs one */
+    cl_kernel k[MAX_RADIUS + 1]; /* by radius, made when a radius first needs one */
 } median_state;
 
 /* On GPUs: 7x7 by shared sorted columns, larger windows by sliding
@@ -51,7 +52,7 @@ static int configure(void *state, clv_context *ctx, const clv_value *v, clv_msg 
 static void uninit(void *state)
 {
     median_state *s = state;
-    for (int r = 0; r < 8; r++)
+    for (int r = 0; r <= MAX_RADIUS; r++)
         clv__kernel_release(&s->k[r]);
 }
 
@@ -120,7 +121,7 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
 }
 
 static const clv_param params[] = {
-    {"radius", CLV_PARAM_INT, "1", 1, 7, NULL, "window of (2r+1) x (2r+1) pixels", 1},
+    {"radius", CLV_PARAM_INT, "1", 1, MAX_RADIUS, NULL, "window of (2r+1) x (2r+1) pixels", 1},
 };
 
 const clv_filter clv__filter_median = {
