@@ -59,6 +59,13 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
              clv_context_shared_staging(ctx) ? "shared" : "copied");
     size_t in_size = clv_pixfmt_size(in_f, w, h), out_size = clv_pixfmt_size(out_f, w, h);
     uint8_t *inputs = malloc(in_size * (size_t)frames), *want = malloc(out_size);
+    /* Every other frame is kept (clv_stage_keep) past its release and
+     * checked again after the later frames went through the slots; half of
+     * them are freed after the stage. */
+    int shared = clv_context_shared_staging(ctx), kept_count = 0, freed = 0;
+    clv_kept **kept = calloc((size_t)frames, sizeof *kept);
+    const uint8_t **kept_at = calloc((size_t)frames, sizeof *kept_at);
+    uint8_t *kept_want = malloc(out_size * (size_t)frames);
     clv_stage_options opt = {.width = w,
                              .height = h,
                              .in_format = in_f,
@@ -67,9 +74,9 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
                              .out_color = out_c,
                              .slots = 3,
                              .profiling = 1};
-    if (!inputs || !want || clv_chain_parse(chain_text, &desc, &msg) ||
-        clv_chain_create(ctx, &desc, &chain, &msg) || clv_ref_chain_create(&desc, &ref) ||
-        clv_stage_create(ctx, &opt, chain, &stage, &msg)) {
+    if (!inputs || !want || !kept || !kept_at || !kept_want ||
+        clv_chain_parse(chain_text, &desc, &msg) || clv_chain_create(ctx, &desc, &chain, &msg) ||
+        clv_ref_chain_create(&desc, &ref) || clv_stage_create(ctx, &opt, chain, &stage, &msg)) {
         CHECK(0, "%s: setup: %s", what, msg.text);
         goto done;
     }
@@ -110,9 +117,24 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
             diff++;
         CHECK(diff == out_size, "%s frame %d: byte %zu is %d, reference %d", what, taken, diff,
               diff < out_size ? got[diff] : 0, diff < out_size ? want[diff] : 0);
+        if (taken % 2) {
+            clv_kept *k = clv_stage_keep(stage);
+            CHECK(shared == (k != NULL), "%s frame %d: clv_stage_keep gave %s with %s staging",
+                  what, taken, k ? "memory" : "NULL", shared ? "shared" : "copied");
+            if (k) {
+                kept[kept_count] = k;
+                kept_at[kept_count] = got;
+                memcpy(kept_want + out_size * (size_t)kept_count++, want, out_size);
+            }
+        }
         clv_stage_release(stage);
         taken++;
     }
+    for (int i = 0; i < kept_count; i++)
+        CHECK(!memcmp(kept_at[i], kept_want + out_size * (size_t)i, out_size),
+              "%s: kept frame %d changed after later frames", what, 2 * i + 1);
+    for (; freed < kept_count / 2; freed++)
+        clv_kept_free(kept[freed]);
     clv_stage_times t;
     clv_stage_get_times(stage, &t);
     CHECK(t.frames == (uint64_t)frames, "%s: %llu frames counted", what,
@@ -121,10 +143,18 @@ done:
     for (int d = 0; stage && d < CLV_DEVICES_MAX; d++)
         clv_stage_device_stats(stage, d, &last_stats[d]);
     clv_stage_destroy(stage);
+    for (int i = freed; i < kept_count; i++) { /* the memory outlives the stage */
+        CHECK(!memcmp(kept_at[i], kept_want + out_size * (size_t)i, out_size),
+              "%s: kept frame %d changed when the stage was destroyed", what, 2 * i + 1);
+        clv_kept_free(kept[i]);
+    }
     clv_chain_destroy(chain);
     clv_ref_chain_destroy(ref);
     free(inputs);
     free(want);
+    free(kept);
+    free(kept_at);
+    free(kept_want);
 }
 
 int test_stage_formats(void)

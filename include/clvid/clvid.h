@@ -460,6 +460,19 @@ CLV_API int clv_stage_pending(const clv_stage *stage);
 CLV_API int clv_stage_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_index,
                              clv_msg *msg);
 CLV_API void clv_stage_release(clv_stage *stage);
+/* A frame's output memory taken out of the stage (clv_stage_keep). */
+typedef struct clv_kept clv_kept;
+/* Keeps the frame clv_stage_output gave last (call it before
+ * clv_stage_release): its pixels stay where *out pointed, now the caller's,
+ * and the stage goes on with other memory. No copy, for a reader that needs
+ * the frame after the stage has moved on (a transcode's encoder thread).
+ * Only with shared staging (clv_context_shared_staging), where the memory is
+ * the host's; otherwise, or when out of memory, NULL: copy the pixels then.
+ * The memory has 64 bytes to spare after the frame. */
+CLV_API clv_kept *clv_stage_keep(clv_stage *stage);
+/* Gives kept memory back, from any thread, before or after the stage is
+ * destroyed (the stage's memory is freed with the last one); NULL is fine. */
+CLV_API void clv_kept_free(clv_kept *kept);
 CLV_API void clv_stage_get_times(const clv_stage *stage, clv_stage_times *times);
 /* The size of the frames that come out (swapped by a rotation of 90 or 270). */
 CLV_API void clv_stage_output_size(const clv_stage *stage, int *width, int *height);

@@ -7,10 +7,30 @@
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include "clvid_internal.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* The output memory of a stage with shared staging, one block per slot. A
+ * block the caller keeps (clv_stage_keep) leaves its slot, which takes a
+ * spare (or a new block) instead; a kept block comes back as a spare. The
+ * blocks outlive the stage while one is kept: the last reference frees them,
+ * the OpenCL context retained until then. */
+typedef struct stage_outputs {
+    pthread_mutex_t lock; /* guards refs and the spares */
+    int refs;             /* the stage's, and one per kept block */
+    cl_context cl;        /* retained */
+    size_t size;          /* bytes a block holds (the frame and its padding) */
+    clv_kept **spare;
+    int spares, spare_cap;
+} stage_outputs;
+
+struct clv_kept {
+    stage_outputs *owner;
+    uint8_t *pixels; /* fine-grained SVM */
+};
 
 typedef struct stage_slot {
     /* Copied staging: pinned (CL_MEM_ALLOC_HOST_PTR, mapped for the stage's
@@ -20,7 +40,8 @@ typedef struct stage_slot {
     cl_mem pin_in, pin_out;
     uint8_t *host_in, *host_out;
     cl_mem dev_in, dev_out;
-    clv_frame rgba_src; /* before orientation (only with one) */
+    clv_kept *out_block; /* shared staging: host_out's block */
+    clv_frame rgba_src;  /* before orientation (only with one) */
     clv_frame rgba_in, rgba_out;
     cl_event up, first_kernel, last_kernel, down; /* last_kernel: the frame is computed */
     uint64_t frame_index;
@@ -49,6 +70,7 @@ struct clv_stage {
     cl_int orient_coef[6];                /* ax bx cx ay by cy, see cl/color.cl */
     cl_mem coeff_in, coeff_out;
     size_t in_size, out_size;
+    stage_outputs *outputs; /* shared staging: the output blocks */
     stage_slot *slots;
     int count;
     int next;        /* slot the next submit uses */
@@ -82,6 +104,100 @@ static void release_event(cl_event *e)
     if (*e)
         clReleaseEvent(*e);
     *e = NULL;
+}
+
+/* Encoders may read a little past a frame's last row with SIMD loads, as
+ * FFmpeg's own frame pools allow for: a kept block is that much longer. */
+#define OUTPUT_PADDING 64
+
+static stage_outputs *outputs_create(clv_context *ctx, size_t frame_size)
+{
+    stage_outputs *o = calloc(1, sizeof *o);
+    if (!o || pthread_mutex_init(&o->lock, NULL)) {
+        free(o);
+        return NULL;
+    }
+    o->refs = 1;
+    o->cl = ctx->cl;
+    clRetainContext(o->cl);
+    o->size = frame_size + OUTPUT_PADDING;
+    return o;
+}
+
+static void block_free(stage_outputs *o, clv_kept *b)
+{
+    if (b) {
+        clSVMFree(o->cl, b->pixels);
+        free(b);
+    }
+}
+
+/* A spare block, or a new one; NULL when out of memory. */
+static clv_kept *block_get(stage_outputs *o)
+{
+    clv_kept *b = NULL;
+    pthread_mutex_lock(&o->lock);
+    if (o->spares > 0)
+        b = o->spare[--o->spares];
+    pthread_mutex_unlock(&o->lock);
+    if (b)
+        return b;
+    b = calloc(1, sizeof *b);
+    if (b)
+        b->pixels = clSVMAlloc(o->cl, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, o->size, 0);
+    if (!b || !b->pixels) {
+        free(b);
+        return NULL;
+    }
+    b->owner = o;
+    return b;
+}
+
+static void block_put(stage_outputs *o, clv_kept *b)
+{
+    if (!b)
+        return;
+    pthread_mutex_lock(&o->lock);
+    if (o->spares == o->spare_cap) {
+        int cap = o->spare_cap ? o->spare_cap * 2 : 8;
+        clv_kept **grown = realloc(o->spare, (size_t)cap * sizeof *grown);
+        if (grown) {
+            o->spare = grown;
+            o->spare_cap = cap;
+        }
+    }
+    int kept = o->spares < o->spare_cap;
+    if (kept)
+        o->spare[o->spares++] = b;
+    pthread_mutex_unlock(&o->lock);
+    if (!kept)
+        block_free(o, b);
+}
+
+static void outputs_unref(stage_outputs *o)
+{
+    if (!o)
+        return;
+    pthread_mutex_lock(&o->lock);
+    int last = --o->refs == 0;
+    pthread_mutex_unlock(&o->lock);
+    if (!last)
+        return;
+    for (int i = 0; i < o->spares; i++)
+        block_free(o, o->spare[i]);
+    free(o->spare);
+    clReleaseContext(o->cl);
+    pthread_mutex_destroy(&o->lock);
+    free(o);
+}
+
+void clv_kept_free(clv_kept *kept)
+{
+    if (!kept)
+        return;
+    stage_outputs *o = kept->owner;
+    block_put(o, kept);
+    outputs_unref(o);
 }
 
 static int is_packed(clv_pixfmt f)
@@ -119,7 +235,8 @@ static void one_destroy(clv_stage *stage)
         release_event(&s->down);
         if (ctx->shared_staging) {
             clSVMFree(ctx->cl, s->host_in); /* NULL is allowed */
-            clSVMFree(ctx->cl, s->host_out);
+            if (stage->outputs)
+                block_put(stage->outputs, s->out_block);
         } else {
             if (s->host_in)
                 clEnqueueUnmapMemObject(stage->up_q, s->pin_in, s->host_in, 0, NULL, NULL);
@@ -139,6 +256,7 @@ static void one_destroy(clv_stage *stage)
         clv_frame_destroy(&s->rgba_out);
     }
     free(stage->slots);
+    outputs_unref(stage->outputs); /* the blocks go with the last one kept */
     clv__kernel_release(&stage->to_rgba);
     clv__kernel_release(&stage->from_rgba);
     clv__kernel_release(&stage->orient);
@@ -280,7 +398,10 @@ static int one_create(clv_context *ctx, const clv_stage_options *options, clv_ch
         if (ctx->shared_staging) {
             cl_svm_mem_flags f = CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER;
             s->host_in = clSVMAlloc(ctx->cl, f, stage->in_size, 0);
-            s->host_out = clSVMAlloc(ctx->cl, f, stage->out_size, 0);
+            if (!stage->outputs)
+                stage->outputs = outputs_create(ctx, stage->out_size);
+            s->out_block = stage->outputs ? block_get(stage->outputs) : NULL;
+            s->host_out = s->out_block ? s->out_block->pixels : NULL;
             if (!s->host_in || !s->host_out) {
                 err = CLV_ENOMEM;
                 goto fail_alloc;
@@ -585,6 +706,23 @@ static int one_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_ind
         *frame_index = s->frame_index;
     stage->holding = 1;
     return 0;
+}
+
+static clv_kept *one_keep(clv_stage *stage)
+{
+    if (!stage->holding || !stage->outputs)
+        return NULL;
+    stage_slot *s = &stage->slots[(stage->next - stage->pending + stage->count) % stage->count];
+    clv_kept *spare = block_get(stage->outputs);
+    if (!spare)
+        return NULL;
+    clv_kept *kept = s->out_block;
+    s->out_block = spare;
+    s->host_out = spare->pixels;
+    pthread_mutex_lock(&stage->outputs->lock);
+    stage->outputs->refs++;
+    pthread_mutex_unlock(&stage->outputs->lock);
+    return kept;
 }
 
 static void one_release(clv_stage *stage)
@@ -931,6 +1069,13 @@ void clv_stage_release(clv_stage *stage)
         multi_release(stage);
     else
         one_release(stage);
+}
+
+clv_kept *clv_stage_keep(clv_stage *stage)
+{
+    if (!stage->lanes)
+        return one_keep(stage);
+    return stage->holding_lane >= 0 ? one_keep(stage->lanes[stage->holding_lane].stage) : NULL;
 }
 
 void clv_stage_get_times(const clv_stage *stage, clv_stage_times *times)

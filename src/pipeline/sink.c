@@ -167,27 +167,78 @@ static int refused(clv_sink *s, clv_msg *msg)
     return err ? err : CLV_EIO;
 }
 
-int clv_sink_frame(clv_sink *s, const uint8_t *pixels, int64_t pts, clv_msg *msg)
+static void kept_free(void *kept, uint8_t *data)
+{
+    (void)data;
+    clv_kept_free(kept);
+}
+
+/* The packed planes of a stage frame as an encoder frame's planes, when
+ * each plane starts and its rows are 64 bytes apart as FFmpeg's own frames
+ * are (encoders may count on that alignment): 1, with f's planes set. */
+static int planes_in_place(const clv_sink *s, uint8_t *pixels, AVFrame *f)
+{
+    int w = s->width, h = s->height, cw = (w + 1) / 2, ch = (h + 1) / 2;
+    if (!clv_pixfmt_is_yuv(s->stage_format)) {
+        f->data[0] = pixels;
+        f->linesize[0] = (int)clv_pixfmt_size(s->stage_format, w, 1);
+        return f->linesize[0] % 64 == 0 && (uintptr_t)pixels % 64 == 0;
+    }
+    int nv12 = s->stage_format == CLV_PIX_NV12;
+    f->data[0] = pixels;
+    f->linesize[0] = w;
+    f->data[1] = pixels + (size_t)w * (size_t)h;
+    f->linesize[1] = nv12 ? 2 * cw : cw;
+    if (!nv12) {
+        f->data[2] = f->data[1] + (size_t)cw * (size_t)ch;
+        f->linesize[2] = cw;
+    }
+    for (int i = 0; i < 3 && f->data[i]; i++)
+        if (f->linesize[i] % 64 || (uintptr_t)f->data[i] % 64)
+            return 0;
+    return 1;
+}
+
+int clv_sink_frame(clv_sink *s, const uint8_t *pixels, clv_kept *kept, int64_t pts, clv_msg *msg)
 {
     AVFrame *f = av_frame_alloc();
-    if (!f)
+    if (!f) {
+        clv_kept_free(kept);
         return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+    }
     f->format = s->enc_format;
     f->width = s->width;
     f->height = s->height;
-    /* The buffer returns to the pool when the encoder thread frees the frame. */
-    f->buf[0] = av_buffer_pool_get(s->pool);
-    if (!f->buf[0] || av_image_fill_arrays(f->data, f->linesize, f->buf[0]->data, s->enc_format,
-                                           s->width, s->height, 32) < 0) {
-        av_frame_free(&f);
-        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
-    }
-    if (s->sws) {
-        const uint8_t *src[4] = {pixels, NULL, NULL, NULL};
-        int stride[4] = {s->width * 4, 0, 0, 0};
-        sws_scale(s->sws, src, stride, 0, s->height, f->data, f->linesize);
+    if (kept && !s->sws && planes_in_place(s, (uint8_t *)pixels, f)) {
+        /* The encoder reads the stage's memory; it goes back to the stage
+         * when the encoder thread frees the frame. */
+        f->buf[0] = av_buffer_create((uint8_t *)pixels,
+                                     clv_pixfmt_size(s->stage_format, s->width, s->height),
+                                     kept_free, kept, 0);
+        if (!f->buf[0]) {
+            clv_kept_free(kept);
+            av_frame_free(&f);
+            return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+        }
     } else {
-        clv_copy_planes(s->stage_format, s->width, s->height, (uint8_t *)pixels, f, 1);
+        /* A copy: the buffer returns to the pool when the encoder thread
+         * frees the frame. */
+        memset(f->data, 0, sizeof f->data);
+        f->buf[0] = av_buffer_pool_get(s->pool);
+        if (!f->buf[0] || av_image_fill_arrays(f->data, f->linesize, f->buf[0]->data, s->enc_format,
+                                               s->width, s->height, 32) < 0) {
+            clv_kept_free(kept);
+            av_frame_free(&f);
+            return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+        }
+        if (s->sws) {
+            const uint8_t *src[4] = {pixels, NULL, NULL, NULL};
+            int stride[4] = {s->width * 4, 0, 0, 0};
+            sws_scale(s->sws, src, stride, 0, s->height, f->data, f->linesize);
+        } else {
+            clv_copy_planes(s->stage_format, s->width, s->height, (uint8_t *)pixels, f, 1);
+        }
+        clv_kept_free(kept);
     }
     f->pts = pts;
     s->frames++;

@@ -46,8 +46,12 @@ int clv_sink_has_mic(const clv_sink *sink);
 int clv_sink_start(clv_sink *sink, clv_msg *msg);
 /* Converts one frame in clv_sink_stage_format's layout (tightly packed, as
  * the stage gives it) and queues it with timestamp pts (the input video
- * stream's time base). Blocks while the encoder is behind. */
-int clv_sink_frame(clv_sink *sink, const uint8_t *pixels, int64_t pts, clv_msg *msg);
+ * stream's time base). Blocks while the encoder is behind. With kept (the
+ * frame's memory, from clv_stage_keep; NULL for none), the sink owns it, even
+ * on failure, and the encoder reads the pixels where they are when their
+ * layout lets it (no conversion, aligned planes), else they are copied. */
+int clv_sink_frame(clv_sink *sink, const uint8_t *pixels, clv_kept *kept, int64_t pts,
+                   clv_msg *msg);
 /* Queues a decoded frame as it is (nothing to filter and the encoder takes
  * the decoder's format); the sink owns the frame, even on failure. */
 int clv_sink_pass(clv_sink *sink, AVFrame *frame, clv_msg *msg);

@@ -180,7 +180,9 @@ static int emit(run *r, clv_msg *msg)
     if (err)
         return err;
     int64_t pts = r->pts[index % PTS_RING];
-    err = clv_sink_frame(r->sink, pixels, pts, msg);
+    /* The encoder thread reads the frame where the stage wrote it when it
+     * can (shared staging): no copy on the submitting thread. */
+    err = clv_sink_frame(r->sink, pixels, clv_stage_keep(r->stage), pts, msg);
     clv_stage_release(r->stage);
     if (err)
         return err;

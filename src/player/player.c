@@ -771,7 +771,7 @@ static int events(player *p, clv_msg *msg)
 static int record(player *p, const uint8_t *rgba, int64_t pts, clv_msg *msg)
 {
     p->recorded++;
-    return clv_sink_frame(p->sink, rgba, pts, msg);
+    return clv_sink_frame(p->sink, rgba, NULL, pts, msg);
 }
 
 static int show(player *p, clv_msg *msg)
