@@ -102,20 +102,22 @@ inline void yuv_from_rows(__global const uchar *restrict a, __global const uchar
 }
 #endif
 
-/* in: Y plane (w x h), then U and V planes (cw x ch each) or one
- * interleaved UV plane (nv12), all tightly packed. */
+/* in: a Y plane (w x h) at byte yoff, rows ys bytes apart, and U and V
+ * planes (cw x ch each) at uoff and voff, rows us and vs bytes apart, or
+ * one interleaved UV plane (nv12) at uoff: tightly packed one after the
+ * other as the stage's staging holds them, or where a decoder put them. */
 __kernel void yuv420_to_rgba(__global const uchar *in, __global uchar4 *dst, int w, int h,
-                             int stride, int nv12, __constant clv_yuv_coeffs *k)
+                             int stride, int nv12, __constant clv_yuv_coeffs *k, int yoff, int uoff,
+                             int voff, int ys, int us, int vs)
 {
-    const int cw = (w + 1) / 2, ch = (h + 1) / 2;
-    __global const uchar *py = in, *pu = in + w * h, *pv = pu + cw * ch;
+    __global const uchar *py = in + yoff, *pu = in + uoff, *pv = in + voff;
 #if CLV_ROW
     /* Two pixels per step, sharing one chroma sample, in plain byte
      * accesses. */
     CLV_ROW_Y(y);
-    __global const uchar *ry = py + y * w;
-    __global const uchar *ru = nv12 ? pu + (y / 2) * 2 * cw : pu + (y / 2) * cw;
-    __global const uchar *rv_ = nv12 ? ru + 1 : pv + (y / 2) * cw;
+    __global const uchar *ry = py + y * ys;
+    __global const uchar *ru = pu + (y / 2) * us;
+    __global const uchar *rv_ = nv12 ? ru + 1 : pv + (y / 2) * vs;
     __global uchar *out = CLV_ROW_BYTES(dst, y);
     const int cstep = nv12 ? 2 : 1;
     if (nv12) /* a constant chroma step in each call */
@@ -129,9 +131,10 @@ __kernel void yuv420_to_rgba(__global const uchar *in, __global uchar4 *dst, int
 #else
     CLV_PIXEL_LOOP(w, h, x, y)
     {
-        const int c = (y / 2) * cw + x / 2;
-        const int u = nv12 ? pu[2 * c] : pu[c], v = nv12 ? pu[2 * c + 1] : pv[c];
-        dst[y * stride + x] = yuv_to_rgba(py[y * w + x], u, v, k);
+        const int c = nv12 ? (y / 2) * us + 2 * (x / 2) : x / 2;
+        const int u = nv12 ? pu[c] : pu[(y / 2) * us + c],
+                  v = nv12 ? pu[c + 1] : pv[(y / 2) * vs + c];
+        dst[y * stride + x] = yuv_to_rgba(py[y * ys + x], u, v, k);
     }
 #endif
 }
@@ -237,8 +240,8 @@ __kernel void rgba_to_yuv420(__global const uchar4 *src, __global uchar *out, in
  * coefficients from {-1, 0, 1} (a rotation by a multiple of 90 degrees,
  * perhaps mirrored: src/core/stage.c computes them). One pixel per
  * work-item in both shapes: a plain copy. */
-__kernel void orient(__global const uchar4 *src, __global uchar4 *dst, int dw, int dh,
-                     int dstride, int sstride, int ax, int bx, int cx, int ay, int by, int cy)
+__kernel void orient(__global const uchar4 *src, __global uchar4 *dst, int dw, int dh, int dstride,
+                     int sstride, int ax, int bx, int cx, int ay, int by, int cy)
 {
     const int x = get_global_id(0), y = get_global_id(1);
     if (x >= dw || y >= dh)

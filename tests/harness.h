@@ -43,6 +43,7 @@ extern int test_failures;
     X(stage_switch_chain)                                                                          \
     X(stage_orientation)                                                                           \
     X(stage_devices)                                                                               \
+    X(stage_blocks)                                                                                \
     X(filter_convolution)                                                                          \
     X(filter_sharpen_emboss)                                                                       \
     X(filter_prewitt)                                                                              \

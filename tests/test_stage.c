@@ -63,7 +63,7 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
      * checked again after the later frames went through the slots; half of
      * them are freed after the stage. */
     int shared = clv_context_shared_staging(ctx), kept_count = 0, freed = 0;
-    clv_kept **kept = calloc((size_t)frames, sizeof *kept);
+    clv_block **kept = calloc((size_t)frames, sizeof *kept);
     const uint8_t **kept_at = calloc((size_t)frames, sizeof *kept_at);
     uint8_t *kept_want = malloc(out_size * (size_t)frames);
     clv_stage_options opt = {.width = w,
@@ -118,7 +118,7 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
         CHECK(diff == out_size, "%s frame %d: byte %zu is %d, reference %d", what, taken, diff,
               diff < out_size ? got[diff] : 0, diff < out_size ? want[diff] : 0);
         if (taken % 2) {
-            clv_kept *k = clv_stage_keep(stage);
+            clv_block *k = clv_stage_keep(stage);
             CHECK(shared == (k != NULL), "%s frame %d: clv_stage_keep gave %s with %s staging",
                   what, taken, k ? "memory" : "NULL", shared ? "shared" : "copied");
             if (k) {
@@ -134,7 +134,7 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
         CHECK(!memcmp(kept_at[i], kept_want + out_size * (size_t)i, out_size),
               "%s: kept frame %d changed after later frames", what, 2 * i + 1);
     for (; freed < kept_count / 2; freed++)
-        clv_kept_free(kept[freed]);
+        clv_block_free(kept[freed]);
     clv_stage_times t;
     clv_stage_get_times(stage, &t);
     CHECK(t.frames == (uint64_t)frames, "%s: %llu frames counted", what,
@@ -146,7 +146,7 @@ done:
     for (int i = freed; i < kept_count; i++) { /* the memory outlives the stage */
         CHECK(!memcmp(kept_at[i], kept_want + out_size * (size_t)i, out_size),
               "%s: kept frame %d changed when the stage was destroyed", what, 2 * i + 1);
-        clv_kept_free(kept[i]);
+        clv_block_free(kept[i]);
     }
     clv_chain_destroy(chain);
     clv_ref_chain_destroy(ref);
@@ -723,5 +723,155 @@ int test_stage_devices(void)
           last_error.text);
     fault_device[0] = fault_device[1] = -1;
     clv_context_destroy(ctx);
+    return 0;
+}
+
+/* One frame in a block: the packed planes of `packed` written at offsets
+ * with gaps, rows stride apart, the bytes between them 0xAB (never read). */
+static void fill_block(uint8_t *block, size_t block_size, clv_pixfmt f, int w, int h,
+                       const uint8_t *packed, const size_t offset[3], const int stride[3])
+{
+    int cw = (w + 1) / 2, ch = (h + 1) / 2, nv12 = f == CLV_PIX_NV12;
+    int bytes[3] = {w, nv12 ? 2 * cw : cw, cw}, rows[3] = {h, ch, nv12 ? 0 : ch};
+    memset(block, 0xAB, block_size);
+    for (int i = 0; i < 3; i++)
+        for (int y = 0; y < rows[i]; y++) {
+            memcpy(block + offset[i] + (size_t)y * (size_t)stride[i], packed, (size_t)bytes[i]);
+            packed += bytes[i];
+        }
+}
+
+/* A block frame's output: the reference of the stage, or (copy: no
+ * filter, the same layout out) the input untouched. */
+static void expected(int copy, clv_pixfmt f, clv_color c, clv_ref_chain *ref, const uint8_t *in,
+                     int w, int h, uint64_t frame, uint8_t *out)
+{
+    if (copy)
+        memcpy(out, in, clv_pixfmt_size(f, w, h));
+    else
+        reference(f, c, f, c, ref, in, w, h, frame, out);
+}
+
+/* Frames entering the stage in blocks (a decoder writing into the stage's
+ * memory): planes anywhere in the block, rows padded; read in place from
+ * this stage's blocks, copied from another stage's, refused when a plane
+ * does not fit; equal to the reference of the same picture packed. */
+int test_stage_blocks(void)
+{
+    static const int sizes[][2] = {{1, 1}, {3, 2}, {17, 9}, {641, 359}, {1921, 1081}};
+    clv_color bt709 = {CLV_MATRIX_BT709, 0};
+    for (int run = 0; run < 4; run++) { /* both shapes, shared and copied staging */
+        clv_context_options co = {.shape = 1 + run % 2, .staging = run >= 2};
+        clv_context *ctx = NULL;
+        clv_msg msg = {{0}};
+        if (clv_context_create(&co, &ctx, &msg)) {
+            CHECK(0, "%s", msg.text);
+            return 1;
+        }
+        int shared = clv_context_shared_staging(ctx);
+        for (int fi = 0; fi < 2; fi++)
+            for (int si = 0; si < 5; si++)
+                for (int ci = 0; ci < 2; ci++) {
+                    clv_pixfmt f = fi ? CLV_PIX_NV12 : CLV_PIX_YUV420P;
+                    const char *chain_text = ci ? "" : "sharpen"; /* "": a plain copy */
+                    int w = sizes[si][0], h = sizes[si][1], cw = (w + 1) / 2, ch = (h + 1) / 2;
+                    char what[200];
+                    snprintf(what, sizeof what, "%s %dx%d '%s', %s shape, %s staging",
+                             clv_pixfmt_name(f), w, h, chain_text, run % 2 ? "gpu" : "row",
+                             shared ? "shared" : "copied");
+                    int stride[3] = {w + 70, (fi ? 2 * cw : cw) + 3, cw + 130};
+                    size_t offset[3];
+                    offset[0] = 64;
+                    offset[1] = offset[0] + (size_t)stride[0] * (size_t)h + 5;
+                    offset[2] = fi ? 0 : offset[1] + (size_t)stride[1] * (size_t)ch + 200;
+                    size_t block_size = (fi ? offset[1] + (size_t)stride[1] * (size_t)ch
+                                            : offset[2] + (size_t)stride[2] * (size_t)ch) +
+                                        64;
+                    size_t in_size = clv_pixfmt_size(f, w, h);
+                    clv_chain_desc desc;
+                    clv_chain *chain = NULL;
+                    clv_ref_chain *ref = NULL;
+                    clv_stage *stage = NULL, *other = NULL;
+                    clv_stage_options opt = {.width = w,
+                                             .height = h,
+                                             .in_format = f,
+                                             .out_format = f,
+                                             .in_color = bt709,
+                                             .out_color = bt709,
+                                             .slots = 3};
+                    enum { FRAMES = 4 };
+                    clv_block *blocks[FRAMES + 1] = {NULL};
+                    uint8_t *packed = malloc(in_size * FRAMES), *want = malloc(in_size);
+                    if (!packed || !want || clv_chain_parse(chain_text, &desc, &msg) ||
+                        clv_chain_create(ctx, &desc, &chain, &msg) ||
+                        clv_ref_chain_create(&desc, &ref) ||
+                        clv_stage_create(ctx, &opt, chain, &stage, &msg) ||
+                        clv_stage_create(ctx, &opt, chain, &other, &msg)) {
+                        CHECK(0, "%s: setup: %s", what, msg.text);
+                        goto next;
+                    }
+                    /* Frames 0-2 in this stage's blocks, frame 3 in the other
+                     * stage's (copied), all in flight together. */
+                    for (int i = 0; i < FRAMES; i++) {
+                        blocks[i] = clv_stage_block_new(i == 3 ? other : stage, block_size);
+                        CHECK(shared == (blocks[i] != NULL), "%s: clv_stage_block_new gave %s",
+                              what, blocks[i] ? "a block" : "NULL");
+                        if (!blocks[i])
+                            goto next;
+                        uint8_t *in = packed + in_size * (size_t)i;
+                        fill_bytes(in, in_size, (uint32_t)(i * 31 + w * 7 + h + fi));
+                        fill_block(clv_block_pixels(blocks[i]), block_size, f, w, h, in, offset,
+                                   stride);
+                    }
+                    int taken = 0;
+                    for (int i = 0; i < FRAMES; i++) {
+                        if (i == 3) { /* all three slots are busy: take one */
+                            const uint8_t *got;
+                            CHECK(!clv_stage_output(stage, &got, NULL, &msg), "%s: %s", what,
+                                  msg.text);
+                            expected(ci, f, bt709, ref, packed, w, h, 0, want);
+                            CHECK(!memcmp(got, want, in_size), "%s: frame 0 differs", what);
+                            clv_stage_release(stage);
+                            taken = 1;
+                        }
+                        CHECK(!clv_stage_submit_block(stage, (uint64_t)i, blocks[i], offset, stride,
+                                                      &msg),
+                              "%s: submit %d: %s", what, i, msg.text);
+                    }
+                    for (; taken < FRAMES; taken++) {
+                        const uint8_t *got;
+                        uint64_t index = 99;
+                        if (clv_stage_output(stage, &got, &index, &msg)) {
+                            CHECK(0, "%s: output: %s", what, msg.text);
+                            break;
+                        }
+                        expected(ci, f, bt709, ref, packed + in_size * (size_t)taken, w, h, index,
+                                 want);
+                        size_t d = 0;
+                        while (d < in_size && got[d] == want[d])
+                            d++;
+                        CHECK(d == in_size, "%s frame %d: byte %zu is %d, reference %d", what,
+                              taken, d, d < in_size ? got[d] : 0, d < in_size ? want[d] : 0);
+                        clv_stage_release(stage);
+                    }
+                    /* A plane past the block's end is refused, named. */
+                    size_t past[3] = {offset[0], block_size, offset[2]};
+                    msg.text[0] = 0;
+                    CHECK(clv_stage_submit_block(stage, 9, blocks[0], past, stride, &msg) ==
+                                  CLV_EINVAL &&
+                              strstr(msg.text, "plane 1") != NULL,
+                          "%s: a plane past the end: '%s'", what, msg.text);
+                next:
+                    clv_stage_destroy(stage);
+                    for (int i = 0; i < FRAMES; i++) /* the blocks outlive their stage */
+                        clv_block_free(blocks[i]);
+                    clv_stage_destroy(other);
+                    clv_chain_destroy(chain);
+                    clv_ref_chain_destroy(ref);
+                    free(packed);
+                    free(want);
+                }
+        clv_context_destroy(ctx);
+    }
     return 0;
 }

@@ -460,19 +460,37 @@ CLV_API int clv_stage_pending(const clv_stage *stage);
 CLV_API int clv_stage_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_index,
                              clv_msg *msg);
 CLV_API void clv_stage_release(clv_stage *stage);
-/* A frame's output memory taken out of the stage (clv_stage_keep). */
-typedef struct clv_kept clv_kept;
+/* ---- Frames in the stage's memory (shared staging) ----------------------
+ * Where the device works in the host's memory (clv_context_shared_staging:
+ * a CPU through PoCL), frames can enter and leave the stage without a copy:
+ * a decoder writes straight into a block of the stage's memory
+ * (clv_stage_block_new, clv_stage_submit_block), and an encoder reads an
+ * output where the stage wrote it (clv_stage_keep). A block is freed with
+ * clv_block_free, from any thread, before or after clv_stage_destroy (the
+ * memory goes with the last block). */
+typedef struct clv_block clv_block;
+/* size bytes of the stage's memory for an input frame; from any thread
+ * while the stage exists. NULL where frames can't enter in place (copied
+ * staging, a stage over several devices) or out of memory. */
+CLV_API clv_block *clv_stage_block_new(clv_stage *stage, size_t size);
+CLV_API uint8_t *clv_block_pixels(const clv_block *block);
+/* Sends a frame of the stage's in_format (yuv420p or nv12) whose planes lie
+ * in block (any stage's) at offset[i] bytes, rows stride[i] bytes apart (Y,
+ * then U and V, or nv12's UV: two planes). The kernels read it in place when
+ * block is this stage's and the stage converts; otherwise it is copied into
+ * the staging first. The block must stay as it is until this frame comes
+ * out of clv_stage_output. CLV_EINVAL, msg saying which plane, when a plane
+ * does not fit in the block; as clv_stage_submit otherwise. */
+CLV_API int clv_stage_submit_block(clv_stage *stage, uint64_t frame_index, const clv_block *block,
+                                   const size_t offset[3], const int stride[3], clv_msg *msg);
 /* Keeps the frame clv_stage_output gave last (call it before
- * clv_stage_release): its pixels stay where *out pointed, now the caller's,
- * and the stage goes on with other memory. No copy, for a reader that needs
- * the frame after the stage has moved on (a transcode's encoder thread).
- * Only with shared staging (clv_context_shared_staging), where the memory is
- * the host's; otherwise, or when out of memory, NULL: copy the pixels then.
- * The memory has 64 bytes to spare after the frame. */
-CLV_API clv_kept *clv_stage_keep(clv_stage *stage);
-/* Gives kept memory back, from any thread, before or after the stage is
- * destroyed (the stage's memory is freed with the last one); NULL is fine. */
-CLV_API void clv_kept_free(clv_kept *kept);
+ * clv_stage_release): its pixels stay where *out pointed, now the caller's
+ * block, and the stage goes on with other memory. No copy, for a reader
+ * that needs the frame after the stage has moved on (a transcode's encoder
+ * thread). NULL without shared staging (copy the pixels then) or when out
+ * of memory. The block has 64 bytes to spare after the frame. */
+CLV_API clv_block *clv_stage_keep(clv_stage *stage);
+CLV_API void clv_block_free(clv_block *block);
 CLV_API void clv_stage_get_times(const clv_stage *stage, clv_stage_times *times);
 /* The size of the frames that come out (swapped by a rotation of 90 or 270). */
 CLV_API void clv_stage_output_size(const clv_stage *stage, int *width, int *height);

@@ -23,14 +23,22 @@ typedef struct stage_outputs {
     int refs;             /* the stage's, and one per kept block */
     cl_context cl;        /* retained */
     size_t size;          /* bytes a block holds (the frame and its padding) */
-    clv_kept **spare;
+    clv_block **spare;
     int spares, spare_cap;
 } stage_outputs;
 
-struct clv_kept {
+struct clv_block {
     stage_outputs *owner;
     uint8_t *pixels; /* fine-grained SVM */
+    size_t size;     /* the frame's bytes: the spares are o->size, input blocks any */
 };
+
+/* Where the planes of the frame a submit sends lie: the slot's input
+ * staging, tightly packed, or a block a decoder wrote (clv_stage_submit_block). */
+typedef struct stage_source {
+    const uint8_t *svm;                  /* NULL: the slot's own staging */
+    cl_int yoff, uoff, voff, ys, us, vs; /* bytes from svm, bytes a row */
+} stage_source;
 
 typedef struct stage_slot {
     /* Copied staging: pinned (CL_MEM_ALLOC_HOST_PTR, mapped for the stage's
@@ -40,8 +48,8 @@ typedef struct stage_slot {
     cl_mem pin_in, pin_out;
     uint8_t *host_in, *host_out;
     cl_mem dev_in, dev_out;
-    clv_kept *out_block; /* shared staging: host_out's block */
-    clv_frame rgba_src;  /* before orientation (only with one) */
+    clv_block *out_block; /* shared staging: host_out's block */
+    clv_frame rgba_src;   /* before orientation (only with one) */
     clv_frame rgba_in, rgba_out;
     cl_event up, first_kernel, last_kernel, down; /* last_kernel: the frame is computed */
     uint64_t frame_index;
@@ -124,7 +132,7 @@ static stage_outputs *outputs_create(clv_context *ctx, size_t frame_size)
     return o;
 }
 
-static void block_free(stage_outputs *o, clv_kept *b)
+static void block_free(stage_outputs *o, clv_block *b)
 {
     if (b) {
         clSVMFree(o->cl, b->pixels);
@@ -132,35 +140,43 @@ static void block_free(stage_outputs *o, clv_kept *b)
     }
 }
 
-/* A spare block, or a new one; NULL when out of memory. */
-static clv_kept *block_get(stage_outputs *o)
+static clv_block *block_new(stage_outputs *o, size_t size)
 {
-    clv_kept *b = NULL;
-    pthread_mutex_lock(&o->lock);
-    if (o->spares > 0)
-        b = o->spare[--o->spares];
-    pthread_mutex_unlock(&o->lock);
+    clv_block *b = calloc(1, sizeof *b);
     if (b)
-        return b;
-    b = calloc(1, sizeof *b);
-    if (b)
-        b->pixels = clSVMAlloc(o->cl, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, o->size, 0);
+        b->pixels = clSVMAlloc(o->cl, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, size, 0);
     if (!b || !b->pixels) {
         free(b);
         return NULL;
     }
     b->owner = o;
+    b->size = size;
     return b;
 }
 
-static void block_put(stage_outputs *o, clv_kept *b)
+/* A spare block, or a new one; NULL when out of memory. */
+static clv_block *block_get(stage_outputs *o)
+{
+    clv_block *b = NULL;
+    pthread_mutex_lock(&o->lock);
+    if (o->spares > 0)
+        b = o->spare[--o->spares];
+    pthread_mutex_unlock(&o->lock);
+    return b ? b : block_new(o, o->size);
+}
+
+static void block_put(stage_outputs *o, clv_block *b)
 {
     if (!b)
         return;
+    if (b->size != o->size) { /* an input block: not a spare */
+        block_free(o, b);
+        return;
+    }
     pthread_mutex_lock(&o->lock);
     if (o->spares == o->spare_cap) {
         int cap = o->spare_cap ? o->spare_cap * 2 : 8;
-        clv_kept **grown = realloc(o->spare, (size_t)cap * sizeof *grown);
+        clv_block **grown = realloc(o->spare, (size_t)cap * sizeof *grown);
         if (grown) {
             o->spare = grown;
             o->spare_cap = cap;
@@ -191,13 +207,25 @@ static void outputs_unref(stage_outputs *o)
     free(o);
 }
 
-void clv_kept_free(clv_kept *kept)
+static void outputs_ref(stage_outputs *o)
 {
-    if (!kept)
+    pthread_mutex_lock(&o->lock);
+    o->refs++;
+    pthread_mutex_unlock(&o->lock);
+}
+
+void clv_block_free(clv_block *block)
+{
+    if (!block)
         return;
-    stage_outputs *o = kept->owner;
-    block_put(o, kept);
+    stage_outputs *o = block->owner;
+    block_put(o, block);
     outputs_unref(o);
+}
+
+uint8_t *clv_block_pixels(const clv_block *block)
+{
+    return block->pixels;
 }
 
 static int is_packed(clv_pixfmt f)
@@ -455,7 +483,7 @@ static cl_int mem_arg(cl_kernel k, cl_uint index, cl_mem m, const void *svm)
  * `wait` (may be NULL); *done (may be NULL) gets its event. */
 static int convert(clv_stage *stage, cl_kernel k, cl_mem from, const void *from_svm, cl_mem to,
                    void *to_svm, clv_pixfmt f, cl_mem coeffs, int to_rgba, cl_event wait,
-                   cl_event *done)
+                   cl_event *done, const stage_source *src)
 {
     clv_context *ctx = stage->ctx;
     /* Into RGBA: the source's size; out of it: the upright size. */
@@ -489,6 +517,10 @@ static int convert(clv_stage *stage, cl_kernel k, cl_mem from, const void *from_
         cl_int nv12 = f == CLV_PIX_NV12;
         if (!err)
             err = clv__kernel_args(k, 5, 2, CLV__ARG(nv12), CLV__ARG(coeffs));
+        if (!err && to_rgba)
+            err = clv__kernel_args(k, 7, 6, CLV__ARG(src->yoff), CLV__ARG(src->uoff),
+                                   CLV__ARG(src->voff), CLV__ARG(src->ys), CLV__ARG(src->us),
+                                   CLV__ARG(src->vs));
         if (!err)
             err = to_rgba ? clv__launch_pixels(&l, k, w, h)
                           : clv__launch_pixels(&l, k, (w + 1) / 2, (h + 1) / 2);
@@ -512,7 +544,7 @@ static int orient(clv_stage *stage, stage_slot *s, cl_event *done)
     return err ? err : clv__launch(&l, stage->orient, 2, global, NULL);
 }
 
-static int one_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
+static int one_send(clv_stage *stage, uint64_t frame_index, const stage_source *src, clv_msg *msg)
 {
     int err = 0;
     clv_context *ctx = stage->ctx;
@@ -550,9 +582,9 @@ static int one_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
                                                : NULL;
         if (stage->orient && first == &s->last_kernel)
             first = ctx->profiling ? &s->first_kernel : NULL;
-        if ((err = convert(stage, stage->to_rgba, s->dev_in, s->host_in,
+        if ((err = convert(stage, stage->to_rgba, s->dev_in, src->svm ? src->svm : s->host_in,
                            stage->orient ? s->rgba_src.buffer : s->rgba_in.buffer, NULL,
-                           stage->opt.in_format, stage->coeff_in, 1, s->up, first)))
+                           stage->opt.in_format, stage->coeff_in, 1, s->up, first, src)))
             goto fail;
         if (first == &s->last_kernel && ctx->profiling) {
             s->first_kernel = s->last_kernel;
@@ -587,8 +619,9 @@ static int one_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
             stage->pending++;
             return 0;
         }
-        if ((err = convert(stage, stage->from_rgba, filtered->buffer, NULL, s->dev_out, s->host_out,
-                           stage->opt.out_format, stage->coeff_out, 0, NULL, &s->last_kernel)))
+        if ((err =
+                 convert(stage, stage->from_rgba, filtered->buffer, NULL, s->dev_out, s->host_out,
+                         stage->opt.out_format, stage->coeff_out, 0, NULL, &s->last_kernel, NULL)))
             goto fail;
     }
     clFlush(ctx->queue);
@@ -608,6 +641,30 @@ static int one_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
 fail:
     return clv__fail(msg, err, "GPU stage on %s: %s (see the log above)", ctx->dev.name,
                      clv_strerror(err));
+}
+
+/* The planes of a yuv420p or nv12 frame of w x h: each one's first byte,
+ * rows and bytes a row, as the stage's staging packs them. */
+static int yuv_planes(clv_pixfmt f, int w, int h, size_t offset[3], int stride[3], int rows[3])
+{
+    int cw = (w + 1) / 2, ch = (h + 1) / 2, nv12 = f == CLV_PIX_NV12;
+    offset[0] = 0, stride[0] = w, rows[0] = h;
+    offset[1] = (size_t)w * (size_t)h, stride[1] = nv12 ? 2 * cw : cw, rows[1] = ch;
+    offset[2] = offset[1] + (size_t)cw * (size_t)ch, stride[2] = cw, rows[2] = nv12 ? 0 : ch;
+    return nv12 ? 2 : 3;
+}
+
+static int one_submit(clv_stage *stage, uint64_t frame_index, clv_msg *msg)
+{
+    stage_source packed = {0};
+    if (clv_pixfmt_is_yuv(stage->opt.in_format)) {
+        size_t off[3];
+        int stride[3], rows[3];
+        yuv_planes(stage->opt.in_format, stage->opt.width, stage->opt.height, off, stride, rows);
+        packed = (stage_source){NULL,      0,         (cl_int)off[1], (cl_int)off[2],
+                                stride[0], stride[1], stride[2]};
+    }
+    return one_send(stage, frame_index, &packed, msg);
 }
 
 #define CLV__WATCHDOG_FIRED 1
@@ -708,20 +765,18 @@ static int one_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_ind
     return 0;
 }
 
-static clv_kept *one_keep(clv_stage *stage)
+static clv_block *one_keep(clv_stage *stage)
 {
     if (!stage->holding || !stage->outputs)
         return NULL;
     stage_slot *s = &stage->slots[(stage->next - stage->pending + stage->count) % stage->count];
-    clv_kept *spare = block_get(stage->outputs);
+    clv_block *spare = block_get(stage->outputs);
     if (!spare)
         return NULL;
-    clv_kept *kept = s->out_block;
+    clv_block *kept = s->out_block;
     s->out_block = spare;
     s->host_out = spare->pixels;
-    pthread_mutex_lock(&stage->outputs->lock);
-    stage->outputs->refs++;
-    pthread_mutex_unlock(&stage->outputs->lock);
+    outputs_ref(stage->outputs);
     return kept;
 }
 
@@ -1071,7 +1126,67 @@ void clv_stage_release(clv_stage *stage)
         one_release(stage);
 }
 
-clv_kept *clv_stage_keep(clv_stage *stage)
+clv_block *clv_stage_block_new(clv_stage *stage, size_t size)
+{
+    if (stage->lanes || !stage->outputs || !size)
+        return NULL;
+    clv_block *b = block_new(stage->outputs, size);
+    if (b)
+        outputs_ref(stage->outputs);
+    return b;
+}
+
+int clv_stage_submit_block(clv_stage *stage, uint64_t frame_index, const clv_block *block,
+                           const size_t offset[3], const int stride[3], clv_msg *msg)
+{
+    const clv_stage_options *o = &stage->opt;
+    if (!clv_pixfmt_is_yuv(o->in_format))
+        return clv__fail(msg, CLV_EINVAL,
+                         "GPU stage: frames in blocks are yuv420p or nv12, this stage takes %s",
+                         clv_pixfmt_name(o->in_format));
+    size_t packed_off[3];
+    int packed_stride[3], rows[3];
+    int planes = yuv_planes(o->in_format, o->width, o->height, packed_off, packed_stride, rows);
+    for (int i = 0; i < planes; i++) {
+        /* The last row needs only its own bytes, not a whole stride. */
+        if (stride[i] < packed_stride[i] || offset[i] > block->size ||
+            (size_t)(rows[i] - 1) * (size_t)stride[i] + (size_t)packed_stride[i] >
+                block->size - offset[i] ||
+            block->size > (size_t)CL_INT_MAX)
+            return clv__fail(msg, CLV_EINVAL,
+                             "GPU stage: plane %d (%d rows of %d bytes, %d apart, from byte %zu) "
+                             "does not fit in its block of %zu bytes",
+                             i, rows[i], packed_stride[i], stride[i], offset[i], block->size);
+    }
+    clv_stage *one = stage->lanes ? NULL : stage;
+    if (one && one->pending == one->count)
+        return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
+    if (one && one->outputs && block->owner == one->outputs && !one->passthrough) {
+        /* The kernels read the block where it is. */
+        int nv12 = o->in_format == CLV_PIX_NV12;
+        stage_source src = {.svm = block->pixels,
+                            .yoff = (cl_int)offset[0],
+                            .uoff = (cl_int)offset[1],
+                            .voff = nv12 ? 0 : (cl_int)offset[2],
+                            .ys = stride[0],
+                            .us = stride[1],
+                            .vs = nv12 ? 0 : stride[2]};
+        return one_send(one, frame_index, &src, msg);
+    }
+    /* Another device's memory, several devices, or a plain copy through the
+     * stage: the planes are packed into the staging as clv_stage_input's. */
+    uint8_t *in = clv_stage_input(stage);
+    if (!in)
+        return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
+    for (int i = 0; i < planes; i++)
+        for (int y = 0; y < rows[i]; y++)
+            memcpy(in + packed_off[i] + (size_t)y * (size_t)packed_stride[i],
+                   block->pixels + offset[i] + (size_t)y * (size_t)stride[i],
+                   (size_t)packed_stride[i]);
+    return clv_stage_submit(stage, frame_index, msg);
+}
+
+clv_block *clv_stage_keep(clv_stage *stage)
 {
     if (!stage->lanes)
         return one_keep(stage);

@@ -12,6 +12,24 @@
 
 #include <libavdevice/avdevice.h>
 #include <libavutil/avutil.h>
+#include <libavutil/imgutils.h>
+
+/* Decoded frames in the caller's memory (clv_decoder_set_memory): a pool of
+ * its blocks, each known by its first byte so that a frame's block can be
+ * found. It lives while the decoder or any block does. */
+typedef struct frame_pool {
+    pthread_mutex_t lock; /* guards refs and the blocks */
+    int refs;             /* the decoder's, and one per block */
+    clv_frame_memory mem;
+    struct pool_block {
+        const uint8_t *pixels;
+        void *block;
+    } * blocks;
+    int count, cap;
+    AVBufferPool *pool; /* made by the first get_buffer2 (under the lock) */
+    size_t size;        /* its blocks' size; frames of another size get FFmpeg's memory */
+    int failed;         /* no block could be had: FFmpeg's memory from then on */
+} frame_pool;
 
 struct clv_decoder {
     clv_input_options opt;
@@ -36,7 +54,160 @@ struct clv_decoder {
                                     * (INT64_MIN: none yet) */
     int64_t busy_base_ns;          /* busy_ns when the thread (re)started; the thread's */
     int64_t frames;
+    frame_pool *frame_pool; /* clv_decoder_set_memory, or NULL */
 };
+
+static void frame_pool_unref(frame_pool *fp)
+{
+    pthread_mutex_lock(&fp->lock);
+    int last = --fp->refs == 0;
+    pthread_mutex_unlock(&fp->lock);
+    if (!last)
+        return;
+    free(fp->blocks);
+    pthread_mutex_destroy(&fp->lock);
+    free(fp);
+}
+
+/* Finds (and with remove, forgets) the block starting at pixels. */
+static void *frame_pool_find(frame_pool *fp, const uint8_t *pixels, int remove)
+{
+    void *block = NULL;
+    pthread_mutex_lock(&fp->lock);
+    for (int i = 0; i < fp->count; i++)
+        if (fp->blocks[i].pixels == pixels) {
+            block = fp->blocks[i].block;
+            if (remove)
+                fp->blocks[i] = fp->blocks[--fp->count];
+            break;
+        }
+    pthread_mutex_unlock(&fp->lock);
+    return block;
+}
+
+/* The pool's free: the block goes back to its owner. */
+static void pool_block_free(void *opaque, uint8_t *data)
+{
+    frame_pool *fp = opaque;
+    void *block = frame_pool_find(fp, data, 1);
+    if (block)
+        fp->mem.free(block);
+    frame_pool_unref(fp);
+}
+
+static AVBufferRef *pool_block_alloc(void *opaque, size_t size)
+{
+    frame_pool *fp = opaque;
+    uint8_t *pixels = NULL;
+    void *block = fp->mem.alloc(fp->mem.user, size, &pixels);
+    if (!block)
+        return NULL;
+    int kept = 0;
+    pthread_mutex_lock(&fp->lock);
+    if (fp->count == fp->cap) {
+        int cap = fp->cap ? 2 * fp->cap : 16;
+        struct pool_block *grown = realloc(fp->blocks, (size_t)cap * sizeof *grown);
+        if (grown) {
+            fp->blocks = grown;
+            fp->cap = cap;
+        }
+    }
+    if ((uintptr_t)pixels % 64 == 0 && fp->count < fp->cap) {
+        fp->blocks[fp->count++] = (struct pool_block){pixels, block};
+        fp->refs++;
+        kept = 1;
+    }
+    pthread_mutex_unlock(&fp->lock);
+    AVBufferRef *ref = kept ? av_buffer_create(pixels, size, pool_block_free, fp, 0) : NULL;
+    if (!ref) {
+        if (kept) {
+            frame_pool_find(fp, pixels, 1);
+            frame_pool_unref(fp);
+        }
+        fp->mem.free(block);
+    }
+    return ref;
+}
+
+/* get_buffer2: 8-bit 4:2:0 frames in one block of the caller's, each plane
+ * and row 64-byte aligned and the picture padded as the decoder asks
+ * (avcodec_align_dimensions2); anything else as FFmpeg would. */
+static int get_frame_buffer(AVCodecContext *c, AVFrame *f, int flags)
+{
+    frame_pool *fp = c->opaque;
+    enum AVPixelFormat fmt = f->format;
+    if (!fp || !(c->codec->capabilities & AV_CODEC_CAP_DR1) || c->hw_frames_ctx ||
+        (fmt != AV_PIX_FMT_YUV420P && fmt != AV_PIX_FMT_YUVJ420P && fmt != AV_PIX_FMT_NV12))
+        return avcodec_default_get_buffer2(c, f, flags);
+    int w = f->width, h = f->height, align[AV_NUM_DATA_POINTERS];
+    avcodec_align_dimensions2(c, &w, &h, align);
+    int linesize[4];
+    if (av_image_fill_linesizes(linesize, fmt, w) < 0)
+        return avcodec_default_get_buffer2(c, f, flags);
+    ptrdiff_t lines[4] = {0};
+    for (int i = 0; i < 4; i++)
+        lines[i] = linesize[i] = (linesize[i] + 63) & ~63;
+    size_t plane[4];
+    if (av_image_fill_plane_sizes(plane, fmt, h, lines) < 0)
+        return avcodec_default_get_buffer2(c, f, flags);
+    size_t offset[4], total = 0;
+    for (int i = 0; i < 4; i++) {
+        offset[i] = total;
+        total += (plane[i] + 63) & ~(size_t)63;
+    }
+    total += 64; /* SIMD reads past the last row, as FFmpeg's own pools allow */
+    /* Frame threads may ask at once: the pool is set up under the lock,
+     * and taken from outside it (its allocations take the lock). */
+    pthread_mutex_lock(&fp->lock);
+    if (!fp->pool && !fp->failed) {
+        fp->size = total;
+        fp->pool = av_buffer_pool_init2(total, fp, pool_block_alloc, NULL);
+        fp->failed = !fp->pool;
+    }
+    AVBufferPool *pool = !fp->failed && total == fp->size ? fp->pool : NULL;
+    pthread_mutex_unlock(&fp->lock);
+    AVBufferRef *buf = pool ? av_buffer_pool_get(pool) : NULL;
+    if (!buf) {
+        if (pool) { /* no block to be had: FFmpeg's memory from now on */
+            pthread_mutex_lock(&fp->lock);
+            fp->failed = 1;
+            pthread_mutex_unlock(&fp->lock);
+        }
+        return avcodec_default_get_buffer2(c, f, flags);
+    }
+    f->buf[0] = buf;
+    for (int i = 0; i < 4; i++) {
+        f->data[i] = plane[i] ? buf->data + offset[i] : NULL;
+        f->linesize[i] = plane[i] ? linesize[i] : 0;
+    }
+    f->extended_data = f->data;
+    return 0;
+}
+
+int clv_decoder_set_memory(clv_decoder *d, const clv_frame_memory *memory)
+{
+    if (!memory)
+        return 0;
+    frame_pool *fp = calloc(1, sizeof *fp);
+    if (!fp || pthread_mutex_init(&fp->lock, NULL)) {
+        free(fp);
+        return CLV_ENOMEM;
+    }
+    fp->refs = 1;
+    fp->mem = *memory;
+    d->frame_pool = fp;
+    d->codec->opaque = fp;
+    d->codec->get_buffer2 = get_frame_buffer;
+    return 0;
+}
+
+void *clv_decoder_frame_block(const clv_decoder *d, const AVFrame *frame, const uint8_t **base)
+{
+    if (!d->frame_pool || !frame->buf[0] || frame->buf[1])
+        return NULL;
+    *base = frame->buf[0]->data;
+    return frame_pool_find(d->frame_pool, frame->buf[0]->data, 0);
+}
 
 const char *clv_av_err(int code, char *buf, size_t size)
 {
@@ -404,6 +575,11 @@ void clv_decoder_close(clv_decoder *d)
         return;
     clv_decoder_stop(d);
     avcodec_free_context(&d->codec);
+    if (d->frame_pool) {
+        /* Blocks still in frames go back to their owner when freed. */
+        av_buffer_pool_uninit(&d->frame_pool->pool);
+        frame_pool_unref(d->frame_pool);
+    }
     avformat_close_input(&d->fmt);
     free(d);
 }

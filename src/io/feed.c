@@ -225,7 +225,7 @@ int clv_feed_native(const clv_feed *feed)
     return feed->native;
 }
 
-int clv_feed_write(clv_feed *feed, const AVFrame *f, uint8_t *slot, clv_msg *msg)
+int clv_feed_check(const clv_feed *feed, const AVFrame *f, clv_msg *msg)
 {
     int w = feed->width, h = feed->height;
     if (f->width != w || f->height != h ||
@@ -239,6 +239,15 @@ int clv_feed_write(clv_feed *feed, const AVFrame *f, uint8_t *slot, clv_msg *msg
                  av_get_pix_fmt_name(f->format));
         return CLV_EINVAL;
     }
+    return 0;
+}
+
+int clv_feed_write(clv_feed *feed, const AVFrame *f, uint8_t *slot, clv_msg *msg)
+{
+    int w = feed->width, h = feed->height;
+    int err = clv_feed_check(feed, f, msg);
+    if (err)
+        return err;
     if (feed->sws) {
         sws_scale(feed->sws, (const uint8_t *const *)f->data, f->linesize, 0, h,
                   feed->converted->data, feed->converted->linesize);

@@ -65,6 +65,24 @@ typedef struct clv_decoder clv_decoder;
  * Every error names the file. */
 int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_msg *msg);
 void clv_decoder_close(clv_decoder *dec);
+
+/* Memory for decoded frames from the caller (the GPU stage's blocks, which
+ * a CPU device reads where they are): taken for 8-bit 4:2:0 video (yuv420p,
+ * nv12) from decoders that decode into outside memory; everything else gets
+ * FFmpeg's own. */
+typedef struct clv_frame_memory {
+    /* A block of at least size bytes starting at *pixels, 64-byte aligned,
+     * or NULL (FFmpeg's memory from then on). Called from the decoder's
+     * threads, perhaps several at once. */
+    void *(*alloc)(void *user, size_t size, uint8_t **pixels);
+    void (*free)(void *block); /* from any thread, also after the decoder is closed */
+    void *user;
+} clv_frame_memory;
+/* Before clv_decoder_start; NULL for FFmpeg's memory only. */
+int clv_decoder_set_memory(clv_decoder *dec, const clv_frame_memory *memory);
+/* The block (from clv_frame_memory.alloc) that holds frame's planes, and
+ * where the block starts (*base), or NULL when frame is in other memory. */
+void *clv_decoder_frame_block(const clv_decoder *dec, const AVFrame *frame, const uint8_t **base);
 AVFormatContext *clv_decoder_format(const clv_decoder *dec);
 AVCodecContext *clv_decoder_codec(const clv_decoder *dec);
 int clv_decoder_video_index(const clv_decoder *dec);
@@ -238,6 +256,9 @@ clv_color clv_feed_output_color(const clv_feed *feed);
 /* Writes f into stage memory of clv_pixfmt_size bytes; CLV_EINVAL with msg
  * (naming the file) when the size or format changed mid-stream. */
 int clv_feed_write(clv_feed *feed, const AVFrame *f, uint8_t *slot, clv_msg *msg);
+/* clv_feed_write's check alone: CLV_EINVAL with msg when f's size or format
+ * is not the stream's. */
+int clv_feed_check(const clv_feed *feed, const AVFrame *f, clv_msg *msg);
 
 /* Writes w x h RGBA8 pixels (rows w * 4 bytes) to path as a PNG, through a
  * temporary file renamed when complete. */

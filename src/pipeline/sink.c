@@ -170,7 +170,7 @@ static int refused(clv_sink *s, clv_msg *msg)
 static void kept_free(void *kept, uint8_t *data)
 {
     (void)data;
-    clv_kept_free(kept);
+    clv_block_free(kept);
 }
 
 /* The packed planes of a stage frame as an encoder frame's planes, when
@@ -199,11 +199,11 @@ static int planes_in_place(const clv_sink *s, uint8_t *pixels, AVFrame *f)
     return 1;
 }
 
-int clv_sink_frame(clv_sink *s, const uint8_t *pixels, clv_kept *kept, int64_t pts, clv_msg *msg)
+int clv_sink_frame(clv_sink *s, const uint8_t *pixels, clv_block *kept, int64_t pts, clv_msg *msg)
 {
     AVFrame *f = av_frame_alloc();
     if (!f) {
-        clv_kept_free(kept);
+        clv_block_free(kept);
         return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
     }
     f->format = s->enc_format;
@@ -216,7 +216,7 @@ int clv_sink_frame(clv_sink *s, const uint8_t *pixels, clv_kept *kept, int64_t p
                                      clv_pixfmt_size(s->stage_format, s->width, s->height),
                                      kept_free, kept, 0);
         if (!f->buf[0]) {
-            clv_kept_free(kept);
+            clv_block_free(kept);
             av_frame_free(&f);
             return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
         }
@@ -227,7 +227,7 @@ int clv_sink_frame(clv_sink *s, const uint8_t *pixels, clv_kept *kept, int64_t p
         f->buf[0] = av_buffer_pool_get(s->pool);
         if (!f->buf[0] || av_image_fill_arrays(f->data, f->linesize, f->buf[0]->data, s->enc_format,
                                                s->width, s->height, 32) < 0) {
-            clv_kept_free(kept);
+            clv_block_free(kept);
             av_frame_free(&f);
             return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
         }
@@ -238,7 +238,7 @@ int clv_sink_frame(clv_sink *s, const uint8_t *pixels, clv_kept *kept, int64_t p
         } else {
             clv_copy_planes(s->stage_format, s->width, s->height, (uint8_t *)pixels, f, 1);
         }
-        clv_kept_free(kept);
+        clv_block_free(kept);
     }
     f->pts = pts;
     s->frames++;

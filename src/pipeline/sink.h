@@ -50,7 +50,7 @@ int clv_sink_start(clv_sink *sink, clv_msg *msg);
  * frame's memory, from clv_stage_keep; NULL for none), the sink owns it, even
  * on failure, and the encoder reads the pixels where they are when their
  * layout lets it (no conversion, aligned planes), else they are copied. */
-int clv_sink_frame(clv_sink *sink, const uint8_t *pixels, clv_kept *kept, int64_t pts,
+int clv_sink_frame(clv_sink *sink, const uint8_t *pixels, clv_block *kept, int64_t pts,
                    clv_msg *msg);
 /* Queues a decoded frame as it is (nothing to filter and the encoder takes
  * the decoder's format); the sink owns the frame, even on failure. */

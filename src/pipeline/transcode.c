@@ -108,7 +108,46 @@ typedef struct run {
     clv_sink *sink;
     clv_stage *stage;
     int64_t pts[PTS_RING];
+    /* Frames decoded into the stage's memory, by submit index: kept until
+     * their output is taken (the stage reads them in place). */
+    AVFrame *held[PTS_RING];
 } run;
+
+static void *stage_block_alloc(void *stage, size_t size, uint8_t **pixels)
+{
+    clv_block *b = clv_stage_block_new(stage, size);
+    if (b)
+        *pixels = clv_block_pixels(b);
+    return b;
+}
+
+static void stage_block_free(void *block)
+{
+    clv_block_free(block);
+}
+
+/* Sends f, decoded into one of the stage's blocks, where it is, and holds
+ * it: 0, or a CLV_E* code with msg; 1 when it is not in one (or its planes
+ * run backwards): copy it then. */
+static int submit_in_place(run *r, const clv_decoder *dec, AVFrame *f, uint64_t index, clv_msg *msg)
+{
+    const uint8_t *base = NULL;
+    clv_block *block = clv_decoder_frame_block(dec, f, &base);
+    size_t offset[3] = {0, 0, 0};
+    int stride[3] = {0, 0, 0};
+    for (int i = 0; block && i < 3 && f->data[i]; i++) {
+        if (f->data[i] < base || f->linesize[i] <= 0)
+            block = NULL;
+        else
+            offset[i] = (size_t)(f->data[i] - base), stride[i] = f->linesize[i];
+    }
+    if (!block)
+        return 1;
+    int err = clv_stage_submit_block(r->stage, index, block, offset, stride, msg);
+    if (!err)
+        r->held[index % PTS_RING] = f;
+    return err;
+}
 
 static int stop_wanted(run *r)
 {
@@ -179,6 +218,7 @@ static int emit(run *r, clv_msg *msg)
     int err = clv_stage_output(r->stage, &pixels, &index, msg);
     if (err)
         return err;
+    av_frame_free(&r->held[index % PTS_RING]); /* read: back to the decoder's pool */
     int64_t pts = r->pts[index % PTS_RING];
     /* The encoder thread reads the frame where the stage wrote it when it
      * can (shared staging): no copy on the submitting thread. */
@@ -290,6 +330,18 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
         err = CLV_ENOMEM;
         goto fail;
     }
+    /* Nothing to filter and the encoder takes the decoder's frames: they
+     * are handed over as they are, as ffmpeg would. */
+    int direct = desc.count == 0 && clv_feed_native(feed) && out_f == in_f && !rotation && !hflip &&
+                 (!clv_pixfmt_is_yuv(in_f) || (in_color.matrix == out_color.matrix &&
+                                               in_color.full_range == out_color.full_range));
+    /* On a CPU device the decoder writes its frames into the stage's memory
+     * and the first kernel reads them there: no copy into the staging. */
+    int in_place = !direct && clv_feed_native(feed) && clv_pixfmt_is_yuv(in_f) &&
+                   clv_context_shared_staging(ctx) && clv_stage_device_count(r.stage) == 1;
+    clv_frame_memory memory = {stage_block_alloc, stage_block_free, r.stage};
+    if (in_place && clv_decoder_set_memory(dec, &memory))
+        in_place = 0;
     report(&r, CLV_TRANSCODE_START);
     if ((err = clv_sink_start(r.sink, msg)))
         goto fail;
@@ -299,11 +351,6 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
         goto fail;
     }
 
-    /* Nothing to filter and the encoder takes the decoder's frames: they
-     * are handed over as they are, as ffmpeg would. */
-    int direct = desc.count == 0 && clv_feed_native(feed) && out_f == in_f && !rotation && !hflip &&
-                 (!clv_pixfmt_is_yuv(in_f) || (in_color.matrix == out_color.matrix &&
-                                               in_color.full_range == out_color.full_range));
     int64_t stage_fault = clv_fault_after("stage");
     uint64_t submitted = 0;
     for (;;) {
@@ -339,17 +386,29 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
         /* A free slot: take the oldest result first when all are busy. */
         while (!err && !clv_stage_input(r.stage))
             err = emit(&r, msg);
+        uint64_t index = o->first_frame_index + submitted;
         if (!err)
-            err = clv_feed_write(feed, f, clv_stage_input(r.stage), msg);
+            err = clv_feed_check(feed, f, msg);
         if (!err) {
-            r.pts[(o->first_frame_index + submitted) % PTS_RING] = f->pts;
+            r.pts[index % PTS_RING] = f->pts;
             if ((int64_t)submitted == stage_fault) {
                 snprintf(msg->text, sizeof msg->text, "GPU stage failed (injected fault)");
                 err = CLV_ECL;
             }
         }
+        /* Sent where the decoder wrote it, or copied into the staging. */
+        int copy = 1;
+        if (!err && in_place) {
+            copy = submit_in_place(&r, dec, f, index, msg);
+            if (copy <= 0)
+                err = copy;
+            if (copy == 0)
+                f = NULL; /* held until its output is taken */
+        }
+        if (!err && copy)
+            err = clv_feed_write(feed, f, clv_stage_input(r.stage), msg);
         av_frame_free(&f);
-        if (err || (err = clv_stage_submit(r.stage, o->first_frame_index + submitted, msg)))
+        if (err || (copy && (err = clv_stage_submit(r.stage, index, msg))))
             break;
         submitted++;
     }
@@ -402,6 +461,8 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
 fail:
     if (dec_q)
         clv_queue_abort(dec_q);
+    for (int i = 0; i < PTS_RING; i++)
+        av_frame_free(&r.held[i]);
     clv_sink_close(r.sink, err != 0);
     clv_decoder_close(dec);
     clv_stage_destroy(r.stage);
