@@ -15,7 +15,7 @@ ffmpeg's own output separates each tool's filtering cost from its encoding
 cost (ffmpeg filters the YUV planes, clvid RGB: the pictures differ).
 
 usage: scripts/compare-ffmpeg.py [--clvid build/clvid] [--input media/sample.mp4]
-                                  [--runs 3] [--device N]"""
+                                  [--runs 3] [--device N] [--filters median,erode]"""
 import argparse
 import os
 import resource
@@ -79,7 +79,17 @@ def main():
     ap.add_argument("--input", default=os.path.join(root, "media", "sample.mp4"))
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--device")
+    ap.add_argument("--filters", help="comma-separated: only these of %s"
+                    % ",".join(p[0] for p in PAIRS))
     a = ap.parse_args()
+    pairs = PAIRS
+    if a.filters:
+        wanted = a.filters.split(",")
+        unknown = [f for f in wanted if f not in [p[0] for p in PAIRS]]
+        if unknown:
+            sys.exit("--filters: unknown %s (known: %s)"
+                     % (", ".join(unknown), ",".join(p[0] for p in PAIRS)))
+        pairs = [p for p in PAIRS if p[0] in wanted]
     out = os.path.join(tempfile.mkdtemp(prefix="clvid-compare-"), "out.mp4")
     dev = ["--device", a.device] if a.device else []
     frames = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v", "-count_packets",
@@ -117,7 +127,7 @@ def main():
         return ["ffmpeg", "-v", "error", "-y", "-i", a.input, "-i", raw, "-filter_complex",
                 "[0:v]nullsink;[1:v]null[v]", "-map", "[v]", "-map", "0:a?", *ENCODE, out]
 
-    for chain, vf, rgb in PAIRS:
+    for chain, vf, rgb in pairs:
         c_cmd = [a.clvid, "transcode", "-q", "-y", "-i", a.input, "-vf", chain, "-o", out, *dev]
         f_cmd = ["ffmpeg", "-v", "error", "-y", "-i", a.input, "-vf", vf, *ENCODE, out]
         r_cmd = ["ffmpeg", "-v", "error", "-y", "-i", a.input, "-vf",
