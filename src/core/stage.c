@@ -712,12 +712,17 @@ static uint64_t elapsed(cl_event from, int from_end, cl_event to)
     return b > a ? b - a : 0;
 }
 
+/* The oldest frame in flight: the one clv_stage_output takes (or gave). */
+static stage_slot *oldest_slot(clv_stage *stage)
+{
+    return &stage->slots[(stage->next - stage->pending + stage->count) % stage->count];
+}
+
 static int one_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_index, clv_msg *msg)
 {
     if (!stage->pending || stage->holding)
         return clv__fail(msg, CLV_EINVAL, "GPU stage: no frame to take");
-    int oldest = (stage->next - stage->pending + stage->count) % stage->count;
-    stage_slot *s = &stage->slots[oldest];
+    stage_slot *s = oldest_slot(stage);
     cl_int st = s->watched ? watchdog_wait(stage->ctx, s->down) : clWaitForEvents(1, &s->down);
     if (st == CLV__WATCHDOG_FIRED) {
         stage->ctx->hung = 1;
@@ -769,7 +774,7 @@ static clv_block *one_keep(clv_stage *stage)
 {
     if (!stage->holding || !stage->outputs)
         return NULL;
-    stage_slot *s = &stage->slots[(stage->next - stage->pending + stage->count) % stage->count];
+    stage_slot *s = oldest_slot(stage);
     clv_block *spare = block_get(stage->outputs);
     if (!spare)
         return NULL;

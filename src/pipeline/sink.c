@@ -173,27 +173,16 @@ static void kept_free(void *kept, uint8_t *data)
     clv_block_free(kept);
 }
 
-/* The packed planes of a stage frame as an encoder frame's planes, when
- * each plane starts and its rows are 64 bytes apart as FFmpeg's own frames
- * are (encoders may count on that alignment): 1, with f's planes set. */
+/* The stage's frame (its planes tightly packed, as FFmpeg lays them out
+ * with an alignment of 1) as the encoder frame f's planes, when each plane
+ * starts and its rows are 64 bytes apart as in FFmpeg's own frames
+ * (encoders may count on that alignment): 1, with f's planes set. */
 static int planes_in_place(const clv_sink *s, uint8_t *pixels, AVFrame *f)
 {
-    int w = s->width, h = s->height, cw = (w + 1) / 2, ch = (h + 1) / 2;
-    if (!clv_pixfmt_is_yuv(s->stage_format)) {
-        f->data[0] = pixels;
-        f->linesize[0] = (int)clv_pixfmt_size(s->stage_format, w, 1);
-        return f->linesize[0] % 64 == 0 && (uintptr_t)pixels % 64 == 0;
-    }
-    int nv12 = s->stage_format == CLV_PIX_NV12;
-    f->data[0] = pixels;
-    f->linesize[0] = w;
-    f->data[1] = pixels + (size_t)w * (size_t)h;
-    f->linesize[1] = nv12 ? 2 * cw : cw;
-    if (!nv12) {
-        f->data[2] = f->data[1] + (size_t)cw * (size_t)ch;
-        f->linesize[2] = cw;
-    }
-    for (int i = 0; i < 3 && f->data[i]; i++)
+    if (av_image_fill_arrays(f->data, f->linesize, pixels, s->enc_format, s->width, s->height, 1) <
+        0)
+        return 0;
+    for (int i = 0; i < 4 && f->data[i]; i++)
         if (f->linesize[i] % 64 || (uintptr_t)f->data[i] % 64)
             return 0;
     return 1;
