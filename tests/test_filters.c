@@ -19,14 +19,19 @@ static const filter_case chain_cases[] = {
 
 static int run_cases(clv_context *ctx, const filter_case *cases, int count)
 {
+    /* The sanitizer builds check the host's memory, whose code paths 641x359
+     * already takes, with two contents (the paths do not depend on them); the
+     * big size and every content are there for the device, which the plain
+     * build checks. The C references run several times slower under ASan. */
+    int sanitized = getenv("CLVID_SANITIZED") != NULL;
     int bad = 0;
     for (int i = 0; i < count; i++) {
         for (int s = 0; s < SIZE_COUNT; s++) {
             int w = sizes[s][0], h = sizes[s][1], big = w > 1000;
-            if (big && cases[i].small_only)
+            if (big && (cases[i].small_only || sanitized))
                 continue;
             for (int c = CONTENT_NOISE; c <= CONTENT_OPAQUE_BUT_ONE; c++) {
-                if (big && c != CONTENT_NOISE && c != CONTENT_OPAQUE)
+                if ((big || (sanitized && w > 100)) && c != CONTENT_NOISE && c != CONTENT_OPAQUE)
                     continue; /* the big size checks the work shape (and the opaque paths) */
                 bad +=
                     test_compare(ctx, cases[i].chain, w, h, (enum content)c, cases[i].frames) != 0;

@@ -179,11 +179,15 @@ int test_stage_formats(void)
         CHECK(!copies || !clv_context_shared_staging(ctx), "staging = 1 still shares memory");
         printf("  %s shape, %s staging\n", shape == 1 ? "row" : "gpu",
                clv_context_shared_staging(ctx) ? "shared" : "copied");
+        /* Every pair of formats at the small sizes; at 641x359 (row slices,
+         * odd plane sizes) each format in and out twice: the conversions in
+         * and out are separate kernels around the median. */
         for (int i = 0; i < 8; i++)
             for (int j = 0; j < 8; j++)
                 for (int s = 0; s < 4; s++)
-                    run_case(ctx, formats[i], formats[j], bt601, bt709f, s == 3 ? "median" : "",
-                             sizes[s][0], sizes[s][1], s == 3 ? 2 : 4);
+                    if (s < 3 || j == i || j == (i + 3) % 8)
+                        run_case(ctx, formats[i], formats[j], bt601, bt709f, s == 3 ? "median" : "",
+                                 sizes[s][0], sizes[s][1], s == 3 ? 2 : 4);
         run_case(ctx, CLV_PIX_YUV420P, CLV_PIX_YUV420P, bt2020, bt2020, "sharpen,noise", 33, 17, 7);
         run_case(ctx, CLV_PIX_NV12, CLV_PIX_RGB24, bt709f, bt601, "quantize=colors=4", 64, 36, 5);
         clv_context_destroy(ctx);

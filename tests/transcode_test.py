@@ -116,6 +116,12 @@ def duration(s):
 FILTERS = ["sharpen", "emboss", "prewitt", "median", "median=radius=2", "erode", "dilate",
            "threshold", "gray", "equalize", "equalize=mode=gray", "noise",
            "noise=type=gaussian:sigma=20", "quantize", "convolution=matrix='1 2 1 2 4 2 1 2 1'"]
+# The sanitizer builds look for memory errors and races in the host's code,
+# which every filter drives alike but for its state: one of each kind (none,
+# scratch, the frame's index, a palette carried between frames). The plain
+# build runs them all.
+if os.environ.get("CLVID_SANITIZED"):
+    FILTERS = ["sharpen", "median=radius=2", "equalize", "noise", "quantize"]
 
 
 @test
