@@ -17,6 +17,9 @@ typedef struct filter_case {
 static const filter_case convolution_cases[] = {
     {"convolution", 0, 1},
     {"convolution=matrix='1 2 1 2 4 2 1 2 1'", 0, 1},
+    /* Columns alike (GPUs sum each column once), divisors not powers of two. */
+    {"convolution=matrix='1 1 1 1 1 1 1 1 1'", 0, 1},
+    {"convolution=matrix='-2 -2 -2 5 5 5 1 1 1':div=7:bias=3", 0, 1},
     {"convolution=matrix='-1 -1 -1 -1 8 -1 -1 -1 -1':bias=128", 0, 1},
     {"convolution='1 2 3 4 5 6 7 8 9 10 -11 12 -13 14 15 16 -17 18 19 20 21 22 23 24 -25':7:-3", 0,
      1},

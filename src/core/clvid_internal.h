@@ -32,10 +32,10 @@ struct clv_context {
     int hung;           /* a watchdog fired: no more OpenCL calls on teardown */
     struct {
         const char *family;
-        char defines[64]; /* clv__program_variant's */
+        char defines[160]; /* clv__program_variant's */
         cl_program program;
         char *late_path, *late_key; /* cache entry written at destroy (PoCL) */
-    } programs[24];
+    } programs[64];
     int program_count;
     /* Several devices (--device 1,2): this context is the first one's and
      * these are the others' (each a whole context of its own, more_count 0). */
@@ -160,11 +160,13 @@ extern const int clv__source_count;
 /* Returns the program for cl/<family>.cl on ctx, building it (or loading it
  * from the binary cache) on first use. The context owns the program. */
 int clv__program_get(clv_context *ctx, const char *family, cl_program *out, clv_msg *msg);
-/* The same with build options added (defines: "-DNAME=VALUE ...", under 64
+/* The same with build options added (defines: "-DNAME=VALUE ...", under 160
  * characters), one program per family and defines: a filter that needs
  * one of a program's kernels builds only that one. */
 int clv__program_variant(clv_context *ctx, const char *family, const char *defines, cl_program *out,
                          clv_msg *msg);
+/* How many programs of the family ctx holds, its variants included. */
+int clv__program_count(const clv_context *ctx, const char *family);
 /* Writes the cache entries of programs built from source that wait for the
  * context's end (cache_late), and frees their names. */
 void clv__program_cache_late(clv_context *ctx, int write);

@@ -432,6 +432,14 @@ int clv__program_variant(clv_context *ctx, const char *family, const char *defin
     return 0;
 }
 
+int clv__program_count(const clv_context *ctx, const char *family)
+{
+    int n = 0;
+    for (int i = 0; i < ctx->program_count; i++)
+        n += !strcmp(ctx->programs[i].family, family);
+    return n;
+}
+
 int clv__kernel_create(cl_program prog, const char *name, cl_kernel *out, clv_msg *msg)
 {
     cl_int st = CL_SUCCESS;

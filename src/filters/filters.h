@@ -21,15 +21,19 @@ extern const clv_filter clv__filter_quantize;
 /* Convolution family (convolution.c): a square integer matrix, its divisor
  * (0: the coefficient sum, or 1 when that is not positive) and a bias. */
 typedef struct clv__conv {
-    cl_kernel kernel; /* convolve_rows (row shape) or convolve */
+    cl_kernel kernel;  /* convolve_rows (row shape) or convolve */
+    cl_program source; /* the program kernel came from (the context owns it) */
     cl_mem coef;
     int n, div, bias;
     float inv; /* 1.0f / (2 * div) */
 } clv__conv;
 
+/* The program is chosen by clv__conv_set (the filters' program is NULL). */
 int clv__conv_init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg);
 void clv__conv_uninit(void *state);
-/* Uploads the matrix (count 9, 25 or 49); blocks until the queue is idle. */
+/* Uploads the matrix (count 9, 25 or 49) and picks the kernel: on GPUs a 3x3
+ * gets a program built for its coefficients, divisor and bias; blocks until
+ * the queue is idle. */
 int clv__conv_set(clv__conv *conv, clv_context *ctx, const int *matrix, int count, int div,
                   int bias, clv_msg *msg);
 int clv__conv_run(void *state, const clv_launch *l);
@@ -57,7 +61,7 @@ void clv__conv_reference(const int *matrix, int count, int div, int bias, const 
     const clv_filter clv__filter_##fname = {                                                       \
         .name = #fname,                                                                            \
         .help = help_text,                                                                         \
-        .program = "convolution",                                                                  \
+        .program = NULL,                                                                           \
         .state_size = sizeof(clv__conv),                                                           \
         .init = clv__conv_init,                                                                    \
         .configure = fixed_configure,                                                              \
