@@ -417,11 +417,25 @@ static int one_create(clv_context *ctx, const clv_stage_options *options, clv_ch
         err = CLV_ENOMEM;
         goto fail_alloc;
     }
+    /* With shared staging every command of every slot runs on the compute
+     * queue, in order, so the slots can share their RGBA frames: at 1080p 32
+     * MB and 8 k first-touch page faults less, and the frames stay warm in
+     * the cache. Not when the RGBA frame is itself downloaded (the window),
+     * which runs beside the next slot's kernels. */
+    int share_rgba = ctx->shared_staging && options->out_format != CLV_PIX_RGBA;
     for (int i = 0; i < stage->count; i++) {
         stage_slot *s = &stage->slots[i];
-        if ((oriented && (err = clv_frame_create(ctx, w, h, &s->rgba_src, msg))) ||
-            (err = clv_frame_create(ctx, ow, oh, &s->rgba_in, msg)) ||
-            (err = clv_frame_create(ctx, ow, oh, &s->rgba_out, msg)))
+        if (i > 0 && share_rgba) {
+            s->rgba_src = stage->slots[0].rgba_src;
+            s->rgba_in = stage->slots[0].rgba_in;
+            s->rgba_out = stage->slots[0].rgba_out;
+            if (s->rgba_src.buffer)
+                clRetainMemObject(s->rgba_src.buffer);
+            clRetainMemObject(s->rgba_in.buffer);
+            clRetainMemObject(s->rgba_out.buffer);
+        } else if ((oriented && (err = clv_frame_create(ctx, w, h, &s->rgba_src, msg))) ||
+                   (err = clv_frame_create(ctx, ow, oh, &s->rgba_in, msg)) ||
+                   (err = clv_frame_create(ctx, ow, oh, &s->rgba_out, msg)))
             goto fail_msg;
         if (ctx->shared_staging) {
             cl_svm_mem_flags f = CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER;
