@@ -406,13 +406,8 @@ int clv__program_variant(clv_context *ctx, const char *family, const char *defin
 {
     if (strlen(defines) >= sizeof ctx->programs[0].defines)
         return clv__fail(msg, CLV_ELIMIT, "cl/%s.cl: build options too long: %s", family, defines);
-    for (int i = 0; i < ctx->program_count; i++) {
-        if (!strcmp(ctx->programs[i].family, family) &&
-            !strcmp(ctx->programs[i].defines, defines)) {
-            *out = ctx->programs[i].program;
-            return 0;
-        }
-    }
+    if ((*out = clv__program_find(ctx, family, defines)))
+        return 0;
     int cap = (int)(sizeof ctx->programs / sizeof ctx->programs[0]);
     if (ctx->program_count == cap)
         return clv__fail(msg, CLV_ELIMIT, "too many kernel programs (%d)", cap);
@@ -430,6 +425,14 @@ int clv__program_variant(clv_context *ctx, const char *family, const char *defin
     ctx->program_count++;
     *out = prog;
     return 0;
+}
+
+cl_program clv__program_find(const clv_context *ctx, const char *family, const char *defines)
+{
+    for (int i = 0; i < ctx->program_count; i++)
+        if (!strcmp(ctx->programs[i].family, family) && !strcmp(ctx->programs[i].defines, defines))
+            return ctx->programs[i].program;
+    return NULL;
 }
 
 int clv__program_count(const clv_context *ctx, const char *family)

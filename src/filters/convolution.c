@@ -44,13 +44,18 @@ int clv__conv_init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
 static int conv_program(clv__conv *conv, clv_context *ctx, const int *matrix, int count,
                         cl_program *out, clv_msg *msg)
 {
-    if (ctx->row_shape || count != 9 || clv__program_count(ctx, "convolution") >= CONV_VARIANTS_MAX)
+    if (ctx->row_shape || count != 9)
         return clv__program_get(ctx, "convolution", out, msg);
     char defines[160];
     snprintf(defines, sizeof defines,
              "-DCONV_K=%d,%d,%d,%d,%d,%d,%d,%d,%d -DCONV_DIV=%d -DCONV_BIAS=%d", matrix[0],
              matrix[1], matrix[2], matrix[3], matrix[4], matrix[5], matrix[6], matrix[7], matrix[8],
              conv->div, conv->bias);
+    /* A matrix built before keeps its program once the limit is reached. */
+    if ((*out = clv__program_find(ctx, "convolution", defines)))
+        return 0;
+    if (clv__program_count(ctx, "convolution") >= CONV_VARIANTS_MAX)
+        return clv__program_get(ctx, "convolution", out, msg);
     return clv__program_variant(ctx, "convolution", defines, out, msg);
 }
 
