@@ -32,6 +32,9 @@ int clv_queue_pop(clv_queue *q, int *kind, void **item);
  * long as it takes). Returns 0 with an item, 1 on time out, -1 when
  * aborted. */
 int clv_queue_pop_wait(clv_queue *q, int *kind, void **item, double timeout_s);
+/* As clv_queue_push without waiting: 1 when the queue is full (the item
+ * stays the caller's). */
+int clv_queue_try_push(clv_queue *q, int kind, void *item);
 /* For live sources: pushes without waiting; when the queue is full its
  * oldest frame is freed to make room. Returns the number of frames dropped
  * (0 or 1), or -1 when aborted. *depth gets the count after the push. */
@@ -211,10 +214,14 @@ const AVStream *clv_mic_stream(const clv_mic *mic);
  * timestamps on video's timeline (clv_decoder_clock_base); sound captured
  * before the video's first frame is dropped. */
 int clv_mic_start(clv_mic *mic, const clv_decoder *video, clv_queue *out, int out_index);
-/* Stops and joins the thread (before the END item goes to `out`). Returns
- * the packets delivered; msg (may be NULL) gets why the capture stopped by
+/* Stops and joins the thread (before the END item goes to `out`). With
+ * until_s >= 0 (where the video ends on its timeline, in seconds) the
+ * thread first reads on until the sound gets there (at most a second) and
+ * drops what starts after it, so that the two end together; with -1 it
+ * stops at once and what waits for the encoder is dropped. Returns the
+ * packets delivered; msg (may be NULL) gets why the capture stopped by
  * itself, or "". */
-int64_t clv_mic_stop(clv_mic *mic, clv_msg *msg);
+int64_t clv_mic_stop(clv_mic *mic, double until_s, clv_msg *msg);
 /* Stops (when running) and frees; NULL is fine. */
 void clv_mic_close(clv_mic *mic);
 

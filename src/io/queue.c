@@ -79,6 +79,25 @@ int clv_queue_push(clv_queue *q, int kind, void *payload)
     return 0;
 }
 
+int clv_queue_try_push(clv_queue *q, int kind, void *payload)
+{
+    pthread_mutex_lock(&q->lock);
+    if (q->count == q->capacity && !q->aborted) {
+        pthread_mutex_unlock(&q->lock);
+        return 1;
+    }
+    if (q->aborted) {
+        pthread_mutex_unlock(&q->lock);
+        clv_item_free(kind, payload);
+        return -1;
+    }
+    q->ring[(q->head + q->count) % q->capacity] = (item){kind, payload};
+    q->count++;
+    pthread_cond_broadcast(&q->changed);
+    pthread_mutex_unlock(&q->lock);
+    return 0;
+}
+
 int clv_queue_push_latest(clv_queue *q, int kind, void *payload, int *depth)
 {
     int dropped = 0;

@@ -51,7 +51,10 @@ struct clv_sink {
     clv_color color;
     int width, height;
     int64_t frames;
-    int finished; /* clv_sink_finish ran: its result is final */
+    AVRational time_base; /* of the frames' pts (the decoder's video stream) */
+    double frame_s;       /* a frame's duration, seconds */
+    double video_end;     /* where the frames so far end, seconds; the sound ends there too */
+    int finished;         /* clv_sink_finish ran: its result is final */
     int result;
     clv_msg result_msg;
 };
@@ -65,6 +68,9 @@ int clv_sink_open(const clv_sink_options *o, clv_sink **out, clv_msg *msg)
     const AVCodecContext *dc = clv_decoder_codec(o->dec);
     clv_output_options output = *o->output;
     s->dec = o->dec;
+    s->time_base = clv_decoder_format(o->dec)->streams[clv_decoder_video_index(o->dec)]->time_base;
+    AVRational rate = clv_decoder_frame_rate(o->dec);
+    s->frame_s = rate.num > 0 && rate.den > 0 ? av_q2d(av_inv_q(rate)) : 0;
     int turned = o->rotation == 90 || o->rotation == 270;
     s->width = turned ? dc->height : dc->width;
     s->height = turned ? dc->width : dc->height;
@@ -188,6 +194,15 @@ static int planes_in_place(const clv_sink *s, uint8_t *pixels, AVFrame *f)
     return 1;
 }
 
+/* Counts a frame going to the encoder, and where it ends. */
+static void counted(clv_sink *s, int64_t pts)
+{
+    s->frames++;
+    double end = (double)pts * av_q2d(s->time_base) + s->frame_s;
+    if (pts != AV_NOPTS_VALUE && end > s->video_end)
+        s->video_end = end;
+}
+
 int clv_sink_frame(clv_sink *s, const uint8_t *pixels, clv_block *kept, int64_t pts, clv_msg *msg)
 {
     AVFrame *f = av_frame_alloc();
@@ -230,13 +245,13 @@ int clv_sink_frame(clv_sink *s, const uint8_t *pixels, clv_block *kept, int64_t 
         clv_block_free(kept);
     }
     f->pts = pts;
-    s->frames++;
+    counted(s, pts);
     return clv_queue_push(s->queue, CLV_ITEM_FRAME, f) < 0 ? refused(s, msg) : 0;
 }
 
 int clv_sink_pass(clv_sink *s, AVFrame *frame, clv_msg *msg)
 {
-    s->frames++;
+    counted(s, frame->pts);
     return clv_queue_push(s->queue, CLV_ITEM_FRAME, frame) < 0 ? refused(s, msg) : 0;
 }
 
@@ -252,7 +267,8 @@ int clv_sink_finish(clv_sink *s, int ok, int64_t *mic_packets, clv_msg *mic_note
     if (!s->finished) {
         s->finished = 1;
         if (ok) {
-            int64_t n = clv_mic_stop(s->mic, mic_note); /* before the end item */
+            /* Before the end item; the sound ends where the frames do. */
+            int64_t n = clv_mic_stop(s->mic, s->frames ? s->video_end : -1, mic_note);
             if (mic_packets)
                 *mic_packets = n;
             clv_queue_push(s->queue, CLV_ITEM_END, NULL);
