@@ -326,8 +326,9 @@ static void *mic_thread(void *arg)
         if (ready(m, &t, now))
             finished = anchor(m, &t) != 0;
     }
-    /* What is in line goes to the encoder, unless the stop could not wait. */
-    if (!atomic_load(&m->stopping))
+    /* At the end, what is in line goes to the encoder (also when the wait
+     * for the video's end ran out); on an abort it is dropped. */
+    if (atomic_load(&m->ending))
         flush(m, &t, 1);
     packets_free(&t.out);
     packets_free(&t.held);
