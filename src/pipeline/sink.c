@@ -53,7 +53,8 @@ struct clv_sink {
     int64_t frames;
     AVRational time_base; /* of the frames' pts (the decoder's video stream) */
     double frame_s;       /* a frame's duration, seconds */
-    double video_end;     /* where the frames so far end, seconds; the sound ends there too */
+    double video_end;     /* where the frames so far end, seconds (-1: none with a
+                           * timestamp); the sound ends there too */
     int finished;         /* clv_sink_finish ran: its result is final */
     int result;
     clv_msg result_msg;
@@ -71,6 +72,7 @@ int clv_sink_open(const clv_sink_options *o, clv_sink **out, clv_msg *msg)
     s->time_base = clv_decoder_format(o->dec)->streams[clv_decoder_video_index(o->dec)]->time_base;
     AVRational rate = clv_decoder_frame_rate(o->dec);
     s->frame_s = rate.num > 0 && rate.den > 0 ? av_q2d(av_inv_q(rate)) : 0;
+    s->video_end = -1;
     int turned = o->rotation == 90 || o->rotation == 270;
     s->width = turned ? dc->height : dc->width;
     s->height = turned ? dc->width : dc->height;
@@ -198,8 +200,10 @@ static int planes_in_place(const clv_sink *s, uint8_t *pixels, AVFrame *f)
 static void counted(clv_sink *s, int64_t pts)
 {
     s->frames++;
+    if (pts == AV_NOPTS_VALUE)
+        return;
     double end = (double)pts * av_q2d(s->time_base) + s->frame_s;
-    if (pts != AV_NOPTS_VALUE && end > s->video_end)
+    if (end > s->video_end)
         s->video_end = end;
 }
 
@@ -268,7 +272,7 @@ int clv_sink_finish(clv_sink *s, int ok, int64_t *mic_packets, clv_msg *mic_note
         s->finished = 1;
         if (ok) {
             /* Before the end item; the sound ends where the frames do. */
-            int64_t n = clv_mic_stop(s->mic, s->frames ? s->video_end : -1, mic_note);
+            int64_t n = clv_mic_stop(s->mic, s->video_end, mic_note);
             if (mic_packets)
                 *mic_packets = n;
             clv_queue_push(s->queue, CLV_ITEM_END, NULL);
