@@ -171,6 +171,12 @@ typedef struct timeline {
     packets out;        /* on the video's timeline, waiting for room in the encoder's queue */
 } timeline;
 
+/* 1 when the recording is ending and the sound delivered reaches its end. */
+static int reached_end(const clv_mic *m, const timeline *t)
+{
+    return atomic_load(&m->ending) && t->end >= (double)atomic_load(&m->until_us) / 1e6;
+}
+
 /* Moves pkt onto the video's timeline; -1: it falls before the video. */
 static int retime(const clv_mic *m, double offset_s, AVPacket *pkt)
 {
@@ -228,7 +234,7 @@ static int deliver(clv_mic *m, timeline *t, AVPacket *pkt)
     }
     if (end > t->end)
         t->end = end;
-    return ending && t->end >= until;
+    return reached_end(m, t);
 }
 
 /* Fixes the offset and passes the held packets on; returns as deliver. */
@@ -243,8 +249,7 @@ static int anchor(clv_mic *m, timeline *t)
         r = deliver(m, t, pkt) < 0 ? -1 : r; /* the rest after the end are dropped */
     }
     packets_free(&t->held);
-    return r < 0 ? -1
-                 : atomic_load(&m->ending) && t->end >= (double)atomic_load(&m->until_us) / 1e6;
+    return r < 0 ? -1 : reached_end(m, t);
 }
 
 /* Notes the video's base; 1 when the packets held can be placed. */
@@ -281,7 +286,7 @@ static void *mic_thread(void *arg)
                 finished = anchor(m, &t) != 0;
                 continue;
             }
-            if (t.end >= (double)atomic_load(&m->until_us) / 1e6)
+            if (reached_end(m, &t))
                 break;
         }
         AVPacket *pkt = av_packet_alloc();

@@ -62,21 +62,29 @@ void clv_queue_destroy(clv_queue *q)
     free(q);
 }
 
+/* With the lock held: appends the item (or frees it when the queue was
+ * aborted: the queue owns it even when refused) and unlocks. Returns the
+ * count after the push, or -1. */
+static int enter(clv_queue *q, int kind, void *payload)
+{
+    if (q->aborted) {
+        pthread_mutex_unlock(&q->lock);
+        clv_item_free(kind, payload);
+        return -1;
+    }
+    q->ring[(q->head + q->count) % q->capacity] = (item){kind, payload};
+    int depth = ++q->count;
+    pthread_cond_broadcast(&q->changed);
+    pthread_mutex_unlock(&q->lock);
+    return depth;
+}
+
 int clv_queue_push(clv_queue *q, int kind, void *payload)
 {
     pthread_mutex_lock(&q->lock);
     while (q->count == q->capacity && !q->aborted)
         pthread_cond_wait(&q->changed, &q->lock);
-    if (q->aborted) {
-        pthread_mutex_unlock(&q->lock);
-        clv_item_free(kind, payload); /* the queue owns it even when refused */
-        return -1;
-    }
-    q->ring[(q->head + q->count) % q->capacity] = (item){kind, payload};
-    q->count++;
-    pthread_cond_broadcast(&q->changed);
-    pthread_mutex_unlock(&q->lock);
-    return 0;
+    return enter(q, kind, payload) < 0 ? -1 : 0;
 }
 
 int clv_queue_try_push(clv_queue *q, int kind, void *payload)
@@ -86,28 +94,14 @@ int clv_queue_try_push(clv_queue *q, int kind, void *payload)
         pthread_mutex_unlock(&q->lock);
         return 1;
     }
-    if (q->aborted) {
-        pthread_mutex_unlock(&q->lock);
-        clv_item_free(kind, payload);
-        return -1;
-    }
-    q->ring[(q->head + q->count) % q->capacity] = (item){kind, payload};
-    q->count++;
-    pthread_cond_broadcast(&q->changed);
-    pthread_mutex_unlock(&q->lock);
-    return 0;
+    return enter(q, kind, payload) < 0 ? -1 : 0;
 }
 
 int clv_queue_push_latest(clv_queue *q, int kind, void *payload, int *depth)
 {
     int dropped = 0;
     pthread_mutex_lock(&q->lock);
-    if (q->aborted) {
-        pthread_mutex_unlock(&q->lock);
-        clv_item_free(kind, payload);
-        return -1;
-    }
-    if (q->count == q->capacity) {
+    if (q->count == q->capacity && !q->aborted) {
         /* Drop the oldest frame (packets and the end marker are kept). */
         for (int i = 0; i < q->count; i++) {
             item *it = &q->ring[(q->head + i) % q->capacity];
@@ -124,17 +118,11 @@ int clv_queue_push_latest(clv_queue *q, int kind, void *payload, int *depth)
         while (q->count == q->capacity && !q->aborted) /* nothing droppable */
             pthread_cond_wait(&q->changed, &q->lock);
     }
-    if (q->aborted) {
-        pthread_mutex_unlock(&q->lock);
-        clv_item_free(kind, payload);
+    int count = enter(q, kind, payload);
+    if (count < 0)
         return -1;
-    }
-    q->ring[(q->head + q->count) % q->capacity] = (item){kind, payload};
-    q->count++;
     if (depth)
-        *depth = q->count;
-    pthread_cond_broadcast(&q->changed);
-    pthread_mutex_unlock(&q->lock);
+        *depth = count;
     return dropped;
 }
 
