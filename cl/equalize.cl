@@ -28,6 +28,59 @@ inline uint eq_gray_words(__global const uint *restrict px, uchar *restrict gray
     return transparent & 0xFF000000u;
 }
 
+#if CLV_ROW && defined(__ENDIAN_LITTLE__)
+/* CPUs: the four sub-histograms of a work-item cleared, and work-item 0
+ * clears the spare set (see eq_hist). */
+inline void eq_clear(uint (*four)[256], __global uint *spare)
+{
+    for (int i = 0; i < 256; ++i)
+        four[0][i] = four[1][i] = four[2][i] = four[3][i] = 0;
+    if (get_global_id(0) == 0)
+        for (int i = 0; i <= EQ_ALPHA; ++i)
+            spare[i] = 0;
+}
+
+/* One RGBA row counted: a chunk's gray levels first (a loop the compiler
+ * vectorizes), kept in lv (unless NULL), then the counting into four
+ * interleaved sub-histograms: runs of equal levels (flat areas) would
+ * otherwise wait on the previous increment of the same counter. Returns
+ * the inverted alpha bits. */
+inline uint eq_count_row(__global const uint *row, int w, __global uchar *lv, uint (*four)[256])
+{
+    uchar gray[EQ_CHUNK];
+    uint transparent = 0;
+    for (int x0 = 0; x0 < w; x0 += EQ_CHUNK) {
+        const int len = min(EQ_CHUNK, w - x0);
+        transparent |= eq_gray_words(row + x0, gray, len);
+        if (lv)
+            for (int x = 0; x < len; ++x)
+                lv[x0 + x] = gray[x];
+        int x = 0;
+        for (; x + 4 <= len; x += 4) {
+            four[0][gray[x]]++;
+            four[1][gray[x + 1]]++;
+            four[2][gray[x + 2]]++;
+            four[3][gray[x + 3]]++;
+        }
+        for (; x < len; ++x)
+            four[0][gray[x]]++;
+    }
+    return transparent;
+}
+
+/* A work-item's counts into the frame's histogram. */
+inline void eq_merge(__global uint *hist, uint (*four)[256], uint transparent)
+{
+    for (int i = 0; i < 256; ++i) {
+        const uint n = four[0][i] + four[1][i] + four[2][i] + four[3][i];
+        if (n)
+            atomic_add(&hist[i], n);
+    }
+    if (transparent)
+        atomic_or(&hist[EQ_ALPHA], transparent);
+}
+#endif
+
 /* GPU shape: four pixels into the group's histogram (and their levels into
  * the plane); returns their inverted alpha bits (and others). */
 inline uint eq_count4(uint4 p, __local uint *mine, __global uchar *lv, int keep)
@@ -56,44 +109,15 @@ __kernel void eq_hist(__global const uchar4 *src, int w, int h, int stride, __gl
      * levels (flat areas) would otherwise wait on the previous increment
      * of the same counter. */
     uint four[4][256];
-    for (int i = 0; i < 256; ++i)
-        four[0][i] = four[1][i] = four[2][i] = four[3][i] = 0;
-    uchar gray[EQ_CHUNK];
+    eq_clear(four, spare);
     uint transparent = 0;
-    if (get_global_id(0) == 0)
-        for (int i = 0; i <= EQ_ALPHA; ++i)
-            spare[i] = 0;
     /* a block of consecutive rows: one stream for the prefetcher */
     const int per = (h + (int)get_global_size(0) - 1) / (int)get_global_size(0);
     const int y_end = min(h, ((int)get_global_id(0) + 1) * per);
-    for (int y = (int)get_global_id(0) * per; y < y_end; ++y) {
-        __global const uint *row = (__global const uint *)(src + y * stride);
-        for (int x0 = 0; x0 < w; x0 += EQ_CHUNK) {
-            const int len = min(EQ_CHUNK, w - x0);
-            transparent |= eq_gray_words(row + x0, gray, len);
-            if (keep) {
-                __global uchar *out = levels + y * stride + x0;
-                for (int x = 0; x < len; ++x)
-                    out[x] = gray[x];
-            }
-            int x = 0;
-            for (; x + 4 <= len; x += 4) {
-                four[0][gray[x]]++;
-                four[1][gray[x + 1]]++;
-                four[2][gray[x + 2]]++;
-                four[3][gray[x + 3]]++;
-            }
-            for (; x < len; ++x)
-                four[0][gray[x]]++;
-        }
-    }
-    for (int i = 0; i < 256; ++i) {
-        const uint n = four[0][i] + four[1][i] + four[2][i] + four[3][i];
-        if (n)
-            atomic_add(&hist[i], n);
-    }
-    if (transparent)
-        atomic_or(&hist[EQ_ALPHA], transparent);
+    for (int y = (int)get_global_id(0) * per; y < y_end; ++y)
+        transparent |= eq_count_row((__global const uint *)(src + y * stride), w,
+                                    keep ? levels + y * stride : (__global uchar *)0, four);
+    eq_merge(hist, four, transparent);
 #else
     __local uint mine[256], transparent;
     const int lid = (int)get_local_id(0), lsize = (int)get_local_size(0);
@@ -239,29 +263,25 @@ inline uchar4 eq_luma_pixel(uchar4 p, __local const uchar *l8)
                     convert_uchar_sat(p.z + d), p.w);
 }
 
-/* mode=gray: R=G=B=lut[gray] from the level plane, alpha kept (read from
- * src only when some pixel is not opaque). mode=luma: see eq_luma_pixel.
- * CPUs map through pair (eq_lut's); GPUs make the LUT from hist. */
-__kernel void eq_apply(CLV_FRAME_ARGS, __global const ushort *pair, int gray_mode,
-                       __global const uint *hist, uint total, __global const uchar *levels)
-{
-    const int opaque = hist[EQ_ALPHA] == 0;
 #if CLV_ROW && defined(__ENDIAN_LITTLE__)
-    /* Whole pixels as 32-bit words in chunks: the levels, their LUT
-     * entries two at a time, the output words (vectorized loops). */
-    CLV_ROW_Y(y);
-    __global const uint *restrict in = (__global const uint *)(src + y * stride);
-    __global uint *restrict out = (__global uint *)(dst + y * stride);
+/* CPUs: one row through the pair table (eq_lut's). Whole pixels as 32-bit
+ * words in chunks: the levels, their LUT entries two at a time, the output
+ * words (vectorized loops). lv: the row's levels, which eq_hist kept (the
+ * host has it keep them on CPUs in both modes: reading them back cost
+ * less than working them out again); opaque: no alpha but 255 in the
+ * frame. */
+inline void eq_apply_row(__global const uint *restrict in, __global uint *restrict out,
+                         __global const uchar *restrict lv, __global const ushort *restrict pair,
+                         int gray_mode, int opaque, int w)
+{
     /* plane rows start at even offsets (strides are multiples of 16) */
-    __global const ushort *restrict plane = (__global const ushort *)(levels + y * stride);
+    __global const ushort *restrict plane = (__global const ushort *)lv;
     ushort mapped2[EQ_CHUNK / 2];
     uchar *mapped = (uchar *)mapped2;
     for (int x0 = 0; x0 < w; x0 += EQ_CHUNK) {
         const int len = min(EQ_CHUNK, w - x0), pairs = (len + 1) / 2;
-        /* The levels eq_hist kept in the plane (the host has it keep them
-         * on CPUs in both modes: reading them back cost less than working
-         * them out again), two at a time through the pair table; an odd
-         * width's last pair takes one byte of the row's padding. */
+        /* two levels at a time through the pair table; an odd width's
+         * last pair takes one byte of the row's padding */
         for (int x = 0; x < pairs; ++x)
             mapped2[x] = pair[plane[x0 / 2 + x]];
         if (gray_mode) {
@@ -273,15 +293,28 @@ __kernel void eq_apply(CLV_FRAME_ARGS, __global const ushort *pair, int gray_mod
                     out[x0 + x] = (in[x0 + x] & 0xFF000000u) | (uint)mapped[x] * 0x010101u;
             continue;
         }
-        __global const uchar *restrict lv = levels + y * stride + x0;
         for (int x = 0; x < len; ++x) {
             const uint p = in[x0 + x];
-            const int d = (int)mapped[x] - (int)lv[x];
+            const int d = (int)mapped[x] - (int)lv[x0 + x];
             out[x0 + x] = (p & 0xFF000000u) | (uint)clamp((int)(p & 255) + d, 0, 255) |
                           ((uint)clamp((int)((p >> 8) & 255) + d, 0, 255) << 8) |
                           ((uint)clamp((int)((p >> 16) & 255) + d, 0, 255) << 16);
         }
     }
+}
+#endif
+
+/* mode=gray: R=G=B=lut[gray] from the level plane, alpha kept (read from
+ * src only when some pixel is not opaque). mode=luma: see eq_luma_pixel.
+ * CPUs map through pair (eq_lut's); GPUs make the LUT from hist. */
+__kernel void eq_apply(CLV_FRAME_ARGS, __global const ushort *pair, int gray_mode,
+                       __global const uint *hist, uint total, __global const uchar *levels)
+{
+    const int opaque = hist[EQ_ALPHA] == 0;
+#if CLV_ROW && defined(__ENDIAN_LITTLE__)
+    CLV_ROW_Y(y);
+    eq_apply_row((__global const uint *)(src + y * stride), (__global uint *)(dst + y * stride),
+                 levels + y * stride, pair, gray_mode, opaque, w);
 #else
     /* GPUs: each group of 256 makes the LUT from the histogram itself, in
      * local memory (no LUT launch, and lookups with differing levels would
@@ -334,3 +367,68 @@ __kernel void eq_apply(CLV_FRAME_ARGS, __global const ushort *pair, int gray_mod
     }
 #endif
 }
+
+#if CLV_ROW && defined(__ENDIAN_LITTLE__)
+/* CPUs, inside the stage's conversions (src/filters/equalize.c run_yuv): a
+ * one-filter chain between 4:2:0 frames, whose RGBA rows never leave the
+ * cache. Each work-item has EQ_ROWS rows of the `rows` buffer (rows of
+ * `stride` pixels): eq_hist_yuv converts each row of its block into its
+ * first row and counts it; eq_lut as before; eq_apply_yuv converts the two
+ * rows of each chroma row again, maps them (levels in its fifth row) and
+ * converts them out. The same arithmetic as the separate kernels, so the
+ * same bytes, without the 8 MB RGBA frames (at 1080p) written and read
+ * three times: the output frame's stores were the apply pass's largest
+ * cost (`perf annotate`). */
+#define EQ_ROWS 5
+
+/* BT.601 levels of an RGBA row. */
+inline void eq_gray_row(__global const uint *restrict px, __global uchar *restrict lv, int w)
+{
+    for (int x = 0; x < w; ++x) {
+        const uint p = px[x];
+        lv[x] = (uchar)clv_gray3(p & 255, (p >> 8) & 255, (p >> 16) & 255);
+    }
+}
+
+__kernel void eq_hist_yuv(__global const uchar *in, __global uchar4 *rows, int w, int h, int stride,
+                          int nv12, __constant clv_yuv_coeffs *k, int yoff, int uoff, int voff,
+                          int ys, int us, int vs, __global uint *hist, __global uint *spare)
+{
+    uint four[4][256];
+    eq_clear(four, spare);
+    uint transparent = 0;
+    __global uchar4 *row = rows + (int)get_global_id(0) * EQ_ROWS * stride;
+    const int per = (h + (int)get_global_size(0) - 1) / (int)get_global_size(0);
+    const int y_end = min(h, ((int)get_global_id(0) + 1) * per);
+    for (int y = (int)get_global_id(0) * per; y < y_end; ++y) {
+        yuv420_rgba_row(in + yoff, in + uoff, in + voff, ys, us, vs, nv12, row, w, k, y);
+        transparent |= eq_count_row((__global const uint *)row, w, (__global uchar *)0, four);
+    }
+    eq_merge(hist, four, transparent);
+}
+
+__kernel void eq_apply_yuv(__global const uchar *in, __global uchar4 *rows, int w, int h,
+                           int stride, int nv12, __constant clv_yuv_coeffs *k, int yoff, int uoff,
+                           int voff, int ys, int us, int vs, __global const ushort *pair,
+                           int gray_mode, __global uchar *out, int out_nv12,
+                           __constant clv_yuv_coeffs *out_k)
+{
+    __global uchar4 *mine = rows + (int)get_global_id(0) * EQ_ROWS * stride;
+    __global uchar *lv = (__global uchar *)(mine + 4 * stride);
+    const int ch = (h + 1) / 2;
+    const int per = (ch + (int)get_global_size(0) - 1) / (int)get_global_size(0);
+    const int cy_end = min(ch, ((int)get_global_id(0) + 1) * per);
+    for (int cy = (int)get_global_id(0) * per; cy < cy_end; ++cy) {
+        for (int i = 0; i < 2 && 2 * cy + i < h; ++i) {
+            __global uchar4 *conv = mine + i * stride, *mapped = mine + (2 + i) * stride;
+            yuv420_rgba_row(in + yoff, in + uoff, in + voff, ys, us, vs, nv12, conv, w, k,
+                            2 * cy + i);
+            eq_gray_row((__global const uint *)conv, lv, w);
+            /* 4:2:0 has no alpha: every pixel is opaque */
+            eq_apply_row((__global const uint *)conv, (__global uint *)mapped, lv, pair, gray_mode,
+                         1, w);
+        }
+        yuv420_row(mine + 2 * stride, mine + 3 * stride, out, w, h, out_nv12, out_k, cy);
+    }
+}
+#endif

@@ -44,6 +44,7 @@ extern int test_failures;
     X(stage_orientation)                                                                           \
     X(stage_devices)                                                                               \
     X(stage_blocks)                                                                                \
+    X(stage_fused)                                                                                 \
     X(filter_convolution)                                                                          \
     X(filter_sharpen_emboss)                                                                       \
     X(filter_prewitt)                                                                              \

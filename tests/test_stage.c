@@ -37,6 +37,30 @@ static int reference(clv_pixfmt in_f, clv_color in_c, clv_pixfmt out_f, clv_colo
     return err;
 }
 
+/* What run_case's 4:2:0 frames show: noise (0), a low-contrast gradient
+ * with faint colour (1), one flat colour (2); and how many of its frames
+ * the stage ran fused (clv_stage_times.fused_frames). */
+static int picture;
+static uint64_t last_fused;
+/* Per-filter timing for run_case's chain (the transcode turns it off). */
+static int filter_timing = 1;
+
+static void fill_picture(uint8_t *p, clv_pixfmt f, int w, int h, uint32_t seed)
+{
+    size_t n = clv_pixfmt_size(f, w, h), luma = (size_t)w * (size_t)h;
+    if (picture == 0 || !clv_pixfmt_is_yuv(f)) {
+        fill_bytes(p, n, seed);
+        return;
+    }
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            p[(size_t)y * w + x] =
+                (uint8_t)(picture == 2 ? 70 + (int)(seed % 50)
+                                       : 96 + (x + 2 * y + (int)(seed % 24)) % 24);
+    for (size_t i = luma; i < n; i++)
+        p[i] = (uint8_t)(picture == 2 ? 120 + seed % 7 : 124 + (i * 7 + seed) % 9);
+}
+
 /* Several devices: a fault to inject into the next run_case, and what its
  * stage said about its devices, or the error it stopped with, at the end. */
 static int fault_device[2] = {-1, -1};
@@ -80,6 +104,7 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
         CHECK(0, "%s: setup: %s", what, msg.text);
         goto done;
     }
+    clv_chain_set_filter_timing(chain, filter_timing);
     for (int i = 0; i < 2; i++)
         if (fault_device[i] >= 0)
             clv_stage_inject_fault(stage, fault_device[i], fault_frames[i]);
@@ -90,7 +115,8 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
         uint8_t *slot;
         while (submitted < frames && (slot = clv_stage_input(stage))) {
             uint8_t *in = inputs + in_size * (size_t)submitted;
-            fill_bytes(in, in_size, (uint32_t)(submitted * 977 + w * 13 + h + in_f * 7 + out_f));
+            fill_picture(in, in_f, w, h,
+                         (uint32_t)(submitted * 977 + w * 13 + h + in_f * 7 + out_f));
             memcpy(slot, in, in_size);
             if (clv_stage_submit(stage, (uint64_t)submitted, &msg)) {
                 CHECK(0, "%s: submit: %s", what, msg.text);
@@ -139,6 +165,7 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
     clv_stage_get_times(stage, &t);
     CHECK(t.frames == (uint64_t)frames, "%s: %llu frames counted", what,
           (unsigned long long)t.frames);
+    last_fused = t.fused_frames;
 done:
     for (int d = 0; stage && d < CLV_DEVICES_MAX; d++)
         clv_stage_device_stats(stage, d, &last_stats[d]);
@@ -775,9 +802,10 @@ int test_stage_blocks(void)
         int shared = clv_context_shared_staging(ctx);
         for (int fi = 0; fi < 2; fi++)
             for (int si = 0; si < 5; si++)
-                for (int ci = 0; ci < 2; ci++) {
+                for (int ci = 0; ci < 3; ci++) {
                     clv_pixfmt f = fi ? CLV_PIX_NV12 : CLV_PIX_YUV420P;
-                    const char *chain_text = ci ? "" : "sharpen"; /* "": a plain copy */
+                    /* "": a plain copy; equalize: fused on CPUs */
+                    const char *chain_text = ci == 1 ? "" : ci == 2 ? "equalize" : "sharpen";
                     int w = sizes[si][0], h = sizes[si][1], cw = (w + 1) / 2, ch = (h + 1) / 2;
                     char what[200];
                     snprintf(what, sizeof what, "%s %dx%d '%s', %s shape, %s staging",
@@ -833,7 +861,7 @@ int test_stage_blocks(void)
                             const uint8_t *got;
                             CHECK(!clv_stage_output(stage, &got, NULL, &msg), "%s: %s", what,
                                   msg.text);
-                            expected(ci, f, bt709, ref, packed, w, h, 0, want);
+                            expected(ci == 1, f, bt709, ref, packed, w, h, 0, want);
                             CHECK(!memcmp(got, want, in_size), "%s: frame 0 differs", what);
                             clv_stage_release(stage);
                             taken = 1;
@@ -849,8 +877,8 @@ int test_stage_blocks(void)
                             CHECK(0, "%s: output: %s", what, msg.text);
                             break;
                         }
-                        expected(ci, f, bt709, ref, packed + in_size * (size_t)taken, w, h, index,
-                                 want);
+                        expected(ci == 1, f, bt709, ref, packed + in_size * (size_t)taken, w, h,
+                                 index, want);
                         size_t d = 0;
                         while (d < in_size && got[d] == want[d])
                             d++;
@@ -858,6 +886,11 @@ int test_stage_blocks(void)
                               taken, d, d < in_size ? got[d] : 0, d < in_size ? want[d] : 0);
                         clv_stage_release(stage);
                     }
+                    clv_stage_times times;
+                    clv_stage_get_times(stage, &times);
+                    uint64_t fused = run % 2 == 0 && ci == 2 ? FRAMES : 0;
+                    CHECK(times.fused_frames == fused, "%s: %llu frames fused, not %llu", what,
+                          (unsigned long long)times.fused_frames, (unsigned long long)fused);
                     /* A plane past the block's end is refused, named. */
                     size_t past[3] = {offset[0], block_size, offset[2]};
                     msg.text[0] = 0;
@@ -875,6 +908,52 @@ int test_stage_blocks(void)
                     free(packed);
                     free(want);
                 }
+        clv_context_destroy(ctx);
+    }
+    return 0;
+}
+
+/* Equalize does the stage's conversions in its own passes on CPUs
+ * (clv_filter's run_yuv): every 4:2:0 pair in and out, both modes, the
+ * awkward sizes, noise, a low-contrast gradient (its histogram stretched
+ * over the whole range, colours clipping) and a flat colour (unchanged),
+ * equal to the conversions and the reference around it; the row shape
+ * fuses every frame, the GPU shape and chains of two filters none. */
+int test_stage_fused(void)
+{
+    static const int sizes[][2] = {{1, 1}, {3, 2}, {17, 9}, {641, 359}, {1921, 1081}};
+    static const char *chains[] = {"equalize", "equalize=mode=gray", "equalize,gray"};
+    static const clv_pixfmt formats[] = {CLV_PIX_YUV420P, CLV_PIX_NV12};
+    clv_color bt601 = {CLV_MATRIX_BT601, 0}, bt709f = {CLV_MATRIX_BT709, 1};
+    int sizes_run = getenv("CLVID_SANITIZED") ? 4 : 5; /* 1921x1081 in the plain build */
+    for (int run = 0; run < 3; run++) {                /* row shape shared and copied, GPU shape */
+        clv_context_options o = {.shape = run == 2 ? 2 : 1, .profiling = 1, .staging = run == 1};
+        clv_context *ctx = NULL;
+        clv_msg msg = {{0}};
+        if (clv_context_create(&o, &ctx, &msg)) {
+            CHECK(0, "%s", msg.text);
+            return 1;
+        }
+        /* Timing each filter of the chain needs them apart: not fused. */
+        last_fused = 99;
+        run_case(ctx, CLV_PIX_NV12, CLV_PIX_YUV420P, bt601, bt601, "equalize", 17, 9, 2);
+        CHECK(last_fused == 0, "fused with the filter timed (run %d)", run);
+        filter_timing = 0;
+        for (int c = 0; c < 3; c++)
+            for (int s = 0; s < sizes_run; s++)
+                for (picture = 0; picture < 3; picture++) {
+                    clv_pixfmt in = formats[(s + picture) % 2], out = formats[(s + c) % 2];
+                    int frames = s >= 3 ? 3 : 4;
+                    last_fused = 99;
+                    run_case(ctx, in, out, bt601, bt709f, chains[c], sizes[s][0], sizes[s][1],
+                             frames);
+                    uint64_t want = run < 2 && c < 2 ? (uint64_t)frames : 0;
+                    CHECK(last_fused == want, "'%s' %dx%d, run %d: %llu frames fused, not %llu",
+                          chains[c], sizes[s][0], sizes[s][1], run, (unsigned long long)last_fused,
+                          (unsigned long long)want);
+                }
+        picture = 0;
+        filter_timing = 1;
         clv_context_destroy(ctx);
     }
     return 0;

@@ -433,6 +433,9 @@ typedef struct clv_stage_times {
     uint64_t frames;
     uint64_t upload_ns, kernels_ns, download_ns; /* device time, summed */
     uint64_t to_rgba_ns, from_rgba_ns; /* the conversion kernels alone (within kernels_ns) */
+    /* Frames whose one filter ran inside the conversions (CPU devices;
+     * equalize): to_rgba_ns and from_rgba_ns hold its passes too. */
+    uint64_t fused_frames;
 } clv_stage_times;
 
 /* The stage runs chain (owned by the caller, built on the same context;

@@ -598,9 +598,10 @@ int main(int argc, char **argv)
                    first_ms);
             printf("  fraction of the bound:    %8.1f%%\n", 100 * fps / bound);
             printf("  per frame (device time): upload %.3f ms, conversions + chain %.3f ms "
-                   "(to rgba %.3f, from rgba %.3f), download %.3f ms\n",
+                   "(to rgba %.3f, from rgba %.3f%s), download %.3f ms\n",
                    (double)t.upload_ns / 1e6 / n, (double)t.kernels_ns / 1e6 / n,
                    (double)t.to_rgba_ns / 1e6 / n, (double)t.from_rgba_ns / 1e6 / n,
+                   t.fused_frames ? ", the filter's passes in them" : "",
                    (double)t.download_ns / 1e6 / n);
             printf("  per frame (the submitting thread): copy into staging %.3f ms, "
                    "clv_stage_submit %.3f ms, waiting in clv_stage_output %.3f ms\n",

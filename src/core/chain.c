@@ -766,6 +766,40 @@ fail:
                      clv_strerror(err));
 }
 
+int clv__chain_run_yuv(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64_t frame_index,
+                       const clv__yuv_io *io, cl_event wait, cl_event *last, clv_msg *msg)
+{
+    clv_context *ctx = chain->ctx;
+    const clv_filter *f = chain->desc.count == 1 ? chain->desc.item[0].filter : NULL;
+    if (!f || !f->run_yuv || !ctx->row_shape || (ctx->profiling && chain->filter_timing) ||
+        src->width != dst->width || src->height != dst->height || src->stride != dst->stride)
+        return 1;
+    int w = src->width, h = src->height, err = 0;
+    if (chain->needs_scratch && (err = ensure_frame(ctx, &chain->scratch, w, h, msg)))
+        return err;
+    clv_launch l = {
+        .ctx = ctx,
+        .queue = ctx->queue,
+        .src = src->buffer,
+        .dst = dst->buffer,
+        .scratch = chain->needs_scratch ? chain->scratch.buffer : NULL,
+        .width = w,
+        .height = h,
+        .stride = src->stride,
+        .frame_index = frame_index,
+        .time = (float)((double)frame_index * chain->rate_den / chain->rate_num),
+        .values = chain->desc.item[0].values,
+        .wait_count = wait ? 1 : 0,
+        .wait = wait ? &wait : NULL,
+        .done = last,
+    };
+    if ((err = f->run_yuv(chain->state[0], &l, io)))
+        return clv__fail(msg, err,
+                         "filter '%s' (with the conversions) failed on a %dx%d frame on %s: %s",
+                         f->name, w, h, ctx->dev.name, clv_strerror(err));
+    return 0;
+}
+
 void clv_chain_set_filter_timing(clv_chain *chain, int on)
 {
     chain->filter_timing = on != 0;

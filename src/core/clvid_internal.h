@@ -70,6 +70,23 @@ typedef struct clv_launch {
     cl_event *done;
 } clv_launch;
 
+/* The stage's 4:2:0 frames around a one-filter chain, for a filter whose
+ * CPU kernels do the conversions in and out themselves (clv_filter's
+ * run_yuv). A buffer is a cl_mem, or SVM memory when the cl_mem is NULL
+ * (the stage's shared staging). */
+typedef struct clv__yuv_io {
+    cl_mem in;
+    const void *in_svm;
+    cl_int in_nv12;                      /* else yuv420p */
+    cl_int yoff, uoff, voff, ys, us, vs; /* the input planes: bytes from in, bytes a row */
+    cl_mem in_coeffs;                    /* clv_yuv_coeffs of the input's colours */
+    cl_mem out;                          /* packed planes, as clv_pixfmt_size counts them */
+    void *out_svm;
+    cl_int out_nv12;
+    cl_mem out_coeffs;
+    cl_event *first; /* the first kernel's event (profiling), or NULL */
+} clv__yuv_io;
+
 /* A filter: one const descriptor. The registry (src/filters/registry.c) is a
  * const array of pointers to these. */
 struct clv_filter {
@@ -98,6 +115,13 @@ struct clv_filter {
     int (*configure)(void *state, clv_context *ctx, const clv_value *values, clv_msg *msg);
     void (*uninit)(void *state);
     int (*run)(void *state, const clv_launch *launch);
+    /* CPUs, optional: run with the stage's conversions in and out fused
+     * into the filter's own passes (a one-filter chain between 4:2:0
+     * frames, every row once per pass while it is in the cache): the same
+     * bytes as the conversions around run. launch's src and dst are RGBA
+     * frames the passes may use; its wait list goes to the first kernel,
+     * done to the last. */
+    int (*run_yuv)(void *state, const clv_launch *launch, const clv__yuv_io *io);
 
     /* The C reference: the definition, plainly. ref_state is ref_state_size
      * zeroed bytes kept between frames. Returns 0 or CLV_ENOMEM. */
@@ -145,6 +169,15 @@ clv_context *clv__context_at(clv_context *ctx, int index);
 clv_chain *clv__chain_at(clv_chain *chain, int device);
 /* 1 when a filter of the chain carries state from frame to frame. */
 int clv__chain_temporal(const clv_chain *chain);
+/* Runs the chain's one filter with the stage's conversions fused in
+ * (clv_filter's run_yuv) from the 4:2:0 frame io describes into io's
+ * output, using src and dst as its RGBA frames; *last gets the last
+ * kernel's event, after `wait` (may be NULL). Returns 1, having enqueued
+ * nothing, when the chain can't (not one filter, a filter without
+ * run_yuv, a GPU, per-filter timing asked), else 0 or an error (msg says
+ * which filter failed). */
+int clv__chain_run_yuv(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64_t frame_index,
+                       const clv__yuv_io *io, cl_event wait, cl_event *last, clv_msg *msg);
 
 /* ---- Embedded kernel sources (generated at build time) ---------------- */
 
@@ -194,6 +227,9 @@ int clv__kernel_args(cl_kernel kernel, int first, int count, ...);
 /* Sets arguments 0-4 to the launch's src, dst, width, height, stride (the
  * CLV_FRAME_ARGS of cl/common.cl). */
 int clv__kernel_frame_args(cl_kernel kernel, const clv_launch *l);
+/* Sets argument index to the buffer m, or to the SVM memory at svm when m
+ * is NULL. */
+cl_int clv__kernel_mem_arg(cl_kernel kernel, cl_uint index, cl_mem m, const void *svm);
 /* Releases *k if set and clears it. */
 void clv__kernel_release(cl_kernel *k);
 void clv__mem_release(cl_mem *m);

@@ -308,6 +308,14 @@ void clv__program_cache_late(clv_context *ctx, int write)
  * and key in *late_path and *late_key (malloc'd) for the context's end:
  * PoCL compiles every kernel of a program to hand out its binary, which a
  * cold start's first frame should not wait for. */
+/* Programs built with the conversions' arithmetic (cl/yuv.cl) between
+ * cl/common.cl and their own file: the stage's conversions, and filters
+ * whose CPU kernels run inside them (clv_filter.run_yuv). */
+static int uses_yuv(const char *family)
+{
+    return !strcmp(family, "color") || !strcmp(family, "equalize");
+}
+
 static int build(clv_context *ctx, const char *family, const char *defines, cl_program *out,
                  char **late_path, char **late_key, clv_msg *msg)
 {
@@ -315,10 +323,13 @@ static int build(clv_context *ctx, const char *family, const char *defines, cl_p
     snprintf(name, sizeof name, "%s.cl", family);
     char *src = NULL;
     size_t len = 0;
-    source_part parts[2];
-    int err = append_source(ctx, &src, &len, "common.cl", &parts[0], msg);
+    source_part parts[3];
+    int count = 0;
+    int err = append_source(ctx, &src, &len, "common.cl", &parts[count++], msg);
+    if (!err && uses_yuv(family))
+        err = append_source(ctx, &src, &len, "yuv.cl", &parts[count++], msg);
     if (!err)
-        err = append_source(ctx, &src, &len, name, &parts[1], msg);
+        err = append_source(ctx, &src, &len, name, &parts[count++], msg);
     if (err) {
         free(src);
         return err;
@@ -372,7 +383,7 @@ static int build(clv_context *ctx, const char *family, const char *defines, cl_p
         }
         st = clBuildProgram(prog, 1, &ctx->dev.device_id, options, NULL, NULL);
         if (st != CL_SUCCESS) {
-            print_build_log(ctx, prog, family, parts, 2);
+            print_build_log(ctx, prog, family, parts, count);
             clReleaseProgram(prog);
             free(src);
             return clv__fail(msg, CLV_EBUILD,

@@ -54,6 +54,7 @@ typedef struct stage_slot {
     cl_event up, first_kernel, last_kernel, down; /* last_kernel: the frame is computed */
     uint64_t frame_index;
     int watched; /* sent through a user kernel: waited for with the watchdog */
+    int fused;   /* its filter did the conversions (clv__chain_run_yuv) */
 } stage_slot;
 
 /* A stage over several devices deals frames to lanes: one one-device stage
@@ -486,10 +487,13 @@ static uint8_t *one_input(clv_stage *stage)
     return stage->slots[stage->next].host_in;
 }
 
-/* Kernel argument `index`: the buffer m, or (m NULL) the SVM memory at svm. */
-static cl_int mem_arg(cl_kernel k, cl_uint index, cl_mem m, const void *svm)
+/* Kernel argument `index`: the buffer m, or (m NULL) the SVM memory at svm.
+ * Here because this file is built for OpenCL 2.0 (SVM); equalize's run_yuv
+ * uses it too. */
+cl_int clv__kernel_mem_arg(cl_kernel kernel, cl_uint index, cl_mem m, const void *svm)
 {
-    return m ? clSetKernelArg(k, index, sizeof m, &m) : clSetKernelArgSVMPointer(k, index, svm);
+    return m ? clSetKernelArg(kernel, index, sizeof m, &m)
+             : clSetKernelArgSVMPointer(kernel, index, svm);
 }
 
 /* Enqueues one conversion kernel over w x h (or the chroma grid) from
@@ -511,9 +515,9 @@ static int convert(clv_stage *stage, cl_kernel k, cl_mem from, const void *from_
                     .wait_count = wait ? 1 : 0,
                     .wait = wait ? &wait : NULL,
                     .done = done};
-    cl_int st = mem_arg(k, 0, from, from_svm);
+    cl_int st = clv__kernel_mem_arg(k, 0, from, from_svm);
     if (st == CL_SUCCESS)
-        st = mem_arg(k, 1, to, to_svm);
+        st = clv__kernel_mem_arg(k, 1, to, to_svm);
     if (st != CL_SUCCESS) {
         clv__log(ctx, CLV__LOG_ERROR, "clSetKernelArg (conversion buffers): %s",
                  clv__cl_strerror(st));
@@ -596,6 +600,38 @@ static int one_send(clv_stage *stage, uint64_t frame_index, const stage_source *
                                                : NULL;
         if (stage->orient && first == &s->last_kernel)
             first = ctx->profiling ? &s->first_kernel : NULL;
+        /* CPUs: a filter that can do the conversions in its own passes does
+         * (clv__chain_run_yuv says whether it can). */
+        s->fused = 0;
+        if (filtering && !direct && !stage->orient && !is_packed(stage->opt.in_format) &&
+            !is_packed(stage->opt.out_format)) {
+            clv__yuv_io io = {.in = s->dev_in,
+                              .in_svm = src->svm ? src->svm : s->host_in,
+                              .in_nv12 = stage->opt.in_format == CLV_PIX_NV12,
+                              .yoff = src->yoff,
+                              .uoff = src->uoff,
+                              .voff = src->voff,
+                              .ys = src->ys,
+                              .us = src->us,
+                              .vs = src->vs,
+                              .in_coeffs = stage->coeff_in,
+                              .out = s->dev_out,
+                              .out_svm = s->host_out,
+                              .out_nv12 = stage->opt.out_format == CLV_PIX_NV12,
+                              .out_coeffs = stage->coeff_out,
+                              .first = first};
+            int r = clv__chain_run_yuv(stage->chain, &s->rgba_in, &s->rgba_out, frame_index, &io,
+                                       s->up, &s->last_kernel, msg);
+            if (r < 0) {
+                clFinish(ctx->queue);
+                release_event(&s->up);
+                release_event(&s->first_kernel);
+                return r;
+            }
+            s->fused = r == 0;
+        }
+        if (s->fused)
+            goto queued;
         if ((err = convert(stage, stage->to_rgba, s->dev_in, src->svm ? src->svm : s->host_in,
                            stage->orient ? s->rgba_src.buffer : s->rgba_in.buffer, NULL,
                            stage->opt.in_format, stage->coeff_in, 1, s->up, first, src)))
@@ -638,6 +674,7 @@ static int one_send(clv_stage *stage, uint64_t frame_index, const stage_source *
                          stage->opt.out_format, stage->coeff_out, 0, NULL, &s->last_kernel, NULL)))
             goto fail;
     }
+queued:
     clFlush(ctx->queue);
     if (ctx->shared_staging) { /* the last kernel wrote host_out: it is the frame's end */
         s->down = s->last_kernel;
@@ -760,6 +797,7 @@ static int one_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_ind
         }
     }
     stage->times.frames++;
+    stage->times.fused_frames += (uint64_t)s->fused;
     cl_ulong start = 0, end = 0;
     stage->out_start = stage->out_end = 0;
     /* Shared staging has no upload: the frame starts with its first kernel. */
@@ -1227,6 +1265,7 @@ void clv_stage_get_times(const clv_stage *stage, clv_stage_times *times)
         times->download_ns += t->download_ns;
         times->to_rgba_ns += t->to_rgba_ns;
         times->from_rgba_ns += t->from_rgba_ns;
+        times->fused_frames += t->fused_frames;
     }
 }
 

@@ -9,9 +9,13 @@
 #include <string.h>
 
 #define HIST_WORDS 257 /* cl/equalize.cl: 256 counters, then EQ_ALPHA */
+#define EQ_ROWS 5      /* cl/equalize.cl: run_yuv's rows a work-item */
 
 typedef struct equalize_state {
     cl_kernel hist, lut, apply;
+    cl_kernel hist_yuv, apply_yuv; /* CPUs: run_yuv's */
+    cl_mem rows;                   /* run_yuv's rows: EQ_ROWS a work-item */
+    size_t rows_size;
     cl_mem hist_sets[2]; /* 256 counters and the alpha word each, alternating */
     cl_mem pairs;        /* CPUs: eq_lut's table of LUT pairs; NULL on GPUs */
     int parity;          /* the set this frame counts into */
@@ -23,6 +27,10 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
     int err = clv__kernel_create(prog, "eq_hist", &s->hist, msg);
     if (!err && ctx->row_shape) /* CPUs only: cl/equalize.cl */
         err = clv__kernel_create(prog, "eq_lut", &s->lut, msg);
+    if (!err && ctx->row_shape)
+        err = clv__kernel_create(prog, "eq_hist_yuv", &s->hist_yuv, msg);
+    if (!err && ctx->row_shape)
+        err = clv__kernel_create(prog, "eq_apply_yuv", &s->apply_yuv, msg);
     if (!err)
         err = clv__kernel_create(prog, "eq_apply", &s->apply, msg);
     if (err)
@@ -53,9 +61,33 @@ static void uninit(void *state)
     clv__kernel_release(&s->hist);
     clv__kernel_release(&s->lut);
     clv__kernel_release(&s->apply);
+    clv__kernel_release(&s->hist_yuv);
+    clv__kernel_release(&s->apply_yuv);
     clv__mem_release(&s->hist_sets[0]);
     clv__mem_release(&s->hist_sets[1]);
     clv__mem_release(&s->pairs);
+    clv__mem_release(&s->rows);
+}
+
+/* The histogram's work-items: 4 per compute unit paid on the H100 (against
+ * 2, 8 and 16), at most one a row. */
+static size_t hist_groups(const clv_launch *l)
+{
+    size_t groups = l->ctx->dev.compute_units * 4;
+    if (groups > (size_t)l->height)
+        groups = (size_t)l->height;
+    return groups < 1 ? 1 : groups;
+}
+
+/* CPUs: the frame's lookup table as pairs of levels (eq_lut). */
+static int make_pairs(equalize_state *s, const clv_launch *l, cl_mem hist)
+{
+    cl_uint total = (cl_uint)((uint64_t)l->width * (uint64_t)l->height);
+    size_t lut_items = 8, one = 1; /* cl/equalize.cl: EQ_PAIR_ROWS rows of pairs each */
+    clv_launch plain = *l;
+    plain.wait_count = 0, plain.wait = NULL, plain.done = NULL;
+    int err = clv__kernel_args(s->lut, 0, 3, CLV__ARG(hist), CLV__ARG(s->pairs), CLV__ARG(total));
+    return err ? err : clv__launch(&plain, s->lut, 1, &lut_items, &one);
 }
 
 static int run(void *state, const clv_launch *l)
@@ -63,13 +95,7 @@ static int run(void *state, const clv_launch *l)
     equalize_state *s = state;
     cl_uint total = (cl_uint)((uint64_t)l->width * (uint64_t)l->height);
     cl_int gray_mode = l->values[0].i == 1;
-    /* 4 groups per compute unit paid on the H100 (against 2, 8 and 16) */
-    size_t groups = l->ctx->dev.compute_units * 4;
-    if (groups > (size_t)l->height)
-        groups = (size_t)l->height;
-    if (groups < 1)
-        groups = 1;
-    size_t one = 1, wg = 256;
+    size_t groups = hist_groups(l), one = 1, wg = 256;
     int row = l->ctx->row_shape;
     size_t global = row ? groups : groups * wg;
     cl_mem cur = s->hist_sets[s->parity], spare = s->hist_sets[1 - s->parity];
@@ -80,12 +106,8 @@ static int run(void *state, const clv_launch *l)
                                CLV__ARG(spare), CLV__ARG(l->scratch), CLV__ARG(keep));
     if (!err)
         err = clv__launch(l, s->hist, 1, &global, row ? &one : &wg);
-    if (!err && row) {
-        size_t lut_items = 8; /* cl/equalize.cl: EQ_PAIR_ROWS rows of pairs each */
-        err = clv__kernel_args(s->lut, 0, 3, CLV__ARG(cur), CLV__ARG(s->pairs), CLV__ARG(total));
-        if (!err)
-            err = clv__launch(l, s->lut, 1, &lut_items, &one);
-    }
+    if (!err && row)
+        err = make_pairs(s, l, cur);
     if (!err)
         err = clv__kernel_frame_args(s->apply, l);
     if (!err)
@@ -96,6 +118,67 @@ static int run(void *state, const clv_launch *l)
     s->parity ^= 1;
     return row ? clv__launch_pixels(l, s->apply, l->width, l->height)
                : clv__launch(l, s->apply, 1, &global, &wg);
+}
+
+/* The one-filter chain between 4:2:0 frames in three kernels instead of
+ * five, its RGBA rows kept in the cache (cl/equalize.cl): the input's rows
+ * converted and counted (eq_hist_yuv), the table, the rows converted again,
+ * mapped and converted out (eq_apply_yuv). */
+static int run_yuv(void *state, const clv_launch *l, const clv__yuv_io *io)
+{
+    equalize_state *s = state;
+    cl_int gray_mode = l->values[0].i == 1;
+    cl_mem cur = s->hist_sets[s->parity], spare = s->hist_sets[1 - s->parity];
+    size_t one = 1, groups = hist_groups(l);
+    size_t need = groups * EQ_ROWS * (size_t)l->stride * 4;
+    if (s->rows_size < need) { /* the queue keeps the old buffer while it is used */
+        clv__mem_release(&s->rows);
+        s->rows_size = 0;
+        cl_int st = CL_SUCCESS;
+        s->rows = clCreateBuffer(l->ctx->cl, CL_MEM_READ_WRITE, need, NULL, &st);
+        if (st != CL_SUCCESS) {
+            s->rows = NULL;
+            clv__log(l->ctx, CLV__LOG_ERROR, "equalize: cannot allocate %zu bytes of rows: %s",
+                     need, clv__cl_strerror(st));
+            return CLV_ENOMEM;
+        }
+        s->rows_size = need;
+    }
+    clv_launch first = *l, last = *l;
+    first.done = io->first;
+    last.wait_count = 0, last.wait = NULL;
+    cl_kernel both[2] = {s->hist_yuv, s->apply_yuv};
+    int err = 0;
+    for (int i = 0; i < 2 && !err; i++) {
+        if (clv__kernel_mem_arg(both[i], 0, io->in, io->in_svm) != CL_SUCCESS) {
+            clv__log(l->ctx, CLV__LOG_ERROR, "equalize: clSetKernelArg (the stage's input)");
+            return CLV_ECL;
+        }
+        err = clv__kernel_args(both[i], 1, 12, CLV__ARG(s->rows), CLV__ARG(l->width),
+                               CLV__ARG(l->height), CLV__ARG(l->stride), CLV__ARG(io->in_nv12),
+                               CLV__ARG(io->in_coeffs), CLV__ARG(io->yoff), CLV__ARG(io->uoff),
+                               CLV__ARG(io->voff), CLV__ARG(io->ys), CLV__ARG(io->us),
+                               CLV__ARG(io->vs));
+    }
+    if (!err)
+        err = clv__kernel_args(s->hist_yuv, 13, 2, CLV__ARG(cur), CLV__ARG(spare));
+    if (!err)
+        err = clv__launch(&first, s->hist_yuv, 1, &groups, &one);
+    if (!err)
+        err = make_pairs(s, l, cur);
+    if (!err)
+        err = clv__kernel_args(s->apply_yuv, 13, 2, CLV__ARG(s->pairs), CLV__ARG(gray_mode));
+    if (!err && clv__kernel_mem_arg(s->apply_yuv, 15, io->out, io->out_svm) != CL_SUCCESS) {
+        clv__log(l->ctx, CLV__LOG_ERROR, "equalize: clSetKernelArg (the stage's output)");
+        return CLV_ECL;
+    }
+    if (!err)
+        err =
+            clv__kernel_args(s->apply_yuv, 16, 2, CLV__ARG(io->out_nv12), CLV__ARG(io->out_coeffs));
+    if (err)
+        return err;
+    s->parity ^= 1;
+    return clv__launch(&last, s->apply_yuv, 1, &groups, &one);
 }
 
 /* OpenCV's equalizeHist, written out. */
@@ -155,5 +238,6 @@ const clv_filter clv__filter_equalize = {
     .init = init,
     .uninit = uninit,
     .run = run,
+    .run_yuv = run_yuv,
     .reference = reference,
 };
