@@ -309,11 +309,18 @@ void clv__program_cache_late(clv_context *ctx, int write)
  * PoCL compiles every kernel of a program to hand out its binary, which a
  * cold start's first frame should not wait for. */
 /* Programs built with the conversions' arithmetic (cl/yuv.cl) between
- * cl/common.cl and their own file: the stage's conversions, and filters
- * whose CPU kernels run inside them (clv_filter.run_yuv). */
+ * cl/common.cl and their own file: the stage's conversions, and the
+ * programs of filters whose CPU kernels run inside them (clv_filter's
+ * run_yuv). */
 static int uses_yuv(const char *family)
 {
-    return !strcmp(family, "color") || !strcmp(family, "equalize");
+    if (!strcmp(family, "color"))
+        return 1;
+    for (int i = 0; i < clv__filter_count; i++)
+        if (clv__filters[i]->run_yuv && clv__filters[i]->program &&
+            !strcmp(clv__filters[i]->program, family))
+            return 1;
+    return 0;
 }
 
 static int build(clv_context *ctx, const char *family, const char *defines, cl_program *out,
