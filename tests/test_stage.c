@@ -39,7 +39,7 @@ static int reference(clv_pixfmt in_f, clv_color in_c, clv_pixfmt out_f, clv_colo
 
 /* What run_case's 4:2:0 frames show: noise (0), a low-contrast gradient
  * with faint colour (1), one flat colour (2); and how many of its frames
- * the stage ran fused (clv_stage_times.fused_frames). */
+ * the stage ran fused (clv_stage_fused_frames). */
 static int picture;
 static uint64_t last_fused;
 /* Per-filter timing for run_case's chain (the transcode turns it off). */
@@ -165,7 +165,7 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
     clv_stage_get_times(stage, &t);
     CHECK(t.frames == (uint64_t)frames, "%s: %llu frames counted", what,
           (unsigned long long)t.frames);
-    last_fused = t.fused_frames;
+    last_fused = clv_stage_fused_frames(stage);
 done:
     for (int d = 0; stage && d < CLV_DEVICES_MAX; d++)
         clv_stage_device_stats(stage, d, &last_stats[d]);
@@ -886,11 +886,10 @@ int test_stage_blocks(void)
                               taken, d, d < in_size ? got[d] : 0, d < in_size ? want[d] : 0);
                         clv_stage_release(stage);
                     }
-                    clv_stage_times times;
-                    clv_stage_get_times(stage, &times);
                     uint64_t fused = run % 2 == 0 && ci == 2 ? FRAMES : 0;
-                    CHECK(times.fused_frames == fused, "%s: %llu frames fused, not %llu", what,
-                          (unsigned long long)times.fused_frames, (unsigned long long)fused);
+                    CHECK(clv_stage_fused_frames(stage) == fused, "%s: %llu frames fused, not %llu",
+                          what, (unsigned long long)clv_stage_fused_frames(stage),
+                          (unsigned long long)fused);
                     /* A plane past the block's end is refused, named. */
                     size_t past[3] = {offset[0], block_size, offset[2]};
                     msg.text[0] = 0;

@@ -433,9 +433,6 @@ typedef struct clv_stage_times {
     uint64_t frames;
     uint64_t upload_ns, kernels_ns, download_ns; /* device time, summed */
     uint64_t to_rgba_ns, from_rgba_ns; /* the conversion kernels alone (within kernels_ns) */
-    /* Frames whose one filter ran inside the conversions (CPU devices;
-     * equalize): to_rgba_ns and from_rgba_ns hold its passes too. */
-    uint64_t fused_frames;
 } clv_stage_times;
 
 /* The stage runs chain (owned by the caller, built on the same context;
@@ -495,6 +492,10 @@ CLV_API int clv_stage_submit_block(clv_stage *stage, uint64_t frame_index, const
 CLV_API clv_block *clv_stage_keep(clv_stage *stage);
 CLV_API void clv_block_free(clv_block *block);
 CLV_API void clv_stage_get_times(const clv_stage *stage, clv_stage_times *times);
+/* How many of the frames given out so far had their one filter run inside
+ * the conversions (CPU devices, a filter that can: equalize); their
+ * to_rgba_ns and from_rgba_ns hold the filter's passes too. */
+CLV_API uint64_t clv_stage_fused_frames(const clv_stage *stage);
 /* The size of the frames that come out (swapped by a rotation of 90 or 270). */
 CLV_API void clv_stage_output_size(const clv_stage *stage, int *width, int *height);
 

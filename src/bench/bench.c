@@ -249,6 +249,7 @@ typedef struct pipeline_host {
     double copy_ms;   /* writing the frame into the staging memory */
     double submit_ms; /* clv_stage_submit: enqueueing the transfers and kernels */
     double wait_ms;   /* clv_stage_output: waiting for the oldest frame */
+    int fused;        /* the filter ran inside the conversions (clv_stage_fused_frames) */
 } pipeline_host;
 
 /* Frames per second through the GPU stage: yuv420p in and out, `frames`
@@ -321,6 +322,8 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, const p
     }
     if (steps)
         clv_stage_get_times(stage, steps);
+    if (host)
+        host->fused = clv_stage_fused_frames(stage) > 0;
     for (int d = 0; shares && d < clv_stage_device_count(stage); d++)
         clv_stage_device_stats(stage, d, &shares[d]);
 done:
@@ -555,11 +558,11 @@ int main(int argc, char **argv)
                    "\"fraction\": %.3f, \"upload_ms\": %.3f, \"kernels_ms\": %.3f, "
                    "\"download_ms\": %.3f, \"first_frame_ms\": %.1f, \"staging\": \"%s\", "
                    "\"host_copy_ms\": %.3f, \"host_submit_ms\": %.3f, \"host_wait_ms\": %.3f, "
-                   "\"picture\": ",
+                   "\"fused\": %s, \"picture\": ",
                    fps, bound, fps / bound, (double)t.upload_ns / 1e6 / n,
                    (double)t.kernels_ns / 1e6 / n, (double)t.download_ns / 1e6 / n, first_ms,
                    clv_context_shared_staging(ctx) ? "shared" : "copied", host.copy_ms,
-                   host.submit_ms, host.wait_ms);
+                   host.submit_ms, host.wait_ms, host.fused ? "true" : "false");
             json_string(input ? input : "pattern");
             if (devices > 1) {
                 printf(", \"scaling\": %.3f, \"devices\": [", fps / best_alone);
@@ -601,7 +604,7 @@ int main(int argc, char **argv)
                    "(to rgba %.3f, from rgba %.3f%s), download %.3f ms\n",
                    (double)t.upload_ns / 1e6 / n, (double)t.kernels_ns / 1e6 / n,
                    (double)t.to_rgba_ns / 1e6 / n, (double)t.from_rgba_ns / 1e6 / n,
-                   t.fused_frames ? ", the filter's passes in them" : "",
+                   host.fused ? ", the filter's passes in them" : "",
                    (double)t.download_ns / 1e6 / n);
             printf("  per frame (the submitting thread): copy into staging %.3f ms, "
                    "clv_stage_submit %.3f ms, waiting in clv_stage_output %.3f ms\n",

@@ -87,6 +87,7 @@ struct clv_stage {
     int holding;     /* the oldest is being read by the caller */
     int passthrough; /* no filter and the same layout both sides: copy, no conversion */
     clv_stage_times times;
+    uint64_t fused_frames; /* clv_stage_fused_frames */
     /* The frame clv_stage_output gave last: when its upload started and its
      * download ended, in seconds of the device's clock (with profiling; 0
      * when the device did not say). */
@@ -797,7 +798,7 @@ static int one_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_ind
         }
     }
     stage->times.frames++;
-    stage->times.fused_frames += (uint64_t)s->fused;
+    stage->fused_frames += (uint64_t)s->fused;
     cl_ulong start = 0, end = 0;
     stage->out_start = stage->out_end = 0;
     /* Shared staging has no upload: the frame starts with its first kernel. */
@@ -1250,6 +1251,14 @@ clv_block *clv_stage_keep(clv_stage *stage)
     return stage->holding_lane >= 0 ? one_keep(stage->lanes[stage->holding_lane].stage) : NULL;
 }
 
+uint64_t clv_stage_fused_frames(const clv_stage *stage)
+{
+    uint64_t n = stage->fused_frames;
+    for (int i = 0; stage->lanes && i < stage->lane_count; i++)
+        n += stage->lanes[i].stage->fused_frames;
+    return n;
+}
+
 void clv_stage_get_times(const clv_stage *stage, clv_stage_times *times)
 {
     if (!stage->lanes) {
@@ -1265,7 +1274,6 @@ void clv_stage_get_times(const clv_stage *stage, clv_stage_times *times)
         times->download_ns += t->download_ns;
         times->to_rgba_ns += t->to_rgba_ns;
         times->from_rgba_ns += t->from_rgba_ns;
-        times->fused_frames += t->fused_frames;
     }
 }
 
