@@ -328,6 +328,10 @@ static GstFlowReturn update_chain(GstClvidFilter *self)
     GST_INFO_OBJECT(self, "chain '%s'", text);
     g_free(text);
     set_rate(self, chain);
+    /* kernel-ms reads the stage's times only: no per-filter events, and a
+     * filter that can run inside the conversions on a CPU does (equalize
+     * between I420 or NV12 buffers). */
+    clv_chain_set_filter_timing(chain, 0);
     /* No frame is in flight between buffers: the old chain can go. */
     clv_stage_set_chain(self->stage, chain);
     clv_chain_destroy(self->chain);

@@ -331,6 +331,9 @@ static int test_formats(void)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
             check_format(formats[f], sizes[s][0], sizes[s][1], "median,sharpen", s ? 3 : 8);
     check_format("I420", 641, 359, "equalize,noise=amount=0.3", 4); /* per-frame index */
+    /* run inside the conversions on CPUs */
+    check_format("NV12", 641, 359, "equalize", 3);
+    check_format("I420", 17, 9, "equalize=mode=gray", 3);
     check_format("RGBA", 1921, 1081, "prewitt", 2);
     return 0;
 }
