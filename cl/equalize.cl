@@ -68,6 +68,15 @@ inline uint eq_count_row(__global const uint *row, int w, __global uchar *lv, ui
     return transparent;
 }
 
+/* This work-item's block of n rows, [*begin, *end): consecutive rows, one
+ * stream for the prefetcher. */
+inline void eq_block(int n, int *begin, int *end)
+{
+    const int per = (n + (int)get_global_size(0) - 1) / (int)get_global_size(0);
+    *begin = (int)get_global_id(0) * per;
+    *end = min(n, *begin + per);
+}
+
 /* A work-item's counts into the frame's histogram. */
 inline void eq_merge(__global uint *hist, uint (*four)[256], uint transparent)
 {
@@ -104,17 +113,12 @@ __kernel void eq_hist(__global const uchar4 *src, int w, int h, int stride, __gl
                       __global uint *spare, __global uchar *levels, int keep)
 {
 #if CLV_ROW && defined(__ENDIAN_LITTLE__)
-    /* A chunk's gray levels first (a loop the compiler vectorizes), then
-     * the counting, into four interleaved sub-histograms: runs of equal
-     * levels (flat areas) would otherwise wait on the previous increment
-     * of the same counter. */
     uint four[4][256];
     eq_clear(four, spare);
     uint transparent = 0;
-    /* a block of consecutive rows: one stream for the prefetcher */
-    const int per = (h + (int)get_global_size(0) - 1) / (int)get_global_size(0);
-    const int y_end = min(h, ((int)get_global_id(0) + 1) * per);
-    for (int y = (int)get_global_id(0) * per; y < y_end; ++y)
+    int y0, y_end;
+    eq_block(h, &y0, &y_end);
+    for (int y = y0; y < y_end; ++y)
         transparent |= eq_count_row((__global const uint *)(src + y * stride), w,
                                     keep ? levels + y * stride : (__global uchar *)0, four);
     eq_merge(hist, four, transparent);
@@ -398,9 +402,9 @@ __kernel void eq_hist_yuv(__global const uchar *in, __global uchar4 *rows, int w
     eq_clear(four, spare);
     uint transparent = 0;
     __global uchar4 *row = rows + (int)get_global_id(0) * EQ_ROWS * stride;
-    const int per = (h + (int)get_global_size(0) - 1) / (int)get_global_size(0);
-    const int y_end = min(h, ((int)get_global_id(0) + 1) * per);
-    for (int y = (int)get_global_id(0) * per; y < y_end; ++y) {
+    int y0, y_end;
+    eq_block(h, &y0, &y_end);
+    for (int y = y0; y < y_end; ++y) {
         yuv420_rgba_row(in + yoff, in + uoff, in + voff, ys, us, vs, nv12, row, w, k, y);
         transparent |= eq_count_row((__global const uint *)row, w, (__global uchar *)0, four);
     }
@@ -415,10 +419,9 @@ __kernel void eq_apply_yuv(__global const uchar *in, __global uchar4 *rows, int 
 {
     __global uchar4 *mine = rows + (int)get_global_id(0) * EQ_ROWS * stride;
     __global uchar *lv = (__global uchar *)(mine + 4 * stride);
-    const int ch = (h + 1) / 2;
-    const int per = (ch + (int)get_global_size(0) - 1) / (int)get_global_size(0);
-    const int cy_end = min(ch, ((int)get_global_id(0) + 1) * per);
-    for (int cy = (int)get_global_id(0) * per; cy < cy_end; ++cy) {
+    int cy0, cy_end;
+    eq_block((h + 1) / 2, &cy0, &cy_end);
+    for (int cy = cy0; cy < cy_end; ++cy) {
         for (int i = 0; i < 2 && 2 * cy + i < h; ++i) {
             __global uchar4 *conv = mine + i * stride, *mapped = mine + (2 + i) * stride;
             yuv420_rgba_row(in + yoff, in + uoff, in + voff, ys, us, vs, nv12, conv, w, k,

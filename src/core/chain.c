@@ -701,6 +701,26 @@ static int ensure_frame(clv_context *ctx, clv_frame *f, int w, int h, clv_msg *m
     return clv_frame_create(ctx, w, h, f, msg);
 }
 
+/* What filter i of the chain gets to run from `from` into `to` on frames
+ * of src's size: no scratch, events, wait list or done event (the callers
+ * add theirs). */
+static clv_launch filter_launch(const clv_chain *chain, int i, cl_mem from, cl_mem to,
+                                const clv_frame *src, uint64_t frame_index)
+{
+    return (clv_launch){
+        .ctx = chain->ctx,
+        .queue = chain->ctx->queue,
+        .src = from,
+        .dst = to,
+        .width = src->width,
+        .height = src->height,
+        .stride = src->stride,
+        .frame_index = frame_index,
+        .time = (float)((double)frame_index * chain->rate_den / chain->rate_num),
+        .values = chain->desc.item[i].values,
+    };
+}
+
 int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64_t frame_index,
                   cl_event wait, cl_event *done, clv_msg *msg)
 {
@@ -736,20 +756,11 @@ int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64
                       "clEnqueueCopyBuffer");
     for (int i = 0; i < n; i++) {
         const clv_filter *f = chain->desc.item[i].filter;
-        clv_launch l = {
-            .ctx = ctx,
-            .queue = ctx->queue,
-            .src = i == 0 ? src->buffer : chain->mid[(i - 1) % 2].buffer,
-            .dst = i == n - 1 ? dst->buffer : chain->mid[i % 2].buffer,
-            .scratch = chain->needs_scratch ? chain->scratch.buffer : NULL,
-            .width = w,
-            .height = h,
-            .stride = src->stride,
-            .frame_index = frame_index,
-            .time = (float)((double)frame_index * chain->rate_den / chain->rate_num),
-            .values = chain->desc.item[i].values,
-            .events = ctx->profiling && chain->filter_timing ? events : NULL,
-        };
+        clv_launch l =
+            filter_launch(chain, i, i == 0 ? src->buffer : chain->mid[(i - 1) % 2].buffer,
+                          i == n - 1 ? dst->buffer : chain->mid[i % 2].buffer, src, frame_index);
+        l.scratch = chain->needs_scratch ? chain->scratch.buffer : NULL;
+        l.events = ctx->profiling && chain->filter_timing ? events : NULL;
         events->current = i;
         if ((err = f->run(chain->state[i], &l)))
             return clv__fail(msg, err,
@@ -774,29 +785,15 @@ int clv__chain_run_yuv(clv_chain *chain, const clv_frame *src, clv_frame *dst, u
     if (!f || !f->run_yuv || !ctx->row_shape || (ctx->profiling && chain->filter_timing) ||
         src->width != dst->width || src->height != dst->height || src->stride != dst->stride)
         return 1;
-    int w = src->width, h = src->height, err = 0;
-    if (chain->needs_scratch && (err = ensure_frame(ctx, &chain->scratch, w, h, msg)))
-        return err;
-    clv_launch l = {
-        .ctx = ctx,
-        .queue = ctx->queue,
-        .src = src->buffer,
-        .dst = dst->buffer,
-        .scratch = chain->needs_scratch ? chain->scratch.buffer : NULL,
-        .width = w,
-        .height = h,
-        .stride = src->stride,
-        .frame_index = frame_index,
-        .time = (float)((double)frame_index * chain->rate_den / chain->rate_num),
-        .values = chain->desc.item[0].values,
-        .wait_count = wait ? 1 : 0,
-        .wait = wait ? &wait : NULL,
-        .done = last,
-    };
-    if ((err = f->run_yuv(chain->state[0], &l, io)))
+    clv_launch l = filter_launch(chain, 0, src->buffer, dst->buffer, src, frame_index);
+    l.wait_count = wait ? 1 : 0;
+    l.wait = wait ? &wait : NULL;
+    l.done = last;
+    int err = f->run_yuv(chain->state[0], &l, io);
+    if (err)
         return clv__fail(msg, err,
                          "filter '%s' (with the conversions) failed on a %dx%d frame on %s: %s",
-                         f->name, w, h, ctx->dev.name, clv_strerror(err));
+                         f->name, l.width, l.height, ctx->dev.name, clv_strerror(err));
     return 0;
 }
 

@@ -119,8 +119,8 @@ struct clv_filter {
      * into the filter's own passes (a one-filter chain between 4:2:0
      * frames, every row once per pass while it is in the cache): the same
      * bytes as the conversions around run. launch's src and dst are RGBA
-     * frames the passes may use; its wait list goes to the first kernel,
-     * done to the last. */
+     * frames the passes may use (there is no scratch); its wait list goes
+     * to the first kernel, done to the last. */
     int (*run_yuv)(void *state, const clv_launch *launch, const clv__yuv_io *io);
 
     /* The C reference: the definition, plainly. ref_state is ref_state_size

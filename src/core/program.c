@@ -303,11 +303,6 @@ void clv__program_cache_late(clv_context *ctx, int write)
     }
 }
 
-/* Builds a program (from the cache when it holds one). With the cache on
- * and ctx->cache_late, a program built from source gets its entry's path
- * and key in *late_path and *late_key (malloc'd) for the context's end:
- * PoCL compiles every kernel of a program to hand out its binary, which a
- * cold start's first frame should not wait for. */
 /* Programs built with the conversions' arithmetic (cl/yuv.cl) between
  * cl/common.cl and their own file: the stage's conversions, and the
  * programs of filters whose CPU kernels run inside them (clv_filter's
@@ -323,6 +318,11 @@ static int uses_yuv(const char *family)
     return 0;
 }
 
+/* Builds a program (from the cache when it holds one). With the cache on
+ * and ctx->cache_late, a program built from source gets its entry's path
+ * and key in *late_path and *late_key (malloc'd) for the context's end:
+ * PoCL compiles every kernel of a program to hand out its binary, which a
+ * cold start's first frame should not wait for. */
 static int build(clv_context *ctx, const char *family, const char *defines, cl_program *out,
                  char **late_path, char **late_key, clv_msg *msg)
 {
