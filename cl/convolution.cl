@@ -145,10 +145,11 @@ __kernel void convolve(CLV_FRAME_ARGS, __constant int *coef, int n, int div, int
  * pixels at each end go through conv_pixel. */
 #define CONV_TILE 512
 
-__kernel void convolve_rows(CLV_FRAME_ARGS, __constant int *coef, int n, int div, int bias,
-                            float inv)
+/* Row y of the frame (the row kernel's body, and the fused kernel's on its
+ * strips). */
+inline void conv_row(CLV_FRAME_ARGS, int y, __constant int *coef, int n, int div, int bias,
+                     float inv)
 {
-    CLV_ROW_Y(y);
     const int r = n / 2;
     CLV_ROW_EDGES(x, r)
     dst[y * stride + x] = conv_pixel(src, w, h, stride, coef, n, div, inv, bias, x, y);
@@ -260,5 +261,19 @@ __kernel void convolve_rows(CLV_FRAME_ARGS, __constant int *coef, int n, int div
                                        clv_floor_div_inv(2 * acc[i] + div, 2 * div, inv) + bias);
         }
     }
+}
+
+__kernel void convolve_rows(CLV_FRAME_ARGS, __constant int *coef, int n, int div, int bias,
+                            float inv)
+{
+    CLV_ROW_Y(y);
+    conv_row(src, dst, w, h, stride, y, coef, n, div, bias, inv);
+}
+
+/* The same inside the stage's conversions (cl/yuv.cl); reach = n / 2. */
+__kernel void convolve_yuv(CLV_FUSED_ARGS, __constant int *coef, int n, int div, int bias,
+                           float inv)
+{
+    CLV_FUSED_BODY(conv_row(fsrc, fdst, w, fh, stride, fy, coef, n, div, bias, inv));
 }
 #endif

@@ -93,10 +93,10 @@ inline void median_store4(__global const uchar4 *src, __global uchar4 *dst, int 
             MED_MIN(ushort2, MED_MIN(ushort2, hi[i], hi[i + 1]), hi[i + 2]))
 
 #if CLV_MEDIAN_KIND < 0 || CLV_MEDIAN_KIND == 0
-__kernel void median3(CLV_FRAME_ARGS)
-{
 #if CLV_ROW
-    CLV_ROW_Y(y);
+/* Row y (the row kernel's body, and the fused kernel's on its strips). */
+inline void median3_row(CLV_FRAME_ARGS, int y)
+{
     dst[y * stride] = median3_pixel(src, w, h, stride, 0, y);
     if (w > 1)
         dst[y * stride + w - 1] = median3_pixel(src, w, h, stride, w - 1, y);
@@ -111,6 +111,14 @@ __kernel void median3(CLV_FRAME_ARGS)
         MEDIAN9(uchar);
         out[i] = (i & 3) == 3 ? r1[i] : p4;
     }
+}
+#endif
+
+__kernel void median3(CLV_FRAME_ARGS)
+{
+#if CLV_ROW
+    CLV_ROW_Y(y);
+    median3_row(src, dst, w, h, stride, y);
 #else
     /* Four outputs in each of two rows a work-item. Each column of three
      * is sorted (the two rows share its middle two values), and a window's
@@ -175,6 +183,13 @@ __kernel void median3(CLV_FRAME_ARGS)
         median_store4(src, dst, w, stride, y + 1, x0, rg2, bb, 1, u2 + 1);
 #endif
 }
+#if CLV_ROW
+/* Inside the stage's conversions (cl/yuv.cl), reach 1. */
+__kernel void median3_yuv(CLV_FUSED_ARGS)
+{
+    CLV_FUSED_BODY(median3_row(fsrc, fdst, w, fh, stride, fy));
+}
+#endif
 #endif
 
 /* Sorts five values ascending: nine exchanges (checked on all 32 0-1
@@ -401,10 +416,10 @@ inline void median5_select(const uchar *restrict s0, const uchar *restrict s1,
 }
 
 #if CLV_MEDIAN_KIND < 0 || CLV_MEDIAN_KIND == 1
-__kernel void median5(CLV_FRAME_ARGS)
-{
 #if CLV_ROW
-    CLV_ROW_Y(y);
+/* Row y (the row kernel's body, and the fused kernel's on its strips). */
+inline void median5_row(CLV_FRAME_ARGS, int y)
+{
     CLV_ROW_EDGES(x, 2)
     dst[y * stride + x] = median5_pixel(src, w, h, stride, x, y);
     __global const uchar *r0 = CLV_ROW_BYTES_CONST(src, max(y - 2, 0));
@@ -421,6 +436,14 @@ __kernel void median5(CLV_FRAME_ARGS)
                         s4, len + 16);
         median5_select(s0, s1, s2, s3, s4, r2 + t, out + t, len, t);
     }
+}
+#endif
+
+__kernel void median5(CLV_FRAME_ARGS)
+{
+#if CLV_ROW
+    CLV_ROW_Y(y);
+    median5_row(src, dst, w, h, stride, y);
 #else
     /* Four outputs in each of two rows a work-item: eight columns of six
      * rows, the middle four sorted once and the top and the bottom value
@@ -516,6 +539,13 @@ __kernel void median5(CLV_FRAME_ARGS)
         median_store4(src, dst, w, stride, y + 1, x0, rg2, bb, 1, NULL);
 #endif
 }
+#if CLV_ROW
+/* Inside the stage's conversions (cl/yuv.cl), reach 2. */
+__kernel void median5_yuv(CLV_FUSED_ARGS)
+{
+    CLV_FUSED_BODY(median5_row(fsrc, fdst, w, fh, stride, fy));
+}
+#endif
 #endif
 
 /* Any radius: the k-th smallest (k = n/2) found bit by bit from the top:
@@ -563,12 +593,12 @@ inline void median_keep(uchar *restrict res, const uchar *restrict cand,
 }
 
 #if CLV_MEDIAN_KIND < 0 || CLV_MEDIAN_KIND == 3
-__kernel void median_radix(CLV_FRAME_ARGS, int r)
-{
 #if CLV_ROW
+/* Row y (the row kernel's body, and the fused kernel's on its strips). */
+inline void median_radix_row(CLV_FRAME_ARGS, int y, int r)
+{
     /* The same selection on the row's interior in tiles of bytes: every
      * innermost loop is a plain byte loop the compiler vectorizes. */
-    CLV_ROW_Y(y);
     CLV_ROW_EDGES(x, r)
     dst[y * stride + x] = median_radix_pixel(src, w, h, stride, r, x, y);
     const int k = ((2 * r + 1) * (2 * r + 1)) / 2;
@@ -594,11 +624,26 @@ __kernel void median_radix(CLV_FRAME_ARGS, int r)
         for (int i = 0; i < len; ++i)
             out[t + i] = ((t + i) & 3) == 3 ? centre[t + i] : res[i];
     }
+}
+#endif
+
+__kernel void median_radix(CLV_FRAME_ARGS, int r)
+{
+#if CLV_ROW
+    CLV_ROW_Y(y);
+    median_radix_row(src, dst, w, h, stride, y, r);
 #else
     CLV_PIXEL_LOOP(w, h, x, y)
     dst[y * stride + x] = median_radix_pixel(src, w, h, stride, r, x, y);
 #endif
 }
+#if CLV_ROW
+/* Inside the stage's conversions (cl/yuv.cl), reach r. */
+__kernel void median_radix_yuv(CLV_FUSED_ARGS, int r)
+{
+    CLV_FUSED_BODY(median_radix_row(fsrc, fdst, w, fh, stride, fy, r));
+}
+#endif
 #endif
 
 #if !CLV_ROW && (CLV_MEDIAN_KIND < 0 || CLV_MEDIAN_KIND == 4)

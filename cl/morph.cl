@@ -18,12 +18,12 @@ inline uchar4 morph_pixel(__global const uchar4 *src, int w, int h, int stride, 
     return o;
 }
 
-__kernel void morph(CLV_FRAME_ARGS, int r, int dilate)
-{
 #if CLV_ROW
+/* Row y (the row kernel's body, and the fused kernel's on its strips). */
+inline void morph_row(CLV_FRAME_ARGS, int y, int r, int dilate)
+{
     /* The row's r pixels at each end with clamping; the interior as plain
      * byte loops, one pass per window offset, folded into the output row. */
-    CLV_ROW_Y(y);
     CLV_ROW_EDGES(x, r)
     dst[y * stride + x] = morph_pixel(src, w, h, stride, r, dilate, x, y);
     const int begin = 4 * r, end = 4 * (w - r);
@@ -68,6 +68,14 @@ __kernel void morph(CLV_FRAME_ARGS, int r, int dilate)
     __global const uchar *centre = CLV_ROW_BYTES_CONST(src, y);
     for (int i = begin + 3; i < end; i += 4)
         out[i] = centre[i];
+}
+#endif
+
+__kernel void morph(CLV_FRAME_ARGS, int r, int dilate)
+{
+#if CLV_ROW
+    CLV_ROW_Y(y);
+    morph_row(src, dst, w, h, stride, y, r, dilate);
 #else
     if (r == 1) {
         CLV_WIN3(src, w, h, stride,
@@ -101,3 +109,11 @@ __kernel void morph(CLV_FRAME_ARGS, int r, int dilate)
     dst[y * stride + x] = morph_pixel(src, w, h, stride, r, dilate, x, y);
 #endif
 }
+
+#if CLV_ROW
+/* One pass inside the stage's conversions (cl/yuv.cl), reach r. */
+__kernel void morph_yuv(CLV_FUSED_ARGS, int r, int dilate)
+{
+    CLV_FUSED_BODY(morph_row(fsrc, fdst, w, fh, stride, fy, r, dilate));
+}
+#endif

@@ -75,13 +75,10 @@ inline uchar4 prewitt_pixel(__global const uchar4 *src, int w, int h, int stride
     return clv_clamp_u8(o + delta, src[y * stride + x].w);
 }
 
-/* The kernels' body; unit: scale = 1, known at compile time (GPU shape:
- * without the general path's 64-bit code the kernel keeps fewer
- * registers, 49 -> 44 us at 4K on an H100). */
-inline void prewitt_body(CLV_FRAME_ARGS, ulong p2, int delta, const int unit)
-{
 #if CLV_ROW
-    CLV_ROW_Y(y);
+/* Row y (the row kernels' body, and the fused kernel's on its strips). */
+inline void prewitt_row(CLV_FRAME_ARGS, int y, ulong p2, int delta)
+{
     dst[y * stride] = prewitt_pixel(src, w, h, stride, p2, delta, 0, y, 0);
     if (w > 1)
         dst[y * stride + w - 1] = prewitt_pixel(src, w, h, stride, p2, delta, w - 1, y, 0);
@@ -125,6 +122,17 @@ inline void prewitt_body(CLV_FRAME_ARGS, ulong p2, int delta, const int unit)
         const int v = prewitt_mag((uint)(gx * gx + gy * gy), p2) + delta;
         out[i] = (i & 3) == 3 ? r1[i] : convert_uchar_sat(v);
     }
+}
+#endif
+
+/* The kernels' body; unit: scale = 1, known at compile time (GPU shape:
+ * without the general path's 64-bit code the kernel keeps fewer
+ * registers, 49 -> 44 us at 4K on an H100). */
+inline void prewitt_body(CLV_FRAME_ARGS, ulong p2, int delta, const int unit)
+{
+#if CLV_ROW
+    CLV_ROW_Y(y);
+    prewitt_row(src, dst, w, h, stride, y, p2, delta);
 #else
     if (unit) {
         /* scale = 1: four outputs in each of two rows a work-item; the rows
@@ -187,3 +195,11 @@ __kernel void prewitt_unit(CLV_FRAME_ARGS, ulong p2, int delta)
 {
     prewitt_body(src, dst, w, h, stride, p2, delta, 1);
 }
+
+#if CLV_ROW
+/* Inside the stage's conversions (cl/yuv.cl), reach 1; any scale. */
+__kernel void prewitt_yuv(CLV_FUSED_ARGS, ulong p2, int delta)
+{
+    CLV_FUSED_BODY(prewitt_row(fsrc, fdst, w, fh, stride, fy, p2, delta));
+}
+#endif

@@ -193,3 +193,72 @@ inline void yuv420_rgba_row(__global const uchar *py, __global const uchar *pu,
     }
 }
 #endif
+
+#if CLV_ROW
+/* Neighbourhood filters inside the conversions (CPUs; clv_filter's
+ * run_yuv through clv__run_fused): a one-filter chain between 4:2:0
+ * frames in one kernel, each work-item a block of whole chroma rows.
+ * Chunk by chunk of CLV_FUSE_ROWS output rows, the input rows the chunk
+ * reads (`reach` more above and below, clamped to the frame) are converted
+ * into the work-item's strip, the filter's own row function runs on the
+ * strip as on a frame of that many rows, and its rows are converted out.
+ * The strips stay in the cache; the RGBA frames are never written. A
+ * chunk's last 2 * reach input rows are the next one's first: copied, not
+ * converted again. */
+#define CLV_FUSE_ROWS 8 /* even: a chunk is whole chroma rows */
+
+#define CLV_FUSED_ARGS                                                                             \
+    __global const uchar *in, __global uchar4 *strips, int w, int h, int stride, int nv12,         \
+        __constant clv_yuv_coeffs *k, int yoff, int uoff, int voff, int ys, int us, int vs,        \
+        __global uchar *out, int out_nv12, __constant clv_yuv_coeffs *out_k, int reach
+
+/* This work-item's rows: whole chroma rows, split evenly. */
+inline void clv_fused_block(int h, int *begin, int *end)
+{
+    const int ch = (h + 1) / 2, n = (int)get_global_size(0);
+    const int per = (ch + n - 1) / n, c0 = (int)get_global_id(0) * per;
+    *begin = 2 * c0;
+    *end = min(h, 2 * min(ch, c0 + per));
+}
+
+/* Strip rows 0 .. rows - 1 become frame rows y - reach .. (clamped); with
+ * carry the first 2 * reach are the previous chunk's last. */
+inline void clv_fused_in(__global const uchar *in, __global uchar4 *s, int w, int h, int stride,
+                         int nv12, __constant clv_yuv_coeffs *k, int yoff, int uoff, int voff,
+                         int ys, int us, int vs, int reach, int y, int carry, int rows)
+{
+    int j = 0;
+    if (carry) {
+        for (; j < 2 * reach; ++j) {
+            __global uint *restrict to = (__global uint *)(s + j * stride);
+            __global const uint *restrict from =
+                (__global const uint *)(s + (CLV_FUSE_ROWS + j) * stride);
+            for (int x = 0; x < w; ++x)
+                to[x] = from[x];
+        }
+    }
+    for (; j < rows; ++j)
+        yuv420_rgba_row(in + yoff, in + uoff, in + voff, ys, us, vs, nv12, s + j * stride, w, k,
+                        clamp(y - reach + j, 0, h - 1));
+}
+
+/* The kernel's body: `row` filters row fy of the strip fsrc (a frame of fh
+ * rows, `stride` pixels apart) into row fy of fdst. */
+#define CLV_FUSED_BODY(row)                                                                        \
+    const int fuse_in_ = CLV_FUSE_ROWS + 2 * reach;                                                \
+    __global uchar4 *fsrc = strips + (int)get_global_id(0) * 2 * fuse_in_ * stride;                \
+    __global uchar4 *fdst = fsrc + fuse_in_ * stride;                                              \
+    int fuse_y0_, fuse_end_;                                                                       \
+    clv_fused_block(h, &fuse_y0_, &fuse_end_);                                                     \
+    for (int y_ = fuse_y0_; y_ < fuse_end_; y_ += CLV_FUSE_ROWS) {                                 \
+        const int n_ = min(CLV_FUSE_ROWS, fuse_end_ - y_), fh = n_ + 2 * reach;                    \
+        clv_fused_in(in, fsrc, w, h, stride, nv12, k, yoff, uoff, voff, ys, us, vs, reach, y_,     \
+                     y_ > fuse_y0_, fh);                                                           \
+        for (int fy = reach; fy < reach + n_; ++fy) {                                              \
+            row;                                                                                   \
+        }                                                                                          \
+        for (int i_ = 0; i_ < n_; i_ += 2)                                                         \
+            yuv420_row(fdst + (reach + i_) * stride, fdst + (reach + i_ + 1) * stride, out, w, h,  \
+                       out_nv12, out_k, (y_ + i_) / 2);                                            \
+    }
+#endif

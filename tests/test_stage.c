@@ -802,10 +802,13 @@ int test_stage_blocks(void)
         int shared = clv_context_shared_staging(ctx);
         for (int fi = 0; fi < 2; fi++)
             for (int si = 0; si < 5; si++)
-                for (int ci = 0; ci < 3; ci++) {
+                for (int ci = 0; ci < 4; ci++) {
                     clv_pixfmt f = fi ? CLV_PIX_NV12 : CLV_PIX_YUV420P;
-                    /* "": a plain copy; equalize: fused on CPUs */
-                    const char *chain_text = ci == 1 ? "" : ci == 2 ? "equalize" : "sharpen";
+                    /* "": a plain copy; sharpen and equalize: fused on
+                     * CPUs; two passes of erode: not fused */
+                    static const char *const chains[] = {"sharpen", "", "equalize",
+                                                         "erode=iterations=2"};
+                    const char *chain_text = chains[ci];
                     int w = sizes[si][0], h = sizes[si][1], cw = (w + 1) / 2, ch = (h + 1) / 2;
                     char what[200];
                     snprintf(what, sizeof what, "%s %dx%d '%s', %s shape, %s staging",
@@ -886,7 +889,7 @@ int test_stage_blocks(void)
                               taken, d, d < in_size ? got[d] : 0, d < in_size ? want[d] : 0);
                         clv_stage_release(stage);
                     }
-                    uint64_t fused = run % 2 == 0 && ci == 2 ? FRAMES : 0;
+                    uint64_t fused = run % 2 == 0 && (ci == 0 || ci == 2) ? FRAMES : 0;
                     CHECK(clv_stage_fused_frames(stage) == fused, "%s: %llu frames fused, not %llu",
                           what, (unsigned long long)clv_stage_fused_frames(stage),
                           (unsigned long long)fused);
@@ -922,6 +925,28 @@ int test_stage_fused(void)
 {
     static const int sizes[][2] = {{1, 1}, {3, 2}, {17, 9}, {641, 359}, {1921, 1081}};
     static const char *chains[] = {"equalize", "equalize=mode=gray", "equalize,gray"};
+    /* Neighbourhood filters, one kernel with both conversions (cl/yuv.cl's
+     * CLV_FUSED_BODY): reach 1 to 4, each kind of row function; `large`
+     * ones skip 1921x1081 (their reference is slow), the last two are not
+     * fused (two passes; a chain of two). */
+    static const struct {
+        const char *chain;
+        int large, fused;
+    } windows[] = {
+        {"sharpen", 1, 1},
+        {"emboss", 1, 1},
+        {"convolution=matrix=1 2 1 2 4 2 1 2 1", 1, 1},
+        {"convolution=matrix=1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1:bias=-3", 0, 1},
+        {"median", 1, 1},
+        {"median=radius=2", 0, 1},
+        {"median=radius=4", 0, 1},
+        {"erode", 1, 1},
+        {"dilate=radius=3", 0, 1},
+        {"prewitt", 1, 1},
+        {"prewitt=scale=1.75:delta=-9", 0, 1},
+        {"erode=iterations=2", 0, 0},
+        {"median,sharpen", 0, 0},
+    };
     static const clv_pixfmt formats[] = {CLV_PIX_YUV420P, CLV_PIX_NV12};
     clv_color bt601 = {CLV_MATRIX_BT601, 0}, bt709f = {CLV_MATRIX_BT709, 1};
     int sizes_run = getenv("CLVID_SANITIZED") ? 4 : 5; /* 1921x1081 in the plain build */
@@ -937,6 +962,9 @@ int test_stage_fused(void)
         last_fused = 99;
         run_case(ctx, CLV_PIX_NV12, CLV_PIX_YUV420P, bt601, bt601, "equalize", 17, 9, 2);
         CHECK(last_fused == 0, "fused with the filter timed (run %d)", run);
+        last_fused = 99;
+        run_case(ctx, CLV_PIX_NV12, CLV_PIX_YUV420P, bt601, bt601, "median", 17, 9, 2);
+        CHECK(last_fused == 0, "median fused with the filter timed (run %d)", run);
         filter_timing = 0;
         for (int c = 0; c < 3; c++)
             for (int s = 0; s < sizes_run; s++)
@@ -952,6 +980,18 @@ int test_stage_fused(void)
                           (unsigned long long)want);
                 }
         picture = 0;
+        for (size_t c = 0; c < sizeof windows / sizeof windows[0]; c++)
+            for (int s = 0; s < (windows[c].large ? sizes_run : 4); s++) {
+                clv_pixfmt in = formats[(s + (int)c) % 2], out = formats[(s + (int)c / 2) % 2];
+                int frames = s >= 3 ? 2 : 3;
+                last_fused = 99;
+                run_case(ctx, in, out, bt709f, bt601, windows[c].chain, sizes[s][0], sizes[s][1],
+                         frames);
+                uint64_t want = run < 2 && windows[c].fused ? (uint64_t)frames : 0;
+                CHECK(last_fused == want, "'%s' %dx%d, run %d: %llu frames fused, not %llu",
+                      windows[c].chain, sizes[s][0], sizes[s][1], run,
+                      (unsigned long long)last_fused, (unsigned long long)want);
+            }
         filter_timing = 1;
         clv_context_destroy(ctx);
     }

@@ -493,8 +493,10 @@ CLV_API clv_block *clv_stage_keep(clv_stage *stage);
 CLV_API void clv_block_free(clv_block *block);
 CLV_API void clv_stage_get_times(const clv_stage *stage, clv_stage_times *times);
 /* How many of the frames given out so far had their one filter run inside
- * the conversions (CPU devices, a filter that can: equalize); their
- * to_rgba_ns and from_rgba_ns hold the filter's passes too. */
+ * the conversions (CPU devices, a filter that can: equalize, convolution,
+ * sharpen, emboss, prewitt, median, erode and dilate of one pass); their
+ * to_rgba_ns and from_rgba_ns hold the filter's passes too (a filter that
+ * is one kernel with both conversions counts it in to_rgba_ns). */
 CLV_API uint64_t clv_stage_fused_frames(const clv_stage *stage);
 /* The size of the frames that come out (swapped by a rotation of 90 or 270). */
 CLV_API void clv_stage_output_size(const clv_stage *stage, int *width, int *height);

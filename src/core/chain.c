@@ -790,11 +790,74 @@ int clv__chain_run_yuv(clv_chain *chain, const clv_frame *src, clv_frame *dst, u
     l.wait = wait ? &wait : NULL;
     l.done = last;
     int err = f->run_yuv(chain->state[0], &l, io);
+    if (err == 1)
+        return 1;
     if (err)
         return clv__fail(msg, err,
                          "filter '%s' (with the conversions) failed on a %dx%d frame on %s: %s",
                          f->name, l.width, l.height, ctx->dev.name, clv_strerror(err));
     return 0;
+}
+
+int clv__rows_reserve(clv_context *ctx, clv__rows *rows, size_t need, const char *who)
+{
+    if (rows->size >= need)
+        return 0;
+    clv__mem_release(&rows->mem);
+    rows->size = 0;
+    cl_int st = CL_SUCCESS;
+    rows->mem = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, need, NULL, &st);
+    if (st != CL_SUCCESS) {
+        rows->mem = NULL;
+        clv__log(ctx, CLV__LOG_ERROR, "%s: cannot allocate %zu bytes of rows: %s", who, need,
+                 clv__cl_strerror(st));
+        return CLV_ENOMEM;
+    }
+    rows->size = need;
+    return 0;
+}
+
+void clv__rows_release(clv__rows *rows)
+{
+    clv__mem_release(&rows->mem);
+    rows->size = 0;
+}
+
+int clv__run_fused(const clv_launch *l, const clv__yuv_io *io, cl_kernel kernel, int reach,
+                   clv__rows *rows, const char *who)
+{
+    /* Four blocks of whole chroma rows a compute unit, as equalize's. */
+    size_t one = 1, groups = l->ctx->dev.compute_units * 4, chroma = (size_t)(l->height + 1) / 2;
+    if (groups > chroma)
+        groups = chroma;
+    if (groups < 1)
+        groups = 1;
+    size_t strip = 2 * (size_t)(CLV__FUSE_ROWS + 2 * reach) * (size_t)l->stride * 4;
+    int err = clv__rows_reserve(l->ctx, rows, groups * strip, who);
+    if (err)
+        return err;
+    cl_int r = reach;
+    if (clv__kernel_mem_arg(kernel, 0, io->in, io->in_svm) != CL_SUCCESS ||
+        clv__kernel_mem_arg(kernel, 13, io->out, io->out_svm) != CL_SUCCESS) {
+        clv__log(l->ctx, CLV__LOG_ERROR, "%s: clSetKernelArg (the stage's frames)", who);
+        return CLV_ECL;
+    }
+    err =
+        clv__kernel_args(kernel, 1, 12, CLV__ARG(rows->mem), CLV__ARG(l->width),
+                         CLV__ARG(l->height), CLV__ARG(l->stride), CLV__ARG(io->in_nv12),
+                         CLV__ARG(io->in_coeffs), CLV__ARG(io->yoff), CLV__ARG(io->uoff),
+                         CLV__ARG(io->voff), CLV__ARG(io->ys), CLV__ARG(io->us), CLV__ARG(io->vs));
+    if (!err)
+        err = clv__kernel_args(kernel, 14, 3, CLV__ARG(io->out_nv12), CLV__ARG(io->out_coeffs),
+                               CLV__ARG(r));
+    if (!err)
+        err = clv__launch(l, kernel, 1, &groups, &one);
+    /* one kernel: the first is the last */
+    if (!err && io->first && l->done && *l->done) {
+        *io->first = *l->done;
+        clRetainEvent(*io->first);
+    }
+    return err;
 }
 
 void clv_chain_set_filter_timing(clv_chain *chain, int on)

@@ -120,7 +120,8 @@ struct clv_filter {
      * frames, every row once per pass while it is in the cache): the same
      * bytes as the conversions around run. launch's src and dst are RGBA
      * frames the passes may use (there is no scratch); its wait list goes
-     * to the first kernel, done to the last. */
+     * to the first kernel, done to the last. Returns 1, having enqueued
+     * nothing, for parameters it does not fuse (run takes the frame). */
     int (*run_yuv)(void *state, const clv_launch *launch, const clv__yuv_io *io);
 
     /* The C reference: the definition, plainly. ref_state is ref_state_size
@@ -174,10 +175,31 @@ int clv__chain_temporal(const clv_chain *chain);
  * output, using src and dst as its RGBA frames; *last gets the last
  * kernel's event, after `wait` (may be NULL). Returns 1, having enqueued
  * nothing, when the chain can't (not one filter, a filter without
- * run_yuv, a GPU, per-filter timing asked), else 0 or an error (msg says
- * which filter failed). */
+ * run_yuv or that does not fuse its parameters, a GPU, per-filter timing
+ * asked), else 0 or an error (msg says which filter failed). */
 int clv__chain_run_yuv(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64_t frame_index,
                        const clv__yuv_io *io, cl_event wait, cl_event *last, clv_msg *msg);
+
+/* The strips of rows a filter's kernels use inside the conversions, grown
+ * as frames need them (the queue keeps an old buffer while it is used). */
+typedef struct clv__rows {
+    cl_mem mem;
+    size_t size;
+} clv__rows;
+/* At least need bytes in rows; CLV_ENOMEM, logged for filter `who`, else 0. */
+int clv__rows_reserve(clv_context *ctx, clv__rows *rows, size_t need, const char *who);
+void clv__rows_release(clv__rows *rows);
+
+/* cl/yuv.cl's CLV_FUSE_ROWS: the output rows of a fused kernel's chunk. */
+#define CLV__FUSE_ROWS 8
+/* A fused kernel's own arguments start here (after CLV_FUSED_ARGS). */
+#define CLV__FUSED_ARGS 17
+/* Enqueues `kernel`, a neighbourhood filter's rows inside the stage's
+ * conversions (cl/yuv.cl's CLV_FUSED_BODY) that reads `reach` rows above
+ * and below each output row, on the frames io describes: a filter's
+ * run_yuv, with the kernel's own arguments already set. */
+int clv__run_fused(const clv_launch *l, const clv__yuv_io *io, cl_kernel kernel, int reach,
+                   clv__rows *rows, const char *who);
 
 /* ---- Embedded kernel sources (generated at build time) ---------------- */
 

@@ -304,18 +304,12 @@ void clv__program_cache_late(clv_context *ctx, int write)
 }
 
 /* Programs built with the conversions' arithmetic (cl/yuv.cl) between
- * cl/common.cl and their own file: the stage's conversions, and the
- * programs of filters whose CPU kernels run inside them (clv_filter's
- * run_yuv). */
-static int uses_yuv(const char *family)
+ * cl/common.cl and their own file: the stage's conversions, and on CPUs
+ * every filter's, whose kernels may run inside them (clv_filter's run_yuv;
+ * cl/yuv.cl's CLV_FUSED_BODY). */
+static int uses_yuv(const clv_context *ctx, const char *family)
 {
-    if (!strcmp(family, "color"))
-        return 1;
-    for (int i = 0; i < clv__filter_count; i++)
-        if (clv__filters[i]->run_yuv && clv__filters[i]->program &&
-            !strcmp(clv__filters[i]->program, family))
-            return 1;
-    return 0;
+    return ctx->row_shape || !strcmp(family, "color");
 }
 
 /* Builds a program (from the cache when it holds one). With the cache on
@@ -333,7 +327,7 @@ static int build(clv_context *ctx, const char *family, const char *defines, cl_p
     source_part parts[3];
     int count = 0;
     int err = append_source(ctx, &src, &len, "common.cl", &parts[count++], msg);
-    if (!err && uses_yuv(family))
+    if (!err && uses_yuv(ctx, family))
         err = append_source(ctx, &src, &len, "yuv.cl", &parts[count++], msg);
     if (!err)
         err = append_source(ctx, &src, &len, name, &parts[count++], msg);

@@ -793,7 +793,8 @@ static int one_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_ind
             stage->times.download_ns += elapsed(s->down, 0, s->down);
         if (!stage->passthrough) {
             stage->times.to_rgba_ns += elapsed(s->first_kernel, 0, s->first_kernel);
-            if (stage->opt.out_format != CLV_PIX_RGBA)
+            /* a fused kernel is both conversions: counted once */
+            if (stage->opt.out_format != CLV_PIX_RGBA && s->last_kernel != s->first_kernel)
                 stage->times.from_rgba_ns += elapsed(s->last_kernel, 0, s->last_kernel);
         }
     }

@@ -63,7 +63,9 @@ void clv__conv_uninit(void *state)
 {
     clv__conv *conv = state;
     clv__kernel_release(&conv->kernel);
+    clv__kernel_release(&conv->fused);
     clv__mem_release(&conv->coef);
+    clv__rows_release(&conv->rows);
     conv->source = NULL;
 }
 
@@ -86,11 +88,17 @@ int clv__conv_set(clv__conv *conv, clv_context *ctx, const int *matrix, int coun
     int err = conv_program(conv, ctx, matrix, count, &prog, msg);
     if (err || prog == conv->source)
         return err;
-    cl_kernel k = NULL;
+    cl_kernel k = NULL, fused = NULL;
     if ((err = clv__kernel_create(prog, ctx->row_shape ? "convolve_rows" : "convolve", &k, msg)))
         return err;
+    if (ctx->row_shape && (err = clv__kernel_create(prog, "convolve_yuv", &fused, msg))) {
+        clv__kernel_release(&k);
+        return err;
+    }
     clv__kernel_release(&conv->kernel);
+    clv__kernel_release(&conv->fused);
     conv->kernel = k;
+    conv->fused = fused;
     conv->source = prog;
     return 0;
 }
@@ -108,6 +116,17 @@ int clv__conv_run(void *state, const clv_launch *l)
     /* The GPU shape's 3x3 makes two rows a work-item. */
     return conv->n == 3 ? clv__launch_pixel_pairs(l, k)
                         : clv__launch_pixels(l, k, l->width, l->height);
+}
+
+int clv__conv_run_yuv(void *state, const clv_launch *l, const clv__yuv_io *io)
+{
+    clv__conv *conv = state;
+    if (!conv->fused)
+        return 1;
+    int err =
+        clv__kernel_args(conv->fused, CLV__FUSED_ARGS, 5, CLV__ARG(conv->coef), CLV__ARG(conv->n),
+                         CLV__ARG(conv->div), CLV__ARG(conv->bias), CLV__ARG(conv->inv));
+    return err ? err : clv__run_fused(l, io, conv->fused, conv->n / 2, &conv->rows, "convolution");
 }
 
 void clv__conv_reference(const int *matrix, int count, int div, int bias, const clv_image *src,
@@ -167,5 +186,6 @@ const clv_filter clv__filter_convolution = {
     .configure = configure,
     .uninit = clv__conv_uninit,
     .run = clv__conv_run,
+    .run_yuv = clv__conv_run_yuv,
     .reference = reference,
 };

@@ -14,11 +14,10 @@
 typedef struct equalize_state {
     cl_kernel hist, lut, apply;
     cl_kernel hist_yuv, apply_yuv; /* CPUs: run_yuv's */
-    cl_mem rows;                   /* run_yuv's rows: EQ_ROWS a work-item */
-    size_t rows_size;
-    cl_mem hist_sets[2]; /* 256 counters and the alpha word each, alternating */
-    cl_mem pairs;        /* CPUs: eq_lut's table of LUT pairs; NULL on GPUs */
-    int parity;          /* the set this frame counts into */
+    clv__rows rows;                /* run_yuv's rows: EQ_ROWS a work-item */
+    cl_mem hist_sets[2];           /* 256 counters and the alpha word each, alternating */
+    cl_mem pairs;                  /* CPUs: eq_lut's table of LUT pairs; NULL on GPUs */
+    int parity;                    /* the set this frame counts into */
 } equalize_state;
 
 static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
@@ -66,7 +65,7 @@ static void uninit(void *state)
     clv__mem_release(&s->hist_sets[0]);
     clv__mem_release(&s->hist_sets[1]);
     clv__mem_release(&s->pairs);
-    clv__mem_release(&s->rows);
+    clv__rows_release(&s->rows);
 }
 
 /* The histogram's work-items: 4 per compute unit paid on the H100 (against
@@ -131,30 +130,19 @@ static int run_yuv(void *state, const clv_launch *l, const clv__yuv_io *io)
     cl_mem cur = s->hist_sets[s->parity], spare = s->hist_sets[1 - s->parity];
     size_t one = 1, groups = hist_groups(l);
     size_t need = groups * EQ_ROWS * (size_t)l->stride * 4;
-    if (s->rows_size < need) { /* the queue keeps the old buffer while it is used */
-        clv__mem_release(&s->rows);
-        s->rows_size = 0;
-        cl_int st = CL_SUCCESS;
-        s->rows = clCreateBuffer(l->ctx->cl, CL_MEM_READ_WRITE, need, NULL, &st);
-        if (st != CL_SUCCESS) {
-            s->rows = NULL;
-            clv__log(l->ctx, CLV__LOG_ERROR, "equalize: cannot allocate %zu bytes of rows: %s",
-                     need, clv__cl_strerror(st));
-            return CLV_ENOMEM;
-        }
-        s->rows_size = need;
-    }
+    int err = clv__rows_reserve(l->ctx, &s->rows, need, "equalize");
+    if (err)
+        return err;
     clv_launch first = *l, last = *l;
     first.done = io->first;
     last.wait_count = 0, last.wait = NULL;
     cl_kernel both[2] = {s->hist_yuv, s->apply_yuv};
-    int err = 0;
     for (int i = 0; i < 2 && !err; i++) {
         if (clv__kernel_mem_arg(both[i], 0, io->in, io->in_svm) != CL_SUCCESS) {
             clv__log(l->ctx, CLV__LOG_ERROR, "equalize: clSetKernelArg (the stage's input)");
             return CLV_ECL;
         }
-        err = clv__kernel_args(both[i], 1, 12, CLV__ARG(s->rows), CLV__ARG(l->width),
+        err = clv__kernel_args(both[i], 1, 12, CLV__ARG(s->rows.mem), CLV__ARG(l->width),
                                CLV__ARG(l->height), CLV__ARG(l->stride), CLV__ARG(io->in_nv12),
                                CLV__ARG(io->in_coeffs), CLV__ARG(io->yoff), CLV__ARG(io->uoff),
                                CLV__ARG(io->voff), CLV__ARG(io->ys), CLV__ARG(io->us),

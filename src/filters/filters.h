@@ -22,7 +22,9 @@ extern const clv_filter clv__filter_quantize;
  * (0: the coefficient sum, or 1 when that is not positive) and a bias. */
 typedef struct clv__conv {
     cl_kernel kernel;  /* convolve_rows (row shape) or convolve */
+    cl_kernel fused;   /* row shape: convolve_yuv (clv__conv_run_yuv) */
     cl_program source; /* the program kernel came from (the context owns it) */
+    clv__rows rows;    /* the fused kernel's strips */
     cl_mem coef;
     int n, div, bias;
     float inv; /* 1.0f / (2 * div) */
@@ -37,6 +39,8 @@ void clv__conv_uninit(void *state);
 int clv__conv_set(clv__conv *conv, clv_context *ctx, const int *matrix, int count, int div,
                   int bias, clv_msg *msg);
 int clv__conv_run(void *state, const clv_launch *l);
+/* CPUs: the matrix inside the stage's conversions (clv_filter's run_yuv). */
+int clv__conv_run_yuv(void *state, const clv_launch *l, const clv__yuv_io *io);
 void clv__conv_reference(const int *matrix, int count, int div, int bias, const clv_image *src,
                          clv_image *dst);
 
@@ -67,6 +71,7 @@ void clv__conv_reference(const int *matrix, int count, int div, int bias, const 
         .configure = fixed_configure,                                                              \
         .uninit = clv__conv_uninit,                                                                \
         .run = clv__conv_run,                                                                      \
+        .run_yuv = clv__conv_run_yuv,                                                              \
         .reference = fixed_reference,                                                              \
     }
 #endif

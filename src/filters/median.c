@@ -13,7 +13,9 @@ static const char *const kernel_name[KINDS] = {"median3", "median5", "median7", 
                                                "median_hist"};
 
 typedef struct median_state {
-    cl_kernel k[MAX_RADIUS + 1]; /* by radius, made when a radius first needs one */
+    cl_kernel k[MAX_RADIUS + 1];     /* by radius, made when a radius first needs one */
+    cl_kernel fused[MAX_RADIUS + 1]; /* CPUs: the same inside the conversions (<kind>_yuv) */
+    clv__rows rows;                  /* the fused kernels' strips */
 } median_state;
 
 /* On GPUs: 7x7 by shared sorted columns, larger windows by sliding
@@ -46,14 +48,22 @@ static int configure(void *state, clv_context *ctx, const clv_value *v, clv_msg 
         snprintf(defines, sizeof defines, "-DCLV_MEDIAN_KIND=%d -DCLV_MEDIAN_R=%d", kind, r);
     cl_program prog = NULL;
     int err = clv__program_variant(ctx, "median", defines, &prog, msg);
+    if (!err && ctx->row_shape) {
+        char name[32];
+        snprintf(name, sizeof name, "%s_yuv", kernel_name[kind]);
+        err = clv__kernel_create(prog, name, &s->fused[r], msg);
+    }
     return err ? err : clv__kernel_create(prog, kernel_name[kind], &s->k[r], msg);
 }
 
 static void uninit(void *state)
 {
     median_state *s = state;
-    for (int r = 0; r <= MAX_RADIUS; r++)
+    for (int r = 0; r <= MAX_RADIUS; r++) {
         clv__kernel_release(&s->k[r]);
+        clv__kernel_release(&s->fused[r]);
+    }
+    clv__rows_release(&s->rows);
 }
 
 static int run(void *state, const clv_launch *l)
@@ -87,6 +97,19 @@ static int run(void *state, const clv_launch *l)
     /* The GPU shape's 3x3 and 5x5 make two rows a work-item. */
     return kind == K3 || kind == K5 ? clv__launch_pixel_pairs(l, k)
                                     : clv__launch_pixels(l, k, l->width, l->height);
+}
+
+/* CPUs: the window inside the stage's conversions (cl/yuv.cl). */
+static int run_yuv(void *state, const clv_launch *l, const clv__yuv_io *io)
+{
+    median_state *s = state;
+    cl_int r = (cl_int)l->values[0].i;
+    cl_kernel k = s->fused[r];
+    if (!k)
+        return 1;
+    int err =
+        kind_of(r, l->ctx) == KRADIX ? clv__kernel_args(k, CLV__FUSED_ARGS, 1, CLV__ARG(r)) : 0;
+    return err ? err : clv__run_fused(l, io, k, r, &s->rows, "median");
 }
 
 /* The median by counting: the smallest v with more than n/2 values <= v. */
@@ -135,5 +158,6 @@ const clv_filter clv__filter_median = {
     .configure = configure,
     .uninit = uninit,
     .run = run,
+    .run_yuv = run_yuv,
     .reference = reference,
 };

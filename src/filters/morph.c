@@ -4,17 +4,25 @@
 
 typedef struct morph_state {
     cl_kernel kernel;
+    cl_kernel fused; /* CPUs: one pass inside the conversions (morph_yuv) */
+    clv__rows rows;  /* its strips */
 } morph_state;
 
 static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
 {
-    (void)ctx;
-    return clv__kernel_create(prog, "morph", &((morph_state *)state)->kernel, msg);
+    morph_state *s = state;
+    int err = clv__kernel_create(prog, "morph", &s->kernel, msg);
+    if (!err && ctx->row_shape)
+        err = clv__kernel_create(prog, "morph_yuv", &s->fused, msg);
+    return err;
 }
 
 static void uninit(void *state)
 {
-    clv__kernel_release(&((morph_state *)state)->kernel);
+    morph_state *s = state;
+    clv__kernel_release(&s->kernel);
+    clv__kernel_release(&s->fused);
+    clv__rows_release(&s->rows);
 }
 
 /* n passes alternate between dst and scratch so that the last lands in dst. */
@@ -39,6 +47,27 @@ static int run_passes(morph_state *s, const clv_launch *l, cl_int dilate)
         in = out;
     }
     return 0;
+}
+
+/* CPUs: a single pass inside the stage's conversions (cl/yuv.cl); more
+ * passes run as before. */
+static int run_yuv(morph_state *s, const clv_launch *l, const clv__yuv_io *io, cl_int dilate)
+{
+    cl_int r = (cl_int)l->values[0].i;
+    if (!s->fused || l->values[1].i != 1)
+        return 1;
+    int err = clv__kernel_args(s->fused, CLV__FUSED_ARGS, 2, CLV__ARG(r), CLV__ARG(dilate));
+    return err ? err : clv__run_fused(l, io, s->fused, r, &s->rows, dilate ? "dilate" : "erode");
+}
+
+static int run_yuv_erode(void *state, const clv_launch *l, const clv__yuv_io *io)
+{
+    return run_yuv(state, l, io, 0);
+}
+
+static int run_yuv_dilate(void *state, const clv_launch *l, const clv__yuv_io *io)
+{
+    return run_yuv(state, l, io, 1);
 }
 
 static int run_erode(void *state, const clv_launch *l)
@@ -122,6 +151,7 @@ const clv_filter clv__filter_erode = {
     .init = init,
     .uninit = uninit,
     .run = run_erode,
+    .run_yuv = run_yuv_erode,
     .reference = reference_erode,
 };
 
@@ -136,5 +166,6 @@ const clv_filter clv__filter_dilate = {
     .init = init,
     .uninit = uninit,
     .run = run_dilate,
+    .run_yuv = run_yuv_dilate,
     .reference = reference_dilate,
 };

@@ -4,6 +4,8 @@
 
 typedef struct prewitt_state {
     cl_kernel general, unit; /* unit: scale = 1, compiled without the general path */
+    cl_kernel fused;         /* CPUs: any scale inside the conversions (prewitt_yuv) */
+    clv__rows rows;          /* its strips */
 } prewitt_state;
 
 /* scale is kept in thousandths: scale = p / 1000 (PREWITT_Q in cl/prewitt.cl). */
@@ -11,9 +13,10 @@ typedef struct prewitt_state {
 
 static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
 {
-    (void)ctx;
     prewitt_state *s = state;
     int err = clv__kernel_create(prog, "prewitt", &s->general, msg);
+    if (!err && ctx->row_shape)
+        err = clv__kernel_create(prog, "prewitt_yuv", &s->fused, msg);
     return err ? err : clv__kernel_create(prog, "prewitt_unit", &s->unit, msg);
 }
 
@@ -22,6 +25,8 @@ static void uninit(void *state)
     prewitt_state *s = state;
     clv__kernel_release(&s->general);
     clv__kernel_release(&s->unit);
+    clv__kernel_release(&s->fused);
+    clv__rows_release(&s->rows);
 }
 
 static int run(void *state, const clv_launch *l)
@@ -38,6 +43,18 @@ static int run(void *state, const clv_launch *l)
     /* The GPU shape's scale = 1 kernel makes two rows a work-item. */
     return k == s->unit ? clv__launch_pixel_pairs(l, k)
                         : clv__launch_pixels(l, k, l->width, l->height);
+}
+
+/* CPUs: inside the stage's conversions (cl/yuv.cl). */
+static int run_yuv(void *state, const clv_launch *l, const clv__yuv_io *io)
+{
+    prewitt_state *s = state;
+    cl_ulong p = (cl_ulong)l->values[0].i, p2 = p * p;
+    cl_int delta = (cl_int)l->values[1].i;
+    if (!s->fused)
+        return 1;
+    int err = clv__kernel_args(s->fused, CLV__FUSED_ARGS, 2, CLV__ARG(p2), CLV__ARG(delta));
+    return err ? err : clv__run_fused(l, io, s->fused, 1, &s->rows, "prewitt");
 }
 
 /* floor(sqrt(x)) by bisection: the plain definition. */
@@ -99,5 +116,6 @@ const clv_filter clv__filter_prewitt = {
     .init = init,
     .uninit = uninit,
     .run = run,
+    .run_yuv = run_yuv,
     .reference = reference,
 };
