@@ -147,8 +147,8 @@ __kernel void convolve(CLV_FRAME_ARGS, __constant int *coef, int n, int div, int
 
 /* Row y of the frame (the row kernel's body, and the fused kernel's on its
  * strips). */
-inline void conv_row(CLV_FRAME_ARGS, int y, __constant int *coef, int n, int div, int bias,
-                     float inv)
+CLV_ROW_FN void conv_row(CLV_FRAME_ARGS, int y, __constant int *coef, int n, int div, int bias,
+                         float inv)
 {
     const int r = n / 2;
     CLV_ROW_EDGES(x, r)

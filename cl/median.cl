@@ -95,7 +95,7 @@ inline void median_store4(__global const uchar4 *src, __global uchar4 *dst, int 
 #if CLV_MEDIAN_KIND < 0 || CLV_MEDIAN_KIND == 0
 #if CLV_ROW
 /* Row y (the row kernel's body, and the fused kernel's on its strips). */
-inline void median3_row(CLV_FRAME_ARGS, int y)
+CLV_ROW_FN void median3_row(CLV_FRAME_ARGS, int y)
 {
     dst[y * stride] = median3_pixel(src, w, h, stride, 0, y);
     if (w > 1)
@@ -418,7 +418,7 @@ inline void median5_select(const uchar *restrict s0, const uchar *restrict s1,
 #if CLV_MEDIAN_KIND < 0 || CLV_MEDIAN_KIND == 1
 #if CLV_ROW
 /* Row y (the row kernel's body, and the fused kernel's on its strips). */
-inline void median5_row(CLV_FRAME_ARGS, int y)
+CLV_ROW_FN void median5_row(CLV_FRAME_ARGS, int y)
 {
     CLV_ROW_EDGES(x, 2)
     dst[y * stride + x] = median5_pixel(src, w, h, stride, x, y);
@@ -595,7 +595,7 @@ inline void median_keep(uchar *restrict res, const uchar *restrict cand,
 #if CLV_MEDIAN_KIND < 0 || CLV_MEDIAN_KIND == 3
 #if CLV_ROW
 /* Row y (the row kernel's body, and the fused kernel's on its strips). */
-inline void median_radix_row(CLV_FRAME_ARGS, int y, int r)
+CLV_ROW_FN void median_radix_row(CLV_FRAME_ARGS, int y, int r)
 {
     /* The same selection on the row's interior in tiles of bytes: every
      * innermost loop is a plain byte loop the compiler vectorizes. */

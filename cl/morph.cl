@@ -20,7 +20,7 @@ inline uchar4 morph_pixel(__global const uchar4 *src, int w, int h, int stride, 
 
 #if CLV_ROW
 /* Row y (the row kernel's body, and the fused kernel's on its strips). */
-inline void morph_row(CLV_FRAME_ARGS, int y, int r, int dilate)
+CLV_ROW_FN void morph_row(CLV_FRAME_ARGS, int y, int r, int dilate)
 {
     /* The row's r pixels at each end with clamping; the interior as plain
      * byte loops, one pass per window offset, folded into the output row. */

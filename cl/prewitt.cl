@@ -77,7 +77,7 @@ inline uchar4 prewitt_pixel(__global const uchar4 *src, int w, int h, int stride
 
 #if CLV_ROW
 /* Row y (the row kernels' body, and the fused kernel's on its strips). */
-inline void prewitt_row(CLV_FRAME_ARGS, int y, ulong p2, int delta)
+CLV_ROW_FN void prewitt_row(CLV_FRAME_ARGS, int y, ulong p2, int delta)
 {
     dst[y * stride] = prewitt_pixel(src, w, h, stride, p2, delta, 0, y, 0);
     if (w > 1)

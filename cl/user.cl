@@ -17,8 +17,7 @@
 #define CLVID_USER_KERNEL 1
 
 /* The five arguments every kernel starts with. */
-#define CLV_ARGS                                                                                   \
-    __global const uchar4 *src, __global uchar4 *dst, int width, int height, int stride
+#define CLV_ARGS __global const uchar4 *src, __global uchar4 *dst, int width, int height, int stride
 
 /* This work-item's pixel. */
 #define CLV_X ((int)get_global_id(0))
