@@ -214,23 +214,22 @@ CLV_ROW_FN void conv_row(CLV_FRAME_ARGS, int y, __constant int *coef, int n, int
                               k8 * r2[i + 4];
                 out[i] = (i & 3) == 3 ? centre[i] : convert_uchar_sat(s + bias);
             }
-        } else if (div == 1) {
+        } else if (div == 1) { /* alpha put back after (clv_row_alpha) */
             for (int i = 4; i < end; ++i) {
                 const int s = k0 * r0[i - 4] + k1 * r0[i] + k2 * r0[i + 4] + k3 * centre[i - 4] +
                               k4 * centre[i] + k5 * centre[i + 4] + k6 * r2[i - 4] + k7 * r2[i] +
                               k8 * r2[i + 4];
-                out[i] = (i & 3) == 3 ? centre[i] : convert_uchar_sat(s + bias);
+                out[i] = convert_uchar_sat(s + bias);
             }
+            clv_row_alpha(out, centre, 1, w - 1);
         } else {
             for (int i = 4; i < end; ++i) {
                 const int s = k0 * r0[i - 4] + k1 * r0[i] + k2 * r0[i + 4] + k3 * centre[i - 4] +
                               k4 * centre[i] + k5 * centre[i + 4] + k6 * r2[i - 4] + k7 * r2[i] +
                               k8 * r2[i + 4];
-                out[i] =
-                    (i & 3) == 3
-                        ? centre[i]
-                        : convert_uchar_sat(clv_floor_div_inv(2 * s + div, 2 * div, inv) + bias);
+                out[i] = convert_uchar_sat(clv_floor_div_inv(2 * s + div, 2 * div, inv) + bias);
             }
+            clv_row_alpha(out, centre, 1, w - 1);
         }
         return;
     }

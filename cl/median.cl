@@ -104,13 +104,15 @@ CLV_ROW_FN void median3_row(CLV_FRAME_ARGS, int y)
     __global const uchar *r1 = CLV_ROW_BYTES_CONST(src, y);
     __global const uchar *r2 = CLV_ROW_BYTES_CONST(src, min(y + 1, h - 1));
     __global uchar *restrict out = CLV_ROW_BYTES(dst, y);
+    /* every byte through the network, alpha put back after (clv_row_alpha) */
     for (int i = 4; i < 4 * (w - 1); ++i) {
         uchar p0 = r0[i - 4], p1 = r0[i], p2 = r0[i + 4];
         uchar p3 = r1[i - 4], p4 = r1[i], p5 = r1[i + 4];
         uchar p6 = r2[i - 4], p7 = r2[i], p8 = r2[i + 4];
         MEDIAN9(uchar);
-        out[i] = (i & 3) == 3 ? r1[i] : p4;
+        out[i] = p4;
     }
+    clv_row_alpha(out, r1, 1, w - 1);
 }
 #endif
 

@@ -116,12 +116,13 @@ CLV_ROW_FN void prewitt_row(CLV_FRAME_ARGS, int y, ulong p2, int delta)
         }
         return;
     }
-    for (int i = 4; i < 4 * (w - 1); ++i) {
+    for (int i = 4; i < 4 * (w - 1); ++i) { /* alpha put back after (clv_row_alpha) */
         const int gx = (r0[i + 4] + r1[i + 4] + r2[i + 4]) - (r0[i - 4] + r1[i - 4] + r2[i - 4]);
         const int gy = (r2[i - 4] + r2[i] + r2[i + 4]) - (r0[i - 4] + r0[i] + r0[i + 4]);
         const int v = prewitt_mag((uint)(gx * gx + gy * gy), p2) + delta;
-        out[i] = (i & 3) == 3 ? r1[i] : convert_uchar_sat(v);
+        out[i] = convert_uchar_sat(v);
     }
+    clv_row_alpha(out, r1, 1, w - 1);
 }
 #endif
 
