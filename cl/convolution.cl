@@ -249,17 +249,16 @@ CLV_ROW_FN void conv_row(CLV_FRAME_ARGS, int y, __constant int *coef, int n, int
                     acc[i] += k * p[i];
             }
         }
-        if (div == 1) {
+        if (div == 1) { /* alpha too: put back below */
             for (int i = 0; i < len; ++i)
-                out[t + i] = ((t + i) & 3) == 3 ? centre[t + i] : convert_uchar_sat(acc[i] + bias);
+                out[t + i] = convert_uchar_sat(acc[i] + bias);
         } else {
             for (int i = 0; i < len; ++i)
-                out[t + i] = ((t + i) & 3) == 3
-                                 ? centre[t + i]
-                                 : convert_uchar_sat(
-                                       clv_floor_div_inv(2 * acc[i] + div, 2 * div, inv) + bias);
+                out[t + i] =
+                    convert_uchar_sat(clv_floor_div_inv(2 * acc[i] + div, 2 * div, inv) + bias);
         }
     }
+    clv_row_alpha(out, centre, r, w - r);
 }
 
 __kernel void convolve_rows(CLV_FRAME_ARGS, __constant int *coef, int n, int div, int bias,

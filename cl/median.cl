@@ -398,11 +398,10 @@ inline void median5_columns(__global const uchar *restrict r0, __global const uc
 }
 
 /* out[i] = the median of the window whose sorted columns start at s*[i]
- * (byte columns 4 apart); alpha bytes (phase 3 from `phase`) are copied. */
+ * (byte columns 4 apart), alpha bytes too (the caller puts them back). */
 inline void median5_select(const uchar *restrict s0, const uchar *restrict s1,
                            const uchar *restrict s2, const uchar *restrict s3,
-                           const uchar *restrict s4, __global const uchar *restrict centre,
-                           __global uchar *restrict out, int len, int phase)
+                           const uchar *restrict s4, __global uchar *restrict out, int len)
 {
 #define AT(col, rank) s##rank[i + 4 * (col)]
     for (int i = 0; i < len; ++i) {
@@ -412,7 +411,7 @@ inline void median5_select(const uchar *restrict s0, const uchar *restrict s1,
         MEDIAN25_LOAD_COLUMN(uchar, 3, AT);
         MEDIAN25_LOAD_COLUMN(uchar, 4, AT);
         MEDIAN25_COLS(uchar);
-        out[i] = ((phase + i) & 3) == 3 ? centre[i] : MEDIAN25_OUT;
+        out[i] = MEDIAN25_OUT; /* alpha too: median5_row puts it back */
     }
 #undef AT
 }
@@ -436,8 +435,9 @@ CLV_ROW_FN void median5_row(CLV_FRAME_ARGS, int y)
         const int len = min(MEDIAN5_TILE, 4 * (w - 2) - t);
         median5_columns(r0 + t - 8, r1 + t - 8, r2 + t - 8, r3 + t - 8, r4 + t - 8, s0, s1, s2, s3,
                         s4, len + 16);
-        median5_select(s0, s1, s2, s3, s4, r2 + t, out + t, len, t);
+        median5_select(s0, s1, s2, s3, s4, out + t, len);
     }
+    clv_row_alpha(out, r2, 2, w - 2);
 }
 #endif
 
@@ -623,9 +623,10 @@ CLV_ROW_FN void median_radix_row(CLV_FRAME_ARGS, int y, int r)
             }
             median_keep(res, cand, below, (uchar)k, len);
         }
-        for (int i = 0; i < len; ++i)
-            out[t + i] = ((t + i) & 3) == 3 ? centre[t + i] : res[i];
+        for (int i = 0; i < len; ++i) /* alpha too: put back below */
+            out[t + i] = res[i];
     }
+    clv_row_alpha(out, centre, r, w - r);
 }
 #endif
 
