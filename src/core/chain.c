@@ -823,6 +823,19 @@ void clv__rows_release(clv__rows *rows)
     rows->size = 0;
 }
 
+int clv__yuv_in_args(cl_kernel kernel, const clv_launch *l, const clv__yuv_io *io, cl_mem rows,
+                     const char *who)
+{
+    if (clv__kernel_mem_arg(kernel, 0, io->in, io->in_svm) != CL_SUCCESS) {
+        clv__log(l->ctx, CLV__LOG_ERROR, "%s: clSetKernelArg (the stage's input)", who);
+        return CLV_ECL;
+    }
+    return clv__kernel_args(kernel, 1, 12, CLV__ARG(rows), CLV__ARG(l->width), CLV__ARG(l->height),
+                            CLV__ARG(l->stride), CLV__ARG(io->in_nv12), CLV__ARG(io->in_coeffs),
+                            CLV__ARG(io->yoff), CLV__ARG(io->uoff), CLV__ARG(io->voff),
+                            CLV__ARG(io->ys), CLV__ARG(io->us), CLV__ARG(io->vs));
+}
+
 int clv__run_fused(const clv_launch *l, const clv__yuv_io *io, cl_kernel kernel, int reach,
                    clv__rows *rows, const char *who)
 {
@@ -837,19 +850,15 @@ int clv__run_fused(const clv_launch *l, const clv__yuv_io *io, cl_kernel kernel,
     if (err)
         return err;
     cl_int r = reach;
-    if (clv__kernel_mem_arg(kernel, 0, io->in, io->in_svm) != CL_SUCCESS ||
-        clv__kernel_mem_arg(kernel, 13, io->out, io->out_svm) != CL_SUCCESS) {
-        clv__log(l->ctx, CLV__LOG_ERROR, "%s: clSetKernelArg (the stage's frames)", who);
+    if ((err = clv__yuv_in_args(kernel, l, io, rows->mem, who)))
+        return err;
+    /* then CLV_FUSED_ARGS' output frame, its layout and colours, reach */
+    if (clv__kernel_mem_arg(kernel, 13, io->out, io->out_svm) != CL_SUCCESS) {
+        clv__log(l->ctx, CLV__LOG_ERROR, "%s: clSetKernelArg (the stage's output)", who);
         return CLV_ECL;
     }
-    err =
-        clv__kernel_args(kernel, 1, 12, CLV__ARG(rows->mem), CLV__ARG(l->width),
-                         CLV__ARG(l->height), CLV__ARG(l->stride), CLV__ARG(io->in_nv12),
-                         CLV__ARG(io->in_coeffs), CLV__ARG(io->yoff), CLV__ARG(io->uoff),
-                         CLV__ARG(io->voff), CLV__ARG(io->ys), CLV__ARG(io->us), CLV__ARG(io->vs));
-    if (!err)
-        err = clv__kernel_args(kernel, 14, 3, CLV__ARG(io->out_nv12), CLV__ARG(io->out_coeffs),
-                               CLV__ARG(r));
+    err = clv__kernel_args(kernel, 14, 3, CLV__ARG(io->out_nv12), CLV__ARG(io->out_coeffs),
+                           CLV__ARG(r));
     if (!err)
         err = clv__launch(l, kernel, 1, &groups, &one);
     /* one kernel: the first is the last */

@@ -190,6 +190,13 @@ typedef struct clv__rows {
 int clv__rows_reserve(clv_context *ctx, clv__rows *rows, size_t need, const char *who);
 void clv__rows_release(clv__rows *rows);
 
+/* Sets arguments 0-12 of a kernel inside the conversions: the stage's
+ * input frame, the kernel's rows, the frame's size and the input's planes
+ * and colours (cl/yuv.cl's CLV_FUSED_ARGS begin so, as equalize's kernels
+ * do); `who` names the filter in the log. */
+int clv__yuv_in_args(cl_kernel kernel, const clv_launch *l, const clv__yuv_io *io, cl_mem rows,
+                     const char *who);
+
 /* cl/yuv.cl's CLV_FUSE_ROWS: the output rows of a fused kernel's chunk. */
 #define CLV__FUSE_ROWS 8
 /* A fused kernel's own arguments start here (after CLV_FUSED_ARGS). */

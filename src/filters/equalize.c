@@ -137,17 +137,8 @@ static int run_yuv(void *state, const clv_launch *l, const clv__yuv_io *io)
     first.done = io->first;
     last.wait_count = 0, last.wait = NULL;
     cl_kernel both[2] = {s->hist_yuv, s->apply_yuv};
-    for (int i = 0; i < 2 && !err; i++) {
-        if (clv__kernel_mem_arg(both[i], 0, io->in, io->in_svm) != CL_SUCCESS) {
-            clv__log(l->ctx, CLV__LOG_ERROR, "equalize: clSetKernelArg (the stage's input)");
-            return CLV_ECL;
-        }
-        err = clv__kernel_args(both[i], 1, 12, CLV__ARG(s->rows.mem), CLV__ARG(l->width),
-                               CLV__ARG(l->height), CLV__ARG(l->stride), CLV__ARG(io->in_nv12),
-                               CLV__ARG(io->in_coeffs), CLV__ARG(io->yoff), CLV__ARG(io->uoff),
-                               CLV__ARG(io->voff), CLV__ARG(io->ys), CLV__ARG(io->us),
-                               CLV__ARG(io->vs));
-    }
+    for (int i = 0; i < 2 && !err; i++)
+        err = clv__yuv_in_args(both[i], l, io, s->rows.mem, "equalize");
     if (!err)
         err = clv__kernel_args(s->hist_yuv, 13, 2, CLV__ARG(cur), CLV__ARG(spare));
     if (!err)
