@@ -532,6 +532,146 @@ def interrupt(tmp):
 
 
 @test
+def special_outputs(tmp):
+    """The output path is what it names: a FIFO (with a reader) and a
+    character device are written in place and stay what they were, a
+    symbolic link stays a link to the new file (with the old file's
+    permissions), -f null writes nothing, a folder is refused by name."""
+    import stat
+    import threading
+    fifo = os.path.join(tmp, "fifo")
+    os.mkfifo(fifo)
+    got = bytearray()
+
+    def reader():
+        with open(fifo, "rb") as f:
+            got.extend(f.read())
+    t = threading.Thread(target=reader)
+    t.start()
+    clvid("-i", sample(), "-t", "0.5", "-vf", "gray", "-f", "matroska", "-o", fifo, "-y")
+    t.join(60)
+    check(stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced")
+    through = os.path.join(tmp, "through-fifo.mkv")
+    with open(through, "wb") as f:
+        f.write(got)
+    decodes_cleanly(through)
+    check(int(streams(probe(through), "video")[0]["nb_read_frames"]) > 5, "frames lost")
+    dev = os.path.join(tmp, "null")
+    if subprocess.run(["mknod", dev, "c", "1", "3"], capture_output=True).returncode == 0:
+        clvid("-i", sample(), "-t", "0.3", "-f", "mp4", "-o", dev, "-y")
+        check(stat.S_ISCHR(os.lstat(dev).st_mode), "the device node was replaced by a file")
+        p = clvid("-i", sample(), "-t", "0.3", "-f", "mp4", "-o", dev, expect=1)
+        check("already exists; use -y" in p.stderr, p.stderr)
+    else:
+        print("  mknod not allowed here: the character device case is skipped")
+    real = os.path.join(tmp, "real.mp4")
+    link = os.path.join(tmp, "link.mp4")
+    with open(real, "w") as f:
+        f.write("old")
+    os.chmod(real, 0o640)
+    os.symlink("real.mp4", link)
+    clvid("-i", sample(), "-t", "0.3", "-o", link, "-y")
+    check(os.path.islink(link) and os.readlink(link) == "real.mp4", "the link was replaced")
+    check(stat.S_IMODE(os.stat(real).st_mode) == 0o640, "the file lost its permissions")
+    decodes_cleanly(real)
+    dangling = os.path.join(tmp, "dangling.mp4")
+    os.symlink("made-through-link.mp4", dangling)
+    clvid("-i", sample(), "-t", "0.3", "-o", dangling, "-y")
+    check(os.path.islink(dangling), "the dangling link was replaced")
+    decodes_cleanly(os.path.join(tmp, "made-through-link.mp4"))
+    before = sorted(os.listdir(tmp))
+    clvid("-i", sample(), "-t", "0.3", "-f", "null", "-o", os.path.join(tmp, "nothing.null"))
+    check(sorted(os.listdir(tmp)) == before, "-f null wrote %s" % (set(os.listdir(tmp)) - set(before)))
+    p = clvid("-i", sample(), "-o", tmp, "-f", "matroska", "-y", expect=2)
+    check("is a folder" in p.stderr, p.stderr)
+    check(not [n for n in os.listdir(tmp) if "partial" in n], "partials left: %s" % os.listdir(tmp))
+
+
+@test
+def killed_runs(tmp):
+    """SIGHUP stops a run as SIGTERM does (a playable file); after SIGKILL
+    the next run into that path removes the dead run's partial, for a file
+    and for a sequence's picture; a live run's partial is left alone."""
+    out = os.path.join(tmp, "hup.mp4")
+    code, err = interrupted_run(tmp, out, [("SIGHUP", 2.0)])
+    check(code == 129, "SIGHUP: exit %d\n%s" % (code, err))
+    check("interrupted (SIGHUP)" in err, err)
+    decodes_cleanly(out)
+    out = os.path.join(tmp, "killed.mp4")
+    code, err = interrupted_run(tmp, out, [("SIGKILL", 0.5)])
+    check(code == -9, "SIGKILL: exit %d" % code)
+    left = [n for n in os.listdir(tmp) if n.startswith(".killed.mp4.partial-")]
+    check(left, "no partial after SIGKILL (nothing to test): %s" % os.listdir(tmp))
+    # Another live run's partial (a process that holds its lock) stays.
+    live = subprocess.Popen([ARGS.clvid, "transcode", "-q", "-i", sample(), "-vf",
+                             "median=radius=4", "-o", os.path.join(tmp, "killed.mp4"), "-y"])
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and not [
+                n for n in os.listdir(tmp) if n == ".killed.mp4.partial-%d" % live.pid]:
+            time.sleep(0.05)
+        clvid("-i", sample(), "-t", "0.2", "-o", out, "-y")
+        names = os.listdir(tmp)
+        check(".killed.mp4.partial-%d" % live.pid in names, "a live run's partial was removed")
+        check(not [n for n in left if n in names], "the dead run's partial stayed: %s" % names)
+    finally:
+        live.kill()
+        live.wait()
+    decodes_cleanly(out)
+    # A sequence's picture partial of a dead run goes with the next run into the sequence.
+    seq = os.path.join(tmp, "seq")
+    os.mkdir(seq)
+    dead = os.path.join(seq, ".pic_0007.png.partial-999999999")
+    with open(dead, "wb") as f:
+        f.write(b"half a picture")
+    clvid("-i", sample(), "-t", "0.1", "-o", os.path.join(seq, "pic_%04d.png"))
+    check(not os.path.exists(dead), "a dead run's picture partial stayed: %s" % os.listdir(seq))
+
+
+@test
+def sequence_outputs(tmp):
+    """Image sequences are files too: without -y nothing of a sequence over
+    existing files is written; an input sequence (or one of its files,
+    reached through a link) is never an output, with or without -y; on a
+    full disk the half-written picture is removed."""
+    seq = os.path.join(tmp, "f_%03d.png")
+    clvid("-i", sample(), "-t", "0.2", "-o", seq)
+    files = sorted(glob.glob(os.path.join(tmp, "f_*.png")))
+    check(len(files) >= 5, "the sequence has %d files" % len(files))
+    stamp = {f: (os.stat(f).st_mtime_ns, os.path.getsize(f)) for f in files}
+    os.remove(files[0])  # the first picture is free: the check covers the rest
+    p = clvid("-i", sample(), "-t", "0.2", "-o", seq, expect=1)
+    check("already exists; use -y" in p.stderr and "f_%03d.png" in p.stderr, p.stderr)
+    check(not os.path.exists(files[0]), "a picture was written before the refusal")
+    for case in ([seq], [seq, "-y"], [files[2], "-y"]):
+        p = clvid("-i", seq, "-vf", "gray", "-o", *case, expect=2)
+        check("input" in p.stderr, "%s: %s" % (case, p.stderr))
+    other = os.path.join(tmp, "other")
+    os.mkdir(other)
+    os.symlink(files[3], os.path.join(other, "x_001.png"))
+    p = clvid("-i", files[3], "-o", os.path.join(other, "x_%03d.png"), "-y", expect=2)
+    check("input" in p.stderr, p.stderr)
+    for f in files[1:]:
+        check((os.stat(f).st_mtime_ns, os.path.getsize(f)) == stamp[f], "%s was touched" % f)
+    small = os.path.join(tmp, "small")
+    os.mkdir(small)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", small],
+                      capture_output=True).returncode != 0:
+        print("  mounting a tmpfs is not allowed here: the full-disk case is skipped")
+        return
+    try:
+        p = clvid("-i", sample(), "-o", os.path.join(small, "x_%04d.png"), expect=1)
+        check("No space left" in p.stderr and "x_00" in p.stderr, p.stderr)
+        names = sorted(os.listdir(small))
+        check(names and all(n.startswith("x_") for n in names), "left behind: %s" % names)
+        for n in names:
+            decodes_cleanly(os.path.join(small, n))
+        print("  full disk: %d whole pictures kept, the last one removed" % len(names))
+    finally:
+        subprocess.run(["umount", small])
+
+
+@test
 def bad_files(tmp):
     """Damaged and odd inputs: a correct result or a clear error with exit 1;
     never a crash, a hang or a half-written output."""

@@ -203,8 +203,9 @@ static int parse_args(int argc, char **argv, play_args *a)
     return 0;
 }
 
-/* Ctrl-C or SIGTERM ends the run as q does (a recording is finished). What
- * a signal handler touches has to be static. */
+/* Ctrl-C, SIGTERM or SIGHUP ends the run as q does (a recording is
+ * finished); a recording into a FIFO whose reader left fails instead of
+ * dying of SIGPIPE. What a signal handler touches has to be static. */
 static volatile sig_atomic_t quit_signal;
 
 static void on_signal(int sig)
@@ -222,6 +223,8 @@ static int play(play_args *a)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
     clv_msg msg = {{0}};
     int err = clv_player_run(&a->player, &quit_signal, &msg);
     if (err)

@@ -168,9 +168,12 @@ static int parse_args(int argc, char **argv, transcode_args *a)
     return 0;
 }
 
-/* Ctrl-C and SIGTERM: the first asks the run to stop after the frames in
- * flight, so that the output is finished, complete up to there and playable;
- * a second exits at once and removes the partial output. What a signal
+/* Ctrl-C, SIGTERM and SIGHUP (the terminal closed): the first asks the run
+ * to stop after the frames in flight, so that the output is finished,
+ * complete up to there and playable; a second exits at once and removes the
+ * partial output (a partial left by SIGKILL or a crash is unlocked, and the
+ * next run into that path removes it). A reader of a FIFO output that goes
+ * away is a write error, not a silent death by SIGPIPE. What a signal
  * handler touches has to be static: these two are the only such state. */
 static volatile sig_atomic_t stop_signal;
 static char partial_path[1100]; /* written before the handler is installed */
@@ -195,6 +198,8 @@ static void catch_signals(const char *partial)
     sa.sa_flags = SA_RESTART;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
 }
 
 /* The terminal's progress line, ffmpeg's -progress blocks and the summary. */
@@ -276,7 +281,10 @@ static int on_status(const clv_transcode_status *s, void *user)
             fprintf(stderr, "       devices: %s\n", s->device_shares);
         if (s->stopped && stop_signal)
             fprintf(stderr, "clvid: interrupted (%s): '%s' holds the %lld frames before the stop\n",
-                    stop_signal == SIGINT ? "Ctrl-C" : "SIGTERM", s->output, (long long)s->frames);
+                    stop_signal == SIGINT   ? "Ctrl-C"
+                    : stop_signal == SIGHUP ? "SIGHUP"
+                                            : "SIGTERM",
+                    s->output, (long long)s->frames);
         break;
     }
     return 0;

@@ -31,7 +31,17 @@ typedef struct audio_recode {
 
 struct clv_encoder {
     char path[1024];
-    char tmp_path[1100]; /* written here, renamed to path when complete */
+    clv_outfile *file; /* the output, or NULL (standard output, formats that write none) */
+    /* Image outputs: each picture is a file of its own, opened and closed
+     * by the image2 muxer through open_image and close_image. */
+    int images;
+    char pattern[1024]; /* a sequence's file name ("out_%04d.png"), or "" */
+    struct {
+        AVIOContext *pb;
+        clv_outfile *file;
+    } open_images[4];
+    int image_error;       /* an AVERROR of the last picture's file, set by close_image */
+    char image_path[1024]; /* that picture's file */
     const clv_decoder *dec;
     AVFormatContext *oc;
     AVCodecContext *enc;
@@ -39,9 +49,8 @@ struct clv_encoder {
     int *map;              /* input stream index -> output stream index, or -1 */
     audio_recode **recode; /* per input stream: NULL, or how it is re-encoded */
     int map_count;         /* the input's streams, and one for extra_audio */
-    int file_created;
-    AVRational in_tb; /* the input video stream's: frames come with these timestamps */
-    int64_t last_pts; /* the last frame's, in the encoder's time base */
+    AVRational in_tb;      /* the input video stream's: frames come with these timestamps */
+    int64_t last_pts;      /* the last frame's, in the encoder's time base */
     pthread_t thread;
     int started;
     clv_queue *in;
@@ -505,6 +514,62 @@ static int map_audio(clv_encoder *e, const clv_output_options *o, const AVStream
     return 0;
 }
 
+/* The image2 muxer's file opener: each picture goes through a partial of
+ * its own (clv_outfile), so a picture is in place whole or not at all, and
+ * a sequence's partials left by a dead run are swept. */
+static int open_image(AVFormatContext *s, AVIOContext **pb, const char *url, int flags,
+                      AVDictionary **options)
+{
+    clv_encoder *e = s->opaque;
+    if (!(flags & AVIO_FLAG_WRITE))
+        return avio_open2(pb, url, flags, &s->interrupt_callback, options);
+    int slot = 0;
+    while (slot < 4 && e->open_images[slot].pb)
+        slot++;
+    clv_msg msg;
+    clv_outfile *file = NULL;
+    if (slot == 4 || clv_outfile_open(url, e->pattern[0] ? e->pattern : NULL, &file, &msg)) {
+        if (slot < 4)
+            av_log(NULL, AV_LOG_ERROR, "%s\n", msg.text);
+        return AVERROR(EIO);
+    }
+    int r = avio_open2(pb, clv_outfile_write_path(file), flags, &s->interrupt_callback, options);
+    if (r < 0) {
+        clv_outfile_close(file);
+        return r;
+    }
+    e->open_images[slot].pb = *pb;
+    e->open_images[slot].file = file;
+    return 0;
+}
+
+/* Closes a picture's file: in place when it was written whole; a write
+ * error (a full disk) removes it and is kept in image_error, which the
+ * encoder thread reads after each packet (the muxer does not check). */
+static int close_image(AVFormatContext *s, AVIOContext *pb)
+{
+    clv_encoder *e = s->opaque;
+    int r = avio_close(pb);
+    for (int i = 0; i < 4; i++) {
+        if (e->open_images[i].pb != pb)
+            continue;
+        clv_outfile *file = e->open_images[i].file;
+        clv_msg msg;
+        if (r < 0 && !e->image_error)
+            snprintf(e->image_path, sizeof e->image_path, "%s", clv_outfile_target(file));
+        if (r >= 0 && clv_outfile_commit(file, &msg)) {
+            av_log(NULL, AV_LOG_ERROR, "%s\n", msg.text);
+            r = AVERROR(EIO);
+        }
+        clv_outfile_close(file);
+        e->open_images[i].pb = NULL;
+        e->open_images[i].file = NULL;
+    }
+    if (r < 0 && !e->image_error)
+        e->image_error = r;
+    return r;
+}
+
 int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rgb_source,
                      int has_alpha, clv_color color, clv_encoder **out, clv_msg *msg)
 {
@@ -515,12 +580,6 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
         return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
     snprintf(e->path, sizeof e->path, "%s", o->path);
     int to_stdout = !strcmp(o->path, "-");
-    if (!strchr(o->path, '%') && !to_stdout) { /* a sequence is written in place */
-        const char *slash = strrchr(o->path, '/');
-        int dir = slash ? (int)(slash - o->path + 1) : 0;
-        snprintf(e->tmp_path, sizeof e->tmp_path, "%.*s.%s.partial-%ld", dir, o->path,
-                 o->path + dir, (long)getpid());
-    }
     e->dec = dec;
     AVFormatContext *ic = clv_decoder_format(dec);
     AVCodecContext *dc = clv_decoder_codec(dec);
@@ -550,9 +609,23 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
         goto fail;
     }
     e->oc->max_delay = 700000; /* ffmpeg's -muxdelay 0.7: MPEG-PS needs the room */
-    const char *write_path = e->tmp_path[0] ? e->tmp_path : to_stdout ? "pipe:1" : o->path;
+    if (!(ofmt->flags & AVFMT_NOFILE) && !to_stdout &&
+        clv_outfile_open(o->path, NULL, &e->file, msg))
+        goto fail;
+    const char *write_path = to_stdout ? "pipe:1"
+                             : e->file ? clv_outfile_write_path(e->file)
+                                       : o->path;
     av_freep(&e->oc->url);
     e->oc->url = av_strdup(write_path);
+    e->images = !strcmp(ofmt->name, "image2");
+    if (e->images) {
+        const char *slash = strrchr(o->path, '/');
+        if (clv_sequence_pattern(o->path))
+            snprintf(e->pattern, sizeof e->pattern, "%s", slash ? slash + 1 : o->path);
+        e->oc->opaque = e;
+        e->oc->io_open = open_image;
+        e->oc->io_close2 = close_image;
+    }
     /* A song's cover (an attached picture) stays a cover: the filtered
      * picture in the picture's own codec, marked as the attached picture
      * (MP4/M4A covr, MP3 APIC, MKV attachment), not a one-frame video. An
@@ -739,10 +812,11 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
             goto fail;
         }
     }
-    e->file_created = 1;
     AVDictionary *mux_opts = NULL;
-    if (!strcmp(ofmt->name, "image2") && !strchr(o->path, '%'))
+    if (e->images && !e->pattern[0])
         av_dict_set(&mux_opts, "update", "1", 0); /* one file, not a numbered sequence */
+    if (e->images) /* open_image makes each picture's file whole or not at all */
+        av_dict_set(&mux_opts, "atomic_writing", "0", 0);
     r = avformat_write_header(e->oc, &mux_opts);
     av_dict_free(&mux_opts);
     if (r < 0) {
@@ -755,7 +829,7 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
 oom:
     snprintf(msg->text, sizeof msg->text, "out of memory setting up '%s'", o->path);
 fail:
-    clv_encoder_close(e, 1);
+    clv_encoder_close(e);
     return CLV_EIO;
 }
 
@@ -831,6 +905,8 @@ static void *encode_thread(void *arg)
             av_frame_free(&f);
             if (r >= 0)
                 r = write_packets(e);
+            if (r >= 0 && e->image_error)
+                r = e->image_error;
         } else {
             AVPacket *p = item;
             int out_index = p->stream_index < e->map_count ? e->map[p->stream_index] : -1;
@@ -851,8 +927,12 @@ static void *encode_thread(void *arg)
     }
     if (r < 0 && r != AVERROR_EXIT) {
         e->error = CLV_EIO;
-        snprintf(e->message, sizeof e->message, "writing '%s' failed: %s", e->path,
-                 clv_av_err(r, err, sizeof err));
+        if (e->image_path[0])
+            snprintf(e->message, sizeof e->message, "writing '%.600s' (of '%.600s') failed: %s",
+                     e->image_path, e->path, clv_av_err(r, err, sizeof err));
+        else
+            snprintf(e->message, sizeof e->message, "writing '%s' failed: %s", e->path,
+                     clv_av_err(r, err, sizeof err));
         clv_queue_abort(e->in); /* unblock the producer */
     } else if (r == AVERROR_EXIT) {
         e->error = CLV_EIO;
@@ -892,18 +972,22 @@ int clv_encoder_finish(clv_encoder *e, clv_msg *msg)
             snprintf(e->message, sizeof e->message, "closing '%s' failed (disk full?)", e->path);
         }
     }
-    if (!e->error && e->tmp_path[0] && rename(e->tmp_path, e->path) != 0) {
+    if (!e->error && e->image_error) {
         e->error = CLV_EIO;
-        snprintf(e->message, sizeof e->message, "cannot move the finished file to '%s'", e->path);
+        snprintf(e->message, sizeof e->message, "writing '%s' failed: %s", e->path,
+                 clv_av_err(e->image_error, err, sizeof err));
     }
-    if (!e->error)
-        e->file_created = 0; /* complete: it is the user's now */
+    clv_msg moved;
+    if (!e->error && e->file && clv_outfile_commit(e->file, &moved)) {
+        e->error = CLV_EIO;
+        snprintf(e->message, sizeof e->message, "%s", moved.text);
+    }
     if (e->error && msg)
         snprintf(msg->text, sizeof msg->text, "%.1000s", e->message);
     return e->error;
 }
 
-void clv_encoder_close(clv_encoder *e, int remove_output)
+void clv_encoder_close(clv_encoder *e)
 {
     if (!e)
         return;
@@ -915,8 +999,9 @@ void clv_encoder_close(clv_encoder *e, int remove_output)
     }
     if (e->oc && e->oc->pb && !(e->oc->oformat->flags & AVFMT_NOFILE))
         avio_closep(&e->oc->pb);
-    if (remove_output && e->file_created && e->tmp_path[0])
-        remove(e->tmp_path); /* an existing file at path was never touched */
+    clv_outfile_close(e->file); /* an unfinished partial goes; what was at path stays */
+    for (int i = 0; i < 4; i++)
+        clv_outfile_close(e->open_images[i].file);
     avcodec_free_context(&e->enc);
     avformat_free_context(e->oc);
     for (int i = 0; e->recode && i < e->map_count; i++)
@@ -933,7 +1018,7 @@ int clv_encoder_extra_index(const clv_encoder *e)
 
 const char *clv_encoder_partial_path(const clv_encoder *e)
 {
-    return e->tmp_path[0] ? e->tmp_path : NULL;
+    return clv_outfile_partial(e->file);
 }
 
 double clv_encoder_busy_seconds(const clv_encoder *e)

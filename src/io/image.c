@@ -1,5 +1,6 @@
 /* image.c - writes one RGBA picture as a PNG file (screenshots), through
- * FFmpeg's PNG encoder; the file appears complete or not at all. */
+ * FFmpeg's PNG encoder; the file appears complete or not at all (a
+ * clv_outfile). */
 #include "io.h"
 
 #include <errno.h>
@@ -14,8 +15,7 @@ int clv_png_write(const char *path, const uint8_t *rgba, int w, int h, clv_msg *
     AVCodecContext *c = png ? avcodec_alloc_context3(png) : NULL;
     AVFrame *f = av_frame_alloc();
     AVPacket *pkt = av_packet_alloc();
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.part", path);
+    clv_outfile *out = NULL;
     FILE *file = NULL;
     if (!c || !f || !pkt) {
         snprintf(msg->text, sizeof msg->text, "'%.900s': no PNG encoder in this FFmpeg", path);
@@ -39,24 +39,20 @@ int clv_png_write(const char *path, const uint8_t *rgba, int w, int h, clv_msg *
         snprintf(msg->text, sizeof msg->text, "'%.900s': PNG encoding failed", path);
         goto done;
     }
-    file = fopen(tmp, "wb");
+    if ((err = clv_outfile_open(path, NULL, &out, msg)))
+        goto done;
+    err = CLV_EIO;
+    file = fopen(clv_outfile_write_path(out), "wb");
     if (!file || fwrite(pkt->data, 1, (size_t)pkt->size, file) != (size_t)pkt->size ||
         fclose(file) != 0) {
         snprintf(msg->text, sizeof msg->text, "cannot write '%.900s': %s", path, strerror(errno));
-        if (!file)
-            goto done;
-        file = NULL;
-        unlink(tmp);
         goto done;
     }
-    file = NULL;
-    if (rename(tmp, path) != 0) {
-        snprintf(msg->text, sizeof msg->text, "cannot write '%.900s': %s", path, strerror(errno));
-        unlink(tmp);
+    if (clv_outfile_commit(out, msg))
         goto done;
-    }
     err = 0;
 done:
+    clv_outfile_close(out);
     avcodec_free_context(&c);
     av_frame_free(&f);
     av_packet_free(&pkt);

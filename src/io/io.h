@@ -176,11 +176,13 @@ typedef struct clv_encoder clv_encoder;
 
 /* Opens the output for the decoder's streams: one video stream encoded from
  * frames in clv_encoder_pix_fmt, and a copy of each audio and subtitle
- * stream the container takes. It writes to a temporary file beside the
- * output and renames it when clv_encoder_finish succeeds, so a failed or
- * interrupted run never leaves a half-written file at the output path and
- * never touches a file already there (numbered image sequences, "%04d",
- * are written in place). */
+ * stream the container takes. The file is a clv_outfile: a partial renamed
+ * into place when clv_encoder_finish succeeds, so a failed or interrupted
+ * run never leaves a half-written file at the output path and never
+ * touches a file already there; each picture of an image output (one
+ * file, or a numbered sequence, "%04d") is such a file of its own; a FIFO
+ * or device is written in place; formats that write no file (null) write
+ * none. */
 int clv_encoder_open(const clv_output_options *options, const clv_decoder *dec, int rgb_source,
                      int has_alpha, clv_color color, clv_encoder **out, clv_msg *msg);
 /* The pixel format frames must have, and the encoder's name. */
@@ -189,14 +191,50 @@ const char *clv_encoder_codec_name(const clv_encoder *enc);
 int clv_encoder_start(clv_encoder *enc, clv_queue *in);
 /* Joins the thread, writes the trailer when all went well. */
 int clv_encoder_finish(clv_encoder *enc, clv_msg *msg);
-/* remove_output: delete the temporary file of an unfinished run. */
-void clv_encoder_close(clv_encoder *enc, int remove_output);
+/* Stops the thread; the partial of an unfinished run is removed. */
+void clv_encoder_close(clv_encoder *enc);
 double clv_encoder_busy_seconds(const clv_encoder *enc);
 /* The stream_index that marks packets of options->extra_audio. */
 int clv_encoder_extra_index(const clv_encoder *enc);
-/* The temporary file being written, or NULL (image sequences are written in
- * place). */
+/* The partial being written, or NULL (written in place, or pictures: each
+ * has its own, short-lived). */
 const char *clv_encoder_partial_path(const clv_encoder *enc);
+
+/* ---- Output files (outfile.c) ------------------------------------------ */
+
+/* One file being written for the user. A regular file (or nothing yet) at
+ * path is written as a locked hidden partial beside it (".NAME.partial-PID")
+ * and renamed over it by clv_outfile_commit; a FIFO, device or socket is
+ * written in place; symbolic links are followed. Opening removes partials
+ * of the same name (or, with pattern, of any file of that sequence: a file
+ * name with %d) left by processes that died. */
+typedef struct clv_outfile clv_outfile;
+int clv_outfile_open(const char *path, const char *pattern, clv_outfile **out, clv_msg *msg);
+/* Where to write: the partial, or the path itself when in place. */
+const char *clv_outfile_write_path(const clv_outfile *f);
+/* The file the output becomes (symbolic links followed). */
+const char *clv_outfile_target(const clv_outfile *f);
+/* The partial, or NULL when written in place (or f is NULL). */
+const char *clv_outfile_partial(const clv_outfile *f);
+/* Puts the finished partial in place; 0 or CLV_EIO with msg. */
+int clv_outfile_commit(clv_outfile *f, clv_msg *msg);
+/* Removes the partial unless committed; frees f (NULL is fine). */
+void clv_outfile_close(clv_outfile *f);
+
+/* 1 when path's last name is a numbered sequence FFmpeg's image2 takes
+ * ("out_%04d.png": one %d, %% for a percent sign). */
+int clv_sequence_pattern(const char *path);
+/* 1 when file name `name` is one of pattern's (a last name, no folder);
+ * *number (may be NULL) gets its number. */
+int clv_sequence_match(const char *pattern, const char *name, long *number);
+/* Before a run writes anything: CLV_EOPTION when the output (any file of
+ * an output sequence) is one of the inputs' files (any file of an input
+ * sequence), compared by device and inode, with or without overwrite;
+ * CLV_EEXIST when, without overwrite, it (any file of the sequence)
+ * exists; CLV_EOPTION for a folder. format is -f (NULL: from the name);
+ * formats that write no file (null) pass. Names the file in msg. */
+int clv_output_check(const char *const *inputs, int input_count, const char *output,
+                     const char *format, int overwrite, clv_msg *msg);
 
 /* ---- Microphone ------------------------------------------------------- */
 

@@ -51,22 +51,20 @@ static double seconds(const AVPacket *p, AVRational tb)
 int clv_join(const char *const *segments, int count, const char *streams_from, const char *output,
              int overwrite, clv_msg *msg)
 {
-    char err[128], tmp[1200];
+    char err[128];
     msg->text[0] = 0;
     if (count < 1 || !output)
         return snprintf(msg->text, sizeof msg->text, "join: no segments or no output"), CLV_EOPTION;
-    struct stat st;
-    if (!overwrite && stat(output, &st) == 0)
-        return snprintf(msg->text, sizeof msg->text,
-                        "'%.900s' already exists; use -y to overwrite it", output),
-               CLV_EEXIST;
+    int rc = clv_output_check(segments, count, output, NULL, overwrite, msg);
+    if (!rc && streams_from)
+        rc = clv_output_check(&streams_from, 1, output, NULL, 1, msg);
+    if (rc)
+        return rc;
     source seg = {0}, side = {0};
     AVFormatContext *oc = NULL;
-    int rc = CLV_EIO, created = 0, r = 0;
+    clv_outfile *file = NULL;
+    int r = 0;
     int *side_map = NULL;
-    const char *slash = strrchr(output, '/');
-    int dir = slash ? (int)(slash - output + 1) : 0;
-    snprintf(tmp, sizeof tmp, "%.*s.%s.partial-%ld", dir, output, output + dir, (long)getpid());
 
     if ((rc = open_source(&seg, segments[0], msg)))
         goto done;
@@ -115,13 +113,16 @@ int clv_join(const char *const *segments, int count, const char *streams_from, c
             side_map[i] = os->index;
         }
     }
-    if (!(oc->oformat->flags & AVFMT_NOFILE) &&
-        (r = avio_open(&oc->pb, tmp, AVIO_FLAG_WRITE)) < 0) {
-        snprintf(msg->text, sizeof msg->text, "cannot write '%.900s': %s", output,
-                 clv_av_err(r, err, sizeof err));
-        goto done;
+    if (!(oc->oformat->flags & AVFMT_NOFILE)) {
+        if ((rc = clv_outfile_open(output, NULL, &file, msg)))
+            goto done;
+        rc = CLV_EIO;
+        if ((r = avio_open(&oc->pb, clv_outfile_write_path(file), AVIO_FLAG_WRITE)) < 0) {
+            snprintf(msg->text, sizeof msg->text, "cannot write '%.900s': %s", output,
+                     clv_av_err(r, err, sizeof err));
+            goto done;
+        }
     }
-    created = 1;
     if ((r = avformat_write_header(oc, NULL)) < 0) {
         snprintf(msg->text, sizeof msg->text, "'%.900s': cannot start the file: %s", output,
                  clv_av_err(r, err, sizeof err));
@@ -235,11 +236,8 @@ int clv_join(const char *const *segments, int count, const char *streams_from, c
         snprintf(msg->text, sizeof msg->text, "closing '%.900s' failed (disk full?)", output);
         goto done;
     }
-    if (rename(tmp, output) != 0) {
-        snprintf(msg->text, sizeof msg->text, "cannot move the finished file to '%.900s'", output);
+    if (file && clv_outfile_commit(file, msg))
         goto done;
-    }
-    created = 0;
     rc = 0;
     goto done;
 write_failed:
@@ -252,8 +250,7 @@ oom:
 done:
     if (oc && oc->pb)
         avio_closep(&oc->pb);
-    if (created)
-        remove(tmp);
+    clv_outfile_close(file);
     avformat_free_context(oc);
     close_source(&seg);
     close_source(&side);

@@ -116,7 +116,7 @@ int clv_sink_open(const clv_sink_options *o, clv_sink **out, clv_msg *msg)
     *out = s;
     return 0;
 fail:
-    clv_sink_close(s, 1);
+    clv_sink_close(s);
     return err;
 }
 
@@ -286,14 +286,14 @@ int clv_sink_finish(clv_sink *s, int ok, int64_t *mic_packets, clv_msg *mic_note
     return s->result;
 }
 
-void clv_sink_close(clv_sink *s, int remove_output)
+void clv_sink_close(clv_sink *s)
 {
     if (!s)
         return;
     if (s->queue)
         clv_queue_abort(s->queue); /* a push the microphone waits on returns */
     clv_mic_close(s->mic);
-    clv_encoder_close(s->enc, remove_output);
+    clv_encoder_close(s->enc);
     clv_queue_destroy(s->queue);
     sws_freeContext(s->sws);
     av_buffer_pool_uninit(&s->pool); /* freed once the last frame returns its buffer */

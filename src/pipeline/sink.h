@@ -68,9 +68,9 @@ int64_t clv_sink_frames(const clv_sink *sink);
  * (may be NULL; "" when it did not). */
 int clv_sink_finish(clv_sink *sink, int ok, int64_t *mic_packets, clv_msg *mic_note, clv_msg *msg);
 double clv_sink_busy_seconds(const clv_sink *sink);
-/* Frees everything; remove_output deletes an unfinished temporary file.
+/* Frees everything; the partial of an unfinished output is removed.
  * Accepts NULL and a sink that failed half-way. */
-void clv_sink_close(clv_sink *sink, int remove_output);
+void clv_sink_close(clv_sink *sink);
 
 /* ---- Several devices (src/pipeline/devices.c) ---------------------------- */
 

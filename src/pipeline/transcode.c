@@ -77,21 +77,9 @@ static int check_options(const clv_transcode_options *o, clv_chain_desc *desc, c
         snprintf(msg->text, sizeof msg->text, "%s", text);
         return err;
     }
-    /* Never overwrite without permission, and never write over the input. */
-    struct stat out_st, in_st;
-    if (stat(o->output, &out_st) == 0) {
-        if (stat(o->input, &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
-            in_st.st_ino == out_st.st_ino)
-            return snprintf(msg->text, sizeof msg->text,
-                            "'%.900s' is the input as well as the output; write to another file",
-                            o->output),
-                   CLV_EOPTION;
-        if (!o->overwrite)
-            return snprintf(msg->text, sizeof msg->text,
-                            "'%.900s' already exists; use -y to overwrite it", o->output),
-                   CLV_EEXIST;
-    }
-    return 0;
+    /* Never overwrite without permission, and never write over an input
+     * (any file of an input or output sequence). */
+    return clv_output_check(&o->input, 1, o->output, o->output_format, o->overwrite, msg);
 }
 
 /* The run's state, so that its steps can be small functions. */
@@ -463,7 +451,7 @@ fail:
         clv_queue_abort(dec_q);
     for (int i = 0; i < PTS_RING; i++)
         av_frame_free(&r.held[i]);
-    clv_sink_close(r.sink, err != 0);
+    clv_sink_close(r.sink);
     clv_decoder_close(dec);
     clv_stage_destroy(r.stage);
     clv_chain_destroy(chain);

@@ -1012,10 +1012,9 @@ static int check(player *p, clv_chain_desc *descs, clv_msg *msg)
                         "--audio %.500s records the microphone into a recording; give -o OUTPUT",
                         p->a.io.mic),
                CLV_EOPTION;
-    if (p->a.io.output && !p->a.io.overwrite && access(p->a.io.output, F_OK) == 0)
-        return snprintf(msg->text, sizeof msg->text,
-                        "'%.900s' already exists; use -y to overwrite it", p->a.io.output),
-               CLV_EEXIST;
+    if (p->a.io.output)
+        return clv_output_check(&p->path, 1, p->a.io.output, p->a.io.output_format,
+                                p->a.io.overwrite, msg);
     return 0;
 }
 
@@ -1201,7 +1200,7 @@ int clv_player_run(const clv_player_options *options, const volatile sig_atomic_
     int err = play_main(p, msg);
     if (p->dec)
         clv_decoder_stop(p->dec);
-    clv_sink_close(p->sink, err != 0);
+    clv_sink_close(p->sink);
     clv_queue_destroy(p->video_q);
     clv_queue_destroy(p->packet_q);
     clv_decoder_close(p->dec);

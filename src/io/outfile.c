@@ -1,0 +1,387 @@
+/* outfile.c - how clvid writes a path the user named. A regular file (or a
+ * name with nothing there yet) is written as a hidden partial beside it and
+ * renamed over it only when complete, so a failed run never leaves half a
+ * file and never touches what was there; anything else at the path (a FIFO,
+ * a device, a socket) is written in place and never removed, as ffmpeg
+ * does; a symbolic link is followed, so it stays a link to the new file. A
+ * partial is locked (flock) while its process lives: a later run that finds
+ * the partial of a process that died (SIGKILL, a crash) removes it. Also the
+ * checks made before a run writes anything: what exists, and what is also
+ * an input, for single files and numbered sequences ("out_%04d.png"). */
+#include "io.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct clv_outfile {
+    char target[PATH_MAX];  /* the file the output becomes (links followed) */
+    char partial[PATH_MAX]; /* "" when the target is written in place */
+    int lock;               /* an fd of the partial holding its flock, or -1 */
+    int committed;
+};
+
+static int fail(clv_msg *msg, int code, const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(msg->text, sizeof msg->text, format, ap);
+    va_end(ap);
+    return code;
+}
+
+/* Splits path into its folder ("" for the current one, else ending in '/')
+ * and its last name. */
+static void split(const char *path, char *dir, size_t dir_size, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    int n = slash ? (int)(slash - path + 1) : 0;
+    snprintf(dir, dir_size, "%.*s", n, path);
+    *base = path + n;
+}
+
+/* Follows symbolic links from path, even to a target that does not exist
+ * yet: *out is the path the data lands in. 0, or CLV_EIO for a loop. */
+static int follow_links(const char *path, char *out, size_t size, clv_msg *msg)
+{
+    char cur[PATH_MAX], link[PATH_MAX], dir[PATH_MAX];
+    snprintf(cur, sizeof cur, "%s", path);
+    for (int hops = 0; hops < 40; hops++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) {
+            snprintf(out, size, "%s", cur);
+            return 0;
+        }
+        ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n < 0)
+            return fail(msg, CLV_EIO, "'%.900s': cannot read the link: %s", path, strerror(errno));
+        link[n] = 0;
+        const char *base;
+        split(cur, dir, sizeof dir, &base);
+        if (link[0] == '/' || !dir[0])
+            snprintf(cur, sizeof cur, "%s", link);
+        else if (snprintf(cur, sizeof cur, "%s%s", dir, link) >= (int)sizeof cur)
+            return fail(msg, CLV_EIO, "'%.900s': the link's target is too long", path);
+    }
+    return fail(msg, CLV_EIO, "'%.900s': too many levels of symbolic links", path);
+}
+
+/* A partial's name: ".NAME.partial-PID" beside NAME. */
+static const char partial_mark[] = ".partial-";
+
+/* Removes the partials of `base` (NULL: of every name matching `pattern`,
+ * a sequence's file name) in dir that no live process writes: their lock
+ * is free and their process is gone. A partial of a running clvid is
+ * locked; one of a process that died is not. */
+static void sweep(const char *dir, const char *base, const char *pattern)
+{
+    DIR *d = opendir(dir[0] ? dir : ".");
+    if (!d)
+        return;
+    struct dirent *e;
+    char name[NAME_MAX + 1], path[PATH_MAX];
+    while ((e = readdir(d))) {
+        const char *mark = e->d_name[0] == '.' ? strstr(e->d_name, partial_mark) : NULL;
+        if (!mark)
+            continue;
+        int len = (int)(mark - e->d_name - 1);
+        snprintf(name, sizeof name, "%.*s", len, e->d_name + 1);
+        if (base ? strcmp(name, base) != 0 : !clv_sequence_match(pattern, name, NULL))
+            continue;
+        char *end;
+        long pid = strtol(mark + strlen(partial_mark), &end, 10);
+        if (pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) == 0)
+            continue; /* its process runs (perhaps an older clvid that takes no lock) */
+        if (snprintf(path, sizeof path, "%s%s", dir, e->d_name) >= (int)sizeof path)
+            continue;
+        int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0)
+            continue;
+        struct stat held, named;
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &held) == 0 &&
+            lstat(path, &named) == 0 && S_ISREG(held.st_mode) && held.st_ino == named.st_ino &&
+            held.st_dev == named.st_dev)
+            unlink(path);
+        close(fd);
+    }
+    closedir(d);
+}
+
+int clv_outfile_open(const char *path, const char *pattern, clv_outfile **out, clv_msg *msg)
+{
+    *out = NULL;
+    clv_outfile *f = calloc(1, sizeof *f);
+    if (!f)
+        return fail(msg, CLV_ENOMEM, "out of memory");
+    f->lock = -1;
+    int err = follow_links(path, f->target, sizeof f->target, msg);
+    if (err) {
+        free(f);
+        return err;
+    }
+    struct stat st;
+    int exists = stat(f->target, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
+        free(f);
+        return fail(msg, CLV_EIO, "'%.900s' is a folder; name a file in it", path);
+    }
+    if (exists && !S_ISREG(st.st_mode)) { /* FIFO, device, socket: in place */
+        *out = f;
+        return 0;
+    }
+    char dir[PATH_MAX];
+    const char *base;
+    split(f->target, dir, sizeof dir, &base);
+    sweep(dir, pattern ? NULL : base, pattern);
+    for (int n = 0; n < 100; n++) {
+        char suffix[24] = "";
+        if (n)
+            snprintf(suffix, sizeof suffix, "-%d", n);
+        if (snprintf(f->partial, sizeof f->partial, "%s.%s%s%ld%s", dir, base, partial_mark,
+                     (long)getpid(), suffix) >= (int)sizeof f->partial) {
+            free(f);
+            return fail(msg, CLV_EIO, "'%.900s': the name is too long", path);
+        }
+        f->lock = open(f->partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+        if (f->lock >= 0 || errno != EEXIST)
+            break;
+    }
+    if (f->lock < 0) {
+        err = errno;
+        free(f);
+        return fail(msg, CLV_EIO, "cannot write '%.900s': %s", path, strerror(err));
+    }
+    flock(f->lock, LOCK_EX);
+    /* The new file takes the old one's permissions (and owner, where this
+     * process may give it). */
+    if (exists) {
+        int ignored = fchown(f->lock, st.st_uid, st.st_gid);
+        ignored |= fchmod(f->lock, st.st_mode & 07777);
+        (void)ignored; /* a file system without owners or modes keeps its own */
+    }
+    *out = f;
+    return 0;
+}
+
+const char *clv_outfile_write_path(const clv_outfile *f)
+{
+    return f->partial[0] ? f->partial : f->target;
+}
+
+const char *clv_outfile_target(const clv_outfile *f)
+{
+    return f->target;
+}
+
+const char *clv_outfile_partial(const clv_outfile *f)
+{
+    return f && f->partial[0] ? f->partial : NULL;
+}
+
+int clv_outfile_commit(clv_outfile *f, clv_msg *msg)
+{
+    if (!f->partial[0] || f->committed)
+        return 0;
+    if (rename(f->partial, f->target) != 0)
+        return fail(msg, CLV_EIO, "cannot move the finished file to '%.900s': %s", f->target,
+                    strerror(errno));
+    f->committed = 1;
+    return 0;
+}
+
+void clv_outfile_close(clv_outfile *f)
+{
+    if (!f)
+        return;
+    if (f->partial[0] && !f->committed)
+        unlink(f->partial);
+    if (f->lock >= 0)
+        close(f->lock);
+    free(f);
+}
+
+/* ---- Sequences and the checks before a run ----------------------------- */
+
+int clv_sequence_pattern(const char *path)
+{
+    char probe[PATH_MAX];
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    /* One %d (with a width) and %% escapes, as FFmpeg's image2 takes. */
+    return strchr(base, '%') && av_get_frame_filename(probe, sizeof probe, base, 1) == 0;
+}
+
+int clv_sequence_match(const char *pattern, const char *name, long *number)
+{
+    const char *p = pattern, *s = name;
+    int numbers = 0;
+    long value = 0;
+    while (*p) {
+        if (p[0] == '%' && p[1] == '%') {
+            if (*s++ != '%')
+                return 0;
+            p += 2;
+            continue;
+        }
+        if (*p == '%') {
+            p++;
+            int width = 0;
+            while (*p >= '0' && *p <= '9')
+                width = width * 10 + (*p++ - '0');
+            if (*p++ != 'd' || numbers++)
+                return 0;
+            int digits = 0;
+            value = 0;
+            while (*s >= '0' && *s <= '9' && value < 100000000L) {
+                value = value * 10 + (*s++ - '0');
+                digits++;
+            }
+            if (!digits || digits < width)
+                return 0;
+            continue;
+        }
+        if (*p++ != *s++)
+            return 0;
+    }
+    if (*s || !numbers)
+        return 0;
+    if (number)
+        *number = value;
+    return 1;
+}
+
+/* Calls visit for each existing file the path names: the file itself, or
+ * every file of the sequence. Stops at a nonzero answer and returns it. */
+static int each_file(const char *path,
+                     int (*visit)(const char *file, const struct stat *st, void *user), void *user)
+{
+    struct stat st;
+    if (!clv_sequence_pattern(path))
+        return stat(path, &st) == 0 ? visit(path, &st, user) : 0;
+    char dir[PATH_MAX], file[PATH_MAX];
+    const char *base;
+    split(path, dir, sizeof dir, &base);
+    DIR *d = opendir(dir[0] ? dir : ".");
+    if (!d)
+        return 0;
+    struct dirent *e;
+    int r = 0;
+    while (!r && (e = readdir(d))) {
+        if (!clv_sequence_match(base, e->d_name, NULL))
+            continue;
+        if (snprintf(file, sizeof file, "%s%s", dir, e->d_name) >= (int)sizeof file)
+            continue;
+        if (stat(file, &st) == 0 && !S_ISDIR(st.st_mode))
+            r = visit(file, &st, user);
+    }
+    closedir(d);
+    return r;
+}
+
+typedef struct file_ids {
+    struct {
+        dev_t dev;
+        ino_t ino;
+        char name[256];
+    } * list;
+    int count, capacity;
+    const char *found;     /* the output file that is an input, or exists */
+    const char *found_in;  /* the input file it is */
+    char found_name[1024]; /* storage for found */
+} file_ids;
+
+static int add_input(const char *file, const struct stat *st, void *user)
+{
+    file_ids *ids = user;
+    if (ids->count == ids->capacity) {
+        int capacity = ids->capacity ? 2 * ids->capacity : 64;
+        void *grown = realloc(ids->list, (size_t)capacity * sizeof *ids->list);
+        if (!grown)
+            return -1;
+        ids->list = grown;
+        ids->capacity = capacity;
+    }
+    ids->list[ids->count].dev = st->st_dev;
+    ids->list[ids->count].ino = st->st_ino;
+    snprintf(ids->list[ids->count].name, sizeof ids->list[ids->count].name, "%s", file);
+    ids->count++;
+    return 0;
+}
+
+static int find_input(const char *file, const struct stat *st, void *user)
+{
+    file_ids *ids = user;
+    for (int i = 0; i < ids->count; i++)
+        if (ids->list[i].dev == st->st_dev && ids->list[i].ino == st->st_ino) {
+            snprintf(ids->found_name, sizeof ids->found_name, "%s", file);
+            ids->found = ids->found_name;
+            ids->found_in = ids->list[i].name;
+            return 1;
+        }
+    return 0;
+}
+
+static int first_existing(const char *file, const struct stat *st, void *user)
+{
+    file_ids *ids = user;
+    if (S_ISREG(st->st_mode) || S_ISLNK(st->st_mode)) {
+        snprintf(ids->found_name, sizeof ids->found_name, "%s", file);
+        ids->found = ids->found_name;
+        return 1;
+    }
+    return 0; /* a FIFO or device is written, not overwritten: still needs -y below */
+}
+
+int clv_output_check(const char *const *inputs, int input_count, const char *output,
+                     const char *format, int overwrite, clv_msg *msg)
+{
+    if (!output || !strcmp(output, "-"))
+        return 0;
+    const AVOutputFormat *of =
+        format ? av_guess_format(format, NULL, NULL) : av_guess_format(NULL, output, NULL);
+    int image2 = of && (!strcmp(of->name, "image2"));
+    if (of && (of->flags & AVFMT_NOFILE) && !image2)
+        return 0; /* -f null and its kind write no file */
+    int sequence = image2 && clv_sequence_pattern(output);
+    struct stat st;
+    if (!sequence && stat(output, &st) == 0 && S_ISDIR(st.st_mode))
+        return fail(msg, CLV_EOPTION, "'%.900s' is a folder; name a file in it", output);
+    file_ids ids = {0};
+    int err = 0;
+    for (int i = 0; i < input_count && !err; i++)
+        if (inputs[i] && strcmp(inputs[i], "-"))
+            err = each_file(inputs[i], add_input, &ids) < 0 ? CLV_ENOMEM : 0;
+    if (!err && ids.count && (sequence ? each_file(output, find_input, &ids) : 0)) {
+        err = fail(msg, CLV_EOPTION,
+                   "'%.600s' (of the sequence '%.300s') is an input as well; write the output "
+                   "elsewhere",
+                   ids.found, output);
+    } else if (!err && ids.count && !sequence && stat(output, &st) == 0 &&
+               find_input(output, &st, &ids)) {
+        err = fail(msg, CLV_EOPTION,
+                   strcmp(ids.found_in, output)
+                       ? "'%.450s' is the input '%.450s' as well as the output; write to another "
+                         "file"
+                       : "'%.450s' is the input as well as the output; write to another file%.0s",
+                   output, ids.found_in);
+    } else if (!err && !overwrite) {
+        if (sequence && each_file(output, first_existing, &ids))
+            err = fail(msg, CLV_EEXIST,
+                       "'%.600s' (of the sequence '%.300s') already exists; use -y to overwrite "
+                       "the sequence's files",
+                       ids.found, output);
+        else if (!sequence && lstat(output, &st) == 0)
+            err = fail(msg, CLV_EEXIST, "'%.900s' already exists; use -y to overwrite it", output);
+    }
+    free(ids.list);
+    return err;
+}
