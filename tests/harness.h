@@ -30,6 +30,7 @@ extern int test_failures;
 #define TEST_LIST(X)                                                                               \
     X(parser_chains)                                                                               \
     X(parser_errors)                                                                               \
+    X(parser_excerpts)                                                                             \
     X(parser_format)                                                                               \
     X(errors_table)                                                                                \
     X(device_select)                                                                               \

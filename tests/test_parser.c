@@ -23,7 +23,11 @@ static void expect_error(const char *text, int code, const char *want)
     clv_msg msg = {{0}};
     int err = clv_chain_parse(text, &desc, &msg);
     CHECK(err == code, "'%s': got %d (%s), want %d", text, err, msg.text, code);
-    CHECK(strcmp(msg.text, want) == 0, "'%s'\n   got: %s\n  want: %s", text, msg.text, want);
+    /* The first line says what is wrong; the excerpt after it is checked
+     * by test_parser_excerpts. */
+    size_t first = strcspn(msg.text, "\n");
+    CHECK(strlen(want) == first && strncmp(msg.text, want, first) == 0,
+          "'%s'\n   got: %s\n  want: %s", text, msg.text, want);
     CHECK(err == 0 || desc.count == 0, "'%s': a failed parse left %d filters", text, desc.count);
 }
 
@@ -102,7 +106,7 @@ int test_parser_errors(void)
                  "filter 'convolution' parameter 'matrix': coefficient 99999 is out of range "
                  "(allowed: -10000 to 10000)");
     expect_error("convolution=matrix='1 2 1", CLV_EPARSE,
-                 "filter 'convolution': unterminated quote in 'matrix='1 2 1'");
+                 "filter 'convolution' parameter 'matrix': unterminated quote");
     /* An escaped '=' is part of a value, not the end of a key (found by
      * fuzzing: the parser read past the end of the text). */
     expect_error("threshold=t\\=90", CLV_EPARSE,
@@ -110,12 +114,8 @@ int test_parser_errors(void)
     expect_error("convolution=matri\\=1", CLV_EPARSE,
                  "filter 'convolution' parameter 'matrix': 'matri=1' is not an integer "
                  "(coefficients are integers from -10000 to 10000, separated by spaces)");
-    expect_error("sharpen,,gray", CLV_EPARSE,
-                 "filter chain 'sharpen,,gray': empty filter at character 9 (two commas, or a "
-                 "comma at an end?)");
-    expect_error("sharpen,", CLV_EPARSE,
-                 "filter chain 'sharpen,': empty filter at character 9 (two commas, or a comma "
-                 "at an end?)");
+    expect_error("sharpen,,gray", CLV_EPARSE, "empty filter (two commas, or a comma at an end?)");
+    expect_error("sharpen,", CLV_EPARSE, "empty filter (two commas, or a comma at an end?)");
     expect_error("noise=seed=-1", CLV_ERANGE,
                  "filter 'noise' parameter 'seed': -1 is out of range (allowed: 0 to "
                  "4294967295)");
@@ -126,15 +126,81 @@ int test_parser_errors(void)
     char many[4096] = "";
     for (int i = 0; i < CLV_CHAIN_MAX + 1; i++)
         strcat(many, i ? ",gray" : "gray");
-    char want[4200];
-    snprintf(want, sizeof want, "filter chain '%s': more than %d filters", many, CLV_CHAIN_MAX);
+    expect_error(many, CLV_EPARSE, "filter 'gray': more than 32 filters in one chain");
+    return 0;
+}
+
+/* Each error's second and third lines: the text around the fault, cut to
+ * at most 60 characters with "...", and a caret under the fault; tokens of
+ * any length are named by their length, never cut into another message. */
+static void expect_excerpt(const char *text, const char *first, const char *excerpt,
+                           const char *caret)
+{
     clv_chain_desc desc;
     clv_msg msg = {{0}};
-    CHECK(clv_chain_parse(many, &desc, &msg) == CLV_EPARSE, "a chain of %d filters passed",
-          CLV_CHAIN_MAX + 1);
-    CHECK(strncmp(msg.text, "filter chain 'gray,gray", 23) == 0 &&
-              strstr(msg.text, "more than 32 filters"),
-          "%s", msg.text);
+    CHECK(clv_chain_parse(text, &desc, &msg) != 0, "'%.60s' passed", text);
+    char want[1024];
+    snprintf(want, sizeof want, "%s\n  %s\n  %s", first, excerpt, caret);
+    CHECK(strcmp(msg.text, want) == 0, "'%.60s'\n   got: %s\n  want: %s", text, msg.text, want);
+}
+
+int test_parser_excerpts(void)
+{
+    expect_excerpt("median=radius=99",
+                   "filter 'median' parameter 'radius': 99 is out of range "
+                   "(allowed: 1 to 7)",
+                   "median=radius=99", "              ^");
+    expect_excerpt("sharpen,,gray", "empty filter (two commas, or a comma at an end?)",
+                   "sharpen,,gray", "        ^");
+    expect_excerpt("gray,median=2 x",
+                   "filter 'median' parameter 'radius': '2 x' is not an "
+                   "integer (allowed: 1 to 7)",
+                   "gray,median=2 x", "            ^");
+    expect_excerpt("gray,convolution=matrix='1 2",
+                   "filter 'convolution' parameter 'matrix': unterminated quote",
+                   "gray,convolution=matrix='1 2", "                        ^");
+    char text[12000], first[300], line[100];
+    /* A 3000-digit value: out of range, shown cut; the excerpt around it. */
+    snprintf(text, sizeof text, "sharpen,median=radius=");
+    memset(text + strlen(text), '9', 3000);
+    text[22 + 3000] = 0;
+    snprintf(first, sizeof first,
+             "filter 'median' parameter 'radius': %.40s... is out of "
+             "range (allowed: 1 to 7)",
+             text + 22);
+    snprintf(line, sizeof line, "%.60s...", text);
+    expect_excerpt(text, first, line, "                      ^");
+    /* A 2000-character name; a 300-character parameter name; a value too
+     * long for any parameter. */
+    memset(text, 'x', 2000);
+    text[2000] = 0;
+    snprintf(first, sizeof first,
+             "filter name '%.40s...' is too long (2000 characters; names "
+             "are at most 63)",
+             text);
+    snprintf(line, sizeof line, "%.60s...", text);
+    expect_excerpt(text, first, line, "^");
+    snprintf(text, sizeof text, "gray,median=");
+    memset(text + 12, 'r', 300);
+    snprintf(text + 312, sizeof text - 312, "=2");
+    snprintf(first, sizeof first,
+             "filter 'median' has no parameter '%.40s...' (parameters: "
+             "radius)",
+             text + 12);
+    snprintf(line, sizeof line, "%.60s...", text);
+    expect_excerpt(text, first, line, "            ^");
+    snprintf(text, sizeof text, "gray,median=");
+    memset(text + 12, '1', 9000);
+    text[9012] = 0;
+    snprintf(line, sizeof line, "%.60s...", text);
+    expect_excerpt(text, "filter 'median': a value of 9000 characters is too long (at most 8191)",
+                   line, "            ^");
+    /* Far into a long chain, the excerpt starts with "...". */
+    snprintf(text, sizeof text, "gray,gray,gray,gray,gray,gray,gray,gray,median=radius=9,gray");
+    expect_excerpt(text,
+                   "filter 'median' parameter 'radius': 9 is out of range (allowed: 1 to "
+                   "7)",
+                   "...,gray,gray,gray,median=radius=9,gray", "                                 ^");
     return 0;
 }
 

@@ -146,6 +146,9 @@ typedef struct clv_transcode_status {
      * device; clv_context_options.staging): upload_s and download_s are 0
      * because there were no copies. */
     int shared_staging;
+    /* END only: the input's damage: video packets the decoder refused
+     * (dropped) and frames it flagged as damaged (concealed). */
+    int64_t corrupt_packets, corrupt_frames;
 } clv_transcode_status;
 
 /* Called on the run's thread. Return 0 to go on, non-zero to stop the run as

@@ -279,6 +279,13 @@ static int on_status(const clv_transcode_status *s, void *user)
         }
         if (!d->quiet && s->device_shares && s->device_shares[0])
             fprintf(stderr, "       devices: %s\n", s->device_shares);
+        /* Said even with -q: the output lacks what the input lost. */
+        if (s->corrupt_packets || s->corrupt_frames)
+            fprintf(stderr,
+                    "clvid: '%s' is damaged: %lld corrupt video packet%s dropped, %lld damaged "
+                    "frame%s concealed by the decoder\n",
+                    s->input, (long long)s->corrupt_packets, s->corrupt_packets == 1 ? "" : "s",
+                    (long long)s->corrupt_frames, s->corrupt_frames == 1 ? "" : "s");
         if (s->stopped && stop_signal)
             fprintf(stderr, "clvid: interrupted (%s): '%s' holds the %lld frames before the stop\n",
                     stop_signal == SIGINT   ? "Ctrl-C"

@@ -121,32 +121,42 @@ static void range_text(const clv_param *p, char *out, size_t size)
     snprintf(out, size, "%s to %s", lo, hi);
 }
 
-/* Parses a whole integer; 0 on success. */
+/* Parses a whole integer; 0 on success, 1 for one beyond 64 bits, -1 for
+ * no integer. */
 static int parse_int(const char *s, long long *v)
 {
     char *end;
     errno = 0;
     long long n = strtoll(s, &end, 10);
-    if (end == s || *end || errno)
+    if (end == s || *end)
         return -1;
+    if (errno)
+        return 1;
     *v = n;
     return 0;
 }
+
+static const char *clip(const char *s, char *out, size_t size);
 
 int clv_param_parse(const clv_filter *f, int index, const char *text, clv_value *value,
                     clv_msg *msg)
 {
     const clv_param *p = &f->params[index];
-    char range[80];
+    char range[80], shown[48];
     range_text(p, range, sizeof range);
     memset(value, 0, sizeof *value);
     switch (p->type) {
     case CLV_PARAM_INT: {
         long long v;
-        if (parse_int(text, &v))
+        int bad = parse_int(text, &v);
+        if (bad > 0)
+            return clv__fail(msg, CLV_ERANGE,
+                             "filter '%s' parameter '%s': %s is out of range (allowed: %s)",
+                             f->name, p->name, clip(text, shown, sizeof shown), range);
+        if (bad)
             return clv__fail(msg, CLV_EPARSE,
                              "filter '%s' parameter '%s': '%s' is not an integer (allowed: %s)",
-                             f->name, p->name, text, range);
+                             f->name, p->name, clip(text, shown, sizeof shown), range);
         if (v < p->min || v > p->max)
             return clv__fail(msg, CLV_ERANGE,
                              "filter '%s' parameter '%s': %lld is out of range (allowed: %s)",
@@ -161,11 +171,11 @@ int clv_param_parse(const clv_filter *f, int index, const char *text, clv_value 
         if (end == text || *end || errno || !isfinite(v))
             return clv__fail(msg, CLV_EPARSE,
                              "filter '%s' parameter '%s': '%s' is not a number (allowed: %s)",
-                             f->name, p->name, text, range);
+                             f->name, p->name, clip(text, shown, sizeof shown), range);
         if (v < p->min || v > p->max)
             return clv__fail(msg, CLV_ERANGE,
                              "filter '%s' parameter '%s': %s is out of range (allowed: %s)",
-                             f->name, p->name, text, range);
+                             f->name, p->name, clip(text, shown, sizeof shown), range);
         value->i = llround(v * 1000.0);
         return 0;
     }
@@ -180,7 +190,7 @@ int clv_param_parse(const clv_filter *f, int index, const char *text, clv_value 
             c += n + (c[n] == '|');
         }
         return clv__fail(msg, CLV_EPARSE, "filter '%s' parameter '%s': '%s' is not one of %s",
-                         f->name, p->name, text, p->choices);
+                         f->name, p->name, clip(text, shown, sizeof shown), p->choices);
     }
     case CLV_PARAM_MATRIX: {
         const char *s = text;
@@ -195,6 +205,7 @@ int clv_param_parse(const clv_filter *f, int index, const char *text, clv_value 
             long v = strtol(s, &end, 10);
             if (end == s || (*end && !isspace((unsigned char)*end)) || errno) {
                 size_t len = strcspn(s, " \t");
+                len = len > 40 ? 40 : len;
                 return clv__fail(msg, CLV_EPARSE,
                                  "filter '%s' parameter '%s': '%.*s' is not an integer "
                                  "(coefficients are integers from %s, separated by spaces)",
@@ -228,19 +239,23 @@ int clv_param_parse(const clv_filter *f, int index, const char *text, clv_value 
 /* Copies the next token up to one of `stops` (outside quotes) into out,
  * unquoting '...' and backslash escapes and trimming blanks outside quotes.
  * Returns the position of the stop character, or NULL on an unterminated
- * quote or an over-long token. */
-static const char *token(const char *s, const char *stops, char *out, size_t size)
+ * quote. *length gets the token's whole length: when it is size or more,
+ * out holds only its first size - 1 characters (the caller says the token
+ * is too long, by how much). */
+static const char *token(const char *s, const char *stops, char *out, size_t size, size_t *length)
 {
     size_t n = 0, keep = 0; /* keep: length that must survive trailing trim */
+    char last = 0;
     while (*s == ' ' || *s == '\t' || *s == '\n')
         s++;
     while (*s && !strchr(stops, *s)) {
         if (*s == '\'') {
             s++;
             while (*s && *s != '\'') {
-                if (n + 1 >= size)
-                    return NULL;
-                out[n++] = *s++;
+                if (n + 1 < size)
+                    out[n] = *s;
+                n++;
+                s++;
             }
             if (*s != '\'')
                 return NULL;
@@ -250,14 +265,23 @@ static const char *token(const char *s, const char *stops, char *out, size_t siz
         }
         if (*s == '\\' && s[1])
             s++;
-        if (n + 1 >= size)
-            return NULL;
-        out[n++] = *s++;
-        if (!(out[n - 1] == ' ' || out[n - 1] == '\t' || out[n - 1] == '\n'))
+        last = *s++;
+        if (n + 1 < size)
+            out[n] = last;
+        n++;
+        if (!(last == ' ' || last == '\t' || last == '\n'))
             keep = n;
     }
-    out[keep > n ? n : keep] = 0;
+    *length = keep;
+    out[keep < size ? keep : size - 1] = 0;
     return s;
+}
+
+/* At most 40 characters of s for a message, with "..." when cut. */
+static const char *clip(const char *s, char *out, size_t size)
+{
+    snprintf(out, size, "%.40s%s", s, strlen(s) > 40 ? "..." : "");
+    return out;
 }
 
 /* The "opencl" filter's file (file=PATH, or the first value when it has no
@@ -267,6 +291,7 @@ static int user_args(const char *s, const clv_filter **f, int *file_positional, 
 {
     char path[4096] = "", kernel[256] = "", arg[8192];
     int first = 1;
+    size_t length;
     if (*s == '=') {
         s++;
         while (*s && *s != ',') {
@@ -274,22 +299,25 @@ static int user_args(const char *s, const clv_filter **f, int *file_positional, 
             size_t klen = strcspn(start, "=:,'\\");
             char key[64] = "";
             if (start[klen] == '=') {
-                const char *k = token(start, "=", key, sizeof key);
-                if (!k)
-                    break;
+                const char *k = token(start, "=", key, sizeof key, &length);
+                if (!k || length >= sizeof key)
+                    break; /* the main loop says what is wrong */
                 s = k + 1;
             }
-            const char *e = token(s, ":,", arg, sizeof arg);
-            if (!e)
-                break; /* the main loop says what is wrong */
+            const char *e = token(s, ":,", arg, sizeof arg, &length);
+            if (!e || length >= sizeof arg)
+                break;
             int is_file = !strcmp(key, "file") || (!key[0] && first);
             char *to = is_file ? path : !strcmp(key, "kernel") ? kernel : NULL;
             size_t room = is_file ? sizeof path : sizeof kernel;
-            if (to && strlen(arg) >= room)
-                return clv__fail(msg, CLV_EPARSE, "filter 'opencl': over-long %s",
-                                 is_file ? "file name" : "kernel name");
+            if (to && length >= room)
+                return clv__fail(msg, CLV_EPARSE,
+                                 "filter 'opencl' parameter '%s': a %s of %zu characters is "
+                                 "too long (at most %zu)",
+                                 is_file ? "file" : "kernel", is_file ? "file name" : "kernel name",
+                                 length, room - 1);
             if (to)
-                memcpy(to, arg, strlen(arg) + 1);
+                memcpy(to, arg, length + 1);
             if (is_file)
                 *file_positional = !key[0];
             first = 0;
@@ -299,20 +327,29 @@ static int user_args(const char *s, const clv_filter **f, int *file_positional, 
     return clv_kernel_file_load(path, kernel[0] ? kernel : NULL, f, msg);
 }
 
-static int parse_filter(const char *text, const char **pos, clv_chain_desc *desc, clv_msg *msg)
+static const char *skip_blanks(const char *s)
 {
-    char name[64], rest[8192];
-    const char *s = token(*pos, ",=", name, sizeof name);
+    while (*s == ' ' || *s == '\t' || *s == '\n')
+        s++;
+    return s;
+}
+
+/* Parses the filter at *pos. On error *at is where in the text the fault
+ * is (for the excerpt clv_chain_parse adds). */
+static int parse_filter(const char **pos, clv_chain_desc *desc, const char **at, clv_msg *msg)
+{
+    char name[64], rest[8192], shown[48];
+    size_t length;
+    *at = skip_blanks(*pos);
+    const char *s = token(*pos, ",=", name, sizeof name, &length);
     if (!s)
+        return clv__fail(msg, CLV_EPARSE, "unterminated quote in a filter name");
+    if (length >= sizeof name)
         return clv__fail(msg, CLV_EPARSE,
-                         "filter chain '%s': unterminated quote or over-long "
-                         "name",
-                         text);
+                         "filter name '%s' is too long (%zu characters; names are at most %zu)",
+                         clip(name, shown, sizeof shown), length, sizeof name - 1);
     if (!name[0])
-        return clv__fail(msg, CLV_EPARSE,
-                         "filter chain '%s': empty filter at character %d (two commas, or a "
-                         "comma at an end?)",
-                         text, (int)(*pos - text) + 1);
+        return clv__fail(msg, CLV_EPARSE, "empty filter (two commas, or a comma at an end?)");
     const clv_filter *f = clv_filter_find(name);
     int user = !f && !strcmp(name, "opencl"), file_positional = 0;
     if (user) {
@@ -331,7 +368,7 @@ static int parse_filter(const char *text, const char **pos, clv_chain_desc *desc
         return clv__fail(msg, CLV_EPARSE, "unknown filter '%s'%s (filters: %s)", name, hint, list);
     }
     if (desc->count == CLV_CHAIN_MAX)
-        return clv__fail(msg, CLV_EPARSE, "filter chain '%s': more than %d filters", text,
+        return clv__fail(msg, CLV_EPARSE, "filter '%s': more than %d filters in one chain", f->name,
                          CLV_CHAIN_MAX);
     int given[CLV_PARAMS_MAX] = {0};
     int item = desc->count;
@@ -344,27 +381,38 @@ static int parse_filter(const char *text, const char **pos, clv_chain_desc *desc
         for (;;) {
             char arg[8192];
             const char *arg_start = s;
-            const char *e = token(s, ":,", arg, sizeof arg);
-            if (!e)
-                return clv__fail(msg, CLV_EPARSE, "filter '%s': unterminated quote in '%s'",
-                                 f->name, arg_start);
+            *at = skip_blanks(s);
+            const char *e = token(s, ":,", arg, sizeof arg, &length);
             /* key=value, where the key is unquoted and before the first '='. */
             char key[64] = "";
             const char *val = arg;
             size_t klen = strcspn(arg_start, "=:,'\\");
+            if (!e && arg_start[klen] == '=') {
+                token(arg_start, "=", key, sizeof key, &length);
+                *at = skip_blanks(arg_start + klen + 1);
+                return clv__fail(msg, CLV_EPARSE, "filter '%s' parameter '%s': unterminated quote",
+                                 f->name, clip(key, shown, sizeof shown));
+            }
+            if (!e)
+                return clv__fail(msg, CLV_EPARSE, "filter '%s': unterminated quote", f->name);
             if (arg_start[klen] == '=') {
-                const char *k = token(arg_start, "=", key, sizeof key);
-                if (!k || *k != '=')
-                    return clv__fail(msg, CLV_EPARSE, "filter '%s': over-long parameter name",
-                                     f->name);
-                e = token(k + 1, ":,", rest, sizeof rest);
+                /* A name too long for key is no parameter's: it is cut
+                 * here and named as unknown below. */
+                const char *k = token(arg_start, "=", key, sizeof key, &length);
+                *at = skip_blanks(k + 1);
+                e = token(k + 1, ":,", rest, sizeof rest, &length);
                 if (!e)
                     return clv__fail(msg, CLV_EPARSE,
-                                     "filter '%s' parameter '%s': "
-                                     "unterminated quote",
-                                     f->name, key);
+                                     "filter '%s' parameter '%s': unterminated quote", f->name,
+                                     key);
                 val = rest;
             }
+            if (length >= sizeof arg)
+                return clv__fail(msg, CLV_EPARSE,
+                                 "filter '%s'%s%s%s: a value of %zu characters is too long (at "
+                                 "most %zu)",
+                                 f->name, key[0] ? " parameter '" : "", key, key[0] ? "'" : "",
+                                 length, sizeof arg - 1);
             int index = -1;
             if (user && (!strcmp(key, "file") || !strcmp(key, "kernel") ||
                          (!key[0] && file_positional && positional++ == 0))) {
@@ -379,6 +427,7 @@ static int parse_filter(const char *text, const char **pos, clv_chain_desc *desc
                     if (!strcmp(f->params[i].name, key))
                         index = i;
                 if (index < 0) {
+                    *at = skip_blanks(arg_start);
                     const char *names[CLV_PARAMS_MAX] = {0};
                     char hint[96], list[256] = "";
                     for (int i = 0; i < f->param_count; i++) {
@@ -391,10 +440,10 @@ static int parse_filter(const char *text, const char **pos, clv_chain_desc *desc
                         return clv__fail(msg, CLV_EPARSE,
                                          "filter '%s' takes no parameters; "
                                          "got '%s'",
-                                         f->name, key);
+                                         f->name, clip(key, shown, sizeof shown));
                     return clv__fail(msg, CLV_EPARSE,
                                      "filter '%s' has no parameter '%s'%s (parameters: %s)",
-                                     f->name, key, hint, list);
+                                     f->name, clip(key, shown, sizeof shown), hint, list);
                 }
             } else {
                 index = positional++ - file_positional;
@@ -402,7 +451,8 @@ static int parse_filter(const char *text, const char **pos, clv_chain_desc *desc
                     return clv__fail(msg, CLV_EPARSE,
                                      "filter '%s' takes %d value%s in order; '%s' is one too "
                                      "many",
-                                     f->name, f->param_count, f->param_count == 1 ? "" : "s", arg);
+                                     f->name, f->param_count, f->param_count == 1 ? "" : "s",
+                                     clip(arg, shown, sizeof shown));
             }
             if (given[index])
                 return clv__fail(msg, CLV_EPARSE, "filter '%s': parameter '%s' is given twice",
@@ -417,9 +467,11 @@ static int parse_filter(const char *text, const char **pos, clv_chain_desc *desc
             s++;
         }
     }
-    if (*s && *s != ',')
-        return clv__fail(msg, CLV_EPARSE, "filter chain '%s': unexpected '%c' at character %d",
-                         text, *s, (int)(s - text) + 1);
+    if (*s && *s != ',') {
+        *at = s;
+        return clv__fail(msg, CLV_EPARSE, "filter '%s': unexpected '%c' after its parameters",
+                         f->name, *s);
+    }
     for (int i = 0; i < f->param_count; i++) {
         if (!given[i]) {
             int err = clv_param_parse(f, i, f->params[i].def, &values[i], msg);
@@ -431,6 +483,26 @@ static int parse_filter(const char *text, const char **pos, clv_chain_desc *desc
     desc->count++;
     *pos = s;
     return 0;
+}
+
+/* Adds to msg two lines: the text around offset `at` (at most 60
+ * characters, "..." where cut, blanks for control characters) and a caret
+ * under the fault. */
+static void add_excerpt(clv_msg *msg, const char *text, size_t at)
+{
+    size_t len = strlen(text);
+    if (at > len)
+        at = len;
+    size_t from = at > 30 ? at - 30 : 0, to = from + 60 < len ? from + 60 : len;
+    char line[80];
+    size_t n = 0;
+    for (size_t i = from; i < to; i++)
+        line[n++] = (unsigned char)text[i] < ' ' ? ' ' : text[i];
+    line[n] = 0;
+    size_t used = strlen(msg->text);
+    int lead = from > 0 ? 3 : 0;
+    snprintf(msg->text + used, sizeof msg->text - used, "\n  %s%s%s\n  %*s^", lead ? "..." : "",
+             line, to < len ? "..." : "", (int)(lead + at - from), "");
 }
 
 int clv_chain_parse(const char *text, clv_chain_desc *desc, clv_msg *msg)
@@ -445,9 +517,11 @@ int clv_chain_parse(const char *text, clv_chain_desc *desc, clv_msg *msg)
         return 0;
     s = text;
     for (;;) {
-        int err = parse_filter(text, &s, desc, msg);
+        const char *at = s;
+        int err = parse_filter(&s, desc, &at, msg);
         if (err) {
             memset(desc, 0, sizeof *desc);
+            add_excerpt(msg, text, (size_t)(at - text));
             return err;
         }
         if (*s == 0)

@@ -47,12 +47,14 @@ struct clv_decoder {
     /* Written by the thread, read after the join: */
     int error;
     char message[1400];
-    _Atomic int64_t busy_ns;       /* written by the thread as it goes, read by anyone */
-    _Atomic int64_t stale;         /* live: frames dropped for newer ones */
-    _Atomic int max_queued;        /* live: the most frames the queue held */
-    _Atomic int64_t clock_base_us; /* read time of pts 0, least over the frames read
-                                    * (INT64_MIN: none yet) */
-    int64_t busy_base_ns;          /* busy_ns when the thread (re)started; the thread's */
+    _Atomic int64_t busy_ns;         /* written by the thread as it goes, read by anyone */
+    _Atomic int64_t stale;           /* live: frames dropped for newer ones */
+    _Atomic int64_t corrupt_packets; /* video packets the decoder refused */
+    _Atomic int64_t corrupt_frames;  /* frames it flagged as damaged (concealed) */
+    _Atomic int max_queued;          /* live: the most frames the queue held */
+    _Atomic int64_t clock_base_us;   /* read time of pts 0, least over the frames read
+                                      * (INT64_MIN: none yet) */
+    int64_t busy_base_ns;            /* busy_ns when the thread (re)started; the thread's */
     int64_t frames;
     frame_pool *frame_pool; /* clv_decoder_set_memory, or NULL */
 };
@@ -360,6 +362,8 @@ static int drain(clv_decoder *d, AVFrame *frame, double begin, double *waited)
 {
     AVStream *st = d->fmt->streams[d->video];
     while (avcodec_receive_frame(d->codec, frame) == 0) {
+        if (frame->decode_error_flags || (frame->flags & AV_FRAME_FLAG_CORRUPT))
+            atomic_fetch_add(&d->corrupt_frames, 1);
         int64_t pts = frame->best_effort_timestamp;
         if (pts == AV_NOPTS_VALUE)
             pts = frame->pts;
@@ -417,7 +421,7 @@ static void *decode_thread(void *arg)
     AVPacket *pkt = av_packet_alloc();
     AVFrame *frame = av_frame_alloc();
     char err[128];
-    int done = 0, corrupt = 0;
+    int done = 0;
     if (!pkt || !frame) {
         d->error = CLV_ENOMEM;
         snprintf(d->message, sizeof d->message, "out of memory");
@@ -440,7 +444,7 @@ static void *decode_thread(void *arg)
             r = avcodec_send_packet(d->codec, pkt);
             av_packet_unref(pkt);
             if (r < 0 && r != AVERROR(EAGAIN)) {
-                corrupt++;
+                atomic_fetch_add(&d->corrupt_packets, 1);
                 av_log(NULL, AV_LOG_WARNING, "'%s': a corrupt video packet (%s)\n", d->path,
                        clv_av_err(r, err, sizeof err));
             }
@@ -477,11 +481,6 @@ static void *decode_thread(void *arg)
         avcodec_send_packet(d->codec, NULL);
         drain(d, frame, begin, &waited);
     }
-    if (corrupt)
-        av_log(NULL, AV_LOG_WARNING,
-               "'%s': %d corrupt video packet(s); the decoder concealed "
-               "what it could\n",
-               d->path, corrupt);
     av_packet_free(&pkt);
     av_frame_free(&frame);
     account(d, begin, waited);
@@ -562,6 +561,12 @@ double clv_decoder_clock_base(const clv_decoder *d)
 {
     int64_t us = atomic_load(&d->clock_base_us);
     return us == INT64_MIN ? -1 : (double)us / 1e6;
+}
+
+void clv_decoder_damage(const clv_decoder *d, int64_t *packets, int64_t *frames)
+{
+    *packets = atomic_load(&d->corrupt_packets);
+    *frames = atomic_load(&d->corrupt_frames);
 }
 
 double clv_decoder_busy_seconds(const clv_decoder *d)

@@ -127,6 +127,9 @@ double clv_frame_read_time(const AVFrame *frame);
 double clv_decoder_clock_base(const clv_decoder *dec);
 /* Seconds the thread spent decoding (not waiting on the queue). */
 double clv_decoder_busy_seconds(const clv_decoder *dec);
+/* The damage met so far: video packets the decoder refused (dropped) and
+ * frames it flagged as damaged (concealed as well as it could). */
+void clv_decoder_damage(const clv_decoder *dec, int64_t *packets, int64_t *frames);
 
 /* ---- Audio for the player -------------------------------------------- */
 

@@ -435,6 +435,7 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
     clv_stage_times t;
     clv_stage_get_times(r.stage, &t);
     st->decode_s = clv_decoder_busy_seconds(dec);
+    clv_decoder_damage(dec, &st->corrupt_packets, &st->corrupt_frames);
     st->upload_s = (double)t.upload_ns / 1e9;
     st->kernels_s = (double)t.kernels_ns / 1e9;
     st->download_s = (double)t.download_ns / 1e9;
