@@ -331,6 +331,30 @@ int test_user_errors(void)
     snprintf(w, sizeof w, "cannot read '%s/none.cl': No such file", dir);
     expect_parse(t, CLV_EPARSE, w);
     expect_parse("opencl", CLV_EPARSE, "needs a kernel file");
+    /* The descriptor says which filters carry state across frames: a
+     * kernel whose parameters name prev does, one named like a built-in
+     * filter that reads only its frame does not (the cluster and several
+     * devices read this, never the chain's text). */
+    {
+        const char *text[][2] = {
+            {"motion.cl", motion_cl}, {"quantize_look.cl", invert_cl}, {"two.cl", two_cl}};
+        const int want[] = {1, 0, 0};
+        for (int i = 0; i < 3; i++) {
+            clv_chain_desc desc;
+            clv_msg msg = {{0}};
+            snprintf(t, sizeof t, "opencl=file=%s%s,quantize,noise", put(text[i][0], text[i][1]),
+                     i == 2 ? ":kernel=first" : "");
+            int err = clv_chain_parse(t, &desc, &msg);
+            CHECK(err == 0, "%s: %s", t, msg.text);
+            if (err)
+                continue;
+            CHECK(clv_filter_temporal(desc.item[0].filter) == want[i], "%s: temporal %d", t,
+                  clv_filter_temporal(desc.item[0].filter));
+            CHECK(clv_filter_temporal(desc.item[1].filter) == 1 &&
+                      clv_filter_temporal(desc.item[2].filter) == 0,
+                  "quantize is temporal, noise (indexed by frame) is not");
+        }
+    }
     expect_parse("opencl=file=/dev/zero", CLV_EPARSE, "is not a regular file");
     snprintf(w, sizeof w, "%s/p.cl:2: @param type 'double' is not int or float", dir);
     PARSE("\n// @param double x = 1 [0, 2]\nkernel void k(CLV_ARGS) {}\n", w);

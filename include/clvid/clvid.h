@@ -249,6 +249,12 @@ CLV_API const char *clv_filter_name(const clv_filter *f);
 CLV_API const char *clv_filter_help(const clv_filter *f);
 CLV_API int clv_filter_param_count(const clv_filter *f);
 CLV_API const clv_param *clv_filter_param(const clv_filter *f, int index);
+/* 1 when the filter's output depends on the frames before (quantize starts
+ * from the last palette; a user kernel whose parameters name `prev`), so a
+ * run split into segments cannot match one run; noise and kernels reading
+ * `frame` or `time` depend only on the frame's index, which a segment is
+ * told. */
+CLV_API int clv_filter_temporal(const clv_filter *f);
 
 /* ---- Chains -------------------------------------------------------------- */
 

@@ -172,6 +172,17 @@ typedef int (*clv_transcode_callback)(const clv_transcode_status *status, void *
 CLV_API int clv_transcode_run(const clv_transcode_options *options, clv_transcode_callback callback,
                               void *user, const volatile sig_atomic_t *cancel, clv_msg *msg);
 
+/* The checks a transcode makes before it writes anything, for callers that
+ * plan several runs (the cluster): CLV_EOPTION when output (any file of an
+ * output sequence, "out_%04d.png") is one of the inputs' files (any file of
+ * an input sequence), compared by device and inode, with or without
+ * overwrite, or is a folder; CLV_EEXIST when, without overwrite, it (any
+ * file of the sequence) exists. format is the output's -f (NULL: from its
+ * name); formats that write no file (null) pass. msg names the file. */
+CLV_API int clv_transcode_check_output(const char *const *inputs, int input_count,
+                                       const char *output, const char *format, int overwrite,
+                                       clv_msg *msg);
+
 /* ---- Probing and joining segments ----------------------------------------- */
 
 /* What a file holds, as its container says (no decoding). */

@@ -45,6 +45,11 @@ int clv_filter_param_count(const clv_filter *f)
     return f->param_count;
 }
 
+int clv_filter_temporal(const clv_filter *f)
+{
+    return f->temporal;
+}
+
 const clv_param *clv_filter_param(const clv_filter *f, int index)
 {
     return index >= 0 && index < f->param_count ? &f->params[index] : NULL;

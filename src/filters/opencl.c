@@ -83,9 +83,33 @@ static int ident_char(char c)
     return isalnum((unsigned char)c) || c == '_';
 }
 
+/* 1 when the parameter list at s (just after a kernel's name) names
+ * `prev`: the kernel reads the previous frame. */
+static int names_prev(const char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    if (*s != '(')
+        return 0;
+    for (int depth = 0; *s; s++) {
+        depth += (*s == '(') - (*s == ')');
+        if (depth == 0)
+            return 0;
+        if (ident_start(*s) && !ident_char(s[-1])) {
+            const char *b = s;
+            while (ident_char(s[1]))
+                s++;
+            if (s - b + 1 == 4 && !strncmp(b, "prev", 4))
+                return 1;
+        }
+    }
+    return 0;
+}
+
 /* The names of the kernels defined in text ("kernel void NAME(" or
- * "__kernel void NAME("), outside comments and strings. */
-static int kernel_names(const char *text, char names[][128], int max)
+ * "__kernel void NAME("), outside comments and strings; reads_prev[i] says
+ * whether kernel i's parameters name `prev`. */
+static int kernel_names(const char *text, char names[][128], int reads_prev[], int max)
 {
     int count = 0, want = 0; /* want: 1 after "kernel", 2 after "void" */
     const char *s = text;
@@ -136,6 +160,7 @@ static int kernel_names(const char *text, char names[][128], int max)
             if (count < max && n < 128) {
                 memcpy(names[count], b, n);
                 names[count][n] = 0;
+                reads_prev[count] = names_prev(s);
                 count++;
             }
             want = 0;
@@ -298,7 +323,8 @@ static int parse_source(clv__user *u, const char *text, const char *kernel, clv_
         s = *end ? end + 1 : end;
     }
     char names[MAX_KERNELS][128];
-    int n = kernel_names(text, names, MAX_KERNELS);
+    int reads_prev[MAX_KERNELS] = {0}, chosen = 0;
+    int n = kernel_names(text, names, reads_prev, MAX_KERNELS);
     char list[1024] = "";
     for (int i = 0; i < n; i++) {
         strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
@@ -313,7 +339,10 @@ static int parse_source(clv__user *u, const char *text, const char *kernel, clv_
     if (kernel && *kernel) {
         int found = 0;
         for (int i = 0; i < n; i++)
-            found |= !strcmp(names[i], kernel);
+            if (!strcmp(names[i], kernel)) {
+                found = 1;
+                chosen = i;
+            }
         if (!found)
             return clv__fail(msg, CLV_EPARSE,
                              "filter 'opencl': '%s' has no kernel '%s' (kernels: %s)", u->path,
@@ -333,6 +362,9 @@ static int parse_source(clv__user *u, const char *text, const char *kernel, clv_
     u->filter.help = u->help;
     u->filter.params = u->params;
     u->filter.param_count = count;
+    /* A kernel that reads the previous frame carries state across frames,
+     * as the descriptor says for the cluster and several devices. */
+    u->filter.temporal = reads_prev[chosen];
     return 0;
 }
 
@@ -346,6 +378,7 @@ static int same_user(const clv__user *a, const clv__user *b)
 {
     if (strcmp(a->path, b->path) || strcmp(a->kernel, b->kernel) ||
         a->kernel_given != b->kernel_given || strcmp(a->help, b->help) ||
+        a->filter.temporal != b->filter.temporal ||
         a->filter.param_count != b->filter.param_count)
         return 0;
     for (int i = 0; i < a->filter.param_count; i++)

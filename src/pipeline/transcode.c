@@ -51,6 +51,15 @@ int clv_capture_format_check(const char *capture_format, const char *mic_format,
     return 0;
 }
 
+int clv_transcode_check_output(const char *const *inputs, int input_count, const char *output,
+                               const char *format, int overwrite, clv_msg *msg)
+{
+    msg->text[0] = 0;
+    if (!output || !*output || input_count < 0 || (input_count && !inputs))
+        return snprintf(msg->text, sizeof msg->text, "no output given"), CLV_EOPTION;
+    return clv_output_check(inputs, input_count, output, format, overwrite, msg);
+}
+
 /* Checks what can be checked before anything is opened. */
 static int check_options(const clv_transcode_options *o, clv_chain_desc *desc, clv_msg *msg)
 {
