@@ -584,6 +584,13 @@ def special_outputs(tmp):
     check(sorted(os.listdir(tmp)) == before, "-f null wrote %s" % (set(os.listdir(tmp)) - set(before)))
     p = clvid("-i", sample(), "-o", tmp, "-f", "matroska", "-y", expect=2)
     check("is a folder" in p.stderr, p.stderr)
+    # A kernel file the chain reads is an input too.
+    kernel = os.path.join(tmp, "look.cl")
+    shutil.copy(os.path.join(ARGS.media, "..", "examples", "kernels", "vignette.cl"), kernel)
+    text = open(kernel).read()
+    p = clvid("-i", sample(), "-vf", "opencl=file=" + kernel, "-f", "matroska", "-o", kernel,
+              "-y", expect=2)
+    check("input" in p.stderr and open(kernel).read() == text, p.stderr)
     check(not [n for n in os.listdir(tmp) if "partial" in n], "partials left: %s" % os.listdir(tmp))
 
 

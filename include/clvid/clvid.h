@@ -255,6 +255,9 @@ CLV_API const clv_param *clv_filter_param(const clv_filter *f, int index);
  * `frame` or `time` depend only on the frame's index, which a segment is
  * told. */
 CLV_API int clv_filter_temporal(const clv_filter *f);
+/* The file a filter reads (a user kernel's .cl), or NULL: an input of the
+ * run like its video, which no output may overwrite. */
+CLV_API const char *clv_filter_file(const clv_filter *f);
 
 /* ---- Chains -------------------------------------------------------------- */
 

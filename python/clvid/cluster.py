@@ -14,6 +14,14 @@ a LocalCluster is started on this machine: the same code path. Paths must
 be the same on every worker (shared storage). A task that fails is retried;
 a worker lost mid-run has its tasks run again elsewhere; Ctrl-C cancels the
 tasks and leaves no partial output.
+
+Before any work it makes the checks `clvid transcode` makes: an output that
+exists needs -y, an output that is an input's file is refused (by inode),
+two inputs of a batch that map to one output are refused, and transcode
+refuses a chain with a filter that carries state from frame to frame (its
+descriptor says so: quantize, a kernel reading the previous frame), since
+segments cannot start mid-video and match one run. A mistake in the
+arguments is one line and exit status 2; a failed run, one line and 1.
 """
 from __future__ import annotations
 
@@ -31,9 +39,33 @@ import clvid
 
 # Encoder options passed through to each segment (the command line's names).
 ENCODER_OPTIONS = ("c:v", "crf", "preset", "b:v", "pix_fmt", "aspect")
-# Filters whose output depends on the frames before (quantize starts from the
-# previous frame's palette): a segment cannot start mid-video and match.
-STATEFUL = ("quantize",)
+_EEXIST = -12
+
+
+class UsageError(Exception):
+    """A mistake in the command line: one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises UsageError instead of printing its usage and
+    exiting, so that every mistake is one line."""
+
+    def error(self, message):
+        raise UsageError(message)
+
+
+def _check_output(inputs: List[str], output: str, overwrite: bool) -> bool:
+    """clvid transcode's own checks: False when output exists and may not
+    be overwritten; UsageError when it is an input's file (or a folder)."""
+    try:
+        clvid.check_output(inputs, output, overwrite=overwrite)
+    except ValueError as e:
+        raise UsageError(str(e))
+    except clvid.Error as e:
+        if e.code == _EEXIST:
+            return False
+        raise
+    return True
 
 
 def _python_name(option: str) -> str:
@@ -107,23 +139,29 @@ def _encoder_options(args) -> Dict[str, str]:
     return out
 
 
+def _check_chain(chain: Optional[str], whole_files: bool) -> None:
+    """A bad chain is a usage error before any work; so is, for segments,
+    a filter whose descriptor says it depends on the frames before."""
+    try:
+        stateful = clvid.temporal_filters(chain or "")
+    except ValueError as e:
+        raise UsageError("-vf: %s" % str(e).splitlines()[0])
+    if stateful and not whole_files:
+        raise UsageError(
+            "-vf: %s carries its state from frame to frame (the previous palette, or the "
+            "previous frame it reads); segments cannot start mid-video and match one run: use "
+            "clvid transcode on one machine, or clvid-cluster batch over whole files"
+            % " and ".join(stateful))
+
+
 def transcode_main(args) -> int:
-    if args.output != "-" and os.path.exists(args.output) and not args.y:
+    if args.segment_seconds <= 0:
+        raise UsageError("--segment-seconds %g: expected more than 0" % args.segment_seconds)
+    _check_chain(args.vf, whole_files=False)
+    if not _check_output([args.input], args.output, args.y):
         print("clvid-cluster: '%s' already exists; use -y to overwrite it" % args.output,
               file=sys.stderr)
         return 1
-    for name in STATEFUL:
-        if args.vf and name in args.vf:
-            print("clvid-cluster: %s carries its state from frame to frame (the previous "
-                  "palette); segments cannot start mid-video and match one run: use clvid "
-                  "transcode on one machine, or clvid-cluster batch over whole files" % name,
-                  file=sys.stderr)
-            return 2
-    try:
-        clvid.Chain(args.vf or "")  # a bad chain is a usage error before any work
-    except ValueError as e:
-        print("clvid-cluster: -vf: %s" % e, file=sys.stderr)
-        return 2
     info = clvid.probe(args.input)
     rate = info["rate"]
     if not rate:
@@ -173,17 +211,35 @@ def transcode_main(args) -> int:
 def batch_main(args) -> int:
     inputs = sorted(glob.glob(args.input))
     if not inputs:
-        print("clvid-cluster: no file matches '%s'" % args.input, file=sys.stderr)
-        return 2
-    jobs = []
+        raise UsageError("no file matches '%s'" % args.input)
+    _check_chain(args.vf, whole_files=True)
+    planned = []
     for path in inputs:
         stem = os.path.splitext(os.path.basename(path))[0]
-        out = args.output.format(stem=stem, name=os.path.basename(path))
-        if os.path.exists(out) and not args.y:
+        try:
+            out = args.output.format(stem=stem, name=os.path.basename(path))
+        except (KeyError, IndexError, ValueError) as e:
+            raise UsageError("-o %s: a pattern takes {stem} and {name} only (%s)"
+                             % (args.output, e))
+        planned.append((path, out))
+    # Every check before any work: two inputs into one output, an output
+    # that is one of the inputs.
+    writers: Dict[str, str] = {}
+    for path, out in planned:
+        key = os.path.realpath(out)
+        if key in writers:
+            raise UsageError("'%s' and '%s' would both be written to '%s'; make -o name each "
+                             "output apart (with {name}, or more of the path)"
+                             % (writers[key], path, out))
+        writers[key] = path
+    jobs = []
+    for path, out in planned:
+        if not _check_output(inputs, out, args.y):
             print("clvid-cluster: '%s' exists, skipped (-y overwrites)" % out, file=sys.stderr)
             continue
-        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
         jobs.append((path, out))
+    for _, out in jobs:
+        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     if not jobs:
         return 0
     options = _encoder_options(args)
@@ -218,7 +274,18 @@ def batch_main(args) -> int:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    ap = argparse.ArgumentParser(prog="clvid-cluster", description=__doc__.split("\n\n")[0])
+    try:
+        return _main(argv)
+    except UsageError as e:
+        print("clvid-cluster: %s" % e, file=sys.stderr)
+        return 2
+    except (clvid.Error, OSError) as e:
+        print("clvid-cluster: %s" % str(e).splitlines()[0], file=sys.stderr)
+        return 1
+
+
+def _main(argv: Optional[List[str]]) -> int:
+    ap = _Parser(prog="clvid-cluster", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     for name in ("transcode", "batch"):
         p = sub.add_parser(name)
@@ -240,6 +307,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             p.add_argument("--segment-seconds", type=float, default=10.0)
             p.add_argument("-an", action="store_true", help="leave the sound out")
     args = ap.parse_args(argv)
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers %d: expected 1 or more" % args.workers)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     return transcode_main(args) if args.command == "transcode" else batch_main(args)
 

@@ -50,6 +50,11 @@ int clv_filter_temporal(const clv_filter *f)
     return f->temporal;
 }
 
+const char *clv_filter_file(const clv_filter *f)
+{
+    return f->user ? clv__user_path(f, NULL) : NULL;
+}
+
 const clv_param *clv_filter_param(const clv_filter *f, int index)
 {
     return index >= 0 && index < f->param_count ? &f->params[index] : NULL;

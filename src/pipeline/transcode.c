@@ -87,8 +87,15 @@ static int check_options(const clv_transcode_options *o, clv_chain_desc *desc, c
         return err;
     }
     /* Never overwrite without permission, and never write over an input
-     * (any file of an input or output sequence). */
-    return clv_output_check(&o->input, 1, o->output, o->output_format, o->overwrite, msg);
+     * (any file of an input or output sequence, a kernel file the chain
+     * reads). */
+    const char *inputs[1 + CLV_CHAIN_MAX];
+    int count = 0;
+    inputs[count++] = o->input;
+    for (int i = 0; i < desc->count; i++)
+        if (clv_filter_file(desc->item[i].filter))
+            inputs[count++] = clv_filter_file(desc->item[i].filter);
+    return clv_output_check(inputs, count, o->output, o->output_format, o->overwrite, msg);
 }
 
 /* The run's state, so that its steps can be small functions. */
