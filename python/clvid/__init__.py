@@ -10,12 +10,24 @@ Threads: the library is called with the GIL released. A Chain holds one
 device context and may be shared between threads (calls on one Chain are
 serialized by its lock); for parallel work give each thread its own Chain.
 filters(), devices(), reference() and transcode() share nothing.
+
+Arguments are checked before the library sees them. Text (chains, parameter
+names and values, device names, options) is a str, or bytes holding UTF-8
+(decoded strictly, so a bad byte is a ValueError); file names are a str,
+bytes (the name as it is) or os.PathLike. A NUL character in any of them is
+a ValueError (C would cut the string there), another type a TypeError.
+Pictures are at most 16384 pixels a side (the engine's limit), and a
+Chain's frame must also fit the device's largest buffer (max_alloc of
+devices()); a larger array is refused before anything is copied.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import glob
+import numbers
+import operator
 import os
 import signal
 import threading
@@ -178,6 +190,66 @@ def _raise(code: int, msg: _Msg, usage: bool = False):
     raise Error(text, code)
 
 
+def _text(value: Any, what: str) -> bytes:
+    """A str, or bytes holding UTF-8, as the NUL-terminated bytes the library
+    reads; a NUL inside would silently cut the string short in C."""
+    if isinstance(value, str):
+        data = value.encode()
+    elif isinstance(value, (bytes, bytearray)):
+        data = bytes(value)
+        data.decode()  # UnicodeDecodeError (a ValueError) names the bad byte
+    else:
+        raise TypeError("clvid: %s must be a str (or UTF-8 bytes), not %s"
+                        % (what, type(value).__name__))
+    if b"\0" in data:
+        raise ValueError("clvid: %s contains a NUL character: %r" % (what, value))
+    return data
+
+
+def _path(value: Any, what: str) -> bytes:
+    """A file name (str, bytes or os.PathLike) as the bytes the library opens."""
+    try:
+        data = os.fsencode(value)
+    except TypeError:
+        raise TypeError("clvid: %s must be a path (str, bytes or os.PathLike), not %s"
+                        % (what, type(value).__name__)) from None
+    if b"\0" in data:
+        raise ValueError("clvid: %s contains a NUL character: %r" % (what, value))
+    return data
+
+
+def _integer(value: Any, what: str) -> int:
+    """An integer argument; floats and strings are refused rather than
+    truncated or parsed, as ctypes would wrap them silently."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError("clvid: %s must be an integer, not %s"
+                        % (what, type(value).__name__)) from None
+
+
+_UINT64_MAX = (1 << 64) - 1
+
+
+def _frame_index(value: Any) -> int:
+    """frame_index as the library's uint64_t; ctypes would wrap -1 or 2**64
+    to another frame's noise without a word."""
+    n = _integer(value, "frame_index")
+    if not 0 <= n <= _UINT64_MAX:
+        raise ValueError("clvid: frame_index %d is out of range (0 to 2**64-1)" % n)
+    return n
+
+
+def _device_text(device: Any) -> Optional[bytes]:
+    """A device as `clvid devices` picks one: its number or a part of its
+    name; None for the default."""
+    if device is None:
+        return None
+    if isinstance(device, numbers.Integral) and not isinstance(device, bool):
+        return str(int(device)).encode()
+    return _text(device, "device")
+
+
 def version() -> str:
     """The library's version, "0.2.0"."""
     return _version().decode()
@@ -192,7 +264,7 @@ def _engine_options(device: Optional[str], keep: list) -> _ContextOptions:
     opt = _ContextOptions()
     device = device if device is not None else os.environ.get("CLVID_DEVICE") or None
     if device is not None:
-        keep.append(str(device).encode())
+        keep.append(_device_text(device))
         opt.device = keep[-1]
     cache = os.environ.get("CLVID_CACHE_DIR")
     if not cache:
@@ -243,7 +315,8 @@ def devices() -> List[Dict[str, Any]]:
         return [{"index": d.index, "name": d.name.decode(), "platform": d.platform.decode(),
                  "driver": d.driver.decode(), "version": d.version.decode(),
                  "gpu": bool(d.is_gpu), "cpu": bool(d.is_cpu),
-                 "compute_units": d.compute_units, "global_mem": d.global_mem}
+                 "compute_units": d.compute_units, "global_mem": d.global_mem,
+                 "max_alloc": d.max_alloc}
                 for d in (lst[i] for i in range(n))]
     finally:
         _free(lst)
@@ -251,17 +324,36 @@ def devices() -> List[Dict[str, Any]]:
 
 # ---- Arrays --------------------------------------------------------------------
 
-def _to_rgba(img: np.ndarray, order: str) -> Tuple[np.ndarray, int]:
+# The largest side of a picture, as CLV__SIDE_MAX in src/core/frame.c (not in
+# the public header): the kernels and the C references index pixels with int.
+_SIDE_MAX = 16384
+
+
+def _to_rgba(img: np.ndarray, order: str, max_bytes: int = 0,
+             device: str = "") -> Tuple[np.ndarray, int]:
     """An H x W x 3|4 uint8 array (any strides, RGB(A) or BGR(A)) as a
     C-contiguous RGBA array (the array itself when it is one; only read),
-    and its channel count."""
-    if not isinstance(img, np.ndarray) or img.dtype != np.uint8 or img.ndim != 3 \
-            or img.shape[2] not in (3, 4):
+    and its channel count. The size is checked before anything is copied (a
+    broadcast view takes no memory, its copy could take all there is):
+    sides at most _SIDE_MAX, and with max_bytes the device frame
+    (rows padded to 16 pixels, as clv_frame_create pads them) at most that."""
+    if not isinstance(img, np.ndarray):
+        raise TypeError("clvid: expected a numpy.ndarray (H x W x 3 or H x W x 4 uint8), got %s"
+                        % type(img).__name__)
+    if img.dtype != np.uint8 or img.ndim != 3 or img.shape[2] not in (3, 4):
         raise ValueError("clvid: expected an H x W x 3 or H x W x 4 uint8 array, got %s %s"
-                         % (getattr(img, "dtype", type(img).__name__), getattr(img, "shape", "")))
+                         % (img.dtype, img.shape))
     h, w, c = img.shape
     if h < 1 or w < 1:
         raise ValueError("clvid: empty picture %dx%d" % (w, h))
+    if w > _SIDE_MAX or h > _SIDE_MAX:
+        raise ValueError("clvid: picture size %dx%d: the largest side clvid takes is %d"
+                         % (w, h, _SIDE_MAX))
+    frame_bytes = ((w + 15) & ~15) * h * 4
+    if max_bytes and frame_bytes > max_bytes:
+        raise ValueError("clvid: picture size %dx%d needs %d MiB in one device buffer; %s allows "
+                         "at most %d MiB (CL_DEVICE_MAX_MEM_ALLOC_SIZE)"
+                         % (w, h, frame_bytes >> 20, device, max_bytes >> 20))
     if c == 4 and order == "rgb" and img.flags["C_CONTIGUOUS"]:
         return img, 4  # already the engine's layout: read in place, no copy
     rgba = np.empty((h, w, 4), np.uint8)
@@ -280,10 +372,13 @@ def _image(a: np.ndarray) -> _Image:
     return _Image(a.ctypes.data, a.shape[1], a.shape[0], a.shape[1] * 4)
 
 
-def _parse(text: str) -> ctypes.Array:
+def _parse(text: Optional[str]) -> ctypes.Array:
+    """A chain's text (None or "" is the empty chain, the identity) parsed
+    into a clv_chain_desc."""
+    data = b"" if text is None else _text(text, "chain text")
     desc = ctypes.create_string_buffer(_DESC_BYTES)
     msg = _Msg()
-    err = _chain_parse((text or "").encode(), desc, ctypes.byref(msg))
+    err = _chain_parse(data, desc, ctypes.byref(msg))
     if err:
         _raise(err, msg, usage=True)
     return desc
@@ -295,63 +390,151 @@ def _check_order(order: str) -> str:
     return order
 
 
+def _no_copy(self, *args):
+    raise TypeError("clvid: a %s owns C objects and cannot be copied or pickled"
+                    % type(self).__name__)
+
+
 class Chain:
     """A chain of filters built once on a device and run on arrays:
     chain(img) returns a new array of the same shape, exactly what
     `clvid transcode` gives for the same picture. order="bgr" takes and gives
-    OpenCV's channel order. Alpha passes through unchanged."""
+    OpenCV's channel order. Alpha passes through unchanged.
 
-    def __init__(self, text: str, device: Optional[str] = None, order: str = "rgb"):
-        self.order = _check_order(order)
+    close() (or leaving a `with` block) frees the device objects; after it
+    every method and property raises ValueError, and repr says closed. A
+    Chain cannot be copied or pickled: make another from chain.text."""
+
+    # A Chain whose __init__ failed or never ran reads as closed, so
+    # __del__, close() and repr work on it.
+    _lock: Optional[threading.Lock] = None
+    _chain: Any = None
+
+    def __init__(self, text: Optional[str], device: Optional[str] = None, order: str = "rgb"):
+        self._order = _check_order(order)
+        desc = _parse(text)
+        keep: list = []
+        opt = _engine_options(device, keep)  # the device is checked before anything is made
         self._lock = threading.Lock()
-        self._keep: list = []
+        self._keep = keep
         self._ctx = ctypes.c_void_p()
         self._chain = ctypes.c_void_p()
         self._src, self._dst = _Frame(), _Frame()
         self._size = (0, 0)
-        self.frame_index = 0
-        desc = _parse(text)
-        opt = _engine_options(device, self._keep)
+        self._frame_index = 0
         msg = _Msg()
         err = _context_create(ctypes.byref(opt), ctypes.byref(self._ctx), ctypes.byref(msg))
         if err:
             _raise(err, msg)
+        # The device facts are fixed for the context's life: read once, so
+        # that the size check needs no call into it.
+        info = _context_device(self._ctx).contents
+        self._device = info.name.decode(errors="replace")
+        self._max_alloc = info.max_alloc
         err = _chain_create(self._ctx, desc, ctypes.byref(self._chain), ctypes.byref(msg))
         if err:
             self.close()
             _raise(err, msg)
 
+    @contextlib.contextmanager
+    def _open(self) -> Iterator[None]:
+        """Holds the lock of an open chain. Open is checked under the lock:
+        close() in another thread takes it too, so it waits for the call,
+        and the calls after it see the chain closed."""
+        if self._lock is None:
+            raise ValueError("clvid: this Chain is closed")
+        with self._lock:
+            if not self._chain:
+                raise ValueError("clvid: this Chain is closed")
+            yield
+
     @property
     def text(self) -> str:
         """The chain as text, every parameter written out."""
-        buf = ctypes.create_string_buffer(4096)
-        _chain_format(_chain_get_desc(self._chain), buf, len(buf))
-        return buf.value.decode()
+        with self._open():
+            desc = _chain_get_desc(self._chain)
+            size = 4096
+            while True:
+                buf = ctypes.create_string_buffer(size)
+                _chain_format(desc, buf, len(buf))
+                # A full buffer may be a cut one (32 filters with 7x7
+                # matrices or user kernels write more): format again, larger.
+                if len(buf.value) < size - 1:
+                    return buf.value.decode()
+                size *= 4
 
     @property
     def device(self) -> str:
-        return _context_device(self._ctx).contents.name.decode()
+        """The name of the device the chain runs on."""
+        with self._open():
+            return self._device
+
+    @property
+    def order(self) -> str:
+        """The channel order of the arrays, "rgb" or "bgr"."""
+        with self._open():
+            return self._order
+
+    @order.setter
+    def order(self, value: str) -> None:
+        _check_order(value)
+        with self._open():
+            self._order = value
+
+    @property
+    def frame_index(self) -> int:
+        """The frame index of the next call (0 to 2**64-1; after the last it
+        wraps to 0, as the library's uint64_t does)."""
+        with self._open():
+            return self._frame_index
+
+    @frame_index.setter
+    def frame_index(self, value: int) -> None:
+        n = _frame_index(value)
+        with self._open():
+            self._frame_index = n
+
+    def _count(self) -> int:
+        # clv_chain_desc starts with its int count.
+        return ctypes.cast(_chain_get_desc(self._chain), ctypes.POINTER(ctypes.c_int))[0]
 
     def set(self, filter_index: int, param: str, value: Any) -> None:
         """Changes one parameter of filter `filter_index` (from 0) for the
-        next call, without rebuilding; ValueError names the range."""
+        next call, without rebuilding; ValueError names the range. value is
+        a number or the text the chain syntax takes (str or UTF-8 bytes)."""
+        index = _integer(filter_index, "filter_index")
+        name = _text(param, "parameter name")
+        if isinstance(value, (str, bytes, bytearray)):
+            text = _text(value, "value of %s" % name.decode())
+        elif isinstance(value, numbers.Real):
+            text = str(value).encode()
+        else:
+            raise TypeError("clvid: value of %s must be a number or a str, not %s"
+                            % (name.decode(), type(value).__name__))
         msg = _Msg()
-        with self._lock:
-            err = _chain_set_param(self._chain, int(filter_index), param.encode(),
-                                   str(value).encode(), ctypes.byref(msg))
+        with self._open():
+            count = self._count()
+            if not 0 <= index < count:
+                raise ValueError("clvid: filter_index %d is out of range: the chain has %d "
+                                 "filter%s (0 to %d)" % (index, count, "" if count == 1 else "s",
+                                                         count - 1))
+            err = _chain_set_param(self._chain, index, name, text, ctypes.byref(msg))
         if err:
             _raise(err, msg, usage=True)
 
     def __call__(self, img: np.ndarray, frame_index: Optional[int] = None) -> np.ndarray:
         """Filters one picture. frame_index (default: one more than the last
         call's) feeds the filters that vary per frame (noise)."""
-        rgba, channels = _to_rgba(img, self.order)
+        index = None if frame_index is None else _frame_index(frame_index)
+        with self._open():
+            order = self._order
+        rgba, channels = _to_rgba(img, order, self._max_alloc, self._device)
         h, w = rgba.shape[:2]
-        out = np.empty_like(rgba)
+        out = np.empty((h, w, 4), np.uint8)
         msg = _Msg()
-        with self._lock:
-            if frame_index is not None:
-                self.frame_index = int(frame_index)
+        with self._open():  # again: close() may have run while the array was converted
+            if index is not None:
+                self._frame_index = index
             if self._size != (w, h):
                 _frame_destroy(ctypes.byref(self._src))
                 _frame_destroy(ctypes.byref(self._dst))
@@ -365,16 +548,19 @@ class Chain:
             err = _frame_upload(self._ctx, ctypes.byref(self._src), ctypes.byref(src_img))
             if not err:
                 err = _chain_run(self._chain, ctypes.byref(self._src), ctypes.byref(self._dst),
-                                 self.frame_index, None, None, ctypes.byref(msg))
+                                 self._frame_index, None, None, ctypes.byref(msg))
             if not err:
                 err = _frame_download(self._ctx, ctypes.byref(self._dst), ctypes.byref(dst_img))
             if err:
                 _raise(err, msg)
-            self.frame_index += 1
-        return _from_rgba(out, channels, self.order)
+            self._frame_index = (self._frame_index + 1) & _UINT64_MAX
+        return _from_rgba(out, channels, order)
 
     def close(self) -> None:
-        """Frees the device objects now (also done when collected)."""
+        """Frees the device objects now (also done when collected). Waits for
+        a call running in another thread; closing twice is fine."""
+        if self._lock is None:
+            return  # __init__ stopped before it made anything
         with self._lock:
             _frame_destroy(ctypes.byref(self._src))
             _frame_destroy(ctypes.byref(self._dst))
@@ -387,6 +573,8 @@ class Chain:
                 self._ctx = ctypes.c_void_p()
 
     def __enter__(self) -> "Chain":
+        with self._open():
+            pass
         return self
 
     def __exit__(self, *exc) -> None:
@@ -398,15 +586,25 @@ class Chain:
         except Exception:
             pass
 
+    # A copy would share the C pointers, and whichever went first would free
+    # them under the other.
+    __copy__ = __deepcopy__ = __reduce__ = __reduce_ex__ = _no_copy
+
     def __repr__(self) -> str:
-        return "clvid.Chain(%r) on %s" % (self.text, self.device)
+        try:
+            return "clvid.Chain(%r) on %s" % (self.text, self.device)
+        except ValueError:
+            return "<clvid.Chain (closed)>"
 
 
-def reference(text: str, img: np.ndarray, frame_index: int = 0, order: str = "rgb") -> np.ndarray:
+def reference(text: Optional[str], img: np.ndarray, frame_index: int = 0,
+              order: str = "rgb") -> np.ndarray:
     """The chain by the C references (the definitions, on the host), for
     checking: Chain(text)(img) equals reference(text, img)."""
     _check_order(order)
+    index = _frame_index(frame_index)
     desc = _parse(text)
+    rgba, channels = _to_rgba(img, order)
     ref = ctypes.c_void_p()
     err = _ref_create(desc, ctypes.byref(ref))
     if err == _EINVAL:
@@ -415,10 +613,9 @@ def reference(text: str, img: np.ndarray, frame_index: int = 0, order: str = "rg
     if err:
         raise Error("clvid: cannot set up the reference chain")
     try:
-        rgba, channels = _to_rgba(img, order)
-        out = np.empty_like(rgba)
+        out = np.empty((rgba.shape[0], rgba.shape[1], 4), np.uint8)
         a, b = _image(rgba), _image(out)
-        if _ref_run(ref, ctypes.byref(a), ctypes.byref(b), frame_index):
+        if _ref_run(ref, ctypes.byref(a), ctypes.byref(b), index):
             raise Error("clvid: out of memory in the reference chain")
         return _from_rgba(out, channels, order)
     finally:
@@ -479,27 +676,68 @@ if _pipeline is not None:
                      ctypes.c_char_p, ctypes.c_char_p, _I, _V)
 
 
+# The flags of clv_transcode_options_set, by every name it knows them by:
+# they take no value (True sets one), the other options take one.
+_FLAGS = {"y", "overwrite", "an", "no_audio", "sn", "no_subtitles", "live", "no-autorotate",
+          "no_autorotate", "q", "quiet"}
+# The options that name files, given as paths (str, bytes, os.PathLike).
+_PATHS = {"i", "input", "o", "output"}
+
+
+def _option_pairs(pairs: Dict[str, Any],
+                  device: Any) -> List[Tuple[str, bytes, Optional[bytes]]]:
+    """Keyword options as (keyword, command-line name, value) for
+    clv_transcode_options_set, checked here: a value is a str (or UTF-8
+    bytes), a number, a path for the file options, or True/False for a
+    flag; None (and False) leave an option unset."""
+    if device is None and os.environ.get("CLVID_DEVICE"):
+        device = os.environ["CLVID_DEVICE"]
+    if device is not None:
+        pairs = dict(pairs, device=device)
+    out = []
+    for key, value in pairs.items():
+        name = _OPTIONS.get(key, key)
+        bare = name.lstrip("-")
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            if bare not in _FLAGS:
+                raise TypeError("clvid: option %r takes a value, not %r" % (key, value))
+            if value:
+                out.append((key, _text(name, "option name"), None))
+            continue
+        if bare in _PATHS:
+            text = _path(value, key)
+        elif bare == "device":
+            text = _device_text(value)
+        elif isinstance(value, (str, bytes, bytearray)):
+            text = _text(value, "option %s" % key)
+        elif isinstance(value, numbers.Real):
+            text = str(value).encode()
+        else:
+            raise TypeError("clvid: option %r must be a str or a number, not %s"
+                            % (key, type(value).__name__))
+        out.append((key, _text(name, "option name"), text))
+    return out
+
+
 class _Options:
     """clv_transcode_options on the heap, set by name; the strings are kept
-    alive as long as this object."""
+    alive as long as this object. `ptr` raises ValueError once closed, so a
+    closed one never reaches the library."""
+
+    _ptr = None
 
     def __init__(self, pairs: Dict[str, Any], device: Optional[str]):
-        self.ptr = _opts_create()
-        if not self.ptr:
-            raise MemoryError("clvid: transcode options")
+        checked = _option_pairs(pairs, device)  # before anything is allocated
         self.keep: list = []
-        if device is None and os.environ.get("CLVID_DEVICE"):
-            device = os.environ["CLVID_DEVICE"]
-        if device is not None:
-            pairs = dict(pairs, device=device)
-        for key, value in pairs.items():
-            if value is None or value is False:
-                continue
-            name = _OPTIONS.get(key, key)
-            text = None if value is True else str(value).encode()
+        self._ptr = _opts_create()
+        if not self._ptr:
+            raise MemoryError("clvid: transcode options")
+        for key, name, text in checked:
             self.keep.append(text)
             msg = _Msg()
-            err = _opts_set(self.ptr, name.encode(), text, ctypes.byref(msg))
+            err = _opts_set(self._ptr, name, text, ctypes.byref(msg))
             if err:
                 self.close()
                 if "unknown transcode option" in str(msg):
@@ -507,10 +745,24 @@ class _Options:
                                     % (key, ", ".join(sorted(_OPTIONS))))
                 _raise(err, msg, usage=True)
 
+    @property
+    def ptr(self) -> int:
+        if not self._ptr:
+            raise ValueError("clvid: these transcode options are closed")
+        return self._ptr
+
     def close(self):
-        if self.ptr:
-            _opts_destroy(self.ptr)
-            self.ptr = None
+        if self._ptr:
+            _opts_destroy(self._ptr)
+            self._ptr = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    __copy__ = __deepcopy__ = __reduce__ = __reduce_ex__ = _no_copy
 
 
 def transcode(input: str, output: str, vf: Optional[str] = None,
@@ -519,13 +771,16 @@ def transcode(input: str, output: str, vf: Optional[str] = None,
     """Runs `clvid transcode -i input -vf vf -o output` in this process.
     options are the command line's: codec, crf, preset, bitrate, pix_fmt,
     audio_codec, aspect, ss, t, frames, overwrite, no_audio, no_subtitles,
-    no_autorotate, output_format, ... progress(status) is called with a dict
+    no_autorotate, output_format, ... (values: str, numbers; True for the
+    flags; None leaves one unset). progress(status) is called with a dict
     (event start|progress|end, frames, out_seconds, total_seconds, elapsed,
     ...); returning True stops the run. Ctrl-C stops it cleanly (the output
     is finished up to there) and then raises KeyboardInterrupt. Returns the
     last status."""
     _need_pipeline()
-    pairs = dict(options, input=input, output=output, chain=vf)
+    if progress is not None and not callable(progress):
+        raise TypeError("clvid: progress must be callable, not %s" % type(progress).__name__)
+    pairs = dict(options, input=_path(input, "input"), output=_path(output, "output"), chain=vf)
     opts = _Options(pairs, device)
     state: Dict[str, Any] = {"status": {}, "raised": None}
 
@@ -587,7 +842,7 @@ def probe(path: str) -> Dict[str, Any]:
     per second, 0 unknown), duration (s), frames (0 unknown), audio_streams."""
     _need_pipeline()
     info, msg = _MediaInfo(), _Msg()
-    err = _probe(os.fsencode(path), ctypes.byref(info), ctypes.byref(msg))
+    err = _probe(_path(path, "path"), ctypes.byref(info), ctypes.byref(msg))
     if err:
         _raise(err, msg)
     rate = info.rate_num / info.rate_den if info.rate_den else 0.0
@@ -602,10 +857,16 @@ def join(segments: List[str], output: str, streams_from: Optional[str] = None,
     encoder settings) into output without re-encoding, with the sound and
     subtitles of streams_from copied beside them."""
     _need_pipeline()
-    paths = (ctypes.c_char_p * len(segments))(*[os.fsencode(s) for s in segments])
+    # One path is a sequence too (of characters): refused, not joined.
+    if isinstance(segments, (str, bytes, bytearray, os.PathLike)):
+        raise TypeError("clvid: segments must be a list of paths, not one %s"
+                        % type(segments).__name__)
+    names = [_path(s, "segment") for s in segments]
+    paths = (ctypes.c_char_p * len(names))(*names)
+    side = _path(streams_from, "streams_from") if streams_from else None
     msg = _Msg()
-    err = _join(paths, len(segments), os.fsencode(streams_from) if streams_from else None,
-                os.fsencode(output), 1 if overwrite else 0, ctypes.byref(msg))
+    err = _join(paths, len(names), side, _path(output, "output"), 1 if overwrite else 0,
+                ctypes.byref(msg))
     if err:
         _raise(err, msg)
 
@@ -615,10 +876,21 @@ def frames(path: str, vf: Optional[str] = None, device: Optional[str] = None,
            **options: Any) -> Iterator[Tuple[np.ndarray, float]]:
     """The filtered frames of a video (or picture, or image sequence), decoded
     by clvid's own pipeline: yields (H x W x 3 array, or x 4 with alpha=True,
-    pts in seconds). options: ss, t, frames, input_format, no_autorotate."""
+    pts in seconds). options: ss, t, frames, input_format, no_autorotate.
+    The arguments are checked at the call; the file is opened at the first
+    frame."""
     _need_pipeline()
     _check_order(order)
-    opts = _Options(dict(options, input=path, chain=vf), device)
+    pairs = dict(options, input=_path(path, "path"), chain=vf)
+    _option_pairs(pairs, device)
+    return _frames(pairs, device, order, alpha)
+
+
+def _frames(pairs: Dict[str, Any], device: Optional[str], order: str,
+            alpha: bool) -> Iterator[Tuple[np.ndarray, float]]:
+    """frames() after its checks: a generator, so the reader opens at the
+    first frame and closes when the generator ends or is collected."""
+    opts = _Options(pairs, device)
     reader = ctypes.c_void_p()
     msg = _Msg()
     err = _reader_open(opts.ptr, ctypes.byref(reader), ctypes.byref(msg))

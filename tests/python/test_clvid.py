@@ -1,7 +1,11 @@
 """The Python package against the C references, the command line and
 ffprobe: every filter exact on arrays of awkward sizes, channel orders and
-strides, errors, frames() and transcode() with progress and stopping."""
+strides, errors, frames() and transcode() with progress and stopping, and
+no way through the public API to crash the interpreter (closed objects,
+closing under running calls, bad arguments, huge arrays)."""
+import copy
 import os
+import pickle
 import shutil
 import signal
 import subprocess
@@ -261,3 +265,221 @@ def test_ctypes_mirrors_match_the_header():
         want = _c_fields(header, struct)
         assert got == want or (struct == "clv_param" and got == [w if w != "def" else "default"
                                                                   for w in want]), (struct, got, want)
+
+
+# ---- Never a crash: closed objects, threads, arguments, sizes ----------------
+
+def _closed_uses(chain, img):
+    """Every method and property of a Chain, as calls."""
+    def set_order():
+        chain.order = "bgr"
+
+    def set_frame_index():
+        chain.frame_index = 1
+    return {"call": lambda: chain(img), "set": lambda: chain.set(0, "radius", 2),
+            "text": lambda: chain.text, "device": lambda: chain.device,
+            "order": lambda: chain.order, "set order": set_order,
+            "frame_index": lambda: chain.frame_index, "set frame_index": set_frame_index,
+            "with": lambda: chain.__enter__()}
+
+
+def test_closed_chain_raises_value_error():
+    img = picture(8, 8)
+    closed = clvid.Chain("median")
+    closed.close()
+    closed.close()  # twice is fine
+    with clvid.Chain("median") as exited:
+        assert np.array_equal(exited(img), clvid.reference("median", img))
+    for chain in (closed, exited):
+        for name, use in _closed_uses(chain, img).items():
+            with pytest.raises(ValueError, match="this Chain is closed"):
+                use()
+        assert "closed" in repr(chain)
+        chain.close()
+
+
+def test_chain_that_never_opened_reads_closed():
+    # A Chain whose __init__ failed (or never ran) is collected, closed and
+    # printed without touching the library.
+    with pytest.raises(ValueError):
+        clvid.Chain("medain")
+    bare = clvid.Chain.__new__(clvid.Chain)
+    assert "closed" in repr(bare)
+    bare.close()
+    with pytest.raises(ValueError, match="closed"):
+        bare(picture(2, 2))
+
+
+def test_chain_cannot_be_copied_or_pickled():
+    # A copy would share the C pointers: closing one freed them under the other.
+    chain = clvid.Chain("sharpen")
+    for make in (copy.copy, copy.deepcopy, pickle.dumps):
+        with pytest.raises(TypeError, match="cannot be copied"):
+            make(chain)
+    img = picture(5, 6)
+    assert np.array_equal(chain(img), clvid.reference("sharpen", img))
+
+
+def test_close_while_threads_call():
+    """4 threads call one chain on a 1080p frame while another closes it:
+    every call gives the exact result or ValueError, and close() waits for
+    the call in progress."""
+    img = picture(1080, 1920, 3)
+    want = clvid.reference("sharpen", img)
+    chain = clvid.Chain("sharpen")
+    first = threading.Event()
+    outcomes = [[] for _ in range(4)]
+
+    def work(mine):
+        for _ in range(200):
+            try:
+                got = chain(img, frame_index=0)
+            except ValueError as e:
+                mine.append(str(e))
+                return
+            mine.append(np.array_equal(got, want))
+            first.set()
+
+    def closer():
+        first.wait(60)
+        chain.close()
+        chain.close()
+    threads = [threading.Thread(target=work, args=(o,)) for o in outcomes]
+    threads.append(threading.Thread(target=closer))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not any(t.is_alive() for t in threads)
+    for mine in outcomes:
+        assert mine[-1] == "clvid: this Chain is closed", "a thread ran on after close()"
+        assert all(r is True for r in mine[:-1]), "a call gave a wrong result"
+    assert any(r is True for mine in outcomes for r in mine)
+
+
+def test_filter_and_frame_index_checked():
+    img = picture(6, 7)
+    chain = clvid.Chain("median,gray")
+    for bad in (-1, 2, 2 ** 32, -2 ** 31 - 1):
+        with pytest.raises(ValueError, match=r"filter_index .* 2 filters \(0 to 1\)"):
+            chain.set(bad, "radius", 2)
+    for bad in (0.0, "0", None):
+        with pytest.raises(TypeError, match="filter_index must be an integer"):
+            chain.set(bad, "radius", 2)
+    chain.set(np.int64(0), "radius", 2)  # numpy integers are integers
+    assert chain.text == "median=radius=2,gray"
+    for bad in (-1, 2 ** 64):
+        with pytest.raises(ValueError, match="frame_index"):
+            chain(img, frame_index=bad)
+        with pytest.raises(ValueError, match="frame_index"):
+            chain.frame_index = bad
+        with pytest.raises(ValueError, match="frame_index"):
+            clvid.reference("noise", img, frame_index=bad)
+    with pytest.raises(TypeError, match="frame_index must be an integer"):
+        chain(img, frame_index=1.5)
+    with pytest.raises(ValueError, match="order"):
+        chain.order = "yuv"
+    # The last uint64 frame index runs, and the next wraps to 0 as in C.
+    noise = clvid.Chain("noise=amount=0.5")
+    got = noise(img, frame_index=2 ** 64 - 1)
+    assert np.array_equal(got, clvid.reference("noise=amount=0.5", img, frame_index=2 ** 64 - 1))
+    assert noise.frame_index == 0
+
+
+def test_strings_checked(tmp_path):
+    """NUL in any string is a ValueError (C would cut the string there);
+    bytes are taken as UTF-8 text, or as file names as they are."""
+    img = picture(4, 5)
+    chain = clvid.Chain("median")
+    nul = [lambda: clvid.Chain("gray\0median"), lambda: clvid.Chain(b"gray\0median"),
+           lambda: clvid.Chain("gray", device="cpu\0"),
+           lambda: chain.set(0, "radius\0x", 2), lambda: chain.set(0, "radius", "2\0"),
+           lambda: clvid.reference("gray\0median", img),
+           lambda: clvid.transcode(SAMPLE + "\0x", str(tmp_path / "o.mkv")),
+           lambda: clvid.transcode(SAMPLE, str(tmp_path / "o.mkv\0")),
+           lambda: clvid.transcode(SAMPLE, str(tmp_path / "o.mkv"), vf="gray\0"),
+           lambda: clvid.transcode(SAMPLE, str(tmp_path / "o.mkv"), codec="ffv1\0"),
+           lambda: clvid.transcode(SAMPLE, str(tmp_path / "o.mkv"), device="x\0"),
+           lambda: clvid.probe(SAMPLE + "\0x"), lambda: clvid.probe(os.fsencode(SAMPLE) + b"\0"),
+           lambda: clvid.join([SAMPLE + "\0"], str(tmp_path / "j.mkv")),
+           lambda: clvid.join([SAMPLE], str(tmp_path / "j.mkv"), streams_from=SAMPLE + "\0"),
+           lambda: clvid.frames(SAMPLE + "\0x"), lambda: clvid.frames(SAMPLE, vf="gray\0")]
+    for use in nul:
+        with pytest.raises(ValueError, match="NUL"):
+            use()
+    assert clvid.Chain(b"median=radius=2").text == "median=radius=2"
+    chain.set(0, b"radius", b"3")
+    assert chain.text == "median=radius=3"
+    assert np.array_equal(clvid.reference(b"gray", img), clvid.reference("gray", img))
+    assert clvid.probe(os.fsencode(SAMPLE))["width"] == 1280
+    with pytest.raises(ValueError):  # UnicodeDecodeError: not UTF-8
+        clvid.Chain(b"gray\xff")
+    wrong = [lambda: clvid.Chain(5), lambda: chain.set(0, 3, 2), lambda: chain.set(0, "radius", [3]),
+             lambda: clvid.Chain("gray", device=1.5), lambda: clvid.probe(None),
+             lambda: clvid.transcode(None, str(tmp_path / "o.mkv")),
+             lambda: clvid.join(SAMPLE, str(tmp_path / "j.mkv"))]
+    for use in wrong:
+        with pytest.raises(TypeError):
+            use()
+
+
+def test_arrays_checked():
+    chain = clvid.Chain("gray")
+    for use in (chain, lambda a: clvid.reference("gray", a)):
+        with pytest.raises(TypeError, match="numpy.ndarray"):
+            use([[[0, 0, 0]]])
+        with pytest.raises(ValueError, match="uint8"):
+            use(np.zeros((4, 4, 3), np.int16))
+        with pytest.raises(ValueError, match="H x W x 3"):
+            use(np.zeros((4, 4, 2), np.uint8))
+        with pytest.raises(ValueError, match="H x W x 3"):
+            use(np.zeros((2, 4, 4, 3), np.uint8))
+        with pytest.raises(ValueError, match="empty"):
+            use(np.zeros((0, 4, 3), np.uint8))
+
+
+def test_huge_array_refused_before_copy():
+    # 100000 x 100000 x 4 is a view of 4 bytes; its copy would be 37 GiB.
+    huge = np.broadcast_to(np.zeros(4, np.uint8), (100000, 100000, 4))
+    chain = clvid.Chain("gray")
+    with pytest.raises(ValueError, match="100000x100000.*16384"):
+        chain(huge)
+    with pytest.raises(ValueError, match="100000x100000.*16384"):
+        clvid.reference("gray", huge)
+    with pytest.raises(ValueError, match="16385x1.*16384"):
+        chain(np.broadcast_to(np.zeros(3, np.uint8), (1, 16385, 3)))
+    # The device's largest buffer is checked too; PoCL's is larger than the
+    # largest frame, so a smaller limit stands in for a small device's.
+    assert clvid.devices()[0]["max_alloc"] > 0
+    chain._max_alloc = 1 << 20
+    with pytest.raises(ValueError, match=r"1024x1024 needs 4 MiB.*at most 1 MiB"):
+        chain(np.broadcast_to(np.zeros(4, np.uint8), (1024, 1024, 4)))
+
+
+def test_options_checked(tmp_path):
+    out = str(tmp_path / "o.mkv")
+    for kwargs in ({"crf": [1]}, {"crf": object()}, {"codec": True}, {"vf": True},
+                   {"ss": False}, {"progress": 5}):
+        with pytest.raises(TypeError):
+            clvid.transcode(SAMPLE, out, **kwargs)
+    with pytest.raises(TypeError):  # at the call, not at the first frame
+        clvid.frames(SAMPLE, frames=[1])
+    with pytest.raises(clvid.Error, match="directory"):
+        clvid.probe(str(tmp_path))
+    with pytest.raises(clvid.Error, match="directory"):
+        clvid.transcode(str(tmp_path), out)
+    # bytes, numpy numbers and os.PathLike are fine.
+    last = clvid.transcode(SAMPLE, tmp_path / "b.mkv", codec=b"ffv1", frames=np.int64(2),
+                           no_audio=True, overwrite=False)
+    assert last["frames"] == 2 and last["codec"] == "ffv1"
+
+
+def test_closed_options_raise():
+    opts = clvid._Options({"crf": 20}, None)
+    assert opts.ptr
+    with pytest.raises(TypeError, match="cannot be copied"):
+        copy.copy(opts)
+    opts.close()
+    opts.close()
+    with pytest.raises(ValueError, match="closed"):
+        opts.ptr
