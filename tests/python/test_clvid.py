@@ -483,3 +483,12 @@ def test_closed_options_raise():
     opts.close()
     with pytest.raises(ValueError, match="closed"):
         opts.ptr
+
+
+def test_long_chain_text_not_cut():
+    # 32 filters with 7x7 matrices write about 9 KB, more than one 4 KiB try.
+    matrix = " ".join(["-100"] * 49)
+    chain = clvid.Chain(",".join(["convolution=matrix='%s'" % matrix] * 32))
+    text = chain.text
+    assert text.count("convolution") == 32 and len(text) > 4096
+    assert clvid.Chain(text).text == text
