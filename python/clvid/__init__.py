@@ -35,8 +35,8 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["Chain", "Error", "devices", "filters", "frames", "join", "probe", "reference",
-           "transcode", "version"]
+__all__ = ["Chain", "Error", "check_output", "devices", "filters", "frames", "join", "probe",
+           "reference", "temporal_filters", "transcode", "version"]
 
 
 class Error(Exception):
@@ -151,6 +151,7 @@ _filter_at = _declare(_engine, "clv_filter_at", _P, _I)
 _filter_name = _declare(_engine, "clv_filter_name", ctypes.c_char_p, _P)
 _filter_help = _declare(_engine, "clv_filter_help", ctypes.c_char_p, _P)
 _filter_param_count = _declare(_engine, "clv_filter_param_count", _I, _P)
+_filter_temporal = _declare(_engine, "clv_filter_temporal", _I, _P)
 _filter_param = _declare(_engine, "clv_filter_param", ctypes.POINTER(_Param), _P, _I)
 _device_list = _declare(_engine, "clv_device_list", _I, ctypes.POINTER(ctypes.POINTER(_DeviceInfo)),
                         _V)
@@ -382,6 +383,38 @@ def _parse(text: Optional[str]) -> ctypes.Array:
     if err:
         _raise(err, msg, usage=True)
     return desc
+
+
+class _Value(ctypes.Structure):
+    _fields_ = [("i", ctypes.c_int64), ("n", ctypes.c_int), ("m", ctypes.c_int * 49)]
+
+
+class _ChainItem(ctypes.Structure):
+    _fields_ = [("filter", ctypes.c_void_p), ("values", _Value * 8)]
+
+
+class _ChainDesc(ctypes.Structure):
+    """clv_chain_desc (CLV_CHAIN_MAX 32, CLV_PARAMS_MAX 8, CLV_MATRIX_MAX 49)."""
+    _fields_ = [("count", ctypes.c_int), ("item", _ChainItem * 32)]
+
+
+def temporal_filters(text: Optional[str]) -> List[str]:
+    """The filters of a chain whose output depends on the frames before
+    (their descriptors say so: quantize's palette, a user kernel that reads
+    prev), each written out as text; [] when every filter is a function of
+    its frame and its index. A run cut into segments matches one run only
+    then. ValueError for a bad chain."""
+    desc = ctypes.cast(_parse(text), ctypes.POINTER(_ChainDesc)).contents
+    found = []
+    for i in range(desc.count):
+        if _filter_temporal(desc.item[i].filter):
+            one = _ChainDesc()
+            one.count = 1
+            one.item[0] = desc.item[i]
+            buf = ctypes.create_string_buffer(16384)
+            _chain_format(ctypes.byref(one), buf, len(buf))
+            found.append(buf.value.decode(errors="replace"))
+    return found
 
 
 def _check_order(order: str) -> str:
@@ -652,7 +685,10 @@ class _TranscodeStatus(ctypes.Structure):
                 ("out_seconds", ctypes.c_double), ("elapsed", ctypes.c_double),
                 ("stopped", ctypes.c_int), ("decode_s", ctypes.c_double),
                 ("upload_s", ctypes.c_double), ("kernels_s", ctypes.c_double),
-                ("download_s", ctypes.c_double), ("encode_s", ctypes.c_double)]
+                ("download_s", ctypes.c_double), ("encode_s", ctypes.c_double),
+                ("device_shares", ctypes.c_char_p), ("first_frame_s", ctypes.c_double),
+                ("shared_staging", ctypes.c_int), ("corrupt_packets", ctypes.c_int64),
+                ("corrupt_frames", ctypes.c_int64)]
 
 
 _CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(_TranscodeStatus), ctypes.c_void_p)
@@ -674,6 +710,9 @@ if _pipeline is not None:
     _probe = _declare(_pipeline, "clv_probe", _I, ctypes.c_char_p, _P, _V)
     _join = _declare(_pipeline, "clv_join", _I, ctypes.POINTER(ctypes.c_char_p), _I,
                      ctypes.c_char_p, ctypes.c_char_p, _I, _V)
+    _check_output = _declare(_pipeline, "clv_transcode_check_output", _I,
+                             ctypes.POINTER(ctypes.c_char_p), _I, ctypes.c_char_p,
+                             ctypes.c_char_p, _I, _V)
 
 
 # The flags of clv_transcode_options_set, by every name it knows them by:
@@ -867,6 +906,25 @@ def join(segments: List[str], output: str, streams_from: Optional[str] = None,
     msg = _Msg()
     err = _join(paths, len(names), side, _path(output, "output"), 1 if overwrite else 0,
                 ctypes.byref(msg))
+    if err:
+        _raise(err, msg)
+
+
+def check_output(inputs: List[str], output: str, overwrite: bool = False,
+                 format: Optional[str] = None) -> None:
+    """The checks clvid transcode makes before it writes anything: ValueError
+    when output (any file of an output sequence, "out_%04d.png") is one of
+    the inputs' files (by inode) or a folder, with or without overwrite;
+    Error (code -12) when it exists and overwrite is False. format is -f."""
+    _need_pipeline()
+    if isinstance(inputs, (str, bytes, bytearray, os.PathLike)):
+        inputs = [inputs]
+    names = [_path(p, "input") for p in inputs]
+    paths = (ctypes.c_char_p * max(1, len(names)))(*names)
+    msg = _Msg()
+    err = _check_output(paths, len(names), _path(output, "output"),
+                        _text(format, "format") if format else None, 1 if overwrite else 0,
+                        ctypes.byref(msg))
     if err:
         _raise(err, msg)
 

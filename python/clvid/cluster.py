@@ -26,6 +26,7 @@ arguments is one line and exit status 2; a failed run, one line and 1.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import glob
 import os
 import shutil
@@ -154,6 +155,19 @@ def _check_chain(chain: Optional[str], whole_files: bool) -> None:
             % " and ".join(stateful))
 
 
+def _sweep_segments(folder: str) -> None:
+    """Removes the segment folders of jobs that died (SIGKILL, a lost
+    machine): their lock is free. A folder without a lock yet is a job
+    starting, and is left."""
+    for work in glob.glob(os.path.join(glob.escape(folder), ".clvid-segments-*")):
+        try:
+            with open(os.path.join(work, ".lock"), "r") as f:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                shutil.rmtree(work, ignore_errors=True)
+        except OSError:
+            pass
+
+
 def transcode_main(args) -> int:
     if args.segment_seconds <= 0:
         raise UsageError("--segment-seconds %g: expected more than 0" % args.segment_seconds)
@@ -173,7 +187,10 @@ def transcode_main(args) -> int:
     count = max(1, -(-total // per))
     options = _encoder_options(args)
     folder = os.path.dirname(os.path.abspath(args.output))
+    _sweep_segments(folder)
     work = tempfile.mkdtemp(prefix=".clvid-segments-", dir=folder)  # beside the output: shared
+    lock = open(os.path.join(work, ".lock"), "w")  # held while this job lives
+    fcntl.flock(lock, fcntl.LOCK_EX)
     ext = os.path.splitext(args.output)[1] or ".mkv"
     parts = [os.path.join(work, "part%05d%s" % (k, ext)) for k in range(count)]
     client, cluster = _client(args)
@@ -203,6 +220,7 @@ def transcode_main(args) -> int:
         return 1
     finally:
         shutil.rmtree(work, ignore_errors=True)
+        lock.close()
         client.close()
         if cluster is not None:
             cluster.close()

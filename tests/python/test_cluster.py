@@ -60,6 +60,11 @@ def cluster(*args, **kw):
 def test_local_cluster_transcode_equals_one_run(clip, tmp_path):
     one, joined = tmp_path / "one.mkv", tmp_path / "joined.mkv"
     one_run(clip, one)
+    # The segments of a job that died (its lock free) go with the next job.
+    dead = tmp_path / ".clvid-segments-dead"
+    dead.mkdir()
+    (dead / ".lock").write_text("")
+    (dead / "part00000.mkv").write_bytes(b"x" * 1000)
     p = cluster("transcode", "-i", str(clip), "-vf", CHAIN, "-c:v", "ffv1", "-o", str(joined),
                 "--segment-seconds", "1", "--workers", "2")
     assert p.returncode == 0, p.stderr
@@ -135,3 +140,59 @@ def test_worker_killed_mid_run(clip, tmp_path):
                 os.killpg(p.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def one_line_error(p, status, words):
+    """A mistake: exit status, one line naming it, no traceback."""
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == status, p.stderr
+    assert len(lines) == 1 and words in lines[0] and "Traceback" not in p.stderr, p.stderr
+
+
+def test_the_command_line_rules(clip, tmp_path):
+    """The cluster keeps clvid transcode's rules, checked before any work."""
+    copy = tmp_path / "clip.mp4"
+    os.link(clip, copy)
+    one_line_error(cluster("transcode", "-i", str(copy), "-o", str(copy), "-y"), 2, "input")
+    alias = tmp_path / "alias.mp4"
+    os.symlink(copy, alias)
+    one_line_error(cluster("transcode", "-i", str(copy), "-o", str(alias), "-y"), 2, "input")
+    # Temporal by the descriptor: a kernel reading prev is refused for
+    # segments; a kernel file named like quantize is not quantize.
+    motion = tmp_path / "motion.cl"
+    motion.write_text(open(os.path.join(ROOT, "examples", "kernels", "motion.cl")).read())
+    one_line_error(cluster("transcode", "-i", str(copy), "-vf", "opencl=file=%s" % motion, "-o",
+                           str(tmp_path / "m.mkv")), 2, "carries its state")
+    look = tmp_path / "quantize_look.cl"
+    look.write_text(open(os.path.join(ROOT, "examples", "kernels", "vignette.cl")).read())
+    taken = tmp_path / "taken.mkv"
+    taken.write_bytes(b"the user's")
+    one_line_error(cluster("transcode", "-i", str(copy), "-vf", "opencl=file=%s" % look, "-o",
+                           str(taken)), 1, "already exists")
+    assert taken.read_bytes() == b"the user's"
+    # Batch: two inputs into one output, an output that is an input.
+    for d in ("x", "y"):
+        (tmp_path / d).mkdir()
+        os.link(clip, tmp_path / d / "same.mp4")
+    out = tmp_path / "out"
+    one_line_error(cluster("batch", str(tmp_path / "*" / "same.mp4"), "-o",
+                           str(out / "{stem}.mkv")), 2, "would both be written")
+    assert not out.exists(), "work began before the refusal"
+    one_line_error(cluster("batch", str(tmp_path / "x" / "*.mp4"), "-o",
+                           str(tmp_path / "x" / "{name}"), "-y"), 2, "input")
+    # Bad arguments: one line, exit 2.
+    one_line_error(cluster("transcode", "-i", str(copy), "-o", str(tmp_path / "s.mkv"),
+                           "--segment-seconds", "-1"), 2, "--segment-seconds")
+    one_line_error(cluster("transcode", "-i", str(copy), "-o", str(tmp_path / "s.mkv"),
+                           "--workers", "0"), 2, "--workers")
+    one_line_error(cluster("transcode", "-i", str(copy), "-o", str(tmp_path / "s.mkv"),
+                           "--bogus"), 2, "--bogus")
+    one_line_error(cluster("transcode", "-o", str(tmp_path / "s.mkv")), 2, "-i")
+    one_line_error(cluster("transcode", "-i", str(copy), "-vf", "median=radius=99", "-o",
+                           str(tmp_path / "s.mkv")), 2, "radius")
+    one_line_error(cluster("batch", str(tmp_path / "none-*.mp4"), "-o", str(out / "{stem}.mkv")),
+                   2, "no file matches")
+    one_line_error(cluster("batch", str(tmp_path / "x" / "*.mp4"), "-o", str(out / "{bogus}.mkv")),
+                   2, "{stem} and {name}")
+    one_line_error(cluster("transcode", "-i", str(tmp_path / "missing.mp4"), "-o",
+                           str(tmp_path / "s.mkv")), 1, "missing.mp4")

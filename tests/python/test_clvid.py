@@ -492,3 +492,34 @@ def test_long_chain_text_not_cut():
     text = chain.text
     assert text.count("convolution") == 32 and len(text) > 4096
     assert clvid.Chain(text).text == text
+
+
+def test_temporal_filters_by_descriptor(tmp_path):
+    """Which filters carry state, as their descriptors say; a kernel file's
+    name means nothing."""
+    root = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "kernels")
+    motion = os.path.join(root, "motion.cl")
+    look = tmp_path / "quantize_look.cl"
+    look.write_text(open(os.path.join(root, "vignette.cl")).read())
+    assert clvid.temporal_filters("") == []
+    assert clvid.temporal_filters("noise,median,opencl=file=%s" % look) == []
+    found = clvid.temporal_filters("quantize=8,sharpen,opencl=file=%s" % motion)
+    assert len(found) == 2 and found[0].startswith("quantize=colors=8")
+    assert found[1].startswith("opencl=file=%s" % motion)
+    with pytest.raises(ValueError):
+        clvid.temporal_filters("medain")
+
+
+def test_check_output_is_the_commands(tmp_path):
+    sample = os.path.join(MEDIA, "sample.mp4")
+    clvid.check_output([sample], str(tmp_path / "new.mp4"))
+    with pytest.raises(ValueError, match="input"):
+        clvid.check_output([sample], sample, overwrite=True)
+    (tmp_path / "f_001.png").write_bytes(b"x")
+    with pytest.raises(clvid.Error, match="already exists") as e:
+        clvid.check_output([sample], str(tmp_path / "f_%03d.png"))
+    assert e.value.code == -12
+    clvid.check_output([sample], str(tmp_path / "f_%03d.png"), overwrite=True)
+    with pytest.raises(ValueError, match="input"):
+        clvid.check_output([str(tmp_path / "f_%03d.png")], str(tmp_path / "f_001.png"),
+                           overwrite=True)
