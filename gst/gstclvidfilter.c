@@ -3,8 +3,10 @@
  * any size go through the engine's GPU stage (YUV converted on the device
  * with the caps' colorimetry, as in transcode) and come out in the same
  * format. `chain` may change while PLAYING: the next buffer uses the new
- * chain (the device's built programs are kept). Uses the installed engine
- * API only (include/clvid/clvid.h). */
+ * chain (the device's built programs are kept). A bad chain stops the
+ * element from starting (an error), but once it runs a bad chain is a
+ * warning and the chain in use stays: a live pipeline keeps going. Uses the
+ * installed engine API only (include/clvid/clvid.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +34,12 @@ struct _GstClvidFilter {
     gchar *device;
     int in_flight;          /* the property: 0 auto */
     gboolean chain_changed; /* chain_text differs from the chain in use */
+    gboolean running;       /* between start and stop: a bad chain is a warning */
+    gchar *used_text;       /* the text of the chain in use, for a refused one */
     GQueue held;            /* input buffers in the stage, oldest first */
     int depth; /* buffers held before the first comes out: 2 on GPUs, 1 on CPUs, per device */
     gboolean draining;
-    char chain_error[1024]; /* a refused chain's message, posted by the streaming thread */
+    char chain_error[1024]; /* a chain refused before start: start fails with it */
     double kernel_ms;       /* per frame, over the last second's frames */
     /* The streaming thread's. */
     clv_context *ctx;
@@ -71,10 +75,19 @@ static void set_property(GObject *object, guint id, const GValue *value, GParamS
          * streaming thread before the next buffer. */
         g_mutex_lock(&self->lock);
         if (clv_chain_parse(text ? text : "", &desc, &msg)) {
-            /* Said on the bus by the streaming thread (at start, or before
-             * the next buffer): here the element may not have a bus yet. */
-            snprintf(self->chain_error, sizeof self->chain_error, "%s", msg.text);
+            gboolean running = self->running;
+            /* Before start the element may not have a bus yet: start
+             * posts the error and fails. */
+            if (!running)
+                snprintf(self->chain_error, sizeof self->chain_error, "%s", msg.text);
             g_mutex_unlock(&self->lock);
+            /* Running, the chain in use stays and buffers keep flowing: a
+             * warning, not an error that would stop a live pipeline. Posted
+             * outside the lock, as a bus handler may read the properties. */
+            if (running)
+                GST_ELEMENT_WARNING(
+                    self, LIBRARY, SETTINGS, ("clvidfilter chain: %s", msg.text),
+                    ("chain '%s' refused; the chain in use stays", text ? text : ""));
             break;
         }
         self->chain_error[0] = 0;
@@ -127,6 +140,11 @@ static void get_property(GObject *object, guint id, GValue *value, GParamSpec *p
 
 static void release_device(GstClvidFilter *self)
 {
+    g_mutex_lock(&self->lock);
+    self->running = FALSE;
+    g_free(self->used_text);
+    self->used_text = NULL;
+    g_mutex_unlock(&self->lock);
     clv_stage_destroy(self->stage);
     self->stage = NULL;
     clv_chain_destroy(self->chain);
@@ -135,28 +153,40 @@ static void release_device(GstClvidFilter *self)
     self->ctx = NULL;
 }
 
-/* Posts a refused chain's message; TRUE when there was one. */
-static gboolean chain_refused(GstClvidFilter *self)
+/* Parses and builds text on the context, ready to run; NULL with msg on
+ * failure (a parse error, a kernel file gone or that does not build). The
+ * file of a user kernel is read again here: it may have changed since the
+ * property was set. */
+static clv_chain *build_chain(GstClvidFilter *self, const char *text, clv_msg *msg)
 {
-    char text[1024];
-    g_mutex_lock(&self->lock);
-    snprintf(text, sizeof text, "%s", self->chain_error);
-    g_mutex_unlock(&self->lock);
-    if (!text[0])
-        return FALSE;
-    GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS, ("clvidfilter chain: %s", text), (NULL));
-    return TRUE;
+    clv_chain_desc desc;
+    clv_chain *chain = NULL;
+    if (clv_chain_parse(text, &desc, msg) || clv_chain_create(self->ctx, &desc, &chain, msg))
+        return NULL;
+    /* kernel-ms reads the stage's times only: no per-filter events, and a
+     * filter that can run inside the conversions on a CPU does (equalize
+     * between I420 or NV12 buffers). */
+    clv_chain_set_filter_timing(chain, 0);
+    return chain;
 }
 
 static gboolean start(GstBaseTransform *trans)
 {
     GstClvidFilter *self = GST_CLVID_FILTER(trans);
     clv_context_options o = {0};
-    if (chain_refused(self))
-        return FALSE;
+    char refused[sizeof self->chain_error];
     g_mutex_lock(&self->lock);
+    snprintf(refused, sizeof refused, "%s", self->chain_error);
+    /* From here a bad chain set is a warning (the chain built below, or a
+     * later good one, stays): so none set during start is lost. */
+    self->running = !refused[0];
     gchar *device = g_strdup(self->device);
     g_mutex_unlock(&self->lock);
+    if (refused[0]) {
+        GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS, ("clvidfilter chain: %s", refused), (NULL));
+        g_free(device);
+        return FALSE;
+    }
     /* As the clvid command: CLVID_DEVICE when no device is set, and the
      * kernel cache of XDG_CACHE_HOME/clvid or ~/.cache/clvid (on PoCL
      * written when the context ends, or at the build when
@@ -179,6 +209,7 @@ static gboolean start(GstBaseTransform *trans)
     g_free(device);
     if (err) {
         GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ_WRITE, ("clvidfilter: %s", msg.text), (NULL));
+        release_device(self);
         return FALSE;
     }
     /* A GPU filters one buffer while the next one's copies and upload run;
@@ -191,8 +222,25 @@ static gboolean start(GstBaseTransform *trans)
     g_mutex_unlock(&self->lock);
     GST_INFO_OBJECT(self, "on %s, %d buffer(s) in flight", clv_context_device(self->ctx)->name,
                     self->depth);
+    /* The chain is built now, not at the first buffer, so that one that
+     * cannot be built (a kernel file that does not compile) fails the state
+     * change with its message rather than stopping the stream later, and
+     * so that a later bad chain always has one in use to fall back to. */
     g_mutex_lock(&self->lock);
-    self->chain_changed = TRUE; /* built for the first buffer */
+    gchar *text = g_strdup(self->chain_text);
+    self->chain_changed = FALSE;
+    g_mutex_unlock(&self->lock);
+    self->chain = build_chain(self, text, &msg);
+    if (!self->chain) {
+        GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS, ("clvidfilter chain: %s", msg.text),
+                          ("chain '%s'", text));
+        g_free(text);
+        release_device(self);
+        return FALSE;
+    }
+    GST_INFO_OBJECT(self, "chain '%s'", text);
+    g_mutex_lock(&self->lock);
+    self->used_text = text;
     g_mutex_unlock(&self->lock);
     return TRUE;
 }
@@ -301,42 +349,49 @@ static void set_rate(GstClvidFilter *self, clv_chain *chain)
         clv_chain_set_frame_rate(chain, info->fps_n, info->fps_d);
 }
 
-/* Builds the chain the property asks for, when it changed. */
-static GstFlowReturn update_chain(GstClvidFilter *self)
+/* Builds the chain the property asks for, when it changed. One that cannot
+ * be built is a warning and the chain in use stays: the stream goes on. */
+static void update_chain(GstClvidFilter *self)
 {
-    if (chain_refused(self))
-        return GST_FLOW_ERROR;
     g_mutex_lock(&self->lock);
     gboolean changed = self->chain_changed;
     gchar *text = changed ? g_strdup(self->chain_text) : NULL;
     self->chain_changed = FALSE;
     g_mutex_unlock(&self->lock);
     if (!changed)
-        return GST_FLOW_OK;
-    clv_chain_desc desc;
-    clv_chain *chain = NULL;
+        return;
     clv_msg msg = {{0}};
-    int err = clv_chain_parse(text, &desc, &msg);
-    if (!err)
-        err = clv_chain_create(self->ctx, &desc, &chain, &msg);
-    if (err) {
-        GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS, ("clvidfilter chain: %s", msg.text),
-                          ("chain '%s'", text));
+    clv_chain *chain = build_chain(self, text, &msg);
+    if (!chain) {
+        g_mutex_lock(&self->lock);
+        gchar *used = g_strdup(self->used_text);
+        /* The property says the chain in use again, unless the application
+         * has set another since (built before the next buffer). */
+        gboolean revert = !self->chain_changed && !g_strcmp0(self->chain_text, text);
+        if (revert) {
+            g_free(self->chain_text);
+            self->chain_text = g_strdup(used);
+        }
+        g_mutex_unlock(&self->lock);
+        GST_ELEMENT_WARNING(self, LIBRARY, SETTINGS, ("clvidfilter chain: %s", msg.text),
+                            ("chain '%s' refused; '%s' stays", text, used));
+        if (revert)
+            g_object_notify(G_OBJECT(self), "chain");
+        g_free(used);
         g_free(text);
-        return GST_FLOW_ERROR;
+        return;
     }
     GST_INFO_OBJECT(self, "chain '%s'", text);
-    g_free(text);
     set_rate(self, chain);
-    /* kernel-ms reads the stage's times only: no per-filter events, and a
-     * filter that can run inside the conversions on a CPU does (equalize
-     * between I420 or NV12 buffers). */
-    clv_chain_set_filter_timing(chain, 0);
-    /* No frame is in flight between buffers: the old chain can go. */
+    /* clv_chain_destroy waits for the queue: frames still in flight with the
+     * old chain finish before it goes. */
     clv_stage_set_chain(self->stage, chain);
     clv_chain_destroy(self->chain);
     self->chain = chain;
-    return GST_FLOW_OK;
+    g_mutex_lock(&self->lock);
+    g_free(self->used_text);
+    self->used_text = text;
+    g_mutex_unlock(&self->lock);
 }
 
 /* Bytes of row r of plane p in the engine's packed layout, and rows. */
@@ -407,7 +462,9 @@ static GstFlowReturn submit_input_buffer(GstBaseTransform *trans, gboolean disco
     (void)discont;
     GstClvidFilter *self = GST_CLVID_FILTER(trans);
     GstVideoFilter *video = GST_VIDEO_FILTER(trans);
-    GstFlowReturn ret = self->stage ? update_chain(self) : GST_FLOW_NOT_NEGOTIATED;
+    GstFlowReturn ret = self->stage ? GST_FLOW_OK : GST_FLOW_NOT_NEGOTIATED;
+    if (self->stage)
+        update_chain(self);
     uint8_t *slot = ret == GST_FLOW_OK ? clv_stage_input(self->stage) : NULL;
     if (ret == GST_FLOW_OK && !slot) {
         GST_ELEMENT_ERROR(self, CORE, FAILED, ("clvidfilter: no free slot"), (NULL));
@@ -588,8 +645,10 @@ static void gst_clvid_filter_class_init(GstClvidFilterClass *klass)
             "chain", "Chain",
             "clvid filter chain in ffmpeg's syntax, e.g. 'median=radius=2,sharpen' (clvid "
             "filters lists them; opencl=file=KERNEL.cl runs your own kernel); empty: none. "
-            "Changeable while PLAYING: the next buffer uses it. A bad chain posts an error "
-            "naming the filter, parameter, value and range",
+            "Changeable while PLAYING: the next buffer uses it. A bad chain (its message "
+            "names the filter, parameter, value and range, or the kernel file and the "
+            "compiler's error) is an error before the element starts, which then does not "
+            "start; while it runs, a warning, and the chain in use stays",
             "", G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
     g_object_class_install_property(
         gobject, PROP_DEVICE,
