@@ -1,12 +1,15 @@
 /* gst_test.c - the clvidfilter element in real pipelines (videotestsrc,
  * appsink), against the engine's C references: every format bit for bit at
  * awkward sizes, the chain changed while PLAYING taking effect on the next
- * buffer, a bad chain as an error on the bus, kernel-ms, and a long run with
- * memory flat. usage: gst-test TEST (formats, switch_chain, long_run);
+ * buffer, every kind of bad chain while PLAYING as a warning on the bus with
+ * the stream going on through the chain in use, a bad chain at start as an
+ * error that stops the start, kernel-ms, and a long run with memory flat.
+ * usage: gst-test TEST (formats, switch_chain, bad_chain, long_run);
  * GST_PLUGIN_PATH must lead to the plugin. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -106,6 +109,8 @@ typedef struct run {
     int seen;
     /* switch_chain: chains set from the probe before buffer k */
     const char *set_at[MAX_FRAMES];
+    /* the chain property as buffer k came in, before any set_at[k] */
+    gchar *chain_at[MAX_FRAMES];
 } run;
 
 static GstPadProbeReturn on_input(GstPad *pad, GstPadProbeInfo *pi, gpointer data)
@@ -118,6 +123,7 @@ static GstPadProbeReturn on_input(GstPad *pad, GstPadProbeInfo *pi, gpointer dat
         gst_caps_unref(caps);
     }
     if (r->seen < MAX_FRAMES) {
+        g_object_get(r->filter, "chain", &r->chain_at[r->seen], NULL);
         if (r->set_at[r->seen])
             g_object_set(r->filter, "chain", r->set_at[r->seen], NULL);
         r->inputs[r->seen] = pack(buf, &r->info);
@@ -150,8 +156,10 @@ static void close_run(run *r)
     gst_object_unref(r->filter);
     gst_object_unref(r->sink);
     gst_object_unref(r->pipeline);
-    for (int i = 0; i < MAX_FRAMES; i++)
+    for (int i = 0; i < MAX_FRAMES; i++) {
         free(r->inputs[i]);
+        g_free(r->chain_at[i]);
+    }
 }
 
 /* The next output buffer packed, or NULL at the end of the stream. */
@@ -181,6 +189,37 @@ static char *bus_error(run *r)
     }
     gst_object_unref(bus);
     return text;
+}
+
+/* The warnings and errors on the pipeline's bus, in order, into texts
+ * (each "warning: ..." or "error: ...", caller frees); how many. One pass,
+ * as popping one type drops the others. A run's messages are posted before
+ * its end of stream reaches the sink, so a short wait is enough. */
+static int bus_messages(run *r, char **texts, int max)
+{
+    GstBus *bus = gst_element_get_bus(r->pipeline);
+    GstMessage *m;
+    int n = 0;
+    while (n < max && (m = gst_bus_timed_pop_filtered(bus, GST_SECOND / 2,
+                                                      GST_MESSAGE_WARNING | GST_MESSAGE_ERROR))) {
+        GError *e = NULL;
+        gboolean warning = GST_MESSAGE_TYPE(m) == GST_MESSAGE_WARNING;
+        if (warning)
+            gst_message_parse_warning(m, &e, NULL);
+        else
+            gst_message_parse_error(m, &e, NULL);
+        texts[n++] = g_strdup_printf("%s: %s", warning ? "warning" : "error", e->message);
+        g_error_free(e);
+        gst_message_unref(m);
+    }
+    gst_object_unref(bus);
+    return n;
+}
+
+/* Its first line, for a report (compiler messages run over several). */
+static int first_line(const char *text)
+{
+    return text ? (int)strcspn(text, "\n") : 0;
 }
 
 /* Runs `frames` buffers of format/size through chain and checks each. */
@@ -346,7 +385,8 @@ static int test_switch_chain(void)
                      "sync=false max-buffers=2"))
         return 1;
     /* Set from the streaming thread just before buffer 10 and 20 enter the
-     * element: "the next buffer" is exactly that one. At 25, a bad chain. */
+     * element: "the next buffer" is exactly that one. At 25, a bad chain:
+     * refused, and median=radius=2 goes on to the end. */
     r.set_at[10] = "threshold=t=100";
     r.set_at[20] = "median=radius=2";
     r.set_at[25] = "median=radius=9";
@@ -361,20 +401,234 @@ static int test_switch_chain(void)
         free(out);
         got++;
     }
-    char *err = bus_error(&r);
-    CHECK(err && strstr(err, "filter 'median' parameter 'radius': 9 is out of range (allowed: 1 "
-                             "to 7)"),
-          "bus error: %s", err ? err : "(none)");
-    printf("  25 buffers: gray, threshold from buffer 10, median from 20; then the bus said: %s\n",
-           err ? err : "(none)");
-    g_free(err);
-    CHECK(got == 25, "%d buffers came out before the bad chain (25 expected)", got);
+    char *said[4] = {0};
+    int n = bus_messages(&r, said, 4);
+    CHECK(n == 1 && strstr(said[0], "warning: clvidfilter chain: filter 'median' parameter "
+                                    "'radius': 9 is out of range (allowed: 1 to 7)"),
+          "%d messages on the bus, the first: %s (one warning wanted)", n, n ? said[0] : "(none)");
+    printf("  30 buffers: gray, threshold from buffer 10, median from 20 to the end; at 25 the "
+           "bus said %s\n",
+           n ? said[0] : "(none)");
+    for (int i = 0; i < n; i++)
+        g_free(said[i]);
+    CHECK(got == 30, "%d buffers came out (30 expected: a bad chain must not stop the stream)",
+          got);
     char *now = NULL;
     g_object_get(r.filter, "chain", &now, NULL);
     CHECK(now && !strcmp(now, "median=radius=2"), "the refused chain replaced the property: %s",
           now);
     g_free(now);
     close_run(&r);
+    return 0;
+}
+
+/* ---- Bad chains -------------------------------------------------------------- */
+
+/* Writes text into dir/name; the path in path (size bytes). */
+static int write_kernel(const char *dir, const char *name, const char *text, char *path,
+                        size_t size)
+{
+    snprintf(path, size, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        CHECK(0, "cannot write %s", path);
+        return -1;
+    }
+    fputs(text, f);
+    fclose(f);
+    return 0;
+}
+
+/* The invert kernel's output: RGB turned over, alpha kept. */
+static int is_inverted(const uint8_t *out, const uint8_t *in, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (out[i] != ((i & 3) == 3 ? in[i] : 255 - in[i]))
+            return 0;
+    return 1;
+}
+
+/* A bad chain given before PLAYING: the state change fails with an error
+ * naming the problem, no buffer comes out, and once the chain is put right
+ * the same pipeline runs. */
+static void check_bad_start(const char *chain, const char *want)
+{
+    run r;
+    if (open_run(&r, "videotestsrc num-buffers=3 pattern=ball ! video/x-raw,format=RGBA,"
+                     "width=64,height=48 ! clvidfilter name=f ! appsink name=out sync=false"))
+        return;
+    g_object_set(r.filter, "chain", chain, NULL);
+    gst_element_set_state(r.pipeline, GST_STATE_PLAYING);
+    GstStateChangeReturn sr = gst_element_get_state(r.pipeline, NULL, NULL, 20 * GST_SECOND);
+    CHECK(sr == GST_STATE_CHANGE_FAILURE, "'%s' at start: the state change gave %s", chain,
+          gst_element_state_change_return_get_name(sr));
+    char *err = bus_error(&r);
+    CHECK(err && strstr(err, want), "'%s' at start: bus error %s, wanted one with \"%s\"", chain,
+          err ? err : "(none)", want);
+    GstSample *sample = NULL;
+    g_signal_emit_by_name(r.sink, "try-pull-sample", (GstClockTime)(GST_SECOND / 2), &sample);
+    CHECK(!sample, "'%s' at start: a buffer came out", chain);
+    if (sample)
+        gst_sample_unref(sample);
+    int seen = r.seen;
+    gst_element_set_state(r.pipeline, GST_STATE_NULL);
+    g_object_set(r.filter, "chain", "gray", NULL);
+    gst_element_set_state(r.pipeline, GST_STATE_PLAYING);
+    int got = 0;
+    uint8_t *out;
+    while ((out = next_output(&r))) {
+        uint8_t *want_out = got + seen < r.seen
+                                ? expected("gray", r.inputs[got + seen], &r.info, (uint64_t)got)
+                                : NULL;
+        CHECK(want_out && !memcmp(out, want_out, 64 * 48 * 4),
+              "after '%s' at start, then gray: buffer %d is not gray", chain, got);
+        free(want_out);
+        free(out);
+        got++;
+    }
+    CHECK(got == 3, "after '%s' at start, then gray: %d of 3 buffers", chain, got);
+    printf("  at start '%s': the state change failed, the bus said: %.*s; then gray ran\n", chain,
+           err ? first_line(err) : 6, err ? err : "(none)");
+    g_free(err);
+    close_run(&r);
+}
+
+static int test_bad_chain(void)
+{
+    char dir[] = "/tmp/clvid-gst-bad-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(0, "cannot make a temporary folder");
+        return 1;
+    }
+    char missing[512], syntax[512] = "", signature[512] = "", invert[512] = "";
+    snprintf(missing, sizeof missing, "%s/missing.cl", dir);
+    if (write_kernel(dir, "syntax.cl", "kernel void k(CLV_ARGS)\n{ WRITE((uchar4)(1, 2, 3 ; }\n",
+                     syntax, sizeof syntax) ||
+        write_kernel(dir, "signature.cl", "kernel void k(global int *x)\n{ x[0] = 1; }\n",
+                     signature, sizeof signature) ||
+        write_kernel(
+            dir, "invert.cl",
+            "kernel void k(CLV_ARGS)\n"
+            "{ uchar4 p = READ(CLV_X, CLV_Y); WRITE((uchar4)((uchar3)255 - p.xyz, p.w)); }\n",
+            invert, sizeof invert))
+        goto done;
+    char chain_missing[600], chain_syntax[600], chain_signature[600], chain_invert[600];
+    snprintf(chain_missing, sizeof chain_missing, "opencl=file=%s", missing);
+    snprintf(chain_syntax, sizeof chain_syntax, "opencl=file=%s", syntax);
+    snprintf(chain_signature, sizeof chain_signature, "opencl=file=%s", signature);
+    snprintf(chain_invert, sizeof chain_invert, "opencl=file=%s", invert);
+    char want_missing[600], want_syntax[600];
+    snprintf(want_missing, sizeof want_missing, "cannot read '%s'", missing);
+    snprintf(want_syntax, sizeof want_syntax, "%s: kernel 'k' does not build", syntax);
+
+    /* Every kind of bad chain, each set from the streaming thread just
+     * before buffer `at` (three buffers apart), then two good ones, then a
+     * bad one over the user kernel. Each must be a warning naming the
+     * problem, and the buffers from `at` on keep the chain in use. Two
+     * buffers in flight, as on a GPU: the one before is still in the stage
+     * when each chain is set. */
+    static const int frames = 48;
+    const struct {
+        int at;
+        const char *chain, *want; /* want: NULL for a good chain */
+    } sets[] = {
+        {3, "median=radius=99",
+         "filter 'median' parameter 'radius': 99 is out of range (allowed: 1 to 7)"},
+        {6, "wobble=7", "unknown filter 'wobble'"},
+        {9, "#$% not a chain", "unknown filter '#$% not a chain'"},
+        {12, chain_missing, want_missing},
+        {15, chain_syntax, want_syntax},
+        {18, chain_signature, "kernel 'k' has 1 arguments; it must start kernel void NAME("},
+        {21, ",", "filter chain ',': empty filter at character 1"},
+        {24, "median,,sharpen", "empty filter at character 8"},
+        {27, "median=radius", "'radius' is not an integer"},
+        {30, "opencl=file=", "filter 'opencl' needs a kernel file"},
+        {33, "sharpen", NULL},
+        {38, chain_invert, NULL},
+        {43, "median=radius=0", "filter 'median' parameter 'radius': 0 is out of range"},
+    };
+    const int count = (int)(sizeof sets / sizeof sets[0]);
+    run r;
+    if (open_run(&r, "videotestsrc num-buffers=48 pattern=ball ! video/x-raw,format=RGBA,"
+                     "width=64,height=48 ! clvidfilter name=f in-flight=2 chain=median=radius=2 ! "
+                     "appsink name=out sync=false max-buffers=2"))
+        goto done;
+    /* What each buffer must have gone through. */
+    const char *in_use[MAX_FRAMES];
+    const char *now = "median=radius=2";
+    for (int i = 0, k = 0; i < frames; i++) {
+        if (k < count && sets[k].at == i) {
+            r.set_at[i] = sets[k].chain;
+            if (!sets[k].want)
+                now = sets[k].chain;
+            k++;
+        }
+        in_use[i] = now;
+    }
+    gst_element_set_state(r.pipeline, GST_STATE_PLAYING);
+    int got = 0, bad = 0;
+    uint8_t *out;
+    while ((out = next_output(&r))) {
+        size_t n = 64 * 48 * 4;
+        int same;
+        if (got >= r.seen)
+            same = 0;
+        else if (in_use[got] == chain_invert)
+            same = is_inverted(out, r.inputs[got], n);
+        else {
+            uint8_t *want = expected(in_use[got], r.inputs[got], &r.info, (uint64_t)got);
+            same = want && !memcmp(out, want, n);
+            free(want);
+        }
+        if (!same && bad++ < 4)
+            CHECK(0, "buffer %d is not '%s'", got, in_use[got]);
+        free(out);
+        got++;
+    }
+    CHECK(got == frames, "%d of %d buffers came out: a bad chain stopped the stream", got, frames);
+    CHECK(bad == 0, "%d of %d buffers did not go through the chain in use", bad, got);
+    printf("  %d buffers, each through the chain in use (median=radius=2, from 33 sharpen, from "
+           "38 a user kernel)\n",
+           got);
+    /* One warning per bad chain, in order, each naming the problem, and no
+     * error. */
+    char *said[MAX_FRAMES] = {0};
+    int n = bus_messages(&r, said, MAX_FRAMES), m = 0;
+    for (int k = 0; k < count; k++) {
+        if (!sets[k].want)
+            continue;
+        const char *text = m < n ? said[m++] : NULL;
+        CHECK(text && !strncmp(text, "warning: clvidfilter chain: ", 28) &&
+                  strstr(text, sets[k].want),
+              "'%s' at buffer %d: the bus said %s, wanted a warning with \"%s\"", sets[k].chain,
+              sets[k].at, text ? text : "(nothing)", sets[k].want);
+        printf("  '%s' at %d: %.*s\n", sets[k].chain, sets[k].at, text ? first_line(text) : 9,
+               text ? text : "(nothing)");
+        /* A chain refused when it was built, not when it was set: the
+         * property says the chain in use again by the next buffer (when the
+         * stream got that far: the count above tells when it did not). */
+        int next = sets[k].at + 1;
+        if (next < r.seen && next < MAX_FRAMES)
+            CHECK(r.chain_at[next] && !strcmp(r.chain_at[next], in_use[next]),
+                  "after '%s' the chain property says '%s', not the chain in use '%s'",
+                  sets[k].chain, r.chain_at[next] ? r.chain_at[next] : "(null)", in_use[next]);
+    }
+    CHECK(m == n, "%d messages more than the bad chains' warnings, the first: %s", n - m,
+          m < n ? said[m] : "");
+    for (int i = 0; i < n; i++)
+        g_free(said[i]);
+    close_run(&r);
+
+    check_bad_start("median=radius=99", "99 is out of range");
+    check_bad_start(",", "empty filter at character 1");
+    check_bad_start(chain_missing, want_missing);
+    check_bad_start(chain_syntax, want_syntax);
+    check_bad_start(chain_signature, "kernel 'k' has 1 arguments");
+done:
+    remove(syntax);
+    remove(signature);
+    remove(invert);
+    rmdir(dir);
     return 0;
 }
 
@@ -437,7 +691,7 @@ int main(int argc, char **argv)
 {
     gst_init(&argc, &argv);
     if (argc < 2) {
-        fprintf(stderr, "usage: gst-test formats|switch_chain|long_run\n");
+        fprintf(stderr, "usage: gst-test formats|switch_chain|bad_chain|long_run\n");
         return 2;
     }
     if (!gst_element_factory_find("clvidfilter")) {
@@ -448,6 +702,8 @@ int main(int argc, char **argv)
         test_formats();
     else if (!strcmp(argv[1], "switch_chain"))
         test_switch_chain();
+    else if (!strcmp(argv[1], "bad_chain"))
+        test_bad_chain();
     else if (!strcmp(argv[1], "long_run"))
         test_long_run();
     else {
