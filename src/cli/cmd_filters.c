@@ -1,5 +1,6 @@
 /* cmd_filters.c - `clvid filters`: every filter with its parameters,
- * generated from the descriptors' tables. */
+ * generated from the descriptors' tables; `--markdown` writes the same as
+ * docs/filters.md (a test compares the two). */
 #include "cli.h"
 
 #include <stdio.h>
@@ -39,18 +40,124 @@ static void print_params(const clv_filter *f)
     }
 }
 
+/* Writes text for a Markdown table cell or paragraph: the characters that
+ * Markdown would read as markup are escaped, so a help text such as
+ * "(2*S + D) / (2*D)" or "luma|gray" reads as written. */
+static void md_text(const char *text)
+{
+    for (const char *c = text; *c; c++) {
+        if (strchr("\\`*_[]<>|#", *c))
+            putchar('\\');
+        putchar(*c);
+    }
+}
+
+static const char *md_type(const clv_param *p)
+{
+    switch (p->type) {
+    case CLV_PARAM_INT:
+        return "integer";
+    case CLV_PARAM_REAL:
+        return "number (to 1/1000)";
+    case CLV_PARAM_ENUM:
+        return "one word";
+    case CLV_PARAM_MATRIX:
+        return "integer matrix";
+    }
+    return "";
+}
+
+static void md_range(const clv_param *p)
+{
+    switch (p->type) {
+    case CLV_PARAM_INT:
+        printf("%.0f to %.0f", p->min, p->max);
+        break;
+    case CLV_PARAM_REAL:
+        printf("%g to %g", p->min, p->max);
+        break;
+    case CLV_PARAM_ENUM:
+        for (const char *c = p->choices; *c; c++) {
+            if (*c == '|')
+                printf("`, `");
+            else {
+                if (c == p->choices)
+                    putchar('`');
+                putchar(*c);
+            }
+        }
+        putchar('`');
+        break;
+    case CLV_PARAM_MATRIX:
+        printf("9, 25 or 49 integers, each %.0f to %.0f", p->min, p->max);
+        break;
+    }
+}
+
+/* docs/filters.md: every registered filter, its help and a table of its
+ * parameters, in the registry's order. */
+static void print_markdown(void)
+{
+    printf("# Filters\n\n"
+           "<!-- Generated from the filter registry by `clvid filters --markdown`; do not edit.\n"
+           "     Regenerate: ./build/clvid filters --markdown > docs/filters.md -->\n\n"
+           "Chain filters with commas; parameters follow `=`, separated by colons, by name or "
+           "in\n"
+           "the table's order: `median=radius=2,sharpen,equalize=mode=gray`, `median=2`,\n"
+           "`convolution=matrix='1 2 1 2 4 2 1 2 1'`. Frames are RGBA inside the chain, alpha\n"
+           "passes through unchanged, and neighbourhood filters repeat the edge pixel at the\n"
+           "borders. What each filter computes, exactly, is in\n"
+           "[the architecture](architecture.md#what-the-filters-compute). A step is what one\n"
+           "press of the window's up or down keys changes.\n");
+    for (int i = 0; i < clv_filter_count(); i++) {
+        const clv_filter *f = clv_filter_at(i);
+        printf("\n## %s\n\n", clv_filter_name(f));
+        md_text(clv_filter_help(f));
+        printf(".\n");
+        if (clv_filter_temporal(f))
+            printf("\nIts output depends on the frames before, so it is never split between "
+                   "devices or segments\n(it runs on the first device of a list; "
+                   "`clvid-cluster transcode` refuses it).\n");
+        if (!clv_filter_param_count(f)) {
+            printf("\nNo parameters.\n");
+            continue;
+        }
+        printf("\n| parameter | type | default | range | step | help |\n"
+               "|---|---|---|---|---|---|\n");
+        for (int j = 0; j < clv_filter_param_count(f); j++) {
+            const clv_param *p = clv_filter_param(f, j);
+            printf("| `%s` | %s | `%s` | ", p->name, md_type(p), p->def);
+            md_range(p);
+            if (p->type == CLV_PARAM_INT || p->type == CLV_PARAM_REAL)
+                printf(" | %g | ", p->step);
+            else
+                printf(" | %s | ", p->type == CLV_PARAM_ENUM ? "next word" : "none");
+            md_text(p->help);
+            printf(" |\n");
+        }
+    }
+    printf("\n## opencl\n\n"
+           "Your own kernel: `opencl=file=PATH[:kernel=NAME][:PARAM=VALUE...]`. Its parameters "
+           "are\n"
+           "declared in the file and listed by `clvid filters --file PATH`; see\n"
+           "[your own kernels](kernels.md).\n");
+}
+
 int clv_cmd_filters(int argc, char **argv)
 {
     const char *file = NULL, *kernel = NULL;
+    int markdown = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--file") && i + 1 < argc)
+        if (!strcmp(argv[i], "--markdown"))
+            markdown = 1;
+        else if (!strcmp(argv[i], "--file") && i + 1 < argc)
             file = argv[++i];
         else if (!strcmp(argv[i], "--kernel") && i + 1 < argc)
             kernel = argv[++i];
         else {
             fprintf(stderr,
-                    "clvid filters: unexpected '%s' (usage: clvid filters [--file KERNEL.cl "
-                    "[--kernel NAME]])\n",
+                    "clvid filters: unexpected '%s' (usage: clvid filters [--markdown | "
+                    "--file KERNEL.cl [--kernel NAME]])\n",
                     argv[i]);
             return CLV_EXIT_USAGE;
         }
@@ -58,6 +165,14 @@ int clv_cmd_filters(int argc, char **argv)
     if (kernel && !file) {
         fprintf(stderr, "clvid filters: --kernel needs --file\n");
         return CLV_EXIT_USAGE;
+    }
+    if (markdown && file) {
+        fprintf(stderr, "clvid filters: --markdown lists the registry; it takes no --file\n");
+        return CLV_EXIT_USAGE;
+    }
+    if (markdown) {
+        print_markdown();
+        return CLV_EXIT_OK;
     }
     if (file) {
         const clv_filter *f = NULL;
