@@ -101,8 +101,9 @@ int clv_capture_sources_print(FILE *out)
         globfree(&g);
     }
     if (!cameras)
-        fprintf(out, "No camera (/dev/video*). A phone or another machine can be one: see the "
-                     "README (v4l2loopback, or a network stream with clvid play --live URL).\n");
+        fprintf(out,
+                "No camera (/dev/video*). A phone or another machine can be one: see "
+                "docs/window.md (v4l2loopback, or a network stream with clvid play --live URL).\n");
     /* Other capture inputs libavdevice can list (sound cards for --audio, ...). */
     avdevice_register_all();
     const AVInputFormat *f = NULL;
