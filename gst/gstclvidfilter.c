@@ -16,6 +16,7 @@
 #include <gst/video/video.h>
 
 #include "clvid.h"
+#include "engine_env.h"
 
 #define PACKAGE "clvid"
 #define FORMATS "{ RGBA, BGRA, RGBx, BGRx, I420, NV12 }"
@@ -187,22 +188,11 @@ static gboolean start(GstBaseTransform *trans)
         g_free(device);
         return FALSE;
     }
-    /* As the clvid command: CLVID_DEVICE when no device is set, and the
-     * kernel cache of XDG_CACHE_HOME/clvid or ~/.cache/clvid (on PoCL
-     * written when the context ends, or at the build when
-     * POCL_KERNEL_CACHE=0 turns PoCL's own cache off). */
-    o.device = device && *device ? device : g_getenv("CLVID_DEVICE");
-    if (!g_getenv("CLVID_NO_CACHE")) {
-        const char *xdg = g_getenv("XDG_CACHE_HOME"), *home = g_getenv("HOME");
-        if (g_getenv("CLVID_CACHE_DIR"))
-            o.cache_dir = g_getenv("CLVID_CACHE_DIR");
-        else if (xdg || home) {
-            snprintf(self->cache_dir, sizeof self->cache_dir, "%s%s", xdg ? xdg : home,
-                     xdg ? "/clvid" : "/.cache/clvid");
-            o.cache_dir = self->cache_dir;
-        }
-    }
-    o.cache_every_driver = !g_strcmp0(g_getenv("POCL_KERNEL_CACHE"), "0");
+    /* The engine's settings from the environment, read by the same code as
+     * the clvid command's (CLVID_DEVICE when no device is set, CLVID_SHAPE,
+     * the kernel cache, CLVID_WATCHDOG, CLVID_LOG, ...). */
+    o.device = device && *device ? device : NULL;
+    clv_env_engine_settings(&o, self->cache_dir, sizeof self->cache_dir);
     o.profiling = 1;
     clv_msg msg = {{0}};
     int err = clv_context_create(&o, &self->ctx, &msg);
