@@ -376,4 +376,16 @@ static inline uint32_t clv__fmix32(uint32_t h)
     return h;
 }
 
+/* ---- Expressions (expr.c) ---------------------------------------------
+ * ffmpeg's arithmetic expressions ("iw/2", "trunc(ih*dar/2)*2",
+ * "if(gt(t,2),PI/4,0)"): libavutil/eval's operators, precedence,
+ * functions, constants (PI, E, PHI) and number suffixes (1k, 1Ki). */
+typedef struct clv__expr clv__expr;
+/* Parses text with variables `names` (NULL-terminated; NULL for none).
+ * CLV_EPARSE with msg naming the expression and the character at fault. */
+int clv__expr_parse(const char *text, const char *const *names, clv__expr **out, clv_msg *msg);
+/* values[i] is names[i]'s value. NAN where FFmpeg gives NAN (0/0, sqrt(-1)). */
+double clv__expr_eval(const clv__expr *e, const double *values);
+void clv__expr_free(clv__expr *e);
+
 #endif

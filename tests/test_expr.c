@@ -1,0 +1,255 @@
+/* test_expr.c - clvid's expressions (src/core/expr.c) against FFmpeg's own
+ * evaluator (libavutil/eval.c): the same text with the same variables gives
+ * the same value, and what one refuses the other refuses. Links the static
+ * engine, whose internals it reaches. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <libavutil/eval.h>
+#include <libavutil/log.h>
+
+#include "clvid_internal.h"
+
+static const char *const names[] = {"iw", "ih", "a", "t", "n", "x", NULL};
+
+static int failures;
+
+static void same(const char *text, const double *values)
+{
+    clv__expr *e = NULL;
+    clv_msg msg = {{0}};
+    int ours = clv__expr_parse(text, names, &e, &msg);
+    AVExpr *ff = NULL;
+    int theirs =
+        av_expr_parse(&ff, text, (const char *const *)names, NULL, NULL, NULL, NULL, 0, NULL);
+    if ((ours == 0) != (theirs >= 0)) {
+        printf("FAIL '%s': clvid %s (%s), FFmpeg %s\n", text, ours ? "refuses" : "accepts",
+               msg.text, theirs < 0 ? "refuses" : "accepts");
+        failures++;
+    } else if (ours == 0) {
+        double a = clv__expr_eval(e, values), b = av_expr_eval(ff, values, NULL);
+        int ok = (isnan(a) && isnan(b)) || a == b ||
+                 (isfinite(a) && fabs(a - b) <= 1e-12 * (fabs(a) + fabs(b)));
+        if (!ok) {
+            printf("FAIL '%s': clvid %.17g, FFmpeg %.17g\n", text, a, b);
+            failures++;
+        }
+    }
+    clv__expr_free(e);
+    av_expr_free(ff);
+}
+
+int main(void)
+{
+    av_log_set_level(AV_LOG_QUIET);
+    static const char *const exprs[] = {
+        /* ffmpeg's own test list */
+        "1;2",
+        "-20",
+        "-PI",
+        "+PI",
+        "1+(5-2)^(3-1)+1/2+sin(PI)-max(-2.2,-3.1)",
+        "80G/80Gi",
+        "1k",
+        "1Gi",
+        "1gi",
+        "1GiFoo",
+        "1k+1k",
+        "1Gi*3foo",
+        "foo",
+        "foo(",
+        "foo()",
+        "foo)",
+        "sin",
+        "sin(",
+        "sin()",
+        "sin)",
+        "sin 10",
+        "sin(1 )",
+        "1",
+        "1foo",
+        "13k + 12f - foo(1, 2)",
+        "st(0, 123)",
+        "st(1, 123); ld(1)",
+        "lte(0, 1)",
+        "lte(1, 1)",
+        "lte(1, 0)",
+        "lt(0, 1)",
+        "lt(1, 1)",
+        "gt(1, 0)",
+        "gt(2, 7)",
+        "gte(122, 122)",
+        "st(0, 1); while(lte(ld(0), 100), st(1, ld(1)+ld(0));st(0, ld(0)+1)); ld(1)",
+        "st(1, 1); st(2, 2); st(0, 1); while(lte(ld(0),10), st(3, ld(1)+ld(2)); st(1, ld(2)); "
+        "st(2, ld(3)); st(0, ld(0)+1)); ld(3)",
+        "while(0, 10)",
+        "isnan(1)",
+        "isnan(NAN)",
+        "isnan(INF)",
+        "isinf(1)",
+        "isinf(NAN)",
+        "isinf(INF)",
+        "floor(NAN)",
+        "floor(123.123)",
+        "floor(-123.123)",
+        "trunc(123.123)",
+        "trunc(-123.123)",
+        "ceil(123.123)",
+        "ceil(-123.123)",
+        "sqrt(1764)",
+        "isnan(sqrt(-1))",
+        "not(1)",
+        "not(NAN)",
+        "not(0)",
+        "6.0206dB",
+        "-3.0103dB",
+        "pow(0,1.23)",
+        "pow(PI,1.23)",
+        "PI^1.23",
+        "pow(-1,1.23)",
+        "if(1, 2)",
+        "if(1, 1, 2)",
+        "if(0, 1, 2)",
+        "ifnot(0, 23)",
+        "ifnot(1, NaN) + if(0, 1)",
+        "ifnot(1, 1, 2)",
+        "ifnot(0, 1, 2)",
+        "taylor(1, 1)",
+        "taylor(eq(mod(ld(1),4),1)-eq(mod(ld(1),4),3), PI/2, 1)",
+        "root(sin(ld(0))-1, 2)",
+        "root(sin(ld(0))+6+sin(ld(0)/12)-log(ld(0)), 100)",
+        "7000000B*random(0)",
+        "squish(2)",
+        "gauss(0.1)",
+        "hypot(4,3)",
+        "gcd(30,55)*print(min(9,1))",
+        "bitor(42, 12)",
+        "bitand(42, 12)",
+        "bitand(NAN, 1)",
+        "between(10, -3, 10)",
+        "between(-4, -2, -1)",
+        "between(1,2)",
+        "clip(0, 2, 1)",
+        "clip(0/0, 1, 2)",
+        "clip(0, 0/0, 1)",
+        /* what filters are given */
+        "iw/2",
+        "ih*2",
+        "-1",
+        "-2",
+        "trunc(iw/2)*2",
+        "iw*a",
+        "iw/a",
+        "min(iw,1280)",
+        "max(ih,720)",
+        "PI/6",
+        "t*PI/10",
+        "2*PI*t",
+        "if(gt(t,2),PI/4,0)",
+        "iw-10",
+        "(iw-x)/2",
+        "n*0.1",
+        "ih*4/3",
+        "iw*sar",
+        "sin(t)*10+iw/2",
+        "mod(n,30)",
+        "1/0",
+        "-1/0",
+        "0/0",
+        "mod(5,0)",
+        "abs(-3)",
+        "round(2.5)",
+        "round(-2.5)",
+        "sgn(-3)",
+        "atan2(1,2)",
+        "lerp(0,10,0.25)",
+        "exp(1)",
+        "log(10)",
+        "E",
+        "PHI",
+        "0x10",
+        "1e3",
+        "1.5e-2",
+        "2^-1",
+        "-2^2",
+        "2^3^2",
+        "(-2)^2",
+        "1--1",
+        "1-+1",
+        "2*-3",
+        "3 - - 2",
+        "-(1+2)*3",
+        "+-1",
+        "1.5K",
+        "1KiB",
+        "10m",
+        "1;",
+        ";1",
+        "1,2",
+        "iw iw",
+        "((1)",
+        "(1))",
+        "",
+        " ",
+        "ih/",
+        "max(1)",
+        "min(1,2,3)",
+        "unknown(1)",
+        "iww",
+        "i",
+        "a*",
+        "*a",
+        "2(3)",
+        "PI2",
+        "st(12,5);ld(12)",
+        "st(-3,5);ld(0)",
+        "ld(9.9)",
+        "while(lt(ld(0),5), st(0,ld(0)+1))",
+        "random(0)",
+        "st(0,5);random(0)+random(0)",
+        "-squish(2)",
+        "-lerp(1,2,0.5)",
+        "-gauss(1)",
+        "print(3,32)",
+        "print(1,2,3)",
+        "taylor(1,1,2)",
+        "taylor(1,2,3,4)",
+        "gcd(0,-4)",
+        "gcd(-4,0)",
+        "gcd(-12,18)",
+        "2^-3dB",
+        "-6dB^2",
+        "ifnot(1)",
+        "if()",
+    };
+    static const double values[][6] = {
+        {1920, 1080, 16.0 / 9, 0, 0, 0},
+        {641, 359, 641.0 / 359, 2.5, 75, 17},
+        {1, 1, 1, 1e6, 1e9, -3},
+        {0, 0, NAN, -1, 1, 1e-300},
+    };
+    int count = 0;
+    for (size_t v = 0; v < sizeof values / sizeof values[0]; v++)
+        for (size_t i = 0; i < sizeof exprs / sizeof exprs[0]; i++) {
+            same(exprs[i], values[v]);
+            count++;
+        }
+    /* A refusal names the expression and the character at fault. */
+    clv__expr *e = NULL;
+    clv_msg msg = {{0}};
+    int err = clv__expr_parse("iw*2+", names, &e, &msg);
+    if (err != CLV_EPARSE || !strstr(msg.text, "expression 'iw*2+'") ||
+        !strstr(msg.text, "at character 6")) {
+        printf("FAIL the message for 'iw*2+': %s\n", msg.text);
+        failures++;
+    }
+    err = clv__expr_parse("iw * foo(2)", names, &e, &msg);
+    if (err != CLV_EPARSE || !strstr(msg.text, "unknown function 'foo'") ||
+        !strstr(msg.text, "at character 6")) {
+        printf("FAIL the message for 'iw * foo(2)': %s\n", msg.text);
+        failures++;
+    }
+    printf("%d passed, %d failed\n", count - failures, failures);
+    return failures ? 1 : 0;
+}
