@@ -584,6 +584,10 @@ def special_outputs(tmp):
     check(sorted(os.listdir(tmp)) == before, "-f null wrote %s" % (set(os.listdir(tmp)) - set(before)))
     p = clvid("-i", sample(), "-o", tmp, "-f", "matroska", "-y", expect=2)
     check("is a folder" in p.stderr, p.stderr)
+    # --progress never writes over the input or the output.
+    p = clvid("-i", sample(), "-t", "0.2", "-o", os.path.join(tmp, "x.mkv"), "--progress",
+              sample(), expect=2)
+    check("--progress" in p.stderr and os.path.getsize(sample()) > 100000, p.stderr)
     # A kernel file the chain reads is an input too.
     kernel = os.path.join(tmp, "look.cl")
     shutil.copy(os.path.join(ARGS.media, "..", "examples", "kernels", "vignette.cl"), kernel)

@@ -302,14 +302,26 @@ int clv_cli_transcode(clv_transcode_options *options, int quiet, const char *pro
     clv_env_engine_settings(&options->engine, cache, sizeof cache);
     options->quiet = quiet;
     display d = {.quiet = quiet, .tty = !quiet && isatty(2)};
-    if (progress_path && !(d.file = fopen(progress_path, "w"))) {
+    /* The progress file is written over, as ffmpeg's is, but never when it
+     * is the input or the output (a slip of the keyboard would destroy it). */
+    clv_msg msg = {{0}};
+    const char *files[] = {options->input, options->output};
+    if (progress_path && strcmp(progress_path, "-") &&
+        clv_transcode_check_output(files, 2, progress_path, NULL, 1, &msg)) {
+        fprintf(stderr,
+                "clvid: --progress: '%s' is the run's input or output; write the progress to "
+                "another file\n",
+                progress_path);
+        return CLV_EXIT_USAGE;
+    }
+    if (progress_path &&
+        !(d.file = !strcmp(progress_path, "-") ? stdout : fopen(progress_path, "w"))) {
         fprintf(stderr, "clvid: --progress: cannot write '%s': %s\n", progress_path,
                 strerror(errno));
         return CLV_EXIT_RUNTIME;
     }
-    clv_msg msg = {{0}};
     int err = clv_transcode_run(options, on_status, &d, &stop_signal, &msg);
-    if (d.file)
+    if (d.file && d.file != stdout)
         fclose(d.file);
     if (msg.text[0] || err) {
         if (d.tty && err)
