@@ -54,17 +54,23 @@ if(CLVID_CLI)
 endif()
 
 # The GStreamer element: into GStreamer's own plugin directory when installed
-# to the prefix this build was configured for (/usr/local or /usr, as root),
-# so that gst-inspect-1.0 clvidfilter finds it; under another --prefix P, into
-# P/lib.../gstreamer-1.0 (GST_PLUGIN_PATH=that).
+# to /usr (the Debian package) or to the /usr/local this build was configured
+# for, so that gst-inspect-1.0 clvidfilter finds it; under another --prefix P,
+# into P/lib.../gstreamer-1.0 (GST_PLUGIN_PATH=that). It is installed as
+# built, its runpath $ORIGIN/.. and the configured libdir (CMakeLists.txt);
+# under /usr, where libclvid is in the loader's own path, it has none.
 if(TARGET gstclvid)
   install(CODE "
-    if(CMAKE_INSTALL_PREFIX STREQUAL \"${CMAKE_INSTALL_PREFIX}\" AND
-       CMAKE_INSTALL_PREFIX MATCHES \"^/usr(/local)?$\" AND \"${CLVID_GST_SYSTEM_DIR}\")
+    if(NOT \"${CLVID_GST_SYSTEM_DIR}\" STREQUAL \"\" AND (CMAKE_INSTALL_PREFIX STREQUAL \"/usr\" OR
+       (CMAKE_INSTALL_PREFIX STREQUAL \"${CMAKE_INSTALL_PREFIX}\" AND
+        CMAKE_INSTALL_PREFIX STREQUAL \"/usr/local\")))
       set(clvid_gst_dir \"${CLVID_GST_SYSTEM_DIR}\")
     else()
       set(clvid_gst_dir \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/gstreamer-1.0\")
     endif()
     file(INSTALL \"$<TARGET_FILE:gstclvid>\" DESTINATION \"\${clvid_gst_dir}\")
+    if(CMAKE_INSTALL_PREFIX STREQUAL \"/usr\")
+      file(RPATH_REMOVE FILE \"\$ENV{DESTDIR}\${clvid_gst_dir}/$<TARGET_FILE_NAME:gstclvid>\")
+    endif()
   ")
 endif()
