@@ -24,13 +24,25 @@ endif()
 
 install(EXPORT clvid-targets NAMESPACE clvid:: DESTINATION ${CLVID_CMAKE_DIR})
 
-# The Python package, where Debian's python3 looks under the prefix
-# (/usr/local/lib/python3.X/dist-packages); it finds the libraries beside it.
+# The Python package, where Debian's python3 looks: under /usr (the Debian
+# package) in lib/python3/dist-packages, which every python3 version reads;
+# under another prefix in lib/python3.X/dist-packages
+# (/usr/local/lib/python3.X/dist-packages). The prefix is the one of the
+# install, not of the configuration, so it is chosen when installing. It
+# finds the libraries from its own place (python/clvid/__init__.py).
 find_package(Python3 COMPONENTS Interpreter)
 if(CLVID_CLI AND Python3_FOUND)
   set(CLVID_PYTHON_DIR lib/python3.${Python3_VERSION_MINOR}/dist-packages CACHE STRING
-      "Where the Python package is installed, under the prefix")
-  install(DIRECTORY python/clvid DESTINATION ${CLVID_PYTHON_DIR} FILES_MATCHING PATTERN "*.py")
+      "Where the Python package is installed, under a prefix other than /usr")
+  install(CODE "
+    if(CMAKE_INSTALL_PREFIX STREQUAL \"/usr\")
+      set(clvid_python_dir \"/usr/lib/python3/dist-packages\")
+    else()
+      set(clvid_python_dir \"\${CMAKE_INSTALL_PREFIX}/${CLVID_PYTHON_DIR}\")
+    endif()
+    file(INSTALL \"${CMAKE_SOURCE_DIR}/python/clvid\" DESTINATION \"\${clvid_python_dir}\"
+         FILES_MATCHING PATTERN \"*.py\")
+  ")
   install(PROGRAMS python/clvid-cluster DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 configure_package_config_file(cmake/clvid-config.cmake.in
