@@ -44,5 +44,7 @@ int clv_cmd_devices(int argc, char **argv);
 int clv_cmd_transcode(int argc, char **argv);
 int clv_cmd_play(int argc, char **argv);
 int clv_cmd_webcam(int argc, char **argv);
+/* `clvid completion bash`: the completion script on standard output. */
+int clv_cmd_completion(int argc, char **argv);
 
 #endif

@@ -23,6 +23,7 @@ static void usage(FILE *out)
             "  filters   list every filter with its parameters, defaults and ranges\n"
             "  devices   list the OpenCL devices (pick one with --device N|NAME or "
             "CLVID_DEVICE)\n"
+            "  completion bash   print the bash completion script\n"
             "\n"
             "The benchmark is the separate program clvid-bench (clvid-bench --help).\n");
 }
@@ -72,15 +73,17 @@ int main(int argc, char **argv)
         return clv_cmd_play(argc - 1, argv + 1);
     if (!strcmp(cmd, "transcode"))
         return clv_cmd_transcode(argc - 1, argv + 1);
+    if (!strcmp(cmd, "completion"))
+        return clv_cmd_completion(argc - 1, argv + 1);
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
         usage(stdout);
         return CLV_EXIT_OK;
     }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-version") || !strcmp(cmd, "version"))
         return version();
-    static const char *const commands[] = {"play",      "webcam",  "sources",
-                                           "transcode", "filters", "devices",
-                                           "--version", "--help",  NULL};
+    static const char *const commands[] = {"play",    "webcam",  "sources",    "transcode",
+                                           "filters", "devices", "completion", "--version",
+                                           "--help",  NULL};
     const char *near = clv_cli_closest(cmd, commands);
     fprintf(stderr, "clvid: unknown command '%s'%s%s%s\n", cmd, near ? " (did you mean " : "",
             near ? near : "", near ? "?)" : "");
