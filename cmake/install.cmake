@@ -1,7 +1,8 @@
 # install.cmake - what `cmake --install build --prefix P` puts under P: the
 # programs, the libraries (shared with a soname, and static), the public
 # headers under include/clvid/, pkg-config files and a CMake package
-# (find_package(clvid) gives clvid::clvid and clvid::pipeline).
+# (find_package(clvid) gives clvid::clvid and clvid::pipeline), the Python
+# package, the GStreamer element, manual pages and the bash completion.
 include(CMakePackageConfigHelpers)
 
 set(CLVID_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/clvid)
@@ -86,3 +87,31 @@ if(TARGET gstclvid)
     endif()
   ")
 endif()
+
+# Manual pages (man/, their version from the project) and the bash
+# completion, which the built clvid writes from the filter registry and its
+# options (clvid completion bash); the same script completes clvid-bench,
+# installed under that name too for bash-completion's lookup by command.
+set(CLVID_MAN_PAGES clvid-bench)
+if(CLVID_CLI)
+  list(APPEND CLVID_MAN_PAGES clvid)
+  if(Python3_FOUND)
+    list(APPEND CLVID_MAN_PAGES clvid-cluster)
+  endif()
+  set(CLVID_COMPLETION ${CMAKE_BINARY_DIR}/completions/clvid)
+  add_custom_command(
+    OUTPUT ${CLVID_COMPLETION}
+    COMMAND ${CMAKE_COMMAND} -DCLVID=$<TARGET_FILE:clvid> -DOUTPUT=${CLVID_COMPLETION}
+            -P ${CMAKE_SOURCE_DIR}/cmake/completion.cmake
+    DEPENDS clvid ${CMAKE_SOURCE_DIR}/cmake/completion.cmake
+    COMMENT "Writing the bash completion (clvid completion bash)"
+    VERBATIM)
+  add_custom_target(clvid-completion ALL DEPENDS ${CLVID_COMPLETION})
+  set(CLVID_COMPLETION_DIR ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+  install(FILES ${CLVID_COMPLETION} DESTINATION ${CLVID_COMPLETION_DIR})
+  install(FILES ${CLVID_COMPLETION} DESTINATION ${CLVID_COMPLETION_DIR} RENAME clvid-bench)
+endif()
+foreach(page ${CLVID_MAN_PAGES})
+  configure_file(man/${page}.1.in ${CMAKE_BINARY_DIR}/man/${page}.1 @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/man/${page}.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+endforeach()
