@@ -26,43 +26,46 @@ extern int test_failures;
 #define CHECK_EQ_STR(got, want)                                                                    \
     CHECK(strcmp((got), (want)) == 0, "\n   got: %s\n  want: %s", (got), (want))
 
-/* Every test, as X(name): the runner runs one by name or lists them. */
+/* Every test, as X(name, "ctest labels"): the runner runs one by name or
+ * lists them, and tests/CMakeLists.txt makes one ctest entry of each from
+ * this list (core: the engine; unit: quick; filter: a filter's exactness;
+ * devices: run with two PoCL devices; gpu: on GPUs only, skipped without). */
 #define TEST_LIST(X)                                                                               \
-    X(parser_chains)                                                                               \
-    X(parser_errors)                                                                               \
-    X(parser_excerpts)                                                                             \
-    X(parser_format)                                                                               \
-    X(errors_table)                                                                                \
-    X(device_select)                                                                               \
-    X(frame_limits)                                                                                \
-    X(chain_filter_timing)                                                                         \
-    X(program_cache)                                                                               \
-    X(chain_runner)                                                                                \
-    X(known_answers)                                                                               \
-    X(stage_formats)                                                                               \
-    X(stage_roundtrip)                                                                             \
-    X(stage_switch_chain)                                                                          \
-    X(stage_orientation)                                                                           \
-    X(stage_devices)                                                                               \
-    X(stage_blocks)                                                                                \
-    X(stage_fused)                                                                                 \
-    X(filter_convolution)                                                                          \
-    X(filter_sharpen_emboss)                                                                       \
-    X(filter_prewitt)                                                                              \
-    X(filter_median)                                                                               \
-    X(filter_morph)                                                                                \
-    X(filter_point)                                                                                \
-    X(filter_equalize)                                                                             \
-    X(filter_noise)                                                                                \
-    X(filter_quantize)                                                                             \
-    X(filter_cases)                                                                                \
-    X(user_kernels)                                                                                \
-    X(user_in_chain)                                                                               \
-    X(user_errors)                                                                                 \
-    X(user_reload)                                                                                 \
-    X(gpu_filters)
+    X(parser_chains, "core unit")                                                                  \
+    X(parser_errors, "core unit")                                                                  \
+    X(parser_excerpts, "core unit")                                                                \
+    X(parser_format, "core unit")                                                                  \
+    X(errors_table, "core unit")                                                                   \
+    X(device_select, "core unit")                                                                  \
+    X(frame_limits, "core")                                                                        \
+    X(chain_filter_timing, "core")                                                                 \
+    X(program_cache, "core")                                                                       \
+    X(chain_runner, "core")                                                                        \
+    X(known_answers, "core")                                                                       \
+    X(stage_formats, "core")                                                                       \
+    X(stage_roundtrip, "core")                                                                     \
+    X(stage_switch_chain, "core")                                                                  \
+    X(stage_orientation, "core")                                                                   \
+    X(stage_devices, "core devices")                                                               \
+    X(stage_blocks, "core")                                                                        \
+    X(stage_fused, "core")                                                                         \
+    X(filter_convolution, "core filter")                                                           \
+    X(filter_sharpen_emboss, "core filter")                                                        \
+    X(filter_prewitt, "core filter")                                                               \
+    X(filter_median, "core filter")                                                                \
+    X(filter_morph, "core filter")                                                                 \
+    X(filter_point, "core filter")                                                                 \
+    X(filter_equalize, "core filter")                                                              \
+    X(filter_noise, "core filter")                                                                 \
+    X(filter_quantize, "core filter")                                                              \
+    X(filter_cases, "core unit")                                                                   \
+    X(user_kernels, "core")                                                                        \
+    X(user_in_chain, "core")                                                                       \
+    X(user_errors, "core unit")                                                                    \
+    X(user_reload, "core unit")                                                                    \
+    X(gpu_filters, "gpu")
 
-#define TEST_DECLARE(name) int test_##name(void);
+#define TEST_DECLARE(name, labels) int test_##name(void);
 TEST_LIST(TEST_DECLARE)
 #undef TEST_DECLARE
 

@@ -7,39 +7,21 @@ alpha, pipes, command-line words, covers, and the next cases a video person
 meets (yuvj, 4:4:4, gray, 16-bit PNG, 10-bit HDR, interlaced, B-frames, many
 tracks, a cut that starts on a non-keyframe, a corrupt middle). One test per
 run, by name (--list names them), as ctest runs them."""
-import argparse
-import json
 import os
-import shutil
 import struct
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Failure, check, probe, streams, test  # noqa: E402
+import harness  # noqa: E402
 
 ARGS = None
-TESTS = {}
-
-
-def test(fn):
-    TESTS[fn.__name__] = fn
-    return fn
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
 
 
 def run(cmd, expect=0, stdin=None, **kw):
-    p = subprocess.run(cmd, capture_output=True, stdin=stdin, **kw)
-    if expect is not None and p.returncode != expect:
-        raise Failure("%s\n-> exit %d (expected %d)\nstderr: %s"
-                      % (" ".join(cmd), p.returncode, expect, p.stderr.decode(errors="replace")[-3000:]))
-    return p
+    """harness.run with bytes out (pictures and raw frames come back)."""
+    return harness.run(cmd, expect, text=False, stdin=stdin, **kw)
 
 
 def ffmpeg(*args):
@@ -50,16 +32,6 @@ def clvid(*args, expect=0, stdin=None, quiet=True):
     p = run([ARGS.clvid, "transcode", *(["-q"] if quiet else []), *args], expect=expect,
             stdin=stdin)
     return p.stderr.decode(errors="replace")
-
-
-def probe(path):
-    p = run(["ffprobe", "-v", "error", "-count_frames", "-show_streams", "-show_format", "-of",
-             "json", path])
-    return json.loads(p.stdout)
-
-
-def streams(info, kind):
-    return [s for s in info["streams"] if s["codec_type"] == kind]
 
 
 def video(info):
@@ -495,32 +467,8 @@ def more_inputs(tmp):
 
 def main():
     global ARGS
-    ap = argparse.ArgumentParser()
-    ap.add_argument("test", nargs="?")
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("--clvid")
-    ap.add_argument("--media")
-    ARGS = ap.parse_args()
-    if ARGS.list:
-        print("\n".join(TESTS))
-        return 0
-    if not shutil.which("ffmpeg") or not shutil.which("ffprobe"):
-        print("SKIP: ffmpeg and ffprobe are needed")
-        return 77
-    names = [ARGS.test] if ARGS.test else list(TESTS)
-    failed = 0
-    for name in names:
-        tmp = tempfile.mkdtemp(prefix="clvid-corpus-%s-" % name)
-        try:
-            TESTS[name](tmp)
-            print("PASS", name)
-        except Failure as e:
-            failed += 1
-            print("FAIL %s: %s" % (name, e))
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    print("%d passed, %d failed" % (len(names) - failed, failed))
-    return 1 if failed else 0
+    ARGS = harness.arguments("--clvid", "--media")
+    return harness.main(ARGS, prefix="clvid-corpus-")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ typedef struct test_entry {
 } test_entry;
 
 static const test_entry tests[] = {
-#define TEST_ENTRY(name) {#name, test_##name},
+#define TEST_ENTRY(name, labels) {#name, test_##name},
     TEST_LIST(TEST_ENTRY)
 #undef TEST_ENTRY
 };

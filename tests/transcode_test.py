@@ -2,46 +2,20 @@
 """transcode_test.py - clvid transcode end to end, judged by ffmpeg/ffprobe and
 by clvid-ref (the C references). One test per run, by name (--list names them),
 as ctest runs them."""
-import argparse
 import glob
-import json
 import os
 import random
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Failure, Skip, check, decodes_cleanly, probe, run, streams, test  # noqa: E402
+import harness  # noqa: E402
+
 ARGS = None
-TESTS = {}
-
-
-def test(fn):
-    TESTS[fn.__name__] = fn
-    return fn
-
-
-class Failure(Exception):
-    pass
-
-
-class Skip(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
-
-
-def run(cmd, expect=0, **kw):
-    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
-    if expect is not None and p.returncode != expect:
-        raise Failure("%s\n-> exit %d (expected %d)\nstdout: %s\nstderr: %s"
-                      % (" ".join(cmd), p.returncode, expect, p.stdout[-2000:], p.stderr[-3000:]))
-    return p
 
 
 def ffmpeg(*args):
@@ -50,21 +24,6 @@ def ffmpeg(*args):
 
 def clvid(*args, expect=0):
     return run([ARGS.clvid, "transcode", "-q", *args], expect=expect)
-
-
-def probe(path):
-    p = run(["ffprobe", "-v", "error", "-count_frames", "-show_streams", "-show_format",
-             "-of", "json", path])
-    return json.loads(p.stdout)
-
-
-def streams(info, kind):
-    return [s for s in info["streams"] if s["codec_type"] == kind]
-
-
-def decodes_cleanly(path):
-    p = run(["ffmpeg", "-v", "error", "-i", path, "-f", "null", "-"])
-    check(p.stderr.strip() == "", "%s does not decode cleanly:\n%s" % (path, p.stderr))
 
 
 def raw_rgba(path, extra=()):
@@ -1028,36 +987,8 @@ def segment_frame_index(tmp):
 
 def main():
     global ARGS
-    ap = argparse.ArgumentParser()
-    ap.add_argument("test", nargs="?")
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("--clvid")
-    ap.add_argument("--ref")
-    ap.add_argument("--media")
-    ARGS = ap.parse_args()
-    if ARGS.list:
-        print("\n".join(TESTS))
-        return 0
-    if not shutil.which("ffmpeg") or not shutil.which("ffprobe"):
-        print("SKIP: ffmpeg and ffprobe are needed")
-        return 77
-    names = [ARGS.test] if ARGS.test else list(TESTS)
-    failed = skipped = 0
-    for name in names:
-        tmp = tempfile.mkdtemp(prefix="clvid-%s-" % name)
-        try:
-            TESTS[name](tmp)
-            print("PASS", name)
-        except Skip as e:
-            skipped += 1
-            print("SKIP %s: %s" % (name, e))
-        except Failure as e:
-            failed += 1
-            print("FAIL %s: %s" % (name, e))
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    print("%d passed, %d failed, %d skipped" % (len(names) - failed - skipped, failed, skipped))
-    return 1 if failed else 77 if skipped == len(names) else 0
+    ARGS = harness.arguments("--clvid", "--ref", "--media")
+    return harness.main(ARGS)
 
 
 if __name__ == "__main__":

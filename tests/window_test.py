@@ -4,42 +4,25 @@ own): the picture equals the transcode path's frame, the HUD is drawn, the
 split view shows the original on the left, replayed keys change chains and
 parameters, and pause/step/seek land on the expected frames. One test per
 run, by name (--list names them), as ctest runs them. Skips (77) without Xvfb."""
-import argparse
+import contextlib
 import json
 import os
-import shutil
 import signal
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Failure, check, test  # noqa: E402
+import harness  # noqa: E402
+
 ARGS = None
-TESTS = {}
 ENV = None
 
 
-def test(fn):
-    TESTS[fn.__name__] = fn
-    return fn
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
-
-
 def run(cmd, expect=0, env=None, cwd=None):
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env or ENV, cwd=cwd, timeout=300)
-    if expect is not None and p.returncode != expect:
-        raise Failure("%s\n-> exit %d (expected %d)\nstdout: %s\nstderr: %s"
-                      % (" ".join(cmd), p.returncode, expect, p.stdout[-2000:], p.stderr[-3000:]))
-    return p
+    return harness.run(cmd, expect, env=env or ENV, cwd=cwd, timeout=300)
 
 
 def play(*args, expect=0, cwd=None):
@@ -803,41 +786,24 @@ def start_xvfb():
     return xvfb, ":" + number.decode().strip()
 
 
-def main():
-    global ARGS, ENV
-    ap = argparse.ArgumentParser()
-    ap.add_argument("test", nargs="?")
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("--clvid")
-    ap.add_argument("--media")
-    ARGS = ap.parse_args()
-    if ARGS.list:
-        print("\n".join(TESTS))
-        return 0
-    for tool in ("Xvfb", "ffmpeg", "ffprobe"):
-        if not shutil.which(tool):
-            print("SKIP: %s is needed (apt-get install xvfb ffmpeg)" % tool)
-            return 77
-    xvfb, display = start_xvfb()
-    ENV = dict(os.environ, DISPLAY=display, SDL_AUDIODRIVER="dummy")
-    names = [ARGS.test] if ARGS.test else list(TESTS)
-    failed = 0
+@contextlib.contextmanager
+def display():
+    """An Xvfb server of the tests' own for the runs, stopped after."""
+    global ENV
+    xvfb, number = start_xvfb()
+    ENV = dict(os.environ, DISPLAY=number, SDL_AUDIODRIVER="dummy")
     try:
-        for name in names:
-            tmp = tempfile.mkdtemp(prefix="clvid-%s-" % name)
-            try:
-                TESTS[name](tmp)
-                print("PASS", name)
-            except (Failure, subprocess.TimeoutExpired) as e:
-                failed += 1
-                print("FAIL %s: %s" % (name, e))
-            finally:
-                shutil.rmtree(tmp, ignore_errors=True)
+        yield
     finally:
         xvfb.terminate()
         xvfb.wait()
-    print("%d passed, %d failed" % (len(names) - failed, failed))
-    return 1 if failed else 0
+
+
+def main():
+    global ARGS
+    ARGS = harness.arguments("--clvid", "--media")
+    return harness.main(ARGS, needs=("Xvfb", "ffmpeg", "ffprobe"), around=display,
+                        caught=(subprocess.TimeoutExpired,))
 
 
 if __name__ == "__main__":
