@@ -50,7 +50,6 @@ struct clv_sink {
     clv_pixfmt stage_format;
     clv_color color;
     int width, height;
-    int64_t frames;
     AVRational time_base; /* of the frames' pts (the decoder's video stream) */
     double frame_s;       /* a frame's duration, seconds */
     double video_end;     /* where the frames so far end, seconds (-1: none with a
@@ -150,11 +149,6 @@ int clv_sink_has_mic(const clv_sink *s)
     return s->mic != NULL;
 }
 
-int64_t clv_sink_frames(const clv_sink *s)
-{
-    return s->frames;
-}
-
 double clv_sink_busy_seconds(const clv_sink *s)
 {
     return clv_encoder_busy_seconds(s->enc);
@@ -196,10 +190,9 @@ static int planes_in_place(const clv_sink *s, uint8_t *pixels, AVFrame *f)
     return 1;
 }
 
-/* Counts a frame going to the encoder, and where it ends. */
+/* Notes where a frame going to the encoder ends. */
 static void counted(clv_sink *s, int64_t pts)
 {
-    s->frames++;
     if (pts == AV_NOPTS_VALUE)
         return;
     double end = (double)pts * av_q2d(s->time_base) + s->frame_s;

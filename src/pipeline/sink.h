@@ -57,8 +57,6 @@ int clv_sink_frame(clv_sink *sink, const uint8_t *pixels, clv_block *kept, int64
 int clv_sink_pass(clv_sink *sink, AVFrame *frame, clv_msg *msg);
 /* Queues a packet of a copied stream; the sink owns it, even on failure. */
 int clv_sink_packet(clv_sink *sink, AVPacket *packet, clv_msg *msg);
-/* Frames queued so far. */
-int64_t clv_sink_frames(const clv_sink *sink);
 
 /* Ends the output: with ok, stops the microphone (its last packets go in),
  * queues the end, joins the thread and writes the trailer, making the file
