@@ -115,185 +115,6 @@ static void filter_names(char *out, size_t size)
     strncat(out, ", opencl=file=KERNEL.cl", size - strlen(out) - 1);
 }
 
-static void format_number(double v, char *out, size_t size)
-{
-    if (v == floor(v) && fabs(v) < 1e15)
-        snprintf(out, size, "%.0f", v);
-    else
-        snprintf(out, size, "%g", v);
-}
-
-static void range_text(const clv_param *p, char *out, size_t size)
-{
-    char lo[32], hi[32];
-    format_number(p->min, lo, sizeof lo);
-    format_number(p->max, hi, sizeof hi);
-    snprintf(out, size, "%s to %s", lo, hi);
-}
-
-/* Parses a whole integer; 0 on success, 1 for one beyond 64 bits, -1 for
- * no integer. */
-static int parse_int(const char *s, long long *v)
-{
-    char *end;
-    errno = 0;
-    long long n = strtoll(s, &end, 10);
-    if (end == s || *end)
-        return -1;
-    if (errno)
-        return 1;
-    *v = n;
-    return 0;
-}
-
-static const char *clip(const char *s, char *out, size_t size);
-
-int clv_param_parse(const clv_filter *f, int index, const char *text, clv_value *value,
-                    clv_msg *msg)
-{
-    const clv_param *p = &f->params[index];
-    char range[80], shown[48];
-    range_text(p, range, sizeof range);
-    memset(value, 0, sizeof *value);
-    switch (p->type) {
-    case CLV_PARAM_INT: {
-        long long v;
-        int bad = parse_int(text, &v);
-        if (bad > 0)
-            return clv__fail(msg, CLV_ERANGE,
-                             "filter '%s' parameter '%s': %s is out of range (allowed: %s)",
-                             f->name, p->name, clip(text, shown, sizeof shown), range);
-        if (bad)
-            return clv__fail(msg, CLV_EPARSE,
-                             "filter '%s' parameter '%s': '%s' is not an integer (allowed: %s)",
-                             f->name, p->name, clip(text, shown, sizeof shown), range);
-        if (v < p->min || v > p->max)
-            return clv__fail(msg, CLV_ERANGE,
-                             "filter '%s' parameter '%s': %lld is out of range (allowed: %s)",
-                             f->name, p->name, v, range);
-        value->i = v;
-        return 0;
-    }
-    case CLV_PARAM_REAL: {
-        char *end;
-        errno = 0;
-        double v = strtod(text, &end);
-        if (end == text || *end || errno || !isfinite(v))
-            return clv__fail(msg, CLV_EPARSE,
-                             "filter '%s' parameter '%s': '%s' is not a number (allowed: %s)",
-                             f->name, p->name, clip(text, shown, sizeof shown), range);
-        if (v < p->min || v > p->max)
-            return clv__fail(msg, CLV_ERANGE,
-                             "filter '%s' parameter '%s': %s is out of range (allowed: %s)",
-                             f->name, p->name, clip(text, shown, sizeof shown), range);
-        value->i = llround(v * 1000.0);
-        return 0;
-    }
-    case CLV_PARAM_ENUM: {
-        const char *c = p->choices;
-        for (int i = 0; *c; i++) {
-            size_t n = strcspn(c, "|");
-            if (strlen(text) == n && !strncmp(text, c, n)) {
-                value->i = i;
-                return 0;
-            }
-            c += n + (c[n] == '|');
-        }
-        return clv__fail(msg, CLV_EPARSE, "filter '%s' parameter '%s': '%s' is not one of %s",
-                         f->name, p->name, clip(text, shown, sizeof shown), p->choices);
-    }
-    case CLV_PARAM_MATRIX: {
-        const char *s = text;
-        int n = 0;
-        while (*s) {
-            while (isspace((unsigned char)*s))
-                s++;
-            if (!*s)
-                break;
-            char *end;
-            errno = 0;
-            long v = strtol(s, &end, 10);
-            if (end == s || (*end && !isspace((unsigned char)*end)) || errno) {
-                size_t len = strcspn(s, " \t");
-                len = len > 40 ? 40 : len;
-                return clv__fail(msg, CLV_EPARSE,
-                                 "filter '%s' parameter '%s': '%.*s' is not an integer "
-                                 "(coefficients are integers from %s, separated by spaces)",
-                                 f->name, p->name, (int)len, s, range);
-            }
-            if (v < p->min || v > p->max)
-                return clv__fail(msg, CLV_ERANGE,
-                                 "filter '%s' parameter '%s': coefficient %ld is out of range "
-                                 "(allowed: %s)",
-                                 f->name, p->name, v, range);
-            if (n == CLV_MATRIX_MAX)
-                return clv__fail(msg, CLV_EPARSE,
-                                 "filter '%s' parameter '%s': more than %d coefficients; a "
-                                 "matrix has 9 (3x3), 25 (5x5) or 49 (7x7)",
-                                 f->name, p->name, CLV_MATRIX_MAX);
-            value->m[n++] = (int)v;
-            s = end;
-        }
-        if (n != 9 && n != 25 && n != 49)
-            return clv__fail(msg, CLV_EPARSE,
-                             "filter '%s' parameter '%s': %d coefficients; a matrix has 9 "
-                             "(3x3), 25 (5x5) or 49 (7x7)",
-                             f->name, p->name, n);
-        value->n = n;
-        return 0;
-    }
-    }
-    return clv__fail(msg, CLV_EINVAL, "filter '%s': bad parameter table", f->name);
-}
-
-/* Copies the next token up to one of `stops` (outside quotes) into out,
- * unquoting '...' and backslash escapes and trimming blanks outside quotes.
- * Returns the position of the stop character, or NULL on an unterminated
- * quote. *length gets the token's whole length: when it is size or more,
- * out holds only its first size - 1 characters (the caller says the token
- * is too long, by how much). */
-static const char *token(const char *s, const char *stops, char *out, size_t size, size_t *length)
-{
-    size_t n = 0, keep = 0; /* keep: length that must survive trailing trim */
-    char last = 0;
-    while (*s == ' ' || *s == '\t' || *s == '\n')
-        s++;
-    while (*s && !strchr(stops, *s)) {
-        if (*s == '\'') {
-            s++;
-            while (*s && *s != '\'') {
-                if (n + 1 < size)
-                    out[n] = *s;
-                n++;
-                s++;
-            }
-            if (*s != '\'')
-                return NULL;
-            s++;
-            keep = n;
-            continue;
-        }
-        if (*s == '\\' && s[1])
-            s++;
-        last = *s++;
-        if (n + 1 < size)
-            out[n] = last;
-        n++;
-        if (!(last == ' ' || last == '\t' || last == '\n'))
-            keep = n;
-    }
-    *length = keep;
-    out[keep < size ? keep : size - 1] = 0;
-    return s;
-}
-
-/* At most 40 characters of s for a message, with "..." when cut. */
-static const char *clip(const char *s, char *out, size_t size)
-{
-    snprintf(out, size, "%.40s%s", s, strlen(s) > 40 ? "..." : "");
-    return out;
-}
-
 /* The "opencl" filter's file (file=PATH, or the first value when it has no
  * name) and kernel (kernel=NAME), read before its other parameters, which
  * the file declares. s is at the '=' after the name, or at its end. */
@@ -309,12 +130,12 @@ static int user_args(const char *s, const clv_filter **f, int *file_positional, 
             size_t klen = strcspn(start, "=:,'\\");
             char key[64] = "";
             if (start[klen] == '=') {
-                const char *k = token(start, "=", key, sizeof key, &length);
+                const char *k = clv__token(start, "=", key, sizeof key, &length);
                 if (!k || length >= sizeof key)
                     break; /* the main loop says what is wrong */
                 s = k + 1;
             }
-            const char *e = token(s, ":,", arg, sizeof arg, &length);
+            const char *e = clv__token(s, ":,", arg, sizeof arg, &length);
             if (!e || length >= sizeof arg)
                 break;
             int is_file = !strcmp(key, "file") || (!key[0] && first);
@@ -337,27 +158,20 @@ static int user_args(const char *s, const clv_filter **f, int *file_positional, 
     return clv_kernel_file_load(path, kernel[0] ? kernel : NULL, f, msg);
 }
 
-static const char *skip_blanks(const char *s)
-{
-    while (*s == ' ' || *s == '\t' || *s == '\n')
-        s++;
-    return s;
-}
-
 /* Parses the filter at *pos. On error *at is where in the text the fault
  * is (for the excerpt clv_chain_parse adds). */
 static int parse_filter(const char **pos, clv_chain_desc *desc, const char **at, clv_msg *msg)
 {
     char name[64], rest[8192], shown[48];
     size_t length;
-    *at = skip_blanks(*pos);
-    const char *s = token(*pos, ",=", name, sizeof name, &length);
+    *at = clv__skip_blanks(*pos);
+    const char *s = clv__token(*pos, ",=", name, sizeof name, &length);
     if (!s)
         return clv__fail(msg, CLV_EPARSE, "unterminated quote in a filter name");
     if (length >= sizeof name)
         return clv__fail(msg, CLV_EPARSE,
                          "filter name '%s' is too long (%zu characters; names are at most %zu)",
-                         clip(name, shown, sizeof shown), length, sizeof name - 1);
+                         clv__clip(name, shown, sizeof shown), length, sizeof name - 1);
     if (!name[0])
         return clv__fail(msg, CLV_EPARSE, "empty filter (two commas, or a comma at an end?)");
     const clv_filter *f = clv_filter_find(name);
@@ -391,26 +205,26 @@ static int parse_filter(const char **pos, clv_chain_desc *desc, const char **at,
         for (;;) {
             char arg[8192];
             const char *arg_start = s;
-            *at = skip_blanks(s);
-            const char *e = token(s, ":,", arg, sizeof arg, &length);
+            *at = clv__skip_blanks(s);
+            const char *e = clv__token(s, ":,", arg, sizeof arg, &length);
             /* key=value, where the key is unquoted and before the first '='. */
             char key[64] = "";
             const char *val = arg;
             size_t klen = strcspn(arg_start, "=:,'\\");
             if (!e && arg_start[klen] == '=') {
-                token(arg_start, "=", key, sizeof key, &length);
-                *at = skip_blanks(arg_start + klen + 1);
+                clv__token(arg_start, "=", key, sizeof key, &length);
+                *at = clv__skip_blanks(arg_start + klen + 1);
                 return clv__fail(msg, CLV_EPARSE, "filter '%s' parameter '%s': unterminated quote",
-                                 f->name, clip(key, shown, sizeof shown));
+                                 f->name, clv__clip(key, shown, sizeof shown));
             }
             if (!e)
                 return clv__fail(msg, CLV_EPARSE, "filter '%s': unterminated quote", f->name);
             if (arg_start[klen] == '=') {
                 /* A name too long for key is no parameter's: it is cut
                  * here and named as unknown below. */
-                const char *k = token(arg_start, "=", key, sizeof key, &length);
-                *at = skip_blanks(k + 1);
-                e = token(k + 1, ":,", rest, sizeof rest, &length);
+                const char *k = clv__token(arg_start, "=", key, sizeof key, &length);
+                *at = clv__skip_blanks(k + 1);
+                e = clv__token(k + 1, ":,", rest, sizeof rest, &length);
                 if (!e)
                     return clv__fail(msg, CLV_EPARSE,
                                      "filter '%s' parameter '%s': unterminated quote", f->name,
@@ -437,7 +251,7 @@ static int parse_filter(const char **pos, clv_chain_desc *desc, const char **at,
                     if (!strcmp(f->params[i].name, key))
                         index = i;
                 if (index < 0) {
-                    *at = skip_blanks(arg_start);
+                    *at = clv__skip_blanks(arg_start);
                     const char *names[CLV_PARAMS_MAX] = {0};
                     char hint[96], list[256] = "";
                     for (int i = 0; i < f->param_count; i++) {
@@ -450,10 +264,10 @@ static int parse_filter(const char **pos, clv_chain_desc *desc, const char **at,
                         return clv__fail(msg, CLV_EPARSE,
                                          "filter '%s' takes no parameters; "
                                          "got '%s'",
-                                         f->name, clip(key, shown, sizeof shown));
+                                         f->name, clv__clip(key, shown, sizeof shown));
                     return clv__fail(msg, CLV_EPARSE,
                                      "filter '%s' has no parameter '%s'%s (parameters: %s)",
-                                     f->name, clip(key, shown, sizeof shown), hint, list);
+                                     f->name, clv__clip(key, shown, sizeof shown), hint, list);
                 }
             } else {
                 index = positional++ - file_positional;
@@ -462,7 +276,7 @@ static int parse_filter(const char **pos, clv_chain_desc *desc, const char **at,
                                      "filter '%s' takes %d value%s in order; '%s' is one too "
                                      "many",
                                      f->name, f->param_count, f->param_count == 1 ? "" : "s",
-                                     clip(arg, shown, sizeof shown));
+                                     clv__clip(arg, shown, sizeof shown));
             }
             if (given[index])
                 return clv__fail(msg, CLV_EPARSE, "filter '%s': parameter '%s' is given twice",
@@ -540,34 +354,6 @@ int clv_chain_parse(const char *text, clv_chain_desc *desc, clv_msg *msg)
     }
 }
 
-static void format_value(const clv_param *p, const clv_value *v, char *out, size_t size)
-{
-    switch (p->type) {
-    case CLV_PARAM_INT:
-        snprintf(out, size, "%lld", (long long)v->i);
-        break;
-    case CLV_PARAM_REAL:
-        snprintf(out, size, "%g", (double)v->i / 1000.0);
-        break;
-    case CLV_PARAM_ENUM: {
-        const char *c = p->choices;
-        for (int64_t i = 0; i < v->i && strchr(c, '|'); i++)
-            c = strchr(c, '|') + 1;
-        snprintf(out, size, "%.*s", (int)strcspn(c, "|"), c);
-        break;
-    }
-    case CLV_PARAM_MATRIX: {
-        size_t n = 0;
-        n += (size_t)snprintf(out, size, "'");
-        for (int i = 0; i < v->n && n < size; i++)
-            n += (size_t)snprintf(out + n, size - n, "%s%d", i ? " " : "", v->m[i]);
-        if (n < size)
-            snprintf(out + n, size - n, "'");
-        break;
-    }
-    }
-}
-
 void clv_chain_format(const clv_chain_desc *desc, char *out, size_t size)
 {
     size_t n = 0;
@@ -582,7 +368,7 @@ void clv_chain_format(const clv_chain_desc *desc, char *out, size_t size)
             n += (size_t)snprintf(out + n, size - n, "%s%s", i ? "," : "", f->name);
         for (int j = 0; j < f->param_count && n < size; j++) {
             char v[512];
-            format_value(&f->params[j], &desc->item[i].values[j], v, sizeof v);
+            clv__param_format(&f->params[j], &desc->item[i].values[j], v, sizeof v);
             n += (size_t)snprintf(out + n, size - n, "%c%s=%s", j || f->user ? ':' : '=',
                                   f->params[j].name, v);
         }

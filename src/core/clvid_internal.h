@@ -134,6 +134,22 @@ struct clv_filter {
 extern const clv_filter *const clv__filters[];
 extern const int clv__filter_count;
 
+/* ---- Parameters and the chain's words (src/core/param.c) -------------- */
+
+/* Copies the next token up to one of `stops` (outside quotes) into out,
+ * unquoting '...' and backslash escapes and trimming blanks outside quotes.
+ * Returns the position of the stop character, or NULL on an unterminated
+ * quote. *length gets the token's whole length: when it is size or more,
+ * out holds only its first size - 1 characters (the caller says the token
+ * is too long, by how much). */
+const char *clv__token(const char *s, const char *stops, char *out, size_t size, size_t *length);
+/* s after its blanks (spaces, tabs, newlines). */
+const char *clv__skip_blanks(const char *s);
+/* At most 40 characters of s for a message, with "..." when cut; returns out. */
+const char *clv__clip(const char *s, char *out, size_t size);
+/* Writes v as parameter p's text, as the chain syntax reads it back. */
+void clv__param_format(const clv_param *p, const clv_value *v, char *out, size_t size);
+
 /* ---- User kernels (src/filters/opencl.c) ------------------------------ */
 
 /* The file of a user kernel's descriptor; *kernel (may be NULL) the name

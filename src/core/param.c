@@ -1,0 +1,215 @@
+/* param.c - a parameter's value from text and back (clv_param_parse) and the
+ * words of the chain syntax: tokens, quotes and escapes. Calls nothing above it. */
+#include "clvid_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void format_number(double v, char *out, size_t size)
+{
+    if (v == floor(v) && fabs(v) < 1e15)
+        snprintf(out, size, "%.0f", v);
+    else
+        snprintf(out, size, "%g", v);
+}
+
+static void range_text(const clv_param *p, char *out, size_t size)
+{
+    char lo[32], hi[32];
+    format_number(p->min, lo, sizeof lo);
+    format_number(p->max, hi, sizeof hi);
+    snprintf(out, size, "%s to %s", lo, hi);
+}
+
+/* Parses a whole integer; 0 on success, 1 for one beyond 64 bits, -1 for
+ * no integer. */
+static int parse_int(const char *s, long long *v)
+{
+    char *end;
+    errno = 0;
+    long long n = strtoll(s, &end, 10);
+    if (end == s || *end)
+        return -1;
+    if (errno)
+        return 1;
+    *v = n;
+    return 0;
+}
+
+const char *clv__clip(const char *s, char *out, size_t size)
+{
+    snprintf(out, size, "%.40s%s", s, strlen(s) > 40 ? "..." : "");
+    return out;
+}
+
+int clv_param_parse(const clv_filter *f, int index, const char *text, clv_value *value,
+                    clv_msg *msg)
+{
+    const clv_param *p = &f->params[index];
+    char range[80], shown[48];
+    range_text(p, range, sizeof range);
+    memset(value, 0, sizeof *value);
+    switch (p->type) {
+    case CLV_PARAM_INT: {
+        long long v;
+        int bad = parse_int(text, &v);
+        if (bad > 0)
+            return clv__fail(msg, CLV_ERANGE,
+                             "filter '%s' parameter '%s': %s is out of range (allowed: %s)",
+                             f->name, p->name, clv__clip(text, shown, sizeof shown), range);
+        if (bad)
+            return clv__fail(msg, CLV_EPARSE,
+                             "filter '%s' parameter '%s': '%s' is not an integer (allowed: %s)",
+                             f->name, p->name, clv__clip(text, shown, sizeof shown), range);
+        if (v < p->min || v > p->max)
+            return clv__fail(msg, CLV_ERANGE,
+                             "filter '%s' parameter '%s': %lld is out of range (allowed: %s)",
+                             f->name, p->name, v, range);
+        value->i = v;
+        return 0;
+    }
+    case CLV_PARAM_REAL: {
+        char *end;
+        errno = 0;
+        double v = strtod(text, &end);
+        if (end == text || *end || errno || !isfinite(v))
+            return clv__fail(msg, CLV_EPARSE,
+                             "filter '%s' parameter '%s': '%s' is not a number (allowed: %s)",
+                             f->name, p->name, clv__clip(text, shown, sizeof shown), range);
+        if (v < p->min || v > p->max)
+            return clv__fail(msg, CLV_ERANGE,
+                             "filter '%s' parameter '%s': %s is out of range (allowed: %s)",
+                             f->name, p->name, clv__clip(text, shown, sizeof shown), range);
+        value->i = llround(v * 1000.0);
+        return 0;
+    }
+    case CLV_PARAM_ENUM: {
+        const char *c = p->choices;
+        for (int i = 0; *c; i++) {
+            size_t n = strcspn(c, "|");
+            if (strlen(text) == n && !strncmp(text, c, n)) {
+                value->i = i;
+                return 0;
+            }
+            c += n + (c[n] == '|');
+        }
+        return clv__fail(msg, CLV_EPARSE, "filter '%s' parameter '%s': '%s' is not one of %s",
+                         f->name, p->name, clv__clip(text, shown, sizeof shown), p->choices);
+    }
+    case CLV_PARAM_MATRIX: {
+        const char *s = text;
+        int n = 0;
+        while (*s) {
+            while (isspace((unsigned char)*s))
+                s++;
+            if (!*s)
+                break;
+            char *end;
+            errno = 0;
+            long v = strtol(s, &end, 10);
+            if (end == s || (*end && !isspace((unsigned char)*end)) || errno) {
+                size_t len = strcspn(s, " \t");
+                len = len > 40 ? 40 : len;
+                return clv__fail(msg, CLV_EPARSE,
+                                 "filter '%s' parameter '%s': '%.*s' is not an integer "
+                                 "(coefficients are integers from %s, separated by spaces)",
+                                 f->name, p->name, (int)len, s, range);
+            }
+            if (v < p->min || v > p->max)
+                return clv__fail(msg, CLV_ERANGE,
+                                 "filter '%s' parameter '%s': coefficient %ld is out of range "
+                                 "(allowed: %s)",
+                                 f->name, p->name, v, range);
+            if (n == CLV_MATRIX_MAX)
+                return clv__fail(msg, CLV_EPARSE,
+                                 "filter '%s' parameter '%s': more than %d coefficients; a "
+                                 "matrix has 9 (3x3), 25 (5x5) or 49 (7x7)",
+                                 f->name, p->name, CLV_MATRIX_MAX);
+            value->m[n++] = (int)v;
+            s = end;
+        }
+        if (n != 9 && n != 25 && n != 49)
+            return clv__fail(msg, CLV_EPARSE,
+                             "filter '%s' parameter '%s': %d coefficients; a matrix has 9 "
+                             "(3x3), 25 (5x5) or 49 (7x7)",
+                             f->name, p->name, n);
+        value->n = n;
+        return 0;
+    }
+    }
+    return clv__fail(msg, CLV_EINVAL, "filter '%s': bad parameter table", f->name);
+}
+
+const char *clv__token(const char *s, const char *stops, char *out, size_t size, size_t *length)
+{
+    size_t n = 0, keep = 0; /* keep: length that must survive trailing trim */
+    char last = 0;
+    while (*s == ' ' || *s == '\t' || *s == '\n')
+        s++;
+    while (*s && !strchr(stops, *s)) {
+        if (*s == '\'') {
+            s++;
+            while (*s && *s != '\'') {
+                if (n + 1 < size)
+                    out[n] = *s;
+                n++;
+                s++;
+            }
+            if (*s != '\'')
+                return NULL;
+            s++;
+            keep = n;
+            continue;
+        }
+        if (*s == '\\' && s[1])
+            s++;
+        last = *s++;
+        if (n + 1 < size)
+            out[n] = last;
+        n++;
+        if (!(last == ' ' || last == '\t' || last == '\n'))
+            keep = n;
+    }
+    *length = keep;
+    out[keep < size ? keep : size - 1] = 0;
+    return s;
+}
+
+const char *clv__skip_blanks(const char *s)
+{
+    while (*s == ' ' || *s == '\t' || *s == '\n')
+        s++;
+    return s;
+}
+
+void clv__param_format(const clv_param *p, const clv_value *v, char *out, size_t size)
+{
+    switch (p->type) {
+    case CLV_PARAM_INT:
+        snprintf(out, size, "%lld", (long long)v->i);
+        break;
+    case CLV_PARAM_REAL:
+        snprintf(out, size, "%g", (double)v->i / 1000.0);
+        break;
+    case CLV_PARAM_ENUM: {
+        const char *c = p->choices;
+        for (int64_t i = 0; i < v->i && strchr(c, '|'); i++)
+            c = strchr(c, '|') + 1;
+        snprintf(out, size, "%.*s", (int)strcspn(c, "|"), c);
+        break;
+    }
+    case CLV_PARAM_MATRIX: {
+        size_t n = 0;
+        n += (size_t)snprintf(out, size, "'");
+        for (int i = 0; i < v->n && n < size; i++)
+            n += (size_t)snprintf(out + n, size - n, "%s%d", i ? " " : "", v->m[i]);
+        if (n < size)
+            snprintf(out + n, size - n, "'");
+        break;
+    }
+    }
+}
