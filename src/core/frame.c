@@ -1,4 +1,9 @@
 /* frame.c - host images, device frames and the kernel launch helpers. */
+/* OpenCL 2.0 for a kernel argument in SVM memory (clv__kernel_mem_arg); the
+ * rest is 1.2, as everywhere. */
+#undef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 200
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include "clvid_internal.h"
 
 #include <stdlib.h>
@@ -197,6 +202,14 @@ int clv__launch_pixel_pairs(const clv_launch *l, cl_kernel kernel)
 {
     return clv__launch_pixels(l, kernel, l->width,
                               l->ctx->row_shape ? l->height : (l->height + 1) / 2);
+}
+
+/* Kernel argument `index`: the buffer m, or (m NULL) the SVM memory at svm:
+ * the stage's conversions, equalize's run_yuv and the fused kernels use it. */
+cl_int clv__kernel_mem_arg(cl_kernel kernel, cl_uint index, cl_mem m, const void *svm)
+{
+    return m ? clSetKernelArg(kernel, index, sizeof m, &m)
+             : clSetKernelArgSVMPointer(kernel, index, svm);
 }
 
 int clv__kernel_frame_args(cl_kernel kernel, const clv_launch *l)

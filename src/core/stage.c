@@ -488,15 +488,6 @@ static uint8_t *one_input(clv_stage *stage)
     return stage->slots[stage->next].host_in;
 }
 
-/* Kernel argument `index`: the buffer m, or (m NULL) the SVM memory at svm.
- * Here because this file is built for OpenCL 2.0 (SVM); equalize's run_yuv
- * uses it too. */
-cl_int clv__kernel_mem_arg(cl_kernel kernel, cl_uint index, cl_mem m, const void *svm)
-{
-    return m ? clSetKernelArg(kernel, index, sizeof m, &m)
-             : clSetKernelArgSVMPointer(kernel, index, svm);
-}
-
 /* Enqueues one conversion kernel over w x h (or the chroma grid) from
  * `from` (or the SVM memory at from_svm) to `to` (or at to_svm), after
  * `wait` (may be NULL); *done (may be NULL) gets its event. */
