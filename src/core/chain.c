@@ -12,20 +12,29 @@
 
 /* ---- Registry lookups -------------------------------------------------- */
 
+/* The API lists the registry's filters but the families (resolve set: the
+ * `opencl` filter), which are no filter until their file is read. */
+
 int clv_filter_count(void)
 {
-    return clv__filter_count;
+    int n = 0;
+    for (int i = 0; i < clv__filter_count; i++)
+        n += !clv__filters[i]->resolve;
+    return n;
 }
 
 const clv_filter *clv_filter_at(int index)
 {
-    return index >= 0 && index < clv__filter_count ? clv__filters[index] : NULL;
+    for (int i = 0; i < clv__filter_count; i++)
+        if (!clv__filters[i]->resolve && index-- == 0)
+            return clv__filters[i];
+    return NULL;
 }
 
 const clv_filter *clv_filter_find(const char *name)
 {
     for (int i = 0; i < clv__filter_count; i++)
-        if (!strcmp(clv__filters[i]->name, name))
+        if (!clv__filters[i]->resolve && !strcmp(clv__filters[i]->name, name))
             return clv__filters[i];
     return NULL;
 }
@@ -52,7 +61,7 @@ int clv_filter_temporal(const clv_filter *f)
 
 const char *clv_filter_file(const clv_filter *f)
 {
-    return f->user ? clv__user_path(f, NULL) : NULL;
+    return f->file ? f->file(f, NULL) : NULL;
 }
 
 const clv_param *clv_filter_param(const clv_filter *f, int index)
@@ -109,53 +118,29 @@ static void filter_names(char *out, size_t size)
 {
     out[0] = 0;
     for (int i = 0; i < clv__filter_count; i++) {
+        const clv_filter *f = clv__filters[i];
         strncat(out, i ? ", " : "", size - strlen(out) - 1);
-        strncat(out, clv__filters[i]->name, size - strlen(out) - 1);
+        strncat(out, f->usage ? f->usage : f->name, size - strlen(out) - 1);
     }
-    strncat(out, ", opencl=file=KERNEL.cl", size - strlen(out) - 1);
 }
 
-/* The "opencl" filter's file (file=PATH, or the first value when it has no
- * name) and kernel (kernel=NAME), read before its other parameters, which
- * the file declares. s is at the '=' after the name, or at its end. */
-static int user_args(const char *s, const clv_filter **f, int *file_positional, clv_msg *msg)
+/* The registry's entry of that name, families included. */
+static const clv_filter *lookup(const char *name)
 {
-    char path[4096] = "", kernel[256] = "", arg[8192];
-    int first = 1;
-    size_t length;
-    if (*s == '=') {
-        s++;
-        while (*s && *s != ',') {
-            const char *start = s;
-            size_t klen = strcspn(start, "=:,'\\");
-            char key[64] = "";
-            if (start[klen] == '=') {
-                const char *k = clv__token(start, "=", key, sizeof key, &length);
-                if (!k || length >= sizeof key)
-                    break; /* the main loop says what is wrong */
-                s = k + 1;
-            }
-            const char *e = clv__token(s, ":,", arg, sizeof arg, &length);
-            if (!e || length >= sizeof arg)
-                break;
-            int is_file = !strcmp(key, "file") || (!key[0] && first);
-            char *to = is_file ? path : !strcmp(key, "kernel") ? kernel : NULL;
-            size_t room = is_file ? sizeof path : sizeof kernel;
-            if (to && length >= room)
-                return clv__fail(msg, CLV_EPARSE,
-                                 "filter 'opencl' parameter '%s': a %s of %zu characters is "
-                                 "too long (at most %zu)",
-                                 is_file ? "file" : "kernel", is_file ? "file name" : "kernel name",
-                                 length, room - 1);
-            if (to)
-                memcpy(to, arg, length + 1);
-            if (is_file)
-                *file_positional = !key[0];
-            first = 0;
-            s = *e == ':' ? e + 1 : e;
-        }
-    }
-    return clv_kernel_file_load(path, kernel[0] ? kernel : NULL, f, msg);
+    for (int i = 0; i < clv__filter_count; i++)
+        if (!strcmp(clv__filters[i]->name, name))
+            return clv__filters[i];
+    return NULL;
+}
+
+/* 1 when word is one of the '|'-separated words of list. */
+static int listed(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *c = list; n && *c; c += strcspn(c, "|"), c += *c == '|')
+        if (strcspn(c, "|") == n && !strncmp(c, word, n))
+            return 1;
+    return 0;
 }
 
 /* Parses the filter at *pos. On error *at is where in the text the fault
@@ -174,20 +159,22 @@ static int parse_filter(const char **pos, clv_chain_desc *desc, const char **at,
                          clv__clip(name, shown, sizeof shown), length, sizeof name - 1);
     if (!name[0])
         return clv__fail(msg, CLV_EPARSE, "empty filter (two commas, or a comma at an end?)");
-    const clv_filter *f = clv_filter_find(name);
-    int user = !f && !strcmp(name, "opencl"), file_positional = 0;
-    if (user) {
-        int err = user_args(s, &f, &file_positional, msg);
+    const clv_filter *f = lookup(name);
+    /* A family's member: the arguments that pick it are read first, the
+     * others are its parameters. */
+    const char *resolve_keys = f && f->resolve ? f->resolve_keys : NULL;
+    int in_order = 0;
+    if (f && f->resolve) {
+        int err = f->resolve(s, &f, &in_order, msg);
         if (err)
             return err;
     }
     if (!f) {
-        const char *names[65] = {0};
+        const char *names[64] = {0};
         for (int i = 0; i < clv__filter_count && i < 64; i++)
             names[i] = clv__filters[i]->name;
-        names[clv__filter_count < 64 ? clv__filter_count : 64] = "opencl";
         char hint[96], list[512];
-        suggest(name, names, clv__filter_count + 1, hint, sizeof hint);
+        suggest(name, names, clv__filter_count < 64 ? clv__filter_count : 64, hint, sizeof hint);
         filter_names(list, sizeof list);
         return clv__fail(msg, CLV_EPARSE, "unknown filter '%s'%s (filters: %s)", name, hint, list);
     }
@@ -238,9 +225,9 @@ static int parse_filter(const char **pos, clv_chain_desc *desc, const char **at,
                                  f->name, key[0] ? " parameter '" : "", key, key[0] ? "'" : "",
                                  length, sizeof arg - 1);
             int index = -1;
-            if (user && (!strcmp(key, "file") || !strcmp(key, "kernel") ||
-                         (!key[0] && file_positional && positional++ == 0))) {
-                s = e; /* read by user_args */
+            if (resolve_keys &&
+                (listed(resolve_keys, key) || (!key[0] && in_order && positional++ < in_order))) {
+                s = e; /* read by resolve */
                 if (*s != ':')
                     break;
                 s++;
@@ -270,7 +257,7 @@ static int parse_filter(const char **pos, clv_chain_desc *desc, const char **at,
                                      f->name, clv__clip(key, shown, sizeof shown), hint, list);
                 }
             } else {
-                index = positional++ - file_positional;
+                index = positional++ - in_order;
                 if (index >= f->param_count)
                     return clv__fail(msg, CLV_EPARSE,
                                      "filter '%s' takes %d value%s in order; '%s' is one too "
@@ -360,16 +347,16 @@ void clv_chain_format(const clv_chain_desc *desc, char *out, size_t size)
     out[0] = 0;
     for (int i = 0; i < desc->count && n < size; i++) {
         const clv_filter *f = desc->item[i].filter;
-        if (f->user) {
+        if (f->format) {
             char head[8400];
-            clv__user_format(f, head, sizeof head);
+            f->format(f, head, sizeof head);
             n += (size_t)snprintf(out + n, size - n, "%s%s", i ? "," : "", head);
         } else
             n += (size_t)snprintf(out + n, size - n, "%s%s", i ? "," : "", f->name);
         for (int j = 0; j < f->param_count && n < size; j++) {
             char v[512];
             clv__param_format(&f->params[j], &desc->item[i].values[j], v, sizeof v);
-            n += (size_t)snprintf(out + n, size - n, "%c%s=%s", j || f->user ? ':' : '=',
+            n += (size_t)snprintf(out + n, size - n, "%c%s=%s", j || f->format ? ':' : '=',
                                   f->params[j].name, v);
         }
     }
@@ -456,7 +443,7 @@ int clv__chain_temporal(const clv_chain *chain)
 {
     for (int i = 0; chain && i < chain->desc.count; i++) {
         const clv_filter *f = chain->desc.item[i].filter;
-        if (f->temporal || (f->user && clv__user_temporal(chain->state[i])))
+        if (f->temporal || (f->temporal_state && f->temporal_state(chain->state[i])))
             return 1;
     }
     return 0;
@@ -482,16 +469,16 @@ int clv_chain_create(clv_context *ctx, const clv_chain_desc *desc, clv_chain **o
             err = clv__fail(msg, CLV_ENOMEM, "out of memory");
             goto fail;
         }
-        if (f->user) {
+        if (f->open) {
             /* The file as it is now: when its parameters changed since the
              * chain was parsed, the values carry over by name. */
             const clv_filter *now = f;
             chain->initialized[i] = 1;
-            if ((err = clv__user_init(chain->state[i], ctx, f, &now, msg)))
+            if ((err = f->open(chain->state[i], ctx, f, &now, msg)))
                 goto fail;
             if (now != f) {
                 clv_value values[CLV_PARAMS_MAX];
-                clv__user_carry(f, desc->item[i].values, now, values);
+                clv__param_carry(f, desc->item[i].values, now, values);
                 memcpy(chain->desc.item[i].values, values, sizeof values);
                 chain->desc.item[i].filter = now;
             }
@@ -518,10 +505,10 @@ fail:
     return err;
 }
 
-int clv__chain_has_user(const clv_chain *chain)
+int clv__chain_watched(const clv_chain *chain)
 {
     for (int i = 0; chain && i < chain->desc.count; i++)
-        if (chain->desc.item[i].filter->user)
+        if (chain->desc.item[i].filter->watchdog)
             return 1;
     return 0;
 }
@@ -761,32 +748,37 @@ const char *clv_chain_kernel_file(const clv_chain *chain, int filter_index, cons
     if (kernel)
         *kernel = NULL;
     if (filter_index < 0 || filter_index >= chain->desc.count ||
-        !chain->desc.item[filter_index].filter->user)
+        !chain->desc.item[filter_index].filter->file)
         return NULL;
-    return clv__user_path(chain->desc.item[filter_index].filter, kernel);
+    const clv_filter *f = chain->desc.item[filter_index].filter;
+    return f->file(f, kernel);
 }
 
 int clv_chain_swap_kernel(clv_chain *chain, int filter_index, clv_kernel_build *build, clv_msg *msg)
 {
     if (!build || filter_index < 0 || filter_index >= chain->desc.count ||
-        !chain->desc.item[filter_index].filter->user)
+        !chain->desc.item[filter_index].filter->swap)
         return clv__fail(msg, CLV_EINVAL, "filter #%d of the chain is not a user kernel",
                          filter_index + 1);
-    /* A build for several devices is one per device, linked in order. */
-    clv_kernel_build *rest = clv__user_build_detach(build);
-    for (int k = 0; k < chain->more_count; k++) {
-        clv_kernel_build *mine = rest;
-        rest = clv__user_build_detach(mine);
-        if (mine)
-            clv_chain_swap_kernel(chain->more[k], filter_index, mine, NULL);
+    /* A build for several devices is one per device, linked in order: the
+     * chain's instances on its devices, in the same order. */
+    clv_chain *on[CLV_DEVICES_MAX];
+    void *states[CLV_DEVICES_MAX];
+    const clv_filter *now[CLV_DEVICES_MAX];
+    int count = chain->more_count + 1;
+    for (int k = 0; k < count; k++) {
+        on[k] = clv__chain_at(chain, k);
+        states[k] = on[k]->state[filter_index];
     }
-    clv_kernel_build_free(rest);
-    const clv_filter *old = chain->desc.item[filter_index].filter;
-    clv_value values[CLV_PARAMS_MAX];
-    const clv_filter *now = clv__user_swap(chain->state[filter_index], build);
-    clv__user_carry(old, chain->desc.item[filter_index].values, now, values);
-    memcpy(chain->desc.item[filter_index].values, values, sizeof values);
-    chain->desc.item[filter_index].filter = now;
+    int swapped = chain->desc.item[filter_index].filter->swap(states, count, build, now);
+    for (int k = 0; k < swapped; k++) {
+        clv_chain_desc *d = &on[k]->desc;
+        clv_value values[CLV_PARAMS_MAX];
+        clv__param_carry(d->item[filter_index].filter, d->item[filter_index].values, now[k],
+                         values);
+        memcpy(d->item[filter_index].values, values, sizeof values);
+        d->item[filter_index].filter = now[k];
+    }
     return 0;
 }
 

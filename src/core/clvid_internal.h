@@ -98,9 +98,6 @@ struct clv_filter {
      * filter builds what it needs in configure (clv__program_variant: the
      * median builds only the kernel its window size takes) */
     const char *program;
-    /* A user kernel (the `opencl` filter, src/filters/opencl.c): set, and
-     * program, init and reference are not used. */
-    const struct clv__user *user;
     int needs_scratch;
     /* The output depends on the frames before (quantize starts from the
      * last palette): a stage over several devices keeps it on one. */
@@ -129,6 +126,47 @@ struct clv_filter {
     size_t ref_state_size;
     int (*reference)(void *ref_state, const clv_value *values, const clv_image *src, clv_image *dst,
                      uint64_t frame_index);
+
+    /* A family of filters read from files (the `opencl` filter, a user's
+     * kernel, src/filters/opencl.c; ffmpeg's program_opencl): the
+     * registry's entry has resolve, which reads the arguments that pick a
+     * member (the file) and gives the member's own descriptor, interned for
+     * the life of the process; the chain holds that one. A member has no
+     * program, init or reference: it builds its file in open. */
+
+    /* The registry's entry: args is the chain's text after the name (at its
+     * '=', or at its end); *out gets the member's descriptor. The arguments
+     * resolve reads are not parameters: those whose key is one of
+     * resolve_keys ("file|kernel") and the first *in_order values without a
+     * key. The API's list of filters leaves such an entry out; the chain
+     * parser's list of names shows its usage ("opencl=file=KERNEL.cl"). */
+    int (*resolve)(const char *args, const clv_filter **out, int *in_order, clv_msg *msg);
+    const char *resolve_keys;
+    const char *usage;
+    /* A member: the file it reads (clv_filter_file); *kernel (may be NULL)
+     * gets the kernel name the chain gave, or NULL. */
+    const char *(*file)(const clv_filter *f, const char **kernel);
+    /* A member: writes "NAME=ARGS", the arguments resolve reads
+     * ("opencl=file=PATH[:kernel=NAME]"); the parameters follow after ':'. */
+    void (*format)(const clv_filter *f, char *out, size_t size);
+    /* A member, instead of init and configure: builds f's file on ctx into
+     * state; *now is the descriptor of the file as built, which differs
+     * from f when the file's parameters changed since the chain was parsed
+     * (the chain carries the values over, clv__param_carry). */
+    int (*open)(void *state, clv_context *ctx, const clv_filter *f, const clv_filter **now,
+                clv_msg *msg);
+    /* A member, live reload (clv_chain_swap_kernel): takes build, one build
+     * per device, linked, and swaps them into states[0 .. count-1] (the
+     * filter's state on each device of the chain, in order); returns how
+     * many states got one, now[i] the descriptor of state i's build. Builds
+     * left over are freed. */
+    int (*swap)(void *const *states, int count, clv_kernel_build *build, const clv_filter **now);
+    /* Optional: 1 when the filter as built in state carries state from
+     * frame to frame (a user kernel that reads prev), beside temporal. */
+    int (*temporal_state)(const void *state);
+    /* Frames through it run the user's code, which may never finish: the
+     * stage waits for them with the context's watchdog. */
+    int watchdog;
 };
 
 extern const clv_filter *const clv__filters[];
@@ -149,33 +187,12 @@ const char *clv__skip_blanks(const char *s);
 const char *clv__clip(const char *s, char *out, size_t size);
 /* Writes v as parameter p's text, as the chain syntax reads it back. */
 void clv__param_format(const clv_param *p, const clv_value *v, char *out, size_t size);
-
-/* ---- User kernels (src/filters/opencl.c) ------------------------------ */
-
-/* The file of a user kernel's descriptor; *kernel (may be NULL) the name
- * the chain gave, or NULL. */
-const char *clv__user_path(const clv_filter *f, const char **kernel);
-/* 1 when the chain runs a user kernel. */
-int clv__chain_has_user(const clv_chain *chain);
-/* Writes "opencl=file=PATH[:kernel=NAME]" for f into out. */
-void clv__user_format(const clv_filter *f, char *out, size_t size);
-/* The chain's hooks: builds the file on ctx into state (f->state_size
- * bytes); *now is the descriptor of the file as built, which differs from
- * f when the file's parameters changed since the chain was parsed. */
-int clv__user_init(void *state, clv_context *ctx, const clv_filter *f, const clv_filter **now,
-                   clv_msg *msg);
-/* Carries values of `from`'s parameters over to `to`'s (see
- * clv_chain_swap_kernel). */
-void clv__user_carry(const clv_filter *from, const clv_value *old, const clv_filter *to,
-                     clv_value *values);
-/* Swaps a build into state; returns the build's descriptor. */
-const clv_filter *clv__user_swap(void *state, clv_kernel_build *build);
-/* 1 when the kernel in state reads prev (its output depends on the frame
- * before). */
-int clv__user_temporal(const void *state);
-/* A build for a context of several devices is one per device, linked:
- * unlinks and returns the next (NULL for none). */
-clv_kernel_build *clv__user_build_detach(clv_kernel_build *build);
+/* Carries values of `from`'s parameters (old) over to `to`'s (values): a
+ * value keeps when `to` has a parameter of its name and type, it was moved
+ * off its old default and lies in the new range; the rest take `to`'s
+ * defaults (see clv_chain_swap_kernel). from may be NULL. */
+void clv__param_carry(const clv_filter *from, const clv_value *old, const clv_filter *to,
+                      clv_value *values);
 
 /* ---- Chains over several devices (src/core/chain.c) -------------------- */
 
@@ -186,6 +203,9 @@ clv_context *clv__context_at(clv_context *ctx, int index);
 clv_chain *clv__chain_at(clv_chain *chain, int device);
 /* 1 when a filter of the chain carries state from frame to frame. */
 int clv__chain_temporal(const clv_chain *chain);
+/* 1 when a filter of the chain asks for the watchdog (clv_filter's
+ * watchdog: a user kernel). */
+int clv__chain_watched(const clv_chain *chain);
 /* Runs the chain's one filter with the stage's conversions fused in
  * (clv_filter's run_yuv) from the 4:2:0 frame io describes into io's
  * output, using src and dst as its RGBA frames; *last gets the last

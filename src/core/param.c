@@ -213,3 +213,24 @@ void clv__param_format(const clv_param *p, const clv_value *v, char *out, size_t
     }
     }
 }
+
+void clv__param_carry(const clv_filter *from, const clv_value *old, const clv_filter *to,
+                      clv_value *values)
+{
+    for (int i = 0; i < to->param_count; i++) {
+        const clv_param *p = &to->params[i];
+        clv_value def;
+        clv_param_parse(to, i, p->def, &def, NULL);
+        values[i] = def;
+        for (int j = 0; from && j < from->param_count; j++) {
+            const clv_param *q = &from->params[j];
+            if (strcmp(p->name, q->name) || p->type != q->type)
+                continue;
+            clv_value old_def;
+            clv_param_parse(from, j, q->def, &old_def, NULL);
+            double v = p->type == CLV_PARAM_REAL ? (double)old[j].i / 1000 : (double)old[j].i;
+            if (old[j].i != old_def.i && v >= p->min && v <= p->max)
+                values[i] = old[j];
+        }
+    }
+}

@@ -562,7 +562,7 @@ static int one_send(clv_stage *stage, uint64_t frame_index, const stage_source *
         return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
     stage_slot *s = &stage->slots[stage->next];
     s->frame_index = frame_index;
-    s->watched = clv__chain_has_user(stage->chain);
+    s->watched = clv__chain_watched(stage->chain);
     if (!ctx->shared_staging) { /* shared: the kernels read host_in themselves */
         CLV__CL_CHECK(ctx,
                       clEnqueueWriteBuffer(stage->up_q, s->dev_in, CL_FALSE, 0, stage->in_size,

@@ -17,6 +17,7 @@ extern const clv_filter clv__filter_gray;
 extern const clv_filter clv__filter_equalize;
 extern const clv_filter clv__filter_noise;
 extern const clv_filter clv__filter_quantize;
+extern const clv_filter clv__filter_opencl; /* a family: one member per kernel file */
 
 /* Convolution family (convolution.c): a square integer matrix, its divisor
  * (0: the coefficient sum, or 1 when that is not positive) and a bias. */

@@ -17,22 +17,23 @@
 #define MAX_KERNELS 16
 #define MAX_ARGS 32
 
-/* The descriptor of one (file, kernel, parameter list). */
-typedef struct clv__user {
-    clv_filter filter;
+/* The descriptor of one (file, kernel, parameter list): a member of the
+ * registry's `opencl` family (clv_filter's resolve). */
+typedef struct user_kernel {
+    clv_filter filter; /* first: a member's descriptor is its user_kernel */
     char path[4096];
     char kernel[128];
     int kernel_given; /* the chain named the kernel (else: the file's only one) */
     char help[256];
     clv_param params[CLV_PARAMS_MAX];
     char names[CLV_PARAMS_MAX][64], defs[CLV_PARAMS_MAX][32], helps[CLV_PARAMS_MAX][160];
-    struct clv__user *next;
-} clv__user;
+    struct user_kernel *next;
+} user_kernel;
 
 /* Descriptors are interned for the life of the process: chains and chain
  * descriptions point at them and are copied freely. */
 static pthread_mutex_t interned_lock = PTHREAD_MUTEX_INITIALIZER;
-static clv__user *interned;
+static user_kernel *interned;
 
 /* ---- The file ------------------------------------------------------------ */
 
@@ -192,7 +193,7 @@ static void skip_blanks(const char **s)
 
 /* One "@param TYPE NAME = DEFAULT [MIN, MAX] [step STEP] [help...]" line
  * (s points after "@param") into parameter u->params[i]. */
-static int parse_param(clv__user *u, int i, const char *s, const char *where, clv_msg *msg)
+static int parse_param(user_kernel *u, int i, const char *s, const char *where, clv_msg *msg)
 {
     static const char grammar[] =
         "write '// @param int|float NAME = DEFAULT [MIN, MAX] step STEP help text'";
@@ -291,7 +292,7 @@ static int parse_param(clv__user *u, int i, const char *s, const char *where, cl
 }
 
 /* Reads the file's parameters, help and kernel into u. */
-static int parse_source(clv__user *u, const char *text, const char *kernel, clv_msg *msg)
+static int parse_source(user_kernel *u, const char *text, const char *kernel, clv_msg *msg)
 {
     int count = 0, line = 1;
     for (const char *s = text; *s; line++) {
@@ -374,12 +375,11 @@ static int same_param(const clv_param *a, const clv_param *b)
            a->min == b->min && a->max == b->max && a->step == b->step && !strcmp(a->help, b->help);
 }
 
-static int same_user(const clv__user *a, const clv__user *b)
+static int same_user(const user_kernel *a, const user_kernel *b)
 {
     if (strcmp(a->path, b->path) || strcmp(a->kernel, b->kernel) ||
         a->kernel_given != b->kernel_given || strcmp(a->help, b->help) ||
-        a->filter.temporal != b->filter.temporal ||
-        a->filter.param_count != b->filter.param_count)
+        a->filter.temporal != b->filter.temporal || a->filter.param_count != b->filter.param_count)
         return 0;
     for (int i = 0; i < a->filter.param_count; i++)
         if (!same_param(&a->params[i], &b->params[i]))
@@ -389,6 +389,12 @@ static int same_user(const clv__user *a, const clv__user *b)
 
 static int run(void *state, const clv_launch *l);
 static void uninit(void *state);
+static const char *file_of(const clv_filter *f, const char **kernel);
+static void format(const clv_filter *f, char *out, size_t size);
+static int open_file(void *state, clv_context *ctx, const clv_filter *f, const clv_filter **now,
+                     clv_msg *msg);
+static int swap(void *const *states, int count, clv_kernel_build *build, const clv_filter **now);
+static int temporal_state(const void *state);
 
 typedef struct user_state {
     clv_kernel_build *build;
@@ -397,10 +403,10 @@ typedef struct user_state {
 } user_state;
 
 /* The interned copy of u (u is consumed). */
-static const clv__user *intern(clv__user *u)
+static const user_kernel *intern(user_kernel *u)
 {
     pthread_mutex_lock(&interned_lock);
-    for (clv__user *i = interned; i; i = i->next) {
+    for (user_kernel *i = interned; i; i = i->next) {
         if (same_user(i, u)) {
             pthread_mutex_unlock(&interned_lock);
             free(u);
@@ -408,7 +414,6 @@ static const clv__user *intern(clv__user *u)
         }
     }
     /* The pointers into u's own arrays stay valid: u is not moved. */
-    u->filter.user = u;
     u->next = interned;
     interned = u;
     pthread_mutex_unlock(&interned_lock);
@@ -417,23 +422,23 @@ static const clv__user *intern(clv__user *u)
 
 /* Reads path and returns its descriptor and, when text is not NULL, the
  * source (malloc'd). */
-static int load(const char *path, const char *kernel, const clv__user **out, char **text,
+static int load(const char *path, const char *kernel, const user_kernel **out, char **text,
                 clv_msg *msg)
 {
     *out = NULL;
     if (!path || !*path)
         return clv__fail(msg, CLV_EPARSE,
                          "filter 'opencl' needs a kernel file: opencl=file=PATH[:kernel=NAME]");
-    if (strlen(path) >= sizeof((clv__user *)0)->path)
+    if (strlen(path) >= sizeof((user_kernel *)0)->path)
         return clv__fail(msg, CLV_EPARSE, "filter 'opencl': the file name is too long");
-    if (kernel && strlen(kernel) >= sizeof((clv__user *)0)->kernel)
+    if (kernel && strlen(kernel) >= sizeof((user_kernel *)0)->kernel)
         return clv__fail(msg, CLV_EPARSE, "filter 'opencl': the kernel name is too long");
     char *src = NULL;
     size_t len = 0;
     int err = read_file(path, &src, &len, msg);
     if (err)
         return err;
-    clv__user *u = calloc(1, sizeof *u);
+    user_kernel *u = calloc(1, sizeof *u);
     if (!u) {
         free(src);
         return clv__fail(msg, CLV_ENOMEM, "out of memory");
@@ -442,6 +447,12 @@ static int load(const char *path, const char *kernel, const clv__user **out, cha
     u->filter.state_size = sizeof(user_state);
     u->filter.run = run;
     u->filter.uninit = uninit;
+    u->filter.file = file_of;
+    u->filter.format = format;
+    u->filter.open = open_file;
+    u->filter.swap = swap;
+    u->filter.temporal_state = temporal_state;
+    u->filter.watchdog = 1;
     if ((err = parse_source(u, src, kernel, msg))) {
         free(u);
         free(src);
@@ -457,15 +468,21 @@ static int load(const char *path, const char *kernel, const clv__user **out, cha
 
 int clv_kernel_file_load(const char *path, const char *kernel, const clv_filter **out, clv_msg *msg)
 {
-    const clv__user *u = NULL;
+    const user_kernel *u = NULL;
     int err = load(path, kernel, &u, NULL, msg);
     *out = u ? &u->filter : NULL;
     return err;
 }
 
-const char *clv__user_path(const clv_filter *f, const char **kernel)
+/* A member's descriptor is the first field of its user_kernel. */
+static const user_kernel *user_of(const clv_filter *f)
 {
-    const clv__user *u = f->user;
+    return (const user_kernel *)f;
+}
+
+static const char *file_of(const clv_filter *f, const char **kernel)
+{
+    const user_kernel *u = user_of(f);
     if (kernel)
         *kernel = u->kernel_given ? u->kernel : NULL;
     return u->path;
@@ -484,9 +501,9 @@ static size_t escape(const char *s, char *out, size_t size)
     return n;
 }
 
-void clv__user_format(const clv_filter *f, char *out, size_t size)
+static void format(const clv_filter *f, char *out, size_t size)
 {
-    const clv__user *u = f->user;
+    const user_kernel *u = user_of(f);
     char path[8200];
     escape(u->path, path, sizeof path);
     if (u->kernel_given)
@@ -495,13 +512,65 @@ void clv__user_format(const clv_filter *f, char *out, size_t size)
         snprintf(out, size, "opencl=file=%s", path);
 }
 
+/* The registry's `opencl` entry (clv_filter's resolve): the file
+ * (file=PATH, or the first value when it has no name) and kernel
+ * (kernel=NAME), read before its other parameters, which the file
+ * declares. s is at the '=' after the name, or at its end. */
+static int resolve(const char *s, const clv_filter **f, int *in_order, clv_msg *msg)
+{
+    char path[4096] = "", kernel[256] = "", arg[8192];
+    int first = 1;
+    size_t length;
+    if (*s == '=') {
+        s++;
+        while (*s && *s != ',') {
+            const char *start = s;
+            size_t klen = strcspn(start, "=:,'\\");
+            char key[64] = "";
+            if (start[klen] == '=') {
+                const char *k = clv__token(start, "=", key, sizeof key, &length);
+                if (!k || length >= sizeof key)
+                    break; /* the main loop says what is wrong */
+                s = k + 1;
+            }
+            const char *e = clv__token(s, ":,", arg, sizeof arg, &length);
+            if (!e || length >= sizeof arg)
+                break;
+            int is_file = !strcmp(key, "file") || (!key[0] && first);
+            char *to = is_file ? path : !strcmp(key, "kernel") ? kernel : NULL;
+            size_t room = is_file ? sizeof path : sizeof kernel;
+            if (to && length >= room)
+                return clv__fail(msg, CLV_EPARSE,
+                                 "filter 'opencl' parameter '%s': a %s of %zu characters is "
+                                 "too long (at most %zu)",
+                                 is_file ? "file" : "kernel", is_file ? "file name" : "kernel name",
+                                 length, room - 1);
+            if (to)
+                memcpy(to, arg, length + 1);
+            if (is_file)
+                *in_order = !key[0];
+            first = 0;
+            s = *e == ':' ? e + 1 : e;
+        }
+    }
+    return clv_kernel_file_load(path, kernel[0] ? kernel : NULL, f, msg);
+}
+
+const clv_filter clv__filter_opencl = {
+    .name = "opencl",
+    .help = "a kernel of yours from a .cl file, with the parameters the file declares",
+    .usage = "opencl=file=KERNEL.cl",
+    .resolve = resolve,
+    .resolve_keys = "file|kernel",
+};
+
 /* ---- Building and binding -------------------------------------------------- */
 
 enum arg_kind { ARG_PARAM, ARG_FRAME, ARG_TIME, ARG_PREV };
 
 /* A kernel built from a file and how its arguments are fed. */
 struct clv_kernel_build {
-    const clv__user *user;
+    const user_kernel *user;
     cl_program program;
     cl_kernel kernel;
     int nargs;
@@ -548,7 +617,7 @@ static const char contract[] = "kernel void NAME(global const uchar4 *src, globa
 /* Decides what feeds each argument of b->kernel. */
 static int bind(clv_kernel_build *b, clv_msg *msg)
 {
-    const clv__user *u = b->user;
+    const user_kernel *u = b->user;
     const char *file = u->path, *kn = u->kernel;
     cl_uint nargs = 0;
     if (clGetKernelInfo(b->kernel, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL))
@@ -655,7 +724,7 @@ static int build_one(clv_context *ctx, const char *path, const char *kernel, clv
                      clv_msg *msg)
 {
     *out = NULL;
-    const clv__user *u = NULL;
+    const user_kernel *u = NULL;
     char *src = NULL, *header = NULL, *text = NULL, *log = NULL;
     size_t header_len = 0;
     int err = load(path, kernel, &u, &src, msg);
@@ -727,16 +796,7 @@ int clv_kernel_build_file(clv_context *ctx, const char *path, const char *kernel
     return err;
 }
 
-clv_kernel_build *clv__user_build_detach(clv_kernel_build *build)
-{
-    if (!build)
-        return NULL;
-    clv_kernel_build *next = build->next;
-    build->next = NULL;
-    return next;
-}
-
-int clv__user_temporal(const void *state)
+static int temporal_state(const void *state)
 {
     const user_state *s = state;
     return s->build && s->build->uses_prev;
@@ -744,47 +804,34 @@ int clv__user_temporal(const void *state)
 
 /* ---- The filter on a chain ---------------------------------------------------- */
 
-int clv__user_init(void *state, clv_context *ctx, const clv_filter *f, const clv_filter **now,
-                   clv_msg *msg)
+static int open_file(void *state, clv_context *ctx, const clv_filter *f, const clv_filter **now,
+                     clv_msg *msg)
 {
     user_state *s = state;
-    const clv__user *u = f->user;
+    const user_kernel *u = user_of(f);
     int err = build_one(ctx, u->path, u->kernel_given ? u->kernel : NULL, &s->build, msg);
     *now = err ? f : &s->build->user->filter;
     return err;
 }
 
-const clv_filter *clv__user_swap(void *state, clv_kernel_build *build)
+static int swap(void *const *states, int count, clv_kernel_build *build, const clv_filter **now)
 {
-    user_state *s = state;
-    clv_kernel_build_free(s->build); /* runs already enqueued keep their kernel */
-    s->build = build;
-    if (!build->uses_prev) {
-        clv_frame_destroy(&s->prev);
-        s->prev_valid = 0;
-    }
-    return &build->user->filter;
-}
-
-void clv__user_carry(const clv_filter *from, const clv_value *old, const clv_filter *to,
-                     clv_value *values)
-{
-    for (int i = 0; i < to->param_count; i++) {
-        const clv_param *p = &to->params[i];
-        clv_value def;
-        clv_param_parse(to, i, p->def, &def, NULL);
-        values[i] = def;
-        for (int j = 0; from && j < from->param_count; j++) {
-            const clv_param *q = &from->params[j];
-            if (strcmp(p->name, q->name) || p->type != q->type)
-                continue;
-            clv_value old_def;
-            clv_param_parse(from, j, q->def, &old_def, NULL);
-            double v = p->type == CLV_PARAM_REAL ? (double)old[j].i / 1000 : (double)old[j].i;
-            if (old[j].i != old_def.i && v >= p->min && v <= p->max)
-                values[i] = old[j];
+    int n = 0;
+    while (build && n < count) {
+        clv_kernel_build *next = build->next; /* the build for the next device */
+        build->next = NULL;
+        user_state *s = states[n];
+        clv_kernel_build_free(s->build); /* runs already enqueued keep their kernel */
+        s->build = build;
+        if (!build->uses_prev) {
+            clv_frame_destroy(&s->prev);
+            s->prev_valid = 0;
         }
+        now[n++] = &build->user->filter;
+        build = next;
     }
+    clv_kernel_build_free(build); /* for devices the chain does not run on */
+    return n;
 }
 
 static void uninit(void *state)
@@ -799,7 +846,7 @@ static int run(void *state, const clv_launch *l)
 {
     user_state *s = state;
     clv_kernel_build *b = s->build;
-    const clv__user *u = b->user;
+    const user_kernel *u = b->user;
     int err = 0;
     clv_context *ctx = l->ctx;
     size_t bytes = (size_t)l->stride * (size_t)l->height * 4;

@@ -1,11 +1,13 @@
 /* registry.c - the filters clvid knows, in the order `clvid filters` lists
- * them. A new filter is one line here. */
+ * them; last the `opencl` family (a user's kernel file), which the API's
+ * list leaves out. A new filter is one line here. */
 #include "filters.h"
 
 const clv_filter *const clv__filters[] = {
     &clv__filter_convolution, &clv__filter_sharpen,  &clv__filter_emboss, &clv__filter_prewitt,
     &clv__filter_median,      &clv__filter_erode,    &clv__filter_dilate, &clv__filter_threshold,
     &clv__filter_gray,        &clv__filter_equalize, &clv__filter_noise,  &clv__filter_quantize,
+    &clv__filter_opencl,
 };
 
 const int clv__filter_count = (int)(sizeof clv__filters / sizeof clv__filters[0]);
