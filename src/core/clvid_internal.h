@@ -216,6 +216,8 @@ int clv__chain_watched(const clv_chain *chain);
 int clv__chain_run_yuv(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64_t frame_index,
                        const clv__yuv_io *io, cl_event wait, cl_event *last, clv_msg *msg);
 
+/* ---- Kernels inside the stage's conversions (src/core/fused.c) --------- */
+
 /* The strips of rows a filter's kernels use inside the conversions, grown
  * as frames need them (the queue keeps an old buffer while it is used). */
 typedef struct clv__rows {

@@ -1,0 +1,297 @@
+/* parse.c - the chain parser (ffmpeg's filter-graph words) and the chain
+ * written back as text. */
+#include "clvid_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 99;
+    int d[64][64];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        for (size_t j = 1; j <= lb; j++) {
+            int sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            int del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+            int best = sub < del ? sub : del;
+            best = best < ins ? best : ins;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1; /* transposition */
+            d[i][j] = best;
+        }
+    }
+    return d[la][lb];
+}
+
+/* Writes " (did you mean 'x'?)" for the closest of names within reach. */
+static void suggest(const char *word, const char *const *names, int count, char *out, size_t size)
+{
+    int best = 99, at = -1;
+    for (int i = 0; i < count; i++) {
+        int d = edit_distance(word, names[i]);
+        if (d < best) {
+            best = d;
+            at = i;
+        }
+    }
+    int reach = strlen(word) <= 4 ? 1 : 2;
+    if (at >= 0 && best <= reach)
+        snprintf(out, size, "; did you mean '%s'?", names[at]);
+    else
+        out[0] = 0;
+}
+
+static void filter_names(char *out, size_t size)
+{
+    out[0] = 0;
+    for (int i = 0; i < clv__filter_count; i++) {
+        const clv_filter *f = clv__filters[i];
+        strncat(out, i ? ", " : "", size - strlen(out) - 1);
+        strncat(out, f->usage ? f->usage : f->name, size - strlen(out) - 1);
+    }
+}
+
+/* The registry's entry of that name, families included. */
+static const clv_filter *lookup(const char *name)
+{
+    for (int i = 0; i < clv__filter_count; i++)
+        if (!strcmp(clv__filters[i]->name, name))
+            return clv__filters[i];
+    return NULL;
+}
+
+/* 1 when word is one of the '|'-separated words of list. */
+static int listed(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *c = list; n && *c; c += strcspn(c, "|"), c += *c == '|')
+        if (strcspn(c, "|") == n && !strncmp(c, word, n))
+            return 1;
+    return 0;
+}
+
+/* Parses the filter at *pos. On error *at is where in the text the fault
+ * is (for the excerpt clv_chain_parse adds). */
+static int parse_filter(const char **pos, clv_chain_desc *desc, const char **at, clv_msg *msg)
+{
+    char name[64], rest[8192], shown[48];
+    size_t length;
+    *at = clv__skip_blanks(*pos);
+    const char *s = clv__token(*pos, ",=", name, sizeof name, &length);
+    if (!s)
+        return clv__fail(msg, CLV_EPARSE, "unterminated quote in a filter name");
+    if (length >= sizeof name)
+        return clv__fail(msg, CLV_EPARSE,
+                         "filter name '%s' is too long (%zu characters; names are at most %zu)",
+                         clv__clip(name, shown, sizeof shown), length, sizeof name - 1);
+    if (!name[0])
+        return clv__fail(msg, CLV_EPARSE, "empty filter (two commas, or a comma at an end?)");
+    const clv_filter *f = lookup(name);
+    /* A family's member: the arguments that pick it are read first, the
+     * others are its parameters. */
+    const char *resolve_keys = f && f->resolve ? f->resolve_keys : NULL;
+    int in_order = 0;
+    if (f && f->resolve) {
+        int err = f->resolve(s, &f, &in_order, msg);
+        if (err)
+            return err;
+    }
+    if (!f) {
+        const char *names[64] = {0};
+        for (int i = 0; i < clv__filter_count && i < 64; i++)
+            names[i] = clv__filters[i]->name;
+        char hint[96], list[512];
+        suggest(name, names, clv__filter_count < 64 ? clv__filter_count : 64, hint, sizeof hint);
+        filter_names(list, sizeof list);
+        return clv__fail(msg, CLV_EPARSE, "unknown filter '%s'%s (filters: %s)", name, hint, list);
+    }
+    if (desc->count == CLV_CHAIN_MAX)
+        return clv__fail(msg, CLV_EPARSE, "filter '%s': more than %d filters in one chain", f->name,
+                         CLV_CHAIN_MAX);
+    int given[CLV_PARAMS_MAX] = {0};
+    int item = desc->count;
+    clv_value *values = desc->item[item].values;
+    int positional = 0;
+    int has_args = *s == '=';
+    if (has_args)
+        s++; /* "name=" with nothing after it sets nothing */
+    if (has_args && *s && *s != ',') {
+        for (;;) {
+            char arg[8192];
+            const char *arg_start = s;
+            *at = clv__skip_blanks(s);
+            const char *e = clv__token(s, ":,", arg, sizeof arg, &length);
+            /* key=value, where the key is unquoted and before the first '='. */
+            char key[64] = "";
+            const char *val = arg;
+            size_t klen = strcspn(arg_start, "=:,'\\");
+            if (!e && arg_start[klen] == '=') {
+                clv__token(arg_start, "=", key, sizeof key, &length);
+                *at = clv__skip_blanks(arg_start + klen + 1);
+                return clv__fail(msg, CLV_EPARSE, "filter '%s' parameter '%s': unterminated quote",
+                                 f->name, clv__clip(key, shown, sizeof shown));
+            }
+            if (!e)
+                return clv__fail(msg, CLV_EPARSE, "filter '%s': unterminated quote", f->name);
+            if (arg_start[klen] == '=') {
+                /* A name too long for key is no parameter's: it is cut
+                 * here and named as unknown below. */
+                const char *k = clv__token(arg_start, "=", key, sizeof key, &length);
+                *at = clv__skip_blanks(k + 1);
+                e = clv__token(k + 1, ":,", rest, sizeof rest, &length);
+                if (!e)
+                    return clv__fail(msg, CLV_EPARSE,
+                                     "filter '%s' parameter '%s': unterminated quote", f->name,
+                                     key);
+                val = rest;
+            }
+            if (length >= sizeof arg)
+                return clv__fail(msg, CLV_EPARSE,
+                                 "filter '%s'%s%s%s: a value of %zu characters is too long (at "
+                                 "most %zu)",
+                                 f->name, key[0] ? " parameter '" : "", key, key[0] ? "'" : "",
+                                 length, sizeof arg - 1);
+            int index = -1;
+            if (resolve_keys &&
+                (listed(resolve_keys, key) || (!key[0] && in_order && positional++ < in_order))) {
+                s = e; /* read by resolve */
+                if (*s != ':')
+                    break;
+                s++;
+                continue;
+            }
+            if (key[0]) {
+                for (int i = 0; i < f->param_count; i++)
+                    if (!strcmp(f->params[i].name, key))
+                        index = i;
+                if (index < 0) {
+                    *at = clv__skip_blanks(arg_start);
+                    const char *names[CLV_PARAMS_MAX] = {0};
+                    char hint[96], list[256] = "";
+                    for (int i = 0; i < f->param_count; i++) {
+                        names[i] = f->params[i].name;
+                        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+                        strncat(list, names[i], sizeof list - strlen(list) - 1);
+                    }
+                    suggest(key, names, f->param_count, hint, sizeof hint);
+                    if (f->param_count == 0)
+                        return clv__fail(msg, CLV_EPARSE,
+                                         "filter '%s' takes no parameters; "
+                                         "got '%s'",
+                                         f->name, clv__clip(key, shown, sizeof shown));
+                    return clv__fail(msg, CLV_EPARSE,
+                                     "filter '%s' has no parameter '%s'%s (parameters: %s)",
+                                     f->name, clv__clip(key, shown, sizeof shown), hint, list);
+                }
+            } else {
+                index = positional++ - in_order;
+                if (index >= f->param_count)
+                    return clv__fail(msg, CLV_EPARSE,
+                                     "filter '%s' takes %d value%s in order; '%s' is one too "
+                                     "many",
+                                     f->name, f->param_count, f->param_count == 1 ? "" : "s",
+                                     clv__clip(arg, shown, sizeof shown));
+            }
+            if (given[index])
+                return clv__fail(msg, CLV_EPARSE, "filter '%s': parameter '%s' is given twice",
+                                 f->name, f->params[index].name);
+            int err = clv_param_parse(f, index, val, &values[index], msg);
+            if (err)
+                return err;
+            given[index] = 1;
+            s = e;
+            if (*s != ':')
+                break;
+            s++;
+        }
+    }
+    if (*s && *s != ',') {
+        *at = s;
+        return clv__fail(msg, CLV_EPARSE, "filter '%s': unexpected '%c' after its parameters",
+                         f->name, *s);
+    }
+    for (int i = 0; i < f->param_count; i++) {
+        if (!given[i]) {
+            int err = clv_param_parse(f, i, f->params[i].def, &values[i], msg);
+            if (err)
+                return err; /* a bad default is a bug in the table */
+        }
+    }
+    desc->item[item].filter = f;
+    desc->count++;
+    *pos = s;
+    return 0;
+}
+
+/* Adds to msg two lines: the text around offset `at` (at most 60
+ * characters, "..." where cut, blanks for control characters) and a caret
+ * under the fault. */
+static void add_excerpt(clv_msg *msg, const char *text, size_t at)
+{
+    size_t len = strlen(text);
+    if (at > len)
+        at = len;
+    size_t from = at > 30 ? at - 30 : 0, to = from + 60 < len ? from + 60 : len;
+    char line[80];
+    size_t n = 0;
+    for (size_t i = from; i < to; i++)
+        line[n++] = (unsigned char)text[i] < ' ' ? ' ' : text[i];
+    line[n] = 0;
+    size_t used = strlen(msg->text);
+    int lead = from > 0 ? 3 : 0;
+    snprintf(msg->text + used, sizeof msg->text - used, "\n  %s%s%s\n  %*s^", lead ? "..." : "",
+             line, to < len ? "..." : "", (int)(lead + at - from), "");
+}
+
+int clv_chain_parse(const char *text, clv_chain_desc *desc, clv_msg *msg)
+{
+    memset(desc, 0, sizeof *desc);
+    if (!text)
+        return 0;
+    const char *s = text;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (!*s)
+        return 0;
+    s = text;
+    for (;;) {
+        const char *at = s;
+        int err = parse_filter(&s, desc, &at, msg);
+        if (err) {
+            memset(desc, 0, sizeof *desc);
+            add_excerpt(msg, text, (size_t)(at - text));
+            return err;
+        }
+        if (*s == 0)
+            return 0;
+        s++; /* the comma */
+    }
+}
+
+void clv_chain_format(const clv_chain_desc *desc, char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (int i = 0; i < desc->count && n < size; i++) {
+        const clv_filter *f = desc->item[i].filter;
+        if (f->format) {
+            char head[8400];
+            f->format(f, head, sizeof head);
+            n += (size_t)snprintf(out + n, size - n, "%s%s", i ? "," : "", head);
+        } else
+            n += (size_t)snprintf(out + n, size - n, "%s%s", i ? "," : "", f->name);
+        for (int j = 0; j < f->param_count && n < size; j++) {
+            char v[512];
+            clv__param_format(&f->params[j], &desc->item[i].values[j], v, sizeof v);
+            n += (size_t)snprintf(out + n, size - n, "%c%s=%s", j || f->format ? ':' : '=',
+                                  f->params[j].name, v);
+        }
+    }
+}
