@@ -1,0 +1,621 @@
+/* pipe.c - the stage on one device: pinned staging, an upload queue, the
+ * compute queue (conversion, chain, conversion) and a download queue,
+ * chained by events, with several frames in flight. */
+/* OpenCL 2.0 for the shared (SVM) staging; the rest is 1.2, as everywhere. */
+#undef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 200
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include "stage_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void release_event(cl_event *e)
+{
+    if (*e)
+        clReleaseEvent(*e);
+    *e = NULL;
+}
+
+static int is_packed(clv_pixfmt f)
+{
+    return !clv_pixfmt_is_yuv(f);
+}
+
+static void packed_args(clv_pixfmt f, cl_int *bpp, cl_int *bgr, cl_int *alpha)
+{
+    *bpp = f == CLV_PIX_RGB24 || f == CLV_PIX_BGR24 ? 3 : 4;
+    *bgr = f == CLV_PIX_BGRA || f == CLV_PIX_BGR0 || f == CLV_PIX_BGR24;
+    *alpha = f == CLV_PIX_RGBA || f == CLV_PIX_BGRA;
+}
+
+void clv__pipe_destroy(clv__pipe *stage)
+{
+    if (!stage)
+        return;
+    clv_context *ctx = stage->ctx;
+    if (ctx->hung) {
+        free(stage->slots);
+        free(stage);
+        return;
+    }
+    clFinish(ctx->queue);
+    if (stage->up_q)
+        clFinish(stage->up_q);
+    if (stage->down_q)
+        clFinish(stage->down_q);
+    for (int i = 0; stage->slots && i < stage->count; i++) {
+        clv__slot *s = &stage->slots[i];
+        release_event(&s->up);
+        release_event(&s->first_kernel);
+        release_event(&s->last_kernel);
+        release_event(&s->down);
+        if (ctx->shared_staging) {
+            clSVMFree(ctx->cl, s->host_in); /* NULL is allowed */
+            if (stage->outputs)
+                clv__block_put(stage->outputs, s->out_block);
+        } else {
+            if (s->host_in)
+                clEnqueueUnmapMemObject(stage->up_q, s->pin_in, s->host_in, 0, NULL, NULL);
+            if (s->host_out)
+                clEnqueueUnmapMemObject(stage->down_q, s->pin_out, s->host_out, 0, NULL, NULL);
+            if (stage->up_q)
+                clFinish(stage->up_q);
+            if (stage->down_q)
+                clFinish(stage->down_q);
+        }
+        clv__mem_release(&s->pin_in);
+        clv__mem_release(&s->pin_out);
+        clv__mem_release(&s->dev_in);
+        clv__mem_release(&s->dev_out);
+        clv_frame_destroy(&s->rgba_src);
+        clv_frame_destroy(&s->rgba_in);
+        clv_frame_destroy(&s->rgba_out);
+    }
+    free(stage->slots);
+    clv__outputs_unref(stage->outputs); /* the blocks go with the last one kept */
+    clv__kernel_release(&stage->to_rgba);
+    clv__kernel_release(&stage->from_rgba);
+    clv__kernel_release(&stage->orient);
+    clv__mem_release(&stage->coeff_in);
+    clv__mem_release(&stage->coeff_out);
+    if (stage->up_q)
+        clReleaseCommandQueue(stage->up_q);
+    if (stage->down_q)
+        clReleaseCommandQueue(stage->down_q);
+    free(stage);
+}
+
+static cl_mem buffer(clv_context *ctx, cl_mem_flags flags, size_t size, int *err)
+{
+    cl_int st = CL_SUCCESS;
+    cl_mem m = clCreateBuffer(ctx->cl, flags, size, NULL, &st);
+    if (st != CL_SUCCESS) {
+        clv__log(ctx, CLV__LOG_ERROR, "clCreateBuffer of %zu bytes: %s", size,
+                 clv__cl_strerror(st));
+        *err = CLV_ENOMEM;
+        return NULL;
+    }
+    return m;
+}
+
+static int coeff_buffer(clv_context *ctx, clv_color color, cl_mem *out)
+{
+    clv__yuv_coeffs k;
+    clv__yuv_coeffs_make(color, &k);
+    cl_int st = CL_SUCCESS;
+    *out = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof k, &k, &st);
+    return st == CL_SUCCESS ? 0 : CLV_ENOMEM;
+}
+
+/* With nothing to do, frames are copied untouched: a round trip through
+ * RGBA8 would clip colours outside the RGB cube (a few percent of the
+ * pixels of ordinary video). */
+static int passthrough(const clv_stage_options *o, const clv_chain *chain)
+{
+    return (!chain || clv_chain_get_desc(chain)->count == 0) && o->in_format == o->out_format &&
+           !o->rotation && !o->hflip && o->in_format != CLV_PIX_RGB0 &&
+           o->in_format != CLV_PIX_BGR0 && /* their padding becomes 255 */
+           (!clv_pixfmt_is_yuv(o->in_format) ||
+            (o->in_color.matrix == o->out_color.matrix &&
+             o->in_color.full_range == o->out_color.full_range));
+}
+
+void clv__pipe_set_chain(clv__pipe *stage, clv_chain *chain)
+{
+    stage->chain = chain;
+    stage->passthrough = passthrough(&stage->opt, chain);
+}
+
+/* Where each upright pixel comes from (cl/color.cl's orient): mirrored
+ * first, then turned clockwise. */
+static void orientation(int w, int h, int rotation, int hflip, cl_int *k, int *ow, int *oh)
+{
+    /* (ux, uy) in the mirrored source from (x, y) upright: ux = ax*x + bx*y + cx, ... */
+    cl_int ax = 1, bx = 0, cx = 0, ay = 0, by = 1, cy = 0;
+    *ow = w;
+    *oh = h;
+    if (rotation == 90) { /* ux = y, uy = h-1-x */
+        ax = 0, bx = 1, cx = 0, ay = -1, by = 0, cy = h - 1;
+        *ow = h, *oh = w;
+    } else if (rotation == 180) { /* ux = w-1-x, uy = h-1-y */
+        ax = -1, bx = 0, cx = w - 1, ay = 0, by = -1, cy = h - 1;
+    } else if (rotation == 270) { /* ux = w-1-y, uy = x */
+        ax = 0, bx = -1, cx = w - 1, ay = 1, by = 0, cy = 0;
+        *ow = h, *oh = w;
+    }
+    if (hflip) { /* sx = w-1-ux */
+        ax = -ax, bx = -bx, cx = w - 1 - cx;
+    }
+    k[0] = ax, k[1] = bx, k[2] = cx, k[3] = ay, k[4] = by, k[5] = cy;
+}
+
+int clv__pipe_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
+                     clv__pipe **out, clv_msg *msg)
+{
+    *out = NULL;
+    int err = 0;
+    int rot = options->rotation;
+    if (rot != 0 && rot != 90 && rot != 180 && rot != 270)
+        return clv__fail(msg, CLV_EINVAL, "GPU stage: rotation %d: expected 0, 90, 180 or 270",
+                         rot);
+    clv__pipe *stage = calloc(1, sizeof *stage);
+    if (!stage)
+        return clv__fail(msg, CLV_ENOMEM, "out of memory");
+    stage->ctx = ctx;
+    stage->chain = chain;
+    stage->opt = *options;
+    int w = options->width, h = options->height;
+    stage->count = options->slots >= 2 ? options->slots : 3;
+    stage->in_size = clv_pixfmt_size(options->in_format, w, h);
+    stage->passthrough = passthrough(options, chain);
+    orientation(w, h, rot, options->hflip, stage->orient_coef, &stage->out_w, &stage->out_h);
+    int ow = stage->out_w, oh = stage->out_h, oriented = rot || options->hflip;
+    stage->out_size = clv_pixfmt_size(options->out_format, ow, oh);
+
+    cl_int st = CL_SUCCESS;
+    cl_command_queue_properties props = options->profiling ? CL_QUEUE_PROFILING_ENABLE : 0;
+    stage->up_q = clCreateCommandQueue(ctx->cl, ctx->dev.device_id, props, &st);
+    CLV__CL_CHECK(ctx, st, "clCreateCommandQueue (upload)");
+    stage->down_q = clCreateCommandQueue(ctx->cl, ctx->dev.device_id, props, &st);
+    CLV__CL_CHECK(ctx, st, "clCreateCommandQueue (download)");
+
+    cl_program prog = NULL;
+    if ((err = clv__program_get(ctx, "color", &prog, msg)))
+        goto fail_msg;
+    if ((err = clv__kernel_create(
+             prog, is_packed(options->in_format) ? "packed_to_rgba" : "yuv420_to_rgba",
+             &stage->to_rgba, msg)) ||
+        (err = clv__kernel_create(
+             prog, is_packed(options->out_format) ? "rgba_to_packed" : "rgba_to_yuv420",
+             &stage->from_rgba, msg)) ||
+        (oriented && (err = clv__kernel_create(prog, "orient", &stage->orient, msg))))
+        goto fail_msg;
+    if ((err = coeff_buffer(ctx, options->in_color, &stage->coeff_in)) ||
+        (err = coeff_buffer(ctx, options->out_color, &stage->coeff_out)))
+        goto fail_alloc;
+
+    stage->slots = calloc((size_t)stage->count, sizeof *stage->slots);
+    if (!stage->slots) {
+        err = CLV_ENOMEM;
+        goto fail_alloc;
+    }
+    /* With shared staging every command of every slot runs on the compute
+     * queue, in order, so the slots can share their RGBA frames: at 1080p 32
+     * MB and 8 k first-touch page faults less, and the frames stay warm in
+     * the cache. Not when the RGBA frame is itself downloaded (the window),
+     * which runs beside the next slot's kernels. */
+    int share_rgba = ctx->shared_staging && options->out_format != CLV_PIX_RGBA;
+    for (int i = 0; i < stage->count; i++) {
+        clv__slot *s = &stage->slots[i];
+        if (i > 0 && share_rgba) {
+            s->rgba_src = stage->slots[0].rgba_src;
+            s->rgba_in = stage->slots[0].rgba_in;
+            s->rgba_out = stage->slots[0].rgba_out;
+            if (s->rgba_src.buffer)
+                clRetainMemObject(s->rgba_src.buffer);
+            clRetainMemObject(s->rgba_in.buffer);
+            clRetainMemObject(s->rgba_out.buffer);
+        } else if ((oriented && (err = clv_frame_create(ctx, w, h, &s->rgba_src, msg))) ||
+                   (err = clv_frame_create(ctx, ow, oh, &s->rgba_in, msg)) ||
+                   (err = clv_frame_create(ctx, ow, oh, &s->rgba_out, msg)))
+            goto fail_msg;
+        if (ctx->shared_staging) {
+            cl_svm_mem_flags f = CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER;
+            s->host_in = clSVMAlloc(ctx->cl, f, stage->in_size, 0);
+            if (!stage->outputs)
+                stage->outputs = clv__outputs_create(ctx, stage->out_size);
+            s->out_block = stage->outputs ? clv__block_get(stage->outputs) : NULL;
+            s->host_out = s->out_block ? s->out_block->pixels : NULL;
+            if (!s->host_in || !s->host_out) {
+                err = CLV_ENOMEM;
+                goto fail_alloc;
+            }
+            continue;
+        }
+        s->pin_in = buffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, stage->in_size, &err);
+        s->pin_out =
+            err ? NULL
+                : buffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, stage->out_size, &err);
+        s->dev_in = err ? NULL : buffer(ctx, CL_MEM_READ_ONLY, stage->in_size, &err);
+        s->dev_out = err ? NULL : buffer(ctx, CL_MEM_WRITE_ONLY, stage->out_size, &err);
+        if (err)
+            goto fail_alloc;
+        s->host_in = clEnqueueMapBuffer(stage->up_q, s->pin_in, CL_TRUE, CL_MAP_WRITE, 0,
+                                        stage->in_size, 0, NULL, NULL, &st);
+        CLV__CL_CHECK(ctx, st, "clEnqueueMapBuffer (input staging)");
+        s->host_out = clEnqueueMapBuffer(stage->down_q, s->pin_out, CL_TRUE, CL_MAP_READ, 0,
+                                         stage->out_size, 0, NULL, NULL, &st);
+        CLV__CL_CHECK(ctx, st, "clEnqueueMapBuffer (output staging)");
+    }
+    *out = stage;
+    return 0;
+fail:
+    clv__fail(msg, err, "cannot set up the GPU stage for %dx%d frames on %s: %s", w, h,
+              ctx->dev.name, clv_strerror(err));
+    goto fail_msg;
+fail_alloc:
+    clv__fail(msg, err, "cannot allocate %d frame slots of %dx%d on %s (%s)", stage->count, w, h,
+              ctx->dev.name, clv_strerror(err));
+fail_msg:
+    clv__pipe_destroy(stage);
+    return err;
+}
+
+uint8_t *clv__pipe_input(clv__pipe *stage)
+{
+    if (stage->pending == stage->count)
+        return NULL;
+    return stage->slots[stage->next].host_in;
+}
+
+/* Enqueues one conversion kernel over w x h (or the chroma grid) from
+ * `from` (or the SVM memory at from_svm) to `to` (or at to_svm), after
+ * `wait` (may be NULL); *done (may be NULL) gets its event. */
+static int convert(clv__pipe *stage, cl_kernel k, cl_mem from, const void *from_svm, cl_mem to,
+                   void *to_svm, clv_pixfmt f, cl_mem coeffs, int to_rgba, cl_event wait,
+                   cl_event *done, const clv__stage_source *src)
+{
+    clv_context *ctx = stage->ctx;
+    /* Into RGBA: the source's size; out of it: the upright size. */
+    int w = to_rgba ? stage->opt.width : stage->out_w;
+    int h = to_rgba ? stage->opt.height : stage->out_h;
+    cl_int stride = (cl_int)((w + 15) & ~15);
+    clv_launch l = {.ctx = ctx,
+                    .queue = ctx->queue,
+                    .width = w,
+                    .height = h,
+                    .wait_count = wait ? 1 : 0,
+                    .wait = wait ? &wait : NULL,
+                    .done = done};
+    cl_int st = clv__kernel_mem_arg(k, 0, from, from_svm);
+    if (st == CL_SUCCESS)
+        st = clv__kernel_mem_arg(k, 1, to, to_svm);
+    if (st != CL_SUCCESS) {
+        clv__log(ctx, CLV__LOG_ERROR, "clSetKernelArg (conversion buffers): %s",
+                 clv__cl_strerror(st));
+        return CLV_ECL;
+    }
+    int err = clv__kernel_args(k, 2, 3, CLV__ARG(w), CLV__ARG(h), CLV__ARG(stride));
+    if (is_packed(f)) {
+        cl_int bpp, bgr, alpha;
+        packed_args(f, &bpp, &bgr, &alpha);
+        if (!err)
+            err = clv__kernel_args(k, 5, 3, CLV__ARG(bpp), CLV__ARG(bgr), CLV__ARG(alpha));
+        if (!err)
+            err = clv__launch_pixels(&l, k, w, h);
+    } else {
+        cl_int nv12 = f == CLV_PIX_NV12;
+        if (!err)
+            err = clv__kernel_args(k, 5, 2, CLV__ARG(nv12), CLV__ARG(coeffs));
+        if (!err && to_rgba)
+            err = clv__kernel_args(k, 7, 6, CLV__ARG(src->yoff), CLV__ARG(src->uoff),
+                                   CLV__ARG(src->voff), CLV__ARG(src->ys), CLV__ARG(src->us),
+                                   CLV__ARG(src->vs));
+        if (!err)
+            err = to_rgba ? clv__launch_pixels(&l, k, w, h)
+                          : clv__launch_pixels(&l, k, (w + 1) / 2, (h + 1) / 2);
+    }
+    return err;
+}
+
+/* rgba_src turned upright into rgba_in (in order on the compute queue). */
+static int orient(clv__pipe *stage, clv__slot *s, cl_event *done)
+{
+    clv_context *ctx = stage->ctx;
+    const cl_int *k = stage->orient_coef;
+    cl_int dw = s->rgba_in.width, dh = s->rgba_in.height, dstride = s->rgba_in.stride,
+           sstride = s->rgba_src.stride;
+    clv_launch l = {.ctx = ctx, .queue = ctx->queue, .width = dw, .height = dh, .done = done};
+    int err = clv__kernel_args(stage->orient, 0, 12, CLV__ARG(s->rgba_src.buffer),
+                               CLV__ARG(s->rgba_in.buffer), CLV__ARG(dw), CLV__ARG(dh),
+                               CLV__ARG(dstride), CLV__ARG(sstride), CLV__ARG(k[0]), CLV__ARG(k[1]),
+                               CLV__ARG(k[2]), CLV__ARG(k[3]), CLV__ARG(k[4]), CLV__ARG(k[5]));
+    size_t global[2] = {((size_t)dw + 15) & ~(size_t)15, (size_t)dh};
+    return err ? err : clv__launch(&l, stage->orient, 2, global, NULL);
+}
+
+int clv__pipe_send(clv__pipe *stage, uint64_t frame_index, const clv__stage_source *src,
+                   clv_msg *msg)
+{
+    int err = 0;
+    clv_context *ctx = stage->ctx;
+    if (stage->pending == stage->count)
+        return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
+    clv__slot *s = &stage->slots[stage->next];
+    s->frame_index = frame_index;
+    s->watched = clv__chain_watched(stage->chain);
+    if (!ctx->shared_staging) { /* shared: the kernels read host_in themselves */
+        CLV__CL_CHECK(ctx,
+                      clEnqueueWriteBuffer(stage->up_q, s->dev_in, CL_FALSE, 0, stage->in_size,
+                                           s->host_in, 0, NULL, &s->up),
+                      "upload (clEnqueueWriteBuffer)");
+        clFlush(stage->up_q);
+    }
+    /* The first command waits for the upload, the download for the last
+     * command: no barrier or marker commands (each costs ~0.15 ms on PoCL). */
+    if (stage->passthrough && ctx->shared_staging) {
+        CLV__CL_CHECK(ctx,
+                      clEnqueueSVMMemcpy(ctx->queue, CL_FALSE, s->host_out, s->host_in,
+                                         stage->in_size, 0, NULL, &s->last_kernel),
+                      "clEnqueueSVMMemcpy");
+    } else if (stage->passthrough) {
+        CLV__CL_CHECK(ctx,
+                      clEnqueueCopyBuffer(ctx->queue, s->dev_in, s->dev_out, 0, 0, stage->in_size,
+                                          1, &s->up, &s->last_kernel),
+                      "clEnqueueCopyBuffer");
+    } else {
+        /* RGBA out (the window) needs no conversion: the filtered frame is
+         * downloaded row by row as it is. */
+        int direct = stage->opt.out_format == CLV_PIX_RGBA;
+        int filtering = stage->chain && clv_chain_get_desc(stage->chain)->count > 0;
+        cl_event *first = direct && !filtering ? &s->last_kernel
+                          : ctx->profiling     ? &s->first_kernel
+                                               : NULL;
+        if (stage->orient && first == &s->last_kernel)
+            first = ctx->profiling ? &s->first_kernel : NULL;
+        /* CPUs: a filter that can do the conversions in its own passes does
+         * (clv__chain_run_yuv says whether it can). */
+        s->fused = 0;
+        if (filtering && !direct && !stage->orient && !is_packed(stage->opt.in_format) &&
+            !is_packed(stage->opt.out_format)) {
+            clv__yuv_io io = {.in = s->dev_in,
+                              .in_svm = src->svm ? src->svm : s->host_in,
+                              .in_nv12 = stage->opt.in_format == CLV_PIX_NV12,
+                              .yoff = src->yoff,
+                              .uoff = src->uoff,
+                              .voff = src->voff,
+                              .ys = src->ys,
+                              .us = src->us,
+                              .vs = src->vs,
+                              .in_coeffs = stage->coeff_in,
+                              .out = s->dev_out,
+                              .out_svm = s->host_out,
+                              .out_nv12 = stage->opt.out_format == CLV_PIX_NV12,
+                              .out_coeffs = stage->coeff_out,
+                              .first = first};
+            int r = clv__chain_run_yuv(stage->chain, &s->rgba_in, &s->rgba_out, frame_index, &io,
+                                       s->up, &s->last_kernel, msg);
+            if (r < 0) {
+                clFinish(ctx->queue);
+                release_event(&s->up);
+                release_event(&s->first_kernel);
+                return r;
+            }
+            s->fused = r == 0;
+        }
+        if (s->fused)
+            goto queued;
+        if ((err = convert(stage, stage->to_rgba, s->dev_in, src->svm ? src->svm : s->host_in,
+                           stage->orient ? s->rgba_src.buffer : s->rgba_in.buffer, NULL,
+                           stage->opt.in_format, stage->coeff_in, 1, s->up, first, src)))
+            goto fail;
+        if (first == &s->last_kernel && ctx->profiling) {
+            s->first_kernel = s->last_kernel;
+            clRetainEvent(s->first_kernel);
+        }
+        if (stage->orient &&
+            (err = orient(stage, s, direct && !filtering ? &s->last_kernel : NULL)))
+            goto fail;
+        clv_frame *filtered = &s->rgba_in;
+        if (filtering) {
+            if ((err = clv_chain_run(stage->chain, &s->rgba_in, &s->rgba_out, frame_index, NULL,
+                                     direct ? &s->last_kernel : NULL, msg))) {
+                clFinish(ctx->queue);
+                release_event(&s->up);
+                release_event(&s->first_kernel);
+                return err;
+            }
+            filtered = &s->rgba_out;
+        }
+        if (direct) {
+            clFlush(ctx->queue);
+            size_t zero[3] = {0, 0, 0};
+            size_t region[3] = {(size_t)filtered->width * 4, (size_t)filtered->height, 1};
+            CLV__CL_CHECK(ctx,
+                          clEnqueueReadBufferRect(stage->down_q, filtered->buffer, CL_FALSE, zero,
+                                                  zero, region, (size_t)filtered->stride * 4, 0,
+                                                  (size_t)filtered->width * 4, 0, s->host_out, 1,
+                                                  &s->last_kernel, &s->down),
+                          "download (clEnqueueReadBufferRect)");
+            clFlush(stage->down_q);
+            stage->next = (stage->next + 1) % stage->count;
+            stage->pending++;
+            return 0;
+        }
+        if ((err =
+                 convert(stage, stage->from_rgba, filtered->buffer, NULL, s->dev_out, s->host_out,
+                         stage->opt.out_format, stage->coeff_out, 0, NULL, &s->last_kernel, NULL)))
+            goto fail;
+    }
+queued:
+    clFlush(ctx->queue);
+    if (ctx->shared_staging) { /* the last kernel wrote host_out: it is the frame's end */
+        s->down = s->last_kernel;
+        clRetainEvent(s->down);
+    } else {
+        CLV__CL_CHECK(ctx,
+                      clEnqueueReadBuffer(stage->down_q, s->dev_out, CL_FALSE, 0, stage->out_size,
+                                          s->host_out, 1, &s->last_kernel, &s->down),
+                      "download (clEnqueueReadBuffer)");
+        clFlush(stage->down_q);
+    }
+    stage->next = (stage->next + 1) % stage->count;
+    stage->pending++;
+    return 0;
+fail:
+    return clv__fail(msg, err, "GPU stage on %s: %s (see the log above)", ctx->dev.name,
+                     clv_strerror(err));
+}
+
+int clv__yuv_planes(clv_pixfmt f, int w, int h, size_t offset[3], int stride[3], int rows[3])
+{
+    int cw = (w + 1) / 2, ch = (h + 1) / 2, nv12 = f == CLV_PIX_NV12;
+    offset[0] = 0, stride[0] = w, rows[0] = h;
+    offset[1] = (size_t)w * (size_t)h, stride[1] = nv12 ? 2 * cw : cw, rows[1] = ch;
+    offset[2] = offset[1] + (size_t)cw * (size_t)ch, stride[2] = cw, rows[2] = nv12 ? 0 : ch;
+    return nv12 ? 2 : 3;
+}
+
+int clv__pipe_submit(clv__pipe *stage, uint64_t frame_index, clv_msg *msg)
+{
+    clv__stage_source packed = {0};
+    if (clv_pixfmt_is_yuv(stage->opt.in_format)) {
+        size_t off[3];
+        int stride[3], rows[3];
+        clv__yuv_planes(stage->opt.in_format, stage->opt.width, stage->opt.height, off, stride,
+                        rows);
+        packed = (clv__stage_source){NULL,      0,         (cl_int)off[1], (cl_int)off[2],
+                                     stride[0], stride[1], stride[2]};
+    }
+    return clv__pipe_send(stage, frame_index, &packed, msg);
+}
+
+#define CLV__WATCHDOG_FIRED 1
+
+/* Waits for ev like clWaitForEvents, but gives up after the context's
+ * watchdog time (returning CLV__WATCHDOG_FIRED): polled, from every 50 µs
+ * to every 2 ms, so that a quick frame costs little more than a wait. */
+static cl_int watchdog_wait(const clv_context *ctx, cl_event ev)
+{
+    if (ctx->watchdog_s < 0)
+        return clWaitForEvents(1, &ev);
+    clFlush(ctx->queue);
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long pause_us = 50;
+    for (;;) {
+        cl_int status = CL_QUEUED;
+        cl_int st =
+            clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
+        if (st != CL_SUCCESS)
+            return st;
+        if (status == CL_COMPLETE)
+            return CL_SUCCESS;
+        if (status < 0)
+            return status; /* the command failed */
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double waited = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+        if (waited > ctx->watchdog_s)
+            return CLV__WATCHDOG_FIRED;
+        struct timespec pause = {0, pause_us * 1000};
+        nanosleep(&pause, NULL);
+        pause_us = pause_us < 2000 ? pause_us * 2 : 2000;
+    }
+}
+
+static uint64_t elapsed(cl_event from, int from_end, cl_event to)
+{
+    cl_ulong a = 0, b = 0;
+    if (!from || !to ||
+        clGetEventProfilingInfo(from,
+                                from_end ? CL_PROFILING_COMMAND_END : CL_PROFILING_COMMAND_START,
+                                sizeof a, &a, NULL) != CL_SUCCESS ||
+        clGetEventProfilingInfo(to, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL) != CL_SUCCESS)
+        return 0;
+    return b > a ? b - a : 0;
+}
+
+/* The oldest frame in flight: the one clv_stage_output takes (or gave). */
+static clv__slot *oldest_slot(clv__pipe *stage)
+{
+    return &stage->slots[(stage->next - stage->pending + stage->count) % stage->count];
+}
+
+int clv__pipe_output(clv__pipe *stage, const uint8_t **out, uint64_t *frame_index, clv_msg *msg)
+{
+    if (!stage->pending || stage->holding)
+        return clv__fail(msg, CLV_EINVAL, "GPU stage: no frame to take");
+    clv__slot *s = oldest_slot(stage);
+    cl_int st = s->watched ? watchdog_wait(stage->ctx, s->down) : clWaitForEvents(1, &s->down);
+    if (st == CLV__WATCHDOG_FIRED) {
+        stage->ctx->hung = 1;
+        return clv__fail(msg, CLV_ETIMEOUT,
+                         "a frame took more than %g s on %s: a user kernel that does not finish "
+                         "(an endless loop?); stopped, and the device left as it is",
+                         stage->ctx->watchdog_s, stage->ctx->dev.name);
+    }
+    if (st != CL_SUCCESS)
+        return clv__fail(msg, CLV_ECL, "GPU stage on %s: a frame failed (%s)", stage->ctx->dev.name,
+                         clv__cl_strerror(st));
+    if (stage->opt.profiling) {
+        stage->times.upload_ns += elapsed(s->up, 0, s->up);
+        stage->times.kernels_ns += elapsed(s->first_kernel, 0, s->last_kernel);
+        if (s->down != s->last_kernel) /* shared staging: no download */
+            stage->times.download_ns += elapsed(s->down, 0, s->down);
+        if (!stage->passthrough) {
+            stage->times.to_rgba_ns += elapsed(s->first_kernel, 0, s->first_kernel);
+            /* a fused kernel is both conversions: counted once */
+            if (stage->opt.out_format != CLV_PIX_RGBA && s->last_kernel != s->first_kernel)
+                stage->times.from_rgba_ns += elapsed(s->last_kernel, 0, s->last_kernel);
+        }
+    }
+    stage->times.frames++;
+    stage->fused_frames += (uint64_t)s->fused;
+    cl_ulong start = 0, end = 0;
+    stage->out_start = stage->out_end = 0;
+    /* Shared staging has no upload: the frame starts with its first kernel. */
+    cl_event begin = s->up ? s->up : s->first_kernel ? s->first_kernel : s->last_kernel;
+    if (stage->opt.profiling &&
+        clGetEventProfilingInfo(begin, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) ==
+            CL_SUCCESS &&
+        clGetEventProfilingInfo(s->down, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) ==
+            CL_SUCCESS &&
+        end > start) {
+        stage->out_start = (double)start / 1e9;
+        stage->out_end = (double)end / 1e9;
+    }
+    release_event(&s->up);
+    release_event(&s->first_kernel);
+    release_event(&s->last_kernel);
+    release_event(&s->down);
+    *out = s->host_out;
+    if (frame_index)
+        *frame_index = s->frame_index;
+    stage->holding = 1;
+    return 0;
+}
+
+clv_block *clv__pipe_keep(clv__pipe *stage)
+{
+    if (!stage->holding || !stage->outputs)
+        return NULL;
+    clv__slot *s = oldest_slot(stage);
+    clv_block *spare = clv__block_get(stage->outputs);
+    if (!spare)
+        return NULL;
+    clv_block *kept = s->out_block;
+    s->out_block = spare;
+    s->host_out = spare->pixels;
+    clv__outputs_ref(stage->outputs);
+    return kept;
+}
+
+void clv__pipe_release(clv__pipe *stage)
+{
+    if (!stage->holding)
+        return;
+    stage->holding = 0;
+    stage->pending--;
+}

@@ -1,0 +1,170 @@
+/* stage_internal.h - for the stage's files: the output blocks (block.c), the
+ * stage on one device (pipe.c), the scheduler over several (sched.c) and
+ * the calls that pick one of them (stage.c). */
+#ifndef CLVID_STAGE_INTERNAL_H
+#define CLVID_STAGE_INTERNAL_H
+
+#include "clvid_internal.h"
+
+#include <pthread.h>
+
+/* ---- Output blocks (block.c) ------------------------------------------- */
+
+/* The output memory of a stage with shared staging, one block per slot. A
+ * block the caller keeps (clv_stage_keep) leaves its slot, which takes a
+ * spare (or a new block) instead; a kept block comes back as a spare. The
+ * blocks outlive the stage while one is kept: the last reference frees them,
+ * the OpenCL context retained until then. */
+typedef struct clv__outputs {
+    pthread_mutex_t lock; /* guards refs and the spares */
+    int refs;             /* the stage's, and one per kept block */
+    cl_context cl;        /* retained */
+    size_t size;          /* bytes a block holds (the frame and its padding) */
+    clv_block **spare;
+    int spares, spare_cap;
+} clv__outputs;
+
+struct clv_block {
+    clv__outputs *owner;
+    uint8_t *pixels; /* fine-grained SVM */
+    size_t size;     /* the frame's bytes: the spares are o->size, input blocks any */
+};
+
+/* The pool of ctx's blocks for frames of frame_size bytes, with one
+ * reference (the stage's); NULL when out of memory. */
+clv__outputs *clv__outputs_create(clv_context *ctx, size_t frame_size);
+void clv__outputs_ref(clv__outputs *o);
+/* Drops a reference (o may be NULL); the last frees the spares and o. */
+void clv__outputs_unref(clv__outputs *o);
+/* A new block of size bytes (not counted as a reference); NULL when out of
+ * memory. */
+clv_block *clv__block_new(clv__outputs *o, size_t size);
+/* A spare block, or a new one; NULL when out of memory. */
+clv_block *clv__block_get(clv__outputs *o);
+/* Gives b (may be NULL) back as a spare; an input block is freed. */
+void clv__block_put(clv__outputs *o, clv_block *b);
+
+/* ---- The stage on one device (pipe.c) ---------------------------------- */
+
+/* Where the planes of the frame a submit sends lie: the slot's input
+ * staging, tightly packed, or a block a decoder wrote (clv_stage_submit_block). */
+typedef struct clv__stage_source {
+    const uint8_t *svm;                  /* NULL: the slot's own staging */
+    cl_int yoff, uoff, voff, ys, us, vs; /* bytes from svm, bytes a row */
+} clv__stage_source;
+
+typedef struct clv__slot {
+    /* Copied staging: pinned (CL_MEM_ALLOC_HOST_PTR, mapped for the stage's
+     * life) and the same layouts on the device. Shared staging: host_in and
+     * host_out are fine-grained SVM the kernels read and write themselves;
+     * the cl_mem are NULL. */
+    cl_mem pin_in, pin_out;
+    uint8_t *host_in, *host_out;
+    cl_mem dev_in, dev_out;
+    clv_block *out_block; /* shared staging: host_out's block */
+    clv_frame rgba_src;   /* before orientation (only with one) */
+    clv_frame rgba_in, rgba_out;
+    cl_event up, first_kernel, last_kernel, down; /* last_kernel: the frame is computed */
+    uint64_t frame_index;
+    int watched; /* sent through a user kernel: waited for with the watchdog */
+    int fused;   /* its filter did the conversions (clv__chain_run_yuv) */
+} clv__slot;
+
+typedef struct clv__pipe {
+    clv_context *ctx;
+    clv_chain *chain; /* not owned */
+    clv_stage_options opt;
+    cl_command_queue up_q, down_q;        /* the compute queue is ctx->queue */
+    cl_kernel to_rgba, from_rgba, orient; /* orient: NULL when upright */
+    int out_w, out_h;                     /* after orientation */
+    cl_int orient_coef[6];                /* ax bx cx ay by cy, see cl/color.cl */
+    cl_mem coeff_in, coeff_out;
+    size_t in_size, out_size;
+    clv__outputs *outputs; /* shared staging: the output blocks */
+    clv__slot *slots;
+    int count;
+    int next;        /* slot the next submit uses */
+    int pending;     /* submitted, not yet released; the oldest is (next - pending) */
+    int holding;     /* the oldest is being read by the caller */
+    int passthrough; /* no filter and the same layout both sides: copy, no conversion */
+    clv_stage_times times;
+    uint64_t fused_frames; /* clv_stage_fused_frames */
+    /* The frame clv_stage_output gave last: when its upload started and its
+     * download ended, in seconds of the device's clock (with profiling; 0
+     * when the device did not say). */
+    double out_start, out_end;
+} clv__pipe;
+
+/* The calls of clvid.h's clv_stage_* on one device; destroy accepts NULL
+ * and a half-built stage. */
+int clv__pipe_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
+                     clv__pipe **out, clv_msg *msg);
+void clv__pipe_destroy(clv__pipe *stage);
+void clv__pipe_set_chain(clv__pipe *stage, clv_chain *chain);
+uint8_t *clv__pipe_input(clv__pipe *stage);
+int clv__pipe_submit(clv__pipe *stage, uint64_t frame_index, clv_msg *msg);
+/* Sends the frame whose planes src says where they lie. */
+int clv__pipe_send(clv__pipe *stage, uint64_t frame_index, const clv__stage_source *src,
+                   clv_msg *msg);
+int clv__pipe_output(clv__pipe *stage, const uint8_t **out, uint64_t *frame_index, clv_msg *msg);
+clv_block *clv__pipe_keep(clv__pipe *stage);
+void clv__pipe_release(clv__pipe *stage);
+/* The planes of a yuv420p or nv12 frame of w x h: each one's first byte,
+ * rows and bytes a row, as the stage's staging packs them; returns how many
+ * planes. */
+int clv__yuv_planes(clv_pixfmt f, int w, int h, size_t offset[3], int stride[3], int rows[3]);
+
+/* ---- The stage over several devices (sched.c) -------------------------- */
+
+/* A stage over several devices deals frames to lanes: one one-device stage
+ * each, plus, after a fault, a rescue lane on a healthy device that runs the
+ * failed one's frames again and takes no others. */
+typedef struct clv__lane {
+    clv__pipe *pipe;
+    int device;          /* index into the stage's devices */
+    int draining;        /* a rescue lane */
+    double ms;           /* measured ms per frame (moving average), 0 until measured */
+    double last_done;    /* the device clock's seconds at the end of its last frame */
+    uint64_t last_given; /* the stage's submit count when it was last given a frame */
+} clv__lane;
+
+typedef struct clv__sched {
+    clv_context *ctx;
+    clv_chain *chain; /* not owned */
+    clv_stage_options opt;
+    int out_w, out_h; /* after orientation */
+    clv__lane *lanes;
+    int lane_count, lane_cap;
+    int device_count;
+    clv_context *dctx[CLV_DEVICES_MAX];
+    clv_stage_device dev[CLV_DEVICES_MAX];
+    int fault_set[CLV_DEVICES_MAX]; /* clv_stage_inject_fault */
+    uint64_t fault_after[CLV_DEVICES_MAX];
+    int fault_submit[CLV_DEVICES_MAX]; /* clv_stage_inject_submit_fault */
+    int *order;                        /* the lane of each frame in flight, oldest first (a ring) */
+    int order_cap, order_head, order_count;
+    int chosen; /* the lane clv_stage_input gave memory of, -1: none */
+    uint64_t submits;
+    int holding_lane; /* the lane of the frame the caller holds, -1: none */
+} clv__sched;
+
+/* The calls of clvid.h's clv_stage_* over several devices; destroy accepts
+ * NULL. */
+int clv__sched_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
+                      clv__sched **out, clv_msg *msg);
+void clv__sched_destroy(clv__sched *m);
+void clv__sched_set_chain(clv__sched *m, clv_chain *chain);
+uint8_t *clv__sched_input(clv__sched *m);
+int clv__sched_submit(clv__sched *m, uint64_t frame_index, clv_msg *msg);
+int clv__sched_output(clv__sched *m, const uint8_t **out, uint64_t *frame_index, clv_msg *msg);
+void clv__sched_release(clv__sched *m);
+
+/* ---- The stage the API hands out (stage.c) ----------------------------- */
+
+/* One device's stage or the scheduler over several: exactly one is set. */
+struct clv_stage {
+    clv__pipe *one;
+    clv__sched *several;
+};
+
+#endif
