@@ -75,4 +75,24 @@ void clv__conv_reference(const int *matrix, int count, int div, int bias, const 
         .run_yuv = clv__conv_run_yuv,                                                              \
         .reference = fixed_reference,                                                              \
     }
+/* The `opencl` family (opencl.c, opencl_file.c). */
+/* The descriptor of one (file, kernel, parameter list): a member of the
+ * registry's `opencl` family (clv_filter's resolve). */
+typedef struct clv__user_kernel {
+    clv_filter filter; /* first: a member's descriptor is its clv__user_kernel */
+    char path[4096];
+    char kernel[128];
+    int kernel_given; /* the chain named the kernel (else: the file's only one) */
+    char help[256];
+    clv_param params[CLV_PARAMS_MAX];
+    char names[CLV_PARAMS_MAX][64], defs[CLV_PARAMS_MAX][32], helps[CLV_PARAMS_MAX][160];
+    struct clv__user_kernel *next;
+} clv__user_kernel;
+/* Reads path into its member's descriptor (kernel: the kernel the chain
+ * named, or NULL for the file's only one): member's fields (the hooks every
+ * member shares) and the file's parameters, help and kernel, interned for
+ * the life of the process (*out). *text (when not NULL) gets the source,
+ * malloc'd. */
+int clv__user_kernel_load(const char *path, const char *kernel, const clv_filter *member,
+                          const clv__user_kernel **out, char **text, clv_msg *msg);
 #endif
