@@ -331,6 +331,19 @@ int test_user_errors(void)
     snprintf(w, sizeof w, "cannot read '%s/none.cl': No such file", dir);
     expect_parse(t, CLV_EPARSE, w);
     expect_parse("opencl", CLV_EPARSE, "needs a kernel file");
+    /* Values in order after a kernel file given in order are the kernel's
+     * parameters from the first on. */
+    {
+        const char *invert = put("invert.cl", invert_cl);
+        clv_chain_desc desc;
+        clv_msg msg = {{0}};
+        snprintf(t, sizeof t, "opencl=%s:200", invert);
+        int err = clv_chain_parse(t, &desc, &msg);
+        CHECK(err == 0 && desc.item[0].values[0].i == 200, "%s: %s (amount %lld)", t, msg.text,
+              err ? -1LL : (long long)desc.item[0].values[0].i);
+        snprintf(t, sizeof t, "opencl=%s:200:3", invert);
+        expect_parse(t, CLV_EPARSE, "takes 1 value in order; '3' is one too many");
+    }
     /* The descriptor says which filters carry state across frames: a
      * kernel whose parameters name prev does, one named like a built-in
      * filter that reads only its frame does not (the cluster and several

@@ -160,7 +160,7 @@ static int parse_filter(const char **pos, clv_chain_desc *desc, const char **at,
                                  length, sizeof arg - 1);
             int index = -1;
             if (resolve_keys &&
-                (listed(resolve_keys, key) || (!key[0] && in_order && positional++ < in_order))) {
+                (listed(resolve_keys, key) || (!key[0] && positional < in_order && ++positional))) {
                 s = e; /* read by resolve */
                 if (*s != ':')
                     break;
