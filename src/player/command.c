@@ -1,0 +1,239 @@
+/* command.c - the player's actions applied to its state (mpv's
+ * command.c): presets, chains and parameters switched between frames
+ * without rebuilding, pause, seek, compare view, screenshots, sound. */
+#include "player_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Chains ---------------------------------------------------------------- */
+
+const char *clv_player_chain_text(const clv_player *p, char *buf, size_t size)
+{
+    clv_chain_format(clv_chain_get_desc(p->active), buf, size);
+    if (!buf[0])
+        snprintf(buf, size, "(no filter)");
+    return buf;
+}
+
+void clv_player_activate(clv_player *p, clv_chain *chain, int preset, int vf_index)
+{
+    p->active = chain;
+    p->preset = preset;
+    p->vf_index = vf_index;
+    p->param_pick = 0;
+    clv_stage_set_chain(p->stage, chain);
+    if (p->paused)
+        p->refilter = 1;
+}
+
+/* The parameter the up/down keys move: the preset's, or for a -vf chain
+ * the first parameter of the first filter that has a step. */
+int clv_player_main_param(const clv_player *p, int *filter, int *param)
+{
+    const clv_chain_desc *d = clv_chain_get_desc(p->active);
+    if (p->preset) {
+        const clv_preset *pr = &clv_presets[p->preset - 1];
+        if (pr->filter < 0)
+            return 0;
+        const clv_filter *f = d->item[pr->filter].filter;
+        for (int k = 0; k < clv_filter_param_count(f); k++)
+            if (!strcmp(clv_filter_param(f, k)->name, pr->param)) {
+                *filter = pr->filter;
+                *param = k;
+                return 1;
+            }
+        return 0;
+    }
+    /* The param_pick-th stepped parameter (tab moves on), wrapping. */
+    int stepped = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        int k = 0;
+        for (int i = 0; i < d->count; i++) {
+            const clv_filter *f = d->item[i].filter;
+            for (int j = 0; j < clv_filter_param_count(f); j++) {
+                if (clv_filter_param(f, j)->step <= 0)
+                    continue;
+                if (pass == 1 && k == p->param_pick % stepped) {
+                    *filter = i;
+                    *param = j;
+                    return 1;
+                }
+                k++;
+            }
+        }
+        stepped = k;
+        if (!stepped)
+            return 0;
+    }
+    return 0;
+}
+
+static void move_param(clv_player *p, int direction)
+{
+    int fi, pi;
+    if (!clv_player_main_param(p, &fi, &pi)) {
+        char text[256];
+        clv_player_notice(p, "%s has no parameter for up/down",
+                          clv_player_chain_text(p, text, sizeof text));
+        return;
+    }
+    char line[128];
+    clv_msg msg = {{0}};
+    if (clv_chain_step_param(p->active, fi, pi, direction, line, sizeof line, &msg)) {
+        clv_player_notice(p, "%s", msg.text);
+        return;
+    }
+    clv_player_notice(p, "%s", line);
+    if (p->paused)
+        p->refilter = 1;
+}
+
+/* ---- Actions -------------------------------------------------------------- */
+
+static int compare_on(clv_player *p, clv_msg *msg)
+{
+    if (!p->orig_stage) {
+        /* The original goes through the same conversion, unfiltered. */
+        clv_stage_options o = clv_player_window_stage(p, 0);
+        clv_player_drain(p);
+        int err = clv_stage_create(p->ctx, &o, NULL, &p->orig_stage, msg);
+        if (err)
+            return err;
+        p->refilter = 1; /* so the left half has a picture at once */
+    }
+    p->compare = 1;
+    return 0;
+}
+
+/* Preset `n` (1-9), built the first time it is asked for: the start
+ * builds only the chain shown first. From the binary cache a build takes
+ * milliseconds; the first run on a machine compiles. */
+int clv_player_preset_chain(clv_player *p, int n, clv_chain **out, clv_msg *msg)
+{
+    int err = 0;
+    if (!p->presets[n - 1]) {
+        clv_chain_desc d;
+        if ((err = clv_chain_parse(clv_presets[n - 1].chain, &d, msg)) ||
+            (err = clv_chain_create(p->ctx, &d, &p->presets[n - 1], msg)))
+            return err;
+    }
+    *out = p->presets[n - 1];
+    return 0;
+}
+
+int clv_player_act(clv_player *p, const clv_binding *b, clv_msg *msg)
+{
+    p->hud_dirty = 1;
+    p->redraw = 1;
+    switch (b->action) {
+    case CLV_ACT_PRESET: {
+        clv_chain *chain = NULL;
+        int err = clv_player_preset_chain(p, b->arg, &chain, msg);
+        if (err)
+            return err;
+        clv_player_activate(p, chain, b->arg, p->vf_index);
+        break;
+    }
+    case CLV_ACT_CYCLE:
+        if (p->a.chain_count == 0) {
+            clv_player_notice(p, "%s", "no -vf chains given on the command line to cycle through");
+            break;
+        }
+        {
+            int next = p->preset ? 0 : (p->vf_index + 1) % p->a.chain_count;
+            clv_player_activate(p, p->vf[next], 0, next);
+        }
+        break;
+    case CLV_ACT_PARAM:
+        move_param(p, b->arg);
+        break;
+    case CLV_ACT_PAUSE:
+        clv_player_set_paused(p, !p->paused);
+        break;
+    case CLV_ACT_STEP:
+        clv_player_set_paused(p, 1);
+        p->step = 1;
+        if (p->snd)
+            clv_sound_clear(p->snd);
+        break;
+    case CLV_ACT_SEEK:
+        p->seek_to = p->last_pts + b->arg;
+        p->seek_pending = 1;
+        break;
+    case CLV_ACT_COMPARE:
+        if (p->compare)
+            p->compare = 0;
+        else
+            return compare_on(p, msg);
+        break;
+    case CLV_ACT_FULLSCREEN:
+        clv_window_toggle_fullscreen(p->win);
+        break;
+    case CLV_ACT_SCREENSHOT: {
+        char path[64];
+        uint8_t *px = malloc((size_t)p->w * (size_t)p->h * 4);
+        snprintf(path, sizeof path, "clvid-shot-%lld.png", (long long)++p->screenshots);
+        clv_msg m = {{0}};
+        if (!px) {
+            clv_player_notice(p, "%s", "screenshot: out of memory");
+            break;
+        }
+        clv_window_frame_pixels(p->win, px);
+        if (clv_png_write(path, px, p->w, p->h, &m))
+            clv_player_notice(p, "%s", m.text);
+        else
+            clv_player_notice(p, "saved %s", path);
+        free(px);
+        break;
+    }
+    case CLV_ACT_HUD:
+        p->hud = !p->hud;
+        break;
+    case CLV_ACT_HELP:
+        p->help = !p->help;
+        break;
+    case CLV_ACT_MUTE:
+        p->muted = !p->muted;
+        if (p->snd)
+            clv_sound_set_volume(p->snd, p->volume, p->muted);
+        clv_player_notice(p, "%s", p->muted ? "muted" : "sound on");
+        break;
+    case CLV_ACT_VOLUME: {
+        p->volume = fmin(2.0, fmax(0.0, p->volume + 0.1 * b->arg));
+        if (p->snd)
+            clv_sound_set_volume(p->snd, p->volume, p->muted);
+        char text[32];
+        snprintf(text, sizeof text, "%.0f%%", p->volume * 100);
+        clv_player_notice(p, "volume %s", text);
+        break;
+    }
+    case CLV_ACT_QUIT:
+        p->quit = 1;
+        break;
+    case CLV_ACT_NEXT_PARAM: {
+        int fi, pi;
+        if (p->preset) {
+            clv_player_notice(p, "%s",
+                              "tab picks among a -vf chain's parameters; a preset has one");
+            break;
+        }
+        p->param_pick++;
+        if (clv_player_main_param(p, &fi, &pi)) {
+            const clv_param *par =
+                clv_filter_param(clv_chain_get_desc(p->active)->item[fi].filter, pi);
+            clv_player_notice(p, "up/down: %s", par->name);
+        }
+        break;
+    }
+    case CLV_ACT_RELOAD:
+        if (!p->reload)
+            clv_player_notice(p, "%s", "no kernel file to reload (-vf opencl=file=KERNEL.cl)");
+        else
+            clv_reload_request(p->reload);
+        break;
+    }
+    return 0;
+}

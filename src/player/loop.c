@@ -1,0 +1,385 @@
+/* loop.c - the play loop: the decoder thread feeds the GPU stage; filtered
+ * frames are shown at their time against the sound (or the wall clock),
+ * late ones dropped and counted; a seek restarts the decoder; the frames
+ * shown go to the recording. */
+#include "player_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+
+/* ---- Clock ---------------------------------------------------------------- */
+
+/* Media time now, in seconds: the sound's when it plays, else the wall
+ * clock from the first frame shown; < 0 before that. */
+double clv_player_clock(clv_player *p)
+{
+    if (p->paused)
+        return p->paused_at;
+    double now = clv_io_seconds();
+    double t = p->snd ? clv_sound_clock(p->snd) : -1;
+    if (t >= 0) {
+        p->base_pts = t;
+        p->base_wall = now;
+        p->clock_running = 1;
+        return t;
+    }
+    return p->clock_running ? p->base_pts + (now - p->base_wall) : -1;
+}
+
+void clv_player_set_paused(clv_player *p, int paused)
+{
+    if (paused == p->paused)
+        return;
+    if (paused) {
+        p->paused_at = p->clock_running ? clv_player_clock(p) : p->last_pts;
+        p->paused = 1;
+    } else {
+        p->paused = 0;
+        p->base_pts = p->paused_at;
+        p->base_wall = clv_io_seconds();
+    }
+    if (p->snd)
+        clv_sound_pause(p->snd, paused);
+}
+
+/* ---- Decoding and seeking ------------------------------------------------- */
+
+int clv_player_start_decoder(clv_player *p, clv_msg *msg)
+{
+    /* Live: never more frames waiting than the stage has slots. */
+    p->video_q = clv_queue_create(p->a.io.live ? CLV_PLAYER_SLOTS : 8);
+    p->packet_q = clv_queue_create(1024);
+    if (!p->video_q || !p->packet_q)
+        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+    return clv_decoder_start(p->dec, p->video_q, p->packet_q);
+}
+
+/* Throws away the frames in flight (their results are no longer wanted). */
+void clv_player_drain(clv_player *p)
+{
+    clv_msg msg;
+    while (clv_stage_pending(p->stage) > 0) {
+        const uint8_t *px;
+        uint64_t i;
+        if (clv_stage_output(p->stage, &px, &i, &msg) == 0)
+            clv_stage_release(p->stage);
+        if (p->orig_stage && clv_stage_pending(p->orig_stage) > 0 &&
+            clv_stage_output(p->orig_stage, &px, &i, &msg) == 0)
+            clv_stage_release(p->orig_stage);
+        p->taken++;
+    }
+    while (p->orig_stage && clv_stage_pending(p->orig_stage) > 0) {
+        const uint8_t *px;
+        uint64_t i;
+        if (clv_stage_output(p->orig_stage, &px, &i, &msg) == 0)
+            clv_stage_release(p->orig_stage);
+    }
+}
+
+static int seek(clv_player *p, double seconds, clv_msg *msg)
+{
+    if (p->duration > 0 && seconds > p->duration - 1)
+        seconds = p->duration - 1;
+    seconds = seconds < 0 ? 0 : seconds;
+    clv_player_drain(p);
+    clv_decoder_stop(p->dec);
+    clv_queue_destroy(p->video_q);
+    clv_queue_destroy(p->packet_q);
+    p->video_q = p->packet_q = NULL;
+    int err = clv_decoder_seek(p->dec, (int64_t)(seconds * 1e6), msg);
+    if (!err)
+        err = clv_player_start_decoder(p, msg);
+    if (p->audio)
+        clv_audio_flush(p->audio);
+    if (p->snd)
+        clv_sound_clear(p->snd);
+    p->eof = p->end_popped = 0;
+    p->clock_running = 0;
+    p->paused_at = seconds;
+    /* Show the frame sought to even when paused. */
+    p->step = p->paused;
+    return err;
+}
+
+/* Moves audio packets from the decoder into the sound output, keeping about
+ * a second buffered; without sound (or while stepping) they are dropped. */
+static void pump_audio(clv_player *p)
+{
+    for (;;) {
+        if (p->snd && !p->paused && clv_sound_buffered(p->snd) > 1.0)
+            return;
+        if (p->paused && !p->step)
+            return; /* held in the queue until play resumes */
+        int kind;
+        void *item;
+        if (clv_queue_pop_wait(p->packet_q, &kind, &item, 0) != 0)
+            return;
+        AVPacket *pkt = item;
+        if (p->snd && p->audio && !p->paused && kind == CLV_ITEM_PACKET &&
+            pkt->stream_index == p->audio_stream) {
+            const float *samples;
+            int frames;
+            double pts;
+            if (clv_audio_decode(p->audio, pkt, &samples, &frames, &pts) == 0 && frames > 0 &&
+                pts >= 0)
+                clv_sound_write(p->snd, samples, frames, pts);
+        }
+        clv_item_free(kind, item);
+    }
+}
+
+/* Sends the next decoded frame into the stage(s). Returns 1 when one was
+ * sent, 0 when none is ready, < 0 on an error. */
+static int feed_one(clv_player *p, clv_msg *msg)
+{
+    int kind;
+    void *item;
+    /* With the stage empty there is nothing else to do than wait a little. */
+    double wait = clv_stage_pending(p->stage) == 0 ? 0.004 : 0;
+    if (p->end_popped) {
+        /* The end came right after the last frame, which went first. */
+        kind = CLV_ITEM_END;
+        item = NULL;
+        p->end_popped = 0;
+    } else if (clv_queue_pop_wait(p->video_q, &kind, &item, wait) != 0) {
+        return 0;
+    }
+    while (p->a.io.live && kind == CLV_ITEM_FRAME) {
+        /* Live: only the newest frame is worth showing. */
+        int next_kind;
+        void *next;
+        if (clv_queue_pop_wait(p->video_q, &next_kind, &next, 0) != 0)
+            break;
+        if (next_kind == CLV_ITEM_END) {
+            /* The source's last frame is shown (and recorded) all the same. */
+            clv_item_free(next_kind, next);
+            p->end_popped = 1;
+            break;
+        }
+        clv_item_free(kind, item);
+        p->stale_seen++;
+        kind = next_kind;
+        item = next;
+    }
+    if (kind == CLV_ITEM_END) {
+        p->eof = 1;
+        clv_msg dmsg = {{0}};
+        int err = clv_decoder_finish(p->dec, &dmsg);
+        if (err) {
+            *msg = dmsg;
+            return err;
+        }
+        return 0;
+    }
+    AVFrame *f = item;
+    p->decoded++;
+    double t = (double)f->pts * av_q2d(p->tb);
+    double now = p->a.untimed || p->a.io.live || p->step ? -1 : clv_player_clock(p);
+    if (now >= 0 && t + 1.0 / p->fps < now) {
+        /* Late already: showing it would put the picture behind the sound. */
+        p->dropped++;
+        av_frame_free(&f);
+        return 1;
+    }
+    int err = clv_feed_write(p->feed, f, clv_stage_input(p->stage), msg);
+    if (!err && p->orig_stage)
+        err = clv_feed_write(p->feed, f, clv_stage_input(p->orig_stage), msg);
+    if (err) {
+        av_frame_free(&f);
+        return err;
+    }
+    av_frame_free(&p->sent[p->submitted % CLV_PLAYER_INPUTS]);
+    p->sent[p->submitted % CLV_PLAYER_INPUTS] = f;
+    p->ring[p->submitted % CLV_PLAYER_RING] = t;
+    p->ring_pts[p->submitted % CLV_PLAYER_RING] = f->pts;
+    p->ring_read[p->submitted % CLV_PLAYER_RING] = clv_frame_read_time(f);
+    if ((err = clv_stage_submit(p->stage, p->submitted, msg)) ||
+        (p->orig_stage && (err = clv_stage_submit(p->orig_stage, p->submitted, msg))))
+        return err;
+    p->submitted++;
+    return 1;
+}
+
+/* Sends the last frame again (a chain or parameter changed while paused). */
+static int refilter(clv_player *p, clv_msg *msg)
+{
+    /* What is in flight is dropped; the decoder goes on after it. */
+    uint64_t shown_at = p->taken - 1;
+    AVFrame *shown = p->sent[shown_at % CLV_PLAYER_INPUTS];
+    if (!shown)
+        return 0;
+    clv_player_drain(p);
+    p->ring[p->submitted % CLV_PLAYER_RING] = p->ring[shown_at % CLV_PLAYER_RING];
+    p->ring_pts[p->submitted % CLV_PLAYER_RING] = p->ring_pts[shown_at % CLV_PLAYER_RING];
+    p->ring_read[p->submitted % CLV_PLAYER_RING] = p->ring_read[shown_at % CLV_PLAYER_RING];
+    int err = clv_feed_write(p->feed, shown, clv_stage_input(p->stage), msg);
+    if (!err)
+        err = clv_stage_submit(p->stage, p->submitted, msg);
+    if (!err && p->orig_stage &&
+        !(err = clv_feed_write(p->feed, shown, clv_stage_input(p->orig_stage), msg)))
+        err = clv_stage_submit(p->orig_stage, p->submitted, msg);
+    if (p->submitted % CLV_PLAYER_INPUTS != shown_at % CLV_PLAYER_INPUTS) {
+        av_frame_free(&p->sent[p->submitted % CLV_PLAYER_INPUTS]);
+        p->sent[p->submitted % CLV_PLAYER_INPUTS] = av_frame_clone(shown);
+    }
+    p->submitted++;
+    p->refilter = 0;
+    p->force_show = 1;
+    return err;
+}
+
+/* ---- Main loop ------------------------------------------------------------------ */
+
+/* Sends the frame shown (RGBA) to the recording. */
+static int record(clv_player *p, const uint8_t *rgba, int64_t pts, clv_msg *msg)
+{
+    p->recorded++;
+    return clv_sink_frame(p->sink, rgba, NULL, pts, msg);
+}
+
+static int show(clv_player *p, clv_msg *msg)
+{
+    const uint8_t *filtered, *original = NULL;
+    uint64_t index;
+    int err = clv_stage_output(p->stage, &filtered, &index, msg);
+    if (err)
+        return err;
+    if (p->orig_stage && clv_stage_pending(p->orig_stage) > 0 &&
+        (err = clv_stage_output(p->orig_stage, &original, &index, msg))) {
+        clv_stage_release(p->stage);
+        return err;
+    }
+    double begin = clv_io_seconds();
+    clv_window_set_frame(p->win, filtered, original);
+    if (p->sink && (err = record(p, filtered, p->ring_pts[p->taken % CLV_PLAYER_RING], msg))) {
+        clv_stage_release(p->stage);
+        if (original)
+            clv_stage_release(p->orig_stage);
+        return err;
+    }
+    clv_stage_release(p->stage);
+    if (original)
+        clv_stage_release(p->orig_stage);
+    p->last_pts = p->ring[p->taken % CLV_PLAYER_RING];
+    p->taken++;
+    if (!p->clock_running) {
+        p->clock_running = 1;
+        p->base_pts = p->last_pts;
+        p->base_wall = clv_io_seconds();
+    }
+    if (p->presented++ == 0)
+        p->first_shown_at = clv_io_seconds();
+    double read = p->ring_read[(p->taken - 1) % CLV_PLAYER_RING];
+    if (read > 0) {
+        p->latency_sum += (clv_io_seconds() - read) * 1e3;
+        p->latency_count++;
+    }
+    clv_player_update_figures(p, 0);
+    int exiting = (p->a.exit_after > 0 && p->presented >= p->a.exit_after);
+    if (!exiting)
+        err = clv_player_draw(p, NULL, NULL, NULL);
+    p->present_s += clv_io_seconds() - begin;
+    if (exiting)
+        p->quit = 1;
+    return err;
+}
+
+int clv_player_loop(clv_player *p, clv_msg *msg)
+{
+    int err = 0;
+    int idle_keys = 0;
+    while (!p->quit && !err && !(p->quit_signal && *p->quit_signal)) {
+        if ((err = clv_player_events(p, msg)))
+            break;
+        if (p->reload) {
+            /* A kernel file changed and built: from the next frame on
+             * (again at once while paused). A failed build shows its
+             * messages; the last good kernel goes on. */
+            char line[256];
+            int done = clv_reload_poll(p->reload, line, sizeof line);
+            if (done) {
+                p->hud_dirty = 1;
+                p->redraw = 1; /* the error panel comes or goes */
+            }
+            if (done == CLV_RELOAD_SWAPPED && p->paused)
+                p->refilter = 1;
+            if (line[0])
+                clv_player_notice(p, "%s", line);
+        }
+        if (p->seek_pending) {
+            double to = p->seek_to;
+            p->seek_pending = 0;
+            if ((err = seek(p, to, msg)))
+                break;
+        }
+        if (p->refilter && p->taken > 0 && (err = refilter(p, msg)))
+            break;
+        pump_audio(p);
+        /* Keep the stage's slots busy. */
+        /* Live: at most two frames in the stage, so the one shown is never
+         * more than a frame behind the one being filtered. */
+        while (!p->eof && (!p->paused || p->step) && clv_stage_input(p->stage) &&
+               (!p->a.io.live || clv_stage_pending(p->stage) < 2) &&
+               (!p->orig_stage || clv_stage_input(p->orig_stage)) &&
+               (!p->step || clv_stage_pending(p->stage) == 0)) {
+            int r = feed_one(p, msg);
+            if (r < 0) {
+                err = r;
+                break;
+            }
+            if (r == 0)
+                break;
+        }
+        if (err)
+            break;
+        int shown = 0;
+        if (clv_stage_pending(p->stage) > 0 && (!p->paused || p->step || p->force_show)) {
+            double due = p->ring[p->taken % CLV_PLAYER_RING];
+            double now = p->a.untimed || p->a.io.live || p->paused ? -1 : clv_player_clock(p);
+            if (now < 0 || due <= now) {
+                if ((err = show(p, msg)))
+                    break;
+                p->step = 0;
+                p->force_show = 0;
+                shown = 1;
+            } else {
+                double wait = fmin(due - now, 0.005);
+                clv_window_sleep(wait * 1000 + 1);
+                continue;
+            }
+        }
+        if (p->eof && clv_stage_pending(p->stage) == 0) {
+            if (p->a.loop) {
+                p->seek_to = 0;
+                p->seek_pending = 1;
+                continue;
+            }
+            if (p->a.autoexit || p->a.io.live)
+                break; /* a live source that ends (a camera unplugged) ends the run */
+        }
+        /* --keys: one key per frame shown, or per pass while nothing moves. */
+        if (p->eof && clv_stage_pending(p->stage) == 0)
+            p->step = 0; /* a step past the end shows nothing more */
+        /* Not while a frame is awaited (a step, a seek while paused). */
+        int idle = !shown && !p->step && !p->seek_pending &&
+                   (p->paused || (p->eof && clv_stage_pending(p->stage) == 0));
+        if (shown || (idle && ++idle_keys >= 3)) {
+            idle_keys = 0;
+            const clv_binding *b = clv_player_replay_next(p);
+            if (b && (err = clv_player_act(p, b, msg)))
+                break;
+        }
+        if (!shown) {
+            /* Between frames the window is drawn again only when something
+             * on it changed: a key, the divider, a resize, a notice ending. */
+            int notice_over = p->message[0] && clv_io_seconds() >= p->message_until;
+            if (notice_over)
+                p->message[0] = 0;
+            if (p->redraw || notice_over)
+                err = clv_player_draw(p, NULL, NULL, NULL);
+            p->redraw = 0;
+            clv_window_sleep(p->paused || p->eof ? 10 : 1);
+        }
+    }
+    return err;
+}

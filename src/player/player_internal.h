@@ -1,0 +1,154 @@
+/* player_internal.h - the player's state and the functions its files share
+ * (mpv's player/core.h): player.c opens and closes a run, loop.c is the
+ * play loop (decode, filter, show at the frame's time), input.c turns the
+ * window's events and --keys into actions, command.c applies actions to the
+ * state, hud.c writes what the player shows and tells (HUD, notices,
+ * --stats). Everything runs on the player's one thread. */
+#ifndef CLVID_PLAYER_INTERNAL_H
+#define CLVID_PLAYER_INTERNAL_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../io/io.h"
+#include "../pipeline/sink.h"
+#include "../present/present.h"
+#include "player.h"
+#include "reload.h"
+
+#define CLV_PLAYER_RING 64  /* timestamps of frames in flight, by submit index */
+#define CLV_PLAYER_SLOTS 3  /* the stage's frames in flight */
+#define CLV_PLAYER_INPUTS 4 /* CLV_PLAYER_SLOTS + the one shown */
+
+/* One run of the player. Only the player's thread touches it (the reload
+ * build thread and the sound callback have state of their own). */
+typedef struct clv_player clv_player;
+struct clv_player {
+    clv_player_options a;
+    const volatile sig_atomic_t *quit_signal; /* the caller's stop flag, may be NULL */
+    const char *path;
+    clv_decoder *dec;
+    clv_queue *video_q, *packet_q;
+    clv_feed *feed;
+    clv_context *ctx;
+    clv_chain *presets[9], *vf[CLV_PLAYER_CHAINS], *active;
+    int preset;                    /* 1-9 when a preset is active, else 0 */
+    int vf_index;                  /* the active -vf chain when preset == 0 */
+    clv_stage *stage, *orig_stage; /* filtered; unfiltered for the compare view */
+    clv_window *win;
+    clv_sound *snd;
+    clv_audio *audio;
+    int audio_stream;
+    int w, h;            /* the picture shown: upright */
+    int src_w, src_h;    /* as decoded */
+    int rotation, hflip; /* how the stage turns it upright */
+    double fps, duration;
+    AVRational tb;
+    AVFrame *sent[CLV_PLAYER_INPUTS]; /* references to the frames sent, by submit index, to
+                              refilter the one shown while paused (no copy) */
+    double ring[CLV_PLAYER_RING];
+    int64_t ring_pts[CLV_PLAYER_RING]; /* the same, in the stream's time base (recording) */
+    double ring_read[CLV_PLAYER_RING]; /* when each frame's packet was read (latency) */
+    uint64_t submitted, taken;
+    /* Playback state. */
+    int paused, step, eof, quit;
+    int end_popped;    /* live: the end was taken from the queue behind a frame */
+    char devices[600]; /* "NAME", or "#1 NAME + #2 NAME" with several */
+    int refilter;      /* send the frame shown again (chain or parameter changed) */
+    int force_show;    /* show the next result even while paused */
+    int seek_pending;
+    double seek_to; /* seconds */
+    int compare, dragging, hud, help, muted;
+    double volume, divider;
+    int clock_running;
+    double base_pts, base_wall, paused_at;
+    int64_t presented, dropped, screenshots;
+    double last_pts;
+    const char *keys_next; /* --keys still to replay */
+    char message[256];
+    double message_until;
+    /* HUD figures, refreshed twice a second. */
+    double hud_at, shown_fps, pipeline_fps, ms_decode, ms_up, ms_kernels, ms_down, ms_present;
+    int64_t hud_presented;
+    double hud_decode_s;
+    uint64_t hud_decoded;
+    clv_stage_times hud_times;
+    double present_s; /* summed since hud_at */
+    uint64_t decoded; /* frames popped from the decoder */
+    char hud_text[2048];
+    double started_at;
+    double entered_at, first_shown_at; /* clv_player_run's start; the first frame on screen */
+    double hud_text_at;
+    double latency_ms, latency_sum; /* capture (packet read) to screen */
+    int latency_count;
+    int64_t stale_seen; /* live: frames skipped for newer ones in the player */
+    /* Recording (-o): the frames shown, through the encode sink. */
+    clv_sink *sink;
+    int64_t recorded;
+    int64_t mic_packets; /* the microphone's, recorded */
+    int hud_dirty;
+    int redraw;         /* the window needs drawing again though no frame came */
+    clv_reload *reload; /* the -vf chains' kernel files, watched; NULL: none */
+    /* Each filter's kernel time in the active chain, over the HUD's span. */
+    const clv_chain *timed_chain;
+    uint64_t timed_ns[CLV_CHAIN_MAX], timed_runs;
+    double filter_us[CLV_CHAIN_MAX];
+    int param_pick; /* which stepped parameter of a -vf chain up/down move */
+};
+
+/* ---- player.c: the run ------------------------------------------------- */
+
+/* The window's stages: the input's frames in, upright RGBA out. */
+clv_stage_options clv_player_window_stage(const clv_player *p, int profiling);
+
+/* ---- loop.c: the play loop --------------------------------------------- */
+
+/* Plays until the end, q or the quit flag; 0 or a CLV_E* code with msg. */
+int clv_player_loop(clv_player *p, clv_msg *msg);
+/* Starts the decoder thread with new queues. */
+int clv_player_start_decoder(clv_player *p, clv_msg *msg);
+/* Throws away the frames in flight (their results are no longer wanted). */
+void clv_player_drain(clv_player *p);
+/* Media time now, in seconds: the sound's when it plays, else the wall
+ * clock from the first frame shown; < 0 before that. */
+double clv_player_clock(clv_player *p);
+void clv_player_set_paused(clv_player *p, int paused);
+
+/* ---- input.c: events and --keys to actions ----------------------------- */
+
+/* Handles the window's events; a key runs its action. */
+int clv_player_events(clv_player *p, clv_msg *msg);
+/* The next key of --keys, or NULL when none is left. */
+const clv_binding *clv_player_replay_next(clv_player *p);
+
+/* ---- command.c: actions applied to the state --------------------------- */
+
+/* Runs the action of binding b. 0, or a CLV_E* code with msg when what it
+ * needed could not be built (a preset's chain, the compare view's stage). */
+int clv_player_act(clv_player *p, const clv_binding *b, clv_msg *msg);
+/* Makes chain the one the stage runs (preset 1-9, or 0 and the -vf index). */
+void clv_player_activate(clv_player *p, clv_chain *chain, int preset, int vf_index);
+/* Preset n (1-9), built the first time it is asked for; *out is the
+ * player's. */
+int clv_player_preset_chain(clv_player *p, int n, clv_chain **out, clv_msg *msg);
+/* The parameter the up/down keys move: 1 with its filter and parameter
+ * index in the active chain, 0 when it has none. */
+int clv_player_main_param(const clv_player *p, int *filter, int *param);
+/* The active chain as text, "(no filter)" when empty; returns buf. */
+const char *clv_player_chain_text(const clv_player *p, char *buf, size_t size);
+
+/* ---- hud.c: what the player shows and tells ---------------------------- */
+
+/* A line at the bottom of the window for a few seconds; fmt has one %s. */
+void clv_player_notice(clv_player *p, const char *fmt, const char *text);
+/* The figures the HUD and --stats show, over the last half second (or
+ * now, when now_anyway and frames were shown since). */
+void clv_player_update_figures(clv_player *p, int now_anyway);
+/* Draws the window: the frame, HUD, help, notice, kernel error; with
+ * capture, the window's pixels too (*capture is the caller's to free). */
+int clv_player_draw(clv_player *p, uint8_t **capture, int *cw, int *ch);
+/* --stats: the state as key=value lines into the file named. */
+void clv_player_write_stats(clv_player *p);
+
+#endif
