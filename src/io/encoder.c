@@ -1,6 +1,7 @@
 /* encoder.c - the encoder thread: encodes the filtered video frames, copies
  * the input's audio and subtitle streams the container can hold, and muxes
  * them into the output file. */
+#include "audio_recode.h"
 #include "io.h"
 
 #include <pthread.h>
@@ -10,24 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <libavutil/audio_fifo.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
-#include <libswresample/swresample.h>
-
-/* An input audio stream the container cannot hold as it is: decoded,
- * resampled and encoded to AAC. */
-typedef struct audio_recode {
-    int out_index;
-    AVCodecContext *dec, *enc;
-    SwrContext *swr;
-    AVAudioFifo *fifo;
-    AVFrame *frame;
-    int chunk;        /* samples per frame sent to the encoder */
-    int64_t next_pts; /* in samples at the encoder's rate */
-    int anchored;     /* next_pts is set, from the first sample's timestamp (a
-                       * stream that starts after the video keeps its offset) */
-} audio_recode;
 
 struct clv_encoder {
     char path[1024];
@@ -45,12 +30,12 @@ struct clv_encoder {
     const clv_decoder *dec;
     AVFormatContext *oc;
     AVCodecContext *enc;
-    int video_out;         /* output stream index of the video */
-    int *map;              /* input stream index -> output stream index, or -1 */
-    audio_recode **recode; /* per input stream: NULL, or how it is re-encoded */
-    int map_count;         /* the input's streams, and one for extra_audio */
-    AVRational in_tb;      /* the input video stream's: frames come with these timestamps */
-    int64_t last_pts;      /* the last frame's, in the encoder's time base */
+    int video_out;             /* output stream index of the video */
+    int *map;                  /* input stream index -> output stream index, or -1 */
+    clv_audio_recode **recode; /* per input stream: NULL, or how it is re-encoded */
+    int map_count;             /* the input's streams, and one for extra_audio */
+    AVRational in_tb;          /* the input video stream's: frames come with these timestamps */
+    int64_t last_pts;          /* the last frame's, in the encoder's time base */
     pthread_t thread;
     int started;
     clv_queue *in;
@@ -149,19 +134,6 @@ static enum AVColorSpace av_matrix(clv_matrix m)
                                     : AVCOL_SPC_SMPTE170M;
 }
 
-static void recode_free(audio_recode *a)
-{
-    if (!a)
-        return;
-    avcodec_free_context(&a->dec);
-    avcodec_free_context(&a->enc);
-    swr_free(&a->swr);
-    if (a->fifo)
-        av_audio_fifo_free(a->fifo);
-    av_frame_free(&a->frame);
-    free(a);
-}
-
 /* 1 when the muxer takes a stream of `par` beside the video stream `video`:
  * its header is written into memory as a trial. This catches what
  * avformat_query_codec does not say (FLAC in MP4 is "experimental", Opus in
@@ -217,92 +189,6 @@ static const AVCodec *audio_encoder(enum AVCodecID id)
     return NULL;
 }
 
-/* The sample format, rate and layout of ec nearest the input's. */
-static void audio_format(const AVCodec *ec, const AVCodecContext *in, AVCodecContext *enc)
-{
-    enc->sample_fmt = ec->sample_fmts ? ec->sample_fmts[0] : AV_SAMPLE_FMT_FLTP;
-    for (const enum AVSampleFormat *f = ec->sample_fmts; f && *f != AV_SAMPLE_FMT_NONE; f++)
-        if (*f == AV_SAMPLE_FMT_FLTP || *f == in->sample_fmt) {
-            enc->sample_fmt = *f;
-            break;
-        }
-    enc->sample_rate = in->sample_rate > 0 ? in->sample_rate : 48000;
-    if (ec->supported_samplerates) {
-        int best = 0;
-        for (const int *r = ec->supported_samplerates; *r; r++)
-            if ((*r >= enc->sample_rate && (!best || *r < best)) || *r == enc->sample_rate)
-                best = *r;
-        enc->sample_rate = best ? best : ec->supported_samplerates[0];
-    }
-    av_channel_layout_copy(&enc->ch_layout, &in->ch_layout);
-    if (enc->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC)
-        av_channel_layout_default(&enc->ch_layout, in->ch_layout.nb_channels);
-    if (ec->ch_layouts) {
-        const AVChannelLayout *pickd = NULL, *stereo = NULL;
-        for (const AVChannelLayout *l = ec->ch_layouts; l->nb_channels; l++) {
-            if (!av_channel_layout_compare(l, &enc->ch_layout))
-                pickd = l;
-            if (l->nb_channels == 2)
-                stereo = l;
-        }
-        if (!pickd)
-            pickd = stereo ? stereo : &ec->ch_layouts[0];
-        av_channel_layout_uninit(&enc->ch_layout);
-        av_channel_layout_copy(&enc->ch_layout, pickd);
-    }
-}
-
-/* Sets up the encoding of stream s with encoder ec (the container's own
- * sound codec, -c:a's, or AAC for a microphone) into *out, at `rate` (0: the
- * nearest to the input's); `what` names it in messages. The first sample
- * goes where its timestamp says (the stream's start offset is kept). */
-static int recode_open(clv_encoder *e, const AVStream *s, const AVCodec *ec, const char *what,
-                       int rate, audio_recode **out, clv_msg *msg)
-{
-    *out = NULL;
-    char err[128];
-    const AVCodec *dc = avcodec_find_decoder(s->codecpar->codec_id);
-    audio_recode *a = calloc(1, sizeof *a);
-    int r = -1;
-    if (!a || !dc || !ec)
-        goto fail;
-    a->dec = avcodec_alloc_context3(dc);
-    a->enc = avcodec_alloc_context3(ec);
-    a->frame = av_frame_alloc();
-    if (!a->dec || !a->enc || !a->frame || avcodec_parameters_to_context(a->dec, s->codecpar) < 0)
-        goto fail;
-    a->dec->pkt_timebase = s->time_base;
-    if ((r = avcodec_open2(a->dec, dc, NULL)) < 0)
-        goto fail;
-    audio_format(ec, a->dec, a->enc);
-    if (rate)
-        a->enc->sample_rate = rate;
-    const AVCodecDescriptor *desc = avcodec_descriptor_get(ec->id);
-    if (!desc || !(desc->props & AV_CODEC_PROP_LOSSLESS))
-        a->enc->bit_rate = 64000 * (int64_t)a->enc->ch_layout.nb_channels;
-    a->enc->time_base = (AVRational){1, a->enc->sample_rate};
-    if (e->oc->oformat->flags & AVFMT_GLOBALHEADER)
-        a->enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-    if ((r = avcodec_open2(a->enc, ec, NULL)) < 0)
-        goto fail;
-    a->chunk = a->enc->frame_size > 0 ? a->enc->frame_size : 1024; /* PCM: any size */
-    r = swr_alloc_set_opts2(&a->swr, &a->enc->ch_layout, a->enc->sample_fmt, a->enc->sample_rate,
-                            &a->dec->ch_layout, a->dec->sample_fmt, a->dec->sample_rate, 0, NULL);
-    if (r < 0 || (r = swr_init(a->swr)) < 0)
-        goto fail;
-    a->fifo = av_audio_fifo_alloc(a->enc->sample_fmt, a->enc->ch_layout.nb_channels, 4096);
-    if (!a->fifo)
-        goto fail;
-    *out = a;
-    return 0;
-fail:
-    snprintf(msg->text, sizeof msg->text, "'%.900s': cannot encode %s (%s) to %s%s%s", e->path,
-             what, avcodec_get_name(s->codecpar->codec_id), ec ? ec->name : "sound",
-             r < 0 ? ": " : "", r < 0 ? clv_av_err(r, err, sizeof err) : "");
-    recode_free(a);
-    return -1;
-}
-
 /* Encodes stream s (packets marked i) with ec when the muxer takes the
  * result, trying 48 kHz too (MXF), and adds its output stream; 1 when set
  * up, 0 when the container refuses it, -1 on an error (msg). */
@@ -313,127 +199,37 @@ static int recode_try(clv_encoder *e, const AVStream *s, int i, const AVCodec *e
     const AVStream *video = e->oc->streams[e->video_out];
     int result = 0;
     for (int attempt = 0; par && attempt < 2 && !result; attempt++) {
-        audio_recode *a = NULL;
-        if (recode_open(e, s, ec, what, attempt ? 48000 : 0, &a, msg)) {
+        clv_audio_recode *a = NULL;
+        if (clv_audio_recode_open(e->oc, e->path, s, ec, what, attempt ? 48000 : 0, &a, msg)) {
             result = -1;
             break;
         }
-        if (avcodec_parameters_from_context(par, a->enc) >= 0 &&
-            muxer_takes(e->oc->oformat, video, par, a->enc->time_base)) {
+        const AVCodecContext *enc = clv_audio_recode_encoder(a);
+        if (avcodec_parameters_from_context(par, enc) >= 0 &&
+            muxer_takes(e->oc->oformat, video, par, enc->time_base)) {
             AVStream *os = avformat_new_stream(e->oc, NULL);
             if (!os || avcodec_parameters_copy(os->codecpar, par) < 0) {
-                recode_free(a);
+                clv_audio_recode_close(a);
                 result = -1;
                 snprintf(msg->text, sizeof msg->text, "out of memory");
                 break;
             }
-            os->time_base = a->enc->time_base;
+            os->time_base = enc->time_base;
             os->disposition = s->disposition;
             av_dict_copy(&os->metadata, s->metadata, 0);
-            a->out_index = os->index;
+            clv_audio_recode_set_stream(a, os->index);
             e->map[i] = -1;
             e->recode[i] = a;
             result = 1;
         } else {
-            int rate = a->enc->sample_rate;
-            recode_free(a);
+            int rate = enc->sample_rate;
+            clv_audio_recode_close(a);
             if (rate == 48000)
                 break;
         }
     }
     avcodec_parameters_free(&par);
     return result;
-}
-
-/* Encodes what the FIFO holds in AAC frames (all of it when flushing). */
-static int recode_drain(clv_encoder *e, audio_recode *a, int flush)
-{
-    AVPacket *pkt = av_packet_alloc();
-    int r = 0, n = a->chunk;
-    if (!pkt)
-        return AVERROR(ENOMEM);
-    while (r >= 0 && (av_audio_fifo_size(a->fifo) >= n || (flush && av_audio_fifo_size(a->fifo)))) {
-        AVFrame *f = av_frame_alloc();
-        int take = FFMIN(n, av_audio_fifo_size(a->fifo));
-        if (!f)
-            return AVERROR(ENOMEM);
-        f->nb_samples = take;
-        f->format = a->enc->sample_fmt;
-        f->sample_rate = a->enc->sample_rate;
-        av_channel_layout_copy(&f->ch_layout, &a->enc->ch_layout);
-        if ((r = av_frame_get_buffer(f, 0)) >= 0 &&
-            av_audio_fifo_read(a->fifo, (void **)f->data, take) == take) {
-            f->pts = a->next_pts;
-            a->next_pts += take;
-            r = avcodec_send_frame(a->enc, f);
-        }
-        av_frame_free(&f);
-        while (r >= 0 && (r = avcodec_receive_packet(a->enc, pkt)) == 0) {
-            pkt->stream_index = a->out_index;
-            av_packet_rescale_ts(pkt, a->enc->time_base, e->oc->streams[a->out_index]->time_base);
-            r = av_interleaved_write_frame(e->oc, pkt);
-        }
-        if (r == AVERROR(EAGAIN))
-            r = 0;
-    }
-    if (flush && r >= 0) {
-        avcodec_send_frame(a->enc, NULL);
-        while ((r = avcodec_receive_packet(a->enc, pkt)) == 0) {
-            pkt->stream_index = a->out_index;
-            av_packet_rescale_ts(pkt, a->enc->time_base, e->oc->streams[a->out_index]->time_base);
-            if ((r = av_interleaved_write_frame(e->oc, pkt)) < 0)
-                break;
-        }
-        if (r == AVERROR_EOF)
-            r = 0;
-    }
-    av_packet_free(&pkt);
-    return r;
-}
-
-/* Decodes one packet (NULL: flush), resamples into the FIFO, encodes. */
-static int recode_packet(clv_encoder *e, audio_recode *a, const AVPacket *p)
-{
-    int r = avcodec_send_packet(a->dec, p);
-    if (r < 0 && r != AVERROR_EOF)
-        return r == AVERROR_INVALIDDATA ? 0 : r; /* a corrupt packet: skip it */
-    while ((r = avcodec_receive_frame(a->dec, a->frame)) == 0) {
-        if (!a->anchored && a->frame->best_effort_timestamp != AV_NOPTS_VALUE) {
-            a->next_pts = av_rescale_q(a->frame->best_effort_timestamp, a->dec->pkt_timebase,
-                                       a->enc->time_base);
-            a->anchored = 1;
-        }
-        int max = swr_get_out_samples(a->swr, a->frame->nb_samples);
-        uint8_t **buf = NULL;
-        if (av_samples_alloc_array_and_samples(&buf, NULL, a->enc->ch_layout.nb_channels, max,
-                                               a->enc->sample_fmt, 0) < 0)
-            return AVERROR(ENOMEM);
-        int got = swr_convert(a->swr, buf, max, (const uint8_t **)a->frame->extended_data,
-                              a->frame->nb_samples);
-        if (got > 0)
-            av_audio_fifo_write(a->fifo, (void **)buf, got);
-        av_freep(&buf[0]);
-        av_freep(&buf);
-        av_frame_unref(a->frame);
-        if ((r = recode_drain(e, a, 0)) < 0)
-            return r;
-    }
-    if (!p) {
-        int max = swr_get_out_samples(a->swr, 0);
-        if (max > 0) {
-            uint8_t **buf = NULL;
-            if (av_samples_alloc_array_and_samples(&buf, NULL, a->enc->ch_layout.nb_channels, max,
-                                                   a->enc->sample_fmt, 0) >= 0) {
-                int got = swr_convert(a->swr, buf, max, NULL, 0);
-                if (got > 0)
-                    av_audio_fifo_write(a->fifo, (void **)buf, got);
-                av_freep(&buf[0]);
-                av_freep(&buf);
-            }
-        }
-        return recode_drain(e, a, 1);
-    }
-    return r == AVERROR(EAGAIN) || r == AVERROR_EOF ? 0 : r;
 }
 
 /* Adds an output stream that copies input stream s (packets marked i). */
@@ -885,7 +681,7 @@ static void *encode_thread(void *arg)
             r = write_packets(e);
             for (int i = 0; r >= 0 && i < e->map_count; i++)
                 if (e->recode[i])
-                    r = recode_packet(e, e->recode[i], NULL);
+                    r = clv_audio_recode_packet(e->recode[i], NULL);
             break;
         }
         if (kind == CLV_ITEM_FRAME) {
@@ -910,9 +706,10 @@ static void *encode_thread(void *arg)
         } else {
             AVPacket *p = item;
             int out_index = p->stream_index < e->map_count ? e->map[p->stream_index] : -1;
-            audio_recode *a = p->stream_index < e->map_count ? e->recode[p->stream_index] : NULL;
+            clv_audio_recode *a =
+                p->stream_index < e->map_count ? e->recode[p->stream_index] : NULL;
             if (a) {
-                r = recode_packet(e, a, p);
+                r = clv_audio_recode_packet(a, p);
             } else if (out_index >= 0) {
                 av_packet_rescale_ts(p, ic->streams[p->stream_index]->time_base,
                                      e->oc->streams[out_index]->time_base);
@@ -1005,7 +802,7 @@ void clv_encoder_close(clv_encoder *e)
     avcodec_free_context(&e->enc);
     avformat_free_context(e->oc);
     for (int i = 0; e->recode && i < e->map_count; i++)
-        recode_free(e->recode[i]);
+        clv_audio_recode_close(e->recode[i]);
     free(e->recode);
     free(e->map);
     free(e);
