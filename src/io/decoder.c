@@ -211,12 +211,6 @@ void *clv_decoder_frame_block(const clv_decoder *d, const AVFrame *frame, const 
     return frame_pool_find(d->frame_pool, frame->buf[0]->data, 0);
 }
 
-const char *clv_av_err(int code, char *buf, size_t size)
-{
-    av_strerror(code, buf, size);
-    return buf;
-}
-
 int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_msg *msg)
 {
     *out = NULL;

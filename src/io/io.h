@@ -324,4 +324,13 @@ double clv_io_seconds(void);
 /* An FFmpeg error code as text. */
 const char *clv_av_err(int code, char *buf, size_t size);
 
+/* A failure in one line: writes the message (printf's fmt) into msg (NULL:
+ * none) and returns code, as core's clv__fail does:
+ *     return clv_io_fail(msg, CLV_EIO, "cannot write '%s': %s", path, why); */
+int clv_io_fail(clv_msg *msg, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 #endif

@@ -15,7 +15,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,15 +28,6 @@ struct clv_outfile {
     int lock;               /* an fd of the partial holding its flock, or -1 */
     int committed;
 };
-
-static int fail(clv_msg *msg, int code, const char *format, ...)
-{
-    va_list ap;
-    va_start(ap, format);
-    vsnprintf(msg->text, sizeof msg->text, format, ap);
-    va_end(ap);
-    return code;
-}
 
 /* Splits path into its folder ("" for the current one, else ending in '/')
  * and its last name. */
@@ -63,16 +53,17 @@ static int follow_links(const char *path, char *out, size_t size, clv_msg *msg)
         }
         ssize_t n = readlink(cur, link, sizeof link - 1);
         if (n < 0)
-            return fail(msg, CLV_EIO, "'%.900s': cannot read the link: %s", path, strerror(errno));
+            return clv_io_fail(msg, CLV_EIO, "'%.900s': cannot read the link: %s", path,
+                               strerror(errno));
         link[n] = 0;
         const char *base;
         split(cur, dir, sizeof dir, &base);
         if (link[0] == '/' || !dir[0])
             snprintf(cur, sizeof cur, "%s", link);
         else if (snprintf(cur, sizeof cur, "%s%s", dir, link) >= (int)sizeof cur)
-            return fail(msg, CLV_EIO, "'%.900s': the link's target is too long", path);
+            return clv_io_fail(msg, CLV_EIO, "'%.900s': the link's target is too long", path);
     }
-    return fail(msg, CLV_EIO, "'%.900s': too many levels of symbolic links", path);
+    return clv_io_fail(msg, CLV_EIO, "'%.900s': too many levels of symbolic links", path);
 }
 
 /* A partial's name: ".NAME.partial-PID" beside NAME. */
@@ -121,7 +112,7 @@ int clv_outfile_open(const char *path, const char *pattern, clv_outfile **out, c
     *out = NULL;
     clv_outfile *f = calloc(1, sizeof *f);
     if (!f)
-        return fail(msg, CLV_ENOMEM, "out of memory");
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     f->lock = -1;
     int err = follow_links(path, f->target, sizeof f->target, msg);
     if (err) {
@@ -132,7 +123,7 @@ int clv_outfile_open(const char *path, const char *pattern, clv_outfile **out, c
     int exists = stat(f->target, &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) {
         free(f);
-        return fail(msg, CLV_EIO, "'%.900s' is a folder; name a file in it", path);
+        return clv_io_fail(msg, CLV_EIO, "'%.900s' is a folder; name a file in it", path);
     }
     if (exists && !S_ISREG(st.st_mode)) { /* FIFO, device, socket: in place */
         *out = f;
@@ -149,7 +140,7 @@ int clv_outfile_open(const char *path, const char *pattern, clv_outfile **out, c
         if (snprintf(f->partial, sizeof f->partial, "%s.%s%s%ld%s", dir, base, partial_mark,
                      (long)getpid(), suffix) >= (int)sizeof f->partial) {
             free(f);
-            return fail(msg, CLV_EIO, "'%.900s': the name is too long", path);
+            return clv_io_fail(msg, CLV_EIO, "'%.900s': the name is too long", path);
         }
         f->lock = open(f->partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
         if (f->lock >= 0 || errno != EEXIST)
@@ -158,7 +149,7 @@ int clv_outfile_open(const char *path, const char *pattern, clv_outfile **out, c
     if (f->lock < 0) {
         err = errno;
         free(f);
-        return fail(msg, CLV_EIO, "cannot write '%.900s': %s", path, strerror(err));
+        return clv_io_fail(msg, CLV_EIO, "cannot write '%.900s': %s", path, strerror(err));
     }
     flock(f->lock, LOCK_EX);
     /* The new file takes the old one's permissions (and owner, where this
@@ -192,8 +183,8 @@ int clv_outfile_commit(clv_outfile *f, clv_msg *msg)
     if (!f->partial[0] || f->committed)
         return 0;
     if (rename(f->partial, f->target) != 0)
-        return fail(msg, CLV_EIO, "cannot move the finished file to '%.900s': %s", f->target,
-                    strerror(errno));
+        return clv_io_fail(msg, CLV_EIO, "cannot move the finished file to '%.900s': %s", f->target,
+                           strerror(errno));
     f->committed = 1;
     return 0;
 }
@@ -354,33 +345,37 @@ int clv_output_check(const char *const *inputs, int input_count, const char *out
     int sequence = image2 && clv_sequence_pattern(output);
     struct stat st;
     if (!sequence && stat(output, &st) == 0 && S_ISDIR(st.st_mode))
-        return fail(msg, CLV_EOPTION, "'%.900s' is a folder; name a file in it", output);
+        return clv_io_fail(msg, CLV_EOPTION, "'%.900s' is a folder; name a file in it", output);
     file_ids ids = {0};
     int err = 0;
     for (int i = 0; i < input_count && !err; i++)
         if (inputs[i] && strcmp(inputs[i], "-"))
             err = each_file(inputs[i], add_input, &ids) < 0 ? CLV_ENOMEM : 0;
     if (!err && ids.count && (sequence ? each_file(output, find_input, &ids) : 0)) {
-        err = fail(msg, CLV_EOPTION,
-                   "'%.600s' (of the sequence '%.300s') is an input as well; write the output "
-                   "elsewhere",
-                   ids.found, output);
+        err =
+            clv_io_fail(msg, CLV_EOPTION,
+                        "'%.600s' (of the sequence '%.300s') is an input as well; write the output "
+                        "elsewhere",
+                        ids.found, output);
     } else if (!err && ids.count && !sequence && stat(output, &st) == 0 &&
                find_input(output, &st, &ids)) {
-        err = fail(msg, CLV_EOPTION,
-                   strcmp(ids.found_in, output)
-                       ? "'%.450s' is the input '%.450s' as well as the output; write to another "
-                         "file"
-                       : "'%.450s' is the input as well as the output; write to another file%.0s",
-                   output, ids.found_in);
+        err = clv_io_fail(
+            msg, CLV_EOPTION,
+            strcmp(ids.found_in, output)
+                ? "'%.450s' is the input '%.450s' as well as the output; write to another "
+                  "file"
+                : "'%.450s' is the input as well as the output; write to another file%.0s",
+            output, ids.found_in);
     } else if (!err && !overwrite) {
         if (sequence && each_file(output, first_existing, &ids))
-            err = fail(msg, CLV_EEXIST,
-                       "'%.600s' (of the sequence '%.300s') already exists; use -y to overwrite "
-                       "the sequence's files",
-                       ids.found, output);
+            err = clv_io_fail(
+                msg, CLV_EEXIST,
+                "'%.600s' (of the sequence '%.300s') already exists; use -y to overwrite "
+                "the sequence's files",
+                ids.found, output);
         else if (!sequence && lstat(output, &st) == 0)
-            err = fail(msg, CLV_EEXIST, "'%.900s' already exists; use -y to overwrite it", output);
+            err = clv_io_fail(msg, CLV_EEXIST, "'%.900s' already exists; use -y to overwrite it",
+                              output);
     }
     free(ids.list);
     return err;
