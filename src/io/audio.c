@@ -35,14 +35,12 @@ int clv_audio_open(const clv_decoder *dec, int stream, int rate, int channels, c
     *out = NULL;
     AVStream *st = clv_decoder_format(dec)->streams[stream];
     const AVCodec *codec = avcodec_find_decoder(st->codecpar->codec_id);
-    if (!codec) {
-        snprintf(msg->text, sizeof msg->text, "no decoder for the %s audio",
-                 avcodec_get_name(st->codecpar->codec_id));
-        return CLV_ENOTFOUND;
-    }
+    if (!codec)
+        return clv_io_fail(msg, CLV_ENOTFOUND, "no decoder for the %s audio",
+                           avcodec_get_name(st->codecpar->codec_id));
     clv_audio *a = calloc(1, sizeof *a);
     if (!a)
-        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     a->time_base = st->time_base;
     a->rate = rate;
     a->channels = channels;
@@ -50,9 +48,8 @@ int clv_audio_open(const clv_decoder *dec, int stream, int rate, int channels, c
     a->frame = av_frame_alloc();
     if (!a->codec || !a->frame || avcodec_parameters_to_context(a->codec, st->codecpar) < 0 ||
         avcodec_open2(a->codec, codec, NULL) < 0) {
-        snprintf(msg->text, sizeof msg->text, "cannot open the %s audio decoder", codec->name);
         clv_audio_close(a);
-        return CLV_EIO;
+        return clv_io_fail(msg, CLV_EIO, "cannot open the %s audio decoder", codec->name);
     }
     a->codec->pkt_timebase = st->time_base;
     *out = a;

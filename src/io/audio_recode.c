@@ -114,11 +114,10 @@ int clv_audio_recode_open(AVFormatContext *oc, const char *path, const AVStream 
     *out = a;
     return 0;
 fail:
-    snprintf(msg->text, sizeof msg->text, "'%.900s': cannot encode %s (%s) to %s%s%s", path, what,
-             avcodec_get_name(s->codecpar->codec_id), ec ? ec->name : "sound", r < 0 ? ": " : "",
-             r < 0 ? clv_av_err(r, err, sizeof err) : "");
     clv_audio_recode_close(a);
-    return -1;
+    return clv_io_fail(msg, -1, "'%.900s': cannot encode %s (%s) to %s%s%s", path, what,
+                       avcodec_get_name(s->codecpar->codec_id), ec ? ec->name : "sound",
+                       r < 0 ? ": " : "", r < 0 ? clv_av_err(r, err, sizeof err) : "");
 }
 
 const AVCodecContext *clv_audio_recode_encoder(const clv_audio_recode *a)

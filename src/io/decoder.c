@@ -215,9 +215,10 @@ int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_ms
 {
     *out = NULL;
     char err[128];
+    int code = CLV_EIO; /* what fail: returns */
     clv_decoder *d = calloc(1, sizeof *d);
     if (!d)
-        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     d->opt = *options;
     snprintf(d->path, sizeof d->path, "%s", options->path);
     d->opt.path = d->path;
@@ -230,10 +231,10 @@ int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_ms
     if (options->format) {
         ifmt = av_find_input_format(options->format);
         if (!ifmt) {
-            snprintf(msg->text, sizeof msg->text,
-                     "-f %s: no such input format (`ffmpeg -formats` lists them)", options->format);
             free(d);
-            return CLV_EINVAL;
+            return clv_io_fail(msg, CLV_EINVAL,
+                               "-f %s: no such input format (`ffmpeg -formats` lists them)",
+                               options->format);
         }
     }
     AVDictionary *opts = NULL;
@@ -253,41 +254,39 @@ int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_ms
     int r = avformat_open_input(&d->fmt, url, ifmt, &opts);
     av_dict_free(&opts);
     if (r < 0) {
-        snprintf(msg->text, sizeof msg->text, "cannot open input '%s': %s", options->path,
-                 clv_av_err(r, err, sizeof err));
         free(d);
-        return CLV_EIO;
+        return clv_io_fail(msg, CLV_EIO, "cannot open input '%s': %s", options->path,
+                           clv_av_err(r, err, sizeof err));
     }
     if ((r = avformat_find_stream_info(d->fmt, NULL)) < 0) {
-        snprintf(msg->text, sizeof msg->text, "input '%s': cannot read its streams: %s",
-                 options->path, clv_av_err(r, err, sizeof err));
+        code = clv_io_fail(msg, CLV_EIO, "input '%s': cannot read its streams: %s", options->path,
+                           clv_av_err(r, err, sizeof err));
         goto fail;
     }
     const AVCodec *dec = NULL;
     d->video = av_find_best_stream(d->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &dec, 0);
     if (d->video < 0) {
-        snprintf(msg->text, sizeof msg->text, "input '%s' has no video stream%s", options->path,
-                 d->video == AVERROR_DECODER_NOT_FOUND ? " this FFmpeg can decode" : "");
+        code = clv_io_fail(msg, CLV_EIO, "input '%s' has no video stream%s", options->path,
+                           d->video == AVERROR_DECODER_NOT_FOUND ? " this FFmpeg can decode" : "");
         goto fail;
     }
     AVStream *st = d->fmt->streams[d->video];
     d->codec = avcodec_alloc_context3(dec);
     if (!d->codec || avcodec_parameters_to_context(d->codec, st->codecpar) < 0) {
-        snprintf(msg->text, sizeof msg->text, "input '%s': cannot set up the %s decoder",
-                 options->path, dec->name);
+        code = clv_io_fail(msg, CLV_EIO, "input '%s': cannot set up the %s decoder", options->path,
+                           dec->name);
         goto fail;
     }
     d->codec->thread_count = 0;
     d->codec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
     d->codec->pkt_timebase = st->time_base;
     if ((r = avcodec_open2(d->codec, dec, NULL)) < 0) {
-        snprintf(msg->text, sizeof msg->text, "input '%s': cannot open the %s decoder: %s",
-                 options->path, dec->name, clv_av_err(r, err, sizeof err));
+        code = clv_io_fail(msg, CLV_EIO, "input '%s': cannot open the %s decoder: %s",
+                           options->path, dec->name, clv_av_err(r, err, sizeof err));
         goto fail;
     }
     if (d->codec->width < 1 || d->codec->height < 1) {
-        snprintf(msg->text, sizeof msg->text, "input '%s': the video stream has no size",
-                 options->path);
+        code = clv_io_fail(msg, CLV_EIO, "input '%s': the video stream has no size", options->path);
         goto fail;
     }
     int64_t start = d->fmt->start_time != AV_NOPTS_VALUE ? d->fmt->start_time : 0;
@@ -302,7 +301,7 @@ int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_ms
     return 0;
 fail:
     clv_decoder_close(d);
-    return CLV_EIO;
+    return code;
 }
 
 AVFormatContext *clv_decoder_format(const clv_decoder *d)
@@ -498,9 +497,7 @@ int clv_decoder_finish(clv_decoder *d, clv_msg *msg)
         pthread_join(d->thread, NULL);
         d->started = 0;
     }
-    if (d->error && msg)
-        snprintf(msg->text, sizeof msg->text, "%.1000s", d->message);
-    return d->error;
+    return d->error ? clv_io_fail(msg, d->error, "%.1000s", d->message) : 0;
 }
 
 int clv_decoder_audio_index(const clv_decoder *d)
@@ -525,9 +522,8 @@ int clv_decoder_seek(clv_decoder *d, int64_t us, clv_msg *msg)
     int64_t target = d->shift_us + (us > 0 ? us : 0);
     int r = avformat_seek_file(d->fmt, -1, INT64_MIN, target, target, 0);
     if (r < 0) {
-        snprintf(msg->text, sizeof msg->text, "cannot seek in '%.800s': %s", d->path,
-                 clv_av_err(r, err, sizeof err));
-        return CLV_EIO;
+        return clv_io_fail(msg, CLV_EIO, "cannot seek in '%.800s': %s", d->path,
+                           clv_av_err(r, err, sizeof err));
     }
     avcodec_flush_buffers(d->codec);
     d->skip_us = target;

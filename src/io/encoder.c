@@ -92,39 +92,41 @@ static enum AVPixelFormat choose_pix_fmt(const AVCodec *c, int rgb_source, int h
     return f;
 }
 
-static const AVCodec *choose_codec(const clv_output_options *o, const AVOutputFormat *ofmt,
-                                   clv_msg *msg)
+/* The video encoder into *out: -c:v's, else the one ffmpeg would pick for
+ * the container. Returns 0, or CLV_EIO with msg. */
+static int choose_codec(const clv_output_options *o, const AVOutputFormat *ofmt,
+                        const AVCodec **out, clv_msg *msg)
 {
     if (o->codec) {
-        const AVCodec *c = avcodec_find_encoder_by_name(o->codec);
-        if (!c || c->type != AVMEDIA_TYPE_VIDEO) {
-            snprintf(msg->text, sizeof msg->text,
-                     "-c:v %s: no such video encoder in this FFmpeg (try libx264, libx265, "
-                     "ffv1, png, mjpeg, libvpx-vp9; `ffmpeg -encoders` lists them)",
-                     o->codec);
-            return NULL;
-        }
-        return c;
+        *out = avcodec_find_encoder_by_name(o->codec);
+        if (!*out || (*out)->type != AVMEDIA_TYPE_VIDEO)
+            return clv_io_fail(msg, CLV_EIO,
+                               "-c:v %s: no such video encoder in this FFmpeg (try libx264, "
+                               "libx265, ffv1, png, mjpeg, libvpx-vp9; `ffmpeg -encoders` lists "
+                               "them)",
+                               o->codec);
+        return 0;
     }
     const char *name = ofmt->name;
     if (strstr(name, "mp4") || strstr(name, "matroska") || strstr(name, "mov")) {
-        const AVCodec *c = avcodec_find_encoder_by_name("libx264");
-        if (c)
-            return c;
+        if ((*out = avcodec_find_encoder_by_name("libx264")))
+            return 0;
     }
     if (!strcmp(name, "image2") || !strcmp(name, "image2pipe") || !strcmp(name, "apng")) {
         /* The image encoder the extension names (.jpg mjpeg, .bmp, .tiff,
          * .webp, .apng), as ffmpeg picks it; PNG for the rest. */
         enum AVCodecID id = av_guess_codec(ofmt, NULL, o->path, NULL, AVMEDIA_TYPE_VIDEO);
-        const AVCodec *c = id != AV_CODEC_ID_NONE ? avcodec_find_encoder(id) : NULL;
-        return c ? c : avcodec_find_encoder(AV_CODEC_ID_PNG);
+        *out = id != AV_CODEC_ID_NONE ? avcodec_find_encoder(id) : NULL;
+        if (!*out)
+            *out = avcodec_find_encoder(AV_CODEC_ID_PNG);
+        return 0;
     }
-    const AVCodec *c = avcodec_find_encoder(ofmt->video_codec);
-    if (!c)
-        snprintf(msg->text, sizeof msg->text,
-                 "'%s': the %s container has no default video encoder here; name one with -c:v",
-                 o->path, ofmt->name);
-    return c;
+    if (!(*out = avcodec_find_encoder(ofmt->video_codec)))
+        return clv_io_fail(
+            msg, CLV_EIO,
+            "'%s': the %s container has no default video encoder here; name one with -c:v", o->path,
+            ofmt->name);
+    return 0;
 }
 
 static enum AVColorSpace av_matrix(clv_matrix m)
@@ -210,8 +212,7 @@ static int recode_try(clv_encoder *e, const AVStream *s, int i, const AVCodec *e
             AVStream *os = avformat_new_stream(e->oc, NULL);
             if (!os || avcodec_parameters_copy(os->codecpar, par) < 0) {
                 clv_audio_recode_close(a);
-                result = -1;
-                snprintf(msg->text, sizeof msg->text, "out of memory");
+                result = clv_io_fail(msg, -1, "out of memory");
                 break;
             }
             os->time_base = enc->time_base;
@@ -251,7 +252,7 @@ static int copy_stream(clv_encoder *e, const AVStream *s, int i)
  * sound codec (AAC for MP4/MOV, Opus for WebM, ...), AAC failing that;
  * -c:a copy or -c:a NAME decide instead. A stream that can be neither is
  * left out with a warning (automatic mode) or is an error (asked for).
- * Returns 0 or -1 with msg. */
+ * Returns 0 or CLV_EIO with msg. */
 static int map_audio(clv_encoder *e, const clv_output_options *o, const AVStream *s, int i,
                      clv_msg *msg)
 {
@@ -263,28 +264,23 @@ static int map_audio(clv_encoder *e, const clv_output_options *o, const AVStream
     int takes = muxer_takes(ofmt, video, s->codecpar, s->time_base);
     if (o->audio_codec && !strcmp(o->audio_codec, "copy")) {
         if (!takes)
-            return snprintf(msg->text, sizeof msg->text,
-                            "'%.800s': -c:a copy: the %s container cannot hold %s sound (audio "
-                            "stream #%d); leave -c:a out to have it encoded",
-                            o->path, ofmt->name, name, i),
-                   -1;
-        return copy_stream(e, s, i) < 0
-                   ? (snprintf(msg->text, sizeof msg->text, "out of memory"), -1)
-                   : 0;
+            return clv_io_fail(msg, CLV_EIO,
+                               "'%.800s': -c:a copy: the %s container cannot hold %s sound (audio "
+                               "stream #%d); leave -c:a out to have it encoded",
+                               o->path, ofmt->name, name, i);
+        return copy_stream(e, s, i) < 0 ? clv_io_fail(msg, CLV_EIO, "out of memory") : 0;
     }
     const AVCodec *ec = NULL;
     if (o->audio_codec) {
         ec = avcodec_find_encoder_by_name(o->audio_codec);
         if (!ec || ec->type != AVMEDIA_TYPE_AUDIO)
-            return snprintf(msg->text, sizeof msg->text,
-                            "-c:a %.100s: no such audio encoder in this FFmpeg (try aac, libopus, "
-                            "libmp3lame, flac, pcm_s16le, or copy)",
-                            o->audio_codec),
-                   -1;
+            return clv_io_fail(
+                msg, CLV_EIO,
+                "-c:a %.100s: no such audio encoder in this FFmpeg (try aac, libopus, "
+                "libmp3lame, flac, pcm_s16le, or copy)",
+                o->audio_codec);
     } else if (takes && !poor_fit(ofmt, s->codecpar->codec_id)) {
-        return copy_stream(e, s, i) < 0
-                   ? (snprintf(msg->text, sizeof msg->text, "out of memory"), -1)
-                   : 0;
+        return copy_stream(e, s, i) < 0 ? clv_io_fail(msg, CLV_EIO, "out of memory") : 0;
     } else {
         ec = audio_encoder(ofmt->audio_codec);
         if (!ec)
@@ -292,13 +288,12 @@ static int map_audio(clv_encoder *e, const clv_output_options *o, const AVStream
     }
     int r = ec ? recode_try(e, s, i, ec, what, msg) : 0;
     if (r < 0)
-        return -1;
+        return CLV_EIO;
     if (r == 0) {
         if (o->audio_codec)
-            return snprintf(msg->text, sizeof msg->text,
-                            "'%.800s': -c:a %s: the %s container cannot hold its sound", o->path,
-                            o->audio_codec, ofmt->name),
-                   -1;
+            return clv_io_fail(msg, CLV_EIO,
+                               "'%.800s': -c:a %s: the %s container cannot hold its sound", o->path,
+                               o->audio_codec, ofmt->name);
         av_log(NULL, AV_LOG_WARNING,
                "'%s': %s (%s) can be neither copied into %s nor encoded for it; it is left out\n",
                o->path, what, name, ofmt->name);
@@ -371,9 +366,10 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
 {
     *out = NULL;
     char err[128];
+    int code = CLV_EIO; /* what fail: returns; each failure sets it */
     clv_encoder *e = calloc(1, sizeof *e);
     if (!e)
-        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     snprintf(e->path, sizeof e->path, "%s", o->path);
     int to_stdout = !strcmp(o->path, "-");
     e->dec = dec;
@@ -384,30 +380,33 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
     const AVOutputFormat *ofmt =
         o->format ? av_guess_format(o->format, NULL, NULL) : av_guess_format(NULL, o->path, NULL);
     if (!ofmt && o->format) {
-        snprintf(msg->text, sizeof msg->text,
-                 "-f %.100s: no such output format in this FFmpeg (matroska, nut, mp4, webm, "
-                 "mpegts, image2pipe, ...; `ffmpeg -muxers` lists them)",
-                 o->format);
+        code = clv_io_fail(msg, CLV_EIO,
+                           "-f %.100s: no such output format in this FFmpeg (matroska, nut, mp4, "
+                           "webm, mpegts, image2pipe, ...; `ffmpeg -muxers` lists them)",
+                           o->format);
         goto fail;
     }
     if (!ofmt) {
-        snprintf(msg->text, sizeof msg->text,
-                 to_stdout ? "'-' (standard output) needs the format: -f matroska, -f nut, -f "
-                             "mpegts, ..."
-                           : "'%s': cannot tell the output format from its extension (use .mp4, "
-                             ".mkv, .mov, .webm, .avi, .png, .nut, ...; or name it with -f)",
-                 o->path);
+        code =
+            clv_io_fail(msg, CLV_EIO,
+                        to_stdout ? "'-' (standard output) needs the format: -f matroska, -f nut, "
+                                    "-f mpegts, ..."
+                                  : "'%s': cannot tell the output format from its extension (use "
+                                    ".mp4, .mkv, .mov, .webm, .avi, .png, .nut, ...; or name it "
+                                    "with -f)",
+                        o->path);
         goto fail;
     }
     if (avformat_alloc_output_context2(&e->oc, ofmt, NULL, o->path) < 0 || !e->oc) {
-        snprintf(msg->text, sizeof msg->text, "'%s': cannot set up the %s muxer", o->path,
-                 ofmt->name);
+        code = clv_io_fail(msg, CLV_EIO, "'%s': cannot set up the %s muxer", o->path, ofmt->name);
         goto fail;
     }
     e->oc->max_delay = 700000; /* ffmpeg's -muxdelay 0.7: MPEG-PS needs the room */
     if (!(ofmt->flags & AVFMT_NOFILE) && !to_stdout &&
-        clv_outfile_open(o->path, NULL, &e->file, msg))
+        clv_outfile_open(o->path, NULL, &e->file, msg)) {
+        code = CLV_EIO;
         goto fail;
+    }
     const char *write_path = to_stdout ? "pipe:1"
                              : e->file ? clv_outfile_write_path(e->file)
                                        : o->path;
@@ -428,16 +427,22 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
      * image output gets the picture itself. */
     int image_out = !strcmp(ofmt->name, "image2") || !strcmp(ofmt->name, "image2pipe");
     int cover = (ist->disposition & AV_DISPOSITION_ATTACHED_PIC) && !image_out;
-    const AVCodec *codec =
-        cover && !o->codec
-            ? avcodec_find_encoder(ist->codecpar->codec_id == AV_CODEC_ID_PNG ? AV_CODEC_ID_PNG
-                                                                              : AV_CODEC_ID_MJPEG)
-            : choose_codec(o, ofmt, msg);
-    if (!codec)
+    const AVCodec *codec = NULL;
+    if (cover && !o->codec)
+        codec = avcodec_find_encoder(
+            ist->codecpar->codec_id == AV_CODEC_ID_PNG ? AV_CODEC_ID_PNG : AV_CODEC_ID_MJPEG);
+    else if ((code = choose_codec(o, ofmt, &codec, msg)))
         goto fail;
+    if (!codec) {
+        code = clv_io_fail(msg, CLV_EIO,
+                           "'%s': no video encoder for the %s container in this FFmpeg; name one "
+                           "with -c:v",
+                           o->path, ofmt->name);
+        goto fail;
+    }
     if (!cover && avformat_query_codec(ofmt, codec->id, FF_COMPLIANCE_NORMAL) == 0) {
-        snprintf(msg->text, sizeof msg->text, "'%s': the %s container cannot hold %s video",
-                 o->path, ofmt->name, codec->name);
+        code = clv_io_fail(msg, CLV_EIO, "'%s': the %s container cannot hold %s video", o->path,
+                           ofmt->name, codec->name);
         goto fail;
     }
     enum AVPixelFormat pf = AV_PIX_FMT_NONE;
@@ -453,8 +458,8 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
                     strcat(list, list[0] ? " " : "");
                     strcat(list, av_get_pix_fmt_name(*p));
                 }
-            snprintf(msg->text, sizeof msg->text, "-pix_fmt %s: %s takes %s", o->pix_fmt,
-                     codec->name, list[0] ? list : "other formats");
+            code = clv_io_fail(msg, CLV_EIO, "-pix_fmt %s: %s takes %s", o->pix_fmt, codec->name,
+                               list[0] ? list : "other formats");
             goto fail;
         }
     } else {
@@ -517,17 +522,16 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
                codec->name);
     }
     if (!strcmp(codec->name, "libx264") && pf == AV_PIX_FMT_YUV420P && (width % 2 || height % 2)) {
-        snprintf(msg->text, sizeof msg->text,
-                 "libx264 with yuv420p needs an even width and height; the input is %dx%d "
-                 "(write .png or use -c:v ffv1)",
-                 width, height);
+        code = clv_io_fail(msg, CLV_EIO,
+                           "libx264 with yuv420p needs an even width and height; the input is "
+                           "%dx%d (write .png or use -c:v ffv1)",
+                           width, height);
         goto fail;
     }
     int r = avcodec_open2(e->enc, codec, NULL);
     if (r < 0) {
-        snprintf(msg->text, sizeof msg->text, "cannot open the %s encoder for %dx%d %s: %s",
-                 codec->name, width, height, av_get_pix_fmt_name(pf),
-                 clv_av_err(r, err, sizeof err));
+        code = clv_io_fail(msg, CLV_EIO, "cannot open the %s encoder for %dx%d %s: %s", codec->name,
+                           width, height, av_get_pix_fmt_name(pf), clv_av_err(r, err, sizeof err));
         goto fail;
     }
     AVStream *vst = avformat_new_stream(e->oc, NULL);
@@ -569,8 +573,7 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
             (type == AVMEDIA_TYPE_SUBTITLE && o->no_subtitles))
             continue;
         if (type == AVMEDIA_TYPE_AUDIO) {
-            int r2 = map_audio(e, o, s, i, msg);
-            if (r2 < 0)
+            if ((code = map_audio(e, o, s, i, msg)))
                 goto fail;
             continue;
         }
@@ -588,13 +591,15 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
         const AVCodec *aac = audio_encoder(AV_CODEC_ID_AAC);
         int r2 =
             aac ? recode_try(e, o->extra_audio, e->map_count - 1, aac, "the microphone", msg) : 0;
-        if (r2 < 0)
+        if (r2 < 0) {
+            code = CLV_EIO;
             goto fail;
+        }
         if (r2 == 0) {
-            snprintf(msg->text, sizeof msg->text,
-                     "'%s': the %s container cannot hold AAC sound for the microphone "
-                     "(record to .mkv, .mp4 or .mov)",
-                     o->path, ofmt->name);
+            code = clv_io_fail(msg, CLV_EIO,
+                               "'%s': the %s container cannot hold AAC sound for the microphone "
+                               "(record to .mkv, .mp4 or .mov)",
+                               o->path, ofmt->name);
             goto fail;
         }
     }
@@ -603,8 +608,8 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
     if (!(ofmt->flags & AVFMT_NOFILE)) {
         r = avio_open(&e->oc->pb, write_path, AVIO_FLAG_WRITE);
         if (r < 0) {
-            snprintf(msg->text, sizeof msg->text, "cannot write '%s': %s", o->path,
-                     clv_av_err(r, err, sizeof err));
+            code = clv_io_fail(msg, CLV_EIO, "cannot write '%s': %s", o->path,
+                               clv_av_err(r, err, sizeof err));
             goto fail;
         }
     }
@@ -616,17 +621,17 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
     r = avformat_write_header(e->oc, &mux_opts);
     av_dict_free(&mux_opts);
     if (r < 0) {
-        snprintf(msg->text, sizeof msg->text, "'%s': cannot start the %s file: %s", o->path,
-                 ofmt->name, clv_av_err(r, err, sizeof err));
+        code = clv_io_fail(msg, CLV_EIO, "'%s': cannot start the %s file: %s", o->path, ofmt->name,
+                           clv_av_err(r, err, sizeof err));
         goto fail;
     }
     *out = e;
     return 0;
 oom:
-    snprintf(msg->text, sizeof msg->text, "out of memory setting up '%s'", o->path);
+    code = clv_io_fail(msg, CLV_EIO, "out of memory setting up '%s'", o->path);
 fail:
     clv_encoder_close(e);
-    return CLV_EIO;
+    return code;
 }
 
 enum AVPixelFormat clv_encoder_pix_fmt(const clv_encoder *e)
@@ -779,9 +784,7 @@ int clv_encoder_finish(clv_encoder *e, clv_msg *msg)
         e->error = CLV_EIO;
         snprintf(e->message, sizeof e->message, "%s", moved.text);
     }
-    if (e->error && msg)
-        snprintf(msg->text, sizeof msg->text, "%.1000s", e->message);
-    return e->error;
+    return e->error ? clv_io_fail(msg, e->error, "%.1000s", e->message) : 0;
 }
 
 void clv_encoder_close(clv_encoder *e)

@@ -162,7 +162,7 @@ int clv_feed_create(const AVCodecContext *dc, const char *path, clv_feed **out, 
     *out = NULL;
     clv_feed *feed = calloc(1, sizeof *feed);
     if (!feed)
-        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     snprintf(feed->path, sizeof feed->path, "%s", path);
     feed->width = dc->width;
     feed->height = dc->height;
@@ -178,12 +178,12 @@ int clv_feed_create(const AVCodecContext *dc, const char *path, clv_feed **out, 
     feed->color = clv_stream_color(dc);
     if (!feed->native && (dc->pix_fmt == AV_PIX_FMT_NONE || !sws_isSupportedInput(dc->pix_fmt))) {
         /* swscale asserts on formats it does not know (found by fuzzing). */
-        snprintf(msg->text, sizeof msg->text,
-                 "'%s': the video's pixel format (%s) is unknown "
-                 "or cannot be converted; is the stream damaged?",
-                 path, dc->pix_fmt == AV_PIX_FMT_NONE ? "none" : av_get_pix_fmt_name(dc->pix_fmt));
         clv_feed_destroy(feed);
-        return CLV_EINVAL;
+        return clv_io_fail(
+            msg, CLV_EINVAL,
+            "'%s': the video's pixel format (%s) is unknown or cannot be converted; is the "
+            "stream damaged?",
+            path, dc->pix_fmt == AV_PIX_FMT_NONE ? "none" : av_get_pix_fmt_name(dc->pix_fmt));
     }
     if (!feed->native) {
         feed->sws = sws_getContext(
@@ -191,19 +191,18 @@ int clv_feed_create(const AVCodecContext *dc, const char *path, clv_feed **out, 
             SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
         feed->converted = av_frame_alloc();
         if (!feed->sws || !feed->converted) {
-            snprintf(msg->text, sizeof msg->text, "'%s': cannot convert %s frames to %s", path,
-                     av_get_pix_fmt_name(dc->pix_fmt), clv_pixfmt_name(feed->format));
+            int err = clv_io_fail(msg, CLV_EINVAL, "'%s': cannot convert %s frames to %s", path,
+                                  av_get_pix_fmt_name(dc->pix_fmt), clv_pixfmt_name(feed->format));
             clv_feed_destroy(feed);
-            return CLV_EINVAL;
+            return err;
         }
         clv_sws_colors(feed->sws, feed->color, rgb, feed->color, !clv_pixfmt_is_yuv(feed->format));
         feed->converted->format = clv_av_pixfmt(feed->format);
         feed->converted->width = dc->width;
         feed->converted->height = dc->height;
         if (av_frame_get_buffer(feed->converted, 0) < 0) {
-            snprintf(msg->text, sizeof msg->text, "out of memory");
             clv_feed_destroy(feed);
-            return CLV_ENOMEM;
+            return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
         }
     }
     *out = feed;
@@ -232,12 +231,11 @@ int clv_feed_check(const clv_feed *feed, const AVFrame *f, clv_msg *msg)
         (feed->native && f->format != feed->source &&
          clv_native_pixfmt(f->format) != (int)feed->format) ||
         (!feed->native && f->format != feed->source)) {
-        snprintf(msg->text, sizeof msg->text,
-                 "'%s': the video changes from %dx%d %s to %dx%d %s mid-stream; clvid "
-                 "does not follow such changes yet",
-                 feed->path, w, h, av_get_pix_fmt_name(feed->source), f->width, f->height,
-                 av_get_pix_fmt_name(f->format));
-        return CLV_EINVAL;
+        return clv_io_fail(msg, CLV_EINVAL,
+                           "'%s': the video changes from %dx%d %s to %dx%d %s mid-stream; clvid "
+                           "does not follow such changes yet",
+                           feed->path, w, h, av_get_pix_fmt_name(feed->source), f->width, f->height,
+                           av_get_pix_fmt_name(f->format));
     }
     return 0;
 }

@@ -18,7 +18,7 @@ int clv_png_write(const char *path, const uint8_t *rgba, int w, int h, clv_msg *
     clv_outfile *out = NULL;
     FILE *file = NULL;
     if (!c || !f || !pkt) {
-        snprintf(msg->text, sizeof msg->text, "'%.900s': no PNG encoder in this FFmpeg", path);
+        err = clv_io_fail(msg, CLV_EIO, "'%.900s': no PNG encoder in this FFmpeg", path);
         goto done;
     }
     c->width = w;
@@ -26,7 +26,7 @@ int clv_png_write(const char *path, const uint8_t *rgba, int w, int h, clv_msg *
     c->pix_fmt = AV_PIX_FMT_RGBA;
     c->time_base = (AVRational){1, 1};
     if (avcodec_open2(c, png, NULL) < 0) {
-        snprintf(msg->text, sizeof msg->text, "'%.900s': cannot open the PNG encoder", path);
+        err = clv_io_fail(msg, CLV_EIO, "'%.900s': cannot open the PNG encoder", path);
         goto done;
     }
     f->format = AV_PIX_FMT_RGBA;
@@ -36,7 +36,7 @@ int clv_png_write(const char *path, const uint8_t *rgba, int w, int h, clv_msg *
     f->linesize[0] = w * 4;
     if (avcodec_send_frame(c, f) < 0 || avcodec_send_frame(c, NULL) < 0 ||
         avcodec_receive_packet(c, pkt) < 0) {
-        snprintf(msg->text, sizeof msg->text, "'%.900s': PNG encoding failed", path);
+        err = clv_io_fail(msg, CLV_EIO, "'%.900s': PNG encoding failed", path);
         goto done;
     }
     if ((err = clv_outfile_open(path, NULL, &out, msg)))
@@ -45,7 +45,7 @@ int clv_png_write(const char *path, const uint8_t *rgba, int w, int h, clv_msg *
     file = fopen(clv_outfile_write_path(out), "wb");
     if (!file || fwrite(pkt->data, 1, (size_t)pkt->size, file) != (size_t)pkt->size ||
         fclose(file) != 0) {
-        snprintf(msg->text, sizeof msg->text, "cannot write '%.900s': %s", path, strerror(errno));
+        err = clv_io_fail(msg, CLV_EIO, "cannot write '%.900s': %s", path, strerror(errno));
         goto done;
     }
     if (clv_outfile_commit(out, msg))

@@ -46,11 +46,10 @@ int clv_mic_format_check(const char *format, clv_msg *msg)
     avdevice_register_all();
     if (av_find_input_format(format))
         return 0;
-    snprintf(msg->text, sizeof msg->text,
-             "--audio-format %s: no such capture format in this FFmpeg (alsa, pulse, oss, lavfi; "
-             "`ffmpeg -devices` lists them)",
-             format);
-    return CLV_EINVAL;
+    return clv_io_fail(msg, CLV_EINVAL,
+                       "--audio-format %s: no such capture format in this FFmpeg (alsa, pulse, "
+                       "oss, lavfi; `ffmpeg -devices` lists them)",
+                       format);
 }
 
 int clv_mic_open(const char *device, const char *format, clv_mic **out, clv_msg *msg)
@@ -63,7 +62,7 @@ int clv_mic_open(const char *device, const char *format, clv_mic **out, clv_msg 
     const AVInputFormat *ifmt = av_find_input_format(fmt_name);
     clv_mic *m = calloc(1, sizeof *m);
     if (!m)
-        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     snprintf(m->device, sizeof m->device, "%s", device);
     atomic_init(&m->stopping, 0);
     atomic_init(&m->until_us, 0);
@@ -72,7 +71,7 @@ int clv_mic_open(const char *device, const char *format, clv_mic **out, clv_msg 
     m->fmt = avformat_alloc_context();
     if (!m->fmt) {
         free(m);
-        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     }
     m->fmt->interrupt_callback = (AVIOInterruptCB){interrupted, m};
     AVDictionary *opts = NULL;
@@ -80,19 +79,17 @@ int clv_mic_open(const char *device, const char *format, clv_mic **out, clv_msg 
     int r = avformat_open_input(&m->fmt, device, ifmt, &opts);
     av_dict_free(&opts);
     if (r < 0) {
-        snprintf(msg->text, sizeof msg->text,
-                 "--audio '%s': cannot open the %s capture device: %s (`arecord -l` lists "
-                 "ALSA devices; try --audio default, or --audio-format pulse)",
-                 device, fmt_name, clv_av_err(r, err, sizeof err));
         free(m); /* avformat_open_input freed the context */
-        return CLV_EIO;
+        return clv_io_fail(msg, CLV_EIO,
+                           "--audio '%s': cannot open the %s capture device: %s (`arecord -l` "
+                           "lists ALSA devices; try --audio default, or --audio-format pulse)",
+                           device, fmt_name, clv_av_err(r, err, sizeof err));
     }
     if ((r = avformat_find_stream_info(m->fmt, NULL)) < 0 ||
         (m->stream = av_find_best_stream(m->fmt, AVMEDIA_TYPE_AUDIO, -1, -1, NULL, 0)) < 0) {
-        snprintf(msg->text, sizeof msg->text, "--audio '%s': the %s input has no audio stream",
-                 device, fmt_name);
         clv_mic_close(m);
-        return CLV_EIO;
+        return clv_io_fail(msg, CLV_EIO, "--audio '%s': the %s input has no audio stream", device,
+                           fmt_name);
     }
     AVCodecParameters *par = m->fmt->streams[m->stream]->codecpar;
     av_log(NULL, AV_LOG_INFO, "microphone '%s' (%s): %s, %d Hz, %d channel(s)\n", device, fmt_name,

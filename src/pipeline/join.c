@@ -28,9 +28,8 @@ static int open_source(source *s, const char *path, clv_msg *msg)
         r = avformat_find_stream_info(s->ic, NULL);
     s->pkt = av_packet_alloc();
     if (r < 0 || !s->pkt)
-        return snprintf(msg->text, sizeof msg->text, "cannot read '%.900s': %s", path,
-                        r < 0 ? clv_av_err(r, err, sizeof err) : "out of memory"),
-               CLV_EIO;
+        return clv_io_fail(msg, CLV_EIO, "cannot read '%.900s': %s", path,
+                           r < 0 ? clv_av_err(r, err, sizeof err) : "out of memory");
     return 0;
 }
 
@@ -54,7 +53,7 @@ int clv_join(const char *const *segments, int count, const char *streams_from, c
     char err[128];
     msg->text[0] = 0;
     if (count < 1 || !output)
-        return snprintf(msg->text, sizeof msg->text, "join: no segments or no output"), CLV_EOPTION;
+        return clv_io_fail(msg, CLV_EOPTION, "join: no segments or no output");
     int rc = clv_output_check(segments, count, output, NULL, overwrite, msg);
     if (!rc && streams_from)
         rc = clv_output_check(&streams_from, 1, output, NULL, 1, msg);
@@ -71,12 +70,12 @@ int clv_join(const char *const *segments, int count, const char *streams_from, c
     rc = CLV_EIO;
     int vin = av_find_best_stream(seg.ic, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
     if (vin < 0) {
-        snprintf(msg->text, sizeof msg->text, "'%.900s' has no video stream", segments[0]);
+        rc = clv_io_fail(msg, CLV_EIO, "'%.900s' has no video stream", segments[0]);
         goto done;
     }
     if (avformat_alloc_output_context2(&oc, NULL, NULL, output) < 0 || !oc) {
-        snprintf(msg->text, sizeof msg->text,
-                 "'%.900s': cannot tell the output format from its extension", output);
+        rc = clv_io_fail(msg, CLV_EIO, "'%.900s': cannot tell the output format from its extension",
+                         output);
         goto done;
     }
     AVStream *vs = avformat_new_stream(oc, NULL);
@@ -118,14 +117,14 @@ int clv_join(const char *const *segments, int count, const char *streams_from, c
             goto done;
         rc = CLV_EIO;
         if ((r = avio_open(&oc->pb, clv_outfile_write_path(file), AVIO_FLAG_WRITE)) < 0) {
-            snprintf(msg->text, sizeof msg->text, "cannot write '%.900s': %s", output,
-                     clv_av_err(r, err, sizeof err));
+            rc = clv_io_fail(msg, CLV_EIO, "cannot write '%.900s': %s", output,
+                             clv_av_err(r, err, sizeof err));
             goto done;
         }
     }
     if ((r = avformat_write_header(oc, NULL)) < 0) {
-        snprintf(msg->text, sizeof msg->text, "'%.900s': cannot start the file: %s", output,
-                 clv_av_err(r, err, sizeof err));
+        rc = clv_io_fail(msg, CLV_EIO, "'%.900s': cannot start the file: %s", output,
+                         clv_av_err(r, err, sizeof err));
         goto done;
     }
 
@@ -142,9 +141,9 @@ int clv_join(const char *const *segments, int count, const char *streams_from, c
             if (vin < 0 || seg.ic->streams[vin]->codecpar->codec_id != vs->codecpar->codec_id ||
                 seg.ic->streams[vin]->codecpar->width != vs->codecpar->width ||
                 seg.ic->streams[vin]->codecpar->height != vs->codecpar->height) {
-                snprintf(msg->text, sizeof msg->text,
-                         "'%.900s' is not a segment like the first (codec or size differ)",
-                         segments[k]);
+                rc = clv_io_fail(msg, CLV_EIO,
+                                 "'%.900s' is not a segment like the first (codec or size differ)",
+                                 segments[k]);
                 goto done;
             }
         }
@@ -156,8 +155,8 @@ int clv_join(const char *const *segments, int count, const char *streams_from, c
                 if (r == AVERROR_EOF)
                     break;
                 if (r < 0) {
-                    snprintf(msg->text, sizeof msg->text, "reading '%.900s': %s", segments[k],
-                             clv_av_err(r, err, sizeof err));
+                    rc = clv_io_fail(msg, CLV_EIO, "reading '%.900s': %s", segments[k],
+                                     clv_av_err(r, err, sizeof err));
                     goto done;
                 }
                 if (seg.pkt->stream_index != vin) {
@@ -233,7 +232,7 @@ int clv_join(const char *const *segments, int count, const char *streams_from, c
     if ((r = av_write_trailer(oc)) < 0)
         goto write_failed;
     if (oc->pb && avio_closep(&oc->pb) < 0) {
-        snprintf(msg->text, sizeof msg->text, "closing '%.900s' failed (disk full?)", output);
+        rc = clv_io_fail(msg, CLV_EIO, "closing '%.900s' failed (disk full?)", output);
         goto done;
     }
     if (file && clv_outfile_commit(file, msg))
@@ -241,12 +240,11 @@ int clv_join(const char *const *segments, int count, const char *streams_from, c
     rc = 0;
     goto done;
 write_failed:
-    snprintf(msg->text, sizeof msg->text, "writing '%.900s' failed: %s", output,
-             clv_av_err(r, err, sizeof err));
+    rc = clv_io_fail(msg, CLV_EIO, "writing '%.900s' failed: %s", output,
+                     clv_av_err(r, err, sizeof err));
     goto done;
 oom:
-    snprintf(msg->text, sizeof msg->text, "out of memory");
-    rc = CLV_ENOMEM;
+    rc = clv_io_fail(msg, CLV_ENOMEM, "out of memory");
 done:
     if (oc && oc->pb)
         avio_closep(&oc->pb);
@@ -269,8 +267,7 @@ int clv_probe(const char *path, clv_media_info *info, clv_msg *msg)
     int v = av_find_best_stream(s.ic, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
     if (v < 0) {
         close_source(&s);
-        return snprintf(msg->text, sizeof msg->text, "'%.900s' has no video stream", path),
-               CLV_EINVAL;
+        return clv_io_fail(msg, CLV_EINVAL, "'%.900s' has no video stream", path);
     }
     AVStream *st = s.ic->streams[v];
     AVRational rate = av_guess_frame_rate(s.ic, st, NULL);

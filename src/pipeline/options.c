@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../io/io.h"
+
 int64_t clv_parse_time(const char *text)
 {
     double seconds = 0;
@@ -115,17 +117,15 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
     if (!strcmp(key, "crf")) {
         long n = strtol(v, &end, 10);
         if (*end || end == v || n < 0 || n > 51)
-            return snprintf(msg->text, sizeof msg->text,
-                            "-crf %.100s: expected an integer from 0 to 51", v),
-                   CLV_EOPTION;
+            return clv_io_fail(msg, CLV_EOPTION, "-crf %.100s: expected an integer from 0 to 51",
+                               v);
         o->crf = (int)n;
         return 0;
     }
     if (!strcmp(key, "b:v") || !strcmp(key, "bitrate")) {
         if ((o->bitrate = parse_rate(v)) < 0)
-            return snprintf(msg->text, sizeof msg->text,
-                            "-b:v %.100s: expected a rate such as 2M or 800k", v),
-                   CLV_EOPTION;
+            return clv_io_fail(msg, CLV_EOPTION, "-b:v %.100s: expected a rate such as 2M or 800k",
+                               v);
         return 0;
     }
     if (!strcmp(key, "ss") || !strcmp(key, "t") || !strcmp(key, "start") ||
@@ -133,28 +133,23 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
         int start = key[0] == 's';
         int64_t us = clv_parse_time(v);
         if (us < 0 || (!start && us == 0))
-            return snprintf(msg->text, sizeof msg->text,
-                            "-%s %.100s: expected seconds or [hh:]mm:ss%s", start ? "ss" : "t", v,
-                            start ? "" : ", more than 0"),
-                   CLV_EOPTION;
+            return clv_io_fail(msg, CLV_EOPTION, "-%s %.100s: expected seconds or [hh:]mm:ss%s",
+                               start ? "ss" : "t", v, start ? "" : ", more than 0");
         *(start ? &o->start_us : &o->duration_us) = us;
         return 0;
     }
     if (!strcmp(key, "frame-index") || !strcmp(key, "first_frame_index")) {
         long long n = strtoll(v, &end, 10);
         if (*end || end == v || n < 0)
-            return snprintf(msg->text, sizeof msg->text,
-                            "--frame-index %.100s: expected an integer from 0", v),
-                   CLV_EOPTION;
+            return clv_io_fail(msg, CLV_EOPTION, "--frame-index %.100s: expected an integer from 0",
+                               v);
         o->first_frame_index = (uint64_t)n;
         return 0;
     }
     if (!strcmp(key, "frames") || !strcmp(key, "frames:v")) {
         long long n = strtoll(v, &end, 10);
         if (*end || end == v || n < 1)
-            return snprintf(msg->text, sizeof msg->text,
-                            "--frames %.100s: expected a positive integer", v),
-                   CLV_EOPTION;
+            return clv_io_fail(msg, CLV_EOPTION, "--frames %.100s: expected a positive integer", v);
         o->max_frames = n;
         return 0;
     }
@@ -169,12 +164,10 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
             o->aspect_num = (int)(x * 10000 + 0.5);
             o->aspect_den = 10000;
         } else {
-            return snprintf(msg->text, sizeof msg->text,
-                            "-aspect %.100s: expected W:H (16:9) or a number (1.7778)", v),
-                   CLV_EOPTION;
+            return clv_io_fail(msg, CLV_EOPTION,
+                               "-aspect %.100s: expected W:H (16:9) or a number (1.7778)", v);
         }
         return 0;
     }
-    return snprintf(msg->text, sizeof msg->text, "unknown transcode option '%.100s'", key),
-           CLV_EOPTION;
+    return clv_io_fail(msg, CLV_EOPTION, "unknown transcode option '%.100s'", key);
 }

@@ -48,14 +48,14 @@ int clv_reader_open(const clv_transcode_options *o, clv_reader **out, clv_msg *m
     *out = NULL;
     msg->text[0] = 0;
     if (!o->input || !*o->input)
-        return snprintf(msg->text, sizeof msg->text, "no input given"), CLV_EOPTION;
+        return clv_io_fail(msg, CLV_EOPTION, "no input given");
     clv_chain_desc desc;
     int err = clv_chain_parse(o->chain, &desc, msg);
     if (err)
         return err;
     clv_reader *r = calloc(1, sizeof *r);
     if (!r)
-        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     r->first_index = o->first_frame_index;
     clv_input_options in = clv_pipeline_input(o);
     if ((err = clv_decoder_open(&in, &r->dec, msg)))
@@ -87,8 +87,7 @@ int clv_reader_open(const clv_transcode_options *o, clv_reader **out, clv_msg *m
     clv_stage_output_size(r->stage, &r->width, &r->height);
     r->queue = clv_queue_create(8);
     if (!r->queue || clv_decoder_start(r->dec, r->queue, NULL)) {
-        snprintf(msg->text, sizeof msg->text, "out of memory");
-        err = CLV_ENOMEM;
+        err = clv_io_fail(msg, CLV_ENOMEM, "out of memory");
         goto fail;
     }
     *out = r;

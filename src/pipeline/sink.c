@@ -64,7 +64,7 @@ int clv_sink_open(const clv_sink_options *o, clv_sink **out, clv_msg *msg)
     *out = NULL;
     clv_sink *s = calloc(1, sizeof *s);
     if (!s)
-        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     const AVCodecContext *dc = clv_decoder_codec(o->dec);
     clv_output_options output = *o->output;
     s->dec = o->dec;
@@ -97,9 +97,8 @@ int clv_sink_open(const clv_sink_options *o, clv_sink **out, clv_msg *msg)
             sws_getContext(s->width, s->height, AV_PIX_FMT_RGBA, s->width, s->height, s->enc_format,
                            SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
         if (!s->sws) {
-            snprintf(msg->text, sizeof msg->text, "cannot convert RGBA frames to %s",
-                     av_get_pix_fmt_name(s->enc_format));
-            err = CLV_EINVAL;
+            err = clv_io_fail(msg, CLV_EINVAL, "cannot convert RGBA frames to %s",
+                              av_get_pix_fmt_name(s->enc_format));
             goto fail;
         }
         clv_sws_colors(s->sws, s->color, 1, s->color, clv_av_pixfmt_is_rgb(s->enc_format));
@@ -108,8 +107,7 @@ int clv_sink_open(const clv_sink_options *o, clv_sink **out, clv_msg *msg)
     s->pool = size > 0 ? av_buffer_pool_init((size_t)size, NULL) : NULL;
     s->queue = clv_queue_create(16);
     if (!s->pool || !s->queue) {
-        snprintf(msg->text, sizeof msg->text, "out of memory");
-        err = CLV_ENOMEM;
+        err = clv_io_fail(msg, CLV_ENOMEM, "out of memory");
         goto fail;
     }
     *out = s;
@@ -158,7 +156,7 @@ int clv_sink_start(clv_sink *s, clv_msg *msg)
 {
     if (clv_encoder_start(s->enc, s->queue) ||
         (s->mic && clv_mic_start(s->mic, s->dec, s->queue, clv_encoder_extra_index(s->enc))))
-        return snprintf(msg->text, sizeof msg->text, "out of memory (threads)"), CLV_ENOMEM;
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory (threads)");
     return 0;
 }
 
@@ -205,7 +203,7 @@ int clv_sink_frame(clv_sink *s, const uint8_t *pixels, clv_block *kept, int64_t 
     AVFrame *f = av_frame_alloc();
     if (!f) {
         clv_block_free(kept);
-        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     }
     f->format = s->enc_format;
     f->width = s->width;
@@ -219,7 +217,7 @@ int clv_sink_frame(clv_sink *s, const uint8_t *pixels, clv_block *kept, int64_t 
         if (!f->buf[0]) {
             clv_block_free(kept);
             av_frame_free(&f);
-            return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+            return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
         }
     } else {
         /* A copy: the buffer returns to the pool when the encoder thread
@@ -230,7 +228,7 @@ int clv_sink_frame(clv_sink *s, const uint8_t *pixels, clv_block *kept, int64_t 
                                                s->width, s->height, 32) < 0) {
             clv_block_free(kept);
             av_frame_free(&f);
-            return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+            return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
         }
         if (s->sws) {
             const uint8_t *src[4] = {pixels, NULL, NULL, NULL};

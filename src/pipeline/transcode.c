@@ -40,12 +40,11 @@ int clv_capture_format_check(const char *capture_format, const char *mic_format,
 {
     if (capture_format && av_get_pix_fmt(capture_format) == AV_PIX_FMT_NONE &&
         !avcodec_find_decoder_by_name(capture_format))
-        return snprintf(msg->text, sizeof msg->text,
-                        "--input-format %.200s: not a pixel format or codec FFmpeg knows "
-                        "(cameras offer e.g. mjpeg, yuyv422, nv12, h264; clvid sources lists "
-                        "each camera's)",
-                        capture_format),
-               CLV_EOPTION;
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "--input-format %.200s: not a pixel format or codec FFmpeg knows "
+                           "(cameras offer e.g. mjpeg, yuyv422, nv12, h264; clvid sources lists "
+                           "each camera's)",
+                           capture_format);
     if (mic_format && clv_mic_format_check(mic_format, msg))
         return CLV_EOPTION;
     return 0;
@@ -56,7 +55,7 @@ int clv_transcode_check_output(const char *const *inputs, int input_count, const
 {
     msg->text[0] = 0;
     if (!output || !*output || input_count < 0 || (input_count && !inputs))
-        return snprintf(msg->text, sizeof msg->text, "no output given"), CLV_EOPTION;
+        return clv_io_fail(msg, CLV_EOPTION, "no output given");
     return clv_output_check(inputs, input_count, output, format, overwrite, msg);
 }
 
@@ -64,27 +63,23 @@ int clv_transcode_check_output(const char *const *inputs, int input_count, const
 static int check_options(const clv_transcode_options *o, clv_chain_desc *desc, clv_msg *msg)
 {
     if (!o->input || !*o->input)
-        return snprintf(msg->text, sizeof msg->text, "no input given"), CLV_EOPTION;
+        return clv_io_fail(msg, CLV_EOPTION, "no input given");
     if (!o->output || !*o->output)
-        return snprintf(msg->text, sizeof msg->text, "no output given"), CLV_EOPTION;
+        return clv_io_fail(msg, CLV_EOPTION, "no output given");
     if (o->crf < -1 || o->crf > 51)
-        return snprintf(msg->text, sizeof msg->text, "crf %d: expected 0 to 51", o->crf),
-               CLV_EOPTION;
+        return clv_io_fail(msg, CLV_EOPTION, "crf %d: expected 0 to 51", o->crf);
     if (o->mic && !o->live)
-        return snprintf(msg->text, sizeof msg->text,
-                        "--audio %.500s records a microphone with a live source; add --live (a "
-                        "file's own sound is kept without it)",
-                        o->mic),
-               CLV_EOPTION;
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "--audio %.500s records a microphone with a live source; add --live (a "
+                           "file's own sound is kept without it)",
+                           o->mic);
     int err = clv_capture_format_check(o->capture_format, o->mic_format, msg);
     if (err)
         return err;
     err = clv_chain_parse(o->chain, desc, msg);
     if (err) {
-        char text[sizeof msg->text];
-        snprintf(text, sizeof text, "-vf: %.1000s", msg->text);
-        snprintf(msg->text, sizeof msg->text, "%s", text);
-        return err;
+        clv_msg parsed = *msg;
+        return clv_io_fail(msg, err, "-vf: %.1000s", parsed.text);
     }
     /* Never overwrite without permission, and never write over an input
      * (any file of an input or output sequence, a kernel file the chain
@@ -330,8 +325,7 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
     r.start = clv_io_seconds();
 
     if (!(dec_q = clv_queue_create(8))) {
-        snprintf(msg->text, sizeof msg->text, "out of memory");
-        err = CLV_ENOMEM;
+        err = clv_io_fail(msg, CLV_ENOMEM, "out of memory");
         goto fail;
     }
     /* Nothing to filter and the encoder takes the decoder's frames: they
@@ -350,8 +344,7 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
     if ((err = clv_sink_start(r.sink, msg)))
         goto fail;
     if (clv_decoder_start(dec, dec_q, NULL)) {
-        snprintf(msg->text, sizeof msg->text, "out of memory (threads)");
-        err = CLV_ENOMEM;
+        err = clv_io_fail(msg, CLV_ENOMEM, "out of memory (threads)");
         goto fail;
     }
 
@@ -396,8 +389,7 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
         if (!err) {
             r.pts[index % PTS_RING] = f->pts;
             if ((int64_t)submitted == stage_fault) {
-                snprintf(msg->text, sizeof msg->text, "GPU stage failed (injected fault)");
-                err = CLV_ECL;
+                err = clv_io_fail(msg, CLV_ECL, "GPU stage failed (injected fault)");
             }
         }
         /* Sent where the decoder wrote it, or copied into the staging. */
@@ -432,13 +424,12 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
     if (!err && submitted == 0) {
         /* Nothing to write: the output (or a file already there) is left
          * as it was rather than replaced by an empty one. */
-        err = CLV_EINVAL;
         if (r.stopped)
-            snprintf(msg->text, sizeof msg->text,
-                     "stopped before the first frame; '%.900s' not written", o->output);
+            err = clv_io_fail(msg, CLV_EINVAL,
+                              "stopped before the first frame; '%.900s' not written", o->output);
         else
-            snprintf(msg->text, sizeof msg->text, "'%.900s': no video frame to write%s", o->input,
-                     o->start_us ? " (is -ss past the end?)" : "");
+            err = clv_io_fail(msg, CLV_EINVAL, "'%.900s': no video frame to write%s", o->input,
+                              o->start_us ? " (is -ss past the end?)" : "");
     }
     clv_msg mic_note = {{0}};
     int eerr = clv_sink_finish(r.sink, !err, NULL, &mic_note, &emsg);

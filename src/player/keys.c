@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../io/io.h"
+
 const clv_preset clv_presets[9] = {
     {"none", "", -1, NULL},
     {"sharpen", "sharpen", -1, NULL},
@@ -71,11 +73,10 @@ int clv_player_check_keys(const char *keys, clv_msg *msg)
     snprintf(copy, sizeof copy, "%s", keys ? keys : "");
     for (char *save = NULL, *t = strtok_r(copy, " ,", &save); t; t = strtok_r(NULL, " ,", &save))
         if (!clv_binding_named(t))
-            return snprintf(msg->text, sizeof msg->text,
-                            "--keys: unknown key '%.100s' (press h in the window, or see clvid "
-                            "play --help)",
-                            t),
-                   CLV_EOPTION;
+            return clv_io_fail(msg, CLV_EOPTION,
+                               "--keys: unknown key '%.100s' (press h in the window, or see clvid "
+                               "play --help)",
+                               t);
     return 0;
 }
 

@@ -50,7 +50,7 @@ int clv_player_start_decoder(clv_player *p, clv_msg *msg)
     p->video_q = clv_queue_create(p->a.io.live ? CLV_PLAYER_SLOTS : 8);
     p->packet_q = clv_queue_create(1024);
     if (!p->video_q || !p->packet_q)
-        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     return clv_decoder_start(p->dec, p->video_q, p->packet_q);
 }
 

@@ -48,33 +48,28 @@ static int check(clv_player *p, clv_chain_desc *descs, clv_msg *msg)
     for (int i = 0; i < p->a.chain_count; i++) {
         int err = clv_chain_parse(p->a.chains[i], &descs[i], msg);
         if (err) {
-            char text[sizeof msg->text];
-            snprintf(text, sizeof text, "-vf: %.1000s", msg->text);
-            snprintf(msg->text, sizeof msg->text, "%s", text);
-            return err;
+            clv_msg parsed = *msg;
+            return clv_io_fail(msg, err, "-vf: %.1000s", parsed.text);
         }
     }
     int err = clv_player_check_keys(p->a.keys, msg);
     if (err)
         return err;
     if (!p->path)
-        return snprintf(msg->text, sizeof msg->text,
-                        "no INPUT given and the bundled sample (media/sample.mp4) is not here; "
-                        "name a file: clvid play FILE"),
-               CLV_EOPTION;
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "no INPUT given and the bundled sample (media/sample.mp4) is not here; "
+                           "name a file: clvid play FILE");
     if (p->a.io.output && !p->a.io.live)
         /* A file can be paused, sought and looped: what it should record
          * is not what the user means. transcode writes a file's frames. */
-        return snprintf(msg->text, sizeof msg->text,
-                        "-o records live sources (clvid webcam, play --live); to filter "
-                        "'%.800s' into a file use clvid transcode -i INPUT -vf CHAIN -o OUTPUT",
-                        p->path),
-               CLV_EOPTION;
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "-o records live sources (clvid webcam, play --live); to filter "
+                           "'%.800s' into a file use clvid transcode -i INPUT -vf CHAIN -o OUTPUT",
+                           p->path);
     if (p->a.io.mic && !p->a.io.output)
-        return snprintf(msg->text, sizeof msg->text,
-                        "--audio %.500s records the microphone into a recording; give -o OUTPUT",
-                        p->a.io.mic),
-               CLV_EOPTION;
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "--audio %.500s records the microphone into a recording; give -o OUTPUT",
+                           p->a.io.mic);
     if (p->a.io.output)
         return clv_output_check(&p->path, 1, p->a.io.output, p->a.io.output_format,
                                 p->a.io.overwrite, msg);
@@ -206,9 +201,9 @@ static int play_main(clv_player *p, clv_msg *msg)
     if (!err && p->sink && p->recorded == 0) {
         /* Stopped before the first frame: no file rather than an empty one. */
         clv_sink_finish(p->sink, 0, NULL, NULL, NULL);
-        err = CLV_EINVAL;
-        snprintf(msg->text, sizeof msg->text,
-                 "stopped before the first frame was shown; '%.900s' not written", p->a.io.output);
+        err = clv_io_fail(msg, CLV_EINVAL,
+                          "stopped before the first frame was shown; '%.900s' not written",
+                          p->a.io.output);
     } else if (!err && p->sink) {
         /* The recording is finished on q, Ctrl-C or the source's end alike. */
         clv_msg note = {{0}};
@@ -253,7 +248,7 @@ int clv_player_run(const clv_player_options *options, const volatile sig_atomic_
     msg->text[0] = 0;
     clv_player *p = calloc(1, sizeof *p);
     if (!p)
-        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     p->a = *options;
     p->entered_at = clv_io_seconds();
     p->quit_signal = quit;

@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../io/io.h"
+
 #define TARGETS 16
 #define SETTLE_S 0.05 /* an editor's save is several events: wait for the last */
 #define POLL_S 0.25   /* without inotify: how often the files are looked at */
@@ -119,7 +121,7 @@ int clv_reload_create(clv_context *ctx, clv_chain *const *chains, int count, clv
     *out = NULL;
     clv_reload *r = calloc(1, sizeof *r);
     if (!r)
-        return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     r->ctx = ctx;
     r->job = -1;
     r->inotify = -1;
@@ -166,8 +168,7 @@ int clv_reload_create(clv_context *ctx, clv_chain *const *chains, int count, clv
     pthread_cond_init(&r->wake, NULL);
     if (pthread_create(&r->thread, NULL, builder, r) != 0) {
         clv_reload_destroy(r);
-        return snprintf(msg->text, sizeof msg->text, "cannot start the kernel build thread"),
-               CLV_ENOMEM;
+        return clv_io_fail(msg, CLV_ENOMEM, "cannot start the kernel build thread");
     }
     r->thread_started = 1;
     *out = r;
