@@ -117,7 +117,7 @@ def sound_choices(tmp):
     clvid("-i", src, "-c:a", "copy", "-o", os.path.join(tmp, "c.mkv"))
     check(streams(probe(os.path.join(tmp, "c.mkv")), "audio")[0]["codec_name"] == "flac",
           "-c:a copy into mkv")
-    err = clvid("-i", src, "-c:a", "nosuchcodec", "-o", out, expect=1)
+    err = clvid("-i", src, "-c:a", "nosuchcodec", "-o", out, expect=2)
     check("-c:a nosuchcodec" in err, "message: %r" % err)
 
 

@@ -360,7 +360,7 @@ def lavfi_input(tmp):
     clvid("-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=1", "-vf", "median",
           "-o", out)
     check(int(streams(probe(out), "video")[0]["nb_read_frames"]) == 25, "not 25 frames")
-    p = clvid("-f", "nosuchformat", "-i", "x", "-o", out, "-y", expect=1)
+    p = clvid("-f", "nosuchformat", "-i", "x", "-o", out, "-y", expect=2)
     check("-f nosuchformat: no such input format" in p.stderr, p.stderr)
 
 
@@ -403,8 +403,13 @@ def errors(tmp):
         (["-i", tmp, "-o", out], 1, "cannot open input"),
         (["-i", sample(), "-o", os.path.join(tmp, "out.xyz")], 1,
          "cannot tell the output format"),
-        (["-i", sample(), "-c:v", "nosuchcodec", "-o", out], 1,
+        (["-i", sample(), "-c:v", "nosuchcodec", "-o", out], 2,
          "-c:v nosuchcodec: no such video encoder"),
+        (["-i", sample(), "-c:a", "nosuchcodec", "-o", out], 2,
+         "-c:a nosuchcodec: no such audio encoder"),
+        (["-i", sample(), "-f", "bogus", "-o", out], 2, "-f bogus: no such output format"),
+        (["-f", "bogus", "-i", sample(), "-o", out], 2, "-f bogus: no such input format"),
+        (["-i", sample(), "-pix_fmt", "bogus", "-o", out], 2, "-pix_fmt bogus:"),
         (["-i", sample(), "-vf", "medain", "-o", out], 2, "did you mean 'median'"),
         (["-i", sample(), "-vf", "median=radius=9", "-o", out], 2, "allowed: 1 to 7"),
         (["-i", sample(), "-o", sample(), "-y"], 2, "is the input as well as the output"),

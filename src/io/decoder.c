@@ -232,7 +232,7 @@ int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_ms
         ifmt = av_find_input_format(options->format);
         if (!ifmt) {
             free(d);
-            return clv_io_fail(msg, CLV_EINVAL,
+            return clv_io_fail(msg, CLV_EOPTION,
                                "-f %s: no such input format (`ffmpeg -formats` lists them)",
                                options->format);
         }

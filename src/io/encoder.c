@@ -93,14 +93,15 @@ static enum AVPixelFormat choose_pix_fmt(const AVCodec *c, int rgb_source, int h
 }
 
 /* The video encoder into *out: -c:v's, else the one ffmpeg would pick for
- * the container. Returns 0, or CLV_EIO with msg. */
+ * the container. Returns 0, or with msg CLV_EOPTION (-c:v names no video
+ * encoder) or CLV_EIO (the container has no encoder here). */
 static int choose_codec(const clv_output_options *o, const AVOutputFormat *ofmt,
                         const AVCodec **out, clv_msg *msg)
 {
     if (o->codec) {
         *out = avcodec_find_encoder_by_name(o->codec);
         if (!*out || (*out)->type != AVMEDIA_TYPE_VIDEO)
-            return clv_io_fail(msg, CLV_EIO,
+            return clv_io_fail(msg, CLV_EOPTION,
                                "-c:v %s: no such video encoder in this FFmpeg (try libx264, "
                                "libx265, ffv1, png, mjpeg, libvpx-vp9; `ffmpeg -encoders` lists "
                                "them)",
@@ -252,7 +253,8 @@ static int copy_stream(clv_encoder *e, const AVStream *s, int i)
  * sound codec (AAC for MP4/MOV, Opus for WebM, ...), AAC failing that;
  * -c:a copy or -c:a NAME decide instead. A stream that can be neither is
  * left out with a warning (automatic mode) or is an error (asked for).
- * Returns 0 or CLV_EIO with msg. */
+ * Returns 0, or with msg CLV_EOPTION (-c:a names no audio encoder) or
+ * CLV_EIO. */
 static int map_audio(clv_encoder *e, const clv_output_options *o, const AVStream *s, int i,
                      clv_msg *msg)
 {
@@ -275,7 +277,7 @@ static int map_audio(clv_encoder *e, const clv_output_options *o, const AVStream
         ec = avcodec_find_encoder_by_name(o->audio_codec);
         if (!ec || ec->type != AVMEDIA_TYPE_AUDIO)
             return clv_io_fail(
-                msg, CLV_EIO,
+                msg, CLV_EOPTION,
                 "-c:a %.100s: no such audio encoder in this FFmpeg (try aac, libopus, "
                 "libmp3lame, flac, pcm_s16le, or copy)",
                 o->audio_codec);
@@ -380,7 +382,7 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
     const AVOutputFormat *ofmt =
         o->format ? av_guess_format(o->format, NULL, NULL) : av_guess_format(NULL, o->path, NULL);
     if (!ofmt && o->format) {
-        code = clv_io_fail(msg, CLV_EIO,
+        code = clv_io_fail(msg, CLV_EOPTION,
                            "-f %.100s: no such output format in this FFmpeg (matroska, nut, mp4, "
                            "webm, mpegts, image2pipe, ...; `ffmpeg -muxers` lists them)",
                            o->format);
@@ -458,7 +460,11 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
                     strcat(list, list[0] ? " " : "");
                     strcat(list, av_get_pix_fmt_name(*p));
                 }
-            code = clv_io_fail(msg, CLV_EIO, "-pix_fmt %s: %s takes %s", o->pix_fmt, codec->name,
+            /* A name FFmpeg does not know is a usage mistake; a format
+             * this encoder lacks is this FFmpeg's limit, as a codec a
+             * container cannot hold. */
+            code = clv_io_fail(msg, pf == AV_PIX_FMT_NONE ? CLV_EOPTION : CLV_EIO,
+                               "-pix_fmt %s: %s takes %s", o->pix_fmt, codec->name,
                                list[0] ? list : "other formats");
             goto fail;
         }
