@@ -1,6 +1,7 @@
 /* program.c - kernel programs: source assembly (embedded or from
- * CLVID_KERNEL_DIR), build with the log on failure, and the on-disk binary
- * cache keyed by device, driver and a hash of source + options. */
+ * CLVID_KERNEL_DIR; a file's include lines bring in other files), build with
+ * the log on failure, and the on-disk binary cache keyed by device, driver
+ * and a hash of source + options. */
 #include "clvid_internal.h"
 
 #include <errno.h>
@@ -34,7 +35,14 @@ static const clv__source *embedded(const char *name)
 typedef struct source_part {
     const char *name;
     int first_line; /* the assembled line that holds the file's line 1 */
+    char own[64];   /* name's storage, for files named by an include line */
 } source_part;
+
+/* The files of one program: common.cl, yuv.cl, the family's own file and
+ * the files they include. */
+#define SOURCE_PARTS 16
+/* How deep includes may nest (a cycle ends here). */
+#define INCLUDE_DEPTH 8
 
 static int count_lines(const char *s, size_t n)
 {
@@ -44,13 +52,39 @@ static int count_lines(const char *s, size_t n)
     return lines;
 }
 
-/* Appends cl/<name> to buf (malloc'd, grown); from ctx's kernel_dir when
- * set. part records where it starts. */
-static int append_source(const clv_context *ctx, char **buf, size_t *len, const char *name,
-                         source_part *part, clv_msg *msg)
+/* The file named by the line [line, end) when it is `#include "NAME"`
+ * (blanks allowed around the words): NAME's length and *name, else 0. */
+static size_t include_name(const char *line, const char *end, const char **name)
 {
+    while (line < end && (*line == ' ' || *line == '\t'))
+        line++;
+    if (end - line < 8 || strncmp(line, "#include", 8))
+        return 0;
+    for (line += 8; line < end && (*line == ' ' || *line == '\t');)
+        line++;
+    const char *close =
+        line < end && *line == '"' ? memchr(line + 1, '"', (size_t)(end - line - 1)) : NULL;
+    if (!close || close == line + 1)
+        return 0;
+    *name = line + 1;
+    return (size_t)(close - line - 1);
+}
+
+/* Appends cl/<name> to buf (malloc'd, grown), from ctx's kernel_dir when
+ * set, as the next of parts (*count of them so far). A file is appended
+ * once a program. `#include "OTHER.cl"` lines are how one program is made
+ * of several files (a filter's algorithms, generated code): the files they
+ * name are appended first, in order, so includes belong at a file's top;
+ * the line itself stays, as a comment, so line numbers hold. */
+static int append_source(const clv_context *ctx, char **buf, size_t *len, const char *name,
+                         source_part *parts, int *count, int depth, clv_msg *msg)
+{
+    for (int i = 0; i < *count; i++)
+        if (!strcmp(parts[i].name, name))
+            return 0;
     const char *dir = ctx->kernel_dir;
     char *text = NULL;
+    const char *src;
     size_t n = 0;
     if (*dir) {
         char path[4096];
@@ -67,25 +101,65 @@ static int append_source(const clv_context *ctx, char **buf, size_t *len, const 
         fclose(f);
         if (!text)
             return clv__fail(msg, CLV_ENOMEM, "out of memory reading %s", path);
+        src = text;
     } else {
         const clv__source *s = embedded(name);
         if (!s)
             return clv__fail(msg, CLV_ENOTFOUND, "no kernel source %s in this build", name);
         n = s->length;
+        src = s->text;
     }
+    int err = 0, includes = 0;
+    for (const char *line = src, *stop = src + n; !err && line < stop;) {
+        const char *eol = memchr(line, '\n', (size_t)(stop - line)), *other;
+        eol = eol ? eol : stop;
+        size_t other_len = include_name(line, eol, &other);
+        if (other_len) {
+            char other_name[sizeof parts[0].own];
+            includes++;
+            if (other_len >= sizeof other_name) {
+                err = clv__fail(msg, CLV_ELIMIT, "%s: include of %.*s: the name is too long", name,
+                                (int)other_len, other);
+            } else if (depth == INCLUDE_DEPTH) {
+                err = clv__fail(msg, CLV_ELIMIT,
+                                "%s: includes nest more than %d deep (does a file include itself?)",
+                                name, INCLUDE_DEPTH);
+            } else {
+                memcpy(other_name, other, other_len);
+                other_name[other_len] = 0;
+                err = append_source(ctx, buf, len, other_name, parts, count, depth + 1, msg);
+            }
+        }
+        line = eol + 1;
+    }
+    if (!err && *count == SOURCE_PARTS)
+        err = clv__fail(msg, CLV_ELIMIT, "%s: more than %d kernel files in one program", name,
+                        SOURCE_PARTS);
     char header[300];
     int hn = snprintf(header, sizeof header, "\n#line 1 \"%s\"\n", name);
-    char *grown = realloc(*buf, *len + (size_t)hn + n + 1);
+    char *grown = err ? NULL : realloc(*buf, *len + (size_t)hn + n + 2 * (size_t)includes + 1);
     if (!grown) {
         free(text);
-        return clv__fail(msg, CLV_ENOMEM, "out of memory assembling %s", name);
+        return err ? err : clv__fail(msg, CLV_ENOMEM, "out of memory assembling %s", name);
     }
     *buf = grown;
-    part->name = name;
+    source_part *part = &parts[(*count)++];
+    snprintf(part->own, sizeof part->own, "%s", name);
+    part->name = part->own;
     part->first_line = count_lines(*buf, *len) + 3; /* header: "\n#line ...\n" */
     memcpy(*buf + *len, header, (size_t)hn);
-    memcpy(*buf + *len + hn, text ? text : embedded(name)->text, n);
-    *len += (size_t)hn + n;
+    *len += (size_t)hn;
+    for (const char *line = src, *stop = src + n; line < stop;) {
+        const char *eol = memchr(line, '\n', (size_t)(stop - line)), *other;
+        size_t take = eol ? (size_t)(eol - line) + 1 : (size_t)(stop - line);
+        if (include_name(line, line + take, &other)) {
+            memcpy(*buf + *len, "//", 2);
+            *len += 2;
+        }
+        memcpy(*buf + *len, line, take);
+        *len += take;
+        line += take;
+    }
     (*buf)[*len] = 0;
     free(text);
     return 0;
@@ -257,7 +331,7 @@ int clv__program_build_text(const clv_context *ctx, const char *text, size_t len
                          clv__cl_strerror(st));
     st = clBuildProgram(prog, 1, &ctx->dev.device_id, options, NULL, NULL);
     if (st != CL_SUCCESS) {
-        source_part part = {file, first_line};
+        source_part part = {.name = file, .first_line = first_line};
         *log = mapped_build_log(ctx, prog, &part, 1);
         clReleaseProgram(prog);
         return st == CL_BUILD_PROGRAM_FAILURE || st == CL_INVALID_BUILD_OPTIONS
@@ -271,10 +345,11 @@ int clv__program_build_text(const clv_context *ctx, const char *text, size_t len
 int clv__source_text(const clv_context *ctx, const char *name, char **text, size_t *len,
                      clv_msg *msg)
 {
-    source_part part;
+    source_part parts[SOURCE_PARTS];
+    int count = 0;
     *text = NULL;
     *len = 0;
-    return append_source(ctx, text, len, name, &part, msg);
+    return append_source(ctx, text, len, name, parts, &count, 0, msg);
 }
 
 /* Asks the driver for prog's binary and writes it as the entry at path. */
@@ -324,13 +399,13 @@ static int build(clv_context *ctx, const char *family, const char *defines, cl_p
     snprintf(name, sizeof name, "%s.cl", family);
     char *src = NULL;
     size_t len = 0;
-    source_part parts[3];
+    source_part parts[SOURCE_PARTS];
     int count = 0;
-    int err = append_source(ctx, &src, &len, "common.cl", &parts[count++], msg);
+    int err = append_source(ctx, &src, &len, "common.cl", parts, &count, 0, msg);
     if (!err && uses_yuv(ctx, family))
-        err = append_source(ctx, &src, &len, "yuv.cl", &parts[count++], msg);
+        err = append_source(ctx, &src, &len, "yuv.cl", parts, &count, 0, msg);
     if (!err)
-        err = append_source(ctx, &src, &len, name, &parts[count++], msg);
+        err = append_source(ctx, &src, &len, name, parts, &count, 0, msg);
     if (err) {
         free(src);
         return err;
