@@ -1,0 +1,141 @@
+/* median3.cl - the 3x3 median: Paeth's network a pixel on CPUs; on GPUs
+ * each column of three sorted once for the two rows that share it. */
+#include "median_common.cl"
+
+/* Paeth's 19-exchange median-of-9 network, branchless; leaves it in p4.
+ * Three exchanges a line, as the network is usually drawn. */
+// clang-format off
+#define MEDIAN9(T)                                                                                 \
+    SORT2(T, p1, p2); SORT2(T, p4, p5); SORT2(T, p7, p8);                                          \
+    SORT2(T, p0, p1); SORT2(T, p3, p4); SORT2(T, p6, p7);                                          \
+    SORT2(T, p1, p2); SORT2(T, p4, p5); SORT2(T, p7, p8);                                          \
+    SORT2(T, p0, p3); SORT2(T, p5, p8); SORT2(T, p4, p7);                                          \
+    SORT2(T, p3, p6); SORT2(T, p1, p4); SORT2(T, p2, p5);                                          \
+    SORT2(T, p4, p7); SORT2(T, p4, p2); SORT2(T, p6, p4);                                          \
+    SORT2(T, p4, p2)
+// clang-format on
+
+inline uchar4 median3_pixel(__global const uchar4 *src, int w, int h, int stride, int x, int y)
+{
+    const int ym = clamp(y - 1, 0, h - 1) * stride, y0 = y * stride,
+              yp = clamp(y + 1, 0, h - 1) * stride;
+    const int xm = clamp(x - 1, 0, w - 1), xp = clamp(x + 1, 0, w - 1);
+    uchar4 p0 = src[ym + xm], p1 = src[ym + x], p2 = src[ym + xp];
+    uchar4 p3 = src[y0 + xm], p4 = src[y0 + x], p5 = src[y0 + xp];
+    uchar4 p6 = src[yp + xm], p7 = src[yp + x], p8 = src[yp + xp];
+    const uchar alpha = p4.w;
+    MEDIAN9(uchar4);
+    p4.w = alpha;
+    return p4;
+}
+
+/* The median of three values. */
+#define MEDIAN3(T, a, b, c) MED_MAX(T, MED_MIN(T, a, b), MED_MIN(T, MED_MAX(T, a, b), c))
+/* The 3x3 median of output i from its columns' sorted values (columns i,
+ * i + 1, i + 2). */
+#define MEDIAN3_OF_COLUMNS(lo, mid, hi, i)                                                         \
+    MEDIAN3(ushort2, MED_MAX(ushort2, MED_MAX(ushort2, lo[i], lo[i + 1]), lo[i + 2]),              \
+            MEDIAN3(ushort2, mid[i], mid[i + 1], mid[i + 2]),                                      \
+            MED_MIN(ushort2, MED_MIN(ushort2, hi[i], hi[i + 1]), hi[i + 2]))
+
+#if CLV_MEDIAN_KIND < 0 || CLV_MEDIAN_KIND == 0
+#if CLV_ROW
+/* Row y (the row kernel's body, and the fused kernel's on its strips). */
+CLV_ROW_FN void median3_row(CLV_FRAME_ARGS, int y)
+{
+    dst[y * stride] = median3_pixel(src, w, h, stride, 0, y);
+    if (w > 1)
+        dst[y * stride + w - 1] = median3_pixel(src, w, h, stride, w - 1, y);
+    __global const uchar *r0 = CLV_ROW_BYTES_CONST(src, max(y - 1, 0));
+    __global const uchar *r1 = CLV_ROW_BYTES_CONST(src, y);
+    __global const uchar *r2 = CLV_ROW_BYTES_CONST(src, min(y + 1, h - 1));
+    __global uchar *restrict out = CLV_ROW_BYTES(dst, y);
+    /* every byte through the network, alpha put back after (clv_row_alpha) */
+    for (int i = 4; i < 4 * (w - 1); ++i) {
+        uchar p0 = r0[i - 4], p1 = r0[i], p2 = r0[i + 4];
+        uchar p3 = r1[i - 4], p4 = r1[i], p5 = r1[i + 4];
+        uchar p6 = r2[i - 4], p7 = r2[i], p8 = r2[i + 4];
+        MEDIAN9(uchar);
+        out[i] = p4;
+    }
+    clv_row_alpha(out, r1, 1, w - 1);
+}
+#endif
+
+__kernel void median3(CLV_FRAME_ARGS)
+{
+#if CLV_ROW
+    CLV_ROW_Y(y);
+    median3_row(src, dst, w, h, stride, y);
+#else
+    /* Four outputs in each of two rows a work-item. Each column of three
+     * is sorted (the two rows share its middle two values), and a window's
+     * median is the median of its columns' largest minimum, median of
+     * medians and smallest maximum. In 16-bit lanes: r and g of both rows
+     * together, then blue of row y and of row y + 1 in the two lanes of
+     * one pass; alpha is copied. */
+    const int y = (int)get_global_id(1) * 2, x0 = (int)get_global_id(0) * 4;
+    if (y >= h || x0 >= w)
+        return;
+    uchar4 u0[6], u1[6], u2[6], u3[6];
+    const int ya = max(y - 1, 0), yb = min(y + 1, h - 1), yc = min(y + 2, h - 1);
+    if (x0 + 4 < w) {
+        CLV_WIN3_ROW(src, stride, ya, x0, u0);
+        CLV_WIN3_ROW(src, stride, y, x0, u1);
+        CLV_WIN3_ROW(src, stride, yb, x0, u2);
+        CLV_WIN3_ROW(src, stride, yc, x0, u3);
+    } else {
+        for (int j = 0; j < 6; ++j) {
+            const int cx = clamp(x0 - 1 + j, 0, w - 1);
+            u0[j] = src[ya * stride + cx];
+            u1[j] = src[y * stride + cx];
+            u2[j] = src[yb * stride + cx];
+            u3[j] = src[yc * stride + cx];
+        }
+    }
+    ushort2 lo[6], mid[6], hi[6], lo2[6], mid2[6], hi2[6];
+    for (int j = 0; j < 6; ++j) {
+        ushort2 m0 = clv_rg(u1[j]), m1 = clv_rg(u2[j]);
+        SORT2(ushort2, m0, m1);
+        ushort2 v = clv_rg(u0[j]);
+        lo[j] = MED_MIN(ushort2, v, m0);
+        v = MED_MAX(ushort2, v, m0);
+        mid[j] = MED_MIN(ushort2, v, m1);
+        hi[j] = MED_MAX(ushort2, v, m1);
+        v = clv_rg(u3[j]);
+        lo2[j] = MED_MIN(ushort2, v, m0);
+        v = MED_MAX(ushort2, v, m0);
+        mid2[j] = MED_MIN(ushort2, v, m1);
+        hi2[j] = MED_MAX(ushort2, v, m1);
+    }
+    ushort2 rg[4], rg2[4];
+    for (int i = 0; i < 4; ++i) {
+        rg[i] = MEDIAN3_OF_COLUMNS(lo, mid, hi, i);
+        rg2[i] = MEDIAN3_OF_COLUMNS(lo2, mid2, hi2, i);
+    }
+    for (int j = 0; j < 6; ++j) {
+        ushort2 a = clv_blue2(u0[j], u1[j]), b = clv_blue2(u1[j], u2[j]),
+                c = clv_blue2(u2[j], u3[j]);
+        SORT2(ushort2, a, b);
+        SORT2(ushort2, b, c);
+        SORT2(ushort2, a, b);
+        lo[j] = a;
+        mid[j] = b;
+        hi[j] = c;
+    }
+    ushort2 bb[4];
+    for (int i = 0; i < 4; ++i)
+        bb[i] = MEDIAN3_OF_COLUMNS(lo, mid, hi, i);
+    median_store4(src, dst, w, stride, y, x0, rg, bb, 0, u1 + 1);
+    if (y + 1 < h)
+        median_store4(src, dst, w, stride, y + 1, x0, rg2, bb, 1, u2 + 1);
+#endif
+}
+#if CLV_ROW
+/* Inside the stage's conversions (cl/yuv.cl), reach 1. */
+__kernel void median3_yuv(CLV_FUSED_ARGS)
+{
+    CLV_FUSED_BODY(median3_row(fsrc, fdst, w, fh, stride, fy));
+}
+#endif
+#endif
