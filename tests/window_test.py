@@ -276,6 +276,14 @@ def screenshot_key(tmp):
     check(size(shot) == (1280, 720), "the screenshot is not at source size: %s" % (size(shot),))
     want = rgba(frame_png(tmp, "emboss", int(s["last_frame"]), "ref"))
     check(rgba(shot) == want, "the saved frame is not the filtered frame, bit for bit")
+    # A second session in the same folder takes the next free name.
+    with open(os.path.join(tmp, "clvid-shot-2.png"), "wb") as f:
+        f.write(b"the user's")
+    play(sample(), "--untimed", "--size", "320x180", "--keys", "p s q", cwd=tmp)
+    check(rgba(shot) == want, "clvid-shot-1.png was replaced")
+    check(open(os.path.join(tmp, "clvid-shot-2.png"), "rb").read() == b"the user's",
+          "clvid-shot-2.png was replaced")
+    check(size(os.path.join(tmp, "clvid-shot-3.png")) == (1280, 720), "no clvid-shot-3.png")
 
 
 @test

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 /* ---- Chains ---------------------------------------------------------------- */
@@ -175,7 +176,11 @@ int clv_player_act(clv_player *p, const clv_binding *b, clv_msg *msg)
     case CLV_ACT_SCREENSHOT: {
         char path[64];
         uint8_t *px = malloc((size_t)p->w * (size_t)p->h * 4);
-        snprintf(path, sizeof path, "clvid-shot-%lld.png", (long long)++p->screenshots);
+        /* The next free number: a screenshot never replaces a file (one of
+         * an earlier session, or the user's). */
+        do
+            snprintf(path, sizeof path, "clvid-shot-%lld.png", (long long)++p->screenshots);
+        while (access(path, F_OK) == 0 && p->screenshots < 1000000);
         clv_msg m = {{0}};
         if (!px) {
             clv_player_notice(p, "%s", "screenshot: out of memory");

@@ -227,19 +227,35 @@ static int play_main(clv_player *p, clv_msg *msg)
     return err;
 }
 
-/* The bundled sample: beside the sources this program was built from, or
- * installed under share/clvid. */
-static const char *bundled_sample(void)
+/* The bundled sample: beside the sources this program was built from,
+ * installed under share/clvid of the configured prefix, or of the prefix
+ * the program runs from (a package unpacked elsewhere); written into
+ * out, "" when none is there. */
+static void bundled_sample(char *out, size_t size)
 {
-    static const char *const candidates[] = {
+    char exe[4096] = "";
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = 0; /* .../bin */
+    const char *candidates[] = {
         CLVID_MEDIA_DIR "/sample.mp4",
         CLVID_INSTALLED_MEDIA_DIR "/sample.mp4",
+        exe[0] ? exe : NULL,
         "media/sample.mp4",
     };
-    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
-        if (access(candidates[i], R_OK) == 0)
-            return candidates[i];
-    return NULL;
+    out[0] = 0;
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0] && !out[0]; i++) {
+        if (!candidates[i])
+            continue;
+        if (candidates[i] == exe)
+            snprintf(out, size, "%s/../share/clvid/sample.mp4", exe);
+        else
+            snprintf(out, size, "%s", candidates[i]);
+        if (access(out, R_OK) != 0)
+            out[0] = 0;
+    }
 }
 
 int clv_player_run(const clv_player_options *options, const volatile sig_atomic_t *quit,
@@ -253,8 +269,10 @@ int clv_player_run(const clv_player_options *options, const volatile sig_atomic_
     p->entered_at = clv_io_seconds();
     p->quit_signal = quit;
     p->path = p->a.io.input;
-    if (!p->path && !p->a.io.input_format)
-        p->path = bundled_sample();
+    if (!p->path && !p->a.io.input_format) {
+        bundled_sample(p->sample, sizeof p->sample);
+        p->path = p->sample[0] ? p->sample : NULL;
+    }
     int err = play_main(p, msg);
     if (p->dec)
         clv_decoder_stop(p->dec);

@@ -28,6 +28,7 @@ struct clv_player {
     clv_player_options a;
     const volatile sig_atomic_t *quit_signal; /* the caller's stop flag, may be NULL */
     const char *path;
+    char sample[4200]; /* the bundled sample's path, when path is it */
     clv_decoder *dec;
     clv_queue *video_q, *packet_q;
     clv_feed *feed;
