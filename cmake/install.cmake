@@ -17,7 +17,8 @@ install(TARGETS ${CLVID_INSTALL_TARGETS} EXPORT clvid-targets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES include/clvid/clvid.h ${CMAKE_BINARY_DIR}/include/clvid/version.h
+# testing.h (fault injection for clvid's own tests) is not installed.
+install(FILES include/clvid/clvid.h include/clvid/opencl.h ${CMAKE_BINARY_DIR}/include/clvid/version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/clvid)
 if(CLVID_CLI)
   install(FILES include/clvid/pipeline.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/clvid)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <clvid/clvid.h>
+#include <clvid/opencl.h>
 
 /* Reads any PNG as RGBA8 into img (libpng's simplified API). */
 static int read_png(const char *path, clv_image *img)
@@ -49,7 +49,7 @@ int main(int argc, char **argv)
     clv_context *ctx = NULL;
     clv_chain *chain = NULL;
     clv_frame src = {0}, dst = {0};
-    clv_chain_desc desc;
+    clv_chain_desc *desc = NULL;
     clv_msg msg = {{0}};
     int status = 1;
     if (clv_chain_parse(argv[2], &desc, &msg)) { /* names the filter, value and range */
@@ -58,8 +58,10 @@ int main(int argc, char **argv)
     }
     if (read_png(argv[1], &in) || clv_image_alloc(&out, in.width, in.height))
         goto done;
-    clv_context_options options = {.device = getenv("CLVID_DEVICE")};
-    if (clv_context_create(&options, &ctx, &msg) || clv_chain_create(ctx, &desc, &chain, &msg) ||
+    clv_context_options options;
+    clv_context_options_init(&options);
+    options.device = getenv("CLVID_DEVICE");
+    if (clv_context_create(&options, &ctx, &msg) || clv_chain_create(ctx, desc, &chain, &msg) ||
         clv_frame_create(ctx, in.width, in.height, &src, &msg) ||
         clv_frame_create(ctx, in.width, in.height, &dst, &msg) ||
         clv_frame_upload(ctx, &src, &in) || clv_chain_run(chain, &src, &dst, 0, NULL, NULL, &msg) ||
@@ -71,6 +73,7 @@ int main(int argc, char **argv)
            clv_context_device(ctx)->name, argv[3]);
     status = 0;
 done:
+    clv_chain_desc_destroy(desc);
     clv_frame_destroy(&src);
     clv_frame_destroy(&dst);
     clv_chain_destroy(chain);

@@ -70,7 +70,7 @@ static void set_property(GObject *object, guint id, const GValue *value, GParamS
     switch (id) {
     case PROP_CHAIN: {
         const char *text = g_value_get_string(value);
-        clv_chain_desc desc;
+        clv_chain_desc *desc = NULL;
         clv_msg msg = {{0}};
         /* Checked now, so that a mistake is told at once; built by the
          * streaming thread before the next buffer. */
@@ -91,6 +91,7 @@ static void set_property(GObject *object, guint id, const GValue *value, GParamS
                     ("chain '%s' refused; the chain in use stays", text ? text : ""));
             break;
         }
+        clv_chain_desc_destroy(desc);
         self->chain_error[0] = 0;
         g_free(self->chain_text);
         self->chain_text = g_strdup(text ? text : "");
@@ -160,9 +161,13 @@ static void release_device(GstClvidFilter *self)
  * property was set. */
 static clv_chain *build_chain(GstClvidFilter *self, const char *text, clv_msg *msg)
 {
-    clv_chain_desc desc;
+    clv_chain_desc *desc = NULL;
     clv_chain *chain = NULL;
-    if (clv_chain_parse(text, &desc, msg) || clv_chain_create(self->ctx, &desc, &chain, msg))
+    int err = clv_chain_parse(text, &desc, msg);
+    if (!err)
+        err = clv_chain_create(self->ctx, desc, &chain, msg);
+    clv_chain_desc_destroy(desc);
+    if (err)
         return NULL;
     /* kernel-ms reads the stage's times only: no per-filter events, and a
      * filter that can run inside the conversions on a CPU does (equalize
@@ -174,7 +179,8 @@ static clv_chain *build_chain(GstClvidFilter *self, const char *text, clv_msg *m
 static gboolean start(GstBaseTransform *trans)
 {
     GstClvidFilter *self = GST_CLVID_FILTER(trans);
-    clv_context_options o = {0};
+    clv_context_options o;
+    clv_context_options_init(&o);
     char refused[sizeof self->chain_error];
     g_mutex_lock(&self->lock);
     snprintf(refused, sizeof refused, "%s", self->chain_error);
@@ -307,7 +313,8 @@ static gboolean set_info(GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *
     self->width = GST_VIDEO_INFO_WIDTH(in_info);
     self->height = GST_VIDEO_INFO_HEIGHT(in_info);
     clv_color color = color_of(in_info);
-    clv_stage_options so = {.width = self->width,
+    clv_stage_options so = {.struct_size = sizeof(clv_stage_options),
+                            .width = self->width,
                             .height = self->height,
                             .in_format = f,
                             .out_format = f,

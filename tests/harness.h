@@ -7,6 +7,8 @@
 #include <stdio.h>
 
 #include "clvid.h"
+#include "opencl.h"
+#include "testing.h"
 
 /* Exit status ctest reads as "skipped" (SKIP_RETURN_CODE). */
 #define TEST_SKIP 77

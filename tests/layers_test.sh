@@ -51,8 +51,8 @@ fi
 # A symbol an object uses and another object of src defines is a call from
 # the one folder to the other. Above core, a folder calls its own, what it
 # may include (allowed), and the installed libraries below it through their
-# API (include/clvid: clvid.h, the engine of core and filters; pipeline.h,
-# the pipeline library of pipeline and io). The core calls into src/filters
+# API (include/clvid: clvid.h, opencl.h and testing.h, the engine of core
+# and filters; pipeline.h, the pipeline library of pipeline and io). The core calls into src/filters
 # only through the registry table. A filter calls only core's leaves below
 # the registry, never the chain parser and runner or the stage; and the
 # leaves call only leaves.
@@ -60,7 +60,7 @@ core_leaves="error color device frame fused param program"
 api() { # HEADER: the functions it declares for the library's users
   grep -ho 'CLV_API[^(]*(' "../include/clvid/$1" | sed 's/.*[^a-z0-9_]\([a-z0-9_]*\)($/\1/'  | grep "^clv_"
 }
-engine_api=$(api clvid.h)
+engine_api=$(api clvid.h; api opencl.h; api testing.h)
 pipeline_api=$(api pipeline.h)
 if [ -n "$build" ]; then
   objects=$(find "$build" -path '*/src/*/*.c.o' -type f | LC_ALL=C sort)

@@ -13,7 +13,7 @@ int main(int argc, char **argv)
         return 2;
     }
     int w = atoi(argv[2]), h = atoi(argv[3]), frames = argc > 4 ? atoi(argv[4]) : 1;
-    clv_chain_desc desc;
+    clv_chain_desc *desc = NULL;
     clv_msg msg = {{0}};
     if (clv_chain_parse(argv[1], &desc, &msg)) {
         fprintf(stderr, "clvid-ref: %s\n", msg.text);
@@ -21,8 +21,9 @@ int main(int argc, char **argv)
     }
     clv_ref_chain *ref = NULL;
     clv_image in = {0}, out = {0};
-    if (clv_ref_chain_create(&desc, &ref) || clv_image_alloc(&in, w, h) ||
-        clv_image_alloc(&out, w, h)) {
+    int bad = clv_ref_chain_create(desc, &ref);
+    clv_chain_desc_destroy(desc);
+    if (bad || clv_image_alloc(&in, w, h) || clv_image_alloc(&out, w, h)) {
         fprintf(stderr, "clvid-ref: cannot set up %dx%d\n", w, h);
         return 1;
     }

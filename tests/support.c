@@ -60,7 +60,8 @@ const char *test_content_name(enum content content)
 
 clv_context *test_context_on(const char *device, int shape)
 {
-    clv_context_options opt = {.device = device, .shape = shape};
+    clv_context_options opt = {
+        .struct_size = sizeof(clv_context_options), .device = device, .shape = shape};
     clv_context *ctx = NULL;
     clv_msg msg = {{0}};
     if (clv_context_create(&opt, &ctx, &msg)) {
@@ -111,14 +112,16 @@ int test_rig_open(test_rig *rig, clv_context *ctx, const char *chain_text, const
 {
     memset(rig, 0, sizeof *rig);
     rig->ctx = ctx;
-    clv_chain_desc desc, ref_desc;
+    clv_chain_desc *desc = NULL, *ref_desc = NULL;
     int err = clv_chain_parse(chain_text, &desc, msg);
     if (!err)
         err = clv_chain_parse(ref_text ? ref_text : chain_text, &ref_desc, msg);
     if (!err)
-        err = clv_chain_create(ctx, &desc, &rig->chain, msg);
+        err = clv_chain_create(ctx, desc, &rig->chain, msg);
     if (!err)
-        err = clv_ref_chain_create(&ref_desc, &rig->ref);
+        err = clv_ref_chain_create(ref_desc, &rig->ref);
+    clv_chain_desc_destroy(desc);
+    clv_chain_desc_destroy(ref_desc);
     if (!err)
         err = clv_frame_create(ctx, w, h, &rig->src, msg);
     if (!err)

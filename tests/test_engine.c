@@ -149,7 +149,8 @@ static int cache_every_driver = 1;
  * and a kernel directory (NULL: none), the log into *log. */
 static int build_gray_with(int expect, const char *cache, const char *kernels, log_lines *log)
 {
-    clv_context_options opt = {.device = test_device(),
+    clv_context_options opt = {.struct_size = sizeof(clv_context_options),
+                               .device = test_device(),
                                .cache_every_driver = cache_every_driver,
                                .cache_dir = cache,
                                .kernel_dir = kernels,
@@ -160,10 +161,11 @@ static int build_gray_with(int expect, const char *cache, const char *kernels, l
     CHECK(clv_context_create(&opt, &ctx, &msg) == 0, "%s", msg.text);
     if (!ctx)
         return -1;
-    clv_chain_desc desc;
+    clv_chain_desc *desc = NULL;
     clv_chain_parse("gray", &desc, &msg);
     clv_chain *chain = NULL;
-    int err = clv_chain_create(ctx, &desc, &chain, &msg);
+    int err = clv_chain_create(ctx, desc, &chain, &msg);
+    clv_chain_desc_destroy(desc);
     CHECK(err == expect, "building gray: %d (%s), expected %d", err, msg.text, expect);
     if (err)
         CHECK(strstr(msg.text, "cl/point.cl does not build on") != NULL, "%s", msg.text);
@@ -201,15 +203,17 @@ int test_program_cache(void)
      * (a cold start's first frame does not wait for it); every other driver
      * at the build. */
     {
-        clv_context_options opt = {.device = test_device(), .cache_dir = dir};
+        clv_context_options opt = {
+            .struct_size = sizeof(clv_context_options), .device = test_device(), .cache_dir = dir};
         clv_context *ctx = NULL;
         clv_chain *chain = NULL;
-        clv_chain_desc desc;
+        clv_chain_desc *desc = NULL;
         clv_msg msg = {{0}};
         CHECK(clv_context_create(&opt, &ctx, &msg) == 0, "%s", msg.text);
         CHECK(ctx && clv_chain_parse("gray", &desc, &msg) == 0 &&
-                  clv_chain_create(ctx, &desc, &chain, &msg) == 0,
+                  clv_chain_create(ctx, desc, &chain, &msg) == 0,
               "building gray: %s", msg.text);
+        clv_chain_desc_destroy(desc);
         const char *platform = ctx ? clv_context_device(ctx)->platform : "";
         const int pocl = strstr(platform, "Portable Computing Language") != NULL;
         CHECK(count_files(dir, "point-", NULL, 0) == !pocl, "%d entries on %s before the end",
@@ -328,20 +332,21 @@ int test_program_cache(void)
  * same; on again, each filter is timed again. */
 int test_chain_filter_timing(void)
 {
-    clv_context_options opt = {.device = test_device(), .profiling = 1};
+    clv_context_options opt = {
+        .struct_size = sizeof(clv_context_options), .device = test_device(), .profiling = 1};
     clv_context *ctx = NULL;
     clv_msg msg = {{0}};
     CHECK(clv_context_create(&opt, &ctx, &msg) == 0, "%s", msg.text);
     if (!ctx)
         return 1;
-    clv_chain_desc desc;
+    clv_chain_desc *desc = NULL;
     clv_chain *chain = NULL;
     clv_frame src = {0}, dst = {0};
     clv_image in = {0}, out[2] = {{0}};
     int w = 67, h = 31;
     CHECK(clv_chain_parse("sharpen,quantize=colors=5:iterations=2", &desc, &msg) == 0, "%s",
           msg.text);
-    CHECK(clv_chain_create(ctx, &desc, &chain, &msg) == 0, "%s", msg.text);
+    CHECK(clv_chain_create(ctx, desc, &chain, &msg) == 0, "%s", msg.text);
     CHECK(clv_image_alloc(&in, w, h) == 0 && clv_image_alloc(&out[0], w, h) == 0 &&
               clv_image_alloc(&out[1], w, h) == 0,
           "images");
@@ -371,7 +376,7 @@ int test_chain_filter_timing(void)
      * with the second run of a new chain timed all along. */
     clv_chain_destroy(chain);
     chain = NULL;
-    CHECK(clv_chain_create(ctx, &desc, &chain, &msg) == 0, "%s", msg.text);
+    CHECK(clv_chain_create(ctx, desc, &chain, &msg) == 0, "%s", msg.text);
     if (chain) {
         CHECK(clv_chain_run(chain, &src, &dst, 0, NULL, NULL, &msg) == 0, "%s", msg.text);
         CHECK(clv_chain_run(chain, &src, &dst, 0, NULL, NULL, &msg) == 0, "%s", msg.text);
@@ -386,6 +391,7 @@ done:
     clv_image_free(&out[0]);
     clv_image_free(&out[1]);
     clv_chain_destroy(chain);
+    clv_chain_desc_destroy(desc);
     clv_context_destroy(ctx);
     return 0;
 }

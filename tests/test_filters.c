@@ -184,12 +184,13 @@ int test_filter_cases(void)
               "tests/filter_cases.h",
               name);
         for (int c = 0; fc && c < fc->count; c++) {
-            clv_chain_desc d;
+            clv_chain_desc *d = NULL;
             CHECK(clv_chain_parse(fc->cases[c].chain, &d, &msg) == 0, "%s: %s", fc->cases[c].chain,
                   msg.text);
             int uses = 0;
-            for (int j = 0; j < d.count; j++)
-                uses |= d.item[j].filter == f;
+            for (int j = 0; j < clv_chain_desc_count(d); j++)
+                uses |= clv_chain_desc_filter(d, j) == f;
+            clv_chain_desc_destroy(d);
             CHECK(uses, "case '%s' filed under %s does not use it", fc->cases[c].chain, name);
         }
         for (int j = 0; j < clv_filter_param_count(f); j++) {

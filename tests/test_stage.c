@@ -72,7 +72,7 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
                      clv_color out_c, const char *chain_text, int w, int h, int frames)
 {
     clv_msg msg = {{0}};
-    clv_chain_desc desc;
+    clv_chain_desc *desc = NULL;
     clv_chain *chain = NULL;
     clv_ref_chain *ref = NULL;
     clv_stage *stage = NULL;
@@ -90,7 +90,8 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
     clv_block **kept = calloc((size_t)frames, sizeof *kept);
     const uint8_t **kept_at = calloc((size_t)frames, sizeof *kept_at);
     uint8_t *kept_want = malloc(out_size * (size_t)frames);
-    clv_stage_options opt = {.width = w,
+    clv_stage_options opt = {.struct_size = sizeof(clv_stage_options),
+                             .width = w,
                              .height = h,
                              .in_format = in_f,
                              .out_format = out_f,
@@ -99,8 +100,8 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
                              .slots = 3,
                              .profiling = 1};
     if (!inputs || !want || !kept || !kept_at || !kept_want ||
-        clv_chain_parse(chain_text, &desc, &msg) || clv_chain_create(ctx, &desc, &chain, &msg) ||
-        clv_ref_chain_create(&desc, &ref) || clv_stage_create(ctx, &opt, chain, &stage, &msg)) {
+        clv_chain_parse(chain_text, &desc, &msg) || clv_chain_create(ctx, desc, &chain, &msg) ||
+        clv_ref_chain_create(desc, &ref) || clv_stage_create(ctx, &opt, chain, &stage, &msg)) {
         CHECK(0, "%s: setup: %s", what, msg.text);
         goto done;
     }
@@ -167,6 +168,7 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
           (unsigned long long)t.frames);
     last_fused = clv_stage_fused_frames(stage);
 done:
+    clv_chain_desc_destroy(desc);
     for (int d = 0; stage && d < CLV_DEVICES_MAX; d++)
         clv_stage_device_stats(stage, d, &last_stats[d]);
     clv_stage_destroy(stage);
@@ -196,7 +198,10 @@ int test_stage_formats(void)
      * PoCL) and with copies (the discrete GPUs' path, tested on a CPU). */
     for (int run = 0; run < 4; run++) {
         int shape = 1 + run % 2, copies = run >= 2;
-        clv_context_options o = {.shape = shape, .profiling = 1, .staging = copies};
+        clv_context_options o = {.struct_size = sizeof(clv_context_options),
+                                 .shape = shape,
+                                 .profiling = 1,
+                                 .staging = copies};
         clv_context *ctx = NULL;
         clv_msg msg = {{0}};
         if (clv_context_create(&o, &ctx, &msg)) {
@@ -284,7 +289,8 @@ int test_stage_switch_chain(void)
     size_t size = clv_pixfmt_size(CLV_PIX_RGBA, W, H);
     uint8_t *inputs = malloc(size * FRAMES), *want = malloc(size);
     clv_color c = {CLV_MATRIX_BT601, 0};
-    clv_stage_options opt = {.width = W,
+    clv_stage_options opt = {.struct_size = sizeof(clv_stage_options),
+                             .width = W,
                              .height = H,
                              .in_format = CLV_PIX_RGBA,
                              .out_format = CLV_PIX_RGBA,
@@ -292,13 +298,14 @@ int test_stage_switch_chain(void)
                              .out_color = c,
                              .slots = 3};
     for (int i = 0; i < N; i++) {
-        clv_chain_desc desc;
+        clv_chain_desc *desc = NULL;
         if (clv_chain_parse(texts[i], &desc, &msg) ||
-            clv_chain_create(ctx, &desc, &chains[i], &msg) ||
-            clv_ref_chain_create(&desc, &refs[i])) {
+            clv_chain_create(ctx, desc, &chains[i], &msg) || clv_ref_chain_create(desc, &refs[i])) {
             CHECK(0, "setup '%s': %s", texts[i], msg.text);
+            clv_chain_desc_destroy(desc);
             goto done;
         }
+        clv_chain_desc_destroy(desc);
     }
     if (!inputs || !want || clv_stage_create(ctx, &opt, chains[0], &stage, &msg)) {
         CHECK(0, "stage: %s", msg.text);
@@ -378,7 +385,7 @@ int test_stage_orientation(void)
                     for (int c = 0; c < 2; c++) {
                         int w = sizes[z][0], h = sizes[z][1];
                         int ow = rot % 180 ? h : w, oh = rot % 180 ? w : h;
-                        clv_chain_desc desc;
+                        clv_chain_desc *desc = NULL;
                         clv_chain_parse(chains[c], &desc, &msg);
                         clv_chain *chain = NULL;
                         clv_ref_chain *ref = NULL;
@@ -395,15 +402,17 @@ int test_stage_orientation(void)
                                 memcpy(up.pixels + (size_t)y * up.stride + (size_t)x * 4,
                                        in.pixels + (size_t)sy * in.stride + (size_t)sx * 4, 4);
                             }
-                        clv_stage_options o = {.width = w,
+                        clv_stage_options o = {.struct_size = sizeof(clv_stage_options),
+                                               .width = w,
                                                .height = h,
                                                .in_format = CLV_PIX_RGBA,
                                                .out_format = CLV_PIX_RGBA,
                                                .slots = 2,
                                                .rotation = rot,
                                                .hflip = hflip};
-                        CHECK(clv_chain_create(ctx, &desc, &chain, &msg) == 0, "%s", msg.text);
-                        CHECK(clv_ref_chain_create(&desc, &ref) == 0, "ref");
+                        CHECK(clv_chain_create(ctx, desc, &chain, &msg) == 0, "%s", msg.text);
+                        CHECK(clv_ref_chain_create(desc, &ref) == 0, "ref");
+                        clv_chain_desc_destroy(desc);
                         CHECK(clv_stage_create(ctx, &o, chain, &stage, &msg) == 0, "%s", msg.text);
                         if (stage && chain && ref) {
                             int gw, gh;
@@ -437,7 +446,8 @@ int test_stage_orientation(void)
         /* yuv420p in and out, 90 degrees: the conversions take the two sizes. */
         {
             int w = 18, h = 10;
-            clv_stage_options o = {.width = w,
+            clv_stage_options o = {.struct_size = sizeof(clv_stage_options),
+                                   .width = w,
                                    .height = h,
                                    .in_format = CLV_PIX_YUV420P,
                                    .out_format = CLV_PIX_YUV420P,
@@ -485,7 +495,7 @@ int test_stage_orientation(void)
 static void run_pair(clv_context *ctx, const char *chain_text, int w, int h, int frames)
 {
     clv_msg msg = {{0}};
-    clv_chain_desc desc;
+    clv_chain_desc *desc = NULL;
     clv_chain *chain[2] = {0};
     clv_stage *stage[2] = {0};
     char index[16];
@@ -494,7 +504,8 @@ static void run_pair(clv_context *ctx, const char *chain_text, int w, int h, int
     size_t size = clv_pixfmt_size(CLV_PIX_YUV420P, w, h);
     uint8_t *in = malloc(size);
     clv_color c = {CLV_MATRIX_BT709, 0};
-    clv_stage_options o = {.width = w,
+    clv_stage_options o = {.struct_size = sizeof(clv_stage_options),
+                           .width = w,
                            .height = h,
                            .in_format = CLV_PIX_YUV420P,
                            .out_format = CLV_PIX_YUV420P,
@@ -502,8 +513,8 @@ static void run_pair(clv_context *ctx, const char *chain_text, int w, int h, int
                            .out_color = c};
     CHECK(one && clv_context_device_count(one) == 1, "the first device alone");
     for (int i = 0; i < 2; i++)
-        if (!in || !one || clv_chain_parse(chain_text, &desc, &msg) ||
-            clv_chain_create(i ? one : ctx, &desc, &chain[i], &msg) ||
+        if (!in || !one || (!desc && clv_chain_parse(chain_text, &desc, &msg)) ||
+            clv_chain_create(i ? one : ctx, desc, &chain[i], &msg) ||
             clv_stage_create(i ? one : ctx, &o, chain[i], &stage[i], &msg)) {
             CHECK(0, "'%s': setup: %s", chain_text, msg.text);
             goto done;
@@ -532,6 +543,7 @@ static void run_pair(clv_context *ctx, const char *chain_text, int w, int h, int
         clv_stage_release(stage[1]);
     }
 done:
+    clv_chain_desc_destroy(desc);
     for (int d = 0; stage[0] && d < CLV_DEVICES_MAX; d++)
         clv_stage_device_stats(stage[0], d, &last_stats[d]);
     for (int i = 0; i < 2; i++) {
@@ -550,11 +562,12 @@ done:
  * frame's device while it was held. */
 static int held_fault_run(clv_context *ctx, int inject, int w, int h, int frames, uint8_t **out)
 {
-    clv_chain_desc desc;
+    clv_chain_desc *desc = NULL;
     clv_chain *chain = NULL;
     clv_stage *stage = NULL;
     clv_msg msg = {{0}};
-    clv_stage_options o = {.width = w,
+    clv_stage_options o = {.struct_size = sizeof(clv_stage_options),
+                           .width = w,
                            .height = h,
                            .in_format = CLV_PIX_YUV420P,
                            .out_format = CLV_PIX_YUV420P,
@@ -563,7 +576,7 @@ static int held_fault_run(clv_context *ctx, int inject, int w, int h, int frames
                            .slots = 3};
     size_t size = clv_pixfmt_size(CLV_PIX_YUV420P, w, h);
     int hit = 0, state = 0, submitted = 0, taken = 0, d = -1;
-    if (clv_chain_parse("sharpen", &desc, &msg) || clv_chain_create(ctx, &desc, &chain, &msg) ||
+    if (clv_chain_parse("sharpen", &desc, &msg) || clv_chain_create(ctx, desc, &chain, &msg) ||
         clv_stage_create(ctx, &o, chain, &stage, &msg)) {
         CHECK(0, "held fault: setup: %s", msg.text);
         goto done;
@@ -644,6 +657,7 @@ static int held_fault_run(clv_context *ctx, int inject, int w, int h, int frames
     CHECK(clv_stage_pending(stage) == 0, "held fault: %d frames left over (sent twice?)",
           clv_stage_pending(stage));
 done:
+    clv_chain_desc_destroy(desc);
     clv_stage_destroy(stage);
     clv_chain_destroy(chain);
     return hit;
@@ -792,7 +806,8 @@ int test_stage_blocks(void)
     static const int sizes[][2] = {{1, 1}, {3, 2}, {17, 9}, {641, 359}, {1921, 1081}};
     clv_color bt709 = {CLV_MATRIX_BT709, 0};
     for (int run = 0; run < 4; run++) { /* both shapes, shared and copied staging */
-        clv_context_options co = {.shape = 1 + run % 2, .staging = run >= 2};
+        clv_context_options co = {
+            .struct_size = sizeof(clv_context_options), .shape = 1 + run % 2, .staging = run >= 2};
         clv_context *ctx = NULL;
         clv_msg msg = {{0}};
         if (clv_context_create(&co, &ctx, &msg)) {
@@ -823,11 +838,12 @@ int test_stage_blocks(void)
                                             : offset[2] + (size_t)stride[2] * (size_t)ch) +
                                         64;
                     size_t in_size = clv_pixfmt_size(f, w, h);
-                    clv_chain_desc desc;
+                    clv_chain_desc *desc = NULL;
                     clv_chain *chain = NULL;
                     clv_ref_chain *ref = NULL;
                     clv_stage *stage = NULL, *other = NULL;
-                    clv_stage_options opt = {.width = w,
+                    clv_stage_options opt = {.struct_size = sizeof(clv_stage_options),
+                                             .width = w,
                                              .height = h,
                                              .in_format = f,
                                              .out_format = f,
@@ -838,8 +854,8 @@ int test_stage_blocks(void)
                     clv_block *blocks[FRAMES + 1] = {NULL};
                     uint8_t *packed = malloc(in_size * FRAMES), *want = malloc(in_size);
                     if (!packed || !want || clv_chain_parse(chain_text, &desc, &msg) ||
-                        clv_chain_create(ctx, &desc, &chain, &msg) ||
-                        clv_ref_chain_create(&desc, &ref) ||
+                        clv_chain_create(ctx, desc, &chain, &msg) ||
+                        clv_ref_chain_create(desc, &ref) ||
                         clv_stage_create(ctx, &opt, chain, &stage, &msg) ||
                         clv_stage_create(ctx, &opt, chain, &other, &msg)) {
                         CHECK(0, "%s: setup: %s", what, msg.text);
@@ -901,6 +917,8 @@ int test_stage_blocks(void)
                               strstr(msg.text, "plane 1") != NULL,
                           "%s: a plane past the end: '%s'", what, msg.text);
                 next:
+                    clv_chain_desc_destroy(desc);
+                    desc = NULL;
                     clv_stage_destroy(stage);
                     for (int i = 0; i < FRAMES; i++) /* the blocks outlive their stage */
                         clv_block_free(blocks[i]);
@@ -951,7 +969,10 @@ int test_stage_fused(void)
     clv_color bt601 = {CLV_MATRIX_BT601, 0}, bt709f = {CLV_MATRIX_BT709, 1};
     int sizes_run = getenv("CLVID_SANITIZED") ? 4 : 5; /* 1921x1081 in the plain build */
     for (int run = 0; run < 3; run++) {                /* row shape shared and copied, GPU shape */
-        clv_context_options o = {.shape = run == 2 ? 2 : 1, .profiling = 1, .staging = run == 1};
+        clv_context_options o = {.struct_size = sizeof(clv_context_options),
+                                 .shape = run == 2 ? 2 : 1,
+                                 .profiling = 1,
+                                 .staging = run == 1};
         clv_context *ctx = NULL;
         clv_msg msg = {{0}};
         if (clv_context_create(&o, &ctx, &msg)) {

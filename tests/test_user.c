@@ -151,12 +151,12 @@ static int compare(clv_context *ctx, const char *text, ref_fn fn, int param, int
                    int frames)
 {
     clv_msg msg = {{0}};
-    clv_chain_desc desc;
+    clv_chain_desc *desc = NULL;
     clv_chain *chain = NULL;
     clv_frame src = {0}, dst = {0};
     clv_image in = {0}, prev = {0}, got = {0}, want = {0};
     int bad = 0;
-    if (clv_chain_parse(text, &desc, &msg) || clv_chain_create(ctx, &desc, &chain, &msg) ||
+    if (clv_chain_parse(text, &desc, &msg) || clv_chain_create(ctx, desc, &chain, &msg) ||
         clv_frame_create(ctx, w, h, &src, &msg) || clv_frame_create(ctx, w, h, &dst, &msg) ||
         clv_image_alloc(&in, w, h) || clv_image_alloc(&prev, w, h) || clv_image_alloc(&got, w, h) ||
         clv_image_alloc(&want, w, h)) {
@@ -185,6 +185,7 @@ static int compare(clv_context *ctx, const char *text, ref_fn fn, int param, int
     }
 done:
     clv_chain_destroy(chain);
+    clv_chain_desc_destroy(desc);
     clv_frame_destroy(&src);
     clv_frame_destroy(&dst);
     clv_image_free(&in);
@@ -238,18 +239,18 @@ int test_user_in_chain(void)
         return 1;
     int w = 641, h = 359;
     clv_msg msg = {{0}};
-    clv_chain_desc desc, d1, d2;
+    clv_chain_desc *desc = NULL, *d1 = NULL, *d2 = NULL;
     clv_chain *chain = NULL;
     clv_ref_chain *r1 = NULL, *r2 = NULL;
     clv_frame src = {0}, dst = {0};
     clv_image in = {0}, mid = {0}, mid2 = {0}, got = {0}, want = {0};
     CHECK(clv_chain_parse(text, &desc, &msg) == 0, "%s", msg.text);
-    CHECK(clv_chain_create(ctx, &desc, &chain, &msg) == 0, "%s", msg.text);
-    CHECK(clv_ref_chain_create(&desc, &r1) == CLV_EINVAL, "a user kernel has no C reference");
+    CHECK(clv_chain_create(ctx, desc, &chain, &msg) == 0, "%s", msg.text);
+    CHECK(clv_ref_chain_create(desc, &r1) == CLV_EINVAL, "a user kernel has no C reference");
     clv_chain_parse("median", &d1, &msg);
     clv_chain_parse("sharpen", &d2, &msg);
-    clv_ref_chain_create(&d1, &r1);
-    clv_ref_chain_create(&d2, &r2);
+    clv_ref_chain_create(d1, &r1);
+    clv_ref_chain_create(d2, &r2);
     clv_frame_create(ctx, w, h, &src, &msg);
     clv_frame_create(ctx, w, h, &dst, &msg);
     clv_image_alloc(&in, w, h);
@@ -270,14 +271,19 @@ int test_user_in_chain(void)
     }
     /* The chain's text names the file and the values; it parses back. */
     char out[2048];
-    clv_chain_format(&desc, out, sizeof out);
+    clv_chain_format(desc, out, sizeof out);
     char expect[700];
     snprintf(expect, sizeof expect, "median=radius=1,opencl=file=%s/invert.cl:amount=200,sharpen",
              dir);
     CHECK_EQ_STR(out, expect);
-    clv_chain_desc again;
-    CHECK(clv_chain_parse(out, &again, &msg) == 0 && again.item[1].filter == desc.item[1].filter,
+    clv_chain_desc *again = NULL;
+    CHECK(clv_chain_parse(out, &again, &msg) == 0 &&
+              clv_chain_desc_filter(again, 1) == clv_chain_desc_filter(desc, 1),
           "the formatted chain parses back to the same descriptor: %s", msg.text);
+    clv_chain_desc_destroy(again);
+    clv_chain_desc_destroy(desc);
+    clv_chain_desc_destroy(d1);
+    clv_chain_desc_destroy(d2);
     clv_chain_destroy(chain);
     clv_ref_chain_destroy(r1);
     clv_ref_chain_destroy(r2);
@@ -296,25 +302,27 @@ int test_user_in_chain(void)
 /* Parse-time errors: each names the file (and line) and what is wrong. */
 static void expect_parse(const char *text, int code, const char *words)
 {
-    clv_chain_desc desc;
+    clv_chain_desc *desc = NULL;
     clv_msg msg = {{0}};
     int err = clv_chain_parse(text, &desc, &msg);
     CHECK(err == code && strstr(msg.text, words), "%s\n   got %d: %s\n  want %d with '%s'", text,
           err, msg.text, code, words);
+    clv_chain_desc_destroy(desc);
 }
 
 /* Build-time errors: chain creation fails with code and words. */
 static void expect_build(clv_context *ctx, const char *text, int code, const char *words)
 {
-    clv_chain_desc desc;
+    clv_chain_desc *desc = NULL;
     clv_chain *chain = NULL;
     clv_msg msg = {{0}};
     int err = clv_chain_parse(text, &desc, &msg);
     if (!err)
-        err = clv_chain_create(ctx, &desc, &chain, &msg);
+        err = clv_chain_create(ctx, desc, &chain, &msg);
     CHECK(err == code && strstr(msg.text, words), "%s\n   got %d: %s\n  want %d with '%s'", text,
           err, msg.text, code, words);
     clv_chain_destroy(chain);
+    clv_chain_desc_destroy(desc);
 }
 
 int test_user_errors(void)
@@ -335,12 +343,13 @@ int test_user_errors(void)
      * parameters from the first on. */
     {
         const char *invert = put("invert.cl", invert_cl);
-        clv_chain_desc desc;
+        clv_chain_desc *desc = NULL;
         clv_msg msg = {{0}};
         snprintf(t, sizeof t, "opencl=%s:200", invert);
         int err = clv_chain_parse(t, &desc, &msg);
-        CHECK(err == 0 && desc.item[0].values[0].i == 200, "%s: %s (amount %lld)", t, msg.text,
-              err ? -1LL : (long long)desc.item[0].values[0].i);
+        CHECK(err == 0 && clv_chain_desc_values(desc, 0)[0].i == 200, "%s: %s (amount %lld)", t,
+              msg.text, err ? -1LL : (long long)clv_chain_desc_values(desc, 0)[0].i);
+        clv_chain_desc_destroy(desc);
         snprintf(t, sizeof t, "opencl=%s:200:3", invert);
         expect_parse(t, CLV_EPARSE, "takes 1 value in order; '3' is one too many");
     }
@@ -353,7 +362,7 @@ int test_user_errors(void)
             {"motion.cl", motion_cl}, {"quantize_look.cl", invert_cl}, {"two.cl", two_cl}};
         const int want[] = {1, 0, 0};
         for (int i = 0; i < 3; i++) {
-            clv_chain_desc desc;
+            clv_chain_desc *desc = NULL;
             clv_msg msg = {{0}};
             snprintf(t, sizeof t, "opencl=file=%s%s,quantize,noise", put(text[i][0], text[i][1]),
                      i == 2 ? ":kernel=first" : "");
@@ -361,11 +370,12 @@ int test_user_errors(void)
             CHECK(err == 0, "%s: %s", t, msg.text);
             if (err)
                 continue;
-            CHECK(clv_filter_temporal(desc.item[0].filter) == want[i], "%s: temporal %d", t,
-                  clv_filter_temporal(desc.item[0].filter));
-            CHECK(clv_filter_temporal(desc.item[1].filter) == 1 &&
-                      clv_filter_temporal(desc.item[2].filter) == 0,
+            CHECK(clv_filter_temporal(clv_chain_desc_filter(desc, 0)) == want[i], "%s: temporal %d",
+                  t, clv_filter_temporal(clv_chain_desc_filter(desc, 0)));
+            CHECK(clv_filter_temporal(clv_chain_desc_filter(desc, 1)) == 1 &&
+                      clv_filter_temporal(clv_chain_desc_filter(desc, 2)) == 0,
                   "quantize is temporal, noise (indexed by frame) is not");
+            clv_chain_desc_destroy(desc);
         }
     }
     expect_parse("opencl=file=/dev/zero", CLV_EPARSE, "is not a regular file");
@@ -406,7 +416,7 @@ int test_user_errors(void)
     /* kernel= picks one of a file's kernels (one behind an attribute). */
     static const char *const picks[] = {"first", "second"};
     for (int k = 0; k < 2; k++) {
-        clv_chain_desc desc;
+        clv_chain_desc *desc = NULL;
         clv_chain *chain = NULL;
         clv_msg msg = {{0}};
         clv_image in = {0}, out = {0};
@@ -415,8 +425,9 @@ int test_user_errors(void)
         test_fill(&in, CONTENT_NOISE, 9);
         snprintf(t, sizeof t, "opencl=file=%s:kernel=%s", put("two.cl", two_cl), picks[k]);
         CHECK(clv_chain_parse(t, &desc, &msg) == 0 &&
-                  clv_chain_create(ctx, &desc, &chain, &msg) == 0,
+                  clv_chain_create(ctx, desc, &chain, &msg) == 0,
               "%s: %s", t, msg.text);
+        clv_chain_desc_destroy(desc);
         if (chain) {
             run_once(ctx, chain, &in, &out);
             const uint8_t *p = in.pixels + 4 * 7, *o = out.pixels + 4 * 7;
@@ -497,13 +508,17 @@ int test_user_reload(void)
                                       "{ WRITE((uchar4)(level, 1, 2, 3)); }\n");
     char text[600];
     snprintf(text, sizeof text, "opencl=file=%s:level=30", path);
-    clv_chain_desc desc;
+    clv_chain_desc *desc = NULL;
     clv_chain *chain = NULL;
     clv_msg msg = {{0}};
     clv_image in = {0}, out = {0};
     clv_image_alloc(&in, 16, 8);
     clv_image_alloc(&out, 16, 8);
-    if (clv_chain_parse(text, &desc, &msg) || clv_chain_create(ctx, &desc, &chain, &msg)) {
+    int err = clv_chain_parse(text, &desc, &msg);
+    if (!err)
+        err = clv_chain_create(ctx, desc, &chain, &msg);
+    clv_chain_desc_destroy(desc);
+    if (err) {
         CHECK(0, "%s", msg.text);
         return 1;
     }
@@ -571,8 +586,8 @@ int test_user_reload(void)
             CHECK(0, "%s", msg.text);
         run_once(ctx, chain, &in, &out);
         if (i == 0)
-            f1 = clv_chain_get_desc(chain)->item[0].filter;
-        f2 = clv_chain_get_desc(chain)->item[0].filter;
+            f1 = clv_chain_desc_filter(clv_chain_get_desc(chain), 0);
+        f2 = clv_chain_desc_filter(clv_chain_get_desc(chain), 0);
     }
     CHECK(f1 == f2, "the same file gives the same descriptor");
     CHECK(out.pixels[0] == 9, "%d", out.pixels[0]);

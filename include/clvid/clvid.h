@@ -9,12 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifndef CL_TARGET_OPENCL_VERSION
-#define CL_TARGET_OPENCL_VERSION 120
-#endif
-#include <CL/cl.h>
-
 #include "version.h"
+
+/* OpenCL's handle types, as <CL/cl.h> declares them (cl_platform_id is a
+ * struct _cl_platform_id pointer): this header needs no OpenCL header; the
+ * calls that take OpenCL objects are in clvid/opencl.h. */
+struct _cl_platform_id;
+struct _cl_device_id;
 
 /* Symbols of the public API; everything else in the library is hidden. */
 #if defined(__GNUC__)
@@ -77,11 +78,11 @@ typedef struct clv_device_info {
     char version[64];   /* CL_DEVICE_OPENCL_C_VERSION */
     int is_gpu, is_cpu; /* CL_DEVICE_TYPE_GPU / _CPU bits */
     unsigned compute_units;
-    uint64_t global_mem; /* bytes */
-    uint64_t local_mem;  /* bytes */
-    uint64_t max_alloc;  /* bytes, largest single buffer */
-    cl_platform_id platform_id;
-    cl_device_id device_id;
+    uint64_t global_mem;                 /* bytes */
+    uint64_t local_mem;                  /* bytes */
+    uint64_t max_alloc;                  /* bytes, largest single buffer */
+    struct _cl_platform_id *platform_id; /* cl_platform_id */
+    struct _cl_device_id *device_id;     /* cl_device_id */
 } clv_device_info;
 
 /* Lists every device of every platform into *list (caller frees with free()).
@@ -129,8 +130,12 @@ typedef void (*clv_log_callback)(void *user, int level, const char *line);
 /* The engine's settings. The library reads no environment variable: a
  * program passes what it wants here (the clvid command reads CLVID_DEVICE,
  * CLVID_SHAPE, CLVID_CACHE_DIR, CLVID_NO_CACHE, CLVID_KERNEL_DIR,
- * CLVID_LOG and POCL_KERNEL_CACHE once and passes them down). A zeroed struct is the default. */
+ * CLVID_LOG and POCL_KERNEL_CACHE once and passes them down). Fill one with
+ * clv_context_options_init first, then set what you want: struct_size says
+ * which version of the struct the caller was built with, so fields added
+ * later keep their defaults for older callers. */
 typedef struct clv_context_options {
+    size_t struct_size;     /* sizeof(clv_context_options) as the caller knows it */
     const char *device;     /* as clv_device_select's spec; NULL: the first GPU, else device 0 */
     int profiling;          /* enable CL profiling on the queue (the bench does) */
     int shape;              /* kernel work shape: 0 by device type, 1 rows per work-item (the
@@ -162,12 +167,15 @@ typedef struct clv_context_options {
     int cache_every_driver;
 } clv_context_options;
 
-/* Opens the selected device. On failure *out is NULL and msg says why. */
+/* The defaults (every field zero, which means its default) and struct_size. */
+CLV_API void clv_context_options_init(clv_context_options *options);
+
+/* Opens the selected device. options may be NULL (the defaults). On failure
+ * *out is NULL and msg says why; CLV_EINVAL for options not made by
+ * clv_context_options_init (struct_size 0) or from a newer clvid. */
 CLV_API int clv_context_create(const clv_context_options *options, clv_context **out, clv_msg *msg);
 CLV_API void clv_context_destroy(clv_context *ctx);
 CLV_API const clv_device_info *clv_context_device(const clv_context *ctx);
-CLV_API cl_context clv_context_cl(const clv_context *ctx);
-CLV_API cl_command_queue clv_context_queue(const clv_context *ctx);
 /* 1 when the GPU stage shares its frames' memory with the device (no
  * upload or download copies; clv_context_options.staging). */
 CLV_API int clv_context_shared_staging(const clv_context *ctx);
@@ -192,23 +200,6 @@ typedef struct clv_image {
  * clv_image_free, which accepts a zeroed struct. */
 CLV_API int clv_image_alloc(clv_image *img, int width, int height);
 CLV_API void clv_image_free(clv_image *img);
-
-/* A device frame: RGBA8 in a buffer, rows `stride` pixels apart (a multiple
- * of 16 pixels). The frame owns its buffer. */
-typedef struct clv_frame {
-    cl_mem buffer;
-    int width, height;
-    int stride; /* in pixels */
-} clv_frame;
-
-/* Checks width/height against the device limits before allocating; an
- * oversized frame is CLV_ELIMIT with msg naming the limit. */
-CLV_API int clv_frame_create(clv_context *ctx, int width, int height, clv_frame *frame,
-                             clv_msg *msg);
-CLV_API void clv_frame_destroy(clv_frame *frame);
-/* Blocking copies between host images and frames of the same size. */
-CLV_API int clv_frame_upload(clv_context *ctx, clv_frame *frame, const clv_image *img);
-CLV_API int clv_frame_download(clv_context *ctx, const clv_frame *frame, clv_image *img);
 
 /* ---- Filters and parameters -------------------------------------------- */
 
@@ -264,19 +255,28 @@ CLV_API const char *clv_filter_file(const clv_filter *f);
 #define CLV_CHAIN_MAX 32
 #define CLV_PARAMS_MAX 8
 
-/* A parsed chain: which filters, with which values. Plain data. */
-typedef struct clv_chain_desc {
-    int count;
-    struct {
-        const clv_filter *filter;
-        clv_value values[CLV_PARAMS_MAX];
-    } item[CLV_CHAIN_MAX];
-} clv_chain_desc;
+/* A parsed chain: which filters, with which values (opaque: read it
+ * through the accessors below). */
+typedef struct clv_chain_desc clv_chain_desc;
 
-/* Parses ffmpeg's filter-graph syntax ("median=radius=2,sharpen"). An empty
- * text is an empty chain (the identity). On error returns CLV_EPARSE or
- * CLV_ERANGE with msg naming the filter, parameter, value and allowed range. */
-CLV_API int clv_chain_parse(const char *text, clv_chain_desc *desc, clv_msg *msg);
+/* Parses ffmpeg's filter-graph syntax ("median=radius=2,sharpen") into a
+ * new description, *out, the caller's (clv_chain_desc_destroy). An empty
+ * text is an empty chain (the identity). On error *out is NULL and the
+ * result is CLV_EPARSE or CLV_ERANGE with msg naming the filter, parameter,
+ * value and allowed range, then the chain around the fault. */
+CLV_API int clv_chain_parse(const char *text, clv_chain_desc **out, clv_msg *msg);
+/* Frees desc (NULL is fine). */
+CLV_API void clv_chain_desc_destroy(clv_chain_desc *desc);
+/* A copy of desc, or NULL when out of memory; the caller's. */
+CLV_API clv_chain_desc *clv_chain_desc_copy(const clv_chain_desc *desc);
+/* A new description of `count` filters of desc from `first` (clamped to
+ * what desc has; 0 filters is the identity), or NULL when out of memory. */
+CLV_API clv_chain_desc *clv_chain_desc_slice(const clv_chain_desc *desc, int first, int count);
+/* How many filters; filter `index`'s descriptor and values (its
+ * clv_filter_param_count of them), NULL when out of range. */
+CLV_API int clv_chain_desc_count(const clv_chain_desc *desc);
+CLV_API const clv_filter *clv_chain_desc_filter(const clv_chain_desc *desc, int index);
+CLV_API const clv_value *clv_chain_desc_values(const clv_chain_desc *desc, int index);
 /* Parses one value for parameter `index` of f into *value. */
 CLV_API int clv_param_parse(const clv_filter *f, int index, const char *text, clv_value *value,
                             clv_msg *msg);
@@ -291,12 +291,7 @@ CLV_API int clv_chain_create(clv_context *ctx, const clv_chain_desc *desc, clv_c
                              clv_msg *msg);
 CLV_API void clv_chain_destroy(clv_chain *chain);
 
-/* Enqueues the chain on the context's queue: reads src, writes dst (same
- * size, distinct buffers). Waits on `wait` (may be NULL) and, when `done` is
- * not NULL, returns an event the caller releases. Never blocks on the device.
- * frame_index feeds filters that vary per frame (noise). */
-CLV_API int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst,
-                          uint64_t frame_index, cl_event wait, cl_event *done, clv_msg *msg);
+/* Running a chain on device frames of your own: clvid/opencl.h. */
 
 /* Changes one parameter of a running chain; takes effect on the next run.
  * Cheap: no rebuild. */
@@ -425,7 +420,10 @@ CLV_API int clv_ref_from_rgba(clv_pixfmt f, clv_color color, const clv_image *rg
  * stage. */
 typedef struct clv_stage clv_stage;
 
+/* Fill one with clv_stage_options_init first (struct_size, as for the
+ * context's options), then set the size and formats. */
 typedef struct clv_stage_options {
+    size_t struct_size; /* sizeof(clv_stage_options) as the caller knows it */
     int width, height;
     clv_pixfmt in_format, out_format;
     clv_color in_color, out_color; /* for YUV formats */
@@ -444,8 +442,13 @@ typedef struct clv_stage_times {
     uint64_t to_rgba_ns, from_rgba_ns; /* the conversion kernels alone (within kernels_ns) */
 } clv_stage_times;
 
+/* The defaults (every field zero: 3 slots, RGBA in and out, no rotation)
+ * and struct_size. */
+CLV_API void clv_stage_options_init(clv_stage_options *options);
+
 /* The stage runs chain (owned by the caller, built on the same context;
- * NULL for none). */
+ * NULL for none). CLV_EINVAL for options not made by clv_stage_options_init
+ * or from a newer clvid. */
 CLV_API int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
                              clv_stage **out, clv_msg *msg);
 CLV_API void clv_stage_destroy(clv_stage *stage);
@@ -533,12 +536,6 @@ typedef struct clv_stage_device {
 /* How many devices the stage deals to (1 for a stage on one device). */
 CLV_API int clv_stage_device_count(const clv_stage *stage);
 CLV_API void clv_stage_device_stats(const clv_stage *stage, int device, clv_stage_device *out);
-/* Testing: device `device` of the stage fails (as on a lost device) when it
- * is asked for the frame after its `frames`-th. */
-CLV_API void clv_stage_inject_fault(clv_stage *stage, int device, uint64_t frames);
-/* Testing: the next frame submitted to device `device` fails there (as an
- * OpenCL error at submit would). */
-CLV_API void clv_stage_inject_submit_fault(clv_stage *stage, int device);
 
 #ifdef __cplusplus
 }

@@ -20,9 +20,10 @@ extern "C" {
 #endif
 
 /* What one transcode does. Strings are borrowed for the run's length; NULL
- * means the default. Set every field through clv_transcode_options_init
- * first, so that fields added later keep their defaults. */
+ * means the default. Fill one with clv_transcode_options_init first (it
+ * sets struct_size), so that fields added later keep their defaults. */
 typedef struct clv_transcode_options {
+    size_t struct_size; /* sizeof(clv_transcode_options) as the caller knows it */
     /* Input */
     const char *input;          /* path, URL, image pattern ("img_%04d.png"), device, or "-"
                                    for standard input */
@@ -48,7 +49,11 @@ typedef struct clv_transcode_options {
      * the index that frame has in the whole video, so its output equals the
      * whole run's. 0: the run's first frame is frame 0. */
     uint64_t first_frame_index;
-    clv_context_options engine;
+    /* The engine's settings (made with clv_context_options_init; borrowed
+     * for the run); NULL: the defaults. device, when set, is the device
+     * instead of engine->device (--device). */
+    const clv_context_options *engine;
+    const char *device;
 
     /* Output */
     const char *output;         /* the format follows the extension; "-": standard output */
@@ -79,8 +84,12 @@ CLV_API int clv_capture_sources_print(FILE *out);
  * pipeline runs with, into out (size bytes). */
 CLV_API void clv_pipeline_versions(char *out, size_t size);
 
-/* Fills *options with the defaults (nothing set, crf -1). */
+/* Fills *options with the defaults (nothing set, crf -1) and struct_size. */
 CLV_API void clv_transcode_options_init(clv_transcode_options *options);
+/* The engine's settings a run with options uses: options->engine over the
+ * defaults, options->device over its device. */
+CLV_API void clv_transcode_engine_options(const clv_transcode_options *options,
+                                          clv_context_options *engine);
 
 /* For bindings that cannot see the struct's layout: a heap copy with the
  * defaults (NULL when out of memory), and its release (NULL is fine). */

@@ -50,22 +50,26 @@ class Error(Exception):
 
 # ---- The libraries -----------------------------------------------------------
 
+# The libraries' ABI (their soname's number) these mirrors and signatures
+# describe: a library of another ABI is not loaded.
+_SOVERSION = 1
+
+
 def _candidates(name: str) -> List[str]:
-    """Where lib<name>.so is looked for: CLVID_LIBRARY_DIR, beside this
-    installed package (PREFIX/lib/python3.X/dist-packages/clvid -> PREFIX/lib
-    and PREFIX/lib/<multiarch>), then the system's search path."""
+    """Where lib<name>.so.<_SOVERSION> is looked for: CLVID_LIBRARY_DIR,
+    beside this installed package (PREFIX/lib/python3.X/dist-packages/clvid
+    -> PREFIX/lib and PREFIX/lib/<multiarch>), then the system's search
+    path."""
+    soname = "lib%s.so.%d" % (name, _SOVERSION)
     out = []
     env = os.environ.get("CLVID_LIBRARY_DIR")
     if env:
-        out.append(os.path.join(env, "lib%s.so" % name))
+        out.append(os.path.join(env, soname))
     here = os.path.dirname(os.path.abspath(__file__))
     prefix_lib = os.path.normpath(os.path.join(here, "..", "..", ".."))
-    out += sorted(glob.glob(os.path.join(prefix_lib, "lib%s.so*" % name)))
-    out += sorted(glob.glob(os.path.join(prefix_lib, "*", "lib%s.so*" % name)))
-    found = ctypes.util.find_library(name)
-    if found:
-        out.append(found)
-    out.append("lib%s.so.0" % name)
+    out.append(os.path.join(prefix_lib, soname))
+    out += sorted(glob.glob(os.path.join(prefix_lib, "*", soname)))
+    out.append(soname)  # the system's search path
     return out
 
 
@@ -80,8 +84,8 @@ def _load(name: str) -> Optional[ctypes.CDLL]:
 
 _engine = _load("clvid")
 if _engine is None:
-    raise ImportError("clvid: libclvid.so not found (install clvid with cmake --install, or set "
-                      "CLVID_LIBRARY_DIR to the folder that has it)")
+    raise ImportError("clvid: libclvid.so.%d not found (install clvid with cmake --install, or "
+                      "set CLVID_LIBRARY_DIR to the folder that has it)" % _SOVERSION)
 _pipeline = _load("clvid-pipeline")
 
 
@@ -96,7 +100,7 @@ _LOG = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p)
 
 
 class _ContextOptions(ctypes.Structure):
-    _fields_ = [("device", ctypes.c_char_p), ("profiling", ctypes.c_int),
+    _fields_ = [("struct_size", ctypes.c_size_t), ("device", ctypes.c_char_p), ("profiling", ctypes.c_int),
                 ("shape", ctypes.c_int), ("cache_dir", ctypes.c_char_p),
                 ("no_cache", ctypes.c_int), ("kernel_dir", ctypes.c_char_p),
                 ("log_level", ctypes.c_int), ("log", _LOG), ("log_user", ctypes.c_void_p),
@@ -130,9 +134,7 @@ class _DeviceInfo(ctypes.Structure):
                 ("device_id", ctypes.c_void_p)]
 
 
-# clv_chain_desc is plain data the library fills; its size is fixed by
-# CLV_CHAIN_MAX and CLV_MATRIX_MAX (about 52 KiB): room for it.
-_DESC_BYTES = 1 << 17
+
 
 _P, _I, _V = ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(_Msg)
 
@@ -159,7 +161,11 @@ _context_create = _declare(_engine, "clv_context_create", _I, ctypes.POINTER(_Co
                            ctypes.POINTER(_P), _V)
 _context_destroy = _declare(_engine, "clv_context_destroy", None, _P)
 _context_device = _declare(_engine, "clv_context_device", ctypes.POINTER(_DeviceInfo), _P)
-_chain_parse = _declare(_engine, "clv_chain_parse", _I, ctypes.c_char_p, _P, _V)
+_chain_parse = _declare(_engine, "clv_chain_parse", _I, ctypes.c_char_p, ctypes.POINTER(_P), _V)
+_desc_destroy = _declare(_engine, "clv_chain_desc_destroy", None, _P)
+_desc_slice = _declare(_engine, "clv_chain_desc_slice", _P, _P, _I, _I)
+_desc_count = _declare(_engine, "clv_chain_desc_count", _I, _P)
+_desc_filter = _declare(_engine, "clv_chain_desc_filter", _P, _P, _I)
 _chain_format = _declare(_engine, "clv_chain_format", None, _P, ctypes.c_char_p, ctypes.c_size_t)
 _chain_create = _declare(_engine, "clv_chain_create", _I, _P, _P, ctypes.POINTER(_P), _V)
 _chain_destroy = _declare(_engine, "clv_chain_destroy", None, _P)
@@ -252,7 +258,7 @@ def _device_text(device: Any) -> Optional[bytes]:
 
 
 def version() -> str:
-    """The library's version, "0.2.0"."""
+    """The library's version, "0.3.0"."""
     return _version().decode()
 
 
@@ -263,6 +269,7 @@ def _engine_options(device: Optional[str], keep: list) -> _ContextOptions:
     ends, or at the build when POCL_KERNEL_CACHE=0); CLVID_DEVICE when no
     device."""
     opt = _ContextOptions()
+    opt.struct_size = ctypes.sizeof(_ContextOptions)
     device = device if device is not None else os.environ.get("CLVID_DEVICE") or None
     if device is not None:
         keep.append(_device_text(device))
@@ -373,29 +380,28 @@ def _image(a: np.ndarray) -> _Image:
     return _Image(a.ctypes.data, a.shape[1], a.shape[0], a.shape[1] * 4)
 
 
-def _parse(text: Optional[str]) -> ctypes.Array:
+class _Desc:
+    """A parsed chain (clv_chain_desc, the library's): freed when collected."""
+
+    def __init__(self, ptr: ctypes.c_void_p):
+        self.ptr = ptr
+
+    def __del__(self):
+        if self.ptr:
+            _desc_destroy(self.ptr)
+            self.ptr = None
+
+
+def _parse(text: Optional[str]) -> _Desc:
     """A chain's text (None or "" is the empty chain, the identity) parsed
     into a clv_chain_desc."""
     data = b"" if text is None else _text(text, "chain text")
-    desc = ctypes.create_string_buffer(_DESC_BYTES)
+    ptr = ctypes.c_void_p()
     msg = _Msg()
-    err = _chain_parse(data, desc, ctypes.byref(msg))
+    err = _chain_parse(data, ctypes.byref(ptr), ctypes.byref(msg))
     if err:
         _raise(err, msg, usage=True)
-    return desc
-
-
-class _Value(ctypes.Structure):
-    _fields_ = [("i", ctypes.c_int64), ("n", ctypes.c_int), ("m", ctypes.c_int * 49)]
-
-
-class _ChainItem(ctypes.Structure):
-    _fields_ = [("filter", ctypes.c_void_p), ("values", _Value * 8)]
-
-
-class _ChainDesc(ctypes.Structure):
-    """clv_chain_desc (CLV_CHAIN_MAX 32, CLV_PARAMS_MAX 8, CLV_MATRIX_MAX 49)."""
-    _fields_ = [("count", ctypes.c_int), ("item", _ChainItem * 32)]
+    return _Desc(ptr)
 
 
 def temporal_filters(text: Optional[str]) -> List[str]:
@@ -404,15 +410,15 @@ def temporal_filters(text: Optional[str]) -> List[str]:
     prev), each written out as text; [] when every filter is a function of
     its frame and its index. A run cut into segments matches one run only
     then. ValueError for a bad chain."""
-    desc = ctypes.cast(_parse(text), ctypes.POINTER(_ChainDesc)).contents
+    desc = _parse(text)
     found = []
-    for i in range(desc.count):
-        if _filter_temporal(desc.item[i].filter):
-            one = _ChainDesc()
-            one.count = 1
-            one.item[0] = desc.item[i]
+    for i in range(_desc_count(desc.ptr)):
+        if _filter_temporal(_desc_filter(desc.ptr, i)):
+            one = _Desc(ctypes.c_void_p(_desc_slice(desc.ptr, i, 1)))
+            if not one.ptr:
+                raise MemoryError("clvid: out of memory")
             buf = ctypes.create_string_buffer(16384)
-            _chain_format(ctypes.byref(one), buf, len(buf))
+            _chain_format(one.ptr, buf, len(buf))
             found.append(buf.value.decode(errors="replace"))
     return found
 
@@ -464,7 +470,7 @@ class Chain:
         info = _context_device(self._ctx).contents
         self._device = info.name.decode(errors="replace")
         self._max_alloc = info.max_alloc
-        err = _chain_create(self._ctx, desc, ctypes.byref(self._chain), ctypes.byref(msg))
+        err = _chain_create(self._ctx, desc.ptr, ctypes.byref(self._chain), ctypes.byref(msg))
         if err:
             self.close()
             _raise(err, msg)
@@ -528,8 +534,7 @@ class Chain:
             self._frame_index = n
 
     def _count(self) -> int:
-        # clv_chain_desc starts with its int count.
-        return ctypes.cast(_chain_get_desc(self._chain), ctypes.POINTER(ctypes.c_int))[0]
+        return _desc_count(_chain_get_desc(self._chain))
 
     def set(self, filter_index: int, param: str, value: Any) -> None:
         """Changes one parameter of filter `filter_index` (from 0) for the
@@ -639,7 +644,7 @@ def reference(text: Optional[str], img: np.ndarray, frame_index: int = 0,
     desc = _parse(text)
     rgba, channels = _to_rgba(img, order)
     ref = ctypes.c_void_p()
-    err = _ref_create(desc, ctypes.byref(ref))
+    err = _ref_create(desc.ptr, ctypes.byref(ref))
     if err == _EINVAL:
         raise ValueError("clvid: %s has a user kernel (opencl=...), which has no C reference"
                          % text)

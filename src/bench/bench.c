@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "clvid.h"
+#include "opencl.h"
 
 #include "../env/engine_env.h"
 
@@ -265,7 +266,8 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, const p
     const int w = ps->w, h = ps->h, frames = ps->frames;
     size_t size = clv_pixfmt_size(CLV_PIX_YUV420P, w, h);
     uint8_t *frame = NULL;
-    clv_stage_options o = {.width = w,
+    clv_stage_options o = {.struct_size = sizeof(clv_stage_options),
+                           .width = w,
                            .height = h,
                            .in_format = CLV_PIX_YUV420P,
                            .out_format = ps->out_format,
@@ -343,7 +345,8 @@ static double first_frame_ms(clv_context *ctx, const clv_chain_desc *desc, int w
     clv_chain *chain = NULL;
     clv_stage *stage = NULL;
     double ms = -1;
-    clv_stage_options o = {.width = w,
+    clv_stage_options o = {.struct_size = sizeof(clv_stage_options),
+                           .width = w,
                            .height = h,
                            .in_format = CLV_PIX_YUV420P,
                            .out_format = out_format,
@@ -360,6 +363,15 @@ done:
     clv_stage_destroy(stage);
     clv_chain_destroy(chain);
     return ms;
+}
+
+/* Frees what main parsed and returns status (a program's leaks are
+ * reported by LeakSanitizer at exit). */
+static int bench_end(clv_chain_desc *desc, clv_chain_desc *none, int status)
+{
+    clv_chain_desc_destroy(desc);
+    clv_chain_desc_destroy(none);
+    return status;
 }
 
 int main(int argc, char **argv)
@@ -438,17 +450,20 @@ int main(int argc, char **argv)
     }
 
     clv_msg msg = {{0}};
-    clv_chain_desc desc;
+    clv_chain_desc *desc = NULL;
     if (clv_chain_parse(chain_text, &desc, &msg)) {
         fprintf(stderr, "clvid-bench: %s\n", msg.text);
-        return 2;
+        return bench_end(desc, NULL, 2);
     }
-    if (desc.count == 0) {
+    if (clv_chain_desc_count(desc) == 0) {
         fprintf(stderr, "clvid-bench: --chain is empty; name at least one filter\n");
-        return 2;
+        return bench_end(desc, NULL, 2);
     }
     double setup_start = now_ms();
-    clv_context_options opt = {.device = device, .profiling = 1, .shape = shape};
+    clv_context_options opt = {.struct_size = sizeof(clv_context_options),
+                               .device = device,
+                               .profiling = 1,
+                               .shape = shape};
     /* As the clvid command: the binary cache, CLVID_NO_CACHE, CLVID_KERNEL_DIR... */
     char cache_dir[1024];
     clv_env_engine_settings(&opt, cache_dir, sizeof cache_dir);
@@ -456,18 +471,18 @@ int main(int argc, char **argv)
     int err = clv_context_create(&opt, &ctx, &msg);
     if (err) {
         fprintf(stderr, "clvid-bench: %s\n", msg.text);
-        return err == CLV_ENODEVICE ? 2 : 1;
+        return bench_end(desc, NULL, err == CLV_ENODEVICE ? 2 : 1);
     }
     int status = 1;
     if (pipeline) {
-        clv_chain_desc none = {0};
+        clv_chain_desc *none = clv_chain_desc_slice(desc, 0, 0);
         clv_stage_times t = {0};
         int devices = clv_context_device_count(ctx);
-        double first_ms = first_frame_ms(ctx, &desc, w, h, out_format, setup_start, &msg);
+        double first_ms = first_frame_ms(ctx, desc, w, h, out_format, setup_start, &msg);
         if (first_ms < 0) {
             fprintf(stderr, "clvid-bench: %s\n", msg.text);
             clv_context_destroy(ctx);
-            return 1;
+            return bench_end(desc, none, 1);
         }
         pipeline_spec spec = {w, h, frames, writers, out_format, NULL, 0};
         uint8_t *picture = NULL;
@@ -487,7 +502,7 @@ int main(int argc, char **argv)
             free(rgba);
             if (!picture) {
                 clv_context_destroy(ctx);
-                return 1;
+                return bench_end(desc, none, 1);
             }
             spec.picture = picture;
             spec.pictures = count;
@@ -504,7 +519,7 @@ int main(int argc, char **argv)
             if (clv_context_create(&one, &alone_ctx[d], &msg)) {
                 fprintf(stderr, "clvid-bench: %s\n", msg.text);
                 free(picture);
-                return 1;
+                return bench_end(desc, none, 1);
             }
         }
         size_t used = 0;
@@ -520,11 +535,11 @@ int main(int argc, char **argv)
             clv_stage_times rt = {0};
             clv_stage_device rs[CLV_DEVICES_MAX] = {{0}};
             pipeline_host rh = {0};
-            double b = pipeline_fps(ctx, &none, &spec, NULL, NULL, NULL, &msg);
-            double f = b > 0 ? pipeline_fps(ctx, &desc, &spec, &rt, rs, &rh, &msg) : -1;
+            double b = pipeline_fps(ctx, none, &spec, NULL, NULL, NULL, &msg);
+            double f = b > 0 ? pipeline_fps(ctx, desc, &spec, &rt, rs, &rh, &msg) : -1;
             /* Several devices: each alone too, in the same turns. */
             for (int d = 0; f >= 0 && devices > 1 && d < devices; d++) {
-                double one = pipeline_fps(alone_ctx[d], &desc, &spec, NULL, NULL, NULL, &msg);
+                double one = pipeline_fps(alone_ctx[d], desc, &spec, NULL, NULL, NULL, &msg);
                 if (one < 0)
                     f = -1;
                 else if (one > alone[d])
@@ -615,14 +630,14 @@ int main(int argc, char **argv)
             clv_context_destroy(alone_ctx[d]);
         clv_context_destroy(ctx);
         free(picture);
-        return status;
+        return bench_end(desc, none, status);
     }
     clv_chain *chain = NULL;
     clv_frame src = {0}, dst = {0};
     clv_image img = {0};
     uint8_t *pictures = NULL;
     int picture_count = 0;
-    uint64_t *ns = calloc((size_t)frames * (size_t)desc.count, sizeof *ns);
+    uint64_t *ns = calloc((size_t)frames * (size_t)clv_chain_desc_count(desc), sizeof *ns);
     if (!ns || clv_image_alloc(&img, w, h)) {
         fprintf(stderr, "clvid-bench: out of memory for a %dx%d frame\n", w, h);
         goto done;
@@ -644,7 +659,7 @@ int main(int argc, char **argv)
         }
     }
     if (clv_frame_create(ctx, w, h, &src, &msg) || clv_frame_create(ctx, w, h, &dst, &msg) ||
-        clv_chain_create(ctx, &desc, &chain, &msg)) {
+        clv_chain_create(ctx, desc, &chain, &msg)) {
         fprintf(stderr, "clvid-bench: %s\n", msg.text);
         goto done;
     }
@@ -692,12 +707,12 @@ int main(int argc, char **argv)
             }
         }
         if (clv_chain_run(chain, &src, &dst, (uint64_t)f, NULL, NULL, &msg) ||
-            clv_chain_profile(chain, t, desc.count)) {
+            clv_chain_profile(chain, t, clv_chain_desc_count(desc))) {
             fprintf(stderr, "clvid-bench: %s\n", msg.text[0] ? msg.text : "profiling failed");
             goto done;
         }
         if (f >= warmup)
-            for (int i = 0; i < desc.count; i++)
+            for (int i = 0; i < clv_chain_desc_count(desc); i++)
                 ns[(size_t)i * frames + (f - warmup)] = t[i];
     }
 
@@ -723,7 +738,7 @@ int main(int argc, char **argv)
         printf("%-4s %-40s %12s %10s %10s %10s %8s\n", "#", "filter", "median us", "min us",
                "Mpixel/s", "GB/s", "of copy");
     }
-    for (int i = 0; i < desc.count; i++) {
+    for (int i = 0; i < clv_chain_desc_count(desc); i++) {
         uint64_t *t = ns + (size_t)i * frames;
         qsort(t, (size_t)frames, sizeof *t, cmp_u64);
         double med = (frames % 2 ? (double)t[frames / 2]
@@ -733,10 +748,11 @@ int main(int argc, char **argv)
         double mps = med > 0 ? mpix / (med / 1e6) : 0;
         double gbs = med > 0 ? (double)w * h * 8 / (med * 1e3) : 0;
         total_us += med;
-        clv_chain_desc one = {.count = 1};
-        one.item[0] = desc.item[i];
-        char text[1024];
-        clv_chain_format(&one, text, sizeof text);
+        clv_chain_desc *one = clv_chain_desc_slice(desc, i, 1);
+        char text[1024] = "";
+        if (one)
+            clv_chain_format(one, text, sizeof text);
+        clv_chain_desc_destroy(one);
         if (json) {
             printf("%s{\"filter\": ", i ? ", " : "");
             json_string(text);
@@ -763,5 +779,5 @@ done:
     free(pictures);
     free(ns);
     clv_context_destroy(ctx);
-    return status;
+    return bench_end(desc, NULL, status);
 }

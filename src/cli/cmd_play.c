@@ -151,7 +151,7 @@ static int parse_args(int argc, char **argv, play_args *a)
             }
             p->chains[p->chain_count++] = v;
         } else if (!strcmp(o, "--device"))
-            p->io.engine.device = v;
+            p->io.device = v;
         else if (!strcmp(o, "--screenshot"))
             p->screenshot = v;
         else if (!strcmp(o, "--keys"))
@@ -216,7 +216,10 @@ static void on_signal(int sig)
 static int play(play_args *a)
 {
     char cache[4096];
-    clv_env_engine_settings(&a->player.io.engine, cache, sizeof cache);
+    clv_context_options engine;
+    clv_context_options_init(&engine);
+    clv_env_engine_settings(&engine, cache, sizeof cache);
+    a->player.io.engine = &engine;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

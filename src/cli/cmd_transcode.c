@@ -140,7 +140,7 @@ static int parse_args(int argc, char **argv, transcode_args *a)
         else if (!strcmp(o, "-vf"))
             r->chain = v;
         else if (!strcmp(o, "--device"))
-            r->engine.device = v;
+            r->device = v;
         else if (!strcmp(o, "--progress"))
             a->progress_path = v;
         else if ((known = clv_cli_output_option(o, v, r)) != 0 ||
@@ -299,7 +299,10 @@ static int on_status(const clv_transcode_status *s, void *user)
 int clv_cli_transcode(clv_transcode_options *options, int quiet, const char *progress_path)
 {
     char cache[4096];
-    clv_env_engine_settings(&options->engine, cache, sizeof cache);
+    clv_context_options engine;
+    clv_context_options_init(&engine);
+    clv_env_engine_settings(&engine, cache, sizeof cache);
+    options->engine = &engine;
     options->quiet = quiet;
     display d = {.quiet = quiet, .tty = !quiet && isatty(2)};
     /* The progress file is written over, as ffmpeg's is, but never when it

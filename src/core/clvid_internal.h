@@ -4,8 +4,20 @@
 #define CLVID_INTERNAL_H
 
 #include "clvid.h"
+#include "opencl.h"
+#include "testing.h"
 
 #include <stdarg.h>
+
+/* A parsed chain (clv_chain_desc in clvid.h, opaque there): which filters,
+ * with which values. Plain data, copied freely inside the library. */
+struct clv_chain_desc {
+    int count;
+    struct {
+        const clv_filter *filter;
+        clv_value values[CLV_PARAMS_MAX];
+    } item[CLV_CHAIN_MAX];
+};
 
 /* Pixels handled by one work-item in the GPU shape (a define in every
  * kernel program as CLV_PX). */
@@ -413,6 +425,16 @@ static inline uint32_t clv__fmix32(uint32_t h)
     h ^= h >> 16;
     return h;
 }
+
+/* Copies a caller's options struct (its first field is its struct_size) into
+ * out, already filled with this library's defaults (known bytes): the fields
+ * the caller knows replace them. CLV_EINVAL with msg naming `what` for a
+ * struct_size of 0 (not made by its _init) or beyond `known` (a newer
+ * clvid's). */
+int clv__options_copy(const void *given, void *out, size_t known, const char *what, clv_msg *msg);
+
+/* clv_chain_parse into a description of the caller's (zeroed on error). */
+int clv__chain_parse_into(const char *text, clv_chain_desc *desc, clv_msg *msg);
 
 /* ---- Expressions (expr.c) ---------------------------------------------
  * ffmpeg's arithmetic expressions ("iw/2", "trunc(ih*dar/2)*2",

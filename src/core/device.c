@@ -233,16 +233,27 @@ int clv_device_select_list(const clv_device_info *list, int count, const char *s
 static int context_open(const clv_context_options *options, const clv_device_info *dev,
                         clv_context **out, clv_msg *msg);
 
-int clv_context_create(const clv_context_options *options, clv_context **out, clv_msg *msg)
+void clv_context_options_init(clv_context_options *options)
+{
+    memset(options, 0, sizeof *options);
+    options->struct_size = sizeof *options;
+}
+
+int clv_context_create(const clv_context_options *given, clv_context **out, clv_msg *msg)
 {
     *out = NULL;
+    clv_context_options copy;
+    clv_context_options_init(&copy);
+    int err = given ? clv__options_copy(given, &copy, sizeof copy, "clv_context_options", msg) : 0;
+    if (err)
+        return err;
+    const clv_context_options *options = &copy;
     clv_device_info *list = NULL;
     int count = clv_device_list(&list, msg);
     if (count < 0)
         return count;
     int indices[CLV_DEVICES_MAX];
-    int n = clv_device_select_list(list, count, options ? options->device : NULL, indices,
-                                   CLV_DEVICES_MAX, msg);
+    int n = clv_device_select_list(list, count, options->device, indices, CLV_DEVICES_MAX, msg);
     if (n < 0) {
         free(list);
         return n;
@@ -250,12 +261,10 @@ int clv_context_create(const clv_context_options *options, clv_context **out, cl
     /* Several devices: every queue is profiled, for the stage deals frames
      * by each device's time per frame on its own clock (from its first
      * command to its last, which with shared staging are kernels). */
-    clv_context_options several = {0};
-    if (options)
-        several = *options;
+    clv_context_options several = *options;
     several.profiling = 1;
     const clv_context_options *o = n > 1 ? &several : options;
-    int err = context_open(o, &list[indices[0]], out, msg);
+    err = context_open(o, &list[indices[0]], out, msg);
     for (int i = 1; !err && i < n; i++) {
         err = context_open(o, &list[indices[i]], &(*out)->more[i - 1], msg);
         if (!err)

@@ -110,3 +110,19 @@ void clv__log(const clv_context *ctx, int level, const char *fmt, ...)
     if (line != small)
         free(line);
 }
+
+int clv__options_copy(const void *given, void *out, size_t known, const char *what, clv_msg *msg)
+{
+    size_t size = *(const size_t *)given;
+    if (size == 0)
+        return clv__fail(msg, CLV_EINVAL,
+                         "%s: struct_size is 0; fill the struct with %.*s_init() first", what,
+                         (int)strlen(what), what);
+    if (size < sizeof(size_t) || size > known)
+        return clv__fail(msg, CLV_EINVAL,
+                         "%s: struct_size %zu; this clvid (%s) knows %zu bytes (built against "
+                         "another clvid's header?)",
+                         what, size, clv_version(), known);
+    memcpy(out, given, size);
+    return 0;
+}

@@ -3,6 +3,7 @@
 #include "clvid_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int edit_distance(const char *a, const char *b)
@@ -250,7 +251,62 @@ static void add_excerpt(clv_msg *msg, const char *text, size_t at)
              line, to < len ? "..." : "", (int)(lead + at - from), "");
 }
 
-int clv_chain_parse(const char *text, clv_chain_desc *desc, clv_msg *msg)
+int clv_chain_parse(const char *text, clv_chain_desc **out, clv_msg *msg)
+{
+    *out = NULL;
+    clv_chain_desc *desc = calloc(1, sizeof *desc);
+    if (!desc)
+        return clv__fail(msg, CLV_ENOMEM, "out of memory");
+    int err = clv__chain_parse_into(text, desc, msg);
+    if (err)
+        free(desc);
+    else
+        *out = desc;
+    return err;
+}
+
+void clv_chain_desc_destroy(clv_chain_desc *desc)
+{
+    free(desc);
+}
+
+clv_chain_desc *clv_chain_desc_copy(const clv_chain_desc *desc)
+{
+    clv_chain_desc *copy = malloc(sizeof *copy);
+    if (copy)
+        *copy = *desc;
+    return copy;
+}
+
+clv_chain_desc *clv_chain_desc_slice(const clv_chain_desc *desc, int first, int count)
+{
+    clv_chain_desc *slice = calloc(1, sizeof *slice);
+    if (!slice)
+        return NULL;
+    first = first < 0 ? 0 : first > desc->count ? desc->count : first;
+    count = count < 0 ? 0 : count > desc->count - first ? desc->count - first : count;
+    for (int i = 0; i < count; i++)
+        slice->item[i] = desc->item[first + i];
+    slice->count = count;
+    return slice;
+}
+
+int clv_chain_desc_count(const clv_chain_desc *desc)
+{
+    return desc->count;
+}
+
+const clv_filter *clv_chain_desc_filter(const clv_chain_desc *desc, int index)
+{
+    return index >= 0 && index < desc->count ? desc->item[index].filter : NULL;
+}
+
+const clv_value *clv_chain_desc_values(const clv_chain_desc *desc, int index)
+{
+    return index >= 0 && index < desc->count ? desc->item[index].values : NULL;
+}
+
+int clv__chain_parse_into(const char *text, clv_chain_desc *desc, clv_msg *msg)
 {
     memset(desc, 0, sizeof *desc);
     if (!text)

@@ -11,16 +11,28 @@ void clv_stage_output_size(const clv_stage *stage, int *width, int *height)
     *height = stage->one ? stage->one->out_h : stage->several->out_h;
 }
 
-int clv_stage_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
+void clv_stage_options_init(clv_stage_options *options)
+{
+    memset(options, 0, sizeof *options);
+    options->struct_size = sizeof *options;
+}
+
+int clv_stage_create(clv_context *ctx, const clv_stage_options *given, clv_chain *chain,
                      clv_stage **out, clv_msg *msg)
 {
     *out = NULL;
+    clv_stage_options copy;
+    clv_stage_options_init(&copy);
+    int err = clv__options_copy(given, &copy, sizeof copy, "clv_stage_options", msg);
+    if (err)
+        return err;
+    const clv_stage_options *options = &copy;
     clv_stage *stage = calloc(1, sizeof *stage);
     if (!stage)
         return clv__fail(msg, CLV_ENOMEM, "out of memory");
-    int err = clv_context_device_count(ctx) > 1
-                  ? clv__sched_create(ctx, options, chain, &stage->several, msg)
-                  : clv__pipe_create(ctx, options, chain, &stage->one, msg);
+    err = clv_context_device_count(ctx) > 1
+              ? clv__sched_create(ctx, options, chain, &stage->several, msg)
+              : clv__pipe_create(ctx, options, chain, &stage->one, msg);
     if (err) {
         free(stage);
         return err;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../io/io.h"
+#include "clvid/testing.h"
 
 void clv_devices_text(clv_context *ctx, char *out, size_t size)
 {

@@ -76,7 +76,7 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
         {"c:a", "acodec", offsetof(clv_transcode_options, audio_codec)},
         {"preset", NULL, offsetof(clv_transcode_options, preset)},
         {"pix_fmt", NULL, offsetof(clv_transcode_options, pix_fmt)},
-        {"device", NULL, offsetof(clv_transcode_options, engine.device)},
+        {"device", NULL, offsetof(clv_transcode_options, device)},
         {"input-size", "video_size", offsetof(clv_transcode_options, capture_size)},
         {"input-fps", "framerate", offsetof(clv_transcode_options, capture_rate)},
         {"audio", "mic", offsetof(clv_transcode_options, mic)},

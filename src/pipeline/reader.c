@@ -49,13 +49,15 @@ int clv_reader_open(const clv_transcode_options *o, clv_reader **out, clv_msg *m
     msg->text[0] = 0;
     if (!o->input || !*o->input)
         return clv_io_fail(msg, CLV_EOPTION, "no input given");
-    clv_chain_desc desc;
+    clv_chain_desc *desc = NULL;
     int err = clv_chain_parse(o->chain, &desc, msg);
     if (err)
         return err;
     clv_reader *r = calloc(1, sizeof *r);
-    if (!r)
+    if (!r) {
+        clv_chain_desc_destroy(desc);
         return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
+    }
     r->first_index = o->first_frame_index;
     clv_input_options in = clv_pipeline_input(o);
     if ((err = clv_decoder_open(&in, &r->dec, msg)))
@@ -67,13 +69,15 @@ int clv_reader_open(const clv_transcode_options *o, clv_reader **out, clv_msg *m
     int rotation = 0, hflip = 0;
     if (!o->no_autorotate)
         clv_input_orientation(r->dec, &rotation, &hflip);
-    clv_context_options copt = o->engine;
+    clv_context_options copt;
+    clv_transcode_engine_options(o, &copt);
     if ((err = clv_context_create(&copt, &r->ctx, msg)) ||
-        (err = clv_chain_create(r->ctx, &desc, &r->chain, msg)))
+        (err = clv_chain_create(r->ctx, desc, &r->chain, msg)))
         goto fail;
     AVRational rate = clv_decoder_frame_rate(r->dec);
     clv_chain_set_frame_rate(r->chain, rate.num, rate.den);
-    clv_stage_options so = {.width = dc->width,
+    clv_stage_options so = {.struct_size = sizeof(clv_stage_options),
+                            .width = dc->width,
                             .height = dc->height,
                             .in_format = clv_feed_format(r->feed),
                             .out_format = CLV_PIX_RGBA,
@@ -91,8 +95,10 @@ int clv_reader_open(const clv_transcode_options *o, clv_reader **out, clv_msg *m
         goto fail;
     }
     *out = r;
+    clv_chain_desc_destroy(desc);
     return 0;
 fail:
+    clv_chain_desc_destroy(desc);
     clv_reader_close(r);
     return err;
 }

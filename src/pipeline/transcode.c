@@ -33,7 +33,23 @@ void clv_pipeline_versions(char *out, size_t size)
 void clv_transcode_options_init(clv_transcode_options *o)
 {
     memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
     o->crf = -1;
+}
+
+void clv_transcode_engine_options(const clv_transcode_options *o, clv_context_options *engine)
+{
+    clv_context_options_init(engine);
+    /* The caller's struct as far as it reaches (an older caller's is
+     * shorter); clv_context_create refuses a struct_size it cannot take. */
+    if (o->engine) {
+        size_t size = o->engine->struct_size;
+        memcpy(engine, o->engine, size && size < sizeof *engine ? size : sizeof *engine);
+        if (!size)
+            engine->struct_size = 0;
+    }
+    if (o->device)
+        engine->device = o->device;
 }
 
 int clv_capture_format_check(const char *capture_format, const char *mic_format, clv_msg *msg)
@@ -60,7 +76,7 @@ int clv_transcode_check_output(const char *const *inputs, int input_count, const
 }
 
 /* Checks what can be checked before anything is opened. */
-static int check_options(const clv_transcode_options *o, clv_chain_desc *desc, clv_msg *msg)
+static int check_options(const clv_transcode_options *o, clv_chain_desc **desc, clv_msg *msg)
 {
     if (!o->input || !*o->input)
         return clv_io_fail(msg, CLV_EOPTION, "no input given");
@@ -87,9 +103,9 @@ static int check_options(const clv_transcode_options *o, clv_chain_desc *desc, c
     const char *inputs[1 + CLV_CHAIN_MAX];
     int count = 0;
     inputs[count++] = o->input;
-    for (int i = 0; i < desc->count; i++)
-        if (clv_filter_file(desc->item[i].filter))
-            inputs[count++] = clv_filter_file(desc->item[i].filter);
+    for (int i = 0; i < clv_chain_desc_count(*desc); i++)
+        if (clv_filter_file(clv_chain_desc_filter(*desc, i)))
+            inputs[count++] = clv_filter_file(clv_chain_desc_filter(*desc, i));
     return clv_output_check(inputs, count, o->output, o->output_format, o->overwrite, msg);
 }
 
@@ -232,14 +248,40 @@ static int emit(run *r, clv_msg *msg)
     return 0;
 }
 
-int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback callback, void *user,
-                      const volatile sig_atomic_t *cancel, clv_msg *msg)
+/* The caller's options over the defaults, as far as its struct reaches
+ * (an older caller's is shorter): 0, or CLV_EINVAL for options not made by
+ * clv_transcode_options_init or from a newer clvid. */
+static int caller_options(const clv_transcode_options *given, clv_transcode_options *o,
+                          clv_msg *msg)
 {
-    clv_chain_desc desc;
+    clv_transcode_options_init(o);
+    if (!given->struct_size)
+        return clv_io_fail(msg, CLV_EINVAL,
+                           "clv_transcode_options: struct_size is 0; fill the struct with "
+                           "clv_transcode_options_init() first");
+    if (given->struct_size > sizeof *o)
+        return clv_io_fail(msg, CLV_EINVAL,
+                           "clv_transcode_options: struct_size %zu; this clvid knows %zu bytes "
+                           "(built against another clvid's header?)",
+                           given->struct_size, sizeof *o);
+    memcpy(o, given, given->struct_size);
+    return 0;
+}
+
+int clv_transcode_run(const clv_transcode_options *given, clv_transcode_callback callback,
+                      void *user, const volatile sig_atomic_t *cancel, clv_msg *msg)
+{
+    clv_chain_desc *desc = NULL;
+    clv_transcode_options options;
+    const clv_transcode_options *o = &options;
     msg->text[0] = 0;
-    int err = check_options(o, &desc, msg);
-    if (err)
+    int err = caller_options(given, &options, msg);
+    if (!err)
+        err = check_options(o, &desc, msg);
+    if (err) {
+        clv_chain_desc_destroy(desc);
         return err;
+    }
 
     av_log_set_level(o->quiet ? AV_LOG_ERROR : AV_LOG_WARNING);
     run r = {.o = o, .callback = callback, .user = user, .cancel = cancel};
@@ -249,7 +291,7 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
     clv_queue *dec_q = NULL;
     clv_feed *feed = NULL;
     char chain_text[1024];
-    clv_chain_format(&desc, chain_text, sizeof chain_text);
+    clv_chain_format(desc, chain_text, sizeof chain_text);
 
     r.entered = clv_io_seconds();
     io_setup io = {.o = o, .in = clv_pipeline_input(o), .out = clv_pipeline_output(o)};
@@ -257,12 +299,13 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
     int io_running = pthread_create(&io_thread, NULL, setup_io, &io) == 0;
     if (!io_running)
         setup_io(&io);
-    clv_context_options copt = o->engine;
+    clv_context_options copt;
+    clv_transcode_engine_options(o, &copt);
     copt.profiling = 1;
     clv_msg dev_msg = {{0}};
     int dev_err = clv_context_create(&copt, &ctx, &dev_msg);
     if (!dev_err)
-        dev_err = clv_chain_create(ctx, &desc, &chain, &dev_msg);
+        dev_err = clv_chain_create(ctx, desc, &chain, &dev_msg);
     if (!dev_err) /* the summary needs the stage's times, not each filter's */
         clv_chain_set_filter_timing(chain, 0);
     if (io_running)
@@ -287,7 +330,8 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
     enum AVPixelFormat enc_f = clv_sink_pix_fmt(r.sink);
     AVRational rate = clv_decoder_frame_rate(dec);
     clv_chain_set_frame_rate(chain, rate.num, rate.den);
-    clv_stage_options sopt = {.width = w,
+    clv_stage_options sopt = {.struct_size = sizeof(clv_stage_options),
+                              .width = w,
                               .height = h,
                               .in_format = in_f,
                               .out_format = out_f,
@@ -330,7 +374,8 @@ int clv_transcode_run(const clv_transcode_options *o, clv_transcode_callback cal
     }
     /* Nothing to filter and the encoder takes the decoder's frames: they
      * are handed over as they are, as ffmpeg would. */
-    int direct = desc.count == 0 && clv_feed_native(feed) && out_f == in_f && !rotation && !hflip &&
+    int direct = clv_chain_desc_count(desc) == 0 && clv_feed_native(feed) && out_f == in_f &&
+                 !rotation && !hflip &&
                  (!clv_pixfmt_is_yuv(in_f) || (in_color.matrix == out_color.matrix &&
                                                in_color.full_range == out_color.full_range));
     /* On a CPU device the decoder writes its frames into the stage's memory
@@ -463,6 +508,7 @@ fail:
     clv_decoder_close(dec);
     clv_stage_destroy(r.stage);
     clv_chain_destroy(chain);
+    clv_chain_desc_destroy(desc);
     clv_context_destroy(ctx);
     clv_queue_destroy(dec_q);
     clv_feed_destroy(feed);

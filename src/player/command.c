@@ -39,7 +39,7 @@ int clv_player_main_param(const clv_player *p, int *filter, int *param)
         const clv_preset *pr = &clv_presets[p->preset - 1];
         if (pr->filter < 0)
             return 0;
-        const clv_filter *f = d->item[pr->filter].filter;
+        const clv_filter *f = clv_chain_desc_filter(d, pr->filter);
         for (int k = 0; k < clv_filter_param_count(f); k++)
             if (!strcmp(clv_filter_param(f, k)->name, pr->param)) {
                 *filter = pr->filter;
@@ -52,8 +52,8 @@ int clv_player_main_param(const clv_player *p, int *filter, int *param)
     int stepped = 0;
     for (int pass = 0; pass < 2; pass++) {
         int k = 0;
-        for (int i = 0; i < d->count; i++) {
-            const clv_filter *f = d->item[i].filter;
+        for (int i = 0; i < clv_chain_desc_count(d); i++) {
+            const clv_filter *f = clv_chain_desc_filter(d, i);
             for (int j = 0; j < clv_filter_param_count(f); j++) {
                 if (clv_filter_param(f, j)->step <= 0)
                     continue;
@@ -116,9 +116,11 @@ int clv_player_preset_chain(clv_player *p, int n, clv_chain **out, clv_msg *msg)
 {
     int err = 0;
     if (!p->presets[n - 1]) {
-        clv_chain_desc d;
-        if ((err = clv_chain_parse(clv_presets[n - 1].chain, &d, msg)) ||
-            (err = clv_chain_create(p->ctx, &d, &p->presets[n - 1], msg)))
+        clv_chain_desc *d = NULL;
+        if (!(err = clv_chain_parse(clv_presets[n - 1].chain, &d, msg)))
+            err = clv_chain_create(p->ctx, d, &p->presets[n - 1], msg);
+        clv_chain_desc_destroy(d);
+        if (err)
             return err;
     }
     *out = p->presets[n - 1];
@@ -228,7 +230,7 @@ int clv_player_act(clv_player *p, const clv_binding *b, clv_msg *msg)
         p->param_pick++;
         if (clv_player_main_param(p, &fi, &pi)) {
             const clv_param *par =
-                clv_filter_param(clv_chain_get_desc(p->active)->item[fi].filter, pi);
+                clv_filter_param(clv_chain_desc_filter(clv_chain_get_desc(p->active), fi), pi);
             clv_player_notice(p, "up/down: %s", par->name);
         }
         break;

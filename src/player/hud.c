@@ -81,8 +81,9 @@ static void hud_refresh(clv_player *p)
     char chain[512], pos[32], total[32], param[128] = "";
     int fi, pi;
     if (clv_player_main_param(p, &fi, &pi))
-        snprintf(param, sizeof param, "   (up/down: %s)",
-                 clv_filter_param(clv_chain_get_desc(p->active)->item[fi].filter, pi)->name);
+        snprintf(
+            param, sizeof param, "   (up/down: %s)",
+            clv_filter_param(clv_chain_desc_filter(clv_chain_get_desc(p->active), fi), pi)->name);
     clock_text(p->last_pts, pos, sizeof pos);
     clock_text(p->duration, total, sizeof total);
     char which[32];
@@ -95,15 +96,17 @@ static void hud_refresh(clv_player *p)
     /* Each filter's µs per frame; a user kernel by its file's name. */
     char filters[600] = "";
     const clv_chain_desc *d = clv_chain_get_desc(p->active);
-    size_t n = d->count ? (size_t)snprintf(filters, sizeof filters, "\xc2\xb5s/frame  ") : 0;
-    for (int i = 0; i < d->count && n < sizeof filters; i++) {
+    size_t n = clv_chain_desc_count(d)
+                   ? (size_t)snprintf(filters, sizeof filters, "\xc2\xb5s/frame  ")
+                   : 0;
+    for (int i = 0; i < clv_chain_desc_count(d) && n < sizeof filters; i++) {
         const char *file = clv_chain_kernel_file(p->active, i, NULL);
         const char *slash = file ? strrchr(file, '/') : NULL;
         char name[80];
         snprintf(name, sizeof name, "%.60s",
-                 file ? (slash ? slash + 1 : file) : clv_filter_name(d->item[i].filter));
+                 file ? (slash ? slash + 1 : file) : clv_filter_name(clv_chain_desc_filter(d, i)));
         n += (size_t)snprintf(filters + n, sizeof filters - n, "%s%s %.0f%s", i ? "  " : "", name,
-                              p->filter_us[i], i == d->count - 1 ? "\n" : "");
+                              p->filter_us[i], i == clv_chain_desc_count(d) - 1 ? "\n" : "");
     }
     /* Several devices: each one's share of the frames and ms per frame. */
     char shares[1200] = "";

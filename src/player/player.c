@@ -43,7 +43,7 @@ static int record_open(clv_player *p, clv_msg *msg)
 
 /* What can be wrong before anything opens: chains, -o on a file, --audio
  * without -o, an output already there. */
-static int check(clv_player *p, clv_chain_desc *descs, clv_msg *msg)
+static int check(clv_player *p, clv_chain_desc **descs, clv_msg *msg)
 {
     for (int i = 0; i < p->a.chain_count; i++) {
         int err = clv_chain_parse(p->a.chains[i], &descs[i], msg);
@@ -100,13 +100,25 @@ static int open_input(clv_player *p, clv_msg *msg)
     return err;
 }
 
+static int open_run(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg);
+
 /* The whole run of the player, for play and webcam. */
 static int play_main(clv_player *p, clv_msg *msg)
 {
-    clv_chain_desc descs[CLV_PLAYER_CHAINS];
+    clv_chain_desc *descs[CLV_PLAYER_CHAINS] = {0};
     int err = check(p, descs, msg);
-    if (err)
-        return err;
+    if (!err)
+        err = open_run(p, descs, msg);
+    for (int i = 0; i < p->a.chain_count; i++)
+        clv_chain_desc_destroy(descs[i]);
+    return err;
+}
+
+/* The run after its checks: the device, chains, stage, window, sound and
+ * recording, then the loop. descs are the -vf chains, parsed. */
+static int open_run(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg)
+{
+    int err;
     p->divider = 0.5;
     p->hud = !p->a.no_hud;
     p->volume = p->a.volume;
@@ -155,12 +167,13 @@ static int play_main(clv_player *p, clv_msg *msg)
 
     /* The -vf chains are built now (their errors are the user's to see
      * before anything plays); the presets on the keys when first asked for. */
-    clv_context_options copt = p->a.io.engine;
+    clv_context_options copt;
+    clv_transcode_engine_options(&p->a.io, &copt);
     copt.profiling = 1;
     if ((err = clv_context_create(&copt, &p->ctx, msg)))
         return err;
     for (int i = 0; i < p->a.chain_count; i++)
-        if ((err = clv_chain_create(p->ctx, &descs[i], &p->vf[i], msg)))
+        if ((err = clv_chain_create(p->ctx, descs[i], &p->vf[i], msg)))
             return err;
     AVRational rate = clv_decoder_frame_rate(p->dec);
     for (int i = 0; i < p->a.chain_count; i++)

@@ -127,7 +127,7 @@ int clv_reload_create(clv_context *ctx, clv_chain *const *chains, int count, clv
     r->inotify = -1;
     for (int c = 0; c < count; c++) {
         const clv_chain_desc *d = clv_chain_get_desc(chains[c]);
-        for (int i = 0; i < d->count && r->count < TARGETS; i++) {
+        for (int i = 0; i < clv_chain_desc_count(d) && r->count < TARGETS; i++) {
             const char *kernel = NULL;
             const char *path = clv_chain_kernel_file(chains[c], i, &kernel);
             if (!path)

@@ -16,22 +16,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(text, data, size);
     text[size] = 0;
-    clv_chain_desc desc, again;
+    clv_chain_desc *desc = NULL, *again = NULL;
     clv_msg msg = {{0}};
     if (clv_chain_parse(text, &desc, &msg) == 0) {
         char printed[8192];
-        clv_chain_format(&desc, printed, sizeof printed);
+        clv_chain_format(desc, printed, sizeof printed);
         if (clv_chain_parse(printed, &again, &msg) != 0) {
             fprintf(stderr, "'%s' printed as '%s', which does not parse: %s\n", text, printed,
                     msg.text);
             abort();
         }
         char twice[8192];
-        clv_chain_format(&again, twice, sizeof twice);
+        clv_chain_format(again, twice, sizeof twice);
         if (strcmp(printed, twice) != 0) {
             fprintf(stderr, "'%s' -> '%s' -> '%s'\n", text, printed, twice);
             abort();
         }
+        clv_chain_desc_destroy(again);
+        clv_chain_desc_destroy(desc);
     } else if (!msg.text[0]) {
         fprintf(stderr, "'%s' was refused without a message\n", text);
         abort();

@@ -15,15 +15,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static clv_context *ctx;
 static clv_chain *chain;
-static clv_chain_desc desc;
+static clv_chain_desc *desc = NULL;
 
 static int setup(void)
 {
     clv_msg msg = {{0}};
     av_log_set_level(AV_LOG_QUIET);
-    clv_context_options o = {0};
+    clv_context_options o = {.struct_size = sizeof(clv_context_options)};
     if (clv_context_create(&o, &ctx, &msg) || clv_chain_parse("median,sharpen", &desc, &msg) ||
-        clv_chain_create(ctx, &desc, &chain, &msg)) {
+        clv_chain_create(ctx, desc, &chain, &msg)) {
         fprintf(stderr, "fuzz_decode: %s\n", msg.text);
         abort();
     }
@@ -42,14 +42,15 @@ static void filter(clv_decoder *dec, clv_queue *q)
     int w = dc->width, h = dc->height;
     if ((int64_t)w * h > 256 * 256 || clv_feed_create(dc, "fuzz", &feed, &msg))
         goto done;
-    clv_stage_options so = {.width = w,
+    clv_stage_options so = {.struct_size = sizeof(clv_stage_options),
+                            .width = w,
                             .height = h,
                             .in_format = clv_feed_format(feed),
                             .out_format = CLV_PIX_RGBA,
                             .in_color = clv_feed_color(feed),
                             .out_color = clv_feed_color(feed),
                             .slots = 2};
-    if (clv_stage_create(ctx, &so, chain, &stage, &msg) || clv_ref_chain_create(&desc, &ref) ||
+    if (clv_stage_create(ctx, &so, chain, &stage, &msg) || clv_ref_chain_create(desc, &ref) ||
         clv_image_alloc(&a, w, h) || clv_image_alloc(&b, w, h))
         goto done;
     size_t in_size = clv_pixfmt_size(so.in_format, w, h);

@@ -4,6 +4,7 @@ strides, errors, frames() and transcode() with progress and stopping, and
 no way through the public API to crash the interpreter (closed objects,
 closing under running calls, bad arguments, huge arrays)."""
 import copy
+import ctypes
 import os
 import pickle
 import shutil
@@ -235,36 +236,30 @@ def test_transcode_ctrl_c(tmp_path):
         assert p.returncode == 0 and int(p.stdout.strip()) > 0
 
 
-def _c_fields(header, struct):
-    """The member names of `typedef struct struct {...} struct;` in header,
-    in order (one declaration may name several)."""
-    import re
-    with open(header) as f:
-        text = f.read()
-    body = re.search(r"typedef struct %s \{(.*?)\} %s;" % (struct, struct), text, re.S).group(1)
-    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
-    names = []
-    for decl in body.split(";"):
-        decl = decl.strip()
-        if not decl:
-            continue
-        for part in decl.split(","):
-            # the last identifier of each declarator: "const char *device" -> device
-            names.append(re.findall(r"[A-Za-z_]\w*", part)[-1])
-    return names
-
-
 def test_ctypes_mirrors_match_the_header():
-    # A field missing in a mirror makes the library read past Python's struct.
-    header = os.path.join(os.path.dirname(__file__), "..", "..", "include", "clvid", "clvid.h")
-    for struct, mirror in [("clv_context_options", clvid._ContextOptions),
-                           ("clv_device_info", clvid._DeviceInfo),
-                           ("clv_image", clvid._Image), ("clv_frame", clvid._Frame),
-                           ("clv_param", clvid._Param)]:
-        got = [f[0] for f in mirror._fields_]
-        want = _c_fields(header, struct)
-        assert got == want or (struct == "clv_param" and got == [w if w != "def" else "default"
-                                                                  for w in want]), (struct, got, want)
+    """Each ctypes mirror has the C struct's size and every member at the C
+    offset (tests/abi_layout prints them as the compiler lays them out): a
+    member missing, moved or of another size would make the library read
+    the wrong bytes."""
+    import json
+    layout_tool = os.environ.get("CLVID_ABI_LAYOUT")
+    if not layout_tool:
+        pytest.skip("CLVID_ABI_LAYOUT (the built tests/abi_layout) is not set")
+    layout = json.loads(subprocess.run([layout_tool], capture_output=True, text=True,
+                                       check=True).stdout)
+    mirrors = {"clv_msg": clvid._Msg, "clv_context_options": clvid._ContextOptions,
+               "clv_device_info": clvid._DeviceInfo, "clv_image": clvid._Image,
+               "clv_frame": clvid._Frame, "clv_param": clvid._Param,
+               "clv_transcode_status": clvid._TranscodeStatus,
+               "clv_media_info": clvid._MediaInfo}
+    assert sorted(mirrors) == sorted(layout)
+    for struct, mirror in mirrors.items():
+        want = layout[struct]
+        assert ctypes.sizeof(mirror) == want["size"], (struct, ctypes.sizeof(mirror), want)
+        got = {name: getattr(mirror, name).offset for name, _ in mirror._fields_}
+        names = {"def": "default"}  # a Python keyword in the mirror
+        got_c = {({v: k for k, v in names.items()}.get(k, k)): v for k, v in got.items()}
+        assert got_c == want["offsets"], (struct, got_c, want["offsets"])
 
 
 # ---- Never a crash: closed objects, threads, arguments, sizes ----------------

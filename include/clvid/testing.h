@@ -1,0 +1,24 @@
+/* testing.h - fault injection for clvid's own tests and its CLVID_FAULT
+ * switch: exported by libclvid, but not installed and not part of the
+ * API or the ABI (they may change in any release). */
+#ifndef CLVID_TESTING_H
+#define CLVID_TESTING_H
+
+#include "clvid.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Device `device` of the stage fails (as on a lost device) when it is asked
+ * for the frame after its `frames`-th. */
+CLV_API void clv_stage_inject_fault(clv_stage *stage, int device, uint64_t frames);
+/* The next frame submitted to device `device` fails there (as an OpenCL
+ * error at submit would). */
+CLV_API void clv_stage_inject_submit_fault(clv_stage *stage, int device);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
