@@ -93,6 +93,15 @@ int clv__chain_temporal(const clv_chain *chain)
     return 0;
 }
 
+/* The length of f's kernel list (clv_filter's kernels). */
+static size_t filter_kernel_count(const clv_filter *f)
+{
+    size_t n = 0;
+    while (f->kernels && f->kernels[n])
+        n++;
+    return n;
+}
+
 int clv_chain_create(clv_context *ctx, const clv_chain_desc *desc, clv_chain **out, clv_msg *msg)
 {
     *out = NULL;
@@ -108,7 +117,10 @@ int clv_chain_create(clv_context *ctx, const clv_chain_desc *desc, clv_chain **o
     for (int i = 0; i < desc->count; i++) {
         const clv_filter *f = desc->item[i].filter;
         chain->needs_scratch |= f->needs_scratch;
-        chain->state[i] = calloc(1, f->state_size ? f->state_size : 1);
+        size_t size = filter_kernel_count(f) * sizeof(cl_kernel); /* at least its kernels */
+        if (size < f->state_size)
+            size = f->state_size;
+        chain->state[i] = calloc(1, size ? size : 1);
         if (!chain->state[i]) {
             err = clv__fail(msg, CLV_ENOMEM, "out of memory");
             goto fail;
@@ -132,7 +144,11 @@ int clv_chain_create(clv_context *ctx, const clv_chain_desc *desc, clv_chain **o
         if (f->program && (err = clv__program_get(ctx, f->program, &prog, msg)))
             goto fail;
         chain->initialized[i] = 1; /* uninit accepts a half-built state */
-        if ((err = f->init(chain->state[i], ctx, prog, msg)))
+        cl_kernel *kernels = chain->state[i];
+        for (size_t k = 0; k < filter_kernel_count(f); k++)
+            if ((err = clv__kernel_create(prog, f->kernels[k], &kernels[k], msg)))
+                goto fail;
+        if (f->init && (err = f->init(chain->state[i], ctx, prog, msg)))
             goto fail;
         if (f->configure && (err = f->configure(chain->state[i], ctx, desc->item[i].values, msg)))
             goto fail;
@@ -178,8 +194,12 @@ void clv_chain_destroy(clv_chain *chain)
         free(chain->ring[i].owner);
     }
     for (int i = 0; i < chain->desc.count; i++) {
-        if (chain->initialized[i] && chain->desc.item[i].filter->uninit)
-            chain->desc.item[i].filter->uninit(chain->state[i]);
+        const clv_filter *f = chain->desc.item[i].filter;
+        if (chain->initialized[i] && f->uninit)
+            f->uninit(chain->state[i]);
+        cl_kernel *kernels = chain->state[i];
+        for (size_t k = 0; chain->initialized[i] && k < filter_kernel_count(f); k++)
+            clv__kernel_release(&kernels[k]);
         free(chain->state[i]);
     }
     clv_frame_destroy(&chain->mid[0]);

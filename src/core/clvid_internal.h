@@ -118,8 +118,15 @@ struct clv_filter {
     /* Device side. state is state_size zeroed bytes owned by the chain.
      * init builds kernels from prog; configure is called after init and after
      * each parameter change; uninit releases what init and configure made
-     * and accepts a half-initialized state. */
+     * and accepts a half-initialized state. init and uninit are optional. */
     size_t state_size;
+    /* Optional: kernels of the program, by name, NULL-terminated ({"gray",
+     * NULL}). The chain creates them in order into a cl_kernel array at the
+     * start of state (which it makes at least that large) before init and
+     * configure, and releases them after uninit, a half-built state too. A
+     * filter that only creates kernels by name and releases them needs no
+     * init or uninit. Needs program. */
+    const char *const *kernels;
     int (*init)(void *state, clv_context *ctx, cl_program prog, clv_msg *msg);
     int (*configure)(void *state, clv_context *ctx, const clv_value *values, clv_msg *msg);
     void (*uninit)(void *state);
