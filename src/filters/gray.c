@@ -1,26 +1,13 @@
 /* gray.c - R=G=B=gray(p), BT.601 luma in fixed point. */
 #include "filters.h"
 
-typedef struct gray_state {
-    cl_kernel kernel;
-} gray_state;
-
-static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
-{
-    (void)ctx;
-    return clv__kernel_create(prog, "gray", &((gray_state *)state)->kernel, msg);
-}
-
-static void uninit(void *state)
-{
-    clv__kernel_release(&((gray_state *)state)->kernel);
-}
+static const char *const kernels[] = {"gray", NULL};
 
 static int run(void *state, const clv_launch *l)
 {
-    gray_state *s = state;
-    int err = clv__kernel_frame_args(s->kernel, l);
-    return err ? err : clv__launch_pixels(l, s->kernel, l->width, l->height);
+    cl_kernel kernel = *(cl_kernel *)state;
+    int err = clv__kernel_frame_args(kernel, l);
+    return err ? err : clv__launch_pixels(l, kernel, l->width, l->height);
 }
 
 static int reference(void *ref_state, const clv_value *v, const clv_image *src, clv_image *dst,
@@ -43,9 +30,7 @@ const clv_filter clv__filter_gray = {
     .name = "gray",
     .help = "grayscale: R=G=B=(9798 R + 19235 G + 3735 B + 16384) >> 15",
     .program = "point",
-    .state_size = sizeof(gray_state),
-    .init = init,
-    .uninit = uninit,
+    .kernels = kernels,
     .run = run,
     .reference = reference,
 };

@@ -4,10 +4,6 @@
 
 #include <math.h>
 
-typedef struct noise_state {
-    cl_kernel kernel;
-} noise_state;
-
 /* The per-frame key, the salt-and-pepper threshold and the gaussian
  * multiplier, computed once on the host for kernel and reference alike. */
 typedef struct noise_setup {
@@ -28,29 +24,20 @@ static noise_setup setup(const clv_value *v, uint64_t frame_index)
     return s;
 }
 
-static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
-{
-    (void)ctx;
-    return clv__kernel_create(prog, "noise", &((noise_state *)state)->kernel, msg);
-}
-
-static void uninit(void *state)
-{
-    clv__kernel_release(&((noise_state *)state)->kernel);
-}
+static const char *const kernels[] = {"noise", NULL};
 
 static int run(void *state, const clv_launch *l)
 {
-    noise_state *s = state;
+    cl_kernel kernel = *(cl_kernel *)state;
     noise_setup n = setup(l->values, l->frame_index);
     cl_uint key = n.key;
     cl_int gaussian = n.gaussian, mul = n.mul;
     cl_ulong thr = n.thr;
-    int err = clv__kernel_frame_args(s->kernel, l);
+    int err = clv__kernel_frame_args(kernel, l);
     if (!err)
-        err = clv__kernel_args(s->kernel, 5, 4, CLV__ARG(key), CLV__ARG(gaussian), CLV__ARG(thr),
+        err = clv__kernel_args(kernel, 5, 4, CLV__ARG(key), CLV__ARG(gaussian), CLV__ARG(thr),
                                CLV__ARG(mul));
-    return err ? err : clv__launch_pixels(l, s->kernel, l->width, l->height);
+    return err ? err : clv__launch_pixels(l, kernel, l->width, l->height);
 }
 
 static uint32_t pixel_hash(uint32_t key, int x, int y)
@@ -106,9 +93,7 @@ const clv_filter clv__filter_noise = {
     .params = params,
     .param_count = 4,
     .program = "noise",
-    .state_size = sizeof(noise_state),
-    .init = init,
-    .uninit = uninit,
+    .kernels = kernels,
     .run = run,
     .reference = reference,
 };

@@ -1,29 +1,16 @@
 /* threshold.c - binary threshold on luma: gray(p) > t ? 255 : 0 on R,G,B. */
 #include "filters.h"
 
-typedef struct threshold_state {
-    cl_kernel kernel;
-} threshold_state;
-
-static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
-{
-    (void)ctx;
-    return clv__kernel_create(prog, "threshold", &((threshold_state *)state)->kernel, msg);
-}
-
-static void uninit(void *state)
-{
-    clv__kernel_release(&((threshold_state *)state)->kernel);
-}
+static const char *const kernels[] = {"threshold", NULL};
 
 static int run(void *state, const clv_launch *l)
 {
-    threshold_state *s = state;
+    cl_kernel kernel = *(cl_kernel *)state;
     cl_int t = (cl_int)l->values[0].i;
-    int err = clv__kernel_frame_args(s->kernel, l);
+    int err = clv__kernel_frame_args(kernel, l);
     if (!err)
-        err = clv__kernel_args(s->kernel, 5, 1, CLV__ARG(t));
-    return err ? err : clv__launch_pixels(l, s->kernel, l->width, l->height);
+        err = clv__kernel_args(kernel, 5, 1, CLV__ARG(t));
+    return err ? err : clv__launch_pixels(l, kernel, l->width, l->height);
 }
 
 static int reference(void *ref_state, const clv_value *v, const clv_image *src, clv_image *dst,
@@ -52,9 +39,7 @@ const clv_filter clv__filter_threshold = {
     .params = params,
     .param_count = 1,
     .program = "point",
-    .state_size = sizeof(threshold_state),
-    .init = init,
-    .uninit = uninit,
+    .kernels = kernels,
     .run = run,
     .reference = reference,
 };
