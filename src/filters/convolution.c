@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The parameters, in the order of the table below. */
+enum { CONVOLUTION_MATRIX, CONVOLUTION_DIV, CONVOLUTION_BIAS, CONVOLUTION_PARAM_COUNT };
+
 static int effective_div(const int *matrix, int count, int div)
 {
     if (div > 0)
@@ -153,7 +156,8 @@ void clv__conv_reference(const int *matrix, int count, int div, int bias, const 
 
 static int configure(void *state, clv_context *ctx, const clv_value *v, clv_msg *msg)
 {
-    return clv__conv_set(state, ctx, v[0].m, v[0].n, (int)v[1].i, (int)v[2].i, msg);
+    return clv__conv_set(state, ctx, v[CONVOLUTION_MATRIX].m, v[CONVOLUTION_MATRIX].n,
+                         (int)v[CONVOLUTION_DIV].i, (int)v[CONVOLUTION_BIAS].i, msg);
 }
 
 static int reference(void *ref_state, const clv_value *v, const clv_image *src, clv_image *dst,
@@ -161,7 +165,8 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
 {
     (void)ref_state;
     (void)frame_index;
-    clv__conv_reference(v[0].m, v[0].n, (int)v[1].i, (int)v[2].i, src, dst);
+    clv__conv_reference(v[CONVOLUTION_MATRIX].m, v[CONVOLUTION_MATRIX].n, (int)v[CONVOLUTION_DIV].i,
+                        (int)v[CONVOLUTION_BIAS].i, src, dst);
     return 0;
 }
 
@@ -174,12 +179,14 @@ static const clv_param params[] = {
      "divisor D; 0: the sum of the coefficients (1 if that is not positive)", 1},
     {"bias", CLV_PARAM_INT, "0", -1024, 1024, NULL, "added after dividing", 1},
 };
+_Static_assert(sizeof params / sizeof params[0] == CONVOLUTION_PARAM_COUNT,
+               "convolution: the enum and the params table differ");
 
 const clv_filter clv__filter_convolution = {
     .name = "convolution",
     .help = "N x N integer convolution: clamp(floor((2*S + D) / (2*D)) + bias) per R,G,B",
     .params = params,
-    .param_count = 3,
+    .param_count = CONVOLUTION_PARAM_COUNT,
     .program = NULL, /* clv__conv_set picks it */
     .state_size = sizeof(clv__conv),
     .init = clv__conv_init,

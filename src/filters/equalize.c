@@ -11,6 +11,11 @@
 #define HIST_WORDS 257 /* cl/equalize.cl: 256 counters, then EQ_ALPHA */
 #define EQ_ROWS 5      /* cl/equalize.cl: run_yuv's rows a work-item */
 
+/* The parameters, in the order of the table below, and mode's choices in
+ * the order of its list. */
+enum { EQUALIZE_MODE, EQUALIZE_PARAM_COUNT };
+enum { MODE_LUMA, MODE_GRAY };
+
 typedef struct equalize_state {
     cl_kernel hist, lut, apply;
     cl_kernel hist_yuv, apply_yuv; /* CPUs: run_yuv's */
@@ -93,7 +98,7 @@ static int run(void *state, const clv_launch *l)
 {
     equalize_state *s = state;
     cl_uint total = (cl_uint)((uint64_t)l->width * (uint64_t)l->height);
-    cl_int gray_mode = l->values[0].i == 1;
+    cl_int gray_mode = l->values[EQUALIZE_MODE].i == MODE_GRAY;
     size_t groups = hist_groups(l), one = 1, wg = 256;
     int row = l->ctx->row_shape;
     size_t global = row ? groups : groups * wg;
@@ -126,7 +131,7 @@ static int run(void *state, const clv_launch *l)
 static int run_yuv(void *state, const clv_launch *l, const clv__yuv_io *io)
 {
     equalize_state *s = state;
-    cl_int gray_mode = l->values[0].i == 1;
+    cl_int gray_mode = l->values[EQUALIZE_MODE].i == MODE_GRAY;
     cl_mem cur = s->hist_sets[s->parity], spare = s->hist_sets[1 - s->parity];
     size_t one = 1, groups = hist_groups(l);
     size_t need = groups * EQ_ROWS * (size_t)l->stride * 4;
@@ -167,7 +172,7 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
     (void)ref_state;
     (void)frame_index;
     int w = src->width, h = src->height;
-    int total = w * h;
+    int total = w * h, gray_mode = v[EQUALIZE_MODE].i == MODE_GRAY;
     int hist[256], lut[256];
     memset(hist, 0, sizeof hist);
     for (int y = 0; y < h; y++)
@@ -195,7 +200,7 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
             uint8_t *o = clv__px_mut(dst, x, y);
             int g = clv__gray(p), l = lut[g];
             for (int c = 0; c < 3; c++)
-                o[c] = (uint8_t)(v[0].i == 1 ? l : clv__clamp(p[c] + l - g, 0, 255));
+                o[c] = (uint8_t)(gray_mode ? l : clv__clamp(p[c] + l - g, 0, 255));
             o[3] = p[3];
         }
     return 0;
@@ -205,12 +210,14 @@ static const clv_param params[] = {
     {"mode", CLV_PARAM_ENUM, "luma", 0, 0, "luma|gray",
      "luma: equalize the luma and keep the colour; gray: output the equalized gray", 1},
 };
+_Static_assert(sizeof params / sizeof params[0] == EQUALIZE_PARAM_COUNT,
+               "equalize: the enum and the params table differ");
 
 const clv_filter clv__filter_equalize = {
     .name = "equalize",
     .help = "histogram equalization of the luma, per frame (OpenCV's equalizeHist)",
     .params = params,
-    .param_count = 1,
+    .param_count = EQUALIZE_PARAM_COUNT,
     .program = "equalize",
     .state_size = sizeof(equalize_state),
     .needs_scratch = 1,

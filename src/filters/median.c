@@ -9,6 +9,8 @@
  * kind a program. */
 enum { K3, K5, K7, KRADIX, KHIST, KINDS };
 #define MAX_RADIUS 7
+/* The parameters, in the order of the table below. */
+enum { MEDIAN_RADIUS, MEDIAN_PARAM_COUNT };
 static const char *const kernel_name[KINDS] = {"median3", "median5", "median7", "median_radix",
                                                "median_hist"};
 
@@ -39,7 +41,7 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
 static int configure(void *state, clv_context *ctx, const clv_value *v, clv_msg *msg)
 {
     median_state *s = state;
-    const int r = (int)v[0].i, kind = kind_of(r, ctx);
+    const int r = (int)v[MEDIAN_RADIUS].i, kind = kind_of(r, ctx);
     if (s->k[r])
         return 0;
     char defines[48];
@@ -69,7 +71,7 @@ static void uninit(void *state)
 static int run(void *state, const clv_launch *l)
 {
     median_state *s = state;
-    cl_int r = (cl_int)l->values[0].i;
+    cl_int r = (cl_int)l->values[MEDIAN_RADIUS].i;
     const int kind = kind_of(r, l->ctx);
     cl_kernel k = s->k[r];
     if (!k) /* configure failed for this radius (and said why) */
@@ -103,7 +105,7 @@ static int run(void *state, const clv_launch *l)
 static int run_yuv(void *state, const clv_launch *l, const clv__yuv_io *io)
 {
     median_state *s = state;
-    cl_int r = (cl_int)l->values[0].i;
+    cl_int r = (cl_int)l->values[MEDIAN_RADIUS].i;
     cl_kernel k = s->fused[r];
     if (!k)
         return 1;
@@ -118,7 +120,7 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
 {
     (void)ref_state;
     (void)frame_index;
-    int r = (int)v[0].i, half = (2 * r + 1) * (2 * r + 1) / 2;
+    int r = (int)v[MEDIAN_RADIUS].i, half = (2 * r + 1) * (2 * r + 1) / 2;
     for (int y = 0; y < src->height; y++) {
         for (int x = 0; x < src->width; x++) {
             int count[3][256];
@@ -146,12 +148,14 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
 static const clv_param params[] = {
     {"radius", CLV_PARAM_INT, "1", 1, MAX_RADIUS, NULL, "window of (2r+1) x (2r+1) pixels", 1},
 };
+_Static_assert(sizeof params / sizeof params[0] == MEDIAN_PARAM_COUNT,
+               "median: the enum and the params table differ");
 
 const clv_filter clv__filter_median = {
     .name = "median",
     .help = "per-channel median of the (2r+1) x (2r+1) window",
     .params = params,
-    .param_count = 1,
+    .param_count = MEDIAN_PARAM_COUNT,
     .program = NULL, /* cl/median.cl, built a kernel at a time by configure */
     .state_size = sizeof(median_state),
     .init = init,

@@ -2,6 +2,9 @@
  * (2r+1)^2 window, applied `iterations` times. */
 #include "filters.h"
 
+/* The parameters (erode's and dilate's), in the order of the table below. */
+enum { MORPH_RADIUS, MORPH_ITERATIONS, MORPH_PARAM_COUNT };
+
 typedef struct morph_state {
     cl_kernel kernel;
     cl_kernel fused; /* CPUs: one pass inside the conversions (morph_yuv) */
@@ -28,8 +31,8 @@ static void uninit(void *state)
 /* n passes alternate between dst and scratch so that the last lands in dst. */
 static int run_passes(morph_state *s, const clv_launch *l, cl_int dilate)
 {
-    cl_int r = (cl_int)l->values[0].i;
-    int n = (int)l->values[1].i;
+    cl_int r = (cl_int)l->values[MORPH_RADIUS].i;
+    int n = (int)l->values[MORPH_ITERATIONS].i;
     cl_mem in = l->src;
     for (int i = 0; i < n; i++) {
         int left = n - 1 - i; /* passes after this one */
@@ -53,8 +56,8 @@ static int run_passes(morph_state *s, const clv_launch *l, cl_int dilate)
  * passes run as before. */
 static int run_yuv(morph_state *s, const clv_launch *l, const clv__yuv_io *io, cl_int dilate)
 {
-    cl_int r = (cl_int)l->values[0].i;
-    if (!s->fused || l->values[1].i != 1)
+    cl_int r = (cl_int)l->values[MORPH_RADIUS].i;
+    if (!s->fused || l->values[MORPH_ITERATIONS].i != 1)
         return 1;
     int err = clv__kernel_args(s->fused, CLV__FUSED_ARGS, 2, CLV__ARG(r), CLV__ARG(dilate));
     return err ? err : clv__run_fused(l, io, s->fused, r, &s->rows, dilate ? "dilate" : "erode");
@@ -101,7 +104,7 @@ static void reference_pass(int radius, int dilate, const clv_image *src, clv_ima
 
 static int reference_passes(const clv_value *v, int dilate, const clv_image *src, clv_image *dst)
 {
-    int n = (int)v[1].i;
+    int n = (int)v[MORPH_ITERATIONS].i;
     clv_image a = {0}, b = {0};
     if (n > 1 && (clv_image_alloc(&a, src->width, src->height) ||
                   clv_image_alloc(&b, src->width, src->height))) {
@@ -111,7 +114,7 @@ static int reference_passes(const clv_value *v, int dilate, const clv_image *src
     const clv_image *in = src;
     for (int i = 0; i < n; i++) {
         clv_image *out = i == n - 1 ? dst : (i % 2 ? &b : &a);
-        reference_pass((int)v[0].i, dilate, in, out);
+        reference_pass((int)v[MORPH_RADIUS].i, dilate, in, out);
         in = out;
     }
     clv_image_free(&a);
@@ -139,12 +142,14 @@ static const clv_param params[] = {
     {"radius", CLV_PARAM_INT, "1", 1, 7, NULL, "window of (2r+1) x (2r+1) pixels", 1},
     {"iterations", CLV_PARAM_INT, "1", 1, 16, NULL, "passes", 1},
 };
+_Static_assert(sizeof params / sizeof params[0] == MORPH_PARAM_COUNT,
+               "morph: the enum and the params table differ");
 
 const clv_filter clv__filter_erode = {
     .name = "erode",
     .help = "per-channel minimum of the (2r+1) x (2r+1) window, n times",
     .params = params,
-    .param_count = 2,
+    .param_count = MORPH_PARAM_COUNT,
     .program = "morph",
     .needs_scratch = 1,
     .state_size = sizeof(morph_state),
@@ -159,7 +164,7 @@ const clv_filter clv__filter_dilate = {
     .name = "dilate",
     .help = "per-channel maximum of the (2r+1) x (2r+1) window, n times",
     .params = params,
-    .param_count = 2,
+    .param_count = MORPH_PARAM_COUNT,
     .program = "morph",
     .needs_scratch = 1,
     .state_size = sizeof(morph_state),

@@ -4,6 +4,11 @@
 
 #include <math.h>
 
+/* The parameters, in the order of the table below, and type's choices in
+ * the order of its list. */
+enum { NOISE_TYPE, NOISE_AMOUNT, NOISE_SIGMA, NOISE_SEED, NOISE_PARAM_COUNT };
+enum { TYPE_SALTPEPPER, TYPE_GAUSSIAN };
+
 /* The per-frame key, the salt-and-pepper threshold and the gaussian
  * multiplier, computed once on the host for kernel and reference alike. */
 typedef struct noise_setup {
@@ -16,11 +21,11 @@ typedef struct noise_setup {
 static noise_setup setup(const clv_value *v, uint64_t frame_index)
 {
     noise_setup s;
-    uint32_t seed = (uint32_t)v[3].i;
+    uint32_t seed = (uint32_t)v[NOISE_SEED].i;
     s.key = clv__fmix32(seed ^ clv__fmix32((uint32_t)frame_index ^ 0x243F6A88u));
-    s.gaussian = v[0].i == 1;
-    s.thr = (uint64_t)v[1].i * (1ull << 31) / 1000u;
-    s.mul = (int32_t)llround((double)v[2].i * 65536.0 / (1000.0 * sqrt(87380.0)));
+    s.gaussian = v[NOISE_TYPE].i == TYPE_GAUSSIAN;
+    s.thr = (uint64_t)v[NOISE_AMOUNT].i * (1ull << 31) / 1000u;
+    s.mul = (int32_t)llround((double)v[NOISE_SIGMA].i * 65536.0 / (1000.0 * sqrt(87380.0)));
     return s;
 }
 
@@ -86,12 +91,14 @@ static const clv_param params[] = {
     {"sigma", CLV_PARAM_REAL, "10", 0, 100, NULL, "gaussian: standard deviation in levels", 1},
     {"seed", CLV_PARAM_INT, "0", 0, 4294967295.0, NULL, "seed of the hash", 1},
 };
+_Static_assert(sizeof params / sizeof params[0] == NOISE_PARAM_COUNT,
+               "noise: the enum and the params table differ");
 
 const clv_filter clv__filter_noise = {
     .name = "noise",
     .help = "deterministic salt-and-pepper or gaussian noise, different every frame",
     .params = params,
-    .param_count = 4,
+    .param_count = NOISE_PARAM_COUNT,
     .program = "noise",
     .kernels = kernels,
     .run = run,

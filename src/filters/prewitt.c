@@ -11,6 +11,9 @@ typedef struct prewitt_state {
 /* scale is kept in thousandths: scale = p / 1000 (PREWITT_Q in cl/prewitt.cl). */
 #define PREWITT_Q 1000u
 
+/* The parameters, in the order of the table below. */
+enum { PREWITT_SCALE, PREWITT_DELTA, PREWITT_PARAM_COUNT };
+
 static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
 {
     prewitt_state *s = state;
@@ -32,8 +35,8 @@ static void uninit(void *state)
 static int run(void *state, const clv_launch *l)
 {
     prewitt_state *s = state;
-    cl_ulong p = (cl_ulong)l->values[0].i, p2 = p * p;
-    cl_int delta = (cl_int)l->values[1].i;
+    cl_ulong p = (cl_ulong)l->values[PREWITT_SCALE].i, p2 = p * p;
+    cl_int delta = (cl_int)l->values[PREWITT_DELTA].i;
     cl_kernel k = p == PREWITT_Q ? s->unit : s->general;
     int err = clv__kernel_frame_args(k, l);
     if (!err)
@@ -49,8 +52,8 @@ static int run(void *state, const clv_launch *l)
 static int run_yuv(void *state, const clv_launch *l, const clv__yuv_io *io)
 {
     prewitt_state *s = state;
-    cl_ulong p = (cl_ulong)l->values[0].i, p2 = p * p;
-    cl_int delta = (cl_int)l->values[1].i;
+    cl_ulong p = (cl_ulong)l->values[PREWITT_SCALE].i, p2 = p * p;
+    cl_int delta = (cl_int)l->values[PREWITT_DELTA].i;
     if (!s->fused)
         return 1;
     int err = clv__kernel_args(s->fused, CLV__FUSED_ARGS, 2, CLV__ARG(p2), CLV__ARG(delta));
@@ -76,8 +79,8 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
 {
     (void)ref_state;
     (void)frame_index;
-    uint64_t p = (uint64_t)v[0].i;
-    int delta = (int)v[1].i;
+    uint64_t p = (uint64_t)v[PREWITT_SCALE].i;
+    int delta = (int)v[PREWITT_DELTA].i;
     for (int y = 0; y < src->height; y++) {
         for (int x = 0; x < src->width; x++) {
             uint8_t *o = clv__px_mut(dst, x, y);
@@ -105,12 +108,14 @@ static const clv_param params[] = {
     {"scale", CLV_PARAM_REAL, "1", 0, 64, NULL, "multiplies the magnitude (to 1/1000)", 0.25},
     {"delta", CLV_PARAM_INT, "0", -255, 255, NULL, "added to the scaled magnitude", 1},
 };
+_Static_assert(sizeof params / sizeof params[0] == PREWITT_PARAM_COUNT,
+               "prewitt: the enum and the params table differ");
 
 const clv_filter clv__filter_prewitt = {
     .name = "prewitt",
     .help = "Prewitt edges: clamp(floor(sqrt(gx^2 + gy^2) * scale) + delta) per R,G,B",
     .params = params,
-    .param_count = 2,
+    .param_count = PREWITT_PARAM_COUNT,
     .program = "prewitt",
     .state_size = sizeof(prewitt_state),
     .init = init,

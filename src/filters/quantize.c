@@ -9,6 +9,9 @@
 #define KM_SEG 2048         /* GPU shape: pixels a work-group takes at once (cl/quantize.cl) */
 #define GROUP_PX (1u << 24) /* pixels whose sums of bytes stay below 2^32 */
 
+/* The parameters, in the order of the table below. */
+enum { QUANTIZE_COLORS, QUANTIZE_ITERATIONS, QUANTIZE_PARAM_COUNT };
+
 typedef struct quantize_state {
     cl_kernel seed, assign, reduce, map;
     cl_mem centres, partial;
@@ -47,9 +50,9 @@ static int configure(void *state, clv_context *ctx, const clv_value *v, clv_msg 
     (void)ctx;
     (void)msg;
     quantize_state *s = state;
-    if (s->k != (int)v[0].i)
+    if (s->k != (int)v[QUANTIZE_COLORS].i)
         s->seeded = 0; /* a new number of colours starts afresh */
-    s->k = (int)v[0].i;
+    s->k = (int)v[QUANTIZE_COLORS].i;
     return 0;
 }
 
@@ -68,7 +71,7 @@ static void uninit(void *state)
 static int run(void *state, const clv_launch *l)
 {
     quantize_state *s = state;
-    cl_int k = s->k, iterations = (cl_int)l->values[1].i;
+    cl_int k = s->k, iterations = (cl_int)l->values[QUANTIZE_ITERATIONS].i;
     int row = l->ctx->row_shape;
     /* Each group adds its pixels' bytes into 32-bit sums: enough groups
      * that none takes more than GROUP_PX pixels (plus a row or a unit). */
@@ -169,7 +172,7 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
 {
     (void)frame_index;
     quantize_ref *q = ref_state;
-    int k = (int)v[0].i, w = src->width, h = src->height;
+    int k = (int)v[QUANTIZE_COLORS].i, w = src->width, h = src->height;
     if (!q->seeded || q->k != k) {
         uint64_t n = (uint64_t)w * (uint64_t)h;
         for (int i = 0; i < k; i++) {
@@ -183,7 +186,7 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
     }
     static const uint64_t zero[KMAX][4];
     uint64_t sum[KMAX][4];
-    for (int it = 0; it < v[1].i; it++) {
+    for (int it = 0; it < v[QUANTIZE_ITERATIONS].i; it++) {
         memcpy(sum, zero, sizeof sum);
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++) {
@@ -214,12 +217,14 @@ static const clv_param params[] = {
     {"colors", CLV_PARAM_INT, "16", 1, KMAX, NULL, "palette size k", 1},
     {"iterations", CLV_PARAM_INT, "10", 0, ITER_MAX, NULL, "k-means iterations per frame", 1},
 };
+_Static_assert(sizeof params / sizeof params[0] == QUANTIZE_PARAM_COUNT,
+               "quantize: the enum and the params table differ");
 
 const clv_filter clv__filter_quantize = {
     .name = "quantize",
     .help = "k-means colour quantization; the palette carries over between frames",
     .params = params,
-    .param_count = 2,
+    .param_count = QUANTIZE_PARAM_COUNT,
     .program = "quantize",
     .state_size = sizeof(quantize_state),
     .init = init,
