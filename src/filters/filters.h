@@ -75,6 +75,14 @@ void clv__conv_reference(const int *matrix, int count, int div, int bias, const 
         .run_yuv = clv__conv_run_yuv,                                                              \
         .reference = fixed_reference,                                                              \
     }
+/* Filters on BT.601 luma (gray.c, threshold.c; cl/point.cl): R=G=B=a level
+ * of gray(p), alpha kept. */
+/* Runs the one kernel of the filter's descriptor (its state) on the
+ * launch's frames with args[0 .. count-1] after the frame's arguments. */
+int clv__luma_run(void *state, const clv_launch *l, const cl_int *args, int count);
+/* The reference: R=G=B=level[gray(p)], alpha kept. */
+void clv__luma_reference(const uint8_t level[256], const clv_image *src, clv_image *dst);
+
 /* The `opencl` family (opencl.c, opencl_file.c). */
 /* The descriptor of one (file, kernel, parameter list): a member of the
  * registry's `opencl` family (clv_filter's resolve). */

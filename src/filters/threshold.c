@@ -1,4 +1,5 @@
-/* threshold.c - binary threshold on luma: gray(p) > t ? 255 : 0 on R,G,B. */
+/* threshold.c - binary threshold on luma: gray(p) > t ? 255 : 0 on R,G,B
+ * (gray.c's run and reference of the filters on luma). */
 #include "filters.h"
 
 /* The parameters, in the order of the table below. */
@@ -8,12 +9,8 @@ static const char *const kernels[] = {"threshold", NULL};
 
 static int run(void *state, const clv_launch *l)
 {
-    cl_kernel kernel = *(cl_kernel *)state;
     cl_int t = (cl_int)l->values[THRESHOLD_T].i;
-    int err = clv__kernel_frame_args(kernel, l);
-    if (!err)
-        err = clv__kernel_args(kernel, 5, 1, CLV__ARG(t));
-    return err ? err : clv__launch_pixels(l, kernel, l->width, l->height);
+    return clv__luma_run(state, l, &t, 1);
 }
 
 static int reference(void *ref_state, const clv_value *v, const clv_image *src, clv_image *dst,
@@ -21,14 +18,10 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
 {
     (void)ref_state;
     (void)frame_index;
-    for (int y = 0; y < src->height; y++)
-        for (int x = 0; x < src->width; x++) {
-            const uint8_t *p = clv__px(src, x, y);
-            uint8_t *o = clv__px_mut(dst, x, y);
-            uint8_t b = clv__gray(p) > v[THRESHOLD_T].i ? 255 : 0;
-            o[0] = o[1] = o[2] = b;
-            o[3] = p[3];
-        }
+    uint8_t level[256];
+    for (int g = 0; g < 256; g++)
+        level[g] = g > v[THRESHOLD_T].i ? 255 : 0;
+    clv__luma_reference(level, src, dst);
     return 0;
 }
 
