@@ -63,26 +63,6 @@ static int run_yuv(morph_state *s, const clv_launch *l, const clv__yuv_io *io, c
     return err ? err : clv__run_fused(l, io, s->fused, r, &s->rows, dilate ? "dilate" : "erode");
 }
 
-static int run_yuv_erode(void *state, const clv_launch *l, const clv__yuv_io *io)
-{
-    return run_yuv(state, l, io, 0);
-}
-
-static int run_yuv_dilate(void *state, const clv_launch *l, const clv__yuv_io *io)
-{
-    return run_yuv(state, l, io, 1);
-}
-
-static int run_erode(void *state, const clv_launch *l)
-{
-    return run_passes(state, l, 0);
-}
-
-static int run_dilate(void *state, const clv_launch *l)
-{
-    return run_passes(state, l, 1);
-}
-
 static void reference_pass(int radius, int dilate, const clv_image *src, clv_image *dst)
 {
     for (int y = 0; y < src->height; y++) {
@@ -122,22 +102,6 @@ static int reference_passes(const clv_value *v, int dilate, const clv_image *src
     return 0;
 }
 
-static int reference_erode(void *ref_state, const clv_value *v, const clv_image *src,
-                           clv_image *dst, uint64_t frame_index)
-{
-    (void)ref_state;
-    (void)frame_index;
-    return reference_passes(v, 0, src, dst);
-}
-
-static int reference_dilate(void *ref_state, const clv_value *v, const clv_image *src,
-                            clv_image *dst, uint64_t frame_index)
-{
-    (void)ref_state;
-    (void)frame_index;
-    return reference_passes(v, 1, src, dst);
-}
-
 static const clv_param params[] = {
     {"radius", CLV_PARAM_INT, "1", 1, 7, NULL, "window of (2r+1) x (2r+1) pixels", 1},
     {"iterations", CLV_PARAM_INT, "1", 1, 16, NULL, "passes", 1},
@@ -145,32 +109,38 @@ static const clv_param params[] = {
 _Static_assert(sizeof params / sizeof params[0] == MORPH_PARAM_COUNT,
                "morph: the enum and the params table differ");
 
-const clv_filter clv__filter_erode = {
-    .name = "erode",
-    .help = "per-channel minimum of the (2r+1) x (2r+1) window, n times",
-    .params = params,
-    .param_count = MORPH_PARAM_COUNT,
-    .program = "morph",
-    .needs_scratch = 1,
-    .state_size = sizeof(morph_state),
-    .init = init,
-    .uninit = uninit,
-    .run = run_erode,
-    .run_yuv = run_yuv_erode,
-    .reference = reference_erode,
-};
+/* Defines clv__filter_<fname>: erode and dilate differ only in
+ * `dilate`, 0 or 1, an argument of the kernel and of the reference. */
+#define MORPH_FILTER(fname, dilate, help_text)                                                     \
+    static int run_##fname(void *state, const clv_launch *l)                                       \
+    {                                                                                              \
+        return run_passes(state, l, dilate);                                                       \
+    }                                                                                              \
+    static int run_yuv_##fname(void *state, const clv_launch *l, const clv__yuv_io *io)            \
+    {                                                                                              \
+        return run_yuv(state, l, io, dilate);                                                      \
+    }                                                                                              \
+    static int reference_##fname(void *ref_state, const clv_value *v, const clv_image *src,        \
+                                 clv_image *dst, uint64_t frame_index)                             \
+    {                                                                                              \
+        (void)ref_state;                                                                           \
+        (void)frame_index;                                                                         \
+        return reference_passes(v, dilate, src, dst);                                              \
+    }                                                                                              \
+    const clv_filter clv__filter_##fname = {                                                       \
+        .name = #fname,                                                                            \
+        .help = help_text,                                                                         \
+        .params = params,                                                                          \
+        .param_count = MORPH_PARAM_COUNT,                                                          \
+        .program = "morph",                                                                        \
+        .needs_scratch = 1,                                                                        \
+        .state_size = sizeof(morph_state),                                                         \
+        .init = init,                                                                              \
+        .uninit = uninit,                                                                          \
+        .run = run_##fname,                                                                        \
+        .run_yuv = run_yuv_##fname,                                                                \
+        .reference = reference_##fname,                                                            \
+    }
 
-const clv_filter clv__filter_dilate = {
-    .name = "dilate",
-    .help = "per-channel maximum of the (2r+1) x (2r+1) window, n times",
-    .params = params,
-    .param_count = MORPH_PARAM_COUNT,
-    .program = "morph",
-    .needs_scratch = 1,
-    .state_size = sizeof(morph_state),
-    .init = init,
-    .uninit = uninit,
-    .run = run_dilate,
-    .run_yuv = run_yuv_dilate,
-    .reference = reference_dilate,
-};
+MORPH_FILTER(erode, 0, "per-channel minimum of the (2r+1) x (2r+1) window, n times");
+MORPH_FILTER(dilate, 1, "per-channel maximum of the (2r+1) x (2r+1) window, n times");
