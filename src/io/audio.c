@@ -29,15 +29,13 @@ void clv_audio_close(clv_audio *a)
     free(a);
 }
 
-int clv_audio_open(const clv_decoder *dec, int stream, int rate, int channels, clv_audio **out,
-                   clv_msg *msg)
+int clv_audio_open(const clv_stream_desc *st, int rate, int channels, clv_audio **out, clv_msg *msg)
 {
     *out = NULL;
-    AVStream *st = clv_decoder_format(dec)->streams[stream];
-    const AVCodec *codec = avcodec_find_decoder(st->codecpar->codec_id);
+    const AVCodec *codec = avcodec_find_decoder(st->par->codec_id);
     if (!codec)
         return clv_io_fail(msg, CLV_ENOTFOUND, "no decoder for the %s audio",
-                           avcodec_get_name(st->codecpar->codec_id));
+                           avcodec_get_name(st->par->codec_id));
     clv_audio *a = calloc(1, sizeof *a);
     if (!a)
         return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
@@ -46,7 +44,7 @@ int clv_audio_open(const clv_decoder *dec, int stream, int rate, int channels, c
     a->channels = channels;
     a->codec = avcodec_alloc_context3(codec);
     a->frame = av_frame_alloc();
-    if (!a->codec || !a->frame || avcodec_parameters_to_context(a->codec, st->codecpar) < 0 ||
+    if (!a->codec || !a->frame || avcodec_parameters_to_context(a->codec, st->par) < 0 ||
         avcodec_open2(a->codec, codec, NULL) < 0) {
         clv_audio_close(a);
         return clv_io_fail(msg, CLV_EIO, "cannot open the %s audio decoder", codec->name);

@@ -72,13 +72,13 @@ static void audio_format(const AVCodec *ec, const AVCodecContext *in, AVCodecCon
     }
 }
 
-int clv_audio_recode_open(AVFormatContext *oc, const char *path, const AVStream *s,
+int clv_audio_recode_open(AVFormatContext *oc, const char *path, const clv_stream_desc *s,
                           const AVCodec *ec, const char *what, int rate, clv_audio_recode **out,
                           clv_msg *msg)
 {
     *out = NULL;
     char err[128];
-    const AVCodec *dc = avcodec_find_decoder(s->codecpar->codec_id);
+    const AVCodec *dc = avcodec_find_decoder(s->par->codec_id);
     clv_audio_recode *a = calloc(1, sizeof *a);
     int r = -1;
     if (!a || !dc || !ec)
@@ -87,7 +87,7 @@ int clv_audio_recode_open(AVFormatContext *oc, const char *path, const AVStream 
     a->dec = avcodec_alloc_context3(dc);
     a->enc = avcodec_alloc_context3(ec);
     a->frame = av_frame_alloc();
-    if (!a->dec || !a->enc || !a->frame || avcodec_parameters_to_context(a->dec, s->codecpar) < 0)
+    if (!a->dec || !a->enc || !a->frame || avcodec_parameters_to_context(a->dec, s->par) < 0)
         goto fail;
     a->dec->pkt_timebase = s->time_base;
     if ((r = avcodec_open2(a->dec, dc, NULL)) < 0)
@@ -116,7 +116,7 @@ int clv_audio_recode_open(AVFormatContext *oc, const char *path, const AVStream 
 fail:
     clv_audio_recode_close(a);
     return clv_io_fail(msg, -1, "'%.900s': cannot encode %s (%s) to %s%s%s", path, what,
-                       avcodec_get_name(s->codecpar->codec_id), ec ? ec->name : "sound",
+                       avcodec_get_name(s->par->codec_id), ec ? ec->name : "sound",
                        r < 0 ? ": " : "", r < 0 ? clv_av_err(r, err, sizeof err) : "");
 }
 

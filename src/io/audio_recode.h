@@ -13,7 +13,7 @@ typedef struct clv_audio_recode clv_audio_recode;
  * `what` name it in messages. The first sample goes where its timestamp
  * says (the stream's start offset is kept). Returns 0, or -1 with msg and
  * *out NULL. */
-int clv_audio_recode_open(AVFormatContext *oc, const char *path, const AVStream *s,
+int clv_audio_recode_open(AVFormatContext *oc, const char *path, const clv_stream_desc *s,
                           const AVCodec *ec, const char *what, int rate, clv_audio_recode **out,
                           clv_msg *msg);
 /* The opened encoder: the output stream's parameters and time base. */

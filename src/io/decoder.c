@@ -56,7 +56,9 @@ struct clv_decoder {
                                       * (INT64_MIN: none yet) */
     int64_t busy_base_ns;            /* busy_ns when the thread (re)started; the thread's */
     int64_t frames;
-    frame_pool *frame_pool; /* clv_decoder_set_memory, or NULL */
+    frame_pool *frame_pool;  /* clv_decoder_set_memory, or NULL */
+    clv_media_desc media;    /* what the input is: filled by describe() on opening */
+    clv_stream_desc *copies; /* media.streams */
 };
 
 static void frame_pool_unref(frame_pool *fp)
@@ -211,11 +213,133 @@ void *clv_decoder_frame_block(const clv_decoder *d, const AVFrame *frame, const 
     return frame_pool_find(d->frame_pool, frame->buf[0]->data, 0);
 }
 
+/* The demuxer: -f's input format (libavdevice's too), the capture and
+ * live options, and the streams read. Names the input in every error. */
+static int open_format(clv_decoder *d, const clv_input_options *o, clv_msg *msg)
+{
+    char err[128];
+    const AVInputFormat *ifmt = NULL;
+    avdevice_register_all(); /* lavfi, v4l2, x11grab, ... for -f */
+    if (o->format && !(ifmt = av_find_input_format(o->format)))
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "-f %s: no such input format (`ffmpeg -formats` lists them)", o->format);
+    AVDictionary *opts = NULL;
+    if (o->video_size)
+        av_dict_set(&opts, "video_size", o->video_size, 0);
+    if (o->framerate)
+        av_dict_set(&opts, "framerate", o->framerate, 0);
+    if (o->input_format)
+        av_dict_set(&opts, "input_format", o->input_format, 0);
+    if (o->live) {
+        av_dict_set(&opts, "fflags", "nobuffer", 0);
+        av_dict_set(&opts, "probesize", "32768", 0);
+        av_dict_set(&opts, "analyzeduration", "100000", 0);
+    }
+    /* "-" is standard input, as in ffmpeg. */
+    const char *url = !strcmp(o->path, "-") ? "pipe:0" : o->path;
+    int r = avformat_open_input(&d->fmt, url, ifmt, &opts);
+    av_dict_free(&opts);
+    if (r < 0)
+        return clv_io_fail(msg, CLV_EIO, "cannot open input '%s': %s", o->path,
+                           clv_av_err(r, err, sizeof err));
+    if ((r = avformat_find_stream_info(d->fmt, NULL)) < 0)
+        return clv_io_fail(msg, CLV_EIO, "input '%s': cannot read its streams: %s", o->path,
+                           clv_av_err(r, err, sizeof err));
+    return 0;
+}
+
+/* The best video stream's decoder, with frame and slice threads. */
+static int open_video_decoder(clv_decoder *d, clv_msg *msg)
+{
+    char err[128];
+    const AVCodec *dec = NULL;
+    d->video = av_find_best_stream(d->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &dec, 0);
+    if (d->video < 0)
+        return clv_io_fail(msg, CLV_EIO, "input '%s' has no video stream%s", d->path,
+                           d->video == AVERROR_DECODER_NOT_FOUND ? " this FFmpeg can decode" : "");
+    AVStream *st = d->fmt->streams[d->video];
+    d->codec = avcodec_alloc_context3(dec);
+    if (!d->codec || avcodec_parameters_to_context(d->codec, st->codecpar) < 0)
+        return clv_io_fail(msg, CLV_EIO, "input '%s': cannot set up the %s decoder", d->path,
+                           dec->name);
+    d->codec->thread_count = 0;
+    d->codec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
+    d->codec->pkt_timebase = st->time_base;
+    int r = avcodec_open2(d->codec, dec, NULL);
+    if (r < 0)
+        return clv_io_fail(msg, CLV_EIO, "input '%s': cannot open the %s decoder: %s", d->path,
+                           dec->name, clv_av_err(r, err, sizeof err));
+    if (d->codec->width < 1 || d->codec->height < 1)
+        return clv_io_fail(msg, CLV_EIO, "input '%s': the video stream has no size", d->path);
+    return 0;
+}
+
+/* The sound and subtitle streams, which the encoder copies or encodes
+ * again and the player plays. */
+static int describe_streams(clv_decoder *d)
+{
+    clv_media_desc *m = &d->media;
+    m->stream_count = (int)d->fmt->nb_streams;
+    d->copies = calloc(d->fmt->nb_streams ? d->fmt->nb_streams : 1, sizeof *d->copies);
+    if (!d->copies)
+        return CLV_ENOMEM;
+    for (int i = 0; i < m->stream_count; i++) {
+        const AVStream *s = d->fmt->streams[i];
+        enum AVMediaType type = s->codecpar->codec_type;
+        if (i == d->video || (type != AVMEDIA_TYPE_AUDIO && type != AVMEDIA_TYPE_SUBTITLE))
+            continue;
+        d->copies[m->stream_desc_count++] = (clv_stream_desc){.index = i,
+                                                              .type = type,
+                                                              .par = s->codecpar,
+                                                              .time_base = s->time_base,
+                                                              .disposition = s->disposition,
+                                                              .metadata = s->metadata};
+    }
+    m->streams = d->copies;
+    int audio = av_find_best_stream(d->fmt, AVMEDIA_TYPE_AUDIO, -1, d->video, NULL, 0);
+    m->audio = audio >= 0 ? audio : -1;
+    return 0;
+}
+
+/* Fills d->media from the opened demuxer and decoder: everything the rest
+ * of a run sets up from. */
+static int describe(clv_decoder *d)
+{
+    AVStream *st = d->fmt->streams[d->video];
+    const AVCodecContext *c = d->codec;
+    clv_media_desc *m = &d->media;
+    m->path = d->path;
+    m->live = d->opt.live;
+    m->video_index = d->video;
+    m->codec_id = c->codec_id;
+    m->width = c->width;
+    m->height = c->height;
+    m->pix_fmt = c->pix_fmt;
+    m->rgb = clv_av_pixfmt_is_rgb(c->pix_fmt);
+    m->alpha = clv_av_pixfmt_has_alpha(c->pix_fmt);
+    m->color = clv_stream_color(c);
+    m->primaries = c->color_primaries;
+    m->transfer = c->color_trc;
+    clv_orientation_probe(st, c->codec_id, d->fmt->url, &m->rotation, &m->hflip);
+    m->time_base = st->time_base;
+    AVRational rate = av_guess_frame_rate(d->fmt, st, NULL);
+    m->frame_rate = rate.num > 0 && rate.den > 0 ? rate : (AVRational){25, 1};
+    m->avg_frame_rate = st->avg_frame_rate;
+    m->r_frame_rate = st->r_frame_rate;
+    m->sample_aspect = av_guess_sample_aspect_ratio(d->fmt, st, NULL);
+    m->disposition = st->disposition;
+    m->cover = (st->disposition & AV_DISPOSITION_ATTACHED_PIC) != 0;
+    m->metadata = st->metadata;
+    m->side_data = st->side_data;
+    m->side_data_count = st->nb_side_data;
+    m->duration_us = d->fmt->duration > 0 ? d->fmt->duration : 0;
+    m->format_metadata = d->fmt->metadata;
+    return describe_streams(d);
+}
+
 int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_msg *msg)
 {
     *out = NULL;
-    char err[128];
-    int code = CLV_EIO; /* what fail: returns */
     clv_decoder *d = calloc(1, sizeof *d);
     if (!d)
         return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
@@ -226,104 +350,36 @@ int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_ms
     d->skip_us = INT64_MIN;
     atomic_init(&d->clock_base_us, INT64_MIN);
     d->fault = clv_fault_after("decoder");
-    const AVInputFormat *ifmt = NULL;
-    avdevice_register_all(); /* lavfi, v4l2, x11grab, ... for -f */
-    if (options->format) {
-        ifmt = av_find_input_format(options->format);
-        if (!ifmt) {
-            free(d);
-            return clv_io_fail(msg, CLV_EOPTION,
-                               "-f %s: no such input format (`ffmpeg -formats` lists them)",
-                               options->format);
-        }
-    }
-    AVDictionary *opts = NULL;
-    if (options->video_size)
-        av_dict_set(&opts, "video_size", options->video_size, 0);
-    if (options->framerate)
-        av_dict_set(&opts, "framerate", options->framerate, 0);
-    if (options->input_format)
-        av_dict_set(&opts, "input_format", options->input_format, 0);
-    if (options->live) {
-        av_dict_set(&opts, "fflags", "nobuffer", 0);
-        av_dict_set(&opts, "probesize", "32768", 0);
-        av_dict_set(&opts, "analyzeduration", "100000", 0);
-    }
-    /* "-" is standard input, as in ffmpeg. */
-    const char *url = !strcmp(options->path, "-") ? "pipe:0" : options->path;
-    int r = avformat_open_input(&d->fmt, url, ifmt, &opts);
-    av_dict_free(&opts);
-    if (r < 0) {
-        free(d);
-        return clv_io_fail(msg, CLV_EIO, "cannot open input '%s': %s", options->path,
-                           clv_av_err(r, err, sizeof err));
-    }
-    if ((r = avformat_find_stream_info(d->fmt, NULL)) < 0) {
-        code = clv_io_fail(msg, CLV_EIO, "input '%s': cannot read its streams: %s", options->path,
-                           clv_av_err(r, err, sizeof err));
-        goto fail;
-    }
-    const AVCodec *dec = NULL;
-    d->video = av_find_best_stream(d->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &dec, 0);
-    if (d->video < 0) {
-        code = clv_io_fail(msg, CLV_EIO, "input '%s' has no video stream%s", options->path,
-                           d->video == AVERROR_DECODER_NOT_FOUND ? " this FFmpeg can decode" : "");
-        goto fail;
-    }
-    AVStream *st = d->fmt->streams[d->video];
-    d->codec = avcodec_alloc_context3(dec);
-    if (!d->codec || avcodec_parameters_to_context(d->codec, st->codecpar) < 0) {
-        code = clv_io_fail(msg, CLV_EIO, "input '%s': cannot set up the %s decoder", options->path,
-                           dec->name);
-        goto fail;
-    }
-    d->codec->thread_count = 0;
-    d->codec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
-    d->codec->pkt_timebase = st->time_base;
-    if ((r = avcodec_open2(d->codec, dec, NULL)) < 0) {
-        code = clv_io_fail(msg, CLV_EIO, "input '%s': cannot open the %s decoder: %s",
-                           options->path, dec->name, clv_av_err(r, err, sizeof err));
-        goto fail;
-    }
-    if (d->codec->width < 1 || d->codec->height < 1) {
-        code = clv_io_fail(msg, CLV_EIO, "input '%s': the video stream has no size", options->path);
-        goto fail;
+    int err = open_format(d, options, msg);
+    if (!err)
+        err = open_video_decoder(d, msg);
+    if (!err && describe(d))
+        err = clv_io_fail(msg, CLV_ENOMEM, "out of memory");
+    if (err) {
+        clv_decoder_close(d);
+        return err;
     }
     int64_t start = d->fmt->start_time != AV_NOPTS_VALUE ? d->fmt->start_time : 0;
     d->shift_us = start + options->start_us;
-    if (options->start_us > 0) {
-        r = avformat_seek_file(d->fmt, -1, INT64_MIN, d->shift_us, d->shift_us, 0);
-        if (r < 0)
-            av_log(NULL, AV_LOG_WARNING, "cannot seek in '%s'; decoding from the start\n",
-                   options->path);
-    }
+    if (options->start_us > 0 &&
+        avformat_seek_file(d->fmt, -1, INT64_MIN, d->shift_us, d->shift_us, 0) < 0)
+        av_log(NULL, AV_LOG_WARNING, "cannot seek in '%s'; decoding from the start\n",
+               options->path);
     *out = d;
     return 0;
-fail:
-    clv_decoder_close(d);
-    return code;
 }
 
-AVFormatContext *clv_decoder_format(const clv_decoder *d)
+const clv_media_desc *clv_decoder_media(const clv_decoder *d)
 {
-    return d->fmt;
+    return &d->media;
 }
 
-AVCodecContext *clv_decoder_codec(const clv_decoder *d)
+const clv_stream_desc *clv_media_stream(const clv_media_desc *m, int index)
 {
-    return d->codec;
-}
-
-AVRational clv_decoder_frame_rate(const clv_decoder *d)
-{
-    AVFormatContext *ic = clv_decoder_format(d);
-    AVRational rate = av_guess_frame_rate(ic, ic->streams[clv_decoder_video_index(d)], NULL);
-    return rate.num > 0 && rate.den > 0 ? rate : (AVRational){25, 1};
-}
-
-int clv_decoder_video_index(const clv_decoder *d)
-{
-    return d->video;
+    for (int i = 0; i < m->stream_desc_count; i++)
+        if (m->streams[i].index == index)
+            return &m->streams[i];
+    return NULL;
 }
 
 /* Time in microseconds from the stream's own timestamp. */
@@ -500,12 +556,6 @@ int clv_decoder_finish(clv_decoder *d, clv_msg *msg)
     return d->error ? clv_io_fail(msg, d->error, "%.1000s", d->message) : 0;
 }
 
-int clv_decoder_audio_index(const clv_decoder *d)
-{
-    int i = av_find_best_stream(d->fmt, AVMEDIA_TYPE_AUDIO, -1, d->video, NULL, 0);
-    return i >= 0 ? i : -1;
-}
-
 void clv_decoder_stop(clv_decoder *d)
 {
     if (d->started && d->out) {
@@ -576,5 +626,6 @@ void clv_decoder_close(clv_decoder *d)
         frame_pool_unref(d->frame_pool);
     }
     avformat_close_input(&d->fmt);
+    free(d->copies);
     free(d);
 }

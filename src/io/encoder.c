@@ -27,15 +27,22 @@ struct clv_encoder {
     } open_images[4];
     int image_error;       /* an AVERROR of the last picture's file, set by close_image */
     char image_path[1024]; /* that picture's file */
-    const clv_decoder *dec;
     AVFormatContext *oc;
     AVCodecContext *enc;
-    int video_out;             /* output stream index of the video */
-    int *map;                  /* input stream index -> output stream index, or -1 */
-    clv_audio_recode **recode; /* per input stream: NULL, or how it is re-encoded */
-    int map_count;             /* the input's streams, and one for extra_audio */
-    AVRational in_tb;          /* the input video stream's: frames come with these timestamps */
-    int64_t last_pts;          /* the last frame's, in the encoder's time base */
+    int video_out; /* output stream index of the video */
+    int cover;     /* the video is a song's cover (an attached picture) and stays one */
+    int keep_tb;   /* the video keeps the input's time base (variable frame timing) */
+    /* Where the packets of each input stream go, by the stream_index they
+     * carry; one more for extra_audio. Set up by clv_encoder_open, read by
+     * the thread. */
+    struct stream_route {
+        int out;                  /* the output stream a copy goes to, or -1 */
+        AVRational in_tb;         /* the time base of the packets that come in */
+        clv_audio_recode *recode; /* or how they are encoded again, or NULL */
+    } * routes;
+    int route_count;
+    AVRational in_tb; /* the input video stream's: frames come with these timestamps */
+    int64_t last_pts; /* the last frame's, in the encoder's time base */
     pthread_t thread;
     int started;
     clv_queue *in;
@@ -195,8 +202,8 @@ static const AVCodec *audio_encoder(enum AVCodecID id)
 /* Encodes stream s (packets marked i) with ec when the muxer takes the
  * result, trying 48 kHz too (MXF), and adds its output stream; 1 when set
  * up, 0 when the container refuses it, -1 on an error (msg). */
-static int recode_try(clv_encoder *e, const AVStream *s, int i, const AVCodec *ec, const char *what,
-                      clv_msg *msg)
+static int recode_try(clv_encoder *e, const clv_stream_desc *s, int i, const AVCodec *ec,
+                      const char *what, clv_msg *msg)
 {
     AVCodecParameters *par = avcodec_parameters_alloc();
     const AVStream *video = e->oc->streams[e->video_out];
@@ -220,8 +227,7 @@ static int recode_try(clv_encoder *e, const AVStream *s, int i, const AVCodec *e
             os->disposition = s->disposition;
             av_dict_copy(&os->metadata, s->metadata, 0);
             clv_audio_recode_set_stream(a, os->index);
-            e->map[i] = -1;
-            e->recode[i] = a;
+            e->routes[i].recode = a;
             result = 1;
         } else {
             int rate = enc->sample_rate;
@@ -234,17 +240,18 @@ static int recode_try(clv_encoder *e, const AVStream *s, int i, const AVCodec *e
     return result;
 }
 
-/* Adds an output stream that copies input stream s (packets marked i). */
-static int copy_stream(clv_encoder *e, const AVStream *s, int i)
+/* Adds an output stream that copies input stream s. */
+static int copy_stream(clv_encoder *e, const clv_stream_desc *s)
 {
     AVStream *os = avformat_new_stream(e->oc, NULL);
-    if (!os || avcodec_parameters_copy(os->codecpar, s->codecpar) < 0)
+    if (!os || avcodec_parameters_copy(os->codecpar, s->par) < 0)
         return -1;
     os->codecpar->codec_tag = 0;
     os->time_base = s->time_base;
     os->disposition = s->disposition;
     av_dict_copy(&os->metadata, s->metadata, 0);
-    e->map[i] = os->index;
+    e->routes[s->index].out = os->index;
+    e->routes[s->index].in_tb = s->time_base;
     return 0;
 }
 
@@ -255,22 +262,23 @@ static int copy_stream(clv_encoder *e, const AVStream *s, int i)
  * left out with a warning (automatic mode) or is an error (asked for).
  * Returns 0, or with msg CLV_EOPTION (-c:a names no audio encoder) or
  * CLV_EIO. */
-static int map_audio(clv_encoder *e, const clv_output_options *o, const AVStream *s, int i,
+static int map_audio(clv_encoder *e, const clv_output_options *o, const clv_stream_desc *s,
                      clv_msg *msg)
 {
     const AVOutputFormat *ofmt = e->oc->oformat;
     const AVStream *video = e->oc->streams[e->video_out];
-    const char *name = avcodec_get_name(s->codecpar->codec_id);
+    const char *name = avcodec_get_name(s->par->codec_id);
+    int i = s->index;
     char what[48];
     snprintf(what, sizeof what, "audio stream #%d", i);
-    int takes = muxer_takes(ofmt, video, s->codecpar, s->time_base);
+    int takes = muxer_takes(ofmt, video, s->par, s->time_base);
     if (o->audio_codec && !strcmp(o->audio_codec, "copy")) {
         if (!takes)
             return clv_io_fail(msg, CLV_EIO,
                                "'%.800s': -c:a copy: the %s container cannot hold %s sound (audio "
                                "stream #%d); leave -c:a out to have it encoded",
                                o->path, ofmt->name, name, i);
-        return copy_stream(e, s, i) < 0 ? clv_io_fail(msg, CLV_EIO, "out of memory") : 0;
+        return copy_stream(e, s) < 0 ? clv_io_fail(msg, CLV_EIO, "out of memory") : 0;
     }
     const AVCodec *ec = NULL;
     if (o->audio_codec) {
@@ -281,8 +289,8 @@ static int map_audio(clv_encoder *e, const clv_output_options *o, const AVStream
                 "-c:a %.100s: no such audio encoder in this FFmpeg (try aac, libopus, "
                 "libmp3lame, flac, pcm_s16le, or copy)",
                 o->audio_codec);
-    } else if (takes && !poor_fit(ofmt, s->codecpar->codec_id)) {
-        return copy_stream(e, s, i) < 0 ? clv_io_fail(msg, CLV_EIO, "out of memory") : 0;
+    } else if (takes && !poor_fit(ofmt, s->par->codec_id)) {
+        return copy_stream(e, s) < 0 ? clv_io_fail(msg, CLV_EIO, "out of memory") : 0;
     } else {
         ec = audio_encoder(ofmt->audio_codec);
         if (!ec)
@@ -363,57 +371,54 @@ static int close_image(AVFormatContext *s, AVIOContext *pb)
     return r;
 }
 
-int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rgb_source,
-                     int has_alpha, clv_color color, clv_encoder **out, clv_msg *msg)
-{
-    *out = NULL;
-    char err[128];
-    int code = CLV_EIO; /* what fail: returns; each failure sets it */
-    clv_encoder *e = calloc(1, sizeof *e);
-    if (!e)
-        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
-    snprintf(e->path, sizeof e->path, "%s", o->path);
-    int to_stdout = !strcmp(o->path, "-");
-    e->dec = dec;
-    AVFormatContext *ic = clv_decoder_format(dec);
-    AVCodecContext *dc = clv_decoder_codec(dec);
-    AVStream *ist = ic->streams[clv_decoder_video_index(dec)];
+/* ---- Opening, step by step ------------------------------------------------ */
 
-    const AVOutputFormat *ofmt =
+static int out_of_memory(const clv_output_options *o, clv_msg *msg)
+{
+    return clv_io_fail(msg, CLV_EIO, "out of memory setting up '%s'", o->path);
+}
+
+/* The muxer: -f's, else the one the output's extension names. */
+static int choose_muxer(const clv_output_options *o, const AVOutputFormat **out, clv_msg *msg)
+{
+    int to_stdout = !strcmp(o->path, "-");
+    *out =
         o->format ? av_guess_format(o->format, NULL, NULL) : av_guess_format(NULL, o->path, NULL);
-    if (!ofmt && o->format) {
-        code = clv_io_fail(msg, CLV_EOPTION,
+    if (!*out && o->format)
+        return clv_io_fail(msg, CLV_EOPTION,
                            "-f %.100s: no such output format in this FFmpeg (matroska, nut, mp4, "
                            "webm, mpegts, image2pipe, ...; `ffmpeg -muxers` lists them)",
                            o->format);
-        goto fail;
-    }
-    if (!ofmt) {
-        code =
-            clv_io_fail(msg, CLV_EIO,
-                        to_stdout ? "'-' (standard output) needs the format: -f matroska, -f nut, "
-                                    "-f mpegts, ..."
-                                  : "'%s': cannot tell the output format from its extension (use "
-                                    ".mp4, .mkv, .mov, .webm, .avi, .png, .nut, ...; or name it "
-                                    "with -f)",
-                        o->path);
-        goto fail;
-    }
-    if (avformat_alloc_output_context2(&e->oc, ofmt, NULL, o->path) < 0 || !e->oc) {
-        code = clv_io_fail(msg, CLV_EIO, "'%s': cannot set up the %s muxer", o->path, ofmt->name);
-        goto fail;
-    }
+    if (!*out)
+        return clv_io_fail(msg, CLV_EIO,
+                           to_stdout ? "'-' (standard output) needs the format: -f matroska, -f "
+                                       "nut, -f mpegts, ..."
+                                     : "'%s': cannot tell the output format from its extension "
+                                       "(use .mp4, .mkv, .mov, .webm, .avi, .png, .nut, ...; or "
+                                       "name it with -f)",
+                           o->path);
+    return 0;
+}
+
+/* The muxer's context and where it writes: a partial of the output
+ * (clv_outfile), standard output, or nothing (formats that write none);
+ * an image output opens a file of its own for each picture (open_image). */
+static int open_muxer(clv_encoder *e, const clv_output_options *o, const AVOutputFormat *ofmt,
+                      clv_msg *msg)
+{
+    int to_stdout = !strcmp(o->path, "-");
+    if (avformat_alloc_output_context2(&e->oc, ofmt, NULL, o->path) < 0 || !e->oc)
+        return clv_io_fail(msg, CLV_EIO, "'%s': cannot set up the %s muxer", o->path, ofmt->name);
     e->oc->max_delay = 700000; /* ffmpeg's -muxdelay 0.7: MPEG-PS needs the room */
     if (!(ofmt->flags & AVFMT_NOFILE) && !to_stdout &&
-        clv_outfile_open(o->path, NULL, &e->file, msg)) {
-        code = CLV_EIO;
-        goto fail;
-    }
+        clv_outfile_open(o->path, NULL, &e->file, msg))
+        return CLV_EIO;
     const char *write_path = to_stdout ? "pipe:1"
                              : e->file ? clv_outfile_write_path(e->file)
                                        : o->path;
     av_freep(&e->oc->url);
-    e->oc->url = av_strdup(write_path);
+    if (!(e->oc->url = av_strdup(write_path)))
+        return out_of_memory(o, msg);
     e->images = !strcmp(ofmt->name, "image2");
     if (e->images) {
         const char *slash = strrchr(o->path, '/');
@@ -423,95 +428,116 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
         e->oc->io_open = open_image;
         e->oc->io_close2 = close_image;
     }
-    /* A song's cover (an attached picture) stays a cover: the filtered
-     * picture in the picture's own codec, marked as the attached picture
-     * (MP4/M4A covr, MP3 APIC, MKV attachment), not a one-frame video. An
-     * image output gets the picture itself. */
+    return 0;
+}
+
+/* The video encoder. A song's cover (an attached picture) stays a cover:
+ * the filtered picture in the picture's own codec, marked as the attached
+ * picture (MP4/M4A covr, MP3 APIC, MKV attachment), not a one-frame video.
+ * An image output gets the picture itself. Otherwise -c:v's or the
+ * container's default, which the container must take. */
+static int choose_video_codec(clv_encoder *e, const clv_output_options *o, const clv_media_desc *in,
+                              const AVCodec **codec, clv_msg *msg)
+{
+    const AVOutputFormat *ofmt = e->oc->oformat;
     int image_out = !strcmp(ofmt->name, "image2") || !strcmp(ofmt->name, "image2pipe");
-    int cover = (ist->disposition & AV_DISPOSITION_ATTACHED_PIC) && !image_out;
-    const AVCodec *codec = NULL;
-    if (cover && !o->codec)
-        codec = avcodec_find_encoder(
-            ist->codecpar->codec_id == AV_CODEC_ID_PNG ? AV_CODEC_ID_PNG : AV_CODEC_ID_MJPEG);
-    else if ((code = choose_codec(o, ofmt, &codec, msg)))
-        goto fail;
-    if (!codec) {
-        code = clv_io_fail(msg, CLV_EIO,
+    e->cover = in->cover && !image_out;
+    int code = 0;
+    *codec = NULL;
+    if (e->cover && !o->codec)
+        *codec = avcodec_find_encoder(in->codec_id == AV_CODEC_ID_PNG ? AV_CODEC_ID_PNG
+                                                                      : AV_CODEC_ID_MJPEG);
+    else if ((code = choose_codec(o, ofmt, codec, msg)))
+        return code;
+    if (!*codec)
+        return clv_io_fail(msg, CLV_EIO,
                            "'%s': no video encoder for the %s container in this FFmpeg; name one "
                            "with -c:v",
                            o->path, ofmt->name);
-        goto fail;
-    }
-    if (!cover && avformat_query_codec(ofmt, codec->id, FF_COMPLIANCE_NORMAL) == 0) {
-        code = clv_io_fail(msg, CLV_EIO, "'%s': the %s container cannot hold %s video", o->path,
-                           ofmt->name, codec->name);
-        goto fail;
-    }
-    enum AVPixelFormat pf = AV_PIX_FMT_NONE;
-    if (o->pix_fmt) {
-        pf = av_get_pix_fmt(o->pix_fmt);
-        int ok = pf != AV_PIX_FMT_NONE && !codec->pix_fmts;
-        for (const enum AVPixelFormat *p = codec->pix_fmts; p && *p != AV_PIX_FMT_NONE; p++)
-            ok |= *p == pf;
-        if (!ok) {
-            char list[512] = "";
-            for (const enum AVPixelFormat *p = codec->pix_fmts; p && *p != AV_PIX_FMT_NONE; p++)
-                if (strlen(list) < 450) {
-                    strcat(list, list[0] ? " " : "");
-                    strcat(list, av_get_pix_fmt_name(*p));
-                }
-            /* A name FFmpeg does not know is a usage mistake; a format
-             * this encoder lacks is this FFmpeg's limit, as a codec a
-             * container cannot hold. */
-            code = clv_io_fail(msg, pf == AV_PIX_FMT_NONE ? CLV_EOPTION : CLV_EIO,
-                               "-pix_fmt %s: %s takes %s", o->pix_fmt, codec->name,
-                               list[0] ? list : "other formats");
-            goto fail;
-        }
-    } else {
-        pf = choose_pix_fmt(codec, rgb_source, has_alpha);
-    }
+    if (!e->cover && avformat_query_codec(ofmt, (*codec)->id, FF_COMPLIANCE_NORMAL) == 0)
+        return clv_io_fail(msg, CLV_EIO, "'%s': the %s container cannot hold %s video", o->path,
+                           ofmt->name, (*codec)->name);
+    return 0;
+}
 
-    e->enc = avcodec_alloc_context3(codec);
-    if (!e->enc)
-        goto oom;
-    /* Turned a quarter, the picture is height x width. */
-    int turned = o->rotation == 90 || o->rotation == 270;
-    int width = turned ? dc->height : dc->width, height = turned ? dc->width : dc->height;
-    e->enc->width = width;
-    e->enc->height = height;
-    e->enc->pix_fmt = pf;
-    /* The time base: the input's own where the container keeps variable
-     * frame timing and the codec takes any rate (timestamps pass through
-     * exactly, VFR stays VFR); else 1/frame rate, the nearest one the codec
-     * supports (mpeg2video), with timestamps rescaled, as ffmpeg does. AVI,
-     * Y4M, MPEG-PS/TS, MXF and Ogg read the rate from the time base. */
-    AVRational rate = av_guess_frame_rate(ic, ist, NULL);
-    if (rate.num <= 0 || rate.den <= 0)
-        rate = (AVRational){25, 1};
+/* The frames' pixel format: -pix_fmt's, which the encoder must take, else
+ * the best the encoder takes for this input (choose_pix_fmt). */
+static int choose_video_pix_fmt(const clv_output_options *o, const AVCodec *codec,
+                                const clv_media_desc *in, enum AVPixelFormat *pf, clv_msg *msg)
+{
+    if (!o->pix_fmt) {
+        *pf = choose_pix_fmt(codec, in->rgb, in->alpha);
+        return 0;
+    }
+    *pf = av_get_pix_fmt(o->pix_fmt);
+    int ok = *pf != AV_PIX_FMT_NONE && !codec->pix_fmts;
+    for (const enum AVPixelFormat *p = codec->pix_fmts; p && *p != AV_PIX_FMT_NONE; p++)
+        ok |= *p == *pf;
+    if (ok)
+        return 0;
+    char list[512] = "";
+    for (const enum AVPixelFormat *p = codec->pix_fmts; p && *p != AV_PIX_FMT_NONE; p++)
+        if (strlen(list) < 450) {
+            strcat(list, list[0] ? " " : "");
+            strcat(list, av_get_pix_fmt_name(*p));
+        }
+    /* A name FFmpeg does not know is a usage mistake; a format this
+     * encoder lacks is this FFmpeg's limit, as a codec a container cannot
+     * hold. */
+    return clv_io_fail(msg, *pf == AV_PIX_FMT_NONE ? CLV_EOPTION : CLV_EIO,
+                       "-pix_fmt %s: %s takes %s", o->pix_fmt, codec->name,
+                       list[0] ? list : "other formats");
+}
+
+/* The time base: the input's own where the container keeps variable frame
+ * timing and the codec takes any rate (timestamps pass through exactly,
+ * VFR stays VFR); else 1/frame rate, the nearest one the codec supports
+ * (mpeg2video), with timestamps rescaled, as ffmpeg does. AVI, Y4M,
+ * MPEG-PS/TS, MXF and Ogg read the rate from the time base. */
+static void set_video_timing(clv_encoder *e, const clv_media_desc *in, const AVCodec *codec)
+{
+    AVRational rate = in->frame_rate;
     if (codec->supported_framerates)
         rate =
             codec->supported_framerates[av_find_nearest_q_idx(rate, codec->supported_framerates)];
-    int keep_tb = (ofmt->flags & AVFMT_VARIABLE_FPS) && !codec->supported_framerates;
-    e->in_tb = ist->time_base;
+    e->keep_tb = (e->oc->oformat->flags & AVFMT_VARIABLE_FPS) && !codec->supported_framerates;
+    e->in_tb = in->time_base;
     e->last_pts = INT64_MIN;
-    e->enc->time_base = keep_tb ? ist->time_base : av_inv_q(rate);
+    e->enc->time_base = e->keep_tb ? in->time_base : av_inv_q(rate);
     e->enc->framerate = rate;
+}
+
+/* The picture's shape and colour: the size and aspect turned as the frames
+ * are, -aspect's display aspect, and the colour tags of what the frames
+ * hold. */
+static void set_video_look(clv_encoder *e, const clv_output_options *o, const clv_media_desc *in,
+                           clv_color color)
+{
+    /* Turned a quarter, the picture is height x width. */
+    int turned = o->rotation == 90 || o->rotation == 270;
+    int width = turned ? in->height : in->width, height = turned ? in->width : in->height;
+    e->enc->width = width;
+    e->enc->height = height;
     /* The container's aspect first (mkv display size), then the codec's. */
-    e->enc->sample_aspect_ratio = av_guess_sample_aspect_ratio(ic, ist, NULL);
+    e->enc->sample_aspect_ratio = in->sample_aspect;
     if (turned && e->enc->sample_aspect_ratio.num > 0)
         e->enc->sample_aspect_ratio = av_inv_q(e->enc->sample_aspect_ratio);
     if (o->aspect.num > 0 && o->aspect.den > 0) /* -aspect: the display aspect wanted */
         e->enc->sample_aspect_ratio = av_mul_q(o->aspect, (AVRational){height, width});
-    if (is_rgb_fmt(pf)) {
+    if (is_rgb_fmt(e->enc->pix_fmt)) {
         e->enc->colorspace = AVCOL_SPC_RGB;
         e->enc->color_range = AVCOL_RANGE_JPEG;
     } else {
         e->enc->colorspace = av_matrix(color.matrix);
         e->enc->color_range = color.full_range ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
     }
-    e->enc->color_primaries = dc->color_primaries;
-    e->enc->color_trc = dc->color_trc;
+    e->enc->color_primaries = in->primaries;
+    e->enc->color_trc = in->transfer;
+}
+
+/* Threads, headers, bit rate and x264/x265's crf and preset. */
+static void set_video_quality(clv_encoder *e, const clv_output_options *o, const AVCodec *codec)
+{
     e->enc->thread_count = 0;
     if (e->oc->oformat->flags & AVFMT_GLOBALHEADER)
         e->enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
@@ -527,98 +553,127 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
         av_log(NULL, AV_LOG_WARNING, "-preset is for libx264/libx265; %s ignores it\n",
                codec->name);
     }
-    if (!strcmp(codec->name, "libx264") && pf == AV_PIX_FMT_YUV420P && (width % 2 || height % 2)) {
-        code = clv_io_fail(msg, CLV_EIO,
+}
+
+/* The video encoder, set up and opened. */
+static int open_video_encoder(clv_encoder *e, const clv_output_options *o, const clv_media_desc *in,
+                              const AVCodec *codec, enum AVPixelFormat pf, clv_color color,
+                              clv_msg *msg)
+{
+    char err[128];
+    if (!(e->enc = avcodec_alloc_context3(codec)))
+        return out_of_memory(o, msg);
+    e->enc->pix_fmt = pf;
+    set_video_look(e, o, in, color);
+    set_video_timing(e, in, codec);
+    set_video_quality(e, o, codec);
+    int width = e->enc->width, height = e->enc->height;
+    if (!strcmp(codec->name, "libx264") && pf == AV_PIX_FMT_YUV420P && (width % 2 || height % 2))
+        return clv_io_fail(msg, CLV_EIO,
                            "libx264 with yuv420p needs an even width and height; the input is "
                            "%dx%d (write .png or use -c:v ffv1)",
                            width, height);
-        goto fail;
-    }
     int r = avcodec_open2(e->enc, codec, NULL);
-    if (r < 0) {
-        code = clv_io_fail(msg, CLV_EIO, "cannot open the %s encoder for %dx%d %s: %s", codec->name,
+    if (r < 0)
+        return clv_io_fail(msg, CLV_EIO, "cannot open the %s encoder for %dx%d %s: %s", codec->name,
                            width, height, av_get_pix_fmt_name(pf), clv_av_err(r, err, sizeof err));
-        goto fail;
-    }
+    return 0;
+}
+
+/* The output's video stream: the encoder's parameters, with the input
+ * video's disposition, metadata and side data. */
+static int add_video_stream(clv_encoder *e, const clv_output_options *o, const clv_media_desc *in,
+                            clv_msg *msg)
+{
     AVStream *vst = avformat_new_stream(e->oc, NULL);
     if (!vst)
-        goto oom;
+        return out_of_memory(o, msg);
     e->video_out = vst->index;
     avcodec_parameters_from_context(vst->codecpar, e->enc);
     vst->time_base = e->enc->time_base;
-    vst->avg_frame_rate = keep_tb && ist->avg_frame_rate.num > 0 ? ist->avg_frame_rate : rate;
-    vst->r_frame_rate = rate;
+    vst->avg_frame_rate =
+        e->keep_tb && in->avg_frame_rate.num > 0 ? in->avg_frame_rate : e->enc->framerate;
+    vst->r_frame_rate = e->enc->framerate;
     vst->sample_aspect_ratio = e->enc->sample_aspect_ratio;
     /* The video's disposition (default, forced, the cover's attached_pic). */
-    vst->disposition = ist->disposition & (AV_DISPOSITION_DEFAULT | AV_DISPOSITION_FORCED |
-                                           AV_DISPOSITION_ATTACHED_PIC);
-    if (!cover)
+    vst->disposition = in->disposition & (AV_DISPOSITION_DEFAULT | AV_DISPOSITION_FORCED |
+                                          AV_DISPOSITION_ATTACHED_PIC);
+    if (!e->cover)
         vst->disposition &= ~AV_DISPOSITION_ATTACHED_PIC;
-    av_dict_copy(&vst->metadata, ist->metadata, 0);
-    for (int i = 0; i < ist->nb_side_data; i++) { /* rotation (display matrix) and the like */
-        if (ist->side_data[i].type == AV_PKT_DATA_DISPLAYMATRIX && (o->rotation || o->hflip))
+    av_dict_copy(&vst->metadata, in->metadata, 0);
+    for (int i = 0; i < in->side_data_count; i++) { /* rotation (display matrix) and the like */
+        const AVPacketSideData *side = &in->side_data[i];
+        if (side->type == AV_PKT_DATA_DISPLAYMATRIX && (o->rotation || o->hflip))
             continue; /* the frames are upright already */
-        uint8_t *sd = av_stream_new_side_data(vst, ist->side_data[i].type, ist->side_data[i].size);
+        uint8_t *sd = av_stream_new_side_data(vst, side->type, side->size);
         if (sd)
-            memcpy(sd, ist->side_data[i].data, ist->side_data[i].size);
+            memcpy(sd, side->data, side->size);
     }
+    return 0;
+}
 
-    e->map_count = (int)ic->nb_streams + 1;
-    e->map = malloc(sizeof *e->map * (size_t)e->map_count);
-    e->recode = calloc((size_t)e->map_count, sizeof *e->recode);
-    if (!e->map || !e->recode)
-        goto oom;
-    e->map[e->map_count - 1] = -1;
-    for (int i = 0; i < e->map_count - 1; i++) {
-        AVStream *s = ic->streams[i];
-        enum AVMediaType type = s->codecpar->codec_type;
-        e->map[i] = -1;
-        if (i == clv_decoder_video_index(dec) ||
-            (type != AVMEDIA_TYPE_AUDIO && type != AVMEDIA_TYPE_SUBTITLE) ||
-            (type == AVMEDIA_TYPE_AUDIO && o->no_audio) ||
-            (type == AVMEDIA_TYPE_SUBTITLE && o->no_subtitles))
+/* Where each of the input's sound and subtitle streams goes: copied or
+ * encoded again (map_audio), or left out (-an, -sn, or a stream the
+ * container cannot hold, with a warning). */
+static int map_streams(clv_encoder *e, const clv_output_options *o, const clv_media_desc *in,
+                       clv_msg *msg)
+{
+    e->route_count = in->stream_count + 1;
+    if (!(e->routes = calloc((size_t)e->route_count, sizeof *e->routes)))
+        return out_of_memory(o, msg);
+    for (int i = 0; i < e->route_count; i++)
+        e->routes[i].out = -1;
+    const AVOutputFormat *ofmt = e->oc->oformat;
+    const AVStream *vst = e->oc->streams[e->video_out];
+    for (int k = 0; k < in->stream_desc_count; k++) {
+        const clv_stream_desc *s = &in->streams[k];
+        int code = 0;
+        if (s->type == AVMEDIA_TYPE_AUDIO ? o->no_audio : o->no_subtitles)
             continue;
-        if (type == AVMEDIA_TYPE_AUDIO) {
-            if ((code = map_audio(e, o, s, i, msg)))
-                goto fail;
-            continue;
-        }
-        if (!muxer_takes(ofmt, vst, s->codecpar, s->time_base)) {
+        if (s->type == AVMEDIA_TYPE_AUDIO) {
+            if ((code = map_audio(e, o, s, msg)))
+                return code;
+        } else if (!muxer_takes(ofmt, vst, s->par, s->time_base)) {
             av_log(NULL, AV_LOG_WARNING,
                    "'%s': the %s container cannot hold the %s stream #%d (%s); it is left out\n",
-                   o->path, ofmt->name, av_get_media_type_string(type), i,
-                   avcodec_get_name(s->codecpar->codec_id));
-            continue;
-        }
-        if (copy_stream(e, s, i) < 0)
-            goto oom;
-    }
-    if (o->extra_audio) {
-        const AVCodec *aac = audio_encoder(AV_CODEC_ID_AAC);
-        int r2 =
-            aac ? recode_try(e, o->extra_audio, e->map_count - 1, aac, "the microphone", msg) : 0;
-        if (r2 < 0) {
-            code = CLV_EIO;
-            goto fail;
-        }
-        if (r2 == 0) {
-            code = clv_io_fail(msg, CLV_EIO,
-                               "'%s': the %s container cannot hold AAC sound for the microphone "
-                               "(record to .mkv, .mp4 or .mov)",
-                               o->path, ofmt->name);
-            goto fail;
+                   o->path, ofmt->name, av_get_media_type_string(s->type), s->index,
+                   avcodec_get_name(s->par->codec_id));
+        } else if (copy_stream(e, s) < 0) {
+            return out_of_memory(o, msg);
         }
     }
-    av_dict_copy(&e->oc->metadata, ic->metadata, 0);
+    return 0;
+}
 
-    if (!(ofmt->flags & AVFMT_NOFILE)) {
-        r = avio_open(&e->oc->pb, write_path, AVIO_FLAG_WRITE);
-        if (r < 0) {
-            code = clv_io_fail(msg, CLV_EIO, "cannot write '%s': %s", o->path,
-                               clv_av_err(r, err, sizeof err));
-            goto fail;
-        }
-    }
+/* The microphone's sound (extra_audio), encoded to AAC. */
+static int map_extra_audio(clv_encoder *e, const clv_output_options *o, clv_msg *msg)
+{
+    if (!o->extra_audio)
+        return 0;
+    const AVCodec *aac = audio_encoder(AV_CODEC_ID_AAC);
+    int r = aac ? recode_try(e, o->extra_audio, e->route_count - 1, aac, "the microphone", msg) : 0;
+    if (r < 0)
+        return CLV_EIO;
+    if (r == 0)
+        return clv_io_fail(msg, CLV_EIO,
+                           "'%s': the %s container cannot hold AAC sound for the microphone "
+                           "(record to .mkv, .mp4 or .mov)",
+                           o->path, e->oc->oformat->name);
+    return 0;
+}
+
+/* Opens the file and writes the header, with the input's metadata. */
+static int start_file(clv_encoder *e, const clv_output_options *o, const clv_media_desc *in,
+                      clv_msg *msg)
+{
+    char err[128];
+    const AVOutputFormat *ofmt = e->oc->oformat;
+    av_dict_copy(&e->oc->metadata, in->format_metadata, 0);
+    int r = 0;
+    if (!(ofmt->flags & AVFMT_NOFILE) &&
+        (r = avio_open(&e->oc->pb, e->oc->url, AVIO_FLAG_WRITE)) < 0)
+        return clv_io_fail(msg, CLV_EIO, "cannot write '%s': %s", o->path,
+                           clv_av_err(r, err, sizeof err));
     AVDictionary *mux_opts = NULL;
     if (e->images && !e->pattern[0])
         av_dict_set(&mux_opts, "update", "1", 0); /* one file, not a numbered sequence */
@@ -626,18 +681,46 @@ int clv_encoder_open(const clv_output_options *o, const clv_decoder *dec, int rg
         av_dict_set(&mux_opts, "atomic_writing", "0", 0);
     r = avformat_write_header(e->oc, &mux_opts);
     av_dict_free(&mux_opts);
-    if (r < 0) {
-        code = clv_io_fail(msg, CLV_EIO, "'%s': cannot start the %s file: %s", o->path, ofmt->name,
+    if (r < 0)
+        return clv_io_fail(msg, CLV_EIO, "'%s': cannot start the %s file: %s", o->path, ofmt->name,
                            clv_av_err(r, err, sizeof err));
-        goto fail;
+    return 0;
+}
+
+int clv_encoder_open(const clv_output_options *o, const clv_media_desc *in, clv_color color,
+                     clv_encoder **out, clv_msg *msg)
+{
+    *out = NULL;
+    clv_encoder *e = calloc(1, sizeof *e);
+    if (!e)
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
+    snprintf(e->path, sizeof e->path, "%s", o->path);
+    const AVOutputFormat *ofmt = NULL;
+    const AVCodec *codec = NULL;
+    enum AVPixelFormat pf = AV_PIX_FMT_NONE;
+    int err = choose_muxer(o, &ofmt, msg);
+    if (!err)
+        err = open_muxer(e, o, ofmt, msg);
+    if (!err)
+        err = choose_video_codec(e, o, in, &codec, msg);
+    if (!err)
+        err = choose_video_pix_fmt(o, codec, in, &pf, msg);
+    if (!err)
+        err = open_video_encoder(e, o, in, codec, pf, color, msg);
+    if (!err)
+        err = add_video_stream(e, o, in, msg);
+    if (!err)
+        err = map_streams(e, o, in, msg);
+    if (!err)
+        err = map_extra_audio(e, o, msg);
+    if (!err)
+        err = start_file(e, o, in, msg);
+    if (err) {
+        clv_encoder_close(e);
+        return err;
     }
     *out = e;
     return 0;
-oom:
-    code = clv_io_fail(msg, CLV_EIO, "out of memory setting up '%s'", o->path);
-fail:
-    clv_encoder_close(e);
-    return code;
 }
 
 enum AVPixelFormat clv_encoder_pix_fmt(const clv_encoder *e)
@@ -675,7 +758,6 @@ static void *encode_thread(void *arg)
     clv_encoder *e = arg;
     double begin = clv_io_seconds(), waited = 0;
     char err[128];
-    AVFormatContext *ic = clv_decoder_format(e->dec);
     int64_t fault = clv_fault_after("encoder"), frames = 0;
     int r = 0;
     for (;;) {
@@ -690,9 +772,9 @@ static void *encode_thread(void *arg)
         if (kind == CLV_ITEM_END) {
             avcodec_send_frame(e->enc, NULL);
             r = write_packets(e);
-            for (int i = 0; r >= 0 && i < e->map_count; i++)
-                if (e->recode[i])
-                    r = clv_audio_recode_packet(e->recode[i], NULL);
+            for (int i = 0; r >= 0 && i < e->route_count; i++)
+                if (e->routes[i].recode)
+                    r = clv_audio_recode_packet(e->routes[i].recode, NULL);
             break;
         }
         if (kind == CLV_ITEM_FRAME) {
@@ -716,14 +798,15 @@ static void *encode_thread(void *arg)
                 r = e->image_error;
         } else {
             AVPacket *p = item;
-            int out_index = p->stream_index < e->map_count ? e->map[p->stream_index] : -1;
-            clv_audio_recode *a =
-                p->stream_index < e->map_count ? e->recode[p->stream_index] : NULL;
-            if (a) {
-                r = clv_audio_recode_packet(a, p);
+            const struct stream_route *route =
+                p->stream_index >= 0 && p->stream_index < e->route_count
+                    ? &e->routes[p->stream_index]
+                    : NULL;
+            int out_index = route ? route->out : -1;
+            if (route && route->recode) {
+                r = clv_audio_recode_packet(route->recode, p);
             } else if (out_index >= 0) {
-                av_packet_rescale_ts(p, ic->streams[p->stream_index]->time_base,
-                                     e->oc->streams[out_index]->time_base);
+                av_packet_rescale_ts(p, route->in_tb, e->oc->streams[out_index]->time_base);
                 p->stream_index = out_index;
                 p->pos = -1;
                 r = av_interleaved_write_frame(e->oc, p);
@@ -810,16 +893,15 @@ void clv_encoder_close(clv_encoder *e)
         clv_outfile_close(e->open_images[i].file);
     avcodec_free_context(&e->enc);
     avformat_free_context(e->oc);
-    for (int i = 0; e->recode && i < e->map_count; i++)
-        clv_audio_recode_close(e->recode[i]);
-    free(e->recode);
-    free(e->map);
+    for (int i = 0; e->routes && i < e->route_count; i++)
+        clv_audio_recode_close(e->routes[i].recode);
+    free(e->routes);
     free(e);
 }
 
 int clv_encoder_extra_index(const clv_encoder *e)
 {
-    return e->map_count - 1;
+    return e->route_count - 1;
 }
 
 const char *clv_encoder_partial_path(const clv_encoder *e)

@@ -157,53 +157,58 @@ void clv_feed_destroy(clv_feed *feed)
     free(feed);
 }
 
-int clv_feed_create(const AVCodecContext *dc, const char *path, clv_feed **out, clv_msg *msg)
+/* swscale from the decoder's format into feed->format, and the frame it
+ * converts into. */
+static int feed_converter(clv_feed *feed, const clv_media_desc *in, clv_msg *msg)
+{
+    int w = in->width, h = in->height;
+    feed->sws =
+        sws_getContext(w, h, in->pix_fmt, w, h, clv_av_pixfmt(feed->format),
+                       SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
+    feed->converted = av_frame_alloc();
+    if (!feed->sws || !feed->converted)
+        return clv_io_fail(msg, CLV_EINVAL, "'%s': cannot convert %s frames to %s", in->path,
+                           av_get_pix_fmt_name(in->pix_fmt), clv_pixfmt_name(feed->format));
+    clv_sws_colors(feed->sws, feed->color, in->rgb, feed->color, !clv_pixfmt_is_yuv(feed->format));
+    feed->converted->format = clv_av_pixfmt(feed->format);
+    feed->converted->width = w;
+    feed->converted->height = h;
+    if (av_frame_get_buffer(feed->converted, 0) < 0)
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
+    return 0;
+}
+
+int clv_feed_create(const clv_media_desc *in, clv_feed **out, clv_msg *msg)
 {
     *out = NULL;
     clv_feed *feed = calloc(1, sizeof *feed);
     if (!feed)
         return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
-    snprintf(feed->path, sizeof feed->path, "%s", path);
-    feed->width = dc->width;
-    feed->height = dc->height;
-    feed->source = dc->pix_fmt;
-    int native = clv_native_pixfmt(dc->pix_fmt);
-    int rgb = clv_av_pixfmt_is_rgb(dc->pix_fmt);
+    snprintf(feed->path, sizeof feed->path, "%s", in->path);
+    feed->width = in->width;
+    feed->height = in->height;
+    feed->source = in->pix_fmt;
+    int native = clv_native_pixfmt(in->pix_fmt);
     feed->native = native >= 0;
     /* RGB-like sources and any with alpha (gray + alpha PNG, yuva420p)
      * enter as RGBA, so that alpha passes through the chain. */
-    feed->format = native >= 0                                   ? (clv_pixfmt)native
-                   : rgb || clv_av_pixfmt_has_alpha(dc->pix_fmt) ? CLV_PIX_RGBA
-                                                                 : CLV_PIX_YUV420P;
-    feed->color = clv_stream_color(dc);
-    if (!feed->native && (dc->pix_fmt == AV_PIX_FMT_NONE || !sws_isSupportedInput(dc->pix_fmt))) {
+    feed->format = native >= 0            ? (clv_pixfmt)native
+                   : in->rgb || in->alpha ? CLV_PIX_RGBA
+                                          : CLV_PIX_YUV420P;
+    feed->color = in->color;
+    int err = 0;
+    if (!feed->native && (in->pix_fmt == AV_PIX_FMT_NONE || !sws_isSupportedInput(in->pix_fmt)))
         /* swscale asserts on formats it does not know (found by fuzzing). */
-        clv_feed_destroy(feed);
-        return clv_io_fail(
+        err = clv_io_fail(
             msg, CLV_EINVAL,
             "'%s': the video's pixel format (%s) is unknown or cannot be converted; is the "
             "stream damaged?",
-            path, dc->pix_fmt == AV_PIX_FMT_NONE ? "none" : av_get_pix_fmt_name(dc->pix_fmt));
-    }
-    if (!feed->native) {
-        feed->sws = sws_getContext(
-            dc->width, dc->height, dc->pix_fmt, dc->width, dc->height, clv_av_pixfmt(feed->format),
-            SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
-        feed->converted = av_frame_alloc();
-        if (!feed->sws || !feed->converted) {
-            int err = clv_io_fail(msg, CLV_EINVAL, "'%s': cannot convert %s frames to %s", path,
-                                  av_get_pix_fmt_name(dc->pix_fmt), clv_pixfmt_name(feed->format));
-            clv_feed_destroy(feed);
-            return err;
-        }
-        clv_sws_colors(feed->sws, feed->color, rgb, feed->color, !clv_pixfmt_is_yuv(feed->format));
-        feed->converted->format = clv_av_pixfmt(feed->format);
-        feed->converted->width = dc->width;
-        feed->converted->height = dc->height;
-        if (av_frame_get_buffer(feed->converted, 0) < 0) {
-            clv_feed_destroy(feed);
-            return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
-        }
+            in->path, in->pix_fmt == AV_PIX_FMT_NONE ? "none" : av_get_pix_fmt_name(in->pix_fmt));
+    else if (!feed->native)
+        err = feed_converter(feed, in, msg);
+    if (err) {
+        clv_feed_destroy(feed);
+        return err;
     }
     *out = feed;
     return 0;

@@ -43,6 +43,68 @@ void clv_queue_abort(clv_queue *q);
 /* Frees an item's payload by kind. */
 void clv_item_free(int kind, void *item);
 
+/* ---- What the input is ---------------------------------------------------- */
+
+/* A stream copied or encoded again beside the video: one of the input's
+ * sound or subtitle streams, or a microphone's sound. The pointers are its
+ * owner's (the decoder's, the microphone's) and live while that is open;
+ * the encoder copies what it keeps. */
+typedef struct clv_stream_desc {
+    int index;                    /* the input's stream index, which its packets carry */
+    enum AVMediaType type;        /* AVMEDIA_TYPE_AUDIO or AVMEDIA_TYPE_SUBTITLE */
+    const AVCodecParameters *par; /* codec, sample rate, channels, extradata */
+    AVRational time_base;         /* of its packets' timestamps */
+    int disposition;              /* AV_DISPOSITION_* */
+    const AVDictionary *metadata; /* language, title */
+} clv_stream_desc;
+
+/* The input as its decoder found it on opening: what the feed, the stage,
+ * the encoder, the sink and the player set up from, read once in one place.
+ * Owned by the decoder (clv_decoder_media), unchanged while it is open. */
+typedef struct clv_media_desc {
+    const char *path; /* as given ("-": standard input) */
+    int live;         /* opened as a live source (clv_input_options.live) */
+    /* The video stream, as the decoder gives its frames: */
+    int video_index;
+    enum AVCodecID codec_id;
+    int width, height;          /* as coded: before any turn */
+    enum AVPixelFormat pix_fmt; /* the decoder's */
+    int rgb, alpha;             /* pix_fmt is RGB-like or paletted; it carries alpha */
+    clv_color color;            /* matrix and range (clv_stream_color) */
+    enum AVColorPrimaries primaries;
+    enum AVColorTransferCharacteristic transfer;
+    /* How it is meant to be shown: mirrored (hflip) then turned clockwise
+     * by rotation degrees (0, 90, 180, 270), from the display matrix or a
+     * JPEG's EXIF Orientation; 0 and 0 when upright. */
+    int rotation, hflip;
+    AVRational time_base;      /* of the frames' pts */
+    AVRational frame_rate;     /* ffmpeg's guess (av_guess_frame_rate); 25/1 when unknown */
+    AVRational avg_frame_rate; /* the stream's own tags, 0/1 when absent */
+    AVRational r_frame_rate;
+    AVRational sample_aspect;          /* the container's, else the codec's; 0/1 when unknown */
+    int disposition;                   /* AV_DISPOSITION_* (default, forced, attached_pic) */
+    int cover;                         /* an attached picture: a song's cover, not a video */
+    const AVDictionary *metadata;      /* the video stream's */
+    const AVPacketSideData *side_data; /* the video stream's (display matrix, ...) */
+    int side_data_count;
+    /* The whole input: */
+    int64_t duration_us;                 /* the container's, 0 when unknown */
+    const AVDictionary *format_metadata; /* title, artist, ... */
+    int stream_count;                    /* all its streams: packets' indexes are below */
+    const clv_stream_desc *streams;      /* its sound and subtitle streams, by index */
+    int stream_desc_count;
+    int audio; /* the main sound stream's index (av_find_best_stream), or -1 */
+} clv_media_desc;
+
+/* The sound or subtitle stream of `media` with input index `index`, or
+ * NULL (index -1, or a stream of another kind). */
+const clv_stream_desc *clv_media_stream(const clv_media_desc *media, int index);
+
+/* Which way up the video stream st of a file at url (NULL: not a file) is
+ * meant to be shown: its display matrix, else a JPEG's EXIF (orientation.c). */
+void clv_orientation_probe(const AVStream *st, enum AVCodecID codec_id, const char *url,
+                           int *rotation, int *hflip);
+
 /* ---- Decoder ----------------------------------------------------------- */
 
 typedef struct clv_input_options {
@@ -86,11 +148,9 @@ int clv_decoder_set_memory(clv_decoder *dec, const clv_frame_memory *memory);
 /* The block (from clv_frame_memory.alloc) that holds frame's planes, and
  * where the block starts (*base), or NULL when frame is in other memory. */
 void *clv_decoder_frame_block(const clv_decoder *dec, const AVFrame *frame, const uint8_t **base);
-AVFormatContext *clv_decoder_format(const clv_decoder *dec);
-AVCodecContext *clv_decoder_codec(const clv_decoder *dec);
-int clv_decoder_video_index(const clv_decoder *dec);
-/* The video's frame rate as ffmpeg guesses it; 25/1 when unknown. */
-AVRational clv_decoder_frame_rate(const clv_decoder *dec);
+/* What the input is, found when it opened; the decoder's, valid while it
+ * is open. */
+const clv_media_desc *clv_decoder_media(const clv_decoder *dec);
 /* Starts the thread: decoded video frames (pts in the stream's time base,
  * shifted so that -ss is 0) go to out, and packets of the audio and
  * subtitle streams (same shift) to `packets` (NULL: to out as well, in
@@ -99,12 +159,6 @@ AVRational clv_decoder_frame_rate(const clv_decoder *dec);
 int clv_decoder_start(clv_decoder *dec, clv_queue *out, clv_queue *packets);
 /* Joins the thread. Returns 0 or the error it met, with msg. */
 int clv_decoder_finish(clv_decoder *dec, clv_msg *msg);
-/* How the input is meant to be shown: mirrored (hflip) then turned
- * clockwise by *rotation degrees (0, 90, 180, 270), from the video's
- * display matrix or a JPEG's EXIF Orientation; 0 and 0 when upright. */
-void clv_input_orientation(const clv_decoder *dec, int *rotation, int *hflip);
-/* The input's main audio stream, or -1. */
-int clv_decoder_audio_index(const clv_decoder *dec);
 /* Stops the thread: aborts its queue (the caller then destroys that queue)
  * and joins. A stopped decoder can seek and start again with a new queue. */
 void clv_decoder_stop(clv_decoder *dec);
@@ -135,9 +189,9 @@ void clv_decoder_damage(const clv_decoder *dec, int64_t *packets, int64_t *frame
 
 typedef struct clv_audio clv_audio;
 
-/* A decoder for audio stream `stream` of dec's input whose output is
- * resampled to `channels` interleaved floats at `rate`. */
-int clv_audio_open(const clv_decoder *dec, int stream, int rate, int channels, clv_audio **out,
+/* A decoder for the sound stream `stream` (an input's, clv_media_desc)
+ * whose output is resampled to `channels` interleaved floats at `rate`. */
+int clv_audio_open(const clv_stream_desc *stream, int rate, int channels, clv_audio **out,
                    clv_msg *msg);
 void clv_audio_close(clv_audio *audio);
 /* Decodes one packet: *samples (valid until the next call) gets *frames
@@ -159,7 +213,7 @@ typedef struct clv_output_options {
     int64_t bitrate;     /* -b:v in bit/s, 0: none */
     const char *pix_fmt; /* -pix_fmt, NULL: chosen */
     AVRational aspect;   /* -aspect: display aspect ratio; 0/0: the input's */
-    /* The frames are turned upright (clv_input_orientation) before
+    /* The frames are turned upright (clv_media_desc.rotation) before
      * encoding: the output is that size, its aspect turned too, and the
      * input's display matrix is not copied. */
     int rotation, hflip;
@@ -172,22 +226,23 @@ typedef struct clv_output_options {
      * NULL: it gets an output stream (AAC) whose packets come through the
      * queue with stream_index clv_encoder_extra_index, timestamps in its
      * own time base on the video's timeline. */
-    const AVStream *extra_audio;
+    const clv_stream_desc *extra_audio;
 } clv_output_options;
 
 typedef struct clv_encoder clv_encoder;
 
-/* Opens the output for the decoder's streams: one video stream encoded from
- * frames in clv_encoder_pix_fmt, and a copy of each audio and subtitle
- * stream the container takes. The file is a clv_outfile: a partial renamed
+/* Opens the output for the input described by `input` (its decoder's, read
+ * here and kept by nothing after): one video stream encoded from frames in
+ * clv_encoder_pix_fmt of the colour `color`, and a copy of each audio and
+ * subtitle stream the container takes. The file is a clv_outfile: a partial renamed
  * into place when clv_encoder_finish succeeds, so a failed or interrupted
  * run never leaves a half-written file at the output path and never
  * touches a file already there; each picture of an image output (one
  * file, or a numbered sequence, "%04d") is such a file of its own; a FIFO
  * or device is written in place; formats that write no file (null) write
  * none. */
-int clv_encoder_open(const clv_output_options *options, const clv_decoder *dec, int rgb_source,
-                     int has_alpha, clv_color color, clv_encoder **out, clv_msg *msg);
+int clv_encoder_open(const clv_output_options *options, const clv_media_desc *input,
+                     clv_color color, clv_encoder **out, clv_msg *msg);
 /* The pixel format frames must have, and the encoder's name. */
 enum AVPixelFormat clv_encoder_pix_fmt(const clv_encoder *enc);
 const char *clv_encoder_codec_name(const clv_encoder *enc);
@@ -250,7 +305,8 @@ typedef struct clv_mic clv_mic;
 int clv_mic_open(const char *device, const char *format, clv_mic **out, clv_msg *msg);
 /* 0 when FFmpeg has capture format `format`, else CLV_EINVAL with msg. */
 int clv_mic_format_check(const char *format, clv_msg *msg);
-const AVStream *clv_mic_stream(const clv_mic *mic);
+/* The sound stream, for clv_output_options.extra_audio; the microphone's. */
+const clv_stream_desc *clv_mic_stream(const clv_mic *mic);
 /* Starts the thread: packets go to out with stream_index out_index, their
  * timestamps on video's timeline (clv_decoder_clock_base); sound captured
  * before the video's first frame is dropped. */
@@ -293,7 +349,9 @@ void clv_copy_planes(clv_pixfmt f, int w, int h, uint8_t *packed, AVFrame *frame
  * (RGB-like sources to RGBA, the rest to yuv420p). */
 typedef struct clv_feed clv_feed;
 
-int clv_feed_create(const AVCodecContext *dc, const char *path, clv_feed **out, clv_msg *msg);
+/* For the frames of the input described by `input` (size, format, colour;
+ * its path names it in messages). */
+int clv_feed_create(const clv_media_desc *input, clv_feed **out, clv_msg *msg);
 void clv_feed_destroy(clv_feed *feed);
 clv_pixfmt clv_feed_format(const clv_feed *feed);
 clv_color clv_feed_color(const clv_feed *feed);

@@ -26,6 +26,7 @@ struct clv_mic {
     atomic_int ending, done;
     pthread_t thread;
     int started;
+    clv_stream_desc sound; /* the captured stream, set on opening */
     /* Given to clv_mic_start, read-only afterwards: */
     const clv_decoder *video;
     clv_queue *out;
@@ -91,16 +92,23 @@ int clv_mic_open(const char *device, const char *format, clv_mic **out, clv_msg 
         return clv_io_fail(msg, CLV_EIO, "--audio '%s': the %s input has no audio stream", device,
                            fmt_name);
     }
-    AVCodecParameters *par = m->fmt->streams[m->stream]->codecpar;
+    const AVStream *st = m->fmt->streams[m->stream];
+    const AVCodecParameters *par = st->codecpar;
+    m->sound = (clv_stream_desc){.index = m->stream,
+                                 .type = AVMEDIA_TYPE_AUDIO,
+                                 .par = par,
+                                 .time_base = st->time_base,
+                                 .disposition = st->disposition,
+                                 .metadata = st->metadata};
     av_log(NULL, AV_LOG_INFO, "microphone '%s' (%s): %s, %d Hz, %d channel(s)\n", device, fmt_name,
            avcodec_get_name(par->codec_id), par->sample_rate, par->ch_layout.nb_channels);
     *out = m;
     return 0;
 }
 
-const AVStream *clv_mic_stream(const clv_mic *m)
+const clv_stream_desc *clv_mic_stream(const clv_mic *m)
 {
-    return m->fmt->streams[m->stream];
+    return &m->sound;
 }
 
 /* Where the sound goes on the video's timeline. Both inputs may hand over

@@ -67,12 +67,11 @@ static int exif_orientation(const char *path)
     return tag >= 1 && tag <= 8 ? tag : 0;
 }
 
-void clv_input_orientation(const clv_decoder *dec, int *rotation, int *hflip)
+void clv_orientation_probe(const AVStream *st, enum AVCodecID codec_id, const char *url,
+                           int *rotation, int *hflip)
 {
     *rotation = 0;
     *hflip = 0;
-    const AVFormatContext *ic = clv_decoder_format(dec);
-    const AVStream *st = ic->streams[clv_decoder_video_index(dec)];
     const int32_t *m =
         (const int32_t *)av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, NULL);
     if (m) {
@@ -90,7 +89,6 @@ void clv_input_orientation(const clv_decoder *dec, int *rotation, int *hflip)
         *rotation = r == 90 || r == 180 || r == 270 ? r : 0;
         return;
     }
-    const AVCodecContext *dc = clv_decoder_codec(dec);
-    if (dc->codec_id == AV_CODEC_ID_MJPEG && ic->url) /* a file: EXIF read from it */
-        from_exif(exif_orientation(ic->url), rotation, hflip);
+    if (codec_id == AV_CODEC_ID_MJPEG && url) /* a file: EXIF read from it */
+        from_exif(exif_orientation(url), rotation, hflip);
 }

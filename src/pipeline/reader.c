@@ -62,23 +62,21 @@ int clv_reader_open(const clv_transcode_options *o, clv_reader **out, clv_msg *m
     clv_input_options in = clv_pipeline_input(o);
     if ((err = clv_decoder_open(&in, &r->dec, msg)))
         goto fail;
-    AVCodecContext *dc = clv_decoder_codec(r->dec);
-    r->tb = clv_decoder_format(r->dec)->streams[clv_decoder_video_index(r->dec)]->time_base;
-    if ((err = clv_feed_create(dc, o->input, &r->feed, msg)))
+    const clv_media_desc *media = clv_decoder_media(r->dec);
+    r->tb = media->time_base;
+    if ((err = clv_feed_create(media, &r->feed, msg)))
         goto fail;
-    int rotation = 0, hflip = 0;
-    if (!o->no_autorotate)
-        clv_input_orientation(r->dec, &rotation, &hflip);
+    int rotation = o->no_autorotate ? 0 : media->rotation;
+    int hflip = o->no_autorotate ? 0 : media->hflip;
     clv_context_options copt;
     clv_transcode_engine_options(o, &copt);
     if ((err = clv_context_create(&copt, &r->ctx, msg)) ||
         (err = clv_chain_create(r->ctx, desc, &r->chain, msg)))
         goto fail;
-    AVRational rate = clv_decoder_frame_rate(r->dec);
-    clv_chain_set_frame_rate(r->chain, rate.num, rate.den);
+    clv_chain_set_frame_rate(r->chain, media->frame_rate.num, media->frame_rate.den);
     clv_stage_options so = {.struct_size = sizeof(clv_stage_options),
-                            .width = dc->width,
-                            .height = dc->height,
+                            .width = media->width,
+                            .height = media->height,
                             .in_format = clv_feed_format(r->feed),
                             .out_format = CLV_PIX_RGBA,
                             .in_color = clv_feed_color(r->feed),

@@ -40,7 +40,7 @@ clv_output_options clv_pipeline_output(const clv_transcode_options *o)
 }
 
 struct clv_sink {
-    const clv_decoder *dec;
+    const clv_decoder *clock; /* the microphone's timeline (clv_sink_options.clock) */
     clv_encoder *enc;
     clv_mic *mic;
     clv_queue *queue;       /* to the encoder thread; the mic's thread pushes too */
@@ -59,22 +59,41 @@ struct clv_sink {
     clv_msg result_msg;
 };
 
+/* The stage's frames into the encoder's format: a plane copy when the
+ * stage gives that layout, swscale from RGBA otherwise. */
+static int open_conversion(clv_sink *s, int rgba, clv_msg *msg)
+{
+    if (s->enc_format == AV_PIX_FMT_YUVJ420P)
+        s->color.full_range = 1;
+    int native = rgba ? -1 : clv_native_pixfmt(s->enc_format);
+    s->stage_format = native >= 0 ? (clv_pixfmt)native : CLV_PIX_RGBA;
+    if (native >= 0)
+        return 0;
+    s->sws =
+        sws_getContext(s->width, s->height, AV_PIX_FMT_RGBA, s->width, s->height, s->enc_format,
+                       SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
+    if (!s->sws)
+        return clv_io_fail(msg, CLV_EINVAL, "cannot convert RGBA frames to %s",
+                           av_get_pix_fmt_name(s->enc_format));
+    clv_sws_colors(s->sws, s->color, 1, s->color, clv_av_pixfmt_is_rgb(s->enc_format));
+    return 0;
+}
+
 int clv_sink_open(const clv_sink_options *o, clv_sink **out, clv_msg *msg)
 {
     *out = NULL;
     clv_sink *s = calloc(1, sizeof *s);
     if (!s)
         return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
-    const AVCodecContext *dc = clv_decoder_codec(o->dec);
+    const clv_media_desc *in = o->input;
     clv_output_options output = *o->output;
-    s->dec = o->dec;
-    s->time_base = clv_decoder_format(o->dec)->streams[clv_decoder_video_index(o->dec)]->time_base;
-    AVRational rate = clv_decoder_frame_rate(o->dec);
-    s->frame_s = rate.num > 0 && rate.den > 0 ? av_q2d(av_inv_q(rate)) : 0;
+    s->clock = o->clock;
+    s->time_base = in->time_base;
+    s->frame_s = av_q2d(av_inv_q(in->frame_rate));
     s->video_end = -1;
     int turned = o->rotation == 90 || o->rotation == 270;
-    s->width = turned ? dc->height : dc->width;
-    s->height = turned ? dc->width : dc->height;
+    s->width = turned ? in->height : in->width;
+    s->height = turned ? in->width : in->height;
     output.rotation = o->rotation;
     output.hflip = o->hflip;
     s->color = clv_feed_output_color(o->feed);
@@ -84,25 +103,11 @@ int clv_sink_open(const clv_sink_options *o, clv_sink **out, clv_msg *msg)
             goto fail;
         output.extra_audio = clv_mic_stream(s->mic);
     }
-    if ((err = clv_encoder_open(&output, o->dec, clv_av_pixfmt_is_rgb(dc->pix_fmt),
-                                clv_av_pixfmt_has_alpha(dc->pix_fmt), s->color, &s->enc, msg)))
+    if ((err = clv_encoder_open(&output, in, s->color, &s->enc, msg)))
         goto fail;
     s->enc_format = clv_encoder_pix_fmt(s->enc);
-    if (s->enc_format == AV_PIX_FMT_YUVJ420P)
-        s->color.full_range = 1;
-    int native = o->rgba ? -1 : clv_native_pixfmt(s->enc_format);
-    s->stage_format = native >= 0 ? (clv_pixfmt)native : CLV_PIX_RGBA;
-    if (native < 0) {
-        s->sws =
-            sws_getContext(s->width, s->height, AV_PIX_FMT_RGBA, s->width, s->height, s->enc_format,
-                           SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
-        if (!s->sws) {
-            err = clv_io_fail(msg, CLV_EINVAL, "cannot convert RGBA frames to %s",
-                              av_get_pix_fmt_name(s->enc_format));
-            goto fail;
-        }
-        clv_sws_colors(s->sws, s->color, 1, s->color, clv_av_pixfmt_is_rgb(s->enc_format));
-    }
+    if ((err = open_conversion(s, o->rgba, msg)))
+        goto fail;
     int size = av_image_get_buffer_size(s->enc_format, s->width, s->height, 32);
     s->pool = size > 0 ? av_buffer_pool_init((size_t)size, NULL) : NULL;
     s->queue = clv_queue_create(16);
@@ -155,7 +160,7 @@ double clv_sink_busy_seconds(const clv_sink *s)
 int clv_sink_start(clv_sink *s, clv_msg *msg)
 {
     if (clv_encoder_start(s->enc, s->queue) ||
-        (s->mic && clv_mic_start(s->mic, s->dec, s->queue, clv_encoder_extra_index(s->enc))))
+        (s->mic && clv_mic_start(s->mic, s->clock, s->queue, clv_encoder_extra_index(s->enc))))
         return clv_io_fail(msg, CLV_ENOMEM, "out of memory (threads)");
     return 0;
 }

@@ -19,13 +19,17 @@ typedef struct clv_sink clv_sink;
 
 typedef struct clv_sink_options {
     const clv_output_options *output;
-    const clv_decoder *dec; /* the input whose streams are copied */
-    const clv_feed *feed;   /* how its frames enter the stage (format, colour) */
-    int rgba;               /* 1: the stage gives RGBA (the window's); 0: the encoder's
-                               own layout whenever the stage has it */
-    int rotation, hflip;    /* the stage turns frames upright (clv_stage_options) */
-    const char *mic;        /* a microphone recorded too, or NULL */
-    const char *mic_format; /* its capture format, NULL: alsa */
+    const clv_media_desc *input; /* the input (its decoder's): size, timing, streams copied */
+    const clv_feed *feed;        /* how its frames enter the stage (format, colour) */
+    int rgba;                    /* 1: the stage gives RGBA (the window's); 0: the encoder's
+                                    own layout whenever the stage has it */
+    int rotation, hflip;         /* the stage turns frames upright (clv_stage_options) */
+    const char *mic;             /* a microphone recorded too, or NULL */
+    const char *mic_format;      /* its capture format, NULL: alsa */
+    /* The video's clock (clv_decoder_clock_base) that the microphone's
+     * sound is put on while running; read by the microphone's thread only,
+     * so it must outlive the sink. NULL without a microphone. */
+    const clv_decoder *clock;
 } clv_sink_options;
 
 /* Opens the microphone (if any), the encoder and the conversion. On failure
@@ -42,7 +46,7 @@ const char *clv_sink_partial_path(const clv_sink *sink);
 /* 1 with the microphone open. */
 int clv_sink_has_mic(const clv_sink *sink);
 
-/* Starts the encoder thread (and the microphone's, on dec's clock). */
+/* Starts the encoder thread (and the microphone's, on the video's clock). */
 int clv_sink_start(clv_sink *sink, clv_msg *msg);
 /* Converts one frame in clv_sink_stage_format's layout (tightly packed, as
  * the stage gives it) and queues it with timestamp pts (the input video

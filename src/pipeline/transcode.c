@@ -207,20 +207,24 @@ static void *setup_io(void *arg)
     if ((s->err = clv_decoder_open(&s->in, &s->dec, &s->msg)))
         return NULL;
     /* Layouts: the decoder's own when the stage takes it, else swscale. */
-    if ((s->err = clv_feed_create(clv_decoder_codec(s->dec), o->input, &s->feed, &s->msg)))
+    const clv_media_desc *in = clv_decoder_media(s->dec);
+    if ((s->err = clv_feed_create(in, &s->feed, &s->msg)))
         return NULL;
     /* Turned upright before the chain, as ffmpeg's autorotate does: the
      * filters see the picture as it is meant to be shown, and every
      * container gets the same frames. */
-    if (!o->no_autorotate)
-        clv_input_orientation(s->dec, &s->rotation, &s->hflip);
+    if (!o->no_autorotate) {
+        s->rotation = in->rotation;
+        s->hflip = in->hflip;
+    }
     clv_sink_options sink_opt = {.output = &s->out,
-                                 .dec = s->dec,
+                                 .input = in,
                                  .feed = s->feed,
                                  .rotation = s->rotation,
                                  .hflip = s->hflip,
                                  .mic = o->mic,
-                                 .mic_format = o->mic_format};
+                                 .mic_format = o->mic_format,
+                                 .clock = s->dec};
     s->err = clv_sink_open(&sink_opt, &s->sink, &s->msg);
     return NULL;
 }
@@ -318,18 +322,16 @@ int clv_transcode_run(const clv_transcode_options *given, clv_transcode_callback
         *msg = io.err ? io.msg : dev_msg;
         goto fail;
     }
-    AVCodecContext *dc = clv_decoder_codec(dec);
-    AVFormatContext *ic = clv_decoder_format(dec);
-    r.tb = ic->streams[clv_decoder_video_index(dec)]->time_base;
-    int w = dc->width, h = dc->height;
+    const clv_media_desc *in = clv_decoder_media(dec);
+    r.tb = in->time_base;
+    int w = in->width, h = in->height;
     clv_pixfmt in_f = clv_feed_format(feed);
     clv_color in_color = clv_feed_color(feed);
     int rotation = io.rotation, hflip = io.hflip;
     clv_pixfmt out_f = clv_sink_stage_format(r.sink);
     clv_color out_color = clv_sink_color(r.sink);
     enum AVPixelFormat enc_f = clv_sink_pix_fmt(r.sink);
-    AVRational rate = clv_decoder_frame_rate(dec);
-    clv_chain_set_frame_rate(chain, rate.num, rate.den);
+    clv_chain_set_frame_rate(chain, in->frame_rate.num, in->frame_rate.den);
     clv_stage_options sopt = {.struct_size = sizeof(clv_stage_options),
                               .width = w,
                               .height = h,
@@ -349,7 +351,7 @@ int clv_transcode_run(const clv_transcode_options *given, clv_transcode_callback
     st->output = o->output;
     clv_stage_output_size(r.stage, &st->width, &st->height);
     st->rotation = rotation;
-    st->input_pix_fmt = av_get_pix_fmt_name(dc->pix_fmt);
+    st->input_pix_fmt = av_get_pix_fmt_name(in->pix_fmt);
     st->matrix = clv_matrix_name(in_color.matrix);
     st->full_range = in_color.full_range;
     st->chain = chain_text;
@@ -360,8 +362,8 @@ int clv_transcode_run(const clv_transcode_options *given, clv_transcode_callback
     st->codec = clv_sink_codec_name(r.sink);
     st->output_pix_fmt = av_get_pix_fmt_name(enc_f);
     st->partial_path = clv_sink_partial_path(r.sink);
-    if (ic->duration > 0) {
-        double total = (double)ic->duration / 1e6 - (double)o->start_us / 1e6;
+    if (in->duration_us > 0) {
+        double total = (double)in->duration_us / 1e6 - (double)o->start_us / 1e6;
         if (o->duration_us > 0 && (double)o->duration_us / 1e6 < total)
             total = (double)o->duration_us / 1e6;
         st->total_seconds = total;

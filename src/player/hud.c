@@ -91,7 +91,6 @@ static void hud_refresh(clv_player *p)
         snprintf(which, sizeof which, "preset %d", p->preset);
     else
         snprintf(which, sizeof which, "-vf %d/%d", p->vf_index + 1, p->a.chain_count);
-    const AVCodecContext *dc = clv_decoder_codec(p->dec);
     clv_color col = clv_feed_color(p->feed);
     /* Each filter's µs per frame; a user kernel by its file's name. */
     char filters[600] = "";
@@ -123,7 +122,7 @@ static void hud_refresh(clv_player *p)
              "%s"
              "%s / %s  frame %lld%s%s%s%s   i: HUD  h: keys",
              which, clv_player_chain_text(p, chain, sizeof chain), p->path, p->w, p->h, p->fps,
-             av_get_pix_fmt_name(dc->pix_fmt), clv_matrix_name(col.matrix),
+             av_get_pix_fmt_name(p->in->pix_fmt), clv_matrix_name(col.matrix),
              col.full_range ? "full" : "limited", p->devices, clv_window_renderer(p->win), shares,
              p->shown_fps, p->pipeline_fps,
              (long long)(p->dropped + p->stale_seen + clv_decoder_stale_dropped(p->dec)),

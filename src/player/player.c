@@ -31,13 +31,14 @@ static int record_open(clv_player *p, clv_msg *msg)
 {
     clv_output_options out = clv_pipeline_output(&p->a.io);
     clv_sink_options so = {.output = &out,
-                           .dec = p->dec,
+                           .input = p->in,
                            .feed = p->feed,
                            .rgba = 1,
                            .rotation = p->rotation,
                            .hflip = p->hflip,
                            .mic = p->a.io.mic,
-                           .mic_format = p->a.io.mic_format};
+                           .mic_format = p->a.io.mic_format,
+                           .clock = p->dec};
     return clv_sink_open(&so, &p->sink, msg);
 }
 
@@ -126,33 +127,32 @@ static int open_run(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg)
     av_log_set_level(AV_LOG_ERROR);
     if ((err = open_input(p, msg)))
         return err;
-    AVCodecContext *dc = clv_decoder_codec(p->dec);
-    AVStream *vs = clv_decoder_format(p->dec)->streams[clv_decoder_video_index(p->dec)];
+    const clv_media_desc *in = p->in = clv_decoder_media(p->dec);
     /* Shown upright: a phone video's display matrix, a photo's EXIF. */
-    p->src_w = dc->width;
-    p->src_h = dc->height;
-    if (!p->a.io.no_autorotate)
-        clv_input_orientation(p->dec, &p->rotation, &p->hflip);
+    p->src_w = in->width;
+    p->src_h = in->height;
+    if (!p->a.io.no_autorotate) {
+        p->rotation = in->rotation;
+        p->hflip = in->hflip;
+    }
     int turned = p->rotation == 90 || p->rotation == 270;
     p->w = turned ? p->src_h : p->src_w;
     p->h = turned ? p->src_w : p->src_h;
-    p->tb = vs->time_base;
-    AVRational vs_rate = vs->avg_frame_rate.num > 0 ? vs->avg_frame_rate : vs->r_frame_rate;
+    p->tb = in->time_base;
+    AVRational vs_rate = in->avg_frame_rate.num > 0 ? in->avg_frame_rate : in->r_frame_rate;
     p->fps = vs_rate.num > 0 && vs_rate.den > 0 ? av_q2d(vs_rate) : 25;
-    AVFormatContext *ic = clv_decoder_format(p->dec);
     p->duration =
-        ic->duration > 0 ? (double)ic->duration / 1e6 - (double)p->a.io.start_us / 1e6 : 0;
-    if ((err = clv_feed_create(dc, p->path, &p->feed, msg)))
+        in->duration_us > 0 ? (double)in->duration_us / 1e6 - (double)p->a.io.start_us / 1e6 : 0;
+    if ((err = clv_feed_create(in, &p->feed, msg)))
         return err;
     if (p->a.io.live)
         fprintf(stderr, "clvid: %s: %dx%d %s at %.2f fps%s\n", p->path, p->w, p->h,
-                dc->codec_id == AV_CODEC_ID_RAWVIDEO ? av_get_pix_fmt_name(dc->pix_fmt)
-                                                     : avcodec_get_name(dc->codec_id),
+                in->codec_id == AV_CODEC_ID_RAWVIDEO ? av_get_pix_fmt_name(in->pix_fmt)
+                                                     : avcodec_get_name(in->codec_id),
                 p->fps, p->a.io.capture_format ? "" : " (the device's choice)");
 
     /* The window first: without a display nothing else is worth doing. */
-    AVRational sar =
-        vs->sample_aspect_ratio.num > 0 ? vs->sample_aspect_ratio : dc->sample_aspect_ratio;
+    AVRational sar = in->sample_aspect;
     double pixel = sar.num > 0 && sar.den > 0 ? av_q2d(sar) : 1;
     double aspect = (double)p->w / p->h * (turned ? 1 / pixel : pixel);
     char title[600];
@@ -175,9 +175,8 @@ static int open_run(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg)
     for (int i = 0; i < p->a.chain_count; i++)
         if ((err = clv_chain_create(p->ctx, descs[i], &p->vf[i], msg)))
             return err;
-    AVRational rate = clv_decoder_frame_rate(p->dec);
     for (int i = 0; i < p->a.chain_count; i++)
-        clv_chain_set_frame_rate(p->vf[i], rate.num, rate.den);
+        clv_chain_set_frame_rate(p->vf[i], in->frame_rate.num, in->frame_rate.den);
     if ((err = clv_reload_create(p->ctx, p->vf, p->a.chain_count, &p->reload, msg)))
         return err;
     clv_stage_options so = clv_player_window_stage(p, 1);
@@ -190,12 +189,14 @@ static int open_run(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg)
         return err;
     clv_player_activate(p, first, p->a.chain_count ? 0 : 1, 0);
 
-    p->audio_stream = p->a.no_audio || p->a.untimed ? -1 : clv_decoder_audio_index(p->dec);
-    if (p->audio_stream >= 0) {
+    const clv_stream_desc *sound =
+        p->a.no_audio || p->a.untimed ? NULL : clv_media_stream(in, in->audio);
+    p->audio_stream = sound ? sound->index : -1;
+    if (sound) {
         clv_msg amsg = {{0}};
         if (clv_sound_open(48000, 2, &p->snd, &amsg) ||
-            clv_audio_open(p->dec, p->audio_stream, clv_sound_rate(p->snd),
-                           clv_sound_channels(p->snd), &p->audio, &amsg)) {
+            clv_audio_open(sound, clv_sound_rate(p->snd), clv_sound_channels(p->snd), &p->audio,
+                           &amsg)) {
             fprintf(stderr, "clvid: playing without sound: %s\n", amsg.text);
             clv_sound_close(p->snd);
             p->snd = NULL;

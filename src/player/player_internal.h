@@ -30,6 +30,7 @@ struct clv_player {
     const char *path;
     char sample[4200]; /* the bundled sample's path, when path is it */
     clv_decoder *dec;
+    const clv_media_desc *in; /* what the input is: the decoder's */
     clv_queue *video_q, *packet_q;
     clv_feed *feed;
     clv_context *ctx;

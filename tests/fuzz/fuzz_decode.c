@@ -38,9 +38,9 @@ static void filter(clv_decoder *dec, clv_queue *q)
     clv_stage *stage = NULL;
     clv_ref_chain *ref = NULL;
     clv_image a = {0}, b = {0};
-    AVCodecContext *dc = clv_decoder_codec(dec);
-    int w = dc->width, h = dc->height;
-    if ((int64_t)w * h > 256 * 256 || clv_feed_create(dc, "fuzz", &feed, &msg))
+    const clv_media_desc *in = clv_decoder_media(dec);
+    int w = in->width, h = in->height;
+    if ((int64_t)w * h > 256 * 256 || clv_feed_create(in, &feed, &msg))
         goto done;
     clv_stage_options so = {.struct_size = sizeof(clv_stage_options),
                             .width = w,
