@@ -117,11 +117,26 @@ typedef struct run {
     const volatile sig_atomic_t *cancel;
     int stopped; /* the cancel flag or the callback asked for a stop */
     clv_transcode_status status;
-    char devices[600], shares[1200];
+    char devices[600], shares[1200], chain_text[1024];
     double entered, start, last_report; /* clv_io_seconds */
-    AVRational tb;
+    clv_chain_desc *desc;
+    /* Opened by open_all and the steps after it, freed by close_all: */
+    clv_decoder *dec;
+    const clv_media_desc *in; /* what the input is: the decoder's */
+    clv_feed *feed;
     clv_sink *sink;
+    clv_context *ctx;
+    clv_chain *chain;
     clv_stage *stage;
+    clv_queue *dec_q;
+    int rotation, hflip; /* the stage turns the frames upright */
+    /* Nothing to filter and the encoder takes the decoder's frames: they
+     * are handed over as they are. */
+    int direct;
+    /* The decoder writes into the stage's memory (plan_frames). */
+    int in_place;
+    int64_t stage_fault; /* CLVID_FAULT=stage:N */
+    uint64_t submitted;  /* frames sent to the stage or handed over */
     int64_t pts[PTS_RING];
     /* Frames decoded into the stage's memory, by submit index: kept until
      * their output is taken (the stage reads them in place). */
@@ -139,29 +154,6 @@ static void *stage_block_alloc(void *stage, size_t size, uint8_t **pixels)
 static void stage_block_free(void *block)
 {
     clv_block_free(block);
-}
-
-/* Sends f, decoded into one of the stage's blocks, where it is, and holds
- * it: 0, or a CLV_E* code with msg; 1 when it is not in one (or its planes
- * run backwards): copy it then. */
-static int submit_in_place(run *r, const clv_decoder *dec, AVFrame *f, uint64_t index, clv_msg *msg)
-{
-    const uint8_t *base = NULL;
-    clv_block *block = clv_decoder_frame_block(dec, f, &base);
-    size_t offset[3] = {0, 0, 0};
-    int stride[3] = {0, 0, 0};
-    for (int i = 0; block && i < 3 && f->data[i]; i++) {
-        if (f->data[i] < base || f->linesize[i] <= 0)
-            block = NULL;
-        else
-            offset[i] = (size_t)(f->data[i] - base), stride[i] = f->linesize[i];
-    }
-    if (!block)
-        return 1;
-    int err = clv_stage_submit_block(r->stage, index, block, offset, stride, msg);
-    if (!err)
-        r->held[index % PTS_RING] = f;
-    return err;
 }
 
 static int stop_wanted(run *r)
@@ -184,6 +176,8 @@ static void report(run *r, enum clv_transcode_event event)
         r->stopped = 1;
 }
 
+/* ---- Setting up ---------------------------------------------------------- */
+
 /* The input and the output, opened on a thread of their own while the
  * device opens and builds its chain (FFmpeg's start-up and OpenCL's
  * overlap). OpenCL stays on the caller's thread: a thread that opened PoCL
@@ -193,6 +187,7 @@ typedef struct io_setup {
     clv_input_options in;
     clv_output_options out; /* the sink keeps pointing at it */
     clv_decoder *dec;
+    const clv_media_desc *media; /* the decoder's description of the input */
     clv_feed *feed;
     clv_sink *sink;
     int rotation, hflip;
@@ -200,14 +195,16 @@ typedef struct io_setup {
     int err;
 } io_setup;
 
+/* The decoder describes the input once; the feed and the sink (with its
+ * encoder) are set up from that description. */
 static void *setup_io(void *arg)
 {
     io_setup *s = arg;
     const clv_transcode_options *o = s->o;
     if ((s->err = clv_decoder_open(&s->in, &s->dec, &s->msg)))
         return NULL;
+    const clv_media_desc *in = s->media = clv_decoder_media(s->dec);
     /* Layouts: the decoder's own when the stage takes it, else swscale. */
-    const clv_media_desc *in = clv_decoder_media(s->dec);
     if ((s->err = clv_feed_create(in, &s->feed, &s->msg)))
         return NULL;
     /* Turned upright before the chain, as ffmpeg's autorotate does: the
@@ -229,6 +226,159 @@ static void *setup_io(void *arg)
     return NULL;
 }
 
+/* Opens the input and the output (setup_io) beside the device and its
+ * chain. The input's and the output's mistakes are told first, as a user
+ * reads them. */
+static int open_all(run *r, clv_msg *msg)
+{
+    const clv_transcode_options *o = r->o;
+    io_setup io = {.o = o, .in = clv_pipeline_input(o), .out = clv_pipeline_output(o)};
+    pthread_t io_thread;
+    int io_running = pthread_create(&io_thread, NULL, setup_io, &io) == 0;
+    if (!io_running)
+        setup_io(&io);
+    clv_context_options copt;
+    clv_transcode_engine_options(o, &copt);
+    copt.profiling = 1;
+    clv_msg dev_msg = {{0}};
+    int dev_err = clv_context_create(&copt, &r->ctx, &dev_msg);
+    if (!dev_err)
+        dev_err = clv_chain_create(r->ctx, r->desc, &r->chain, &dev_msg);
+    if (!dev_err) /* the summary needs the stage's times, not each filter's */
+        clv_chain_set_filter_timing(r->chain, 0);
+    if (io_running)
+        pthread_join(io_thread, NULL);
+    r->dec = io.dec;
+    r->in = io.media;
+    r->feed = io.feed;
+    r->sink = io.sink;
+    r->rotation = io.rotation;
+    r->hflip = io.hflip;
+    if (io.err || dev_err) {
+        *msg = io.err ? io.msg : dev_msg;
+        return io.err ? io.err : dev_err;
+    }
+    return 0;
+}
+
+/* The GPU stage: the input's frames in the feed's layout, upright and
+ * filtered, out in the layout and colour the sink wants. */
+static int open_stage(run *r, clv_msg *msg)
+{
+    clv_chain_set_frame_rate(r->chain, r->in->frame_rate.num, r->in->frame_rate.den);
+    clv_stage_options sopt = {.struct_size = sizeof(clv_stage_options),
+                              .width = r->in->width,
+                              .height = r->in->height,
+                              .in_format = clv_feed_format(r->feed),
+                              .out_format = clv_sink_stage_format(r->sink),
+                              .in_color = clv_feed_color(r->feed),
+                              .out_color = clv_sink_color(r->sink),
+                              .slots = 3,
+                              .profiling = 1,
+                              .rotation = r->rotation,
+                              .hflip = r->hflip};
+    int err = clv_stage_create(r->ctx, &sopt, r->chain, &r->stage, msg);
+    if (!err)
+        clv_device_faults_from_env(r->stage);
+    return err;
+}
+
+/* What the callback is told at the start: the input, the chain, the
+ * devices, the output and how long the run will be. */
+static void describe_run(run *r)
+{
+    const clv_transcode_options *o = r->o;
+    clv_transcode_status *st = &r->status;
+    clv_color in_color = clv_feed_color(r->feed);
+    st->input = o->input;
+    st->output = o->output;
+    clv_stage_output_size(r->stage, &st->width, &st->height);
+    st->rotation = r->rotation;
+    st->input_pix_fmt = av_get_pix_fmt_name(r->in->pix_fmt);
+    st->matrix = clv_matrix_name(in_color.matrix);
+    st->full_range = in_color.full_range;
+    st->chain = r->chain_text;
+    clv_devices_text(r->ctx, r->devices, sizeof r->devices);
+    st->device = r->devices;
+    st->device_shares = "";
+    st->codec = clv_sink_codec_name(r->sink);
+    st->output_pix_fmt = av_get_pix_fmt_name(clv_sink_pix_fmt(r->sink));
+    st->partial_path = clv_sink_partial_path(r->sink);
+    if (r->in->duration_us > 0) {
+        double total = (double)r->in->duration_us / 1e6 - (double)o->start_us / 1e6;
+        if (o->duration_us > 0 && (double)o->duration_us / 1e6 < total)
+            total = (double)o->duration_us / 1e6;
+        st->total_seconds = total;
+    }
+}
+
+/* How the decoded frames travel: handed to the encoder as they are
+ * (direct, as ffmpeg would with nothing to filter), decoded into the
+ * stage's memory (in place), or copied into the staging. */
+static int plan_frames(run *r, clv_msg *msg)
+{
+    if (!(r->dec_q = clv_queue_create(8)))
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
+    clv_pixfmt in_f = clv_feed_format(r->feed), out_f = clv_sink_stage_format(r->sink);
+    clv_color in_color = clv_feed_color(r->feed), out_color = clv_sink_color(r->sink);
+    r->direct = clv_chain_desc_count(r->desc) == 0 && clv_feed_native(r->feed) && out_f == in_f &&
+                !r->rotation && !r->hflip &&
+                (!clv_pixfmt_is_yuv(in_f) || (in_color.matrix == out_color.matrix &&
+                                              in_color.full_range == out_color.full_range));
+    /* On a CPU device the decoder writes its frames into the stage's memory
+     * and the first kernel reads them there: no copy into the staging. */
+    r->in_place = !r->direct && clv_feed_native(r->feed) && clv_pixfmt_is_yuv(in_f) &&
+                  clv_context_shared_staging(r->ctx) && clv_stage_device_count(r->stage) == 1;
+    clv_frame_memory memory = {stage_block_alloc, stage_block_free, r->stage};
+    if (r->in_place && clv_decoder_set_memory(r->dec, &memory))
+        r->in_place = 0;
+    r->stage_fault = clv_fault_after("stage");
+    return 0;
+}
+
+/* The encoder's thread, then the decoder's. */
+static int start_threads(run *r, clv_msg *msg)
+{
+    int err = clv_sink_start(r->sink, msg);
+    if (!err && clv_decoder_start(r->dec, r->dec_q, NULL))
+        err = clv_io_fail(msg, CLV_ENOMEM, "out of memory (threads)");
+    return err;
+}
+
+/* ---- Running ------------------------------------------------------------- */
+
+/* Sends f, decoded into one of the stage's blocks, where it is, and holds
+ * it: 0, or a CLV_E* code with msg; 1 when it is not in one (or its planes
+ * run backwards): copy it then. */
+static int submit_in_place(run *r, AVFrame *f, uint64_t index, clv_msg *msg)
+{
+    const uint8_t *base = NULL;
+    clv_block *block = clv_decoder_frame_block(r->dec, f, &base);
+    size_t offset[3] = {0, 0, 0};
+    int stride[3] = {0, 0, 0};
+    for (int i = 0; block && i < 3 && f->data[i]; i++) {
+        if (f->data[i] < base || f->linesize[i] <= 0)
+            block = NULL;
+        else
+            offset[i] = (size_t)(f->data[i] - base), stride[i] = f->linesize[i];
+    }
+    if (!block)
+        return 1;
+    int err = clv_stage_submit_block(r->stage, index, block, offset, stride, msg);
+    if (!err)
+        r->held[index % PTS_RING] = f;
+    return err;
+}
+
+/* Counts a frame gone to the encoder and tells the callback. */
+static void counted(run *r, int64_t pts)
+{
+    if (r->status.frames++ == 0)
+        r->status.first_frame_s = clv_io_seconds() - r->entered;
+    r->status.out_seconds = (double)pts * av_q2d(r->in->time_base);
+    report(r, CLV_TRANSCODE_PROGRESS);
+}
+
 /* Takes the oldest frame out of the stage into the sink. */
 static int emit(run *r, clv_msg *msg)
 {
@@ -243,13 +393,161 @@ static int emit(run *r, clv_msg *msg)
      * can (shared staging): no copy on the submitting thread. */
     err = clv_sink_frame(r->sink, pixels, clv_stage_keep(r->stage), pts, msg);
     clv_stage_release(r->stage);
-    if (err)
+    if (!err)
+        counted(r, pts);
+    return err;
+}
+
+/* Hands a decoded frame to the encoder as it is (direct); the sink owns it. */
+static int pass_frame(run *r, AVFrame *f, clv_msg *msg)
+{
+    int64_t pts = f->pts;
+    r->status.out_seconds = (double)pts * av_q2d(r->in->time_base);
+    r->submitted++;
+    int err = clv_sink_pass(r->sink, f, msg);
+    if (!err)
+        counted(r, pts);
+    return err;
+}
+
+/* Sends a decoded frame into the stage (taking results out first while no
+ * slot is free): where the decoder wrote it, or copied into the staging.
+ * Frees f or holds it until its output is taken. */
+static int submit_frame(run *r, AVFrame *f, clv_msg *msg)
+{
+    int err = 0;
+    while (!err && !clv_stage_input(r->stage))
+        err = emit(r, msg);
+    uint64_t index = r->o->first_frame_index + r->submitted;
+    if (!err)
+        err = clv_feed_check(r->feed, f, msg);
+    if (!err) {
+        r->pts[index % PTS_RING] = f->pts;
+        if ((int64_t)r->submitted == r->stage_fault)
+            err = clv_io_fail(msg, CLV_ECL, "GPU stage failed (injected fault)");
+    }
+    int copy = 1;
+    if (!err && r->in_place) {
+        copy = submit_in_place(r, f, index, msg);
+        if (copy <= 0)
+            err = copy;
+        if (copy == 0)
+            f = NULL; /* held until its output is taken */
+    }
+    if (!err && copy)
+        err = clv_feed_write(r->feed, f, clv_stage_input(r->stage), msg);
+    av_frame_free(&f);
+    if (err || (copy && (err = clv_stage_submit(r->stage, index, msg))))
         return err;
-    if (r->status.frames++ == 0)
-        r->status.first_frame_s = clv_io_seconds() - r->entered;
-    r->status.out_seconds = (double)pts * av_q2d(r->tb);
-    report(r, CLV_TRANSCODE_PROGRESS);
+    r->submitted++;
     return 0;
+}
+
+/* Moves the decoder's output on until its end, an error or a stop: frames
+ * through the stage (or straight to the encoder), packets of the copied
+ * streams to the sink; then the stage's last results. */
+static int pump(run *r, clv_msg *msg)
+{
+    int err = 0;
+    enum AVPixelFormat enc_f = clv_sink_pix_fmt(r->sink);
+    for (;;) {
+        int kind;
+        void *item;
+        int got = clv_queue_pop_wait(r->dec_q, &kind, &item, 0.1);
+        if (stop_wanted(r)) {
+            if (got == 0)
+                clv_item_free(kind, item);
+            clv_decoder_stop(r->dec); /* what is decoded and not yet sent is dropped */
+            break;
+        }
+        if (got == 1)
+            continue;
+        if (got < 0 || kind == CLV_ITEM_END)
+            break;
+        if (kind == CLV_ITEM_PACKET) {
+            if ((err = clv_sink_packet(r->sink, item, msg)))
+                break;
+            continue;
+        }
+        AVFrame *f = item;
+        if (r->direct && f->format == enc_f && f->width == r->in->width &&
+            f->height == r->in->height)
+            err = pass_frame(r, f, msg);
+        else
+            err = submit_frame(r, f, msg);
+        if (err)
+            break;
+    }
+    while (!err && clv_stage_pending(r->stage) > 0)
+        err = emit(r, msg);
+    return err;
+}
+
+/* Ends the run's threads. The decoder is done (or failed, or was stopped)
+ * before the sink is told to finish: a file is completed only when every
+ * part succeeded. A thread that failed says why; a push refused because of
+ * it does not. */
+static int finish(run *r, int err, clv_msg *mic_note, clv_msg *msg)
+{
+    clv_msg dmsg = {{0}}, emsg = {{0}};
+    if (err)
+        clv_queue_abort(r->dec_q);
+    int derr = clv_decoder_finish(r->dec, &dmsg);
+    if (derr && (!err || !msg->text[0])) {
+        err = derr;
+        *msg = dmsg;
+    }
+    if (!err && r->submitted == 0) {
+        /* Nothing to write: the output (or a file already there) is left
+         * as it was rather than replaced by an empty one. */
+        if (r->stopped)
+            err = clv_io_fail(msg, CLV_EINVAL,
+                              "stopped before the first frame; '%.900s' not written", r->o->output);
+        else
+            err = clv_io_fail(msg, CLV_EINVAL, "'%.900s': no video frame to write%s", r->o->input,
+                              r->o->start_us ? " (is -ss past the end?)" : "");
+    }
+    int eerr = clv_sink_finish(r->sink, !err, NULL, mic_note, &emsg);
+    if (eerr && (!err || !msg->text[0])) {
+        err = eerr;
+        *msg = emsg;
+    }
+    return err;
+}
+
+/* The summary the callback gets at the end: where the time went. */
+static void report_end(run *r)
+{
+    clv_transcode_status *st = &r->status;
+    clv_stage_times t;
+    clv_stage_get_times(r->stage, &t);
+    st->decode_s = clv_decoder_busy_seconds(r->dec);
+    clv_decoder_damage(r->dec, &st->corrupt_packets, &st->corrupt_frames);
+    st->upload_s = (double)t.upload_ns / 1e9;
+    st->kernels_s = (double)t.kernels_ns / 1e9;
+    st->download_s = (double)t.download_ns / 1e9;
+    st->shared_staging = clv_context_shared_staging(r->ctx);
+    st->encode_s = clv_sink_busy_seconds(r->sink);
+    st->frames = (int64_t)r->submitted;
+    clv_device_shares_text(r->ctx, r->stage, r->shares, sizeof r->shares);
+    st->device_shares = r->shares;
+    report(r, CLV_TRANSCODE_END);
+}
+
+static void close_all(run *r)
+{
+    if (r->dec_q)
+        clv_queue_abort(r->dec_q);
+    for (int i = 0; i < PTS_RING; i++)
+        av_frame_free(&r->held[i]);
+    clv_sink_close(r->sink);
+    clv_decoder_close(r->dec);
+    clv_stage_destroy(r->stage);
+    clv_chain_destroy(r->chain);
+    clv_chain_desc_destroy(r->desc);
+    clv_context_destroy(r->ctx);
+    clv_queue_destroy(r->dec_q);
+    clv_feed_destroy(r->feed);
 }
 
 /* The caller's options over the defaults, as far as its struct reaches
@@ -275,244 +573,37 @@ static int caller_options(const clv_transcode_options *given, clv_transcode_opti
 int clv_transcode_run(const clv_transcode_options *given, clv_transcode_callback callback,
                       void *user, const volatile sig_atomic_t *cancel, clv_msg *msg)
 {
-    clv_chain_desc *desc = NULL;
+    msg->text[0] = 0;
     clv_transcode_options options;
     const clv_transcode_options *o = &options;
-    msg->text[0] = 0;
+    run r = {.o = o, .callback = callback, .user = user, .cancel = cancel};
     int err = caller_options(given, &options, msg);
     if (!err)
-        err = check_options(o, &desc, msg);
+        err = check_options(o, &r.desc, msg);
     if (err) {
-        clv_chain_desc_destroy(desc);
+        clv_chain_desc_destroy(r.desc);
         return err;
     }
-
     av_log_set_level(o->quiet ? AV_LOG_ERROR : AV_LOG_WARNING);
-    run r = {.o = o, .callback = callback, .user = user, .cancel = cancel};
-    clv_decoder *dec = NULL;
-    clv_context *ctx = NULL;
-    clv_chain *chain = NULL;
-    clv_queue *dec_q = NULL;
-    clv_feed *feed = NULL;
-    char chain_text[1024];
-    clv_chain_format(desc, chain_text, sizeof chain_text);
-
+    clv_chain_format(r.desc, r.chain_text, sizeof r.chain_text);
     r.entered = clv_io_seconds();
-    io_setup io = {.o = o, .in = clv_pipeline_input(o), .out = clv_pipeline_output(o)};
-    pthread_t io_thread;
-    int io_running = pthread_create(&io_thread, NULL, setup_io, &io) == 0;
-    if (!io_running)
-        setup_io(&io);
-    clv_context_options copt;
-    clv_transcode_engine_options(o, &copt);
-    copt.profiling = 1;
-    clv_msg dev_msg = {{0}};
-    int dev_err = clv_context_create(&copt, &ctx, &dev_msg);
-    if (!dev_err)
-        dev_err = clv_chain_create(ctx, desc, &chain, &dev_msg);
-    if (!dev_err) /* the summary needs the stage's times, not each filter's */
-        clv_chain_set_filter_timing(chain, 0);
-    if (io_running)
-        pthread_join(io_thread, NULL);
-    dec = io.dec;
-    feed = io.feed;
-    r.sink = io.sink;
-    /* The input's and the output's mistakes first, as a user reads them. */
-    if ((err = io.err) || (err = dev_err)) {
-        *msg = io.err ? io.msg : dev_msg;
-        goto fail;
+    if (!(err = open_all(&r, msg)) && !(err = open_stage(&r, msg))) {
+        describe_run(&r);
+        r.start = clv_io_seconds();
+        err = plan_frames(&r, msg);
     }
-    const clv_media_desc *in = clv_decoder_media(dec);
-    r.tb = in->time_base;
-    int w = in->width, h = in->height;
-    clv_pixfmt in_f = clv_feed_format(feed);
-    clv_color in_color = clv_feed_color(feed);
-    int rotation = io.rotation, hflip = io.hflip;
-    clv_pixfmt out_f = clv_sink_stage_format(r.sink);
-    clv_color out_color = clv_sink_color(r.sink);
-    enum AVPixelFormat enc_f = clv_sink_pix_fmt(r.sink);
-    clv_chain_set_frame_rate(chain, in->frame_rate.num, in->frame_rate.den);
-    clv_stage_options sopt = {.struct_size = sizeof(clv_stage_options),
-                              .width = w,
-                              .height = h,
-                              .in_format = in_f,
-                              .out_format = out_f,
-                              .in_color = in_color,
-                              .out_color = out_color,
-                              .slots = 3,
-                              .profiling = 1,
-                              .rotation = rotation,
-                              .hflip = hflip};
-    if ((err = clv_stage_create(ctx, &sopt, chain, &r.stage, msg)))
-        goto fail;
-
-    clv_transcode_status *st = &r.status;
-    st->input = o->input;
-    st->output = o->output;
-    clv_stage_output_size(r.stage, &st->width, &st->height);
-    st->rotation = rotation;
-    st->input_pix_fmt = av_get_pix_fmt_name(in->pix_fmt);
-    st->matrix = clv_matrix_name(in_color.matrix);
-    st->full_range = in_color.full_range;
-    st->chain = chain_text;
-    clv_devices_text(ctx, r.devices, sizeof r.devices);
-    st->device = r.devices;
-    st->device_shares = "";
-    clv_device_faults_from_env(r.stage);
-    st->codec = clv_sink_codec_name(r.sink);
-    st->output_pix_fmt = av_get_pix_fmt_name(enc_f);
-    st->partial_path = clv_sink_partial_path(r.sink);
-    if (in->duration_us > 0) {
-        double total = (double)in->duration_us / 1e6 - (double)o->start_us / 1e6;
-        if (o->duration_us > 0 && (double)o->duration_us / 1e6 < total)
-            total = (double)o->duration_us / 1e6;
-        st->total_seconds = total;
-    }
-    r.start = clv_io_seconds();
-
-    if (!(dec_q = clv_queue_create(8))) {
-        err = clv_io_fail(msg, CLV_ENOMEM, "out of memory");
-        goto fail;
-    }
-    /* Nothing to filter and the encoder takes the decoder's frames: they
-     * are handed over as they are, as ffmpeg would. */
-    int direct = clv_chain_desc_count(desc) == 0 && clv_feed_native(feed) && out_f == in_f &&
-                 !rotation && !hflip &&
-                 (!clv_pixfmt_is_yuv(in_f) || (in_color.matrix == out_color.matrix &&
-                                               in_color.full_range == out_color.full_range));
-    /* On a CPU device the decoder writes its frames into the stage's memory
-     * and the first kernel reads them there: no copy into the staging. */
-    int in_place = !direct && clv_feed_native(feed) && clv_pixfmt_is_yuv(in_f) &&
-                   clv_context_shared_staging(ctx) && clv_stage_device_count(r.stage) == 1;
-    clv_frame_memory memory = {stage_block_alloc, stage_block_free, r.stage};
-    if (in_place && clv_decoder_set_memory(dec, &memory))
-        in_place = 0;
-    report(&r, CLV_TRANSCODE_START);
-    if ((err = clv_sink_start(r.sink, msg)))
-        goto fail;
-    if (clv_decoder_start(dec, dec_q, NULL)) {
-        err = clv_io_fail(msg, CLV_ENOMEM, "out of memory (threads)");
-        goto fail;
-    }
-
-    int64_t stage_fault = clv_fault_after("stage");
-    uint64_t submitted = 0;
-    for (;;) {
-        int kind;
-        void *item;
-        int got = clv_queue_pop_wait(dec_q, &kind, &item, 0.1);
-        if (stop_wanted(&r)) {
-            if (got == 0)
-                clv_item_free(kind, item);
-            clv_decoder_stop(dec); /* what is decoded and not yet sent is dropped */
-            break;
-        }
-        if (got == 1)
-            continue;
-        if (got < 0 || kind == CLV_ITEM_END)
-            break;
-        if (kind == CLV_ITEM_PACKET) {
-            if ((err = clv_sink_packet(r.sink, item, msg)))
-                break;
-            continue;
-        }
-        AVFrame *f = item;
-        if (direct && f->format == enc_f && f->width == w && f->height == h) {
-            st->out_seconds = (double)f->pts * av_q2d(r.tb);
-            submitted++;
-            if ((err = clv_sink_pass(r.sink, f, msg)))
-                break;
-            if (st->frames++ == 0)
-                st->first_frame_s = clv_io_seconds() - r.entered;
-            report(&r, CLV_TRANSCODE_PROGRESS);
-            continue;
-        }
-        /* A free slot: take the oldest result first when all are busy. */
-        while (!err && !clv_stage_input(r.stage))
-            err = emit(&r, msg);
-        uint64_t index = o->first_frame_index + submitted;
-        if (!err)
-            err = clv_feed_check(feed, f, msg);
-        if (!err) {
-            r.pts[index % PTS_RING] = f->pts;
-            if ((int64_t)submitted == stage_fault) {
-                err = clv_io_fail(msg, CLV_ECL, "GPU stage failed (injected fault)");
-            }
-        }
-        /* Sent where the decoder wrote it, or copied into the staging. */
-        int copy = 1;
-        if (!err && in_place) {
-            copy = submit_in_place(&r, dec, f, index, msg);
-            if (copy <= 0)
-                err = copy;
-            if (copy == 0)
-                f = NULL; /* held until its output is taken */
-        }
-        if (!err && copy)
-            err = clv_feed_write(feed, f, clv_stage_input(r.stage), msg);
-        av_frame_free(&f);
-        if (err || (copy && (err = clv_stage_submit(r.stage, index, msg))))
-            break;
-        submitted++;
-    }
-    while (!err && clv_stage_pending(r.stage) > 0)
-        err = emit(&r, msg);
-    /* The decoder is done (or failed, or was stopped) before the sink is
-     * told to finish: a file is completed only when every part succeeded. */
-    clv_msg dmsg = {{0}}, emsg = {{0}};
-    if (err)
-        clv_queue_abort(dec_q);
-    int derr = clv_decoder_finish(dec, &dmsg);
-    /* A thread that failed says why; a push refused because of it does not. */
-    if (derr && (!err || !msg->text[0])) {
-        err = derr;
-        *msg = dmsg;
-    }
-    if (!err && submitted == 0) {
-        /* Nothing to write: the output (or a file already there) is left
-         * as it was rather than replaced by an empty one. */
-        if (r.stopped)
-            err = clv_io_fail(msg, CLV_EINVAL,
-                              "stopped before the first frame; '%.900s' not written", o->output);
-        else
-            err = clv_io_fail(msg, CLV_EINVAL, "'%.900s': no video frame to write%s", o->input,
-                              o->start_us ? " (is -ss past the end?)" : "");
+    if (!err) {
+        report(&r, CLV_TRANSCODE_START);
+        err = start_threads(&r, msg);
     }
     clv_msg mic_note = {{0}};
-    int eerr = clv_sink_finish(r.sink, !err, NULL, &mic_note, &emsg);
-    if (eerr && (!err || !msg->text[0])) {
-        err = eerr;
-        *msg = emsg;
+    if (!err) {
+        err = finish(&r, pump(&r, msg), &mic_note, msg);
+        if (!err)
+            report_end(&r);
     }
-    if (err)
-        goto fail;
-    clv_stage_times t;
-    clv_stage_get_times(r.stage, &t);
-    st->decode_s = clv_decoder_busy_seconds(dec);
-    clv_decoder_damage(dec, &st->corrupt_packets, &st->corrupt_frames);
-    st->upload_s = (double)t.upload_ns / 1e9;
-    st->kernels_s = (double)t.kernels_ns / 1e9;
-    st->download_s = (double)t.download_ns / 1e9;
-    st->shared_staging = clv_context_shared_staging(ctx);
-    st->encode_s = clv_sink_busy_seconds(r.sink);
-    st->frames = (int64_t)submitted;
-    clv_device_shares_text(ctx, r.stage, r.shares, sizeof r.shares);
-    st->device_shares = r.shares;
-    report(&r, CLV_TRANSCODE_END);
-    if (mic_note.text[0])
+    if (!err && mic_note.text[0])
         snprintf(msg->text, sizeof msg->text, "%s", mic_note.text); /* a note, not an error */
-fail:
-    if (dec_q)
-        clv_queue_abort(dec_q);
-    for (int i = 0; i < PTS_RING; i++)
-        av_frame_free(&r.held[i]);
-    clv_sink_close(r.sink);
-    clv_decoder_close(dec);
-    clv_stage_destroy(r.stage);
-    clv_chain_destroy(chain);
-    clv_chain_desc_destroy(desc);
-    clv_context_destroy(ctx);
-    clv_queue_destroy(dec_q);
-    clv_feed_destroy(feed);
+    close_all(&r);
     return err;
 }
