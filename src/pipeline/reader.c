@@ -43,6 +43,34 @@ void clv_reader_close(clv_reader *r)
     free(r);
 }
 
+/* The stage: the input's frames in, upright RGBA out, several in flight. */
+static int open_stage(clv_reader *r, const clv_transcode_options *o, const clv_chain_desc *desc,
+                      const clv_media_desc *in, clv_msg *msg)
+{
+    clv_context_options copt;
+    clv_transcode_engine_options(o, &copt);
+    int err = clv_context_create(&copt, &r->ctx, msg);
+    if (!err)
+        err = clv_chain_create(r->ctx, desc, &r->chain, msg);
+    if (err)
+        return err;
+    clv_chain_set_frame_rate(r->chain, in->frame_rate.num, in->frame_rate.den);
+    clv_stage_options so = {.struct_size = sizeof(clv_stage_options),
+                            .width = in->width,
+                            .height = in->height,
+                            .in_format = clv_feed_format(r->feed),
+                            .out_format = CLV_PIX_RGBA,
+                            .in_color = clv_feed_color(r->feed),
+                            .out_color = clv_feed_color(r->feed),
+                            .slots = 3,
+                            .rotation = o->no_autorotate ? 0 : in->rotation,
+                            .hflip = o->no_autorotate ? 0 : in->hflip};
+    if ((err = clv_stage_create(r->ctx, &so, r->chain, &r->stage, msg)))
+        return err;
+    clv_stage_output_size(r->stage, &r->width, &r->height);
+    return 0;
+}
+
 int clv_reader_open(const clv_transcode_options *o, clv_reader **out, clv_msg *msg)
 {
     *out = NULL;
@@ -62,31 +90,11 @@ int clv_reader_open(const clv_transcode_options *o, clv_reader **out, clv_msg *m
     clv_input_options in = clv_pipeline_input(o);
     if ((err = clv_decoder_open(&in, &r->dec, msg)))
         goto fail;
+    /* What the input is, found once by the decoder: the rest follows. */
     const clv_media_desc *media = clv_decoder_media(r->dec);
     r->tb = media->time_base;
-    if ((err = clv_feed_create(media, &r->feed, msg)))
+    if ((err = clv_feed_create(media, &r->feed, msg)) || (err = open_stage(r, o, desc, media, msg)))
         goto fail;
-    int rotation = o->no_autorotate ? 0 : media->rotation;
-    int hflip = o->no_autorotate ? 0 : media->hflip;
-    clv_context_options copt;
-    clv_transcode_engine_options(o, &copt);
-    if ((err = clv_context_create(&copt, &r->ctx, msg)) ||
-        (err = clv_chain_create(r->ctx, desc, &r->chain, msg)))
-        goto fail;
-    clv_chain_set_frame_rate(r->chain, media->frame_rate.num, media->frame_rate.den);
-    clv_stage_options so = {.struct_size = sizeof(clv_stage_options),
-                            .width = media->width,
-                            .height = media->height,
-                            .in_format = clv_feed_format(r->feed),
-                            .out_format = CLV_PIX_RGBA,
-                            .in_color = clv_feed_color(r->feed),
-                            .out_color = clv_feed_color(r->feed),
-                            .slots = 3,
-                            .rotation = rotation,
-                            .hflip = hflip};
-    if ((err = clv_stage_create(r->ctx, &so, r->chain, &r->stage, msg)))
-        goto fail;
-    clv_stage_output_size(r->stage, &r->width, &r->height);
     r->queue = clv_queue_create(8);
     if (!r->queue || clv_decoder_start(r->dec, r->queue, NULL)) {
         err = clv_io_fail(msg, CLV_ENOMEM, "out of memory");

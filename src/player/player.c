@@ -101,32 +101,11 @@ static int open_input(clv_player *p, clv_msg *msg)
     return err;
 }
 
-static int open_run(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg);
-
-/* The whole run of the player, for play and webcam. */
-static int play_main(clv_player *p, clv_msg *msg)
+/* What is shown, from the input's description: the upright size, timing
+ * and duration, and the feed into the stage. A live source says what the
+ * device gave. */
+static int describe_input(clv_player *p, clv_msg *msg)
 {
-    clv_chain_desc *descs[CLV_PLAYER_CHAINS] = {0};
-    int err = check(p, descs, msg);
-    if (!err)
-        err = open_run(p, descs, msg);
-    for (int i = 0; i < p->a.chain_count; i++)
-        clv_chain_desc_destroy(descs[i]);
-    return err;
-}
-
-/* The run after its checks: the device, chains, stage, window, sound and
- * recording, then the loop. descs are the -vf chains, parsed. */
-static int open_run(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg)
-{
-    int err;
-    p->divider = 0.5;
-    p->hud = !p->a.no_hud;
-    p->volume = p->a.volume;
-    p->keys_next = p->a.keys;
-    av_log_set_level(AV_LOG_ERROR);
-    if ((err = open_input(p, msg)))
-        return err;
     const clv_media_desc *in = p->in = clv_decoder_media(p->dec);
     /* Shown upright: a phone video's display matrix, a photo's EXIF. */
     p->src_w = in->width;
@@ -143,16 +122,20 @@ static int open_run(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg)
     p->fps = vs_rate.num > 0 && vs_rate.den > 0 ? av_q2d(vs_rate) : 25;
     p->duration =
         in->duration_us > 0 ? (double)in->duration_us / 1e6 - (double)p->a.io.start_us / 1e6 : 0;
-    if ((err = clv_feed_create(in, &p->feed, msg)))
-        return err;
-    if (p->a.io.live)
+    int err = clv_feed_create(in, &p->feed, msg);
+    if (!err && p->a.io.live)
         fprintf(stderr, "clvid: %s: %dx%d %s at %.2f fps%s\n", p->path, p->w, p->h,
                 in->codec_id == AV_CODEC_ID_RAWVIDEO ? av_get_pix_fmt_name(in->pix_fmt)
                                                      : avcodec_get_name(in->codec_id),
                 p->fps, p->a.io.capture_format ? "" : " (the device's choice)");
+    return err;
+}
 
-    /* The window first: without a display nothing else is worth doing. */
-    AVRational sar = in->sample_aspect;
+/* The window, at the picture's display aspect. */
+static int open_window(clv_player *p, clv_msg *msg)
+{
+    AVRational sar = p->in->sample_aspect;
+    int turned = p->rotation == 90 || p->rotation == 270;
     double pixel = sar.num > 0 && sar.den > 0 ? av_q2d(sar) : 1;
     double aspect = (double)p->w / p->h * (turned ? 1 / pixel : pixel);
     char title[600];
@@ -162,21 +145,25 @@ static int open_run(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg)
                              .height = p->a.height,
                              .fullscreen = p->a.fullscreen,
                              .vsync = !p->a.untimed};
-    if ((err = clv_window_open(&wo, p->w, p->h, aspect, &p->win, msg)))
-        return err;
+    return clv_window_open(&wo, p->w, p->h, aspect, &p->win, msg);
+}
 
-    /* The -vf chains are built now (their errors are the user's to see
-     * before anything plays); the presets on the keys when first asked for. */
+/* The engine: the -vf chains are built now (their errors are the user's
+ * to see before anything plays), the presets on the keys when first asked
+ * for; the window's stage, and the first chain made active. */
+static int open_engine(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg)
+{
     clv_context_options copt;
     clv_transcode_engine_options(&p->a.io, &copt);
     copt.profiling = 1;
-    if ((err = clv_context_create(&copt, &p->ctx, msg)))
+    int err = clv_context_create(&copt, &p->ctx, msg);
+    if (err)
         return err;
     for (int i = 0; i < p->a.chain_count; i++)
         if ((err = clv_chain_create(p->ctx, descs[i], &p->vf[i], msg)))
             return err;
     for (int i = 0; i < p->a.chain_count; i++)
-        clv_chain_set_frame_rate(p->vf[i], in->frame_rate.num, in->frame_rate.den);
+        clv_chain_set_frame_rate(p->vf[i], p->in->frame_rate.num, p->in->frame_rate.den);
     if ((err = clv_reload_create(p->ctx, p->vf, p->a.chain_count, &p->reload, msg)))
         return err;
     clv_stage_options so = clv_player_window_stage(p, 1);
@@ -188,22 +175,61 @@ static int open_run(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg)
     if (!first && (err = clv_player_preset_chain(p, 1, &first, msg)))
         return err;
     clv_player_activate(p, first, p->a.chain_count ? 0 : 1, 0);
+    return 0;
+}
 
+/* The input's main sound, played when there is a sound device; without
+ * one the player goes on silently. */
+static void open_sound(clv_player *p)
+{
     const clv_stream_desc *sound =
-        p->a.no_audio || p->a.untimed ? NULL : clv_media_stream(in, in->audio);
+        p->a.no_audio || p->a.untimed ? NULL : clv_media_stream(p->in, p->in->audio);
     p->audio_stream = sound ? sound->index : -1;
-    if (sound) {
-        clv_msg amsg = {{0}};
-        if (clv_sound_open(48000, 2, &p->snd, &amsg) ||
-            clv_audio_open(sound, clv_sound_rate(p->snd), clv_sound_channels(p->snd), &p->audio,
-                           &amsg)) {
-            fprintf(stderr, "clvid: playing without sound: %s\n", amsg.text);
-            clv_sound_close(p->snd);
-            p->snd = NULL;
-        } else {
-            clv_sound_set_volume(p->snd, p->volume, 0);
-        }
+    if (!sound)
+        return;
+    clv_msg amsg = {{0}};
+    if (clv_sound_open(48000, 2, &p->snd, &amsg) ||
+        clv_audio_open(sound, clv_sound_rate(p->snd), clv_sound_channels(p->snd), &p->audio,
+                       &amsg)) {
+        fprintf(stderr, "clvid: playing without sound: %s\n", amsg.text);
+        clv_sound_close(p->snd);
+        p->snd = NULL;
+    } else {
+        clv_sound_set_volume(p->snd, p->volume, 0);
     }
+}
+
+/* The whole run of the player, for play and webcam. */
+static int open_run(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg);
+
+/* The whole run of the player, for play and webcam. */
+static int play_main(clv_player *p, clv_msg *msg)
+{
+    clv_chain_desc *descs[CLV_PLAYER_CHAINS] = {0};
+    int err = check(p, descs, msg);
+    if (!err)
+        err = open_run(p, descs, msg);
+    for (int i = 0; i < p->a.chain_count; i++)
+        clv_chain_desc_destroy(descs[i]);
+    return err;
+}
+
+/* The run after its checks: the input, window, engine, sound and
+ * recording, then the loop. descs are the -vf chains, parsed. */
+static int open_run(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg)
+{
+    int err;
+    p->divider = 0.5;
+    p->hud = !p->a.no_hud;
+    p->volume = p->a.volume;
+    p->keys_next = p->a.keys;
+    av_log_set_level(AV_LOG_ERROR);
+    /* The window first after the input: without a display nothing else is
+     * worth doing. */
+    if ((err = open_input(p, msg)) || (err = describe_input(p, msg)) ||
+        (err = open_window(p, msg)) || (err = open_engine(p, descs, msg)))
+        return err;
+    open_sound(p);
     if (p->a.io.output && (err = record_open(p, msg)))
         return err;
     if ((err = clv_player_start_decoder(p, msg)))
