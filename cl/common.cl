@@ -35,7 +35,7 @@ inline uint clv_prmt(uint a, uint b, uint sel)
 /* min and max of two 16-bit lanes (the GPU shape's channels in pairs).
  * NVIDIA's compiler splits ushort2 min/max into one-lane operations (the
  * SASS shows VIMNMX.U16x2 with one lane used); on sm_90 and later they are
- * the packed PTX instruction itself (H100 4K: median 5x5 150 -> 118 us). */
+ * the packed PTX instruction itself. */
 #if CLV_NV_SM >= 90
 inline ushort2 clv_min16x2(ushort2 a, ushort2 b)
 {
@@ -62,8 +62,7 @@ inline ushort2 clv_max16x2(ushort2 a, ushort2 b)
 
 /* The GPU shape's byte <-> 16-bit lane moves. On NVIDIA devices one PTX
  * prmt each (the compiler made convert_ushort2 of a uchar4's .xy five
- * instructions; H100 4K: median 3x3 45 -> 36 us, 5x5 96 -> 87, 7x7 314 -> 283),
- * elsewhere 32-bit masks and shifts. clv_rg(p): (r, g) of p; clv_b(p):
+ * instructions), elsewhere 32-bit masks and shifts. clv_rg(p): (r, g) of p; clv_b(p):
  * (b of p, 0); clv_blue2(p, q): (b of p, b of q); clv_pixel: the pixel of r
  * and g from rg, b from lane `lane` of bb, alpha from a. */
 #if CLV_NV_SM
@@ -290,9 +289,8 @@ typedef uchar16 __attribute__((aligned(1))) clv_uchar16_u;
 /* The row shape's byte loops may compute alpha like any channel and put it
  * back a pixel at a time afterwards: choosing it by (i & 3) inside a byte
  * loop made the vectorized loop build its masks from 64-bit lane indices,
- * most of its instructions (`perf annotate` of median3; the 1080p median
- * 0.68-0.72 -> 0.59-0.63 ms). Pixels x0 .. x1 - 1 of out take centre's
- * alpha. */
+ * most of its instructions (`perf annotate` of median3). Pixels x0 .. x1 - 1
+ * of out take centre's alpha. */
 inline void clv_row_alpha(__global uchar *out, __global const uchar *centre, int x0, int x1)
 {
 #ifdef __ENDIAN_LITTLE__
@@ -309,8 +307,8 @@ inline void clv_row_alpha(__global uchar *out, __global const uchar *centre, int
 
 /* A row kernel's body as a function of its row (NAME_row: the row kernel
  * and the kernel inside the conversions, cl/yuv.cl, both call it), inlined
- * whole: PoCL's compiler left median3_row a call, and the 1080p median
- * kernel went from 0.85-0.93 to 1.14-1.21 ms (clvid-bench). */
+ * whole: PoCL's compiler left median3_row a call, which cost the median a
+ * third of its speed. */
 #define CLV_ROW_FN __attribute__((always_inline)) inline
 
 /* The row shape's bytes of row y: neighbourhood kernels walk the interior

@@ -61,15 +61,13 @@ __kernel void convolve(CLV_FRAME_ARGS, __constant int *coef, int n, int div, int
     if (n == 3) {
         /* Four pixels in each of two rows a work-item from one 4 x 6
          * neighbourhood, coefficients held: the rows share the middle two
-         * rows' loads and byte moves (H100 4K: identity 40.5-41.6 -> 36.9-37.4
-         * us, sharpen 36.0 -> 33.0). */
+         * rows' loads and byte moves. */
         CLV_WIN3x2(src, w, h, stride,
                    dst[yy * stride + x] =
                        conv_pixel(src, w, h, stride, coef, 3, div, inv, bias, x, yy));
 #ifdef CONV_K
-        /* The matrix as constants (H100 4K, clvid-bench: identity 36.1-36.4 ->
-         * 28.6-29.1 us, sharpen 32.6 -> 27.8-28.4, `1 2 1 2 4 2 1 2 1`
-         * 40.5-40.7 -> 33.3-33.5, `1 2 3 4 5 6 7 8 9` 43.6-44.2 -> 36.7-37.1). */
+        /* The matrix as constants: zero taps vanish, the divisor becomes a
+         * shift or a multiply-high, and no coefficient occupies a register. */
         const int kk[9] = {CONV_K};
         const int off = conv_offset(kk);
 #define CONV_FINISH(s) conv_finish_k(s, off)
@@ -79,8 +77,8 @@ __kernel void convolve(CLV_FRAME_ARGS, __constant int *coef, int n, int div, int
 #endif
         const int k0 = kk[0], k1 = kk[1], k2 = kk[2], k3 = kk[3], k4 = kk[4], k5 = kk[5],
                   k6 = kk[6], k7 = kk[7], k8 = kk[8];
-        /* One channel at a time, each output word assembled as it goes (H100
-         * 4K, dividing matrices: 41.4 -> 40.1-40.3 us; the others unchanged). */
+        /* One channel at a time, each output word assembled as it goes
+         * (fewer live registers for the dividing matrices). */
         uint ow[4], ow1[4];
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
@@ -103,7 +101,7 @@ __kernel void convolve(CLV_FRAME_ARGS, __constant int *coef, int n, int div, int
 #ifdef CONV_K
             if (k0 == k1 && k1 == k2 && k3 == k4 && k4 == k5 && k6 == k7 && k7 == k8) {
                 /* Every column alike (a box): each column's sum serves three
-                 * outputs (H100 4K, a box of nines 37.4-38.0 -> 35.7-36.6 us). */
+                 * outputs. */
                 int va[6], vb[6];
 #pragma unroll
                 for (int i = 0; i < 6; ++i) {

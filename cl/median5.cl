@@ -183,9 +183,8 @@ __kernel void median5(CLV_FRAME_ARGS)
     COLUMN(7);
 #undef COLUMN
     /* r and g of both rows as one pair of 16-bit lanes (packed 16-bit
-     * min/max, a little faster than all four channels in byte lanes: H100
-     * 4K 180 -> 177 us; 7x7 463 -> 424 us); with the packed instruction
-     * forced (MED_MIN) 150 -> 118 us. */
+     * min/max, faster than all four channels in byte lanes, and more so
+     * with the packed instruction forced, MED_MIN). */
 #define HALF_COLUMN(j, SEL)                                                                        \
     ushort2 m##j##0 = SEL(u##j##1), m##j##1 = SEL(u##j##2), m##j##2 = SEL(u##j##3),                \
             m##j##3 = SEL(u##j##4);                                                                \
@@ -225,8 +224,8 @@ __kernel void median5(CLV_FRAME_ARGS)
     }
     /* Blue of row y and of row y + 1 in the two lanes of one pass (a
      * plain sorted five for each, as they share no rows' sort): a quarter
-     * fewer min/max than b and a as a second pair, 118 -> 96 us. Alpha is
-     * copied, never sorted. */
+     * fewer min/max than b and a as a second pair. Alpha is copied, never
+     * sorted. */
 #define BLUE_COLUMN(j)                                                                             \
     ushort2 p##j##0 = clv_blue2(u##j##0, u##j##1), p##j##1 = clv_blue2(u##j##1, u##j##2),          \
             p##j##2 = clv_blue2(u##j##2, u##j##3), p##j##3 = clv_blue2(u##j##3, u##j##4),          \

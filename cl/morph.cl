@@ -82,7 +82,7 @@ __kernel void morph(CLV_FRAME_ARGS, int r, int dilate)
                  dst[y * stride + x] = morph_pixel(src, w, h, stride, 1, dilate, x, y));
         /* r g and b in 16-bit lanes (packed min/max on NVIDIA, where
          * uchar4 min/max became a byte extraction and an operation per
-         * channel; H100 4K erode 39.1 -> 29.7-30.0 us, dilate 36.7 -> 28.1-28.2). */
+         * channel). */
 #define MORPH3(op, a, b, c) op(op(a, b), c)
 #define MORPH_R1(op)                                                                               \
     {                                                                                              \

@@ -128,7 +128,7 @@ CLV_ROW_FN void prewitt_row(CLV_FRAME_ARGS, int y, ulong p2, int delta)
 
 /* The kernels' body; unit: scale = 1, known at compile time (GPU shape:
  * without the general path's 64-bit code the kernel keeps fewer
- * registers, 49 -> 44 us at 4K on an H100). */
+ * registers). */
 inline void prewitt_body(CLV_FRAME_ARGS, ulong p2, int delta, const int unit)
 {
 #if CLV_ROW
@@ -137,9 +137,8 @@ inline void prewitt_body(CLV_FRAME_ARGS, ulong p2, int delta, const int unit)
 #else
     if (unit) {
         /* scale = 1: four outputs in each of two rows a work-item; the rows
-         * share the middle two rows' loads, byte moves and sums (H100 4K
-         * 41.9 -> 36.2-36.9 us; the general path's 64-bit code took 87.5 ->
-         * 103 us that way, so it keeps one row). */
+         * share the middle two rows' loads, byte moves and sums (the general
+         * path's 64-bit code was slower that way, so it keeps one row). */
         CLV_WIN3x2(src, w, h, stride,
                    dst[yy * stride + x] = prewitt_pixel(src, w, h, stride, p2, delta, x, yy, unit));
         int4 s0[6], d0[6], s1[6], d1[6];

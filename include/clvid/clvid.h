@@ -160,9 +160,8 @@ typedef struct clv_context_options {
     int staging;
     /* When kernel binaries are written to cache_dir: 0, at the build on
      * every driver but PoCL, which compiles every kernel of a program to
-     * hand out its binary (most of a cold start on a CPU: 3.7 -> 2.0 s to
-     * the first frame of median,sharpen on 2 cores), and there when the
-     * context is destroyed; 1, at the build on PoCL too (the clvid command
+     * hand out its binary (most of a cold start on a CPU), and there when
+     * the context is destroyed; 1, at the build on PoCL too (the clvid command
      * sets it when POCL_KERNEL_CACHE=0 turns PoCL's own cache off). */
     int cache_every_driver;
 } clv_context_options;
@@ -357,8 +356,8 @@ CLV_API int clv_chain_times(const clv_chain *chain, uint64_t *ns, int count, uin
 
 /* Whether the chain times each filter (on by default; only with profiling).
  * The times cost one profiling event per kernel launch, and each costs the
- * submitting thread: on an NVIDIA H100, quantize's 23 kernels took
- * clv_stage_submit from 0.18 to 0.44-0.51 ms a frame. Off: clv_chain_profile
+ * submitting thread (a chain of many kernels, such as quantize's, more than
+ * doubles clv_stage_submit's time on a GPU). Off: clv_chain_profile
  * and clv_chain_times answer CLV_EINVAL; a stage's own times
  * (clv_stage_get_times) stay. */
 CLV_API void clv_chain_set_filter_timing(clv_chain *chain, int on);

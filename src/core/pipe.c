@@ -354,7 +354,8 @@ int clv__pipe_send(clv__pipe *stage, uint64_t frame_index, const clv__stage_sour
         clFlush(stage->up_q);
     }
     /* The first command waits for the upload, the download for the last
-     * command: no barrier or marker commands (each costs ~0.15 ms on PoCL). */
+     * command: no barrier or marker commands (each is a whole command's
+     * cost on PoCL). */
     if (stage->passthrough && ctx->shared_staging) {
         CLV__CL_CHECK(ctx,
                       clEnqueueSVMMemcpy(ctx->queue, CL_FALSE, s->host_out, s->host_in,

@@ -84,8 +84,8 @@ static int run(void *state, const clv_launch *l)
     if (kind == KHIST) {
         /* A group of 32 columns, each work-item sliding down `strip` rows:
          * the longest strip (up to 128) that leaves 16 groups a compute
-         * unit (H100 4K: 128 rows, 848-855 us at r=4 against 861-865 with
-         * 64 and 890 with 32). */
+         * unit (longer strips share more of the histogram's updates; fewer
+         * groups than that left units idle). */
         const size_t columns = ((size_t)l->width + 31) / 32;
         const size_t cu = l->ctx->dev.compute_units;
         size_t strip = ((size_t)l->height * columns / (16 * (cu ? cu : 1)) + 7) / 8 * 8;

@@ -84,12 +84,11 @@ static int run(void *state, const clv_launch *l)
         if (groups > (size_t)l->height)
             groups = (size_t)l->height;
     } else {
-        /* One wave: km_assign's registers (96 on an H100) let two groups
-         * of 256 run at once on a compute unit, and one wave of groups each
-         * walking several units of KM_SEG pixels beat more, shorter groups
-         * (4K: 600 us with 254 groups against 780 with 4050, one for each
-         * unit, and 730-740 with 203 or 338). Every group gets the same
-         * number of units, so none is left to finish alone. */
+        /* One wave: km_assign's registers let two groups of 256 run at
+         * once on a compute unit, and one wave of groups each walking
+         * several units of KM_SEG pixels beat more, shorter groups (and
+         * waves of other sizes; docs/performance.md). Every group gets the
+         * same number of units, so none is left to finish alone. */
         size_t units = ((size_t)l->width * (size_t)l->height + KM_SEG - 1) / KM_SEG;
         size_t wave = l->ctx->dev.compute_units * 2;
         if (wave < least)
