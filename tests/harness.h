@@ -28,7 +28,7 @@ extern int test_failures;
 #define CHECK_EQ_STR(got, want)                                                                    \
     CHECK(strcmp((got), (want)) == 0, "\n   got: %s\n  want: %s", (got), (want))
 
-/* Every test, as X(name, "ctest labels"): the runner runs one by name or
+/* Every test, as X(NAME, "LABELS"): the runner runs one by name or
  * lists them, and tests/CMakeLists.txt makes one ctest entry of each from
  * this list (core: the engine; unit: quick; filter: a filter's exactness;
  * devices: run with two PoCL devices; gpu: on GPUs only, skipped without). */

@@ -477,7 +477,8 @@ int test_stage_orientation(void)
             clv_stage_destroy(stage);
         }
         CHECK(clv_stage_create(ctx,
-                               &(clv_stage_options){.width = 4,
+                               &(clv_stage_options){.struct_size = sizeof(clv_stage_options),
+                                                    .width = 4,
                                                     .height = 4,
                                                     .in_format = CLV_PIX_RGBA,
                                                     .out_format = CLV_PIX_RGBA,

@@ -13,7 +13,8 @@
 /* The window's stages: the input's frames in, upright RGBA out. */
 clv_stage_options clv_player_window_stage(const clv_player *p, int profiling)
 {
-    return (clv_stage_options){.width = p->src_w,
+    return (clv_stage_options){.struct_size = sizeof(clv_stage_options),
+                               .width = p->src_w,
                                .height = p->src_h,
                                .in_format = clv_feed_format(p->feed),
                                .out_format = CLV_PIX_RGBA,
