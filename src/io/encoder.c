@@ -17,16 +17,9 @@
 struct clv_encoder {
     char path[1024];
     clv_outfile *file; /* the output, or NULL (standard output, formats that write none) */
-    /* Image outputs: each picture is a file of its own, opened and closed
-     * by the image2 muxer through open_image and close_image. */
+    /* Image outputs: each picture is a file of its own (pictures.c). */
     int images;
-    char pattern[1024]; /* a sequence's file name ("out_%04d.png"), or "" */
-    struct {
-        AVIOContext *pb;
-        clv_outfile *file;
-    } open_images[4];
-    int image_error;       /* an AVERROR of the last picture's file, set by close_image */
-    char image_path[1024]; /* that picture's file */
+    clv_pictures pictures;
     AVFormatContext *oc;
     AVCodecContext *enc;
     int video_out; /* output stream index of the video */
@@ -315,62 +308,6 @@ static int map_audio(clv_encoder *e, const clv_output_options *o, const clv_stre
     return 0;
 }
 
-/* The image2 muxer's file opener: each picture goes through a partial of
- * its own (clv_outfile), so a picture is in place whole or not at all, and
- * a sequence's partials left by a dead run are swept. */
-static int open_image(AVFormatContext *s, AVIOContext **pb, const char *url, int flags,
-                      AVDictionary **options)
-{
-    clv_encoder *e = s->opaque;
-    if (!(flags & AVIO_FLAG_WRITE))
-        return avio_open2(pb, url, flags, &s->interrupt_callback, options);
-    int slot = 0;
-    while (slot < 4 && e->open_images[slot].pb)
-        slot++;
-    clv_msg msg;
-    clv_outfile *file = NULL;
-    if (slot == 4 || clv_outfile_open(url, e->pattern[0] ? e->pattern : NULL, &file, &msg)) {
-        if (slot < 4)
-            av_log(NULL, AV_LOG_ERROR, "%s\n", msg.text);
-        return AVERROR(EIO);
-    }
-    int r = avio_open2(pb, clv_outfile_write_path(file), flags, &s->interrupt_callback, options);
-    if (r < 0) {
-        clv_outfile_close(file);
-        return r;
-    }
-    e->open_images[slot].pb = *pb;
-    e->open_images[slot].file = file;
-    return 0;
-}
-
-/* Closes a picture's file: in place when it was written whole; a write
- * error (a full disk) removes it and is kept in image_error, which the
- * encoder thread reads after each packet (the muxer does not check). */
-static int close_image(AVFormatContext *s, AVIOContext *pb)
-{
-    clv_encoder *e = s->opaque;
-    int r = avio_close(pb);
-    for (int i = 0; i < 4; i++) {
-        if (e->open_images[i].pb != pb)
-            continue;
-        clv_outfile *file = e->open_images[i].file;
-        clv_msg msg;
-        if (r < 0 && !e->image_error)
-            snprintf(e->image_path, sizeof e->image_path, "%s", clv_outfile_target(file));
-        if (r >= 0 && clv_outfile_commit(file, &msg)) {
-            av_log(NULL, AV_LOG_ERROR, "%s\n", msg.text);
-            r = AVERROR(EIO);
-        }
-        clv_outfile_close(file);
-        e->open_images[i].pb = NULL;
-        e->open_images[i].file = NULL;
-    }
-    if (r < 0 && !e->image_error)
-        e->image_error = r;
-    return r;
-}
-
 /* ---- Opening, step by step ------------------------------------------------ */
 
 static int out_of_memory(const clv_output_options *o, clv_msg *msg)
@@ -402,7 +339,7 @@ static int choose_muxer(const clv_output_options *o, const AVOutputFormat **out,
 
 /* The muxer's context and where it writes: a partial of the output
  * (clv_outfile), standard output, or nothing (formats that write none);
- * an image output opens a file of its own for each picture (open_image). */
+ * an image output opens a file of its own for each picture (pictures.c). */
 static int open_muxer(clv_encoder *e, const clv_output_options *o, const AVOutputFormat *ofmt,
                       clv_msg *msg)
 {
@@ -420,14 +357,8 @@ static int open_muxer(clv_encoder *e, const clv_output_options *o, const AVOutpu
     if (!(e->oc->url = av_strdup(write_path)))
         return out_of_memory(o, msg);
     e->images = !strcmp(ofmt->name, "image2");
-    if (e->images) {
-        const char *slash = strrchr(o->path, '/');
-        if (clv_sequence_pattern(o->path))
-            snprintf(e->pattern, sizeof e->pattern, "%s", slash ? slash + 1 : o->path);
-        e->oc->opaque = e;
-        e->oc->io_open = open_image;
-        e->oc->io_close2 = close_image;
-    }
+    if (e->images)
+        clv_pictures_attach(&e->pictures, e->oc, o->path);
     return 0;
 }
 
@@ -675,9 +606,9 @@ static int start_file(clv_encoder *e, const clv_output_options *o, const clv_med
         return clv_io_fail(msg, CLV_EIO, "cannot write '%s': %s", o->path,
                            clv_av_err(r, err, sizeof err));
     AVDictionary *mux_opts = NULL;
-    if (e->images && !e->pattern[0])
+    if (e->images && !e->pictures.pattern[0])
         av_dict_set(&mux_opts, "update", "1", 0); /* one file, not a numbered sequence */
-    if (e->images) /* open_image makes each picture's file whole or not at all */
+    if (e->images) /* pictures.c makes each picture's file whole or not at all */
         av_dict_set(&mux_opts, "atomic_writing", "0", 0);
     r = avformat_write_header(e->oc, &mux_opts);
     av_dict_free(&mux_opts);
@@ -794,8 +725,8 @@ static void *encode_thread(void *arg)
             av_frame_free(&f);
             if (r >= 0)
                 r = write_packets(e);
-            if (r >= 0 && e->image_error)
-                r = e->image_error;
+            if (r >= 0 && e->pictures.error)
+                r = e->pictures.error;
         } else {
             AVPacket *p = item;
             const struct stream_route *route =
@@ -818,9 +749,9 @@ static void *encode_thread(void *arg)
     }
     if (r < 0 && r != AVERROR_EXIT) {
         e->error = CLV_EIO;
-        if (e->image_path[0])
+        if (e->pictures.path[0])
             snprintf(e->message, sizeof e->message, "writing '%.600s' (of '%.600s') failed: %s",
-                     e->image_path, e->path, clv_av_err(r, err, sizeof err));
+                     e->pictures.path, e->path, clv_av_err(r, err, sizeof err));
         else
             snprintf(e->message, sizeof e->message, "writing '%s' failed: %s", e->path,
                      clv_av_err(r, err, sizeof err));
@@ -863,10 +794,10 @@ int clv_encoder_finish(clv_encoder *e, clv_msg *msg)
             snprintf(e->message, sizeof e->message, "closing '%s' failed (disk full?)", e->path);
         }
     }
-    if (!e->error && e->image_error) {
+    if (!e->error && e->pictures.error) {
         e->error = CLV_EIO;
         snprintf(e->message, sizeof e->message, "writing '%s' failed: %s", e->path,
-                 clv_av_err(e->image_error, err, sizeof err));
+                 clv_av_err(e->pictures.error, err, sizeof err));
     }
     clv_msg moved;
     if (!e->error && e->file && clv_outfile_commit(e->file, &moved)) {
@@ -889,8 +820,7 @@ void clv_encoder_close(clv_encoder *e)
     if (e->oc && e->oc->pb && !(e->oc->oformat->flags & AVFMT_NOFILE))
         avio_closep(&e->oc->pb);
     clv_outfile_close(e->file); /* an unfinished partial goes; what was at path stays */
-    for (int i = 0; i < 4; i++)
-        clv_outfile_close(e->open_images[i].file);
+    clv_pictures_close(&e->pictures);
     avcodec_free_context(&e->enc);
     avformat_free_context(e->oc);
     for (int i = 0; e->routes && i < e->route_count; i++)

@@ -279,6 +279,24 @@ int clv_outfile_commit(clv_outfile *f, clv_msg *msg);
 /* Removes the partial unless committed; frees f (NULL is fine). */
 void clv_outfile_close(clv_outfile *f);
 
+/* The files of an image output (pictures.c): attached to the image2
+ * muxer's context, each picture is a clv_outfile of its own. error is the
+ * AVERROR of a picture that failed (set on the encoder's thread, where the
+ * muxer runs), path that picture's file. */
+typedef struct clv_pictures {
+    char pattern[1024]; /* a sequence's file name ("out_%04d.png"), or "" */
+    struct {
+        AVIOContext *pb;
+        clv_outfile *file;
+    } open[4];
+    int error;
+    char path[1024];
+} clv_pictures;
+/* Makes the muxer of oc (writing path) open and close its pictures here. */
+void clv_pictures_attach(clv_pictures *pictures, AVFormatContext *oc, const char *path);
+/* Removes the partials of pictures left open (a run that failed). */
+void clv_pictures_close(clv_pictures *pictures);
+
 /* 1 when path's last name is a numbered sequence FFmpeg's image2 takes
  * ("out_%04d.png": one %d, %% for a percent sign). */
 int clv_sequence_pattern(const char *path);
