@@ -110,6 +110,17 @@ static const filter_case equalize_cases[] = {
     {"gray,equalize=gray", 1, 1},
 };
 
+static const filter_case hflip_cases[] = {
+    {"hflip", 0, 1},
+    {"hflip,vflip", 0, 1},
+    {"median,hflip,sharpen", 0, 1},
+};
+
+static const filter_case vflip_cases[] = {
+    {"vflip", 0, 1},
+    {"vflip,vflip", 0, 1},
+};
+
 static const filter_case noise_cases[] = {
     {"noise", 0, 3},
     {"noise=type=saltpepper:amount=1:seed=7", 1, 2},
@@ -148,6 +159,8 @@ static const filter_cases filter_table[] = {
     {"equalize", CASES(equalize_cases)},
     {"noise", CASES(noise_cases)},
     {"quantize", CASES(quantize_cases)},
+    {"hflip", CASES(hflip_cases)},
+    {"vflip", CASES(vflip_cases)},
 };
 
 #define FILTER_TABLE_SIZE ((int)(sizeof filter_table / sizeof filter_table[0]))

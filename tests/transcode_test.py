@@ -203,6 +203,24 @@ def random_png(path, w, h, alpha, seed):
 
 
 @test
+def flips_match_ffmpeg(tmp):
+    """hflip and vflip give ffmpeg's own bytes on RGB(A) pictures of awkward
+    sizes (the same filters by the same names)."""
+    for w, h, alpha in ((1, 1, False), (3, 2, True), (17, 9, False), (641, 359, True)):
+        src = os.path.join(tmp, "in-%dx%d.png" % (w, h))
+        random_png(src, w, h, alpha, w * 7 + h)
+        fmt = "rgba" if alpha else "rgb24"
+        for chain in ("hflip", "vflip", "hflip,vflip"):
+            out = os.path.join(tmp, "out.png")
+            clvid("-i", src, "-vf", chain, "-o", out, "-y")
+            got = raw(out, fmt)
+            want = run(["ffmpeg", "-v", "error", "-i", src, "-vf", chain, "-f", "rawvideo",
+                        "-pix_fmt", fmt, "-"], text=False).stdout
+            check(got == want, "%dx%d %s: clvid's bytes differ from ffmpeg's" % (w, h, chain))
+        print("ok %dx%d %s" % (w, h, fmt))
+
+
+@test
 def png_exact(tmp):
     """PNG in, PNG out: exactly the filters' definitions, odd sizes and 1x1."""
     for (w, h), alpha, chain in [((641, 359), False, "median=radius=2"),

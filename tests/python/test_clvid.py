@@ -34,6 +34,7 @@ CASES = {
     "median": "median=radius=2", "erode": "erode", "dilate": "dilate=radius=2",
     "threshold": "threshold=t=100", "gray": "gray", "equalize": "equalize",
     "noise": "noise=amount=0.2:seed=4", "quantize": "quantize=colors=6:iterations=4",
+    "hflip": "hflip", "vflip": "vflip",
 }
 
 
@@ -518,3 +519,12 @@ def test_check_output_is_the_commands(tmp_path):
     with pytest.raises(ValueError, match="input"):
         clvid.check_output([str(tmp_path / "f_%03d.png")], str(tmp_path / "f_001.png"),
                            overwrite=True)
+
+
+def test_flips_mirror_the_array():
+    """hflip and vflip are numpy's fliplr and flipud of the picture."""
+    img = picture(9, 17)
+    with clvid.Chain("hflip,vflip") as both:
+        assert np.array_equal(both(img), img[::-1, ::-1])
+    with clvid.Chain("hflip") as h:
+        assert np.array_equal(h(img[..., :3]), img[:, ::-1, :3])
