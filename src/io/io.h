@@ -264,8 +264,9 @@ const char *clv_encoder_partial_path(const clv_encoder *enc);
  * path is written as a locked hidden partial beside it (".NAME.partial-PID")
  * and renamed over it by clv_outfile_commit; a FIFO, device or socket is
  * written in place; symbolic links are followed. Opening removes partials
- * of the same name (or, with pattern, of any file of that sequence: a file
- * name with %d) left by processes that died. */
+ * left by processes that died: of the same name (pattern NULL), of any file
+ * of a sequence (pattern, a file name with %d), or none (pattern "": the
+ * caller swept already; each reads the whole folder). */
 typedef struct clv_outfile clv_outfile;
 int clv_outfile_open(const char *path, const char *pattern, clv_outfile **out, clv_msg *msg);
 /* Where to write: the partial, or the path itself when in place. */
@@ -289,6 +290,7 @@ typedef struct clv_pictures {
         AVIOContext *pb;
         clv_outfile *file;
     } open[4];
+    int swept; /* the folder was swept of dead runs' partials (the first picture) */
     int error;
     char path[1024];
 } clv_pictures;

@@ -132,7 +132,8 @@ int clv_outfile_open(const char *path, const char *pattern, clv_outfile **out, c
     char dir[PATH_MAX];
     const char *base;
     split(f->target, dir, sizeof dir, &base);
-    sweep(dir, pattern ? NULL : base, pattern);
+    if (!pattern || pattern[0]) /* "": the caller swept already */
+        sweep(dir, pattern ? NULL : base, pattern);
     for (int n = 0; n < 100; n++) {
         char suffix[24] = "";
         if (n)

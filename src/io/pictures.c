@@ -19,7 +19,10 @@ static int open_picture(AVFormatContext *s, AVIOContext **pb, const char *url, i
         slot++;
     clv_msg msg;
     clv_outfile *file = NULL;
-    if (slot == 4 || clv_outfile_open(url, p->pattern[0] ? p->pattern : NULL, &file, &msg)) {
+    /* The folder is swept of dead runs' partials at the first picture only
+     * (a sweep reads the whole folder; a long sequence fills it). */
+    const char *sweep = p->swept ? "" : p->pattern[0] ? p->pattern : NULL;
+    if (slot == 4 || clv_outfile_open(url, sweep, &file, &msg)) {
         if (slot < 4)
             av_log(NULL, AV_LOG_ERROR, "%s\n", msg.text);
         return AVERROR(EIO);
@@ -29,6 +32,7 @@ static int open_picture(AVFormatContext *s, AVIOContext **pb, const char *url, i
         clv_outfile_close(file);
         return r;
     }
+    p->swept = 1;
     p->open[slot].pb = *pb;
     p->open[slot].file = file;
     return 0;
