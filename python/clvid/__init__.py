@@ -434,7 +434,22 @@ def _no_copy(self, *args):
                     % type(self).__name__)
 
 
-class Chain:
+class _Owner:
+    """An object owning C objects: close() frees them (also when it is
+    collected); a copy would share the C pointers, and whichever went first
+    would free them under the other, so copies and pickles are refused.
+    Subclasses define close()."""
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    __copy__ = __deepcopy__ = __reduce__ = __reduce_ex__ = _no_copy
+
+
+class Chain(_Owner):
     """A chain of filters built once on a device and run on arrays:
     chain(img) returns a new array of the same shape, exactly what
     `clvid transcode` gives for the same picture. order="bgr" takes and gives
@@ -618,16 +633,6 @@ class Chain:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    # A copy would share the C pointers, and whichever went first would free
-    # them under the other.
-    __copy__ = __deepcopy__ = __reduce__ = __reduce_ex__ = _no_copy
-
     def __repr__(self) -> str:
         try:
             return "clvid.Chain(%r) on %s" % (self.text, self.device)
@@ -765,7 +770,7 @@ def _option_pairs(pairs: Dict[str, Any],
     return out
 
 
-class _Options:
+class _Options(_Owner):
     """clv_transcode_options on the heap, set by name; the strings are kept
     alive as long as this object. `ptr` raises ValueError once closed, so a
     closed one never reaches the library."""
@@ -799,14 +804,6 @@ class _Options:
         if self._ptr:
             _opts_destroy(self._ptr)
             self._ptr = None
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    __copy__ = __deepcopy__ = __reduce__ = __reduce_ex__ = _no_copy
 
 
 def transcode(input: str, output: str, vf: Optional[str] = None,
