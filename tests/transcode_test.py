@@ -433,6 +433,7 @@ def errors(tmp):
         (["-i", sample(), "-o", sample(), "-y"], 2, "is the input as well as the output"),
         (["-i", sample(), "-crf", "99", "-o", out], 2, "-crf 99"),
         (["-i", sample(), "-b:v", "2Q", "-o", out], 2, "-b:v 2Q"),
+        (["-i", sample(), "--frames", "99999999999999999999999", "-o", out], 2, "--frames"),
         (["-i", sample(), "--live", "--input-format", "bogus", "-o", out], 2,
          "--input-format bogus"),
         (["-i", sample(), "--audio", "default", "-o", out], 2, "add --live"),

@@ -465,6 +465,8 @@ class Chain(_Owner):
     _chain: Any = None
 
     def __init__(self, text: Optional[str], device: Optional[str] = None, order: str = "rgb"):
+        if self._chain:  # __init__ again on a live chain: its objects go first
+            self.close()
         self._order = _check_order(order)
         desc = _parse(text)
         keep: list = []

@@ -4,6 +4,7 @@
 #include "clvid/pipeline.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,17 +140,21 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
         return 0;
     }
     if (!strcmp(key, "frame-index") || !strcmp(key, "first_frame_index")) {
+        errno = 0;
         long long n = strtoll(v, &end, 10);
-        if (*end || end == v || n < 0)
-            return clv_io_fail(msg, CLV_EOPTION, "--frame-index %.100s: expected an integer from 0",
-                               v);
+        if (*end || end == v || n < 0 || errno)
+            return clv_io_fail(msg, CLV_EOPTION,
+                               "--frame-index %.100s: expected an integer from 0 to %lld", v,
+                               LLONG_MAX);
         o->first_frame_index = (uint64_t)n;
         return 0;
     }
     if (!strcmp(key, "frames") || !strcmp(key, "frames:v")) {
+        errno = 0;
         long long n = strtoll(v, &end, 10);
-        if (*end || end == v || n < 1)
-            return clv_io_fail(msg, CLV_EOPTION, "--frames %.100s: expected a positive integer", v);
+        if (*end || end == v || n < 1 || errno)
+            return clv_io_fail(msg, CLV_EOPTION,
+                               "--frames %.100s: expected an integer from 1 to %lld", v, LLONG_MAX);
         o->max_frames = n;
         return 0;
     }

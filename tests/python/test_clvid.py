@@ -528,3 +528,14 @@ def test_flips_mirror_the_array():
         assert np.array_equal(both(img), img[::-1, ::-1])
     with clvid.Chain("hflip") as h:
         assert np.array_equal(h(img[..., :3]), img[:, ::-1, :3])
+
+
+def test_huge_frame_count_and_init_again(tmp_path):
+    """A frame count past 64 bits is refused, not run to the end; __init__
+    on a live Chain frees its objects first and builds the new chain."""
+    with pytest.raises(ValueError, match="--frames"):
+        clvid.transcode(SAMPLE, str(tmp_path / "x.mkv"), frames=2**70)
+    chain = clvid.Chain("gray")
+    chain.__init__("median")
+    assert chain.text.startswith("median")
+    chain.close()
