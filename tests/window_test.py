@@ -779,19 +779,27 @@ def devices(tmp):
 
 
 def start_xvfb():
-    r, w = os.pipe()
-    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1600x1000x24",
-                             "-nolisten", "tcp"], pass_fds=(w,), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    os.close(w)
-    number = b""
-    while not number.endswith(b"\n"):
-        chunk = os.read(r, 16)
-        if not chunk:
-            break
-        number += chunk
-    os.close(r)
-    return xvfb, ":" + number.decode().strip()
+    """An Xvfb on a free display (-displayfd says which), tried three times:
+    two test processes starting theirs at once can race for a number."""
+    for attempt in range(3):
+        r, w = os.pipe()
+        xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1600x1000x24",
+                                 "-nolisten", "tcp"], pass_fds=(w,), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        os.close(w)
+        number = b""
+        while not number.endswith(b"\n"):
+            chunk = os.read(r, 16)
+            if not chunk:
+                break
+            number += chunk
+        os.close(r)
+        if number.strip().isdigit() and xvfb.poll() is None:
+            return xvfb, ":" + number.decode().strip()
+        xvfb.kill()
+        xvfb.wait()
+        time.sleep(0.5 * (attempt + 1))
+    raise Failure("Xvfb did not start (three tries)")
 
 
 @contextlib.contextmanager
