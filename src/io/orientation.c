@@ -84,6 +84,8 @@ void clv_orientation_probe(const AVStream *st, enum AVCodecID codec_id, const ch
             av_display_matrix_flip(upright, 1, 0);
         }
         double theta = -round(av_display_rotation_get(upright));
+        if (!isfinite(theta)) /* a degenerate matrix (all zero): no turn */
+            return;
         theta -= 360 * floor(theta / 360 + 0.9 / 360);
         int r = (int)theta;
         *rotation = r == 90 || r == 180 || r == 270 ? r : 0;
