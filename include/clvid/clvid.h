@@ -207,6 +207,14 @@ enum clv_param_type {
     CLV_PARAM_REAL,   /* decimal in [min, max], kept to 1/1000 */
     CLV_PARAM_ENUM,   /* one word of `choices` ("luma|gray") */
     CLV_PARAM_MATRIX, /* 9, 25 or 49 integers in [min, max] */
+    /* Added in 0.4: */
+    CLV_PARAM_EXPR,  /* ffmpeg's arithmetic expression ("iw/2", "-2", "PI*t/10") over the
+                        variables named in `choices` ("iw|ih|a|sar|dar"), kept as text
+                        (clv_value_text) and evaluated by the filter; checked when parsed */
+    CLV_PARAM_COLOR, /* ffmpeg's colour: a name ("black", "AliceBlue"), "0xRRGGBB[AA]" or
+                        "#RRGGBB[AA]", with "@ALPHA" (0-1 or 0x..): i = 0xRRGGBBAA */
+    CLV_PARAM_FLAGS, /* ffmpeg's flags: words of `choices` joined by '+' ("lanczos+accurate_rnd");
+                        i has bit k set for the k-th word */
 };
 
 typedef struct clv_param {
@@ -225,10 +233,15 @@ typedef struct clv_param {
 /* A parsed parameter value. REAL is stored as milli-units (value * 1000,
  * rounded), so device and reference agree exactly. */
 typedef struct clv_value {
-    int64_t i;             /* INT; REAL in milli-units; ENUM index */
-    int n;                 /* MATRIX: number of coefficients */
-    int m[CLV_MATRIX_MAX]; /* MATRIX coefficients, row-major */
+    int64_t i;             /* INT; REAL in milli-units; ENUM index; COLOR 0xRRGGBBAA; FLAGS bits */
+    int n;                 /* MATRIX: number of coefficients; EXPR: length of the text */
+    int m[CLV_MATRIX_MAX]; /* MATRIX coefficients, row-major; EXPR: the text's bytes */
 } clv_value;
+
+/* The longest expression an EXPR value holds (its bytes live in m). */
+#define CLV_EXPR_MAX ((int)sizeof(int) * CLV_MATRIX_MAX - 1)
+/* An EXPR value's text (NUL-terminated); "" for other types. */
+CLV_API const char *clv_value_text(const clv_value *value);
 
 typedef struct clv_filter clv_filter; /* descriptor, see clvid_internal.h */
 
@@ -282,6 +295,22 @@ CLV_API int clv_param_parse(const clv_filter *f, int index, const char *text, cl
 /* Writes the chain back as text ("median=radius=2,sharpen"). */
 CLV_API void clv_chain_format(const clv_chain_desc *desc, char *out, size_t size);
 
+/* A frame's size and its sample (pixel) aspect ratio, as ffmpeg carries
+ * them: sar 0/1 (or 0/0) is unknown, which expressions read as 1. */
+typedef struct clv_size {
+    int width, height;
+    int sar_num, sar_den;
+} clv_size;
+
+/* The size of the frames a chain makes of frames of *in (scale, crop, pad,
+ * transpose and rotate change it; the other filters keep it) and their
+ * aspect (scale keeps the display aspect through the SAR, as ffmpeg's
+ * does; transpose turns it). A size a filter computes as zero, negative or
+ * beyond clvid's largest side is CLV_ERANGE, msg naming the filter, its
+ * place in the chain, the size it computed and the size it got. */
+CLV_API int clv_chain_desc_output_size(const clv_chain_desc *desc, const clv_size *in,
+                                       clv_size *out, clv_msg *msg);
+
 /* A chain instantiated on a device: kernels built, state allocated. Built
  * once and run frame after frame. */
 typedef struct clv_chain clv_chain;
@@ -308,6 +337,12 @@ CLV_API int clv_chain_step_param(clv_chain *chain, int filter_index, int param_i
 /* The frame rate behind the `time` argument of user kernels (time = frame
  * index * den / num seconds); 25/1 until set. */
 CLV_API void clv_chain_set_frame_rate(clv_chain *chain, int num, int den);
+
+/* The size of the chain's output for frames of *in, as
+ * clv_chain_desc_output_size says, checked against the device's limits
+ * (CLV_ELIMIT when a link's frame would not fit in one buffer). */
+CLV_API int clv_chain_output_size(clv_chain *chain, const clv_size *in, clv_size *out,
+                                  clv_msg *msg);
 
 /* ---- User kernels: the `opencl` filter ------------------------------------
  * "opencl=file=PATH[:kernel=NAME][:PARAM=VALUE...]" runs a kernel of the
@@ -370,9 +405,12 @@ typedef struct clv_ref_chain clv_ref_chain;
 
 CLV_API int clv_ref_chain_create(const clv_chain_desc *desc, clv_ref_chain **out);
 CLV_API void clv_ref_chain_destroy(clv_ref_chain *ref);
-/* src and dst are the same size and may not overlap. */
+/* dst is of the chain's output size for src's (clv_chain_desc_output_size,
+ * sar unknown) and may not overlap src; CLV_EINVAL when it is not. */
 CLV_API int clv_ref_chain_run(clv_ref_chain *ref, const clv_image *src, clv_image *dst,
                               uint64_t frame_index);
+/* The frame rate behind `t` (rotate's angle); 25/1 until set. */
+CLV_API void clv_ref_chain_set_frame_rate(clv_ref_chain *ref, int num, int den);
 
 /* ---- Pixel formats and colour ----------------------------------------- */
 
@@ -453,8 +491,14 @@ CLV_API int clv_stage_create(clv_context *ctx, const clv_stage_options *options,
 CLV_API void clv_stage_destroy(clv_stage *stage);
 /* Runs chain (same context, not owned; NULL for none) from the next submit
  * on; frames already in flight finish with the chain they were sent with,
- * which must outlive them. No rebuild, no wait. */
+ * which must outlive them. No rebuild, no wait. A chain that makes
+ * another output size (scale, crop...) takes over once the frames in
+ * flight are released: until then clv_stage_input gives NULL, as when the
+ * slots are full (take the outputs first). */
 CLV_API void clv_stage_set_chain(clv_stage *stage, clv_chain *chain);
+/* The same, checking first that the chain can take this stage's frames
+ * (clv_chain_output_size): on an error the stage keeps its chain. */
+CLV_API int clv_stage_use_chain(clv_stage *stage, clv_chain *chain, clv_msg *msg);
 
 /* The staging memory for the next frame (clv_pixfmt_size bytes), or NULL
  * when it must wait: every slot is in flight, or (several devices) the
@@ -509,7 +553,9 @@ CLV_API void clv_stage_get_times(const clv_stage *stage, clv_stage_times *times)
  * to_rgba_ns and from_rgba_ns hold the filter's passes too (a filter that
  * is one kernel with both conversions counts it in to_rgba_ns). */
 CLV_API uint64_t clv_stage_fused_frames(const clv_stage *stage);
-/* The size of the frames that come out (swapped by a rotation of 90 or 270). */
+/* The size of the frames that come out: while a frame from clv_stage_output
+ * is held, that frame's; else the next one's (the input's, turned by a
+ * rotation of 90 or 270, then through the chain). */
 CLV_API void clv_stage_output_size(const clv_stage *stage, int *width, int *height);
 
 /* ---- A stage over several devices --------------------------------------

@@ -23,6 +23,15 @@ static void print_range(const clv_param *p)
     case CLV_PARAM_MATRIX:
         printf("9/25/49 integers %.0f..%.0f", p->min, p->max);
         break;
+    case CLV_PARAM_EXPR:
+        printf("expression of %s", p->choices);
+        break;
+    case CLV_PARAM_COLOR:
+        printf("colour (name or 0xRRGGBB[AA])");
+        break;
+    case CLV_PARAM_FLAGS:
+        printf("flags of %s, joined by +", p->choices);
+        break;
     }
 }
 
@@ -63,6 +72,12 @@ static const char *md_type(const clv_param *p)
         return "one word";
     case CLV_PARAM_MATRIX:
         return "integer matrix";
+    case CLV_PARAM_EXPR:
+        return "expression";
+    case CLV_PARAM_COLOR:
+        return "colour";
+    case CLV_PARAM_FLAGS:
+        return "flags";
     }
     return "";
 }
@@ -90,6 +105,23 @@ static void md_range(const clv_param *p)
         break;
     case CLV_PARAM_MATRIX:
         printf("9, 25 or 49 integers, each %.0f to %.0f", p->min, p->max);
+        break;
+    case CLV_PARAM_EXPR:
+    case CLV_PARAM_FLAGS:
+        printf("%s of ", p->type == CLV_PARAM_EXPR ? "ffmpeg's expression words:" : "flags");
+        for (const char *c = p->choices; *c; c++) {
+            if (*c == '|')
+                printf("`, `");
+            else {
+                if (c == p->choices)
+                    putchar('`');
+                putchar(*c);
+            }
+        }
+        printf(p->type == CLV_PARAM_FLAGS ? "`, joined by `+`" : "`, numbers, `+-*/^`, functions");
+        break;
+    case CLV_PARAM_COLOR:
+        printf("ffmpeg's colour names, `0xRRGGBB[AA]`, `#RRGGBB[AA]`, `@ALPHA`");
         break;
     }
 }

@@ -13,9 +13,19 @@ struct clv_chain {
     clv_chain_desc desc;
     void *state[CLV_CHAIN_MAX];
     int initialized[CLV_CHAIN_MAX];
-    clv_frame mid[2]; /* ping-pong frames between filters */
-    clv_frame scratch;
+    /* Ping-pong buffers between filters: link i (after filter i - 1) lives
+     * in mid[(i - 1) % 2], each as large as the largest link it holds. */
+    cl_mem mid[2];
+    size_t mid_bytes[2];
+    cl_mem scratch; /* as large as the largest input of a filter */
+    size_t scratch_bytes;
     int needs_scratch;
+    /* The size of every link for the last input size (link[0]) and the
+     * aspect the caller said comes (clv_chain_output_size); sized: the
+     * filters' resize hooks ran for these sizes. */
+    clv_size link[CLV_CHAIN_MAX + 1];
+    clv_size in_aspect;
+    int sized;
     /* Kernel events of the last runs, per filter: the newest for
      * clv_chain_profile; the oldest, finished by the time its slot comes
      * round again, are summed into filter_ns (clv_chain_times). */
@@ -202,9 +212,9 @@ void clv_chain_destroy(clv_chain *chain)
             clv__kernel_release(&kernels[k]);
         free(chain->state[i]);
     }
-    clv_frame_destroy(&chain->mid[0]);
-    clv_frame_destroy(&chain->mid[1]);
-    clv_frame_destroy(&chain->scratch);
+    clv__mem_release(&chain->mid[0]);
+    clv__mem_release(&chain->mid[1]);
+    clv__mem_release(&chain->scratch);
     free(chain);
 }
 
@@ -213,13 +223,100 @@ const clv_chain_desc *clv_chain_get_desc(const clv_chain *chain)
     return &chain->desc;
 }
 
-/* Makes f hold a frame of w x h, reallocating when the size changed. */
-static int ensure_frame(clv_context *ctx, clv_frame *f, int w, int h, clv_msg *msg)
+/* Makes *m a buffer of at least `bytes` (*have: its size), reallocating
+ * when it is smaller; `what` names it in an error. */
+static int ensure_bytes(clv_context *ctx, cl_mem *m, size_t *have, size_t bytes, const char *what,
+                        clv_msg *msg)
 {
-    if (f->buffer && f->width == w && f->height == h)
+    if (*m && *have >= bytes)
         return 0;
-    clv_frame_destroy(f);
-    return clv_frame_create(ctx, w, h, f, msg);
+    clv__mem_release(m);
+    *have = 0;
+    if (bytes > ctx->dev.max_alloc)
+        return clv__fail(msg, CLV_ELIMIT,
+                         "the chain's %s needs %zu MiB in one buffer; %s allows at most %llu MiB "
+                         "(CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
+                         what, bytes >> 20, ctx->dev.name,
+                         (unsigned long long)(ctx->dev.max_alloc >> 20));
+    cl_int st = CL_SUCCESS;
+    *m = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &st);
+    if (st != CL_SUCCESS || !*m) {
+        *m = NULL;
+        return clv__fail(msg, CLV_ENOMEM, "cannot allocate the chain's %s (%zu MiB) on %s: %s",
+                         what, bytes >> 20, ctx->dev.name, clv__cl_strerror(st));
+    }
+    *have = bytes;
+    return 0;
+}
+
+/* The bytes of a device frame of w x h (rows of 16-pixel multiples, as
+ * clv_frame_create makes them). */
+static size_t frame_bytes(int w, int h)
+{
+    return (size_t)((w + 15) & ~15) * (size_t)h * 4;
+}
+
+/* The sizes of every link for frames of w x h (with the aspect the caller
+ * said comes), and the filters' resize hooks for them: once per new size
+ * or after a parameter changed. */
+static int size_links(clv_chain *chain, int w, int h, clv_msg *msg)
+{
+    if (chain->sized && chain->link[0].width == w && chain->link[0].height == h)
+        return 0;
+    clv_size in = chain->in_aspect;
+    in.width = w;
+    in.height = h;
+    chain->sized = 0;
+    chain->link[0] = in;
+    int n = chain->desc.count, err;
+    for (int i = 0; i < n; i++) {
+        const clv_filter *f = chain->desc.item[i].filter;
+        if ((err = clv__filter_output_size(f, chain->desc.item[i].values, i, &chain->link[i],
+                                           &chain->link[i + 1], msg)))
+            return err;
+        size_t bytes = frame_bytes(chain->link[i + 1].width, chain->link[i + 1].height);
+        if (bytes > chain->ctx->dev.max_alloc)
+            return clv__fail(msg, CLV_ELIMIT,
+                             "filter '%s' (#%d in the chain) makes %dx%d frames of %dx%d ones: "
+                             "%zu MiB in one buffer, and %s allows at most %llu MiB",
+                             f->name, i + 1, chain->link[i + 1].width, chain->link[i + 1].height,
+                             chain->link[i].width, chain->link[i].height, bytes >> 20,
+                             chain->ctx->dev.name,
+                             (unsigned long long)(chain->ctx->dev.max_alloc >> 20));
+    }
+    for (int i = 0; i < n; i++) {
+        const clv_filter *f = chain->desc.item[i].filter;
+        if (f->resize && (err = f->resize(chain->state[i], chain->ctx, chain->desc.item[i].values,
+                                          &chain->link[i], &chain->link[i + 1], msg)))
+            return err;
+    }
+    chain->sized = 1;
+    return 0;
+}
+
+int clv__chain_size(clv_chain *chain, int w, int h, clv_size *out, clv_msg *msg)
+{
+    int err = size_links(chain, w, h, msg);
+    if (!err)
+        *out = chain->link[chain->desc.count];
+    return err;
+}
+
+int clv_chain_output_size(clv_chain *chain, const clv_size *in, clv_size *out, clv_msg *msg)
+{
+    if (in->width < 1 || in->height < 1)
+        return clv__fail(msg, CLV_EINVAL, "frames of %dx%d: each side must be at least 1",
+                         in->width, in->height);
+    if (in->sar_num != chain->in_aspect.sar_num || in->sar_den != chain->in_aspect.sar_den) {
+        chain->in_aspect = *in;
+        chain->sized = 0;
+        for (int k = 0; k < chain->more_count; k++)
+            clv_chain_output_size(chain->more[k], in, out, NULL);
+    }
+    int err = size_links(chain, in->width, in->height, msg);
+    if (!err)
+        *out = chain->link[chain->desc.count];
+    return err;
 }
 
 /* What filter i of the chain gets to run from `from` into `to` on frames
@@ -236,6 +333,9 @@ static clv_launch filter_launch(const clv_chain *chain, int i, cl_mem from, cl_m
         .width = src->width,
         .height = src->height,
         .stride = src->stride,
+        .out_width = src->width,
+        .out_height = src->height,
+        .out_stride = src->stride,
         .frame_index = frame_index,
         .time = (float)((double)frame_index * chain->rate_den / chain->rate_num),
         .values = chain->desc.item[i].values,
@@ -249,18 +349,34 @@ int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64
     clv_context *ctx = chain->ctx;
     if (done)
         *done = NULL;
-    if (!src->buffer || !dst->buffer || src->buffer == dst->buffer || src->width != dst->width ||
-        src->height != dst->height || src->stride != dst->stride)
-        return clv__fail(msg, CLV_EINVAL,
-                         "chain run: source %dx%d and destination %dx%d must be distinct "
-                         "frames of one size",
-                         src->width, src->height, dst->width, dst->height);
+    if (!src->buffer || !dst->buffer || src->buffer == dst->buffer)
+        return clv__fail(msg, CLV_EINVAL, "chain run: the source and destination must be two "
+                                          "distinct frames");
     int w = src->width, h = src->height, n = chain->desc.count;
-    if (n >= 2 && (err = ensure_frame(ctx, &chain->mid[0], w, h, msg)))
+    if ((err = size_links(chain, w, h, msg)))
         return err;
-    if (n >= 3 && (err = ensure_frame(ctx, &chain->mid[1], w, h, msg)))
-        return err;
-    if (chain->needs_scratch && (err = ensure_frame(ctx, &chain->scratch, w, h, msg)))
+    const clv_size *out = &chain->link[n];
+    if (dst->width != out->width || dst->height != out->height ||
+        (n == 0 && dst->stride != src->stride))
+        return clv__fail(msg, CLV_EINVAL,
+                         "chain run: the chain makes %dx%d frames of %dx%d ones; the destination "
+                         "is %dx%d",
+                         out->width, out->height, w, h, dst->width, dst->height);
+    /* Link i (1 .. n-1) lives in mid[(i - 1) % 2]; scratch is as large as
+     * the largest input. */
+    size_t need[2] = {0, 0}, scratch = 0;
+    for (int i = 0; i < n; i++) {
+        size_t in_bytes = frame_bytes(chain->link[i].width, chain->link[i].height);
+        scratch = in_bytes > scratch ? in_bytes : scratch;
+        if (i >= 1 && in_bytes > need[(i - 1) % 2])
+            need[(i - 1) % 2] = in_bytes;
+    }
+    for (int k = 0; k < 2; k++)
+        if (need[k] && (err = ensure_bytes(ctx, &chain->mid[k], &chain->mid_bytes[k], need[k],
+                                           "frame between filters", msg)))
+            return err;
+    if (chain->needs_scratch && (err = ensure_bytes(ctx, &chain->scratch, &chain->scratch_bytes,
+                                                    scratch, "scratch frame", msg)))
         return err;
     chain->ring_at = (chain->ring_at + 1) % 4;
     clv__events *events = &chain->ring[chain->ring_at];
@@ -277,17 +393,25 @@ int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64
                       "clEnqueueCopyBuffer");
     for (int i = 0; i < n; i++) {
         const clv_filter *f = chain->desc.item[i].filter;
-        clv_launch l =
-            filter_launch(chain, i, i == 0 ? src->buffer : chain->mid[(i - 1) % 2].buffer,
-                          i == n - 1 ? dst->buffer : chain->mid[i % 2].buffer, src, frame_index);
-        l.scratch = chain->needs_scratch ? chain->scratch.buffer : NULL;
+        const clv_size *a = &chain->link[i], *b = &chain->link[i + 1];
+        clv_launch l = filter_launch(chain, i, i == 0 ? src->buffer : chain->mid[(i - 1) % 2],
+                                     i == n - 1 ? dst->buffer : chain->mid[i % 2], src,
+                                     frame_index);
+        l.width = a->width;
+        l.height = a->height;
+        l.stride = i == 0 ? src->stride : (a->width + 15) & ~15;
+        l.out_width = b->width;
+        l.out_height = b->height;
+        l.out_stride = i == n - 1 ? dst->stride : (b->width + 15) & ~15;
+        l.scratch = chain->needs_scratch ? chain->scratch : NULL;
         l.events = ctx->profiling && chain->filter_timing ? events : NULL;
         events->current = i;
         if ((err = f->run(chain->state[i], &l)))
             return clv__fail(msg, err,
                              "filter '%s' (#%d in the chain) failed on a %dx%d frame "
                              "on %s: %s",
-                             f->name, i + 1, w, h, ctx->dev.name, clv_strerror(err));
+                             f->name, i + 1, a->width, a->height, ctx->dev.name,
+                             clv_strerror(err));
     }
     if (done)
         CLV__CL_CHECK(ctx, clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, done),
@@ -303,8 +427,8 @@ int clv__chain_run_yuv(clv_chain *chain, const clv_frame *src, clv_frame *dst, u
 {
     clv_context *ctx = chain->ctx;
     const clv_filter *f = chain->desc.count == 1 ? chain->desc.item[0].filter : NULL;
-    if (!f || !f->run_yuv || !ctx->row_shape || (ctx->profiling && chain->filter_timing) ||
-        src->width != dst->width || src->height != dst->height || src->stride != dst->stride)
+    if (!f || !f->run_yuv || f->output_size || !ctx->row_shape ||
+        (ctx->profiling && chain->filter_timing) || src->width != dst->width || src->height != dst->height || src->stride != dst->stride)
         return 1;
     clv_launch l = filter_launch(chain, 0, src->buffer, dst->buffer, src, frame_index);
     l.wait_count = wait ? 1 : 0;
@@ -396,6 +520,21 @@ int clv_chain_set_param(clv_chain *chain, int filter_index, const char *param, c
                                                 chain->desc.item[filter_index].values, msg))) {
             chain->desc.item[filter_index].values[i] = before; /* the chain runs on as it was */
             return err;
+        }
+        if (chain->sized && (f->output_size || f->resize)) {
+            /* The sizes (and what depends on them) follow the value; a
+             * size the value makes impossible keeps the value as it was. */
+            int w = chain->link[0].width, h = chain->link[0].height;
+            chain->sized = 0;
+            if ((err = size_links(chain, w, h, msg))) {
+                chain->desc.item[filter_index].values[i] = before;
+                if (f->configure)
+                    f->configure(chain->state[filter_index], chain->ctx,
+                                 chain->desc.item[filter_index].values, NULL);
+                chain->sized = 0;
+                size_links(chain, w, h, NULL);
+                return err;
+            }
         }
         for (int k = 0; k < chain->more_count; k++)
             if ((err = clv_chain_set_param(chain->more[k], filter_index, param, value, msg)))

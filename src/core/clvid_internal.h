@@ -19,6 +19,9 @@ struct clv_chain_desc {
     } item[CLV_CHAIN_MAX];
 };
 
+/* The largest side of a frame clvid takes. */
+#define CLV__SIDE_MAX 16384
+
 /* Pixels handled by one work-item in the GPU shape (a define in every
  * kernel program as CLV_PX). */
 #define CLV__GPU_PX 4
@@ -70,7 +73,10 @@ typedef struct clv_launch {
     clv_context *ctx;
     cl_command_queue queue;
     cl_mem src, dst, scratch;
-    int width, height, stride; /* stride in pixels */
+    int width, height, stride; /* src's size; stride in pixels */
+    /* dst's: the same as src's unless the filter changes the size
+     * (clv_filter's output_size) */
+    int out_width, out_height, out_stride;
     uint64_t frame_index;
     float time; /* seconds: frame_index / the chain's frame rate */
     const clv_value *values;
@@ -115,6 +121,17 @@ struct clv_filter {
      * last palette): a stage over several devices keeps it on one. */
     int temporal;
 
+    /* Optional: the size of the frames out of the filter from the size and
+     * aspect of those in and its values (at configuration, and again for
+     * each new input size or value). Returns 0, or CLV_ERANGE/CLV_EPARSE
+     * with msg saying what is wrong (the chain adds the filter's name and
+     * place). Absent: the filter keeps the size and aspect. Fill in the
+     * sizes only; the chain checks them against the limits. */
+    int (*output_size)(const clv_value *values, const clv_size *in, clv_size *out, clv_msg *msg);
+    /* Other names of parameters, as ffmpeg's aliases: pairs {"width", "w",
+     * ..., NULL} of an alias and the parameter's name. Optional. */
+    const char *const *aliases;
+
     /* Device side. state is state_size zeroed bytes owned by the chain.
      * init builds kernels from prog; configure is called after init and after
      * each parameter change; uninit releases what init and configure made
@@ -131,6 +148,11 @@ struct clv_filter {
     int (*configure)(void *state, clv_context *ctx, const clv_value *values, clv_msg *msg);
     void (*uninit)(void *state);
     int (*run)(void *state, const clv_launch *launch);
+    /* Optional: called before the first run on frames of a size (and after
+     * a value changes), with the sizes in and out: builds what depends on
+     * them (scale's coefficient tables). */
+    int (*resize)(void *state, clv_context *ctx, const clv_value *values, const clv_size *in,
+                  const clv_size *out, clv_msg *msg);
     /* CPUs, optional: run with the stage's conversions in and out fused
      * into the filter's own passes (a one-filter chain between 4:2:0
      * frames, every row once per pass while it is in the cache): the same
@@ -141,10 +163,16 @@ struct clv_filter {
     int (*run_yuv)(void *state, const clv_launch *launch, const clv__yuv_io *io);
 
     /* The C reference: the definition, plainly. ref_state is ref_state_size
-     * zeroed bytes kept between frames. Returns 0 or CLV_ENOMEM. */
+     * zeroed bytes kept between frames; dst has the output size (output_size
+     * with the aspect unknown) and time is frame_index over the frame rate
+     * (clv__ref_time). Returns 0 or CLV_ENOMEM. */
     size_t ref_state_size;
     int (*reference)(void *ref_state, const clv_value *values, const clv_image *src, clv_image *dst,
                      uint64_t frame_index);
+    /* Instead of reference, for a filter whose output depends on the time
+     * (rotate's angle of t): the same with time in seconds. */
+    int (*reference_at)(void *ref_state, const clv_value *values, const clv_image *src,
+                        clv_image *dst, uint64_t frame_index, double time);
 
     /* A family of filters read from files (the `opencl` filter, a user's
      * kernel, src/filters/opencl.c; ffmpeg's program_opencl): the
@@ -213,6 +241,26 @@ void clv__param_format(const clv_param *p, const clv_value *v, char *out, size_t
 void clv__param_carry(const clv_filter *from, const clv_value *old, const clv_filter *to,
                       clv_value *values);
 
+/* Splits an EXPR parameter's choices ("iw|ih|a") into names (NULL-
+ * terminated, at most max - 1) pointing into buf; returns how many. */
+int clv__expr_names(const char *choices, char *buf, size_t size, const char **names, int max);
+/* ffmpeg's colour syntax (av_parse_color): a name of its table
+ * (case-insensitive), "0xRRGGBB[AA]", "#RRGGBB[AA]" or "RRGGBB[AA]",
+ * "random", each with an optional "@ALPHA" (a number 0-1 or 0xAA):
+ * *rgba = 0xRRGGBBAA. CLV_EPARSE with msg naming the text otherwise. */
+int clv__color_parse(const char *text, uint32_t *rgba, clv_msg *msg);
+
+/* ---- Sizes (src/core/geometry.c) ---------------------------------------- */
+
+/* What filter f (place: its index in the chain) makes of frames of *in,
+ * checked (1 to CLV__SIDE_MAX a side), msg naming the filter, its place
+ * and both sizes on an error. */
+int clv__filter_output_size(const clv_filter *f, const clv_value *values, int place,
+                            const clv_size *in, clv_size *out, clv_msg *msg);
+/* out's aspect: in's times num/den, reduced as ffmpeg's av_mul_q (an
+ * unknown aspect stays unknown). */
+void clv__sar_mul(const clv_size *in, int64_t num, int64_t den, clv_size *out);
+
 /* ---- Chains over several devices (src/core/chain.c) -------------------- */
 
 /* The context of device `index` of ctx (0: ctx, which is device 0's and
@@ -220,6 +268,9 @@ void clv__param_carry(const clv_filter *from, const clv_value *old, const clv_fi
 clv_context *clv__context_at(clv_context *ctx, int index);
 /* The chain's instance on device `device` of its context (0: chain). */
 clv_chain *clv__chain_at(clv_chain *chain, int device);
+/* The chain's output for frames of w x h (with the aspect the caller last
+ * gave clv_chain_output_size), its filters' resize hooks run for it. */
+int clv__chain_size(clv_chain *chain, int w, int h, clv_size *out, clv_msg *msg);
 /* 1 when a filter of the chain carries state from frame to frame. */
 int clv__chain_temporal(const clv_chain *chain);
 /* 1 when a filter of the chain asks for the watchdog (clv_filter's

@@ -11,7 +11,6 @@
 
 /* The largest side a frame may have: keeps every pixel index in an int on
  * the device (16384 * 16384 < 2^31). */
-#define CLV__SIDE_MAX 16384
 
 int clv_image_alloc(clv_image *img, int width, int height)
 {

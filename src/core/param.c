@@ -40,6 +40,58 @@ static int parse_int(const char *s, long long *v)
     return 0;
 }
 
+const char *clv_value_text(const clv_value *value)
+{
+    return value->n > 0 && value->n <= CLV_EXPR_MAX ? (const char *)value->m : "";
+}
+
+int clv__expr_names(const char *choices, char *buf, size_t size, const char **names, int max)
+{
+    snprintf(buf, size, "%s", choices ? choices : "");
+    int n = 0;
+    for (char *s = buf; *s && n < max - 1;) {
+        names[n++] = s;
+        s += strcspn(s, "|");
+        if (*s)
+            *s++ = 0;
+    }
+    names[n] = NULL;
+    return n;
+}
+
+/* ffmpeg's flags: words of choices joined by '+' (a leading '+' is
+ * allowed, as ffmpeg's "+accurate_rnd"); bit k for the k-th choice. */
+static int parse_flags(const clv_filter *f, const clv_param *p, const char *text, int64_t *bits,
+                       clv_msg *msg)
+{
+    *bits = 0;
+    const char *s = text;
+    if (!*s)
+        return clv__fail(msg, CLV_EPARSE, "filter '%s' parameter '%s': no flag given (flags: %s)",
+                         f->name, p->name, p->choices);
+    while (*s) {
+        if (*s == '+')
+            s++;
+        size_t n = strcspn(s, "+");
+        const char *c = p->choices;
+        int found = -1;
+        for (int i = 0; *c; i++) {
+            size_t m = strcspn(c, "|");
+            if (m == n && !strncmp(s, c, n))
+                found = i;
+            c += m + (c[m] == '|');
+        }
+        if (found < 0 || found > 62)
+            return clv__fail(msg, CLV_EPARSE,
+                             "filter '%s' parameter '%s': '%.*s' is not a flag (flags: %s, "
+                             "joined by '+')",
+                             f->name, p->name, (int)(n > 40 ? 40 : n), s, p->choices);
+        *bits |= (int64_t)1 << found;
+        s += n;
+    }
+    return 0;
+}
+
 const char *clv__clip(const char *s, char *out, size_t size)
 {
     snprintf(out, size, "%.40s%s", s, strlen(s) > 40 ? "..." : "");
@@ -140,6 +192,38 @@ int clv_param_parse(const clv_filter *f, int index, const char *text, clv_value 
         value->n = n;
         return 0;
     }
+    case CLV_PARAM_EXPR: {
+        size_t len = strlen(text);
+        if (len > (size_t)CLV_EXPR_MAX)
+            return clv__fail(msg, CLV_EPARSE,
+                             "filter '%s' parameter '%s': an expression of %zu characters is too "
+                             "long (at most %d)",
+                             f->name, p->name, len, CLV_EXPR_MAX);
+        char buf[512];
+        const char *names[64];
+        clv__expr_names(p->choices, buf, sizeof buf, names, 64);
+        clv__expr *e = NULL;
+        clv_msg why = {{0}};
+        int err = clv__expr_parse(text, names, &e, &why);
+        clv__expr_free(e);
+        if (err)
+            return clv__fail(msg, err, "filter '%s' parameter '%s': %s", f->name, p->name,
+                             why.text);
+        memcpy(value->m, text, len + 1);
+        value->n = (int)len;
+        return 0;
+    }
+    case CLV_PARAM_COLOR: {
+        uint32_t rgba = 0;
+        clv_msg why = {{0}};
+        if (clv__color_parse(text, &rgba, &why))
+            return clv__fail(msg, CLV_EPARSE, "filter '%s' parameter '%s': %s", f->name, p->name,
+                             why.text);
+        value->i = rgba;
+        return 0;
+    }
+    case CLV_PARAM_FLAGS:
+        return parse_flags(f, p, text, &value->i, msg);
     }
     return clv__fail(msg, CLV_EINVAL, "filter '%s': bad parameter table", f->name);
 }
@@ -200,6 +284,27 @@ void clv__param_format(const clv_param *p, const clv_value *v, char *out, size_t
         for (int64_t i = 0; i < v->i && strchr(c, '|'); i++)
             c = strchr(c, '|') + 1;
         snprintf(out, size, "%.*s", (int)strcspn(c, "|"), c);
+        break;
+    }
+    case CLV_PARAM_EXPR: {
+        /* Quoted when it holds the chain's separators ("min(iw,1280)"). */
+        const char *t = clv_value_text(v);
+        snprintf(out, size, strpbrk(t, ",:'\\=[]; ") ? "'%s'" : "%s", t);
+        break;
+    }
+    case CLV_PARAM_COLOR:
+        snprintf(out, size, "0x%08llX", (unsigned long long)(v->i & 0xFFFFFFFF));
+        break;
+    case CLV_PARAM_FLAGS: {
+        size_t n = 0;
+        out[0] = 0;
+        const char *c = p->choices;
+        for (int i = 0; *c && n < size; i++) {
+            size_t m = strcspn(c, "|");
+            if (v->i >> i & 1)
+                n += (size_t)snprintf(out + n, size - n, "%s%.*s", n ? "+" : "", (int)m, c);
+            c += m + (c[m] == '|');
+        }
         break;
     }
     case CLV_PARAM_MATRIX: {

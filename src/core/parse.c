@@ -169,8 +169,12 @@ static int parse_filter(const char **pos, clv_chain_desc *desc, const char **at,
                 continue;
             }
             if (key[0]) {
+                const char *pname = key; /* an alias (ffmpeg's "width" for "w") */
+                for (int i = 0; f->aliases && f->aliases[i] && f->aliases[i + 1]; i += 2)
+                    if (!strcmp(f->aliases[i], key))
+                        pname = f->aliases[i + 1];
                 for (int i = 0; i < f->param_count; i++)
-                    if (!strcmp(f->params[i].name, key))
+                    if (!strcmp(f->params[i].name, pname))
                         index = i;
                 if (index < 0) {
                     *at = clv__skip_blanks(arg_start);

@@ -30,6 +30,30 @@ static void packed_args(clv_pixfmt f, cl_int *bpp, cl_int *bgr, cl_int *alpha)
     *alpha = f == CLV_PIX_RGBA || f == CLV_PIX_BGRA;
 }
 
+/* Releases the output side of every slot (the chain's output frame and the
+ * output staging), after the queues finished. */
+static void release_outputs(clv__pipe *stage)
+{
+    clv_context *ctx = stage->ctx;
+    for (int i = 0; stage->slots && i < stage->count; i++) {
+        clv__slot *s = &stage->slots[i];
+        if (ctx->shared_staging) {
+            if (stage->outputs)
+                clv__block_put(stage->outputs, s->out_block);
+            s->out_block = NULL;
+        } else if (s->host_out) {
+            clEnqueueUnmapMemObject(stage->down_q, s->pin_out, s->host_out, 0, NULL, NULL);
+            clFinish(stage->down_q);
+        }
+        s->host_out = NULL;
+        clv__mem_release(&s->pin_out);
+        clv__mem_release(&s->dev_out);
+        clv_frame_destroy(&s->rgba_out);
+    }
+    clv__outputs_unref(stage->outputs); /* the blocks go with the last one kept */
+    stage->outputs = NULL;
+}
+
 void clv__pipe_destroy(clv__pipe *stage)
 {
     if (!stage)
@@ -45,6 +69,7 @@ void clv__pipe_destroy(clv__pipe *stage)
         clFinish(stage->up_q);
     if (stage->down_q)
         clFinish(stage->down_q);
+    release_outputs(stage);
     for (int i = 0; stage->slots && i < stage->count; i++) {
         clv__slot *s = &stage->slots[i];
         release_event(&s->up);
@@ -53,28 +78,18 @@ void clv__pipe_destroy(clv__pipe *stage)
         release_event(&s->down);
         if (ctx->shared_staging) {
             clSVMFree(ctx->cl, s->host_in); /* NULL is allowed */
-            if (stage->outputs)
-                clv__block_put(stage->outputs, s->out_block);
         } else {
             if (s->host_in)
                 clEnqueueUnmapMemObject(stage->up_q, s->pin_in, s->host_in, 0, NULL, NULL);
-            if (s->host_out)
-                clEnqueueUnmapMemObject(stage->down_q, s->pin_out, s->host_out, 0, NULL, NULL);
             if (stage->up_q)
                 clFinish(stage->up_q);
-            if (stage->down_q)
-                clFinish(stage->down_q);
         }
         clv__mem_release(&s->pin_in);
-        clv__mem_release(&s->pin_out);
         clv__mem_release(&s->dev_in);
-        clv__mem_release(&s->dev_out);
         clv_frame_destroy(&s->rgba_src);
         clv_frame_destroy(&s->rgba_in);
-        clv_frame_destroy(&s->rgba_out);
     }
     free(stage->slots);
-    clv__outputs_unref(stage->outputs); /* the blocks go with the last one kept */
     clv__kernel_release(&stage->to_rgba);
     clv__kernel_release(&stage->from_rgba);
     clv__kernel_release(&stage->orient);
@@ -122,10 +137,109 @@ static int passthrough(const clv_stage_options *o, const clv_chain *chain)
              o->in_color.full_range == o->out_color.full_range));
 }
 
+int clv__pipe_wanted(clv__pipe *stage, int *w, int *h, clv_msg *msg)
+{
+    *w = stage->up_w;
+    *h = stage->up_h;
+    if (!stage->chain)
+        return 0;
+    clv_size out;
+    int err = clv__chain_size(stage->chain, stage->up_w, stage->up_h, &out, msg);
+    if (!err) {
+        *w = out.width;
+        *h = out.height;
+    }
+    return err;
+}
+
 void clv__pipe_set_chain(clv__pipe *stage, clv_chain *chain)
 {
     stage->chain = chain;
     stage->passthrough = passthrough(&stage->opt, chain);
+    int w, h;
+    memset(&stage->chain_msg, 0, sizeof stage->chain_msg);
+    stage->chain_err = clv__pipe_wanted(stage, &w, &h, &stage->chain_msg);
+}
+
+/* The output side of every slot for frames of out_w x out_h: the chain's
+ * output frame and the output staging. */
+static int alloc_outputs(clv__pipe *stage, clv_msg *msg)
+{
+    clv_context *ctx = stage->ctx;
+    const clv_stage_options *options = &stage->opt;
+    int ow = stage->out_w, oh = stage->out_h, err = 0;
+    cl_int st = CL_SUCCESS;
+    stage->out_size = clv_pixfmt_size(options->out_format, ow, oh);
+    /* See clv__pipe_create: shared staging shares the RGBA frames. */
+    int share_rgba = ctx->shared_staging && options->out_format != CLV_PIX_RGBA;
+    for (int i = 0; i < stage->count; i++) {
+        clv__slot *s = &stage->slots[i];
+        if (i > 0 && share_rgba) {
+            s->rgba_out = stage->slots[0].rgba_out;
+            clRetainMemObject(s->rgba_out.buffer);
+        } else if ((err = clv_frame_create(ctx, ow, oh, &s->rgba_out, msg))) {
+            return err;
+        }
+        if (ctx->shared_staging) {
+            if (!stage->outputs)
+                stage->outputs = clv__outputs_create(ctx, stage->out_size);
+            s->out_block = stage->outputs ? clv__block_get(stage->outputs) : NULL;
+            s->host_out = s->out_block ? s->out_block->pixels : NULL;
+            if (!s->host_out)
+                return clv__fail(msg, CLV_ENOMEM, "cannot allocate %d output frames of %dx%d on %s",
+                                 stage->count, ow, oh, ctx->dev.name);
+            continue;
+        }
+        s->pin_out = buffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, stage->out_size, &err);
+        s->dev_out = err ? NULL : buffer(ctx, CL_MEM_WRITE_ONLY, stage->out_size, &err);
+        if (err)
+            return clv__fail(msg, err, "cannot allocate %d output frames of %dx%d on %s",
+                             stage->count, ow, oh, ctx->dev.name);
+        s->host_out = clEnqueueMapBuffer(stage->down_q, s->pin_out, CL_TRUE, CL_MAP_READ, 0,
+                                         stage->out_size, 0, NULL, NULL, &st);
+        if (st != CL_SUCCESS) {
+            s->host_out = NULL;
+            return clv__fail(msg, CLV_ECL, "clEnqueueMapBuffer (output staging): %s",
+                             clv__cl_strerror(st));
+        }
+    }
+    return 0;
+}
+
+/* Makes the output side again when the chain's output size changed and
+ * nothing is in flight: 0 when the slots fit the next frame, 1 when frames
+ * in flight must be taken first, else an error. */
+static int reshape(clv__pipe *stage, clv_msg *msg)
+{
+    if (stage->chain_err) {
+        /* The chain may take the frames now (a parameter moved back). */
+        int w, h;
+        int err = clv__pipe_wanted(stage, &w, &h, &stage->chain_msg);
+        if (err) {
+            if (msg)
+                *msg = stage->chain_msg;
+            return err;
+        }
+        stage->chain_err = 0;
+    }
+    int w, h, err;
+    if ((err = clv__pipe_wanted(stage, &w, &h, msg)))
+        return err;
+    if (w == stage->out_w && h == stage->out_h)
+        return 0;
+    if (stage->pending)
+        return 1;
+    clFinish(stage->ctx->queue);
+    clFinish(stage->down_q);
+    release_outputs(stage);
+    stage->out_w = w;
+    stage->out_h = h;
+    if ((err = alloc_outputs(stage, msg))) {
+        release_outputs(stage);
+        stage->out_w = stage->out_h = 0; /* tried again at the next frame */
+        return err;
+    }
+    return 0;
 }
 
 /* Where each upright pixel comes from (cl/color.cl's orient): mirrored
@@ -170,9 +284,12 @@ int clv__pipe_create(clv_context *ctx, const clv_stage_options *options, clv_cha
     stage->count = options->slots >= 2 ? options->slots : 3;
     stage->in_size = clv_pixfmt_size(options->in_format, w, h);
     stage->passthrough = passthrough(options, chain);
-    orientation(w, h, rot, options->hflip, stage->orient_coef, &stage->out_w, &stage->out_h);
-    int ow = stage->out_w, oh = stage->out_h, oriented = rot || options->hflip;
-    stage->out_size = clv_pixfmt_size(options->out_format, ow, oh);
+    orientation(w, h, rot, options->hflip, stage->orient_coef, &stage->up_w, &stage->up_h);
+    int ow = stage->up_w, oh = stage->up_h, oriented = rot || options->hflip;
+    if ((err = clv__pipe_wanted(stage, &stage->out_w, &stage->out_h, msg))) {
+        free(stage);
+        return err;
+    }
 
     cl_int st = CL_SUCCESS;
     cl_command_queue_properties props = options->profiling ? CL_QUEUE_PROFILING_ENABLE : 0;
@@ -212,43 +329,31 @@ int clv__pipe_create(clv_context *ctx, const clv_stage_options *options, clv_cha
         if (i > 0 && share_rgba) {
             s->rgba_src = stage->slots[0].rgba_src;
             s->rgba_in = stage->slots[0].rgba_in;
-            s->rgba_out = stage->slots[0].rgba_out;
             if (s->rgba_src.buffer)
                 clRetainMemObject(s->rgba_src.buffer);
             clRetainMemObject(s->rgba_in.buffer);
-            clRetainMemObject(s->rgba_out.buffer);
         } else if ((oriented && (err = clv_frame_create(ctx, w, h, &s->rgba_src, msg))) ||
-                   (err = clv_frame_create(ctx, ow, oh, &s->rgba_in, msg)) ||
-                   (err = clv_frame_create(ctx, ow, oh, &s->rgba_out, msg)))
+                   (err = clv_frame_create(ctx, ow, oh, &s->rgba_in, msg)))
             goto fail_msg;
         if (ctx->shared_staging) {
             cl_svm_mem_flags f = CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER;
             s->host_in = clSVMAlloc(ctx->cl, f, stage->in_size, 0);
-            if (!stage->outputs)
-                stage->outputs = clv__outputs_create(ctx, stage->out_size);
-            s->out_block = stage->outputs ? clv__block_get(stage->outputs) : NULL;
-            s->host_out = s->out_block ? s->out_block->pixels : NULL;
-            if (!s->host_in || !s->host_out) {
+            if (!s->host_in) {
                 err = CLV_ENOMEM;
                 goto fail_alloc;
             }
             continue;
         }
         s->pin_in = buffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, stage->in_size, &err);
-        s->pin_out =
-            err ? NULL
-                : buffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, stage->out_size, &err);
         s->dev_in = err ? NULL : buffer(ctx, CL_MEM_READ_ONLY, stage->in_size, &err);
-        s->dev_out = err ? NULL : buffer(ctx, CL_MEM_WRITE_ONLY, stage->out_size, &err);
         if (err)
             goto fail_alloc;
         s->host_in = clEnqueueMapBuffer(stage->up_q, s->pin_in, CL_TRUE, CL_MAP_WRITE, 0,
                                         stage->in_size, 0, NULL, NULL, &st);
         CLV__CL_CHECK(ctx, st, "clEnqueueMapBuffer (input staging)");
-        s->host_out = clEnqueueMapBuffer(stage->down_q, s->pin_out, CL_TRUE, CL_MAP_READ, 0,
-                                         stage->out_size, 0, NULL, NULL, &st);
-        CLV__CL_CHECK(ctx, st, "clEnqueueMapBuffer (output staging)");
     }
+    if ((err = alloc_outputs(stage, msg)))
+        goto fail_msg;
     *out = stage;
     return 0;
 fail:
@@ -265,7 +370,7 @@ fail_msg:
 
 uint8_t *clv__pipe_input(clv__pipe *stage)
 {
-    if (stage->pending == stage->count)
+    if (stage->pending == stage->count || (!stage->chain_err && reshape(stage, NULL) == 1))
         return NULL;
     return stage->slots[stage->next].host_in;
 }
@@ -278,7 +383,7 @@ static int convert(clv__pipe *stage, cl_kernel k, cl_mem from, const void *from_
                    cl_event *done, const clv__stage_source *src)
 {
     clv_context *ctx = stage->ctx;
-    /* Into RGBA: the source's size; out of it: the upright size. */
+    /* Into RGBA: the source's size; out of it: the chain's output size. */
     int w = to_rgba ? stage->opt.width : stage->out_w;
     int h = to_rgba ? stage->opt.height : stage->out_h;
     cl_int stride = (cl_int)((w + 15) & ~15);
@@ -343,6 +448,13 @@ int clv__pipe_send(clv__pipe *stage, uint64_t frame_index, const clv__stage_sour
     clv_context *ctx = stage->ctx;
     if (stage->pending == stage->count)
         return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
+    int shaped = reshape(stage, msg);
+    if (shaped == 1)
+        return clv__fail(msg, CLV_EINVAL,
+                         "GPU stage: the chain changes the frames' size; take the frames in "
+                         "flight first");
+    if (shaped)
+        return shaped;
     clv__slot *s = &stage->slots[stage->next];
     s->frame_index = frame_index;
     s->watched = clv__chain_watched(stage->chain);

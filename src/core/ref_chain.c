@@ -8,7 +8,8 @@
 struct clv_ref_chain {
     clv_chain_desc desc;
     void *state[CLV_CHAIN_MAX];
-    clv_image mid[2];
+    clv_image mid[CLV_CHAIN_MAX]; /* the frame after each filter but the last */
+    int rate_num, rate_den;
 };
 
 int clv_ref_chain_create(const clv_chain_desc *desc, clv_ref_chain **out)
@@ -18,8 +19,10 @@ int clv_ref_chain_create(const clv_chain_desc *desc, clv_ref_chain **out)
     if (!ref)
         return CLV_ENOMEM;
     ref->desc = *desc;
+    ref->rate_num = 25;
+    ref->rate_den = 1;
     for (int i = 0; i < desc->count; i++) {
-        if (!desc->item[i].filter->reference) {
+        if (!desc->item[i].filter->reference && !desc->item[i].filter->reference_at) {
             clv_ref_chain_destroy(ref); /* a user kernel has no C reference */
             return CLV_EINVAL;
         }
@@ -40,8 +43,8 @@ void clv_ref_chain_destroy(clv_ref_chain *ref)
         return;
     for (int i = 0; i < ref->desc.count; i++)
         free(ref->state[i]);
-    clv_image_free(&ref->mid[0]);
-    clv_image_free(&ref->mid[1]);
+    for (int i = 0; i < CLV_CHAIN_MAX; i++)
+        clv_image_free(&ref->mid[i]);
     free(ref);
 }
 
@@ -53,27 +56,46 @@ static int ensure_image(clv_image *img, int w, int h)
     return clv_image_alloc(img, w, h);
 }
 
+void clv_ref_chain_set_frame_rate(clv_ref_chain *ref, int num, int den)
+{
+    if (num > 0 && den > 0) {
+        ref->rate_num = num;
+        ref->rate_den = den;
+    }
+}
+
 int clv_ref_chain_run(clv_ref_chain *ref, const clv_image *src, clv_image *dst,
                       uint64_t frame_index)
 {
-    if (src->width != dst->width || src->height != dst->height)
+    int n = ref->desc.count, err;
+    clv_size size = {src->width, src->height, 0, 1};
+    clv_size link[CLV_CHAIN_MAX + 1];
+    link[0] = size;
+    for (int i = 0; i < n; i++)
+        if (clv__filter_output_size(ref->desc.item[i].filter, ref->desc.item[i].values, i,
+                                    &link[i], &link[i + 1], NULL))
+            return CLV_EINVAL;
+    if (dst->width != link[n].width || dst->height != link[n].height || !src->pixels ||
+        !dst->pixels)
         return CLV_EINVAL;
-    int w = src->width, h = src->height, n = ref->desc.count, err;
-    if (n >= 2 && (err = ensure_image(&ref->mid[0], w, h)))
-        return err;
-    if (n >= 3 && (err = ensure_image(&ref->mid[1], w, h)))
-        return err;
+    for (int i = 0; i + 1 < n; i++)
+        if ((err = ensure_image(&ref->mid[i], link[i + 1].width, link[i + 1].height)))
+            return err;
     if (n == 0) {
-        for (int y = 0; y < h; y++)
+        for (int y = 0; y < src->height; y++)
             memcpy(dst->pixels + (size_t)y * dst->stride, src->pixels + (size_t)y * src->stride,
-                   (size_t)w * 4);
+                   (size_t)src->width * 4);
         return 0;
     }
+    double time = (double)frame_index * ref->rate_den / ref->rate_num;
     for (int i = 0; i < n; i++) {
-        const clv_image *in = i == 0 ? src : &ref->mid[(i - 1) % 2];
-        clv_image *out = i == n - 1 ? dst : &ref->mid[i % 2];
-        err = ref->desc.item[i].filter->reference(ref->state[i], ref->desc.item[i].values, in, out,
-                                                  frame_index);
+        const clv_filter *f = ref->desc.item[i].filter;
+        const clv_image *in = i == 0 ? src : &ref->mid[i - 1];
+        clv_image *out = i == n - 1 ? dst : &ref->mid[i];
+        err = f->reference_at
+                  ? f->reference_at(ref->state[i], ref->desc.item[i].values, in, out, frame_index,
+                                    time)
+                  : f->reference(ref->state[i], ref->desc.item[i].values, in, out, frame_index);
         if (err)
             return err;
     }

@@ -200,6 +200,15 @@ int clv__sched_create(clv_context *ctx, const clv_stage_options *options, clv_ch
 
 uint8_t *clv__sched_input(clv__sched *m)
 {
+    /* A chain of another output size: every frame in flight out first (they
+     * come back in order), then each lane makes its output side again. */
+    int w, h;
+    if (!clv__pipe_wanted(m->lanes[0].pipe, &w, &h, NULL) && (w != m->out_w || h != m->out_h)) {
+        if (m->order_count)
+            return NULL;
+        m->out_w = w;
+        m->out_h = h;
+    }
     if (m->chosen >= 0 && lane_usable(m, m->chosen) && !lane_full(&m->lanes[m->chosen]))
         return clv__pipe_input(m->lanes[m->chosen].pipe);
     m->chosen = choose_lane(m);

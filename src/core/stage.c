@@ -7,8 +7,13 @@
 
 void clv_stage_output_size(const clv_stage *stage, int *width, int *height)
 {
-    *width = stage->one ? stage->one->out_w : stage->several->out_w;
-    *height = stage->one ? stage->one->out_h : stage->several->out_h;
+    /* Frames in flight have the current size; with none, the next one's. */
+    clv__pipe *one = stage->one ? stage->one : stage->several->lanes[0].pipe;
+    int busy = stage->one ? one->pending > 0 : stage->several->order_count > 0;
+    *width = stage->one ? one->out_w : stage->several->out_w;
+    *height = stage->one ? one->out_h : stage->several->out_h;
+    if (!busy && !one->chain_err)
+        clv__pipe_wanted(one, width, height, NULL);
 }
 
 void clv_stage_options_init(clv_stage_options *options)
@@ -48,6 +53,19 @@ void clv_stage_destroy(clv_stage *stage)
     clv__sched_destroy(stage->several);
     clv__pipe_destroy(stage->one);
     free(stage);
+}
+
+int clv_stage_use_chain(clv_stage *stage, clv_chain *chain, clv_msg *msg)
+{
+    if (chain) {
+        const clv__pipe *one = stage->one ? stage->one : stage->several->lanes[0].pipe;
+        clv_size out;
+        int err = clv__chain_size(chain, one->up_w, one->up_h, &out, msg);
+        if (err)
+            return err;
+    }
+    clv_stage_set_chain(stage, chain);
+    return 0;
 }
 
 void clv_stage_set_chain(clv_stage *stage, clv_chain *chain)

@@ -76,7 +76,14 @@ typedef struct clv__pipe {
     clv_stage_options opt;
     cl_command_queue up_q, down_q;        /* the compute queue is ctx->queue */
     cl_kernel to_rgba, from_rgba, orient; /* orient: NULL when upright */
-    int out_w, out_h;                     /* after orientation */
+    int up_w, up_h;                       /* after orientation: the chain's input */
+    int out_w, out_h;                     /* after the chain: the frames out */
+    /* The chain's output size for up_w x up_h differs from out_w x out_h
+     * (another chain, a parameter): the output side is made again once
+     * nothing is in flight. chain_err: the chain can't take the frames
+     * (its message in chain_msg, given at the next submit). */
+    int chain_err;
+    clv_msg chain_msg;
     cl_int orient_coef[6];                /* ax bx cx ay by cy, see cl/color.cl */
     cl_mem coeff_in, coeff_out;
     size_t in_size, out_size;
@@ -101,6 +108,9 @@ int clv__pipe_create(clv_context *ctx, const clv_stage_options *options, clv_cha
                      clv__pipe **out, clv_msg *msg);
 void clv__pipe_destroy(clv__pipe *stage);
 void clv__pipe_set_chain(clv__pipe *stage, clv_chain *chain);
+/* The size of the next frame out for the pipe's chain (0 with msg when
+ * the chain can't take its frames). */
+int clv__pipe_wanted(clv__pipe *stage, int *w, int *h, clv_msg *msg);
 uint8_t *clv__pipe_input(clv__pipe *stage);
 int clv__pipe_submit(clv__pipe *stage, uint64_t frame_index, clv_msg *msg);
 /* Sends the frame whose planes src says where they lie. */
@@ -132,7 +142,7 @@ typedef struct clv__sched {
     clv_context *ctx;
     clv_chain *chain; /* not owned */
     clv_stage_options opt;
-    int out_w, out_h; /* after orientation */
+    int out_w, out_h; /* the frames in flight: after orientation and the chain */
     clv__lane *lanes;
     int lane_count, lane_cap;
     int device_count;

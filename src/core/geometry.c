@@ -1,0 +1,80 @@
+/* geometry.c - the size of each link of a chain: what every filter makes of
+ * the size and aspect it gets (clv_filter's output_size), checked. */
+#include "clvid_internal.h"
+
+#include <stdio.h>
+
+/* ffmpeg's av_reduce for the small ratios of frame sizes: num/den in lowest
+ * terms (halved while beyond 31 bits, which frame sizes never reach). */
+static void reduce(int64_t num, int64_t den, int *out_num, int *out_den)
+{
+    if (num <= 0 || den <= 0) {
+        *out_num = 0;
+        *out_den = 1;
+        return;
+    }
+    int64_t a = num, b = den;
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    num /= a;
+    den /= a;
+    while (num > 0x7FFFFFFF || den > 0x7FFFFFFF) {
+        num >>= 1;
+        den >>= 1;
+    }
+    *out_num = (int)num;
+    *out_den = den ? (int)den : 1;
+}
+
+void clv__sar_mul(const clv_size *in, int64_t num, int64_t den, clv_size *out)
+{
+    if (in->sar_num <= 0 || in->sar_den <= 0) {
+        out->sar_num = in->sar_num;
+        out->sar_den = in->sar_den;
+        return;
+    }
+    reduce((int64_t)in->sar_num * num, (int64_t)in->sar_den * den, &out->sar_num, &out->sar_den);
+}
+
+int clv__filter_output_size(const clv_filter *f, const clv_value *values, int place,
+                            const clv_size *in, clv_size *out, clv_msg *msg)
+{
+    *out = *in;
+    if (!f->output_size)
+        return 0;
+    clv_msg why = {{0}};
+    int err = f->output_size(values, in, out, &why);
+    if (err)
+        return clv__fail(msg, err, "filter '%s' (#%d in the chain) on %dx%d frames: %s", f->name,
+                         place + 1, in->width, in->height, why.text);
+    if (out->width < 1 || out->height < 1 || out->width > CLV__SIDE_MAX ||
+        out->height > CLV__SIDE_MAX)
+        return clv__fail(msg, CLV_ERANGE,
+                         "filter '%s' (#%d in the chain) makes %dx%d frames of %dx%d ones: each "
+                         "side must be from 1 to %d",
+                         f->name, place + 1, out->width, out->height, in->width, in->height,
+                         CLV__SIDE_MAX);
+    return 0;
+}
+
+int clv_chain_desc_output_size(const clv_chain_desc *desc, const clv_size *in, clv_size *out,
+                               clv_msg *msg)
+{
+    clv_size at = *in;
+    if (in->width < 1 || in->height < 1)
+        return clv__fail(msg, CLV_EINVAL, "frames of %dx%d: each side must be at least 1",
+                         in->width, in->height);
+    for (int i = 0; i < desc->count; i++) {
+        clv_size next;
+        int err = clv__filter_output_size(desc->item[i].filter, desc->item[i].values, i, &at,
+                                          &next, msg);
+        if (err)
+            return err;
+        at = next;
+    }
+    *out = at;
+    return 0;
+}
