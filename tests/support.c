@@ -122,16 +122,20 @@ int test_rig_open(test_rig *rig, clv_context *ctx, const char *chain_text, const
         err = clv_ref_chain_create(ref_desc, &rig->ref);
     clv_chain_desc_destroy(desc);
     clv_chain_desc_destroy(ref_desc);
+    /* The output is of the chain's size (scale, crop... change it). */
+    clv_size in = {w, h, 0, 1}, out = in;
+    if (!err)
+        err = clv_chain_output_size(rig->chain, &in, &out, msg);
     if (!err)
         err = clv_frame_create(ctx, w, h, &rig->src, msg);
     if (!err)
-        err = clv_frame_create(ctx, w, h, &rig->dst, msg);
+        err = clv_frame_create(ctx, out.width, out.height, &rig->dst, msg);
     if (!err)
         err = clv_image_alloc(&rig->in, w, h);
     if (!err)
-        err = clv_image_alloc(&rig->got, w, h);
+        err = clv_image_alloc(&rig->got, out.width, out.height);
     if (!err)
-        err = clv_image_alloc(&rig->want, w, h);
+        err = clv_image_alloc(&rig->want, out.width, out.height);
     return err;
 }
 
