@@ -56,7 +56,7 @@ fi
 # only through the registry table. A filter calls only core's leaves below
 # the registry, never the chain parser and runner or the stage; and the
 # leaves call only leaves.
-core_leaves="error color device frame fused param program"
+core_leaves="error color colors device expr frame fused geometry param program"
 api() { # HEADER: the functions it declares for the library's users
   grep -ho 'CLV_API[^(]*(' "../include/clvid/$1" | sed 's/.*[^a-z0-9_]\([a-z0-9_]*\)($/\1/'  | grep "^clv_"
 }
