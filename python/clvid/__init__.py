@@ -4,7 +4,7 @@ libclvid-pipeline (ctypes; NumPy is the only dependency).
 
     import cv2, clvid
     chain = clvid.Chain("median=radius=2,sharpen", order="bgr")
-    out = chain(cv2.imread("photo.jpg"))            # same shape, same dtype
+    out = chain(cv2.imread("photo.jpg"))            # same channels and dtype
 
 Threads: the library is called with the GIL released. A Chain holds one
 device context and may be shared between threads (calls on one Chain are
@@ -118,6 +118,11 @@ class _Frame(ctypes.Structure):
                 ("stride", ctypes.c_int)]
 
 
+class _Size(ctypes.Structure):
+    _fields_ = [("width", ctypes.c_int), ("height", ctypes.c_int), ("sar_num", ctypes.c_int),
+                ("sar_den", ctypes.c_int)]
+
+
 class _Param(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_int), ("default", ctypes.c_char_p),
                 ("min", ctypes.c_double), ("max", ctypes.c_double), ("choices", ctypes.c_char_p),
@@ -174,6 +179,10 @@ _chain_run = _declare(_engine, "clv_chain_run", _I, _P, ctypes.POINTER(_Frame),
                       ctypes.POINTER(_Frame), ctypes.c_uint64, _P, _P, _V)
 _chain_set_param = _declare(_engine, "clv_chain_set_param", _I, _P, _I, ctypes.c_char_p,
                             ctypes.c_char_p, _V)
+_chain_output_size = _declare(_engine, "clv_chain_output_size", _I, _P, ctypes.POINTER(_Size),
+                              ctypes.POINTER(_Size), _V)
+_desc_output_size = _declare(_engine, "clv_chain_desc_output_size", _I, _P,
+                             ctypes.POINTER(_Size), ctypes.POINTER(_Size), _V)
 _frame_create = _declare(_engine, "clv_frame_create", _I, _P, _I, _I, ctypes.POINTER(_Frame), _V)
 _frame_destroy = _declare(_engine, "clv_frame_destroy", None, ctypes.POINTER(_Frame))
 _frame_upload = _declare(_engine, "clv_frame_upload", _I, _P, ctypes.POINTER(_Frame),
@@ -287,7 +296,7 @@ def _engine_options(device: Optional[str], keep: list) -> _ContextOptions:
 
 # ---- Facts -------------------------------------------------------------------
 
-_TYPES = ("int", "real", "enum", "matrix")
+_TYPES = ("int", "real", "enum", "matrix", "expr", "color", "flags")
 
 
 def filters() -> List[Dict[str, Any]]:
@@ -451,7 +460,8 @@ class _Owner:
 
 class Chain(_Owner):
     """A chain of filters built once on a device and run on arrays:
-    chain(img) returns a new array of the same shape, exactly what
+    chain(img) returns a new array (of the chain's output size: scale, crop,
+    pad, transpose and rotate change it; the channels and dtype as given), exactly what
     `clvid transcode` gives for the same picture. order="bgr" takes and gives
     OpenCV's channel order. Alpha passes through unchanged.
 
@@ -585,20 +595,28 @@ class Chain(_Owner):
             order = self._order
         rgba, channels = _to_rgba(img, order, self._max_alloc, self._device)
         h, w = rgba.shape[:2]
-        out = np.empty((h, w, 4), np.uint8)
         msg = _Msg()
         with self._open():  # again: close() may have run while the array was converted
             if index is not None:
                 self._frame_index = index
-            if self._size != (w, h):
+            # The chain's output size for this picture (scale, crop... change
+            # it; a parameter set since may have too).
+            size_in, size_out = _Size(w, h, 0, 1), _Size()
+            err = _chain_output_size(self._chain, ctypes.byref(size_in), ctypes.byref(size_out),
+                                     ctypes.byref(msg))
+            if err:
+                _raise(err, msg)
+            ow, oh = size_out.width, size_out.height
+            out = np.empty((oh, ow, 4), np.uint8)
+            if self._size != (w, h, ow, oh):
                 _frame_destroy(ctypes.byref(self._src))
                 _frame_destroy(ctypes.byref(self._dst))
                 self._size = (0, 0)
-                for f in (self._src, self._dst):
-                    err = _frame_create(self._ctx, w, h, ctypes.byref(f), ctypes.byref(msg))
+                for f, (fw, fh) in ((self._src, (w, h)), (self._dst, (ow, oh))):
+                    err = _frame_create(self._ctx, fw, fh, ctypes.byref(f), ctypes.byref(msg))
                     if err:
                         _raise(err, msg)
-                self._size = (w, h)
+                self._size = (w, h, ow, oh)
             src_img, dst_img = _image(rgba), _image(out)
             err = _frame_upload(self._ctx, ctypes.byref(self._src), ctypes.byref(src_img))
             if not err:
@@ -658,7 +676,13 @@ def reference(text: Optional[str], img: np.ndarray, frame_index: int = 0,
     if err:
         raise Error("clvid: cannot set up the reference chain")
     try:
-        out = np.empty((rgba.shape[0], rgba.shape[1], 4), np.uint8)
+        msg = _Msg()
+        size_in, size_out = _Size(rgba.shape[1], rgba.shape[0], 0, 1), _Size()
+        err = _desc_output_size(desc.ptr, ctypes.byref(size_in), ctypes.byref(size_out),
+                                ctypes.byref(msg))
+        if err:
+            _raise(err, msg)
+        out = np.empty((size_out.height, size_out.width, 4), np.uint8)
         a, b = _image(rgba), _image(out)
         if _ref_run(ref, ctypes.byref(a), ctypes.byref(b), index):
             raise Error("clvid: out of memory in the reference chain")

@@ -453,6 +453,11 @@ static void set_video_look(clv_encoder *e, const clv_output_options *o, const cl
     e->enc->sample_aspect_ratio = in->sample_aspect;
     if (turned && e->enc->sample_aspect_ratio.num > 0)
         e->enc->sample_aspect_ratio = av_inv_q(e->enc->sample_aspect_ratio);
+    if (o->width > 0 && o->height > 0) { /* the filters' size and aspect */
+        e->enc->width = width = o->width;
+        e->enc->height = height = o->height;
+        e->enc->sample_aspect_ratio = o->sample_aspect;
+    }
     if (o->aspect.num > 0 && o->aspect.den > 0) /* -aspect: the display aspect wanted */
         e->enc->sample_aspect_ratio = av_mul_q(o->aspect, (AVRational){height, width});
     if (is_rgb_fmt(e->enc->pix_fmt)) {

@@ -217,6 +217,10 @@ typedef struct clv_output_options {
      * encoding: the output is that size, its aspect turned too, and the
      * input's display matrix is not copied. */
     int rotation, hflip;
+    /* The frames' size and sample aspect after the filters (scale, crop...),
+     * the rotation already in them; width 0: the input's, turned. */
+    int width, height;
+    AVRational sample_aspect;
     int no_audio;     /* -an: the input's audio streams are left out */
     int no_subtitles; /* -sn: its subtitle streams are left out */
     /* -c:a: NULL copies what the container takes and encodes the rest to its

@@ -65,7 +65,10 @@ static int open_stage(clv_reader *r, const clv_transcode_options *o, const clv_c
                             .slots = 3,
                             .rotation = o->no_autorotate ? 0 : in->rotation,
                             .hflip = o->no_autorotate ? 0 : in->hflip};
-    if ((err = clv_stage_create(r->ctx, &so, r->chain, &r->stage, msg)))
+    /* The chain is told the input's aspect (expressions reading sar, dar). */
+    clv_size up = clv_pipeline_upright(in, so.rotation), out;
+    if ((err = clv_chain_output_size(r->chain, &up, &out, msg)) ||
+        (err = clv_stage_create(r->ctx, &so, r->chain, &r->stage, msg)))
         return err;
     clv_stage_output_size(r->stage, &r->width, &r->height);
     return 0;

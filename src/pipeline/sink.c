@@ -96,6 +96,11 @@ int clv_sink_open(const clv_sink_options *o, clv_sink **out, clv_msg *msg)
     s->height = turned ? in->width : in->height;
     output.rotation = o->rotation;
     output.hflip = o->hflip;
+    if (o->width > 0 && o->height > 0) {
+        s->width = output.width = o->width;
+        s->height = output.height = o->height;
+        output.sample_aspect = o->sample_aspect;
+    }
     s->color = clv_feed_output_color(o->feed);
     int err = 0;
     if (o->mic) {

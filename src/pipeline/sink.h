@@ -14,6 +14,15 @@
  * borrowed). */
 clv_input_options clv_pipeline_input(const clv_transcode_options *o);
 clv_output_options clv_pipeline_output(const clv_transcode_options *o);
+/* The input's size and sample aspect turned by `rotation` (the chain's
+ * input). */
+clv_size clv_pipeline_upright(const clv_media_desc *in, int rotation);
+/* The size and sample aspect of the frames out of a stage: the input's
+ * turned by `rotation`, then through the filters of desc (scale keeps the
+ * display aspect through the sample aspect, as ffmpeg's does). On an error
+ * msg names the filter and the sizes. */
+int clv_pipeline_output_size(const clv_media_desc *in, int rotation, const clv_chain_desc *desc,
+                             clv_size *out, clv_msg *msg);
 
 typedef struct clv_sink clv_sink;
 
@@ -24,6 +33,10 @@ typedef struct clv_sink_options {
     int rgba;                    /* 1: the stage gives RGBA (the window's); 0: the encoder's
                                     own layout whenever the stage has it */
     int rotation, hflip;         /* the stage turns frames upright (clv_stage_options) */
+    /* The size of the stage's frames after the filters and their sample
+     * aspect (clv_chain_desc_output_size); width 0: the input's, turned. */
+    int width, height;
+    AVRational sample_aspect;
     const char *mic;             /* a microphone recorded too, or NULL */
     const char *mic_format;      /* its capture format, NULL: alsa */
     /* The video's clock (clv_decoder_clock_base) that the microphone's

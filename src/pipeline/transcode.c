@@ -191,9 +191,27 @@ typedef struct io_setup {
     clv_feed *feed;
     clv_sink *sink;
     int rotation, hflip;
+    const clv_chain_desc *desc; /* the filters: the output's size */
     clv_msg msg;
     int err;
 } io_setup;
+
+clv_size clv_pipeline_upright(const clv_media_desc *in, int rotation)
+{
+    int turned = rotation == 90 || rotation == 270;
+    AVRational sar = in->sample_aspect;
+    if (turned && sar.num > 0 && sar.den > 0)
+        sar = av_inv_q(sar);
+    return (clv_size){turned ? in->height : in->width, turned ? in->width : in->height, sar.num,
+                      sar.den};
+}
+
+int clv_pipeline_output_size(const clv_media_desc *in, int rotation, const clv_chain_desc *desc,
+                             clv_size *out, clv_msg *msg)
+{
+    clv_size up = clv_pipeline_upright(in, rotation);
+    return clv_chain_desc_output_size(desc, &up, out, msg);
+}
 
 /* The decoder describes the input once; the feed and the sink (with its
  * encoder) are set up from that description. */
@@ -214,11 +232,17 @@ static void *setup_io(void *arg)
         s->rotation = in->rotation;
         s->hflip = in->hflip;
     }
+    clv_size size;
+    if ((s->err = clv_pipeline_output_size(in, s->rotation, s->desc, &size, &s->msg)))
+        return NULL;
     clv_sink_options sink_opt = {.output = &s->out,
                                  .input = in,
                                  .feed = s->feed,
                                  .rotation = s->rotation,
                                  .hflip = s->hflip,
+                                 .width = size.width,
+                                 .height = size.height,
+                                 .sample_aspect = {size.sar_num, size.sar_den},
                                  .mic = o->mic,
                                  .mic_format = o->mic_format,
                                  .clock = s->dec};
@@ -232,7 +256,8 @@ static void *setup_io(void *arg)
 static int open_all(run *r, clv_msg *msg)
 {
     const clv_transcode_options *o = r->o;
-    io_setup io = {.o = o, .in = clv_pipeline_input(o), .out = clv_pipeline_output(o)};
+    io_setup io = {
+        .o = o, .in = clv_pipeline_input(o), .out = clv_pipeline_output(o), .desc = r->desc};
     pthread_t io_thread;
     int io_running = pthread_create(&io_thread, NULL, setup_io, &io) == 0;
     if (!io_running)
@@ -277,7 +302,12 @@ static int open_stage(run *r, clv_msg *msg)
                               .profiling = 1,
                               .rotation = r->rotation,
                               .hflip = r->hflip};
-    int err = clv_stage_create(r->ctx, &sopt, r->chain, &r->stage, msg);
+    /* The chain is told the input's aspect (expressions reading sar and
+     * dar), as the sink was sized by it. */
+    clv_size up = clv_pipeline_upright(r->in, r->rotation), out;
+    int err = clv_chain_output_size(r->chain, &up, &out, msg);
+    if (!err)
+        err = clv_stage_create(r->ctx, &sopt, r->chain, &r->stage, msg);
     if (!err)
         clv_device_faults_from_env(r->stage);
     return err;

@@ -19,8 +19,27 @@ const char *clv_player_chain_text(const clv_player *p, char *buf, size_t size)
     return buf;
 }
 
+double clv_player_output_aspect(clv_player *p, int w, int h)
+{
+    /* The chain's output aspect: the input's sample aspect through its
+     * filters (scale keeps the display aspect, transpose turns it). */
+    clv_size in = clv_pipeline_upright(p->in, p->rotation), out = {w, h, 0, 1};
+    if (p->active)
+        clv_chain_output_size(p->active, &in, &out, NULL);
+    double pixel = out.sar_num > 0 && out.sar_den > 0 ? (double)out.sar_num / out.sar_den : 1;
+    return (double)w / h * pixel;
+}
+
 void clv_player_activate(clv_player *p, clv_chain *chain, int preset, int vf_index)
 {
+    /* A chain that can't take this picture (a size it can't make) is
+     * refused with its reason; the one playing goes on. */
+    clv_size in = clv_pipeline_upright(p->in, p->rotation), out;
+    clv_msg m = {{0}};
+    if (chain && clv_chain_output_size(chain, &in, &out, &m)) {
+        clv_player_notice(p, "%s", m.text);
+        return;
+    }
     p->active = chain;
     p->preset = preset;
     p->vf_index = vf_index;
@@ -177,7 +196,9 @@ int clv_player_act(clv_player *p, const clv_binding *b, clv_msg *msg)
         break;
     case CLV_ACT_SCREENSHOT: {
         char path[64];
-        uint8_t *px = malloc((size_t)p->w * (size_t)p->h * 4);
+        int sw, sh;
+        clv_window_frame_size(p->win, &sw, &sh);
+        uint8_t *px = malloc((size_t)sw * (size_t)sh * 4);
         /* The next free number: a screenshot never replaces a file (one of
          * an earlier session, or the user's). */
         do
@@ -189,7 +210,7 @@ int clv_player_act(clv_player *p, const clv_binding *b, clv_msg *msg)
             break;
         }
         clv_window_frame_pixels(p->win, px);
-        if (clv_png_write(path, px, p->w, p->h, &m))
+        if (clv_png_write(path, px, sw, sh, &m))
             clv_player_notice(p, "%s", m.text);
         else
             clv_player_notice(p, "saved %s", path);

@@ -112,16 +112,22 @@ static void hud_refresh(clv_player *p)
     clv_device_shares_text(p->ctx, p->stage, shares, sizeof shares - 1);
     if (shares[0])
         strcat(shares, "\n");
+    /* in -> out when the chain changes the size */
+    char size[64];
+    if (p->out_w > 0 && (p->out_w != p->w || p->out_h != p->h))
+        snprintf(size, sizeof size, "%dx%d -> %dx%d", p->w, p->h, p->out_w, p->out_h);
+    else
+        snprintf(size, sizeof size, "%dx%d", p->w, p->h);
     snprintf(p->hud_text, sizeof p->hud_text,
              "%s  %s\n"
-             "%s  %dx%d  %.2f fps  %s %s %s\n"
+             "%s  %s  %.2f fps  %s %s %s\n"
              "%s on %s\n"
              "%s"
              "shown %.1f fps   pipeline %.0f fps   dropped %lld   latency %.0f ms%s\n"
              "ms/frame  decode %.2f  upload %.2f  kernels %.2f  download %.2f  present %.2f\n"
              "%s"
              "%s / %s  frame %lld%s%s%s%s   i: HUD  h: keys",
-             which, clv_player_chain_text(p, chain, sizeof chain), p->path, p->w, p->h, p->fps,
+             which, clv_player_chain_text(p, chain, sizeof chain), p->path, size, p->fps,
              av_get_pix_fmt_name(p->in->pix_fmt), clv_matrix_name(col.matrix),
              col.full_range ? "full" : "limited", p->devices, clv_window_renderer(p->win), shares,
              p->shown_fps, p->pipeline_fps,
@@ -182,7 +188,8 @@ void clv_player_write_stats(clv_player *p)
             "ms_decode=%.3f\nms_upload=%.3f\nms_kernels=%.3f\nms_download=%.3f\n"
             "ms_present=%.3f\nelapsed=%.3f\nlatency_ms=%.1f\nstale_dropped=%lld\n"
             "max_queued=%d\nrecorded=%lld\nmic_packets=%lld\nkernel_reloads=%llu\n"
-            "kernel_error=%d\ndevice_shares=%s\ndevice_frames=%s\nfirst_frame_s=%.3f\n",
+            "kernel_error=%d\ndevice_shares=%s\ndevice_frames=%s\nfirst_frame_s=%.3f\n"
+            "out_width=%d\nout_height=%d\nrecord_skipped=%d\n",
             (long long)p->presented, (long long)p->dropped,
             (long long)llround(p->last_pts * p->fps), p->last_pts,
             (clv_chain_format(clv_chain_get_desc(p->active), chain, sizeof chain), chain),
@@ -195,6 +202,7 @@ void clv_player_write_stats(clv_player *p)
             clv_decoder_max_queued(p->dec), (long long)p->recorded, (long long)p->mic_packets,
             (unsigned long long)clv_reload_count(p->reload),
             clv_reload_error(p->reload, p->active) != NULL, shares, frames,
-            p->first_shown_at > 0 ? p->first_shown_at - p->entered_at : -1.0);
+            p->first_shown_at > 0 ? p->first_shown_at - p->entered_at : -1.0, p->out_w, p->out_h,
+            p->rec_skipped);
     fclose(f);
 }

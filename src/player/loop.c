@@ -250,8 +250,24 @@ static int show(clv_player *p, clv_msg *msg)
         return err;
     }
     double begin = clv_io_seconds();
-    clv_window_set_frame(p->win, filtered, original);
-    if (p->sink && (err = record(p, filtered, p->ring_pts[p->taken % CLV_PLAYER_RING], msg))) {
+    int w, h;
+    clv_stage_output_size(p->stage, &w, &h);
+    if (w != p->out_w || h != p->out_h)
+        p->hud_dirty = 1;
+    p->out_w = w;
+    p->out_h = h;
+    clv_window_set_frame(p->win, filtered, w, h, clv_player_output_aspect(p, w, h), original);
+    /* A recording keeps the size it started with: a chain of another size
+     * is shown, not recorded (the HUD says how many frames were left out). */
+    int recordable = w == p->rec_w && h == p->rec_h;
+    if (p->sink && !recordable && p->rec_skipped++ == 0) {
+        char line[128];
+        snprintf(line, sizeof line, "not recording %dx%d frames: the recording is %dx%d", w, h,
+                 p->rec_w, p->rec_h);
+        clv_player_notice(p, "%s", line);
+    }
+    if (p->sink && recordable &&
+        (err = record(p, filtered, p->ring_pts[p->taken % CLV_PLAYER_RING], msg))) {
         clv_stage_release(p->stage);
         if (original)
             clv_stage_release(p->orig_stage);

@@ -31,12 +31,23 @@ clv_stage_options clv_player_window_stage(const clv_player *p, int profiling)
 static int record_open(clv_player *p, clv_msg *msg)
 {
     clv_output_options out = clv_pipeline_output(&p->a.io);
+    /* At the first chain's size: it stays that size (frames of another
+     * chain's size are shown, not recorded). */
+    clv_size up = clv_pipeline_upright(p->in, p->rotation), size = up;
+    int err = p->active ? clv_chain_output_size(p->active, &up, &size, msg) : 0;
+    if (err)
+        return err;
+    p->rec_w = size.width;
+    p->rec_h = size.height;
     clv_sink_options so = {.output = &out,
                            .input = p->in,
                            .feed = p->feed,
                            .rgba = 1,
                            .rotation = p->rotation,
                            .hflip = p->hflip,
+                           .width = size.width,
+                           .height = size.height,
+                           .sample_aspect = {size.sar_num, size.sar_den},
                            .mic = p->a.io.mic,
                            .mic_format = p->a.io.mic_format,
                            .clock = p->dec};

@@ -42,7 +42,10 @@ struct clv_player {
     clv_sound *snd;
     clv_audio *audio;
     int audio_stream;
-    int w, h;            /* the picture shown: upright */
+    int w, h;            /* the picture as decoded, upright (the chain's input) */
+    int out_w, out_h;    /* the last frame shown: after the chain */
+    int rec_w, rec_h;    /* the recording's size (its first chain's output) */
+    int rec_skipped;     /* frames not recorded: of another size than the recording */
     int src_w, src_h;    /* as decoded */
     int rotation, hflip; /* how the stage turns it upright */
     double fps, duration;
@@ -130,6 +133,8 @@ const clv_binding *clv_player_replay_next(clv_player *p);
  * needed could not be built (a preset's chain, the compare view's stage). */
 int clv_player_act(clv_player *p, const clv_binding *b, clv_msg *msg);
 /* Makes chain the one the stage runs (preset 1-9, or 0 and the -vf index). */
+/* The display aspect of the active chain's w x h frames. */
+double clv_player_output_aspect(clv_player *p, int w, int h);
 void clv_player_activate(clv_player *p, clv_chain *chain, int preset, int vf_index);
 /* Preset n (1-9), built the first time it is asked for; *out is the
  * player's. */

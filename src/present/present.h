@@ -27,12 +27,17 @@ int clv_window_open(const clv_window_options *options, int src_w, int src_h, dou
                     clv_window **out, clv_msg *msg);
 void clv_window_close(clv_window *win);
 
-/* Copies frames (RGBA8, src_w x src_h, rows src_w * 4 bytes) into the
- * picture's textures; original may be NULL (the compare view's left side
- * keeps what it had). */
-void clv_window_set_frame(clv_window *win, const uint8_t *filtered, const uint8_t *original);
+/* The frame to show (rows of width * 4 bytes): filtered (RGBA, w x h, shown at the display aspect
+ * `aspect`, which may differ from frame to frame when a chain changes the
+ * size) and, for the compare view, original (RGBA of the size the window
+ * was opened with, fitted into the same box; NULL: none). */
+void clv_window_set_frame(clv_window *win, const uint8_t *filtered, int w, int h, double aspect,
+                          const uint8_t *original);
+/* The size of the filtered frame shown (clv_window_frame_pixels's). */
+void clv_window_frame_size(const clv_window *win, int *w, int *h);
 
-/* Reads the filtered frame last set back into out (src_w * src_h * 4). */
+/* Reads the filtered frame last set back into out (clv_window_frame_size's
+ * width * height * 4 bytes). */
 void clv_window_frame_pixels(clv_window *win, uint8_t *out);
 
 typedef struct clv_view {

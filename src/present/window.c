@@ -27,8 +27,10 @@ typedef struct text_layer {
 struct clv_window {
     SDL_Window *window;
     SDL_GLContext gl;
-    int src_w, src_h;
-    double aspect;
+    int src_w, src_h; /* the filtered frame's size */
+    double aspect;    /* its display aspect: the picture's box */
+    int orig_w, orig_h;
+    double orig_aspect; /* the original's (the compare view fits it into the box) */
     GLuint vao, vbo;
     GLuint present, compare, hud; /* programs */
     GLuint filtered, original;
@@ -200,9 +202,9 @@ int clv_window_open(const clv_window_options *o, int src_w, int src_h, double as
     clv_window *win = calloc(1, sizeof *win);
     if (!win)
         return snprintf(msg->text, sizeof msg->text, "out of memory"), CLV_ENOMEM;
-    win->src_w = src_w;
-    win->src_h = src_h;
-    win->aspect = aspect > 0 ? aspect : (double)src_w / src_h;
+    win->src_w = win->orig_w = src_w;
+    win->src_h = win->orig_h = src_h;
+    win->aspect = win->orig_aspect = aspect > 0 ? aspect : (double)src_w / src_h;
 
     int w = o->width, h = o->height;
     if (w <= 0 || h <= 0) {
@@ -317,17 +319,30 @@ void clv_window_close(clv_window *win)
     SDL_QuitSubSystem(SDL_INIT_VIDEO);
 }
 
-void clv_window_set_frame(clv_window *win, const uint8_t *filtered, const uint8_t *original)
+void clv_window_set_frame(clv_window *win, const uint8_t *filtered, int w, int h, double aspect,
+                          const uint8_t *original)
 {
     glBindTexture(GL_TEXTURE_2D, win->filtered);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, win->src_w, win->src_h, GL_RGBA, GL_UNSIGNED_BYTE,
-                    filtered);
+    if (w != win->src_w || h != win->src_h) { /* a chain changed the size */
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, filtered);
+        win->src_w = w;
+        win->src_h = h;
+    } else {
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, filtered);
+    }
+    win->aspect = aspect > 0 ? aspect : (double)w / h;
     if (original) {
         glBindTexture(GL_TEXTURE_2D, win->original);
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, win->src_w, win->src_h, GL_RGBA, GL_UNSIGNED_BYTE,
-                        original);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, win->orig_w, win->orig_h, GL_RGBA,
+                        GL_UNSIGNED_BYTE, original);
         win->have_original = 1;
     }
+}
+
+void clv_window_frame_size(const clv_window *win, int *w, int *h)
+{
+    *w = win->src_w;
+    *h = win->src_h;
 }
 
 /* The letterboxed picture in drawable pixels, whole pixels so that a
@@ -445,10 +460,11 @@ int clv_window_draw(clv_window *win, const clv_view *view, uint8_t **capture, in
     glUniform2f(glGetUniformLocation(prog, "window_size"), (float)dw, (float)dh);
     /* Shown 1:1, texels map to pixels exactly: nearest is exact and cheaper. */
     GLint filter = pw == win->src_w && ph == win->src_h ? GL_NEAREST : GL_LINEAR;
+    GLint orig_filter = pw == win->orig_w && ph == win->orig_h ? GL_NEAREST : GL_LINEAR;
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_2D, win->original);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, orig_filter);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, orig_filter);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, win->filtered);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
@@ -459,6 +475,11 @@ int clv_window_draw(clv_window *win, const clv_view *view, uint8_t **capture, in
         glUniform1f(glGetUniformLocation(prog, "divider"), (float)view->divider);
         glUniform1f(glGetUniformLocation(prog, "divider_px"),
                     (float)(pixel_scale(win) / (pw > 0 ? pw : 1)));
+        /* The original fitted into the filtered picture's box, centred:
+         * its texture coordinates scaled about the middle. */
+        double k = win->orig_aspect / win->aspect;
+        glUniform2f(glGetUniformLocation(prog, "orig_scale"), k >= 1 ? 1.0f : (float)(1 / k),
+                    k >= 1 ? (float)k : 1.0f);
     }
     quad(win, px, py, pw, ph);
 
