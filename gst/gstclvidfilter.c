@@ -2,8 +2,11 @@
  * (plugin libgstclvid.so): RGBA, BGRA, RGBx, BGRx, I420 and NV12 frames of
  * any size go through the engine's GPU stage (YUV converted on the device
  * with the caps' colorimetry, as in transcode) and come out in the same
- * format. `chain` may change while PLAYING: the next buffer uses the new
- * chain (the device's built programs are kept). A bad chain stops the
+ * format, at the chain's output size (scale, crop, pad, transpose and
+ * rotate change it; the caps say so, pixel aspect included). `chain` may
+ * change while PLAYING: the next buffer uses the new chain (the device's
+ * built programs are kept); one of another output size renegotiates the
+ * source caps after the buffers in flight went out. A bad chain stops the
  * element from starting (an error), but once it runs a bad chain is a
  * warning and the chain in use stays: a live pipeline keeps going. Uses the
  * installed engine API only (include/clvid/clvid.h). */
@@ -47,7 +50,8 @@ struct _GstClvidFilter {
     clv_chain *chain;
     clv_stage *stage;
     clv_pixfmt format;
-    int width, height;
+    int width, height;         /* the input caps' */
+    int out_width, out_height; /* the output caps' (the chain's size of the input's) */
     guint64 frames;
     clv_stage_times mark; /* for kernel_ms */
     char cache_dir[1024];
@@ -242,6 +246,7 @@ static gboolean start(GstBaseTransform *trans)
 }
 
 static void discard(GstClvidFilter *self);
+static GstFlowReturn drain(GstClvidFilter *self);
 
 static gboolean stop(GstBaseTransform *trans)
 {
@@ -294,6 +299,77 @@ static clv_color color_of(const GstVideoInfo *info)
     return c;
 }
 
+/* The chain whose sizes the caps follow: the one in use once running, the
+ * property's before (parsed; NULL when it does not parse). */
+static clv_chain_desc *caps_chain(GstClvidFilter *self)
+{
+    g_mutex_lock(&self->lock);
+    gchar *text = g_strdup(self->used_text ? self->used_text : self->chain_text);
+    g_mutex_unlock(&self->lock);
+    clv_chain_desc *desc = NULL;
+    if (clv_chain_parse(text ? text : "", &desc, NULL))
+        desc = NULL;
+    g_free(text);
+    return desc;
+}
+
+/* 1 when the chain keeps every size (no scale, crop...): then the caps
+ * pass through both ways as before. */
+static int keeps_size(const clv_chain_desc *desc)
+{
+    static const int probe[][2] = {{640, 480}, {17, 9}};
+    for (int i = 0; i < 2; i++) {
+        clv_size in = {probe[i][0], probe[i][1], 1, 1}, out;
+        if (clv_chain_desc_output_size(desc, &in, &out, NULL) || out.width != in.width ||
+            out.height != in.height || out.sar_num * in.sar_den != in.sar_num * out.sar_den)
+            return 0;
+    }
+    return 1;
+}
+
+/* Sink caps to source caps: each fixed size through the chain (its pixel
+ * aspect too); source caps to sink caps: any size, as the chain's sizes
+ * are not inverted (a fixed input size meets the source's caps in
+ * fixation). */
+static GstCaps *transform_caps(GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps,
+                               GstCaps *filter)
+{
+    GstClvidFilter *self = GST_CLVID_FILTER(trans);
+    clv_chain_desc *desc = caps_chain(self);
+    int same = desc && keeps_size(desc);
+    GstCaps *out = gst_caps_new_empty();
+    for (guint i = 0; i < gst_caps_get_size(caps); i++) {
+        GstStructure *o = gst_structure_copy(gst_caps_get_structure(caps, i));
+        int w, h, n = 1, d = 1;
+        if (!same && direction == GST_PAD_SINK && gst_structure_get_int(o, "width", &w) &&
+            gst_structure_get_int(o, "height", &h)) {
+            int par = gst_structure_get_fraction(o, "pixel-aspect-ratio", &n, &d);
+            clv_size in = {w, h, n, d}, size;
+            if (!desc || clv_chain_desc_output_size(desc, &in, &size, NULL)) {
+                gst_structure_free(o); /* the chain can't take this size */
+                continue;
+            }
+            gst_structure_set(o, "width", G_TYPE_INT, size.width, "height", G_TYPE_INT,
+                              size.height, NULL);
+            if (par && size.sar_num > 0 && size.sar_den > 0)
+                gst_structure_set(o, "pixel-aspect-ratio", GST_TYPE_FRACTION, size.sar_num,
+                                  size.sar_den, NULL);
+        } else if (!same) {
+            gst_structure_set(o, "width", GST_TYPE_INT_RANGE, 1, 16384, "height",
+                              GST_TYPE_INT_RANGE, 1, 16384, NULL);
+            gst_structure_remove_field(o, "pixel-aspect-ratio");
+        }
+        out = gst_caps_merge_structure(out, o);
+    }
+    clv_chain_desc_destroy(desc);
+    if (filter) {
+        GstCaps *both = gst_caps_intersect_full(filter, out, GST_CAPS_INTERSECT_FIRST);
+        gst_caps_unref(out);
+        out = both;
+    }
+    return out;
+}
+
 static gboolean set_info(GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *in_info,
                          GstCaps *outcaps, GstVideoInfo *out_info)
 {
@@ -306,12 +382,33 @@ static gboolean set_info(GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *
         GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("clvidfilter: unsupported format"), (NULL));
         return FALSE;
     }
-    discard(self); /* drained by the caps event before this */
+    discard(self); /* drained by the caps event (or the chain change) before this */
     clv_stage_destroy(self->stage);
     self->stage = NULL;
     self->format = f;
     self->width = GST_VIDEO_INFO_WIDTH(in_info);
     self->height = GST_VIDEO_INFO_HEIGHT(in_info);
+    self->out_width = GST_VIDEO_INFO_WIDTH(out_info);
+    self->out_height = GST_VIDEO_INFO_HEIGHT(out_info);
+    /* The chain must make the output caps' size of the input's. */
+    clv_size in_size = {self->width, self->height, GST_VIDEO_INFO_PAR_N(in_info),
+                        GST_VIDEO_INFO_PAR_D(in_info)},
+             out_size;
+    clv_msg size_msg = {{0}};
+    if (self->chain && clv_chain_output_size(self->chain, &in_size, &out_size, &size_msg)) {
+        GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("clvidfilter: %s", size_msg.text), (NULL));
+        return FALSE;
+    }
+    if (self->chain &&
+        (out_size.width != self->out_width || out_size.height != self->out_height)) {
+        GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                          ("clvidfilter: the chain makes %dx%d of %dx%d, the output caps are "
+                           "%dx%d",
+                           out_size.width, out_size.height, self->width, self->height,
+                           self->out_width, self->out_height),
+                          (NULL));
+        return FALSE;
+    }
     clv_color color = color_of(in_info);
     clv_stage_options so = {.struct_size = sizeof(clv_stage_options),
                             .width = self->width,
@@ -380,6 +477,33 @@ static void update_chain(GstClvidFilter *self)
     }
     GST_INFO_OBJECT(self, "chain '%s'", text);
     set_rate(self, chain);
+    const GstVideoInfo *info = &GST_VIDEO_FILTER(self)->in_info;
+    clv_size in = {self->width, self->height, GST_VIDEO_INFO_PAR_N(info),
+                   GST_VIDEO_INFO_PAR_D(info)},
+             size;
+    if (clv_chain_output_size(chain, &in, &size, &msg)) {
+        /* It can't take this stream's size: refused as a bad chain is. */
+        clv_chain_destroy(chain);
+        g_mutex_lock(&self->lock);
+        gchar *used = g_strdup(self->used_text);
+        gboolean revert = !self->chain_changed && !g_strcmp0(self->chain_text, text);
+        if (revert) {
+            g_free(self->chain_text);
+            self->chain_text = g_strdup(used);
+        }
+        g_mutex_unlock(&self->lock);
+        GST_ELEMENT_WARNING(self, LIBRARY, SETTINGS, ("clvidfilter chain: %s", msg.text),
+                            ("chain '%s' refused; '%s' stays", text, used));
+        if (revert)
+            g_object_notify(G_OBJECT(self), "chain");
+        g_free(used);
+        g_free(text);
+        return;
+    }
+    int resized = size.width != self->out_width || size.height != self->out_height;
+    /* Another size: the buffers in flight go out at the old one first. */
+    if (resized)
+        drain(self);
     /* clv_chain_destroy waits for the queue: frames still in flight with the
      * old chain finish before it goes. */
     clv_stage_set_chain(self->stage, chain);
@@ -389,6 +513,16 @@ static void update_chain(GstClvidFilter *self)
     g_free(self->used_text);
     self->used_text = text;
     g_mutex_unlock(&self->lock);
+    if (resized) {
+        /* New source caps of the new size; set_info makes the stage again. */
+        GST_INFO_OBJECT(self, "chain makes %dx%d: renegotiating", size.width, size.height);
+        gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
+        if (!gst_base_transform_reconfigure(GST_BASE_TRANSFORM(self)))
+            GST_ELEMENT_WARNING(self, CORE, NEGOTIATION,
+                                ("clvidfilter: downstream refuses %dx%d frames", size.width,
+                                 size.height),
+                                (NULL));
+    }
 }
 
 /* Bytes of row r of plane p in the engine's packed layout, and rows. */
@@ -419,10 +553,13 @@ static int plane_count(clv_pixfmt f)
  * packed layout. */
 static void copy_frame(GstClvidFilter *self, GstVideoFrame *frame, uint8_t *packed, int to_packed)
 {
+    /* In: the input's size; out: the chain's output size. */
+    int w = to_packed ? self->width : self->out_width;
+    int h = to_packed ? self->height : self->out_height;
     for (int p = 0; p < plane_count(self->format); p++) {
         size_t row;
         int rows;
-        plane_shape(self->format, self->width, self->height, p, &row, &rows);
+        plane_shape(self->format, w, h, p, &row, &rows);
         uint8_t *data = GST_VIDEO_FRAME_PLANE_DATA(frame, p);
         int stride = GST_VIDEO_FRAME_PLANE_STRIDE(frame, p);
         for (int y = 0; y < rows; y++, packed += row) {
@@ -684,6 +821,7 @@ static void gst_clvid_filter_class_init(GstClvidFilterClass *klass)
     trans->generate_output = generate_output;
     trans->sink_event = sink_event;
     trans->query = query;
+    trans->transform_caps = transform_caps;
     video->set_info = set_info;
     video->transform_frame = transform_frame;
 }

@@ -47,6 +47,8 @@ extern int test_failures;
     X(stage_formats, "core")                                                                       \
     X(stage_roundtrip, "core")                                                                     \
     X(stage_switch_chain, "core")                                                                  \
+    X(stage_resize, "core")                                                                        \
+    X(stage_bad_size, "core")                                                                      \
     X(stage_orientation, "core")                                                                   \
     X(stage_devices, "core devices")                                                               \
     X(stage_blocks, "core")                                                                        \

@@ -18,14 +18,14 @@ static void fill_bytes(uint8_t *p, size_t n, uint32_t seed)
 }
 
 /* The reference of the stage: convert in, run the chain, convert out. */
-static int reference(clv_pixfmt in_f, clv_color in_c, clv_pixfmt out_f, clv_color out_c,
-                     clv_ref_chain *ref, const uint8_t *in, int w, int h, uint64_t frame,
-                     uint8_t *out)
+static int reference_sized(clv_pixfmt in_f, clv_color in_c, clv_pixfmt out_f, clv_color out_c,
+                           clv_ref_chain *ref, const uint8_t *in, int w, int h, int ow, int oh,
+                           uint64_t frame, uint8_t *out)
 {
     clv_image a = {0}, b = {0};
     int err = clv_image_alloc(&a, w, h);
     if (!err)
-        err = clv_image_alloc(&b, w, h);
+        err = clv_image_alloc(&b, ow, oh);
     if (!err)
         err = clv_ref_to_rgba(in_f, in_c, in, &a);
     if (!err)
@@ -35,6 +35,14 @@ static int reference(clv_pixfmt in_f, clv_color in_c, clv_pixfmt out_f, clv_colo
     clv_image_free(&a);
     clv_image_free(&b);
     return err;
+}
+
+/* The same for a chain that keeps the size. */
+static int reference(clv_pixfmt in_f, clv_color in_c, clv_pixfmt out_f, clv_color out_c,
+                     clv_ref_chain *ref, const uint8_t *in, int w, int h, uint64_t frame,
+                     uint8_t *out)
+{
+    return reference_sized(in_f, in_c, out_f, out_c, ref, in, w, h, w, h, frame, out);
 }
 
 /* What run_case's 4:2:0 frames show: noise (0), a low-contrast gradient
@@ -1017,5 +1025,186 @@ int test_stage_fused(void)
         filter_timing = 1;
         clv_context_destroy(ctx);
     }
+    return 0;
+}
+
+/* Chains that change the size, switched while frames are in flight, and a
+ * parameter that changes it: every frame comes out at its own chain's size
+ * (clv_stage_output_size says which while it is held), equal to its
+ * reference, in each layout and both work shapes. */
+int test_stage_resize(void)
+{
+    static const char *texts[] = {"crop=iw-5:ih-3:2:1", "", "pad=iw+7:ih+3:5:1:0x336699",
+                                  "transpose=clock,median", "crop=5:3:0:0,pad=17:9:6:3:red"};
+    static const clv_pixfmt formats[] = {CLV_PIX_YUV420P, CLV_PIX_RGBA, CLV_PIX_NV12};
+    enum { N = 5, W = 37, H = 21, FRAMES = 16 };
+    for (int shape = 1; shape <= 2; shape++)
+        for (int fi = 0; fi < 3; fi++) {
+            clv_pixfmt f = formats[fi];
+            clv_context *ctx = test_context(shape);
+            if (!ctx)
+                return 1;
+            clv_msg msg = {{0}};
+            clv_chain *chains[N] = {0};
+            clv_ref_chain *refs[N] = {0};
+            clv_size sizes[N];
+            clv_stage *stage = NULL;
+            size_t in_size = clv_pixfmt_size(f, W, H), max_out = clv_pixfmt_size(f, 64, 64);
+            uint8_t *inputs = malloc(in_size * FRAMES), *want = malloc(max_out);
+            clv_color c = {CLV_MATRIX_BT601, 0};
+            clv_stage_options opt = {.struct_size = sizeof(clv_stage_options),
+                                     .width = W,
+                                     .height = H,
+                                     .in_format = f,
+                                     .out_format = f,
+                                     .in_color = c,
+                                     .out_color = c,
+                                     .slots = 3};
+            for (int i = 0; i < N; i++) {
+                clv_chain_desc *desc = NULL;
+                clv_size in = {W, H, 0, 1};
+                if (clv_chain_parse(texts[i], &desc, &msg) ||
+                    clv_chain_create(ctx, desc, &chains[i], &msg) ||
+                    clv_ref_chain_create(desc, &refs[i]) ||
+                    clv_chain_output_size(chains[i], &in, &sizes[i], &msg)) {
+                    CHECK(0, "setup '%s': %s", texts[i], msg.text);
+                    clv_chain_desc_destroy(desc);
+                    goto done;
+                }
+                clv_chain_desc_destroy(desc);
+            }
+            if (!inputs || !want || clv_stage_create(ctx, &opt, chains[0], &stage, &msg)) {
+                CHECK(0, "stage: %s", msg.text);
+                goto done;
+            }
+            int used[FRAMES], submitted = 0, taken = 0;
+            while (taken < FRAMES) {
+                uint8_t *slot;
+                /* A new chain every third frame; the stage takes it once
+                 * the frames of the old size are out (input NULL till then). */
+                if (submitted < FRAMES && submitted % 3 == 0 &&
+                    (submitted == 0 || used[submitted - 1] != (submitted / 3) % N))
+                    clv_stage_set_chain(stage, chains[(submitted / 3) % N]);
+                while (submitted < FRAMES && (slot = clv_stage_input(stage))) {
+                    used[submitted] = (submitted / 3) % N;
+                    fill_bytes(inputs + in_size * (size_t)submitted, in_size,
+                               (uint32_t)submitted + 5);
+                    memcpy(slot, inputs + in_size * (size_t)submitted, in_size);
+                    if (clv_stage_submit(stage, (uint64_t)submitted, &msg)) {
+                        CHECK(0, "submit: %s", msg.text);
+                        goto done;
+                    }
+                    submitted++;
+                    if (submitted % 3 == 0)
+                        break; /* the next one may take another chain */
+                }
+                if (!clv_stage_pending(stage))
+                    continue;
+                const uint8_t *got;
+                uint64_t index;
+                if (clv_stage_output(stage, &got, &index, &msg)) {
+                    CHECK(0, "output: %s", msg.text);
+                    goto done;
+                }
+                const clv_size *sz = &sizes[used[taken]];
+                int gw, gh;
+                clv_stage_output_size(stage, &gw, &gh);
+                CHECK(gw == sz->width && gh == sz->height,
+                      "%s frame %d ('%s'): the stage says %dx%d, the chain makes %dx%d",
+                      clv_pixfmt_name(f), taken, texts[used[taken]], gw, gh, sz->width,
+                      sz->height);
+                reference_sized(f, c, f, c, refs[used[taken]], inputs + in_size * (size_t)taken,
+                                W, H, sz->width, sz->height, index, want);
+                CHECK(!memcmp(got, want, clv_pixfmt_size(f, sz->width, sz->height)),
+                      "%s frame %d ('%s', %dx%d, %s shape) differs from its chain's reference",
+                      clv_pixfmt_name(f), taken, texts[used[taken]], sz->width, sz->height,
+                      shape == 1 ? "row" : "gpu");
+                clv_stage_release(stage);
+                taken++;
+            }
+            /* A parameter that changes the size: the next frame has it. */
+            clv_stage_set_chain(stage, chains[0]);
+            if (clv_chain_set_param(chains[0], 0, "w", "iw-11", &msg)) {
+                CHECK(0, "set_param: %s", msg.text);
+                goto done;
+            }
+            uint8_t *slot = clv_stage_input(stage);
+            const uint8_t *got;
+            uint64_t index;
+            int gw = 0, gh = 0;
+            CHECK(slot != NULL, "no input after a parameter changed the size");
+            if (slot) {
+                memcpy(slot, inputs, in_size);
+                if (clv_stage_submit(stage, 99, &msg) ||
+                    clv_stage_output(stage, &got, &index, &msg))
+                    CHECK(0, "after set_param: %s", msg.text);
+                else {
+                    clv_stage_output_size(stage, &gw, &gh);
+                    CHECK(gw == W - 11 && gh == H - 3, "after set_param the frame is %dx%d", gw,
+                          gh);
+                    clv_stage_release(stage);
+                }
+            }
+        done:
+            clv_stage_destroy(stage);
+            for (int i = 0; i < N; i++) {
+                clv_chain_destroy(chains[i]);
+                clv_ref_chain_destroy(refs[i]);
+            }
+            free(inputs);
+            free(want);
+            clv_context_destroy(ctx);
+        }
+    return 0;
+}
+
+/* A chain that can't make the stage's size is refused by
+ * clv_stage_use_chain (the stage keeps its chain) and by the first submit
+ * after clv_stage_set_chain, with the filter and the sizes named. */
+int test_stage_bad_size(void)
+{
+    clv_context *ctx = test_context(0);
+    if (!ctx)
+        return 1;
+    clv_msg msg = {{0}};
+    clv_chain_desc *desc = NULL;
+    clv_chain *bad = NULL;
+    clv_stage *stage = NULL;
+    clv_color c = {CLV_MATRIX_BT601, 0};
+    clv_stage_options opt = {.struct_size = sizeof(clv_stage_options),
+                             .width = 16,
+                             .height = 8,
+                             .in_format = CLV_PIX_RGBA,
+                             .out_format = CLV_PIX_RGBA,
+                             .in_color = c,
+                             .out_color = c,
+                             .slots = 2};
+    if (clv_chain_parse("median,crop=w=iw+1", &desc, &msg) ||
+        clv_chain_create(ctx, desc, &bad, &msg) ||
+        clv_stage_create(ctx, &opt, NULL, &stage, &msg)) {
+        CHECK(0, "setup: %s", msg.text);
+        goto done;
+    }
+    CHECK(clv_stage_use_chain(stage, bad, &msg) != 0, "a crop larger than the frame was taken");
+    CHECK(strstr(msg.text, "crop") && strstr(msg.text, "#2") && strstr(msg.text, "16x8"),
+          "the message names the filter, its place and the size: %s", msg.text);
+    clv_stage_set_chain(stage, bad);
+    uint8_t *slot = clv_stage_input(stage);
+    CHECK(slot != NULL, "no input");
+    memset(&msg, 0, sizeof msg);
+    if (slot)
+        CHECK(clv_stage_submit(stage, 0, &msg) != 0 && strstr(msg.text, "crop"),
+              "the submit after a bad chain: '%s'", msg.text);
+    clv_stage_set_chain(stage, NULL); /* and the stage goes on */
+    slot = clv_stage_input(stage);
+    const uint8_t *got;
+    uint64_t index;
+    CHECK(slot && !clv_stage_submit(stage, 1, &msg) && !clv_stage_output(stage, &got, &index, &msg),
+          "the stage after the bad chain: %s", msg.text);
+done:
+    clv_stage_destroy(stage);
+    clv_chain_destroy(bad);
+    clv_chain_desc_destroy(desc);
+    clv_context_destroy(ctx);
     return 0;
 }

@@ -83,9 +83,13 @@ static uint8_t *expected(const char *chain, const uint8_t *in, const GstVideoInf
     clv_msg msg = {{0}};
     clv_ref_chain *ref = NULL;
     clv_image a = {0}, b = {0};
-    uint8_t *out = malloc(clv_pixfmt_size(f, w, h));
-    int bad = !out || clv_chain_parse(chain, &desc, &msg) || clv_ref_chain_create(desc, &ref) ||
-              clv_image_alloc(&a, w, h) || clv_image_alloc(&b, w, h);
+    /* At the chain's output size (scale, crop... change it). */
+    clv_size in_size = {w, h, 1, 1}, out_size = in_size;
+    int bad = clv_chain_parse(chain, &desc, &msg) ||
+              clv_chain_desc_output_size(desc, &in_size, &out_size, &msg);
+    uint8_t *out = bad ? NULL : malloc(clv_pixfmt_size(f, out_size.width, out_size.height));
+    bad = bad || !out || clv_ref_chain_create(desc, &ref) || clv_image_alloc(&a, w, h) ||
+          clv_image_alloc(&b, out_size.width, out_size.height);
     clv_chain_desc_destroy(desc);
     if (bad) {
         free(out);
@@ -172,6 +176,23 @@ static uint8_t *next_output(run *r)
     if (!sample)
         return NULL;
     uint8_t *out = pack(gst_sample_get_buffer(sample), &r->info);
+    gst_sample_unref(sample);
+    return out;
+}
+
+/* The next output buffer packed with its caps' size (*w x *h), or NULL at
+ * the end of the stream. */
+static uint8_t *next_sized(run *r, int *w, int *h)
+{
+    GstSample *sample = NULL;
+    g_signal_emit_by_name(r->sink, "try-pull-sample", (GstClockTime)(20 * GST_SECOND), &sample);
+    if (!sample)
+        return NULL;
+    GstVideoInfo info;
+    gst_video_info_from_caps(&info, gst_sample_get_caps(sample));
+    *w = GST_VIDEO_INFO_WIDTH(&info);
+    *h = GST_VIDEO_INFO_HEIGHT(&info);
+    uint8_t *out = pack(gst_sample_get_buffer(sample), &info);
     gst_sample_unref(sample);
     return out;
 }
@@ -421,6 +442,62 @@ static int test_switch_chain(void)
           now);
     g_free(now);
     close_run(&r);
+    return 0;
+}
+
+/* Chains that change the size: the source caps say the chain's size, and a
+ * chain of another size set while PLAYING renegotiates them from the next
+ * buffer on (the buffers before it come out at the old size); each buffer
+ * equals its chain's reference, in RGBA and I420. */
+static void check_resize(const char *format)
+{
+    char description[512];
+    snprintf(description, sizeof description,
+             "videotestsrc num-buffers=30 pattern=ball ! video/x-raw,format=%s,width=64,"
+             "height=48 ! clvidfilter name=f chain=crop=iw/2:ih-8:3:1 ! appsink name=out "
+             "sync=false max-buffers=2",
+             format);
+    run r;
+    if (open_run(&r, description))
+        return;
+    static const char *const chains[] = {"crop=iw/2:ih-8:3:1", "transpose=clock,pad=iw+6:ih+2:3:1",
+                                         "", "crop=17:9"};
+    r.set_at[8] = chains[1];
+    r.set_at[16] = chains[2];
+    r.set_at[24] = chains[3];
+    gst_element_set_state(r.pipeline, GST_STATE_PLAYING);
+    int got = 0, w, h;
+    uint8_t *out;
+    while ((out = next_sized(&r, &w, &h))) {
+        const char *chain = chains[got / 8];
+        clv_chain_desc *desc = NULL;
+        clv_size in = {64, 48, 1, 1}, want_size = in;
+        if (!clv_chain_parse(chain, &desc, NULL))
+            clv_chain_desc_output_size(desc, &in, &want_size, NULL);
+        clv_chain_desc_destroy(desc);
+        CHECK(w == want_size.width && h == want_size.height,
+              "%s buffer %d ('%s'): caps %dx%d, the chain makes %dx%d", format, got, chain, w, h,
+              want_size.width, want_size.height);
+        uint8_t *want = expected(chain, r.inputs[got], &r.info, (uint64_t)got);
+        CHECK(want && w == want_size.width &&
+                  !memcmp(out, want, clv_pixfmt_size(pixfmt_of(GST_VIDEO_INFO_FORMAT(&r.info)), w,
+                                                     h)),
+              "%s buffer %d is not '%s'", format, got, chain);
+        free(want);
+        free(out);
+        got++;
+    }
+    CHECK(got == 30, "%s: %d buffers came out of 30", format, got);
+    printf("  %s 64x48: crop to 32x40, transpose+pad to 46x34 from buffer 8, none from 16, "
+           "crop=17:9 from 24: %d buffers, each at its size and equal to the reference\n",
+           format, got);
+    close_run(&r);
+}
+
+static int test_resize(void)
+{
+    check_resize("RGBA");
+    check_resize("I420");
     return 0;
 }
 
@@ -693,7 +770,7 @@ int main(int argc, char **argv)
 {
     gst_init(&argc, &argv);
     if (argc < 2) {
-        fprintf(stderr, "usage: gst-test formats|switch_chain|bad_chain|long_run\n");
+        fprintf(stderr, "usage: gst-test formats|switch_chain|bad_chain|long_run|resize\n");
         return 2;
     }
     if (!gst_element_factory_find("clvidfilter")) {
@@ -708,6 +785,8 @@ int main(int argc, char **argv)
         test_bad_chain();
     else if (!strcmp(argv[1], "long_run"))
         test_long_run();
+    else if (!strcmp(argv[1], "resize"))
+        test_resize();
     else {
         fprintf(stderr, "gst-test: no test '%s'\n", argv[1]);
         return 2;
