@@ -221,6 +221,70 @@ def flips_match_ffmpeg(tmp):
 
 
 @test
+def new_size_with_sound(tmp):
+    """A chain that changes the size: the encoder is opened at the chain's
+    output size with the sound copied beside it, a picture's bytes are the C
+    reference's at that size, and the display aspect is carried as ffmpeg's
+    scale carries it (through the sample aspect)."""
+    out = os.path.join(tmp, "out.mkv")
+    chain = "crop=iw-101:ih/2+1:7:3,transpose=cclock,pad=iw+4:ih+2:1:1:0x102030"
+    clvid("-i", sample(), "-vf", chain, "-t", "2", "-c:v", "ffv1", "-o", out)
+    info = probe(out)
+    video, audio = streams(info, "video")[0], streams(info, "audio")
+    # 1280x720 -> crop 1179x361 -> transposed 361x1179 -> padded 365x1181
+    check((video["width"], video["height"]) == (365, 1181),
+          "%dx%d, expected 365x1181" % (video["width"], video["height"]))
+    check(len(audio) == 1 and float(audio[0].get("duration", info["format"]["duration"])) > 1.9,
+          "the sound is not there: %s" % audio)
+    frames = int(video["nb_read_frames"])
+    check(frames == 50, "%d frames" % frames)
+    print("  1280x720 -> %dx%d with sound, %d frames" % (video["width"], video["height"], frames))
+    # Pictures in and out: each byte the C reference's, at the new size.
+    src, png = os.path.join(tmp, "in.png"), os.path.join(tmp, "out.png")
+    random_png(src, 641, 359, True, 5)
+    clvid("-i", src, "-vf", chain, "-o", png)
+    want = reference(chain, 641, 359, 1, raw_rgba(src))
+    check(raw_rgba(png) == want, "641x359 RGBA through '%s' differs from the reference" % chain)
+    # The display aspect through the sample aspect, as ffmpeg's scale does.
+    sar_in = os.path.join(tmp, "sar.mkv")
+    run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=640x424:rate=25:d=0.2",
+         "-vf", "setsar=4/3", "-c:v", "ffv1", sar_in])
+    for vf, size, sar in (("scale=320:100", (320, 100), "100:159"),
+                          ("transpose=clock", (424, 640), "3:4"),
+                          ("crop=320:212", (320, 212), "4:3")):
+        out = os.path.join(tmp, "sar-out.mkv")
+        clvid("-i", sar_in, "-vf", vf, "-c:v", "ffv1", "-o", out, "-y")
+        v = streams(probe(out), "video")[0]
+        ref = os.path.join(tmp, "sar-ref.mkv")
+        run(["ffmpeg", "-v", "error", "-y", "-i", sar_in, "-vf", vf, "-c:v", "ffv1", ref])
+        r = streams(probe(ref), "video")[0]
+        check((v["width"], v["height"]) == size and v["sample_aspect_ratio"] == sar,
+              "%s: %dx%d SAR %s, expected %dx%d SAR %s" % (vf, v["width"], v["height"],
+                                                          v["sample_aspect_ratio"], *size, sar))
+        check(v["sample_aspect_ratio"] == r["sample_aspect_ratio"],
+              "%s: SAR %s, ffmpeg's %s" % (vf, v["sample_aspect_ratio"], r["sample_aspect_ratio"]))
+        print("  SAR 4:3 640x424, %s: %dx%d SAR %s as ffmpeg" % (vf, *size, sar))
+
+
+@test
+def size_errors(tmp):
+    """A chain that can't make a size is a clear error before anything is
+    written: the filter, its place, the sizes; no output file."""
+    out = os.path.join(tmp, "out.mp4")
+    for vf, words in (("median,crop=w=iw+1", ("crop", "#2", "1280x720")),
+                      ("pad=w=iw-2", ("pad", "1280x720")),
+                      ("crop=w=iw/0", ("crop",))):
+        p = clvid("-i", sample(), "-vf", vf, "-o", out, expect=None)
+        err = p.stderr
+        check(p.returncode != 0, "%s: exit 0" % vf)
+        for w in words:
+            check(w in err, "%s: the message does not name %s: %s" % (vf, w, err))
+        check(not os.path.exists(out) and not glob.glob(os.path.join(tmp, ".out.mp4.partial*")),
+              "%s: an output was left" % vf)
+        print("  %s: %s" % (vf, err.strip().splitlines()[0] if err.strip() else "(no message)"))
+
+
+@test
 def png_exact(tmp):
     """PNG in, PNG out: exactly the filters' definitions, odd sizes and 1x1."""
     for (w, h), alpha, chain in [((641, 359), False, "median=radius=2"),

@@ -287,6 +287,53 @@ def screenshot_key(tmp):
 
 
 @test
+def chain_changes_size(tmp):
+    """A chain that changes the size, switched to while playing: the window
+    shows the new size at its aspect (letterboxed in the same window), the
+    HUD's figures say in -> out, 's' saves the frame at its own size equal to
+    the transcode's, and the compare view fits the original into the same
+    box."""
+    st, shot = os.path.join(tmp, "stats.txt"), os.path.join(tmp, "window.png")
+    chains = ("crop=iw/2:ih/2", "pad=iw+320:ih:160:0:red")
+    # 1280x720 -> 640x360, then the pad's 1600x720 (2.22:1) in a 640x360 window:
+    # 640x288 with 36 rows of black above and below, 64 columns of red each side.
+    play(sample(), "-vf", chains[0], "-vf", chains[1], "--untimed", "--no-hud", "--size",
+         "640x360", "--keys", "w", "--exit-after-frames", "12", "--screenshot", shot, "--stats",
+         st)
+    s = stats(st)
+    check(s["chain"] == chains[1], "the chain is %s" % s["chain"])
+    check((s["out_width"], s["out_height"]) == ("1600", "720"),
+          "out %sx%s, expected 1600x720" % (s["out_width"], s["out_height"]))
+    got = rgba(shot)
+    check(size(shot) == (640, 360), "window capture %s" % (size(shot),))
+
+    def px(x, y):
+        return tuple(got[(y * 640 + x) * 4:(y * 640 + x) * 4 + 3])
+    check(max(px(320, 10)) <= TOLERANCE, "no letterbox above the picture: %s" % (px(320, 10),))
+    check(px(20, 180)[0] >= 250 and max(px(20, 180)[1:]) <= 5, "no red pad at the left: %s"
+          % (px(20, 180),))
+    check(px(620, 180)[0] >= 250 and max(px(620, 180)[1:]) <= 5, "no red pad at the right")
+    check(px(320, 180) != px(20, 180), "the middle is the pad's colour too")
+    # The compare view: the original (16:9) fitted into the 2.22:1 box:
+    # black left of it (its 64 columns), the picture from there.
+    play(sample(), "-vf", chains[0], "-vf", chains[1], "--untimed", "--no-hud", "--size",
+         "640x360", "--keys", "w c", "--exit-after-frames", "12", "--screenshot", shot)
+    got = rgba(shot)
+    check(max(px(20, 180)) <= TOLERANCE, "the compare view's original is not fitted: %s"
+          % (px(20, 180),))
+    # 's' saves the filtered frame at its own size, as the transcode makes it.
+    play(sample(), "-vf", chains[0], "-vf", chains[1], "--untimed", "--size", "320x180",
+         "--keys", "w p s q", "--stats", st, cwd=tmp)
+    s = stats(st)
+    saved = os.path.join(tmp, "clvid-shot-1.png")
+    check(size(saved) == (1600, 720), "the saved frame is %s" % (size(saved),))
+    want = rgba(frame_png(tmp, chains[1], int(s["last_frame"]), "ref"))
+    check(rgba(saved) == want, "the saved frame is not the transcode's, bit for bit")
+    print("  1280x720 -> %s -> %s: window letterboxed, compare fitted, frame saved at 1600x720"
+          % chains)
+
+
+@test
 def refilter_while_paused(tmp):
     """A preset or parameter changed while paused filters the frame shown
     again: the picture is that frame through the new chain."""
