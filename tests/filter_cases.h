@@ -121,6 +121,33 @@ static const filter_case vflip_cases[] = {
     {"vflip,vflip", 0, 1},
 };
 
+/* Every input size of the rig (1x1 to 1921x1081) to fixed and relative
+ * sizes: 1x1, 3x2, 17x9, odd factors up and down, each algorithm, the
+ * parameters, and scale inside a chain (the links between sizes). */
+static const filter_case scale_cases[] = {
+    {"scale=1:1", 0, 1},
+    {"scale=3:2", 0, 1},
+    {"scale=17:9:flags=lanczos", 0, 1},
+    {"scale=iw*3:ih*3", 1, 1},
+    {"scale=-2:ih/3", 0, 1},
+    {"scale=iw*5/3:ih*7/5:flags=bilinear", 1, 1},
+    {"scale=iw*3/7:ih*5/9:flags=area", 0, 1},
+    {"scale=iw*2+1:ih*2-1:flags=area", 1, 1},
+    {"scale=iw/2+3:ih*3/2:flags=neighbor", 0, 1},
+    {"scale=w=iw*2/5:h=ih*3:flags=lanczos:param0=2", 1, 1},
+    {"scale=iw*3/5:ih/2:flags=bicubic:param0=0:param1=1", 0, 1},
+    {"scale=iw*4/3:ih*2/3:flags=gauss", 1, 1},
+    {"scale=iw*2/3:ih*5/4:flags=spline", 1, 1},
+    {"scale=iw*5/7:ih*3/2:flags=sinc", 1, 1},
+    {"scale=iw*3/2:ih*2/3:flags=experimental", 1, 1},
+    {"scale=iw*3/2+1:ih*2/3:flags=fast_bilinear", 0, 1},
+    {"scale=iw*3/2:ih:flags=bitexact+bicubic", 0, 1},
+    {"scale=iw:ih", 0, 1},
+    {"scale=0:0", 0, 1},
+    {"scale=iw/4:ih/4,sharpen,scale=iw*4:ih*4", 1, 1},
+    {"scale=w=1:h=ih*2,scale=iw*5:ih", 1, 1},
+};
+
 static const filter_case noise_cases[] = {
     {"noise", 0, 3},
     {"noise=type=saltpepper:amount=1:seed=7", 1, 2},
@@ -161,6 +188,7 @@ static const filter_cases filter_table[] = {
     {"quantize", CASES(quantize_cases)},
     {"hflip", CASES(hflip_cases)},
     {"vflip", CASES(vflip_cases)},
+    {"scale", CASES(scale_cases)},
 };
 
 #define FILTER_TABLE_SIZE ((int)(sizeof filter_table / sizeof filter_table[0]))

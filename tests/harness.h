@@ -62,6 +62,8 @@ extern int test_failures;
     X(filter_equalize, "core filter")                                                              \
     X(filter_noise, "core filter")                                                                 \
     X(filter_quantize, "core filter")                                                              \
+    X(filter_scale, "core filter")                                                                 \
+    X(scale_sizes, "core unit")                                                                    \
     X(filter_cases, "core unit")                                                                   \
     X(user_kernels, "core")                                                                        \
     X(user_in_chain, "core")                                                                       \

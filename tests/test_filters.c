@@ -161,6 +161,13 @@ static int quantize_settling(int shape)
     return bad;
 }
 
+/* scale: the device's passes equal the reference (swscale's arithmetic)
+ * from and to awkward sizes; the sizes themselves are test_scale_sizes'. */
+int test_filter_scale(void)
+{
+    return run_filters("scale", NULL);
+}
+
 int test_filter_quantize(void)
 {
     int bad = quantize_settling(1) + quantize_settling(2);
@@ -195,8 +202,10 @@ int test_filter_cases(void)
         }
         for (int j = 0; j < clv_filter_param_count(f); j++) {
             const clv_param *p = clv_filter_param(f, j);
-            CHECK(p->type == CLV_PARAM_MATRIX || p->step > 0, "%s: parameter %s has no step", name,
-                  p->name);
+            /* Matrices, expressions, flags and colours are typed, not stepped. */
+            int typed = p->type == CLV_PARAM_MATRIX || p->type == CLV_PARAM_EXPR ||
+                        p->type == CLV_PARAM_FLAGS || p->type == CLV_PARAM_COLOR;
+            CHECK(typed || p->step > 0, "%s: parameter %s has no step", name, p->name);
             CHECK(p->type == CLV_PARAM_ENUM || p->min <= p->max, "%s: parameter %s has no range",
                   name, p->name);
         }
@@ -322,6 +331,103 @@ int test_gpu_filters(void)
     if (!tested) {
         printf("  no GPU or other non-CPU OpenCL device here\n");
         return TEST_SKIP;
+    }
+    return 0;
+}
+
+/* scale's sizes and aspects against ffmpeg 5.1's (vf_scale and
+ * ff_scale_adjust_dimensions, each line checked with `ffmpeg -v verbose
+ * -vf scale=...` on a 640x424 frame of SAR 4/3; docs/notes/swscale.md §6),
+ * and its errors naming the expression at fault. */
+int test_scale_sizes(void)
+{
+    static const struct {
+        const char *chain;
+        int w, h, sar_num, sar_den;
+    } sizes_640[] = {
+        {"scale=-2:100", 150, 100, 640, 477},
+        {"scale=-1:100", 151, 100, 32000, 24009},
+        {"scale=100:-3", 100, 66, 352, 265},
+        {"scale=300:300:force_original_aspect_ratio=decrease", 300, 199, 3184, 2385},
+        {"scale=300:300:force_original_aspect_ratio=increase:force_divisible_by=4", 456, 300, 4000,
+         3021},
+        {"scale=iw/3:ih/3", 213, 141, 15040, 11289},
+        {"scale=0:50", 640, 50, 25, 159},
+        {"scale=-1:-1", 640, 424, 4, 3},
+        {"scale=320:100", 320, 100, 100, 159},
+        {"scale=iw/3:-2", 213, 142, 640, 477},
+        {"scale=oh*2:ih/2", 424, 212, 160, 159},
+        {"scale=w=ih:h=iw", 424, 640, 25600, 8427},
+        {"scale='min(iw,300)':-2", 300, 198, 352, 265},
+        {"scale=301:301:force_original_aspect_ratio=decrease:force_divisible_by=2", 300, 198, 352,
+         265},
+        {"scale=-4:-8", 640, 424, 4, 3},
+        {"scale=iw*dar:ih", 1288, 424, 320, 483},
+        {"scale=iw*sar:ih", 853, 424, 2560, 2559},
+        {"scale=ih*a:-1", 640, 424, 4, 3},
+        {"scale=w=-5:h=333", 505, 333, 7104, 5353},
+        {"scale=1:1", 1, 1, 320, 159},
+        {"scale=width=iw*1.99:height=0", 1273, 424, 2560, 3819},
+        {"scale=iw/2:ih/2,scale=iw*2:ih*2", 640, 424, 4, 3},
+    };
+    clv_msg msg = {{0}};
+    for (int i = 0; i < (int)(sizeof sizes_640 / sizeof sizes_640[0]); i++) {
+        clv_chain_desc *d = NULL;
+        clv_size in = {640, 424, 4, 3}, out = {0, 0, 0, 0};
+        CHECK(clv_chain_parse(sizes_640[i].chain, &d, &msg) == 0, "%s: %s", sizes_640[i].chain,
+              msg.text);
+        if (!d)
+            continue;
+        CHECK(clv_chain_desc_output_size(d, &in, &out, &msg) == 0, "%s: %s", sizes_640[i].chain,
+              msg.text);
+        CHECK(out.width == sizes_640[i].w && out.height == sizes_640[i].h &&
+                  out.sar_num == sizes_640[i].sar_num && out.sar_den == sizes_640[i].sar_den,
+              "%s on 640x424 SAR 4/3: %dx%d SAR %d/%d, ffmpeg gives %dx%d SAR %d/%d",
+              sizes_640[i].chain, out.width, out.height, out.sar_num, out.sar_den, sizes_640[i].w,
+              sizes_640[i].h, sizes_640[i].sar_num, sizes_640[i].sar_den);
+        /* An unknown aspect stays unknown (and the size does not depend on it
+         * unless the expression reads sar or dar). */
+        clv_size plain = {640, 424, 0, 1};
+        CHECK(clv_chain_desc_output_size(d, &plain, &out, &msg) == 0 && out.sar_num == 0,
+              "%s without an aspect: SAR %d/%d", sizes_640[i].chain, out.sar_num, out.sar_den);
+        clv_chain_desc_destroy(d);
+    }
+
+    /* Errors: at parsing (the expression and the character), at sizing (the
+     * expression, or the size it makes). */
+    static const struct {
+        const char *chain;
+        int at_parse;
+        const char *says[2];
+    } bad[] = {
+        {"scale=w=iw*:h=ih", 1, {"iw*", "character 4"}},
+        {"scale=w=foo", 1, {"foo", "character 1"}},
+        {"scale=flags=bicubic+nearest", 1, {"nearest", "flags"}},
+        {"scale=w=ow*2", 0, {"ow*2", "its own value"}},
+        {"scale=h=oh/2+1", 0, {"oh/2+1", "its own value"}},
+        {"scale=w=iw:h=0/0", 0, {"'0/0'", "not a size"}},
+        {"scale=w=iw:h=ih*1e12", 0, {"ih*1e12", "not a size"}},
+        {"scale=flags=bicubic+lanczos", 0, {"flags", "one scaling algorithm"}},
+        {"scale=flags=lanczos:param0=30", 0, {"lanczos", "25"}},
+        {"scale=w=-1000:h=1", 0, {"scale", "0x1"}},
+        {"scale=iw*100:ih", 0, {"scale", "64000x424"}},
+    };
+    for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
+        clv_chain_desc *d = NULL;
+        clv_size in = {640, 424, 0, 1}, out;
+        int err = clv_chain_parse(bad[i].chain, &d, &msg);
+        if (!err) {
+            err = clv_chain_desc_output_size(d, &in, &out, &msg);
+            clv_chain_desc_destroy(d);
+            CHECK(!bad[i].at_parse, "%s: parsed, expected a parse error", bad[i].chain);
+        } else {
+            CHECK(bad[i].at_parse, "%s: a parse error, expected one at sizing: %s", bad[i].chain,
+                  msg.text);
+        }
+        CHECK(err != 0, "%s: accepted", bad[i].chain);
+        for (int k = 0; err && k < 2; k++)
+            CHECK(strstr(msg.text, bad[i].says[k]) != NULL, "%s: the message '%s' lacks '%s'",
+                  bad[i].chain, msg.text, bad[i].says[k]);
     }
     return 0;
 }
