@@ -15,6 +15,49 @@ static const char *const names[] = {"iw", "ih", "a", "t", "n", "x", NULL};
 
 static int failures;
 
+/* A caller's function (rotate's rotw is one): x scaled by the variable iw. */
+static double scaled_ours(const double *values, double x)
+{
+    return x * values[0];
+}
+
+static double scaled_ffmpeg(void *opaque, double x)
+{
+    return x * ((const double *)opaque)[0];
+}
+
+/* Expressions with the function `scaled`: clvid's and FFmpeg's values agree,
+ * and a wrong count of arguments is refused by both. */
+static void same_with_function(const char *text, const double *values)
+{
+    static const char *const with_fn[] = {"iw", "ih", "a", "t", "n", "x", "scaled()", NULL};
+    static const clv__expr_fn fns[] = {NULL, NULL, NULL, NULL, NULL, NULL, scaled_ours};
+    static const char *const ff_names[] = {"scaled", NULL};
+    double (*const ff_fns[])(void *, double) = {scaled_ffmpeg, NULL};
+    double vars[7];
+    memcpy(vars, values, 6 * sizeof *vars);
+    vars[6] = 0;
+    clv__expr *e = NULL;
+    clv_msg msg = {{0}};
+    int ours = clv__expr_parse_with(text, with_fn, fns, &e, &msg);
+    AVExpr *ff = NULL;
+    int theirs =
+        av_expr_parse(&ff, text, (const char *const *)names, ff_names, ff_fns, NULL, NULL, 0, NULL);
+    if ((ours == 0) != (theirs >= 0)) {
+        printf("FAIL '%s': clvid %s (%s), FFmpeg %s\n", text, ours ? "refuses" : "accepts",
+               msg.text, theirs < 0 ? "refuses" : "accepts");
+        failures++;
+    } else if (ours == 0) {
+        double a = clv__expr_eval(e, vars), b = av_expr_eval(ff, values, (void *)values);
+        if (!(a == b || (isnan(a) && isnan(b)))) {
+            printf("FAIL '%s': clvid %.17g, FFmpeg %.17g\n", text, a, b);
+            failures++;
+        }
+    }
+    clv__expr_free(e);
+    av_expr_free(ff);
+}
+
 static void same(const char *text, const double *values)
 {
     clv__expr *e = NULL;
@@ -248,6 +291,28 @@ int main(void)
     if (err != CLV_EPARSE || !strstr(msg.text, "unknown function 'foo'") ||
         !strstr(msg.text, "at character 6")) {
         printf("FAIL the message for 'iw * foo(2)': %s\n", msg.text);
+        failures++;
+    }
+    /* A function of the caller's, as rotate's rotw(a) and roth(a). */
+    static const char *const with_fn[] = {"scaled(2)",   "-scaled(a+1)*2", "scaled(scaled(3))",
+                                          "scaled(1,2)", "scaled()",       "scaled",
+                                          "1+scaled(t"};
+    for (size_t v = 0; v < sizeof values / sizeof values[0]; v++)
+        for (size_t i = 0; i < sizeof with_fn / sizeof with_fn[0]; i++) {
+            same_with_function(with_fn[i], values[v]);
+            count++;
+        }
+    static const char *const fn_names[] = {"iw", "scaled()", NULL};
+    err = clv__expr_parse("scaled(1,2)", fn_names, &e, &msg);
+    if (err != CLV_EPARSE || !strstr(msg.text, "scaled() takes 1 argument")) {
+        printf("FAIL the message for 'scaled(1,2)': %s\n", msg.text);
+        failures++;
+    }
+    err = clv__expr_parse("scaled(iw)", fn_names, &e, &msg); /* no function given: NAN */
+    double nothing = err ? 0 : clv__expr_eval(e, (const double[]){2, 0});
+    clv__expr_free(e);
+    if (err || !isnan(nothing)) {
+        printf("FAIL 'scaled(iw)' without its function: %d %g\n", err, nothing);
         failures++;
     }
     printf("%d passed, %d failed\n", count - failures, failures);

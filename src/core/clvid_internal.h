@@ -502,6 +502,14 @@ typedef struct clv__expr clv__expr;
 /* Parses text with variables `names` (NULL-terminated; NULL for none).
  * CLV_EPARSE with msg naming the expression and the character at fault. */
 int clv__expr_parse(const char *text, const char *const *names, clv__expr **out, clv_msg *msg);
+/* A function of one argument the caller defines (ffmpeg's func1, as rotate's
+ * rotw and roth): it gets the expression's variable values too. */
+typedef double (*clv__expr_fn)(const double *values, double x);
+/* clv__expr_parse where a name ending in "()" ("rotw()") is a function of
+ * one argument, fns[i] for names[i] (fns may be NULL, or hold NULL, where
+ * only the text is checked: the function then evaluates to NAN). */
+int clv__expr_parse_with(const char *text, const char *const *names, const clv__expr_fn *fns,
+                         clv__expr **out, clv_msg *msg);
 /* values[i] is names[i]'s value. NAN where FFmpeg gives NAN (0/0, sqrt(-1)). */
 double clv__expr_eval(const clv__expr *e, const double *values);
 void clv__expr_free(clv__expr *e);

@@ -57,6 +57,7 @@ enum op {
     OP_ISINF,
     OP_NOT,
     OP_SGN,
+    OP_USER, /* a function of the caller's (clv__expr_parse_with) */
 };
 
 typedef struct node {
@@ -64,6 +65,7 @@ typedef struct node {
     double value;         /* OP_VALUE; otherwise the sign the result is multiplied by */
     int var;              /* OP_VAR: index into the values */
     double (*fn)(double); /* OP_FUNC1 */
+    clv__expr_fn user;    /* OP_USER; NULL: the function gives NAN */
     struct node *arg[3];
 } node;
 
@@ -76,6 +78,7 @@ typedef struct parser {
     const char *start;        /* its beginning */
     const int *where;         /* for each character of it, its index in the text */
     const char *const *names; /* the caller's variables, NULL-terminated */
+    const clv__expr_fn *fns;  /* names[i]'s function when it ends in "()"; may be NULL */
     int depth;
     const char *text;
     clv_msg *msg;
@@ -221,6 +224,37 @@ static const struct {
     {"print", OP_PRINT, 1, NULL},   {"random", OP_RANDOM, 1, NULL},
 };
 
+/* 1 when a caller's name is a function ("rotw()"). */
+static int is_function(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 2 && name[n - 2] == '(' && name[n - 1] == ')';
+}
+
+/* The caller's function names[index] of one argument, its '(' at open. */
+static node *parse_user(parser *p, int index, const char *open)
+{
+    const char *at = p->s;
+    p->s = open + 1;
+    node *n = new_node(p, OP_USER);
+    if (!n)
+        return NULL;
+    n->var = index;
+    n->user = p->fns ? p->fns[index] : NULL;
+    if (!(n->arg[0] = parse_expr(p))) {
+        free_node(n);
+        return NULL;
+    }
+    if (*p->s != ')') {
+        char what[160];
+        snprintf(what, sizeof what, "%.*s() takes 1 argument", (int)(open - at), at);
+        free_node(n);
+        return fault(p, what);
+    }
+    p->s++;
+    return n;
+}
+
 static node *parse_primary(parser *p)
 {
     double v;
@@ -232,7 +266,7 @@ static node *parse_primary(parser *p)
         return n;
     }
     for (int i = 0; p->names && p->names[i]; i++)
-        if (match(p->s, p->names[i])) {
+        if (!is_function(p->names[i]) && match(p->s, p->names[i])) {
             p->s += strlen(p->names[i]);
             node *n = new_node(p, OP_VAR);
             if (n)
@@ -264,6 +298,11 @@ static node *parse_primary(parser *p)
         name_end++;
     if (name_end == p->s)
         return fault(p, *p->s ? "a number, a name or '(' expected" : "the expression ends early");
+    if (*name_end == '(')
+        for (int i = 0; p->names && p->names[i]; i++)
+            if (is_function(p->names[i]) && strlen(p->names[i]) - 2 == (size_t)(name_end - p->s) &&
+                !strncmp(p->s, p->names[i], (size_t)(name_end - p->s)))
+                return parse_user(p, i, name_end);
     int found = -1;
     for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++)
         if (match(p->s, functions[i].name))
@@ -398,6 +437,12 @@ static node *parse_expr(parser *p)
 
 int clv__expr_parse(const char *text, const char *const *names, clv__expr **out, clv_msg *msg)
 {
+    return clv__expr_parse_with(text, names, NULL, out, msg);
+}
+
+int clv__expr_parse_with(const char *text, const char *const *names, const clv__expr_fn *fns,
+                         clv__expr **out, clv_msg *msg)
+{
     *out = NULL;
     size_t len = strlen(text);
     char *packed = malloc(len + 1);
@@ -417,8 +462,13 @@ int clv__expr_parse(const char *text, const char *const *names, clv__expr **out,
         }
     packed[n] = 0;
     where[n] = (int)len;
-    parser p = {
-        .s = packed, .start = packed, .where = where, .names = names, .text = text, .msg = msg};
+    parser p = {.s = packed,
+                .start = packed,
+                .where = where,
+                .names = names,
+                .fns = fns,
+                .text = text,
+                .msg = msg};
     e->root = n ? parse_expr(&p) : fault(&p, "empty expression");
     if (e->root && *p.s) {
         char what[80];
@@ -535,6 +585,9 @@ static double eval(const node *n, const double *values, double *vars)
         return n->value * values[n->var];
     case OP_FUNC1:
         return n->value * n->fn(eval(n->arg[0], values, vars));
+    case OP_USER:
+        a = eval(n->arg[0], values, vars);
+        return n->user ? n->value * n->user(values, a) : NAN;
     /* squish, gauss and lerp ignore a sign before them, as FFmpeg's do. */
     case OP_SQUISH:
         return 1 / (1 + exp(4 * eval(n->arg[0], values, vars)));
