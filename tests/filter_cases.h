@@ -167,6 +167,27 @@ static const filter_case quantize_cases[] = {
     {"quantize=colors=5:iterations=30", 1, 1},
 };
 
+/* ffmpeg's rotate: the copies it makes for the right angles (PI/2 and
+ * 3*PI/2 only where the output is the input turned), its fixed-point turn
+ * otherwise, sizes from expressions, the time (frames > 1), fill alpha and
+ * nearest pixels. */
+static const filter_case rotate_cases[] = {
+    {"rotate", 0, 1},
+    {"rotate=PI/6", 0, 1},
+    {"rotate=-1.3", 0, 1},
+    {"rotate=PI/2", 0, 1},
+    {"rotate=PI/2:ow=ih:oh=iw", 0, 1},
+    {"rotate=PI", 0, 1},
+    {"rotate=3*PI/2:ow=ih:oh=iw", 1, 1},
+    {"rotate=2*PI*t", 0, 3},
+    {"rotate=a=0.4:ow='hypot(iw,ih)':oh=ow", 0, 1},
+    {"rotate=a=PI/6:ow='rotw(PI/6)':oh='roth(PI/6)'", 0, 1},
+    {"rotate=-1.3:c=red@0.5", 1, 1},
+    {"rotate=1:bilinear=0", 0, 1},
+    {"rotate=n*0.7-1:fillcolor=0x20408060:bilinear=0:out_w=iw*2/3", 1, 3},
+    {"median,rotate=0.5:out_h=ih+5,sharpen", 1, 1},
+};
+
 typedef struct filter_cases {
     const char *filter; /* the registry's name */
     const filter_case *cases;
@@ -189,6 +210,7 @@ static const filter_cases filter_table[] = {
     {"hflip", CASES(hflip_cases)},
     {"vflip", CASES(vflip_cases)},
     {"scale", CASES(scale_cases)},
+    {"rotate", CASES(rotate_cases)},
 };
 
 #define FILTER_TABLE_SIZE ((int)(sizeof filter_table / sizeof filter_table[0]))

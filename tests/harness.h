@@ -64,6 +64,7 @@ extern int test_failures;
     X(filter_quantize, "core filter")                                                              \
     X(filter_scale, "core filter")                                                                 \
     X(scale_sizes, "core unit")                                                                    \
+    X(filter_rotate, "core filter")                                                                \
     X(filter_cases, "core unit")                                                                   \
     X(user_kernels, "core")                                                                        \
     X(user_in_chain, "core")                                                                       \

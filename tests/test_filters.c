@@ -174,6 +174,71 @@ int test_filter_quantize(void)
     return run_filters("quantize", NULL) || bad;
 }
 
+/* The output size of chain on w x h frames into *out; the error's code
+ * with msg otherwise. */
+static int chain_size(const char *chain, int w, int h, clv_size *out, clv_msg *msg)
+{
+    clv_chain_desc *d = NULL;
+    int err = clv_chain_parse(chain, &d, msg);
+    if (!err) {
+        clv_size in = {w, h, 1, 1};
+        err = clv_chain_desc_output_size(d, &in, out, msg);
+    }
+    clv_chain_desc_destroy(d);
+    return err;
+}
+
+/* rotate: its sizes (ffmpeg's rotw and roth included, sizes rounded as
+ * ffmpeg's config_props rounds them, the aspect kept), its errors, then its
+ * cases against the reference. */
+int test_filter_rotate(void)
+{
+    static const struct {
+        const char *chain;
+        int w, h, want_w, want_h;
+    } sized[] = {
+        {"rotate", 17, 9, 17, 9},
+        {"rotate=ow=ih:oh=iw", 17, 9, 9, 17},
+        {"rotate=ow='hypot(iw,ih)':oh=ow", 17, 9, 19, 19},
+        {"rotate=a=PI/6:ow='rotw(PI/6)':oh='roth(PI/6)'", 17, 9, 19, 16},
+        {"rotate=out_w='rotw(PI/2)':out_h='roth(PI/2)'", 641, 359, 359, 641},
+        {"rotate=oh=ow/2", 100, 40, 100, 50},      /* ow is evaluated before oh */
+        {"rotate=ow=oh*2:oh=30", 100, 40, 60, 30}, /* and again after it */
+        {"rotate=ow=0.5", 3, 2, 1, 2},
+    };
+    clv_msg msg = {{0}};
+    for (size_t i = 0; i < sizeof sized / sizeof sized[0]; i++) {
+        clv_size out = {0, 0, 0, 0};
+        int err = chain_size(sized[i].chain, sized[i].w, sized[i].h, &out, &msg);
+        CHECK(err == 0, "%s: %s", sized[i].chain, msg.text);
+        CHECK(err || (out.width == sized[i].want_w && out.height == sized[i].want_h &&
+                      out.sar_num == 1 && out.sar_den == 1),
+              "%s on %dx%d: %dx%d (sar %d:%d), want %dx%d", sized[i].chain, sized[i].w, sized[i].h,
+              out.width, out.height, out.sar_num, out.sar_den, sized[i].want_w, sized[i].want_h);
+    }
+    static const struct {
+        const char *chain, *says;
+    } bad[] = {
+        {"rotate=a='2*PI*'", "expression '2*PI*': the expression ends early at character 6"},
+        {"rotate=ow='iw+foo'", "unknown name 'foo' at character 4"},
+        {"rotate=ow='rotw(1,2)'", "rotw() takes 1 argument"},
+        {"rotate=oh=-ih", "out_h='-ih' gives -9 (17x9 in)"},
+        {"rotate=ow=iw-17", "out_w='iw-17' gives 0 (17x9 in)"},
+        {"rotate=ow=0.4", "out_w='0.4' gives 0.4 (17x9 in)"},
+        {"rotate=ow=t*iw", "out_w='t*iw' gives nan"}, /* no time at configuration */
+        {"rotate=c=none", "'none' is not a colour"},
+        {"rotate=bilinear=2", "bilinear"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        clv_size out;
+        msg.text[0] = 0;
+        int err = chain_size(bad[i].chain, 17, 9, &out, &msg);
+        CHECK(err != 0 && strstr(msg.text, bad[i].says), "%s: error %d '%s', want one saying '%s'",
+              bad[i].chain, err, msg.text, bad[i].says);
+    }
+    return run_filters("rotate", NULL);
+}
+
 /* Every filter the registry has, has cases, each of which uses it; and each
  * filter's parameters have a range and (but for matrices) a step. */
 int test_filter_cases(void)
