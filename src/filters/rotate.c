@@ -37,20 +37,28 @@ enum {
 #define INT_PI 3294199 /* pi * (1 << 20) */
 #define ROT_PI 3.14159265358979323846
 
+/* ffmpeg's FFMAX, which (unlike fmax) passes a NAN in b on. */
+static double ffmax(double a, double b)
+{
+    return a > b ? a : b;
+}
+
 /* rotw(a), roth(a): the bounding box of the input turned by a, with
  * ffmpeg's float sine and cosine. */
 static double rotated_w(const double *v, double angle)
 {
     double inw = v[V_IN_W], inh = v[V_IN_H];
     float sinx = (float)sin(angle), cosx = (float)cos(angle);
-    return fmax(0, inh * sinx) + fmax(0, -inw * cosx) + fmax(0, inw * cosx) + fmax(0, -inh * sinx);
+    return ffmax(0, inh * sinx) + ffmax(0, -inw * cosx) + ffmax(0, inw * cosx) +
+           ffmax(0, -inh * sinx);
 }
 
 static double rotated_h(const double *v, double angle)
 {
     double inw = v[V_IN_W], inh = v[V_IN_H];
     float sinx = (float)sin(angle), cosx = (float)cos(angle);
-    return fmax(0, -inh * cosx) + fmax(0, -inw * sinx) + fmax(0, inh * cosx) + fmax(0, inw * sinx);
+    return ffmax(0, -inh * cosx) + ffmax(0, -inw * sinx) + ffmax(0, inh * cosx) +
+           ffmax(0, inw * sinx);
 }
 
 static const clv__expr_fn functions[ROT_NAME_COUNT] = {[V_COUNT] = rotated_w,
