@@ -323,7 +323,7 @@ static const clv_param params[] = {
     {"out_h", CLV_PARAM_EXPR, "ih", 0, 0, ROT_NAMES,
      "output height; roth(a): the height of the input turned by a", 0},
     {"fillcolor", CLV_PARAM_COLOR, "black", 0, 0, NULL,
-     "colour of the area outside the turned picture, alpha and all", 0},
+     "colour outside the turned picture, alpha and all (ffmpeg's none, no fill, is not taken)", 0},
     {"bilinear", CLV_PARAM_INT, "1", 0, 1, NULL, "1: bilinear interpolation, 0: nearest pixel", 1},
 };
 _Static_assert(sizeof params / sizeof params[0] == ROT_PARAM_COUNT,
