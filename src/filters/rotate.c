@@ -87,10 +87,10 @@ static double eval_text(const clv_value *v, const double *vars, int *err, clv_ms
  * again: the width may use the height), n and t NAN, hsub and vsub 1
  * (RGBA has no subsampled planes). *ow_px, *oh_px: the output size,
  * rounded as ffmpeg rounds it. */
-static int sizes(const clv_value *values, int w, int h, double *vars, int *ow_px, int *oh_px,
-                 clv_msg *msg)
+static int sizes(const clv_value *values, int w, int h, double vars[ROT_NAME_COUNT], int *ow_px,
+                 int *oh_px, clv_msg *msg)
 {
-    for (int i = 0; i < V_COUNT; i++)
+    for (int i = 0; i < ROT_NAME_COUNT; i++)
         vars[i] = NAN;
     vars[V_IN_W] = vars[V_IW] = w;
     vars[V_IN_H] = vars[V_IH] = h;
