@@ -6,13 +6,8 @@ frames numbered 0, 1, ... at 25 per second on both sides (t = n/25).
 What is achievable, measured with FFmpeg 5.1:
 - An angle that does not depend on t gives ffmpeg's bytes exactly, every
   frame (its arithmetic after the angle is integer and clvid's is the same).
-- An angle of t: the engine hands filters the time as a float (clv_launch's
-  `time`), and kernel and reference both use that, so the angle can differ
-  from ffmpeg's double one in its last bits. Where that moves ffmpeg's
-  fixed-point angle (angle * 2^20, truncated) by one, the frame differs a
-  little: 2 to 3 frames in 40 to 100 of 2*PI*t, the worst 34 dB PSNR with
-  nearest pixels on noise, 52 dB bilinear. Asserted: every frame equal or
-  at least 30 dB, and at least 80% of the frames equal.
+- An angle of t too: the time is a double on both sides (frame / rate), so
+  the angle, and every frame, is ffmpeg's.
 One test per run, by name (--list names them), as ctest runs them."""
 import math
 import os
@@ -106,8 +101,7 @@ def matches_ffmpeg(tmp):
 
 @test
 def time_matches_ffmpeg(tmp):
-    """Angles of t: each frame equal to ffmpeg's or within 30 dB PSNR (the
-    float time, see the top), and at least 80% of the frames equal."""
+    """Angles of t (turning over time): every frame equal to ffmpeg's."""
     for (w, h), frames in (((97, 61), 100), ((641, 359), 40), ((17, 9), 50)):
         for fmt in ("rgba", "rgb24"):
             for chain in ("rotate=2*PI*t", "rotate=2*PI*t:bilinear=0",
@@ -119,10 +113,8 @@ def time_matches_ffmpeg(tmp):
                 print("%3d/%d frames equal, worst PSNR %s  %dx%d %-5s %s -> %s" % (
                     equal, frames, "%.1f dB" % worst if worst < math.inf else "-", w, h, fmt,
                     chain, size))
-                check(worst >= 30, "%dx%d %s %s: a frame at %.2f dB from ffmpeg's" % (
-                    w, h, fmt, chain, worst))
-                check(equal >= 0.8 * frames, "%dx%d %s %s: only %d of %d frames equal" % (
-                    w, h, fmt, chain, equal, frames))
+                check(equal == frames, "%dx%d %s %s: %d of %d frames equal (worst %.2f dB)"
+                      % (w, h, fmt, chain, equal, frames, worst))
 
 
 @test

@@ -658,8 +658,12 @@ int main(int argc, char **argv)
             img.pixels[i] = i % 4 == 3 ? 255 : (uint8_t)(state >> 24);
         }
     }
-    if (clv_frame_create(ctx, w, h, &src, &msg) || clv_frame_create(ctx, w, h, &dst, &msg) ||
-        clv_chain_create(ctx, desc, &chain, &msg)) {
+    /* The destination is of the chain's size (scale, crop... change it). */
+    clv_size in_size = {w, h, 0, 1}, out_size;
+    if (clv_chain_create(ctx, desc, &chain, &msg) ||
+        clv_chain_output_size(chain, &in_size, &out_size, &msg) ||
+        clv_frame_create(ctx, w, h, &src, &msg) ||
+        clv_frame_create(ctx, out_size.width, out_size.height, &dst, &msg)) {
         fprintf(stderr, "clvid-bench: %s\n", msg.text);
         goto done;
     }
@@ -674,6 +678,8 @@ int main(int argc, char **argv)
     {
         uint64_t *copy_ns = calloc((size_t)frames, sizeof *copy_ns);
         size_t bytes = (size_t)src.stride * (size_t)h * 4;
+        if (bytes > (size_t)dst.stride * (size_t)dst.height * 4) /* a chain that shrinks */
+            bytes = (size_t)dst.stride * (size_t)dst.height * 4;
         for (int f = 0; copy_ns && f < warmup + frames; f++) {
             cl_event e = NULL;
             cl_ulong a = 0, b = 0;
@@ -717,7 +723,7 @@ int main(int argc, char **argv)
     }
 
     const clv_device_info *dev = clv_context_device(ctx);
-    double mpix = (double)w * h / 1e6, total_us = 0;
+    double total_us = 0;
     if (json) {
         printf("{\"device\": ");
         json_string(dev->name);
@@ -745,8 +751,20 @@ int main(int argc, char **argv)
                                  : ((double)t[frames / 2 - 1] + (double)t[frames / 2]) / 2) /
                      1e3;
         double lo = (double)t[0] / 1e3, hi = (double)t[frames - 1] / 1e3;
-        double mps = med > 0 ? mpix / (med / 1e6) : 0;
-        double gbs = med > 0 ? (double)w * h * 8 / (med * 1e3) : 0;
+        /* The filter's own frames: the size of what it reads and writes. */
+        clv_chain_desc *upto = clv_chain_desc_slice(desc, 0, i),
+                       *through = clv_chain_desc_slice(desc, 0, i + 1);
+        clv_size a = in_size, b = in_size;
+        if (upto)
+            clv_chain_desc_output_size(upto, &in_size, &a, NULL);
+        if (through)
+            clv_chain_desc_output_size(through, &in_size, &b, NULL);
+        clv_chain_desc_destroy(upto);
+        clv_chain_desc_destroy(through);
+        double mps = med > 0 ? (double)a.width * a.height / 1e6 / (med / 1e6) : 0;
+        double gbs =
+            med > 0 ? ((double)a.width * a.height + (double)b.width * b.height) * 4 / (med * 1e3)
+                    : 0;
         total_us += med;
         clv_chain_desc *one = clv_chain_desc_slice(desc, i, 1);
         char text[1024] = "";

@@ -337,7 +337,7 @@ static clv_launch filter_launch(const clv_chain *chain, int i, cl_mem from, cl_m
         .out_height = src->height,
         .out_stride = src->stride,
         .frame_index = frame_index,
-        .time = (float)((double)frame_index * chain->rate_den / chain->rate_num),
+        .time = (double)frame_index * chain->rate_den / chain->rate_num,
         .values = chain->desc.item[i].values,
     };
 }

@@ -78,7 +78,7 @@ typedef struct clv_launch {
      * (clv_filter's output_size) */
     int out_width, out_height, out_stride;
     uint64_t frame_index;
-    float time; /* seconds: frame_index / the chain's frame rate */
+    double time; /* seconds: frame_index / the chain's frame rate */
     const clv_value *values;
     clv__events *events; /* NULL unless profiling */
     /* For a single-kernel launch (the stage's conversions): events the

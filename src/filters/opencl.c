@@ -468,7 +468,7 @@ static int run(void *state, const clv_launch *l)
             break;
         }
         case ARG_TIME: {
-            cl_float t = l->time;
+            cl_float t = (cl_float)l->time;
             st = clSetKernelArg(b->kernel, (cl_uint)i, sizeof t, &t);
             break;
         }

@@ -229,9 +229,7 @@ static int run(void *state, const clv_launch *l)
 {
     rot_state *st = state;
     rot_turn t;
-    /* The launch carries the time as a float; the reference rounds it so too. */
-    if (frame_turn(st->angle, l->values, l->width, l->height, l->frame_index, (double)l->time, &t,
-                   NULL))
+    if (frame_turn(st->angle, l->values, l->width, l->height, l->frame_index, l->time, &t, NULL))
         return CLV_EINVAL;
     cl_int ow = l->out_width, oh = l->out_height, ostride = l->out_stride;
     cl_int mode = t.mode, bx = t.bx, by = t.by, s = t.s, c = t.c;
@@ -269,8 +267,7 @@ static int reference_at(void *ref_state, const clv_value *values, const clv_imag
     rot_turn t;
     if (parse(&values[ROT_ANGLE], &angle, NULL))
         return CLV_EINVAL;
-    int err = frame_turn(angle, values, src->width, src->height, frame_index, (double)(float)time,
-                         &t, NULL);
+    int err = frame_turn(angle, values, src->width, src->height, frame_index, time, &t, NULL);
     clv__expr_free(angle);
     if (err)
         return CLV_EINVAL;
