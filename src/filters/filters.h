@@ -21,6 +21,9 @@ extern const clv_filter clv__filter_hflip;
 extern const clv_filter clv__filter_vflip;
 extern const clv_filter clv__filter_scale;
 extern const clv_filter clv__filter_rotate;
+extern const clv_filter clv__filter_crop;
+extern const clv_filter clv__filter_pad;
+extern const clv_filter clv__filter_transpose;
 extern const clv_filter clv__filter_opencl; /* a family: one member per kernel file */
 
 /* Convolution family (convolution.c): a square integer matrix, its divisor
