@@ -148,6 +148,50 @@ static const filter_case scale_cases[] = {
     {"scale=w=1:h=ih*2,scale=iw*5:ih", 1, 1},
 };
 
+/* The geometry filters: every case fits every size the harness runs (1x1
+ * up), so sizes are clamped with max() and ceil(). */
+static const filter_case crop_cases[] = {
+    {"crop", 0, 1},
+    {"crop=1:1", 0, 1},
+    {"crop=1:1:iw-1:ih-1", 0, 1},
+    {"crop=w='max(iw-3,1)':h='max(ih-1,1)':x=1:y=0", 0, 1},
+    {"crop=out_w='ceil(iw/3)':out_h='ceil(ih/2)':x=7:y=3", 0, 1},
+    {"crop='ceil(iw/2)':'ceil(ih/2)':keep_aspect=1", 0, 1},
+    /* x and y of n and t each frame, x of y, a NaN keeping the last x */
+    {"crop='ceil(iw/2)':'ceil(ih/3)':'n*3':'t*50'", 0, 3},
+    {"crop=w='ceil(iw/2)':h='ceil(ih/2)':x='y*2+1':y='n+1'", 1, 3},
+    {"crop=w='ceil(iw/2)':x='if(eq(n,1),0/0,n*5)':y=-7", 1, 3},
+    {"crop=out_w='min(iw,oh*2)':out_h='ceil(ih*2/3)':exact=1", 1, 1},
+};
+
+static const filter_case pad_cases[] = {
+    {"pad", 0, 1},
+    {"pad=iw+5:ih+2:3:1:red", 0, 1},
+    {"pad=width='iw+1':height='ih+1':x=1:y=1:color=0x00ff0080", 0, 1},
+    {"pad=w=0:h='ih*2':x=-1:y=-1:color=black@0.5", 0, 1},
+    {"pad=w='iw+7':h=0:x=-3:color=white@0.25", 1, 1},
+    {"pad=w='iw+2':h='ih+3':x='(ow-iw)/2':y='oh-ih':color=Salmon@0x7f", 1, 1},
+    {"pad=aspect=16/9:x=-1:y=-1:color=blue", 0, 1},
+    {"pad=aspect=0.3:eval=frame:color=#10203040", 1, 1},
+};
+
+static const filter_case transpose_cases[] = {
+    {"transpose", 0, 1},
+    {"transpose=clock", 0, 1},
+    {"transpose=cclock", 0, 1},
+    {"transpose=clock_flip", 0, 1},
+    {"transpose=1", 1, 1},
+    {"transpose=dir=5", 1, 1},
+    {"transpose=clock:passthrough=portrait", 1, 1},
+    {"transpose=cclock:landscape", 1, 1},
+    /* mixed with each other, the flips and size-keeping filters */
+    {"crop='max(iw-3,1)':'max(ih-1,1)':1:0,transpose=clock,median,pad=iw+5:ih+2:3:1:red", 0, 1},
+    {"hflip,crop=1:1:iw-1:0,pad=iw+2:ih+2:1:1:green@0.5,transpose=cclock", 0, 1},
+    {"pad=iw+3:ih+1:2:1:0x11223344,transpose=cclock,hflip,crop=w='ceil(iw/2)':x=1,"
+     "transpose=clock_flip,sharpen",
+     0, 2},
+};
+
 static const filter_case noise_cases[] = {
     {"noise", 0, 3},
     {"noise=type=saltpepper:amount=1:seed=7", 1, 2},
@@ -211,6 +255,9 @@ static const filter_cases filter_table[] = {
     {"vflip", CASES(vflip_cases)},
     {"scale", CASES(scale_cases)},
     {"rotate", CASES(rotate_cases)},
+    {"crop", CASES(crop_cases)},
+    {"pad", CASES(pad_cases)},
+    {"transpose", CASES(transpose_cases)},
 };
 
 #define FILTER_TABLE_SIZE ((int)(sizeof filter_table / sizeof filter_table[0]))

@@ -65,6 +65,8 @@ extern int test_failures;
     X(filter_scale, "core filter")                                                                 \
     X(scale_sizes, "core unit")                                                                    \
     X(filter_rotate, "core filter")                                                                \
+    X(filter_geometry, "core filter")                                                              \
+    X(geometry_sizes, "core unit")                                                                 \
     X(filter_cases, "core unit")                                                                   \
     X(user_kernels, "core")                                                                        \
     X(user_in_chain, "core")                                                                       \

@@ -239,6 +239,125 @@ int test_filter_rotate(void)
     return run_filters("rotate", NULL);
 }
 
+/* Chains of the geometry filters that do not fit every size: run where
+ * they do (the brief's chain from issue 34 among them). */
+static const filter_case geometry_fitting[] = {
+    {"crop=iw-3:ih-1:1:0,transpose=clock,median,pad=iw+5:ih+2:3:1:red", 0, 1},
+    {"crop=iw/2:ih/2,hflip,pad=iw*2:ih*2:-1:-1:0x00ff0080", 0, 1},
+    {"transpose=clock,crop=5:3:odd(n)*3:1:exact=1,pad=9:7:x=3:y=odd", 0, 1},
+};
+
+static int geometry_fitting_cases(int shape)
+{
+    clv_context *ctx = test_context(shape);
+    if (!ctx)
+        return 1;
+    int bad = 0, runs = 0;
+    for (int i = 0; i < (int)(sizeof geometry_fitting / sizeof geometry_fitting[0]); i++)
+        for (int s = 0; s < SIZE_COUNT; s++) {
+            clv_chain_desc *d = NULL;
+            clv_msg msg = {{0}};
+            clv_size in = {sizes[s][0], sizes[s][1], 1, 1}, out;
+            int fits = clv_chain_parse(geometry_fitting[i].chain, &d, &msg) == 0 &&
+                       clv_chain_desc_output_size(d, &in, &out, &msg) == 0;
+            clv_chain_desc_destroy(d);
+            if (!fits)
+                continue;
+            runs++;
+            bad += test_compare(ctx, geometry_fitting[i].chain, in.width, in.height, CONTENT_NOISE,
+                                2) != 0;
+        }
+    CHECK(runs >= 6, "only %d runs of the chains that fit some sizes", runs);
+    clv_context_destroy(ctx);
+    return bad;
+}
+
+int test_filter_geometry(void)
+{
+    int bad = geometry_fitting_cases(1) + geometry_fitting_cases(2);
+    return run_filters("crop", "pad", "transpose", NULL) || bad;
+}
+
+/* Sizes, aspects and errors of the geometry filters, on the host. */
+static void expect_size(const char *chain, int w, int h, int sn, int sd, int ow, int oh, int osn,
+                        int osd)
+{
+    clv_chain_desc *d = NULL;
+    clv_msg msg = {{0}};
+    clv_size in = {w, h, sn, sd}, out = {0, 0, 0, 0};
+    int err = clv_chain_parse(chain, &d, &msg);
+    if (!err)
+        err = clv_chain_desc_output_size(d, &in, &out, &msg);
+    clv_chain_desc_destroy(d);
+    CHECK(!err && out.width == ow && out.height == oh && out.sar_num == osn && out.sar_den == osd,
+          "'%s' on %dx%d sar %d/%d: got %dx%d sar %d/%d (%s), want %dx%d sar %d/%d", chain, w, h,
+          sn, sd, out.width, out.height, out.sar_num, out.sar_den, err ? msg.text : "ok", ow, oh,
+          osn, osd);
+}
+
+/* chain fails on w x h (parse or size) with a message containing each of
+ * the NULL-terminated words. */
+static void expect_error(const char *chain, int w, int h, ...)
+{
+    clv_chain_desc *d = NULL;
+    clv_msg msg = {{0}};
+    clv_size in = {w, h, 1, 1}, out;
+    int err = clv_chain_parse(chain, &d, &msg);
+    if (!err)
+        err = clv_chain_desc_output_size(d, &in, &out, &msg);
+    clv_chain_desc_destroy(d);
+    CHECK(err, "'%s' on %dx%d: accepted (%dx%d)", chain, w, h, out.width, out.height);
+    va_list ap;
+    va_start(ap, h);
+    for (const char *word = va_arg(ap, const char *); err && word; word = va_arg(ap, const char *))
+        CHECK(strstr(msg.text, word), "'%s' on %dx%d: '%s' is not in: %s", chain, w, h, word,
+              msg.text);
+    va_end(ap);
+}
+
+int test_geometry_sizes(void)
+{
+    /* vf_crop: w, h, w again; the default centre; keep_aspect keeps the DAR */
+    expect_size("crop", 640, 360, 1, 1, 640, 360, 1, 1);
+    expect_size("crop=out_w=oh*2:out_h=ih/3", 640, 360, 1, 1, 240, 120, 1, 1);
+    expect_size("crop=iw/2:ih:keep_aspect=1", 640, 360, 1, 1, 320, 360, 2, 1);
+    expect_size("crop=100:100:keep_aspect=1", 640, 360, 4, 3, 100, 100, 64, 27);
+    expect_size("crop=w=2.5:h=3.5", 9, 9, 0, 1, 2, 4, 0, 1); /* lrint: halves to even */
+    expect_size("crop=w=a*100:h=dar*10", 640, 360, 2, 1, 178, 36, 2, 1);
+    /* vf_pad: 0 is the input's side; aspect fits w or h */
+    expect_size("pad=0:0", 17, 9, 1, 1, 17, 9, 1, 1);
+    expect_size("pad=w=oh+10:h=ih", 17, 9, 1, 1, 19, 9, 1, 1);
+    expect_size("pad=aspect=16/9", 640, 480, 1, 1, 853, 480, 1, 1);
+    expect_size("pad=aspect=16/9", 640, 480, 4, 3, 640, 480, 4, 3);
+    expect_size("pad=aspect=1", 640, 480, 0, 1, 640, 640, 0, 1);
+    expect_size("pad=w=iw*1.5:h=ih*1.5", 17, 9, 1, 1, 25, 13, 1, 1); /* truncated */
+    /* vf_transpose: sides and the aspect turn; passthrough keeps them */
+    expect_size("transpose=clock", 640, 360, 4, 3, 360, 640, 3, 4);
+    expect_size("transpose=2", 640, 360, 0, 1, 360, 640, 0, 1);
+    expect_size("transpose=clock:passthrough=landscape", 640, 360, 4, 3, 640, 360, 4, 3);
+    expect_size("transpose=clock:passthrough=portrait", 640, 360, 4, 3, 360, 640, 3, 4);
+    expect_size("transpose=clock:passthrough=portrait", 9, 9, 1, 1, 9, 9, 1, 1);
+    expect_size("transpose=6", 360, 640, 1, 1, 640, 360, 1, 1);
+    expect_size("transpose=6", 640, 360, 1, 1, 640, 360, 1, 1);
+
+    /* Sizes that cannot be made name the filter, its place and the sizes. */
+    expect_error("crop=w=iw+1", 17, 9, "'crop' (#1", "18x9", "17x9", NULL);
+    expect_error("hflip,crop=w=0", 17, 9, "'crop' (#2", "0x9", "17x9", NULL);
+    expect_error("crop=w=oh:h=ow", 17, 9, "'crop'", "out_h 'ow'", "self-referencing", NULL);
+    expect_error("pad=w=iw-1", 17, 9, "'pad' (#1", "16x9", "17x9", NULL);
+    expect_error("pad=w=iw+5:h=oh", 17, 9, "'pad'", "h 'oh'", "not a number", NULL);
+    expect_error("pad=w=iw+2:x=0/0", 17, 9, "x '0/0'", NULL);
+    expect_size("pad=w=iw+2:x=5", 17, 9, 1, 1, 19, 9, 1, 1); /* too far: centred */
+    expect_error("transpose,pad=h=ih-3", 17, 9, "'pad' (#2", "9x14", "9x17", NULL);
+    /* Bad expressions name the expression and where it goes wrong. */
+    expect_error("crop=w=iw*", 17, 9, "crop", "'w'", "iw*", NULL);
+    expect_error("crop=x=foo", 17, 9, "crop", "'x'", "foo", NULL);
+    expect_error("pad=color=notacolour", 17, 9, "pad", "'color'", "notacolour", NULL);
+    expect_error("transpose=dir=8", 17, 9, "transpose", "'dir'", "'8'", NULL);
+    expect_error("transpose=passthrough=square", 17, 9, "transpose", "square", NULL);
+    return 0;
+}
+
 /* Every filter the registry has, has cases, each of which uses it; and each
  * filter's parameters have a range and (but for matrices) a step. */
 int test_filter_cases(void)

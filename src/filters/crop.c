@@ -77,13 +77,20 @@ static int crop_size(const clv_value *v, const clv_size *in, double *vars, int *
     if (!err)
         err = parse(v, CROP_H, &he, msg);
     if (!err) {
+        /* the first w may be NaN (of oh); the others are errors as
+         * av_expr_parse_and_eval makes them */
         vars[V_OUT_W] = vars[V_OW] = clv__expr_eval(we, vars);
         vars[V_OUT_H] = vars[V_OH] = clv__expr_eval(he, vars);
-        vars[V_OUT_W] = vars[V_OW] = clv__expr_eval(we, vars);
-        if (normalize(w, vars[V_OUT_W]) || normalize(h, vars[V_OUT_H]))
+        if (!isnan(vars[V_OUT_H]))
+            vars[V_OUT_W] = vars[V_OW] = clv__expr_eval(we, vars);
+        if (isnan(vars[V_OUT_H]) || isnan(vars[V_OUT_W]))
             err = clv__fail(msg, CLV_ERANGE,
-                            "the size out_w '%s' x out_h '%s' is %g x %g: not a number or too "
-                            "big (is one expression self-referencing?)",
+                            "%s '%s' is not a number (is it self-referencing?)",
+                            isnan(vars[V_OUT_H]) ? "out_h" : "out_w",
+                            clv_value_text(&v[isnan(vars[V_OUT_H]) ? CROP_H : CROP_W]));
+        else if (normalize(w, vars[V_OUT_W]) || normalize(h, vars[V_OUT_H]))
+            err = clv__fail(msg, CLV_ERANGE,
+                            "the size out_w '%s' x out_h '%s' is %g x %g: too big",
                             clv_value_text(&v[CROP_W]), clv_value_text(&v[CROP_H]),
                             vars[V_OUT_W], vars[V_OUT_H]);
     }

@@ -170,15 +170,25 @@ static int layout(const clv_value *v, const clv_size *in, pad_layout *at, clv_ms
         err = parse(v, PAD_W + i, &e[i], msg);
     if (err)
         goto done;
+    /* vf_pad's av_expr_parse_and_eval: a NaN is an error, but for the
+     * first w and x (which may use oh and y) */
+#define PAD_CHECK(param)                                                                           \
+    if (isnan(res)) {                                                                              \
+        err = clv__fail(msg, CLV_ERANGE, "%s '%s' is not a number (is it self-referencing?)",      \
+                        "w\0\0h\0\0x\0\0y" + 3 * (param - PAD_W), clv_value_text(&v[param]));     \
+        goto done;                                                                                 \
+    }
     double res = clv__expr_eval(e[PAD_W], vars);
     int w = to_int(res), h;
     vars[V_OUT_W] = vars[V_OW] = res;
     res = clv__expr_eval(e[PAD_H], vars);
+    PAD_CHECK(PAD_H);
     h = to_int(res);
     vars[V_OUT_H] = vars[V_OH] = res;
     if (!h)
         vars[V_OUT_H] = vars[V_OH] = h = ih;
     res = clv__expr_eval(e[PAD_W], vars); /* again: w may use oh */
+    PAD_CHECK(PAD_W);
     w = to_int(res);
     vars[V_OUT_W] = vars[V_OW] = res;
     if (!w)
@@ -199,9 +209,11 @@ static int layout(const clv_value *v, const clv_size *in, pad_layout *at, clv_ms
     int x = to_int(res), y;
     vars[V_X] = res;
     res = clv__expr_eval(e[PAD_Y], vars);
+    PAD_CHECK(PAD_Y);
     y = to_int(res);
     vars[V_Y] = res;
     res = clv__expr_eval(e[PAD_X], vars); /* again: x may use y */
+    PAD_CHECK(PAD_X);
     x = to_int(res);
     vars[V_X] = res;
     /* vf_pad's int sums, which wrap (as gcc compiles them) */
@@ -228,6 +240,7 @@ static int layout(const clv_value *v, const clv_size *in, pad_layout *at, clv_ms
     at->x = x;
     at->y = y;
 done:
+#undef PAD_CHECK
     for (int i = 0; i < 4; i++)
         clv__expr_free(e[i]);
     return err;
