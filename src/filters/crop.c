@@ -12,8 +12,25 @@ enum { CROP_W, CROP_H, CROP_X, CROP_Y, CROP_KEEP_ASPECT, CROP_EXACT, CROP_PARAM_
 
 /* vf_crop's variables, in the order of its var_names (and of `choices`). */
 enum {
-    V_IN_W, V_IW, V_IN_H, V_IH, V_OUT_W, V_OW, V_OUT_H, V_OH, V_A, V_SAR, V_DAR, V_HSUB, V_VSUB,
-    V_X, V_Y, V_N, V_POS, V_T, V_COUNT
+    V_IN_W,
+    V_IW,
+    V_IN_H,
+    V_IH,
+    V_OUT_W,
+    V_OW,
+    V_OUT_H,
+    V_OH,
+    V_A,
+    V_SAR,
+    V_DAR,
+    V_HSUB,
+    V_VSUB,
+    V_X,
+    V_Y,
+    V_N,
+    V_POS,
+    V_T,
+    V_COUNT
 };
 #define CROP_VARS "in_w|iw|in_h|ih|out_w|ow|out_h|oh|a|sar|dar|hsub|vsub|x|y|n|pos|t"
 
@@ -47,7 +64,6 @@ static int normalize(int *n, double d)
     *n = (int)lrint(d);
     return 0;
 }
-
 
 static int parse(const clv_value *v, int param, clv__expr **out, clv_msg *msg)
 {
@@ -84,15 +100,13 @@ static int crop_size(const clv_value *v, const clv_size *in, double *vars, int *
         if (!isnan(vars[V_OUT_H]))
             vars[V_OUT_W] = vars[V_OW] = clv__expr_eval(we, vars);
         if (isnan(vars[V_OUT_H]) || isnan(vars[V_OUT_W]))
-            err = clv__fail(msg, CLV_ERANGE,
-                            "%s '%s' is not a number (is it self-referencing?)",
+            err = clv__fail(msg, CLV_ERANGE, "%s '%s' is not a number (is it self-referencing?)",
                             isnan(vars[V_OUT_H]) ? "out_h" : "out_w",
                             clv_value_text(&v[isnan(vars[V_OUT_H]) ? CROP_H : CROP_W]));
         else if (normalize(w, vars[V_OUT_W]) || normalize(h, vars[V_OUT_H]))
-            err = clv__fail(msg, CLV_ERANGE,
-                            "the size out_w '%s' x out_h '%s' is %g x %g: too big",
-                            clv_value_text(&v[CROP_W]), clv_value_text(&v[CROP_H]),
-                            vars[V_OUT_W], vars[V_OUT_H]);
+            err = clv__fail(msg, CLV_ERANGE, "the size out_w '%s' x out_h '%s' is %g x %g: too big",
+                            clv_value_text(&v[CROP_W]), clv_value_text(&v[CROP_H]), vars[V_OUT_W],
+                            vars[V_OUT_H]);
     }
     clv__expr_free(we);
     clv__expr_free(he);
@@ -102,8 +116,8 @@ static int crop_size(const clv_value *v, const clv_size *in, double *vars, int *
         return clv__fail(msg, CLV_ERANGE,
                          "a crop of %dx%d (out_w '%s', out_h '%s') out of %dx%d frames: each side "
                          "must be from 1 to the input's",
-                         *w, *h, clv_value_text(&v[CROP_W]), clv_value_text(&v[CROP_H]),
-                         in->width, in->height);
+                         *w, *h, clv_value_text(&v[CROP_W]), clv_value_text(&v[CROP_H]), in->width,
+                         in->height);
     return 0;
 }
 
@@ -200,8 +214,8 @@ static int run(void *state, const clv_launch *l)
     return err ? err : clv__launch_pixels(l, s->kernel, ow, oh);
 }
 
-static int reference_at(void *ref_state, const clv_value *v, const clv_image *src,
-                        clv_image *dst, uint64_t frame_index, double time)
+static int reference_at(void *ref_state, const clv_value *v, const clv_image *src, clv_image *dst,
+                        uint64_t frame_index, double time)
 {
     crop_eval *e = ref_state; /* its own, set up again for a new input size */
     if (e->in_w != src->width || e->in_h != src->height) {
@@ -230,8 +244,8 @@ static const clv_param params[] = {
      "left edge of the window, each frame (n, t); clipped into the picture", 0},
     {"y", CLV_PARAM_EXPR, "(in_h-out_h)/2", 0, 0, CROP_VARS,
      "top edge of the window, each frame (n, t); clipped into the picture", 0},
-    {"keep_aspect", CLV_PARAM_INT, "0", 0, 1, NULL,
-     "1: keep the display aspect (the SAR changes)", 1},
+    {"keep_aspect", CLV_PARAM_INT, "0", 0, 1, NULL, "1: keep the display aspect (the SAR changes)",
+     1},
     {"exact", CLV_PARAM_INT, "0", 0, 1, NULL,
      "exact cropping of subsampled formats (RGBA frames always are)", 1},
 };

@@ -3,6 +3,7 @@
  * evaluated once per input size in vf_pad's order, with its rounding. */
 #include "filters.h"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,10 +13,26 @@ enum { PAD_W, PAD_H, PAD_X, PAD_Y, PAD_COLOR, PAD_EVAL, PAD_ASPECT, PAD_PARAM_CO
 
 /* vf_pad's variables, in the order of its var_names (and of `choices`). */
 enum {
-    V_IN_W, V_IW, V_IN_H, V_IH, V_OUT_W, V_OW, V_OUT_H, V_OH, V_X, V_Y, V_A, V_SAR, V_DAR,
-    V_HSUB, V_VSUB, V_COUNT
+    V_IN_W,
+    V_IW,
+    V_IN_H,
+    V_IH,
+    V_OUT_W,
+    V_OW,
+    V_OUT_H,
+    V_OH,
+    V_X,
+    V_Y,
+    V_A,
+    V_SAR,
+    V_DAR,
+    V_HSUB,
+    V_VSUB,
+    V_COUNT
 };
 #define PAD_VARS "in_w|iw|in_h|ih|out_w|ow|out_h|oh|x|y|a|sar|dar|hsub|vsub"
+/* What ffmpeg's option parser lets a number option's expression use. */
+#define ASPECT_CONSTS "default|max|min|none|all"
 
 static const char *const kernels[] = {"pad", NULL};
 
@@ -119,10 +136,15 @@ static void aspect_of(const clv_value *v, int *num, int *den)
         *den = d;
         return;
     }
+    /* the constants ffmpeg's options give every expression */
+    char buf[64];
+    const char *names[6];
+    const double consts[5] = {0, DBL_MAX, 0, 0, -1};
+    clv__expr_names(ASPECT_CONSTS, buf, sizeof buf, names, 6);
     clv__expr *e = NULL;
-    if (clv__expr_parse(text, NULL, &e, NULL))
+    if (clv__expr_parse(text, names, &e, NULL))
         return;
-    double q = clv__expr_eval(e, NULL);
+    double q = clv__expr_eval(e, consts);
     clv__expr_free(e);
     if (!(q >= 0)) /* out of the option's range: ffmpeg refuses it */
         return;
@@ -170,12 +192,12 @@ static int layout(const clv_value *v, const clv_size *in, pad_layout *at, clv_ms
         err = parse(v, PAD_W + i, &e[i], msg);
     if (err)
         goto done;
-    /* vf_pad's av_expr_parse_and_eval: a NaN is an error, but for the
-     * first w and x (which may use oh and y) */
+        /* vf_pad's av_expr_parse_and_eval: a NaN is an error, but for the
+         * first w and x (which may use oh and y) */
 #define PAD_CHECK(param)                                                                           \
     if (isnan(res)) {                                                                              \
         err = clv__fail(msg, CLV_ERANGE, "%s '%s' is not a number (is it self-referencing?)",      \
-                        "w\0\0h\0\0x\0\0y" + 3 * (param - PAD_W), clv_value_text(&v[param]));     \
+                        "w\0\0h\0\0x\0\0y" + 3 * (param - PAD_W), clv_value_text(&v[param]));      \
         goto done;                                                                                 \
     }
     double res = clv__expr_eval(e[PAD_W], vars);
@@ -223,8 +245,8 @@ static int layout(const clv_value *v, const clv_size *in, pad_layout *at, clv_ms
         y = (h - ih) / 2;
     if (w < iw || h < ih) {
         err = clv__fail(msg, CLV_ERANGE,
-                        "the padded size %dx%d (w '%s', h '%s') is smaller than the %dx%d input",
-                        w, h, clv_value_text(&v[PAD_W]), clv_value_text(&v[PAD_H]), iw, ih);
+                        "the padded size %dx%d (w '%s', h '%s') is smaller than the %dx%d input", w,
+                        h, clv_value_text(&v[PAD_W]), clv_value_text(&v[PAD_H]), iw, ih);
         goto done;
     }
     if (x < 0 || y < 0 || w <= 0 || h <= 0 || (unsigned)x + (unsigned)iw > (unsigned)w ||
@@ -315,10 +337,8 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
 }
 
 static const clv_param params[] = {
-    {"w", CLV_PARAM_EXPR, "iw", 0, 0, PAD_VARS, "width of the padded picture; 0: the input's",
-     0},
-    {"h", CLV_PARAM_EXPR, "ih", 0, 0, PAD_VARS, "height of the padded picture; 0: the input's",
-     0},
+    {"w", CLV_PARAM_EXPR, "iw", 0, 0, PAD_VARS, "width of the padded picture; 0: the input's", 0},
+    {"h", CLV_PARAM_EXPR, "ih", 0, 0, PAD_VARS, "height of the padded picture; 0: the input's", 0},
     {"x", CLV_PARAM_EXPR, "0", 0, 0, PAD_VARS,
      "left edge of the input in it; negative or too far: centred", 0},
     {"y", CLV_PARAM_EXPR, "0", 0, 0, PAD_VARS,
@@ -327,7 +347,7 @@ static const clv_param params[] = {
      "colour of the padding, alpha included (\"red\", \"0x00ff0080\", \"black@0.5\")", 0},
     {"eval", CLV_PARAM_ENUM, "init", 0, 0, "init|frame",
      "when to evaluate the expressions; the same here (no per-frame variables)", 1},
-    {"aspect", CLV_PARAM_EXPR, "0", 0, 0, "",
+    {"aspect", CLV_PARAM_EXPR, "0", 0, 0, ASPECT_CONSTS,
      "pad to this display aspect (\"16/9\") instead of w x h; 0: none", 0},
 };
 _Static_assert(sizeof params / sizeof params[0] == PAD_PARAM_COUNT,
