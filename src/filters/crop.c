@@ -204,7 +204,7 @@ static int run(void *state, const clv_launch *l)
     crop_state *s = state;
     if (!s->eval.in_w || !s->x_expr || !s->y_expr)
         return CLV_EINVAL; /* resize failed */
-    eval_position(&s->eval, s->x_expr, s->y_expr, l->frame_index, (double)l->time);
+    eval_position(&s->eval, s->x_expr, s->y_expr, l->frame_index, l->time);
     cl_int ow = l->out_width, oh = l->out_height, os = l->out_stride;
     cl_int x = s->eval.x, y = s->eval.y;
     int err = clv__kernel_frame_args(s->kernel, l);
@@ -228,8 +228,7 @@ static int reference_at(void *ref_state, const clv_value *v, const clv_image *sr
         clv__expr_free(xe);
         return CLV_EINVAL;
     }
-    /* The device gets the time as a float (clv_launch's time). */
-    eval_position(e, xe, ye, frame_index, (double)(float)time);
+    eval_position(e, xe, ye, frame_index, time);
     clv__expr_free(xe);
     clv__expr_free(ye);
     for (int y = 0; y < dst->height; y++)
