@@ -237,7 +237,7 @@ def new_size_with_sound(tmp):
     check(len(audio) == 1 and float(audio[0].get("duration", info["format"]["duration"])) > 1.9,
           "the sound is not there: %s" % audio)
     frames = int(video["nb_read_frames"])
-    check(frames == 50, "%d frames" % frames)
+    check(frames == 60, "%d frames (2 s at 30 fps)" % frames)
     print("  1280x720 -> %dx%d with sound, %d frames" % (video["width"], video["height"], frames))
     # Pictures in and out: each byte the C reference's, at the new size.
     src, png = os.path.join(tmp, "in.png"), os.path.join(tmp, "out.png")

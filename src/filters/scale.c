@@ -730,10 +730,10 @@ static const clv_param params[] = {
      "swscale's algorithm (one) and flags; the result is always accurate_rnd's", 0},
     {"param0", CLV_PARAM_REAL, "123456", -100, 123456, NULL,
      "bicubic B, lanczos lobes, gauss exponent, experimental power; 123456: the algorithm's own "
-     "(B 0, lobes 3, gauss 3, power 1)",
-     1},
+     "(B 0, lobes 3, gauss 3, power 1); not stepped by keys",
+     0},
     {"param1", CLV_PARAM_REAL, "123456", -100, 123456, NULL,
-     "bicubic C; 123456: the algorithm's own (0.6)", 0.1},
+     "bicubic C; 123456: the algorithm's own (0.6); not stepped by keys", 0},
     {"force_original_aspect_ratio", CLV_PARAM_ENUM, "disable", 0, 0, "disable|decrease|increase",
      "shrink or grow the size given to keep the input's aspect", 1},
     {"force_divisible_by", CLV_PARAM_INT, "1", 1, 256, NULL,

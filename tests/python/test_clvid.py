@@ -43,7 +43,7 @@ CASES = {
 # What the filters that change the size make of W x H (the chain's sizes).
 SIZES = {
     "scale": lambda w, h: (2 * w + 1, max(1, round(h * (2 * w + 1) / w))),
-    "crop": lambda w, h: (w // 2 + 1, max(h - 1, 0)),
+    "crop": lambda w, h: (round(w / 2 + 1), max(h - 1, 0)),  # lrint, as vf_crop
     "pad": lambda w, h: (w + 3, h + 2),
     "transpose": lambda w, h: (h, w),
 }
