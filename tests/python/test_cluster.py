@@ -80,6 +80,23 @@ def test_local_cluster_transcode_equals_one_run(clip, tmp_path):
     assert p.returncode == 2 and "medain" in p.stderr
 
 
+def test_cluster_at_a_new_size(clip, tmp_path):
+    """A chain that changes the size: every segment is made at the chain's
+    size and the joined file equals one run, frame for frame."""
+    chain = "scale=iw*3/4:-2,transpose=clock,pad=iw+8:ih:4:0:navy"
+    one, joined = tmp_path / "one.mkv", tmp_path / "joined.mkv"
+    subprocess.run([CLVID, "transcode", "-q", "-i", str(clip), "-vf", chain, "-c:v", "ffv1", "-o",
+                    str(one)], check=True)
+    p = cluster("transcode", "-i", str(clip), "-vf", chain, "-c:v", "ffv1", "-o", str(joined),
+                "--segment-seconds", "1", "--workers", "2")
+    assert p.returncode == 0, p.stderr
+    size = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "stream=width,height", "-of",
+                           "csv=p=0", "-select_streams", "v", str(joined)], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    assert size == "144,240", size  # 320x180 -> 240x136 -> 136x240 -> 144x240
+    assert framemd5(joined) == framemd5(one)
+
+
 def test_batch_with_a_broken_file(clip, tmp_path):
     src = tmp_path / "in"
     src.mkdir()
