@@ -1,108 +1,200 @@
 /* scale.cl - ffmpeg's scale (src/filters/scale.c): swscale's 8-bit
  * per-plane resampling, each RGBA channel a plane. The host builds the taps
  * (position and int16 coefficients per output column and per output row);
- * the pass across makes swscale's 15-bit intermediate, out_w x in_h short4,
+ * the pass across makes swscale's 15-bit intermediate,
  * min(sum >> 7, 32767) (and >= -32768, as its SIMD saturates); the pass
- * down rounds with its dither, (64 << 12 + sum) >> 19, clamped to 0..255. */
+ * down rounds with its dither, (64 << 12 + sum) >> 19, clamped to 0..255.
+ * Both passes are the same integer arithmetic in every kernel here, so the
+ * kernels differ only in where the intermediate lives: a ring of rows per
+ * band (CPUs, scale_rows), local memory per output tile (GPUs, scale_tile),
+ * or a whole out_w x in_h short4 frame when a tile's rows do not fit in
+ * local memory (scale_across, then scale_down). */
 
-/* The pass across: input row y, output columns. Each output column reads
- * `taps` pixels from pos[x] on with coefficients coef[x * taps ...]. */
+/* ---- Both passes in one kernel ------------------------------------------
+ *
+ * The across table for these kernels is laid out for pairwise multiply-adds:
+ * for output column x and taps 4g..4g+3 (the across taps are a multiple of
+ * four, swscale's x86 alignment), 16 shorts c0 c1 c0 c1 c0 c1 c0 c1 c2 c3 c2
+ * c3 c2 c3 c2 c3, beside the 16 bytes of four pixels reordered r0 r1 g0 g1 b0
+ * b1 a0 a1 r2 r3 ...: the products of neighbours summed make one int8 of the
+ * four channels' partial sums (a pmaddwd where the compiler sees it). */
+#define SCALE_PAIRS (uchar16)(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15)
+
+/* 16 shorts at any even address: one vector move (PoCL makes byte and
+ * short moves of vload16 and vstore16); clv_uchar16_u is the bytes' own. */
+typedef short16 __attribute__((aligned(2))) scale_short16_u;
+
+/* Output column x of input row `in`: the sum >> 7, saturated to a short. */
+static short4 scale_across_px(__global const uchar *in, int w, int x, __global const int *pos,
+                              __global const short *coef, int taps)
+{
+    const int p = pos[x];
+    __global const short *c = coef + 4 * x * taps;
+    int8 acc = (int8)(0);
+    if (p + taps <= w) {
+        for (int j = 0; j < taps; j += 4) {
+            const int16 v = convert_int16(
+                shuffle(*(__global const clv_uchar16_u *)(in + 4 * (p + j)), SCALE_PAIRS));
+            const int16 prod = v * convert_int16(*(__global const scale_short16_u *)(c + 4 * j));
+            acc += prod.even + prod.odd;
+        }
+    } else {
+        /* Taps past the row's end (a row narrower than the filter) have
+         * zero coefficients: read the last pixel instead of past the frame. */
+        for (int j = 0; j < taps; j += 4) {
+            const uchar16 px =
+                (uchar16)(vload4(min(p + j, w - 1), in), vload4(min(p + j + 1, w - 1), in),
+                          vload4(min(p + j + 2, w - 1), in), vload4(min(p + j + 3, w - 1), in));
+            const int16 prod = convert_int16(shuffle(px, SCALE_PAIRS)) *
+                               convert_int16(*(__global const scale_short16_u *)(c + 4 * j));
+            acc += prod.even + prod.odd;
+        }
+    }
+    return convert_short4_sat((acc.lo + acc.hi) >> 7);
+}
+
+/* The row shape: a work-item makes a band of `band` output rows, keeping the
+ * pass across's rows it needs in a ring of `ring` (>= down_taps) rows of its
+ * own in `scratch` (out_w short4 each): each input row is made once per band
+ * while it is in the cache, and the intermediate never goes to memory. */
+__kernel void scale_rows(__global const uchar4 *src, __global uchar4 *dst, int w, int h, int stride,
+                         int out_w, int out_h, int out_stride, __global const int *across_pos,
+                         __global const short *across_coef, int across_taps,
+                         __global const int *down_pos, __global const short *down_coef,
+                         int down_taps, __global short *scratch, int band, int ring)
+{
+    const int y0 = (int)get_global_id(0) * band;
+    const int y1 = min(y0 + band, out_h);
+    __global short *mid = scratch + (size_t)get_global_id(0) * ring * out_w * 4;
+    int lo = 0, hi = 0; /* the ring holds input rows lo .. hi - 1 */
+    for (int y = y0; y < y1; y++) {
+        const int p = down_pos[y];
+        if (p < lo || p > hi)
+            lo = hi = p;
+        for (int r = hi; r < p + down_taps; r++) {
+            __global const uchar *in = (__global const uchar *)(src + min(r, h - 1) * stride);
+            __global short *out = mid + (r % ring) * out_w * 4;
+            for (int x = 0; x < out_w; x++)
+                *(__global short4 *)(out + 4 * x) =
+                    scale_across_px(in, w, x, across_pos, across_coef, across_taps);
+        }
+        hi = p + down_taps;
+        lo = max(lo, hi - ring);
+
+        /* Down: 16 values (four pixels) at a time, the taps inner. */
+        __global const short *c = down_coef + y * down_taps;
+        __global uchar *out = (__global uchar *)(dst + y * out_stride);
+        const int n = 4 * out_w;
+        int k = 0;
+        for (; k + 16 <= n; k += 16) {
+            int16 acc = (int16)(64 << 12);
+            for (int j = 0; j < down_taps; j++)
+                acc += convert_int16(
+                           *(__global const scale_short16_u *)(mid + ((p + j) % ring) * n + k)) *
+                       (int)c[j];
+            *(__global clv_uchar16_u *)(out + k) = convert_uchar16_sat(acc >> 19);
+        }
+        for (; k < n; k++) {
+            int acc = 64 << 12;
+            for (int j = 0; j < down_taps; j++)
+                acc += mid[((p + j) % ring) * n + k] * c[j];
+            out[k] = (uchar)clamp(acc >> 19, 0, 255);
+        }
+    }
+}
+
+/* The GPU shape: one work-group makes an output tile of SCALE_TILE_W
+ * columns (its local width) and `tile_h` rows. It runs the pass across for
+ * the input rows the tile needs (at most `rows`) into local memory, then
+ * the pass down from there: the intermediate never leaves the chip, each
+ * input pixel is read from memory about once, neighbouring work-items read
+ * and write neighbouring pixels. Local size SCALE_TILE_W x SCALE_TILE_Y. */
+#define SCALE_TILE_W 64
+#define SCALE_TILE_Y 4
+__kernel void scale_tile(__global const uchar4 *src, __global uchar4 *dst, int w, int h, int stride,
+                         int out_w, int out_h, int out_stride, __global const int *across_pos,
+                         __global const short *across_coef, int across_taps,
+                         __global const int *down_pos, __global const short *down_coef,
+                         int down_taps, __local short4 *mid, int tile_h)
+{
+    const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
+    const int tx0 = (int)get_group_id(0) * SCALE_TILE_W;
+    const int ty0 = (int)get_group_id(1) * tile_h;
+    const int ty1 = min(ty0 + tile_h, out_h);
+    const int r0 = down_pos[ty0];
+    const int rows = down_pos[ty1 - 1] + down_taps - r0;
+
+    /* Across: work-item (lx, ly) makes column tx0 + lx of every
+     * SCALE_TILE_Y-th row. Columns past out_w are left unmade (unused). */
+    const int x = tx0 + lx;
+    if (x < out_w) {
+        const int p = across_pos[x];
+        __global const short *c = across_coef + x * across_taps;
+        for (int r = ly; r < rows; r += SCALE_TILE_Y) {
+            __global const uchar4 *in = src + min(r0 + r, h - 1) * stride;
+            int4 sum = (int4)(0);
+            for (int j = 0; j < across_taps; j++)
+                sum += convert_int4(in[min(p + j, w - 1)]) * (int)c[j];
+            mid[r * SCALE_TILE_W + lx] = convert_short4_sat(sum >> 7);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* Down: the same column, every SCALE_TILE_Y-th output row of the tile. */
+    if (x >= out_w)
+        return;
+    for (int y = ty0 + ly; y < ty1; y += SCALE_TILE_Y) {
+        __local const short4 *m = mid + (down_pos[y] - r0) * SCALE_TILE_W + lx;
+        __global const short *c = down_coef + y * down_taps;
+        int4 sum = (int4)(64 << 12);
+        for (int j = 0; j < down_taps; j++)
+            sum += convert_int4(m[j * SCALE_TILE_W]) * (int)c[j];
+        dst[y * out_stride + x] = convert_uchar4_sat(sum >> 19);
+    }
+}
+
+/* The GPU shape when a tile's input rows do not fit in local memory (very
+ * large shrinks): the pass across over the whole frame into mid, out_w x
+ * in_h short4, plain table (coef[x * taps + j]). */
 __kernel void scale_across(__global const uchar4 *src, __global short4 *mid, int w, int h,
                            int stride, int out_w, __global const int *pos,
                            __global const short *coef, int taps)
 {
     const int y = (int)get_global_id(1);
+    const int x0 = (int)get_global_id(0) * CLV_PX;
     if (y >= h)
         return;
     __global const uchar4 *in = src + y * stride;
-#if CLV_ROW
-    __global short *out = (__global short *)(mid + y * out_w);
-    for (int x = 0; x < out_w; x++) {
-        __global const uchar *p = (__global const uchar *)(in + pos[x]);
-        __global const short *c = coef + x * taps;
-        int r = 0, g = 0, b = 0, a = 0;
-        for (int j = 0; j < taps; j++) {
-            const int k = c[j];
-            r += p[4 * j] * k;
-            g += p[4 * j + 1] * k;
-            b += p[4 * j + 2] * k;
-            a += p[4 * j + 3] * k;
-        }
-        out[4 * x] = (short)clamp(r >> 7, -32768, 32767);
-        out[4 * x + 1] = (short)clamp(g >> 7, -32768, 32767);
-        out[4 * x + 2] = (short)clamp(b >> 7, -32768, 32767);
-        out[4 * x + 3] = (short)clamp(a >> 7, -32768, 32767);
-    }
-#else
-    /* Neighbouring work-items read neighbouring pixels: the row's loads
-     * coalesce through the cache however the taps fall. */
-    const int x0 = (int)get_global_id(0) * CLV_PX;
     for (int i = 0; i < CLV_PX; i++) {
         const int x = x0 + i;
         if (x >= out_w)
             return;
-        __global const uchar4 *p = in + pos[x];
+        const int p = pos[x];
         __global const short *c = coef + x * taps;
         int4 sum = (int4)(0);
         for (int j = 0; j < taps; j++)
-            sum += clv_int4(p[j]) * (int)c[j];
+            sum += convert_int4(in[min(p + j, w - 1)]) * (int)c[j];
         mid[y * out_w + x] = convert_short4_sat(sum >> 7);
     }
-#endif
 }
 
-/* The pass down: output row y reads `taps` rows of mid from pos[y] on, one
- * coefficient a row for the whole row. */
-__kernel void scale_down(__global const short4 *mid, __global uchar4 *dst, int out_w, int out_h,
-                         int out_stride, __global const int *pos, __global const short *coef,
-                         int taps)
+/* Then the pass down: output row y reads `taps` rows of mid from pos[y] on
+ * (rows past the frame have zero coefficients and are not read). */
+__kernel void scale_down(__global const short4 *mid, __global uchar4 *dst, int h, int out_w,
+                         int out_h, int out_stride, __global const int *pos,
+                         __global const short *coef, int taps)
 {
     const int y = (int)get_global_id(1);
+    const int x0 = (int)get_global_id(0) * CLV_PX;
     if (y >= out_h)
         return;
-    __global const short4 *first = mid + pos[y] * out_w;
     __global const short *c = coef + y * taps;
-#if CLV_ROW
-    /* Tap-major over chunks of the row: the inner loops are plain int
-     * multiply-adds over consecutive shorts, which the loop vectorizer
-     * takes. */
-#define DOWN_CHUNK 64
-    __global uchar *out = (__global uchar *)(dst + y * out_stride);
-    for (int x0 = 0; x0 < out_w; x0 += DOWN_CHUNK) {
-        const int n = 4 * min(DOWN_CHUNK, out_w - x0);
-        int acc[4 * DOWN_CHUNK];
-        for (int k = 0; k < n; k++)
-            acc[k] = 64 << 12;
-        for (int j = 0; j < taps; j++) {
-            __global const short *m = (__global const short *)(first + j * out_w + x0);
-            const int cj = c[j];
-            for (int k = 0; k < n; k++)
-                acc[k] += m[k] * cj;
-        }
-        for (int k = 0; k < n; k++)
-            out[4 * x0 + k] = (uchar)clamp(acc[k] >> 19, 0, 255);
-    }
-#else
-    const int x0 = (int)get_global_id(0) * CLV_PX;
-    if (x0 >= out_w)
-        return;
-    if (x0 + CLV_PX <= out_w) {
-        /* Four pixels, 32 bytes, one load a row. */
-        int16 sum = (int16)(64 << 12);
-        for (int j = 0; j < taps; j++)
-            sum += convert_int16(vload16(0, (__global const short *)(first + j * out_w + x0))) *
-                   (int)c[j];
-        const uchar16 v = convert_uchar16_sat(sum >> 19);
-        vstore16(v, 0, (__global uchar *)(dst + y * out_stride + x0));
-        return;
-    }
-    for (int x = x0; x < out_w; x++) {
+    for (int x = x0; x < min(x0 + CLV_PX, out_w); x++) {
         int4 sum = (int4)(64 << 12);
         for (int j = 0; j < taps; j++)
-            sum += convert_int4(first[j * out_w + x]) * (int)c[j];
+            sum += convert_int4(mid[min(pos[y] + j, h - 1) * out_w + x]) * (int)c[j];
         dst[y * out_stride + x] = convert_uchar4_sat(sum >> 19);
     }
-#endif
 }
 
 /* The same size in and out: vf_scale makes no scaler, the frame passes. */

@@ -615,14 +615,23 @@ static int reference(void *ref_state, const clv_value *values, const clv_image *
 
 /* ---- The device --------------------------------------------------------- */
 
-static const char *const kernels[] = {"scale_across", "scale_down", "scale_copy", NULL};
+static const char *const kernels[] = {"scale_rows", "scale_tile", "scale_across",
+                                      "scale_down", "scale_copy", NULL};
+
+/* cl/scale.cl's tile width and work-group height (scale_tile). */
+#define TILE_W 64
+#define TILE_Y 4
+
+typedef enum { PLAN_COPY, PLAN_ROWS, PLAN_TILE, PLAN_TWO_PASS } scale_plan;
 
 typedef struct scale_state {
-    cl_kernel across, down, copy; /* in the order of kernels[] */
+    cl_kernel rows, tile, across, down, copy; /* in the order of kernels[] */
     cl_mem across_pos, across_coef, down_pos, down_coef;
-    cl_mem mid; /* out_w x in_h short4: the pass across's output */
+    cl_mem scratch; /* PLAN_ROWS: the bands' rings; PLAN_TWO_PASS: out_w x in_h short4 */
     int across_size, down_size;
-    int same; /* the same size in and out: a copy */
+    scale_plan plan;
+    int band, ring, bands; /* PLAN_ROWS: output rows per work-item, ring rows, work-items */
+    int tile_h, tile_rows; /* PLAN_TILE: output rows per tile, most input rows a tile needs */
 } scale_state;
 
 static void release_tables(scale_state *s)
@@ -631,7 +640,7 @@ static void release_tables(scale_state *s)
     clv__mem_release(&s->across_coef);
     clv__mem_release(&s->down_pos);
     clv__mem_release(&s->down_coef);
-    clv__mem_release(&s->mid);
+    clv__mem_release(&s->scratch);
 }
 
 static void uninit(void *state)
@@ -639,66 +648,171 @@ static void uninit(void *state)
     release_tables(state);
 }
 
+/* The most input rows any tile of tile_h output rows reads. */
+static int tile_rows(const scale_taps *down, int tile_h)
+{
+    int most = 0;
+    for (int y0 = 0; y0 < down->count; y0 += tile_h) {
+        int y1 = y0 + tile_h < down->count ? y0 + tile_h : down->count;
+        int n = down->pos[y1 - 1] + down->size - down->pos[y0];
+        if (n > most)
+            most = n;
+    }
+    return most;
+}
+
+/* The across coefficients for scale_rows' pairwise multiply-adds
+ * (cl/scale.cl): per column, per 4 taps, c0 c1 repeated four times then c2
+ * c3 four times; *size is the taps rounded up to 4 (x86's across alignment
+ * makes them so already; zeros otherwise). */
+static int16_t *pair_table(const scale_taps *t, int *size)
+{
+    const int n = (t->size + 3) & ~3;
+    int16_t *pairs = calloc((size_t)t->count * (size_t)n * 4, sizeof *pairs);
+    if (!pairs)
+        return NULL;
+    for (int x = 0; x < t->count; x++)
+        for (int j = 0; j < n; j++)
+            for (int k = 0; k < 4; k++) {
+                const int16_t c =
+                    j < t->size ? t->coef[(size_t)x * (size_t)t->size + (size_t)j] : 0;
+                /* tap j of group g = j / 4 sits at lanes 8 * (j % 4 / 2) + 2 * k + j % 2 */
+                pairs[((size_t)x * (size_t)n + (size_t)(j & ~3)) * 4 +
+                      (size_t)(8 * ((j & 3) >> 1) + 2 * k + (j & 1))] = c;
+            }
+    *size = n;
+    return pairs;
+}
+
 static int resize(void *state, clv_context *ctx, const clv_value *values, const clv_size *in,
                   const clv_size *out, clv_msg *msg)
 {
     scale_state *s = state;
     release_tables(s);
-    s->same = in->width == out->width && in->height == out->height;
-    if (s->same)
+    s->plan = PLAN_COPY;
+    if (in->width == out->width && in->height == out->height)
         return 0;
     scale_taps across, down;
     if (plan_taps(values, in->width, in->height, out->width, out->height, &across, &down))
         return clv__fail(msg, CLV_ENOMEM, "scale: out of memory for the filter taps");
-    int err = 0;
-    cl_int st = CL_SUCCESS;
+    int16_t *pairs = NULL;
+    size_t scratch = 0;
+    if (ctx->row_shape) {
+        /* Bands of output rows: a few per compute unit so that the cores
+         * stay balanced, not so few rows that the rows shared by
+         * neighbouring bands (made by both) cost much. */
+        unsigned units = ctx->dev.compute_units ? ctx->dev.compute_units : 1;
+        int band = (out->height + (int)units * 4 - 1) / ((int)units * 4);
+        if (band < 16)
+            band = 16;
+        s->plan = PLAN_ROWS;
+        s->band = band;
+        s->bands = (out->height + band - 1) / band;
+        s->ring = down.size;
+        scratch = (size_t)s->bands * (size_t)s->ring * (size_t)out->width * 4 * sizeof(cl_short);
+        pairs = pair_table(&across, &s->across_size);
+    } else {
+        /* Tiles as tall as the device's local memory allows (32 rows of
+         * output keep the rows a tile shares with the next few). */
+        size_t local = ctx->dev.local_mem ? (size_t)ctx->dev.local_mem : 16384;
+        if (local > 48 * 1024)
+            local = 48 * 1024; /* beyond it NVIDIA wants an opt-in */
+        s->plan = PLAN_TWO_PASS;
+        for (int th = 32; th >= 4; th /= 2) {
+            int rows = tile_rows(&down, th);
+            if ((size_t)rows * TILE_W * 4 * sizeof(cl_short) <= local - 1024) {
+                s->plan = PLAN_TILE;
+                s->tile_h = th;
+                s->tile_rows = rows;
+                break;
+            }
+        }
+        if (s->plan == PLAN_TWO_PASS)
+            scratch = (size_t)out->width * (size_t)in->height * 4 * sizeof(cl_short);
+    }
+    cl_int st = pairs || s->plan != PLAN_ROWS ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
     const cl_mem_flags ro = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
-    s->across_pos =
-        clCreateBuffer(ctx->cl, ro, (size_t)across.count * sizeof(cl_int), across.pos, &st);
+    if (st == CL_SUCCESS)
+        s->across_pos =
+            clCreateBuffer(ctx->cl, ro, (size_t)across.count * sizeof(cl_int), across.pos, &st);
     if (st == CL_SUCCESS)
         s->across_coef = clCreateBuffer(
-            ctx->cl, ro, (size_t)across.count * (size_t)across.size * sizeof(cl_short), across.coef,
-            &st);
+            ctx->cl, ro,
+            pairs ? (size_t)across.count * (size_t)s->across_size * 4 * sizeof(cl_short)
+                  : (size_t)across.count * (size_t)across.size * sizeof(cl_short),
+            pairs ? pairs : across.coef, &st);
     if (st == CL_SUCCESS)
         s->down_pos =
             clCreateBuffer(ctx->cl, ro, (size_t)down.count * sizeof(cl_int), down.pos, &st);
     if (st == CL_SUCCESS)
         s->down_coef = clCreateBuffer(
             ctx->cl, ro, (size_t)down.count * (size_t)down.size * sizeof(cl_short), down.coef, &st);
-    if (st == CL_SUCCESS)
-        s->mid = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE,
-                                (size_t)out->width * (size_t)in->height * 4 * sizeof(cl_short),
-                                NULL, &st);
-    s->across_size = across.size;
+    if (st == CL_SUCCESS && scratch)
+        s->scratch = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, scratch, NULL, &st);
+    if (!pairs)
+        s->across_size = across.size;
     s->down_size = down.size;
+    free(pairs);
     taps_free(&across);
     taps_free(&down);
     if (st != CL_SUCCESS) {
         release_tables(s);
-        err = clv__fail(msg, CLV_ENOMEM, "scale: cannot allocate its tables for %dx%d -> %dx%d: %s",
-                        in->width, in->height, out->width, out->height, clv__cl_strerror(st));
+        s->plan = PLAN_COPY;
+        return clv__fail(msg, CLV_ENOMEM,
+                         "scale: cannot allocate its tables for %dx%d -> %dx%d: %s", in->width,
+                         in->height, out->width, out->height, clv__cl_strerror(st));
     }
-    return err;
+    return 0;
 }
 
 static int run(void *state, const clv_launch *l)
 {
     scale_state *s = state;
     int err;
-    if (s->same) {
+    cl_int across_taps = s->across_size, down_taps = s->down_size;
+    if (s->plan == PLAN_COPY) {
+        if (l->width != l->out_width || l->height != l->out_height)
+            return CLV_EINVAL; /* resize did not run for this size */
         if ((err = clv__kernel_args(s->copy, 0, 6, CLV__ARG(l->src), CLV__ARG(l->dst),
                                     CLV__ARG(l->width), CLV__ARG(l->height), CLV__ARG(l->stride),
                                     CLV__ARG(l->out_stride))))
             return err;
         return clv__launch_pixels(l, s->copy, l->width, l->height);
     }
-    if (!s->mid)
-        return CLV_EINVAL; /* resize did not run for this size */
-    cl_int taps = s->across_size;
-    if ((err = clv__kernel_args(s->across, 0, 9, CLV__ARG(l->src), CLV__ARG(s->mid),
+    if (s->plan == PLAN_ROWS || s->plan == PLAN_TILE) {
+        cl_kernel k = s->plan == PLAN_ROWS ? s->rows : s->tile;
+        if ((err = clv__kernel_args(
+                 k, 0, 14, CLV__ARG(l->src), CLV__ARG(l->dst), CLV__ARG(l->width),
+                 CLV__ARG(l->height), CLV__ARG(l->stride), CLV__ARG(l->out_width),
+                 CLV__ARG(l->out_height), CLV__ARG(l->out_stride), CLV__ARG(s->across_pos),
+                 CLV__ARG(s->across_coef), CLV__ARG(across_taps), CLV__ARG(s->down_pos),
+                 CLV__ARG(s->down_coef), CLV__ARG(down_taps))))
+            return err;
+        if (s->plan == PLAN_ROWS) {
+            cl_int band = s->band, ring = s->ring;
+            if ((err = clv__kernel_args(k, 14, 3, CLV__ARG(s->scratch), CLV__ARG(band),
+                                        CLV__ARG(ring))))
+                return err;
+            size_t global = (size_t)s->bands, one = 1;
+            return clv__launch(l, k, 1, &global, &one);
+        }
+        cl_int tile_h = s->tile_h;
+        cl_int st =
+            clSetKernelArg(k, 14, (size_t)s->tile_rows * TILE_W * 4 * sizeof(cl_short), NULL);
+        if (st != CL_SUCCESS)
+            return CLV_ECL;
+        if ((err = clv__kernel_args(k, 15, 1, CLV__ARG(tile_h))))
+            return err;
+        size_t local[2] = {TILE_W, TILE_Y};
+        size_t global[2] = {((size_t)l->out_width + TILE_W - 1) / TILE_W * TILE_W,
+                            ((size_t)l->out_height + (size_t)s->tile_h - 1) / (size_t)s->tile_h *
+                                TILE_Y};
+        return clv__launch(l, k, 2, global, local);
+    }
+    if ((err = clv__kernel_args(s->across, 0, 9, CLV__ARG(l->src), CLV__ARG(s->scratch),
                                 CLV__ARG(l->width), CLV__ARG(l->height), CLV__ARG(l->stride),
                                 CLV__ARG(l->out_width), CLV__ARG(s->across_pos),
-                                CLV__ARG(s->across_coef), CLV__ARG(taps))))
+                                CLV__ARG(s->across_coef), CLV__ARG(across_taps))))
         return err;
     /* Two kernels: the wait list goes to the first, the done event comes
      * from the second. */
@@ -708,11 +822,10 @@ static int run(void *state, const clv_launch *l)
     second.wait = NULL;
     if ((err = clv__launch_pixels(&first, s->across, l->out_width, l->height)))
         return err;
-    taps = s->down_size;
-    if ((err = clv__kernel_args(s->down, 0, 8, CLV__ARG(s->mid), CLV__ARG(l->dst),
-                                CLV__ARG(l->out_width), CLV__ARG(l->out_height),
-                                CLV__ARG(l->out_stride), CLV__ARG(s->down_pos),
-                                CLV__ARG(s->down_coef), CLV__ARG(taps))))
+    if ((err = clv__kernel_args(
+             s->down, 0, 9, CLV__ARG(s->scratch), CLV__ARG(l->dst), CLV__ARG(l->height),
+             CLV__ARG(l->out_width), CLV__ARG(l->out_height), CLV__ARG(l->out_stride),
+             CLV__ARG(s->down_pos), CLV__ARG(s->down_coef), CLV__ARG(down_taps))))
         return err;
     return clv__launch_pixels(&second, s->down, l->out_width, l->out_height);
 }
