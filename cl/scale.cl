@@ -55,8 +55,8 @@ static short4 scale_across_px(__global const uchar *in, int w, int x, __global c
 
 /* The row shape: a work-item makes a band of `band` output rows, keeping the
  * pass across's rows it needs in a ring of `ring` (>= down_taps) rows of its
- * own in `scratch` (out_w short4 each): each input row is made once per band
- * while it is in the cache, and the intermediate never goes to memory. */
+ * own in `scratch` (out_w short4 each, every row twice: 2 * ring slots): each input row is made
+ * once per band while it is in the cache, and the intermediate never goes to memory. */
 __kernel void scale_rows(__global const uchar4 *src, __global uchar4 *dst, int w, int h, int stride,
                          int out_w, int out_h, int out_stride, __global const int *across_pos,
                          __global const short *across_coef, int across_taps,
@@ -65,39 +65,43 @@ __kernel void scale_rows(__global const uchar4 *src, __global uchar4 *dst, int w
 {
     const int y0 = (int)get_global_id(0) * band;
     const int y1 = min(y0 + band, out_h);
-    __global short *mid = scratch + (size_t)get_global_id(0) * ring * out_w * 4;
+    __global short *mid = scratch + (size_t)get_global_id(0) * 2 * ring * out_w * 4;
     int lo = 0, hi = 0; /* the ring holds input rows lo .. hi - 1 */
+    const int n = 4 * out_w;
     for (int y = y0; y < y1; y++) {
         const int p = down_pos[y];
         if (p < lo || p > hi)
             lo = hi = p;
         for (int r = hi; r < p + down_taps; r++) {
+            /* Row r goes to slots r % ring and r % ring + ring: any taps
+             * consecutive rows are then consecutive slots. */
             __global const uchar *in = (__global const uchar *)(src + min(r, h - 1) * stride);
-            __global short *out = mid + (r % ring) * out_w * 4;
-            for (int x = 0; x < out_w; x++)
-                *(__global short4 *)(out + 4 * x) =
-                    scale_across_px(in, w, x, across_pos, across_coef, across_taps);
+            __global short *out = mid + (r % ring) * n;
+            for (int x = 0; x < out_w; x++) {
+                const short4 v = scale_across_px(in, w, x, across_pos, across_coef, across_taps);
+                *(__global short4 *)(out + 4 * x) = v;
+                *(__global short4 *)(out + ring * n + 4 * x) = v;
+            }
         }
         hi = p + down_taps;
         lo = max(lo, hi - ring);
 
         /* Down: 16 values (four pixels) at a time, the taps inner. */
         __global const short *c = down_coef + y * down_taps;
+        __global const short *first = mid + (p % ring) * n;
         __global uchar *out = (__global uchar *)(dst + y * out_stride);
-        const int n = 4 * out_w;
         int k = 0;
         for (; k + 16 <= n; k += 16) {
             int16 acc = (int16)(64 << 12);
             for (int j = 0; j < down_taps; j++)
-                acc += convert_int16(
-                           *(__global const scale_short16_u *)(mid + ((p + j) % ring) * n + k)) *
+                acc += convert_int16(*(__global const scale_short16_u *)(first + j * n + k)) *
                        (int)c[j];
             *(__global clv_uchar16_u *)(out + k) = convert_uchar16_sat(acc >> 19);
         }
         for (; k < n; k++) {
             int acc = 64 << 12;
             for (int j = 0; j < down_taps; j++)
-                acc += mid[((p + j) % ring) * n + k] * c[j];
+                acc += first[j * n + k] * c[j];
             out[k] = (uchar)clamp(acc >> 19, 0, 255);
         }
     }

@@ -709,7 +709,8 @@ static int resize(void *state, clv_context *ctx, const clv_value *values, const 
         s->band = band;
         s->bands = (out->height + band - 1) / band;
         s->ring = down.size;
-        scratch = (size_t)s->bands * (size_t)s->ring * (size_t)out->width * 4 * sizeof(cl_short);
+        scratch =
+            (size_t)s->bands * 2 * (size_t)s->ring * (size_t)out->width * 4 * sizeof(cl_short);
         pairs = pair_table(&across, &s->across_size);
     } else {
         /* Tiles as tall as the device's local memory allows (32 rows of
