@@ -1,8 +1,10 @@
 // npp_bench.cu - NVIDIA NPP on the operations clvid-bench times, on the same
 // 4K RGBA frames: one JSON object per line, {"op": ..., "npp_us": median}.
 // Built and run by scripts/compare-gpu (nvcc, -lnppif -lnppim -lnppist
-// -lnppicc -lnppc). NPP's filters take no border: the region is the frame
-// less the mask's border, a little less work than clvid's.
+// -lnppicc -lnppig -lnppc). NPP's filters take no border: the region is the
+// frame less the mask's border, a little less work than clvid's. The
+// resizes (nppiResize_8u_C4R, 4K <-> 1080p whatever the size asked) print
+// "npp_us": null and NPP's status when NPP refuses one.
 #include <cuda_runtime.h>
 #include <npp.h>
 
@@ -159,6 +161,34 @@ int main(int argc, char **argv)
                                                           upper, buf, c));
                    CHECK_NPP(nppiLUT_8u_C4R_Ctx(src, step, dst, step, roi, pv, pl, nl, c));
                }));
+    }
+    // Resizes, cubic and Lanczos, 4K -> 1080p and 1080p -> 4K (from the top
+    // left 1920x1080 of src; src, dst and tmp hold a 4K frame at least).
+    if ((size_t)3840 * 2160 * 4 <= bytes) {
+        struct {
+            const char *name;
+            int iw, ih, ow, oh, interp;
+        } resizes[] = {
+            {"scale_4k_1080p_bicubic", 3840, 2160, 1920, 1080, NPPI_INTER_CUBIC},
+            {"scale_4k_1080p_lanczos", 3840, 2160, 1920, 1080, NPPI_INTER_LANCZOS},
+            {"scale_1080p_4k_bicubic", 1920, 1080, 3840, 2160, NPPI_INTER_CUBIC},
+            {"scale_1080p_4k_lanczos", 1920, 1080, 3840, 2160, NPPI_INTER_LANCZOS},
+        };
+        for (const auto &r : resizes) {
+            NppiSize in = {r.iw, r.ih}, out = {r.ow, r.oh};
+            NppiRect inr = {0, 0, r.iw, r.ih}, outr = {0, 0, r.ow, r.oh};
+            int is = r.iw * 4, os = r.ow * 4;
+            NppStatus st = nppiResize_8u_C4R_Ctx(src, is, in, inr, dst, os, out, outr, r.interp, c);
+            CHECK_CUDA(cudaStreamSynchronize(s));
+            if (st < 0) {
+                printf("{\"op\": \"%s\", \"npp_us\": null, \"status\": %d}\n", r.name, (int)st);
+                continue;
+            }
+            printf("{\"op\": \"%s\", \"npp_us\": %.1f}\n", r.name, time_us(s, runs, [&] {
+                       CHECK_NPP(nppiResize_8u_C4R_Ctx(src, is, in, inr, dst, os, out, outr,
+                                                       r.interp, c));
+                   }));
+        }
     }
     return 0;
 }
