@@ -115,11 +115,33 @@ __kernel void scale_rows(__global const uchar4 *src, __global uchar4 *dst, int w
  * and write neighbouring pixels. Local size SCALE_TILE_W x SCALE_TILE_Y. */
 #define SCALE_TILE_W 64
 #define SCALE_TILE_Y 4
-__kernel void scale_tile(__global const uchar4 *src, __global uchar4 *dst, int w, int h, int stride,
-                         int out_w, int out_h, int out_stride, __global const int *across_pos,
-                         __global const short *across_coef, int across_taps,
-                         __global const int *down_pos, __global const short *down_coef,
-                         int down_taps, __local short4 *mid, int tile_h)
+#if CLV_NV_SM >= 61
+/* PTX dp2a: c + the two 16-bit lanes of k times bytes 0 and 1 (lo) or 2
+ * and 3 (hi) of b, signed coefficients, unsigned bytes: two taps of one
+ * channel in one instruction, the same integers as the multiply-adds. */
+inline int scale_dp2a_lo(uint k, uint b, int c)
+{
+    int d;
+    asm("dp2a.lo.s32.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(k), "r"(b), "r"(c));
+    return d;
+}
+inline int scale_dp2a_hi(uint k, uint b, int c)
+{
+    int d;
+    asm("dp2a.hi.s32.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(k), "r"(b), "r"(c));
+    return d;
+}
+#endif
+
+/* The tile's body for T taps across (T > 0: a constant, the column's
+ * coefficients held in registers and the taps unrolled; 0: any number,
+ * read from the table). */
+static inline void scale_tile_body(__global const uchar4 *src, __global uchar4 *dst, int w, int h,
+                                   int stride, int out_w, int out_h, int out_stride,
+                                   __global const int *across_pos,
+                                   __global const short *across_coef, int across_taps,
+                                   __global const int *down_pos, __global const short *down_coef,
+                                   int down_taps, __local short4 *mid, int tile_h, const int T)
 {
     const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
     const int tx0 = (int)get_group_id(0) * SCALE_TILE_W;
@@ -134,12 +156,52 @@ __kernel void scale_tile(__global const uchar4 *src, __global uchar4 *dst, int w
     if (x < out_w) {
         const int p = across_pos[x];
         __global const short *c = across_coef + x * across_taps;
-        for (int r = ly; r < rows; r += SCALE_TILE_Y) {
-            __global const uchar4 *in = src + min(r0 + r, h - 1) * stride;
-            int4 sum = (int4)(0);
-            for (int j = 0; j < across_taps; j++)
-                sum += convert_int4(in[min(p + j, w - 1)]) * (int)c[j];
-            mid[r * SCALE_TILE_W + lx] = convert_short4_sat(sum >> 7);
+        if (T > 0) {
+            int k[16];
+            for (int j = 0; j < T; j++)
+                k[j] = c[j];
+            const int inside = p + T <= w;
+#if CLV_NV_SM >= 61
+            /* Taps in pairs: each pair's coefficients packed in a word,
+             * the two pixels' bytes regrouped r r g g and b b a a. */
+            uint kk[8];
+            for (int j = 0; j < T; j += 2)
+                kk[j / 2] = (uint)(ushort)k[j] | (uint)(ushort)k[j + 1] << 16;
+            for (int r = ly; r < rows; r += SCALE_TILE_Y) {
+                __global const uchar4 *in = src + min(r0 + r, h - 1) * stride;
+                int sr = 0, sg = 0, sb = 0, sa = 0;
+                for (int j = 0; j < T; j += 2) {
+                    const uint p0 = as_uint(in[inside ? p + j : min(p + j, w - 1)]);
+                    const uint p1 = as_uint(in[inside ? p + j + 1 : min(p + j + 1, w - 1)]);
+                    const uint rg = clv_prmt(p0, p1, 0x5140), ba = clv_prmt(p0, p1, 0x7362);
+                    sr = scale_dp2a_lo(kk[j / 2], rg, sr);
+                    sg = scale_dp2a_hi(kk[j / 2], rg, sg);
+                    sb = scale_dp2a_lo(kk[j / 2], ba, sb);
+                    sa = scale_dp2a_hi(kk[j / 2], ba, sa);
+                }
+                mid[r * SCALE_TILE_W + lx] = convert_short4_sat((int4)(sr, sg, sb, sa) >> 7);
+            }
+#else
+            for (int r = ly; r < rows; r += SCALE_TILE_Y) {
+                __global const uchar4 *in = src + min(r0 + r, h - 1) * stride;
+                int4 sum = (int4)(0);
+                if (inside)
+                    for (int j = 0; j < T; j++)
+                        sum += convert_int4(in[p + j]) * k[j];
+                else
+                    for (int j = 0; j < T; j++)
+                        sum += convert_int4(in[min(p + j, w - 1)]) * k[j];
+                mid[r * SCALE_TILE_W + lx] = convert_short4_sat(sum >> 7);
+            }
+#endif
+        } else {
+            for (int r = ly; r < rows; r += SCALE_TILE_Y) {
+                __global const uchar4 *in = src + min(r0 + r, h - 1) * stride;
+                int4 sum = (int4)(0);
+                for (int j = 0; j < across_taps; j++)
+                    sum += convert_int4(in[min(p + j, w - 1)]) * (int)c[j];
+                mid[r * SCALE_TILE_W + lx] = convert_short4_sat(sum >> 7);
+            }
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -155,6 +217,38 @@ __kernel void scale_tile(__global const uchar4 *src, __global uchar4 *dst, int w
             sum += convert_int4(m[j * SCALE_TILE_W]) * (int)c[j];
         dst[y * out_stride + x] = convert_uchar4_sat(sum >> 19);
     }
+}
+
+#define SCALE_TILE_ARGS                                                                            \
+    __global const uchar4 *src, __global uchar4 *dst, int w, int h, int stride, int out_w,        \
+        int out_h, int out_stride, __global const int *across_pos,                                \
+        __global const short *across_coef, int across_taps, __global const int *down_pos,         \
+        __global const short *down_coef, int down_taps, __local short4 *mid, int tile_h
+#define SCALE_TILE_CALL(T)                                                                         \
+    scale_tile_body(src, dst, w, h, stride, out_w, out_h, out_stride, across_pos, across_coef,    \
+                    across_taps, down_pos, down_coef, down_taps, mid, tile_h, T)
+
+/* Any number of taps across, and 4, 8, 12 or 16 (swscale's x86 alignment
+ * makes the taps across a multiple of four). */
+__kernel void scale_tile(SCALE_TILE_ARGS)
+{
+    SCALE_TILE_CALL(0);
+}
+__kernel void scale_tile4(SCALE_TILE_ARGS)
+{
+    SCALE_TILE_CALL(4);
+}
+__kernel void scale_tile8(SCALE_TILE_ARGS)
+{
+    SCALE_TILE_CALL(8);
+}
+__kernel void scale_tile12(SCALE_TILE_ARGS)
+{
+    SCALE_TILE_CALL(12);
+}
+__kernel void scale_tile16(SCALE_TILE_ARGS)
+{
+    SCALE_TILE_CALL(16);
 }
 
 /* The GPU shape when a tile's input rows do not fit in local memory (very

@@ -267,7 +267,7 @@ def _device_text(device: Any) -> Optional[bytes]:
 
 
 def version() -> str:
-    """The library's version, "0.3.0"."""
+    """The library's version, "0.4.0"."""
     return _version().decode()
 
 
