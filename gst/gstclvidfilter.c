@@ -349,8 +349,8 @@ static GstCaps *transform_caps(GstBaseTransform *trans, GstPadDirection directio
                 gst_structure_free(o); /* the chain can't take this size */
                 continue;
             }
-            gst_structure_set(o, "width", G_TYPE_INT, size.width, "height", G_TYPE_INT,
-                              size.height, NULL);
+            gst_structure_set(o, "width", G_TYPE_INT, size.width, "height", G_TYPE_INT, size.height,
+                              NULL);
             if (par && size.sar_num > 0 && size.sar_den > 0)
                 gst_structure_set(o, "pixel-aspect-ratio", GST_TYPE_FRACTION, size.sar_num,
                                   size.sar_den, NULL);
@@ -399,8 +399,7 @@ static gboolean set_info(GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *
         GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, ("clvidfilter: %s", size_msg.text), (NULL));
         return FALSE;
     }
-    if (self->chain &&
-        (out_size.width != self->out_width || out_size.height != self->out_height)) {
+    if (self->chain && (out_size.width != self->out_width || out_size.height != self->out_height)) {
         GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
                           ("clvidfilter: the chain makes %dx%d of %dx%d, the output caps are "
                            "%dx%d",
@@ -518,10 +517,9 @@ static void update_chain(GstClvidFilter *self)
         GST_INFO_OBJECT(self, "chain makes %dx%d: renegotiating", size.width, size.height);
         gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
         if (!gst_base_transform_reconfigure(GST_BASE_TRANSFORM(self)))
-            GST_ELEMENT_WARNING(self, CORE, NEGOTIATION,
-                                ("clvidfilter: downstream refuses %dx%d frames", size.width,
-                                 size.height),
-                                (NULL));
+            GST_ELEMENT_WARNING(
+                self, CORE, NEGOTIATION,
+                ("clvidfilter: downstream refuses %dx%d frames", size.width, size.height), (NULL));
     }
 }
 

@@ -392,8 +392,7 @@ int test_filter_cases(void)
             /* A number whose steps mean nothing (scale's param0, whose default
              * is swscale's "the algorithm's own") says so in its help. */
             int unstepped = p->help && strstr(p->help, "not stepped by keys");
-            CHECK(typed || unstepped || p->step > 0, "%s: parameter %s has no step", name,
-                  p->name);
+            CHECK(typed || unstepped || p->step > 0, "%s: parameter %s has no step", name, p->name);
             CHECK(p->type == CLV_PARAM_ENUM || p->min <= p->max, "%s: parameter %s has no range",
                   name, p->name);
         }

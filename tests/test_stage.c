@@ -1111,15 +1111,13 @@ int test_stage_resize(void)
                 clv_stage_output_size(stage, &gw, &gh);
                 CHECK(gw == sz->width && gh == sz->height,
                       "%s frame %d ('%s'): the stage says %dx%d, the chain makes %dx%d",
-                      clv_pixfmt_name(f), taken, texts[used[taken]], gw, gh, sz->width,
-                      sz->height);
+                      clv_pixfmt_name(f), taken, texts[used[taken]], gw, gh, sz->width, sz->height);
                 /* No filter: the stage passes the frame through untouched. */
                 if (!texts[used[taken]][0])
                     memcpy(want, inputs + in_size * (size_t)taken, in_size);
                 else
-                    reference_sized(f, c, f, c, refs[used[taken]],
-                                    inputs + in_size * (size_t)taken, W, H, sz->width, sz->height,
-                                    index, want);
+                    reference_sized(f, c, f, c, refs[used[taken]], inputs + in_size * (size_t)taken,
+                                    W, H, sz->width, sz->height, index, want);
                 CHECK(!memcmp(got, want, clv_pixfmt_size(f, sz->width, sz->height)),
                       "%s frame %d ('%s', %dx%d, %s shape) differs from its chain's reference",
                       clv_pixfmt_name(f), taken, texts[used[taken]], sz->width, sz->height,

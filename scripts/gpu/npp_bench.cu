@@ -173,6 +173,9 @@ int main(int argc, char **argv)
             {"scale_4k_1080p_lanczos", 3840, 2160, 1920, 1080, NPPI_INTER_LANCZOS},
             {"scale_1080p_4k_bicubic", 1920, 1080, 3840, 2160, NPPI_INTER_CUBIC},
             {"scale_1080p_4k_lanczos", 1920, 1080, 3840, 2160, NPPI_INTER_LANCZOS},
+            // NPP's shrink that does not alias (supersampling: a box over
+            // the source pixels each output covers), against clvid's area.
+            {"scale_4k_1080p_area", 3840, 2160, 1920, 1080, NPPI_INTER_SUPER},
         };
         for (const auto &r : resizes) {
             NppiSize in = {r.iw, r.ih}, out = {r.ow, r.oh};

@@ -350,8 +350,9 @@ int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64
     if (done)
         *done = NULL;
     if (!src->buffer || !dst->buffer || src->buffer == dst->buffer)
-        return clv__fail(msg, CLV_EINVAL, "chain run: the source and destination must be two "
-                                          "distinct frames");
+        return clv__fail(msg, CLV_EINVAL,
+                         "chain run: the source and destination must be two "
+                         "distinct frames");
     int w = src->width, h = src->height, n = chain->desc.count;
     if ((err = size_links(chain, w, h, msg)))
         return err;
@@ -394,9 +395,9 @@ int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64
     for (int i = 0; i < n; i++) {
         const clv_filter *f = chain->desc.item[i].filter;
         const clv_size *a = &chain->link[i], *b = &chain->link[i + 1];
-        clv_launch l = filter_launch(chain, i, i == 0 ? src->buffer : chain->mid[(i - 1) % 2],
-                                     i == n - 1 ? dst->buffer : chain->mid[i % 2], src,
-                                     frame_index);
+        clv_launch l =
+            filter_launch(chain, i, i == 0 ? src->buffer : chain->mid[(i - 1) % 2],
+                          i == n - 1 ? dst->buffer : chain->mid[i % 2], src, frame_index);
         l.width = a->width;
         l.height = a->height;
         l.stride = i == 0 ? src->stride : (a->width + 15) & ~15;
@@ -410,8 +411,7 @@ int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64
             return clv__fail(msg, err,
                              "filter '%s' (#%d in the chain) failed on a %dx%d frame "
                              "on %s: %s",
-                             f->name, i + 1, a->width, a->height, ctx->dev.name,
-                             clv_strerror(err));
+                             f->name, i + 1, a->width, a->height, ctx->dev.name, clv_strerror(err));
     }
     if (done)
         CLV__CL_CHECK(ctx, clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, done),
@@ -428,7 +428,8 @@ int clv__chain_run_yuv(clv_chain *chain, const clv_frame *src, clv_frame *dst, u
     clv_context *ctx = chain->ctx;
     const clv_filter *f = chain->desc.count == 1 ? chain->desc.item[0].filter : NULL;
     if (!f || !f->run_yuv || f->output_size || !ctx->row_shape ||
-        (ctx->profiling && chain->filter_timing) || src->width != dst->width || src->height != dst->height || src->stride != dst->stride)
+        (ctx->profiling && chain->filter_timing) || src->width != dst->width ||
+        src->height != dst->height || src->stride != dst->stride)
         return 1;
     clv_launch l = filter_launch(chain, 0, src->buffer, dst->buffer, src, frame_index);
     l.wait_count = wait ? 1 : 0;

@@ -69,8 +69,8 @@ int clv_chain_desc_output_size(const clv_chain_desc *desc, const clv_size *in, c
                          in->width, in->height);
     for (int i = 0; i < desc->count; i++) {
         clv_size next;
-        int err = clv__filter_output_size(desc->item[i].filter, desc->item[i].values, i, &at,
-                                          &next, msg);
+        int err =
+            clv__filter_output_size(desc->item[i].filter, desc->item[i].values, i, &at, &next, msg);
         if (err)
             return err;
         at = next;

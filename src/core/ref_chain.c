@@ -72,8 +72,8 @@ int clv_ref_chain_run(clv_ref_chain *ref, const clv_image *src, clv_image *dst,
     clv_size link[CLV_CHAIN_MAX + 1];
     link[0] = size;
     for (int i = 0; i < n; i++)
-        if (clv__filter_output_size(ref->desc.item[i].filter, ref->desc.item[i].values, i,
-                                    &link[i], &link[i + 1], NULL))
+        if (clv__filter_output_size(ref->desc.item[i].filter, ref->desc.item[i].values, i, &link[i],
+                                    &link[i + 1], NULL))
             return CLV_EINVAL;
     if (dst->width != link[n].width || dst->height != link[n].height || !src->pixels ||
         !dst->pixels)

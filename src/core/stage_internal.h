@@ -84,7 +84,7 @@ typedef struct clv__pipe {
      * (its message in chain_msg, given at the next submit). */
     int chain_err;
     clv_msg chain_msg;
-    cl_int orient_coef[6];                /* ax bx cx ay by cy, see cl/color.cl */
+    cl_int orient_coef[6]; /* ax bx cx ay by cy, see cl/color.cl */
     cl_mem coeff_in, coeff_out;
     size_t in_size, out_size;
     clv__outputs *outputs; /* shared staging: the output blocks */

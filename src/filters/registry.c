@@ -4,10 +4,10 @@
 #include "filters.h"
 
 const clv_filter *const clv__filters[] = {
-    &clv__filter_convolution, &clv__filter_sharpen,  &clv__filter_emboss, &clv__filter_prewitt,
-    &clv__filter_median,      &clv__filter_erode,    &clv__filter_dilate, &clv__filter_threshold,
-    &clv__filter_gray,        &clv__filter_equalize, &clv__filter_noise,  &clv__filter_quantize,
-    &clv__filter_hflip,       &clv__filter_vflip,    &clv__filter_scale,  &clv__filter_crop,
+    &clv__filter_convolution, &clv__filter_sharpen,   &clv__filter_emboss, &clv__filter_prewitt,
+    &clv__filter_median,      &clv__filter_erode,     &clv__filter_dilate, &clv__filter_threshold,
+    &clv__filter_gray,        &clv__filter_equalize,  &clv__filter_noise,  &clv__filter_quantize,
+    &clv__filter_hflip,       &clv__filter_vflip,     &clv__filter_scale,  &clv__filter_crop,
     &clv__filter_pad,         &clv__filter_transpose, &clv__filter_rotate, &clv__filter_opencl,
 };
 

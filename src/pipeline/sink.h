@@ -37,8 +37,8 @@ typedef struct clv_sink_options {
      * aspect (clv_chain_desc_output_size); width 0: the input's, turned. */
     int width, height;
     AVRational sample_aspect;
-    const char *mic;             /* a microphone recorded too, or NULL */
-    const char *mic_format;      /* its capture format, NULL: alsa */
+    const char *mic;        /* a microphone recorded too, or NULL */
+    const char *mic_format; /* its capture format, NULL: alsa */
     /* The video's clock (clv_decoder_clock_base) that the microphone's
      * sound is put on while running; read by the microphone's thread only,
      * so it must outlive the sink. NULL without a microphone. */

@@ -333,8 +333,8 @@ void clv_window_set_frame(clv_window *win, const uint8_t *filtered, int w, int h
     win->aspect = aspect > 0 ? aspect : (double)w / h;
     if (original) {
         glBindTexture(GL_TEXTURE_2D, win->original);
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, win->orig_w, win->orig_h, GL_RGBA,
-                        GL_UNSIGNED_BYTE, original);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, win->orig_w, win->orig_h, GL_RGBA, GL_UNSIGNED_BYTE,
+                        original);
         win->have_original = 1;
     }
 }

@@ -480,8 +480,8 @@ static void check_resize(const char *format)
               want_size.width, want_size.height);
         uint8_t *want = expected(chain, r.inputs[got], &r.info, (uint64_t)got);
         CHECK(want && w == want_size.width &&
-                  !memcmp(out, want, clv_pixfmt_size(pixfmt_of(GST_VIDEO_INFO_FORMAT(&r.info)), w,
-                                                     h)),
+                  !memcmp(out, want,
+                          clv_pixfmt_size(pixfmt_of(GST_VIDEO_INFO_FORMAT(&r.info)), w, h)),
               "%s buffer %d is not '%s'", format, got, chain);
         free(want);
         free(out);
