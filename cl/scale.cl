@@ -53,6 +53,185 @@ static short4 scale_across_px(__global const uchar *in, int w, int x, __global c
     return convert_short4_sat((acc.lo + acc.hi) >> 7);
 }
 
+#if defined(__AVX512BW__)
+/* x86 with AVX-512BW (PoCL on such CPUs): the multiply-adds written as
+ * vpmaddwd, as the generic code below does not become them (clang makes
+ * 16 products of 32 bits and sums neighbours itself). 32 shorts, 32 bytes,
+ * 64 bytes of memory at any address. */
+typedef short scale_s16x32 __attribute__((ext_vector_type(32)));
+typedef uchar scale_u8x32 __attribute__((ext_vector_type(32)));
+typedef scale_s16x32 __attribute__((aligned(2))) scale_s16x32_u;
+typedef scale_u8x32 __attribute__((aligned(1))) scale_u8x32_u;
+
+/* Eight taps of one output pixel from eight pixels at in: the bytes in
+ * SCALE_PAIRS order in each half, widened, times the pair table's 32
+ * shorts: int16 of four (r, g, b, a) partial sums. */
+static inline int16 scale_avx_across8(__global const uchar *in, __global const short *c)
+{
+    const scale_u8x32 b = *(__global const scale_u8x32_u *)in;
+    const scale_u8x32 p =
+        __builtin_shufflevector(b, b, 0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15, 16, 20,
+                                17, 21, 18, 22, 19, 23, 24, 28, 25, 29, 26, 30, 27, 31);
+    return __builtin_ia32_pmaddwd512(__builtin_convertvector(p, scale_s16x32),
+                                     *(__global const scale_s16x32_u *)c);
+}
+
+/* The same for four taps: int8 in the low half. */
+static inline int16 scale_avx_across4(__global const uchar *in, __global const short *c)
+{
+    const short16 p = convert_short16(shuffle(*(__global const clv_uchar16_u *)in, SCALE_PAIRS));
+    const int8 s = __builtin_ia32_pmaddwd256(p, *(__global const scale_short16_u *)c);
+    return (int16)(s, (int8)(0));
+}
+
+/* One output pixel's sums (int16: four partial int4 sums), taps a multiple
+ * of four, all read inside the row. */
+static inline __attribute__((always_inline)) int16 scale_avx_px(__global const uchar *in, int p,
+                                                                __global const short *c, int taps)
+{
+    int16 acc = (int16)(0);
+    int j = 0;
+    for (; j + 8 <= taps; j += 8)
+        acc += scale_avx_across8(in + 4 * (p + j), c + 4 * j);
+    if (j < taps)
+        acc += scale_avx_across4(in + 4 * (p + j), c + 4 * j);
+    return acc;
+}
+#endif
+
+/* The pass across of one input row into out and out2 (4 * out_w shorts);
+ * T > 0 is taps as a constant (the taps' loop unrolled), 0 any. */
+static inline __attribute__((always_inline)) void
+scale_rows_across_t(__global const uchar *in, int w, int out_w, __global const int *pos,
+                    __global const short *coef, int taps, __global short *out, __global short *out2,
+                    const int T)
+{
+    if (T > 0)
+        taps = T;
+    int x = 0;
+#if defined(__AVX512BW__)
+    /* Four pixels at a time while all their taps lie inside the row; the
+     * four int16 of partial sums are added lane-wise in a transpose. */
+    for (; x + 4 <= out_w && pos[x + 3] + taps <= w; x += 4) {
+        __global const short *c = coef + 4 * x * taps;
+        const int16 a = scale_avx_px(in, pos[x], c, taps);
+        const int16 b = scale_avx_px(in, pos[x + 1], c + 4 * taps, taps);
+        const int16 d = scale_avx_px(in, pos[x + 2], c + 8 * taps, taps);
+        const int16 e = scale_avx_px(in, pos[x + 3], c + 12 * taps, taps);
+        /* ab = (a0 + a1, a2 + a3, b0 + b1, b2 + b3) in int4 lanes */
+        const int16 ab = __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24,
+                                                 25, 26, 27) +
+                         __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23,
+                                                 28, 29, 30, 31);
+        const int16 de = __builtin_shufflevector(d, e, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24,
+                                                 25, 26, 27) +
+                         __builtin_shufflevector(d, e, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23,
+                                                 28, 29, 30, 31);
+        const int16 sum = __builtin_shufflevector(ab, de, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19,
+                                                  24, 25, 26, 27) +
+                          __builtin_shufflevector(ab, de, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22,
+                                                  23, 28, 29, 30, 31);
+        const short16 v = convert_short16_sat(sum >> 7);
+        *(__global scale_short16_u *)(out + 4 * x) = v;
+        *(__global scale_short16_u *)(out2 + 4 * x) = v;
+    }
+#endif
+    for (; x < out_w; x++) {
+        const short4 v = scale_across_px(in, w, x, pos, coef, taps);
+        *(__global short4 *)(out + 4 * x) = v;
+        *(__global short4 *)(out2 + 4 * x) = v;
+    }
+}
+
+/* The tap counts swscale's x86 alignment makes most often (bicubic and
+ * lanczos shrinks and enlargements) each have their own unrolled copy. */
+static void scale_rows_across(__global const uchar *in, int w, int out_w, __global const int *pos,
+                              __global const short *coef, int taps, __global short *out,
+                              __global short *out2)
+{
+    if (taps == 8)
+        scale_rows_across_t(in, w, out_w, pos, coef, taps, out, out2, 8);
+    else if (taps == 4)
+        scale_rows_across_t(in, w, out_w, pos, coef, taps, out, out2, 4);
+    else if (taps == 12)
+        scale_rows_across_t(in, w, out_w, pos, coef, taps, out, out2, 12);
+    else if (taps == 16)
+        scale_rows_across_t(in, w, out_w, pos, coef, taps, out, out2, 16);
+    else
+        scale_rows_across_t(in, w, out_w, pos, coef, taps, out, out2, 0);
+}
+
+/* The pass down of one output row: n values from taps consecutive ring
+ * rows n apart from first, coefficients c; T as in scale_rows_across_t. */
+static inline __attribute__((always_inline)) void scale_rows_down_t(__global const short *first,
+                                                                    int n, __global const short *c,
+                                                                    int taps, __global uchar *out,
+                                                                    const int T)
+{
+    if (T > 0)
+        taps = T;
+    int k = 0;
+#if defined(__AVX512BW__)
+    /* 32 values at a time, two taps per vpmaddwd: the rows' values
+     * interleaved in pairs (within 128-bit lanes, as vpunpck does), the
+     * pair of coefficients in every 32-bit lane; the packs undo the
+     * interleave. */
+    for (; k + 32 <= n; k += 32) {
+        int16 lo = (int16)(64 << 12), hi = (int16)(64 << 12);
+        int j = 0;
+        for (; j < taps; j += 2) {
+            const scale_s16x32 a = *(__global const scale_s16x32_u *)(first + j * n + k);
+            const scale_s16x32 b = j + 1 < taps
+                                       ? *(__global const scale_s16x32_u *)(first + (j + 1) * n + k)
+                                       : (scale_s16x32)(0);
+            const int cc = (int)(ushort)c[j] | (j + 1 < taps ? (int)c[j + 1] << 16 : 0);
+            const scale_s16x32 k2 = __builtin_astype((int16)(cc), scale_s16x32);
+            lo += __builtin_ia32_pmaddwd512(
+                __builtin_shufflevector(a, b, 0, 32, 1, 33, 2, 34, 3, 35, 8, 40, 9, 41, 10, 42, 11,
+                                        43, 16, 48, 17, 49, 18, 50, 19, 51, 24, 56, 25, 57, 26, 58,
+                                        27, 59),
+                k2);
+            hi += __builtin_ia32_pmaddwd512(
+                __builtin_shufflevector(a, b, 4, 36, 5, 37, 6, 38, 7, 39, 12, 44, 13, 45, 14, 46,
+                                        15, 47, 20, 52, 21, 53, 22, 54, 23, 55, 28, 60, 29, 61, 30,
+                                        62, 31, 63),
+                k2);
+        }
+        const scale_s16x32 wds = __builtin_ia32_packssdw512(lo >> 19, hi >> 19);
+        const short16 w0 = wds.lo, w1 = wds.hi;
+        *(__global clv_uchar16_u *)(out + k) = convert_uchar16_sat(w0);
+        *(__global clv_uchar16_u *)(out + k + 16) = convert_uchar16_sat(w1);
+    }
+#endif
+    for (; k + 16 <= n; k += 16) {
+        int16 acc = (int16)(64 << 12);
+        for (int j = 0; j < taps; j++)
+            acc +=
+                convert_int16(*(__global const scale_short16_u *)(first + j * n + k)) * (int)c[j];
+        *(__global clv_uchar16_u *)(out + k) = convert_uchar16_sat(acc >> 19);
+    }
+    for (; k < n; k++) {
+        int acc = 64 << 12;
+        for (int j = 0; j < taps; j++)
+            acc += first[j * n + k] * c[j];
+        out[k] = (uchar)clamp(acc >> 19, 0, 255);
+    }
+}
+
+/* The same for the pass down (taps rounded to two). */
+static void scale_rows_down(__global const short *first, int n, __global const short *c, int taps,
+                            __global uchar *out)
+{
+    if (taps == 8)
+        scale_rows_down_t(first, n, c, taps, out, 8);
+    else if (taps == 4)
+        scale_rows_down_t(first, n, c, taps, out, 4);
+    else if (taps == 6)
+        scale_rows_down_t(first, n, c, taps, out, 6);
+    else
+        scale_rows_down_t(first, n, c, taps, out, 0);
+}
+
 /* The row shape: a work-item makes a band of `band` output rows, keeping the
  * pass across's rows it needs in a ring of `ring` (>= down_taps) rows of its
  * own in `scratch` (out_w short4 each, every row twice: 2 * ring slots): each input row is made
@@ -77,33 +256,14 @@ __kernel void scale_rows(__global const uchar4 *src, __global uchar4 *dst, int w
              * consecutive rows are then consecutive slots. */
             __global const uchar *in = (__global const uchar *)(src + min(r, h - 1) * stride);
             __global short *out = mid + (r % ring) * n;
-            for (int x = 0; x < out_w; x++) {
-                const short4 v = scale_across_px(in, w, x, across_pos, across_coef, across_taps);
-                *(__global short4 *)(out + 4 * x) = v;
-                *(__global short4 *)(out + ring * n + 4 * x) = v;
-            }
+            scale_rows_across(in, w, out_w, across_pos, across_coef, across_taps, out,
+                              out + ring * n);
         }
         hi = p + down_taps;
         lo = max(lo, hi - ring);
 
-        /* Down: 16 values (four pixels) at a time, the taps inner. */
-        __global const short *c = down_coef + y * down_taps;
-        __global const short *first = mid + (p % ring) * n;
-        __global uchar *out = (__global uchar *)(dst + y * out_stride);
-        int k = 0;
-        for (; k + 16 <= n; k += 16) {
-            int16 acc = (int16)(64 << 12);
-            for (int j = 0; j < down_taps; j++)
-                acc += convert_int16(*(__global const scale_short16_u *)(first + j * n + k)) *
-                       (int)c[j];
-            *(__global clv_uchar16_u *)(out + k) = convert_uchar16_sat(acc >> 19);
-        }
-        for (; k < n; k++) {
-            int acc = 64 << 12;
-            for (int j = 0; j < down_taps; j++)
-                acc += first[j * n + k] * c[j];
-            out[k] = (uchar)clamp(acc >> 19, 0, 255);
-        }
+        scale_rows_down(mid + (p % ring) * n, n, down_coef + y * down_taps, down_taps,
+                        (__global uchar *)(dst + y * out_stride));
     }
 }
 
