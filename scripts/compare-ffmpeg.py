@@ -34,6 +34,8 @@ PAIRS = [
     ("median", "median", "gbrp"),
     ("erode", "erosion", "gbrp"),
     ("equalize", "histeq", "rgb24"),
+    # the same swscale filter (clvid's are its exact taps, on RGBA)
+    ("scale=1280:-2", "scale=1280:-2:flags=bicubic+accurate_rnd", "rgba"),
 ]
 ENCODE = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-c:a", "copy"]
 
