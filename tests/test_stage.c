@@ -89,7 +89,14 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
              clv_pixfmt_name(in_f), chain_text, clv_pixfmt_name(out_f), w, h,
              clv_context_row_shape(ctx) ? "row" : "gpu",
              clv_context_shared_staging(ctx) ? "shared" : "copied");
-    size_t in_size = clv_pixfmt_size(in_f, w, h), out_size = clv_pixfmt_size(out_f, w, h);
+    /* The output is of the chain's size (transpose turns it). */
+    clv_size in_sz = {w, h, 0, 1}, out_sz = in_sz;
+    clv_chain_desc *probe = NULL;
+    if (!clv_chain_parse(chain_text, &probe, NULL))
+        clv_chain_desc_output_size(probe, &in_sz, &out_sz, NULL);
+    clv_chain_desc_destroy(probe);
+    const int ow = out_sz.width, oh = out_sz.height;
+    size_t in_size = clv_pixfmt_size(in_f, w, h), out_size = clv_pixfmt_size(out_f, ow, oh);
     uint8_t *inputs = malloc(in_size * (size_t)frames), *want = malloc(out_size);
     /* Every other frame is kept (clv_stage_keep) past its release and
      * checked again after the later frames went through the slots; half of
@@ -145,8 +152,8 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
         }
         CHECK(index == (uint64_t)taken, "%s: frame %llu came out as #%d", what,
               (unsigned long long)index, taken);
-        reference(in_f, in_c, out_f, out_c, ref, inputs + in_size * (size_t)taken, w, h, index,
-                  want);
+        reference_sized(in_f, in_c, out_f, out_c, ref, inputs + in_size * (size_t)taken, w, h, ow,
+                        oh, index, want);
         size_t diff = 0;
         while (diff < out_size && got[diff] == want[diff])
             diff++;
