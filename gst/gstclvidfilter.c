@@ -313,8 +313,8 @@ static clv_chain_desc *caps_chain(GstClvidFilter *self)
     return desc;
 }
 
-/* 1 when the chain keeps every size (no scale, crop...): then the caps
- * pass through both ways as before. */
+/* 1 when the chain keeps the two sizes it is tried on (no scale, crop...):
+ * then caps that are not one fixed size pass through as before. */
 static int keeps_size(const clv_chain_desc *desc)
 {
     static const int probe[][2] = {{640, 480}, {17, 9}};
@@ -341,7 +341,9 @@ static GstCaps *transform_caps(GstBaseTransform *trans, GstPadDirection directio
     for (guint i = 0; i < gst_caps_get_size(caps); i++) {
         GstStructure *o = gst_structure_copy(gst_caps_get_structure(caps, i));
         int w, h, n = 1, d = 1;
-        if (!same && direction == GST_PAD_SINK && gst_structure_get_int(o, "width", &w) &&
+        /* A fixed size always goes through the chain: keeps_size only
+         * probes two sizes (crop=w='min(iw,640)' keeps both). */
+        if (direction == GST_PAD_SINK && gst_structure_get_int(o, "width", &w) &&
             gst_structure_get_int(o, "height", &h)) {
             int par = gst_structure_get_fraction(o, "pixel-aspect-ratio", &n, &d);
             clv_size in = {w, h, n, d}, size;

@@ -498,6 +498,23 @@ static int test_resize(void)
 {
     check_resize("RGBA");
     check_resize("I420");
+    /* A chain that keeps small sizes but not this one: the caps follow the
+     * chain for the stream's own size. */
+    run r;
+    if (open_run(&r, "videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=64,height=48 ! "
+                     "clvidfilter name=f ! appsink name=out sync=false"))
+        return 1;
+    g_object_set(r.filter, "chain", "crop=w='min(iw,40)'", NULL);
+    gst_element_set_state(r.pipeline, GST_STATE_PLAYING);
+    int got = 0, w = 0, h = 0;
+    uint8_t *out;
+    while ((out = next_sized(&r, &w, &h))) {
+        CHECK(w == 40 && h == 48, "crop=w='min(iw,40)' on 64x48: caps %dx%d", w, h);
+        free(out);
+        got++;
+    }
+    CHECK(got == 3, "%d buffers of 3", got);
+    close_run(&r);
     return 0;
 }
 
