@@ -108,7 +108,7 @@ static void md_range(const clv_param *p)
         break;
     case CLV_PARAM_EXPR:
     case CLV_PARAM_FLAGS:
-        printf("%s of ", p->type == CLV_PARAM_EXPR ? "ffmpeg's expression words:" : "flags");
+        printf("%s", p->type == CLV_PARAM_EXPR ? "ffmpeg's expressions of " : "");
         for (const char *c = p->choices; *c; c++) {
             if (*c == '|')
                 printf("`, `");
@@ -118,7 +118,8 @@ static void md_range(const clv_param *p)
                 putchar(*c);
             }
         }
-        printf(p->type == CLV_PARAM_FLAGS ? "`, joined by `+`" : "`, numbers, `+-*/^`, functions");
+        printf(p->type == CLV_PARAM_FLAGS ? "`, joined by `+`"
+                                          : "`, numbers, `+ - * / ^` and ffmpeg's functions");
         break;
     case CLV_PARAM_COLOR:
         printf("ffmpeg's colour names, `0xRRGGBB[AA]`, `#RRGGBB[AA]`, `@ALPHA`");
