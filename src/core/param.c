@@ -287,9 +287,32 @@ void clv__param_format(const clv_param *p, const clv_value *v, char *out, size_t
         break;
     }
     case CLV_PARAM_EXPR: {
-        /* Quoted when it holds the chain's separators ("min(iw,1280)"). */
+        /* As the parser reads it back: plain when every character is one
+         * of an expression's own, else quoted ("'min(iw,1280)'"), a quote
+         * in it closing, escaped and reopening ('\'') and blanks kept
+         * inside the quotes. */
         const char *t = clv_value_text(v);
-        snprintf(out, size, strpbrk(t, ",:'\\=[]; ") ? "'%s'" : "%s", t);
+        size_t n = 0;
+        int plain = *t != 0;
+        for (const char *c = t; *c; c++)
+            plain &= isalnum((unsigned char)*c) || strchr("_.()+-*/^<>!|&~%", *c) != NULL;
+        if (plain) {
+            snprintf(out, size, "%s", t);
+            break;
+        }
+        if (n + 1 < size)
+            out[n++] = '\'';
+        for (const char *c = t; *c && n + 5 < size; c++) {
+            if (*c == '\'') {
+                memcpy(out + n, "'\\''", 4);
+                n += 4;
+            } else {
+                out[n++] = *c;
+            }
+        }
+        if (n + 1 < size)
+            out[n++] = '\'';
+        out[n < size ? n : size - 1] = 0;
         break;
     }
     case CLV_PARAM_COLOR:

@@ -590,8 +590,10 @@ static int reference(void *ref_state, const clv_value *values, const clv_image *
         for (int x = 0; x < ow; x++)
             for (int c = 0; c < 4; c++) {
                 int sum = 0;
+                /* Taps past the row's end (swscale's alignment makes more
+                 * than a narrow row has) weigh 0: the last pixel is read. */
                 for (int j = 0; j < across.size; j++)
-                    sum += clv__px(src, across.pos[x] + j, y)[c] *
+                    sum += clv__px_clamped(src, across.pos[x] + j, y)[c] *
                            across.coef[(size_t)x * (size_t)across.size + (size_t)j];
                 mid[((size_t)y * (size_t)ow + (size_t)x) * 4 + (size_t)c] =
                     (int16_t)clv__clamp(sum >> 7, -32768, 32767);
@@ -601,10 +603,11 @@ static int reference(void *ref_state, const clv_value *values, const clv_image *
         for (int x = 0; x < ow; x++)
             for (int c = 0; c < 4; c++) {
                 int sum = 64 << 12;
-                for (int j = 0; j < down.size; j++)
-                    sum +=
-                        mid[((size_t)(down.pos[y] + j) * (size_t)ow + (size_t)x) * 4 + (size_t)c] *
-                        down.coef[(size_t)y * (size_t)down.size + (size_t)j];
+                for (int j = 0; j < down.size; j++) {
+                    const int row = down.pos[y] + j < ih ? down.pos[y] + j : ih - 1; /* as across */
+                    sum += mid[((size_t)row * (size_t)ow + (size_t)x) * 4 + (size_t)c] *
+                           down.coef[(size_t)y * (size_t)down.size + (size_t)j];
+                }
                 clv__px_mut(dst, x, y)[c] = (uint8_t)clv__clamp(sum >> 19, 0, 255);
             }
     free(mid);
