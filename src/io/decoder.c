@@ -56,8 +56,16 @@ struct clv_decoder {
                                       * (INT64_MIN: none yet) */
     int64_t busy_base_ns;            /* busy_ns when the thread (re)started; the thread's */
     int64_t frames;
-    frame_pool *frame_pool;  /* clv_decoder_set_memory, or NULL */
-    clv_media_desc media;    /* what the input is: filled by describe() on opening */
+    frame_pool *frame_pool; /* clv_decoder_set_memory, or NULL */
+    clv_media_desc media;   /* what the input is: filled by describe() on opening */
+    /* media.mastering and media.light_level point here when the input has them. */
+    AVMasteringDisplayMetadata mastering;
+    AVContentLightMetadata light_level;
+    /* Packets read on opening to find the first frame's HDR metadata
+     * (probe_first_frame); the thread takes them, in order, before reading
+     * more. A seek drops them. */
+    AVPacket **pending;
+    int pending_count, pending_next;
     clv_stream_desc *copies; /* media.streams */
 };
 
@@ -301,6 +309,105 @@ static int describe_streams(clv_decoder *d)
     return 0;
 }
 
+/* Frees the packets read on opening that the thread has not taken. */
+static void drop_pending(clv_decoder *d)
+{
+    for (int i = d->pending_next; i < d->pending_count; i++)
+        av_packet_free(&d->pending[i]);
+    d->pending_count = d->pending_next = 0;
+}
+
+/* Takes the HDR metadata that media lacks so far from frame's side data. */
+static void take_frame_hdr(clv_decoder *d, const AVFrame *frame)
+{
+    clv_media_desc *m = &d->media;
+    const AVFrameSideData *sd =
+        av_frame_get_side_data(frame, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA);
+    if (!m->mastering && sd && sd->size >= sizeof d->mastering) {
+        memcpy(&d->mastering, sd->data, sizeof d->mastering);
+        m->mastering = &d->mastering;
+    }
+    sd = av_frame_get_side_data(frame, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL);
+    if (!m->light_level && sd && sd->size >= sizeof d->light_level) {
+        memcpy(&d->light_level, sd->data, sizeof d->light_level);
+        m->light_level = &d->light_level;
+    }
+}
+
+/* The most packets (of all streams) read on opening to reach the first
+ * frame: a few seconds of sound and a long reorder delay fit. */
+enum { PROBE_PACKETS = 128 };
+
+/* Decodes the first frame, with a decoder of its own on one thread (no
+ * frame threads to wait for), for the HDR metadata that HEVC and AV1
+ * streams carry only in their bitstream (SEI, metadata OBUs). The packets
+ * read stay for the thread, so nothing is read twice and pipes work.
+ * Returns 0 (also when no frame came: the input then has no such
+ * metadata) or CLV_ENOMEM. */
+static int probe_first_frame(clv_decoder *d)
+{
+    const AVStream *st = d->fmt->streams[d->video];
+    AVCodecContext *c = avcodec_alloc_context3(d->codec->codec);
+    AVFrame *frame = av_frame_alloc();
+    d->pending = calloc(PROBE_PACKETS, sizeof *d->pending);
+    int err = !c || !frame || !d->pending ? CLV_ENOMEM : 0, found = 0, ended = 0;
+    if (!err && avcodec_parameters_to_context(c, st->codecpar) < 0)
+        err = CLV_ENOMEM;
+    if (!err) {
+        c->thread_count = 1;
+        c->pkt_timebase = st->time_base;
+    }
+    /* A decoder that does not open here says why in the thread. */
+    int opened = !err && avcodec_open2(c, d->codec->codec, NULL) >= 0;
+    while (opened && !found && !ended && d->pending_count < PROBE_PACKETS) {
+        AVPacket *pkt = av_packet_alloc();
+        if (!pkt) {
+            err = CLV_ENOMEM;
+            break;
+        }
+        if (av_read_frame(d->fmt, pkt) < 0) { /* the thread meets the end or error again */
+            av_packet_free(&pkt);
+            ended = 1;
+            avcodec_send_packet(c, NULL); /* for the frames it holds back */
+        } else {
+            d->pending[d->pending_count++] = pkt;
+            if (pkt->stream_index != d->video || avcodec_send_packet(c, pkt) < 0)
+                continue;
+        }
+        found = avcodec_receive_frame(c, frame) == 0;
+    }
+    if (found)
+        take_frame_hdr(d, frame);
+    av_frame_free(&frame);
+    avcodec_free_context(&c);
+    return err;
+}
+
+/* The mastering display and content light level: the stream's side data
+ * (Matroska's and MP4's boxes), else the first frame's. Only PQ and HLG
+ * video is probed: the metadata means nothing for other curves, and SDR
+ * and live inputs pay nothing. */
+static int describe_hdr(clv_decoder *d)
+{
+    const AVStream *st = d->fmt->streams[d->video];
+    clv_media_desc *m = &d->media;
+    size_t size = 0;
+    const uint8_t *sd = av_stream_get_side_data(st, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, &size);
+    if (sd && size >= sizeof d->mastering) {
+        memcpy(&d->mastering, sd, sizeof d->mastering);
+        m->mastering = &d->mastering;
+    }
+    sd = av_stream_get_side_data(st, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, &size);
+    if (sd && size >= sizeof d->light_level) {
+        memcpy(&d->light_level, sd, sizeof d->light_level);
+        m->light_level = &d->light_level;
+    }
+    int hdr = m->transfer == AVCOL_TRC_SMPTE2084 || m->transfer == AVCOL_TRC_ARIB_STD_B67;
+    if (!hdr || d->opt.live || (m->mastering && m->light_level))
+        return 0;
+    return probe_first_frame(d);
+}
+
 /* Fills d->media from the opened demuxer and decoder: everything the rest
  * of a run sets up from. */
 static int describe(clv_decoder *d)
@@ -334,7 +441,8 @@ static int describe(clv_decoder *d)
     m->side_data_count = st->nb_side_data;
     m->duration_us = d->fmt->duration > 0 ? d->fmt->duration : 0;
     m->format_metadata = d->fmt->metadata;
-    return describe_streams(d);
+    int err = describe_hdr(d);
+    return err ? err : describe_streams(d);
 }
 
 int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_msg *msg)
@@ -361,10 +469,13 @@ int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_ms
     }
     int64_t start = d->fmt->start_time != AV_NOPTS_VALUE ? d->fmt->start_time : 0;
     d->shift_us = start + options->start_us;
-    if (options->start_us > 0 &&
-        avformat_seek_file(d->fmt, -1, INT64_MIN, d->shift_us, d->shift_us, 0) < 0)
-        av_log(NULL, AV_LOG_WARNING, "cannot seek in '%s'; decoding from the start\n",
-               options->path);
+    if (options->start_us > 0) {
+        if (avformat_seek_file(d->fmt, -1, INT64_MIN, d->shift_us, d->shift_us, 0) < 0)
+            av_log(NULL, AV_LOG_WARNING, "cannot seek in '%s'; decoding from the start\n",
+                   options->path);
+        else
+            drop_pending(d); /* read from the start, before the seek */
+    }
     *out = d;
     return 0;
 }
@@ -477,7 +588,13 @@ static void *decode_thread(void *arg)
         done = -1;
     }
     while (!done) {
-        int r = av_read_frame(d->fmt, pkt);
+        int r = 0;
+        if (d->pending_next < d->pending_count) { /* read on opening (probe_first_frame) */
+            av_packet_move_ref(pkt, d->pending[d->pending_next]);
+            av_packet_free(&d->pending[d->pending_next++]);
+        } else {
+            r = av_read_frame(d->fmt, pkt);
+        }
         if (r == AVERROR(EAGAIN))
             continue; /* a live source with nothing yet */
         if (r < 0) {
@@ -575,6 +692,7 @@ int clv_decoder_seek(clv_decoder *d, int64_t us, clv_msg *msg)
         return clv_io_fail(msg, CLV_EIO, "cannot seek in '%.800s': %s", d->path,
                            clv_av_err(r, err, sizeof err));
     }
+    drop_pending(d);
     avcodec_flush_buffers(d->codec);
     d->skip_us = target;
     d->frames = 0;
@@ -625,6 +743,8 @@ void clv_decoder_close(clv_decoder *d)
         av_buffer_pool_uninit(&d->frame_pool->pool);
         frame_pool_unref(d->frame_pool);
     }
+    drop_pending(d);
+    free(d->pending);
     avformat_close_input(&d->fmt);
     free(d->copies);
     free(d);

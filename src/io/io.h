@@ -8,6 +8,7 @@
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavutil/mastering_display_metadata.h>
 
 #include "clvid.h"
 
@@ -73,6 +74,13 @@ typedef struct clv_media_desc {
     clv_color color;            /* matrix and range (clv_stream_color) */
     enum AVColorPrimaries primaries;
     enum AVColorTransferCharacteristic transfer;
+    /* HDR: the display the video was mastered on and its content light
+     * level (MaxCLL, MaxFALL), from the stream's side data, else from the
+     * first frame's (HEVC and AV1 streams carry them in the bitstream
+     * only); NULL when the input says nothing. The frames keep the input's
+     * transfer curve, so these stay true for the output. */
+    const AVMasteringDisplayMetadata *mastering;
+    const AVContentLightMetadata *light_level;
     /* How it is meant to be shown: mirrored (hflip) then turned clockwise
      * by rotation degrees (0, 90, 180, 270), from the display matrix or a
      * JPEG's EXIF Orientation; 0 and 0 when upright. */
