@@ -3,6 +3,7 @@
 by clvid-ref (the C references). One test per run, by name (--list names them),
 as ctest runs them."""
 import glob
+import json
 import os
 import random
 import re
@@ -10,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import time
+from fractions import Fraction
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Failure, Skip, check, decodes_cleanly, probe, run, streams, test  # noqa: E402
@@ -22,8 +24,8 @@ def ffmpeg(*args):
     return run(["ffmpeg", "-v", "error", "-y", *args])
 
 
-def clvid(*args, expect=0):
-    return run([ARGS.clvid, "transcode", "-q", *args], expect=expect)
+def clvid(*args, expect=0, **kw):
+    return run([ARGS.clvid, "transcode", "-q", *args], expect=expect, **kw)
 
 
 def raw_rgba(path, extra=()):
@@ -433,6 +435,114 @@ def aspect_and_tags(tmp):
     for key in ["sample_aspect_ratio", "display_aspect_ratio", "color_space",
                 "color_primaries", "color_transfer", "color_range"]:
         check(a.get(key) == b.get(key), "%s: %s became %s" % (key, a.get(key), b.get(key)))
+
+
+# The HDR10 metadata of hdr_clip, as ffprobe shows it (side data fields).
+HDR10_MASTERING = {"red_x": Fraction(34000, 50000), "red_y": Fraction(16000, 50000),
+                   "green_x": Fraction(13250, 50000), "green_y": Fraction(34500, 50000),
+                   "blue_x": Fraction(7500, 50000), "blue_y": Fraction(3000, 50000),
+                   "white_point_x": Fraction(15635, 50000), "white_point_y": Fraction(16450, 50000),
+                   "min_luminance": Fraction(1, 10000), "max_luminance": Fraction(1000)}
+HDR10_LIGHT = {"max_content": 1000, "max_average": 400}
+
+
+def hdr_clip(tmp, name, transfer, hdr10):
+    """A second of 10-bit BT.2020 HEVC with transfer `transfer`; with hdr10 its
+    mastering display and light level as SEI only (as x265 writes them)."""
+    params = "log-level=error:colorprim=bt2020:transfer=%s:colormatrix=bt2020nc" % transfer
+    if hdr10:
+        params += (":master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)"
+                   "L(10000000,1):max-cll=1000,400:hdr-opt=1:repeat-headers=1")
+    out = os.path.join(tmp, name)
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:d=1", "-pix_fmt", "yuv420p10le",
+           "-c:v", "libx265", "-x265-params", params, "-color_primaries", "bt2020",
+           "-color_trc", transfer, "-colorspace", "bt2020nc", out)
+    return out
+
+
+def hdr_side_data(side_data_list):
+    """The mastering display and light level of an ffprobe side_data_list, as
+    HDR10_MASTERING and HDR10_LIGHT write them (None for those absent)."""
+    mastering = light = None
+    for sd in side_data_list or []:
+        if sd.get("side_data_type") == "Mastering display metadata":
+            mastering = {k: Fraction(sd[k]) for k in HDR10_MASTERING if k in sd}
+        elif sd.get("side_data_type") == "Content light level metadata":
+            light = {k: sd[k] for k in HDR10_LIGHT if k in sd}
+    return mastering, light
+
+
+def first_frame_side_data(path):
+    p = run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_frames", "-read_intervals",
+             "%+#1", "-show_entries", "frame=side_data_list", "-of", "json", path])
+    frames = json.loads(p.stdout).get("frames", [])
+    check(frames, "%s: no frame" % path)
+    return frames[0].get("side_data_list")
+
+
+@test
+def hdr_metadata(tmp):
+    """A PQ input's colour tags and HDR10 metadata (mastering display, MaxCLL
+    and MaxFALL, carried as SEI only) reach the output: as stream side data in
+    MKV and MP4, and as SEI in HEVC; an HLG input keeps its transfer; an SDR
+    input gets no HDR metadata."""
+    if "libx265" not in run(["ffmpeg", "-hide_banner", "-encoders"]).stdout:
+        raise Skip("this FFmpeg has no libx265")
+    pq = hdr_clip(tmp, "pq.mkv", "smpte2084", True)
+    tags = {"color_transfer": "smpte2084", "color_primaries": "bt2020", "color_space": "bt2020nc"}
+    hdr10 = (HDR10_MASTERING, HDR10_LIGHT)
+    # The input itself: only its frames say it (the check below is no tautology).
+    check(hdr_side_data(streams(probe(pq), "video")[0].get("side_data_list")) == (None, None),
+          "the input has HDR stream side data already")
+    check(hdr_side_data(first_frame_side_data(pq)) == hdr10, "the input's frames lack HDR10")
+    outputs = [("pq.mkv", "libx265", True), ("pq.mp4", "libx265", True), ("pq_ffv1.mkv", "ffv1", False)]
+    for name, codec, sei in outputs:
+        out = os.path.join(tmp, "out_" + name)
+        clvid("-i", pq, "-vf", "sharpen", "-c:v", codec, "-o", out)
+        v = streams(probe(out), "video")[0]
+        for key, want in tags.items():
+            check(v.get(key) == want, "%s: %s is %s, not %s" % (name, key, v.get(key), want))
+        got = hdr_side_data(v.get("side_data_list"))
+        check(got == hdr10, "%s: stream side data %s, not %s" % (name, got, hdr10))
+        # The packets read to find the first frame are not lost.
+        check(int(v["nb_read_frames"]) == 25, "%s: %s frames, not 25" % (name, v["nb_read_frames"]))
+        if sei:
+            got = hdr_side_data(first_frame_side_data(out))
+            check(got == hdr10, "%s: the first frame's side data (SEI) %s, not %s" % (name, got, hdr10))
+    # The MP4's boxes (stream side data, no frame's) are read as well.
+    again = os.path.join(tmp, "again.mkv")
+    clvid("-i", os.path.join(tmp, "out_pq.mp4"), "-c:v", "ffv1", "-o", again)
+    got = hdr_side_data(streams(probe(again), "video")[0].get("side_data_list"))
+    check(got == hdr10, "from MP4's boxes: %s, not %s" % (got, hdr10))
+
+    # From a pipe (nothing read twice; -ss cannot seek there), and from -ss
+    # in the file (the seek drops the packets the first frame was read from).
+    cases = [(("-i", "-"), 25), (("-ss", "0.6", "-i", "-"), 10), (("-ss", "0.6", "-i", pq), 10)]
+    for extra, frames in cases:
+        out = os.path.join(tmp, "cut.mkv")
+        with open(pq, "rb") as f:
+            clvid(*extra, "-c:v", "ffv1", "-o", out, "-y", stdin=f)
+        v = streams(probe(out), "video")[0]
+        check(int(v["nb_read_frames"]) == frames,
+              "%s: %s frames, not %d" % (" ".join(extra), v["nb_read_frames"], frames))
+        got = hdr_side_data(v.get("side_data_list"))
+        check(got == hdr10, "%s: %s, not %s" % (" ".join(extra), got, hdr10))
+
+    hlg = hdr_clip(tmp, "hlg.mkv", "arib-std-b67", False)
+    out = os.path.join(tmp, "out_hlg.mkv")
+    clvid("-i", hlg, "-vf", "sharpen", "-c:v", "libx265", "-o", out)
+    v = streams(probe(out), "video")[0]
+    for key, want in dict(tags, color_transfer="arib-std-b67").items():
+        check(v.get(key) == want, "HLG: %s is %s, not %s" % (key, v.get(key), want))
+    check(hdr_side_data(v.get("side_data_list")) == (None, None), "HLG: HDR10 metadata made up")
+
+    sdr = small_clip(tmp, "sdr.mp4", seconds=1)
+    out = os.path.join(tmp, "out_sdr.mkv")
+    clvid("-i", sdr, "-vf", "sharpen", "-c:v", "libx265", "-o", out)
+    v = streams(probe(out), "video")[0]
+    check(v.get("color_transfer") not in ("smpte2084", "arib-std-b67"), "SDR became HDR")
+    check(hdr_side_data(v.get("side_data_list")) == (None, None), "SDR: HDR stream side data")
+    check(hdr_side_data(first_frame_side_data(out)) == (None, None), "SDR: HDR frame side data")
 
 
 @test

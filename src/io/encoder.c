@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <math.h>
+
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 
@@ -36,6 +38,11 @@ struct clv_encoder {
     int route_count;
     AVRational in_tb; /* the input video stream's: frames come with these timestamps */
     int64_t last_pts; /* the last frame's, in the encoder's time base */
+    /* The input's HDR metadata (clv_media_desc.mastering, light_level),
+     * copied: every frame sent to the encoder carries it. */
+    AVMasteringDisplayMetadata mastering;
+    AVContentLightMetadata light_level;
+    int has_mastering, has_light_level;
     pthread_t thread;
     int started;
     clv_queue *in;
@@ -491,6 +498,40 @@ static void set_video_quality(clv_encoder *e, const clv_output_options *o, const
     }
 }
 
+/* libx265 (up to FFmpeg 6) writes no HDR SEI from frame side data: the
+ * input's mastering display and light level go to x265 as its own
+ * master-display and max-cll options, in its units (chromaticity in
+ * 1/50000, luminance in 1/10000 cd/m2), which make it write the SEI. */
+static void set_x265_hdr(clv_encoder *e, const AVCodec *codec)
+{
+    if (strcmp(codec->name, "libx265"))
+        return;
+    char params[256] = "";
+    const AVMasteringDisplayMetadata *md = &e->mastering;
+    if (e->has_mastering && md->has_primaries && md->has_luminance) {
+        long v[10];
+        /* x265 lists green, blue, red (FFmpeg's order is red, green, blue). */
+        static const int order[3] = {1, 2, 0};
+        for (int i = 0; i < 3; i++)
+            for (int k = 0; k < 2; k++)
+                v[2 * i + k] = lrint(av_q2d(md->display_primaries[order[i]][k]) * 50000);
+        v[6] = lrint(av_q2d(md->white_point[0]) * 50000);
+        v[7] = lrint(av_q2d(md->white_point[1]) * 50000);
+        v[8] = lrint(av_q2d(md->max_luminance) * 10000);
+        v[9] = lrint(av_q2d(md->min_luminance) * 10000);
+        snprintf(params, sizeof params,
+                 "master-display=G(%ld,%ld)B(%ld,%ld)R(%ld,%ld)WP(%ld,%ld)L(%ld,%ld)", v[0], v[1],
+                 v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]);
+    }
+    if (e->has_light_level) {
+        size_t used = strlen(params);
+        snprintf(params + used, sizeof params - used, "%smax-cll=%u,%u", used ? ":" : "",
+                 e->light_level.MaxCLL, e->light_level.MaxFALL);
+    }
+    if (params[0])
+        av_opt_set(e->enc->priv_data, "x265-params", params, 0);
+}
+
 /* The video encoder, set up and opened. */
 static int open_video_encoder(clv_encoder *e, const clv_output_options *o, const clv_media_desc *in,
                               const AVCodec *codec, enum AVPixelFormat pf, clv_color color,
@@ -503,6 +544,7 @@ static int open_video_encoder(clv_encoder *e, const clv_output_options *o, const
     set_video_look(e, o, in, color);
     set_video_timing(e, in, codec);
     set_video_quality(e, o, codec);
+    set_x265_hdr(e, codec);
     int width = e->enc->width, height = e->enc->height;
     if (!strcmp(codec->name, "libx264") && pf == AV_PIX_FMT_YUV420P && (width % 2 || height % 2))
         return clv_io_fail(msg, CLV_EIO,
@@ -541,9 +583,48 @@ static int add_video_stream(clv_encoder *e, const clv_output_options *o, const c
         const AVPacketSideData *side = &in->side_data[i];
         if (side->type == AV_PKT_DATA_DISPLAYMATRIX && (o->rotation || o->hflip))
             continue; /* the frames are upright already */
+        if (side->type == AV_PKT_DATA_MASTERING_DISPLAY_METADATA ||
+            side->type == AV_PKT_DATA_CONTENT_LIGHT_LEVEL)
+            continue; /* below, from the stream or the first frame */
         uint8_t *sd = av_stream_new_side_data(vst, side->type, side->size);
         if (sd)
             memcpy(sd, side->data, side->size);
+    }
+    /* HDR metadata as stream side data: Matroska and MP4/MOV write it in
+     * their headers (MasteringMetadata, mdcv and clli boxes). */
+    uint8_t *sd;
+    if (e->has_mastering) {
+        if (!(sd = av_stream_new_side_data(vst, AV_PKT_DATA_MASTERING_DISPLAY_METADATA,
+                                           sizeof e->mastering)))
+            return out_of_memory(o, msg);
+        memcpy(sd, &e->mastering, sizeof e->mastering);
+    }
+    if (e->has_light_level) {
+        if (!(sd = av_stream_new_side_data(vst, AV_PKT_DATA_CONTENT_LIGHT_LEVEL,
+                                           sizeof e->light_level)))
+            return out_of_memory(o, msg);
+        memcpy(sd, &e->light_level, sizeof e->light_level);
+    }
+    return 0;
+}
+
+/* Puts the input's HDR metadata on frame f, as frame side data, where f
+ * has none of its own (a decoded frame passed on as it is keeps its own):
+ * encoders write it into the bitstream from there (SEI). */
+static int add_frame_hdr(const clv_encoder *e, AVFrame *f)
+{
+    AVFrameSideData *sd;
+    if (e->has_mastering && !av_frame_get_side_data(f, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA)) {
+        if (!(sd = av_frame_new_side_data(f, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA,
+                                          sizeof e->mastering)))
+            return AVERROR(ENOMEM);
+        memcpy(sd->data, &e->mastering, sizeof e->mastering);
+    }
+    if (e->has_light_level && !av_frame_get_side_data(f, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL)) {
+        if (!(sd = av_frame_new_side_data(f, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL,
+                                          sizeof e->light_level)))
+            return AVERROR(ENOMEM);
+        memcpy(sd->data, &e->light_level, sizeof e->light_level);
     }
     return 0;
 }
@@ -631,6 +712,10 @@ int clv_encoder_open(const clv_output_options *o, const clv_media_desc *in, clv_
     if (!e)
         return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     snprintf(e->path, sizeof e->path, "%s", o->path);
+    if ((e->has_mastering = in->mastering != NULL))
+        e->mastering = *in->mastering;
+    if ((e->has_light_level = in->light_level != NULL))
+        e->light_level = *in->light_level;
     const AVOutputFormat *ofmt = NULL;
     const AVCodec *codec = NULL;
     enum AVPixelFormat pf = AV_PIX_FMT_NONE;
@@ -726,7 +811,9 @@ static void *encode_thread(void *arg)
              * the input coded it as; encoders would obey (as ffmpeg, the
              * encoder chooses). */
             f->pict_type = AV_PICTURE_TYPE_NONE;
-            r = frames++ == fault ? AVERROR(EIO) : avcodec_send_frame(e->enc, f);
+            r = frames++ == fault ? AVERROR(EIO) : add_frame_hdr(e, f);
+            if (r >= 0)
+                r = avcodec_send_frame(e->enc, f);
             av_frame_free(&f);
             if (r >= 0)
                 r = write_packets(e);
