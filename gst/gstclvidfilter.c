@@ -444,6 +444,28 @@ static void set_rate(GstClvidFilter *self, clv_chain *chain)
         clv_chain_set_frame_rate(chain, info->fps_n, info->fps_d);
 }
 
+/* A chain set while running that can't be used (msg says why): a warning,
+ * and the chain in use stays; the property says the chain in use again,
+ * unless the application has set another since (built before the next
+ * buffer). Takes text. */
+static void refuse_chain(GstClvidFilter *self, gchar *text, const clv_msg *msg)
+{
+    g_mutex_lock(&self->lock);
+    gchar *used = g_strdup(self->used_text);
+    gboolean revert = !self->chain_changed && !g_strcmp0(self->chain_text, text);
+    if (revert) {
+        g_free(self->chain_text);
+        self->chain_text = g_strdup(used);
+    }
+    g_mutex_unlock(&self->lock);
+    GST_ELEMENT_WARNING(self, LIBRARY, SETTINGS, ("clvidfilter chain: %s", msg->text),
+                        ("chain '%s' refused; '%s' stays", text, used));
+    if (revert)
+        g_object_notify(G_OBJECT(self), "chain");
+    g_free(used);
+    g_free(text);
+}
+
 /* Builds the chain the property asks for, when it changed. One that cannot
  * be built is a warning and the chain in use stays: the stream goes on. */
 static void update_chain(GstClvidFilter *self)
@@ -458,22 +480,7 @@ static void update_chain(GstClvidFilter *self)
     clv_msg msg = {{0}};
     clv_chain *chain = build_chain(self, text, &msg);
     if (!chain) {
-        g_mutex_lock(&self->lock);
-        gchar *used = g_strdup(self->used_text);
-        /* The property says the chain in use again, unless the application
-         * has set another since (built before the next buffer). */
-        gboolean revert = !self->chain_changed && !g_strcmp0(self->chain_text, text);
-        if (revert) {
-            g_free(self->chain_text);
-            self->chain_text = g_strdup(used);
-        }
-        g_mutex_unlock(&self->lock);
-        GST_ELEMENT_WARNING(self, LIBRARY, SETTINGS, ("clvidfilter chain: %s", msg.text),
-                            ("chain '%s' refused; '%s' stays", text, used));
-        if (revert)
-            g_object_notify(G_OBJECT(self), "chain");
-        g_free(used);
-        g_free(text);
+        refuse_chain(self, text, &msg);
         return;
     }
     GST_INFO_OBJECT(self, "chain '%s'", text);
@@ -485,20 +492,7 @@ static void update_chain(GstClvidFilter *self)
     if (clv_chain_output_size(chain, &in, &size, &msg)) {
         /* It can't take this stream's size: refused as a bad chain is. */
         clv_chain_destroy(chain);
-        g_mutex_lock(&self->lock);
-        gchar *used = g_strdup(self->used_text);
-        gboolean revert = !self->chain_changed && !g_strcmp0(self->chain_text, text);
-        if (revert) {
-            g_free(self->chain_text);
-            self->chain_text = g_strdup(used);
-        }
-        g_mutex_unlock(&self->lock);
-        GST_ELEMENT_WARNING(self, LIBRARY, SETTINGS, ("clvidfilter chain: %s", msg.text),
-                            ("chain '%s' refused; '%s' stays", text, used));
-        if (revert)
-            g_object_notify(G_OBJECT(self), "chain");
-        g_free(used);
-        g_free(text);
+        refuse_chain(self, text, &msg);
         return;
     }
     int resized = size.width != self->out_width || size.height != self->out_height;
