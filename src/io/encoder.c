@@ -548,9 +548,10 @@ static int open_video_encoder(clv_encoder *e, const clv_output_options *o, const
     int width = e->enc->width, height = e->enc->height;
     if (!strcmp(codec->name, "libx264") && pf == AV_PIX_FMT_YUV420P && (width % 2 || height % 2))
         return clv_io_fail(msg, CLV_EIO,
-                           "libx264 with yuv420p needs an even width and height; the input is "
-                           "%dx%d (write .png or use -c:v ffv1)",
-                           width, height);
+                           "libx264 with yuv420p needs an even width and height; the frames are "
+                           "%dx%d%s (write .png, use -c:v ffv1, or end the chain with "
+                           "scale=trunc(iw/2)*2:trunc(ih/2)*2)",
+                           width, height, o->width > 0 ? " after the filters" : "");
     int r = avcodec_open2(e->enc, codec, NULL);
     if (r < 0)
         return clv_io_fail(msg, CLV_EIO, "cannot open the %s encoder for %dx%d %s: %s", codec->name,
