@@ -1,6 +1,183 @@
 /* color.cl - conversions between the frames that cross the bus and the
  * chain's RGBA8: 8-bit 4:2:0 (yuv420p, nv12) and packed RGB (rgb24, bgr24,
- * rgba, bgra, rgb0, bgr0), both ways. Their arithmetic is in cl/yuv.cl. */
+ * rgba, bgra, rgb0, bgr0), both ways. Their arithmetic is in cl/yuv.cl.
+ * Built with CLV_DEPTH=16: the 16-bit chain's conversions (the formats of
+ * more than 8 bits in, any format out, 8-bit ones dithered), whose C
+ * references are in src/core/color.c. */
+
+#if CLV_DEPTH == 16
+/* (v + 2^15) >> 16 without shifting a negative number. */
+inline long clv_fix16l(long v)
+{
+    return ((v + 32768 + (65536L << 16)) >> 16) - 65536;
+}
+
+inline int clv_clampl(long v, int lo, int hi)
+{
+    return (int)clamp(v, (long)lo, (long)hi);
+}
+
+/* The 8x8 ordered-dither thresholds (src/core/color.c's bayer8). */
+__constant uchar clv_bayer8[64] = {
+    0,  32, 8,  40, 2,  34, 10, 42, 48, 16, 56, 24, 50, 18, 58, 26, 12, 44, 4,  36, 14, 46,
+    6,  38, 60, 28, 52, 20, 62, 30, 54, 22, 3,  35, 11, 43, 1,  33, 9,  41, 51, 19, 59, 27,
+    49, 17, 57, 25, 15, 47, 7,  39, 13, 45, 5,  37, 63, 31, 55, 23, 61, 29, 53, 21};
+
+/* A 16-bit value to 8 bits dithered at (x, y): limited (Y'CbCr codes times
+ * 256) or full (0-65535 for 0-255). */
+inline uchar clv_dither8(int v, int limited, int x, int y)
+{
+    const int q = limited ? v : (int)(((long)v * 65280 + 32767) / 65535);
+    return (uchar)min((q + clv_bayer8[(y & 7) * 8 + (x & 7)] * 4 + 2) >> 8, 255);
+}
+
+inline ushort clv_rd16(__global const uchar *p)
+{
+    return (ushort)(p[0] | (p[1] << 8));
+}
+
+inline void clv_wr16(__global uchar *p, int v)
+{
+    p[0] = (uchar)v;
+    p[1] = (uchar)(v >> 8);
+}
+
+inline int clv_round10(int v)
+{
+    return min((v + 32) >> 6, 1023);
+}
+
+/* fmt: 0 yuv420p10, 1 p010, 2 yuv444p16, 3 rgba64. The planes at byte
+ * offsets yoff, uoff, voff, rows ys, us, vs bytes apart. */
+__kernel void deep_to_rgba(__global const uchar *in, __global ushort4 *dst, int w, int h,
+                           int stride, int fmt, __constant clv_yuv_coeffs *k, int yoff, int uoff,
+                           int voff, int ys, int us, int vs)
+{
+    CLV_PIXEL_LOOP(w, h, x, y)
+    {
+        if (fmt == 3) {
+            __global const uchar *p = in + yoff + y * ys + 8 * x;
+            dst[y * stride + x] =
+                (ushort4)(clv_rd16(p), clv_rd16(p + 2), clv_rd16(p + 4), clv_rd16(p + 6));
+            continue;
+        }
+        int yy, u, v;
+        if (fmt == 2) {
+            yy = clv_rd16(in + yoff + y * ys + 2 * x);
+            u = clv_rd16(in + uoff + y * us + 2 * x);
+            v = clv_rd16(in + voff + y * vs + 2 * x);
+        } else if (fmt == 1) {
+            yy = clv_rd16(in + yoff + y * ys + 2 * x);
+            u = clv_rd16(in + uoff + (y / 2) * us + 4 * (x / 2));
+            v = clv_rd16(in + uoff + (y / 2) * us + 4 * (x / 2) + 2);
+        } else {
+            yy = (clv_rd16(in + yoff + y * ys + 2 * x) & 1023) << 6;
+            u = (clv_rd16(in + uoff + (y / 2) * us + 2 * (x / 2)) & 1023) << 6;
+            v = (clv_rd16(in + voff + (y / 2) * vs + 2 * (x / 2)) & 1023) << 6;
+        }
+        const long l = (long)k->ky * (yy - k->yoff);
+        u -= 32768;
+        v -= 32768;
+        dst[y * stride + x] =
+            (ushort4)(clv_clampl(clv_fix16l(l + (long)k->rv * v), 0, 65535),
+                      clv_clampl(clv_fix16l(l - (long)k->gu * u - (long)k->gv * v), 0, 65535),
+                      clv_clampl(clv_fix16l(l + (long)k->bu * u), 0, 65535), 65535);
+    }
+}
+
+/* Out to Y'CbCr, one work-item position per 2x2 block: fmt 0 yuv420p10,
+ * 1 p010, 2 yuv444p16, 4 yuv420p, 5 nv12 (8 bits, dithered; limited:
+ * limited range). Planes tightly packed (clv_pixfmt_size). */
+__kernel void rgba16_to_yuv(__global const ushort4 *src, __global uchar *out, int w, int h,
+                            int stride, int fmt, __constant clv_yuv_coeffs *k, int limited)
+{
+    const int cw = (w + 1) / 2, ch = (h + 1) / 2, deep = fmt <= 2;
+    const long plane = (deep ? 2L : 1L) * w * h;
+    CLV_PIXEL_LOOP(cw, ch, cx, cy)
+    {
+        long sr = 0, sg = 0, sb = 0;
+        int n = 0;
+        for (int y = 2 * cy; y < min(2 * cy + 2, h); ++y)
+            for (int x = 2 * cx; x < min(2 * cx + 2, w); ++x) {
+                const ushort4 p = src[y * stride + x];
+                const int yv =
+                    clv_clampl(clv_fix16l((long)k->yr * p.x + (long)k->yg * p.y +
+                                          (long)k->yb * p.z + ((long)k->yoff << 16)),
+                               k->ymin, k->ymax);
+                const long i = (long)y * w + x;
+                if (fmt == 2) {
+                    clv_wr16(out + 2 * i, yv);
+                    clv_wr16(out + plane + 2 * i,
+                             clv_clampl(clv_fix16l((long)k->ur * p.x + (long)k->ug * p.y +
+                                                   (long)k->ub * p.z + (32768L << 16)),
+                                        k->cmin, k->cmax));
+                    clv_wr16(out + 2 * plane + 2 * i,
+                             clv_clampl(clv_fix16l((long)k->vr * p.x + (long)k->vg * p.y +
+                                                   (long)k->vb * p.z + (32768L << 16)),
+                                        k->cmin, k->cmax));
+                } else if (fmt == 0) {
+                    clv_wr16(out + 2 * i, clv_round10(yv));
+                } else if (fmt == 1) {
+                    clv_wr16(out + 2 * i, clv_round10(yv) << 6);
+                } else {
+                    out[i] = clv_dither8(yv, limited, x, y);
+                }
+                sr += p.x;
+                sg += p.y;
+                sb += p.z;
+                n++;
+            }
+        if (fmt == 2)
+            continue;
+        const int shift = 16 + (n == 4 ? 2 : n == 2 ? 1 : 0);
+        const long half = 1L << (shift - 1);
+        const int u = clv_clampl(
+            (k->ur * sr + k->ug * sg + k->ub * sb + ((long)n << 31) + half) >> shift, k->cmin,
+            k->cmax);
+        const int v = clv_clampl(
+            (k->vr * sr + k->vg * sg + k->vb * sb + ((long)n << 31) + half) >> shift, k->cmin,
+            k->cmax);
+        const long c = (long)cy * cw + cx;
+        if (fmt == 1) {
+            clv_wr16(out + plane + 4 * c, clv_round10(u) << 6);
+            clv_wr16(out + plane + 4 * c + 2, clv_round10(v) << 6);
+        } else if (fmt == 0) {
+            clv_wr16(out + plane + 2 * c, clv_round10(u));
+            clv_wr16(out + plane + 2L * cw * ch + 2 * c, clv_round10(v));
+        } else if (fmt == 5) {
+            out[plane + 2 * c] = clv_dither8(u, limited, 2 * cx, 2 * cy);
+            out[plane + 2 * c + 1] = clv_dither8(v, limited, 2 * cx + 1, 2 * cy);
+        } else {
+            out[plane + c] = clv_dither8(u, limited, 2 * cx, 2 * cy);
+            out[plane + (long)cw * ch + c] = clv_dither8(v, limited, 2 * cx + 1, 2 * cy);
+        }
+    }
+}
+
+/* Out to packed pixels: bpp 8 is rgba64le; 3 or 4 bytes are the 8-bit
+ * formats, dithered (bgr: blue first; alpha: byte 3 is alpha). */
+__kernel void rgba16_to_packed(__global const ushort4 *src, __global uchar *out, int w, int h,
+                               int stride, int bpp, int bgr, int alpha)
+{
+    CLV_PIXEL_LOOP(w, h, x, y)
+    {
+        const ushort4 s = src[y * stride + x];
+        __global uchar *p = out + ((long)y * w + x) * bpp;
+        if (bpp == 8) {
+            clv_wr16(p, s.x);
+            clv_wr16(p + 2, s.y);
+            clv_wr16(p + 4, s.z);
+            clv_wr16(p + 6, s.w);
+            continue;
+        }
+        p[0] = clv_dither8(bgr ? s.z : s.x, 0, x, y);
+        p[1] = clv_dither8(s.y, 0, x, y);
+        p[2] = clv_dither8(bgr ? s.x : s.z, 0, x, y);
+        if (bpp == 4)
+            p[3] = alpha ? clv_dither8(s.w, 0, x, y) : 255;
+    }
+}
+#else
 
 /* in: a Y plane (w x h) at byte yoff, rows ys bytes apart, and U and V
  * planes (cw x ch each) at uoff and voff, rows us and vs bytes apart, or
@@ -73,12 +250,14 @@ __kernel void rgba_to_yuv420(__global const uchar4 *src, __global uchar *out, in
 #endif
 }
 
+#endif /* CLV_DEPTH */
+
 /* The frame turned upright: destination pixel (x, y) of dw x dh comes from
  * source pixel (sx, sy) = (ax*x + bx*y + cx, ay*x + by*y + cy), the
  * coefficients from {-1, 0, 1} (a rotation by a multiple of 90 degrees,
  * perhaps mirrored: src/core/stage.c computes them). One pixel per
  * work-item in both shapes: a plain copy. */
-__kernel void orient(__global const uchar4 *src, __global uchar4 *dst, int dw, int dh, int dstride,
+__kernel void orient(__global const clv_px *src, __global clv_px *dst, int dw, int dh, int dstride,
                      int sstride, int ax, int bx, int cx, int ay, int by, int cy)
 {
     const int x = get_global_id(0), y = get_global_id(1);

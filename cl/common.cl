@@ -5,7 +5,32 @@
  *              size (1, height).
  *   CLV_ROW=0  GPUs: one work-item handles CLV_PX neighbouring pixels of a
  *              row; global size (ceil(width / CLV_PX), height), rounded up.
- * Frames are RGBA8 (uchar4) with rows `stride` pixels apart. */
+ * Frames are RGBA8 (uchar4) with rows `stride` pixels apart; a 16-bit
+ * chain's programs are built with CLV_DEPTH=16 and their frames are RGBA16
+ * (ushort4, 0-65535): clv_px, clv_ch, CLV_MAXV and the macros below follow
+ * CLV_DEPTH, and a filter's file keeps the same kernel names at both
+ * depths (its 8-bit kernels under #if CLV_DEPTH == 8). */
+
+#ifndef CLV_DEPTH
+#define CLV_DEPTH 8
+#endif
+#if CLV_DEPTH == 16
+typedef ushort4 clv_px;
+typedef ushort clv_ch;
+#define CLV_MAXV 65535
+#define clv_px_sat(v) convert_ushort4_sat(v)
+#define clv_ch_sat(v) convert_ushort_sat(v)
+#elif CLV_DEPTH == 8
+typedef uchar4 clv_px;
+typedef uchar clv_ch;
+#define CLV_MAXV 255
+#define clv_px_sat(v) convert_uchar4_sat(v)
+#define clv_ch_sat(v) convert_uchar_sat(v)
+#else
+#error "CLV_DEPTH is 8 or 16"
+#endif
+/* An 8-bit-scale parameter at this depth (255 -> 65535). */
+#define CLV_SCALE8(v) (CLV_DEPTH == 16 ? (v)*257 : (v))
 
 #ifndef CLV_ROW
 #define CLV_ROW 0
@@ -105,6 +130,16 @@ inline uchar4 clv_pixel(ushort2 rg, ushort2 bb, int lane, uchar4 a)
 }
 #endif
 
+#if CLV_DEPTH == 16
+inline int4 clv_int4(ushort4 p)
+{
+    return convert_int4(p);
+}
+inline int clv_channel(ushort4 p, int c)
+{
+    return c == 0 ? p.x : c == 1 ? p.y : c == 2 ? p.z : p.w;
+}
+#else
 /* A pixel's channels as int4: one prmt each on NVIDIA, where the compiler
  * made convert_int4 up to three instructions a channel. */
 inline int4 clv_int4(uchar4 p)
@@ -127,6 +162,7 @@ inline int clv_channel(uchar4 p, int c)
     return (int)((as_uint(p) >> (8 * c)) & 255u);
 #endif
 }
+#endif /* CLV_DEPTH */
 
 /* Declares y and loops x over this work-item's pixels. */
 #define CLV_PIXEL_LOOP(w, h, x, y)                                                                 \
@@ -147,6 +183,19 @@ typedef uchar16 __attribute__((aligned(1))) clv_uchar16_u;
  * (frame strides are multiples of 16 pixels, so that load is aligned and
  * inside the row), the left one clamped. For x0 + 4 < w only: the last
  * work-item of a row takes the per-pixel path. */
+#if CLV_DEPTH == 16
+#define CLV_WIN3_ROW(src, stride, yy, x0, v)                                                       \
+    {                                                                                              \
+        __global const ushort4 *row_ = (src) + (yy) * (stride);                                    \
+        const ulong4 mid_ = *(__global const ulong4 *)(row_ + (x0));                               \
+        v[0] = row_[max((x0)-1, 0)];                                                               \
+        v[1] = as_ushort4(mid_.x);                                                                 \
+        v[2] = as_ushort4(mid_.y);                                                                 \
+        v[3] = as_ushort4(mid_.z);                                                                 \
+        v[4] = as_ushort4(mid_.w);                                                                 \
+        v[5] = row_[(x0) + 4];                                                                     \
+    }
+#else
 #define CLV_WIN3_ROW(src, stride, yy, x0, v)                                                       \
     {                                                                                              \
         __global const uchar4 *row_ = (src) + (yy) * (stride);                                     \
@@ -158,6 +207,7 @@ typedef uchar16 __attribute__((aligned(1))) clv_uchar16_u;
         v[4] = as_uchar4(mid_.w);                                                                  \
         v[5] = row_[(x0) + 4];                                                                     \
     }
+#endif
 /* Declares y, x0 and the three rows a, b, c of the window; returns for
  * work-items past the frame and sends the last one of a row to `slow`. */
 #define CLV_WIN3(src, w, h, stride, slow)                                                          \
@@ -169,7 +219,7 @@ typedef uchar16 __attribute__((aligned(1))) clv_uchar16_u;
             slow;                                                                                  \
         return;                                                                                    \
     }                                                                                              \
-    uchar4 a[6], b[6], c[6];                                                                       \
+    clv_px a[6], b[6], c[6];                                                                       \
     CLV_WIN3_ROW(src, stride, max(y - 1, 0), x0, a);                                               \
     CLV_WIN3_ROW(src, stride, y, x0, b);                                                           \
     CLV_WIN3_ROW(src, stride, min(y + 1, (h)-1), x0, c)
@@ -187,23 +237,46 @@ typedef uchar16 __attribute__((aligned(1))) clv_uchar16_u;
                 slow;                                                                              \
         return;                                                                                    \
     }                                                                                              \
-    uchar4 a[6], b[6], c[6], d[6];                                                                 \
+    clv_px a[6], b[6], c[6], d[6];                                                                 \
     CLV_WIN3_ROW(src, stride, max(y - 1, 0), x0, a);                                               \
     CLV_WIN3_ROW(src, stride, y, x0, b);                                                           \
     CLV_WIN3_ROW(src, stride, min(y + 1, (h)-1), x0, c);                                           \
     CLV_WIN3_ROW(src, stride, min(y + 2, (h)-1), x0, d)
+#if CLV_DEPTH == 16
+#define CLV_STORE4(dst, stride, y, x0, o)                                                          \
+    *(__global ulong4 *)((dst) + (y) * (stride) + (x0)) =                                          \
+        (ulong4)(as_ulong(o[0]), as_ulong(o[1]), as_ulong(o[2]), as_ulong(o[3]))
+#else
 #define CLV_STORE4(dst, stride, y, x0, o)                                                          \
     *(__global uint4 *)((dst) + (y) * (stride) + (x0)) =                                           \
         (uint4)(as_uint(o[0]), as_uint(o[1]), as_uint(o[2]), as_uint(o[3]))
 #endif
+#endif
 
-#define CLV_FRAME_ARGS __global const uchar4 *src, __global uchar4 *dst, int w, int h, int stride
+#define CLV_FRAME_ARGS __global const clv_px *src, __global clv_px *dst, int w, int h, int stride
 
 /* Pixel loads and stores as four scalars. On CPUs they are byte accesses:
  * LLVM's loop vectorizer (which PoCL relies on in the row shape) skips loops
  * that use vector types but vectorizes interleaved byte accesses. GPUs get
  * one 32-bit access. */
-#if CLV_ROW
+#if CLV_DEPTH == 16
+#define CLV_LOAD(buf, index, r, g, b, a)                                                           \
+    do {                                                                                           \
+        __global const ushort *p_ = (__global const ushort *)(buf) + 4 * (index);                  \
+        r = p_[0];                                                                                 \
+        g = p_[1];                                                                                 \
+        b = p_[2];                                                                                 \
+        a = p_[3];                                                                                 \
+    } while (0)
+#define CLV_STORE(buf, index, r, g, b, a)                                                          \
+    do {                                                                                           \
+        __global ushort *p_ = (__global ushort *)(buf) + 4 * (index);                              \
+        p_[0] = (r);                                                                               \
+        p_[1] = (g);                                                                               \
+        p_[2] = (b);                                                                               \
+        p_[3] = (a);                                                                               \
+    } while (0)
+#elif CLV_ROW
 #define CLV_LOAD(buf, index, r, g, b, a)                                                           \
     do {                                                                                           \
         __global const uchar *p_ = (__global const uchar *)(buf) + 4 * (index);                    \
@@ -238,11 +311,13 @@ typedef uchar16 __attribute__((aligned(1))) clv_uchar16_u;
  * 16-byte access each (rows start 16-pixel aligned): four 4-byte accesses
  * 16 bytes apart across a warp left gray, threshold and noise at 54% of the
  * copy bandwidth on an H100. */
-#if CLV_ROW
+#if CLV_ROW || CLV_DEPTH == 16
+/* (At 16 bits on GPUs too: a work-item's four pixels are 32 bytes, and
+ * CLV_PIXEL_LOOP's four consecutive 8-byte accesses coalesce.) */
 #define CLV_POINT_PIXELS(x, y, r, g, b, a, body)                                                   \
     CLV_PIXEL_LOOP(w, h, x, y)                                                                     \
     {                                                                                              \
-        uchar r, g, b, a;                                                                          \
+        clv_ch r, g, b, a;                                                                          \
         CLV_LOAD(src, y *stride + x, r, g, b, a);                                                  \
         body;                                                                                      \
         CLV_STORE(dst, y *stride + x, r, g, b, a);                                                 \
@@ -322,7 +397,8 @@ inline int clv_gray3(int r, int g, int b)
     return (9798 * r + 19235 * g + 3735 * b + 16384) >> 15;
 }
 
-inline int clv_gray(uchar4 p)
+/* At 16 bits too: the weights sum to 2^15, so 65535 * 2^15 + 2^14 fits. */
+inline int clv_gray(clv_px p)
 {
     return clv_gray3(p.x, p.y, p.z);
 }
@@ -351,6 +427,14 @@ inline int4 clv_floor_div4(int4 a, int b)
 inline uchar4 clv_clamp_u8(int4 v, uchar alpha)
 {
     uchar4 o = convert_uchar4_sat(v);
+    o.w = alpha;
+    return o;
+}
+
+/* v clamped to the depth's range, alpha replaced. */
+inline clv_px clv_clamp_px(int4 v, clv_ch alpha)
+{
+    clv_px o = clv_px_sat(v);
     o.w = alpha;
     return o;
 }

@@ -319,7 +319,7 @@ static int keeps_size(const clv_chain_desc *desc)
 {
     static const int probe[][2] = {{640, 480}, {17, 9}};
     for (int i = 0; i < 2; i++) {
-        clv_size in = {probe[i][0], probe[i][1], 1, 1}, out;
+        clv_size in = {probe[i][0], probe[i][1], 1, 1, 0, 0, 0}, out;
         if (clv_chain_desc_output_size(desc, &in, &out, NULL) || out.width != in.width ||
             out.height != in.height || out.sar_num * in.sar_den != in.sar_num * out.sar_den)
             return 0;
@@ -346,7 +346,7 @@ static GstCaps *transform_caps(GstBaseTransform *trans, GstPadDirection directio
         if (direction == GST_PAD_SINK && gst_structure_get_int(o, "width", &w) &&
             gst_structure_get_int(o, "height", &h)) {
             int par = gst_structure_get_fraction(o, "pixel-aspect-ratio", &n, &d);
-            clv_size in = {w, h, n, d}, size;
+            clv_size in = {w, h, n, d, 0, 0, 0}, size;
             if (!desc || clv_chain_desc_output_size(desc, &in, &size, NULL)) {
                 gst_structure_free(o); /* the chain can't take this size */
                 continue;
@@ -394,7 +394,7 @@ static gboolean set_info(GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *
     self->out_height = GST_VIDEO_INFO_HEIGHT(out_info);
     /* The chain must make the output caps' size of the input's. */
     clv_size in_size = {self->width, self->height, GST_VIDEO_INFO_PAR_N(in_info),
-                        GST_VIDEO_INFO_PAR_D(in_info)},
+                        GST_VIDEO_INFO_PAR_D(in_info), 0, 0, 0},
              out_size;
     clv_msg size_msg = {{0}};
     if (self->chain && clv_chain_output_size(self->chain, &in_size, &out_size, &size_msg)) {
@@ -487,7 +487,7 @@ static void update_chain(GstClvidFilter *self)
     set_rate(self, chain);
     const GstVideoInfo *info = &GST_VIDEO_FILTER(self)->in_info;
     clv_size in = {self->width, self->height, GST_VIDEO_INFO_PAR_N(info),
-                   GST_VIDEO_INFO_PAR_D(info)},
+                   GST_VIDEO_INFO_PAR_D(info), 0, 0, 0},
              size;
     if (clv_chain_output_size(chain, &in, &size, &msg)) {
         /* It can't take this stream's size: refused as a bad chain is. */

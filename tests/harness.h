@@ -118,6 +118,9 @@ int test_rig_open(test_rig *rig, clv_context *ctx, const char *chain_text, const
 /* Uploads in, runs both for frame index `frame`, downloads into got and
  * want. Returns an error code (not a comparison). */
 int test_rig_run(test_rig *rig, uint64_t frame, clv_msg *msg);
+/* The same at depth 8 or 16 (frames, images and the chain). */
+int test_rig_open_depth(test_rig *rig, clv_context *ctx, const char *chain_text,
+                        const char *ref_text, int w, int h, int depth, clv_msg *msg);
 /* 1 when got equals want byte for byte. */
 int test_rig_equal(const test_rig *rig);
 void test_rig_close(test_rig *rig);
@@ -127,5 +130,15 @@ void test_rig_close(test_rig *rig);
  * Returns the number of mismatching frames (also counted as failures). */
 int test_compare(clv_context *ctx, const char *chain, int w, int h, enum content content,
                  int frames);
+/* The same at depth 8 or 16 (content filled at that depth). */
+int test_compare_depth(clv_context *ctx, const char *chain, int w, int h, enum content content,
+                       int frames, int depth);
+
+/* Channel c of pixel (x, y) of img at its depth. */
+static inline int clv_test_get(const clv_image *img, int x, int y, int c)
+{
+    const uint8_t *row = img->pixels + (size_t)y * img->stride;
+    return img->depth == 16 ? ((const uint16_t *)(const void *)row)[4 * x + c] : row[4 * x + c];
+}
 
 #endif

@@ -22,7 +22,7 @@ int main(int argc, char **argv)
     clv_ref_chain *ref = NULL;
     clv_image in = {0}, out = {0};
     /* The output is of the chain's size (scale, crop... change it). */
-    clv_size in_size = {w, h, 0, 1}, out_size = in_size;
+    clv_size in_size = {w, h, 0, 1, 0, 0, 0}, out_size = in_size;
     if (w < 1 || h < 1 || clv_chain_desc_output_size(desc, &in_size, &out_size, &msg)) {
         fprintf(stderr, "clvid-ref: %s\n", w < 1 || h < 1 ? "bad size" : msg.text);
         clv_chain_desc_destroy(desc);

@@ -13,11 +13,54 @@ static uint32_t next(uint32_t *s)
     return *s;
 }
 
+/* The same contents at 16 bits: every value of the range, the extremes,
+ * gradients steeper than a code a pixel. */
+static void fill16(clv_image *img, enum content content, uint32_t s)
+{
+    uint16_t flat[4] = {(uint16_t)next(&s), (uint16_t)next(&s), (uint16_t)next(&s),
+                        (uint16_t)next(&s)};
+    for (int y = 0; y < img->height; y++) {
+        uint16_t *row = (uint16_t *)(void *)(img->pixels + (size_t)y * img->stride);
+        for (int x = 0; x < img->width; x++) {
+            for (int c = 0; c < 4; c++) {
+                uint32_t r = next(&s);
+                uint16_t v;
+                switch (content) {
+                case CONTENT_FLAT:
+                    v = flat[c];
+                    break;
+                case CONTENT_SATURATED:
+                    v = (r >> 7) & 1 ? 65535 : 0;
+                    break;
+                case CONTENT_GRADIENT:
+                    v = (uint16_t)((x * (c + 1) + y * (3 - c)) * 97 + (r & 255));
+                    break;
+                default:
+                    v = (uint16_t)(r >> 11);
+                    break;
+                }
+                row[x * 4 + c] = v;
+            }
+            if (content == CONTENT_OPAQUE || content == CONTENT_OPAQUE_BUT_ONE)
+                row[x * 4 + 3] = 65535;
+        }
+    }
+    if (content == CONTENT_OPAQUE_BUT_ONE) {
+        uint16_t *last_row =
+            (uint16_t *)(void *)(img->pixels + (size_t)(img->height - 1) * img->stride);
+        last_row[(img->width - 1) / 2 * 4 + 3] = 65534;
+    }
+}
+
 void test_fill(clv_image *img, enum content content, uint32_t seed)
 {
     uint32_t s = seed * 2654435761u + 0x9E3779B9u;
     if (!s)
         s = 1;
+    if (img->depth == 16) {
+        fill16(img, content, s);
+        return;
+    }
     uint8_t flat[4] = {(uint8_t)next(&s), (uint8_t)next(&s), (uint8_t)next(&s), (uint8_t)next(&s)};
     for (int y = 0; y < img->height; y++) {
         uint8_t *row = img->pixels + (size_t)y * img->stride;
@@ -86,21 +129,24 @@ clv_context *test_context(int shape)
 
 static int compare_images(const clv_image *got, const clv_image *want, const char *what)
 {
+    int px = clv_image_pixel_bytes(want);
     for (int y = 0; y < want->height; y++) {
         const uint8_t *g = got->pixels + (size_t)y * got->stride;
         const uint8_t *w = want->pixels + (size_t)y * want->stride;
-        if (memcmp(g, w, (size_t)want->width * 4)) {
+        if (memcmp(g, w, (size_t)want->width * (size_t)px)) {
             int diffs = 0, first = -1;
-            for (int i = 0; i < want->width * 4; i++)
-                if (g[i] != w[i]) {
-                    diffs++;
-                    if (first < 0)
-                        first = i;
-                }
+            for (int x = 0; x < want->width; x++)
+                for (int c = 0; c < 4; c++)
+                    if (clv_test_get(got, x, y, c) != clv_test_get(want, x, y, c)) {
+                        diffs++;
+                        if (first < 0)
+                            first = 4 * x + c;
+                    }
             fprintf(stderr,
                     "  %s: first difference at x=%d y=%d channel %d: device %d, reference %d "
-                    "(%d bytes differ in that row)\n",
-                    what, first / 4, y, first % 4, g[first], w[first], diffs);
+                    "(%d values differ in that row)\n",
+                    what, first / 4, y, first % 4, clv_test_get(got, first / 4, y, first % 4),
+                    clv_test_get(want, first / 4, y, first % 4), diffs);
             return 1;
         }
     }
@@ -110,6 +156,12 @@ static int compare_images(const clv_image *got, const clv_image *want, const cha
 int test_rig_open(test_rig *rig, clv_context *ctx, const char *chain_text, const char *ref_text,
                   int w, int h, clv_msg *msg)
 {
+    return test_rig_open_depth(rig, ctx, chain_text, ref_text, w, h, 8, msg);
+}
+
+int test_rig_open_depth(test_rig *rig, clv_context *ctx, const char *chain_text,
+                        const char *ref_text, int w, int h, int depth, clv_msg *msg)
+{
     memset(rig, 0, sizeof *rig);
     rig->ctx = ctx;
     clv_chain_desc *desc = NULL, *ref_desc = NULL;
@@ -117,25 +169,25 @@ int test_rig_open(test_rig *rig, clv_context *ctx, const char *chain_text, const
     if (!err)
         err = clv_chain_parse(ref_text ? ref_text : chain_text, &ref_desc, msg);
     if (!err)
-        err = clv_chain_create(ctx, desc, &rig->chain, msg);
+        err = clv_chain_create_depth(ctx, desc, depth, &rig->chain, msg);
     if (!err)
         err = clv_ref_chain_create(ref_desc, &rig->ref);
     clv_chain_desc_destroy(desc);
     clv_chain_desc_destroy(ref_desc);
     /* The output is of the chain's size (scale, crop... change it). */
-    clv_size in = {w, h, 0, 1}, out = in;
+    clv_size in = {w, h, 0, 1, 0, 0, 0}, out = in;
     if (!err)
         err = clv_chain_output_size(rig->chain, &in, &out, msg);
     if (!err)
-        err = clv_frame_create(ctx, w, h, &rig->src, msg);
+        err = clv_frame_create_depth(ctx, w, h, depth, &rig->src, msg);
     if (!err)
-        err = clv_frame_create(ctx, out.width, out.height, &rig->dst, msg);
+        err = clv_frame_create_depth(ctx, out.width, out.height, depth, &rig->dst, msg);
     if (!err)
-        err = clv_image_alloc(&rig->in, w, h);
+        err = clv_image_alloc_depth(&rig->in, w, h, depth);
     if (!err)
-        err = clv_image_alloc(&rig->got, out.width, out.height);
+        err = clv_image_alloc_depth(&rig->got, out.width, out.height, depth);
     if (!err)
-        err = clv_image_alloc(&rig->want, out.width, out.height);
+        err = clv_image_alloc_depth(&rig->want, out.width, out.height, depth);
     return err;
 }
 
@@ -172,14 +224,20 @@ void test_rig_close(test_rig *rig)
 int test_compare(clv_context *ctx, const char *chain_text, int w, int h, enum content content,
                  int frames)
 {
+    return test_compare_depth(ctx, chain_text, w, h, content, frames, 8);
+}
+
+int test_compare_depth(clv_context *ctx, const char *chain_text, int w, int h,
+                       enum content content, int frames, int depth)
+{
     clv_msg msg = {{0}};
     int bad = 0;
     char what[512];
-    snprintf(what, sizeof what, "'%s' on %dx%d %s (%s, %s shape)", chain_text, w, h,
-             test_content_name(content), clv_context_device(ctx)->name,
+    snprintf(what, sizeof what, "'%s' at %d bits on %dx%d %s (%s, %s shape)", chain_text, depth,
+             w, h, test_content_name(content), clv_context_device(ctx)->name,
              clv_context_row_shape(ctx) ? "row" : "gpu");
     test_rig rig;
-    if (test_rig_open(&rig, ctx, chain_text, NULL, w, h, &msg)) {
+    if (test_rig_open_depth(&rig, ctx, chain_text, NULL, w, h, depth, &msg)) {
         CHECK(0, "%s: setup failed: %s", what, msg.text);
         test_rig_close(&rig);
         return 1;

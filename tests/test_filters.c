@@ -17,7 +17,7 @@ static const filter_case chain_cases[] = {
     {"threshold=100,erode=radius=1:iterations=2,dilate,noise=amount=0.2,quantize=colors=4", 1, 2},
 };
 
-static int run_cases(clv_context *ctx, const filter_case *cases, int count)
+static int run_cases(clv_context *ctx, const filter_case *cases, int count, int depth)
 {
     /* The sanitizer builds check the host's memory, whose code paths 641x359
      * already takes, with two contents (the paths do not depend on them); the
@@ -26,6 +26,15 @@ static int run_cases(clv_context *ctx, const filter_case *cases, int count)
     int sanitized = getenv("CLVID_SANITIZED") != NULL;
     int bad = 0;
     for (int i = 0; i < count; i++) {
+        if (depth == 16) {
+            /* At 16 bits: the cases whose every filter runs there. */
+            clv_chain_desc *desc = NULL;
+            int deep = !clv_chain_parse(cases[i].chain, &desc, NULL) &&
+                       !clv_chain_desc_deep(desc, NULL);
+            clv_chain_desc_destroy(desc);
+            if (!deep)
+                continue;
+        }
         for (int s = 0; s < SIZE_COUNT; s++) {
             int w = sizes[s][0], h = sizes[s][1], big = w > 1000;
             if (big && (cases[i].small_only || sanitized))
@@ -33,8 +42,8 @@ static int run_cases(clv_context *ctx, const filter_case *cases, int count)
             for (int c = CONTENT_NOISE; c <= CONTENT_OPAQUE_BUT_ONE; c++) {
                 if ((big || (sanitized && w > 100)) && c != CONTENT_NOISE && c != CONTENT_OPAQUE)
                     continue; /* the big size checks the work shape (and the opaque paths) */
-                bad +=
-                    test_compare(ctx, cases[i].chain, w, h, (enum content)c, cases[i].frames) != 0;
+                bad += test_compare_depth(ctx, cases[i].chain, w, h, (enum content)c,
+                                          cases[i].frames, depth) != 0;
             }
         }
     }
@@ -42,16 +51,19 @@ static int run_cases(clv_context *ctx, const filter_case *cases, int count)
 }
 
 /* Both shapes on the default device: PoCL runs the GPU shape too, so CI
- * covers both code paths of every kernel. */
-static int run_both_shapes(const filter_case *cases, int count)
+ * covers both code paths of every kernel. A filter that runs at 16 bits
+ * (clv_filter_deep) runs its cases at both depths. */
+static int run_both_shapes(const filter_case *cases, int count, int deep)
 {
     for (int shape = 1; shape <= 2; shape++) {
         clv_context *ctx = test_context(shape);
         if (!ctx)
             return 1;
-        int bad = run_cases(ctx, cases, count);
-        printf("  %s shape on %s: %d parameter sets, %d mismatching runs\n",
-               shape == 1 ? "row" : "gpu", clv_context_device(ctx)->name, count, bad);
+        for (int depth = 8; depth <= (deep ? 16 : 8); depth += 8) {
+            int bad = run_cases(ctx, cases, count, depth);
+            printf("  %s shape on %s at %d bits: %d parameter sets, %d mismatching runs\n",
+                   shape == 1 ? "row" : "gpu", clv_context_device(ctx)->name, depth, count, bad);
+        }
         clv_context_destroy(ctx);
     }
     return 0;
@@ -68,7 +80,8 @@ static int run_filters(const char *first, ...)
             if (!strcmp(filter_table[i].filter, name))
                 fc = &filter_table[i];
         CHECK(fc != NULL, "no cases for filter %s in tests/filter_cases.h", name);
-        if (fc && run_both_shapes(fc->cases, fc->count)) {
+        const clv_filter *f = clv_filter_find(name);
+        if (fc && run_both_shapes(fc->cases, fc->count, f && clv_filter_deep(f))) {
             va_end(ap);
             return 1;
         }
@@ -181,7 +194,7 @@ static int chain_size(const char *chain, int w, int h, clv_size *out, clv_msg *m
     clv_chain_desc *d = NULL;
     int err = clv_chain_parse(chain, &d, msg);
     if (!err) {
-        clv_size in = {w, h, 1, 1};
+        clv_size in = {w, h, 1, 1, 0, 0, 0};
         err = clv_chain_desc_output_size(d, &in, out, msg);
     }
     clv_chain_desc_destroy(d);
@@ -208,7 +221,7 @@ int test_filter_rotate(void)
     };
     clv_msg msg = {{0}};
     for (size_t i = 0; i < sizeof sized / sizeof sized[0]; i++) {
-        clv_size out = {0, 0, 0, 0};
+        clv_size out = {0, 0, 0, 0, 0, 0, 0};
         int err = chain_size(sized[i].chain, sized[i].w, sized[i].h, &out, &msg);
         CHECK(err == 0, "%s: %s", sized[i].chain, msg.text);
         CHECK(err || (out.width == sized[i].want_w && out.height == sized[i].want_h &&
@@ -257,7 +270,7 @@ static int geometry_fitting_cases(int shape)
         for (int s = 0; s < SIZE_COUNT; s++) {
             clv_chain_desc *d = NULL;
             clv_msg msg = {{0}};
-            clv_size in = {sizes[s][0], sizes[s][1], 1, 1}, out;
+            clv_size in = {sizes[s][0], sizes[s][1], 1, 1, 0, 0, 0}, out;
             int fits = clv_chain_parse(geometry_fitting[i].chain, &d, &msg) == 0 &&
                        clv_chain_desc_output_size(d, &in, &out, &msg) == 0;
             clv_chain_desc_destroy(d);
@@ -275,7 +288,7 @@ static int geometry_fitting_cases(int shape)
 int test_filter_geometry(void)
 {
     int bad = geometry_fitting_cases(1) + geometry_fitting_cases(2);
-    return run_filters("crop", "pad", "transpose", NULL) || bad;
+    return run_filters("crop", "pad", "transpose", "hflip", "vflip", NULL) || bad;
 }
 
 /* Sizes, aspects and errors of the geometry filters, on the host. */
@@ -284,7 +297,7 @@ static void expect_size(const char *chain, int w, int h, int sn, int sd, int ow,
 {
     clv_chain_desc *d = NULL;
     clv_msg msg = {{0}};
-    clv_size in = {w, h, sn, sd}, out = {0, 0, 0, 0};
+    clv_size in = {w, h, sn, sd, 0, 0, 0}, out = {0, 0, 0, 0, 0, 0, 0};
     int err = clv_chain_parse(chain, &d, &msg);
     if (!err)
         err = clv_chain_desc_output_size(d, &in, &out, &msg);
@@ -301,7 +314,7 @@ static void expect_error(const char *chain, int w, int h, ...)
 {
     clv_chain_desc *d = NULL;
     clv_msg msg = {{0}};
-    clv_size in = {w, h, 1, 1}, out;
+    clv_size in = {w, h, 1, 1, 0, 0, 0}, out;
     int err = clv_chain_parse(chain, &d, &msg);
     if (!err)
         err = clv_chain_desc_output_size(d, &in, &out, &msg);
@@ -405,7 +418,7 @@ int test_filter_cases(void)
 
 int test_chain_runner(void)
 {
-    int status = run_both_shapes(CASES(chain_cases));
+    int status = run_both_shapes(CASES(chain_cases), 0);
     if (status)
         return status;
 
@@ -506,9 +519,13 @@ int test_gpu_filters(void)
             continue;
         }
         int before = test_failures;
-        for (int i = 0; i < FILTER_TABLE_SIZE; i++)
-            run_cases(ctx, filter_table[i].cases, filter_table[i].count);
-        run_cases(ctx, CASES(chain_cases));
+        for (int i = 0; i < FILTER_TABLE_SIZE; i++) {
+            const clv_filter *f = clv_filter_find(filter_table[i].filter);
+            run_cases(ctx, filter_table[i].cases, filter_table[i].count, 8);
+            if (f && clv_filter_deep(f))
+                run_cases(ctx, filter_table[i].cases, filter_table[i].count, 16);
+        }
+        run_cases(ctx, CASES(chain_cases), 8);
         printf("  %s: %s\n", list[d].name,
                test_failures == before ? "every filter equals its reference" : "MISMATCHES");
         clv_context_destroy(ctx);
@@ -560,7 +577,7 @@ int test_scale_sizes(void)
     clv_msg msg = {{0}};
     for (int i = 0; i < (int)(sizeof sizes_640 / sizeof sizes_640[0]); i++) {
         clv_chain_desc *d = NULL;
-        clv_size in = {640, 424, 4, 3}, out = {0, 0, 0, 0};
+        clv_size in = {640, 424, 4, 3, 0, 0, 0}, out = {0, 0, 0, 0, 0, 0, 0};
         CHECK(clv_chain_parse(sizes_640[i].chain, &d, &msg) == 0, "%s: %s", sizes_640[i].chain,
               msg.text);
         if (!d)
@@ -574,7 +591,7 @@ int test_scale_sizes(void)
               sizes_640[i].h, sizes_640[i].sar_num, sizes_640[i].sar_den);
         /* An unknown aspect stays unknown (and the size does not depend on it
          * unless the expression reads sar or dar). */
-        clv_size plain = {640, 424, 0, 1};
+        clv_size plain = {640, 424, 0, 1, 0, 0, 0};
         CHECK(clv_chain_desc_output_size(d, &plain, &out, &msg) == 0 && out.sar_num == 0,
               "%s without an aspect: SAR %d/%d", sizes_640[i].chain, out.sar_num, out.sar_den);
         clv_chain_desc_destroy(d);
@@ -601,7 +618,7 @@ int test_scale_sizes(void)
     };
     for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
         clv_chain_desc *d = NULL;
-        clv_size in = {640, 424, 0, 1}, out;
+        clv_size in = {640, 424, 0, 1, 0, 0, 0}, out;
         int err = clv_chain_parse(bad[i].chain, &d, &msg);
         if (!err) {
             err = clv_chain_desc_output_size(d, &in, &out, &msg);

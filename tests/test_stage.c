@@ -90,7 +90,7 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
              clv_context_row_shape(ctx) ? "row" : "gpu",
              clv_context_shared_staging(ctx) ? "shared" : "copied");
     /* The output is of the chain's size (transpose turns it). */
-    clv_size in_sz = {w, h, 0, 1}, out_sz = in_sz;
+    clv_size in_sz = {w, h, 0, 1, 0, 0, 0}, out_sz = in_sz;
     clv_chain_desc *probe = NULL;
     if (!clv_chain_parse(chain_text, &probe, NULL))
         clv_chain_desc_output_size(probe, &in_sz, &out_sz, NULL);
@@ -1069,7 +1069,7 @@ int test_stage_resize(void)
                                      .slots = 3};
             for (int i = 0; i < N; i++) {
                 clv_chain_desc *desc = NULL;
-                clv_size in = {W, H, 0, 1};
+                clv_size in = {W, H, 0, 1, 0, 0, 0};
                 if (clv_chain_parse(texts[i], &desc, &msg) ||
                     clv_chain_create(ctx, desc, &chains[i], &msg) ||
                     clv_ref_chain_create(desc, &refs[i]) ||

@@ -45,7 +45,8 @@ extern "C" {
     X(EEXIST, -12, "output exists")                                                                \
     X(EOPTION, -13, "invalid option")                                                              \
     X(EKERNEL, -14, "user kernel does not build")                                                  \
-    X(ETIMEOUT, -15, "device did not finish in time")
+    X(ETIMEOUT, -15, "device did not finish in time")                                              \
+    X(EDEPTH, -16, "not at this bit depth")
 
 enum clv_error {
 #define CLV__ENUM(name, code, text) CLV_##name = code,
@@ -188,16 +189,24 @@ CLV_API const clv_device_info *clv_context_device_at(const clv_context *ctx, int
 
 /* ---- Frames ------------------------------------------------------------ */
 
-/* A host image: RGBA8, rows `stride` bytes apart. Owned by whoever made it. */
+/* A host image: RGBA, rows `stride` bytes apart. Owned by whoever made it.
+ * depth 8 (or 0): a byte a channel; 16: a uint16_t a channel in the host's
+ * byte order, 0-65535 (RGBA16, what the chain runs on for inputs of more
+ * than 8 bits). */
 typedef struct clv_image {
     uint8_t *pixels;
     int width, height;
     size_t stride;
+    int depth; /* added in 0.5 */
 } clv_image;
 
-/* Allocates a zeroed host image (stride = width * 4); release with
- * clv_image_free, which accepts a zeroed struct. */
+/* Allocates a zeroed host image of depth 8 (stride = width * 4); release
+ * with clv_image_free, which accepts a zeroed struct. */
 CLV_API int clv_image_alloc(clv_image *img, int width, int height);
+/* The same at depth 8 or 16 (stride = width * 4 or width * 8). */
+CLV_API int clv_image_alloc_depth(clv_image *img, int width, int height, int depth);
+/* Bytes of one pixel of img: 4, or 8 at depth 16. */
+CLV_API int clv_image_pixel_bytes(const clv_image *img);
 CLV_API void clv_image_free(clv_image *img);
 
 /* ---- Filters and parameters -------------------------------------------- */
@@ -261,6 +270,9 @@ CLV_API int clv_filter_temporal(const clv_filter *f);
 /* The file a filter reads (a user kernel's .cl), or NULL: an input of the
  * run like its video, which no output may overwrite. */
 CLV_API const char *clv_filter_file(const clv_filter *f);
+/* 1 when the filter runs on frames of 16 bits a channel as well as 8
+ * (0.5): its kernels and its reference at both depths. */
+CLV_API int clv_filter_deep(const clv_filter *f);
 
 /* ---- Chains -------------------------------------------------------------- */
 
@@ -300,7 +312,24 @@ CLV_API void clv_chain_format(const clv_chain_desc *desc, char *out, size_t size
 typedef struct clv_size {
     int width, height;
     int sar_num, sar_den;
+    /* Added in 0.5: what the pixels mean, as far as filters change it
+     * (tonemap turns PQ/HLG BT.2020 into BT.709 SDR): the transfer and
+     * primaries of the RGB values (0: unknown, taken as SDR BT.709 by the
+     * filters that need it) and the content's peak in cd/m2 (MaxCLL, else
+     * the mastering display's peak; 0: unknown). */
+    int transfer;  /* clv_transfer */
+    int primaries; /* clv_primaries */
+    int peak;
 } clv_size;
+
+typedef enum clv_transfer {
+    CLV_TRC_UNKNOWN,
+    CLV_TRC_BT709, /* SDR: BT.709/BT.601/sRGB-like gamma */
+    CLV_TRC_PQ,    /* SMPTE ST 2084 */
+    CLV_TRC_HLG,   /* ARIB STD-B67 */
+    CLV_TRC_LINEAR,
+} clv_transfer;
+typedef enum clv_primaries { CLV_PRIM_UNKNOWN, CLV_PRIM_BT709, CLV_PRIM_BT2020 } clv_primaries;
 
 /* The size of the frames a chain makes of frames of *in (scale, crop, pad,
  * transpose and rotate change it; the other filters keep it) and their
@@ -317,6 +346,16 @@ typedef struct clv_chain clv_chain;
 
 CLV_API int clv_chain_create(clv_context *ctx, const clv_chain_desc *desc, clv_chain **out,
                              clv_msg *msg);
+/* The same for frames of `depth` bits a channel, 8 or 16 (0.5): a 16-bit
+ * chain runs on RGBA16 frames (clv_frame.depth 16), every filter at 16
+ * bits; CLV_EDEPTH, msg naming the filter, when one runs at 8 bits only
+ * (clv_chain_desc_deep says so beforehand). clv_chain_create is depth 8. */
+CLV_API int clv_chain_create_depth(clv_context *ctx, const clv_chain_desc *desc, int depth,
+                                   clv_chain **out, clv_msg *msg);
+CLV_API int clv_chain_depth(const clv_chain *chain);
+/* 0 when every filter of desc runs at 16 bits; else CLV_EDEPTH with msg
+ * naming the first that does not. */
+CLV_API int clv_chain_desc_deep(const clv_chain_desc *desc, clv_msg *msg);
 CLV_API void clv_chain_destroy(clv_chain *chain);
 
 /* Running a chain on device frames of your own: clvid/opencl.h. */
@@ -406,7 +445,9 @@ typedef struct clv_ref_chain clv_ref_chain;
 CLV_API int clv_ref_chain_create(const clv_chain_desc *desc, clv_ref_chain **out);
 CLV_API void clv_ref_chain_destroy(clv_ref_chain *ref);
 /* dst is of the chain's output size for src's (clv_chain_desc_output_size,
- * sar unknown) and may not overlap src; CLV_EINVAL when it is not. */
+ * sar unknown) and src's depth, and may not overlap src; CLV_EINVAL when it
+ * is not. At depth 16 every filter runs its 16-bit definition (CLV_EDEPTH
+ * when one has none). */
 CLV_API int clv_ref_chain_run(clv_ref_chain *ref, const clv_image *src, clv_image *dst,
                               uint64_t frame_index);
 /* The frame rate behind `t` (rotate's angle); 25/1 until set. */
@@ -426,6 +467,12 @@ typedef enum clv_pixfmt {
     CLV_PIX_BGR24,
     CLV_PIX_YUV420P,
     CLV_PIX_NV12,
+    /* Added in 0.5, more than 8 bits (each sample a little-endian 16-bit
+     * word); the stage runs the chain at 16 bits for them: */
+    CLV_PIX_YUV420P10, /* ffmpeg's yuv420p10le: 10 bits in the low bits */
+    CLV_PIX_P010,      /* Y then interleaved UV, the bits in the high bits (p010le; p016le) */
+    CLV_PIX_YUV444P16, /* three full planes of 16 bits (yuv444p16le) */
+    CLV_PIX_RGBA64,    /* rgba64le */
 } clv_pixfmt;
 
 typedef enum clv_matrix { CLV_MATRIX_BT601, CLV_MATRIX_BT709, CLV_MATRIX_BT2020 } clv_matrix;
@@ -437,6 +484,9 @@ typedef struct clv_color {
 
 CLV_API const char *clv_pixfmt_name(clv_pixfmt f);
 CLV_API int clv_pixfmt_is_yuv(clv_pixfmt f);
+/* The chain's depth for format f: 8, or 16 for the formats of more than 8
+ * bits (0.5). */
+CLV_API int clv_pixfmt_depth(clv_pixfmt f);
 /* Bytes of one frame of w x h in format f. */
 CLV_API size_t clv_pixfmt_size(clv_pixfmt f, int width, int height);
 
@@ -471,6 +521,13 @@ typedef struct clv_stage_options {
      * first when hflip, then rotated clockwise by `rotation` degrees (0, 90,
      * 180 or 270). At 90 and 270 the output is height x width. */
     int rotation, hflip;
+    /* Added in 0.5. The chain's depth: 0, 16 when either format has more
+     * than 8 bits (clv_pixfmt_depth), else 8; or 8 or 16. A 16-bit chain
+     * into an 8-bit output is dithered: an 8x8 ordered (Bayer) pattern
+     * added below the kept bits, the same on every frame; dither 1 turns
+     * it off (rounded to the nearest code). */
+    int depth;
+    int no_dither;
 } clv_stage_options;
 
 typedef struct clv_stage_times {

@@ -21,18 +21,23 @@ extern "C" {
 CLV_API cl_context clv_context_cl(const clv_context *ctx);
 CLV_API cl_command_queue clv_context_queue(const clv_context *ctx);
 
-/* A device frame: RGBA8 in a buffer, rows `stride` pixels apart (a multiple
- * of 16 pixels). The frame owns its buffer. */
+/* A device frame: RGBA8 (depth 8 or 0) or RGBA16 (depth 16: four
+ * host-order uint16_t a pixel) in a buffer, rows `stride` pixels apart (a
+ * multiple of 16 pixels). The frame owns its buffer. */
 typedef struct clv_frame {
     cl_mem buffer;
     int width, height;
     int stride; /* in pixels */
+    int depth;  /* added in 0.5 */
 } clv_frame;
 
 /* Checks width/height against the device limits before allocating; an
  * oversized frame is CLV_ELIMIT with msg naming the limit. */
 CLV_API int clv_frame_create(clv_context *ctx, int width, int height, clv_frame *frame,
                              clv_msg *msg);
+/* The same at depth 8 or 16 (0.5). */
+CLV_API int clv_frame_create_depth(clv_context *ctx, int width, int height, int depth,
+                                   clv_frame *frame, clv_msg *msg);
 CLV_API void clv_frame_destroy(clv_frame *frame);
 /* Blocking copies between host images and frames of the same size. */
 CLV_API int clv_frame_upload(clv_context *ctx, clv_frame *frame, const clv_image *img);

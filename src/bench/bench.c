@@ -232,7 +232,7 @@ static uint8_t *read_pictures(const char *path, int w, int h, int *count)
 /* Frame i of a clip read by read_pictures, as an image (no copy). */
 static clv_image clip_frame(uint8_t *pictures, int i, int w, int h)
 {
-    clv_image one = {pictures + (size_t)i * w * h * 4, w, h, (size_t)w * 4};
+    clv_image one = {pictures + (size_t)i * w * h * 4, w, h, (size_t)w * 4, 8};
     return one;
 }
 
@@ -659,7 +659,7 @@ int main(int argc, char **argv)
         }
     }
     /* The destination is of the chain's size (scale, crop... change it). */
-    clv_size in_size = {w, h, 0, 1}, out_size;
+    clv_size in_size = {w, h, 0, 1, 0, 0, 0}, out_size;
     if (clv_chain_create(ctx, desc, &chain, &msg) ||
         clv_chain_output_size(chain, &in_size, &out_size, &msg) ||
         clv_frame_create(ctx, w, h, &src, &msg) ||

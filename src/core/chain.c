@@ -11,6 +11,7 @@
 struct clv_chain {
     clv_context *ctx;
     clv_chain_desc desc;
+    int depth; /* 8 or 16: the frames it runs on, its programs' CLV_DEPTH */
     void *state[CLV_CHAIN_MAX];
     int initialized[CLV_CHAIN_MAX];
     /* Ping-pong buffers between filters: link i (after filter i - 1) lives
@@ -114,12 +115,60 @@ static size_t filter_kernel_count(const clv_filter *f)
 
 int clv_chain_create(clv_context *ctx, const clv_chain_desc *desc, clv_chain **out, clv_msg *msg)
 {
+    return clv_chain_create_depth(ctx, desc, 8, out, msg);
+}
+
+int clv_chain_desc_deep(const clv_chain_desc *desc, clv_msg *msg)
+{
+    for (int i = 0; i < desc->count; i++)
+        if (!desc->item[i].filter->deep)
+            return clv__fail(msg, CLV_EDEPTH,
+                             "filter '%s' (#%d in the chain) runs at 8 bits only: the chain "
+                             "cannot run on frames of 16 bits a channel",
+                             desc->item[i].filter->name, i + 1);
+    return 0;
+}
+
+int clv_chain_depth(const clv_chain *chain)
+{
+    return chain->depth;
+}
+
+static int chain_build(clv_context *ctx, const clv_chain_desc *desc, int depth, clv_chain **out,
+                       clv_msg *msg);
+
+int clv_chain_create_depth(clv_context *ctx, const clv_chain_desc *desc, int depth,
+                           clv_chain **out, clv_msg *msg)
+{
+    *out = NULL;
+    if (depth != 8 && depth != 16)
+        return clv__fail(msg, CLV_EINVAL, "chain depth %d: expected 8 or 16 bits a channel",
+                         depth);
+    int err = depth == 16 ? clv_chain_desc_deep(desc, msg) : 0;
+    if (err)
+        return err;
+    /* Every program the filters build now is of this depth. */
+    int was = ctx->build_depth;
+    ctx->build_depth = depth;
+    for (int k = 0; k < ctx->more_count; k++)
+        ctx->more[k]->build_depth = depth;
+    err = chain_build(ctx, desc, depth, out, msg);
+    ctx->build_depth = was;
+    for (int k = 0; k < ctx->more_count; k++)
+        ctx->more[k]->build_depth = was;
+    return err;
+}
+
+static int chain_build(clv_context *ctx, const clv_chain_desc *desc, int depth, clv_chain **out,
+                       clv_msg *msg)
+{
     *out = NULL;
     clv_chain *chain = calloc(1, sizeof *chain);
     if (!chain)
         return clv__fail(msg, CLV_ENOMEM, "out of memory");
     chain->ctx = ctx;
     chain->desc = *desc;
+    chain->depth = depth;
     chain->rate_num = 25;
     chain->rate_den = 1;
     chain->filter_timing = 1;
@@ -164,7 +213,7 @@ int clv_chain_create(clv_context *ctx, const clv_chain_desc *desc, clv_chain **o
             goto fail;
     }
     for (int k = 0; k < ctx->more_count; k++) {
-        if ((err = clv_chain_create(ctx->more[k], desc, &chain->more[k], msg)))
+        if ((err = chain_build(ctx->more[k], desc, depth, &chain->more[k], msg)))
             goto fail;
         chain->more_count = k + 1;
     }
@@ -249,12 +298,13 @@ static int ensure_bytes(clv_context *ctx, cl_mem *m, size_t *have, size_t bytes,
     return 0;
 }
 
-/* The bytes of a device frame of w x h (rows of 16-pixel multiples, as
- * clv_frame_create makes them). */
-static size_t frame_bytes(int w, int h)
+/* The bytes of a device frame of w x h at the chain's depth (rows of
+ * 16-pixel multiples, as clv_frame_create makes them). */
+static size_t chain_frame_bytes(const clv_chain *chain, int w, int h)
 {
-    return (size_t)((w + 15) & ~15) * (size_t)h * 4;
+    return (size_t)((w + 15) & ~15) * (size_t)h * (chain->depth == 16 ? 8 : 4);
 }
+#define frame_bytes(w, h) chain_frame_bytes(chain, w, h)
 
 /* The sizes of every link for frames of w x h (with the aspect the caller
  * said comes), and the filters' resize hooks for them: once per new size
@@ -338,6 +388,7 @@ static clv_launch filter_launch(const clv_chain *chain, int i, cl_mem from, cl_m
         .out_stride = src->stride,
         .frame_index = frame_index,
         .time = (double)frame_index * chain->rate_den / chain->rate_num,
+        .depth = chain->depth,
         .values = chain->desc.item[i].values,
     };
 }
@@ -353,6 +404,12 @@ int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64
         return clv__fail(msg, CLV_EINVAL,
                          "chain run: the source and destination must be two "
                          "distinct frames");
+    int sd = src->depth == 16 ? 16 : 8, dd = dst->depth == 16 ? 16 : 8;
+    if (sd != chain->depth || dd != chain->depth)
+        return clv__fail(msg, CLV_EINVAL,
+                         "chain run: the chain runs at %d bits a channel; the source has %d "
+                         "and the destination %d",
+                         chain->depth, sd, dd);
     int w = src->width, h = src->height, n = chain->desc.count;
     if ((err = size_links(chain, w, h, msg)))
         return err;
@@ -390,7 +447,7 @@ int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64
     if (n == 0)
         CLV__CL_CHECK(ctx,
                       clEnqueueCopyBuffer(ctx->queue, src->buffer, dst->buffer, 0, 0,
-                                          (size_t)src->stride * (size_t)h * 4, 0, NULL, NULL),
+                                          frame_bytes(src->width, h), 0, NULL, NULL),
                       "clEnqueueCopyBuffer");
     for (int i = 0; i < n; i++) {
         const clv_filter *f = chain->desc.item[i].filter;
@@ -427,7 +484,7 @@ int clv__chain_run_yuv(clv_chain *chain, const clv_frame *src, clv_frame *dst, u
 {
     clv_context *ctx = chain->ctx;
     const clv_filter *f = chain->desc.count == 1 ? chain->desc.item[0].filter : NULL;
-    if (!f || !f->run_yuv || f->output_size || !ctx->row_shape ||
+    if (!f || !f->run_yuv || f->output_size || !ctx->row_shape || chain->depth != 8 ||
         (ctx->profiling && chain->filter_timing) || src->width != dst->width ||
         src->height != dst->height || src->stride != dst->stride)
         return 1;

@@ -45,6 +45,10 @@ struct clv_context {
     int shared_staging; /* the stage's frames live in fine-grained SVM (no copies) */
     double watchdog_s;  /* see clv_context_options; < 0: none */
     int hung;           /* a watchdog fired: no more OpenCL calls on teardown */
+    /* The depth of the chain being built (8 or 16): while a chain builds a
+     * 16-bit instance, clv__program_get and clv__program_variant build
+     * their programs with -DCLV_DEPTH=16 (one context, one thread). */
+    int build_depth;
     struct {
         const char *family;
         char defines[160]; /* clv__program_variant's */
@@ -79,6 +83,7 @@ typedef struct clv_launch {
     int out_width, out_height, out_stride;
     uint64_t frame_index;
     double time; /* seconds: frame_index / the chain's frame rate */
+    int depth;   /* 8: uchar4 frames; 16: ushort4 frames (0-65535) */
     const clv_value *values;
     clv__events *events; /* NULL unless profiling */
     /* For a single-kernel launch (the stage's conversions): events the
@@ -120,6 +125,11 @@ struct clv_filter {
     /* The output depends on the frames before (quantize starts from the
      * last palette): a stage over several devices keeps it on one. */
     int temporal;
+    /* 1: the filter runs at 16 bits as well: its program built with
+     * -DCLV_DEPTH=16 (cl/common.cl's clv_px is ushort4 then) has the same
+     * kernels on RGBA16 frames, and its reference takes images of depth 16
+     * (clv__get/clv__put). 0: 8 bits only; a 16-bit chain refuses it. */
+    int deep;
 
     /* Optional: the size of the frames out of the filter from the size and
      * aspect of those in and its values (at configuration, and again for
@@ -435,6 +445,9 @@ typedef struct clv__yuv_coeffs {
 } clv__yuv_coeffs;
 
 void clv__yuv_coeffs_make(clv_color color, clv__yuv_coeffs *k);
+/* The same for the 16-bit conversions (codes of 16 bits: limited range
+ * 4096-60160, chroma 4096-61440 about 32768; in 64-bit arithmetic). */
+void clv__yuv_coeffs_make16(clv_color color, clv__yuv_coeffs *k);
 
 /* ---- Shared C helpers for the references ----------------------------- */
 
@@ -454,6 +467,53 @@ static inline int clv__floor_div(int a, int b)
 static inline int clv__gray(const uint8_t *p)
 {
     return (9798 * p[0] + 19235 * p[1] + 3735 * p[2] + 16384) >> 15;
+}
+
+/* A host image's depth: 8 or 16 (0 reads as 8). */
+static inline int clv__depth(const clv_image *img)
+{
+    return img->depth == 16 ? 16 : 8;
+}
+
+/* The largest channel value at img's depth: 255 or 65535. */
+static inline int clv__maxv(const clv_image *img)
+{
+    return img->depth == 16 ? 65535 : 255;
+}
+
+/* Channel c of pixel (x, y) at either depth, and its store (v in range). */
+static inline int clv__get(const clv_image *img, int x, int y, int c)
+{
+    const uint8_t *row = img->pixels + (size_t)y * img->stride;
+    return img->depth == 16 ? ((const uint16_t *)(const void *)row)[4 * x + c] : row[4 * x + c];
+}
+
+static inline void clv__put(clv_image *img, int x, int y, int c, int v)
+{
+    uint8_t *row = img->pixels + (size_t)y * img->stride;
+    if (img->depth == 16)
+        ((uint16_t *)(void *)row)[4 * x + c] = (uint16_t)v;
+    else
+        row[4 * x + c] = (uint8_t)v;
+}
+
+/* clv__get with clamp-to-edge. */
+static inline int clv__get_clamped(const clv_image *img, int x, int y, int c)
+{
+    return clv__get(img, clv__clamp(x, 0, img->width - 1), clv__clamp(y, 0, img->height - 1), c);
+}
+
+/* An 8-bit-scale parameter value at img's depth: v * 257 at 16 bits (255
+ * becomes 65535), v at 8. */
+static inline int clv__scale8(const clv_image *img, int v)
+{
+    return img->depth == 16 ? v * 257 : v;
+}
+
+/* The address of pixel (x, y) at either depth (4 or 8 bytes). */
+static inline const uint8_t *clv__px_at(const clv_image *img, int x, int y)
+{
+    return img->pixels + (size_t)y * img->stride + (size_t)x * (img->depth == 16 ? 8 : 4);
 }
 
 static inline const uint8_t *clv__px(const clv_image *img, int x, int y)

@@ -51,6 +51,11 @@ int clv_filter_temporal(const clv_filter *f)
     return f->temporal;
 }
 
+int clv_filter_deep(const clv_filter *f)
+{
+    return f->deep;
+}
+
 const char *clv_filter_file(const clv_filter *f)
 {
     return f->file ? f->file(f, NULL) : NULL;

@@ -14,16 +14,29 @@
 
 int clv_image_alloc(clv_image *img, int width, int height)
 {
+    return clv_image_alloc_depth(img, width, height, 8);
+}
+
+int clv_image_alloc_depth(clv_image *img, int width, int height, int depth)
+{
     memset(img, 0, sizeof *img);
-    if (width < 1 || height < 1 || width > CLV__SIDE_MAX || height > CLV__SIDE_MAX)
+    if (width < 1 || height < 1 || width > CLV__SIDE_MAX || height > CLV__SIDE_MAX ||
+        (depth != 8 && depth != 16))
         return CLV_EINVAL;
-    img->pixels = calloc((size_t)width * height, 4);
+    int bytes = depth == 16 ? 8 : 4;
+    img->pixels = calloc((size_t)width * height, (size_t)bytes);
     if (!img->pixels)
         return CLV_ENOMEM;
     img->width = width;
     img->height = height;
-    img->stride = (size_t)width * 4;
+    img->stride = (size_t)width * (size_t)bytes;
+    img->depth = depth;
     return 0;
+}
+
+int clv_image_pixel_bytes(const clv_image *img)
+{
+    return img->depth == 16 ? 8 : 4;
 }
 
 void clv_image_free(clv_image *img)
@@ -36,7 +49,16 @@ void clv_image_free(clv_image *img)
 
 int clv_frame_create(clv_context *ctx, int width, int height, clv_frame *frame, clv_msg *msg)
 {
+    return clv_frame_create_depth(ctx, width, height, 8, frame, msg);
+}
+
+int clv_frame_create_depth(clv_context *ctx, int width, int height, int depth, clv_frame *frame,
+                           clv_msg *msg)
+{
     memset(frame, 0, sizeof *frame);
+    if (depth != 8 && depth != 16)
+        return clv__fail(msg, CLV_EINVAL, "frame depth %d: expected 8 or 16 bits a channel",
+                         depth);
     if (width < 1 || height < 1)
         return clv__fail(msg, CLV_EINVAL, "frame size %dx%d: both sides must be at least 1", width,
                          height);
@@ -44,7 +66,7 @@ int clv_frame_create(clv_context *ctx, int width, int height, clv_frame *frame, 
         return clv__fail(msg, CLV_ELIMIT, "frame size %dx%d: the largest side clvid takes is %d",
                          width, height, CLV__SIDE_MAX);
     int stride = (width + 15) & ~15;
-    size_t bytes = (size_t)stride * (size_t)height * 4;
+    size_t bytes = (size_t)stride * (size_t)height * (depth == 16 ? 8 : 4);
     if (bytes > ctx->dev.max_alloc)
         return clv__fail(msg, CLV_ELIMIT,
                          "frame size %dx%d needs %zu MiB in one buffer; %s allows at most "
@@ -61,6 +83,7 @@ int clv_frame_create(clv_context *ctx, int width, int height, clv_frame *frame, 
     frame->width = width;
     frame->height = height;
     frame->stride = stride;
+    frame->depth = depth;
     return 0;
 }
 
@@ -75,11 +98,13 @@ void clv_frame_destroy(clv_frame *frame)
 
 static int rect_copy(clv_context *ctx, const clv_frame *frame, const clv_image *img, int write)
 {
-    if (img->width != frame->width || img->height != frame->height)
+    int bytes = frame->depth == 16 ? 8 : 4;
+    if (img->width != frame->width || img->height != frame->height ||
+        clv_image_pixel_bytes(img) != bytes)
         return CLV_EINVAL;
     size_t origin[3] = {0, 0, 0};
-    size_t region[3] = {(size_t)frame->width * 4, (size_t)frame->height, 1};
-    size_t pitch = (size_t)frame->stride * 4;
+    size_t region[3] = {(size_t)frame->width * (size_t)bytes, (size_t)frame->height, 1};
+    size_t pitch = (size_t)frame->stride * (size_t)bytes;
     cl_int st =
         write ? clEnqueueWriteBufferRect(ctx->queue, frame->buffer, CL_TRUE, origin, origin, region,
                                          pitch, 0, img->stride, 0, img->pixels, 0, NULL, NULL)

@@ -23,9 +23,28 @@ static int is_packed(clv_pixfmt f)
     return !clv_pixfmt_is_yuv(f);
 }
 
+/* The 16-bit conversions' format numbers (cl/color.cl's fmt). */
+static cl_int deep_code(clv_pixfmt f)
+{
+    switch (f) {
+    case CLV_PIX_YUV420P10:
+        return 0;
+    case CLV_PIX_P010:
+        return 1;
+    case CLV_PIX_YUV444P16:
+        return 2;
+    case CLV_PIX_RGBA64:
+        return 3;
+    case CLV_PIX_NV12:
+        return 5;
+    default:
+        return 4; /* yuv420p */
+    }
+}
+
 static void packed_args(clv_pixfmt f, cl_int *bpp, cl_int *bgr, cl_int *alpha)
 {
-    *bpp = f == CLV_PIX_RGB24 || f == CLV_PIX_BGR24 ? 3 : 4;
+    *bpp = f == CLV_PIX_RGB24 || f == CLV_PIX_BGR24 ? 3 : f == CLV_PIX_RGBA64 ? 8 : 4;
     *bgr = f == CLV_PIX_BGRA || f == CLV_PIX_BGR0 || f == CLV_PIX_BGR24;
     *alpha = f == CLV_PIX_RGBA || f == CLV_PIX_BGRA;
 }
@@ -115,10 +134,13 @@ static cl_mem buffer(clv_context *ctx, cl_mem_flags flags, size_t size, int *err
     return m;
 }
 
-static int coeff_buffer(clv_context *ctx, clv_color color, cl_mem *out)
+static int coeff_buffer(clv_context *ctx, clv_color color, int depth, cl_mem *out)
 {
     clv__yuv_coeffs k;
-    clv__yuv_coeffs_make(color, &k);
+    if (depth == 16)
+        clv__yuv_coeffs_make16(color, &k);
+    else
+        clv__yuv_coeffs_make(color, &k);
     cl_int st = CL_SUCCESS;
     *out = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof k, &k, &st);
     return st == CL_SUCCESS ? 0 : CLV_ENOMEM;
@@ -143,6 +165,12 @@ int clv__pipe_wanted(clv__pipe *stage, int *w, int *h, clv_msg *msg)
     *h = stage->up_h;
     if (!stage->chain)
         return 0;
+    if (clv_chain_depth(stage->chain) != stage->depth)
+        return clv__fail(msg, CLV_EDEPTH,
+                         "GPU stage: the chain runs at %d bits a channel and the stage's frames "
+                         "(%s in) at %d",
+                         clv_chain_depth(stage->chain), clv_pixfmt_name(stage->opt.in_format),
+                         stage->depth);
     clv_size out;
     int err = clv__chain_size(stage->chain, stage->up_w, stage->up_h, &out, msg);
     if (!err) {
@@ -161,6 +189,13 @@ void clv__pipe_set_chain(clv__pipe *stage, clv_chain *chain)
     stage->chain_err = clv__pipe_wanted(stage, &w, &h, &stage->chain_msg);
 }
 
+/* The chain's frames go out as they are (RGBA8, or RGBA16 as rgba64le):
+ * no conversion out. */
+static int stage_direct(const clv__pipe *stage)
+{
+    return stage->opt.out_format == (stage->depth == 16 ? CLV_PIX_RGBA64 : CLV_PIX_RGBA);
+}
+
 /* The output side of every slot for frames of out_w x out_h: the chain's
  * output frame and the output staging. */
 static int alloc_outputs(clv__pipe *stage, clv_msg *msg)
@@ -171,13 +206,13 @@ static int alloc_outputs(clv__pipe *stage, clv_msg *msg)
     cl_int st = CL_SUCCESS;
     stage->out_size = clv_pixfmt_size(options->out_format, ow, oh);
     /* See clv__pipe_create: shared staging shares the RGBA frames. */
-    int share_rgba = ctx->shared_staging && options->out_format != CLV_PIX_RGBA;
+    int share_rgba = ctx->shared_staging && !stage_direct(stage);
     for (int i = 0; i < stage->count; i++) {
         clv__slot *s = &stage->slots[i];
         if (i > 0 && share_rgba) {
             s->rgba_out = stage->slots[0].rgba_out;
             clRetainMemObject(s->rgba_out.buffer);
-        } else if ((err = clv_frame_create(ctx, ow, oh, &s->rgba_out, msg))) {
+        } else if ((err = clv_frame_create_depth(ctx, ow, oh, stage->depth, &s->rgba_out, msg))) {
             return err;
         }
         if (ctx->shared_staging) {
@@ -274,12 +309,27 @@ int clv__pipe_create(clv_context *ctx, const clv_stage_options *options, clv_cha
     if (rot != 0 && rot != 90 && rot != 180 && rot != 270)
         return clv__fail(msg, CLV_EINVAL, "GPU stage: rotation %d: expected 0, 90, 180 or 270",
                          rot);
+    int in_depth = clv_pixfmt_depth(options->in_format);
+    int out_depth = clv_pixfmt_depth(options->out_format);
+    int depth = options->depth ? options->depth : in_depth;
+    if (depth != 8 && depth != 16)
+        return clv__fail(msg, CLV_EINVAL, "GPU stage: depth %d: expected 8 or 16 (or 0)", depth);
+    if (depth != in_depth)
+        return clv__fail(msg, CLV_EDEPTH,
+                         "GPU stage: %s frames in run a chain of %d bits a channel, not %d",
+                         clv_pixfmt_name(options->in_format), in_depth, depth);
+    if (out_depth > depth)
+        return clv__fail(msg, CLV_EDEPTH,
+                         "GPU stage: %s out needs frames of more than 8 bits in; %s has 8",
+                         clv_pixfmt_name(options->out_format),
+                         clv_pixfmt_name(options->in_format));
     clv__pipe *stage = calloc(1, sizeof *stage);
     if (!stage)
         return clv__fail(msg, CLV_ENOMEM, "out of memory");
     stage->ctx = ctx;
     stage->chain = chain;
     stage->opt = *options;
+    stage->depth = depth;
     int w = options->width, h = options->height;
     stage->count = options->slots >= 2 ? options->slots : 3;
     stage->in_size = clv_pixfmt_size(options->in_format, w, h);
@@ -299,18 +349,23 @@ int clv__pipe_create(clv_context *ctx, const clv_stage_options *options, clv_cha
     CLV__CL_CHECK(ctx, st, "clCreateCommandQueue (download)");
 
     cl_program prog = NULL;
-    if ((err = clv__program_get(ctx, "color", &prog, msg)))
+    int deep = depth == 16;
+    if ((err = deep ? clv__program_variant(ctx, "color", ctx->build_depth == 16 ? "" : "-DCLV_DEPTH=16",
+                                           &prog, msg)
+                    : clv__program_get(ctx, "color", &prog, msg)))
         goto fail_msg;
-    if ((err = clv__kernel_create(
-             prog, is_packed(options->in_format) ? "packed_to_rgba" : "yuv420_to_rgba",
-             &stage->to_rgba, msg)) ||
-        (err = clv__kernel_create(
-             prog, is_packed(options->out_format) ? "rgba_to_packed" : "rgba_to_yuv420",
-             &stage->from_rgba, msg)) ||
+    const char *to = deep                               ? "deep_to_rgba"
+                     : is_packed(options->in_format)    ? "packed_to_rgba"
+                                                        : "yuv420_to_rgba";
+    const char *from = deep ? (is_packed(options->out_format) ? "rgba16_to_packed" : "rgba16_to_yuv")
+                       : is_packed(options->out_format) ? "rgba_to_packed"
+                                                        : "rgba_to_yuv420";
+    if ((err = clv__kernel_create(prog, to, &stage->to_rgba, msg)) ||
+        (err = clv__kernel_create(prog, from, &stage->from_rgba, msg)) ||
         (oriented && (err = clv__kernel_create(prog, "orient", &stage->orient, msg))))
         goto fail_msg;
-    if ((err = coeff_buffer(ctx, options->in_color, &stage->coeff_in)) ||
-        (err = coeff_buffer(ctx, options->out_color, &stage->coeff_out)))
+    if ((err = coeff_buffer(ctx, options->in_color, depth, &stage->coeff_in)) ||
+        (err = coeff_buffer(ctx, options->out_color, depth, &stage->coeff_out)))
         goto fail_alloc;
 
     stage->slots = calloc((size_t)stage->count, sizeof *stage->slots);
@@ -323,7 +378,7 @@ int clv__pipe_create(clv_context *ctx, const clv_stage_options *options, clv_cha
      * MB and 8 k first-touch page faults less, and the frames stay warm in
      * the cache. Not when the RGBA frame is itself downloaded (the window),
      * which runs beside the next slot's kernels. */
-    int share_rgba = ctx->shared_staging && options->out_format != CLV_PIX_RGBA;
+    int share_rgba = ctx->shared_staging && !stage_direct(stage);
     for (int i = 0; i < stage->count; i++) {
         clv__slot *s = &stage->slots[i];
         if (i > 0 && share_rgba) {
@@ -332,8 +387,9 @@ int clv__pipe_create(clv_context *ctx, const clv_stage_options *options, clv_cha
             if (s->rgba_src.buffer)
                 clRetainMemObject(s->rgba_src.buffer);
             clRetainMemObject(s->rgba_in.buffer);
-        } else if ((oriented && (err = clv_frame_create(ctx, w, h, &s->rgba_src, msg))) ||
-                   (err = clv_frame_create(ctx, ow, oh, &s->rgba_in, msg)))
+        } else if ((oriented &&
+                    (err = clv_frame_create_depth(ctx, w, h, depth, &s->rgba_src, msg))) ||
+                   (err = clv_frame_create_depth(ctx, ow, oh, depth, &s->rgba_in, msg)))
             goto fail_msg;
         if (ctx->shared_staging) {
             cl_svm_mem_flags f = CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER;
@@ -403,7 +459,25 @@ static int convert(clv__pipe *stage, cl_kernel k, cl_mem from, const void *from_
         return CLV_ECL;
     }
     int err = clv__kernel_args(k, 2, 3, CLV__ARG(w), CLV__ARG(h), CLV__ARG(stride));
-    if (is_packed(f)) {
+    if (stage->depth == 16 && to_rgba) {
+        cl_int fmt = deep_code(f);
+        cl_int ys = f == CLV_PIX_RGBA64 ? 8 * w : src->ys;
+        cl_int yoff = f == CLV_PIX_RGBA64 ? 0 : src->yoff;
+        if (!err)
+            err = clv__kernel_args(k, 5, 2, CLV__ARG(fmt), CLV__ARG(coeffs));
+        if (!err)
+            err = clv__kernel_args(k, 7, 6, CLV__ARG(yoff), CLV__ARG(src->uoff),
+                                   CLV__ARG(src->voff), CLV__ARG(ys), CLV__ARG(src->us),
+                                   CLV__ARG(src->vs));
+        if (!err)
+            err = clv__launch_pixels(&l, k, w, h);
+    } else if (stage->depth == 16 && !is_packed(f)) {
+        cl_int fmt = deep_code(f), limited = !stage->opt.out_color.full_range;
+        if (!err)
+            err = clv__kernel_args(k, 5, 3, CLV__ARG(fmt), CLV__ARG(coeffs), CLV__ARG(limited));
+        if (!err)
+            err = clv__launch_pixels(&l, k, (w + 1) / 2, (h + 1) / 2);
+    } else if (is_packed(f)) {
         cl_int bpp, bgr, alpha;
         packed_args(f, &bpp, &bgr, &alpha);
         if (!err)
@@ -481,7 +555,7 @@ int clv__pipe_send(clv__pipe *stage, uint64_t frame_index, const clv__stage_sour
     } else {
         /* RGBA out (the window) needs no conversion: the filtered frame is
          * downloaded row by row as it is. */
-        int direct = stage->opt.out_format == CLV_PIX_RGBA;
+        int direct = stage_direct(stage);
         int filtering = stage->chain && clv_chain_get_desc(stage->chain)->count > 0;
         cl_event *first = direct && !filtering ? &s->last_kernel
                           : ctx->profiling     ? &s->first_kernel
@@ -491,7 +565,8 @@ int clv__pipe_send(clv__pipe *stage, uint64_t frame_index, const clv__stage_sour
         /* CPUs: a filter that can do the conversions in its own passes does
          * (clv__chain_run_yuv says whether it can). */
         s->fused = 0;
-        if (filtering && !direct && !stage->orient && !is_packed(stage->opt.in_format) &&
+        if (filtering && !direct && !stage->orient && stage->depth == 8 &&
+            !is_packed(stage->opt.in_format) &&
             !is_packed(stage->opt.out_format)) {
             clv__yuv_io io = {.in = s->dev_in,
                               .in_svm = src->svm ? src->svm : s->host_in,
@@ -545,11 +620,12 @@ int clv__pipe_send(clv__pipe *stage, uint64_t frame_index, const clv__stage_sour
         if (direct) {
             clFlush(ctx->queue);
             size_t zero[3] = {0, 0, 0};
-            size_t region[3] = {(size_t)filtered->width * 4, (size_t)filtered->height, 1};
+            size_t px = stage->depth == 16 ? 8 : 4;
+            size_t region[3] = {(size_t)filtered->width * px, (size_t)filtered->height, 1};
             CLV__CL_CHECK(ctx,
                           clEnqueueReadBufferRect(stage->down_q, filtered->buffer, CL_FALSE, zero,
-                                                  zero, region, (size_t)filtered->stride * 4, 0,
-                                                  (size_t)filtered->width * 4, 0, s->host_out, 1,
+                                                  zero, region, (size_t)filtered->stride * px, 0,
+                                                  (size_t)filtered->width * px, 0, s->host_out, 1,
                                                   &s->last_kernel, &s->down),
                           "download (clEnqueueReadBufferRect)");
             clFlush(stage->down_q);
@@ -584,10 +660,14 @@ fail:
 
 int clv__yuv_planes(clv_pixfmt f, int w, int h, size_t offset[3], int stride[3], int rows[3])
 {
-    int cw = (w + 1) / 2, ch = (h + 1) / 2, nv12 = f == CLV_PIX_NV12;
-    offset[0] = 0, stride[0] = w, rows[0] = h;
-    offset[1] = (size_t)w * (size_t)h, stride[1] = nv12 ? 2 * cw : cw, rows[1] = ch;
-    offset[2] = offset[1] + (size_t)cw * (size_t)ch, stride[2] = cw, rows[2] = nv12 ? 0 : ch;
+    int cw = (w + 1) / 2, ch = (h + 1) / 2, nv12 = f == CLV_PIX_NV12 || f == CLV_PIX_P010;
+    int b = clv_pixfmt_depth(f) == 16 ? 2 : 1; /* bytes a sample */
+    if (f == CLV_PIX_YUV444P16)
+        cw = w, ch = h;
+    offset[0] = 0, stride[0] = b * w, rows[0] = h;
+    offset[1] = (size_t)b * w * (size_t)h, stride[1] = b * (nv12 ? 2 * cw : cw), rows[1] = ch;
+    offset[2] = offset[1] + (size_t)b * cw * (size_t)ch, stride[2] = b * cw,
+    rows[2] = nv12 ? 0 : ch;
     return nv12 ? 2 : 3;
 }
 

@@ -488,9 +488,16 @@ int clv__program_get(clv_context *ctx, const char *family, cl_program *out, clv_
     return clv__program_variant(ctx, family, "", out, msg);
 }
 
-int clv__program_variant(clv_context *ctx, const char *family, const char *defines, cl_program *out,
+int clv__program_variant(clv_context *ctx, const char *family, const char *own, cl_program *out,
                          clv_msg *msg)
 {
+    /* A 16-bit chain's programs: the same files with CLV_DEPTH=16. */
+    char deep[sizeof ctx->programs[0].defines + 16];
+    const char *defines = own;
+    if (ctx->build_depth == 16) {
+        snprintf(deep, sizeof deep, "-DCLV_DEPTH=16%s%s", *own ? " " : "", own);
+        defines = deep;
+    }
     if (strlen(defines) >= sizeof ctx->programs[0].defines)
         return clv__fail(msg, CLV_ELIMIT, "cl/%s.cl: build options too long: %s", family, defines);
     if ((*out = clv__program_find(ctx, family, defines)))

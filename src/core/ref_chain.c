@@ -48,12 +48,12 @@ void clv_ref_chain_destroy(clv_ref_chain *ref)
     free(ref);
 }
 
-static int ensure_image(clv_image *img, int w, int h)
+static int ensure_image(clv_image *img, int w, int h, int depth)
 {
-    if (img->pixels && img->width == w && img->height == h)
+    if (img->pixels && img->width == w && img->height == h && clv__depth(img) == depth)
         return 0;
     clv_image_free(img);
-    return clv_image_alloc(img, w, h);
+    return clv_image_alloc_depth(img, w, h, depth);
 }
 
 void clv_ref_chain_set_frame_rate(clv_ref_chain *ref, int num, int den)
@@ -68,23 +68,26 @@ int clv_ref_chain_run(clv_ref_chain *ref, const clv_image *src, clv_image *dst,
                       uint64_t frame_index)
 {
     int n = ref->desc.count, err;
-    clv_size size = {src->width, src->height, 0, 1};
+    clv_size size = {src->width, src->height, 0, 1, 0, 0, 0};
     clv_size link[CLV_CHAIN_MAX + 1];
     link[0] = size;
     for (int i = 0; i < n; i++)
         if (clv__filter_output_size(ref->desc.item[i].filter, ref->desc.item[i].values, i, &link[i],
                                     &link[i + 1], NULL))
             return CLV_EINVAL;
+    int depth = clv__depth(src);
     if (dst->width != link[n].width || dst->height != link[n].height || !src->pixels ||
-        !dst->pixels)
+        !dst->pixels || clv__depth(dst) != depth)
         return CLV_EINVAL;
+    if (depth == 16 && clv_chain_desc_deep(&ref->desc, NULL))
+        return CLV_EDEPTH;
     for (int i = 0; i + 1 < n; i++)
-        if ((err = ensure_image(&ref->mid[i], link[i + 1].width, link[i + 1].height)))
+        if ((err = ensure_image(&ref->mid[i], link[i + 1].width, link[i + 1].height, depth)))
             return err;
     if (n == 0) {
         for (int y = 0; y < src->height; y++)
             memcpy(dst->pixels + (size_t)y * dst->stride, src->pixels + (size_t)y * src->stride,
-                   (size_t)src->width * 4);
+                   (size_t)src->width * (size_t)clv_image_pixel_bytes(src));
         return 0;
     }
     double time = (double)frame_index * ref->rate_den / ref->rate_num;

@@ -122,7 +122,8 @@ int clv_stage_submit_block(clv_stage *stage, uint64_t frame_index, const clv_blo
     const clv_stage_options *o = stage->one ? &stage->one->opt : &stage->several->opt;
     if (!clv_pixfmt_is_yuv(o->in_format))
         return clv__fail(msg, CLV_EINVAL,
-                         "GPU stage: frames in blocks are yuv420p or nv12, this stage takes %s",
+                         "GPU stage: frames in blocks are Y'CbCr (yuv420p, nv12 and their "
+                         "deeper kinds), this stage takes %s",
                          clv_pixfmt_name(o->in_format));
     size_t packed_off[3];
     int packed_stride[3], rows[3];
@@ -144,7 +145,7 @@ int clv_stage_submit_block(clv_stage *stage, uint64_t frame_index, const clv_blo
         return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
     if (one && one->outputs && block->owner == one->outputs && !one->passthrough) {
         /* The kernels read the block where it is. */
-        int nv12 = o->in_format == CLV_PIX_NV12;
+        int nv12 = o->in_format == CLV_PIX_NV12 || o->in_format == CLV_PIX_P010;
         clv__stage_source src = {.svm = block->pixels,
                                  .yoff = (cl_int)offset[0],
                                  .uoff = (cl_int)offset[1],

@@ -219,7 +219,7 @@ static int reference_at(void *ref_state, const clv_value *v, const clv_image *sr
 {
     crop_eval *e = ref_state; /* its own, set up again for a new input size */
     if (e->in_w != src->width || e->in_h != src->height) {
-        clv_size in = {src->width, src->height, 0, 1};
+        clv_size in = {src->width, src->height, 0, 1, 0, 0, 0};
         if (eval_setup(e, v, &in, NULL))
             return CLV_EINVAL;
     }

@@ -1,5 +1,5 @@
 /* flip.c - hflip and vflip, as ffmpeg's: the picture mirrored left-right or
- * top-bottom (cl/flip.cl), one kernel for both. */
+ * top-bottom (cl/flip.cl), one kernel for both, at 8 and 16 bits alike. */
 #include "filters.h"
 
 static const char *const kernels[] = {"flip", NULL};
@@ -17,11 +17,10 @@ static void reference_flip(const clv_image *src, clv_image *dst, int horizontal,
 {
     for (int y = 0; y < src->height; y++)
         for (int x = 0; x < src->width; x++) {
-            const uint8_t *p = clv__px(src, horizontal ? src->width - 1 - x : x,
-                                       vertical ? src->height - 1 - y : y);
-            uint8_t *o = clv__px_mut(dst, x, y);
             for (int c = 0; c < 4; c++)
-                o[c] = p[c];
+                clv__put(dst, x, y, c,
+                         clv__get(src, horizontal ? src->width - 1 - x : x,
+                                  vertical ? src->height - 1 - y : y, c));
         }
 }
 
@@ -45,6 +44,7 @@ static void reference_flip(const clv_image *src, clv_image *dst, int horizontal,
         .help = help_text,                                                                         \
         .program = "flip",                                                                         \
         .kernels = kernels,                                                                        \
+        .deep = 1,                                                                                 \
         .run = fname##_run,                                                                        \
         .reference = fname##_reference,                                                            \
     }

@@ -323,7 +323,7 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
     (void)ref_state;
     (void)frame_index;
     pad_layout at;
-    clv_size in = {src->width, src->height, 0, 1};
+    clv_size in = {src->width, src->height, 0, 1, 0, 0, 0};
     if (layout(v, &in, &at, NULL))
         return CLV_EINVAL;
     const cl_uchar4 color = color_of(v);

@@ -203,7 +203,7 @@ clv_size clv_pipeline_upright(const clv_media_desc *in, int rotation)
     if (turned && sar.num > 0 && sar.den > 0)
         sar = av_inv_q(sar);
     return (clv_size){turned ? in->height : in->width, turned ? in->width : in->height, sar.num,
-                      sar.den};
+                      sar.den, 0, 0, 0};
 }
 
 int clv_pipeline_output_size(const clv_media_desc *in, int rotation, const clv_chain_desc *desc,

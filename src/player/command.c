@@ -23,7 +23,7 @@ double clv_player_output_aspect(clv_player *p, int w, int h)
 {
     /* The chain's output aspect: the input's sample aspect through its
      * filters (scale keeps the display aspect, transpose turns it). */
-    clv_size in = clv_pipeline_upright(p->in, p->rotation), out = {w, h, 0, 1};
+    clv_size in = clv_pipeline_upright(p->in, p->rotation), out = {w, h, 0, 1, 0, 0, 0};
     if (p->active)
         clv_chain_output_size(p->active, &in, &out, NULL);
     double pixel = out.sar_num > 0 && out.sar_den > 0 ? (double)out.sar_num / out.sar_den : 1;

@@ -84,7 +84,7 @@ static uint8_t *expected(const char *chain, const uint8_t *in, const GstVideoInf
     clv_ref_chain *ref = NULL;
     clv_image a = {0}, b = {0};
     /* At the chain's output size (scale, crop... change it). */
-    clv_size in_size = {w, h, 1, 1}, out_size = in_size;
+    clv_size in_size = {w, h, 1, 1, 0, 0, 0}, out_size = in_size;
     int bad = clv_chain_parse(chain, &desc, &msg) ||
               clv_chain_desc_output_size(desc, &in_size, &out_size, &msg);
     uint8_t *out = bad ? NULL : malloc(clv_pixfmt_size(f, out_size.width, out_size.height));
@@ -471,7 +471,7 @@ static void check_resize(const char *format)
     while ((out = next_sized(&r, &w, &h))) {
         const char *chain = chains[got / 8];
         clv_chain_desc *desc = NULL;
-        clv_size in = {64, 48, 1, 1}, want_size = in;
+        clv_size in = {64, 48, 1, 1, 0, 0, 0}, want_size = in;
         if (!clv_chain_parse(chain, &desc, NULL))
             clv_chain_desc_output_size(desc, &in, &want_size, NULL);
         clv_chain_desc_destroy(desc);
