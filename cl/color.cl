@@ -130,12 +130,12 @@ __kernel void rgba16_to_yuv(__global const ushort4 *src, __global uchar *out, in
         if (fmt == 2)
             continue;
         const int shift = 16 + (n == 4 ? 2 : n == 2 ? 1 : 0);
-        const long half = 1L << (shift - 1);
+        const long rnd = 1L << (shift - 1);
         const int u = clv_clampl(
-            (k->ur * sr + k->ug * sg + k->ub * sb + ((long)n << 31) + half) >> shift, k->cmin,
+            (k->ur * sr + k->ug * sg + k->ub * sb + ((long)n << 31) + rnd) >> shift, k->cmin,
             k->cmax);
         const int v = clv_clampl(
-            (k->vr * sr + k->vg * sg + k->vb * sb + ((long)n << 31) + half) >> shift, k->cmin,
+            (k->vr * sr + k->vg * sg + k->vb * sb + ((long)n << 31) + rnd) >> shift, k->cmin,
             k->cmax);
         const long c = (long)cy * cw + cx;
         if (fmt == 1) {

@@ -18,14 +18,14 @@ for f in include/clvid/clvid.h include/clvid/pipeline.h include/clvid/version.h 
          bin/clvid-bench share/clvid/sample.mp4; do
   [ -e "$prefix/$f" ] || fail "$f not installed"
 done
-for f in libclvid.so.1 libclvid-pipeline.so.1 libclvid.a pkgconfig/clvid.pc \
+for f in libclvid.so.2 libclvid-pipeline.so.2 libclvid.a pkgconfig/clvid.pc \
          pkgconfig/clvid-pipeline.pc cmake/clvid/clvid-config.cmake; do
   [ -e "$libdir/$f" ] || fail "$libdir/$f not installed"
 done
 # A soname, and no symbol outside the public API.
 # Whole outputs into grep: `cmd | grep -q` under pipefail fails when grep
 # stops reading before cmd has written everything (SIGPIPE).
-grep -q 'SONAME.*libclvid.so.1' <<<"$(readelf -d "$libdir/libclvid.so")" || fail "libclvid has no soname"
+grep -q 'SONAME.*libclvid.so.2' <<<"$(readelf -d "$libdir/libclvid.so")" || fail "libclvid has no soname"
 hidden=$(nm -D --defined-only "$libdir/libclvid.so" "$libdir/libclvid-pipeline.so" |
          awk '$2 == "T" || $2 == "D" || $2 == "B" || $2 == "R" {print $3}' | grep -v '^clv_[a-z]' || true)
 [ -z "$hidden" ] || fail "symbols outside the public API exported: $hidden"
@@ -92,7 +92,7 @@ if [ -e "$build/gst/libgstclvid.so" ]; then
   env -u LD_LIBRARY_PATH GST_PLUGIN_PATH="$(dirname "$plugin")" GST_REGISTRY="$tmp/registry.bin" \
     gst-launch-1.0 -q videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=64,height=48 ! \
     clvidfilter chain=median ! fakesink || fail "the installed element did not run"
-  grep -q "$libdir/libclvid.so.1" <<<"$(ldd "$plugin")" || fail "the plugin does not load the installed libclvid: $(ldd "$plugin" | grep clvid)"
+  grep -q "$libdir/libclvid.so.2" <<<"$(ldd "$plugin")" || fail "the plugin does not load the installed libclvid: $(ldd "$plugin" | grep clvid)"
   echo "gstreamer: the installed element ran from $plugin"
 fi
 echo "1 passed, 0 failed"

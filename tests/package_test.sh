@@ -45,14 +45,14 @@ for dep in $deps; do
 done
 ! grep -q 'clvid' <<<"$depends" || fail "the package depends on itself: $depends"
 grep -q '^libclvid 1 clvid' <<<"$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./shlibs)" ||
-  fail "no shlibs entry for libclvid.so.1"
+  fail "no shlibs entry for libclvid.so.2"
 
 # 3. The files, where Debian looks for them.
 multiarch=$(gcc -print-multiarch 2>/dev/null || dpkg-architecture -qDEB_HOST_MULTIARCH)
 contents=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|')
 for f in /usr/bin/clvid /usr/bin/clvid-bench /usr/bin/clvid-cluster \
-         /usr/lib/libclvid.so /usr/lib/libclvid.so.1 /usr/lib/libclvid-pipeline.so \
-         /usr/lib/libclvid-pipeline.so.1 /usr/include/clvid/clvid.h /usr/include/clvid/pipeline.h \
+         /usr/lib/libclvid.so /usr/lib/libclvid.so.2 /usr/lib/libclvid-pipeline.so \
+         /usr/lib/libclvid-pipeline.so.2 /usr/include/clvid/clvid.h /usr/include/clvid/pipeline.h \
          /usr/include/clvid/version.h /usr/lib/pkgconfig/clvid.pc \
          /usr/lib/pkgconfig/clvid-pipeline.pc /usr/lib/cmake/clvid/clvid-config.cmake \
          /usr/lib/python3/dist-packages/clvid/__init__.py \

@@ -1,6 +1,7 @@
 /* test_stage.c - the GPU stage: every input and output layout, conversions
  * equal to their C references, several frames in flight in order, and YUV
  * round trips of flat colours within one code. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,9 +24,10 @@ static int reference_sized(clv_pixfmt in_f, clv_color in_c, clv_pixfmt out_f, cl
                            uint64_t frame, uint8_t *out)
 {
     clv_image a = {0}, b = {0};
-    int err = clv_image_alloc(&a, w, h);
+    int depth = clv_pixfmt_depth(in_f);
+    int err = clv_image_alloc_depth(&a, w, h, depth);
     if (!err)
-        err = clv_image_alloc(&b, ow, oh);
+        err = clv_image_alloc_depth(&b, ow, oh, depth);
     if (!err)
         err = clv_ref_to_rgba(in_f, in_c, in, &a);
     if (!err)
@@ -115,7 +117,8 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
                              .slots = 3,
                              .profiling = 1};
     if (!inputs || !want || !kept || !kept_at || !kept_want ||
-        clv_chain_parse(chain_text, &desc, &msg) || clv_chain_create(ctx, desc, &chain, &msg) ||
+        clv_chain_parse(chain_text, &desc, &msg) ||
+        clv_chain_create_depth(ctx, desc, clv_pixfmt_depth(in_f), &chain, &msg) ||
         clv_ref_chain_create(desc, &ref) || clv_stage_create(ctx, &opt, chain, &stage, &msg)) {
         CHECK(0, "%s: setup: %s", what, msg.text);
         goto done;
@@ -237,10 +240,26 @@ int test_stage_formats(void)
                                  sizes[s][0], sizes[s][1], s == 3 ? 2 : 4);
         run_case(ctx, CLV_PIX_YUV420P, CLV_PIX_YUV420P, bt2020, bt2020, "sharpen,noise", 33, 17, 7);
         run_case(ctx, CLV_PIX_NV12, CLV_PIX_RGB24, bt709f, bt601, "quantize=colors=4", 64, 36, 5);
+        /* The formats of more than 8 bits run the chain at 16: each in,
+         * to every format out (the 8-bit ones dithered), turned and not. */
+        static const clv_pixfmt deep[] = {CLV_PIX_YUV420P10, CLV_PIX_P010, CLV_PIX_YUV444P16,
+                                          CLV_PIX_RGBA64};
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 12; j++)
+                for (int s = 0; s < 4; s++) {
+                    clv_pixfmt out = j < 4 ? deep[j] : formats[j - 4];
+                    if (s == 3 && j != i && j != 4 + (i + 3) % 8)
+                        continue;
+                    run_case(ctx, deep[i], out, s % 2 ? bt2020 : bt709f, s % 2 ? bt601 : bt2020,
+                             s == 3 ? "hflip,vflip" : s == 1 ? "hflip" : "", sizes[s][0],
+                             sizes[s][1], s == 3 ? 2 : 3);
+                }
         clv_context_destroy(ctx);
     }
     return 0;
 }
+
+static int deep_roundtrip(void);
 
 /* A flat colour through yuv -> RGBA -> yuv lands within one code, for each
  * matrix and range (chroma extremes excepted where RGB clips). */
@@ -284,8 +303,68 @@ int test_stage_roundtrip(void)
     free(in);
     free(out);
     clv_context_destroy(ctx);
+    return deep_roundtrip();
+}
+
+/* At 10 bits: flat colours through yuv420p10 -> RGBA16 -> yuv420p10 land
+ * within one code; a flat 10-bit grey between two 8-bit codes comes out of
+ * an 8-bit format dithered (its mean within 0.05 of the value, where
+ * rounding would be half a code off); and a 10-bit ramp through the stage
+ * and a 16-bit chain keeps its codes. */
+static int deep_roundtrip(void)
+{
+    int w = 16, h = 16, worst = 0;
+    size_t n = clv_pixfmt_size(CLV_PIX_YUV420P10, w, h);
+    uint8_t *in = malloc(n), *out = malloc(n), *out8 = malloc(clv_pixfmt_size(CLV_PIX_YUV420P, w, h));
+    clv_image rgba = {0};
+    clv_image_alloc_depth(&rgba, w, h, 16);
+    double worst_mean = 0;
+    for (int m = 0; m < 3; m++) {
+        for (int full = 0; full <= 1; full++) {
+            clv_color c = {(clv_matrix)m, full};
+            for (int yv = 64; yv <= 940; yv += 73)
+                for (int u = 256; u <= 768; u += 64)
+                    for (int v = 256; v <= 768; v += 64) {
+                        for (size_t k = 0; k < n / 2; k++) {
+                            int val = k < (size_t)(w * h) ? yv : k < (size_t)(w * h * 5 / 4) ? u : v;
+                            in[2 * k] = (uint8_t)val;
+                            in[2 * k + 1] = (uint8_t)(val >> 8);
+                        }
+                        clv_ref_to_rgba(CLV_PIX_YUV420P10, c, in, &rgba);
+                        const uint16_t *p = (const uint16_t *)(const void *)rgba.pixels;
+                        if (p[0] == 0 || p[0] == 65535 || p[1] == 0 || p[1] == 65535 ||
+                            p[2] == 0 || p[2] == 65535)
+                            continue;
+                        clv_ref_from_rgba(CLV_PIX_YUV420P10, c, &rgba, out);
+                        for (size_t k = 0; k < n / 2; k++) {
+                            int d = abs((out[2 * k] | out[2 * k + 1] << 8) -
+                                        (in[2 * k] | in[2 * k + 1] << 8));
+                            worst = d > worst ? d : worst;
+                        }
+                        if (u != 512 || v != 512 || full)
+                            continue;
+                        /* Grey: the 8-bit output's mean against the value. */
+                        clv_ref_from_rgba(CLV_PIX_YUV420P, c, &rgba, out8);
+                        double sum = 0;
+                        for (int k = 0; k < w * h; k++)
+                            sum += out8[k];
+                        double d = fabs(sum / (w * h) - yv / 4.0);
+                        worst_mean = d > worst_mean ? d : worst_mean;
+                    }
+        }
+    }
+    CHECK(worst <= 1, "a flat colour moved by %d codes in a 10-bit round trip", worst);
+    CHECK(worst_mean <= 0.05, "a flat 10-bit grey's 8-bit mean is %.3f codes off: not dithered",
+          worst_mean);
+    printf("  10 bits: largest round-trip error %d code(s); dithered 8-bit means within %.3f\n",
+           worst, worst_mean);
+    clv_image_free(&rgba);
+    free(in);
+    free(out);
+    free(out8);
     return 0;
 }
+
 
 /* Switching chains between submits: frames in flight keep the chain they
  * were sent with, the next frame takes the new one, and an empty chain on

@@ -492,7 +492,12 @@ CLV_API size_t clv_pixfmt_size(clv_pixfmt f, int width, int height);
 
 /* The C references of the conversions (the kernels in cl/color.cl equal
  * them bit for bit). in/out are tightly packed as described above; rgba is
- * a host image of the same size. */
+ * a host image of the same size, of depth 16 for the formats of more than 8
+ * bits (samples taken to 16 bits: yuv420p10 shifted up by 6; limited range
+ * is 16-235 (240) times 256) and for an output from a 16-bit chain, which
+ * an 8-bit format gets dithered: each value in 1/256 codes plus an 8x8
+ * ordered (Bayer) threshold, the low byte dropped. CLV_EINVAL when the
+ * depths don't fit. */
 CLV_API int clv_ref_to_rgba(clv_pixfmt f, clv_color color, const uint8_t *in, clv_image *rgba);
 CLV_API int clv_ref_from_rgba(clv_pixfmt f, clv_color color, const clv_image *rgba, uint8_t *out);
 

@@ -52,7 +52,7 @@ class Error(Exception):
 
 # The libraries' ABI (their soname's number) these mirrors and signatures
 # describe: a library of another ABI is not loaded.
-_SOVERSION = 1
+_SOVERSION = 2
 
 
 def _candidates(name: str) -> List[str]:
@@ -110,17 +110,18 @@ class _ContextOptions(ctypes.Structure):
 
 class _Image(ctypes.Structure):
     _fields_ = [("pixels", ctypes.c_void_p), ("width", ctypes.c_int), ("height", ctypes.c_int),
-                ("stride", ctypes.c_size_t)]
+                ("stride", ctypes.c_size_t), ("depth", ctypes.c_int)]
 
 
 class _Frame(ctypes.Structure):
     _fields_ = [("buffer", ctypes.c_void_p), ("width", ctypes.c_int), ("height", ctypes.c_int),
-                ("stride", ctypes.c_int)]
+                ("stride", ctypes.c_int), ("depth", ctypes.c_int)]
 
 
 class _Size(ctypes.Structure):
     _fields_ = [("width", ctypes.c_int), ("height", ctypes.c_int), ("sar_num", ctypes.c_int),
-                ("sar_den", ctypes.c_int)]
+                ("sar_den", ctypes.c_int), ("transfer", ctypes.c_int), ("primaries", ctypes.c_int),
+                ("peak", ctypes.c_int)]
 
 
 class _Param(ctypes.Structure):
@@ -159,6 +160,7 @@ _filter_name = _declare(_engine, "clv_filter_name", ctypes.c_char_p, _P)
 _filter_help = _declare(_engine, "clv_filter_help", ctypes.c_char_p, _P)
 _filter_param_count = _declare(_engine, "clv_filter_param_count", _I, _P)
 _filter_temporal = _declare(_engine, "clv_filter_temporal", _I, _P)
+_filter_deep = _declare(_engine, "clv_filter_deep", _I, _P)
 _filter_param = _declare(_engine, "clv_filter_param", ctypes.POINTER(_Param), _P, _I)
 _device_list = _declare(_engine, "clv_device_list", _I, ctypes.POINTER(ctypes.POINTER(_DeviceInfo)),
                         _V)
@@ -173,6 +175,8 @@ _desc_count = _declare(_engine, "clv_chain_desc_count", _I, _P)
 _desc_filter = _declare(_engine, "clv_chain_desc_filter", _P, _P, _I)
 _chain_format = _declare(_engine, "clv_chain_format", None, _P, ctypes.c_char_p, ctypes.c_size_t)
 _chain_create = _declare(_engine, "clv_chain_create", _I, _P, _P, ctypes.POINTER(_P), _V)
+_chain_create_depth = _declare(_engine, "clv_chain_create_depth", _I, _P, _P, _I,
+                               ctypes.POINTER(_P), _V)
 _chain_destroy = _declare(_engine, "clv_chain_destroy", None, _P)
 _chain_get_desc = _declare(_engine, "clv_chain_get_desc", _P, _P)
 _chain_run = _declare(_engine, "clv_chain_run", _I, _P, ctypes.POINTER(_Frame),
@@ -183,7 +187,8 @@ _chain_output_size = _declare(_engine, "clv_chain_output_size", _I, _P, ctypes.P
                               ctypes.POINTER(_Size), _V)
 _desc_output_size = _declare(_engine, "clv_chain_desc_output_size", _I, _P,
                              ctypes.POINTER(_Size), ctypes.POINTER(_Size), _V)
-_frame_create = _declare(_engine, "clv_frame_create", _I, _P, _I, _I, ctypes.POINTER(_Frame), _V)
+_frame_create = _declare(_engine, "clv_frame_create_depth", _I, _P, _I, _I, _I,
+                         ctypes.POINTER(_Frame), _V)
 _frame_destroy = _declare(_engine, "clv_frame_destroy", None, ctypes.POINTER(_Frame))
 _frame_upload = _declare(_engine, "clv_frame_upload", _I, _P, ctypes.POINTER(_Frame),
                          ctypes.POINTER(_Image))
@@ -196,12 +201,12 @@ _ref_run = _declare(_engine, "clv_ref_chain_run", _I, _P, ctypes.POINTER(_Image)
 _libc = ctypes.CDLL(None)
 _free = _declare(_libc, "free", None, _P)
 
-_EINVAL, _EPARSE, _ERANGE, _EOPTION, _EKERNEL = -1, -7, -8, -13, -14
+_EINVAL, _EPARSE, _ERANGE, _EOPTION, _EKERNEL, _EDEPTH = -1, -7, -8, -13, -14, -16
 
 
 def _raise(code: int, msg: _Msg, usage: bool = False):
     text = str(msg) or _strerror(code).decode()
-    if usage or code in (_EPARSE, _ERANGE, _EOPTION, _EKERNEL):
+    if usage or code in (_EPARSE, _ERANGE, _EOPTION, _EKERNEL, _EDEPTH):
         raise ValueError(text)
     raise Error(text, code)
 
@@ -316,7 +321,7 @@ def filters() -> List[Dict[str, Any]]:
                 "step": p.step, "help": p.help.decode() if p.help else "",
             })
         out.append({"name": _filter_name(f).decode(), "help": _filter_help(f).decode(),
-                    "params": params})
+                    "params": params, "deep": bool(_filter_deep(f))})
     return out
 
 
@@ -348,35 +353,38 @@ _SIDE_MAX = 16384
 
 def _to_rgba(img: np.ndarray, order: str, max_bytes: int = 0,
              device: str = "") -> Tuple[np.ndarray, int]:
-    """An H x W x 3|4 uint8 array (any strides, RGB(A) or BGR(A)) as a
-    C-contiguous RGBA array (the array itself when it is one; only read),
-    and its channel count. The size is checked before anything is copied (a
+    """An H x W x 3|4 uint8 or uint16 array (any strides, RGB(A) or
+    BGR(A)) as a C-contiguous RGBA array of the same dtype (the array itself
+    when it is one; only read), and its channel count. uint16 runs the chain
+    at 16 bits (0-65535). The size is checked before anything is copied (a
     broadcast view takes no memory, its copy could take all there is):
     sides at most _SIDE_MAX, and with max_bytes the device frame
     (rows padded to 16 pixels, as clv_frame_create pads them) at most that."""
     if not isinstance(img, np.ndarray):
-        raise TypeError("clvid: expected a numpy.ndarray (H x W x 3 or H x W x 4 uint8), got %s"
-                        % type(img).__name__)
-    if img.dtype != np.uint8 or img.ndim != 3 or img.shape[2] not in (3, 4):
-        raise ValueError("clvid: expected an H x W x 3 or H x W x 4 uint8 array, got %s %s"
-                         % (img.dtype, img.shape))
+        raise TypeError("clvid: expected a numpy.ndarray (H x W x 3 or H x W x 4, uint8 or "
+                        "uint16), got %s" % type(img).__name__)
+    if img.dtype not in (np.uint8, np.uint16) or img.ndim != 3 or img.shape[2] not in (3, 4):
+        raise ValueError("clvid: expected an H x W x 3 or H x W x 4 uint8 or uint16 array, got "
+                         "%s %s" % (img.dtype, img.shape))
+    if img.dtype == np.uint16 and not img.dtype.isnative:
+        img = img.astype(np.uint16)
     h, w, c = img.shape
     if h < 1 or w < 1:
         raise ValueError("clvid: empty picture %dx%d" % (w, h))
     if w > _SIDE_MAX or h > _SIDE_MAX:
         raise ValueError("clvid: picture size %dx%d: the largest side clvid takes is %d"
                          % (w, h, _SIDE_MAX))
-    frame_bytes = ((w + 15) & ~15) * h * 4
+    frame_bytes = ((w + 15) & ~15) * h * 4 * img.itemsize
     if max_bytes and frame_bytes > max_bytes:
         raise ValueError("clvid: picture size %dx%d needs %d MiB in one device buffer; %s allows "
                          "at most %d MiB (CL_DEVICE_MAX_MEM_ALLOC_SIZE)"
                          % (w, h, frame_bytes >> 20, device, max_bytes >> 20))
     if c == 4 and order == "rgb" and img.flags["C_CONTIGUOUS"]:
         return img, 4  # already the engine's layout: read in place, no copy
-    rgba = np.empty((h, w, 4), np.uint8)
+    rgba = np.empty((h, w, 4), img.dtype)
     src = img[..., [2, 1, 0]] if order == "bgr" else img[..., :3]
     rgba[..., :3] = src
-    rgba[..., 3] = img[..., 3] if c == 4 else 255
+    rgba[..., 3] = img[..., 3] if c == 4 else np.iinfo(img.dtype).max
     return rgba, c
 
 
@@ -386,7 +394,8 @@ def _from_rgba(rgba: np.ndarray, channels: int, order: str) -> np.ndarray:
 
 
 def _image(a: np.ndarray) -> _Image:
-    return _Image(a.ctypes.data, a.shape[1], a.shape[0], a.shape[1] * 4)
+    return _Image(a.ctypes.data, a.shape[1], a.shape[0], a.shape[1] * 4 * a.itemsize,
+                  8 * a.itemsize)
 
 
 class _Desc:
@@ -487,6 +496,7 @@ class Chain(_Owner):
         self._chain = ctypes.c_void_p()
         self._src, self._dst = _Frame(), _Frame()
         self._size = (0, 0)
+        self._chain16 = ctypes.c_void_p()  # made at the first uint16 picture
         self._frame_index = 0
         msg = _Msg()
         err = _context_create(ctypes.byref(opt), ctypes.byref(self._ctx), ctypes.byref(msg))
@@ -584,6 +594,8 @@ class Chain(_Owner):
                                  "filter%s (0 to %d)" % (index, count, "" if count == 1 else "s",
                                                          count - 1))
             err = _chain_set_param(self._chain, index, name, text, ctypes.byref(msg))
+            if not err and self._chain16:
+                err = _chain_set_param(self._chain16, index, name, text, ctypes.byref(msg))
         if err:
             _raise(err, msg, usage=True)
 
@@ -595,32 +607,42 @@ class Chain(_Owner):
             order = self._order
         rgba, channels = _to_rgba(img, order, self._max_alloc, self._device)
         h, w = rgba.shape[:2]
+        depth = 8 * rgba.itemsize
         msg = _Msg()
         with self._open():  # again: close() may have run while the array was converted
+            if depth == 16 and not self._chain16:
+                # The same filters with their values now, built at 16 bits.
+                err = _chain_create_depth(self._ctx, _chain_get_desc(self._chain), 16,
+                                          ctypes.byref(self._chain16), ctypes.byref(msg))
+                if err:
+                    self._chain16 = ctypes.c_void_p()
+                    _raise(err, msg)
+            chain = self._chain16 if depth == 16 else self._chain
             if index is not None:
                 self._frame_index = index
             # The chain's output size for this picture (scale, crop... change
             # it; a parameter set since may have too).
             size_in, size_out = _Size(w, h, 0, 1), _Size()
-            err = _chain_output_size(self._chain, ctypes.byref(size_in), ctypes.byref(size_out),
+            err = _chain_output_size(chain, ctypes.byref(size_in), ctypes.byref(size_out),
                                      ctypes.byref(msg))
             if err:
                 _raise(err, msg)
             ow, oh = size_out.width, size_out.height
-            out = np.empty((oh, ow, 4), np.uint8)
-            if self._size != (w, h, ow, oh):
+            out = np.empty((oh, ow, 4), rgba.dtype)
+            if self._size != (w, h, ow, oh, depth):
                 _frame_destroy(ctypes.byref(self._src))
                 _frame_destroy(ctypes.byref(self._dst))
                 self._size = (0, 0)
                 for f, (fw, fh) in ((self._src, (w, h)), (self._dst, (ow, oh))):
-                    err = _frame_create(self._ctx, fw, fh, ctypes.byref(f), ctypes.byref(msg))
+                    err = _frame_create(self._ctx, fw, fh, depth, ctypes.byref(f),
+                                        ctypes.byref(msg))
                     if err:
                         _raise(err, msg)
-                self._size = (w, h, ow, oh)
+                self._size = (w, h, ow, oh, depth)
             src_img, dst_img = _image(rgba), _image(out)
             err = _frame_upload(self._ctx, ctypes.byref(self._src), ctypes.byref(src_img))
             if not err:
-                err = _chain_run(self._chain, ctypes.byref(self._src), ctypes.byref(self._dst),
+                err = _chain_run(chain, ctypes.byref(self._src), ctypes.byref(self._dst),
                                  self._frame_index, None, None, ctypes.byref(msg))
             if not err:
                 err = _frame_download(self._ctx, ctypes.byref(self._dst), ctypes.byref(dst_img))
@@ -638,6 +660,9 @@ class Chain(_Owner):
             _frame_destroy(ctypes.byref(self._src))
             _frame_destroy(ctypes.byref(self._dst))
             self._size = (0, 0)
+            if self._chain16:
+                _chain_destroy(self._chain16)
+                self._chain16 = ctypes.c_void_p()
             if self._chain:
                 _chain_destroy(self._chain)
                 self._chain = ctypes.c_void_p()
@@ -682,9 +707,13 @@ def reference(text: Optional[str], img: np.ndarray, frame_index: int = 0,
                                 ctypes.byref(msg))
         if err:
             _raise(err, msg)
-        out = np.empty((size_out.height, size_out.width, 4), np.uint8)
+        out = np.empty((size_out.height, size_out.width, 4), rgba.dtype)
         a, b = _image(rgba), _image(out)
-        if _ref_run(ref, ctypes.byref(a), ctypes.byref(b), index):
+        err = _ref_run(ref, ctypes.byref(a), ctypes.byref(b), index)
+        if err == _EDEPTH:
+            raise ValueError("clvid: %s has a filter that runs at 8 bits only; a uint16 picture "
+                             "needs every filter at 16 bits" % text)
+        if err:
             raise Error("clvid: out of memory in the reference chain")
         return _from_rgba(out, channels, order)
     finally:
