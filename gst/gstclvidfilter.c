@@ -1,6 +1,7 @@
 /* gstclvidfilter.c - clvidfilter, clvid's filters as a GStreamer element
  * (plugin libgstclvid.so): RGBA, BGRA, RGBx, BGRx, I420 and NV12 frames of
- * any size go through the engine's GPU stage (YUV converted on the device
+ * any size, and I420_10LE, P010_10LE and RGBA64_LE (the chain at 16 bits),
+ * go through the engine's GPU stage (YUV converted on the device
  * with the caps' colorimetry, as in transcode) and come out in the same
  * format, at the chain's output size (scale, crop, pad, transpose and
  * rotate change it; the caps say so, pixel aspect included). `chain` may
@@ -22,7 +23,7 @@
 #include "engine_env.h"
 
 #define PACKAGE "clvid"
-#define FORMATS "{ RGBA, BGRA, RGBx, BGRx, I420, NV12 }"
+#define FORMATS "{ RGBA, BGRA, RGBx, BGRx, I420, NV12, I420_10LE, P010_10LE, RGBA64_LE }"
 
 GST_DEBUG_CATEGORY_STATIC(clvid_debug);
 #define GST_CAT_DEFAULT clvid_debug
@@ -42,6 +43,7 @@ struct _GstClvidFilter {
     gchar *used_text;       /* the text of the chain in use, for a refused one */
     GQueue held;            /* input buffers in the stage, oldest first */
     int depth; /* buffers held before the first comes out: 2 on GPUs, 1 on CPUs, per device */
+    int chain_depth; /* the chain's bits a channel: 16 for the caps' formats of 10 bits */
     gboolean draining;
     char chain_error[1024]; /* a chain refused before start: start fails with it */
     double kernel_ms;       /* per frame, over the last second's frames */
@@ -168,8 +170,10 @@ static clv_chain *build_chain(GstClvidFilter *self, const char *text, clv_msg *m
     clv_chain_desc *desc = NULL;
     clv_chain *chain = NULL;
     int err = clv_chain_parse(text, &desc, msg);
+    /* At the depth of the caps' format (8 until caps come). */
     if (!err)
-        err = clv_chain_create(self->ctx, desc, &chain, msg);
+        err = clv_chain_create_depth(self->ctx, desc, self->chain_depth ? self->chain_depth : 8,
+                                     &chain, msg);
     clv_chain_desc_destroy(desc);
     if (err)
         return NULL;
@@ -276,6 +280,15 @@ static int pixfmt_of(GstVideoFormat f, clv_pixfmt *out)
     case GST_VIDEO_FORMAT_NV12:
         *out = CLV_PIX_NV12;
         return 0;
+    case GST_VIDEO_FORMAT_I420_10LE:
+        *out = CLV_PIX_YUV420P10;
+        return 0;
+    case GST_VIDEO_FORMAT_P010_10LE:
+        *out = CLV_PIX_P010;
+        return 0;
+    case GST_VIDEO_FORMAT_RGBA64_LE:
+        *out = CLV_PIX_RGBA64;
+        return 0;
     default:
         return -1;
     }
@@ -372,6 +385,8 @@ static GstCaps *transform_caps(GstBaseTransform *trans, GstPadDirection directio
     return out;
 }
 
+static void set_rate(GstClvidFilter *self, clv_chain *chain);
+
 static gboolean set_info(GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *in_info,
                          GstCaps *outcaps, GstVideoInfo *out_info)
 {
@@ -388,6 +403,26 @@ static gboolean set_info(GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *
     clv_stage_destroy(self->stage);
     self->stage = NULL;
     self->format = f;
+    /* Formats of more than 8 bits run the chain at 16: built again at the
+     * caps' depth when it differs. */
+    if (self->chain && clv_chain_depth(self->chain) != clv_pixfmt_depth(f)) {
+        self->chain_depth = clv_pixfmt_depth(f);
+        g_mutex_lock(&self->lock);
+        gchar *text = g_strdup(self->used_text);
+        g_mutex_unlock(&self->lock);
+        clv_msg depth_msg = {{0}};
+        clv_chain *chain = build_chain(self, text, &depth_msg);
+        g_free(text);
+        if (!chain) {
+            GST_ELEMENT_ERROR(self, CORE, NEGOTIATION,
+                              ("clvidfilter: %s caps: %s", clv_pixfmt_name(f), depth_msg.text),
+                              (NULL));
+            return FALSE;
+        }
+        set_rate(self, chain);
+        clv_chain_destroy(self->chain);
+        self->chain = chain;
+    }
     self->width = GST_VIDEO_INFO_WIDTH(in_info);
     self->height = GST_VIDEO_INFO_HEIGHT(in_info);
     self->out_width = GST_VIDEO_INFO_WIDTH(out_info);
@@ -532,6 +567,18 @@ static void plane_shape(clv_pixfmt f, int w, int h, int p, size_t *row, int *row
         *row = (size_t)(p == 0 ? w : 2 * cw);
         *rows = p == 0 ? h : ch;
         return;
+    case CLV_PIX_YUV420P10:
+        *row = (size_t)(p == 0 ? 2 * w : 2 * cw);
+        *rows = p == 0 ? h : ch;
+        return;
+    case CLV_PIX_P010:
+        *row = (size_t)(p == 0 ? 2 * w : 4 * cw);
+        *rows = p == 0 ? h : ch;
+        return;
+    case CLV_PIX_RGBA64:
+        *row = (size_t)w * 8;
+        *rows = h;
+        return;
     default:
         *row = (size_t)w * 4;
         *rows = h;
@@ -540,7 +587,9 @@ static void plane_shape(clv_pixfmt f, int w, int h, int p, size_t *row, int *row
 
 static int plane_count(clv_pixfmt f)
 {
-    return f == CLV_PIX_YUV420P ? 3 : f == CLV_PIX_NV12 ? 2 : 1;
+    return f == CLV_PIX_YUV420P || f == CLV_PIX_YUV420P10 ? 3
+           : f == CLV_PIX_NV12 || f == CLV_PIX_P010     ? 2
+                                                        : 1;
 }
 
 /* Copies between a GstVideoFrame (rows with its strides) and the stage's

@@ -33,6 +33,12 @@ static clv_pixfmt pixfmt_of(GstVideoFormat f)
         return CLV_PIX_YUV420P;
     case GST_VIDEO_FORMAT_NV12:
         return CLV_PIX_NV12;
+    case GST_VIDEO_FORMAT_I420_10LE:
+        return CLV_PIX_YUV420P10;
+    case GST_VIDEO_FORMAT_P010_10LE:
+        return CLV_PIX_P010;
+    case GST_VIDEO_FORMAT_RGBA64_LE:
+        return CLV_PIX_RGBA64;
     default:
         return CLV_PIX_RGBA;
     }
@@ -57,11 +63,14 @@ static uint8_t *pack(GstBuffer *buf, const GstVideoInfo *info)
     clv_pixfmt f = pixfmt_of(GST_VIDEO_INFO_FORMAT(info));
     int w = GST_VIDEO_INFO_WIDTH(info), h = GST_VIDEO_INFO_HEIGHT(info);
     uint8_t *out = malloc(clv_pixfmt_size(f, w, h)), *o = out;
-    int planes = f == CLV_PIX_YUV420P ? 3 : f == CLV_PIX_NV12 ? 2 : 1;
+    int planes = f == CLV_PIX_YUV420P || f == CLV_PIX_YUV420P10 ? 3
+                 : f == CLV_PIX_NV12 || f == CLV_PIX_P010       ? 2
+                                                                : 1;
+    int b = clv_pixfmt_depth(f) / 8; /* bytes a sample */
     for (int p = 0; p < planes && out; p++) {
-        size_t row = clv_pixfmt_is_yuv(f)
-                         ? (size_t)(p == 0 ? w : (f == CLV_PIX_NV12 ? 2 : 1) * ((w + 1) / 2))
-                         : (size_t)w * 4;
+        int two = f == CLV_PIX_NV12 || f == CLV_PIX_P010 ? 2 : 1;
+        size_t row = clv_pixfmt_is_yuv(f) ? (size_t)b * (p == 0 ? w : two * ((w + 1) / 2))
+                                          : (size_t)w * 4 * (size_t)b;
         int rows = p == 0 ? h : (h + 1) / 2;
         const uint8_t *d = GST_VIDEO_FRAME_PLANE_DATA(&frame, p);
         int stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
@@ -88,8 +97,9 @@ static uint8_t *expected(const char *chain, const uint8_t *in, const GstVideoInf
     int bad = clv_chain_parse(chain, &desc, &msg) ||
               clv_chain_desc_output_size(desc, &in_size, &out_size, &msg);
     uint8_t *out = bad ? NULL : malloc(clv_pixfmt_size(f, out_size.width, out_size.height));
-    bad = bad || !out || clv_ref_chain_create(desc, &ref) || clv_image_alloc(&a, w, h) ||
-          clv_image_alloc(&b, out_size.width, out_size.height);
+    int depth = clv_pixfmt_depth(f);
+    bad = bad || !out || clv_ref_chain_create(desc, &ref) || clv_image_alloc_depth(&a, w, h, depth) ||
+          clv_image_alloc_depth(&b, out_size.width, out_size.height, depth);
     clv_chain_desc_destroy(desc);
     if (bad) {
         free(out);
@@ -377,6 +387,9 @@ static void check_time(void)
     remove(path);
 }
 
+/* A chain whose every filter runs at 16 bits, for the deep formats. */
+#define DEEP_CHAIN "hflip,vflip"
+
 static int test_formats(void)
 {
     check_time();
@@ -397,6 +410,12 @@ static int test_formats(void)
     check_format("NV12", 641, 359, "equalize", 3);
     check_format("I420", 17, 9, "equalize=mode=gray", 3);
     check_format("RGBA", 1921, 1081, "prewitt", 2);
+    /* 10 and 16 bits: the chain at 16 bits (a filter of each kind that runs
+     * there; DEEP_CHAIN names them) */
+    static const char *const deep[] = {"I420_10LE", "P010_10LE", "RGBA64_LE"};
+    for (size_t f = 0; f < sizeof deep / sizeof deep[0]; f++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+            check_format(deep[f], sizes[s][0], sizes[s][1], DEEP_CHAIN, s ? 3 : 5);
     return 0;
 }
 
