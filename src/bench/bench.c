@@ -43,6 +43,8 @@ static void usage(FILE *out)
                  "  --warmup N                 untimed frames first (default 2)\n"
                  "  --shape row|gpu            force a kernel work shape (default: by device "
                  "type)\n"
+                 "  --depth 8|16               bits a channel of the chain's frames (default 8;\n"
+                 "                             16: RGBA16, every filter at 16 bits)\n"
                  "  --json                     one JSON object on stdout instead of a table\n"
                  "  --input FILE.rgba          time on this picture (raw RGBA of --size) instead\n"
                  "                             of noise (--pipeline: as yuv420p, BT.709); a file\n"
@@ -376,7 +378,8 @@ static int bench_end(clv_chain_desc *desc, clv_chain_desc *none, int status)
 
 int main(int argc, char **argv)
 {
-    int w = 1920, h = 1080, frames = 20, warmup = 2, json = 0, shape = 0, pipeline = 0, writers = 1;
+    int w = 1920, h = 1080, frames = 20, warmup = 2, json = 0, shape = 0, pipeline = 0, writers = 1,
+        depth = 8;
     clv_pixfmt out_format = CLV_PIX_YUV420P;
     char all_filters[1024];
     every_filter(all_filters, sizeof all_filters);
@@ -436,6 +439,12 @@ int main(int argc, char **argv)
                 return 2;
             }
             *(!strcmp(a, "--frames") ? &frames : &warmup) = (int)n;
+        } else if (!strcmp(a, "--depth")) {
+            if (strcmp(v, "8") && strcmp(v, "16")) {
+                fprintf(stderr, "clvid-bench: --depth %s: expected 8 or 16\n", v);
+                return 2;
+            }
+            depth = atoi(v);
         } else if (!strcmp(a, "--shape")) {
             if (strcmp(v, "row") && strcmp(v, "gpu")) {
                 fprintf(stderr, "clvid-bench: --shape %s: expected row or gpu\n", v);
@@ -449,6 +458,11 @@ int main(int argc, char **argv)
         }
     }
 
+    if (pipeline && depth == 16) {
+        fprintf(stderr, "clvid-bench: --depth 16 times the chain alone, not with --pipeline (time a "
+                        "10-bit transcode with clvid transcode)\n");
+        return 2;
+    }
     clv_msg msg = {{0}};
     clv_chain_desc *desc = NULL;
     if (clv_chain_parse(chain_text, &desc, &msg)) {
@@ -638,16 +652,28 @@ int main(int argc, char **argv)
     uint8_t *pictures = NULL;
     int picture_count = 0;
     uint64_t *ns = calloc((size_t)frames * (size_t)clv_chain_desc_count(desc), sizeof *ns);
-    if (!ns || clv_image_alloc(&img, w, h)) {
+    if (!ns || clv_image_alloc_depth(&img, w, h, depth)) {
         fprintf(stderr, "clvid-bench: out of memory for a %dx%d frame\n", w, h);
         goto done;
     }
-    if (input) {
+    if (input && depth == 16) {
+        fprintf(stderr, "clvid-bench: --input takes 8-bit pictures; --depth 16 times on noise\n");
+        goto done;
+    } else if (input) {
         /* Natural pictures: what quantize and equalize take depends on them. */
         if (!(pictures = read_pictures(input, w, h, &picture_count)))
             goto done;
         clv_image_free(&img);
         img = clip_frame(pictures, 0, w, h); /* a view: not freed */
+    } else if (depth == 16) {
+        uint32_t state = 0x12345678u;
+        uint16_t *px = (uint16_t *)(void *)img.pixels;
+        for (size_t i = 0; i < (size_t)w * h * 4; i++) {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            px[i] = i % 4 == 3 ? 65535 : (uint16_t)(state >> 16);
+        }
     } else {
         /* xorshift32: a noisy frame, opaque as decoded video is */
         uint32_t state = 0x12345678u;
@@ -660,10 +686,10 @@ int main(int argc, char **argv)
     }
     /* The destination is of the chain's size (scale, crop... change it). */
     clv_size in_size = {w, h, 0, 1, 0, 0, 0}, out_size;
-    if (clv_chain_create(ctx, desc, &chain, &msg) ||
+    if (clv_chain_create_depth(ctx, desc, depth, &chain, &msg) ||
         clv_chain_output_size(chain, &in_size, &out_size, &msg) ||
-        clv_frame_create(ctx, w, h, &src, &msg) ||
-        clv_frame_create(ctx, out_size.width, out_size.height, &dst, &msg)) {
+        clv_frame_create_depth(ctx, w, h, depth, &src, &msg) ||
+        clv_frame_create_depth(ctx, out_size.width, out_size.height, depth, &dst, &msg)) {
         fprintf(stderr, "clvid-bench: %s\n", msg.text);
         goto done;
     }
@@ -677,9 +703,10 @@ int main(int argc, char **argv)
     double copy_gbs = 0;
     {
         uint64_t *copy_ns = calloc((size_t)frames, sizeof *copy_ns);
-        size_t bytes = (size_t)src.stride * (size_t)h * 4;
-        if (bytes > (size_t)dst.stride * (size_t)dst.height * 4) /* a chain that shrinks */
-            bytes = (size_t)dst.stride * (size_t)dst.height * 4;
+        size_t px = depth == 16 ? 8 : 4;
+        size_t bytes = (size_t)src.stride * (size_t)h * px;
+        if (bytes > (size_t)dst.stride * (size_t)dst.height * px) /* a chain that shrinks */
+            bytes = (size_t)dst.stride * (size_t)dst.height * px;
         for (int f = 0; copy_ns && f < warmup + frames; f++) {
             cl_event e = NULL;
             cl_ulong a = 0, b = 0;
@@ -729,15 +756,17 @@ int main(int argc, char **argv)
         json_string(dev->name);
         printf(", \"platform\": ");
         json_string(dev->platform);
-        printf(", \"shape\": \"%s\", \"width\": %d, \"height\": %d, \"frames\": %d, "
-               "\"setup_ms\": %.1f, \"copy_gb_per_s\": %.3f, \"picture\": ",
-               clv_context_row_shape(ctx) ? "row" : "gpu", w, h, frames, setup_ms, copy_gbs);
+        printf(", \"shape\": \"%s\", \"width\": %d, \"height\": %d, \"depth\": %d, "
+               "\"frames\": %d, \"setup_ms\": %.1f, \"copy_gb_per_s\": %.3f, \"picture\": ",
+               clv_context_row_shape(ctx) ? "row" : "gpu", w, h, depth, frames, setup_ms,
+               copy_gbs);
         json_string(input ? input : "noise");
         printf(", \"pictures\": %d, \"filters\": [", input ? picture_count : 0);
     } else {
-        printf("clvid-bench: %dx%d %s%s on %s (%s), %s shape, median of %d frames\n", w, h,
-               input ? input : "noise", picture_count > 1 ? " (a clip, its frames in turn)" : "",
-               dev->name, dev->platform, clv_context_row_shape(ctx) ? "row" : "gpu", frames);
+        printf("clvid-bench: %dx%d %d-bit %s%s on %s (%s), %s shape, median of %d frames\n", w,
+               h, depth, input ? input : "noise",
+               picture_count > 1 ? " (a clip, its frames in turn)" : "", dev->name, dev->platform,
+               clv_context_row_shape(ctx) ? "row" : "gpu", frames);
         printf("setup (device, kernels built or loaded from the cache, frames): %.0f ms\n",
                setup_ms);
         printf("device copy bandwidth (clEnqueueCopyBuffer of a frame): %.2f GB/s\n\n", copy_gbs);
@@ -763,7 +792,8 @@ int main(int argc, char **argv)
         clv_chain_desc_destroy(through);
         double mps = med > 0 ? (double)a.width * a.height / 1e6 / (med / 1e6) : 0;
         double gbs =
-            med > 0 ? ((double)a.width * a.height + (double)b.width * b.height) * 4 / (med * 1e3)
+            med > 0 ? ((double)a.width * a.height + (double)b.width * b.height) * (depth / 2) /
+                          (med * 1e3)
                     : 0;
         total_us += med;
         clv_chain_desc *one = clv_chain_desc_slice(desc, i, 1);
