@@ -1,6 +1,7 @@
 /* transpose.cl - ffmpeg's transpose: output pixel (x, y) is input pixel
  * (y, x), the input's rows taken bottom up when rows_up (clockwise) and the
- * output's rows written bottom up when out_up; turn 0 copies (passthrough). */
+ * output's rows written bottom up when out_up; turn 0 copies (passthrough).
+ * A copy: the same code at 8 and 16 bits. */
 
 inline int transpose_index(int x, int y, int h, int oh, int stride, int turn, int rows_up,
                            int out_up)
@@ -19,7 +20,7 @@ __kernel void transpose(CLV_FRAME_ARGS, int ow, int oh, int ostride, int turn, i
     const int y = (int)get_global_id(1);
     if (y >= oh)
         return;
-    __global uchar4 *out = dst + y * ostride;
+    __global clv_px *out = dst + y * ostride;
     for (int x = 0; x < ow; x++)
         out[x] = src[transpose_index(x, y, h, oh, stride, turn, rows_up, out_up)];
 #else

@@ -1,7 +1,8 @@
 /* crop.c - ffmpeg's crop (vf_crop): the out_w x out_h window at (x, y) of
  * the picture (cl/crop.cl). w and h are evaluated once per input size in
  * vf_crop's order; x and y each frame (of n and t), clipped as vf_crop
- * clips them. */
+ * clips them. At 16 bits the same window of the RGBA16 picture, as
+ * vf_crop cuts rgba64. */
 #include "filters.h"
 
 #include <limits.h>
@@ -231,8 +232,10 @@ static int reference_at(void *ref_state, const clv_value *v, const clv_image *sr
     eval_position(e, xe, ye, frame_index, time);
     clv__expr_free(xe);
     clv__expr_free(ye);
+    const size_t px_bytes = (size_t)clv__depth(dst) / 2; /* 4 or 8 */
     for (int y = 0; y < dst->height; y++)
-        memcpy(clv__px_mut(dst, 0, y), clv__px(src, e->x, e->y + y), (size_t)dst->width * 4);
+        memcpy(dst->pixels + (size_t)y * dst->stride, clv__px_at(src, e->x, e->y + y),
+               (size_t)dst->width * px_bytes);
     return 0;
 }
 
@@ -263,6 +266,7 @@ const clv_filter clv__filter_crop = {
     .aliases = aliases,
     .state_size = sizeof(crop_state),
     .kernels = kernels,
+    .deep = 1,
     .uninit = uninit,
     .resize = resize,
     .run = run,

@@ -1,10 +1,9 @@
 /* transpose.c - ffmpeg's transpose (vf_transpose): rows become columns,
  * turned a quarter clockwise or counter-clockwise, with or without a flip
  * (cl/transpose.cl); passthrough keeps pictures already of the shape asked
- * for. The aspect turns with the picture. */
+ * for. The aspect turns with the picture. At 16 bits the same moves of
+ * RGBA16 pixels, as vf_transpose makes them on rgba64. */
 #include "filters.h"
-
-#include <string.h>
 
 enum { TRANSPOSE_DIR, TRANSPOSE_PASSTHROUGH, TRANSPOSE_PARAM_COUNT };
 
@@ -84,7 +83,8 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
                 sx = dir & 2 ? dst->height - 1 - y : y;
                 sy = dir & 1 ? src->height - 1 - x : x;
             }
-            memcpy(clv__px_mut(dst, x, y), clv__px(src, sx, sy), 4);
+            for (int c = 0; c < 4; c++)
+                clv__put(dst, x, y, c, clv__get(src, sx, sy, c));
         }
     return 0;
 }
@@ -108,6 +108,7 @@ const clv_filter clv__filter_transpose = {
     .program = "transpose",
     .output_size = output_size,
     .kernels = kernels,
+    .deep = 1,
     .run = run,
     .reference = reference,
 };
