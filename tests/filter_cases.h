@@ -173,6 +173,9 @@ static const filter_case pad_cases[] = {
     {"pad=w='iw+2':h='ih+3':x='(ow-iw)/2':y='oh-ih':color=Salmon@0x7f", 1, 1},
     {"pad=aspect=16/9:x=-1:y=-1:color=blue", 0, 1},
     {"pad=aspect=0.3:eval=frame:color=#10203040", 1, 1},
+    /* At 16 bits each channel c of the colour is c * 257: channels (alpha
+     * among them) that tell it from c << 8 and from c, odd margins. */
+    {"pad=w='iw+3':h='ih+5':x=1:y=3:color=0x017ffe81", 0, 1},
 };
 
 static const filter_case transpose_cases[] = {

@@ -1,13 +1,15 @@
 /* pad.c - ffmpeg's pad (vf_pad): the picture placed at (x, y) of a larger
  * w x h one filled with a colour (cl/pad.cl). The expressions are
- * evaluated once per input size in vf_pad's order, with its rounding. */
+ * evaluated once per input size in vf_pad's order, with its rounding. At
+ * 16 bits each channel c of the colour is c * 257 (255: 65535), as
+ * ffmpeg's ff_draw_color makes it for 16-bit RGB formats (gbrap16, which
+ * vf_pad takes rgba64 to), and the picture is copied whole. */
 #include "filters.h"
 
 #include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 enum { PAD_W, PAD_H, PAD_X, PAD_Y, PAD_COLOR, PAD_EVAL, PAD_ASPECT, PAD_PARAM_COUNT };
 
@@ -310,10 +312,16 @@ static int run(void *state, const clv_launch *l)
     cl_int ow = l->out_width, oh = l->out_height, os = l->out_stride;
     cl_int x = s->at.x, y = s->at.y;
     cl_uchar4 color = color_of(l->values);
+    cl_ushort4 color16; /* the kernel's clv_px at 16 bits: each channel c * 257 */
+    for (int c = 0; c < 4; c++)
+        color16.s[c] = (cl_ushort)(color.s[c] * 257);
     int err = clv__kernel_frame_args(s->kernel, l);
     if (!err)
-        err = clv__kernel_args(s->kernel, 5, 6, CLV__ARG(ow), CLV__ARG(oh), CLV__ARG(os),
-                               CLV__ARG(x), CLV__ARG(y), CLV__ARG(color));
+        err = clv__kernel_args(s->kernel, 5, 5, CLV__ARG(ow), CLV__ARG(oh), CLV__ARG(os),
+                               CLV__ARG(x), CLV__ARG(y));
+    if (!err)
+        err = l->depth == 16 ? clv__kernel_args(s->kernel, 10, 1, CLV__ARG(color16))
+                             : clv__kernel_args(s->kernel, 10, 1, CLV__ARG(color));
     return err ? err : clv__launch_pixels(l, s->kernel, ow, oh);
 }
 
@@ -331,7 +339,9 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
         for (int x = 0; x < dst->width; x++) {
             const int sx = x - at.x, sy = y - at.y;
             const int inside = sx >= 0 && sx < src->width && sy >= 0 && sy < src->height;
-            memcpy(clv__px_mut(dst, x, y), inside ? clv__px(src, sx, sy) : color.s, 4);
+            for (int c = 0; c < 4; c++)
+                clv__put(dst, x, y, c,
+                         inside ? clv__get(src, sx, sy, c) : clv__scale8(dst, color.s[c]));
         }
     return 0;
 }
@@ -365,6 +375,7 @@ const clv_filter clv__filter_pad = {
     .aliases = aliases,
     .state_size = sizeof(pad_state),
     .kernels = kernels,
+    .deep = 1,
     .resize = resize,
     .run = run,
     .reference = reference,
