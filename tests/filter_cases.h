@@ -233,6 +233,14 @@ static const filter_case rotate_cases[] = {
     {"rotate=1:bilinear=0", 0, 1},
     {"rotate=n*0.7-1:fillcolor=0x20408060:bilinear=0:out_w=iw*2/3", 1, 3},
     {"median,rotate=0.5:out_h=ih+5,sharpen", 1, 1},
+    /* 16 bits: the fill's channels c * 257 (alpha too); bilinear sums past
+     * 2^31 on bright and saturated pictures; the geometry filters together
+     * (each runs at both depths), odd sizes throughout. */
+    {"rotate=0.9:c=0x017ffe81", 0, 1},
+    {"rotate=a=-2.2:ow='rotw(-2.2)':oh='roth(-2.2)':c=white@0.5", 1, 1},
+    {"crop='max(iw-3,1)':'max(ih-1,1)':1:0,rotate=PI/2:ow=ih:oh=iw,pad=iw+5:ih+2:3:1:0x017ffe81,"
+     "transpose=clock,rotate=0.4:c=green@0.25",
+     0, 2},
 };
 
 typedef struct filter_cases {

@@ -2,7 +2,15 @@
  * by an angle (an expression of the frame number and time) about its centre
  * into a frame of ow x oh, the uncovered corners filled; cl/rotate.cl. The
  * arithmetic after the angle is ffmpeg's integer arithmetic, computed here
- * on the host once a frame, so device, reference and ffmpeg agree. */
+ * on the host once a frame, so device, reference and ffmpeg agree.
+ *
+ * At 16 bits: the same turn and copies, the fill's channels c * 257, and
+ * the bilinear weights of 8 bits on 16-bit samples (ffmpeg's
+ * interpolate_bilinear16, which its rotate runs on 16-bit YUV) in 64-bit
+ * arithmetic: ffmpeg sums each row in an int, which overflows where a
+ * row's sum passes 2^31 - 1 (samples from 32768), and this does not; it
+ * gives ffmpeg's samples wherever that int does not overflow
+ * (tests/rotate_test.py's matches_ffmpeg_16). */
 #include "filters.h"
 
 #include <float.h>
@@ -245,18 +253,19 @@ static int run(void *state, const clv_launch *l)
 
 /* interpolate_bilinear8 of ffmpeg on one channel: the four neighbours of
  * (x, y) (16.16) clamped to the frame, weighted in 16.16, the sum's top
- * 32 bits. */
-static uint8_t bilinear_channel(const clv_image *src, int32_t x, int32_t y, int ch)
+ * 32 bits. At 16 bits the same (interpolate_bilinear16): a row's sum
+ * reaches 65535 << 16, past an int, so it is 64-bit at both depths. */
+static int bilinear_channel(const clv_image *src, int32_t x, int32_t y, int ch)
 {
     int max_x = src->width - 1, max_y = src->height - 1;
     int ix = clv__clamp(x >> 16, 0, max_x), iy = clv__clamp(y >> 16, 0, max_y);
-    int fx = x & 0xFFFF, fy = y & 0xFFFF;
+    int64_t fx = x & 0xFFFF, fy = y & 0xFFFF;
     int ix1 = ix + 1 < max_x ? ix + 1 : max_x, iy1 = iy + 1 < max_y ? iy + 1 : max_y;
-    int s00 = clv__px(src, ix, iy)[ch], s01 = clv__px(src, ix1, iy)[ch];
-    int s10 = clv__px(src, ix, iy1)[ch], s11 = clv__px(src, ix1, iy1)[ch];
-    int s0 = (FIXP - fx) * s00 + fx * s01;
-    int s1 = (FIXP - fx) * s10 + fx * s11;
-    return (uint8_t)(((int64_t)(FIXP - fy) * s0 + (int64_t)fy * s1) >> 32);
+    int64_t s00 = clv__get(src, ix, iy, ch), s01 = clv__get(src, ix1, iy, ch);
+    int64_t s10 = clv__get(src, ix, iy1, ch), s11 = clv__get(src, ix1, iy1, ch);
+    int64_t s0 = (FIXP - fx) * s00 + fx * s01;
+    int64_t s1 = (FIXP - fx) * s10 + fx * s11;
+    return (int)(((FIXP - fy) * s0 + fy * s1) >> 32);
 }
 
 static int reference_at(void *ref_state, const clv_value *values, const clv_image *src,
@@ -272,39 +281,53 @@ static int reference_at(void *ref_state, const clv_value *values, const clv_imag
     if (err)
         return CLV_EINVAL;
     uint32_t fill = (uint32_t)values[ROT_FILL].i;
-    const uint8_t fill_px[4] = {(uint8_t)(fill >> 24), (uint8_t)(fill >> 16), (uint8_t)(fill >> 8),
-                                (uint8_t)fill};
+    int fill_px[4]; /* at the frames' depth */
+    for (int ch = 0; ch < 4; ch++)
+        fill_px[ch] = clv__scale8(dst, (int)(fill >> (24 - 8 * ch)) & 255);
     int inw = src->width, inh = src->height;
     for (int j = 0; j < dst->height; j++)
         for (int i = 0; i < dst->width; i++) {
-            uint8_t *o = clv__px_mut(dst, i, j);
-            const uint8_t *p = fill_px;
-            uint8_t mixed[4];
-            if (t.mode == 1)
-                p = clv__px(src, i, j);
-            else if (t.mode == 2)
-                p = clv__px(src, j, inh - 1 - i);
-            else if (t.mode == 3)
-                p = clv__px(src, inw - 1 - i, inh - 1 - j);
-            else if (t.mode == 4)
-                p = clv__px(src, inw - 1 - j, i);
-            else {
+            /* the input pixel copied (sx -1: none), else px: the fill or
+             * the interpolated colour */
+            int px[4], sx = -1, sy = 0;
+            for (int ch = 0; ch < 4; ch++)
+                px[ch] = fill_px[ch];
+            switch (t.mode) {
+            case 1:
+                sx = i;
+                sy = j;
+                break;
+            case 2:
+                sx = j;
+                sy = inh - 1 - i;
+                break;
+            case 3:
+                sx = inw - 1 - i;
+                sy = inh - 1 - j;
+                break;
+            case 4:
+                sx = inw - 1 - j;
+                sy = i;
+                break;
+            default: {
                 int32_t x = (int32_t)((uint32_t)t.bx + (uint32_t)j * (uint32_t)t.s +
                                       (uint32_t)i * (uint32_t)t.c);
                 int32_t y = (int32_t)((uint32_t)t.by + (uint32_t)j * (uint32_t)t.c -
                                       (uint32_t)i * (uint32_t)t.s);
                 int x1 = x >> 16, y1 = y >> 16;
-                if (x1 >= -1 && x1 <= inw && y1 >= -1 && y1 <= inh) {
-                    if (values[ROT_BILINEAR].i) {
-                        for (int ch = 0; ch < 4; ch++)
-                            mixed[ch] = bilinear_channel(src, x, y, ch);
-                        p = mixed;
-                    } else
-                        p = clv__px(src, clv__clamp(x1, 0, inw - 1), clv__clamp(y1, 0, inh - 1));
+                if (!(x1 >= -1 && x1 <= inw && y1 >= -1 && y1 <= inh))
+                    break;
+                if (values[ROT_BILINEAR].i) {
+                    for (int ch = 0; ch < 4; ch++)
+                        px[ch] = bilinear_channel(src, x, y, ch);
+                } else {
+                    sx = clv__clamp(x1, 0, inw - 1);
+                    sy = clv__clamp(y1, 0, inh - 1);
                 }
             }
+            }
             for (int ch = 0; ch < 4; ch++)
-                o[ch] = p[ch];
+                clv__put(dst, i, j, ch, sx >= 0 ? clv__get(src, sx, sy, ch) : px[ch]);
         }
     return 0;
 }
@@ -334,6 +357,7 @@ const clv_filter clv__filter_rotate = {
     .param_count = ROT_PARAM_COUNT,
     .program = "rotate",
     .kernels = kernels,
+    .deep = 1,
     .output_size = output_size,
     .aliases = aliases,
     .state_size = sizeof(rot_state),
