@@ -279,6 +279,13 @@ static int geometry_fitting_cases(int shape)
             runs++;
             bad += test_compare(ctx, geometry_fitting[i].chain, in.width, in.height, CONTENT_NOISE,
                                 2) != 0;
+            d = NULL; /* and at 16 bits where every filter of the chain runs there */
+            int deep = !clv_chain_parse(geometry_fitting[i].chain, &d, NULL) &&
+                       !clv_chain_desc_deep(d, NULL);
+            clv_chain_desc_destroy(d);
+            if (deep)
+                bad += test_compare_depth(ctx, geometry_fitting[i].chain, in.width, in.height,
+                                          CONTENT_NOISE, 2, 16) != 0;
         }
     CHECK(runs >= 6, "only %d runs of the chains that fit some sizes", runs);
     clv_context_destroy(ctx);
