@@ -3,7 +3,9 @@
 same chain through ffmpeg (rawvideo, rgba or rgb24 in and out, no
 conversion) and through clvid-ref (the C references, which the device
 kernels equal: tests/test_filters.c) on random pictures of awkward sizes,
-and a few through `clvid transcode` on PNGs. One test per run, by name, as
+at 16 bits too (rgba64le, which ffmpeg's pad takes through gbrap16le: the
+picture unchanged, the colour's channels c * 257), and a few through
+`clvid transcode` on PNGs. One test per run, by name, as
 ctest runs them (--list names them)."""
 import os
 import random
@@ -44,9 +46,9 @@ CHAINS = ["crop=iw-3:ih-1:1:0,transpose=clock,pad=iw+5:ih+2:3:1:red",
           "hflip,crop=1:1:iw-1:0,pad=iw+2:ih+2:1:1:green@0.5,transpose=cclock,vflip"]
 
 
-def picture(w, h, frames, seed):
+def picture(w, h, frames, seed, px_bytes=4):
     rnd = random.Random(seed)
-    return bytes(rnd.getrandbits(8) for _ in range(w * h * 4 * frames))
+    return bytes(rnd.getrandbits(8) for _ in range(w * h * px_bytes * frames))
 
 
 def rgba_to_rgb(data):
@@ -65,10 +67,11 @@ def ffmpeg_out(chain, fmt, w, h, data):
     return p.stdout if p.returncode == 0 and p.stdout else None
 
 
-def reference_out(chain, w, h, frames, data):
+def reference_out(chain, w, h, frames, data, depth=8):
     """clvid-ref's bytes, or None when the chain cannot be made on w x h."""
     p = subprocess.run([ARGS.ref, chain, str(w), str(h), str(frames)], input=data,
-                       capture_output=True, env=dict(os.environ, CLVID_REF_SIZE="1"))
+                       capture_output=True,
+                       env=dict(os.environ, CLVID_REF_SIZE="1", CLVID_REF_DEPTH=str(depth)))
     if p.returncode == 2:
         return None
     check(p.returncode == 0, "clvid-ref '%s' %dx%d failed: %s" % (chain, w, h, p.stderr.decode()))
@@ -103,6 +106,29 @@ def compare(chains, ff_prefix="", frames=1):
     check(compared >= len(chains), "only %d comparisons made" % compared)
 
 
+def compare16(chains, ff_prefix="", frames=1):
+    """The same at 16 bits: clvid-ref's RGBA16 (host order, little-endian
+    here) against ffmpeg's rgba64le."""
+    if sys.byteorder != "little":
+        raise harness.Skip("RGBA16 frames are rgba64le on little-endian hosts only")
+    compared = 0
+    for chain in chains:
+        for w, h in SIZES:
+            data = picture(w, h, frames, w * 131 + h * 7 + len(chain), 8)
+            got = reference_out(chain, w, h, frames, data, 16)
+            ff = ffmpeg_out(ff_prefix + chain, "rgba64le", w, h, data)
+            check((ff is None) == (got is None),
+                  "'%s' on %dx%d rgba64le: %s refuses it" % (chain, w, h,
+                                                            "ffmpeg" if ff is None else "clvid"))
+            if ff is None:
+                continue
+            check(ff == got, "'%s' on %dx%d rgba64le: clvid-ref's %d bytes differ from ffmpeg's %d"
+                  % (chain, w, h, len(got), len(ff)))
+            compared += 1
+        print("ok %s (16 bits)" % chain)
+    check(compared >= len(chains), "only %d comparisons made" % compared)
+
+
 @test
 def crop_matches_ffmpeg(tmp):
     """crop: sizes, default centring, clipping, per-frame x/y of n and t."""
@@ -126,6 +152,16 @@ def transpose_matches_ffmpeg(tmp):
 def chains_match_ffmpeg(tmp):
     """Chains of them with the flips."""
     compare(CHAINS, frames=2)
+
+
+@test
+def rgba64_matches_ffmpeg(tmp):
+    """crop, pad, transpose and the chains at 16 bits (rgba64le)."""
+    compare16(CROP, frames=3)
+    compare16(PAD)
+    compare16(PAD_SAR, ff_prefix="setsar=1,")
+    compare16(TRANSPOSE)
+    compare16(CHAINS, frames=2)
 
 
 @test

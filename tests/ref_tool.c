@@ -1,6 +1,9 @@
 /* ref_tool.c - clvid-ref: applies a chain with the C references to raw RGBA
  * frames (stdin to stdout), so scripts can check clvid's output against the
- * definitions. usage: clvid-ref CHAIN WIDTH HEIGHT [FRAMES] */
+ * definitions. usage: clvid-ref CHAIN WIDTH HEIGHT [FRAMES]; with
+ * CLVID_REF_DEPTH=16 the frames are RGBA16 (four uint16_t a pixel in the
+ * host's order: rgba64le on little-endian hosts) and every filter runs its
+ * 16-bit definition. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -13,6 +16,12 @@ int main(int argc, char **argv)
         return 2;
     }
     int w = atoi(argv[2]), h = atoi(argv[3]), frames = argc > 4 ? atoi(argv[4]) : 1;
+    const char *depth_text = getenv("CLVID_REF_DEPTH");
+    int depth = depth_text ? atoi(depth_text) : 8;
+    if (depth != 8 && depth != 16) {
+        fprintf(stderr, "clvid-ref: CLVID_REF_DEPTH is 8 or 16\n");
+        return 2;
+    }
     clv_chain_desc *desc = NULL;
     clv_msg msg = {{0}};
     if (clv_chain_parse(argv[1], &desc, &msg)) {
@@ -30,12 +39,14 @@ int main(int argc, char **argv)
     }
     int bad = clv_ref_chain_create(desc, &ref);
     clv_chain_desc_destroy(desc);
-    if (bad || clv_image_alloc(&in, w, h) ||
-        clv_image_alloc(&out, out_size.width, out_size.height)) {
+    if (bad || clv_image_alloc_depth(&in, w, h, depth) ||
+        clv_image_alloc_depth(&out, out_size.width, out_size.height, depth)) {
         fprintf(stderr, "clvid-ref: cannot set up %dx%d\n", w, h);
         return 1;
     }
-    size_t n = (size_t)w * h * 4, n_out = (size_t)out_size.width * out_size.height * 4;
+    const size_t px_bytes = (size_t)clv_image_pixel_bytes(&in);
+    size_t n = (size_t)w * h * px_bytes,
+           n_out = (size_t)out_size.width * out_size.height * px_bytes;
     if (getenv("CLVID_REF_SIZE")) /* the output's size on stderr, for scripts */
         fprintf(stderr, "%dx%d\n", out_size.width, out_size.height);
     int status = 0;
@@ -45,7 +56,12 @@ int main(int argc, char **argv)
             status = 1;
             break;
         }
-        clv_ref_chain_run(ref, &in, &out, (uint64_t)f);
+        int err = clv_ref_chain_run(ref, &in, &out, (uint64_t)f);
+        if (err) {
+            fprintf(stderr, "clvid-ref: frame %d at %d bits: %s\n", f, depth, clv_strerror(err));
+            status = 1;
+            break;
+        }
         fwrite(out.pixels, 1, n_out, stdout);
     }
     clv_ref_chain_destroy(ref);
