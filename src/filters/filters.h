@@ -87,8 +87,19 @@ void clv__conv_reference(const int *matrix, int count, int div, int bias, const 
 /* Runs the one kernel of the filter's descriptor (its state) on the
  * launch's frames with args[0 .. count-1] after the frame's arguments. */
 int clv__luma_run(void *state, const clv_launch *l, const cl_int *args, int count);
-/* The reference: R=G=B=level[gray(p)], alpha kept. */
-void clv__luma_reference(const uint8_t level[256], const clv_image *src, clv_image *dst);
+/* The reference, at either depth: R=G=B=gray(p) when level < 0 (gray),
+ * else gray(p) > level ? the depth's maximum : 0 (threshold; level on the
+ * image's scale); alpha kept. */
+void clv__luma_reference(int level, const clv_image *src, clv_image *dst);
+
+/* gray(p) of pixel (x, y) at either depth: the fixed-point BT.601 luma,
+ * which fits an int at 16 bits too (the weights sum to 2^15). */
+static inline int clv__luma_at(const clv_image *img, int x, int y)
+{
+    return (9798 * clv__get(img, x, y, 0) + 19235 * clv__get(img, x, y, 1) +
+            3735 * clv__get(img, x, y, 2) + 16384) >>
+           15;
+}
 
 /* The `opencl` family (opencl.c, opencl_file.c). */
 /* The descriptor of one (file, kernel, parameter list): a member of the

@@ -1,5 +1,13 @@
 /* threshold.c - binary threshold on luma: gray(p) > t ? 255 : 0 on R,G,B
- * (gray.c's run and reference of the filters on luma). */
+ * (gray.c's run and reference of the filters on luma).
+ *
+ * At 16 bits t stays on the 8-bit scale and the test reads
+ * gray16(p) > 257 t + 128 ? 65535 : 0, i.e. gray16 rounded to the 8-bit
+ * scale, floor((gray16 + 128) / 257), is above t. 257 t + 128.5 is the
+ * 16-bit image of t + 0.5, where the 8-bit luma rounds up past t: on a
+ * 16-bit frame of 8-bit values (v * 257) the output is exactly 257 times
+ * the 8-bit output (gray16 >= 257 t + 129 and gray8 >= t + 1 both read
+ * 9798 R + 19235 G + 3735 B >= 32768 t + 16384). */
 #include "filters.h"
 
 /* The parameters, in the order of the table below. */
@@ -10,6 +18,8 @@ static const char *const kernels[] = {"threshold", NULL};
 static int run(void *state, const clv_launch *l)
 {
     cl_int t = (cl_int)l->values[THRESHOLD_T].i;
+    if (l->depth == 16)
+        t = t * 257 + 128;
     return clv__luma_run(state, l, &t, 1);
 }
 
@@ -18,10 +28,8 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
 {
     (void)ref_state;
     (void)frame_index;
-    uint8_t level[256];
-    for (int g = 0; g < 256; g++)
-        level[g] = g > v[THRESHOLD_T].i ? 255 : 0;
-    clv__luma_reference(level, src, dst);
+    int t = (int)v[THRESHOLD_T].i;
+    clv__luma_reference(clv__depth(src) == 16 ? t * 257 + 128 : t, src, dst);
     return 0;
 }
 
@@ -38,6 +46,7 @@ const clv_filter clv__filter_threshold = {
     .param_count = THRESHOLD_PARAM_COUNT,
     .program = "point",
     .kernels = kernels,
+    .deep = 1,
     .run = run,
     .reference = reference,
 };
