@@ -9,7 +9,12 @@
  * gaussian: per channel c in 1..3, hc = fmix32(h + c * 0x9E3779B9); the sum
  *   S of hc's four bytes gives z = 2S - 1020 (mean 0, sd 295.6, an
  *   Irwin-Hall approximation of a normal); noise = floor((z * mul + 2^15) /
- *   2^16) with mul = round(sigma * 2^16 / 295.6), added to the channel. */
+ *   2^16) with mul = round(sigma * 2^16 / 295.6), added to the channel.
+ * At 16 bits (CLV_DEPTH=16) the same hash and the same draws: white is
+ * 65535 and the gaussian noise is 257 times the 8-bit noise (sigma stays
+ * in 8-bit levels), added and clamped to 0-65535. On a 16-bit frame of
+ * 8-bit values (v * 257) the output is exactly 257 times the 8-bit output:
+ * clamping 257 (v + n) to 0-65535 is 257 times clamping v + n to 0-255. */
 
 inline uint noise_hash(uint key, int x, int y)
 {
@@ -26,6 +31,7 @@ inline int noise_gauss(uint h, uint c, int mul)
     return ((z * mul + 32768 + (512 << 16)) >> 16) - 512; /* floor, kept non-negative */
 }
 
+#if CLV_DEPTH == 8
 __kernel void noise(CLV_FRAME_ARGS, uint key, int gaussian, ulong thr, int mul)
 {
     CLV_POINT_PIXELS(x, y, r, g, b, a, {
@@ -41,3 +47,20 @@ __kernel void noise(CLV_FRAME_ARGS, uint key, int gaussian, ulong thr, int mul)
         }
     });
 }
+#else
+__kernel void noise(CLV_FRAME_ARGS, uint key, int gaussian, ulong thr, int mul)
+{
+    CLV_POINT_PIXELS(x, y, r, g, b, a, {
+        const uint hs = noise_hash(key, x, y);
+        if (gaussian) {
+            r = clv_ch_sat(r + 257 * noise_gauss(hs, 1u, mul));
+            g = clv_ch_sat(g + 257 * noise_gauss(hs, 2u, mul));
+            b = clv_ch_sat(b + 257 * noise_gauss(hs, 3u, mul));
+        } else if ((ulong)hs < thr) {
+            r = g = b = 0;
+        } else if ((ulong)hs < 2 * thr) {
+            r = g = b = CLV_MAXV;
+        }
+    });
+}
+#endif

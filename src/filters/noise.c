@@ -1,5 +1,6 @@
 /* noise.c - deterministic salt-and-pepper or gaussian noise from an integer
- * hash of (seed, frame index, x, y); the hash is documented in cl/noise.cl. */
+ * hash of (seed, frame index, x, y); the hash is documented in cl/noise.cl,
+ * with what it does at 16 bits (the same draws, 257 times as large). */
 #include "filters.h"
 
 #include <math.h>
@@ -64,22 +65,23 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
 {
     (void)ref_state;
     noise_setup n = setup(v, frame_index);
+    /* At 16 bits white is 65535 and the gaussian noise 257 times as large
+     * (cl/noise.cl). */
+    int maxv = clv__maxv(src), scale = clv__scale8(src, 1);
     for (int y = 0; y < src->height; y++)
         for (int x = 0; x < src->width; x++) {
-            const uint8_t *p = clv__px(src, x, y);
-            uint8_t *o = clv__px_mut(dst, x, y);
             uint32_t h = pixel_hash(n.key, x, y);
             for (int c = 0; c < 3; c++) {
+                int p = clv__get(src, x, y, c), o = p;
                 if (n.gaussian)
-                    o[c] = (uint8_t)clv__clamp(p[c] + gauss(h, (uint32_t)c + 1, n.mul), 0, 255);
+                    o = clv__clamp(p + scale * gauss(h, (uint32_t)c + 1, n.mul), 0, maxv);
                 else if (h < n.thr)
-                    o[c] = 0;
+                    o = 0;
                 else if (h < 2 * n.thr)
-                    o[c] = 255;
-                else
-                    o[c] = p[c];
+                    o = maxv;
+                clv__put(dst, x, y, c, o);
             }
-            o[3] = p[3];
+            clv__put(dst, x, y, 3, clv__get(src, x, y, 3));
         }
     return 0;
 }
@@ -101,6 +103,7 @@ const clv_filter clv__filter_noise = {
     .param_count = NOISE_PARAM_COUNT,
     .program = "noise",
     .kernels = kernels,
+    .deep = 1,
     .run = run,
     .reference = reference,
 };
