@@ -115,8 +115,72 @@ int test_filter_morph(void)
     return run_filters("erode", "dilate", NULL);
 }
 
+/* The 16-bit output of chain on a frame of 8-bit values (v * 257) is
+ * 257 times its 8-bit output, on the device and in the references alike
+ * (threshold and noise document it): every content at two sizes, both
+ * shapes, `frames` frames. */
+static int scaled_exactly(const char *chain, int frames)
+{
+    static const int dims[][2] = {{17, 9}, {641, 359}};
+    clv_msg msg = {{0}};
+    for (int shape = 1; shape <= 2; shape++) {
+        clv_context *ctx = test_context(shape);
+        if (!ctx)
+            return 1;
+        for (int s = 0; s < 2; s++)
+            for (int c = CONTENT_NOISE; c <= CONTENT_OPAQUE_BUT_ONE; c++) {
+                int w = dims[s][0], h = dims[s][1], bad = 0;
+                test_rig r8, r16;
+                memset(&r16, 0, sizeof r16);
+                int err = test_rig_open_depth(&r8, ctx, chain, NULL, w, h, 8, &msg);
+                if (!err)
+                    err = test_rig_open_depth(&r16, ctx, chain, NULL, w, h, 16, &msg);
+                CHECK(!err, "%s: setup: %s", chain, msg.text);
+                for (int f = 0; !err && f < frames && !bad; f++) {
+                    test_fill(&r8.in, (enum content)c, (uint32_t)(w + 7 * f + c));
+                    for (int y = 0; y < h; y++) {
+                        uint16_t *row =
+                            (uint16_t *)(void *)(r16.in.pixels + (size_t)y * r16.in.stride);
+                        for (int i = 0; i < 4 * w; i++)
+                            row[i] = (uint16_t)(257 * r8.in.pixels[(size_t)y * r8.in.stride + i]);
+                    }
+                    err = test_rig_run(&r8, (uint64_t)f, &msg);
+                    if (!err)
+                        err = test_rig_run(&r16, (uint64_t)f, &msg);
+                    CHECK(!err, "%s: run: %s", chain, msg.text);
+                    for (int y = 0; !err && y < h && !bad; y++)
+                        for (int x = 0; x < w && !bad; x++)
+                            for (int k = 0; k < 4 && !bad; k++) {
+                                int got = clv_test_get(&r16.got, x, y, k),
+                                    want = clv_test_get(&r16.want, x, y, k),
+                                    v8 = clv_test_get(&r8.got, x, y, k);
+                                bad = got != 257 * v8 || want != 257 * v8;
+                                CHECK(!bad,
+                                      "'%s' on %dx%d %s (%s shape) frame %d at x=%d y=%d channel "
+                                      "%d: 8 bits %d, 16 bits %d (reference %d), not 257 times",
+                                      chain, w, h, test_content_name((enum content)c),
+                                      shape == 1 ? "row" : "gpu", f, x, y, k, v8, got, want);
+                            }
+                }
+                test_rig_close(&r8);
+                test_rig_close(&r16);
+                if (err || bad) {
+                    clv_context_destroy(ctx);
+                    return 1;
+                }
+            }
+        clv_context_destroy(ctx);
+    }
+    return 0;
+}
+
 int test_filter_point(void)
 {
+    static const char *const scaled[] = {"threshold", "threshold=0", "threshold=77",
+                                         "threshold=254", "threshold=255"};
+    for (size_t i = 0; i < sizeof scaled / sizeof scaled[0]; i++)
+        if (scaled_exactly(scaled[i], 1))
+            return 1;
     return run_filters("threshold", "gray", NULL);
 }
 
@@ -127,6 +191,12 @@ int test_filter_equalize(void)
 
 int test_filter_noise(void)
 {
+    static const char *const scaled[] = {"noise=type=gaussian:sigma=25:seed=3",
+                                         "noise=gaussian:0:100:4294967295",
+                                         "noise=type=saltpepper:amount=0.3:seed=7"};
+    for (size_t i = 0; i < sizeof scaled / sizeof scaled[0]; i++)
+        if (scaled_exactly(scaled[i], 2))
+            return 1;
     return run_filters("noise", NULL);
 }
 
