@@ -9,8 +9,20 @@
  * histogram pass in a plane (a byte a pixel) with the OR of every pixel's
  * inverted alpha in hist[256]: the apply pass maps the plane, and in
  * mode=gray, when no pixel had any alpha but 255 (decoded video), it reads
- * nothing else. */
+ * nothing else.
+ *
+ * At 16 bits (CLV_DEPTH=16, the kernels after #else) the histogram has
+ * all 65536 levels of gray16(p) and the map is rounded exactly in 64-bit
+ * integers (equalize.c's make_lut): lut[v] = floor((2 * 65535 * (cdf(v) -
+ * cdf_min) + D) / (2 D)), D = N - cdf_min. CPUs count into one histogram
+ * per work-item (sub) and eq_lut adds them up; GPUs count with global
+ * atomics (65536 counters do not fit in local memory), one per run of
+ * equal levels in a work-item's four pixels; eq_lut makes the table on
+ * every device, and eq_apply maps through it. mode=gray keeps the levels
+ * (a ushort a pixel) for the apply pass, mode=luma works them out again;
+ * hist[65536] is nonzero when some pixel's alpha is not 65535. */
 
+#if CLV_DEPTH == 8
 #define EQ_CHUNK 1024
 #define EQ_PAIR_ROWS 32 /* eq_lut: 8 work-items */
 #define EQ_ALPHA 256    /* hist[EQ_ALPHA]: OR of ~alpha << 24 over the frame */
@@ -435,3 +447,328 @@ __kernel void eq_apply_yuv(__global const uchar *in, __global uchar4 *rows, int 
     }
 }
 #endif
+#else /* CLV_DEPTH == 16 */
+
+#define EQ_LEVELS 65536
+#define EQ_ALPHA 65536   /* hist[EQ_ALPHA]: nonzero when some alpha is not 65535 */
+#define EQ_LUT_ITEMS 256 /* GPUs: eq_lut's one group, EQ_LEVELS / 256 levels each */
+#define EQ_CHUNK 1024    /* CPUs: levels worked out a chunk at a time */
+#define EQ_SPAN 16       /* GPUs: eq_hist's pixels a work-item */
+
+#if CLV_ROW
+/* CPUs walk pixels as 64-bit words (the loop vectorizer skips loops over
+ * vector types, see cl/common.cl): channel c of word p. */
+#ifdef __ENDIAN_LITTLE__
+#define EQ_SHIFT(c) (16 * (c))
+#else
+#define EQ_SHIFT(c) (48 - 16 * (c))
+#endif
+#define EQ_CH(p, c) ((int)((p) >> EQ_SHIFT(c)) & 0xFFFF)
+#define EQ_ALPHA_BITS (0xFFFFul << EQ_SHIFT(3))
+/* The word of channels r, g, b (0-65535) and alpha 0. */
+#define EQ_WORD(r, g, b)                                                                           \
+    (((ulong)(r) << EQ_SHIFT(0)) | ((ulong)(g) << EQ_SHIFT(1)) | ((ulong)(b) << EQ_SHIFT(2)))
+
+/* gray[x] = gray16 of word x of px (a loop the compiler vectorizes);
+ * returns the AND of the words (alpha in EQ_ALPHA_BITS). */
+inline ulong eq_gray_words(__global const ulong *restrict px, ushort *restrict gray, int len)
+{
+    ulong all = ~0ul;
+    for (int x = 0; x < len; ++x) {
+        const ulong p = px[x];
+        gray[x] = (ushort)clv_gray3(EQ_CH(p, 0), EQ_CH(p, 1), EQ_CH(p, 2));
+        all &= p;
+    }
+    return all;
+}
+#endif
+
+/* hist: this frame's counters (zero at the start on GPUs, which count into
+ * it; CPUs count into sub and eq_lut fills hist); spare: the other set,
+ * which the next frame counts into: GPUs clear it here, each work-item a
+ * few words. levels: gray16 of each pixel (rows of `stride` ushorts),
+ * written when keep is set. sub (CPUs): EQ_LEVELS + 1 words per
+ * work-item, its counts and its alpha flag. */
+__kernel void eq_hist(__global const ushort4 *src, int w, int h, int stride, __global uint *hist,
+                      __global uint *spare, __global ushort *levels, int keep, __global uint *sub)
+{
+#if CLV_ROW
+    /* A private histogram of 256 KB each would not fit a work-item's
+     * stack. A chunk's levels first, then their counting; a chunk of one
+     * level (black bars, flat frames) is one addition, where counting
+     * would wait on the previous increment of the same counter. */
+    __global uint *restrict mine = sub + get_global_id(0) * (EQ_LEVELS + 1);
+    for (int i = 0; i < EQ_LEVELS; ++i)
+        mine[i] = 0;
+    const int per = (h + (int)get_global_size(0) - 1) / (int)get_global_size(0);
+    const int y0 = (int)get_global_id(0) * per, y_end = min(h, y0 + per);
+    ushort gray[EQ_CHUNK];
+    ulong all = ~0ul;
+    for (int y = y0; y < y_end; ++y) {
+        __global const ulong *restrict row = (__global const ulong *)(src + y * stride);
+        for (int x0 = 0; x0 < w; x0 += EQ_CHUNK) {
+            const int len = min(EQ_CHUNK, w - x0);
+            all &= eq_gray_words(row + x0, gray, len);
+            if (keep)
+                for (int x = 0; x < len; ++x)
+                    levels[y * stride + x0 + x] = gray[x];
+            int lo = gray[0], hi = gray[0];
+            for (int x = 1; x < len; ++x) {
+                lo = min(lo, (int)gray[x]);
+                hi = max(hi, (int)gray[x]);
+            }
+            if (lo == hi)
+                mine[lo] += (uint)len;
+            else
+                for (int x = 0; x < len; ++x)
+                    mine[gray[x]]++;
+        }
+    }
+    mine[EQ_ALPHA] = (all & EQ_ALPHA_BITS) != EQ_ALPHA_BITS;
+#else
+    /* EQ_SPAN pixels of a row a work-item (the host launches the pixel
+     * shape over a quarter of the width), a quad at a time in 32-byte
+     * loads (strides are multiples of 16 pixels), the last few of a row
+     * one by one. One atomic per run of a level: a flat area would
+     * otherwise queue on one counter EQ_SPAN times as long. */
+    __local uint transparent;
+    const int y = (int)get_global_id(1), x0 = (int)get_global_id(0) * EQ_SPAN;
+    const size_t items = get_global_size(0) * get_global_size(1);
+    for (size_t i = get_global_id(1) * get_global_size(0) + get_global_id(0); i <= EQ_ALPHA;
+         i += items)
+        spare[i] = 0;
+    if (get_local_id(0) == 0 && get_local_id(1) == 0)
+        transparent = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint opaque = 0xFFFF, level = 0, run = 0;
+    for (int x = x0; y < h && x < min(x0 + EQ_SPAN, w); x += 4) {
+        uint g[4];
+        int n = 4;
+        if (x + 4 <= w) {
+            const ulong4 q = *(__global const ulong4 *)(src + y * stride + x);
+            const ushort4 p0 = as_ushort4(q.x), p1 = as_ushort4(q.y), p2 = as_ushort4(q.z),
+                          p3 = as_ushort4(q.w);
+            g[0] = clv_gray(p0), g[1] = clv_gray(p1), g[2] = clv_gray(p2), g[3] = clv_gray(p3);
+            if (keep)
+                *(__global ushort4 *)(levels + y * stride + x) = (ushort4)(g[0], g[1], g[2], g[3]);
+            opaque &= p0.w & p1.w & p2.w & p3.w;
+        } else {
+            n = w - x;
+            for (int i = 0; i < n; ++i) {
+                const ushort4 p = src[y * stride + x + i];
+                g[i] = clv_gray(p);
+                if (keep)
+                    levels[y * stride + x + i] = (ushort)g[i];
+                opaque &= p.w;
+            }
+        }
+        for (int i = 0; i < n; ++i) {
+            if (run && g[i] != level) {
+                atomic_add(&hist[level], run);
+                run = 0;
+            }
+            level = g[i];
+            run++;
+        }
+    }
+    if (run)
+        atomic_add(&hist[level], run);
+    if (opaque != 0xFFFF)
+        atomic_or(&transparent, 1u);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0 && get_local_id(1) == 0 && transparent)
+        atomic_or(&hist[EQ_ALPHA], 1u);
+#endif
+}
+
+/* lut[v] = floor((2 * 65535 * (cdf - cdf_min) + D) / (2 D)), D = total -
+ * cdf_min: the exact quotient rounded half up, in 64 bits (2 * 65535 * N
+ * passes 2^32). The float quotient (inv = 1 / (2 D)) is within one of it
+ * (the numerator is below 2^49, the quotient at most 65535, their float
+ * errors a few 2^-24 each), and exact 64-bit products correct it. A
+ * constant frame is unchanged; levels of no pixel (n = 0) are never looked
+ * up (0). */
+inline ushort eq_entry(int v, uint n, uint cdf, uint cdf_min, uint total, float inv)
+{
+    if (cdf_min == total)
+        return (ushort)v;
+    if (n == 0)
+        return 0;
+    const ulong d = total - cdf_min, d2 = 2 * d, num = 131070ul * (cdf - cdf_min) + d;
+    ulong q = convert_ulong((float)num * inv);
+    while (q * d2 > num)
+        --q;
+    while ((q + 1) * d2 <= num)
+        ++q;
+    return (ushort)q;
+}
+
+inline float eq_inv(uint cdf_min, uint total)
+{
+    return cdf_min == total ? 0.0f : 1.0f / (float)(2ul * (total - cdf_min));
+}
+
+/* The table of the 65536 levels into lut (ushorts), from the frame's
+ * histogram hist, which CPUs first make: the sum of the `subs`
+ * work-items' histograms in sub (eq_hist's), with the OR of their alpha
+ * flags. */
+__kernel void eq_lut(__global uint *hist, __global ushort *lut, uint total,
+                     __global const uint *sub, int subs)
+{
+#if CLV_ROW
+    /* One work-item: the whole table is a few passes over 256 KB. */
+    uint transparent = 0;
+    for (int v = 0; v < EQ_LEVELS; ++v)
+        hist[v] = sub[v];
+    for (int k = 1; k < subs; ++k) {
+        __global const uint *restrict other = sub + k * (EQ_LEVELS + 1);
+        for (int v = 0; v < EQ_LEVELS; ++v)
+            hist[v] += other[v];
+    }
+    for (int k = 0; k < subs; ++k)
+        transparent |= sub[k * (EQ_LEVELS + 1) + EQ_ALPHA];
+    hist[EQ_ALPHA] = transparent;
+    int lowest = 0;
+    while (!hist[lowest])
+        lowest++;
+    const uint cdf_min = hist[lowest];
+    const float inv = eq_inv(cdf_min, total);
+    uint cdf = 0;
+    for (int v = 0; v < EQ_LEVELS; ++v) {
+        const uint n = hist[v];
+        cdf += n;
+        lut[v] = eq_entry(v, n, cdf, cdf_min, total, inv);
+    }
+#else
+    /* One group: work-item i sums its EQ_LEVELS / EQ_LUT_ITEMS levels, a
+     * Hillis-Steele scan of the sums gives each its cdf before them, then
+     * it walks its levels again. */
+    __local uint a[EQ_LUT_ITEMS], b[EQ_LUT_ITEMS], lowest;
+    const int i = (int)get_local_id(0), span = EQ_LEVELS / EQ_LUT_ITEMS, base = i * span;
+    if (i == 0)
+        lowest = EQ_LEVELS;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint sum = 0;
+    int first = EQ_LEVELS;
+    for (int k = 0; k < span; ++k) {
+        const uint n = hist[base + k];
+        if (n && first == EQ_LEVELS)
+            first = base + k;
+        sum += n;
+    }
+    if (first < EQ_LEVELS)
+        atomic_min(&lowest, (uint)first);
+    a[i] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __local uint *in = a, *out = b;
+    for (int off = 1; off < EQ_LUT_ITEMS; off <<= 1) {
+        out[i] = in[i] + (i >= off ? in[i - off] : 0u);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        __local uint *t = in;
+        in = out;
+        out = t;
+    }
+    const uint cdf_min = hist[lowest];
+    const float inv = eq_inv(cdf_min, total);
+    uint cdf = in[i] - sum;
+    for (int k = 0; k < span; ++k) {
+        const uint n = hist[base + k];
+        cdf += n;
+        lut[base + k] = eq_entry(base + k, n, cdf, cdf_min, total, inv);
+    }
+#endif
+}
+
+/* A pixel through the table: mode=gray R=G=B=lut[level] (alpha 65535 in
+ * an opaque frame, else the pixel's); mode=luma R, G and B each move by
+ * lut[Y] - Y (the luma becomes lut[Y], Cb and Cr are kept). */
+inline ushort4 eq_gray_pixel(__global const ushort *lut, int level, ushort alpha)
+{
+    const ushort l = lut[level];
+    return (ushort4)(l, l, l, alpha);
+}
+
+inline ushort4 eq_luma_pixel(ushort4 p, __global const ushort *lut)
+{
+    const int luma = clv_gray(p), d = lut[luma] - luma;
+    return (ushort4)(convert_ushort_sat(p.x + d), convert_ushort_sat(p.y + d),
+                     convert_ushort_sat(p.z + d), p.w);
+}
+
+/* lut: eq_lut's table; levels: eq_hist's (mode=gray); total unused. */
+__kernel void eq_apply(CLV_FRAME_ARGS, __global const ushort *lut, int gray_mode,
+                       __global const uint *hist, uint total, __global const ushort *levels)
+{
+    const int opaque = hist[EQ_ALPHA] == 0;
+#if CLV_ROW
+    /* Whole pixels as 64-bit words in chunks: the levels, their entries
+     * (the lookups), the output words (vectorized loops). */
+    CLV_ROW_Y(y);
+    __global const ulong *restrict in = (__global const ulong *)(src + y * stride);
+    __global ulong *restrict out = (__global ulong *)(dst + y * stride);
+    __global const ushort *restrict lv = levels + y * stride;
+    ushort gray[EQ_CHUNK], mapped[EQ_CHUNK];
+    for (int x0 = 0; x0 < w; x0 += EQ_CHUNK) {
+        const int len = min(EQ_CHUNK, w - x0);
+        if (gray_mode) {
+            for (int x = 0; x < len; ++x)
+                mapped[x] = lut[lv[x0 + x]];
+            if (opaque)
+                for (int x = 0; x < len; ++x)
+                    out[x0 + x] = EQ_ALPHA_BITS | EQ_WORD(mapped[x], mapped[x], mapped[x]);
+            else
+                for (int x = 0; x < len; ++x)
+                    out[x0 + x] =
+                        (in[x0 + x] & EQ_ALPHA_BITS) | EQ_WORD(mapped[x], mapped[x], mapped[x]);
+            continue;
+        }
+        eq_gray_words(in + x0, gray, len);
+        for (int x = 0; x < len; ++x)
+            mapped[x] = lut[gray[x]];
+        for (int x = 0; x < len; ++x) {
+            const ulong p = in[x0 + x];
+            const int d = (int)mapped[x] - (int)gray[x];
+            out[x0 + x] = (p & EQ_ALPHA_BITS) | EQ_WORD(clamp(EQ_CH(p, 0) + d, 0, 0xFFFF),
+                                                        clamp(EQ_CH(p, 1) + d, 0, 0xFFFF),
+                                                        clamp(EQ_CH(p, 2) + d, 0, 0xFFFF));
+        }
+    }
+#else
+    /* Four pixels a work-item in 32-byte loads and stores; in mode=gray
+     * the pixels are read only for a frame's alpha that is not all 65535. */
+    const int y = (int)get_global_id(1), x0 = (int)get_global_id(0) * 4;
+    if (y >= h || x0 >= w)
+        return;
+    __global const clv_px *in = src + y * stride;
+    __global clv_px *out = dst + y * stride;
+    __global const ushort *lv = levels + y * stride;
+    if (x0 + 4 > w) {
+        for (int x = x0; x < w; ++x)
+            out[x] = gray_mode ? eq_gray_pixel(lut, lv[x], opaque ? 0xFFFF : in[x].w)
+                               : eq_luma_pixel(in[x], lut);
+        return;
+    }
+    ulong4 o;
+    if (gray_mode) {
+        const ushort4 g = *(__global const ushort4 *)(lv + x0);
+        ushort4 alpha = (ushort4)0xFFFF;
+        if (!opaque) {
+            const ulong4 q = *(__global const ulong4 *)(in + x0);
+            alpha = (ushort4)(as_ushort4(q.x).w, as_ushort4(q.y).w, as_ushort4(q.z).w,
+                              as_ushort4(q.w).w);
+        }
+        o = (ulong4)(as_ulong(eq_gray_pixel(lut, g.x, alpha.x)),
+                     as_ulong(eq_gray_pixel(lut, g.y, alpha.y)),
+                     as_ulong(eq_gray_pixel(lut, g.z, alpha.z)),
+                     as_ulong(eq_gray_pixel(lut, g.w, alpha.w)));
+    } else {
+        const ulong4 q = *(__global const ulong4 *)(in + x0);
+        o = (ulong4)(as_ulong(eq_luma_pixel(as_ushort4(q.x), lut)),
+                     as_ulong(eq_luma_pixel(as_ushort4(q.y), lut)),
+                     as_ulong(eq_luma_pixel(as_ushort4(q.z), lut)),
+                     as_ulong(eq_luma_pixel(as_ushort4(q.w), lut)));
+    }
+    *(__global ulong4 *)(out + x0) = o;
+#endif
+}
+#endif /* CLV_DEPTH */

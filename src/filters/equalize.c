@@ -1,15 +1,32 @@
 /* equalize.c - histogram equalization of gray(p) over each frame, as
  * OpenCV's equalizeHist. mode=gray: R=G=B=lut[gray]; mode=luma: R,G,B each
  * move by lut[Y] - Y (the luma becomes lut[Y], Cb and Cr are kept).
- * mode=gray, and either mode on CPUs, keeps the histogram pass's gray levels
- * in the scratch frame for the apply pass. */
+ * mode=gray, and at 8 bits either mode on CPUs, keeps the histogram pass's
+ * gray levels in the scratch frame for the apply pass.
+ *
+ * At 16 bits the histogram has all 65536 levels of gray16(p) and
+ * lut[v] = floor((2 * 65535 * (cdf(v) - cdf_min) + D) / (2 D)),
+ * D = N - cdf_min: equalizeHist's map on 0-65535, rounded exactly (half
+ * up) in 64-bit integers where the 8-bit map rounds a float (make_lut).
+ * No binning: 4096 bins of the top 12 bits would need a made-up mapping
+ * inside each bin, where every level here gets its own cdf; two levels
+ * join only when the equalization itself joins them (a level holding
+ * fewer than about D / 65535 pixels), so a 10-bit source's codes stay
+ * apart. The cost stays that of a pass over the frame: CPUs count into one
+ * 256 KB histogram per compute unit (their caches hold it), GPUs with one
+ * global atomic per run of a level in 16 pixels, and the table is 65536
+ * entries made once per frame (run_deep, cl/equalize.cl). */
 #include "filters.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-#define HIST_WORDS 257 /* cl/equalize.cl: 256 counters, then EQ_ALPHA */
-#define EQ_ROWS 5      /* cl/equalize.cl: run_yuv's rows a work-item */
+#define HIST_WORDS 257     /* cl/equalize.cl: 256 counters, then EQ_ALPHA */
+#define HIST_WORDS16 65537 /* at 16 bits: 65536 counters, then EQ_ALPHA */
+#define LUT_ITEMS16 256    /* cl/equalize.cl: EQ_LUT_ITEMS, eq_lut's group on GPUs */
+#define EQ_ROWS 5          /* cl/equalize.cl: run_yuv's rows a work-item */
 
 /* The parameters, in the order of the table below, and mode's choices in
  * the order of its list. */
@@ -21,38 +38,60 @@ typedef struct equalize_state {
     cl_kernel hist_yuv, apply_yuv; /* CPUs: run_yuv's */
     clv__rows rows;                /* run_yuv's rows: EQ_ROWS a work-item */
     cl_mem hist_sets[2];           /* 256 counters and the alpha word each, alternating */
-    cl_mem pairs;                  /* CPUs: eq_lut's table of LUT pairs; NULL on GPUs */
+    cl_mem pairs;                  /* CPUs: eq_lut's table of LUT pairs; NULL on GPUs; at
+                                      16 bits on every device: the table of 65536 levels */
+    cl_mem sub;                    /* 16 bits, CPUs: a histogram per eq_hist work-item */
+    int deep;                      /* built at 16 bits */
     int parity;                    /* the set this frame counts into */
 } equalize_state;
+
+/* 16 bits, CPUs: eq_hist's work-items, one histogram each (the sub
+ * buffer holds as many as the device has compute units). */
+static size_t sub_count(const clv_context *ctx, int height)
+{
+    size_t n = ctx->dev.compute_units;
+    if (n > (size_t)height)
+        n = (size_t)height;
+    return n < 1 ? 1 : n;
+}
 
 static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
 {
     equalize_state *s = state;
+    s->deep = ctx->build_depth == 16;
     int err = clv__kernel_create(prog, "eq_hist", &s->hist, msg);
-    if (!err && ctx->row_shape) /* CPUs only: cl/equalize.cl */
+    if (!err && (ctx->row_shape || s->deep)) /* at 8 bits CPUs only: cl/equalize.cl */
         err = clv__kernel_create(prog, "eq_lut", &s->lut, msg);
-    if (!err && ctx->row_shape)
+    if (!err && ctx->row_shape && !s->deep) /* run_yuv's: 8 bits only */
         err = clv__kernel_create(prog, "eq_hist_yuv", &s->hist_yuv, msg);
-    if (!err && ctx->row_shape)
+    if (!err && ctx->row_shape && !s->deep)
         err = clv__kernel_create(prog, "eq_apply_yuv", &s->apply_yuv, msg);
     if (!err)
         err = clv__kernel_create(prog, "eq_apply", &s->apply, msg);
     if (err)
         return err;
     cl_int st = CL_SUCCESS;
+    size_t words = s->deep ? HIST_WORDS16 : HIST_WORDS;
     for (int i = 0; i < 2 && st == CL_SUCCESS; i++)
         s->hist_sets[i] =
-            clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, HIST_WORDS * sizeof(cl_uint), NULL, &st);
-    if (st == CL_SUCCESS && ctx->row_shape)
+            clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, words * sizeof(cl_uint), NULL, &st);
+    if (st == CL_SUCCESS && (ctx->row_shape || s->deep))
         s->pairs = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, 65536 * sizeof(cl_ushort), NULL, &st);
+    if (st == CL_SUCCESS && ctx->row_shape && s->deep)
+        s->sub =
+            clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE,
+                           sub_count(ctx, INT_MAX) * HIST_WORDS16 * sizeof(cl_uint), NULL, &st);
     if (st != CL_SUCCESS)
         return clv__fail(msg, CLV_ENOMEM, "equalize: cannot allocate its histogram: %s",
                          clv__cl_strerror(st));
     /* Cleared once: then eq_hist clears the other set for the next frame. */
-    cl_uint zero[HIST_WORDS] = {0};
+    cl_uint *zero = calloc(words, sizeof *zero);
+    if (!zero)
+        return clv__fail(msg, CLV_ENOMEM, "out of memory");
     for (int i = 0; i < 2 && st == CL_SUCCESS; i++)
-        st = clEnqueueWriteBuffer(ctx->queue, s->hist_sets[i], CL_TRUE, 0, sizeof zero, zero, 0,
-                                  NULL, NULL);
+        st = clEnqueueWriteBuffer(ctx->queue, s->hist_sets[i], CL_TRUE, 0, words * sizeof *zero,
+                                  zero, 0, NULL, NULL);
+    free(zero);
     if (st != CL_SUCCESS)
         return clv__fail(msg, CLV_ECL, "equalize: cannot clear its histogram: %s",
                          clv__cl_strerror(st));
@@ -70,6 +109,7 @@ static void uninit(void *state)
     clv__mem_release(&s->hist_sets[0]);
     clv__mem_release(&s->hist_sets[1]);
     clv__mem_release(&s->pairs);
+    clv__mem_release(&s->sub);
     clv__rows_release(&s->rows);
 }
 
@@ -94,9 +134,51 @@ static int make_pairs(equalize_state *s, const clv_launch *l, cl_mem hist)
     return err ? err : clv__launch(&plain, s->lut, 1, &lut_items, &one);
 }
 
+/* 16 bits (cl/equalize.cl): the histogram of 65536 levels (CPUs: one per
+ * work-item in sub; GPUs: global atomics into the frame's set), eq_lut's
+ * table of them on every device, the apply pass through it. mode=gray
+ * keeps the levels for the apply pass; mode=luma works them out again
+ * from the pixels it reads anyway. */
+static int run_deep(equalize_state *s, const clv_launch *l)
+{
+    cl_uint total = (cl_uint)((uint64_t)l->width * (uint64_t)l->height);
+    cl_int gray_mode = l->values[EQUALIZE_MODE].i == MODE_GRAY, keep = gray_mode;
+    int row = l->ctx->row_shape;
+    cl_int subs = row ? (cl_int)sub_count(l->ctx, l->height) : 0;
+    size_t items = (size_t)subs, one = 1, lut_items = row ? 1 : LUT_ITEMS16;
+    cl_mem cur = s->hist_sets[s->parity], spare = s->hist_sets[1 - s->parity];
+    clv_launch first = *l, plain = *l;
+    first.done = NULL;
+    plain.wait_count = 0, plain.wait = NULL, plain.done = NULL;
+    int err =
+        clv__kernel_args(s->hist, 0, 9, CLV__ARG(l->src), CLV__ARG(l->width), CLV__ARG(l->height),
+                         CLV__ARG(l->stride), CLV__ARG(cur), CLV__ARG(spare), CLV__ARG(l->scratch),
+                         CLV__ARG(keep), CLV__ARG(s->sub));
+    if (!err)
+        err = row ? clv__launch(&first, s->hist, 1, &items, &one)
+                  : clv__launch_pixels(&first, s->hist, (l->width + 3) / 4, l->height);
+    if (!err)
+        err = clv__kernel_args(s->lut, 0, 5, CLV__ARG(cur), CLV__ARG(s->pairs), CLV__ARG(total),
+                               CLV__ARG(s->sub), CLV__ARG(subs));
+    if (!err)
+        err = clv__launch(&plain, s->lut, 1, &lut_items, &lut_items);
+    if (!err)
+        err = clv__kernel_frame_args(s->apply, l);
+    if (!err)
+        err = clv__kernel_args(s->apply, 5, 5, CLV__ARG(s->pairs), CLV__ARG(gray_mode),
+                               CLV__ARG(cur), CLV__ARG(total), CLV__ARG(l->scratch));
+    if (err)
+        return err;
+    s->parity ^= 1;
+    plain.done = l->done;
+    return clv__launch_pixels(&plain, s->apply, l->width, l->height);
+}
+
 static int run(void *state, const clv_launch *l)
 {
     equalize_state *s = state;
+    if (l->depth == 16)
+        return run_deep(s, l);
     cl_uint total = (cl_uint)((uint64_t)l->width * (uint64_t)l->height);
     cl_int gray_mode = l->values[EQUALIZE_MODE].i == MODE_GRAY;
     size_t groups = hist_groups(l), one = 1, wg = 256;
@@ -165,44 +247,67 @@ static int run_yuv(void *state, const clv_launch *l, const clv__yuv_io *io)
     return clv__launch(&last, s->apply_yuv, 1, &groups, &one);
 }
 
-/* OpenCV's equalizeHist, written out. */
+/* The table of levels 0 .. maxv from the histogram of a frame of `total`
+ * pixels. 8 bits: OpenCV's equalizeHist, its float arithmetic and all.
+ * 16 bits: the same map rounded exactly, in 64-bit integers (cl/equalize.cl).
+ * Levels below the lowest occupied one (never looked up) map to 0. */
+static void make_lut(const uint32_t *hist, int maxv, uint32_t total, int *lut)
+{
+    int i = 0;
+    while (!hist[i])
+        i++;
+    if (hist[i] == total) {
+        for (int k = 0; k <= maxv; k++)
+            lut[k] = k;
+        return;
+    }
+    memset(lut, 0, (size_t)(maxv + 1) * sizeof *lut);
+    if (maxv == 255) {
+        float scale = 255.0f / (float)(total - hist[i]);
+        int sum = 0;
+        for (i++; i < 256; i++) {
+            sum += (int)hist[i];
+            float f = rintf((float)sum * scale);
+            lut[i] = f > 255.0f ? 255 : (int)f;
+        }
+        return;
+    }
+    uint64_t d = total - hist[i], sum = 0;
+    for (i++; i <= maxv; i++) {
+        sum += hist[i];
+        lut[i] = (int)((2 * 65535 * sum + d) / (2 * d));
+    }
+}
+
+/* OpenCV's equalizeHist, written out; at 16 bits over 65536 levels. */
 static int reference(void *ref_state, const clv_value *v, const clv_image *src, clv_image *dst,
                      uint64_t frame_index)
 {
     (void)ref_state;
     (void)frame_index;
-    int w = src->width, h = src->height;
-    int total = w * h, gray_mode = v[EQUALIZE_MODE].i == MODE_GRAY;
-    int hist[256], lut[256];
-    memset(hist, 0, sizeof hist);
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-            hist[clv__gray(clv__px(src, x, y))]++;
-    int i = 0;
-    while (!hist[i])
-        i++;
-    if (hist[i] == total) {
-        for (int k = 0; k < 256; k++)
-            lut[k] = k;
-    } else {
-        float scale = 255.0f / (float)(total - hist[i]);
-        int sum = 0;
-        memset(lut, 0, sizeof lut);
-        for (i++; i < 256; i++) {
-            sum += hist[i];
-            float f = rintf((float)sum * scale);
-            lut[i] = f > 255.0f ? 255 : (int)f;
-        }
+    int w = src->width, h = src->height, maxv = clv__maxv(src);
+    int gray_mode = v[EQUALIZE_MODE].i == MODE_GRAY;
+    uint32_t *hist = calloc((size_t)maxv + 1, sizeof *hist);
+    int *lut = malloc(((size_t)maxv + 1) * sizeof *lut);
+    if (!hist || !lut) {
+        free(hist);
+        free(lut);
+        return CLV_ENOMEM;
     }
     for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            hist[clv__luma_at(src, x, y)]++;
+    make_lut(hist, maxv, (uint32_t)w * (uint32_t)h, lut);
+    for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
-            const uint8_t *p = clv__px(src, x, y);
-            uint8_t *o = clv__px_mut(dst, x, y);
-            int g = clv__gray(p), l = lut[g];
+            int g = clv__luma_at(src, x, y), l = lut[g];
             for (int c = 0; c < 3; c++)
-                o[c] = (uint8_t)(gray_mode ? l : clv__clamp(p[c] + l - g, 0, 255));
-            o[3] = p[3];
+                clv__put(dst, x, y, c,
+                         gray_mode ? l : clv__clamp(clv__get(src, x, y, c) + l - g, 0, maxv));
+            clv__put(dst, x, y, 3, clv__get(src, x, y, 3));
         }
+    free(hist);
+    free(lut);
     return 0;
 }
 
@@ -221,6 +326,7 @@ const clv_filter clv__filter_equalize = {
     .program = "equalize",
     .state_size = sizeof(equalize_state),
     .needs_scratch = 1,
+    .deep = 1,
     .init = init,
     .uninit = uninit,
     .run = run,
