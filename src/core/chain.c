@@ -558,6 +558,22 @@ int clv_chain_swap_kernel(clv_chain *chain, int filter_index, clv_kernel_build *
     return 0;
 }
 
+/* Filter filter_index's configure with the chain's values, at the chain's
+ * depth: what it builds then (the median's kernel of a new radius) is built
+ * as the chain's other programs were. */
+static int configure_at_depth(clv_chain *chain, int filter_index, clv_msg *msg)
+{
+    const clv_filter *f = chain->desc.item[filter_index].filter;
+    if (!f->configure)
+        return 0;
+    int was = chain->ctx->build_depth;
+    chain->ctx->build_depth = chain->depth;
+    int err = f->configure(chain->state[filter_index], chain->ctx,
+                           chain->desc.item[filter_index].values, msg);
+    chain->ctx->build_depth = was;
+    return err;
+}
+
 int clv_chain_set_param(clv_chain *chain, int filter_index, const char *param, const char *value,
                         clv_msg *msg)
 {
@@ -574,8 +590,7 @@ int clv_chain_set_param(clv_chain *chain, int filter_index, const char *param, c
             return err;
         const clv_value before = chain->desc.item[filter_index].values[i];
         chain->desc.item[filter_index].values[i] = v;
-        if (f->configure && (err = f->configure(chain->state[filter_index], chain->ctx,
-                                                chain->desc.item[filter_index].values, msg))) {
+        if ((err = configure_at_depth(chain, filter_index, msg))) {
             chain->desc.item[filter_index].values[i] = before; /* the chain runs on as it was */
             return err;
         }
@@ -586,9 +601,7 @@ int clv_chain_set_param(clv_chain *chain, int filter_index, const char *param, c
             chain->sized = 0;
             if ((err = size_links(chain, w, h, msg))) {
                 chain->desc.item[filter_index].values[i] = before;
-                if (f->configure)
-                    f->configure(chain->state[filter_index], chain->ctx,
-                                 chain->desc.item[filter_index].values, NULL);
+                configure_at_depth(chain, filter_index, NULL);
                 chain->sized = 0;
                 size_links(chain, w, h, NULL);
                 return err;
