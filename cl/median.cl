@@ -7,7 +7,9 @@
  * The host builds one kernel a program (-DCLV_MEDIAN_KIND: 0 median3, 1
  * median5, 2 median7, 3 median_radix, 4 median_hist with -DCLV_MEDIAN_R;
  * src/filters/median.c): NVIDIA's compiler took 1.35-1.55 s for the first
- * four together, 0.19-0.23 s for median3 alone. */
+ * four together, 0.19-0.23 s for median3 alone. At 16 bits (CLV_DEPTH=16)
+ * the files hold median3, median5 and median_radix on ushort channels,
+ * for both shapes; median7 and median_hist are 8-bit only. */
 #include "median3.cl"
 #include "median5.cl"
 #include "median_radix.cl"

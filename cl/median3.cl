@@ -1,5 +1,6 @@
 /* median3.cl - the 3x3 median: Paeth's network a pixel on CPUs; on GPUs
- * each column of three sorted once for the two rows that share it. */
+ * each column of three sorted once for the two rows that share it (at 16
+ * bits: for the four pixels of one row). */
 #include "median_common.cl"
 
 /* Paeth's 19-exchange median-of-9 network, branchless; leaves it in p4.
@@ -15,6 +16,7 @@
     SORT2(T, p4, p2)
 // clang-format on
 
+#if CLV_DEPTH == 8
 inline uchar4 median3_pixel(__global const uchar4 *src, int w, int h, int stride, int x, int y)
 {
     const int ym = clamp(y - 1, 0, h - 1) * stride, y0 = y * stride,
@@ -139,3 +141,78 @@ __kernel void median3_yuv(CLV_FUSED_ARGS)
 }
 #endif
 #endif
+
+#else /* CLV_DEPTH == 16: the same window on ushort channels */
+
+#if CLV_MEDIAN_KIND < 0 || CLV_MEDIAN_KIND == 0
+inline ushort4 median3_pixel(__global const ushort4 *src, int w, int h, int stride, int x, int y)
+{
+    const int ym = clamp(y - 1, 0, h - 1) * stride, y0 = y * stride,
+              yp = clamp(y + 1, 0, h - 1) * stride;
+    const int xm = clamp(x - 1, 0, w - 1), xp = clamp(x + 1, 0, w - 1);
+    ushort4 p0 = src[ym + xm], p1 = src[ym + x], p2 = src[ym + xp];
+    ushort4 p3 = src[y0 + xm], p4 = src[y0 + x], p5 = src[y0 + xp];
+    ushort4 p6 = src[yp + xm], p7 = src[yp + x], p8 = src[yp + xp];
+    const ushort alpha = p4.w;
+    MEDIAN9(ushort4);
+    p4.w = alpha;
+    return p4;
+}
+
+#if CLV_ROW
+/* Row y: the network on every channel of the interior, as at 8 bits. */
+CLV_ROW_FN void median3_row(CLV_FRAME_ARGS, int y)
+{
+    dst[y * stride] = median3_pixel(src, w, h, stride, 0, y);
+    if (w > 1)
+        dst[y * stride + w - 1] = median3_pixel(src, w, h, stride, w - 1, y);
+    __global const ushort *r0 = MED_ROW16_CONST(src, max(y - 1, 0));
+    __global const ushort *r1 = MED_ROW16_CONST(src, y);
+    __global const ushort *r2 = MED_ROW16_CONST(src, min(y + 1, h - 1));
+    __global ushort *restrict out = MED_ROW16(dst, y);
+    for (int i = 4; i < 4 * (w - 1); ++i) {
+        ushort p0 = r0[i - 4], p1 = r0[i], p2 = r0[i + 4];
+        ushort p3 = r1[i - 4], p4 = r1[i], p5 = r1[i + 4];
+        ushort p6 = r2[i - 4], p7 = r2[i], p8 = r2[i + 4];
+        MEDIAN9(ushort);
+        out[i] = p4;
+    }
+    median_row_alpha16(out, r1, 1, w - 1);
+}
+#endif
+
+/* The median of three values. */
+#define MEDIAN3(T, a, b, c) MED_MAX(T, MED_MIN(T, a, b), MED_MIN(T, MED_MAX(T, a, b), c))
+
+__kernel void median3(CLV_FRAME_ARGS)
+{
+#if CLV_ROW
+    CLV_ROW_Y(y);
+    median3_row(src, dst, w, h, stride, y);
+#else
+    /* Four outputs of one row a work-item: the six columns of three
+     * sorted once, and each window's median the median of its columns'
+     * largest minimum, median of medians and smallest maximum. */
+    CLV_WIN3(src, w, h, stride, dst[y * stride + x] = median3_pixel(src, w, h, stride, x, y));
+    ushort4 lo[6], mid[6], hi[6];
+    for (int j = 0; j < 6; ++j) {
+        ushort4 p = a[j], q = b[j], r = c[j];
+        SORT2(ushort4, p, q);
+        SORT2(ushort4, q, r);
+        SORT2(ushort4, p, q);
+        lo[j] = p;
+        mid[j] = q;
+        hi[j] = r;
+    }
+    ushort4 o[4];
+    for (int i = 0; i < 4; ++i) {
+        o[i] = MEDIAN3(ushort4, MED_MAX(ushort4, MED_MAX(ushort4, lo[i], lo[i + 1]), lo[i + 2]),
+                       MEDIAN3(ushort4, mid[i], mid[i + 1], mid[i + 2]),
+                       MED_MIN(ushort4, MED_MIN(ushort4, hi[i], hi[i + 1]), hi[i + 2]));
+        o[i].w = b[i + 1].w;
+    }
+    CLV_STORE4(dst, stride, y, x0, o);
+#endif
+}
+#endif
+#endif /* CLV_DEPTH */

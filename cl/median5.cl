@@ -1,6 +1,7 @@
 /* median5.cl - the 5x5 median: on CPUs five columns sorted once and the
  * generated network over them; on GPUs the shared columns of neighbouring
- * windows reduced to their six middle values (median_networks.cl). */
+ * windows reduced to their six middle values (median_networks.cl). At 16
+ * bits both shapes sort each column once and run the network over it. */
 #include "median_common.cl"
 #include "median_networks.cl"
 
@@ -22,6 +23,7 @@
     T c##col##0 = get(col, 0), c##col##1 = get(col, 1), c##col##2 = get(col, 2),                   \
       c##col##3 = get(col, 3), c##col##4 = get(col, 4)
 
+#if CLV_DEPTH == 8
 inline uchar4 median5_pixel(__global const uchar4 *src, int w, int h, int stride, int x, int y)
 {
 #define AT(col, rank) src[clamp(y + (rank)-2, 0, h - 1) * stride + clamp(x + (col)-2, 0, w - 1)]
@@ -258,3 +260,158 @@ __kernel void median5_yuv(CLV_FUSED_ARGS)
 }
 #endif
 #endif
+
+#else /* CLV_DEPTH == 16: the network on ushort channels */
+
+#if CLV_MEDIAN_KIND < 0 || CLV_MEDIAN_KIND == 1
+inline ushort4 median5_pixel(__global const ushort4 *src, int w, int h, int stride, int x, int y)
+{
+#define AT(col, rank) src[clamp(y + (rank)-2, 0, h - 1) * stride + clamp(x + (col)-2, 0, w - 1)]
+    MEDIAN25_LOAD_COLUMN(ushort4, 0, AT);
+    MEDIAN25_LOAD_COLUMN(ushort4, 1, AT);
+    MEDIAN25_LOAD_COLUMN(ushort4, 2, AT);
+    MEDIAN25_LOAD_COLUMN(ushort4, 3, AT);
+    MEDIAN25_LOAD_COLUMN(ushort4, 4, AT);
+#undef AT
+    const ushort alpha = c22.w;
+    SORT5(ushort4, c00, c01, c02, c03, c04);
+    SORT5(ushort4, c10, c11, c12, c13, c14);
+    SORT5(ushort4, c20, c21, c22, c23, c24);
+    SORT5(ushort4, c30, c31, c32, c33, c34);
+    SORT5(ushort4, c40, c41, c42, c43, c44);
+    MEDIAN25_COLS(ushort4);
+    MEDIAN25_OUT.w = alpha;
+    return MEDIAN25_OUT;
+}
+
+#if CLV_ROW
+#define MEDIAN5_TILE 256
+
+/* s<rank>[i] = the rank-th smallest of the five rows' element i: the
+ * columns sorted once for the five windows that share each. */
+inline void median5_columns(__global const ushort *restrict r0, __global const ushort *restrict r1,
+                            __global const ushort *restrict r2, __global const ushort *restrict r3,
+                            __global const ushort *restrict r4, ushort *restrict s0,
+                            ushort *restrict s1, ushort *restrict s2, ushort *restrict s3,
+                            ushort *restrict s4, int len)
+{
+    for (int i = 0; i < len; ++i) {
+        ushort a = r0[i], b = r1[i], c = r2[i], d = r3[i], e = r4[i];
+        SORT5(ushort, a, b, c, d, e);
+        s0[i] = a;
+        s1[i] = b;
+        s2[i] = c;
+        s3[i] = d;
+        s4[i] = e;
+    }
+}
+
+/* out[i] = the median of the window whose sorted columns start at s*[i]
+ * (columns 4 elements apart), alpha too (the caller puts it back). */
+inline void median5_select(const ushort *restrict s0, const ushort *restrict s1,
+                           const ushort *restrict s2, const ushort *restrict s3,
+                           const ushort *restrict s4, __global ushort *restrict out, int len)
+{
+#define AT(col, rank) s##rank[i + 4 * (col)]
+    for (int i = 0; i < len; ++i) {
+        MEDIAN25_LOAD_COLUMN(ushort, 0, AT);
+        MEDIAN25_LOAD_COLUMN(ushort, 1, AT);
+        MEDIAN25_LOAD_COLUMN(ushort, 2, AT);
+        MEDIAN25_LOAD_COLUMN(ushort, 3, AT);
+        MEDIAN25_LOAD_COLUMN(ushort, 4, AT);
+        MEDIAN25_COLS(ushort);
+        out[i] = MEDIAN25_OUT;
+    }
+#undef AT
+}
+
+/* Row y, in tiles of elements, as at 8 bits. */
+CLV_ROW_FN void median5_row(CLV_FRAME_ARGS, int y)
+{
+    CLV_ROW_EDGES(x, 2)
+    dst[y * stride + x] = median5_pixel(src, w, h, stride, x, y);
+    __global const ushort *r0 = MED_ROW16_CONST(src, max(y - 2, 0));
+    __global const ushort *r1 = MED_ROW16_CONST(src, max(y - 1, 0));
+    __global const ushort *r2 = MED_ROW16_CONST(src, y);
+    __global const ushort *r3 = MED_ROW16_CONST(src, min(y + 1, h - 1));
+    __global const ushort *r4 = MED_ROW16_CONST(src, min(y + 2, h - 1));
+    __global ushort *restrict out = MED_ROW16(dst, y);
+    ushort s0[MEDIAN5_TILE + 16], s1[MEDIAN5_TILE + 16], s2[MEDIAN5_TILE + 16],
+        s3[MEDIAN5_TILE + 16], s4[MEDIAN5_TILE + 16];
+    for (int t = 8; t < 4 * (w - 2); t += MEDIAN5_TILE) {
+        const int len = min(MEDIAN5_TILE, 4 * (w - 2) - t);
+        median5_columns(r0 + t - 8, r1 + t - 8, r2 + t - 8, r3 + t - 8, r4 + t - 8, s0, s1, s2, s3,
+                        s4, len + 16);
+        median5_select(s0, s1, s2, s3, s4, out + t, len);
+    }
+    median_row_alpha16(out, r2, 2, w - 2);
+}
+#endif
+
+__kernel void median5(CLV_FRAME_ARGS)
+{
+#if CLV_ROW
+    CLV_ROW_Y(y);
+    median5_row(src, dst, w, h, stride, y);
+#else
+    /* Four outputs of one row a work-item: eight columns of five sorted
+     * once, then the network over the five of each window. */
+    const int y = (int)get_global_id(1), x0 = (int)get_global_id(0) * 4;
+    if (y >= h || x0 >= w)
+        return;
+    const int r0 = max(y - 2, 0) * stride, r1 = max(y - 1, 0) * stride, r2 = y * stride,
+              r3 = min(y + 1, h - 1) * stride, r4 = min(y + 2, h - 1) * stride;
+#define COLUMN(j)                                                                                  \
+    const int cx##j = clamp(x0 - 2 + (j), 0, w - 1);                                               \
+    ushort4 u##j##0 = src[r0 + cx##j], u##j##1 = src[r1 + cx##j], u##j##2 = src[r2 + cx##j],       \
+            u##j##3 = src[r3 + cx##j], u##j##4 = src[r4 + cx##j];                                  \
+    SORT5(ushort4, u##j##0, u##j##1, u##j##2, u##j##3, u##j##4)
+    COLUMN(0);
+    COLUMN(1);
+    COLUMN(2);
+    COLUMN(3);
+    COLUMN(4);
+    COLUMN(5);
+    COLUMN(6);
+    COLUMN(7);
+#undef COLUMN
+#define AT(col, rank) u##col##rank
+#define OUTPUT(i, a, b, c, d, e)                                                                   \
+    {                                                                                              \
+        MEDIAN25_LOAD_COLUMN(ushort4, 0, a##_AT);                                                  \
+        MEDIAN25_LOAD_COLUMN(ushort4, 1, b##_AT);                                                  \
+        MEDIAN25_LOAD_COLUMN(ushort4, 2, c##_AT);                                                  \
+        MEDIAN25_LOAD_COLUMN(ushort4, 3, d##_AT);                                                  \
+        MEDIAN25_LOAD_COLUMN(ushort4, 4, e##_AT);                                                  \
+        MEDIAN25_COLS(ushort4);                                                                    \
+        o[i] = MEDIAN25_OUT;                                                                       \
+        o[i].w = src[r2 + min(x0 + (i), w - 1)].w;                                                 \
+    }
+#define C0_AT(col, rank) AT(0, rank)
+#define C1_AT(col, rank) AT(1, rank)
+#define C2_AT(col, rank) AT(2, rank)
+#define C3_AT(col, rank) AT(3, rank)
+#define C4_AT(col, rank) AT(4, rank)
+#define C5_AT(col, rank) AT(5, rank)
+#define C6_AT(col, rank) AT(6, rank)
+#define C7_AT(col, rank) AT(7, rank)
+    ushort4 o[4];
+    OUTPUT(0, C0, C1, C2, C3, C4);
+    OUTPUT(1, C1, C2, C3, C4, C5);
+    OUTPUT(2, C2, C3, C4, C5, C6);
+    OUTPUT(3, C3, C4, C5, C6, C7);
+#undef OUTPUT
+#undef AT
+#undef C0_AT
+#undef C1_AT
+#undef C2_AT
+#undef C3_AT
+#undef C4_AT
+#undef C5_AT
+#undef C6_AT
+#undef C7_AT
+    median_store4_16(dst, w, stride, y, x0, o);
+#endif
+}
+#endif
+#endif /* CLV_DEPTH */

@@ -5,6 +5,8 @@
 #include "median_networks.cl"
 #include "median_radix.cl"
 
+#if CLV_DEPTH == 8 /* at 16 bits median_radix takes the 7x7 (src/filters/median.c) */
+
 /* Sorts seven values ascending: sixteen exchanges (checked on all 128 0-1
  * inputs). */
 #define SORT7(T, a, b, c, d, e, f, g)                                                              \
@@ -128,3 +130,4 @@ __kernel void median7(CLV_FRAME_ARGS)
 #endif
 }
 #endif
+#endif /* CLV_DEPTH */

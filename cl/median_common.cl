@@ -1,6 +1,6 @@
 /* median_common.cl - what the median's algorithms share: min and max by
  * type, the exchange their networks are made of, and the GPU shape's
- * store of four outputs. */
+ * store of four outputs (at 16 bits: the row shape's alpha put back). */
 #ifndef CLV_MEDIAN_KIND
 #define CLV_MEDIAN_KIND -1 /* every kernel */
 #endif
@@ -21,6 +21,10 @@
 MED_MINMAX(uchar, min, max)
 MED_MINMAX(uchar4, min, max)
 MED_MINMAX(ushort2, clv_min16x2, clv_max16x2)
+#if CLV_DEPTH == 16
+MED_MINMAX(ushort, min, max)
+MED_MINMAX(ushort4, min, max)
+#endif
 #undef MED_MINMAX
 
 #define SORT2(T, a, b)                                                                             \
@@ -30,7 +34,7 @@ MED_MINMAX(ushort2, clv_min16x2, clv_max16x2)
         a = t_;                                                                                    \
     }
 
-#if !CLV_ROW
+#if !CLV_ROW && CLV_DEPTH == 8
 /* Row y's four outputs from x0: r and g from rg, b from lane `lane` of bb,
  * alpha from centre (the source's pixels x0.., or NULL: read them); the last
  * work-item of a row stores only what is inside. */
@@ -49,4 +53,33 @@ inline void median_store4(__global const uchar4 *src, __global uchar4 *dst, int 
             dst[y * stride + x0 + i] = o[i];
     }
 }
+#endif
+
+#if CLV_DEPTH == 16
+/* A row of ushort channels (channel c of pixel x is element 4x + c). */
+#define MED_ROW16(buf, y) ((__global ushort *)((buf) + (y)*stride))
+#define MED_ROW16_CONST(buf, y) ((__global const ushort *)((buf) + (y)*stride))
+
+#if !CLV_ROW
+/* The GPU shape's four outputs from x0 (alpha already in o); the last
+ * work-item of a row stores only what is inside. */
+inline void median_store4_16(__global ushort4 *dst, int w, int stride, int y, int x0,
+                             const ushort4 *o)
+{
+    if (x0 + 4 <= w) {
+        CLV_STORE4(dst, stride, y, x0, o);
+    } else {
+        for (int i = 0; x0 + i < w; ++i)
+            dst[y * stride + x0 + i] = o[i];
+    }
+}
+#else
+/* Pixels x0 .. x1 - 1 of out take centre's alpha: the row loops compute
+ * alpha like any channel, as the 8-bit ones do (clv_row_alpha). */
+inline void median_row_alpha16(__global ushort *out, __global const ushort *centre, int x0, int x1)
+{
+    for (int x = x0; x < x1; ++x)
+        out[4 * x + 3] = centre[4 * x + 3];
+}
+#endif
 #endif

@@ -1,7 +1,8 @@
-/* median_hist.cl - radius 4 to 7 on GPUs: sliding histograms. */
+/* median_hist.cl - radius 4 to 7 on GPUs: sliding histograms of bytes (8
+ * bits only). */
 #include "median_common.cl"
 
-#if !CLV_ROW && (CLV_MEDIAN_KIND < 0 || CLV_MEDIAN_KIND == 4)
+#if !CLV_ROW && CLV_DEPTH == 8 && (CLV_MEDIAN_KIND < 0 || CLV_MEDIAN_KIND == 4)
 /* Radius 4 to 7 on GPUs: each work-item slides its column's window down a
  * strip of rows, keeping a 256-bin histogram per channel in local memory
  * (Huang's sliding histogram): a row down costs 2r + 1 additions and as

@@ -599,22 +599,26 @@ int test_chain_runner(void)
     test_rig_close(&rig);
 
     /* The median builds each window size's kernel when a radius first needs
-     * it: every kind reached by set_param equals a chain built with it. */
+     * it: every kind reached by set_param equals a chain built with it, at
+     * both depths (a 16-bit chain's new kernel is built at 16 bits). */
     static const char *const radii[] = {"2", "5", "3", "1"};
-    for (size_t i = 0; i < sizeof radii / sizeof radii[0]; i++) {
-        char want[64];
-        snprintf(want, sizeof want, "median=radius=%s", radii[i]);
-        if (test_rig_open(&rig, ctx, "median", want, w, h, &msg)) {
-            CHECK(0, "setup %s: %s", want, msg.text);
-            continue;
+    for (int depth = 8; depth <= 16; depth += 8) {
+        for (size_t i = 0; i < sizeof radii / sizeof radii[0]; i++) {
+            char want[64];
+            snprintf(want, sizeof want, "median=radius=%s", radii[i]);
+            if (test_rig_open_depth(&rig, ctx, "median", want, w, h, depth, &msg)) {
+                CHECK(0, "setup %s at %d bits: %s", want, depth, msg.text);
+                continue;
+            }
+            test_fill(&rig.in, CONTENT_NOISE, 7);
+            CHECK(test_rig_run(&rig, 0, &msg) == 0, "%s", msg.text);
+            CHECK(clv_chain_set_param(rig.chain, 0, "radius", radii[i], &msg) == 0, "%s", msg.text);
+            CHECK(test_rig_run(&rig, 1, &msg) == 0, "%s", msg.text);
+            CHECK(test_rig_equal(&rig),
+                  "after set_param radius=%s the chain differs from %s at %d bits", radii[i], want,
+                  depth);
+            test_rig_close(&rig);
         }
-        test_fill(&rig.in, CONTENT_NOISE, 7);
-        CHECK(test_rig_run(&rig, 0, &msg) == 0, "%s", msg.text);
-        CHECK(clv_chain_set_param(rig.chain, 0, "radius", radii[i], &msg) == 0, "%s", msg.text);
-        CHECK(test_rig_run(&rig, 1, &msg) == 0, "%s", msg.text);
-        CHECK(test_rig_equal(&rig), "after set_param radius=%s the chain differs from %s", radii[i],
-              want);
-        test_rig_close(&rig);
     }
 
     /* The empty chain copies; an in-place run is refused. */

@@ -2,7 +2,6 @@
 #include "filters.h"
 
 #include <stdio.h>
-#include <string.h>
 
 /* The kernels by kind: 3x3, 5x5 and 7x7 networks, counting (CPUs from
  * 7x7 on), sliding histograms (GPUs from 9x9 on); cl/median.cl builds one
@@ -21,12 +20,14 @@ typedef struct median_state {
 } median_state;
 
 /* On GPUs: 7x7 by shared sorted columns, larger windows by sliding
- * histograms. On CPUs from 7x7 on by counting, whose byte loops vectorize. */
-static int kind_of(int r, const clv_context *ctx)
+ * histograms. On CPUs from 7x7 on by counting, whose byte loops vectorize.
+ * At 16 bits (depth) the 7x7 network and the histograms of bytes have no
+ * counterpart: counting takes every window from 7x7 on, in both shapes. */
+static int kind_of(int r, int row_shape, int depth)
 {
     if (r <= 2)
         return r == 1 ? K3 : K5;
-    return ctx->row_shape ? KRADIX : r == 3 ? K7 : KHIST;
+    return row_shape || depth == 16 ? KRADIX : r == 3 ? K7 : KHIST;
 }
 
 static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
@@ -37,20 +38,22 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
 
 /* Builds the radius's kernel alone (all four took NVIDIA's compiler
  * 1.35-1.55 s, median3 alone 0.19-0.23 s); a radius changed later builds
- * its own on the change. */
+ * its own on the change. The chain sets ctx->build_depth around every
+ * configure, so a state builds at one depth. */
 static int configure(void *state, clv_context *ctx, const clv_value *v, clv_msg *msg)
 {
     median_state *s = state;
-    const int r = (int)v[MEDIAN_RADIUS].i, kind = kind_of(r, ctx);
+    const int deep = ctx->build_depth == 16;
+    const int r = (int)v[MEDIAN_RADIUS].i, kind = kind_of(r, ctx->row_shape, deep ? 16 : 8);
     if (s->k[r])
         return 0;
     char defines[48];
     snprintf(defines, sizeof defines, "-DCLV_MEDIAN_KIND=%d", kind);
-    if (kind == KHIST)
+    if (kind == KHIST || (kind == KRADIX && deep)) /* the radius's own program */
         snprintf(defines, sizeof defines, "-DCLV_MEDIAN_KIND=%d -DCLV_MEDIAN_R=%d", kind, r);
     cl_program prog = NULL;
     int err = clv__program_variant(ctx, "median", defines, &prog, msg);
-    if (!err && ctx->row_shape) {
+    if (!err && ctx->row_shape && !deep) { /* the conversions are 8-bit only */
         char name[32];
         snprintf(name, sizeof name, "%s_yuv", kernel_name[kind]);
         err = clv__kernel_create(prog, name, &s->fused[r], msg);
@@ -72,7 +75,7 @@ static int run(void *state, const clv_launch *l)
 {
     median_state *s = state;
     cl_int r = (cl_int)l->values[MEDIAN_RADIUS].i;
-    const int kind = kind_of(r, l->ctx);
+    const int kind = kind_of(r, l->ctx->row_shape, l->depth);
     cl_kernel k = s->k[r];
     if (!k) /* configure failed for this radius (and said why) */
         return CLV_EBUILD;
@@ -96,9 +99,10 @@ static int run(void *state, const clv_launch *l)
         err = clv__kernel_args(k, 5, 1, CLV__ARG(strip_arg));
         return err ? err : clv__launch(l, k, 2, global, local);
     }
-    /* The GPU shape's 3x3 and 5x5 make two rows a work-item. */
-    return kind == K3 || kind == K5 ? clv__launch_pixel_pairs(l, k)
-                                    : clv__launch_pixels(l, k, l->width, l->height);
+    /* The GPU shape's 3x3 and 5x5 make two rows a work-item (at 8 bits). */
+    return (kind == K3 || kind == K5) && l->depth != 16
+               ? clv__launch_pixel_pairs(l, k)
+               : clv__launch_pixels(l, k, l->width, l->height);
 }
 
 /* CPUs: the window inside the stage's conversions (cl/yuv.cl). */
@@ -109,37 +113,54 @@ static int run_yuv(void *state, const clv_launch *l, const clv__yuv_io *io)
     cl_kernel k = s->fused[r];
     if (!k)
         return 1;
-    int err =
-        kind_of(r, l->ctx) == KRADIX ? clv__kernel_args(k, CLV__FUSED_ARGS, 1, CLV__ARG(r)) : 0;
+    int err = kind_of(r, l->ctx->row_shape, l->depth) == KRADIX
+                  ? clv__kernel_args(k, CLV__FUSED_ARGS, 1, CLV__ARG(r))
+                  : 0;
     return err ? err : clv__run_fused(l, io, k, r, &s->rows, "median");
 }
 
-/* The median by counting: the smallest v with more than n/2 values <= v. */
+/* The k-th smallest (from 0) of the n values of `bits` bits (8 or 16) by
+ * counting, a byte at a time from the top: the byte of the bin where the
+ * count passes k, then the same among the values in that bin. */
+static int kth_smallest(const int *values, int n, int k, int bits)
+{
+    int prefix = 0; /* the bytes found so far */
+    for (int shift = bits - 8; shift >= 0; shift -= 8) {
+        int count[256] = {0};
+        for (int i = 0; i < n; i++)
+            if (values[i] >> (shift + 8) == prefix)
+                count[(values[i] >> shift) & 255]++;
+        int b = 0;
+        while (k >= count[b])
+            k -= count[b++];
+        prefix = prefix << 8 | b;
+    }
+    return prefix;
+}
+
+/* The median: the smallest v with more than n/2 of the window's values
+ * <= v, per channel; alpha is the centre's. At either depth. */
 static int reference(void *ref_state, const clv_value *v, const clv_image *src, clv_image *dst,
                      uint64_t frame_index)
 {
     (void)ref_state;
     (void)frame_index;
-    int r = (int)v[MEDIAN_RADIUS].i, half = (2 * r + 1) * (2 * r + 1) / 2;
+    int r = (int)v[MEDIAN_RADIUS].i, n = (2 * r + 1) * (2 * r + 1);
+    int window[3][(2 * MAX_RADIUS + 1) * (2 * MAX_RADIUS + 1)];
     for (int y = 0; y < src->height; y++) {
         for (int x = 0; x < src->width; x++) {
-            int count[3][256];
-            memset(count, 0, sizeof count);
+            int m = 0;
             for (int j = -r; j <= r; j++) {
-                for (int i = -r; i <= r; i++) {
-                    const uint8_t *p = clv__px_clamped(src, x + i, y + j);
+                const int yy = clv__clamp(y + j, 0, src->height - 1);
+                for (int i = -r; i <= r; i++, m++) {
+                    const int xx = clv__clamp(x + i, 0, src->width - 1);
                     for (int c = 0; c < 3; c++)
-                        count[c][p[c]]++;
+                        window[c][m] = clv__get(src, xx, yy, c);
                 }
             }
-            uint8_t *o = clv__px_mut(dst, x, y);
-            for (int c = 0; c < 3; c++) {
-                int m = 0, seen = count[c][0];
-                while (seen <= half)
-                    seen += count[c][++m];
-                o[c] = (uint8_t)m;
-            }
-            o[3] = clv__px(src, x, y)[3];
+            for (int c = 0; c < 3; c++)
+                clv__put(dst, x, y, c, kth_smallest(window[c], n, n / 2, clv__depth(src)));
+            clv__put(dst, x, y, 3, clv__get(src, x, y, 3));
         }
     }
     return 0;
@@ -157,6 +178,7 @@ const clv_filter clv__filter_median = {
     .params = params,
     .param_count = MEDIAN_PARAM_COUNT,
     .program = NULL, /* cl/median.cl, built a kernel at a time by configure */
+    .deep = 1,
     .state_size = sizeof(median_state),
     .init = init,
     .configure = configure,
