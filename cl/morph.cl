@@ -1,6 +1,7 @@
 /* morph.cl - one pass of erosion (per-channel minimum) or dilation (maximum)
  * over the (2r+1)^2 window, clamp-to-edge; alpha passes through. */
 
+#if CLV_DEPTH == 8
 inline uchar4 morph_pixel(__global const uchar4 *src, int w, int h, int stride, int r, int dilate,
                           int x, int y)
 {
@@ -117,3 +118,96 @@ __kernel void morph_yuv(CLV_FUSED_ARGS, int r, int dilate)
     CLV_FUSED_BODY(morph_row(fsrc, fdst, w, fh, stride, fy, r, dilate));
 }
 #endif
+
+#else /* CLV_DEPTH == 16: the same on ushort channels */
+
+inline ushort4 morph_pixel(__global const ushort4 *src, int w, int h, int stride, int r, int dilate,
+                           int x, int y)
+{
+    ushort4 lo = (ushort4)65535, hi = (ushort4)0;
+    for (int dy = -r; dy <= r; ++dy) {
+        const int yy = clamp(y + dy, 0, h - 1) * stride;
+        for (int dx = -r; dx <= r; ++dx) {
+            const ushort4 v = src[yy + clamp(x + dx, 0, w - 1)];
+            lo = min(lo, v);
+            hi = max(hi, v);
+        }
+    }
+    ushort4 o = dilate ? hi : lo;
+    o.w = src[y * stride + x].w;
+    return o;
+}
+
+__kernel void morph(CLV_FRAME_ARGS, int r, int dilate)
+{
+#if CLV_ROW
+    /* The window's extreme is the extreme over its columns' extremes: per
+     * tile of the row's interior, the 2r + 1 rows folded into one column
+     * row, then 2r + 1 of its pixels (4 elements apart) into the output.
+     * 2(2r + 1) ushort loops that vectorize, not (2r + 1)^2. */
+    CLV_ROW_Y(y);
+    CLV_ROW_EDGES(x, r)
+    dst[y * stride + x] = morph_pixel(src, w, h, stride, r, dilate, x, y);
+#define MORPH_TILE 512
+#define MORPH_REACH 7 /* r's largest value (the parameter's range, src/filters/morph.c) */
+    ushort col[MORPH_TILE + 8 * MORPH_REACH], acc[MORPH_TILE];
+    __global ushort *restrict out = (__global ushort *)(dst + y * stride);
+#define MORPH_FOLD(op)                                                                             \
+    for (int t = 4 * r; t < 4 * (w - r); t += MORPH_TILE) {                                        \
+        const int len = min(MORPH_TILE, 4 * (w - r) - t), span = len + 8 * r;                      \
+        for (int dy = -r; dy <= r; ++dy) {                                                         \
+            __global const ushort *row =                                                           \
+                (__global const ushort *)(src + clamp(y + dy, 0, h - 1) * stride) + t - 4 * r;     \
+            if (dy == -r)                                                                          \
+                for (int i = 0; i < span; ++i)                                                     \
+                    col[i] = row[i];                                                               \
+            else                                                                                   \
+                for (int i = 0; i < span; ++i)                                                     \
+                    col[i] = op(col[i], row[i]);                                                   \
+        }                                                                                          \
+        for (int i = 0; i < len; ++i)                                                              \
+            acc[i] = col[i];                                                                       \
+        for (int d = 4; d <= 8 * r; d += 4)                                                        \
+            for (int i = 0; i < len; ++i)                                                          \
+                acc[i] = op(acc[i], col[i + d]);                                                   \
+        for (int i = 0; i < len; ++i)                                                              \
+            out[t + i] = acc[i];                                                                   \
+    }
+    if (dilate)
+        MORPH_FOLD(max)
+    else
+        MORPH_FOLD(min)
+#undef MORPH_FOLD
+    __global const ushort *centre = (__global const ushort *)(src + y * stride);
+    for (int x = r; x < w - r; ++x)
+        out[4 * x + 3] = centre[4 * x + 3];
+#else
+    /* Four outputs of one row a work-item: each row of the window's 2r + 4
+     * pixels read once for the four. */
+    const int y = (int)get_global_id(1), x0 = (int)get_global_id(0) * 4;
+    if (y >= h || x0 >= w)
+        return;
+    ushort4 o[4];
+    for (int i = 0; i < 4; ++i)
+        o[i] = dilate ? (ushort4)0 : (ushort4)65535;
+    for (int dy = -r; dy <= r; ++dy) {
+        __global const ushort4 *row = src + clamp(y + dy, 0, h - 1) * stride;
+        for (int j = 0; j < 2 * r + 4; ++j) {
+            const ushort4 v = row[clamp(x0 - r + j, 0, w - 1)];
+            for (int i = 0; i < 4; ++i) /* pixel x0 + i's window: j = i .. i + 2r */
+                if (j >= i && j <= i + 2 * r)
+                    o[i] = dilate ? max(o[i], v) : min(o[i], v);
+        }
+    }
+    __global const ushort4 *centre = src + y * stride;
+    for (int i = 0; i < 4; ++i)
+        o[i].w = centre[min(x0 + i, w - 1)].w;
+    if (x0 + 4 <= w) {
+        CLV_STORE4(dst, stride, y, x0, o);
+    } else {
+        for (int i = 0; x0 + i < w; ++i)
+            dst[y * stride + x0 + i] = o[i];
+    }
+#endif
+}
+#endif /* CLV_DEPTH */

@@ -1,5 +1,5 @@
 /* morph.c - erode and dilate: per-channel minimum / maximum of the
- * (2r+1)^2 window, applied `iterations` times. */
+ * (2r+1)^2 window, applied `iterations` times, at 8 and 16 bits alike. */
 #include "filters.h"
 
 /* The parameters (erode's and dilate's), in the order of the table below. */
@@ -15,7 +15,7 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
 {
     morph_state *s = state;
     int err = clv__kernel_create(prog, "morph", &s->kernel, msg);
-    if (!err && ctx->row_shape)
+    if (!err && ctx->row_shape && ctx->build_depth != 16) /* the conversions are 8-bit only */
         err = clv__kernel_create(prog, "morph_yuv", &s->fused, msg);
     return err;
 }
@@ -63,21 +63,28 @@ static int run_yuv(morph_state *s, const clv_launch *l, const clv__yuv_io *io, c
     return err ? err : clv__run_fused(l, io, s->fused, r, &s->rows, dilate ? "dilate" : "erode");
 }
 
+/* At either depth. */
 static void reference_pass(int radius, int dilate, const clv_image *src, clv_image *dst)
 {
     for (int y = 0; y < src->height; y++) {
         for (int x = 0; x < src->width; x++) {
-            uint8_t *o = clv__px_mut(dst, x, y);
-            for (int c = 0; c < 3; c++) {
-                int best = dilate ? 0 : 255;
-                for (int j = -radius; j <= radius; j++)
-                    for (int i = -radius; i <= radius; i++) {
-                        int v = clv__px_clamped(src, x + i, y + j)[c];
-                        best = dilate ? (v > best ? v : best) : (v < best ? v : best);
+            int best[3];
+            for (int c = 0; c < 3; c++)
+                best[c] = dilate ? 0 : clv__maxv(src);
+            for (int j = -radius; j <= radius; j++) {
+                const int yy = clv__clamp(y + j, 0, src->height - 1);
+                for (int i = -radius; i <= radius; i++) {
+                    const int xx = clv__clamp(x + i, 0, src->width - 1);
+                    for (int c = 0; c < 3; c++) {
+                        int v = clv__get(src, xx, yy, c);
+                        best[c] =
+                            dilate ? (v > best[c] ? v : best[c]) : (v < best[c] ? v : best[c]);
                     }
-                o[c] = (uint8_t)best;
+                }
             }
-            o[3] = clv__px(src, x, y)[3];
+            for (int c = 0; c < 3; c++)
+                clv__put(dst, x, y, c, best[c]);
+            clv__put(dst, x, y, 3, clv__get(src, x, y, 3));
         }
     }
 }
@@ -86,8 +93,8 @@ static int reference_passes(const clv_value *v, int dilate, const clv_image *src
 {
     int n = (int)v[MORPH_ITERATIONS].i;
     clv_image a = {0}, b = {0};
-    if (n > 1 && (clv_image_alloc(&a, src->width, src->height) ||
-                  clv_image_alloc(&b, src->width, src->height))) {
+    if (n > 1 && (clv_image_alloc_depth(&a, src->width, src->height, clv__depth(src)) ||
+                  clv_image_alloc_depth(&b, src->width, src->height, clv__depth(src)))) {
         clv_image_free(&a);
         return CLV_ENOMEM;
     }
@@ -134,6 +141,7 @@ _Static_assert(sizeof params / sizeof params[0] == MORPH_PARAM_COUNT,
         .param_count = MORPH_PARAM_COUNT,                                                          \
         .program = "morph",                                                                        \
         .needs_scratch = 1,                                                                        \
+        .deep = 1,                                                                                 \
         .state_size = sizeof(morph_state),                                                         \
         .init = init,                                                                              \
         .uninit = uninit,                                                                          \
