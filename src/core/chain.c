@@ -334,12 +334,19 @@ static int size_links(clv_chain *chain, int w, int h, clv_msg *msg)
                              chain->ctx->dev.name,
                              (unsigned long long)(chain->ctx->dev.max_alloc >> 20));
     }
+    /* What resize builds (a program for the new size) is of the chain's
+     * depth, as at creation. */
+    int was = chain->ctx->build_depth;
+    chain->ctx->build_depth = chain->depth;
     for (int i = 0; i < n; i++) {
         const clv_filter *f = chain->desc.item[i].filter;
         if (f->resize && (err = f->resize(chain->state[i], chain->ctx, chain->desc.item[i].values,
-                                          &chain->link[i], &chain->link[i + 1], msg)))
+                                          &chain->link[i], &chain->link[i + 1], msg))) {
+            chain->ctx->build_depth = was;
             return err;
+        }
     }
+    chain->ctx->build_depth = was;
     chain->sized = 1;
     return 0;
 }
