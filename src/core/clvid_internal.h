@@ -345,7 +345,8 @@ int clv__program_get(clv_context *ctx, const char *family, cl_program *out, clv_
  * one of a program's kernels builds only that one. */
 int clv__program_variant(clv_context *ctx, const char *family, const char *defines, cl_program *out,
                          clv_msg *msg);
-/* The program of that family and defines ctx has built, or NULL. */
+/* The program clv__program_variant(ctx, family, defines) would return if
+ * ctx has built it (at the depth of the chain being built), or NULL. */
 cl_program clv__program_find(const clv_context *ctx, const char *family, const char *defines);
 /* How many programs of the family ctx holds, its variants included. */
 int clv__program_count(const clv_context *ctx, const char *family);

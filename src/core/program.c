@@ -488,19 +488,33 @@ int clv__program_get(clv_context *ctx, const char *family, cl_program *out, clv_
     return clv__program_variant(ctx, family, "", out, msg);
 }
 
+/* The defines a program is built with: own, with CLV_DEPTH=16 first while a
+ * 16-bit chain builds (the same files at that depth); in deep when they
+ * differ from own. */
+static const char *depth_defines(const clv_context *ctx, const char *own, char *deep, size_t size)
+{
+    if (ctx->build_depth != 16)
+        return own;
+    snprintf(deep, size, "-DCLV_DEPTH=16%s%s", *own ? " " : "", own);
+    return deep;
+}
+
+static cl_program find(const clv_context *ctx, const char *family, const char *defines)
+{
+    for (int i = 0; i < ctx->program_count; i++)
+        if (!strcmp(ctx->programs[i].family, family) && !strcmp(ctx->programs[i].defines, defines))
+            return ctx->programs[i].program;
+    return NULL;
+}
+
 int clv__program_variant(clv_context *ctx, const char *family, const char *own, cl_program *out,
                          clv_msg *msg)
 {
-    /* A 16-bit chain's programs: the same files with CLV_DEPTH=16. */
     char deep[sizeof ctx->programs[0].defines + 16];
-    const char *defines = own;
-    if (ctx->build_depth == 16) {
-        snprintf(deep, sizeof deep, "-DCLV_DEPTH=16%s%s", *own ? " " : "", own);
-        defines = deep;
-    }
+    const char *defines = depth_defines(ctx, own, deep, sizeof deep);
     if (strlen(defines) >= sizeof ctx->programs[0].defines)
         return clv__fail(msg, CLV_ELIMIT, "cl/%s.cl: build options too long: %s", family, defines);
-    if ((*out = clv__program_find(ctx, family, defines)))
+    if ((*out = find(ctx, family, defines)))
         return 0;
     int cap = (int)(sizeof ctx->programs / sizeof ctx->programs[0]);
     if (ctx->program_count == cap)
@@ -521,12 +535,10 @@ int clv__program_variant(clv_context *ctx, const char *family, const char *own, 
     return 0;
 }
 
-cl_program clv__program_find(const clv_context *ctx, const char *family, const char *defines)
+cl_program clv__program_find(const clv_context *ctx, const char *family, const char *own)
 {
-    for (int i = 0; i < ctx->program_count; i++)
-        if (!strcmp(ctx->programs[i].family, family) && !strcmp(ctx->programs[i].defines, defines))
-            return ctx->programs[i].program;
-    return NULL;
+    char deep[sizeof ctx->programs[0].defines + 16];
+    return find(ctx, family, depth_defines(ctx, own, deep, sizeof deep));
 }
 
 int clv__program_count(const clv_context *ctx, const char *family)
