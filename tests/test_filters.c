@@ -29,8 +29,8 @@ static int run_cases(clv_context *ctx, const filter_case *cases, int count, int 
         if (depth == 16) {
             /* At 16 bits: the cases whose every filter runs there. */
             clv_chain_desc *desc = NULL;
-            int deep = !clv_chain_parse(cases[i].chain, &desc, NULL) &&
-                       !clv_chain_desc_deep(desc, NULL);
+            int deep =
+                !clv_chain_parse(cases[i].chain, &desc, NULL) && !clv_chain_desc_deep(desc, NULL);
             clv_chain_desc_destroy(desc);
             if (!deep)
                 continue;
@@ -90,9 +90,27 @@ static int run_filters(const char *first, ...)
     return 0;
 }
 
+/* A GPU builds a 3x3 for its matrix (CONV_K) while the context holds fewer
+ * than 16 convolution programs, which filter_cases' list passes at 8 bits:
+ * a fresh context for a 3x3 of each of CONV_K's ways at both depths (the
+ * sum in int or, at 16 bits, long; D = 1, a power of two, another), the
+ * last two at the edge of 16-bit int sums (sum |k| = 8191, 8192). */
+static const filter_case conv_k_cases[] = {
+    {"convolution=matrix='0 -2 0 -1 6 3 0 1 0':div=1:bias=-5", 1, 1},
+    {"convolution=matrix='1 2 1 2 4 2 1 2 1':bias=2", 1, 1},
+    {"convolution=matrix='-2 -2 -2 5 5 5 1 1 1':div=7:bias=3", 1, 1},
+    {"convolution=matrix='10000 -10000 10000 -10000 1 10000 -10000 10000 -10000':bias=-1", 1, 1},
+    {"convolution=matrix='10000 -10000 10000 -10000 10000 -10000 10000 -10000 -10000':div=524288",
+     1, 1},
+    {"convolution=matrix='10000 10000 10000 10000 10000 10000 10000 10000 10000':bias=1", 1, 1},
+    {"convolution=matrix='0 0 0 0 8190 0 0 0 1':div=5:bias=-9", 1, 1},
+    {"convolution=matrix='0 0 0 0 8191 0 0 0 1':div=5:bias=9", 1, 1},
+};
+
 int test_filter_convolution(void)
 {
-    return run_filters("convolution", NULL);
+    return run_filters("convolution", NULL) ||
+           run_both_shapes(conv_k_cases, (int)(sizeof conv_k_cases / sizeof conv_k_cases[0]), 1);
 }
 
 int test_filter_sharpen_emboss(void)

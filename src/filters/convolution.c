@@ -1,6 +1,6 @@
 /* convolution.c - square integer correlation: `convolution` with a user
  * matrix, and the family's kernel and reference that sharpen and emboss
- * reuse. */
+ * reuse; at 8 and 16 bits (the bias on the 8-bit scale: times 257). */
 #include "filters.h"
 
 #include <stdio.h>
@@ -94,7 +94,9 @@ int clv__conv_set(clv__conv *conv, clv_context *ctx, const int *matrix, int coun
     cl_kernel k = NULL, fused = NULL;
     if ((err = clv__kernel_create(prog, ctx->row_shape ? "convolve_rows" : "convolve", &k, msg)))
         return err;
-    if (ctx->row_shape && (err = clv__kernel_create(prog, "convolve_yuv", &fused, msg))) {
+    /* The fused kernel is 8-bit only (the stage never fuses a 16-bit chain). */
+    if (ctx->row_shape && ctx->build_depth != 16 &&
+        (err = clv__kernel_create(prog, "convolve_yuv", &fused, msg))) {
         clv__kernel_release(&k);
         return err;
     }
@@ -132,24 +134,52 @@ int clv__conv_run_yuv(void *state, const clv_launch *l, const clv__yuv_io *io)
     return err ? err : clv__run_fused(l, io, conv->fused, conv->n / 2, &conv->rows, "convolution");
 }
 
+/* floor(a / b) for b > 0, in 64 bits. */
+static int64_t floor_div64(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+/* The sums of pixel (x, y)'s n x n neighbourhood, edges clamped, per R,G,B;
+ * 64-bit: at 16 bits |S| reaches 65535 * 49 * 10000. */
+static void tap_sums(const clv_image *src, const int *matrix, int n, int x, int y, int64_t sum[3])
+{
+    int r = n / 2, deep = clv__depth(src) == 16;
+    sum[0] = sum[1] = sum[2] = 0;
+    for (int j = 0; j < n; j++) {
+        const uint8_t *row =
+            src->pixels + (size_t)clv__clamp(y + j - r, 0, src->height - 1) * src->stride;
+        for (int i = 0; i < n; i++) {
+            int64_t k = matrix[j * n + i];
+            int xx = clv__clamp(x + i - r, 0, src->width - 1);
+            if (deep) {
+                const uint16_t *p = (const uint16_t *)(const void *)row + 4 * xx;
+                sum[0] += k * p[0], sum[1] += k * p[1], sum[2] += k * p[2];
+            } else {
+                const uint8_t *p = row + 4 * xx;
+                sum[0] += k * p[0], sum[1] += k * p[1], sum[2] += k * p[2];
+            }
+        }
+    }
+}
+
 void clv__conv_reference(const int *matrix, int count, int div, int bias, const clv_image *src,
                          clv_image *dst)
 {
-    int n = count == 49 ? 7 : count == 25 ? 5 : 3, r = n / 2;
-    int d = effective_div(matrix, count, div);
+    int n = count == 49 ? 7 : count == 25 ? 5 : 3;
+    int64_t d = effective_div(matrix, count, div);
+    int64_t b = clv__scale8(src, bias), maxv = clv__maxv(src);
     for (int y = 0; y < src->height; y++) {
         for (int x = 0; x < src->width; x++) {
-            int sum[3] = {0, 0, 0};
-            for (int j = 0; j < n; j++)
-                for (int i = 0; i < n; i++) {
-                    const uint8_t *p = clv__px_clamped(src, x + i - r, y + j - r);
-                    for (int c = 0; c < 3; c++)
-                        sum[c] += matrix[j * n + i] * p[c];
-                }
-            uint8_t *o = clv__px_mut(dst, x, y);
-            for (int c = 0; c < 3; c++)
-                o[c] = (uint8_t)clv__clamp(clv__floor_div(2 * sum[c] + d, 2 * d) + bias, 0, 255);
-            o[3] = clv__px(src, x, y)[3];
+            int64_t sum[3];
+            tap_sums(src, matrix, n, x, y, sum);
+            for (int c = 0; c < 3; c++) {
+                /* (D = 1: floor((2S + 1) / 2) is S, without a 64-bit division.) */
+                int64_t v = (d == 1 ? sum[c] : floor_div64(2 * sum[c] + d, 2 * d)) + b;
+                clv__put(dst, x, y, c, (int)(v < 0 ? 0 : v > maxv ? maxv : v));
+            }
+            clv__put(dst, x, y, 3, clv__get(src, x, y, 3));
         }
     }
 }
@@ -189,6 +219,7 @@ const clv_filter clv__filter_convolution = {
     .param_count = CONVOLUTION_PARAM_COUNT,
     .program = NULL, /* clv__conv_set picks it */
     .state_size = sizeof(clv__conv),
+    .deep = 1,
     .init = clv__conv_init,
     .configure = configure,
     .uninit = clv__conv_uninit,

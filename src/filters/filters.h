@@ -75,6 +75,7 @@ void clv__conv_reference(const int *matrix, int count, int div, int bias, const 
         .help = help_text,                                                                         \
         .program = NULL,                                                                           \
         .state_size = sizeof(clv__conv),                                                           \
+        .deep = 1,                                                                                 \
         .init = clv__conv_init,                                                                    \
         .configure = fixed_configure,                                                              \
         .uninit = clv__conv_uninit,                                                                \
