@@ -1,6 +1,10 @@
 /* prewitt.cl - Prewitt gradient magnitude per R,G,B:
  * clamp(floor(sqrt(gx^2 + gy^2) * p / q) + delta), computed exactly as
- * isqrt(m * p^2) / q with integers (scale = p / q, q = 1000). */
+ * isqrt(m * p^2) / q with integers (scale = p / q, q = 1000). At 16 bits
+ * the same on 0-65535 with delta times 257 (the host passes it on the
+ * 8-bit scale). */
+
+#if CLV_DEPTH == 8
 
 #define PREWITT_Q 1000u
 #define PREWITT_CAP ((ulong)(511u * PREWITT_Q) * (ulong)(511u * PREWITT_Q))
@@ -203,3 +207,184 @@ __kernel void prewitt_yuv(CLV_FUSED_ARGS, ulong p2, int delta)
     CLV_FUSED_BODY(prewitt_row(fsrc, fdst, w, fh, stride, fy, p2, delta));
 }
 #endif
+
+#else /* CLV_DEPTH == 16 */
+
+/* |gx|, |gy| <= 3 * 65535, so m = gx^2 + gy^2 (up to 7.7e10) is a ulong.
+ * A magnitude of PREWITT_CAP = 2 * 65535 + 1 or more saturates any delta
+ * (-65535..65535, as 511 at 8 bits), so m * p2 is formed only where it is
+ * at most (PREWITT_CAP * q)^2, under 2^54: for m <= mlim = that / p2. */
+#define PREWITT_Q 1000u
+#define PREWITT_CAP 131071
+#define PREWITT_X_CAP ((ulong)(PREWITT_CAP * PREWITT_Q) * (ulong)(PREWITT_CAP * PREWITT_Q))
+
+/* floor(sqrt(m)) for m < 2^37 (scale = 1): the float root is within 0.11 of
+ * sqrt(m) (3 ulp at 2^18 are 0.094, the rounding of m 0.01 more), so one
+ * correction each way. */
+inline int prewitt_isqrt(ulong m)
+{
+    ulong r = (ulong)sqrt((float)m);
+    r -= r * r > m;
+    r += (r + 1) * (r + 1) <= m;
+    return (int)r;
+}
+
+#if CLV_ROW && defined(cl_khr_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+/* floor(sqrt(x)) for x <= PREWITT_X_CAP (< 2^54): the double of x is within
+ * 2 of it and its root within 1e-7 of sqrt(x), so one correction each way,
+ * no loop, and it vectorizes. */
+inline ulong prewitt_isqrt64(ulong x)
+{
+    ulong r = (ulong)sqrt((double)x);
+    r -= r * r > x;
+    r += (r + 1) * (r + 1) <= x;
+    return r;
+}
+#else
+/* floor(sqrt(x)) for x <= PREWITT_X_CAP: the float root is within about 30
+ * of sqrt(x), one Newton step on the exact residual (in float) within one,
+ * and the loops make it exact whatever the device's sqrt. */
+inline ulong prewitt_isqrt64(ulong x)
+{
+    ulong r = (ulong)sqrt((float)x);
+    if (r) {
+        const long e = (long)(x - r * r);
+        r = (ulong)((long)r + (long)floor((float)e / (float)(2 * r)));
+    }
+    while (r * r > x)
+        --r;
+    while ((r + 1) * (r + 1) <= x)
+        ++r;
+    return r;
+}
+#endif
+
+/* The limit on m for scale p2 (in millionths). */
+inline ulong prewitt_mlim(ulong p2)
+{
+    return p2 ? PREWITT_X_CAP / p2 : ULONG_MAX;
+}
+
+/* One channel's output from its gradients; delta at this depth; unit:
+ * scale = 1, known at compile time. */
+inline ushort prewitt_out(int gx, int gy, ulong p2, ulong mlim, int delta, const int unit)
+{
+    const ulong m = (ulong)((long)gx * gx + (long)gy * gy);
+    int mag;
+    if (unit)
+        mag = prewitt_isqrt(m);
+    else
+        mag = m > mlim ? PREWITT_CAP : (int)(prewitt_isqrt64(m * p2) / PREWITT_Q);
+    return convert_ushort_sat(mag + delta);
+}
+
+/* The pixel at (x, y), edges clamped. */
+inline ushort4 prewitt_pixel(__global const ushort4 *src, int w, int h, int stride, ulong p2,
+                             ulong mlim, int delta, int x, int y, const int unit)
+{
+    const int ym = clamp(y - 1, 0, h - 1) * stride, y0 = y * stride,
+              yp = clamp(y + 1, 0, h - 1) * stride;
+    const int xm = clamp(x - 1, 0, w - 1), xp = clamp(x + 1, 0, w - 1);
+    const int4 a = convert_int4(src[ym + xm]), b = convert_int4(src[ym + x]),
+               c = convert_int4(src[ym + xp]);
+    const int4 d = convert_int4(src[y0 + xm]), f = convert_int4(src[y0 + xp]);
+    const int4 g = convert_int4(src[yp + xm]), hh = convert_int4(src[yp + x]),
+               k = convert_int4(src[yp + xp]);
+    const int4 gx = (c + f + k) - (a + d + g);
+    const int4 gy = (g + hh + k) - (a + b + c);
+    return (ushort4)(prewitt_out(gx.x, gy.x, p2, mlim, delta, unit),
+                     prewitt_out(gx.y, gy.y, p2, mlim, delta, unit),
+                     prewitt_out(gx.z, gy.z, p2, mlim, delta, unit), src[y0 + x].w);
+}
+
+/* Output i of a window row from its column sums and differences. */
+#define PREWITT_OUT4(sum, diff, i, alpha)                                                          \
+    (ushort4)(prewitt_out(sum[i + 2].x - sum[i].x, diff[i].x + diff[i + 1].x + diff[i + 2].x, p2,  \
+                          mlim, delta, unit),                                                      \
+              prewitt_out(sum[i + 2].y - sum[i].y, diff[i].y + diff[i + 1].y + diff[i + 2].y, p2,  \
+                          mlim, delta, unit),                                                      \
+              prewitt_out(sum[i + 2].z - sum[i].z, diff[i].z + diff[i + 1].z + diff[i + 2].z, p2,  \
+                          mlim, delta, unit),                                                      \
+              alpha)
+
+inline void prewitt_body(CLV_FRAME_ARGS, ulong p2, int delta8, const int unit)
+{
+    const int delta = CLV_SCALE8(delta8);
+    const ulong mlim = prewitt_mlim(p2);
+#if CLV_ROW
+    /* Row y: the ends clamped, the interior channel by channel, alpha
+     * computed like a channel and put back after. */
+    CLV_ROW_Y(y);
+    dst[y * stride] = prewitt_pixel(src, w, h, stride, p2, mlim, delta, 0, y, unit);
+    if (w > 1)
+        dst[y * stride + w - 1] = prewitt_pixel(src, w, h, stride, p2, mlim, delta, w - 1, y, unit);
+    __global const ushort *r0 = (__global const ushort *)(src + max(y - 1, 0) * stride);
+    __global const ushort *r1 = (__global const ushort *)(src + y * stride);
+    __global const ushort *r2 = (__global const ushort *)(src + min(y + 1, h - 1) * stride);
+    __global ushort *restrict out = (__global ushort *)(dst + y * stride);
+    for (int i = 4; i < 4 * (w - 1); ++i) {
+        const int gx = (r0[i + 4] + r1[i + 4] + r2[i + 4]) - (r0[i - 4] + r1[i - 4] + r2[i - 4]);
+        const int gy = (r2[i - 4] + r2[i] + r2[i + 4]) - (r0[i - 4] + r0[i] + r0[i + 4]);
+        out[i] = prewitt_out(gx, gy, p2, mlim, delta, unit);
+    }
+    for (int x = 1; x < w - 1; ++x)
+        out[4 * x + 3] = r1[4 * x + 3];
+#else
+    if (unit) {
+        /* scale = 1: four outputs in each of two rows a work-item, sharing
+         * the middle rows, as at 8 bits. */
+        CLV_WIN3x2(src, w, h, stride,
+                   dst[yy * stride + x] =
+                       prewitt_pixel(src, w, h, stride, p2, mlim, delta, x, yy, unit));
+        int4 s0[6], d0[6], s1[6], d1[6];
+#pragma unroll
+        for (int i = 0; i < 6; ++i) {
+            const int4 pa = convert_int4(a[i]), pb = convert_int4(b[i]), pc = convert_int4(c[i]),
+                       pd = convert_int4(d[i]);
+            const int4 bc = pb + pc;
+            s0[i] = pa + bc;
+            d0[i] = pc - pa;
+            s1[i] = bc + pd;
+            d1[i] = pd - pb;
+        }
+        ushort4 o[4], o1[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            o[i] = PREWITT_OUT4(s0, d0, i, b[i + 1].w);
+            o1[i] = PREWITT_OUT4(s1, d1, i, c[i + 1].w);
+        }
+        CLV_STORE4(dst, stride, y, x0, o);
+        if (y + 1 < h)
+            CLV_STORE4(dst, stride, y + 1, x0, o1);
+    } else {
+        CLV_WIN3(src, w, h, stride,
+                 dst[y * stride + x] =
+                     prewitt_pixel(src, w, h, stride, p2, mlim, delta, x, y, unit));
+        int4 col_sum[6], col_diff[6];
+#pragma unroll
+        for (int i = 0; i < 6; ++i) {
+            col_sum[i] = convert_int4(a[i]) + convert_int4(b[i]) + convert_int4(c[i]);
+            col_diff[i] = convert_int4(c[i]) - convert_int4(a[i]);
+        }
+        ushort4 o[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            o[i] = PREWITT_OUT4(col_sum, col_diff, i, b[i + 1].w);
+        CLV_STORE4(dst, stride, y, x0, o);
+    }
+#endif
+}
+#undef PREWITT_OUT4
+
+__kernel void prewitt(CLV_FRAME_ARGS, ulong p2, int delta)
+{
+    prewitt_body(src, dst, w, h, stride, p2, delta, 0);
+}
+
+/* scale = 1 (p2 = PREWITT_Q^2) */
+__kernel void prewitt_unit(CLV_FRAME_ARGS, ulong p2, int delta)
+{
+    prewitt_body(src, dst, w, h, stride, p2, delta, 1);
+}
+#endif /* CLV_DEPTH */

@@ -1,10 +1,11 @@
 /* prewitt.c - Prewitt edge magnitude: per R,G,B
- * clamp(floor(sqrt(gx^2 + gy^2) * scale) + delta), exact in integers. */
+ * clamp(floor(sqrt(gx^2 + gy^2) * scale) + delta), exact in integers, at 8
+ * and 16 bits (delta on the 8-bit scale: times 257). */
 #include "filters.h"
 
 typedef struct prewitt_state {
     cl_kernel general, unit; /* unit: scale = 1, compiled without the general path */
-    cl_kernel fused;         /* CPUs: any scale inside the conversions (prewitt_yuv) */
+    cl_kernel fused;         /* CPUs at 8 bits: any scale inside the conversions (prewitt_yuv) */
     clv__rows rows;          /* its strips */
 } prewitt_state;
 
@@ -18,7 +19,7 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
 {
     prewitt_state *s = state;
     int err = clv__kernel_create(prog, "prewitt", &s->general, msg);
-    if (!err && ctx->row_shape)
+    if (!err && ctx->row_shape && ctx->build_depth != 16) /* the stage fuses 8 bits only */
         err = clv__kernel_create(prog, "prewitt_yuv", &s->fused, msg);
     return err ? err : clv__kernel_create(prog, "prewitt_unit", &s->unit, msg);
 }
@@ -74,31 +75,34 @@ static uint64_t isqrt64(uint64_t x)
     return lo;
 }
 
+/* A magnitude of 2 * maxv + 1 or more (511, 131071) saturates any delta, so
+ * m * p^2 is formed only where it is at most (that * 1000)^2, within 64 bits
+ * at 16 bits too (m reaches 2 * (3 * 65535)^2, p^2 4.1e9). */
 static int reference(void *ref_state, const clv_value *v, const clv_image *src, clv_image *dst,
                      uint64_t frame_index)
 {
     (void)ref_state;
     (void)frame_index;
-    uint64_t p = (uint64_t)v[PREWITT_SCALE].i;
-    int delta = (int)v[PREWITT_DELTA].i;
+    uint64_t p = (uint64_t)v[PREWITT_SCALE].i, p2 = p * p;
+    int delta = clv__scale8(src, (int)v[PREWITT_DELTA].i), maxv = clv__maxv(src);
+    uint64_t cap = 2 * (uint64_t)maxv + 1, x_cap = (cap * PREWITT_Q) * (cap * PREWITT_Q);
     for (int y = 0; y < src->height; y++) {
         for (int x = 0; x < src->width; x++) {
-            uint8_t *o = clv__px_mut(dst, x, y);
             for (int c = 0; c < 3; c++) {
-                int gx = 0, gy = 0;
+                int64_t gx = 0, gy = 0;
                 for (int k = -1; k <= 1; k++) {
-                    gx += clv__px_clamped(src, x + 1, y + k)[c] -
-                          clv__px_clamped(src, x - 1, y + k)[c];
-                    gy += clv__px_clamped(src, x + k, y + 1)[c] -
-                          clv__px_clamped(src, x + k, y - 1)[c];
+                    gx += clv__get_clamped(src, x + 1, y + k, c) -
+                          clv__get_clamped(src, x - 1, y + k, c);
+                    gy += clv__get_clamped(src, x + k, y + 1, c) -
+                          clv__get_clamped(src, x + k, y - 1, c);
                 }
                 uint64_t m = (uint64_t)(gx * gx + gy * gy);
-                uint64_t mag = isqrt64(m * p * p) / PREWITT_Q;
-                if (mag > 511)
-                    mag = 511;
-                o[c] = (uint8_t)clv__clamp((int)mag + delta, 0, 255);
+                uint64_t mag = p2 && m > x_cap / p2 ? cap : isqrt64(m * p2) / PREWITT_Q;
+                if (mag > cap)
+                    mag = cap;
+                clv__put(dst, x, y, c, clv__clamp((int)mag + delta, 0, maxv));
             }
-            o[3] = clv__px(src, x, y)[3];
+            clv__put(dst, x, y, 3, clv__get(src, x, y, 3));
         }
     }
     return 0;
@@ -118,6 +122,7 @@ const clv_filter clv__filter_prewitt = {
     .param_count = PREWITT_PARAM_COUNT,
     .program = "prewitt",
     .state_size = sizeof(prewitt_state),
+    .deep = 1,
     .init = init,
     .uninit = uninit,
     .run = run,
