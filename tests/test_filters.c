@@ -107,10 +107,36 @@ static const filter_case conv_k_cases[] = {
     {"convolution=matrix='0 0 0 0 8191 0 0 0 1':div=5:bias=9", 1, 1},
 };
 
+/* A new matrix set on a running 16-bit chain gets a 16-bit program (the GPU
+ * shape builds one for it then), equal to a chain built with it. */
+static void conv_set_param_deep(void)
+{
+    clv_context *ctx = test_context(2);
+    if (!ctx)
+        return;
+    clv_msg msg = {{0}};
+    test_rig rig;
+    if (test_rig_open_depth(&rig, ctx, "convolution=matrix='1 2 1 2 4 2 1 2 1'",
+                            "convolution=matrix='1 2 1 2 4 2 1 2 1':bias=7", 64, 48, 16, &msg)) {
+        CHECK(0, "setup: %s", msg.text);
+    } else {
+        test_fill(&rig.in, CONTENT_NOISE, 5);
+        CHECK(clv_chain_set_param(rig.chain, 0, "bias", "7", &msg) == 0, "%s", msg.text);
+        CHECK(test_rig_run(&rig, 0, &msg) == 0, "%s", msg.text);
+        CHECK(test_rig_equal(&rig), "16 bits: after set_param bias=7 the chain differs from "
+                                    "its reference");
+    }
+    test_rig_close(&rig);
+    clv_context_destroy(ctx);
+}
+
 int test_filter_convolution(void)
 {
-    return run_filters("convolution", NULL) ||
-           run_both_shapes(conv_k_cases, (int)(sizeof conv_k_cases / sizeof conv_k_cases[0]), 1);
+    if (run_filters("convolution", NULL) ||
+        run_both_shapes(conv_k_cases, (int)(sizeof conv_k_cases / sizeof conv_k_cases[0]), 1))
+        return 1;
+    conv_set_param_deep();
+    return 0;
 }
 
 int test_filter_sharpen_emboss(void)
