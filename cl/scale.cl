@@ -1,14 +1,19 @@
-/* scale.cl - ffmpeg's scale (src/filters/scale.c): swscale's 8-bit
- * per-plane resampling, each RGBA channel a plane. The host builds the taps
+/* scale.cl - ffmpeg's scale (src/filters/scale.c): swscale's per-plane
+ * resampling, each RGBA channel a plane. The host builds the taps
  * (position and int16 coefficients per output column and per output row);
- * the pass across makes swscale's 15-bit intermediate,
+ * at 8 bits the pass across makes swscale's 15-bit intermediate,
  * min(sum >> 7, 32767) (and >= -32768, as its SIMD saturates); the pass
  * down rounds with its dither, (64 << 12 + sum) >> 19, clamped to 0..255.
- * Both passes are the same integer arithmetic in every kernel here, so the
- * kernels differ only in where the intermediate lives: a ring of rows per
+ * At 16 bits (below, after the 8-bit kernels) the same taps make swscale's
+ * 19-bit intermediate, min(sum >> 11, 2^19 - 1), and the pass down
+ * (2^14 + sum) >> 15, clamped to 0..65535, both sums in 64 bits.
+ * Both passes are the same integer arithmetic in every kernel of a depth, so
+ * the kernels differ only in where the intermediate lives: a ring of rows per
  * band (CPUs, scale_rows), local memory per output tile (GPUs, scale_tile),
- * or a whole out_w x in_h short4 frame when a tile's rows do not fit in
+ * or a whole out_w x in_h frame of it when a tile's rows do not fit in
  * local memory (scale_across, then scale_down). */
+
+#if CLV_DEPTH == 8
 
 /* ---- Both passes in one kernel ------------------------------------------
  *
@@ -455,8 +460,195 @@ __kernel void scale_down(__global const short4 *mid, __global uchar4 *dst, int h
     }
 }
 
+#else /* CLV_DEPTH == 16 */
+
+/* ---- 16 bits --------------------------------------------------------------
+ *
+ * The same kernels, plainly: the 8-bit ones' byte tricks (pair tables,
+ * dp2a, vpmaddwd) have no 16-bit counterpart, and both sums need 64 bits
+ * (a 16-bit sample times a 14-bit coefficient is 30 bits before the taps
+ * add up; a 19-bit value times a 12-bit one is 31). The tables are plain:
+ * coef[x * taps + j] across, coef[y * taps + j] down. */
+
+#define SCALE_MID_MAX ((1 << 19) - 1)
+
+/* Output column of the taps at p (coefficients c) of input row `in`:
+ * hScale16To19's value, min(sum >> 11, 2^19 - 1) (and >= -2^31, which no
+ * filter reaches: it keeps the value an int). T > 0: taps as a constant. */
+static inline __attribute__((always_inline)) int4
+scale_across16(__global const ushort4 *in, int w, int p, __global const short *c, int taps,
+               const int T)
+{
+    if (T > 0)
+        taps = T;
+    long4 sum = (long4)(0);
+    if (p + taps <= w)
+        for (int j = 0; j < taps; j++)
+            sum += convert_long4(convert_int4(in[p + j]) * (int)c[j]);
+    else
+        /* Taps past the row's end (a row narrower than the filter) have
+         * zero coefficients: read the last pixel instead of past the frame. */
+        for (int j = 0; j < taps; j++)
+            sum += convert_long4(convert_int4(in[min(p + j, w - 1)]) * (int)c[j]);
+    return convert_int4(clamp(sum >> 11, (long4)(INT_MIN), (long4)(SCALE_MID_MAX)));
+}
+
+/* yuv2planeX_16's rounding of the pass down's sum. */
+static inline ushort4 scale_down16(long4 sum)
+{
+    return convert_ushort4_sat((sum + (1 << 14)) >> 15);
+}
+
+/* The row shape: as at 8 bits, a work-item makes a band of `band` output
+ * rows, the pass across's rows in a ring of `ring` rows of its own in
+ * `scratch` (out_w int4 each, every row twice: slots r % ring and
+ * r % ring + ring, so any taps consecutive rows are consecutive slots). */
+__kernel void scale_rows(__global const ushort4 *src, __global ushort4 *dst, int w, int h,
+                         int stride, int out_w, int out_h, int out_stride,
+                         __global const int *across_pos, __global const short *across_coef,
+                         int across_taps, __global const int *down_pos,
+                         __global const short *down_coef, int down_taps, __global int4 *scratch,
+                         int band, int ring)
+{
+    const int y0 = (int)get_global_id(0) * band;
+    const int y1 = min(y0 + band, out_h);
+    __global int4 *mid = scratch + (size_t)get_global_id(0) * 2 * ring * out_w;
+    int lo = 0, hi = 0; /* the ring holds input rows lo .. hi - 1 */
+    for (int y = y0; y < y1; y++) {
+        const int p = down_pos[y];
+        if (p < lo || p > hi)
+            lo = hi = p;
+        for (int r = hi; r < p + down_taps; r++) {
+            __global const ushort4 *in = src + min(r, h - 1) * stride;
+            __global int4 *out = mid + (r % ring) * out_w;
+            for (int x = 0; x < out_w; x++) {
+                const int4 v = scale_across16(in, w, across_pos[x],
+                                              across_coef + x * across_taps, across_taps, 0);
+                out[x] = v;
+                out[x + ring * out_w] = v;
+            }
+        }
+        hi = p + down_taps;
+        lo = max(lo, hi - ring);
+
+        __global const int4 *first = mid + (p % ring) * out_w;
+        __global const short *c = down_coef + y * down_taps;
+        __global ushort4 *out = dst + y * out_stride;
+        for (int x = 0; x < out_w; x++) {
+            long4 sum = (long4)(0);
+            for (int j = 0; j < down_taps; j++)
+                sum += convert_long4(first[j * out_w + x]) * (long)c[j];
+            out[x] = scale_down16(sum);
+        }
+    }
+}
+
+/* The GPU shape: a work-group makes an output tile of SCALE_TILE_W columns
+ * and `tile_h` rows, the pass across for the tile's input rows into local
+ * memory (int4), then the pass down from there; neighbouring work-items
+ * read and write neighbouring pixels. Local size SCALE_TILE_W x
+ * SCALE_TILE_Y. T as in scale_across16. */
+#define SCALE_TILE_W 64
+#define SCALE_TILE_Y 4
+
+static inline void scale_tile_body(__global const ushort4 *src, __global ushort4 *dst, int w, int h,
+                                   int stride, int out_w, int out_h, int out_stride,
+                                   __global const int *across_pos,
+                                   __global const short *across_coef, int across_taps,
+                                   __global const int *down_pos, __global const short *down_coef,
+                                   int down_taps, __local int4 *mid, int tile_h, const int T)
+{
+    const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
+    const int tx0 = (int)get_group_id(0) * SCALE_TILE_W;
+    const int ty0 = (int)get_group_id(1) * tile_h;
+    const int ty1 = min(ty0 + tile_h, out_h);
+    const int r0 = down_pos[ty0];
+    const int rows = down_pos[ty1 - 1] + down_taps - r0;
+
+    /* Across: work-item (lx, ly) makes column tx0 + lx of every
+     * SCALE_TILE_Y-th row. Columns past out_w are left unmade (unused). */
+    const int x = tx0 + lx;
+    if (x < out_w) {
+        const int p = across_pos[x];
+        __global const short *c = across_coef + x * across_taps;
+        for (int r = ly; r < rows; r += SCALE_TILE_Y)
+            mid[r * SCALE_TILE_W + lx] =
+                scale_across16(src + min(r0 + r, h - 1) * stride, w, p, c, across_taps, T);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* Down: the same column, every SCALE_TILE_Y-th output row of the tile. */
+    if (x >= out_w)
+        return;
+    for (int y = ty0 + ly; y < ty1; y += SCALE_TILE_Y) {
+        __local const int4 *m = mid + (down_pos[y] - r0) * SCALE_TILE_W + lx;
+        __global const short *c = down_coef + y * down_taps;
+        long4 sum = (long4)(0);
+        for (int j = 0; j < down_taps; j++)
+            sum += convert_long4(m[j * SCALE_TILE_W]) * (long)c[j];
+        dst[y * out_stride + x] = scale_down16(sum);
+    }
+}
+
+#define SCALE_TILE_ARGS                                                                            \
+    __global const ushort4 *src, __global ushort4 *dst, int w, int h, int stride, int out_w,      \
+        int out_h, int out_stride, __global const int *across_pos,                                \
+        __global const short *across_coef, int across_taps, __global const int *down_pos,         \
+        __global const short *down_coef, int down_taps, __local int4 *mid, int tile_h
+#define SCALE_TILE_CALL(T)                                                                         \
+    scale_tile_body(src, dst, w, h, stride, out_w, out_h, out_stride, across_pos, across_coef,    \
+                    across_taps, down_pos, down_coef, down_taps, mid, tile_h, T)
+
+__kernel void scale_tile(SCALE_TILE_ARGS)
+{
+    SCALE_TILE_CALL(0);
+}
+__kernel void scale_tile4(SCALE_TILE_ARGS)
+{
+    SCALE_TILE_CALL(4);
+}
+__kernel void scale_tile8(SCALE_TILE_ARGS)
+{
+    SCALE_TILE_CALL(8);
+}
+__kernel void scale_tile12(SCALE_TILE_ARGS)
+{
+    SCALE_TILE_CALL(12);
+}
+__kernel void scale_tile16(SCALE_TILE_ARGS)
+{
+    SCALE_TILE_CALL(16);
+}
+
+/* The GPU shape when a tile's rows do not fit in local memory: the pass
+ * across over the whole frame into mid (out_w x in_h int4), then the pass
+ * down. */
+__kernel void scale_across(__global const ushort4 *src, __global int4 *mid, int w, int h,
+                           int stride, int out_w, __global const int *pos,
+                           __global const short *coef, int taps)
+{
+    CLV_PIXEL_LOOP(out_w, h, x, y)
+    mid[y * out_w + x] = scale_across16(src + y * stride, w, pos[x], coef + x * taps, taps, 0);
+}
+
+__kernel void scale_down(__global const int4 *mid, __global ushort4 *dst, int h, int out_w,
+                         int out_h, int out_stride, __global const int *pos,
+                         __global const short *coef, int taps)
+{
+    CLV_PIXEL_LOOP(out_w, out_h, x, y)
+    {
+        __global const short *c = coef + y * taps;
+        long4 sum = (long4)(0);
+        for (int j = 0; j < taps; j++)
+            sum += convert_long4(mid[min(pos[y] + j, h - 1) * out_w + x]) * (long)c[j];
+        dst[y * out_stride + x] = scale_down16(sum);
+    }
+}
+
+#endif /* CLV_DEPTH */
+
 /* The same size in and out: vf_scale makes no scaler, the frame passes. */
-__kernel void scale_copy(__global const uchar4 *src, __global uchar4 *dst, int w, int h, int stride,
+__kernel void scale_copy(__global const clv_px *src, __global clv_px *dst, int w, int h, int stride,
                          int out_stride)
 {
     CLV_PIXEL_LOOP(w, h, x, y)

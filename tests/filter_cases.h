@@ -146,6 +146,10 @@ static const filter_case scale_cases[] = {
     {"scale=0:0", 0, 1},
     {"scale=iw/4:ih/4,sharpen,scale=iw*4:ih*4", 1, 1},
     {"scale=w=1:h=ih*2,scale=iw*5:ih", 1, 1},
+    /* Extreme bicubic B and C: lobes whose sums pass 32 bits at 16 bits a
+     * channel (swscale's own would wrap), the intermediate's clamps bite. */
+    {"scale=iw/2:ih*2:flags=bicubic:param0=-10:param1=10", 0, 1},
+    {"scale=iw*2+1:ih/3:flags=bicubic:param0=10:param1=-10", 1, 1},
 };
 
 /* The geometry filters: every case fits every size the harness runs (1x1

@@ -1,7 +1,8 @@
 /* scale.c - ffmpeg's scale filter (vf_scale): the output size from ffmpeg's
  * expressions and options, the pixels resampled exactly as swscale's 8-bit
  * per-plane path computes them (docs/notes/swscale.md), each RGBA channel a
- * plane of its own (cl/scale.cl). */
+ * plane of its own (cl/scale.cl); at 16 bits, as its 16-bit planes' path
+ * does, with the same taps and exact sums (see scale_bits). */
 #include "filters.h"
 
 #include <math.h>
@@ -563,6 +564,26 @@ static int plan_taps(const clv_value *values, int in_w, int in_h, int out_w, int
 
 /* ---- The reference ------------------------------------------------------ */
 
+/* swscale's arithmetic for planes of a depth, around the same taps (14-bit
+ * across, 12-bit down). 8 bits (hScale8To15, yuv2planeX_8): the pass across
+ * keeps min(sum >> 7, 32767), >= -32768 (its SIMD saturates), the pass down
+ * (64 << 12 + sum) >> 19 clamped to 0..255. 16 bits (hScale16To19,
+ * yuv2planeX_16): the pass across keeps a 19-bit value, min(sum >> 11,
+ * 2^19 - 1) (swscale clamps only above), the pass down
+ * (2^14 + sum) >> 15 clamped to 0..65535. swscale sums in 32 bits, which
+ * wrap at 16 bits on filters with large negative lobes; here both sums are
+ * exact (64 bits), and the value kept across is an int32 (the clamp below
+ * at -2^31 bites on no filter swscale makes: it bounds the sum down). */
+typedef struct scale_bits {
+    int across_shift, down_shift;
+    int32_t mid_min, mid_max;
+    int64_t down_bias;
+    int maxv;
+} scale_bits;
+
+static const scale_bits bits8 = {7, 19, -32768, 32767, 64 << 12, 255};
+static const scale_bits bits16 = {11, 15, INT32_MIN, (1 << 19) - 1, 1 << 14, 65535};
+
 static int reference(void *ref_state, const clv_value *values, const clv_image *src, clv_image *dst,
                      uint64_t frame_index)
 {
@@ -572,43 +593,47 @@ static int reference(void *ref_state, const clv_value *values, const clv_image *
     if (iw == ow && ih == oh) { /* vf_scale makes no scaler for the same size */
         for (int y = 0; y < ih; y++)
             memcpy(dst->pixels + (size_t)y * dst->stride, src->pixels + (size_t)y * src->stride,
-                   (size_t)iw * 4);
+                   (size_t)iw * (size_t)clv_image_pixel_bytes(src));
         return 0;
     }
+    const scale_bits *b = clv__depth(src) == 16 ? &bits16 : &bits8;
     scale_taps across, down;
     if (plan_taps(values, iw, ih, ow, oh, &across, &down))
         return CLV_ENOMEM;
-    int16_t *mid = malloc((size_t)ow * (size_t)ih * 4 * sizeof *mid);
+    int32_t *mid = malloc((size_t)ow * (size_t)ih * 4 * sizeof *mid);
     if (!mid) {
         taps_free(&across);
         taps_free(&down);
         return CLV_ENOMEM;
     }
-    /* Across, each channel a plane: hScale8To15, min(sum >> 7, 32767)
-     * (SIMD saturates below at -32768 too). */
+    /* Across, each channel a plane. */
     for (int y = 0; y < ih; y++)
         for (int x = 0; x < ow; x++)
             for (int c = 0; c < 4; c++) {
-                int sum = 0;
+                int64_t sum = 0;
                 /* Taps past the row's end (swscale's alignment makes more
                  * than a narrow row has) weigh 0: the last pixel is read. */
                 for (int j = 0; j < across.size; j++)
-                    sum += clv__px_clamped(src, across.pos[x] + j, y)[c] *
+                    sum += (int64_t)clv__get_clamped(src, across.pos[x] + j, y, c) *
                            across.coef[(size_t)x * (size_t)across.size + (size_t)j];
+                sum >>= b->across_shift;
                 mid[((size_t)y * (size_t)ow + (size_t)x) * 4 + (size_t)c] =
-                    (int16_t)clv__clamp(sum >> 7, -32768, 32767);
+                    (int32_t)(sum < b->mid_min   ? b->mid_min
+                              : sum > b->mid_max ? b->mid_max
+                                                 : sum);
             }
-    /* Down: yuv2planeX_8, the dither 64 << 12 and a shift by 19. */
+    /* Down, rounding to the nearest (halves up). */
     for (int y = 0; y < oh; y++)
         for (int x = 0; x < ow; x++)
             for (int c = 0; c < 4; c++) {
-                int sum = 64 << 12;
+                int64_t sum = b->down_bias;
                 for (int j = 0; j < down.size; j++) {
                     const int row = down.pos[y] + j < ih ? down.pos[y] + j : ih - 1; /* as across */
-                    sum += mid[((size_t)row * (size_t)ow + (size_t)x) * 4 + (size_t)c] *
+                    sum += (int64_t)mid[((size_t)row * (size_t)ow + (size_t)x) * 4 + (size_t)c] *
                            down.coef[(size_t)y * (size_t)down.size + (size_t)j];
                 }
-                clv__px_mut(dst, x, y)[c] = (uint8_t)clv__clamp(sum >> 19, 0, 255);
+                sum >>= b->down_shift;
+                clv__put(dst, x, y, c, sum < 0 ? 0 : sum > b->maxv ? b->maxv : (int)sum);
             }
     free(mid);
     taps_free(&across);
@@ -636,8 +661,9 @@ typedef struct scale_state {
     cl_kernel rows, tile, across, down, copy; /* in the order of kernels[] */
     cl_kernel tile_taps[4];                   /* scale_tile4 .. scale_tile16 */
     cl_mem across_pos, across_coef, down_pos, down_coef;
-    cl_mem scratch; /* PLAN_ROWS: the bands' rings; PLAN_TWO_PASS: out_w x in_h short4 */
+    cl_mem scratch; /* PLAN_ROWS: the bands' rings; PLAN_TWO_PASS: out_w x in_h values */
     int across_size, down_size;
+    int depth; /* the chain's: 8 (short4 values between the passes) or 16 (int4) */
     scale_plan plan;
     int band, ring, bands; /* PLAN_ROWS: output rows per work-item, ring rows, work-items */
     int tile_h, tile_rows; /* PLAN_TILE: output rows per tile, most input rows a tile needs */
@@ -655,6 +681,13 @@ static void release_tables(scale_state *s)
 static void uninit(void *state)
 {
     release_tables(state);
+}
+
+/* The bytes of one pixel's four values between the passes: swscale's
+ * 15-bit ones are shorts, its 19-bit ones ints. */
+static size_t mid_bytes(const scale_state *s)
+{
+    return s->depth == 16 ? 4 * sizeof(cl_int) : 4 * sizeof(cl_short);
 }
 
 /* The most input rows any tile of tile_h output rows reads. */
@@ -699,6 +732,7 @@ static int resize(void *state, clv_context *ctx, const clv_value *values, const 
     scale_state *s = state;
     release_tables(s);
     s->plan = PLAN_COPY;
+    s->depth = ctx->build_depth == 16 ? 16 : 8; /* the chain's, while it resizes */
     if (in->width == out->width && in->height == out->height)
         return 0;
     scale_taps across, down;
@@ -718,9 +752,11 @@ static int resize(void *state, clv_context *ctx, const clv_value *values, const 
         s->band = band;
         s->bands = (out->height + band - 1) / band;
         s->ring = down.size;
-        scratch =
-            (size_t)s->bands * 2 * (size_t)s->ring * (size_t)out->width * 4 * sizeof(cl_short);
-        pairs = pair_table(&across, &s->across_size);
+        scratch = (size_t)s->bands * 2 * (size_t)s->ring * (size_t)out->width * mid_bytes(s);
+        /* The 8-bit kernel's multiply-adds take pairs; the 16-bit one the
+         * plain table. */
+        if (s->depth == 8)
+            pairs = pair_table(&across, &s->across_size);
     } else {
         /* Tiles as tall as the device's local memory allows (32 rows of
          * output keep the rows a tile shares with the next few). */
@@ -730,7 +766,7 @@ static int resize(void *state, clv_context *ctx, const clv_value *values, const 
         s->plan = PLAN_TWO_PASS;
         for (int th = 32; th >= 4; th /= 2) {
             int rows = tile_rows(&down, th);
-            if ((size_t)rows * TILE_W * 4 * sizeof(cl_short) <= local - 1024) {
+            if ((size_t)rows * TILE_W * mid_bytes(s) <= local - 1024) {
                 s->plan = PLAN_TILE;
                 s->tile_h = th;
                 s->tile_rows = rows;
@@ -738,9 +774,9 @@ static int resize(void *state, clv_context *ctx, const clv_value *values, const 
             }
         }
         if (s->plan == PLAN_TWO_PASS)
-            scratch = (size_t)out->width * (size_t)in->height * 4 * sizeof(cl_short);
+            scratch = (size_t)out->width * (size_t)in->height * mid_bytes(s);
     }
-    cl_int st = pairs || s->plan != PLAN_ROWS ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
+    cl_int st = pairs || s->plan != PLAN_ROWS || s->depth != 8 ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
     const cl_mem_flags ro = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
     if (st == CL_SUCCESS)
         s->across_pos =
@@ -812,8 +848,7 @@ static int run(void *state, const clv_launch *l)
             return clv__launch(l, k, 1, &global, &one);
         }
         cl_int tile_h = s->tile_h;
-        cl_int st =
-            clSetKernelArg(k, 14, (size_t)s->tile_rows * TILE_W * 4 * sizeof(cl_short), NULL);
+        cl_int st = clSetKernelArg(k, 14, (size_t)s->tile_rows * TILE_W * mid_bytes(s), NULL);
         if (st != CL_SUCCESS)
             return CLV_ECL;
         if ((err = clv__kernel_args(k, 15, 1, CLV__ARG(tile_h))))
@@ -883,5 +918,6 @@ const clv_filter clv__filter_scale = {
     .aliases = aliases,
     .resize = resize,
     .run = run,
+    .deep = 1,
     .reference = reference,
 };
