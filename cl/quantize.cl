@@ -8,7 +8,13 @@
  * again, so they are skipped: the result is the one all iterations give.
  * moved[pass] is 0 (written by that pass's km_assign) until its km_reduce
  * moves a centre; a pass whose previous pass moved none returns at once
- * (and leaves its own word 0, so the rest of the frame's passes do too). */
+ * (and leaves its own word 0, so the rest of the frame's passes do too).
+ *
+ * At 16 bits (CLV_DEPTH 16) km_seed, km_assign and km_map have 16-bit
+ * versions of their own (after the 8-bit ones), km_reduce is shared: the
+ * same definition, squared distances in 64 bits. */
+
+#if CLV_DEPTH == 8
 
 __kernel void km_seed(__global const uchar4 *src, int w, int h, int stride, __global int4 *centres,
                       int k)
@@ -245,6 +251,155 @@ __kernel void km_assign(__global const uchar4 *src, int w, int h, int stride,
 #endif
 }
 
+#else /* CLV_DEPTH == 16 */
+
+__kernel void km_seed(__global const ushort4 *src, int w, int h, int stride,
+                      __global int4 *centres, int k)
+{
+    const int i = (int)get_global_id(0);
+    if (i >= k)
+        return;
+    const ulong idx = (ulong)i * ((ulong)w * (ulong)h) / (ulong)k;
+    const int x = (int)(idx % (ulong)w), y = (int)(idx / (ulong)w);
+    const ushort4 p = src[y * stride + x];
+    centres[i] = (int4)(p.x, p.y, p.z, 0);
+}
+
+/* The nearest centre to (r, g, b) as the least key d << 8 | j: d, the
+ * squared distance, is below 3 * 2^32 (each square below 2^32 as a uint),
+ * so the key fits 64 bits, orders by distance, and a tie goes to the
+ * lower index j (k <= 256). */
+inline ulong km_key16(int r, int g, int b, int4 c, int j)
+{
+    const uint dr = abs(r - c.x), dg = abs(g - c.y), db = abs(b - c.z);
+    return ((ulong)(dr * dr) + (ulong)(dg * dg) + (ulong)(db * db)) << 8 | (ulong)j;
+}
+
+#define KM_TILE 256
+
+/* Row shape: the nearest centre of each pixel of a run of n <= KM_TILE
+ * pixels, centres in the outer loop. */
+inline void km_nearest_run16(__global const ushort4 *restrict px, __constant int4 *centres, int k,
+                             int n, uchar *restrict at)
+{
+    ulong best[KM_TILE];
+    for (int i = 0; i < n; ++i)
+        best[i] = ULONG_MAX;
+    for (int j = 0; j < k; ++j) {
+        const int4 c = centres[j];
+        for (int i = 0; i < n; ++i) {
+            const ushort4 p = px[i];
+            best[i] = min(best[i], km_key16(p.x, p.y, p.z, c, j));
+        }
+    }
+    for (int i = 0; i < n; ++i)
+        at[i] = (uchar)(best[i] & 255);
+}
+
+/* GPU shape: the nearest of the centres in local memory. */
+inline int km_nearest16(ushort4 p, __local const int4 *cc, int k)
+{
+    ulong best = ULONG_MAX;
+    for (int j = 0; j < k; ++j)
+        best = min(best, km_key16(p.x, p.y, p.z, cc[j], j));
+    return (int)(best & 255);
+}
+
+#define KM_RUN 8 /* GPU shape: consecutive pixels per work-item in km_assign */
+
+/* As at 8 bits: partial[j][group] = (sum r, sum g, sum b, count), the host
+ * keeping each group's pixels few enough that 32-bit sums of 16-bit values
+ * do not wrap (GROUP_PX16, src/filters/quantize.c). */
+__kernel void km_assign(__global const ushort4 *src, int w, int h, int stride,
+                        __constant int4 *centres, int k, __global uint *partial,
+                        __global int *moved, int pass)
+{
+    if (get_global_id(0) == 0)
+        moved[pass] = 0;
+    if (pass > 0 && moved[pass - 1] == 0)
+        return; /* the same for every work-item: the centres have settled */
+#if CLV_ROW
+    uint sums[256 * 4];
+    for (int i = 0; i < 4 * k; ++i)
+        sums[i] = 0;
+    uchar at[KM_TILE];
+    for (int y = (int)get_global_id(0); y < h; y += (int)get_global_size(0)) {
+        for (int x0 = 0; x0 < w; x0 += KM_TILE) {
+            const int n = min(KM_TILE, w - x0);
+            __global const ushort4 *px = src + y * stride + x0;
+            km_nearest_run16(px, centres, k, n, at);
+            for (int i = 0; i < n; ++i) {
+                const int j = at[i];
+                const ushort4 p = px[i];
+                sums[4 * j] += p.x;
+                sums[4 * j + 1] += p.y;
+                sums[4 * j + 2] += p.z;
+                sums[4 * j + 3] += 1;
+            }
+        }
+    }
+    const size_t g = get_global_id(0), groups = get_global_size(0);
+    for (int i = 0; i < 4 * k; ++i)
+        partial[((size_t)(i >> 2) * groups + g) * 4 + (i & 3)] = sums[i];
+#else
+    __local uint sums[256 * 4];
+    __local int4 cc[256];
+    const int lid = (int)get_local_id(0), lsize = (int)get_local_size(0);
+    for (int i = lid; i < 4 * k; i += lsize)
+        sums[i] = 0;
+    for (int j = lid; j < k; j += lsize)
+        cc[j] = centres[j];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* The frame as one run of w * h pixels in units of lsize * KM_RUN, the
+     * units dealt to the groups in turn (as at 8 bits: the host's group
+     * count gives each the same number); a work-item takes KM_RUN
+     * neighbours and adds a run of pixels with the same centre in
+     * registers, going to the shared sums only when the centre changes. */
+    const uint total = (uint)w * (uint)h, seg = (uint)(lsize * KM_RUN);
+    const uint units = (total + seg - 1) / seg, ng = (uint)get_num_groups(0);
+    int cur = -1;
+    uint sr = 0, sg = 0, sb = 0, n = 0;
+    for (uint u = (uint)get_group_id(0); u < units; u += ng) {
+        const uint at0 = u * seg + (uint)lid * KM_RUN;
+        int y = (int)(at0 / (uint)w), x = (int)(at0 % (uint)w);
+        for (uint i = at0; i < min(at0 + KM_RUN, total); ++i) {
+            const ushort4 p = src[y * stride + x];
+            if (++x == w) {
+                x = 0;
+                ++y;
+            }
+            const int j = km_nearest16(p, cc, k);
+            if (j != cur) {
+                if (n) {
+                    atomic_add(&sums[4 * cur], sr);
+                    atomic_add(&sums[4 * cur + 1], sg);
+                    atomic_add(&sums[4 * cur + 2], sb);
+                    atomic_add(&sums[4 * cur + 3], n);
+                }
+                cur = j;
+                sr = sg = sb = n = 0;
+            }
+            sr += p.x;
+            sg += p.y;
+            sb += p.z;
+            n++;
+        }
+    }
+    if (n) {
+        atomic_add(&sums[4 * cur], sr);
+        atomic_add(&sums[4 * cur + 1], sg);
+        atomic_add(&sums[4 * cur + 2], sb);
+        atomic_add(&sums[4 * cur + 3], n);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const size_t g = get_group_id(0), groups = get_num_groups(0);
+    for (int i = lid; i < 4 * k; i += lsize)
+        partial[((size_t)(i >> 2) * groups + g) * 4 + (i & 3)] = sums[i];
+#endif
+}
+
+#endif /* CLV_DEPTH */
+
 /* New centre j = rounded mean of its pixels; an empty cluster keeps its
  * centre. */
 __kernel void km_reduce(__global const uint *partial, int groups, int k, __global int4 *centres,
@@ -295,6 +450,8 @@ __kernel void km_reduce(__global const uint *partial, int groups, int k, __globa
     }
 }
 
+#if CLV_DEPTH == 8
+
 __kernel void km_map(CLV_FRAME_ARGS, __constant int4 *centres, int k)
 {
 #if CLV_ROW
@@ -339,3 +496,37 @@ __kernel void km_map(CLV_FRAME_ARGS, __constant int4 *centres, int k)
     }
 #endif
 }
+
+#else /* CLV_DEPTH == 16 */
+
+__kernel void km_map(CLV_FRAME_ARGS, __constant int4 *centres, int k)
+{
+#if CLV_ROW
+    CLV_ROW_Y(y);
+    uchar at[KM_TILE];
+    for (int x0 = 0; x0 < w; x0 += KM_TILE) {
+        const int n = min(KM_TILE, w - x0);
+        __global const ushort4 *px = src + y * stride + x0;
+        __global ushort4 *out = dst + y * stride + x0;
+        km_nearest_run16(px, centres, k, n, at);
+        for (int i = 0; i < n; ++i) {
+            const int4 c = centres[at[i]];
+            out[i] = (ushort4)((ushort)c.x, (ushort)c.y, (ushort)c.z, px[i].w);
+        }
+    }
+#else
+    __local int4 cc[256];
+    const int lid = (int)(get_local_id(1) * get_local_size(0) + get_local_id(0));
+    for (int j = lid; j < k; j += (int)(get_local_size(0) * get_local_size(1)))
+        cc[j] = centres[j];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    CLV_PIXEL_LOOP(w, h, x, y)
+    {
+        const ushort4 p = src[y * stride + x];
+        const int4 c = cc[km_nearest16(p, cc, k)];
+        dst[y * stride + x] = (ushort4)((ushort)c.x, (ushort)c.y, (ushort)c.z, p.w);
+    }
+#endif
+}
+
+#endif /* CLV_DEPTH */

@@ -303,8 +303,8 @@ int test_filter_noise(void)
 /* Quantize stops a frame's passes once its centres settle: a still
  * picture settles within the first frames and then takes one pass, and the
  * next, different picture must start moving them again. Frames A A A B B A
- * against the reference, which always runs every iteration. */
-static int quantize_settling(int shape)
+ * against the reference, which always runs every iteration, at both depths. */
+static int quantize_settling(int shape, int depth)
 {
     static const char *const chains[] = {"quantize=colors=8", "quantize=colors=3:iterations=40",
                                          "quantize=colors=100:iterations=6"};
@@ -319,7 +319,7 @@ static int quantize_settling(int shape)
             clv_msg msg = {{0}};
             test_rig rig;
             int w = sizes2[s][0], h = sizes2[s][1], failed = 0;
-            if (test_rig_open(&rig, ctx, chains[c], NULL, w, h, &msg)) {
+            if (test_rig_open_depth(&rig, ctx, chains[c], NULL, w, h, depth, &msg)) {
                 CHECK(0, "%s: setup failed: %s", chains[c], msg.text);
                 failed = 1;
             }
@@ -331,9 +331,9 @@ static int quantize_settling(int shape)
                     failed = 1;
                 } else if (!test_rig_equal(&rig)) {
                     CHECK(0,
-                          "'%s' on %dx%d (%s shape), picture %c as frame %d: the device "
-                          "differs from the reference's full iterations",
-                          chains[c], w, h, shape == 1 ? "row" : "gpu", "AB"[seq[f]], f);
+                          "'%s' at %d bits on %dx%d (%s shape), picture %c as frame %d: the "
+                          "device differs from the reference's full iterations",
+                          chains[c], depth, w, h, shape == 1 ? "row" : "gpu", "AB"[seq[f]], f);
                     failed = 1;
                 }
             }
@@ -353,7 +353,8 @@ int test_filter_scale(void)
 
 int test_filter_quantize(void)
 {
-    int bad = quantize_settling(1) + quantize_settling(2);
+    int bad = quantize_settling(1, 8) + quantize_settling(2, 8) + quantize_settling(1, 16) +
+              quantize_settling(2, 16);
     return run_filters("quantize", NULL) || bad;
 }
 

@@ -1,5 +1,7 @@
 /* quantize.c - k-means colour quantization on R,G,B, every iteration on the
- * device. The palette carries over from frame to frame. */
+ * device. The palette carries over from frame to frame. At 16 bits the same
+ * definition on 0-65535 channels: squared distances need 64 bits (up to
+ * 3 * 65535^2), the palette's centres are 16-bit values. */
 #include "filters.h"
 
 #include <string.h>
@@ -8,6 +10,10 @@
 #define ITER_MAX 100
 #define KM_SEG 2048         /* GPU shape: pixels a work-group takes at once (cl/quantize.cl) */
 #define GROUP_PX (1u << 24) /* pixels whose sums of bytes stay below 2^32 */
+/* The same for 16-bit values: 2^15 pixels and the slack below (a row of at
+ * most 16384 pixels, or two KM_SEG units) make at most 49152 values of
+ * 65535, below 2^32. */
+#define GROUP_PX16 (1u << 15)
 
 /* The parameters, in the order of the table below. */
 enum { QUANTIZE_COLORS, QUANTIZE_ITERATIONS, QUANTIZE_PARAM_COUNT };
@@ -73,9 +79,10 @@ static int run(void *state, const clv_launch *l)
     quantize_state *s = state;
     cl_int k = s->k, iterations = (cl_int)l->values[QUANTIZE_ITERATIONS].i;
     int row = l->ctx->row_shape;
-    /* Each group adds its pixels' bytes into 32-bit sums: enough groups
+    /* Each group adds its pixels' values into 32-bit sums: enough groups
      * that none takes more than GROUP_PX pixels (plus a row or a unit). */
-    size_t least = ((size_t)l->width * (size_t)l->height + GROUP_PX - 1) / GROUP_PX;
+    const size_t group_px = l->depth == 16 ? GROUP_PX16 : GROUP_PX;
+    size_t least = ((size_t)l->width * (size_t)l->height + group_px - 1) / group_px;
     size_t groups;
     if (row) {
         groups = l->ctx->dev.compute_units * 4; /* a row at a time each */
@@ -152,12 +159,16 @@ typedef struct quantize_ref {
     int centre[KMAX][3];
 } quantize_ref;
 
-static int nearest(const quantize_ref *q, const uint8_t *p)
+/* The nearest centre to the colour p (R, G, B), the lower index on a tie;
+ * squared distances in 64 bits (3 * 65535^2 at 16 bits). */
+static int nearest(const quantize_ref *q, const int *p)
 {
-    int best = 0x7fffffff, at = 0;
+    int64_t best = INT64_MAX;
+    int at = 0;
     for (int j = 0; j < q->k; j++) {
-        int dr = p[0] - q->centre[j][0], dg = p[1] - q->centre[j][1], db = p[2] - q->centre[j][2];
-        int d = dr * dr + dg * dg + db * db;
+        int64_t dr = p[0] - q->centre[j][0], dg = p[1] - q->centre[j][1],
+                db = p[2] - q->centre[j][2];
+        int64_t d = dr * dr + dg * dg + db * db;
         if (d < best) {
             best = d;
             at = j;
@@ -176,9 +187,9 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
         uint64_t n = (uint64_t)w * (uint64_t)h;
         for (int i = 0; i < k; i++) {
             uint64_t idx = (uint64_t)i * n / (uint64_t)k;
-            const uint8_t *p = clv__px(src, (int)(idx % (uint64_t)w), (int)(idx / (uint64_t)w));
             for (int c = 0; c < 3; c++)
-                q->centre[i][c] = p[c];
+                q->centre[i][c] =
+                    clv__get(src, (int)(idx % (uint64_t)w), (int)(idx / (uint64_t)w), c);
         }
         q->seeded = 1;
         q->k = k;
@@ -189,7 +200,8 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
         memcpy(sum, zero, sizeof sum);
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++) {
-                const uint8_t *p = clv__px(src, x, y);
+                const int p[3] = {clv__get(src, x, y, 0), clv__get(src, x, y, 1),
+                                  clv__get(src, x, y, 2)};
                 int j = nearest(q, p);
                 for (int c = 0; c < 3; c++)
                     sum[j][c] += p[c];
@@ -202,12 +214,12 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
     }
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
-            const uint8_t *p = clv__px(src, x, y);
-            uint8_t *o = clv__px_mut(dst, x, y);
+            const int p[3] = {clv__get(src, x, y, 0), clv__get(src, x, y, 1),
+                              clv__get(src, x, y, 2)};
             int j = nearest(q, p);
             for (int c = 0; c < 3; c++)
-                o[c] = (uint8_t)q->centre[j][c];
-            o[3] = p[3];
+                clv__put(dst, x, y, c, q->centre[j][c]);
+            clv__put(dst, x, y, 3, clv__get(src, x, y, 3));
         }
     return 0;
 }
@@ -231,6 +243,7 @@ const clv_filter clv__filter_quantize = {
     .uninit = uninit,
     .run = run,
     .temporal = 1,
+    .deep = 1,
     .ref_state_size = sizeof(quantize_ref),
     .reference = reference,
 };
