@@ -52,6 +52,7 @@ extern int test_failures;
     X(stage_orientation, "core")                                                                   \
     X(stage_devices, "core devices")                                                               \
     X(stage_blocks, "core")                                                                        \
+    X(stage_blocks_deep, "core")                                                                   \
     X(stage_fused, "core")                                                                         \
     X(filter_convolution, "core filter")                                                           \
     X(filter_sharpen_emboss, "core filter")                                                        \

@@ -1028,6 +1028,159 @@ int test_stage_blocks(void)
     return 0;
 }
 
+/* The planes of a 16-bit Y'CbCr frame packed at `packed`: where each
+ * starts, the bytes of its rows and how many; returns how many planes. */
+static int deep_planes(clv_pixfmt f, int w, int h, const uint8_t *packed, const uint8_t *plane[3],
+                       int bytes[3], int rows[3])
+{
+    int cw = f == CLV_PIX_YUV444P16 ? w : (w + 1) / 2,
+        ch = f == CLV_PIX_YUV444P16 ? h : (h + 1) / 2;
+    int semi = f == CLV_PIX_P010;
+    bytes[0] = 2 * w, rows[0] = h;
+    bytes[1] = 2 * (semi ? 2 * cw : cw), rows[1] = ch;
+    bytes[2] = semi ? 0 : 2 * cw, rows[2] = semi ? 0 : ch;
+    plane[0] = packed;
+    plane[1] = plane[0] + (size_t)bytes[0] * (size_t)rows[0];
+    plane[2] = plane[1] + (size_t)bytes[1] * (size_t)rows[1];
+    return semi ? 2 : 3;
+}
+
+/* The 16-bit Y'CbCr layouts in blocks (a decoder of 10-bit video writing
+ * into the stage's memory): planes anywhere in the block, rows padded, two
+ * bytes a sample; read in place from this stage's blocks, copied from
+ * another stage's, equal to the 16-bit reference of the same picture packed
+ * (or, with nothing to do, the input untouched). */
+int test_stage_blocks_deep(void)
+{
+    static const int sizes[][2] = {{1, 1}, {3, 2}, {17, 9}, {641, 359}, {1921, 1081}};
+    static const clv_pixfmt formats[] = {CLV_PIX_YUV420P10, CLV_PIX_P010, CLV_PIX_YUV444P16};
+    /* A 16-bit filter and none; each filter named in one place. */
+    static const char *const chains[] = {"hflip", ""};
+    int sizes_run = getenv("CLVID_SANITIZED") ? 4 : 5; /* 1921x1081 in the plain build */
+    clv_color bt2020 = {CLV_MATRIX_BT2020, 0};
+    for (int run = 0; run < 4; run++) { /* both shapes, shared and copied staging */
+        clv_context_options co = {
+            .struct_size = sizeof(clv_context_options), .shape = 1 + run % 2, .staging = run >= 2};
+        clv_context *ctx = NULL;
+        clv_msg msg = {{0}};
+        if (clv_context_create(&co, &ctx, &msg)) {
+            CHECK(0, "%s", msg.text);
+            return 1;
+        }
+        int shared = clv_context_shared_staging(ctx);
+        for (int fi = 0; fi < 3; fi++)
+            for (int si = 0; si < sizes_run; si++)
+                for (int ci = 0; ci < 2; ci++) {
+                    clv_pixfmt f = formats[fi];
+                    int w = sizes[si][0], h = sizes[si][1];
+                    char what[200];
+                    snprintf(what, sizeof what, "%s %dx%d '%s', %s shape, %s staging",
+                             clv_pixfmt_name(f), w, h, chains[ci], run % 2 ? "gpu" : "row",
+                             shared ? "shared" : "copied");
+                    /* The packed planes, then the same with gaps between them
+                     * and rows padded (an odd number of bytes between planes:
+                     * samples need not be aligned). */
+                    const uint8_t *plane[3];
+                    int bytes[3], rows[3];
+                    size_t in_size = clv_pixfmt_size(f, w, h);
+                    uint8_t *packed = malloc(in_size * 2), *want = malloc(in_size);
+                    int planes = deep_planes(f, w, h, packed, plane, bytes, rows);
+                    int stride[3] = {bytes[0] + 70, bytes[1] + 6, bytes[2] + 130};
+                    size_t offset[3] = {64, 0, 0};
+                    offset[1] = offset[0] + (size_t)stride[0] * (size_t)rows[0] + 6;
+                    offset[2] =
+                        planes == 2 ? 0 : offset[1] + (size_t)stride[1] * (size_t)rows[1] + 200;
+                    size_t block_size =
+                        (planes == 2 ? offset[1] + (size_t)stride[1] * (size_t)rows[1]
+                                     : offset[2] + (size_t)stride[2] * (size_t)rows[2]) +
+                        64;
+                    clv_chain_desc *desc = NULL;
+                    clv_chain *chain = NULL;
+                    clv_ref_chain *ref = NULL;
+                    clv_stage *stage = NULL, *other = NULL;
+                    clv_image a = {0}, b = {0};
+                    clv_stage_options opt = {.struct_size = sizeof(clv_stage_options),
+                                             .width = w,
+                                             .height = h,
+                                             .in_format = f,
+                                             .out_format = f,
+                                             .in_color = bt2020,
+                                             .out_color = bt2020,
+                                             .slots = 3};
+                    clv_block *blocks[2] = {NULL, NULL};
+                    if (!packed || !want || clv_chain_parse(chains[ci], &desc, &msg) ||
+                        clv_chain_create_depth(ctx, desc, 16, &chain, &msg) ||
+                        clv_ref_chain_create(desc, &ref) || clv_image_alloc_depth(&a, w, h, 16) ||
+                        clv_image_alloc_depth(&b, w, h, 16) ||
+                        clv_stage_create(ctx, &opt, chain, &stage, &msg) ||
+                        clv_stage_create(ctx, &opt, chain, &other, &msg)) {
+                        CHECK(0, "%s: setup: %s", what, msg.text);
+                        goto next;
+                    }
+                    /* Frame 0 in this stage's block (read in place when
+                     * shared), frame 1 in the other stage's (copied). */
+                    for (int i = 0; i < 2; i++) {
+                        blocks[i] = clv_stage_block_new(i ? other : stage, block_size);
+                        CHECK(shared == (blocks[i] != NULL), "%s: clv_stage_block_new gave %s",
+                              what, blocks[i] ? "a block" : "NULL");
+                        if (!blocks[i])
+                            goto next;
+                        uint8_t *in = packed + in_size * (size_t)i;
+                        fill_bytes(in, in_size, (uint32_t)(i * 31 + w * 7 + h + fi));
+                        uint8_t *block = clv_block_pixels(blocks[i]);
+                        memset(block, 0xAB, block_size);
+                        deep_planes(f, w, h, in, plane, bytes, rows);
+                        for (int k = 0; k < planes; k++)
+                            for (int y = 0; y < rows[k]; y++)
+                                memcpy(block + offset[k] + (size_t)y * (size_t)stride[k],
+                                       plane[k] + (size_t)y * (size_t)bytes[k], (size_t)bytes[k]);
+                        CHECK(!clv_stage_submit_block(stage, (uint64_t)i, blocks[i], offset, stride,
+                                                      &msg),
+                              "%s: submit %d: %s", what, i, msg.text);
+                    }
+                    for (int i = 0; i < 2; i++) {
+                        const uint8_t *got;
+                        uint64_t index = 99;
+                        if (clv_stage_output(stage, &got, &index, &msg)) {
+                            CHECK(0, "%s: output: %s", what, msg.text);
+                            break;
+                        }
+                        const uint8_t *in = packed + in_size * (size_t)i;
+                        if (ci == 1) {
+                            memcpy(want, in, in_size);
+                        } else if (clv_ref_to_rgba(f, bt2020, in, &a) ||
+                                   clv_ref_chain_run(ref, &a, &b, index) ||
+                                   clv_ref_from_rgba(f, bt2020, &b, want)) {
+                            CHECK(0, "%s: the reference failed", what);
+                            break;
+                        }
+                        size_t d = 0;
+                        while (d < in_size && got[d] == want[d])
+                            d++;
+                        CHECK(d == in_size && index == (uint64_t)i,
+                              "%s frame %d (index %llu): byte %zu is %d, reference %d", what, i,
+                              (unsigned long long)index, d, d < in_size ? got[d] : 0,
+                              d < in_size ? want[d] : 0);
+                        clv_stage_release(stage);
+                    }
+                next:
+                    clv_chain_desc_destroy(desc);
+                    clv_stage_destroy(stage);
+                    for (int i = 0; i < 2; i++)
+                        clv_block_free(blocks[i]);
+                    clv_stage_destroy(other);
+                    clv_chain_destroy(chain);
+                    clv_ref_chain_destroy(ref);
+                    clv_image_free(&a);
+                    clv_image_free(&b);
+                    free(packed);
+                    free(want);
+                }
+        clv_context_destroy(ctx);
+    }
+    return 0;
+}
+
 /* Equalize does the stage's conversions in its own passes on CPUs
  * (clv_filter's run_yuv): every 4:2:0 pair in and out, both modes, the
  * awkward sizes, noise, a low-contrast gradient (its histogram stretched

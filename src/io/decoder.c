@@ -141,15 +141,23 @@ static AVBufferRef *pool_block_alloc(void *opaque, size_t size)
     return ref;
 }
 
-/* get_buffer2: 8-bit 4:2:0 frames in one block of the caller's, each plane
- * and row 64-byte aligned and the picture padded as the decoder asks
- * (avcodec_align_dimensions2); anything else as FFmpeg would. */
+/* The Y'CbCr layouts the stage reads in place (clv_stage_submit_block). */
+static int block_format(enum AVPixelFormat fmt)
+{
+    return fmt == AV_PIX_FMT_YUV420P || fmt == AV_PIX_FMT_YUVJ420P || fmt == AV_PIX_FMT_NV12 ||
+           fmt == AV_PIX_FMT_YUV420P10LE || fmt == AV_PIX_FMT_P010LE || fmt == AV_PIX_FMT_P016LE ||
+           fmt == AV_PIX_FMT_YUV444P16LE;
+}
+
+/* get_buffer2: frames of a block_format in one block of the caller's, each plane and row 64-byte
+ * aligned and the picture padded as the decoder asks (avcodec_align_dimensions2); anything else as
+ * FFmpeg would. */
 static int get_frame_buffer(AVCodecContext *c, AVFrame *f, int flags)
 {
     frame_pool *fp = c->opaque;
     enum AVPixelFormat fmt = f->format;
     if (!fp || !(c->codec->capabilities & AV_CODEC_CAP_DR1) || c->hw_frames_ctx ||
-        (fmt != AV_PIX_FMT_YUV420P && fmt != AV_PIX_FMT_YUVJ420P && fmt != AV_PIX_FMT_NV12))
+        !block_format(fmt))
         return avcodec_default_get_buffer2(c, f, flags);
     int w = f->width, h = f->height, align[AV_NUM_DATA_POINTERS];
     avcodec_align_dimensions2(c, &w, &h, align);

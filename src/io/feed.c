@@ -1,5 +1,6 @@
 /* feed.c - decoded frames into the GPU stage's layouts: the formats the
- * stage takes as they are, the others through swscale; and the colour facts
+ * stage takes as they are, the others through swscale; inputs of more than
+ * 8 bits at 16 bits when the chain runs there; and the colour facts
  * (matrix, range) that both sides of the stage need. */
 #include "io.h"
 
@@ -35,12 +36,37 @@ int clv_native_pixfmt(enum AVPixelFormat f)
     }
 }
 
+int clv_native_pixfmt_deep(enum AVPixelFormat f, int out)
+{
+    switch (f) {
+    case AV_PIX_FMT_YUV420P10LE:
+        return CLV_PIX_YUV420P10;
+    case AV_PIX_FMT_P010LE:
+        return CLV_PIX_P010;
+    case AV_PIX_FMT_P016LE: /* the stage writes P010's 10 bits: p016 goes out through swscale */
+        return out ? -1 : CLV_PIX_P010;
+    case AV_PIX_FMT_YUV444P16LE:
+        return CLV_PIX_YUV444P16;
+    case AV_PIX_FMT_RGBA64LE:
+        return CLV_PIX_RGBA64;
+    default:
+        return -1;
+    }
+}
+
 enum AVPixelFormat clv_av_pixfmt(clv_pixfmt f)
 {
-    static const enum AVPixelFormat map[] = {AV_PIX_FMT_RGBA,    AV_PIX_FMT_BGRA,  AV_PIX_FMT_RGB0,
-                                             AV_PIX_FMT_BGR0,    AV_PIX_FMT_RGB24, AV_PIX_FMT_BGR24,
-                                             AV_PIX_FMT_YUV420P, AV_PIX_FMT_NV12};
+    static const enum AVPixelFormat map[] = {
+        AV_PIX_FMT_RGBA,        AV_PIX_FMT_BGRA,   AV_PIX_FMT_RGB0,        AV_PIX_FMT_BGR0,
+        AV_PIX_FMT_RGB24,       AV_PIX_FMT_BGR24,  AV_PIX_FMT_YUV420P,     AV_PIX_FMT_NV12,
+        AV_PIX_FMT_YUV420P10LE, AV_PIX_FMT_P010LE, AV_PIX_FMT_YUV444P16LE, AV_PIX_FMT_RGBA64LE};
     return map[f];
+}
+
+int clv_av_pixfmt_bits(enum AVPixelFormat f)
+{
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f);
+    return d && d->nb_components > 0 && d->comp[0].depth > 8 ? d->comp[0].depth : 8;
 }
 
 int clv_av_pixfmt_is_rgb(enum AVPixelFormat f)
@@ -104,30 +130,47 @@ void clv_sws_colors(struct SwsContext *sws, clv_color src, int src_rgb, clv_colo
                              dst_rgb ? 1 : dst.full_range, 0, 1 << 16, 1 << 16);
 }
 
-void clv_copy_planes(clv_pixfmt f, int w, int h, uint8_t *packed, AVFrame *frame, int to_frame)
+int clv_packed_planes(clv_pixfmt f, int w, int h, const uint8_t *packed, const uint8_t *data[4],
+                      int bytes[4], int rows[4])
 {
-    int cw = (w + 1) / 2, ch = (h + 1) / 2;
-    int rows[3], bytes[3], planes;
+    int b = clv_pixfmt_depth(f) == 16 ? 2 : 1; /* bytes a sample */
+    int cw = (w + 1) / 2, ch = (h + 1) / 2, planes = 1;
+    int semi = f == CLV_PIX_NV12 || f == CLV_PIX_P010;
+    if (f == CLV_PIX_YUV444P16)
+        cw = w, ch = h;
+    for (int i = 0; i < 4; i++)
+        data[i] = NULL, bytes[i] = rows[i] = 0;
     if (clv_pixfmt_is_yuv(f)) {
-        planes = f == CLV_PIX_NV12 ? 2 : 3;
-        rows[0] = h, bytes[0] = w;
+        planes = semi ? 2 : 3;
+        rows[0] = h, bytes[0] = b * w;
         rows[1] = rows[2] = ch;
-        bytes[1] = f == CLV_PIX_NV12 ? 2 * cw : cw;
-        bytes[2] = cw;
+        bytes[1] = b * (semi ? 2 * cw : cw);
+        bytes[2] = semi ? 0 : b * cw;
     } else {
-        planes = 1;
         rows[0] = h;
         bytes[0] = (int)(clv_pixfmt_size(f, w, 1));
     }
-    uint8_t *p = packed;
+    const uint8_t *p = packed;
     for (int i = 0; i < planes; i++) {
-        for (int y = 0; y < rows[i]; y++) {
+        data[i] = p;
+        p += (size_t)bytes[i] * (size_t)rows[i];
+    }
+    return planes;
+}
+
+void clv_copy_planes(clv_pixfmt f, int w, int h, uint8_t *packed, AVFrame *frame, int to_frame)
+{
+    const uint8_t *data[4];
+    int rows[4], bytes[4];
+    int planes = clv_packed_planes(f, w, h, packed, data, bytes, rows);
+    for (int i = 0; i < planes; i++) {
+        uint8_t *p = (uint8_t *)data[i];
+        for (int y = 0; y < rows[i]; y++, p += bytes[i]) {
             uint8_t *line = frame->data[i] + (size_t)y * (size_t)frame->linesize[i];
             if (to_frame)
                 memcpy(line, p, (size_t)bytes[i]);
             else
                 memcpy(p, line, (size_t)bytes[i]);
-            p += bytes[i];
         }
     }
 }
@@ -137,10 +180,12 @@ struct clv_feed {
     int width, height;
     enum AVPixelFormat source; /* the decoder's format */
     int native;                /* the stage takes `source` as it is */
+    int depth;                 /* of the stage's frames: 8, or 16 (clv_pixfmt_depth(format)) */
     clv_pixfmt format;
     clv_color color;
     struct SwsContext *sws; /* when not native */
-    AVFrame *converted;
+    AVFrame *converted;     /* in `target` (format's FFmpeg name, or p016le for P010) */
+    enum AVPixelFormat target;
 };
 
 clv_color clv_feed_output_color(const clv_feed *feed)
@@ -157,20 +202,28 @@ void clv_feed_destroy(clv_feed *feed)
     free(feed);
 }
 
-/* swscale from the decoder's format into feed->format, and the frame it
+/* 1 for formats of one or two components that are not RGB (gray, gray +
+ * alpha). */
+static int is_gray(enum AVPixelFormat f)
+{
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f);
+    return d && d->nb_components <= 2 && !(d->flags & AV_PIX_FMT_FLAG_RGB);
+}
+
+/* swscale from the decoder's format into feed->target, and the frame it
  * converts into. */
 static int feed_converter(clv_feed *feed, const clv_media_desc *in, clv_msg *msg)
 {
     int w = in->width, h = in->height;
     feed->sws =
-        sws_getContext(w, h, in->pix_fmt, w, h, clv_av_pixfmt(feed->format),
+        sws_getContext(w, h, in->pix_fmt, w, h, feed->target,
                        SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
     feed->converted = av_frame_alloc();
     if (!feed->sws || !feed->converted)
         return clv_io_fail(msg, CLV_EINVAL, "'%s': cannot convert %s frames to %s", in->path,
-                           av_get_pix_fmt_name(in->pix_fmt), clv_pixfmt_name(feed->format));
+                           av_get_pix_fmt_name(in->pix_fmt), av_get_pix_fmt_name(feed->target));
     clv_sws_colors(feed->sws, feed->color, in->rgb, feed->color, !clv_pixfmt_is_yuv(feed->format));
-    feed->converted->format = clv_av_pixfmt(feed->format);
+    feed->converted->format = feed->target;
     feed->converted->width = w;
     feed->converted->height = h;
     if (av_frame_get_buffer(feed->converted, 0) < 0)
@@ -178,7 +231,29 @@ static int feed_converter(clv_feed *feed, const clv_media_desc *in, clv_msg *msg
     return 0;
 }
 
-int clv_feed_create(const clv_media_desc *in, clv_feed **out, clv_msg *msg)
+/* The stage's layout for the input at 16 bits: yuv420p10le, p010le and
+ * p016le, yuv444p16le and rgba64le as they are (native); other Y'CbCr of
+ * 4:2:0 to p016le (its chroma as it is, every depth up to 16 held); the
+ * other Y'CbCr and gray to yuv444p16le (gray as the luma of neutral chroma,
+ * which swscale widens exactly, as the 8-bit path takes gray as yuv420p);
+ * RGB and anything with alpha to rgba64le. */
+static void deep_format(clv_feed *feed, const clv_media_desc *in)
+{
+    int native = clv_native_pixfmt_deep(in->pix_fmt, 0);
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(in->pix_fmt);
+    feed->native = native >= 0;
+    if (native >= 0)
+        feed->format = (clv_pixfmt)native;
+    else if (in->rgb || in->alpha || !d)
+        feed->format = CLV_PIX_RGBA64;
+    else if (d->log2_chroma_w == 1 && d->log2_chroma_h == 1 && !is_gray(in->pix_fmt))
+        feed->format = CLV_PIX_P010;
+    else
+        feed->format = CLV_PIX_YUV444P16;
+    feed->target = feed->format == CLV_PIX_P010 ? AV_PIX_FMT_P016LE : clv_av_pixfmt(feed->format);
+}
+
+int clv_feed_create(const clv_media_desc *in, int depth, clv_feed **out, clv_msg *msg)
 {
     *out = NULL;
     clv_feed *feed = calloc(1, sizeof *feed);
@@ -188,13 +263,19 @@ int clv_feed_create(const clv_media_desc *in, clv_feed **out, clv_msg *msg)
     feed->width = in->width;
     feed->height = in->height;
     feed->source = in->pix_fmt;
-    int native = clv_native_pixfmt(in->pix_fmt);
-    feed->native = native >= 0;
-    /* RGB-like sources and any with alpha (gray + alpha PNG, yuva420p)
-     * enter as RGBA, so that alpha passes through the chain. */
-    feed->format = native >= 0            ? (clv_pixfmt)native
-                   : in->rgb || in->alpha ? CLV_PIX_RGBA
-                                          : CLV_PIX_YUV420P;
+    feed->depth = depth == 16 && clv_av_pixfmt_bits(in->pix_fmt) > 8 ? 16 : 8;
+    if (feed->depth == 16) {
+        deep_format(feed, in);
+    } else {
+        int native = clv_native_pixfmt(in->pix_fmt);
+        feed->native = native >= 0;
+        /* RGB-like sources and any with alpha (gray + alpha PNG, yuva420p)
+         * enter as RGBA, so that alpha passes through the chain. */
+        feed->format = native >= 0            ? (clv_pixfmt)native
+                       : in->rgb || in->alpha ? CLV_PIX_RGBA
+                                              : CLV_PIX_YUV420P;
+        feed->target = clv_av_pixfmt(feed->format);
+    }
     feed->color = in->color;
     int err = 0;
     if (!feed->native && (in->pix_fmt == AV_PIX_FMT_NONE || !sws_isSupportedInput(in->pix_fmt)))
@@ -234,7 +315,8 @@ int clv_feed_check(const clv_feed *feed, const AVFrame *f, clv_msg *msg)
     int w = feed->width, h = feed->height;
     if (f->width != w || f->height != h ||
         (feed->native && f->format != feed->source &&
-         clv_native_pixfmt(f->format) != (int)feed->format) ||
+         (feed->depth == 16 ? clv_native_pixfmt_deep(f->format, 0)
+                            : clv_native_pixfmt(f->format)) != (int)feed->format) ||
         (!feed->native && f->format != feed->source)) {
         return clv_io_fail(msg, CLV_EINVAL,
                            "'%s': the video changes from %dx%d %s to %dx%d %s mid-stream; clvid "

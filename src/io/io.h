@@ -358,9 +358,18 @@ void clv_mic_close(clv_mic *mic);
 
 struct SwsContext;
 
-/* The stage's layout for a decoder format, or -1 (convert with swscale). */
+/* The stage's 8-bit layout for a decoder format, or -1 (convert with
+ * swscale). */
 int clv_native_pixfmt(enum AVPixelFormat f);
+/* The stage's layout of more than 8 bits for an FFmpeg format, or -1: out
+ * 0 for frames going in (p016le reads as P010), 1 for frames coming out (the
+ * stage writes P010's 10 bits: p010le only). */
+int clv_native_pixfmt_deep(enum AVPixelFormat f, int out);
+/* FFmpeg's name for a stage layout (P010 is p010le). */
 enum AVPixelFormat clv_av_pixfmt(clv_pixfmt f);
+/* The bits of a format's first component when more than 8 (10 for
+ * yuv420p10le, 16 for rgb48be); 8 otherwise. */
+int clv_av_pixfmt_bits(enum AVPixelFormat f);
 int clv_av_pixfmt_is_rgb(enum AVPixelFormat f); /* RGB or paletted */
 int clv_av_pixfmt_has_alpha(enum AVPixelFormat f);
 /* ffmpeg's guess for untagged video: BT.601 below 720 lines, BT.709 from
@@ -372,18 +381,30 @@ const char *clv_matrix_name(clv_matrix m);
 /* Tells swscale the matrix and range on each side (RGB sides are full range;
  * their table is ignored). */
 void clv_sws_colors(struct SwsContext *sws, clv_color src, int src_rgb, clv_color dst, int dst_rgb);
+/* The planes of a frame of format f, w x h, tightly packed at `packed` (as
+ * the stage lays them out; 16-bit formats two bytes a sample): where each
+ * starts, the bytes of its rows and how many rows; the rest of data[] is
+ * NULL. Returns the number of planes. */
+int clv_packed_planes(clv_pixfmt f, int w, int h, const uint8_t *packed, const uint8_t *data[4],
+                      int bytes[4], int rows[4]);
 /* Copies tightly packed planes of format f into (to_frame) or out of an
  * AVFrame of w x h. */
 void clv_copy_planes(clv_pixfmt f, int w, int h, uint8_t *packed, AVFrame *frame, int to_frame);
 
 /* Puts the decoded frames of one stream into the stage's layout: the
  * layouts the stage takes as they are, the others through swscale
- * (RGB-like sources to RGBA, the rest to yuv420p). */
+ * (RGB-like sources to RGBA, the rest to yuv420p; at 16 bits, see
+ * clv_feed_create). */
 typedef struct clv_feed clv_feed;
 
 /* For the frames of the input described by `input` (size, format, colour;
- * its path names it in messages). */
-int clv_feed_create(const clv_media_desc *input, clv_feed **out, clv_msg *msg);
+ * its path names it in messages). depth 16: an input of more than 8 bits
+ * (clv_av_pixfmt_bits) enters at 16 bits, for a chain that runs there:
+ * yuv420p10le, p010le, p016le, yuv444p16le and rgba64le as they are, other
+ * Y'CbCr of 4:2:0 as p016le, other Y'CbCr and gray as yuv444p16le, RGB and
+ * alpha as rgba64le (swscale). depth 8, or an input of 8 bits: the 8-bit
+ * layouts. */
+int clv_feed_create(const clv_media_desc *input, int depth, clv_feed **out, clv_msg *msg);
 void clv_feed_destroy(clv_feed *feed);
 clv_pixfmt clv_feed_format(const clv_feed *feed);
 clv_color clv_feed_color(const clv_feed *feed);

@@ -96,7 +96,8 @@ int clv_reader_open(const clv_transcode_options *o, clv_reader **out, clv_msg *m
     /* What the input is, found once by the decoder: the rest follows. */
     const clv_media_desc *media = clv_decoder_media(r->dec);
     r->tb = media->time_base;
-    if ((err = clv_feed_create(media, &r->feed, msg)) || (err = open_stage(r, o, desc, media, msg)))
+    if ((err = clv_feed_create(media, 8, &r->feed, msg)) ||
+        (err = open_stage(r, o, desc, media, msg)))
         goto fail;
     r->queue = clv_queue_create(8);
     if (!r->queue || clv_decoder_start(r->dec, r->queue, NULL)) {

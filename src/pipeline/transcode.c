@@ -194,7 +194,51 @@ typedef struct io_setup {
     const clv_chain_desc *desc; /* the filters: the output's size */
     clv_msg msg;
     int err;
+    /* The chain's depth, known once the decoder has opened (the caller's
+     * thread waits for it to build the chain): */
+    pthread_mutex_t lock;
+    pthread_cond_t depth_known;
+    int depth; /* guarded by lock: 0 until known, then 8 or 16; -1: the decoder failed */
 } io_setup;
+
+/* The depth the chain runs at for input `in`: 16 for an input of more than
+ * 8 bits when every filter runs there; else 8, and a filter that keeps such
+ * an input at 8 bits is said once. */
+static int chain_depth(const clv_media_desc *in, const clv_chain_desc *desc)
+{
+    int bits = clv_av_pixfmt_bits(in->pix_fmt);
+    if (bits <= 8)
+        return 8;
+    for (int i = 0; i < clv_chain_desc_count(desc); i++) {
+        const clv_filter *f = clv_chain_desc_filter(desc, i);
+        if (!clv_filter_deep(f)) {
+            av_log(NULL, AV_LOG_WARNING,
+                   "%s runs at 8 bits only: the %d-bit input is filtered at 8 bits (clvid "
+                   "filters says which filters run at 16)\n",
+                   clv_filter_name(f), bits);
+            return 8;
+        }
+    }
+    return 16;
+}
+
+static void tell_depth(io_setup *s, int depth)
+{
+    pthread_mutex_lock(&s->lock);
+    s->depth = depth;
+    pthread_cond_broadcast(&s->depth_known);
+    pthread_mutex_unlock(&s->lock);
+}
+
+static int wait_depth(io_setup *s)
+{
+    pthread_mutex_lock(&s->lock);
+    while (!s->depth)
+        pthread_cond_wait(&s->depth_known, &s->lock);
+    int depth = s->depth;
+    pthread_mutex_unlock(&s->lock);
+    return depth;
+}
 
 clv_size clv_pipeline_upright(const clv_media_desc *in, int rotation)
 {
@@ -219,11 +263,15 @@ static void *setup_io(void *arg)
 {
     io_setup *s = arg;
     const clv_transcode_options *o = s->o;
-    if ((s->err = clv_decoder_open(&s->in, &s->dec, &s->msg)))
+    if ((s->err = clv_decoder_open(&s->in, &s->dec, &s->msg))) {
+        tell_depth(s, -1);
         return NULL;
+    }
     const clv_media_desc *in = s->media = clv_decoder_media(s->dec);
+    int depth = chain_depth(in, s->desc);
+    tell_depth(s, depth);
     /* Layouts: the decoder's own when the stage takes it, else swscale. */
-    if ((s->err = clv_feed_create(in, &s->feed, &s->msg)))
+    if ((s->err = clv_feed_create(in, depth, &s->feed, &s->msg)))
         return NULL;
     /* Turned upright before the chain, as ffmpeg's autorotate does: the
      * filters see the picture as it is meant to be shown, and every
@@ -258,6 +306,12 @@ static int open_all(run *r, clv_msg *msg)
     const clv_transcode_options *o = r->o;
     io_setup io = {
         .o = o, .in = clv_pipeline_input(o), .out = clv_pipeline_output(o), .desc = r->desc};
+    if (pthread_mutex_init(&io.lock, NULL))
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory (threads)");
+    if (pthread_cond_init(&io.depth_known, NULL)) {
+        pthread_mutex_destroy(&io.lock);
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory (threads)");
+    }
     pthread_t io_thread;
     int io_running = pthread_create(&io_thread, NULL, setup_io, &io) == 0;
     if (!io_running)
@@ -267,12 +321,16 @@ static int open_all(run *r, clv_msg *msg)
     copt.profiling = 1;
     clv_msg dev_msg = {{0}};
     int dev_err = clv_context_create(&copt, &r->ctx, &dev_msg);
-    if (!dev_err)
-        dev_err = clv_chain_create(r->ctx, r->desc, &r->chain, &dev_msg);
-    if (!dev_err) /* the summary needs the stage's times, not each filter's */
+    /* The chain is built at the input's depth, which the decoder finds. */
+    int depth = wait_depth(&io);
+    if (!dev_err && depth > 0)
+        dev_err = clv_chain_create_depth(r->ctx, r->desc, depth, &r->chain, &dev_msg);
+    if (!dev_err && r->chain) /* the summary needs the stage's times, not each filter's */
         clv_chain_set_filter_timing(r->chain, 0);
     if (io_running)
         pthread_join(io_thread, NULL);
+    pthread_cond_destroy(&io.depth_known);
+    pthread_mutex_destroy(&io.lock);
     r->dec = io.dec;
     r->in = io.media;
     r->feed = io.feed;

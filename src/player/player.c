@@ -134,7 +134,7 @@ static int describe_input(clv_player *p, clv_msg *msg)
     p->fps = vs_rate.num > 0 && vs_rate.den > 0 ? av_q2d(vs_rate) : 25;
     p->duration =
         in->duration_us > 0 ? (double)in->duration_us / 1e6 - (double)p->a.io.start_us / 1e6 : 0;
-    int err = clv_feed_create(in, &p->feed, msg);
+    int err = clv_feed_create(in, 8, &p->feed, msg);
     if (!err && p->a.io.live)
         fprintf(stderr, "clvid: %s: %dx%d %s at %.2f fps%s\n", p->path, p->w, p->h,
                 in->codec_id == AV_CODEC_ID_RAWVIDEO ? av_get_pix_fmt_name(in->pix_fmt)

@@ -40,7 +40,7 @@ static void filter(clv_decoder *dec, clv_queue *q)
     clv_image a = {0}, b = {0};
     const clv_media_desc *in = clv_decoder_media(dec);
     int w = in->width, h = in->height;
-    if ((int64_t)w * h > 256 * 256 || clv_feed_create(in, &feed, &msg))
+    if ((int64_t)w * h > 256 * 256 || clv_feed_create(in, 8, &feed, &msg))
         goto done;
     clv_stage_options so = {.struct_size = sizeof(clv_stage_options),
                             .width = w,
