@@ -70,6 +70,83 @@ static enum AVPixelFormat pick(const AVCodec *c, const enum AVPixelFormat *wante
     return AV_PIX_FMT_NONE;
 }
 
+static int takes(const AVCodec *c, enum AVPixelFormat f)
+{
+    for (const enum AVPixelFormat *p = c->pix_fmts; p && *p != AV_PIX_FMT_NONE; p++)
+        if (*p == f)
+            return 1;
+    return !c->pix_fmts;
+}
+
+/* The first of `wanted` the encoder takes that holds `bits`, else the
+ * deepest it takes (the first of those), else NONE. */
+static enum AVPixelFormat pick_bits(const AVCodec *c, const enum AVPixelFormat *wanted, int bits)
+{
+    enum AVPixelFormat deepest = AV_PIX_FMT_NONE;
+    for (; *wanted != AV_PIX_FMT_NONE; wanted++) {
+        if (!takes(c, *wanted))
+            continue;
+        if (clv_av_pixfmt_bits(*wanted) >= bits)
+            return *wanted;
+        if (deepest == AV_PIX_FMT_NONE || clv_av_pixfmt_bits(*wanted) > clv_av_pixfmt_bits(deepest))
+            deepest = *wanted;
+    }
+    return deepest;
+}
+
+/* For an input of more than 8 bits, the encoder's format of more than 8
+ * bits nearest it, or NONE when it takes 8 bits only: the input's own
+ * (ffv1, ProRes from ProRes, 16-bit PNG and TIFF); else, as choose_pix_fmt
+ * does at 8 bits, RGB with alpha for alpha, packed RGB for RGB (PNG
+ * rgb48be, TIFF rgb48le, ffv1 gbrp16le), Y'CbCr of the input's chroma
+ * (4:2:0 for RGB and gray: libx265 main10), then RGB for Y'CbCr. Gray
+ * formats are left out: a filter may add colour. */
+static enum AVPixelFormat choose_deep_pix_fmt(const AVCodec *c, const clv_media_desc *in)
+{
+    static const enum AVPixelFormat alpha_deep[] = {
+        AV_PIX_FMT_RGBA64LE,     AV_PIX_FMT_RGBA64BE,     AV_PIX_FMT_BGRA64LE,
+        AV_PIX_FMT_BGRA64BE,     AV_PIX_FMT_GBRAP16LE,    AV_PIX_FMT_YUVA444P16LE,
+        AV_PIX_FMT_YUVA444P10LE, AV_PIX_FMT_YUVA420P16LE, AV_PIX_FMT_YUVA420P10LE,
+        AV_PIX_FMT_NONE};
+    static const enum AVPixelFormat rgb_deep[] = {AV_PIX_FMT_RGB48LE,  AV_PIX_FMT_RGB48BE,
+                                                  AV_PIX_FMT_BGR48LE,  AV_PIX_FMT_BGR48BE,
+                                                  AV_PIX_FMT_GBRP16LE, AV_PIX_FMT_NONE};
+    static const enum AVPixelFormat yuv420_deep[] = {AV_PIX_FMT_YUV420P10LE, AV_PIX_FMT_P010LE,
+                                                     AV_PIX_FMT_YUV420P12LE, AV_PIX_FMT_YUV420P16LE,
+                                                     AV_PIX_FMT_YUV422P10LE, AV_PIX_FMT_YUV422P12LE,
+                                                     AV_PIX_FMT_YUV444P10LE, AV_PIX_FMT_YUV444P12LE,
+                                                     AV_PIX_FMT_YUV444P16LE, AV_PIX_FMT_NONE};
+    static const enum AVPixelFormat yuv422_deep[] = {
+        AV_PIX_FMT_YUV422P10LE, AV_PIX_FMT_YUV422P12LE, AV_PIX_FMT_YUV422P16LE,
+        AV_PIX_FMT_YUV444P10LE, AV_PIX_FMT_YUV444P12LE, AV_PIX_FMT_YUV444P16LE,
+        AV_PIX_FMT_YUV420P10LE, AV_PIX_FMT_YUV420P12LE, AV_PIX_FMT_NONE};
+    static const enum AVPixelFormat yuv444_deep[] = {AV_PIX_FMT_YUV444P10LE, AV_PIX_FMT_YUV444P12LE,
+                                                     AV_PIX_FMT_YUV444P16LE, AV_PIX_FMT_YUV422P10LE,
+                                                     AV_PIX_FMT_YUV422P12LE, AV_PIX_FMT_YUV420P10LE,
+                                                     AV_PIX_FMT_YUV420P12LE, AV_PIX_FMT_NONE};
+    int bits = clv_av_pixfmt_bits(in->pix_fmt);
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(in->pix_fmt);
+    int gray = d && d->nb_components <= 2 && !(d->flags & AV_PIX_FMT_FLAG_RGB);
+    if (!d || bits <= 8)
+        return AV_PIX_FMT_NONE;
+    if (!gray && takes(c, in->pix_fmt))
+        return in->pix_fmt;
+    enum AVPixelFormat f = AV_PIX_FMT_NONE;
+    const enum AVPixelFormat *yuv = in->rgb || in->alpha || gray ? yuv420_deep
+                                    : d->log2_chroma_w == 0      ? yuv444_deep
+                                    : d->log2_chroma_h == 0      ? yuv422_deep
+                                                                 : yuv420_deep;
+    if (in->alpha)
+        f = pick_bits(c, alpha_deep, bits);
+    if (f == AV_PIX_FMT_NONE && (in->rgb || in->alpha))
+        f = pick_bits(c, rgb_deep, bits);
+    if (f == AV_PIX_FMT_NONE)
+        f = pick_bits(c, yuv, bits);
+    if (f == AV_PIX_FMT_NONE)
+        f = pick_bits(c, rgb_deep, bits);
+    return f;
+}
+
 static enum AVPixelFormat choose_pix_fmt(const AVCodec *c, int rgb_source, int has_alpha)
 {
     static const enum AVPixelFormat rgba_first[] = {AV_PIX_FMT_RGBA, AV_PIX_FMT_BGRA,
@@ -399,12 +476,16 @@ static int choose_video_codec(clv_encoder *e, const clv_output_options *o, const
 }
 
 /* The frames' pixel format: -pix_fmt's, which the encoder must take, else
- * the best the encoder takes for this input (choose_pix_fmt). */
+ * the best the encoder takes for this input (choose_deep_pix_fmt for an
+ * input of more than 8 bits, else or failing that choose_pix_fmt). */
 static int choose_video_pix_fmt(const clv_output_options *o, const AVCodec *codec,
                                 const clv_media_desc *in, enum AVPixelFormat *pf, clv_msg *msg)
 {
     if (!o->pix_fmt) {
-        *pf = choose_pix_fmt(codec, in->rgb, in->alpha);
+        /* The input's depth where the encoder holds it. */
+        *pf = choose_deep_pix_fmt(codec, in);
+        if (*pf == AV_PIX_FMT_NONE)
+            *pf = choose_pix_fmt(codec, in->rgb, in->alpha);
         return 0;
     }
     *pf = av_get_pix_fmt(o->pix_fmt);

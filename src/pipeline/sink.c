@@ -1,6 +1,7 @@
 /* sink.c - the encode sink: stage frames -> encoder frames (a plane copy when
- * the stage gives the encoder's layout, swscale from RGBA otherwise) -> the
- * encoder + muxer thread, with copied streams and a microphone. */
+ * the stage gives the encoder's layout, swscale from RGBA or its 16-bit
+ * layouts otherwise) -> the encoder + muxer thread, with copied streams and
+ * a microphone. */
 #include "sink.h"
 
 #include <stdio.h>
@@ -60,22 +61,35 @@ struct clv_sink {
 };
 
 /* The stage's frames into the encoder's format: a plane copy when the
- * stage gives that layout, swscale from RGBA otherwise. */
-static int open_conversion(clv_sink *s, int rgba, clv_msg *msg)
+ * stage gives that layout (at 16 bits: the deep layouts, and the 8-bit ones
+ * dithered), swscale otherwise: from RGBA, or, for an encoder format of
+ * more than 8 bits from 16-bit frames, from rgba64le (RGB, alpha) or
+ * yuv444p16le (Y'CbCr: the chroma is subsampled on the host). */
+static int open_conversion(clv_sink *s, int rgba, int depth, clv_msg *msg)
 {
     if (s->enc_format == AV_PIX_FMT_YUVJ420P)
         s->color.full_range = 1;
     int native = rgba ? -1 : clv_native_pixfmt(s->enc_format);
-    s->stage_format = native >= 0 ? (clv_pixfmt)native : CLV_PIX_RGBA;
-    if (native >= 0)
+    if (native < 0 && !rgba && depth == 16)
+        native = clv_native_pixfmt_deep(s->enc_format, 1);
+    if (native >= 0) {
+        s->stage_format = (clv_pixfmt)native;
         return 0;
-    s->sws =
-        sws_getContext(s->width, s->height, AV_PIX_FMT_RGBA, s->width, s->height, s->enc_format,
-                       SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
+    }
+    int deep = depth == 16 && !rgba && clv_av_pixfmt_bits(s->enc_format) > 8;
+    s->stage_format =
+        !deep ? CLV_PIX_RGBA
+        : clv_av_pixfmt_is_rgb(s->enc_format) || clv_av_pixfmt_has_alpha(s->enc_format)
+            ? CLV_PIX_RGBA64
+            : CLV_PIX_YUV444P16;
+    s->sws = sws_getContext(s->width, s->height, clv_av_pixfmt(s->stage_format), s->width,
+                            s->height, s->enc_format,
+                            SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
     if (!s->sws)
-        return clv_io_fail(msg, CLV_EINVAL, "cannot convert RGBA frames to %s",
-                           av_get_pix_fmt_name(s->enc_format));
-    clv_sws_colors(s->sws, s->color, 1, s->color, clv_av_pixfmt_is_rgb(s->enc_format));
+        return clv_io_fail(msg, CLV_EINVAL, "cannot convert %s frames to %s",
+                           clv_pixfmt_name(s->stage_format), av_get_pix_fmt_name(s->enc_format));
+    clv_sws_colors(s->sws, s->color, !clv_pixfmt_is_yuv(s->stage_format), s->color,
+                   clv_av_pixfmt_is_rgb(s->enc_format));
     return 0;
 }
 
@@ -102,6 +116,7 @@ int clv_sink_open(const clv_sink_options *o, clv_sink **out, clv_msg *msg)
         output.sample_aspect = o->sample_aspect;
     }
     s->color = clv_feed_output_color(o->feed);
+    int depth = clv_pixfmt_depth(clv_feed_format(o->feed));
     int err = 0;
     if (o->mic) {
         if ((err = clv_mic_open(o->mic, o->mic_format, &s->mic, msg)))
@@ -111,8 +126,12 @@ int clv_sink_open(const clv_sink_options *o, clv_sink **out, clv_msg *msg)
     if ((err = clv_encoder_open(&output, in, s->color, &s->enc, msg)))
         goto fail;
     s->enc_format = clv_encoder_pix_fmt(s->enc);
-    if ((err = open_conversion(s, o->rgba, msg)))
+    if ((err = open_conversion(s, o->rgba, depth, msg)))
         goto fail;
+    if (depth == 16 && clv_av_pixfmt_bits(s->enc_format) <= 8)
+        av_log(NULL, AV_LOG_WARNING, "%s (%s) takes 8 bits: the %d-bit frames are dithered to 8\n",
+               clv_encoder_codec_name(s->enc), av_get_pix_fmt_name(s->enc_format),
+               clv_av_pixfmt_bits(in->pix_fmt));
     int size = av_image_get_buffer_size(s->enc_format, s->width, s->height, 32);
     s->pool = size > 0 ? av_buffer_pool_init((size_t)size, NULL) : NULL;
     s->queue = clv_queue_create(16);
@@ -241,8 +260,9 @@ int clv_sink_frame(clv_sink *s, const uint8_t *pixels, clv_block *kept, int64_t 
             return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
         }
         if (s->sws) {
-            const uint8_t *src[4] = {pixels, NULL, NULL, NULL};
-            int stride[4] = {s->width * 4, 0, 0, 0};
+            const uint8_t *src[4];
+            int stride[4], rows[4];
+            clv_packed_planes(s->stage_format, s->width, s->height, pixels, src, stride, rows);
             sws_scale(s->sws, src, stride, 0, s->height, f->data, f->linesize);
         } else {
             clv_copy_planes(s->stage_format, s->width, s->height, (uint8_t *)pixels, f, 1);

@@ -45,10 +45,15 @@ typedef struct clv_sink_options {
     const clv_decoder *clock;
 } clv_sink_options;
 
-/* Opens the microphone (if any), the encoder and the conversion. On failure
- * *out is NULL and msg names the file, encoder or device. */
+/* Opens the microphone (if any), the encoder and the conversion. When the
+ * feed gives frames of 16 bits and the encoder takes 8 only, says once (on
+ * FFmpeg's log) that they are dithered to 8. On failure *out is NULL and
+ * msg names the file, encoder or device. */
 int clv_sink_open(const clv_sink_options *options, clv_sink **out, clv_msg *msg);
-/* The layout and colour the stage must give the sink's frames in. */
+/* The layout and colour the stage must give the sink's frames in: the
+ * encoder's own when the stage has it (a 16-bit layout only from a feed of
+ * 16 bits; an 8-bit one from such a feed is dithered by the stage), else
+ * RGBA, rgba64le or yuv444p16le converted by swscale on the host. */
 clv_pixfmt clv_sink_stage_format(const clv_sink *sink);
 clv_color clv_sink_color(const clv_sink *sink);
 /* The encoder's pixel format and name, for messages. */
