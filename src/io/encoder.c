@@ -555,8 +555,14 @@ static void set_video_look(clv_encoder *e, const clv_output_options *o, const cl
         e->enc->colorspace = av_matrix(color.matrix);
         e->enc->color_range = color.full_range ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
     }
+    /* The input's tags, unless the filters changed what the pixels mean
+     * (tonemap: BT.709 SDR). */
     e->enc->color_primaries = in->primaries;
     e->enc->color_trc = in->transfer;
+    if (o->transfer && o->transfer != clv_transfer_of(in->transfer))
+        e->enc->color_trc = clv_av_transfer(o->transfer);
+    if (o->primaries && o->primaries != clv_primaries_of(in->primaries))
+        e->enc->color_primaries = clv_av_primaries(o->primaries);
 }
 
 /* Threads, headers, bit rate and x264/x265's crf and preset. */
@@ -794,9 +800,12 @@ int clv_encoder_open(const clv_output_options *o, const clv_media_desc *in, clv_
     if (!e)
         return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     snprintf(e->path, sizeof e->path, "%s", o->path);
-    if ((e->has_mastering = in->mastering != NULL))
+    /* The HDR metadata describes the input's curve: it goes where the
+     * filters keep that curve. */
+    int same_curve = !o->transfer || o->transfer == clv_transfer_of(in->transfer);
+    if ((e->has_mastering = same_curve && in->mastering != NULL))
         e->mastering = *in->mastering;
-    if ((e->has_light_level = in->light_level != NULL))
+    if ((e->has_light_level = same_curve && in->light_level != NULL))
         e->light_level = *in->light_level;
     const AVOutputFormat *ofmt = NULL;
     const AVCodec *codec = NULL;

@@ -1,7 +1,7 @@
 /* feed.c - decoded frames into the GPU stage's layouts: the formats the
  * stage takes as they are, the others through swscale; inputs of more than
  * 8 bits at 16 bits when the chain runs there; and the colour facts
- * (matrix, range) that both sides of the stage need. */
+ * (matrix, range, transfer, primaries) that both sides of the stage need. */
 #include "io.h"
 
 #include <stdio.h>
@@ -113,6 +113,54 @@ clv_color clv_stream_color(const AVCodecContext *c)
 const char *clv_matrix_name(clv_matrix m)
 {
     return m == CLV_MATRIX_BT709 ? "bt709" : m == CLV_MATRIX_BT2020 ? "bt2020" : "bt601";
+}
+
+int clv_transfer_of(enum AVColorTransferCharacteristic t)
+{
+    switch (t) {
+    case AVCOL_TRC_SMPTE2084:
+        return CLV_TRC_PQ;
+    case AVCOL_TRC_ARIB_STD_B67:
+        return CLV_TRC_HLG;
+    case AVCOL_TRC_LINEAR:
+        return CLV_TRC_LINEAR;
+    case AVCOL_TRC_UNSPECIFIED:
+    case AVCOL_TRC_RESERVED0:
+    case AVCOL_TRC_RESERVED:
+        return CLV_TRC_UNKNOWN;
+    default: /* BT.709, BT.601, sRGB, BT.2020's SDR curves, the gammas */
+        return t > AVCOL_TRC_RESERVED0 && t < AVCOL_TRC_NB ? CLV_TRC_BT709 : CLV_TRC_UNKNOWN;
+    }
+}
+
+int clv_primaries_of(enum AVColorPrimaries p)
+{
+    return p == AVCOL_PRI_BT709    ? CLV_PRIM_BT709
+           : p == AVCOL_PRI_BT2020 ? CLV_PRIM_BT2020
+                                   : CLV_PRIM_UNKNOWN;
+}
+
+enum AVColorTransferCharacteristic clv_av_transfer(int transfer)
+{
+    switch (transfer) {
+    case CLV_TRC_BT709:
+        return AVCOL_TRC_BT709;
+    case CLV_TRC_PQ:
+        return AVCOL_TRC_SMPTE2084;
+    case CLV_TRC_HLG:
+        return AVCOL_TRC_ARIB_STD_B67;
+    case CLV_TRC_LINEAR:
+        return AVCOL_TRC_LINEAR;
+    default:
+        return AVCOL_TRC_UNSPECIFIED;
+    }
+}
+
+enum AVColorPrimaries clv_av_primaries(int primaries)
+{
+    return primaries == CLV_PRIM_BT709    ? AVCOL_PRI_BT709
+           : primaries == CLV_PRIM_BT2020 ? AVCOL_PRI_BT2020
+                                          : AVCOL_PRI_UNSPECIFIED;
 }
 
 static int sws_matrix(clv_matrix m)

@@ -229,6 +229,11 @@ typedef struct clv_output_options {
      * the rotation already in them; width 0: the input's, turned. */
     int width, height;
     AVRational sample_aspect;
+    /* What the frames' pixels mean after the filters (clv_transfer,
+     * clv_primaries); 0: the input's. Where they differ from the input's
+     * (tonemap), the output is tagged with them and the input's HDR
+     * metadata (mastering display, light level) is left out. */
+    int transfer, primaries;
     int no_audio;     /* -an: the input's audio streams are left out */
     int no_subtitles; /* -sn: its subtitle streams are left out */
     /* -c:a: NULL copies what the container takes and encodes the rest to its
@@ -378,6 +383,13 @@ clv_color clv_default_color(int height);
 /* The stream's matrix and range; untagged video follows clv_default_color. */
 clv_color clv_stream_color(const AVCodecContext *c);
 const char *clv_matrix_name(clv_matrix m);
+/* A stream's transfer and primaries as the chain knows them (clv_transfer,
+ * clv_primaries: the SDR curves are BT.709, anything else unknown), and
+ * back to FFmpeg's tags (unknown: unspecified). */
+int clv_transfer_of(enum AVColorTransferCharacteristic t);
+int clv_primaries_of(enum AVColorPrimaries p);
+enum AVColorTransferCharacteristic clv_av_transfer(int transfer);
+enum AVColorPrimaries clv_av_primaries(int primaries);
 /* Tells swscale the matrix and range on each side (RGB sides are full range;
  * their table is ignored). */
 void clv_sws_colors(struct SwsContext *sws, clv_color src, int src_rgb, clv_color dst, int dst_rgb);

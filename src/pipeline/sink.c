@@ -116,6 +116,12 @@ int clv_sink_open(const clv_sink_options *o, clv_sink **out, clv_msg *msg)
         output.sample_aspect = o->sample_aspect;
     }
     s->color = clv_feed_output_color(o->feed);
+    /* A chain that changes the primaries (tonemap: BT.2020 to BT.709) gives
+     * Y'CbCr of their matrix. */
+    output.transfer = o->transfer;
+    output.primaries = o->primaries;
+    if (o->primaries && o->primaries != clv_primaries_of(in->primaries))
+        s->color.matrix = o->primaries == CLV_PRIM_BT2020 ? CLV_MATRIX_BT2020 : CLV_MATRIX_BT709;
     int depth = clv_pixfmt_depth(clv_feed_format(o->feed));
     int err = 0;
     if (o->mic) {

@@ -37,6 +37,9 @@ typedef struct clv_sink_options {
      * aspect (clv_chain_desc_output_size); width 0: the input's, turned. */
     int width, height;
     AVRational sample_aspect;
+    /* What the frames' pixels mean after the filters (clv_size.transfer,
+     * .primaries: tonemap makes BT.709 SDR of PQ or HLG); 0: the input's. */
+    int transfer, primaries;
     const char *mic;        /* a microphone recorded too, or NULL */
     const char *mic_format; /* its capture format, NULL: alsa */
     /* The video's clock (clv_decoder_clock_base) that the microphone's

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <math.h>
+
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/pixdesc.h>
@@ -246,8 +248,16 @@ clv_size clv_pipeline_upright(const clv_media_desc *in, int rotation)
     AVRational sar = in->sample_aspect;
     if (turned && sar.num > 0 && sar.den > 0)
         sar = av_inv_q(sar);
-    return (clv_size){turned ? in->height : in->width, turned ? in->width : in->height, sar.num,
-                      sar.den, 0, 0, 0};
+    /* What the pixels mean, for the filters that change it (tonemap): the
+     * content's peak is its MaxCLL, else its mastering display's. */
+    int peak = 0;
+    if (in->light_level && in->light_level->MaxCLL)
+        peak = (int)in->light_level->MaxCLL;
+    else if (in->mastering && in->mastering->has_luminance)
+        peak = (int)lrint(av_q2d(in->mastering->max_luminance));
+    return (clv_size){
+        turned ? in->height : in->width, turned ? in->width : in->height, sar.num, sar.den,
+        clv_transfer_of(in->transfer),   clv_primaries_of(in->primaries), peak};
 }
 
 int clv_pipeline_output_size(const clv_media_desc *in, int rotation, const clv_chain_desc *desc,
@@ -291,6 +301,8 @@ static void *setup_io(void *arg)
                                  .width = size.width,
                                  .height = size.height,
                                  .sample_aspect = {size.sar_num, size.sar_den},
+                                 .transfer = size.transfer,
+                                 .primaries = size.primaries,
                                  .mic = o->mic,
                                  .mic_format = o->mic_format,
                                  .clock = s->dec};
