@@ -17,7 +17,7 @@ function(expect_run)
 endfunction()
 
 expect_run(COMMAND ${CLVID} filters STATUS 0
-           OUT "median +per-channel median.*radius +integer 1\\.\\.7, default 1")
+           OUT "median +8(/16)? +per-channel median.*radius +integer 1\\.\\.7, default 1")
 expect_run(COMMAND ${CLVID} filters STATUS 0 OUT "quantize.*colors +integer 1\\.\\.256")
 expect_run(COMMAND ${CLVID} devices STATUS 0 OUT "\\* +0 ")
 expect_run(COMMAND ${CLVID} --help STATUS 0 OUT "usage: clvid")

@@ -1,6 +1,7 @@
-/* cmd_filters.c - `clvid filters`: every filter with its parameters,
- * generated from the descriptors' tables; `--markdown` writes the same as
- * docs/filters.md (a test compares the two). */
+/* cmd_filters.c - `clvid filters`: every filter with its parameters and the
+ * bits a channel it runs at, generated from the descriptors' tables;
+ * `--markdown` writes the same as docs/filters.md (a test compares the
+ * two). */
 #include "cli.h"
 
 #include <stdio.h>
@@ -141,12 +142,20 @@ static void print_markdown(void)
            "passes through unchanged, and neighbourhood filters repeat the edge pixel at the\n"
            "borders. What each filter computes, exactly, is in\n"
            "[the architecture](architecture.md#what-the-filters-compute). A step is what one\n"
-           "press of the window's up or down keys changes.\n");
+           "press of the window's up or down keys changes.\n\n"
+           "An input of more than 8 bits a channel (10-bit HEVC, ProRes, 16-bit PNG) is "
+           "filtered at\n"
+           "16 bits a channel when every filter of the chain runs there; a filter that runs "
+           "at 8 bits\n"
+           "only keeps the whole chain at 8 (`clvid transcode` says which). Each filter says "
+           "which it\n"
+           "is below.\n");
     for (int i = 0; i < clv_filter_count(); i++) {
         const clv_filter *f = clv_filter_at(i);
         printf("\n## %s\n\n", clv_filter_name(f));
         md_text(clv_filter_help(f));
-        printf(".\n");
+        printf(".\n\n%s\n", clv_filter_deep(f) ? "Runs at 8 and 16 bits a channel."
+                                               : "Runs at 8 bits a channel only.");
         if (clv_filter_temporal(f))
             printf("\nIts output depends on the frames before, so it is never split between "
                    "devices or segments\n(it runs on the first device of a list; "
@@ -222,14 +231,18 @@ int clv_cmd_filters(int argc, char **argv)
         print_params(f);
         return CLV_EXIT_OK;
     }
-    printf("Filters (chain them with commas: -vf 'median=radius=2,sharpen'):\n");
+    printf("Filters (chain them with commas: -vf 'median=radius=2,sharpen'), with the bits a\n"
+           "channel each runs at: 8/16, or 8 only (an input of more than 8 bits is filtered at\n"
+           "16 when every filter of the chain runs there):\n");
     for (int i = 0; i < clv_filter_count(); i++) {
         const clv_filter *f = clv_filter_at(i);
-        printf("\n  %-12s %s\n", clv_filter_name(f), clv_filter_help(f));
+        printf("\n  %-12s %4s  %s\n", clv_filter_name(f), clv_filter_deep(f) ? "8/16" : "8",
+               clv_filter_help(f));
         print_params(f);
     }
-    printf("\n  %-12s your own kernel: opencl=file=PATH[:kernel=NAME][:PARAM=VALUE...]; its\n"
-           "               parameters are declared in the file (clvid filters --file PATH)\n",
-           "opencl");
+    printf("\n  %-12s %4s  your own kernel: opencl=file=PATH[:kernel=NAME][:PARAM=VALUE...];\n"
+           "                     its parameters are declared in the file (clvid filters --file "
+           "PATH)\n",
+           "opencl", "8");
     return CLV_EXIT_OK;
 }
