@@ -545,6 +545,230 @@ def hdr_metadata(tmp):
     check(hdr_side_data(first_frame_side_data(out)) == (None, None), "SDR: HDR frame side data")
 
 
+# ---- More than 8 bits (issue 35) -------------------------------------------
+
+# Chains that leave a ramp's interior as it is (within a code), for the
+# 16-bit tests: each runs once every filter in it runs at 16 bits (`clvid
+# filters` says 8/16); the others are skipped. Add a filter here when it
+# gets its 16-bit kernels.
+DEEP_CHAINS = ["hflip,hflip", "sharpen"]
+
+
+def filter_bits():
+    """{filter name: "8/16" or "8"} from `clvid filters`."""
+    p = run([ARGS.clvid, "filters"])
+    return dict(re.findall(r"^  (\S+) +(8/16|8)  ", p.stdout, re.M))
+
+
+def deep_chains():
+    bits = filter_bits()
+    chains = [c for c in DEEP_CHAINS if all(bits.get(f.split("=")[0]) == "8/16"
+                                              for f in c.split(","))]
+    check(chains, "no chain of %s runs at 16 bits (clvid filters: %s)" % (DEEP_CHAINS, bits))
+    print("16-bit chains:", chains, "(left out: %s)" % [c for c in DEEP_CHAINS if c not in chains])
+    return chains
+
+
+def raw16(path, pix_fmt, frames=1):
+    """The first frames of path decoded to pix_fmt, as 16-bit samples."""
+    import array
+    p = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-frames:v", str(frames), "-f",
+                        "rawvideo", "-pix_fmt", pix_fmt, "-"], capture_output=True)
+    check(p.returncode == 0 and p.stdout, "cannot decode %s: %s" % (path, p.stderr.decode()))
+    a = array.array("H")
+    a.frombytes(p.stdout)
+    if sys.byteorder != ("big" if pix_fmt.endswith("be") else "little"):
+        a.byteswap()
+    return a
+
+
+RAMP_W, RAMP_H = 1024, 64
+
+
+def ramp10(tmp, codec):
+    """A horizontal yuv420p10le luma ramp over 64..940 (877 codes, each one
+    about 1.2 pixels wide), neutral chroma, 5 frames, lossless."""
+    out = os.path.join(tmp, "ramp10_%s.mkv" % codec)
+    enc = ["-c:v", "ffv1"] if codec == "ffv1" else [
+        "-c:v", "libx265", "-x265-params", "lossless=1:log-level=error"]
+    ffmpeg("-f", "lavfi", "-i", "nullsrc=s=%dx%d:r=25:d=0.2,format=yuv420p10le,"
+           "geq=lum='64+floor(X*877/%d)':cb=512:cr=512" % (RAMP_W, RAMP_H, RAMP_W), *enc, out)
+    return out
+
+
+def luma_interior(samples, w, h, margin=2):
+    return [samples[y * w + x] for y in range(margin, h - margin) for x in range(margin, w - margin)]
+
+
+@test
+def deep_ramp(tmp):
+    """A 10-bit ramp (ffv1, and x265 lossless: the HEVC decoder writes into
+    the stage's memory) through each 16-bit chain into ffv1 stays 10-bit:
+    at least 600 distinct luma codes (8 bits give at most 256) and within 3
+    codes of the input in the interior. The chain says nothing about depth."""
+    codecs = ["ffv1"]
+    if "libx265" in run(["ffmpeg", "-hide_banner", "-encoders"]).stdout:
+        codecs.append("x265")
+    for chain in deep_chains():
+        for codec in codecs:
+            src = ramp10(tmp, codec)
+            out = os.path.join(tmp, "out.mkv")
+            p = run([ARGS.clvid, "transcode", "-i", src, "-vf", chain, "-c:v", "ffv1", "-o",
+                     out, "-y"])
+            check("8 bits" not in p.stderr, "%s: %s" % (chain, p.stderr))
+            v = streams(probe(out), "video")[0]
+            check(v["pix_fmt"] == "yuv420p10le", "%s: written as %s" % (chain, v["pix_fmt"]))
+            check(int(v["nb_read_frames"]) == 5, "%s: %s frames" % (chain, v["nb_read_frames"]))
+            a, b = raw16(src, "yuv420p10le"), raw16(out, "yuv420p10le")
+            ya, yb = a[:RAMP_W * RAMP_H], b[:RAMP_W * RAMP_H]
+            codes = len(set(yb))
+            worst = max(abs(x - y) for x, y in zip(luma_interior(ya, RAMP_W, RAMP_H),
+                                                   luma_interior(yb, RAMP_W, RAMP_H)))
+            print("%s from %s: %d luma codes, interior off by %d at most" % (chain, codec, codes,
+                                                                              worst))
+            check(codes >= 600, "%s: %d distinct luma codes, not >= 600" % (chain, codes))
+            check(worst <= 3, "%s: the interior moved by %d codes" % (chain, worst))
+
+
+@test
+def deep_png(tmp):
+    """A 16-bit PNG ramp (RGB, and RGBA) through each 16-bit chain stays a
+    16-bit PNG (rgb48be, rgba64be) and is exact in the interior; ffv1 keeps
+    16 bits too."""
+    for pix_fmt, alpha in [("rgb48be", False), ("rgba64be", True)]:
+        src = os.path.join(tmp, "ramp16_%s.png" % pix_fmt)
+        planes = "r='X*64':g='65535-X*64':b='Y*2000+X*3'" + (":a='65535-Y*1000'" if alpha else "")
+        ffmpeg("-f", "lavfi", "-i", "nullsrc=s=1024x32:d=0.04,format=%s,geq=%s"
+               % ("gbrap16le" if alpha else "gbrp16le", planes), "-frames:v", "1",
+               "-pix_fmt", pix_fmt, src)
+        n = 4 if alpha else 3
+        for chain in deep_chains():
+            for out_name, want in [("out.png", pix_fmt), ("out.mkv", "gbrap16le" if alpha
+                                                             else "gbrp16le")]:
+                out = os.path.join(tmp, out_name)
+                clvid("-i", src, "-vf", chain, "-o", out, "-y",
+                      *(["-c:v", "ffv1"] if out_name.endswith("mkv") else []))
+                got = streams(probe(out), "video")[0]["pix_fmt"]
+                check(got == want, "%s %s: %s written as %s, not %s" % (pix_fmt, chain, out_name,
+                                                                     got, want))
+                fmt = "rgba64le" if alpha else "rgb48le"
+                a, b = raw16(src, fmt), raw16(out, fmt)
+                bad = [(x, y) for y in range(1, 31) for x in range(1, 1023)
+                       if a[(y * 1024 + x) * n:(y * 1024 + x + 1) * n] !=
+                       b[(y * 1024 + x) * n:(y * 1024 + x + 1) * n]]
+                check(not bad, "%s %s -> %s: %d interior pixels differ, the first at %s" % (
+                    pix_fmt, chain, out_name, len(bad), bad[:1]))
+                print("ok", pix_fmt, chain, "->", out_name, got)
+
+
+@test
+def deep_hdr10(tmp):
+    """x265 output of an HDR10 input through a 16-bit chain is yuv420p10le
+    (main10) with PQ, BT.2020 and both kinds of HDR metadata (stream side
+    data and SEI)."""
+    if "libx265" not in run(["ffmpeg", "-hide_banner", "-encoders"]).stdout:
+        raise Skip("this FFmpeg has no libx265")
+    pq = hdr_clip(tmp, "pq.mkv", "smpte2084", True)
+    hdr10 = (HDR10_MASTERING, HDR10_LIGHT)
+    for chain in deep_chains()[:1]:
+        out = os.path.join(tmp, "out.mkv")
+        clvid("-i", pq, "-vf", chain, "-c:v", "libx265", "-o", out, "-y")
+        v = streams(probe(out), "video")[0]
+        want = {"pix_fmt": "yuv420p10le", "profile": "Main 10", "color_transfer": "smpte2084",
+                "color_primaries": "bt2020", "color_space": "bt2020nc", "color_range": "tv"}
+        for key, value in want.items():
+            check(v.get(key) == value, "%s: %s is %s, not %s" % (chain, key, v.get(key), value))
+        check(hdr_side_data(v.get("side_data_list")) == hdr10, "%s: stream side data %s"
+              % (chain, v.get("side_data_list")))
+        check(hdr_side_data(first_frame_side_data(out)) == hdr10, "%s: the first frame's SEI %s"
+              % (chain, first_frame_side_data(out)))
+
+
+@test
+def deep_dither(tmp):
+    """10 bits into an encoder that takes 8 (an 8-bit -pix_fmt, mjpeg): said
+    once, and dithered: a flat 10-bit area between two 8-bit codes comes out
+    as a mix of both whose mean lies between them, not as one of them."""
+    src = os.path.join(tmp, "flat10.mkv")
+    # Luma 514 of 1023 is 128.5 in 8-bit codes; neutral chroma.
+    ffmpeg("-f", "lavfi", "-i", "nullsrc=s=64x64:r=25:d=0.2,format=yuv420p10le,"
+           "geq=lum=514:cb=512:cr=512", "-c:v", "ffv1", src)
+    chain = deep_chains()[0]
+    out = os.path.join(tmp, "out.mkv")
+    p = run([ARGS.clvid, "transcode", "-i", src, "-vf", chain, "-c:v", "ffv1", "-pix_fmt",
+             "yuv420p", "-o", out, "-y"])
+    said = "ffv1 (yuv420p) takes 8 bits: the 10-bit frames are dithered to 8"
+    check(p.stderr.count(said) == 1, "not said once (%r):\n%s" % (said, p.stderr))
+    y = raw(out, "yuv420p")[:64 * 64]
+    mean = sum(y) / len(y)
+    print("flat 128.5 dithered to codes %s, mean %.3f" % (sorted(set(y)), mean))
+    check(set(y) == {128, 129} and 128.25 < mean < 128.75,
+          "not dithered: codes %s, mean %.3f" % (sorted(set(y)), mean))
+    out = os.path.join(tmp, "out.jpg")
+    p = run([ARGS.clvid, "transcode", "-i", src, "-vf", chain, "--frames", "1", "-o", out, "-y"])
+    check(p.stderr.count("mjpeg (yuvj420p) takes 8 bits") == 1, p.stderr)
+    # 8-bit inputs say nothing about it.
+    sdr = os.path.join(tmp, "flat8.mkv")
+    ffmpeg("-i", src, "-pix_fmt", "yuv420p", "-c:v", "ffv1", sdr)
+    p = run([ARGS.clvid, "transcode", "-i", sdr, "-vf", chain, "-c:v", "ffv1", "-o", out + ".mkv"])
+    check("bits" not in p.stderr, p.stderr)
+
+
+def eight_bit_chain():
+    """A chain that runs at 8 bits only: the first such filter of `clvid
+    filters`, else a user kernel."""
+    bits = filter_bits()
+    chains = {"quantize": "quantize", "scale": "scale=iw:ih", "sharpen": "sharpen",
+              "median": "median", "equalize": "equalize", "gray": "gray", "noise": "noise"}
+    for name, chain in chains.items():
+        if bits.get(name) == "8":
+            return chain, name
+    if bits.get("opencl") == "8":
+        return "opencl=file=" + os.path.join(ARGS.media, "..", "examples", "kernels",
+                                             "pixelate.cl"), "opencl"
+    raise Skip("every filter runs at 16 bits")
+
+
+@test
+def deep_eight_bit_filter(tmp):
+    """A chain with a filter of 8 bits only on a 10-bit input: said once,
+    naming the filter; the run works, and the output keeps 10 bits."""
+    chain, name = eight_bit_chain()
+    src = ramp10(tmp, "ffv1")
+    out = os.path.join(tmp, "out.mkv")
+    p = run([ARGS.clvid, "transcode", "-i", src, "-vf", chain, "-c:v", "ffv1", "-o", out])
+    said = "%s runs at 8 bits only: the 10-bit input is filtered at 8 bits" % name
+    check(p.stderr.count(said) == 1, "not said once (%r):\n%s" % (said, p.stderr))
+    v = streams(probe(out), "video")[0]
+    check(v["pix_fmt"] == "yuv420p10le" and int(v["nb_read_frames"]) == 5,
+          "%s frames of %s" % (v["nb_read_frames"], v["pix_fmt"]))
+    decodes_cleanly(out)
+
+
+@test
+def deep_pix_fmt(tmp):
+    """-pix_fmt decides both ways: a 10-bit input into yuv444p10le (the
+    stage gives 16-bit 4:4:4, swscale the rest) stays within a code; an
+    8-bit input into yuv420p10le; a format the encoder lacks names both."""
+    src = ramp10(tmp, "ffv1")
+    chain = deep_chains()[0]
+    out = os.path.join(tmp, "out444.mkv")
+    clvid("-i", src, "-vf", chain, "-c:v", "ffv1", "-pix_fmt", "yuv444p10le", "-o", out)
+    check(streams(probe(out), "video")[0]["pix_fmt"] == "yuv444p10le", "not yuv444p10le")
+    a, b = raw16(src, "yuv444p10le"), raw16(out, "yuv444p10le")
+    worst = max(abs(x - y) for x, y in zip(a, b))
+    check(worst <= 1, "yuv444p10le: off by %d codes" % worst)
+    sdr = os.path.join(tmp, "in8.mkv")
+    ffmpeg("-i", src, "-pix_fmt", "yuv420p", "-c:v", "ffv1", sdr)
+    out = os.path.join(tmp, "up.mkv")
+    clvid("-i", sdr, "-vf", chain, "-c:v", "ffv1", "-pix_fmt", "yuv420p10le", "-o", out)
+    check(streams(probe(out), "video")[0]["pix_fmt"] == "yuv420p10le", "not yuv420p10le")
+    bad = os.path.join(tmp, "bad.mkv")
+    p = clvid("-i", src, "-c:v", "libx264", "-pix_fmt", "rgb48be", "-o", bad, expect=1)
+    check("-pix_fmt rgb48be: libx264 takes" in p.stderr, p.stderr)
+    check(not os.path.exists(bad), "left %s" % bad)
+
+
 @test
 def lavfi_input(tmp):
     """-f FORMAT inputs (libavdevice): a lavfi test source."""
