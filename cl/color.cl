@@ -47,110 +47,251 @@ inline int clv_round10(int v)
     return min((v + 32) >> 6, 1023);
 }
 
-/* fmt: 0 yuv420p10, 1 p010, 2 yuv444p16, 3 rgba64. The planes at byte
- * offsets yoff, uoff, voff, rows ys, us, vs bytes apart. */
+/* One pixel of a deep format in: fmt 0 yuv420p10, 1 p010, 2 yuv444p16, 3
+ * rgba64, the planes at byte offsets yoff, uoff, voff, rows ys, us, vs
+ * bytes apart. */
+inline ushort4 deep_pixel(__global const uchar *in, int fmt, __constant clv_yuv_coeffs *k,
+                          int yoff, int uoff, int voff, int ys, int us, int vs, int x, int y)
+{
+    if (fmt == 3) {
+        __global const uchar *p = in + yoff + y * ys + 8 * x;
+        return (ushort4)(clv_rd16(p), clv_rd16(p + 2), clv_rd16(p + 4), clv_rd16(p + 6));
+    }
+    int yy, u, v;
+    if (fmt == 2) {
+        yy = clv_rd16(in + yoff + y * ys + 2 * x);
+        u = clv_rd16(in + uoff + y * us + 2 * x);
+        v = clv_rd16(in + voff + y * vs + 2 * x);
+    } else if (fmt == 1) {
+        yy = clv_rd16(in + yoff + y * ys + 2 * x);
+        u = clv_rd16(in + uoff + (y / 2) * us + 4 * (x / 2));
+        v = clv_rd16(in + uoff + (y / 2) * us + 4 * (x / 2) + 2);
+    } else {
+        yy = (clv_rd16(in + yoff + y * ys + 2 * x) & 1023) << 6;
+        u = (clv_rd16(in + uoff + (y / 2) * us + 2 * (x / 2)) & 1023) << 6;
+        v = (clv_rd16(in + voff + (y / 2) * vs + 2 * (x / 2)) & 1023) << 6;
+    }
+    const long l = (long)k->ky * (yy - k->yoff);
+    u -= 32768;
+    v -= 32768;
+    return (ushort4)(clv_clampl(clv_fix16l(l + (long)k->rv * v), 0, 65535),
+                     clv_clampl(clv_fix16l(l - (long)k->gu * u - (long)k->gv * v), 0, 65535),
+                     clv_clampl(clv_fix16l(l + (long)k->bu * u), 0, 65535), 65535);
+}
+
+#if CLV_ROW
+/* clv_fix16l on eight values. */
+inline long8 clv_fix16l8(long8 v)
+{
+    return ((v + 32768 + (65536L << 16)) >> 16) - 65536;
+}
+
+/* The row shape's 4:2:0 rows (fmt 0, 1; every plane at an even offset and
+ * stride), 8 pixels at a time in vectors: PoCL vectorizes across
+ * work-items, not along the pixel loop of one row, and the bytes of the
+ * general loop stayed byte moves. deep_pixel's arithmetic. Returns how many
+ * pixels it did (a multiple of 8). */
+inline int deep_row_420(__global const uchar *in, __global ushort4 *o, int w, int fmt,
+                        __constant clv_yuv_coeffs *k, int yoff, int uoff, int voff)
+{
+    __global const ushort *py = (__global const ushort *)(in + yoff);
+    __global const ushort *pu = (__global const ushort *)(in + uoff);
+    __global const ushort *pv = (__global const ushort *)(in + voff);
+    const long ky = k->ky, rv = k->rv, gu = k->gu, gv = k->gv, bu = k->bu, kyoff = k->yoff;
+    int x = 0;
+    for (; x + 8 <= w; x += 8) {
+        long8 yy;
+        long4 u4, v4;
+        if (fmt == 0) {
+            yy = convert_long8(vload8(0, py + x) & (ushort)1023) << 6;
+            u4 = convert_long4(vload4(0, pu + x / 2) & (ushort)1023) << 6;
+            v4 = convert_long4(vload4(0, pv + x / 2) & (ushort)1023) << 6;
+        } else {
+            const ushort8 uv = vload8(0, pu + x);
+            yy = convert_long8(vload8(0, py + x));
+            u4 = convert_long4(uv.even);
+            v4 = convert_long4(uv.odd);
+        }
+        const long8 u = u4.s00112233 - 32768, v = v4.s00112233 - 32768;
+        const long8 l = ky * (yy - kyoff);
+        const long8 r = clamp(clv_fix16l8(l + rv * v), 0L, 65535L);
+        const long8 g = clamp(clv_fix16l8(l - gu * u - gv * v), 0L, 65535L);
+        const long8 b = clamp(clv_fix16l8(l + bu * u), 0L, 65535L);
+        /* Eight ushort4 pixels as eight 64-bit words (little-endian: x low). */
+        vstore8(r | g << 16 | b << 32 | (long8)(65535L << 48), 0, (__global long *)(o + x));
+    }
+    return x;
+}
+#endif
+
 __kernel void deep_to_rgba(__global const uchar *in, __global ushort4 *dst, int w, int h,
                            int stride, int fmt, __constant clv_yuv_coeffs *k, int yoff, int uoff,
                            int voff, int ys, int us, int vs)
 {
+#if CLV_ROW
+    if (fmt <= 1 && !((yoff | uoff | voff | ys | us | vs) & 1)) {
+        const int y = (int)get_global_id(1);
+        if (y >= h)
+            return;
+        int x = deep_row_420(in, dst + y * stride, w, fmt, k, yoff + y * ys,
+                             uoff + (y / 2) * us, voff + (y / 2) * vs);
+        for (; x < w; ++x)
+            dst[y * stride + x] = deep_pixel(in, fmt, k, yoff, uoff, voff, ys, us, vs, x, y);
+        return;
+    }
+#endif
     CLV_PIXEL_LOOP(w, h, x, y)
     {
-        if (fmt == 3) {
-            __global const uchar *p = in + yoff + y * ys + 8 * x;
-            dst[y * stride + x] =
-                (ushort4)(clv_rd16(p), clv_rd16(p + 2), clv_rd16(p + 4), clv_rd16(p + 6));
-            continue;
-        }
-        int yy, u, v;
-        if (fmt == 2) {
-            yy = clv_rd16(in + yoff + y * ys + 2 * x);
-            u = clv_rd16(in + uoff + y * us + 2 * x);
-            v = clv_rd16(in + voff + y * vs + 2 * x);
-        } else if (fmt == 1) {
-            yy = clv_rd16(in + yoff + y * ys + 2 * x);
-            u = clv_rd16(in + uoff + (y / 2) * us + 4 * (x / 2));
-            v = clv_rd16(in + uoff + (y / 2) * us + 4 * (x / 2) + 2);
-        } else {
-            yy = (clv_rd16(in + yoff + y * ys + 2 * x) & 1023) << 6;
-            u = (clv_rd16(in + uoff + (y / 2) * us + 2 * (x / 2)) & 1023) << 6;
-            v = (clv_rd16(in + voff + (y / 2) * vs + 2 * (x / 2)) & 1023) << 6;
-        }
-        const long l = (long)k->ky * (yy - k->yoff);
-        u -= 32768;
-        v -= 32768;
-        dst[y * stride + x] =
-            (ushort4)(clv_clampl(clv_fix16l(l + (long)k->rv * v), 0, 65535),
-                      clv_clampl(clv_fix16l(l - (long)k->gu * u - (long)k->gv * v), 0, 65535),
-                      clv_clampl(clv_fix16l(l + (long)k->bu * u), 0, 65535), 65535);
+        dst[y * stride + x] = deep_pixel(in, fmt, k, yoff, uoff, voff, ys, us, vs, x, y);
     }
 }
 
-/* Out to Y'CbCr, one work-item position per 2x2 block: fmt 0 yuv420p10,
- * 1 p010, 2 yuv444p16, 4 yuv420p, 5 nv12 (8 bits, dithered; limited:
- * limited range). Planes tightly packed (clv_pixfmt_size). */
+/* Out to Y'CbCr, one 2x2 block at (cx, cy) of the chroma grid (cw x ch):
+ * fmt 0 yuv420p10, 1 p010, 2 yuv444p16, 4 yuv420p, 5 nv12 (8 bits,
+ * dithered; limited: limited range). Planes tightly packed
+ * (clv_pixfmt_size), the second `plane` bytes in. */
+inline void yuv_block(__global const ushort4 *src, __global uchar *out, int w, int h, int stride,
+                      int fmt, __constant clv_yuv_coeffs *k, int limited, int cx, int cy, int cw,
+                      int ch, long plane)
+{
+    long sr = 0, sg = 0, sb = 0;
+    int n = 0;
+    for (int y = 2 * cy; y < min(2 * cy + 2, h); ++y)
+        for (int x = 2 * cx; x < min(2 * cx + 2, w); ++x) {
+            const ushort4 p = src[y * stride + x];
+            const int yv = clv_clampl(clv_fix16l((long)k->yr * p.x + (long)k->yg * p.y +
+                                                 (long)k->yb * p.z + ((long)k->yoff << 16)),
+                                      k->ymin, k->ymax);
+            const long i = (long)y * w + x;
+            if (fmt == 2) {
+                clv_wr16(out + 2 * i, yv);
+                clv_wr16(out + plane + 2 * i,
+                         clv_clampl(clv_fix16l((long)k->ur * p.x + (long)k->ug * p.y +
+                                               (long)k->ub * p.z + (32768L << 16)),
+                                    k->cmin, k->cmax));
+                clv_wr16(out + 2 * plane + 2 * i,
+                         clv_clampl(clv_fix16l((long)k->vr * p.x + (long)k->vg * p.y +
+                                               (long)k->vb * p.z + (32768L << 16)),
+                                    k->cmin, k->cmax));
+            } else if (fmt == 0) {
+                clv_wr16(out + 2 * i, clv_round10(yv));
+            } else if (fmt == 1) {
+                clv_wr16(out + 2 * i, clv_round10(yv) << 6);
+            } else {
+                out[i] = clv_dither8(yv, limited, x, y);
+            }
+            sr += p.x;
+            sg += p.y;
+            sb += p.z;
+            n++;
+        }
+    if (fmt == 2)
+        return;
+    const int shift = 16 + (n == 4 ? 2 : n == 2 ? 1 : 0);
+    const long rounding = 1L << (shift - 1);
+    const int u = clv_clampl(
+        (k->ur * sr + k->ug * sg + k->ub * sb + ((long)n << 31) + rounding) >> shift, k->cmin,
+        k->cmax);
+    const int v = clv_clampl(
+        (k->vr * sr + k->vg * sg + k->vb * sb + ((long)n << 31) + rounding) >> shift, k->cmin,
+        k->cmax);
+    const long c = (long)cy * cw + cx;
+    if (fmt == 1) {
+        clv_wr16(out + plane + 4 * c, clv_round10(u) << 6);
+        clv_wr16(out + plane + 4 * c + 2, clv_round10(v) << 6);
+    } else if (fmt == 0) {
+        clv_wr16(out + plane + 2 * c, clv_round10(u));
+        clv_wr16(out + plane + 2L * cw * ch + 2 * c, clv_round10(v));
+    } else if (fmt == 5) {
+        out[plane + 2 * c] = clv_dither8(u, limited, 2 * cx, 2 * cy);
+        out[plane + 2 * c + 1] = clv_dither8(v, limited, 2 * cx + 1, 2 * cy);
+    } else {
+        out[plane + c] = clv_dither8(u, limited, 2 * cx, 2 * cy);
+        out[plane + (long)cw * ch + c] = clv_dither8(v, limited, 2 * cx + 1, 2 * cy);
+    }
+}
+
+#if CLV_ROW
+/* Eight pixels' luma (yuv_block's arithmetic), rounded to 10 bits. */
+inline ushort8 luma10(const long8 r, const long8 g, const long8 b, __constant clv_yuv_coeffs *k)
+{
+    const long8 yv = clamp(clv_fix16l8((long)k->yr * r + (long)k->yg * g + (long)k->yb * b +
+                                       ((long)k->yoff << 16)),
+                           (long)k->ymin, (long)k->ymax);
+    return convert_ushort8(min((yv + 32) >> 6, 1023L));
+}
+
+/* The row shape's 4:2:0 chroma rows into yuv420p10 or p010 (fmt 0, 1)
+ * where both luma rows exist, 8 blocks (16 pixels) at a time in vectors;
+ * returns how many blocks it did (a multiple of 8). */
+inline int yuv_row_420(__global const ushort4 *src, __global uchar *out, int w, int h,
+                       int stride, int fmt, __constant clv_yuv_coeffs *k, int cy, int cw, int ch)
+{
+    __global ushort *o = (__global ushort *)out;
+    __global ushort *chroma = o + (long)w * h; /* the U plane, or the UV plane */
+    const int y0 = 2 * cy;
+    __global const ushort4 *s0 = src + y0 * stride, *s1 = src + (y0 + 1) * stride;
+    const long ur = k->ur, ug = k->ug, ub = k->ub, vr = k->vr, vg = k->vg, vb = k->vb;
+    int cx = 0;
+    for (; 2 * cx + 16 <= w && cx + 8 <= cw; cx += 8) {
+        long8 sr = 0, sg = 0, sb = 0;
+        for (int row = 0; row < 2; ++row) {
+            /* 16 pixels as 64-bit words (little-endian: x low). */
+            __global const long *s = (__global const long *)((row ? s1 : s0) + 2 * cx);
+            const long8 pa = vload8(0, s), pb = vload8(1, s);
+            const long8 ra = pa & 65535, ga = pa >> 16 & 65535, ba = pa >> 32 & 65535;
+            const long8 rb = pb & 65535, gb = pb >> 16 & 65535, bb = pb >> 32 & 65535;
+            ushort8 ya = luma10(ra, ga, ba, k), yb = luma10(rb, gb, bb, k);
+            if (fmt == 1) {
+                ya <<= (ushort)6;
+                yb <<= (ushort)6;
+            }
+            __global ushort *oy = o + (long)(y0 + row) * w + 2 * cx;
+            vstore8(ya, 0, oy);
+            vstore8(yb, 1, oy);
+            /* The blocks' sums: pixels 2i and 2i + 1 of the 16. */
+            sr += (long8)(ra.even + ra.odd, rb.even + rb.odd);
+            sg += (long8)(ga.even + ga.odd, gb.even + gb.odd);
+            sb += (long8)(ba.even + ba.odd, bb.even + bb.odd);
+        }
+        /* n = 4: shift 18, rounding 2^17, offset 4 << 31. */
+        const long8 u = clamp((ur * sr + ug * sg + ub * sb + (4L << 31) + (1L << 17)) >> 18,
+                              (long)k->cmin, (long)k->cmax);
+        const long8 v = clamp((vr * sr + vg * sg + vb * sb + (4L << 31) + (1L << 17)) >> 18,
+                              (long)k->cmin, (long)k->cmax);
+        const uint8 u10 = convert_uint8(min((u + 32) >> 6, 1023L));
+        const uint8 v10 = convert_uint8(min((v + 32) >> 6, 1023L));
+        const long c = (long)cy * cw + cx;
+        if (fmt == 1) { /* U then V in each 32 bits, as ushorts: no 4-byte alignment needed */
+            vstore16(as_ushort16(u10 << 6 | v10 << 22), 0, chroma + 2 * c);
+        } else {
+            vstore8(convert_ushort8(u10), 0, chroma + c);
+            vstore8(convert_ushort8(v10), 0, chroma + (long)cw * ch + c);
+        }
+    }
+    return cx;
+}
+#endif
+
 __kernel void rgba16_to_yuv(__global const ushort4 *src, __global uchar *out, int w, int h,
                             int stride, int fmt, __constant clv_yuv_coeffs *k, int limited)
 {
     const int cw = (w + 1) / 2, ch = (h + 1) / 2, deep = fmt <= 2;
     const long plane = (deep ? 2L : 1L) * w * h;
+#if CLV_ROW
+    if (fmt <= 1) {
+        const int cy = (int)get_global_id(1);
+        if (cy >= ch)
+            return;
+        int cx = 2 * cy + 1 < h ? yuv_row_420(src, out, w, h, stride, fmt, k, cy, cw, ch) : 0;
+        for (; cx < cw; ++cx)
+            yuv_block(src, out, w, h, stride, fmt, k, limited, cx, cy, cw, ch, plane);
+        return;
+    }
+#endif
     CLV_PIXEL_LOOP(cw, ch, cx, cy)
     {
-        long sr = 0, sg = 0, sb = 0;
-        int n = 0;
-        for (int y = 2 * cy; y < min(2 * cy + 2, h); ++y)
-            for (int x = 2 * cx; x < min(2 * cx + 2, w); ++x) {
-                const ushort4 p = src[y * stride + x];
-                const int yv =
-                    clv_clampl(clv_fix16l((long)k->yr * p.x + (long)k->yg * p.y +
-                                          (long)k->yb * p.z + ((long)k->yoff << 16)),
-                               k->ymin, k->ymax);
-                const long i = (long)y * w + x;
-                if (fmt == 2) {
-                    clv_wr16(out + 2 * i, yv);
-                    clv_wr16(out + plane + 2 * i,
-                             clv_clampl(clv_fix16l((long)k->ur * p.x + (long)k->ug * p.y +
-                                                   (long)k->ub * p.z + (32768L << 16)),
-                                        k->cmin, k->cmax));
-                    clv_wr16(out + 2 * plane + 2 * i,
-                             clv_clampl(clv_fix16l((long)k->vr * p.x + (long)k->vg * p.y +
-                                                   (long)k->vb * p.z + (32768L << 16)),
-                                        k->cmin, k->cmax));
-                } else if (fmt == 0) {
-                    clv_wr16(out + 2 * i, clv_round10(yv));
-                } else if (fmt == 1) {
-                    clv_wr16(out + 2 * i, clv_round10(yv) << 6);
-                } else {
-                    out[i] = clv_dither8(yv, limited, x, y);
-                }
-                sr += p.x;
-                sg += p.y;
-                sb += p.z;
-                n++;
-            }
-        if (fmt == 2)
-            continue;
-        const int shift = 16 + (n == 4 ? 2 : n == 2 ? 1 : 0);
-        const long rnd = 1L << (shift - 1);
-        const int u = clv_clampl(
-            (k->ur * sr + k->ug * sg + k->ub * sb + ((long)n << 31) + rnd) >> shift, k->cmin,
-            k->cmax);
-        const int v = clv_clampl(
-            (k->vr * sr + k->vg * sg + k->vb * sb + ((long)n << 31) + rnd) >> shift, k->cmin,
-            k->cmax);
-        const long c = (long)cy * cw + cx;
-        if (fmt == 1) {
-            clv_wr16(out + plane + 4 * c, clv_round10(u) << 6);
-            clv_wr16(out + plane + 4 * c + 2, clv_round10(v) << 6);
-        } else if (fmt == 0) {
-            clv_wr16(out + plane + 2 * c, clv_round10(u));
-            clv_wr16(out + plane + 2L * cw * ch + 2 * c, clv_round10(v));
-        } else if (fmt == 5) {
-            out[plane + 2 * c] = clv_dither8(u, limited, 2 * cx, 2 * cy);
-            out[plane + 2 * c + 1] = clv_dither8(v, limited, 2 * cx + 1, 2 * cy);
-        } else {
-            out[plane + c] = clv_dither8(u, limited, 2 * cx, 2 * cy);
-            out[plane + (long)cw * ch + c] = clv_dither8(v, limited, 2 * cx + 1, 2 * cy);
-        }
+        yuv_block(src, out, w, h, stride, fmt, k, limited, cx, cy, cw, ch, plane);
     }
 }
 
