@@ -428,7 +428,8 @@ def more_inputs(tmp):
         v = video(probe(out))
         check(int(v["nb_read_frames"]) == n_in, "%s: %s frames of %d" % (name, v["nb_read_frames"], n_in))
         print("  %s: %d frames, out %s %s" % (name, n_in, v["codec_name"], v.get("pix_fmt")))
-    # 16-bit PNG: filtered in 8 bits (the engine's frames are RGBA8), said so.
+    # 16-bit PNG through a filter of 8 bits only (deep_png in transcode_test.py
+    # has the 16-bit ones): filtered at 8 bits, said so, written as 16-bit.
     src = os.path.join(tmp, "deep.png")
     ffmpeg("-f", "lavfi", "-i", "testsrc2=size=64x48,format=rgb48be", "-frames:v", "1", src)
     clvid("-i", src, "-vf", "sharpen", "-o", os.path.join(tmp, "deep_out.png"))
