@@ -137,7 +137,7 @@ int clv_player_preset_chain(clv_player *p, int n, clv_chain **out, clv_msg *msg)
     if (!p->presets[n - 1]) {
         clv_chain_desc *d = NULL;
         if (!(err = clv_chain_parse(clv_presets[n - 1].chain, &d, msg)))
-            err = clv_chain_create(p->ctx, d, &p->presets[n - 1], msg);
+            err = clv_chain_create_depth(p->ctx, d, p->depth, &p->presets[n - 1], msg);
         clv_chain_desc_destroy(d);
         if (err)
             return err;

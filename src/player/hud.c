@@ -118,9 +118,13 @@ static void hud_refresh(clv_player *p)
         snprintf(size, sizeof size, "%dx%d -> %dx%d", p->w, p->h, p->out_w, p->out_h);
     else
         snprintf(size, sizeof size, "%dx%d", p->w, p->h);
+    /* More than 8 bits: filtered at 16, shown dithered to the display's 8. */
+    char bits[96] = "";
+    if (p->depth == 16)
+        snprintf(bits, sizeof bits, "  16-bit chain, dithered to 8 for the display");
     snprintf(p->hud_text, sizeof p->hud_text,
              "%s  %s\n"
-             "%s  %s  %.2f fps  %s %s %s\n"
+             "%s  %s  %.2f fps  %s %s %s%s\n"
              "%s on %s\n"
              "%s"
              "shown %.1f fps   pipeline %.0f fps   dropped %lld   latency %.0f ms%s\n"
@@ -129,7 +133,8 @@ static void hud_refresh(clv_player *p)
              "%s / %s  frame %lld%s%s%s%s   i: HUD  h: keys",
              which, clv_player_chain_text(p, chain, sizeof chain), p->path, size, p->fps,
              av_get_pix_fmt_name(p->in->pix_fmt), clv_matrix_name(col.matrix),
-             col.full_range ? "full" : "limited", p->devices, clv_window_renderer(p->win), shares,
+             col.full_range ? "full" : "limited", bits, p->devices, clv_window_renderer(p->win),
+             shares,
              p->shown_fps, p->pipeline_fps,
              (long long)(p->dropped + p->stale_seen + clv_decoder_stale_dropped(p->dec)),
              p->latency_ms,
@@ -189,7 +194,7 @@ void clv_player_write_stats(clv_player *p)
             "ms_present=%.3f\nelapsed=%.3f\nlatency_ms=%.1f\nstale_dropped=%lld\n"
             "max_queued=%d\nrecorded=%lld\nmic_packets=%lld\nkernel_reloads=%llu\n"
             "kernel_error=%d\ndevice_shares=%s\ndevice_frames=%s\nfirst_frame_s=%.3f\n"
-            "out_width=%d\nout_height=%d\nrecord_skipped=%d\n",
+            "out_width=%d\nout_height=%d\nrecord_skipped=%d\ndepth=%d\n",
             (long long)p->presented, (long long)p->dropped,
             (long long)llround(p->last_pts * p->fps), p->last_pts,
             (clv_chain_format(clv_chain_get_desc(p->active), chain, sizeof chain), chain),
@@ -203,6 +208,6 @@ void clv_player_write_stats(clv_player *p)
             (unsigned long long)clv_reload_count(p->reload),
             clv_reload_error(p->reload, p->active) != NULL, shares, frames,
             p->first_shown_at > 0 ? p->first_shown_at - p->entered_at : -1.0, p->out_w, p->out_h,
-            p->rec_skipped);
+            p->rec_skipped, p->depth);
     fclose(f);
 }

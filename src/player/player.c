@@ -113,10 +113,27 @@ static int open_input(clv_player *p, clv_msg *msg)
     return err;
 }
 
+/* The chains' depth for this input: 16 when it has more than 8 bits and
+ * every -vf chain runs there; a filter that keeps it at 8 is said once. */
+static int chain_depth(const clv_player *p, clv_chain_desc *const *descs)
+{
+    int bits = clv_av_pixfmt_bits(p->in->pix_fmt);
+    if (bits <= 8)
+        return 8;
+    for (int i = 0; i < p->a.chain_count; i++) {
+        clv_msg why = {{0}};
+        if (clv_chain_desc_deep(descs[i], &why)) {
+            fprintf(stderr, "clvid: the %d-bit input is filtered at 8 bits: %s\n", bits, why.text);
+            return 8;
+        }
+    }
+    return 16;
+}
+
 /* What is shown, from the input's description: the upright size, timing
  * and duration, and the feed into the stage. A live source says what the
  * device gave. */
-static int describe_input(clv_player *p, clv_msg *msg)
+static int describe_input(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg)
 {
     const clv_media_desc *in = p->in = clv_decoder_media(p->dec);
     /* Shown upright: a phone video's display matrix, a photo's EXIF. */
@@ -134,7 +151,8 @@ static int describe_input(clv_player *p, clv_msg *msg)
     p->fps = vs_rate.num > 0 && vs_rate.den > 0 ? av_q2d(vs_rate) : 25;
     p->duration =
         in->duration_us > 0 ? (double)in->duration_us / 1e6 - (double)p->a.io.start_us / 1e6 : 0;
-    int err = clv_feed_create(in, 8, &p->feed, msg);
+    p->depth = chain_depth(p, descs);
+    int err = clv_feed_create(in, p->depth, &p->feed, msg);
     if (!err && p->a.io.live)
         fprintf(stderr, "clvid: %s: %dx%d %s at %.2f fps%s\n", p->path, p->w, p->h,
                 in->codec_id == AV_CODEC_ID_RAWVIDEO ? av_get_pix_fmt_name(in->pix_fmt)
@@ -172,7 +190,7 @@ static int open_engine(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg
     if (err)
         return err;
     for (int i = 0; i < p->a.chain_count; i++)
-        if ((err = clv_chain_create(p->ctx, descs[i], &p->vf[i], msg)))
+        if ((err = clv_chain_create_depth(p->ctx, descs[i], p->depth, &p->vf[i], msg)))
             return err;
     for (int i = 0; i < p->a.chain_count; i++)
         clv_chain_set_frame_rate(p->vf[i], p->in->frame_rate.num, p->in->frame_rate.den);
@@ -238,7 +256,7 @@ static int open_run(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg)
     av_log_set_level(AV_LOG_ERROR);
     /* The window first after the input: without a display nothing else is
      * worth doing. */
-    if ((err = open_input(p, msg)) || (err = describe_input(p, msg)) ||
+    if ((err = open_input(p, msg)) || (err = describe_input(p, descs, msg)) ||
         (err = open_window(p, msg)) || (err = open_engine(p, descs, msg)))
         return err;
     open_sound(p);

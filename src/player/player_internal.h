@@ -35,6 +35,9 @@ struct clv_player {
     clv_feed *feed;
     clv_context *ctx;
     clv_chain *presets[9], *vf[CLV_PLAYER_CHAINS], *active;
+    /* The chains' depth: 16 for an input of more than 8 bits when every
+     * -vf chain runs there (the window shows it dithered to 8), else 8. */
+    int depth;
     int preset;                    /* 1-9 when a preset is active, else 0 */
     int vf_index;                  /* the active -vf chain when preset == 0 */
     clv_stage *stage, *orig_stage; /* filtered; unfiltered for the compare view */
