@@ -403,11 +403,11 @@ int test_user_errors(void)
     expect_parse("opencll=file=x.cl", CLV_EPARSE, "did you mean 'opencl'?");
     {
         char many[1200] = "";
-        for (int i = 0; i < 9; i++)
+        for (int i = 0; i < 17; i++)
             snprintf(many + strlen(many), sizeof many - strlen(many),
                      "// @param int p%d = 0 [0, 1]\n", i);
         strcat(many, "kernel void k(CLV_ARGS) {}\n");
-        PARSE(many, "more than 8 @param lines");
+        PARSE(many, "more than 16 @param lines");
     }
 
     clv_context *ctx = test_context(0);

@@ -277,7 +277,7 @@ CLV_API int clv_filter_deep(const clv_filter *f);
 /* ---- Chains -------------------------------------------------------------- */
 
 #define CLV_CHAIN_MAX 32
-#define CLV_PARAMS_MAX 8
+#define CLV_PARAMS_MAX 16
 
 /* A parsed chain: which filters, with which values (opaque: read it
  * through the accessors below). */
