@@ -250,6 +250,68 @@ static const filter_case rotate_cases[] = {
      0, 2},
 };
 
+/* eq: ffmpeg's three paths per plane (copied, process_c's integers,
+ * create_lut's table), negative and large contrast, the gammas of each
+ * plane with their weight, expressions evaluated once or every frame. */
+static const filter_case eq_cases[] = {
+    {"eq", 0, 1},
+    {"eq=contrast=1.3:brightness=0.1", 0, 1},
+    {"eq=1.5:-0.2:2", 0, 1},
+    {"eq=contrast=-1", 0, 1},
+    {"eq=contrast=9:brightness=-0.5", 0, 1},
+    {"eq=saturation=0", 0, 1},
+    {"eq=saturation=3:contrast=0.6", 1, 1},
+    {"eq=gamma=1.8", 0, 1},
+    {"eq=gamma=0.5:gamma_weight=0.4:contrast=1.1", 0, 1},
+    {"eq=gamma_r=2:gamma_b=0.4:gamma_g=1.2", 0, 1},
+    {"eq=brightness='0.1*sin(2*PI*t)':contrast='1+n/10':eval=frame", 0, 3},
+    {"eq=brightness='0.1*sin(2*PI*t)':contrast='1+n/10'", 1, 3},
+    {"eq=contrast='0/0':gamma=3", 1, 1},
+};
+
+/* hue: degrees and radians, saturation (negative: the opposite hue),
+ * brightness, expressions of n and t (evaluated every frame). */
+static const filter_case hue_cases[] = {
+    {"hue", 0, 1},
+    {"hue=h=90", 0, 1},
+    {"hue=90:2", 0, 1},
+    {"hue=H=PI/3:s=0.5:b=1", 0, 1},
+    {"hue=s=0", 0, 1},
+    {"hue=s=-1:b=-2", 0, 1},
+    {"hue=h=200:s=10:b=10", 1, 1},
+    {"hue=H='2*PI*t':s='sin(n)+1'", 0, 3},
+    {"hue=h=45:b='0/0'", 1, 1},
+};
+
+/* colorbalance: each range of each channel, both signs, with and without
+ * preserving the lightness (its gray and black corners among them). */
+static const filter_case colorbalance_cases[] = {
+    {"colorbalance", 0, 1},
+    {"colorbalance=rs=0.3:gm=-0.2:bh=0.5", 0, 1},
+    {"colorbalance=-0.5:0.25:0.75:0.1:-0.3:0.6:-1:1:-0.4", 0, 1},
+    {"colorbalance=rs=1:gs=1:bs=1:rh=-1:gh=-1:bh=-1", 0, 1},
+    {"colorbalance=rm=0.4:gm=-0.4:pl=1", 0, 1},
+    {"colorbalance=rs=0.2:gs=0.3:bs=0.2:rh=-0.3:gh=-0.3:bh=-0.2:pl=1", 0, 1},
+    {"colorbalance=0.1:0.2:0.3:0.4:0.5:0.6:0.7:0.8:0.9:1", 1, 1},
+};
+
+/* vignette: ffmpeg's map and its dither (frames in a row continue it),
+ * backward with its factors past 32767 (black where ffmpeg overflows), a
+ * centre off the picture, an aspect, expressions evaluated every frame. */
+static const filter_case vignette_cases[] = {
+    {"vignette", 0, 2},
+    {"vignette=dither=0", 0, 1},
+    {"vignette=PI/4:w/3:h/4:dither=0", 0, 1},
+    {"vignette=a=PI/2:mode=backward", 0, 1},
+    {"vignette=angle=PI/3:mode=backward:dither=0", 1, 1},
+    {"vignette=x0=-w/2:y0=h*2:angle=1", 1, 2},
+    {"vignette=aspect=16/9:angle=1.2", 0, 1},
+    {"vignette=angle='PI/5+t':x0='w/2+n*3'", 0, 3},
+    {"vignette=angle=0.5:eval=frame:dither=0", 1, 2},
+    /* the colour filters together, at both depths */
+    {"eq=contrast=1.2:saturation=1.4,hue=h=30,colorbalance=rs=0.2:bh=-0.2,vignette", 0, 2},
+};
+
 typedef struct filter_cases {
     const char *filter; /* the registry's name */
     const filter_case *cases;
@@ -276,6 +338,10 @@ static const filter_cases filter_table[] = {
     {"crop", CASES(crop_cases)},
     {"pad", CASES(pad_cases)},
     {"transpose", CASES(transpose_cases)},
+    {"eq", CASES(eq_cases)},
+    {"hue", CASES(hue_cases)},
+    {"colorbalance", CASES(colorbalance_cases)},
+    {"vignette", CASES(vignette_cases)},
 };
 
 #define FILTER_TABLE_SIZE ((int)(sizeof filter_table / sizeof filter_table[0]))

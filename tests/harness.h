@@ -67,6 +67,10 @@ extern int test_failures;
     X(scale_sizes, "core unit")                                                                    \
     X(filter_rotate, "core filter")                                                                \
     X(filter_geometry, "core filter")                                                              \
+    X(filter_eq, "core filter")                                                                    \
+    X(filter_hue, "core filter")                                                                   \
+    X(filter_colorbalance, "core filter")                                                          \
+    X(filter_vignette, "core filter")                                                              \
     X(geometry_sizes, "core unit")                                                                 \
     X(filter_cases, "core unit")                                                                   \
     X(user_kernels, "core")                                                                        \

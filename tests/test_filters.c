@@ -817,3 +817,79 @@ int test_scale_sizes(void)
     }
     return 0;
 }
+
+/* The references of chain give random pictures of both depths back bit for
+ * bit: eq and hue with nothing to adjust (their Y'CbCr round trip is
+ * exact, src/filters/ycbcr.h). */
+static void expect_identity(const char *chain)
+{
+    static const enum content contents[] = {CONTENT_NOISE, CONTENT_SATURATED, CONTENT_GRADIENT};
+    clv_msg msg = {{0}};
+    clv_chain_desc *d = NULL;
+    CHECK(clv_chain_parse(chain, &d, &msg) == 0, "%s: %s", chain, msg.text);
+    for (int depth = 8; d && depth <= 16; depth += 8)
+        for (int c = 0; c < 3; c++) {
+            clv_image in = {0}, out = {0};
+            clv_ref_chain *ref = NULL;
+            int err = clv_image_alloc_depth(&in, 97, 61, depth) ||
+                      clv_image_alloc_depth(&out, 97, 61, depth) || clv_ref_chain_create(d, &ref);
+            if (!err) {
+                test_fill(&in, contents[c], 7u);
+                err = clv_ref_chain_run(ref, &in, &out, 0);
+            }
+            CHECK(!err, "%s at %d bits: the reference failed", chain, depth);
+            CHECK(err || !memcmp(in.pixels, out.pixels, in.stride * (size_t)in.height),
+                  "%s at %d bits on %s: the picture changed", chain, depth,
+                  test_content_name(contents[c]));
+            clv_ref_chain_destroy(ref);
+            clv_image_free(&in);
+            clv_image_free(&out);
+        }
+    clv_chain_desc_destroy(d);
+}
+
+/* chain fails to build on the device with a message containing `says`. */
+static void expect_build_error(const char *chain, const char *says)
+{
+    clv_context *ctx = test_context(0);
+    clv_msg msg = {{0}};
+    clv_chain_desc *d = NULL;
+    clv_chain *c = NULL;
+    int err = clv_chain_parse(chain, &d, &msg);
+    if (!err && ctx)
+        err = clv_chain_create(ctx, d, &c, &msg);
+    CHECK(ctx && err && strstr(msg.text, says), "%s: error %d '%s', want one saying '%s'", chain,
+          err, msg.text, says);
+    clv_chain_destroy(c);
+    clv_chain_desc_destroy(d);
+    clv_context_destroy(ctx);
+}
+
+int test_filter_eq(void)
+{
+    expect_identity("eq");
+    expect_identity("eq=contrast=1:brightness=0:saturation=1:gamma=1:gamma_weight=0.5:eval=frame");
+    expect_build_error("eq=gamma='1+'", "expression");
+    return run_filters("eq", NULL);
+}
+
+int test_filter_hue(void)
+{
+    expect_identity("hue");
+    expect_identity("hue=h=0:s=1:b=0");
+    expect_identity("hue=H=2*PI*n");
+    expect_build_error("hue=h=10:H=1", "incompatible");
+    return run_filters("hue", NULL);
+}
+
+int test_filter_colorbalance(void)
+{
+    expect_identity("colorbalance");
+    return run_filters("colorbalance", NULL);
+}
+
+int test_filter_vignette(void)
+{
+    expect_build_error("vignette=aspect=-1", "aspect");
+    return run_filters("vignette", NULL);
+}

@@ -24,6 +24,10 @@ extern const clv_filter clv__filter_rotate;
 extern const clv_filter clv__filter_crop;
 extern const clv_filter clv__filter_pad;
 extern const clv_filter clv__filter_transpose;
+extern const clv_filter clv__filter_eq;
+extern const clv_filter clv__filter_hue;
+extern const clv_filter clv__filter_colorbalance;
+extern const clv_filter clv__filter_vignette;
 extern const clv_filter clv__filter_opencl; /* a family: one member per kernel file */
 
 /* Convolution family (convolution.c): a square integer matrix, its divisor

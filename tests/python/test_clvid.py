@@ -38,6 +38,9 @@ CASES = {
     "scale": "scale=iw*2+1:-1:flags=lanczos", "crop": "crop=iw/2+1:ih-1:0:1",
     "pad": "pad=iw+3:ih+2:1:2:0x00ff0080", "transpose": "transpose=cclock_flip",
     "rotate": "rotate=PI/7:ow=hypot(iw\\,ih):oh=ow:c=red",
+    "eq": "eq=contrast=1.2:brightness=0.05:saturation=1.3:gamma=1.1",
+    "hue": "hue=H=PI*n/4:s=1.2:b=0.5", "colorbalance": "colorbalance=rs=0.2:gm=-0.1:bh=0.3:pl=1",
+    "vignette": "vignette=angle=PI/4:x0=w/3",
 }
 
 # What the filters that change the size make of W x H (the chain's sizes).
