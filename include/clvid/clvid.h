@@ -452,6 +452,10 @@ CLV_API int clv_ref_chain_run(clv_ref_chain *ref, const clv_image *src, clv_imag
                               uint64_t frame_index);
 /* The frame rate behind `t` (rotate's angle); 25/1 until set. */
 CLV_API void clv_ref_chain_set_frame_rate(clv_ref_chain *ref, int num, int den);
+/* What the input's pixels mean (0.5): in's transfer, primaries, peak and
+ * aspect, as clv_chain_output_size takes them (its width and height are
+ * not read: the images' are). Untagged (all 0) until set. */
+CLV_API void clv_ref_chain_set_input(clv_ref_chain *ref, const clv_size *in);
 
 /* ---- Pixel formats and colour ----------------------------------------- */
 

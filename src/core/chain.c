@@ -22,8 +22,9 @@ struct clv_chain {
     size_t scratch_bytes;
     int needs_scratch;
     /* The size of every link for the last input size (link[0]) and the
-     * aspect the caller said comes (clv_chain_output_size); sized: the
-     * filters' resize hooks ran for these sizes. */
+     * aspect and colour (transfer, primaries, peak) the caller said come
+     * (clv_chain_output_size); sized: the filters' resize hooks ran for
+     * these sizes. */
     clv_size link[CLV_CHAIN_MAX + 1];
     clv_size in_aspect;
     int sized;
@@ -364,7 +365,9 @@ int clv_chain_output_size(clv_chain *chain, const clv_size *in, clv_size *out, c
     if (in->width < 1 || in->height < 1)
         return clv__fail(msg, CLV_EINVAL, "frames of %dx%d: each side must be at least 1",
                          in->width, in->height);
-    if (in->sar_num != chain->in_aspect.sar_num || in->sar_den != chain->in_aspect.sar_den) {
+    const clv_size *was = &chain->in_aspect;
+    if (in->sar_num != was->sar_num || in->sar_den != was->sar_den ||
+        in->transfer != was->transfer || in->primaries != was->primaries || in->peak != was->peak) {
         chain->in_aspect = *in;
         chain->sized = 0;
         for (int k = 0; k < chain->more_count; k++)

@@ -183,6 +183,13 @@ struct clv_filter {
      * (rotate's angle of t): the same with time in seconds. */
     int (*reference_at)(void *ref_state, const clv_value *values, const clv_image *src,
                         clv_image *dst, uint64_t frame_index, double time);
+    /* Optional, the reference's resize: called with the sizes in and out
+     * (what the pixels mean included: clv_size's transfer, primaries and
+     * peak) before the first frame and whenever they change, for a
+     * reference that depends on them (tonemap builds its tables here as
+     * its resize does on the device). Returns 0 or CLV_ENOMEM. */
+    int (*reference_resize)(void *ref_state, const clv_value *values, const clv_size *in,
+                            const clv_size *out);
 
     /* A family of filters read from files (the `opencl` filter, a user's
      * kernel, src/filters/opencl.c; ffmpeg's program_opencl): the

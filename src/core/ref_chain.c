@@ -10,6 +10,11 @@ struct clv_ref_chain {
     void *state[CLV_CHAIN_MAX];
     clv_image mid[CLV_CHAIN_MAX]; /* the frame after each filter but the last */
     int rate_num, rate_den;
+    clv_size in; /* the input's aspect and colour (clv_ref_chain_set_input) */
+    /* The sizes the filters' reference_resize hooks last saw (sized: they
+     * saw them). */
+    clv_size link[CLV_CHAIN_MAX + 1];
+    int sized;
 };
 
 int clv_ref_chain_create(const clv_chain_desc *desc, clv_ref_chain **out)
@@ -21,6 +26,7 @@ int clv_ref_chain_create(const clv_chain_desc *desc, clv_ref_chain **out)
     ref->desc = *desc;
     ref->rate_num = 25;
     ref->rate_den = 1;
+    ref->in.sar_den = 1;
     for (int i = 0; i < desc->count; i++) {
         if (!desc->item[i].filter->reference && !desc->item[i].filter->reference_at) {
             clv_ref_chain_destroy(ref); /* a user kernel has no C reference */
@@ -64,11 +70,38 @@ void clv_ref_chain_set_frame_rate(clv_ref_chain *ref, int num, int den)
     }
 }
 
+void clv_ref_chain_set_input(clv_ref_chain *ref, const clv_size *in)
+{
+    ref->in = *in;
+    ref->sized = 0;
+}
+
+/* The filters' reference_resize hooks for these sizes, when they are new. */
+static int resize_links(clv_ref_chain *ref, const clv_size *link)
+{
+    int n = ref->desc.count, err;
+    if (ref->sized && !memcmp(ref->link, link, (size_t)(n + 1) * sizeof *link))
+        return 0;
+    ref->sized = 0;
+    for (int i = 0; i < n; i++) {
+        const clv_filter *f = ref->desc.item[i].filter;
+        if (f->reference_resize &&
+            (err = f->reference_resize(ref->state[i], ref->desc.item[i].values, &link[i],
+                                       &link[i + 1])))
+            return err;
+    }
+    memcpy(ref->link, link, (size_t)(n + 1) * sizeof *link);
+    ref->sized = 1;
+    return 0;
+}
+
 int clv_ref_chain_run(clv_ref_chain *ref, const clv_image *src, clv_image *dst,
                       uint64_t frame_index)
 {
     int n = ref->desc.count, err;
-    clv_size size = {src->width, src->height, 0, 1, 0, 0, 0};
+    clv_size size = ref->in;
+    size.width = src->width;
+    size.height = src->height;
     clv_size link[CLV_CHAIN_MAX + 1];
     link[0] = size;
     for (int i = 0; i < n; i++)
@@ -84,6 +117,8 @@ int clv_ref_chain_run(clv_ref_chain *ref, const clv_image *src, clv_image *dst,
     for (int i = 0; i + 1 < n; i++)
         if ((err = ensure_image(&ref->mid[i], link[i + 1].width, link[i + 1].height, depth)))
             return err;
+    if ((err = resize_links(ref, link)))
+        return err;
     if (n == 0) {
         for (int y = 0; y < src->height; y++)
             memcpy(dst->pixels + (size_t)y * dst->stride, src->pixels + (size_t)y * src->stride,
