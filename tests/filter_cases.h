@@ -250,6 +250,23 @@ static const filter_case rotate_cases[] = {
      0, 2},
 };
 
+/* tonemap: the test frames are untagged (they pass through), so the cases
+ * say what they are with transferin (and primariesin); peak=0 measures the
+ * peak, a state the frames after the first go through. */
+static const filter_case tonemap_cases[] = {
+    {"tonemap", 0, 1},
+    {"tonemap=hable:tin=smpte2084:peak=10", 0, 1},
+    {"tonemap=reinhard:param=0.6:transferin=smpte2084:peak=40:desat=0", 0, 1},
+    {"tonemap=mobius:tin=smpte2084:pin=bt709:peak=12.5", 0, 1},
+    {"tonemap=linear:param=2:tin=smpte2084:peak=100:desat=0.25", 0, 1},
+    {"tonemap=gamma:tin=smpte2084:peak=5:desat=0.5", 0, 1},
+    {"tonemap=clip:param=1.5:tin=smpte2084:peak=10", 0, 1},
+    {"tonemap=bt2390:tin=smpte2084:peak=10", 0, 1},
+    {"tonemap=none:tin=smpte2084:desat=0:peak=1", 0, 1},
+    {"tonemap=bt2390:param=1:tin=arib-std-b67:peak=10", 0, 1},
+    {"tonemap=hable:tin=smpte2084", 0, 4},
+    {"tonemap=mobius:tin=arib-std-b67:desat=1", 0, 3},
+    {"tonemap=reinhard:tin=smpte2084,hflip", 1, 3},
 /* eq: ffmpeg's three paths per plane (copied, process_c's integers,
  * create_lut's table), negative and large contrast, the gammas of each
  * plane with their weight, expressions evaluated once or every frame. */
@@ -335,6 +352,7 @@ static const filter_cases filter_table[] = {
     {"vflip", CASES(vflip_cases)},
     {"scale", CASES(scale_cases)},
     {"rotate", CASES(rotate_cases)},
+    {"tonemap", CASES(tonemap_cases)},
     {"crop", CASES(crop_cases)},
     {"pad", CASES(pad_cases)},
     {"transpose", CASES(transpose_cases)},

@@ -66,6 +66,7 @@ extern int test_failures;
     X(filter_scale, "core filter")                                                                 \
     X(scale_sizes, "core unit")                                                                    \
     X(filter_rotate, "core filter")                                                                \
+    X(filter_tonemap, "core filter")                                                               \
     X(filter_geometry, "core filter")                                                              \
     X(filter_eq, "core filter")                                                                    \
     X(filter_hue, "core filter")                                                                   \
@@ -126,6 +127,9 @@ int test_rig_run(test_rig *rig, uint64_t frame, clv_msg *msg);
 /* The same at depth 8 or 16 (frames, images and the chain). */
 int test_rig_open_depth(test_rig *rig, clv_context *ctx, const char *chain_text,
                         const char *ref_text, int w, int h, int depth, clv_msg *msg);
+/* Says what the input's pixels mean (in's transfer, primaries, peak and
+ * aspect; its size is the rig's) to the chain and to the reference. */
+int test_rig_set_input(test_rig *rig, const clv_size *in, clv_msg *msg);
 /* 1 when got equals want byte for byte. */
 int test_rig_equal(const test_rig *rig);
 void test_rig_close(test_rig *rig);

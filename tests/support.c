@@ -203,6 +203,15 @@ int test_rig_run(test_rig *rig, uint64_t frame, clv_msg *msg)
     return err;
 }
 
+int test_rig_set_input(test_rig *rig, const clv_size *in, clv_msg *msg)
+{
+    clv_size at = *in, out;
+    at.width = rig->in.width;
+    at.height = rig->in.height;
+    clv_ref_chain_set_input(rig->ref, &at);
+    return clv_chain_output_size(rig->chain, &at, &out, msg);
+}
+
 int test_rig_equal(const test_rig *rig)
 {
     return memcmp(rig->got.pixels, rig->want.pixels,

@@ -1,6 +1,7 @@
 /* test_filters.c - every filter on the device equals its C reference bit for
  * bit: several parameter sets, awkward sizes, flat/noisy/saturated/gradient
  * content, in both work shapes (rows for CPUs, pixel groups for GPUs). */
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -421,6 +422,210 @@ int test_filter_rotate(void)
               bad[i].chain, err, msg.text, bad[i].says);
     }
     return run_filters("rotate", NULL);
+}
+
+/* tonemap: the colour it says its frames have (what clv_size carries)
+ * for tagged and untagged inputs. */
+static int tonemap_sizes(void)
+{
+    static const struct {
+        const char *chain;
+        clv_size in;
+        int transfer, primaries, peak; /* out's */
+    } tagged[] = {
+        {"tonemap=hable", {17, 9, 1, 1, CLV_TRC_PQ, CLV_PRIM_BT2020, 1000}, CLV_TRC_BT709,
+         CLV_PRIM_BT709, 100},
+        {"tonemap", {17, 9, 1, 1, CLV_TRC_HLG, CLV_PRIM_BT2020, 0}, CLV_TRC_BT709, CLV_PRIM_BT709,
+         100},
+        {"tonemap", {17, 9, 1, 1, CLV_TRC_BT709, CLV_PRIM_BT2020, 0}, CLV_TRC_BT709,
+         CLV_PRIM_BT2020, 0},
+        {"tonemap", {17, 9, 1, 1, 0, 0, 0}, 0, 0, 0},
+        {"tonemap=tin=smpte2084", {17, 9, 1, 1, 0, 0, 0}, CLV_TRC_BT709, CLV_PRIM_BT709, 100},
+    };
+    int bad = 0;
+    for (size_t i = 0; i < sizeof tagged / sizeof tagged[0]; i++) {
+        clv_chain_desc *d = NULL;
+        clv_msg msg = {{0}};
+        clv_size out = {0, 0, 0, 0, 0, 0, 0};
+        int err = clv_chain_parse(tagged[i].chain, &d, &msg);
+        if (!err)
+            err = clv_chain_desc_output_size(d, &tagged[i].in, &out, &msg);
+        clv_chain_desc_destroy(d);
+        CHECK(err == 0, "%s: %s", tagged[i].chain, msg.text);
+        int ok = !err && out.width == 17 && out.height == 9 && out.sar_num == 1 &&
+                 out.sar_den == 1 && out.transfer == tagged[i].transfer &&
+                 out.primaries == tagged[i].primaries && out.peak == tagged[i].peak;
+        CHECK(ok, "%s on transfer %d primaries %d peak %d: transfer %d primaries %d peak %d",
+              tagged[i].chain, tagged[i].in.transfer, tagged[i].in.primaries, tagged[i].in.peak,
+              out.transfer, out.primaries, out.peak);
+        bad += !ok;
+    }
+    return bad;
+}
+
+/* tonemap on frames tagged as the stage tags them (the transfer, primaries
+ * and peak of clv_size): device against reference, the measured peak over
+ * frames included; an SDR input comes out as it went in. */
+static int tonemap_tagged(int shape)
+{
+    static const char *const chains[] = {"tonemap=hable", "tonemap=bt2390:desat=0",
+                                         "tonemap=mobius:param=0.5,vflip"};
+    static const clv_size colours[] = {
+        {0, 0, 0, 1, CLV_TRC_PQ, CLV_PRIM_BT2020, 1000},
+        {0, 0, 0, 1, CLV_TRC_PQ, CLV_PRIM_BT2020, 0},
+        {0, 0, 0, 1, CLV_TRC_HLG, CLV_PRIM_BT2020, 0},
+        {0, 0, 0, 1, CLV_TRC_PQ, CLV_PRIM_BT709, 4000},
+        {0, 0, 0, 1, CLV_TRC_BT709, CLV_PRIM_BT709, 0},
+    };
+    static const int sizes2[][2] = {{17, 9}, {641, 359}};
+    clv_context *ctx = test_context(shape);
+    if (!ctx)
+        return 1;
+    int bad = 0;
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < 5; k++)
+            for (int depth = 8; depth <= 16; depth += 8)
+                for (int s = 0; s < 2; s++) {
+                    clv_msg msg = {{0}};
+                    test_rig rig;
+                    int w = sizes2[s][0], h = sizes2[s][1], failed = 0;
+                    if (test_rig_open_depth(&rig, ctx, chains[c], NULL, w, h, depth, &msg) ||
+                        test_rig_set_input(&rig, &colours[k], &msg)) {
+                        CHECK(0, "%s: setup failed: %s", chains[c], msg.text);
+                        failed = 1;
+                    }
+                    for (int f = 0; !failed && f < 3; f++) {
+                        test_fill(&rig.in, s ? CONTENT_NOISE : CONTENT_GRADIENT,
+                                  (uint32_t)(91 + 7 * f + k));
+                        if (test_rig_run(&rig, (uint64_t)f, &msg)) {
+                            CHECK(0, "%s frame %d: run failed: %s", chains[c], f, msg.text);
+                            failed = 1;
+                        } else if (!test_rig_equal(&rig)) {
+                            CHECK(0,
+                                  "'%s' at %d bits on %dx%d (%s shape), transfer %d primaries %d "
+                                  "peak %d, frame %d: the device differs from the reference",
+                                  chains[c], depth, w, h, shape == 1 ? "row" : "gpu",
+                                  colours[k].transfer, colours[k].primaries, colours[k].peak, f);
+                            failed = 1;
+                        } else if (colours[k].transfer == CLV_TRC_BT709 && c < 2 &&
+                                   memcmp(rig.in.pixels, rig.got.pixels,
+                                          (size_t)rig.in.stride * (size_t)h)) {
+                            CHECK(0, "'%s' at %d bits changed an SDR frame", chains[c], depth);
+                            failed = 1;
+                        }
+                    }
+                    bad += failed;
+                    test_rig_close(&rig);
+                }
+    printf("  tagged frames, %s shape: %d mismatching runs\n", shape == 1 ? "row" : "gpu", bad);
+    clv_context_destroy(ctx);
+    return bad;
+}
+
+/* PQ's signal for linear light l (1 = 100 cd/m2) as a 16-bit code. */
+static int pq_code(double l)
+{
+    double y = pow(l / 100, 0.1593017578125);
+    return (int)lrint(pow((0.8359375 + 18.8515625 * y) / (1 + 18.6875 * y), 78.84375) * 65535);
+}
+
+/* tonemap's levels by the reference: where a curve puts a few known
+ * colours (16-bit codes, within `tol` for the input's rounding). */
+static int tonemap_levels(void)
+{
+    static const struct {
+        const char *chain;
+        int transfer, peak; /* the input's tags */
+        double r, g, b;     /* linear BT.2020 in (1 = 100 cd/m2); < 0: HLG signal -x */
+        int want[3], tol;
+    } levels[] = {
+        {"tonemap=clip:desat=0:tin=smpte2084", 0, 0, 1, 1, 1, {65535, 65535, 65535}, 8},
+        {"tonemap=hable:desat=0:tin=smpte2084:peak=10", 0, 0, 10, 10, 10, {65535, 65535, 65535}, 8},
+        {"tonemap=hable:desat=0", CLV_TRC_PQ, 1000, 10, 10, 10, {65535, 65535, 65535}, 8},
+        /* display light 0.1 is BT.709 (BT.1886) 0.1^(1/2.4) */
+        {"tonemap=linear:desat=0:tin=smpte2084:peak=10", 0, 0, 1, 1, 1, {25108, 25108, 25108}, 8},
+        {"tonemap=bt2390:tin=smpte2084:peak=10", 0, 0, 0, 0, 0, {0, 0, 0}, 0},
+        /* BT.709's red in BT.2020 comes out as BT.709's red */
+        {"tonemap=none:desat=0:tin=smpte2084", 0, 0, 0.627404, 0.069097, 0.016391, {65535, 0, 0},
+         8},
+        /* HLG: signal 1.0 is 1000 cd/m2, 0.5 is 50.7 cd/m2 (the OOTF) */
+        {"tonemap=linear:desat=0:peak=10", CLV_TRC_HLG, 0, -1, -1, -1, {65535, 65535, 65535}, 2},
+        {"tonemap=linear:desat=0:peak=10", CLV_TRC_HLG, 0, -0.5, -0.5, -0.5, {18918, 18918, 18918},
+         8},
+    };
+    int bad = 0;
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+        clv_chain_desc *d = NULL;
+        clv_ref_chain *ref = NULL;
+        clv_image in = {0}, out = {0};
+        int ok = !clv_chain_parse(levels[i].chain, &d, NULL) && !clv_ref_chain_create(d, &ref) &&
+                 !clv_image_alloc_depth(&in, 1, 1, 16) && !clv_image_alloc_depth(&out, 1, 1, 16);
+        clv_chain_desc_destroy(d);
+        CHECK(ok, "%s: setup failed", levels[i].chain);
+        if (ok) {
+            clv_size tags = {1, 1, 0, 1, levels[i].transfer, CLV_PRIM_BT2020, levels[i].peak};
+            clv_ref_chain_set_input(ref, &tags);
+            uint16_t *p = (uint16_t *)(void *)in.pixels, *q = (uint16_t *)(void *)out.pixels;
+            double rgb[3] = {levels[i].r, levels[i].g, levels[i].b};
+            for (int c = 0; c < 3; c++)
+                p[c] = (uint16_t)(rgb[c] < 0 ? lrint(-rgb[c] * 65535) : pq_code(rgb[c]));
+            p[3] = 1234;
+            ok = !clv_ref_chain_run(ref, &in, &out, 0) && q[3] == 1234;
+            for (int c = 0; c < 3; c++)
+                ok = ok && abs(q[c] - levels[i].want[c]) <= levels[i].tol;
+            CHECK(ok, "%s of (%g, %g, %g): %d %d %d, want %d %d %d", levels[i].chain, rgb[0],
+                  rgb[1], rgb[2], q[0], q[1], q[2], levels[i].want[0], levels[i].want[1],
+                  levels[i].want[2]);
+        }
+        bad += !ok;
+        clv_ref_chain_destroy(ref);
+        clv_image_free(&in);
+        clv_image_free(&out);
+    }
+    return bad;
+}
+
+/* tonemap's measured peak: the frame's own at the first frame and at a
+ * scene change (a frame at 1000 cd/m2, then at 4000, come out at SDR
+ * white: the curve picked is within a PQ step of the peak), held while
+ * the frames stay. */
+static int tonemap_measured(void)
+{
+    clv_chain_desc *d = NULL;
+    clv_ref_chain *ref = NULL;
+    clv_image in = {0}, out = {0};
+    int ok = !clv_chain_parse("tonemap=hable:desat=0:tin=smpte2084", &d, NULL) &&
+             !clv_ref_chain_create(d, &ref) && !clv_image_alloc_depth(&in, 16, 8, 16) &&
+             !clv_image_alloc_depth(&out, 16, 8, 16);
+    clv_chain_desc_destroy(d);
+    CHECK(ok, "tonemap measured: setup failed");
+    int half_before = -1;
+    for (int f = 0; ok && f < 6; f++) {
+        int code = pq_code(f < 3 ? 10 : 40);
+        for (int y = 0; y < 8; y++)
+            for (int x = 0; x < 16; x++)
+                for (int c = 0; c < 4; c++)
+                    ((uint16_t *)(void *)(in.pixels + (size_t)y * in.stride))[4 * x + c] =
+                        (uint16_t)(c == 3 ? 65535 : x < 8 ? code : code / 2);
+        ok = !clv_ref_chain_run(ref, &in, &out, (uint64_t)f);
+        const uint16_t *q = (const uint16_t *)(const void *)out.pixels;
+        int white = q[0], half = q[4 * 8];
+        ok = ok && white >= 64500 && (f % 3 == 0 || half == half_before);
+        CHECK(ok, "tonemap measured, frame %d at %d cd/m2: %d and %d (%d before), want about 65535",
+              f, f < 3 ? 1000 : 4000, white, half, half_before);
+        half_before = half;
+    }
+    clv_ref_chain_destroy(ref);
+    clv_image_free(&in);
+    clv_image_free(&out);
+    return !ok;
+}
+
+int test_filter_tonemap(void)
+{
+    int bad = tonemap_sizes() + tonemap_levels() + tonemap_measured();
+    bad += tonemap_tagged(1) + tonemap_tagged(2);
+    return run_filters("tonemap", NULL) || bad;
 }
 
 /* Chains of the geometry filters that do not fit every size: run where

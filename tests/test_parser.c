@@ -67,12 +67,12 @@ int test_parser_errors(void)
     expect_error("medain", CLV_EPARSE,
                  "unknown filter 'medain'; did you mean 'median'? (filters: convolution, "
                  "sharpen, emboss, prewitt, median, erode, dilate, threshold, gray, equalize, "
-                 "noise, quantize, hflip, vflip, scale, crop, pad, transpose, rotate, eq, hue, "
-                 "colorbalance, vignette, opencl=file=KERNEL.cl)");
+                 "noise, quantize, hflip, vflip, scale, crop, pad, transpose, rotate, tonemap, eq, "
+                 "hue, colorbalance, vignette, opencl=file=KERNEL.cl)");
     expect_error("blur", CLV_EPARSE,
                  "unknown filter 'blur' (filters: convolution, sharpen, emboss, prewitt, median, "
                  "erode, dilate, threshold, gray, equalize, noise, quantize, hflip, vflip, scale, "
-                 "crop, pad, transpose, rotate, eq, hue, colorbalance, vignette, "
+                 "crop, pad, transpose, rotate, tonemap, eq, hue, colorbalance, vignette, "
                  "opencl=file=KERNEL.cl)");
     expect_error("median=radus=2", CLV_EPARSE,
                  "filter 'median' has no parameter 'radus'; did you mean 'radius'? (parameters: "

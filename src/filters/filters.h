@@ -24,6 +24,7 @@ extern const clv_filter clv__filter_rotate;
 extern const clv_filter clv__filter_crop;
 extern const clv_filter clv__filter_pad;
 extern const clv_filter clv__filter_transpose;
+extern const clv_filter clv__filter_tonemap;
 extern const clv_filter clv__filter_eq;
 extern const clv_filter clv__filter_hue;
 extern const clv_filter clv__filter_colorbalance;

@@ -41,6 +41,7 @@ CASES = {
     "eq": "eq=contrast=1.2:brightness=0.05:saturation=1.3:gamma=1.1",
     "hue": "hue=H=PI*n/4:s=1.2:b=0.5", "colorbalance": "colorbalance=rs=0.2:gm=-0.1:bh=0.3:pl=1",
     "vignette": "vignette=angle=PI/4:x0=w/3",
+    "tonemap": "tonemap=hable:tin=smpte2084:peak=10",
 }
 
 # What the filters that change the size make of W x H (the chain's sizes).
