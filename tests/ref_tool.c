@@ -3,11 +3,39 @@
  * definitions. usage: clvid-ref CHAIN WIDTH HEIGHT [FRAMES]; with
  * CLVID_REF_DEPTH=16 the frames are RGBA16 (four uint16_t a pixel in the
  * host's order: rgba64le on little-endian hosts) and every filter runs its
- * 16-bit definition. */
+ * 16-bit definition. CLVID_REF_COLOR=TRANSFER:PRIMARIES:PEAK (pq, hlg,
+ * bt709 or linear; bt2020 or bt709; cd/m2; an empty or missing field:
+ * unknown) says what the input's pixels mean (tonemap reads it). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "clvid.h"
+
+/* CLVID_REF_COLOR's words into in's transfer, primaries and peak; 0 when
+ * they read, else -1. */
+static int parse_color(const char *text, clv_size *in)
+{
+    static const char *const transfers[] = {"", "bt709", "pq", "hlg", "linear"};
+    static const char *const primaries[] = {"", "bt709", "bt2020"};
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", text);
+    char *peak = NULL, *prim = strchr(buf, ':');
+    if (prim) {
+        *prim++ = 0;
+        if ((peak = strchr(prim, ':')))
+            *peak++ = 0;
+    }
+    in->transfer = in->primaries = -1;
+    for (int i = 0; i < 5; i++)
+        if (!strcmp(buf, transfers[i]))
+            in->transfer = i;
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(prim ? prim : "", primaries[i]))
+            in->primaries = i;
+    in->peak = peak ? atoi(peak) : 0;
+    return in->transfer < 0 || in->primaries < 0 || in->peak < 0 ? -1 : 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -32,6 +60,15 @@ int main(int argc, char **argv)
     clv_image in = {0}, out = {0};
     /* The output is of the chain's size (scale, crop... change it). */
     clv_size in_size = {w, h, 0, 1, 0, 0, 0}, out_size = in_size;
+    const char *color = getenv("CLVID_REF_COLOR");
+    if (color && parse_color(color, &in_size)) {
+        fprintf(stderr,
+                "clvid-ref: CLVID_REF_COLOR='%s': want TRANSFER:PRIMARIES:PEAK "
+                "(pq|hlg|bt709|linear, bt2020|bt709, cd/m2)\n",
+                color);
+        clv_chain_desc_destroy(desc);
+        return 2;
+    }
     if (w < 1 || h < 1 || clv_chain_desc_output_size(desc, &in_size, &out_size, &msg)) {
         fprintf(stderr, "clvid-ref: %s\n", w < 1 || h < 1 ? "bad size" : msg.text);
         clv_chain_desc_destroy(desc);
@@ -44,6 +81,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "clvid-ref: cannot set up %dx%d\n", w, h);
         return 1;
     }
+    clv_ref_chain_set_input(ref, &in_size);
     const size_t px_bytes = (size_t)clv_image_pixel_bytes(&in);
     size_t n = (size_t)w * h * px_bytes,
            n_out = (size_t)out_size.width * out_size.height * px_bytes;
