@@ -267,6 +267,8 @@ static const filter_case tonemap_cases[] = {
     {"tonemap=hable:tin=smpte2084", 0, 4},
     {"tonemap=mobius:tin=arib-std-b67:desat=1", 0, 3},
     {"tonemap=reinhard:tin=smpte2084,hflip", 1, 3},
+};
+
 /* eq: ffmpeg's three paths per plane (copied, process_c's integers,
  * create_lut's table), negative and large contrast, the gammas of each
  * plane with their weight, expressions evaluated once or every frame. */
