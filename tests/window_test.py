@@ -139,6 +139,47 @@ def rotated_upright(tmp):
 
 
 @test
+def hdr_tonemapped(tmp):
+    """A 10-bit PQ source is filtered at 16 bits and shown tone-mapped for
+    the SDR display (the chain shown ends with tonemap, the HUD says so); t
+    shows it as it is (the washed-out PQ signal: brighter darks, duller
+    colours); an SDR source has nothing to tone-map."""
+    pq = os.path.join(tmp, "pq.mkv")
+    run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x180:d=1",
+         "-vf", "format=gbrpf32le,zscale=t=smpte2084:p=bt2020:m=bt2020nc:npl=100:tin=bt709:"
+         "pin=bt709:min=bt709:r=tv,format=yuv420p10le", "-color_trc", "smpte2084",
+         "-color_primaries", "bt2020", "-colorspace", "bt2020nc", "-c:v", "ffv1", pq])
+    shots = {}
+    for keys in ("", "t"):
+        shot, st = os.path.join(tmp, "hdr%s.png" % keys), os.path.join(tmp, "st%s.txt" % keys)
+        extra = ["--keys", keys] if keys else []
+        play(pq, "-vf", "hflip", "--untimed", "--size", "320x180", "--exit-after-frames", "6",
+             *extra, "--screenshot", shot, "--stats", st)
+        s = stats(st)
+        on = not keys
+        check(s["hdr"] == "1" and s["depth"] == "16" and s["tonemap"] == ("1" if on else "0"),
+              "hdr/depth/tonemap: %s" % s)
+        check(s["chain"].endswith("tonemap=tonemap=bt2390:param=0:desat=2:peak=0:"
+                                  "transferin=auto:primariesin=auto") == on,
+              "the chain shown: %s" % s["chain"])
+        shots[keys] = rgba(shot)
+    # The bottom half, below the HUD: PQ shown as it is lifts the darks and
+    # flattens the colours; tone-mapped it spreads them.
+    def spread(px):
+        half = px[len(px) // 2:]
+        sat = [max(half[i:i + 3]) - min(half[i:i + 3]) for i in range(0, len(half), 4 * 7)]
+        return sum(sat) / len(sat)
+    a, b = spread(shots[""]), spread(shots["t"])
+    print("  mean saturation tone-mapped %.1f, as it is %.1f" % (a, b))
+    check(a > b + 20, "tone-mapped %.1f is not more colourful than PQ as it is %.1f" % (a, b))
+    st = os.path.join(tmp, "sdr.txt")
+    play(sample(), "--untimed", "--no-hud", "--size", "320x180", "--exit-after-frames", "3",
+         "--keys", "t", "--stats", st)
+    s = stats(st)
+    check(s["hdr"] == "0" and s["tonemap"] == "0" and s["depth"] == "8", "SDR: %s" % s)
+
+
+@test
 def hud_drawn(tmp):
     a, b = os.path.join(tmp, "plain.png"), os.path.join(tmp, "hud.png")
     common = [sample(), "-vf", "sharpen", "--untimed", "--size", "1280x720",

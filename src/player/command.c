@@ -119,12 +119,107 @@ static int compare_on(clv_player *p, clv_msg *msg)
         /* The original goes through the same conversion, unfiltered. */
         clv_stage_options o = clv_player_window_stage(p, 0);
         clv_player_drain(p);
-        int err = clv_stage_create(p->ctx, &o, NULL, &p->orig_stage, msg);
+        /* An HDR original is tone-mapped as the filtered side is. */
+        int err = 0;
+        if (p->hdr && !p->tonemap_only) {
+            clv_chain_desc *d = NULL;
+            if (!(err = clv_chain_parse("tonemap=bt2390", &d, msg)))
+                err = clv_chain_create_depth(p->ctx, d, p->depth, &p->tonemap_only, msg);
+            clv_chain_desc_destroy(d);
+            if (!err) {
+                clv_size in = clv_pipeline_upright(p->in, p->rotation), out;
+                err = clv_chain_output_size(p->tonemap_only, &in, &out, msg);
+            }
+        }
+        if (!err)
+            err = clv_stage_create(p->ctx, &o, p->hdr && p->tonemap ? p->tonemap_only : NULL,
+                                   &p->orig_stage, msg);
         if (err)
             return err;
         p->refilter = 1; /* so the left half has a picture at once */
     }
     p->compare = 1;
+    return 0;
+}
+
+static int has_tonemap(const clv_chain_desc *d)
+{
+    for (int i = 0; i < clv_chain_desc_count(d); i++)
+        if (!strcmp(clv_filter_name(clv_chain_desc_filter(d, i)), "tonemap"))
+            return 1;
+    return 0;
+}
+
+int clv_player_chain_create(clv_player *p, const clv_chain_desc *desc, clv_chain **out, int *added,
+                            clv_msg *msg)
+{
+    *added = 0;
+    if (!p->tonemap || has_tonemap(desc))
+        return clv_chain_create_depth(p->ctx, desc, p->depth, out, msg);
+    char text[16384];
+    clv_chain_format(desc, text, sizeof text);
+    size_t n = strlen(text);
+    snprintf(text + n, sizeof text - n, "%stonemap=bt2390", n ? "," : ""); /* mpv's and libplacebo's default curve */
+    clv_chain_desc *d = NULL;
+    int err = clv_chain_parse(text, &d, msg);
+    if (!err)
+        err = clv_chain_create_depth(p->ctx, d, p->depth, out, msg);
+    clv_chain_desc_destroy(d);
+    *added = !err;
+    return err;
+}
+
+/* t: an HDR source tone-mapped for the display, or shown as it is. The
+ * -vf chains are built again with their values now, tonemap added on their
+ * end or taken off; the presets are built again when next asked for. */
+static int toggle_tonemap(clv_player *p, clv_msg *msg)
+{
+    if (!p->hdr) {
+        clv_player_notice(p, "%s", "the input is not HDR (PQ or HLG): nothing to tone-map");
+        return 0;
+    }
+    clv_player_drain(p);
+    p->tonemap = !p->tonemap;
+    clv_chain *made[CLV_PLAYER_CHAINS] = {0};
+    int added[CLV_PLAYER_CHAINS] = {0}, err = 0;
+    for (int i = 0; i < p->a.chain_count && !err; i++) {
+        const clv_chain_desc *d = clv_chain_get_desc(p->vf[i]);
+        int n = clv_chain_desc_count(d);
+        clv_chain_desc *user = clv_chain_desc_slice(d, 0, p->vf_tonemapped[i] ? n - 1 : n);
+        err = user ? clv_player_chain_create(p, user, &made[i], &added[i], msg) : CLV_ENOMEM;
+        clv_chain_desc_destroy(user);
+    }
+    if (err) { /* the chains shown stay */
+        for (int i = 0; i < p->a.chain_count; i++)
+            clv_chain_destroy(made[i]);
+        p->tonemap = !p->tonemap;
+        return err;
+    }
+    clv_reload_destroy(p->reload);
+    p->reload = NULL;
+    for (int i = 0; i < p->a.chain_count; i++) {
+        clv_chain_set_frame_rate(made[i], p->in->frame_rate.num, p->in->frame_rate.den);
+        clv_chain_destroy(p->vf[i]);
+        p->vf[i] = made[i];
+        p->vf_tonemapped[i] = added[i];
+    }
+    for (int i = 0; i < 9; i++) {
+        clv_chain_destroy(p->presets[i]);
+        p->presets[i] = NULL;
+    }
+    if ((err = clv_reload_create(p->ctx, p->vf, p->a.chain_count, &p->reload, msg)))
+        return err;
+    clv_chain *shown = p->preset ? NULL : p->vf[p->vf_index];
+    if (p->preset && (err = clv_player_preset_chain(p, p->preset, &shown, msg)))
+        return err;
+    p->active = NULL;
+    clv_player_activate(p, shown, p->preset, p->vf_index);
+    if (p->orig_stage)
+        clv_stage_set_chain(p->orig_stage, p->tonemap ? p->tonemap_only : NULL);
+    clv_player_notice(p, "%s",
+                      p->tonemap ? "HDR: tone-mapped to SDR for the display (tonemap)"
+                                 : "HDR: shown as it is, not tone-mapped");
+    p->refilter = 1;
     return 0;
 }
 
@@ -136,8 +231,9 @@ int clv_player_preset_chain(clv_player *p, int n, clv_chain **out, clv_msg *msg)
     int err = 0;
     if (!p->presets[n - 1]) {
         clv_chain_desc *d = NULL;
+        int added = 0;
         if (!(err = clv_chain_parse(clv_presets[n - 1].chain, &d, msg)))
-            err = clv_chain_create_depth(p->ctx, d, p->depth, &p->presets[n - 1], msg);
+            err = clv_player_chain_create(p, d, &p->presets[n - 1], &added, msg);
         clv_chain_desc_destroy(d);
         if (err)
             return err;
@@ -185,6 +281,8 @@ int clv_player_act(clv_player *p, const clv_binding *b, clv_msg *msg)
         p->seek_to = p->last_pts + b->arg;
         p->seek_pending = 1;
         break;
+    case CLV_ACT_TONEMAP:
+        return toggle_tonemap(p, msg);
     case CLV_ACT_COMPARE:
         if (p->compare)
             p->compare = 0;

@@ -119,9 +119,16 @@ static void hud_refresh(clv_player *p)
     else
         snprintf(size, sizeof size, "%dx%d", p->w, p->h);
     /* More than 8 bits: filtered at 16, shown dithered to the display's 8. */
-    char bits[96] = "";
+    char bits[200] = "";
     if (p->depth == 16)
         snprintf(bits, sizeof bits, "  16-bit chain, dithered to 8 for the display");
+    if (p->hdr) {
+        int trc = clv_transfer_of(p->in->transfer);
+        size_t at = strlen(bits);
+        snprintf(bits + at, sizeof bits - at, "\nHDR %s: %s", trc == CLV_TRC_PQ ? "PQ" : "HLG",
+                 p->tonemap ? "tone-mapped to SDR for this display   t: as it is"
+                            : "shown as it is (not tone-mapped)   t: tone-map");
+    }
     snprintf(p->hud_text, sizeof p->hud_text,
              "%s  %s\n"
              "%s  %s  %.2f fps  %s %s %s%s\n"
@@ -194,7 +201,7 @@ void clv_player_write_stats(clv_player *p)
             "ms_present=%.3f\nelapsed=%.3f\nlatency_ms=%.1f\nstale_dropped=%lld\n"
             "max_queued=%d\nrecorded=%lld\nmic_packets=%lld\nkernel_reloads=%llu\n"
             "kernel_error=%d\ndevice_shares=%s\ndevice_frames=%s\nfirst_frame_s=%.3f\n"
-            "out_width=%d\nout_height=%d\nrecord_skipped=%d\ndepth=%d\n",
+            "out_width=%d\nout_height=%d\nrecord_skipped=%d\ndepth=%d\nhdr=%d\ntonemap=%d\n",
             (long long)p->presented, (long long)p->dropped,
             (long long)llround(p->last_pts * p->fps), p->last_pts,
             (clv_chain_format(clv_chain_get_desc(p->active), chain, sizeof chain), chain),
@@ -208,6 +215,6 @@ void clv_player_write_stats(clv_player *p)
             (unsigned long long)clv_reload_count(p->reload),
             clv_reload_error(p->reload, p->active) != NULL, shares, frames,
             p->first_shown_at > 0 ? p->first_shown_at - p->entered_at : -1.0, p->out_w, p->out_h,
-            p->rec_skipped, p->depth);
+            p->rec_skipped, p->depth, p->hdr, p->tonemap);
     fclose(f);
 }

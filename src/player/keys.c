@@ -35,6 +35,7 @@ const clv_binding clv_bindings[] = {
     {"down", CLV_ACT_PARAM, -1, "lower it"},
     {"tab", CLV_ACT_NEXT_PARAM, 0, "up/down move the next parameter (-vf chains)"},
     {"r", CLV_ACT_RELOAD, 0, "reload the chain's kernel files (opencl=file=...)"},
+    {"t", CLV_ACT_TONEMAP, 0, "HDR (PQ, HLG) sources: tone-mapped to SDR for the display on / off"},
     {"space", CLV_ACT_PAUSE, 0, "pause / resume"},
     {"p", CLV_ACT_PAUSE, 0, "pause / resume"},
     {".", CLV_ACT_STEP, 0, "step one frame (pauses)"},

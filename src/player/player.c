@@ -189,8 +189,11 @@ static int open_engine(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg
     int err = clv_context_create(&copt, &p->ctx, msg);
     if (err)
         return err;
+    /* An HDR source is shown tone-mapped for the SDR display (t turns it off). */
+    int trc = clv_transfer_of(p->in->transfer);
+    p->hdr = p->tonemap = trc == CLV_TRC_PQ || trc == CLV_TRC_HLG;
     for (int i = 0; i < p->a.chain_count; i++)
-        if ((err = clv_chain_create_depth(p->ctx, descs[i], p->depth, &p->vf[i], msg)))
+        if ((err = clv_player_chain_create(p, descs[i], &p->vf[i], &p->vf_tonemapped[i], msg)))
             return err;
     for (int i = 0; i < p->a.chain_count; i++)
         clv_chain_set_frame_rate(p->vf[i], p->in->frame_rate.num, p->in->frame_rate.den);
@@ -355,6 +358,7 @@ int clv_player_run(const clv_player_options *options, const volatile sig_atomic_
     clv_reload_destroy(p->reload); /* its build thread uses the context */
     clv_stage_destroy(p->stage);
     clv_stage_destroy(p->orig_stage);
+    clv_chain_destroy(p->tonemap_only);
     for (int i = 0; i < 9; i++)
         clv_chain_destroy(p->presets[i]);
     for (int i = 0; i < CLV_PLAYER_CHAINS; i++)

@@ -29,6 +29,7 @@ typedef enum clv_action {
     CLV_ACT_VOLUME,     /* arg: +1 / -1 step */
     CLV_ACT_NEXT_PARAM, /* up/down move the next parameter of the -vf chain */
     CLV_ACT_RELOAD,     /* build the chains' kernel files again */
+    CLV_ACT_TONEMAP,    /* HDR sources: tone-mapped for the display or shown as they are */
     CLV_ACT_QUIT,
 } clv_action;
 

@@ -38,6 +38,11 @@ struct clv_player {
     /* The chains' depth: 16 for an input of more than 8 bits when every
      * -vf chain runs there (the window shows it dithered to 8), else 8. */
     int depth;
+    /* An HDR input (PQ or HLG): every chain shown ends with `tonemap` (the
+     * display is SDR) while tonemap is on, the default; t turns it off. */
+    int hdr, tonemap;
+    int vf_tonemapped[CLV_PLAYER_CHAINS]; /* vf[i] ends with a tonemap the player added */
+    clv_chain *tonemap_only; /* the compare view's original, tone-mapped */
     int preset;                    /* 1-9 when a preset is active, else 0 */
     int vf_index;                  /* the active -vf chain when preset == 0 */
     clv_stage *stage, *orig_stage; /* filtered; unfiltered for the compare view */
@@ -142,6 +147,10 @@ void clv_player_activate(clv_player *p, clv_chain *chain, int preset, int vf_ind
 /* Preset n (1-9), built the first time it is asked for; *out is the
  * player's. */
 int clv_player_preset_chain(clv_player *p, int n, clv_chain **out, clv_msg *msg);
+/* Builds desc at the player's depth; while HDR is shown tone-mapped,
+ * `tonemap` goes on its end (*added = 1; not when the chain has its own). */
+int clv_player_chain_create(clv_player *p, const clv_chain_desc *desc, clv_chain **out, int *added,
+                            clv_msg *msg);
 /* The parameter the up/down keys move: 1 with its filter and parameter
  * index in the active chain, 0 when it has none. */
 int clv_player_main_param(const clv_player *p, int *filter, int *param);
