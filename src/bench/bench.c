@@ -3,6 +3,7 @@
  * clvid-core only, so it runs wherever OpenCL runs. */
 #include <pthread.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -45,6 +46,9 @@ static void usage(FILE *out)
                  "type)\n"
                  "  --depth 8|16               bits a channel of the chain's frames (default 8;\n"
                  "                             16: RGBA16, every filter at 16 bits)\n"
+                 "  --pattern noise|smooth     the picture timed without --input: noise (default)\n"
+                 "                             or smooth gradients with a little noise, as video\n"
+                 "                             is (what a filter reading tables sees)\n"
                  "  --json                     one JSON object on stdout instead of a table\n"
                  "  --input FILE.rgba          time on this picture (raw RGBA of --size) instead\n"
                  "                             of noise (--pipeline: as yuv420p, BT.709); a file\n"
@@ -379,7 +383,7 @@ static int bench_end(clv_chain_desc *desc, clv_chain_desc *none, int status)
 int main(int argc, char **argv)
 {
     int w = 1920, h = 1080, frames = 20, warmup = 2, json = 0, shape = 0, pipeline = 0, writers = 1,
-        depth = 8;
+        depth = 8, smooth = 0;
     clv_pixfmt out_format = CLV_PIX_YUV420P;
     char all_filters[1024];
     every_filter(all_filters, sizeof all_filters);
@@ -439,6 +443,12 @@ int main(int argc, char **argv)
                 return 2;
             }
             *(!strcmp(a, "--frames") ? &frames : &warmup) = (int)n;
+        } else if (!strcmp(a, "--pattern")) {
+            if (strcmp(v, "noise") && strcmp(v, "smooth")) {
+                fprintf(stderr, "clvid-bench: --pattern %s: expected noise or smooth\n", v);
+                return 2;
+            }
+            smooth = !strcmp(v, "smooth");
         } else if (!strcmp(a, "--depth")) {
             if (strcmp(v, "8") && strcmp(v, "16")) {
                 fprintf(stderr, "clvid-bench: --depth %s: expected 8 or 16\n", v);
@@ -459,8 +469,9 @@ int main(int argc, char **argv)
     }
 
     if (pipeline && depth == 16) {
-        fprintf(stderr, "clvid-bench: --depth 16 times the chain alone, not with --pipeline (time a "
-                        "10-bit transcode with clvid transcode)\n");
+        fprintf(stderr,
+                "clvid-bench: --depth 16 times the chain alone, not with --pipeline (time a "
+                "10-bit transcode with clvid transcode)\n");
         return 2;
     }
     clv_msg msg = {{0}};
@@ -665,15 +676,27 @@ int main(int argc, char **argv)
             goto done;
         clv_image_free(&img);
         img = clip_frame(pictures, 0, w, h); /* a view: not freed */
-    } else if (depth == 16) {
+    } else if (depth == 16 || smooth) {
+        /* noise, or smooth: each channel a slow wave of x and y over most of
+         * the range, plus +-1/512 of it of noise */
         uint32_t state = 0x12345678u;
-        uint16_t *px = (uint16_t *)(void *)img.pixels;
-        for (size_t i = 0; i < (size_t)w * h * 4; i++) {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            px[i] = i % 4 == 3 ? 65535 : (uint16_t)(state >> 16);
-        }
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                for (int c = 0; c < 4; c++) {
+                    state ^= state << 13;
+                    state ^= state >> 17;
+                    state ^= state << 5;
+                    double wave =
+                        0.5 + 0.45 * sin((x * (c + 1) * 0.7 + y * (3 - c) * 0.9) / w * 6.2832 + c);
+                    int v =
+                        smooth ? (int)(wave * 65535) + (int)(state >> 25) - 64 : (int)(state >> 16);
+                    v = c == 3 ? 65535 : v < 0 ? 0 : v > 65535 ? 65535 : v;
+                    size_t at = ((size_t)y * w + x) * 4 + (size_t)c;
+                    if (depth == 16)
+                        ((uint16_t *)(void *)img.pixels)[at] = (uint16_t)v;
+                    else
+                        img.pixels[at] = (uint8_t)(v >> 8);
+                }
     } else {
         /* xorshift32: a noisy frame, opaque as decoded video is */
         uint32_t state = 0x12345678u;
@@ -758,13 +781,15 @@ int main(int argc, char **argv)
         json_string(dev->platform);
         printf(", \"shape\": \"%s\", \"width\": %d, \"height\": %d, \"depth\": %d, "
                "\"frames\": %d, \"setup_ms\": %.1f, \"copy_gb_per_s\": %.3f, \"picture\": ",
-               clv_context_row_shape(ctx) ? "row" : "gpu", w, h, depth, frames, setup_ms,
-               copy_gbs);
-        json_string(input ? input : "noise");
+               clv_context_row_shape(ctx) ? "row" : "gpu", w, h, depth, frames, setup_ms, copy_gbs);
+        json_string(input ? input : smooth ? "smooth" : "noise");
         printf(", \"pictures\": %d, \"filters\": [", input ? picture_count : 0);
     } else {
-        printf("clvid-bench: %dx%d %d-bit %s%s on %s (%s), %s shape, median of %d frames\n", w,
-               h, depth, input ? input : "noise",
+        printf("clvid-bench: %dx%d %d-bit %s%s on %s (%s), %s shape, median of %d frames\n", w, h,
+               depth,
+               input    ? input
+               : smooth ? "smooth gradients"
+                        : "noise",
                picture_count > 1 ? " (a clip, its frames in turn)" : "", dev->name, dev->platform,
                clv_context_row_shape(ctx) ? "row" : "gpu", frames);
         printf("setup (device, kernels built or loaded from the cache, frames): %.0f ms\n",
@@ -791,10 +816,9 @@ int main(int argc, char **argv)
         clv_chain_desc_destroy(upto);
         clv_chain_desc_destroy(through);
         double mps = med > 0 ? (double)a.width * a.height / 1e6 / (med / 1e6) : 0;
-        double gbs =
-            med > 0 ? ((double)a.width * a.height + (double)b.width * b.height) * (depth / 2) /
-                          (med * 1e3)
-                    : 0;
+        double gbs = med > 0 ? ((double)a.width * a.height + (double)b.width * b.height) *
+                                   (depth / 2) / (med * 1e3)
+                             : 0;
         total_us += med;
         clv_chain_desc *one = clv_chain_desc_slice(desc, i, 1);
         char text[1024] = "";
