@@ -115,6 +115,21 @@ inline clv_ch tm_out(uint c, ulong ratio, __global const uint *out)
 #endif
 }
 
+/* floor((a << 16) / b) for 0 <= a < b < 2^31: a float estimate (off by
+ * less than one: 2^16 is far inside a float's 24 bits, and a division
+ * within 3 ulp) corrected exactly in integers. A 64-bit division was a
+ * fifth of tonemap's time on an H200. */
+inline long tm_div16(long a, long b)
+{
+    const long n = a << 16;
+    long q = (long)((float)a * 65536.0f / (float)b);
+    q -= q * b > n;
+    q -= q * b > n;
+    q += (q + 1) * b <= n;
+    q += (q + 1) * b <= n;
+    return q;
+}
+
 /* A channel mixed towards the luma by over (Q16), the negatives clipped. */
 inline uint tm_mix(int c, long luma, long over)
 {
@@ -130,7 +145,7 @@ inline clv_px tm_tone(int3 lin, clv_ch alpha, __global const int *k, __global co
     const long luma = tm_luma(k, lin.x, lin.y, lin.z), desat = k[K_DESAT];
     uint3 c;
     if (desat > 0 && luma > desat) {
-        const long over = ((luma - desat) << 16) / luma;
+        const long over = tm_div16(luma - desat, luma);
         c = (uint3)(tm_mix(lin.x, luma, over), tm_mix(lin.y, luma, over),
                     tm_mix(lin.z, luma, over));
     } else {
