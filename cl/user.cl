@@ -12,19 +12,43 @@
  *   float time                     frame / frame rate, in seconds
  *   global const uchar4 *prev      the previous frame that entered this
  *                                  filter (the first frame: itself)
- * Lines of the user's file keep their numbers in compiler messages. */
+ * Lines of the user's file keep their numbers in compiler messages.
+ *
+ * A chain of 16 bits a channel builds the file with CLV_DEPTH=16: frames
+ * are RGBA16 (ushort4, 0-65535) and the helpers below work on them. A file
+ * written with clv_pixel, CLV_MAX and the helpers only (no uchar) runs at
+ * either depth; opencl_file.c decides which files are such. */
 
 #define CLVID_USER_KERNEL 1
 
+#ifndef CLV_DEPTH
+#define CLV_DEPTH 8
+#endif
+
+/* A pixel of the chain's frames and its channels' largest value. */
+#if CLV_DEPTH == 16
+typedef ushort4 clv_pixel;
+#define CLV_MAX 65535
+/* Any 4-vector (int, long, float...) to a pixel, each channel clamped to
+ * 0..CLV_MAX (floats rounded toward zero, as convert_*_sat does). */
+#define clv_sat(v) convert_ushort4_sat(v)
+#else
+typedef uchar4 clv_pixel;
+#define CLV_MAX 255
+#define clv_sat(v) convert_uchar4_sat(v)
+#endif
+
 /* The five arguments every kernel starts with. */
-#define CLV_ARGS __global const uchar4 *src, __global uchar4 *dst, int width, int height, int stride
+#define CLV_ARGS                                                                                   \
+    __global const clv_pixel *src, __global clv_pixel *dst, int width, int height, int stride
 
 /* This work-item's pixel. */
 #define CLV_X ((int)get_global_id(0))
 #define CLV_Y ((int)get_global_id(1))
 
 /* The pixel at (x, y) of a frame, borders repeated (clamp to edge). */
-inline uchar4 clv_read(__global const uchar4 *img, int x, int y, int width, int height, int stride)
+inline clv_pixel clv_read(__global const clv_pixel *img, int x, int y, int width, int height,
+                          int stride)
 {
     x = clamp(x, 0, width - 1);
     y = clamp(y, 0, height - 1);
@@ -37,18 +61,27 @@ inline uchar4 clv_read(__global const uchar4 *img, int x, int y, int width, int 
 /* Writes this work-item's output pixel. */
 #define WRITE(v) (dst[CLV_Y * stride + CLV_X] = (v))
 
-/* BT.601 luma 0-255, the `gray` filter's (and OpenCV's BGR2GRAY) formula. */
-inline int clv_gray(uchar4 p)
+/* BT.601 luma 0..CLV_MAX, the `gray` filter's (and OpenCV's BGR2GRAY)
+ * formula. The weights sum to 2^15, so 65535 * 2^15 + 2^14 fits an int. */
+inline int clv_gray(clv_pixel p)
 {
     return (9798 * p.x + 19235 * p.y + 3735 * p.z + 16384) >> 15;
 }
 
-/* Bytes to floats in [0, 1] and back (rounded to nearest, saturated). */
-inline float4 clv_unpack(uchar4 p)
+/* Channels to floats in [0, 1] (CLV_MAX is 1) and back (rounded to
+ * nearest, saturated). */
+inline float4 clv_unpack(clv_pixel p)
 {
-    return convert_float4(p) * (1.0f / 255.0f);
+    return convert_float4(p) * (1.0f / (float)CLV_MAX);
 }
-inline uchar4 clv_pack(float4 v)
+#if CLV_DEPTH == 16
+inline clv_pixel clv_pack(float4 v)
+{
+    return convert_ushort4_sat_rte(v * 65535.0f);
+}
+#else
+inline clv_pixel clv_pack(float4 v)
 {
     return convert_uchar4_sat_rte(v * 255.0f);
 }
+#endif

@@ -79,6 +79,30 @@ static const char two_cl[] = "kernel __attribute__((vec_type_hint(uchar4))) void
                              "/* kernel void commented(CLV_ARGS) {} */\n"
                              "kernel void second(CLV_ARGS) { WRITE((uchar4)(7, 7, 7, 7)); }\n";
 
+/* Depth-generic kernels: clv_pixel, CLV_MAX and cl/user.cl's helpers, no
+ * uchar, so they run at 8 and 16 bits. */
+static const char copy_cl[] = "// uchar4 in a comment does not count\n"
+                              "kernel void copy(CLV_ARGS) { WRITE(READ(CLV_X, CLV_Y)); }\n";
+static const char invert_deep_cl[] =
+    "// @help CLV_MAX - channel, alpha kept\n"
+    "kernel void invert_deep(CLV_ARGS)\n"
+    "{\n"
+    "    clv_pixel p = READ(CLV_X, CLV_Y);\n"
+    "    WRITE((clv_pixel)(CLV_MAX - p.x, CLV_MAX - p.y, CLV_MAX - p.z, p.w));\n"
+    "}\n";
+/* x: unpack then pack (exact), y: gray, z: 2z saturated, w: w - MAX/2
+ * saturated at 0. */
+static const char helpers_cl[] =
+    "kernel void helpers(CLV_ARGS)\n"
+    "{\n"
+    "    clv_pixel p = READ(CLV_X, CLV_Y);\n"
+    "    WRITE((clv_pixel)(clv_pack(clv_unpack(p)).x, clv_gray(p),\n"
+    "                      clv_sat((int4)(2 * p.z)).z, clv_sat((int4)(p.w - CLV_MAX / 2)).w));\n"
+    "}\n";
+/* prev of the chain's depth, declared with the typedef. */
+static const char diff_cl[] = "kernel void diff(CLV_ARGS, global const clv_pixel *prev)\n"
+                              "{ WRITE(abs_diff(READ(CLV_X, CLV_Y), PREV(CLV_X, CLV_Y))); }\n";
+
 static void run_once(clv_context *ctx, clv_chain *chain, const clv_image *in, clv_image *out);
 
 typedef void (*ref_fn)(const clv_image *src, const clv_image *prev, clv_image *dst, int frame,
@@ -143,6 +167,125 @@ static void ref_motion(const clv_image *src, const clv_image *prev, clv_image *d
             o[2] = (uint8_t)((int)(time * 100.0f) & 255);
             o[3] = 255;
         }
+}
+
+/* A depth-generic kernel's channel c at (x, y), from its input and the
+ * previous input, at their depth. */
+typedef long (*channel_ref)(const clv_image *src, const clv_image *prev, int x, int y, int c);
+
+static long max_of(const clv_image *img)
+{
+    return img->depth == 16 ? 65535 : 255;
+}
+
+static long ref_copy(const clv_image *src, const clv_image *prev, int x, int y, int c)
+{
+    (void)prev;
+    return clv_test_get(src, x, y, c);
+}
+
+static long ref_invert_deep(const clv_image *src, const clv_image *prev, int x, int y, int c)
+{
+    (void)prev;
+    long v = clv_test_get(src, x, y, c);
+    return c < 3 ? max_of(src) - v : v;
+}
+
+static long ref_helpers(const clv_image *src, const clv_image *prev, int x, int y, int c)
+{
+    (void)prev;
+    long v = clv_test_get(src, x, y, c), max = max_of(src);
+    switch (c) {
+    case 0:
+        return v;
+    case 1:
+        return (9798L * clv_test_get(src, x, y, 0) + 19235L * clv_test_get(src, x, y, 1) +
+                3735L * clv_test_get(src, x, y, 2) + 16384) >>
+               15;
+    case 2:
+        return 2 * v > max ? max : 2 * v;
+    default:
+        return v - max / 2 < 0 ? 0 : v - max / 2;
+    }
+}
+
+static long ref_diff(const clv_image *src, const clv_image *prev, int x, int y, int c)
+{
+    return labs((long)clv_test_get(src, x, y, c) - clv_test_get(prev, x, y, c));
+}
+
+/* Runs text on a chain of `depth` bits over each size of sizes (count of
+ * them) for `frames` frames each (noise that changes every frame) and
+ * compares every channel with fn. Returns mismatching frames. */
+static int compare_depth(clv_context *ctx, const char *text, channel_ref fn, int depth,
+                         const int (*sizes)[2], int count, int frames)
+{
+    clv_msg msg = {{0}};
+    clv_chain_desc *desc = NULL;
+    clv_chain *chain = NULL;
+    int bad = 0;
+    if (clv_chain_parse(text, &desc, &msg) ||
+        clv_chain_create_depth(ctx, desc, depth, &chain, &msg)) {
+        CHECK(0, "%s at %d bits: %s", text, depth, msg.text);
+        clv_chain_desc_destroy(desc);
+        return frames * count;
+    }
+    for (int s = 0; s < count; s++) {
+        int w = sizes[s][0], h = sizes[s][1];
+        clv_frame src = {0}, dst = {0};
+        clv_image in = {0}, prev = {0}, got = {0};
+        if (clv_frame_create_depth(ctx, w, h, depth, &src, &msg) ||
+            clv_frame_create_depth(ctx, w, h, depth, &dst, &msg) ||
+            clv_image_alloc_depth(&in, w, h, depth) || clv_image_alloc_depth(&prev, w, h, depth) ||
+            clv_image_alloc_depth(&got, w, h, depth)) {
+            CHECK(0, "%s at %dx%d, %d bits: %s", text, w, h, depth, msg.text);
+            bad += frames;
+            frames = 0;
+        }
+        for (int f = 0; f < frames; f++) {
+            test_fill(&in, CONTENT_NOISE, (uint32_t)(f * 7919 + w * 31 + h));
+            if (f == 0) /* a new size: the first frame is its own previous */
+                memcpy(prev.pixels, in.pixels, (size_t)h * in.stride);
+            int err = clv_frame_upload(ctx, &src, &in) ||
+                      clv_chain_run(chain, &src, &dst, (uint64_t)f, NULL, NULL, &msg) ||
+                      clv_frame_download(ctx, &dst, &got);
+            int diff = 0, fx = 0, fy = 0, fc = 0;
+            long fgot = 0, fwant = 0;
+            for (int y = 0; !err && y < h; y++)
+                for (int x = 0; x < w; x++)
+                    for (int c = 0; c < 4; c++) {
+                        long want = fn(&in, &prev, x, y, c), v = clv_test_get(&got, x, y, c);
+                        if (v != want && diff++ == 0) {
+                            fx = x, fy = y, fc = c;
+                            fgot = v, fwant = want;
+                        }
+                    }
+            if (err || diff) {
+                bad++;
+                CHECK(0,
+                      "%s at %dx%d, %d bits, frame %d: %s%d channels differ (first: channel %d "
+                      "of (%d, %d) is %ld, not %ld)",
+                      text, w, h, depth, f, err ? msg.text : "", diff, fc, fx, fy, fgot, fwant);
+            }
+            memcpy(prev.pixels, in.pixels, (size_t)h * in.stride);
+        }
+        clv_frame_destroy(&src);
+        clv_frame_destroy(&dst);
+        clv_image_free(&in);
+        clv_image_free(&prev);
+        clv_image_free(&got);
+    }
+    clv_chain_destroy(chain);
+    clv_chain_desc_destroy(desc);
+    return bad;
+}
+
+/* The deep flag clvid read from a kernel file (-1: it did not parse). */
+static int deep_of(const char *path)
+{
+    const clv_filter *f = NULL;
+    clv_msg msg = {{0}};
+    return clv_kernel_file_load(path, NULL, &f, &msg) ? -1 : clv_filter_deep(f);
 }
 
 /* Runs text on frames of w x h for `frames` frames (the content changes
@@ -221,6 +364,36 @@ int test_user_kernels(void)
         }
         clv_context_destroy(ctx);
     }
+
+    /* Depth-generic files run at both depths: the same file gives the 8-bit
+     * results on an 8-bit chain and the same formula on 0-65535 on a
+     * 16-bit one (copy exact, invert 65535 - v, the helpers, prev of the
+     * chain's depth). A file that names uchar4 runs at 8 bits only. */
+    static const struct {
+        const char *name, *text;
+        channel_ref fn;
+        int frames;
+    } deep[] = {{"copy.cl", copy_cl, ref_copy, 1},
+                {"invert_deep.cl", invert_deep_cl, ref_invert_deep, 1},
+                {"helpers.cl", helpers_cl, ref_helpers, 1},
+                {"diff.cl", diff_cl, ref_diff, 3}};
+    int count = getenv("CLVID_SANITIZED") ? 4 : 5; /* 1921x1081 in the plain build */
+    CHECK(deep_of(invert) == 0 && deep_of(blur) == 0 && deep_of(motion) == 0,
+          "files that name uchar4 run at 8 bits only");
+    for (int shape = 1; shape <= 2; shape++) {
+        clv_context *ctx = test_context(shape);
+        if (!ctx)
+            return 1;
+        for (size_t k = 0; k < sizeof deep / sizeof deep[0]; k++) {
+            const char *path = put(deep[k].name, deep[k].text);
+            CHECK(deep_of(path) == 1, "%s is depth-generic", deep[k].name);
+            char text[600];
+            snprintf(text, sizeof text, "opencl=file=%s", path);
+            for (int depth = 8; depth <= 16; depth += 8)
+                compare_depth(ctx, text, deep[k].fn, depth, sizes, count, deep[k].frames);
+        }
+        clv_context_destroy(ctx);
+    }
     remove_dir();
     return 0;
 }
@@ -294,6 +467,54 @@ int test_user_in_chain(void)
     clv_image_free(&mid2);
     clv_image_free(&got);
     clv_image_free(&want);
+
+    /* At 16 bits: a depth-generic kernel between deep built-in filters
+     * equals their references around its formula on 0-65535. */
+    snprintf(text, sizeof text, "median,opencl=file=%s,sharpen",
+             put("invert_deep.cl", invert_deep_cl));
+    desc = d1 = d2 = NULL;
+    chain = NULL;
+    r1 = r2 = NULL;
+    memset(&src, 0, sizeof src);
+    memset(&dst, 0, sizeof dst);
+    int err =
+        clv_chain_parse(text, &desc, &msg) || clv_chain_create_depth(ctx, desc, 16, &chain, &msg) ||
+        clv_chain_parse("median", &d1, &msg) || clv_chain_parse("sharpen", &d2, &msg) ||
+        clv_ref_chain_create(d1, &r1) || clv_ref_chain_create(d2, &r2) ||
+        clv_frame_create_depth(ctx, w, h, 16, &src, &msg) ||
+        clv_frame_create_depth(ctx, w, h, 16, &dst, &msg) || clv_image_alloc_depth(&in, w, h, 16) ||
+        clv_image_alloc_depth(&mid, w, h, 16) || clv_image_alloc_depth(&mid2, w, h, 16) ||
+        clv_image_alloc_depth(&got, w, h, 16) || clv_image_alloc_depth(&want, w, h, 16);
+    CHECK(!err, "%s at 16 bits: %s", text, msg.text);
+    if (!err) {
+        test_fill(&in, CONTENT_NOISE, 6);
+        clv_frame_upload(ctx, &src, &in);
+        CHECK(clv_chain_run(chain, &src, &dst, 0, NULL, NULL, &msg) == 0, "%s", msg.text);
+        clv_frame_download(ctx, &dst, &got);
+        clv_ref_chain_run(r1, &in, &mid, 0);
+        for (int y = 0; y < h; y++) {
+            const uint16_t *a = (const uint16_t *)(const void *)(mid.pixels + y * mid.stride);
+            uint16_t *o = (uint16_t *)(void *)(mid2.pixels + y * mid2.stride);
+            for (int x = 0; x < 4 * w; x++)
+                o[x] = (uint16_t)(x % 4 == 3 ? a[x] : 65535 - a[x]);
+        }
+        clv_ref_chain_run(r2, &mid2, &want, 0);
+        CHECK(memcmp(got.pixels, want.pixels, (size_t)h * got.stride) == 0,
+              "median,opencl,sharpen at 16 bits differs from median -> C -> sharpen");
+    }
+    clv_chain_desc_destroy(desc);
+    clv_chain_desc_destroy(d1);
+    clv_chain_desc_destroy(d2);
+    clv_chain_destroy(chain);
+    clv_ref_chain_destroy(r1);
+    clv_ref_chain_destroy(r2);
+    clv_frame_destroy(&src);
+    clv_frame_destroy(&dst);
+    clv_image_free(&in);
+    clv_image_free(&mid);
+    clv_image_free(&mid2);
+    clv_image_free(&got);
+    clv_image_free(&want);
     clv_context_destroy(ctx);
     remove_dir();
     return 0;
@@ -310,19 +531,26 @@ static void expect_parse(const char *text, int code, const char *words)
     clv_chain_desc_destroy(desc);
 }
 
-/* Build-time errors: chain creation fails with code and words. */
-static void expect_build(clv_context *ctx, const char *text, int code, const char *words)
+/* Build-time errors: chain creation (at depth bits) fails with code and
+ * words. */
+static void expect_build_depth(clv_context *ctx, const char *text, int depth, int code,
+                               const char *words)
 {
     clv_chain_desc *desc = NULL;
     clv_chain *chain = NULL;
     clv_msg msg = {{0}};
     int err = clv_chain_parse(text, &desc, &msg);
     if (!err)
-        err = clv_chain_create(ctx, desc, &chain, &msg);
+        err = clv_chain_create_depth(ctx, desc, depth, &chain, &msg);
     CHECK(err == code && strstr(msg.text, words), "%s\n   got %d: %s\n  want %d with '%s'", text,
           err, msg.text, code, words);
     clv_chain_destroy(chain);
     clv_chain_desc_destroy(desc);
+}
+
+static void expect_build(clv_context *ctx, const char *text, int code, const char *words)
+{
+    expect_build_depth(ctx, text, 8, code, words);
 }
 
 int test_user_errors(void)
@@ -461,6 +689,76 @@ int test_user_errors(void)
     expect_build(ctx, t, CLV_EKERNEL, "argument 's' is float but its @param says int");
     snprintf(t, sizeof t, "opencl=file=%s", put("few.cl", "kernel void k(int a) {}\n"));
     expect_build(ctx, t, CLV_EKERNEL, "has 1 arguments; it must start kernel void NAME(");
+
+    /* Which files run at 16 bits: those that name no uchar type (outside
+     * comments), and those that test CLV_DEPTH themselves. */
+    {
+        static const struct {
+            const char *text;
+            int deep;
+        } files[] = {
+            {copy_cl, 1},
+            {invert_cl, 0},
+            {"kernel void k(CLV_ARGS) { char c = 1; WRITE(READ(c, 0)); /* uchar */ }\n", 1},
+            {"kernel void k(CLV_ARGS) { unsigned char c = 1; WRITE(READ(c, 0)); }\n", 0},
+            {"kernel void k(CLV_ARGS) { WRITE(convert_uchar4_sat(READ(0, 0))); }\n", 0},
+            {"kernel void k(CLV_ARGS) { const char *s = \"uchar4\"; WRITE(READ(0, 0)); }\n", 1},
+            {"#if CLV_DEPTH == 16\ntypedef ushort4 px;\n#else\ntypedef uchar4 px;\n#endif\n"
+             "kernel void k(CLV_ARGS) { px p = READ(CLV_X, CLV_Y); WRITE(p.zyxw); }\n",
+             1},
+        };
+        for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+            char name[32];
+            snprintf(name, sizeof name, "deep%zu.cl", i);
+            CHECK(deep_of(put(name, files[i].text)) == files[i].deep, "%s: deep %d, not %d",
+                  files[i].text, deep_of(put(name, files[i].text)), files[i].deep);
+        }
+        /* One that chooses its types by CLV_DEPTH runs at both depths. */
+        static const int one[][2] = {{5, 3}};
+        snprintf(t, sizeof t, "opencl=file=%s",
+                 put("bydepth.cl", "#if CLV_DEPTH == 16\ntypedef ushort4 px;\n#else\ntypedef "
+                                   "uchar4 px;\n#endif\nkernel void k(CLV_ARGS) { px p = "
+                                   "READ(CLV_X, CLV_Y); WRITE(p); }\n"));
+        compare_depth(ctx, t, ref_copy, 16, one, 1, 1);
+        compare_depth(ctx, t, ref_copy, 8, one, 1, 1);
+    }
+    /* A 16-bit chain refuses a file of 8 bits only, naming the filter; a
+     * file that became so after the chain was parsed, naming the file. */
+    snprintf(t, sizeof t, "median,opencl=file=%s", put("invert.cl", invert_cl));
+    expect_build_depth(ctx, t, 16, CLV_EDEPTH,
+                       "filter 'opencl' (#2 in the chain) runs at 8 bits only: the chain cannot "
+                       "run on frames of 16 bits a channel");
+    {
+        const char *path = put("changes.cl", copy_cl);
+        clv_chain_desc *desc = NULL;
+        clv_chain *chain = NULL;
+        clv_msg msg = {{0}};
+        snprintf(t, sizeof t, "opencl=file=%s", path);
+        CHECK(clv_chain_parse(t, &desc, &msg) == 0, "%s", msg.text);
+        put("changes.cl", invert_cl);
+        int err = desc ? clv_chain_create_depth(ctx, desc, 16, &chain, &msg) : -1;
+        snprintf(w, sizeof w, "filter 'opencl' (%s) runs at 8 bits only", path);
+        CHECK(err == CLV_EDEPTH && strstr(msg.text, w), "got %d: %s", err, msg.text);
+        clv_chain_destroy(chain);
+        clv_chain_desc_destroy(desc);
+    }
+    /* The contract at 16 bits names ushort4: a file that tests CLV_DEPTH
+     * but declares uchar4 frames. */
+    snprintf(t, sizeof t, "opencl=file=%s",
+             put("args16.cl", "#ifdef CLV_DEPTH\n#endif\nkernel void k(global const uchar4 *src, "
+                              "global uchar4 *dst, int w, int h, int s) {}\n"));
+    expect_build_depth(ctx, t, 16, CLV_EKERNEL,
+                       "argument 1 ('uchar4* src') must be a global ushort4 pointer src: a "
+                       "kernel of a 16-bit chain starts kernel void NAME(global const ushort4 "
+                       "*src, global ushort4 *dst");
+    /* Compiler messages at 16 bits say so, with the file's lines. */
+    snprintf(t, sizeof t, "opencl=file=%s",
+             put("only16.cl", "kernel void k(CLV_ARGS)\n{\n#if CLV_DEPTH == 16\n    oops;\n"
+                              "#endif\n    WRITE(READ(CLV_X, CLV_Y));\n}\n"));
+    expect_build_depth(ctx, t, 16, CLV_EKERNEL, "does not build at 16 bits (CLV_DEPTH=16)");
+    snprintf(w, sizeof w, "%s/only16.cl:4:", dir);
+    expect_build_depth(ctx, t, 16, CLV_EKERNEL, w);
+    expect_build_depth(ctx, t, 8, 0, "");
     clv_context_destroy(ctx);
     remove_dir();
     return 0;
@@ -482,18 +780,143 @@ static void *build_thread(void *arg)
     return NULL;
 }
 
-/* The chain's output for in (frame 0). */
+/* The chain's output for in (frame 0), at in's depth. */
 static void run_once(clv_context *ctx, clv_chain *chain, const clv_image *in, clv_image *out)
 {
     clv_frame src = {0}, dst = {0};
     clv_msg msg = {{0}};
-    clv_frame_create(ctx, in->width, in->height, &src, &msg);
-    clv_frame_create(ctx, in->width, in->height, &dst, &msg);
+    int depth = in->depth == 16 ? 16 : 8;
+    clv_frame_create_depth(ctx, in->width, in->height, depth, &src, &msg);
+    clv_frame_create_depth(ctx, in->width, in->height, depth, &dst, &msg);
     clv_frame_upload(ctx, &src, in);
     CHECK(clv_chain_run(chain, &src, &dst, 0, NULL, NULL, &msg) == 0, "%s", msg.text);
     clv_frame_download(ctx, &dst, out);
     clv_frame_destroy(&src);
     clv_frame_destroy(&dst);
+}
+
+/* A chain of depth bits running one user kernel, opencl=file=path. */
+static clv_chain *user_chain(clv_context *ctx, const char *path, int depth)
+{
+    char text[600];
+    snprintf(text, sizeof text, "opencl=file=%s", path);
+    clv_chain_desc *desc = NULL;
+    clv_chain *chain = NULL;
+    clv_msg msg = {{0}};
+    int err = clv_chain_parse(text, &desc, &msg);
+    if (!err)
+        err = clv_chain_create_depth(ctx, desc, depth, &chain, &msg);
+    CHECK(!err, "%s at %d bits: %s", text, depth, msg.text);
+    clv_chain_desc_destroy(desc);
+    return chain;
+}
+
+/* Channel c of the first pixel the chain makes of in. */
+static int first_channel(clv_context *ctx, clv_chain *chain, const clv_image *in, int c)
+{
+    clv_image out = {0};
+    clv_image_alloc_depth(&out, in->width, in->height, in->depth);
+    run_once(ctx, chain, in, &out);
+    int v = clv_test_get(&out, 0, 0, c);
+    clv_image_free(&out);
+    return v;
+}
+
+/* Reloads into chains of 16 bits: one build serves both depths; a file
+ * that no longer runs at 16 bits, or whose 16-bit build fails, is refused
+ * by the 16-bit chain (which runs on) and still taken by an 8-bit one. */
+static void reload_deep(clv_context *ctx)
+{
+    const char *path =
+        put("deep.cl", "// @param int level = 10 [0, 100]\n"
+                       "kernel void live(CLV_ARGS, int level)\n"
+                       "{ WRITE((clv_pixel)(level * (CLV_MAX / 255), 1, 2, 3)); }\n");
+    clv_chain *c8 = user_chain(ctx, path, 8), *c16 = user_chain(ctx, path, 16);
+    clv_image in8 = {0}, in16 = {0};
+    clv_image_alloc_depth(&in8, 16, 8, 8);
+    clv_image_alloc_depth(&in16, 16, 8, 16);
+    if (!c8 || !c16)
+        goto done;
+    CHECK(first_channel(ctx, c16, &in16, 0) == 10 * 257, "16 bits before: %d",
+          first_channel(ctx, c16, &in16, 0));
+    clv_msg msg = {{0}};
+    clv_kernel_build *b = NULL;
+    /* A new formula, built on another thread while the chain runs. */
+    put("deep.cl", "// @param int level = 20 [0, 100]\n"
+                   "kernel void live(CLV_ARGS, int level)\n"
+                   "{ WRITE((clv_pixel)(level * (CLV_MAX / 255), 7, CLV_MAX, 3)); }\n");
+    build_job job = {.ctx = ctx, .path = path};
+    pthread_t th;
+    pthread_create(&th, NULL, build_thread, &job);
+    for (int i = 0; i < 3; i++)
+        first_channel(ctx, c16, &in16, 0);
+    pthread_join(th, NULL);
+    CHECK(job.err == 0, "rebuild: %s", job.msg.text);
+    if (!job.err) {
+        CHECK(clv_chain_swap_kernel(c16, 0, job.build, &msg) == 0, "%s", msg.text);
+        CHECK(first_channel(ctx, c16, &in16, 0) == 20 * 257 &&
+                  first_channel(ctx, c16, &in16, 2) == 65535,
+              "16 bits after: %d %d", first_channel(ctx, c16, &in16, 0),
+              first_channel(ctx, c16, &in16, 2));
+    }
+    CHECK(clv_kernel_build_file(ctx, path, NULL, &b, &msg) == 0, "%s", msg.text);
+    if (b) {
+        CHECK(clv_chain_swap_kernel(c8, 0, b, &msg) == 0, "%s", msg.text);
+        CHECK(first_channel(ctx, c8, &in8, 0) == 20 && first_channel(ctx, c8, &in8, 2) == 255,
+              "8 bits after: %d %d", first_channel(ctx, c8, &in8, 0),
+              first_channel(ctx, c8, &in8, 2));
+    }
+
+    /* Now of 8 bits only: the 16-bit chain refuses it and runs on. */
+    put("deep.cl", "kernel void live(CLV_ARGS) { WRITE((uchar4)(99, 99, 99, 99)); }\n");
+    b = NULL;
+    CHECK(clv_kernel_build_file(ctx, path, NULL, &b, &msg) == 0, "%s", msg.text);
+    if (b) {
+        int err = clv_chain_swap_kernel(c16, 0, b, &msg);
+        char want[700];
+        snprintf(want, sizeof want, "filter 'opencl' (%s) runs at 8 bits only", path);
+        CHECK(err == CLV_EDEPTH && strstr(msg.text, want), "got %d: %s", err, msg.text);
+        CHECK(first_channel(ctx, c16, &in16, 0) == 20 * 257, "the last good kernel runs on: %d",
+              first_channel(ctx, c16, &in16, 0));
+        if (err) /* not taken: the 8-bit chain takes it */
+            CHECK(clv_chain_swap_kernel(c8, 0, b, &msg) == 0 &&
+                      first_channel(ctx, c8, &in8, 0) == 99,
+                  "%s", msg.text);
+    }
+
+    /* Depth-generic again, but broken at 16 bits only. */
+    put("deep.cl", "kernel void live(CLV_ARGS)\n{\n#if CLV_DEPTH == 16\n    oops;\n#endif\n"
+                   "    WRITE((clv_pixel)(5, 5, 5, 5));\n}\n");
+    b = NULL;
+    CHECK(clv_kernel_build_file(ctx, path, NULL, &b, &msg) == 0, "%s", msg.text);
+    if (b) {
+        int err = clv_chain_swap_kernel(c16, 0, b, &msg);
+        CHECK(err == CLV_EKERNEL && strstr(msg.text, "deep.cl:4:") &&
+                  strstr(msg.text, "at 16 bits"),
+              "got %d: %s", err, msg.text);
+        if (err)
+            CHECK(clv_chain_swap_kernel(c8, 0, b, &msg) == 0 &&
+                      first_channel(ctx, c8, &in8, 0) == 5,
+                  "%s", msg.text);
+    }
+
+    /* And fixed: the 16-bit chain takes it. */
+    put("deep.cl", "kernel void live(CLV_ARGS) { WRITE((clv_pixel)(CLV_MAX, 0, 0, 0)); }\n");
+    b = NULL;
+    CHECK(clv_kernel_build_file(ctx, path, NULL, &b, &msg) == 0, "%s", msg.text);
+    if (b) {
+        int err = clv_chain_swap_kernel(c16, 0, b, &msg);
+        CHECK(err == 0, "%s", msg.text);
+        if (err)
+            clv_kernel_build_free(b);
+        CHECK(first_channel(ctx, c16, &in16, 0) == 65535, "fixed: %d",
+              first_channel(ctx, c16, &in16, 0));
+    }
+done:
+    clv_chain_destroy(c8);
+    clv_chain_destroy(c16);
+    clv_image_free(&in8);
+    clv_image_free(&in16);
 }
 
 int test_user_reload(void)
@@ -594,6 +1017,7 @@ int test_user_reload(void)
     clv_chain_destroy(chain);
     clv_image_free(&in);
     clv_image_free(&out);
+    reload_deep(ctx);
     clv_context_destroy(ctx);
     remove_dir();
     return 0;

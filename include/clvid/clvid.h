@@ -410,7 +410,11 @@ CLV_API const char *clv_chain_kernel_file(const clv_chain *chain, int filter_ind
  * build error leaves the chain as it was. Parameters keep their values
  * across a swap when the new file declares them with the same type and the
  * value was moved off its old default and lies in the new range; the rest
- * take the new defaults. */
+ * take the new defaults. One build serves chains of either depth: a file
+ * that runs at 16 bits (clv_filter_deep of clv_kernel_file_load) is built
+ * at both; swapping into a 16-bit chain a file that no longer does fails
+ * with CLV_EDEPTH (with CLV_EKERNEL when only its 16-bit build fails), and
+ * the chain is left as it was. */
 typedef struct clv_kernel_build clv_kernel_build;
 CLV_API int clv_kernel_build_file(clv_context *ctx, const char *path, const char *kernel,
                                   clv_kernel_build **out, clv_msg *msg);

@@ -556,7 +556,9 @@ int clv_chain_swap_kernel(clv_chain *chain, int filter_index, clv_kernel_build *
         on[k] = clv__chain_at(chain, k);
         states[k] = on[k]->state[filter_index];
     }
-    int swapped = chain->desc.item[filter_index].filter->swap(states, count, build, now);
+    int swapped = chain->desc.item[filter_index].filter->swap(states, count, build, now, msg);
+    if (swapped < 0)
+        return swapped;
     for (int k = 0; k < swapped; k++) {
         clv_chain_desc *d = &on[k]->desc;
         clv_value values[CLV_PARAMS_MAX];

@@ -223,8 +223,11 @@ struct clv_filter {
      * per device, linked, and swaps them into states[0 .. count-1] (the
      * filter's state on each device of the chain, in order); returns how
      * many states got one, now[i] the descriptor of state i's build. Builds
-     * left over are freed. */
-    int (*swap)(void *const *states, int count, clv_kernel_build *build, const clv_filter **now);
+     * left over are freed. A negative code, msg saying why, when build
+     * cannot run on the chain (a 16-bit chain, a file of 8 bits only): then
+     * nothing is swapped and build is not taken. */
+    int (*swap)(void *const *states, int count, clv_kernel_build *build, const clv_filter **now,
+                clv_msg *msg);
     /* Optional: 1 when the filter as built in state carries state from
      * frame to frame (a user kernel that reads prev), beside temporal. */
     int (*temporal_state)(const void *state);

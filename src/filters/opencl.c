@@ -17,13 +17,15 @@ static const char *file_of(const clv_filter *f, const char **kernel);
 static void format(const clv_filter *f, char *out, size_t size);
 static int open_file(void *state, clv_context *ctx, const clv_filter *f, const clv_filter **now,
                      clv_msg *msg);
-static int swap(void *const *states, int count, clv_kernel_build *build, const clv_filter **now);
+static int swap(void *const *states, int count, clv_kernel_build *build, const clv_filter **now,
+                clv_msg *msg);
 static int temporal_state(const void *state);
 
 typedef struct user_state {
-    clv_kernel_build *build;
-    clv_frame prev; /* the previous input, for kernels that ask for prev */
+    clv_kernel_build *build; /* of the chain's depth */
+    clv_frame prev;          /* the previous input, for kernels that ask for prev */
     int prev_valid;
+    int depth; /* the chain's, 8 or 16: which build a swap takes */
 } user_state;
 
 /* What every member shares; the file gives the rest (clv__user_kernel_load). */
@@ -152,6 +154,7 @@ enum arg_kind { ARG_PARAM, ARG_FRAME, ARG_TIME, ARG_PREV };
 /* A kernel built from a file and how its arguments are fed. */
 struct clv_kernel_build {
     const clv__user_kernel *user;
+    int depth; /* 8 or 16: built with CLV_DEPTH=depth, for chains of that depth */
     cl_program program;
     cl_kernel kernel;
     int nargs;
@@ -159,6 +162,12 @@ struct clv_kernel_build {
     unsigned char param[MAX_ARGS];
     int uses_prev;
     clv_kernel_build *next; /* the build for the context's next device */
+    /* clv_kernel_build_file's 8-bit builds only: the same file built at 16
+     * bits for the same device when the file is depth-generic (NULL
+     * otherwise), or why that build failed (deep_err, deep_msg). */
+    clv_kernel_build *deep;
+    int deep_err;
+    clv_msg deep_msg;
 };
 
 void clv_kernel_build_free(clv_kernel_build *b)
@@ -166,6 +175,7 @@ void clv_kernel_build_free(clv_kernel_build *b)
     if (!b)
         return;
     clv_kernel_build_free(b->next);
+    clv_kernel_build_free(b->deep);
     if (b->kernel)
         clReleaseKernel(b->kernel);
     if (b->program)
@@ -192,8 +202,24 @@ static int get_arg_info(cl_kernel k, cl_uint i, arg_info *a)
     return 0;
 }
 
-static const char contract[] = "kernel void NAME(global const uchar4 *src, global uchar4 *dst, "
-                               "int width, int height, int stride, ...)";
+/* The first arguments a kernel of depth's frames starts with. */
+static const char *contract(int depth)
+{
+    return depth == 16 ? "kernel void NAME(global const ushort4 *src, global ushort4 *dst, int "
+                         "width, int height, int stride, ...) (or NAME(CLV_ARGS, ...))"
+                       : "kernel void NAME(global const uchar4 *src, global uchar4 *dst, int "
+                         "width, int height, int stride, ...) (or NAME(CLV_ARGS, ...))";
+}
+
+/* 1 when a (an argument's info) is a global pointer to the pixels of
+ * depth's frames: the channel type (uchar4, ushort4) or cl/user.cl's
+ * typedef, which some drivers name as written. */
+static int pixel_pointer(const arg_info *a, int depth)
+{
+    const char *type = depth == 16 ? "ushort4*" : "uchar4*";
+    return a->address == CL_KERNEL_ARG_ADDRESS_GLOBAL &&
+           (!strcmp(a->type, type) || !strcmp(a->type, "clv_pixel*"));
+}
 
 /* Decides what feeds each argument of b->kernel. */
 static int bind(clv_kernel_build *b, clv_msg *msg)
@@ -205,7 +231,7 @@ static int bind(clv_kernel_build *b, clv_msg *msg)
         return clv__fail(msg, CLV_ECL, "%s: cannot read kernel '%s''s arguments", file, kn);
     if (nargs < 5)
         return clv__fail(msg, CLV_EKERNEL, "%s: kernel '%s' has %u arguments; it must start %s",
-                         file, kn, nargs, contract);
+                         file, kn, nargs, contract(b->depth));
     if (nargs > MAX_ARGS)
         return clv__fail(msg, CLV_EKERNEL, "%s: kernel '%s' has %u arguments; at most %d", file, kn,
                          nargs, MAX_ARGS);
@@ -231,17 +257,18 @@ static int bind(clv_kernel_build *b, clv_msg *msg)
         if (get_arg_info(b->kernel, i, &a))
             return clv__fail(msg, CLV_ECL, "%s: cannot read kernel '%s''s argument %u", file, kn,
                              i + 1);
-        int pointer = strchr(a.type, '*') != NULL;
-        int global_uchar4 =
-            pointer && a.address == CL_KERNEL_ARG_ADDRESS_GLOBAL && !strncmp(a.type, "uchar4*", 7);
+        int pixels = pixel_pointer(&a, b->depth);
         if (i < 5) {
-            int ok = i < 2 ? global_uchar4 : !strcmp(a.type, "int");
+            int ok = i < 2 ? pixels : !strcmp(a.type, "int");
+            const char *want = i >= 2           ? "an int"
+                               : b->depth == 16 ? "a global ushort4 pointer"
+                                                : "a global uchar4 pointer";
             if (!ok)
                 return clv__fail(msg, CLV_EKERNEL,
                                  "%s: kernel '%s' argument %u ('%s %s') must be %s %s: a kernel "
-                                 "starts %s",
-                                 file, kn, i + 1, a.type, a.name,
-                                 i < 2 ? "a global uchar4 pointer" : "an int", first[i], contract);
+                                 "%sstarts %s",
+                                 file, kn, i + 1, a.type, a.name, want, first[i],
+                                 b->depth == 16 ? "of a 16-bit chain " : "", contract(b->depth));
             continue;
         }
         /* PoCL renames identifiers that are built-in functions (a
@@ -265,16 +292,16 @@ static int bind(clv_kernel_build *b, clv_msg *msg)
             b->kind[i] = ARG_FRAME;
         } else if (!strcmp(a.name, "time") && !strcmp(a.type, "float")) {
             b->kind[i] = ARG_TIME;
-        } else if (!strcmp(a.name, "prev") && global_uchar4) {
+        } else if (!strcmp(a.name, "prev") && pixels) {
             b->kind[i] = ARG_PREV;
             b->uses_prev = 1;
         } else {
             return clv__fail(msg, CLV_EKERNEL,
                              "%s: kernel '%s' argument '%s %s' is not a declared parameter "
                              "(declare it: // @param %s %s = 0 [0, 1]) nor one of clvid's: int "
-                             "frame, float time, global const uchar4 *prev",
+                             "frame, float time, global const %s *prev",
                              file, kn, a.type, a.name, strstr(a.type, "float") ? "float" : "int",
-                             a.name);
+                             a.name, b->depth == 16 ? "ushort4" : "uchar4");
         }
     }
     return 0;
@@ -301,8 +328,21 @@ static int count_lines(const char *s)
     return n;
 }
 
-static int build_one(clv_context *ctx, const char *path, const char *kernel, clv_kernel_build **out,
-                     clv_msg *msg)
+/* The file's refusal of a 16-bit chain (CLV_EDEPTH). */
+static int not_deep(const clv__user_kernel *u, clv_msg *msg)
+{
+    return clv__fail(msg, CLV_EDEPTH,
+                     "filter 'opencl' (%s) runs at 8 bits only: the chain cannot run on frames "
+                     "of 16 bits a channel (the file names uchar; write it with clv_pixel, "
+                     "CLV_MAX and cl/user.cl's helpers to run at both depths)",
+                     u->path);
+}
+
+/* Builds the file for frames of depth bits a channel (8 or 16: with
+ * CLV_DEPTH=16) on ctx. Uses neither ctx->build_depth nor anything else of
+ * ctx but its device and OpenCL context, so it may run on any thread. */
+static int build_one(clv_context *ctx, const char *path, const char *kernel, int depth,
+                     clv_kernel_build **out, clv_msg *msg)
 {
     *out = NULL;
     const clv__user_kernel *u = NULL;
@@ -311,12 +351,18 @@ static int build_one(clv_context *ctx, const char *path, const char *kernel, clv
     int err = load(path, kernel, &u, &src, msg);
     if (err)
         return err;
-    clv_kernel_build *b = calloc(1, sizeof *b);
+    clv_kernel_build *b = NULL;
+    if (depth == 16 && !u->filter.deep) {
+        err = not_deep(u, msg);
+        goto done;
+    }
+    b = calloc(1, sizeof *b);
     if (!b) {
         err = clv__fail(msg, CLV_ENOMEM, "out of memory");
         goto done;
     }
     b->user = u;
+    b->depth = depth;
     if ((err = clv__source_text(ctx, "user.cl", &header, &header_len, msg)))
         goto done;
     char name[8300];
@@ -330,11 +376,14 @@ static int build_one(clv_context *ctx, const char *path, const char *kernel, clv
     int n = snprintf(text, size, "%s\n#line 1 \"%s\"\n", header, name);
     int first_line = count_lines(text) + 1;
     snprintf(text + n, size - (size_t)n, "%s", src);
-    err = clv__program_build_text(ctx, text, strlen(text), "-cl-std=CL1.2 -cl-kernel-arg-info",
+    err = clv__program_build_text(ctx, text, strlen(text),
+                                  depth == 16 ? "-cl-std=CL1.2 -cl-kernel-arg-info -DCLV_DEPTH=16"
+                                              : "-cl-std=CL1.2 -cl-kernel-arg-info",
                                   path, first_line, &b->program, &log, msg);
     if (err == CLV_EBUILD) {
-        err = clv__fail(msg, CLV_EKERNEL, "%s: kernel '%s' does not build on %s:\n%s", path,
-                        u->kernel, ctx->dev.name, log && *log ? log : "(the driver gave no log)");
+        err = clv__fail(msg, CLV_EKERNEL, "%s: kernel '%s' does not build%s on %s:\n%s", path,
+                        u->kernel, depth == 16 ? " at 16 bits (CLV_DEPTH=16)" : "", ctx->dev.name,
+                        log && *log ? log : "(the driver gave no log)");
         goto done;
     }
     if (err)
@@ -361,13 +410,28 @@ done:
     return 0;
 }
 
+/* The file built at 8 bits on ctx and, when it is depth-generic, at 16
+ * bits too (b->deep): the reload does not know the depth of the chains it
+ * goes to, so a swap finds the build of each one's. A failure of the
+ * 16-bit build alone is kept in b for a 16-bit chain to report. */
+static int build_both(clv_context *ctx, const char *path, const char *kernel,
+                      clv_kernel_build **out, clv_msg *msg)
+{
+    int err = build_one(ctx, path, kernel, 8, out, msg);
+    if (err || !(*out)->user->filter.deep)
+        return err;
+    clv_kernel_build *b = *out;
+    b->deep_err = build_one(ctx, path, kernel, 16, &b->deep, &b->deep_msg);
+    return 0;
+}
+
 int clv_kernel_build_file(clv_context *ctx, const char *path, const char *kernel,
                           clv_kernel_build **out, clv_msg *msg)
 {
-    int err = build_one(ctx, path, kernel, out, msg);
+    int err = build_both(ctx, path, kernel, out, msg);
     clv_kernel_build **link = err ? NULL : &(*out)->next;
     for (int k = 0; !err && k < ctx->more_count; k++) {
-        if ((err = build_one(ctx->more[k], path, kernel, link, msg))) {
+        if ((err = build_both(ctx->more[k], path, kernel, link, msg))) {
             clv_kernel_build_free(*out);
             *out = NULL;
         } else {
@@ -385,23 +449,52 @@ static int temporal_state(const void *state)
 
 /* ---- The filter on a chain ---------------------------------------------------- */
 
+/* Builds the file at the chain's depth (ctx->build_depth while the chain
+ * builds). */
 static int open_file(void *state, clv_context *ctx, const clv_filter *f, const clv_filter **now,
                      clv_msg *msg)
 {
     user_state *s = state;
     const clv__user_kernel *u = user_of(f);
-    int err = build_one(ctx, u->path, u->kernel_given ? u->kernel : NULL, &s->build, msg);
+    s->depth = ctx->build_depth == 16 ? 16 : 8;
+    int err = build_one(ctx, u->path, u->kernel_given ? u->kernel : NULL, s->depth, &s->build, msg);
     *now = err ? f : &s->build->user->filter;
     return err;
 }
 
-static int swap(void *const *states, int count, clv_kernel_build *build, const clv_filter **now)
+/* Takes build (clv_kernel_build_file's: 8-bit builds, their 16-bit ones
+ * beside them) into states, each the build of its chain's depth; or none
+ * (a negative code, msg saying why, build not taken) when a 16-bit state
+ * has no 16-bit build: the file is no longer depth-generic, or does not
+ * build at 16 bits. */
+static int swap(void *const *states, int count, clv_kernel_build *build, const clv_filter **now,
+                clv_msg *msg)
 {
     int n = 0;
+    for (clv_kernel_build *b = build; b && n < count; b = b->next, n++) {
+        const user_state *s = states[n];
+        if (s->depth != 16 || b->deep)
+            continue;
+        if (b->deep_err) {
+            *msg = b->deep_msg;
+            return b->deep_err;
+        }
+        return not_deep(b->user, msg);
+    }
+    n = 0;
     while (build && n < count) {
         clv_kernel_build *next = build->next; /* the build for the next device */
         build->next = NULL;
         user_state *s = states[n];
+        if (s->depth == 16) {
+            clv_kernel_build *deep = build->deep;
+            build->deep = NULL;
+            clv_kernel_build_free(build);
+            build = deep;
+        } else {
+            clv_kernel_build_free(build->deep);
+            build->deep = NULL;
+        }
         clv_kernel_build_free(s->build); /* runs already enqueued keep their kernel */
         s->build = build;
         if (!build->uses_prev) {
@@ -430,11 +523,12 @@ static int run(void *state, const clv_launch *l)
     const clv__user_kernel *u = b->user;
     int err = 0;
     clv_context *ctx = l->ctx;
-    size_t bytes = (size_t)l->stride * (size_t)l->height * 4;
+    size_t bytes = (size_t)l->stride * (size_t)l->height * (l->depth == 16 ? 8 : 4);
     if (b->uses_prev) {
         if (!s->prev.buffer || s->prev.width != l->width || s->prev.height != l->height) {
             clv_frame_destroy(&s->prev);
-            if ((err = clv_frame_create(ctx, l->width, l->height, &s->prev, NULL)))
+            if ((err = clv_frame_create_depth(ctx, l->width, l->height, l->depth == 16 ? 16 : 8,
+                                              &s->prev, NULL)))
                 return err;
             s->prev_valid = 0;
         }

@@ -92,6 +92,59 @@ static int names_prev(const char *s)
     return 0;
 }
 
+/* s past the comment or string literal that starts at s; s itself when
+ * none does. */
+static const char *skip_comment(const char *s)
+{
+    if (s[0] == '/' && s[1] == '/')
+        return s + strcspn(s, "\n");
+    if (s[0] == '/' && s[1] == '*') {
+        const char *e = strstr(s + 2, "*/");
+        return e ? e + 2 : s + strlen(s);
+    }
+    if (*s == '"' || *s == '\'') {
+        char q = *s++;
+        while (*s && *s != q && *s != '\n')
+            s += (*s == '\\' && s[1]) ? 2 : 1;
+        return *s == q ? s + 1 : s;
+    }
+    return s;
+}
+
+/* 1 when text, outside comments and strings, can run on frames of either
+ * depth: it names no 8-bit channel type (no identifier containing "uchar",
+ * such as uchar4 or convert_uchar4_sat, and no `unsigned char`), so it reads
+ * and writes pixels through cl/user.cl's clv_pixel and helpers; or it tests
+ * CLV_DEPTH itself, choosing its types by depth. */
+static int depth_generic(const char *text)
+{
+    int uchar = 0, tests_depth = 0, after_unsigned = 0;
+    const char *s = text;
+    while (*s) {
+        const char *past = skip_comment(s);
+        if (past != s) {
+            s = past;
+            continue;
+        }
+        if (!ident_start(*s) || (s > text && ident_char(s[-1]))) {
+            if (!isspace((unsigned char)*s))
+                after_unsigned = 0;
+            s++;
+            continue;
+        }
+        const char *b = s;
+        while (ident_char(*s))
+            s++;
+        size_t n = (size_t)(s - b);
+        char word[128];
+        snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word ? n : sizeof word - 1), b);
+        uchar |= strstr(word, "uchar") != NULL || (after_unsigned && !strcmp(word, "char"));
+        tests_depth |= !strcmp(word, "CLV_DEPTH");
+        after_unsigned = !strcmp(word, "unsigned");
+    }
+    return !uchar || tests_depth;
+}
+
 /* The names of the kernels defined in text ("kernel void NAME(" or
  * "__kernel void NAME("), outside comments and strings; reads_prev[i] says
  * whether kernel i's parameters name `prev`. */
@@ -100,21 +153,9 @@ static int kernel_names(const char *text, char names[][128], int reads_prev[], i
     int count = 0, want = 0; /* want: 1 after "kernel", 2 after "void" */
     const char *s = text;
     while (*s) {
-        if (s[0] == '/' && s[1] == '/') {
-            s += strcspn(s, "\n");
-            continue;
-        }
-        if (s[0] == '/' && s[1] == '*') {
-            const char *e = strstr(s + 2, "*/");
-            s = e ? e + 2 : s + strlen(s);
-            continue;
-        }
-        if (*s == '"' || *s == '\'') {
-            char q = *s++;
-            while (*s && *s != q && *s != '\n')
-                s += (*s == '\\' && s[1]) ? 2 : 1;
-            if (*s == q)
-                s++;
+        const char *past = skip_comment(s);
+        if (past != s) {
+            s = past;
             continue;
         }
         if (!ident_start(*s)) {
@@ -351,6 +392,9 @@ static int parse_source(clv__user_kernel *u, const char *text, const char *kerne
     /* A kernel that reads the previous frame carries state across frames,
      * as the descriptor says for the cluster and several devices. */
     u->filter.temporal = reads_prev[chosen];
+    /* A file that names no 8-bit type runs at 16 bits too (built with
+     * CLV_DEPTH=16, cl/user.cl's helpers on RGBA16). */
+    u->filter.deep = depth_generic(text);
     return 0;
 }
 
@@ -364,7 +408,8 @@ static int same_user(const clv__user_kernel *a, const clv__user_kernel *b)
 {
     if (strcmp(a->path, b->path) || strcmp(a->kernel, b->kernel) ||
         a->kernel_given != b->kernel_given || strcmp(a->help, b->help) ||
-        a->filter.temporal != b->filter.temporal || a->filter.param_count != b->filter.param_count)
+        a->filter.temporal != b->filter.temporal || a->filter.deep != b->filter.deep ||
+        a->filter.param_count != b->filter.param_count)
         return 0;
     for (int i = 0; i < a->filter.param_count; i++)
         if (!same_param(&a->params[i], &b->params[i]))
