@@ -5,6 +5,6 @@ kernel void chromatic(CLV_ARGS, int shift)
     int x = CLV_X, y = CLV_Y;
     // The drift grows from 0 at the centre to `shift` at the left/right edges.
     int s = shift * (2 * x - (width - 1)) / max(width - 1, 1);
-    uchar4 p = READ(x, y);
-    WRITE((uchar4)(READ(x + s, y).x, p.y, READ(x - s, y).z, p.w));
+    clv_pixel p = READ(x, y);
+    WRITE((clv_pixel)(READ(x + s, y).x, p.y, READ(x - s, y).z, p.w));
 }

@@ -9,9 +9,10 @@ kernel void sobel_glow(CLV_ARGS, int strength, int hue)
         f = clv_gray(READ(x + 1, y)), g = clv_gray(READ(x - 1, y + 1)),
         h = clv_gray(READ(x, y + 1)), i = clv_gray(READ(x + 1, y + 1));
     int gx = (c + 2 * f + i) - (a + 2 * d + g), gy = (g + 2 * h + i) - (a + 2 * b + c);
-    int e = min((int)(abs(gx) + abs(gy)) * strength / 400, 255);
+    // |gx| + |gy| <= 8 * CLV_MAX, times 800 fits an int at 16 bits too.
+    int e = min((int)(abs(gx) + abs(gy)) * strength / 400, CLV_MAX);
     int3 tint = hue == 0 ? (int3)(0, 255, 255) : hue == 1 ? (int3)(255, 0, 255) : (int3)(255, 176, 0);
-    uchar4 p = READ(x, y);
-    int3 o = convert_int3(p.xyz) + tint * e / 255;
-    WRITE((uchar4)(convert_uchar3(min(o, (int3)255)), p.w));
+    clv_pixel p = READ(x, y);
+    int4 o = convert_int4(p) + (int4)(tint * e / 255, 0);
+    WRITE(clv_sat(o));
 }

@@ -6,7 +6,7 @@ kernel void vignette(CLV_ARGS, int strength)
     long dx = 2 * CLV_X - (width - 1), dy = 2 * CLV_Y - (height - 1);
     long r2 = max((long)(width - 1) * (width - 1) + (long)(height - 1) * (height - 1), 1L);
     long f = 10000 - strength * 100 * (dx * dx + dy * dy) / r2; // 1/10000ths
-    uchar4 p = READ(CLV_X, CLV_Y);
+    clv_pixel p = READ(CLV_X, CLV_Y);
     long4 c = convert_long4(p);
-    WRITE((uchar4)(convert_uchar3((c.xyz * f + 5000) / 10000), p.w));
+    WRITE((clv_pixel)(clv_sat((c * f + 5000) / 10000).xyz, p.w));
 }

@@ -2,7 +2,9 @@
 out) and through clvid.Chain at awkward sizes, each against a NumPy
 computation of the same formula, written from the kernel's comment, not from
 clvid: equal byte for byte (the kernels are integer arithmetic, and the one
-float product is IEEE single precision on both sides)."""
+float product is IEEE single precision on both sides). The examples are
+depth-generic, so the same formulas on 0-65535 (maxv; parameters of the
+8-bit scale times 257) are checked at 16 bits too."""
 import os
 import subprocess
 
@@ -75,19 +77,19 @@ def pixelate(img, block=12, **_):
     return at(img, y // block * block + block // 2, x // block * block + block // 2)
 
 
-def motion(img, prev, threshold=12, **_):
+def motion(img, prev, threshold=12, maxv=255, **_):
     g = gray(img)
     d = np.abs(g - gray(prev))
-    moved = d > threshold
+    moved = d > threshold * (maxv // 255)
     out = np.empty_like(img)
-    out[..., 0] = np.where(moved, 255, g // 3)
+    out[..., 0] = np.where(moved, maxv, g // 3)
     out[..., 1] = np.where(moved, g // 4, g // 3)
     out[..., 2] = out[..., 1]
     out[..., 3] = img[..., 3]
     return out
 
 
-def nightvision(img, frame=0, gain=1.3, grain=24, **_):
+def nightvision(img, frame=0, gain=1.3, grain=24, maxv=255, **_):
     y, x = grid(img)
     with np.errstate(over="ignore"):
         h = ((x[None, :].astype(np.uint32) * np.uint32(0x9E3779B1))
@@ -96,9 +98,9 @@ def nightvision(img, frame=0, gain=1.3, grain=24, **_):
         h ^= h >> np.uint32(15)
         h *= np.uint32(0x2C1B3C6D)
         h ^= h >> np.uint32(12)
-    n = (h & 255).astype(np.int64) * grain // 255 - grain // 2
+    n = ((h & 255).astype(np.int64) * grain // 255 - grain // 2) * (maxv // 255)
     amplified = (gray(img).astype(np.float32) * np.float32(gain)).astype(np.int64)
-    v = np.clip(amplified + n, 0, 255)
+    v = np.clip(amplified + n, 0, maxv)
     v[1::2] = v[1::2] * 3 // 4
     out = np.empty_like(img)
     out[..., 0], out[..., 1], out[..., 2] = v // 5, v, v // 4
@@ -106,17 +108,17 @@ def nightvision(img, frame=0, gain=1.3, grain=24, **_):
     return out
 
 
-def sobel_glow(img, strength=300, hue=0, **_):
+def sobel_glow(img, strength=300, hue=0, maxv=255, **_):
     y, x = grid(img)
     g = gray(img)
     def n(dy, dx):
         return at(g[..., None], y + dy, x + dx)[..., 0]
     gx = (n(-1, 1) + 2 * n(0, 1) + n(1, 1)) - (n(-1, -1) + 2 * n(0, -1) + n(1, -1))
     gy = (n(1, -1) + 2 * n(1, 0) + n(1, 1)) - (n(-1, -1) + 2 * n(-1, 0) + n(-1, 1))
-    e = np.minimum((np.abs(gx) + np.abs(gy)) * strength // 400, 255)
+    e = np.minimum((np.abs(gx) + np.abs(gy)) * strength // 400, maxv)
     tint = np.array([(0, 255, 255), (255, 0, 255), (255, 176, 0)][hue])
     out = img.copy()
-    out[..., :3] = np.minimum(img[..., :3] + tint * e[..., None] // 255, 255)
+    out[..., :3] = np.minimum(img[..., :3] + tint * e[..., None] // 255, maxv)
     return out
 
 
@@ -133,11 +135,13 @@ FORMULAS = {
 
 def expected(name, frames, params):
     fn = FORMULAS[name][0]
+    maxv = 65535 if frames[0].dtype == np.uint16 else 255
+    extra = {"maxv": maxv} if name in ("motion", "nightvision", "sobel_glow") else {}
     out = []
     for i, f in enumerate(frames):
         prev = frames[i - 1] if i else f  # the first frame's previous is itself
-        out.append(fn(f, prev=prev, frame=i, **params) if name in ("motion", "nightvision")
-                   else fn(f, **params))
+        out.append(fn(f, prev=prev, frame=i, **params, **extra)
+                   if name in ("motion", "nightvision") else fn(f, **params, **extra))
     return out
 
 
@@ -219,3 +223,19 @@ def test_listed_with_parameters():
 def test_no_reference_for_user_kernels():
     with pytest.raises(ValueError, match="no C reference"):
         clvid.reference("opencl=file=%s" % kernel("pixelate"), np.zeros((2, 2, 4), np.uint8))
+
+
+@pytest.mark.parametrize("name", sorted(FORMULAS))
+@pytest.mark.parametrize("size", [(1, 1), (2, 3), (9, 17), (359, 641)])
+def test_chain_equals_formula_at_16_bits(name, size):
+    """uint16 pictures run the chain at 16 bits: the examples are
+    depth-generic (`clvid filters --file` says 8 and 16)."""
+    assert "8 and 16 bits" in run(CLVID, "filters", "--file", kernel(name)).stdout
+    params = FORMULAS[name][1]
+    chain = clvid.Chain("opencl=file=%s%s" % (kernel(name), param_text(params)))
+    pics = [RNG.integers(0, 65536, size + (4,), dtype=np.uint16) for _ in range(2)]
+    want = expected(name, pics, params)
+    for i, p in enumerate(pics):
+        got = chain(p, frame_index=i)
+        assert got.dtype == np.uint16
+        assert np.array_equal(got, want[i]), "%s at %s, frame %d at 16 bits" % (name, size, i)
