@@ -182,7 +182,10 @@ static void print_markdown(void)
            "Your own kernel: `opencl=file=PATH[:kernel=NAME][:PARAM=VALUE...]`. Its parameters "
            "are\n"
            "declared in the file and listed by `clvid filters --file PATH`; see\n"
-           "[your own kernels](kernels.md).\n");
+           "[your own kernels](kernels.md).\n\n"
+           "Runs at 8 and 16 bits a channel when the file is depth-generic (it names no `uchar` "
+           "type:\n"
+           "[16 bits](kernels.md#16-bits)); at 8 bits only otherwise.\n");
 }
 
 int clv_cmd_filters(int argc, char **argv)
@@ -225,6 +228,9 @@ int clv_cmd_filters(int argc, char **argv)
             return clv_cli_exit_status(err);
         }
         printf("opencl=file=%s  %s\n", file, clv_filter_help(f));
+        printf("      runs at %s\n", clv_filter_deep(f)
+                                         ? "8 and 16 bits a channel (the file is depth-generic)"
+                                         : "8 bits a channel only (the file names uchar)");
         if (!clv_filter_param_count(f))
             printf("      (no parameters: declare them with '// @param float NAME = DEFAULT "
                    "[MIN, MAX] step STEP')\n");
@@ -242,7 +248,8 @@ int clv_cmd_filters(int argc, char **argv)
     }
     printf("\n  %-12s %4s  your own kernel: opencl=file=PATH[:kernel=NAME][:PARAM=VALUE...];\n"
            "                     its parameters are declared in the file (clvid filters --file "
-           "PATH)\n",
-           "opencl", "8");
+           "PATH);\n"
+           "                     16 when the file is depth-generic (it names no uchar type)\n",
+           "opencl", "8/16");
     return CLV_EXIT_OK;
 }
