@@ -782,9 +782,11 @@ int test_filter_cases(void)
         }
         for (int j = 0; j < clv_filter_param_count(f); j++) {
             const clv_param *p = clv_filter_param(f, j);
-            /* Matrices, expressions, flags and colours are typed, not stepped. */
+            /* Matrices, expressions, flags, colours, texts and files are
+             * typed, not stepped. */
             int typed = p->type == CLV_PARAM_MATRIX || p->type == CLV_PARAM_EXPR ||
-                        p->type == CLV_PARAM_FLAGS || p->type == CLV_PARAM_COLOR;
+                        p->type == CLV_PARAM_FLAGS || p->type == CLV_PARAM_COLOR ||
+                        p->type == CLV_PARAM_TEXT || p->type == CLV_PARAM_FILE;
             /* A number whose steps mean nothing (scale's param0, whose default
              * is swscale's "the algorithm's own") says so in its help. */
             int unstepped = p->help && strstr(p->help, "not stepped by keys");

@@ -224,6 +224,11 @@ enum clv_param_type {
                         "#RRGGBB[AA]", with "@ALPHA" (0-1 or 0x..): i = 0xRRGGBBAA */
     CLV_PARAM_FLAGS, /* ffmpeg's flags: words of `choices` joined by '+' ("lanczos+accurate_rnd");
                         i has bit k set for the k-th word */
+    /* Added in 0.5: */
+    CLV_PARAM_TEXT, /* a string the filter reads itself (curves' points "0/0 0.5/0.6 1/1"),
+                       kept as text (clv_value_text), at most CLV_EXPR_MAX characters */
+    CLV_PARAM_FILE, /* the name of a file the filter reads (lut3d's .cube), kept as text: an
+                       input of the run like its video ("": none; clv_chain_desc_files) */
 };
 
 typedef struct clv_param {
@@ -247,9 +252,10 @@ typedef struct clv_value {
     int m[CLV_MATRIX_MAX]; /* MATRIX coefficients, row-major; EXPR: the text's bytes */
 } clv_value;
 
-/* The longest expression an EXPR value holds (its bytes live in m). */
+/* The longest expression an EXPR value holds (its bytes live in m); the
+ * longest TEXT and FILE value too. */
 #define CLV_EXPR_MAX ((int)sizeof(int) * CLV_MATRIX_MAX - 1)
-/* An EXPR value's text (NUL-terminated); "" for other types. */
+/* An EXPR, TEXT or FILE value's text (NUL-terminated); "" for other types. */
 CLV_API const char *clv_value_text(const clv_value *value);
 
 typedef struct clv_filter clv_filter; /* descriptor, see clvid_internal.h */
@@ -356,6 +362,13 @@ CLV_API int clv_chain_depth(const clv_chain *chain);
 /* 0 when every filter of desc runs at 16 bits; else CLV_EDEPTH with msg
  * naming the first that does not. */
 CLV_API int clv_chain_desc_deep(const clv_chain_desc *desc, clv_msg *msg);
+/* The files the chain's filters read (0.5): each user kernel's .cl
+ * (clv_filter_file) and each FILE parameter that names one (lut3d's .cube,
+ * curves' psfile), in the chain's order, into files[0 .. max-1] (pointers
+ * into desc and the registry, valid while desc is); returns how many there
+ * are (more than max when files was too short). They are inputs of the run
+ * like its video, which no output may overwrite. */
+CLV_API int clv_chain_desc_files(const clv_chain_desc *desc, const char **files, int max);
 CLV_API void clv_chain_destroy(clv_chain *chain);
 
 /* Running a chain on device frames of your own: clvid/opencl.h. */

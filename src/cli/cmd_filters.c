@@ -33,6 +33,12 @@ static void print_range(const clv_param *p)
     case CLV_PARAM_FLAGS:
         printf("flags of %s, joined by +", p->choices);
         break;
+    case CLV_PARAM_TEXT:
+        printf("text");
+        break;
+    case CLV_PARAM_FILE:
+        printf("file name");
+        break;
     }
 }
 
@@ -42,8 +48,8 @@ static void print_params(const clv_filter *f)
         const clv_param *p = clv_filter_param(f, j);
         printf("      %-11s ", p->name);
         print_range(p);
-        printf(", default %s%s%s", p->type == CLV_PARAM_MATRIX ? "'" : "", p->def,
-               p->type == CLV_PARAM_MATRIX ? "'" : "");
+        printf(", default %s%s%s", p->type == CLV_PARAM_MATRIX ? "'" : "",
+               *p->def ? p->def : "none", p->type == CLV_PARAM_MATRIX ? "'" : "");
         if (p->type == CLV_PARAM_INT || p->type == CLV_PARAM_REAL)
             printf(", step %g", p->step);
         printf("\n                  %s\n", p->help);
@@ -79,6 +85,10 @@ static const char *md_type(const clv_param *p)
         return "colour";
     case CLV_PARAM_FLAGS:
         return "flags";
+    case CLV_PARAM_TEXT:
+        return "text";
+    case CLV_PARAM_FILE:
+        return "file name";
     }
     return "";
 }
@@ -125,6 +135,12 @@ static void md_range(const clv_param *p)
     case CLV_PARAM_COLOR:
         printf("ffmpeg's colour names, `0xRRGGBB[AA]`, `#RRGGBB[AA]`, `@ALPHA`");
         break;
+    case CLV_PARAM_TEXT:
+        printf("at most %d characters", CLV_EXPR_MAX);
+        break;
+    case CLV_PARAM_FILE:
+        printf("a path of at most %d characters; empty: none", CLV_EXPR_MAX);
+        break;
     }
 }
 
@@ -168,7 +184,10 @@ static void print_markdown(void)
                "|---|---|---|---|---|---|\n");
         for (int j = 0; j < clv_filter_param_count(f); j++) {
             const clv_param *p = clv_filter_param(f, j);
-            printf("| `%s` | %s | `%s` | ", p->name, md_type(p), p->def);
+            if (*p->def)
+                printf("| `%s` | %s | `%s` | ", p->name, md_type(p), p->def);
+            else
+                printf("| `%s` | %s | none | ", p->name, md_type(p));
             md_range(p);
             if (p->type == CLV_PARAM_INT || p->type == CLV_PARAM_REAL)
                 printf(" | %g | ", p->step);

@@ -224,6 +224,21 @@ int clv_param_parse(const clv_filter *f, int index, const char *text, clv_value 
     }
     case CLV_PARAM_FLAGS:
         return parse_flags(f, p, text, &value->i, msg);
+    case CLV_PARAM_TEXT:
+    case CLV_PARAM_FILE: {
+        /* The filter reads the text (a file's name is opened when the
+         * chain is built, which says what is wrong with the file). */
+        size_t len = strlen(text);
+        if (len > (size_t)CLV_EXPR_MAX)
+            return clv__fail(msg, CLV_EPARSE,
+                             "filter '%s' parameter '%s': a %s of %zu characters is too long (at "
+                             "most %d)",
+                             f->name, p->name, p->type == CLV_PARAM_FILE ? "file name" : "text",
+                             len, CLV_EXPR_MAX);
+        memcpy(value->m, text, len + 1);
+        value->n = (int)len;
+        return 0;
+    }
     }
     return clv__fail(msg, CLV_EINVAL, "filter '%s': bad parameter table", f->name);
 }
@@ -286,7 +301,9 @@ void clv__param_format(const clv_param *p, const clv_value *v, char *out, size_t
         snprintf(out, size, "%.*s", (int)strcspn(c, "|"), c);
         break;
     }
-    case CLV_PARAM_EXPR: {
+    case CLV_PARAM_EXPR:
+    case CLV_PARAM_TEXT:
+    case CLV_PARAM_FILE: {
         /* As the parser reads it back: plain when every character is one
          * of an expression's own, else quoted ("'min(iw,1280)'"), a quote
          * in it closing, escaped and reopening ('\'') and blanks kept

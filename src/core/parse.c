@@ -310,6 +310,23 @@ const clv_value *clv_chain_desc_values(const clv_chain_desc *desc, int index)
     return index >= 0 && index < desc->count ? desc->item[index].values : NULL;
 }
 
+int clv_chain_desc_files(const clv_chain_desc *desc, const char **files, int max)
+{
+    int n = 0;
+    for (int i = 0; i < desc->count; i++) {
+        const clv_filter *f = desc->item[i].filter;
+        const char *kernel = clv_filter_file(f);
+        if (kernel && n++ < max)
+            files[n - 1] = kernel;
+        for (int j = 0; j < f->param_count; j++) {
+            const char *name = clv_value_text(&desc->item[i].values[j]);
+            if (f->params[j].type == CLV_PARAM_FILE && *name && n++ < max)
+                files[n - 1] = name;
+        }
+    }
+    return n;
+}
+
 int clv__chain_parse_into(const char *text, clv_chain_desc *desc, clv_msg *msg)
 {
     memset(desc, 0, sizeof *desc);

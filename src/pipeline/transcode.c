@@ -100,14 +100,11 @@ static int check_options(const clv_transcode_options *o, clv_chain_desc **desc, 
         return clv_io_fail(msg, err, "-vf: %.1000s", parsed.text);
     }
     /* Never overwrite without permission, and never write over an input
-     * (any file of an input or output sequence, a kernel file the chain
-     * reads). */
-    const char *inputs[1 + CLV_CHAIN_MAX];
-    int count = 0;
-    inputs[count++] = o->input;
-    for (int i = 0; i < clv_chain_desc_count(*desc); i++)
-        if (clv_filter_file(clv_chain_desc_filter(*desc, i)))
-            inputs[count++] = clv_filter_file(clv_chain_desc_filter(*desc, i));
+     * (any file of an input or output sequence, a file the chain reads:
+     * a user kernel, a LUT, a curves file). */
+    const char *inputs[1 + CLV_CHAIN_MAX * (1 + CLV_PARAMS_MAX)];
+    int count = 1 + clv_chain_desc_files(*desc, inputs + 1, CLV_CHAIN_MAX * (1 + CLV_PARAMS_MAX));
+    inputs[0] = o->input;
     return clv_output_check(inputs, count, o->output, o->output_format, o->overwrite, msg);
 }
 
