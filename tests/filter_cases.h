@@ -331,6 +331,27 @@ static const filter_case vignette_cases[] = {
     {"eq=contrast=1.2:saturation=1.4,hue=h=30,colorbalance=rs=0.2:bh=-0.2,vignette", 0, 2},
 };
 
+/* sobel and roberts: the exact magnitude with scale 1 and whole deltas
+ * (their unit kernels), fractional scales and deltas, one plane or two of
+ * ffmpeg's mask, a scale that saturates, scale 0. */
+static const filter_case sobel_cases[] = {
+    {"sobel", 0, 1},
+    {"sobel=planes=1:scale=0.5:delta=10", 0, 1},
+    {"sobel=6:2.333:-20.5", 0, 1},
+    {"sobel=scale=1:delta=-255", 0, 1},
+    {"sobel=scale=65535:delta=-255", 1, 1},
+    {"sobel=planes=12:scale=0:delta=100.25", 1, 1},
+    {"sobel=planes=0", 1, 1},
+};
+
+static const filter_case roberts_cases[] = {
+    {"roberts", 0, 1},
+    {"roberts=planes=2:scale=3:delta=7", 0, 1},
+    {"roberts=scale=0.125:delta=-0.5", 0, 1},
+    {"roberts=planes=5:scale=1:delta=128", 1, 1},
+    {"roberts=scale=900", 1, 1},
+};
+
 typedef struct filter_cases {
     const char *filter; /* the registry's name */
     const filter_case *cases;
@@ -362,6 +383,8 @@ static const filter_cases filter_table[] = {
     {"hue", CASES(hue_cases)},
     {"colorbalance", CASES(colorbalance_cases)},
     {"vignette", CASES(vignette_cases)},
+    {"sobel", CASES(sobel_cases)},
+    {"roberts", CASES(roberts_cases)},
 };
 
 #define FILTER_TABLE_SIZE ((int)(sizeof filter_table / sizeof filter_table[0]))

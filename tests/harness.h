@@ -72,6 +72,7 @@ extern int test_failures;
     X(filter_hue, "core filter")                                                                   \
     X(filter_colorbalance, "core filter")                                                          \
     X(filter_vignette, "core filter")                                                              \
+    X(filter_edges, "core filter")                                                                 \
     X(geometry_sizes, "core unit")                                                                 \
     X(filter_cases, "core unit")                                                                   \
     X(user_kernels, "core")                                                                        \

@@ -1100,3 +1100,8 @@ int test_filter_vignette(void)
     expect_build_error("vignette=aspect=-1", "aspect");
     return run_filters("vignette", NULL);
 }
+
+int test_filter_edges(void)
+{
+    return run_filters("sobel", "roberts", NULL);
+}

@@ -29,6 +29,8 @@ extern const clv_filter clv__filter_eq;
 extern const clv_filter clv__filter_hue;
 extern const clv_filter clv__filter_colorbalance;
 extern const clv_filter clv__filter_vignette;
+extern const clv_filter clv__filter_sobel;
+extern const clv_filter clv__filter_roberts;
 extern const clv_filter clv__filter_opencl; /* a family: one member per kernel file */
 
 /* Convolution family (convolution.c): a square integer matrix, its divisor

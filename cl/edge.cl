@@ -1,0 +1,198 @@
+/* edge.cl - ffmpeg's sobel and roberts (libavfilter/vf_convolution.c) on the
+ * channels the plane mask selects, in integers at 8 and 16 bits. With m =
+ * gx^2 + gy^2 (edge_grad), scale = p / 1000 and delta = d / 1000 (d on this
+ * depth's scale), a channel becomes
+ *     clamp(floor((isqrt(m * p^2) + d) / 1000), 0, CLV_MAXV),
+ * which is floor(sqrt(m) * scale + delta) clamped, ffmpeg's formula in
+ * exact arithmetic. Past m * p^2 > (EDGE_CAP * 1000)^2 the magnitude alone
+ * saturates any delta (|delta| <= CLV_MAXV), so the product is formed only
+ * below that (m <= mlim = that / p^2, from the host) and stays under 2^54.
+ * unit (scale 1 and a whole delta): isqrt(m) + d / 1000, the same number.
+ * The channels the mask leaves out, and alpha, keep the input's value. */
+
+#define EDGE_Q 1000
+#define EDGE_CAP (2 * CLV_MAXV + 1)
+#define EDGE_X_CAP ((ulong)(EDGE_CAP * EDGE_Q) * (ulong)(EDGE_CAP * EDGE_Q))
+
+#if CLV_DEPTH == 8
+typedef int edge_m; /* m: at most 2 * (4 * 255)^2 */
+#else
+typedef long edge_m; /* at most 2 * (4 * 65535)^2, past 2^31 */
+#endif
+
+/* floor(sqrt(m)) for m < 2^37 (unit): the float root is within 0.11 of
+ * sqrt(m) (OpenCL's sqrt is within 3 ulp: 0.094 at 2^18, and m's rounding
+ * to a float 0.01 more), so one correction each way. */
+inline int edge_isqrt(edge_m m)
+{
+    edge_m r = (edge_m)sqrt((float)m);
+    r -= r * r > m;
+    r += (r + 1) * (r + 1) <= m;
+    return (int)r;
+}
+
+#if CLV_ROW && defined(cl_khr_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+/* floor(sqrt(x)) for x <= EDGE_X_CAP (< 2^54): the double of x is within 2
+ * of it and its root within 1e-7 of sqrt(x), so one correction each way,
+ * no loop, and it vectorizes. */
+inline ulong edge_isqrt64(ulong x)
+{
+    ulong r = (ulong)sqrt((double)x);
+    r -= r * r > x;
+    r += (r + 1) * (r + 1) <= x;
+    return r;
+}
+#else
+/* floor(sqrt(x)) for x <= EDGE_X_CAP: the float root is within about 30 of
+ * sqrt(x), one Newton step on the exact residual within one, and the loops
+ * make it exact whatever the device's sqrt. */
+inline ulong edge_isqrt64(ulong x)
+{
+    ulong r = (ulong)sqrt((float)x);
+    if (r) {
+        const long e = (long)(x - r * r);
+        r = (ulong)((long)r + (long)floor((float)e / (float)(2 * r)));
+    }
+    while (r * r > x)
+        --r;
+    while ((r + 1) * (r + 1) <= x)
+        ++r;
+    return r;
+}
+#endif
+
+/* A channel's output from m: see the top. */
+inline int edge_out(edge_m m, ulong p2, ulong mlim, int d, const int unit)
+{
+    if (unit)
+        return clamp(edge_isqrt(m) + d / EDGE_Q, 0, CLV_MAXV);
+    if ((ulong)m > mlim)
+        return CLV_MAXV;
+    const int r = (int)edge_isqrt64((ulong)m * p2) + d; /* |r| < 2^28 */
+    const int q = r / EDGE_Q - (r % EDGE_Q < 0);
+    return clamp(q, 0, CLV_MAXV);
+}
+
+/* gx^2 + gy^2 of channel c around (x, y), edges clamped: sobel's 3x3
+ * (roberts = 0), or roberts's pair of differences, as vf_convolution's
+ * filter_roberts: gx = p(x-1, y-1) - p(x, y-1), gy = p(x, y) - p(x-1, y). */
+inline edge_m edge_grad(__global const clv_px *src, int w, int h, int stride, int x, int y,
+                        const int roberts, int c)
+{
+    const int ym = max(y - 1, 0) * stride, y0 = y * stride, xm = max(x - 1, 0);
+    edge_m gx, gy;
+    if (roberts) {
+        gx = (edge_m)clv_channel(src[ym + xm], c) - clv_channel(src[ym + x], c);
+        gy = (edge_m)clv_channel(src[y0 + x], c) - clv_channel(src[y0 + xm], c);
+    } else {
+        const int yp = min(y + 1, h - 1) * stride, xp = min(x + 1, w - 1);
+        const edge_m a = clv_channel(src[ym + xm], c), b = clv_channel(src[ym + x], c),
+                     cc = clv_channel(src[ym + xp], c);
+        const edge_m l = clv_channel(src[y0 + xm], c), r = clv_channel(src[y0 + xp], c);
+        const edge_m g = clv_channel(src[yp + xm], c), k = clv_channel(src[yp + x], c),
+                     n = clv_channel(src[yp + xp], c);
+        gx = (cc + 2 * r + n) - (a + 2 * l + g);
+        gy = (g + 2 * k + n) - (a + 2 * b + cc);
+    }
+    return gx * gx + gy * gy;
+}
+
+/* The pixel at (x, y); sel: which of R, G, B the mask selects (bits 0-2). */
+inline clv_px edge_pixel(__global const clv_px *src, int w, int h, int stride, int x, int y,
+                         ulong p2, ulong mlim, int d, int sel, const int roberts, const int unit)
+{
+    clv_px o = src[y * stride + x];
+    if (sel & 1)
+        o.x = (clv_ch)edge_out(edge_grad(src, w, h, stride, x, y, roberts, 0), p2, mlim, d, unit);
+    if (sel & 2)
+        o.y = (clv_ch)edge_out(edge_grad(src, w, h, stride, x, y, roberts, 1), p2, mlim, d, unit);
+    if (sel & 4)
+        o.z = (clv_ch)edge_out(edge_grad(src, w, h, stride, x, y, roberts, 2), p2, mlim, d, unit);
+    return o;
+}
+
+#if CLV_ROW
+#if CLV_DEPTH == 8
+typedef uchar edge_ch;
+typedef uint edge_word; /* one pixel */
+#define as_edge_word as_uint
+#else
+typedef ushort edge_ch;
+typedef ulong edge_word;
+#define as_edge_word as_ulong
+#endif
+
+/* Row y: the clamped ends by pixel, the interior channel by channel over
+ * the row's samples (every channel computed, which vectorizes), then the
+ * kept channels put back a pixel at a time. */
+inline void edge_row(CLV_FRAME_ARGS, int y, ulong p2, ulong mlim, int d, int sel,
+                     const int roberts, const int unit)
+{
+    /* the bits of a pixel that keep the input: alpha and the channels
+     * left out */
+    const edge_word keep = as_edge_word((clv_px)((sel & 1) ? 0 : CLV_MAXV, (sel & 2) ? 0 : CLV_MAXV,
+                                                 (sel & 4) ? 0 : CLV_MAXV, CLV_MAXV));
+    const int first = 1, last = roberts ? w : w - 1; /* interior pixels first .. last - 1 */
+    dst[y * stride] = edge_pixel(src, w, h, stride, 0, y, p2, mlim, d, sel, roberts, unit);
+    if (!roberts && w > 1)
+        dst[y * stride + w - 1] =
+            edge_pixel(src, w, h, stride, w - 1, y, p2, mlim, d, sel, roberts, unit);
+    __global const edge_ch *r0 = (__global const edge_ch *)(src + max(y - 1, 0) * stride);
+    __global const edge_ch *r1 = (__global const edge_ch *)(src + y * stride);
+    __global const edge_ch *r2 = (__global const edge_ch *)(src + min(y + 1, h - 1) * stride);
+    __global edge_ch *restrict out = (__global edge_ch *)(dst + y * stride);
+    for (int i = 4 * first; i < 4 * last; ++i) {
+        edge_m gx, gy;
+        if (roberts) {
+            gx = (edge_m)r0[i - 4] - r0[i];
+            gy = (edge_m)r1[i] - r1[i - 4];
+        } else {
+            gx = ((edge_m)r0[i + 4] + 2 * r1[i + 4] + r2[i + 4]) -
+                 ((edge_m)r0[i - 4] + 2 * r1[i - 4] + r2[i - 4]);
+            gy = ((edge_m)r2[i - 4] + 2 * r2[i] + r2[i + 4]) -
+                 ((edge_m)r0[i - 4] + 2 * r0[i] + r0[i + 4]);
+        }
+        out[i] = (edge_ch)edge_out(gx * gx + gy * gy, p2, mlim, d, unit);
+    }
+    __global edge_word *restrict o = (__global edge_word *)out;
+    __global const edge_word *restrict c = (__global const edge_word *)r1;
+    for (int x = first; x < last; ++x)
+        o[x] = (o[x] & ~keep) | (c[x] & keep);
+}
+#endif
+
+inline void edge_body(CLV_FRAME_ARGS, ulong p2, ulong mlim, int d, int sel, const int roberts,
+                      const int unit)
+{
+#if CLV_ROW
+    CLV_ROW_Y(y);
+    edge_row(src, dst, w, h, stride, y, p2, mlim, d, sel, roberts, unit);
+#else
+    CLV_PIXEL_LOOP(w, h, x, y)
+    dst[y * stride + x] = edge_pixel(src, w, h, stride, x, y, p2, mlim, d, sel, roberts, unit);
+#endif
+}
+
+/* p2 = p^2, mlim: see the top; d: delta in thousandths at this depth; sel:
+ * the channels to filter (R 1, G 2, B 4). unit kernels: p = 1000, d a
+ * multiple of 1000. */
+__kernel void sobel(CLV_FRAME_ARGS, ulong p2, ulong mlim, int d, int sel)
+{
+    edge_body(src, dst, w, h, stride, p2, mlim, d, sel, 0, 0);
+}
+
+__kernel void sobel_unit(CLV_FRAME_ARGS, ulong p2, ulong mlim, int d, int sel)
+{
+    edge_body(src, dst, w, h, stride, p2, mlim, d, sel, 0, 1);
+}
+
+__kernel void roberts(CLV_FRAME_ARGS, ulong p2, ulong mlim, int d, int sel)
+{
+    edge_body(src, dst, w, h, stride, p2, mlim, d, sel, 1, 0);
+}
+
+__kernel void roberts_unit(CLV_FRAME_ARGS, ulong p2, ulong mlim, int d, int sel)
+{
+    edge_body(src, dst, w, h, stride, p2, mlim, d, sel, 1, 1);
+}
