@@ -31,6 +31,7 @@ extern const clv_filter clv__filter_colorbalance;
 extern const clv_filter clv__filter_vignette;
 extern const clv_filter clv__filter_sobel;
 extern const clv_filter clv__filter_roberts;
+extern const clv_filter clv__filter_curves;
 extern const clv_filter clv__filter_opencl; /* a family: one member per kernel file */
 
 /* Convolution family (convolution.c): a square integer matrix, its divisor
@@ -108,6 +109,13 @@ static inline int clv__luma_at(const clv_image *img, int x, int y)
             3735 * clv__get(img, x, y, 2) + 16384) >>
            15;
 }
+
+/* Reads the file a filter's parameter names (filter_file.c), of at most max
+ * bytes, into *text (malloc'd, NUL-terminated after its *len bytes). A
+ * missing file is CLV_ENOTFOUND, one unreadable CLV_EIO, a larger one
+ * CLV_EPARSE; msg starts with who ("filter 'lut3d'") and names the file. */
+int clv__filter_file_read(const char *who, const char *path, size_t max, char **text,
+                          size_t *len, clv_msg *msg);
 
 /* The `opencl` family (opencl.c, opencl_file.c). */
 /* The descriptor of one (file, kernel, parameter list): a member of the
