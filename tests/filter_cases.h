@@ -352,6 +352,42 @@ static const filter_case roberts_cases[] = {
     {"roberts=scale=900", 1, 1},
 };
 
+/* Files the cases read: tests/data (scripts/compare-grade --write-data). */
+#define TEST_DATA(name) "'" CLVID_SOURCE_DIR "/tests/data/" name "'"
+
+/* curves: ffmpeg's presets, points of each kind (one point: a constant; a
+ * steep spline that overshoots), master after the channels, all, the
+ * .acv file, pchip. */
+static const filter_case curves_cases[] = {
+    {"curves=preset=vintage", 0, 1},
+    {"curves=preset=cross_process:interp=pchip", 0, 1},
+    {"curves=master='0/0 0.3/0.1 0.6/0.8 1/1':r='0/0.1 1/0.9'", 0, 1},
+    {"curves=all='0/1 0.5/0 1/1':interp=pchip", 0, 1},
+    {"curves=preset=color_negative:g='0.5/0.5'", 1, 1},
+    {"curves=psfile=" TEST_DATA("film.acv"), 0, 1},
+    {"curves=psfile=" TEST_DATA("film.acv") ":all='0/0 1/0.8':interp=pchip", 1, 1},
+    {"curves=preset=increase_contrast:m='0.1/0 0.9/1'", 1, 1},
+    {"curves=b='0.2/0.3 0.25/0.9 0.3/0.1'", 1, 1},
+    {"curves=b='0.2/0.3 0.25/0.9 0.3/0.1 0.9/0.2':interp=pchip", 1, 1},
+    {"curves", 1, 1},
+};
+
+/* lut3d: each interpolation, each kind of file (3D with a domain, 1D, a
+ * Resolve shaper and cube), entries far outside 0..1. */
+static const filter_case lut3d_cases[] = {
+    {"lut3d=" TEST_DATA("film9.cube"), 0, 1},
+    {"lut3d=" TEST_DATA("film9.cube") ":interp=trilinear", 0, 1},
+    {"lut3d=" TEST_DATA("film9.cube") ":interp=nearest", 0, 1},
+    {"lut3d=" TEST_DATA("film9.cube") ":interp=pyramid", 0, 1},
+    {"lut3d=" TEST_DATA("film9.cube") ":first:prism", 0, 1},
+    {"lut3d=file=" TEST_DATA("shaper.cube"), 0, 1},
+    {"lut3d=file=" TEST_DATA("resolve.cube") ":interp=trilinear", 0, 1},
+    {"lut3d=file=" TEST_DATA("domain.cube"), 1, 1},
+    {"lut3d=file=" TEST_DATA("wild.cube") ":interp=pyramid", 1, 1},
+    {"lut3d=file=" TEST_DATA("wild.cube") ":interp=prism", 1, 1},
+    {"lut3d=file=" TEST_DATA("wild.cube"), 1, 1},
+};
+
 typedef struct filter_cases {
     const char *filter; /* the registry's name */
     const filter_case *cases;
@@ -385,6 +421,8 @@ static const filter_cases filter_table[] = {
     {"vignette", CASES(vignette_cases)},
     {"sobel", CASES(sobel_cases)},
     {"roberts", CASES(roberts_cases)},
+    {"curves", CASES(curves_cases)},
+    {"lut3d", CASES(lut3d_cases)},
 };
 
 #define FILTER_TABLE_SIZE ((int)(sizeof filter_table / sizeof filter_table[0]))

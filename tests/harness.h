@@ -73,6 +73,8 @@ extern int test_failures;
     X(filter_colorbalance, "core filter")                                                          \
     X(filter_vignette, "core filter")                                                              \
     X(filter_edges, "core filter")                                                                 \
+    X(filter_curves, "core filter")                                                                \
+    X(filter_lut3d, "core filter")                                                                 \
     X(geometry_sizes, "core unit")                                                                 \
     X(filter_cases, "core unit")                                                                   \
     X(user_kernels, "core")                                                                        \

@@ -3,8 +3,10 @@
  * content, in both work shapes (rows for CPUs, pixel groups for GPUs). */
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "filter_cases.h"
 #include "harness.h"
@@ -1104,4 +1106,66 @@ int test_filter_vignette(void)
 int test_filter_edges(void)
 {
     return run_filters("sobel", "roberts", NULL);
+}
+
+int test_filter_curves(void)
+{
+    expect_identity("curves");
+    expect_build_error("curves=r='0/0 x/1'", "'x/1' is not a number");
+    expect_build_error("curves=r='0/0 0.001/0.5 1/1'", "too close");
+    expect_build_error("curves=all='0/0 1.5/1'", "outside 0 to 1");
+    expect_build_error("curves=psfile=/nonexistent/film.acv", "/nonexistent/film.acv");
+    return run_filters("curves", NULL);
+}
+
+/* A malformed .cube: the chain does not build, its message names the file
+ * and the line (line 0: names the file). */
+static void expect_cube_error(const char *dir, const char *text, int line, const char *says)
+{
+    char path[256], chain[320], where[300];
+    snprintf(path, sizeof path, "%s/bad.cube", dir);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL, "cannot write %s", path);
+    if (!f)
+        return;
+    fputs(text, f);
+    fclose(f);
+    snprintf(chain, sizeof chain, "lut3d=file='%s'", path);
+    if (line)
+        snprintf(where, sizeof where, "%s:%d: %s", path, line, says);
+    else
+        snprintf(where, sizeof where, "%s: %s", path, says);
+    expect_build_error(chain, where);
+    unlink(path);
+}
+
+int test_filter_lut3d(void)
+{
+    for (int i = 0; i < 4; i++) {
+        static const char *const modes[] = {"trilinear", "tetrahedral", "pyramid", "prism"};
+        char chain[300];
+        snprintf(chain, sizeof chain, "lut3d=file=%s:interp=%s", TEST_DATA("identity.cube"),
+                 modes[i]);
+        expect_identity(chain);
+    }
+    char dir[] = "/tmp/clvid-cube-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    expect_cube_error(dir, "LUT_3D_SIZE 2\n0 0 0\n1 0 0\n0 1 0\n1 1 zero\n", 5,
+                      "'1 1 zero' is not a row of three numbers");
+    expect_cube_error(dir, "# big\nLUT_3D_SIZE 300\n", 2, "LUT_3D_SIZE needs a whole number");
+    expect_cube_error(dir, "TITLE \"short\"\nLUT_3D_SIZE 2\n0 0 0\n\n", 4,
+                      "the file ends after 1 rows of the 8");
+    expect_cube_error(dir, "LUT_1D_SIZE 2\n0 0 0\n1 1 1\n0.5 0.5 0.5\n", 4, "more rows");
+    expect_cube_error(dir, "0 0 0\nLUT_3D_SIZE 2\n", 1, "data before LUT_3D_SIZE");
+    expect_cube_error(dir, "DOMAIN_MIN 0 0\nLUT_3D_SIZE 2\n", 1, "DOMAIN_MIN needs three");
+    expect_cube_error(dir, "LUT_1D_SIZE 2\n0 0 0\nLUT_3D_SIZE 2\n", 3, "LUT_3D_SIZE after the table's data");
+    expect_cube_error(dir, "TITLE \"nothing\"\n# at all\n", 0, "no LUT_3D_SIZE or LUT_1D_SIZE");
+    expect_cube_error(dir, "DOMAIN_MIN 1 0 0\nDOMAIN_MAX 0 1 1\nLUT_1D_SIZE 2\n0 0 0\n1 1 1\n",
+                      0, "a domain's minimum is not below its maximum");
+    char missing[300];
+    snprintf(missing, sizeof missing, "lut3d=%s/none.cube", dir);
+    expect_build_error(missing, "none.cube");
+    expect_build_error("lut3d", "no file given");
+    rmdir(dir);
+    return run_filters("lut3d", NULL);
 }
