@@ -388,6 +388,18 @@ static const filter_case lut3d_cases[] = {
     {"lut3d=file=" TEST_DATA("wild.cube"), 1, 1},
 };
 
+/* deband: ffmpeg's offsets (its default direction, a fixed one, a fixed
+ * distance), blur or each neighbour, coupling, thresholds of 0 and the
+ * largest. */
+static const filter_case deband_cases[] = {
+    {"deband", 0, 1},
+    {"deband=1thr=0.1:2thr=0.05:3thr=0.2:range=24:blur=0", 0, 1},
+    {"deband=coupling=1:range=-5:direction=-1.2", 0, 1},
+    {"deband=1thr=0.00003:3thr=0.5:r=3:d=PI/2:b=0:c=1", 0, 1},
+    {"deband=range=-16384", 1, 1},
+    {"deband=0.3:0.3:0.3:0.3:40:-2*PI", 1, 1},
+};
+
 typedef struct filter_cases {
     const char *filter; /* the registry's name */
     const filter_case *cases;
@@ -423,6 +435,7 @@ static const filter_cases filter_table[] = {
     {"roberts", CASES(roberts_cases)},
     {"curves", CASES(curves_cases)},
     {"lut3d", CASES(lut3d_cases)},
+    {"deband", CASES(deband_cases)},
 };
 
 #define FILTER_TABLE_SIZE ((int)(sizeof filter_table / sizeof filter_table[0]))

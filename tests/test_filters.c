@@ -1169,3 +1169,9 @@ int test_filter_lut3d(void)
     rmdir(dir);
     return run_filters("lut3d", NULL);
 }
+
+int test_filter_deband(void)
+{
+    expect_build_error("deband=direction=7", "direction");
+    return run_filters("deband", NULL);
+}

@@ -25,7 +25,7 @@ static void print_range(const clv_param *p)
         printf("9/25/49 integers %.0f..%.0f", p->min, p->max);
         break;
     case CLV_PARAM_EXPR:
-        printf("expression of %s", p->choices);
+        printf("expression%s%s", *p->choices ? " of " : "", p->choices);
         break;
     case CLV_PARAM_COLOR:
         printf("colour (name or 0xRRGGBB[AA])");
@@ -118,6 +118,11 @@ static void md_range(const clv_param *p)
         printf("9, 25 or 49 integers, each %.0f to %.0f", p->min, p->max);
         break;
     case CLV_PARAM_EXPR:
+        if (!*p->choices) {
+            printf("ffmpeg's expressions of numbers, `+ - * / ^` and ffmpeg's functions");
+            break;
+        }
+        /* fall through */
     case CLV_PARAM_FLAGS:
         printf("%s", p->type == CLV_PARAM_EXPR ? "ffmpeg's expressions of " : "");
         for (const char *c = p->choices; *c; c++) {

@@ -33,6 +33,7 @@ extern const clv_filter clv__filter_sobel;
 extern const clv_filter clv__filter_roberts;
 extern const clv_filter clv__filter_curves;
 extern const clv_filter clv__filter_lut3d;
+extern const clv_filter clv__filter_deband;
 extern const clv_filter clv__filter_opencl; /* a family: one member per kernel file */
 
 /* Convolution family (convolution.c): a square integer matrix, its divisor
