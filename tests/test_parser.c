@@ -57,23 +57,53 @@ int test_parser_chains(void)
     expect_chain("quantize=colors=256:iterations=0", "quantize=colors=256:iterations=0");
     expect_chain("threshold=t=0", "threshold=t=0");
     expect_chain("gray=", "gray");
+    /* texts and file names: quoted where they need it, empty ones too */
+    expect_chain("curves=r='0/0 0.5/0.6 1/1':psfile=in/film.acv:interp=pchip",
+                 "curves=preset=none:master='':red='0/0 0.5/0.6 1/1':green='':blue='':all='':"
+                 "psfile=in/film.acv:interp=pchip");
+    expect_chain("lut3d=grade.cube", "lut3d=file=grade.cube:clut=all:interp=tetrahedral");
+    expect_chain("lut3d='my grades/a:b.cube':interp=prism",
+                 "lut3d=file='my grades/a:b.cube':clut=all:interp=prism");
     expect_chain("", "");
     expect_chain("   ", "");
     return 0;
 }
 
+/* The files a chain reads (clv_chain_desc_files): the FILE parameters
+ * given, in order, and how many when the list is too short. */
+static void expect_files(const char *text, int count, const char *const *want)
+{
+    clv_chain_desc *desc = NULL;
+    CHECK(clv_chain_parse(text, &desc, NULL) == 0, "'%s' refused", text);
+    if (!desc)
+        return;
+    const char *files[4] = {NULL, NULL, NULL, NULL};
+    int n = clv_chain_desc_files(desc, files, 2);
+    CHECK(n == count, "'%s': %d files, want %d", text, n, count);
+    for (int i = 0; i < count && i < 2; i++)
+        CHECK(files[i] && !strcmp(files[i], want[i]), "'%s': file %d is '%s', want '%s'", text, i,
+              files[i] ? files[i] : "(none)", want[i]);
+    CHECK(!files[2], "'%s': more files written than asked", text);
+    clv_chain_desc_destroy(desc);
+}
+
 int test_parser_errors(void)
 {
+    static const char *const two[] = {"a.cube", "b.acv"};
+    expect_files("lut3d=a.cube,curves=psfile=b.acv,sobel", 2, two);
+    expect_files("lut3d=a.cube,curves,curves=psfile=b.acv:r='0/0 1/1',lut3d=file=c.cube", 3, two);
+    expect_files("curves=preset=vintage,sobel", 0, two);
     expect_error("medain", CLV_EPARSE,
                  "unknown filter 'medain'; did you mean 'median'? (filters: convolution, "
                  "sharpen, emboss, prewitt, median, erode, dilate, threshold, gray, equalize, "
                  "noise, quantize, hflip, vflip, scale, crop, pad, transpose, rotate, tonemap, eq, "
-                 "hue, colorbalance, vignette, opencl=file=KERNEL.cl)");
+                 "hue, colorbalance, vignette, sobel, roberts, curves, lut3d, deband, "
+                 "opencl=file=KERNEL.cl)");
     expect_error("blur", CLV_EPARSE,
                  "unknown filter 'blur' (filters: convolution, sharpen, emboss, prewitt, median, "
                  "erode, dilate, threshold, gray, equalize, noise, quantize, hflip, vflip, scale, "
-                 "crop, pad, transpose, rotate, tonemap, eq, hue, colorbalance, vignette, "
-                 "opencl=file=KERNEL.cl)");
+                 "crop, pad, transpose, rotate, tonemap, eq, hue, colorbalance, vignette, sobel, "
+                 "roberts, curves, lut3d, deband, opencl=file=KERNEL.cl)");
     expect_error("median=radus=2", CLV_EPARSE,
                  "filter 'median' has no parameter 'radus'; did you mean 'radius'? (parameters: "
                  "radius)");

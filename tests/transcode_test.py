@@ -976,6 +976,16 @@ def special_outputs(tmp):
     p = clvid("-i", sample(), "-vf", "opencl=file=" + kernel, "-f", "matroska", "-o", kernel,
               "-y", expect=2)
     check("input" in p.stderr and open(kernel).read() == text, p.stderr)
+    # So are a LUT and a curves file (FILE parameters).
+    grade = os.path.join(tmp, "grade.cube")
+    shutil.copy(os.path.join(ARGS.media, "..", "tests", "data", "film9.cube"), grade)
+    text = open(grade).read()
+    p = clvid("-i", sample(), "-vf", "sobel,lut3d=interp=trilinear:file=" + grade, "-f",
+              "matroska", "-o", grade, "-y", expect=2)
+    check("input" in p.stderr and open(grade).read() == text, p.stderr)
+    p = clvid("-i", sample(), "-vf", "curves=psfile=" + grade, "-f", "matroska", "-o", grade,
+              "-y", expect=2)
+    check("input" in p.stderr and open(grade).read() == text, p.stderr)
     check(not [n for n in os.listdir(tmp) if "partial" in n], "partials left: %s" % os.listdir(tmp))
 
 

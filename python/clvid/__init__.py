@@ -301,7 +301,7 @@ def _engine_options(device: Optional[str], keep: list) -> _ContextOptions:
 
 # ---- Facts -------------------------------------------------------------------
 
-_TYPES = ("int", "real", "enum", "matrix", "expr", "color", "flags")
+_TYPES = ("int", "real", "enum", "matrix", "expr", "color", "flags", "text", "file")
 
 
 def filters() -> List[Dict[str, Any]]:

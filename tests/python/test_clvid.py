@@ -20,6 +20,7 @@ import clvid
 MEDIA = os.environ.get("CLVID_MEDIA", os.path.join(os.path.dirname(__file__), "..", "..", "media"))
 SAMPLE = os.path.join(MEDIA, "sample.mp4")
 RNG = np.random.default_rng(7)
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
 
 
 def picture(h, w, c=4):
@@ -42,6 +43,10 @@ CASES = {
     "hue": "hue=H=PI*n/4:s=1.2:b=0.5", "colorbalance": "colorbalance=rs=0.2:gm=-0.1:bh=0.3:pl=1",
     "vignette": "vignette=angle=PI/4:x0=w/3",
     "tonemap": "tonemap=hable:tin=smpte2084:peak=10",
+    "sobel": "sobel=planes=5:scale=1.5:delta=-3.5", "roberts": "roberts=scale=2",
+    "curves": "curves=preset=vintage:m='0/0 0.4/0.3 1/1':interp=pchip",
+    "lut3d": "lut3d=file='%s':interp=trilinear" % os.path.join(DATA, "film9.cube"),
+    "deband": "deband=range=8:blur=0",
 }
 
 # What the filters that change the size make of W x H (the chain's sizes).
