@@ -30,8 +30,58 @@ inline clv_px deband_pixel(CLV_FRAME_ARGS, __global const int *offsets, int4 thr
     return (clv_px)((clv_ch)out.x, (clv_ch)out.y, (clv_ch)out.z, p.w);
 }
 
+#if CLV_ROW
+/* The row shape: channel by channel in scalars, which PoCL's loop
+ * vectorizer turns into gathers across the row (the int4 form stayed
+ * scalar); blur and coupling are constants in each copy of the loop. */
+__attribute__((always_inline)) inline void deband_row(CLV_FRAME_ARGS, __global const int *offsets,
+                                                      int4 thr, int y, const int blur,
+                                                      const int coupling)
+{
+    __global const clv_ch *in = (__global const clv_ch *)src;
+    __global clv_ch *restrict out = (__global clv_ch *)(dst + y * stride);
+    __global const int *off = offsets + y * w;
+    const int s4 = 4 * stride;
+    for (int x = 0; x < w; ++x) {
+        const int o = off[x];
+        const int dx = (short)(o & 0xFFFF), dy = o >> 16;
+        const int xp = 4 * clamp(x + dx, 0, w - 1), xm = 4 * clamp(x - dx, 0, w - 1);
+        const int yp = clamp(y + dy, 0, h - 1) * s4, ym = clamp(y - dy, 0, h - 1) * s4;
+        const int i = y * s4 + 4 * x;
+        int avg[3], p[3], pass[3];
+        for (int c = 0; c < 3; ++c) {
+            const int r0 = in[yp + xp + c], r1 = in[ym + xp + c], r2 = in[ym + xm + c],
+                      r3 = in[yp + xm + c];
+            const int t = c == 0 ? thr.x : c == 1 ? thr.y : thr.z;
+            p[c] = in[i + c];
+            avg[c] = (r0 + r1 + r2 + r3) >> 2;
+            if (blur)
+                pass[c] = abs(p[c] - avg[c]) < t;
+            else
+                pass[c] = abs(p[c] - r0) < t && abs(p[c] - r1) < t && abs(p[c] - r2) < t &&
+                          abs(p[c] - r3) < t;
+        }
+        const int all = pass[0] & pass[1] & pass[2];
+        for (int c = 0; c < 3; ++c)
+            out[4 * x + c] = (clv_ch)((coupling ? all : pass[c]) ? avg[c] : p[c]);
+        out[4 * x + 3] = in[i + 3];
+    }
+}
+
+__kernel void deband(CLV_FRAME_ARGS, __global const int *offsets, int4 thr, int blur, int coupling)
+{
+    CLV_ROW_Y(y);
+    if (blur)
+        coupling ? deband_row(src, dst, w, h, stride, offsets, thr, y, 1, 1)
+                 : deband_row(src, dst, w, h, stride, offsets, thr, y, 1, 0);
+    else
+        coupling ? deband_row(src, dst, w, h, stride, offsets, thr, y, 0, 1)
+                 : deband_row(src, dst, w, h, stride, offsets, thr, y, 0, 0);
+}
+#else
 __kernel void deband(CLV_FRAME_ARGS, __global const int *offsets, int4 thr, int blur, int coupling)
 {
     CLV_PIXEL_LOOP(w, h, x, y)
     dst[y * stride + x] = deband_pixel(src, dst, w, h, stride, offsets, thr, blur, coupling, x, y);
 }
+#endif

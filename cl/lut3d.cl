@@ -42,8 +42,10 @@ inline long4 lut_lerp(long4 a, long4 b, int f)
 
 #define LUT_AT(i, j, k) convert_lut_acc4(lut[((k)*n + (j)) * n + (i)])
 
-inline clv_px lut_pixel(clv_px p, __global const uint *pos, __global const int4 *lut, int n,
-                        int mode)
+/* mode is a constant in each kernel below, so each compiles its own way. */
+__attribute__((always_inline)) inline clv_px lut_pixel(clv_px p, __global const uint *pos,
+                                                       __global const int4 *lut, int n,
+                                                       const int mode)
 {
     const uint pr = pos[p.x], pg = pos[CLV_MAXV + 1 + p.y], pb = pos[2 * (CLV_MAXV + 1) + p.z];
     int4 o;
@@ -146,10 +148,16 @@ inline clv_px lut_pixel(clv_px p, __global const uint *pos, __global const int4 
     return (clv_px)((clv_ch)o.x, (clv_ch)o.y, (clv_ch)o.z, p.w);
 }
 
-/* pos: 3 (maxv + 1) places; lut: n^3 entries. */
-__kernel void lut3d(CLV_FRAME_ARGS, __global const uint *pos, __global const int4 *lut, int n,
-                    int mode)
-{
-    CLV_PIXEL_LOOP(w, h, x, y)
-    dst[y * stride + x] = lut_pixel(src[y * stride + x], pos, lut, n, mode);
-}
+/* pos: 3 (maxv + 1) places; lut: n^3 entries. One kernel an
+ * interpolation. */
+#define LUT_KERNEL(name, mode)                                                                     \
+    __kernel void name(CLV_FRAME_ARGS, __global const uint *pos, __global const int4 *lut, int n)  \
+    {                                                                                              \
+        CLV_PIXEL_LOOP(w, h, x, y)                                                                 \
+        dst[y * stride + x] = lut_pixel(src[y * stride + x], pos, lut, n, mode);                   \
+    }
+LUT_KERNEL(lut3d_nearest, 0)
+LUT_KERNEL(lut3d_trilinear, 1)
+LUT_KERNEL(lut3d_tetrahedral, 2)
+LUT_KERNEL(lut3d_pyramid, 3)
+LUT_KERNEL(lut3d_prism, 4)

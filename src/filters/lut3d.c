@@ -442,12 +442,13 @@ static int reference(void *ref_state, const clv_value *values, const clv_image *
 /* ---- The device -------------------------------------------------------- */
 
 typedef struct lut_state {
-    cl_kernel kernel; /* first: the chain creates it (kernels) */
+    cl_kernel kernels[5]; /* first: the chain creates them (kernels), by mode */
     cl_mem pos, lut;
     int depth, n, mode;
 } lut_state;
 
-static const char *const kernels[] = {"lut3d", NULL};
+static const char *const kernels[] = {"lut3d_nearest",     "lut3d_trilinear", "lut3d_tetrahedral",
+                                      "lut3d_pyramid", "lut3d_prism",     NULL};
 
 static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
 {
@@ -507,12 +508,12 @@ static int configure(void *state, clv_context *ctx, const clv_value *values, clv
 static int run(void *state, const clv_launch *l)
 {
     lut_state *s = state;
-    cl_int n = s->n, mode = s->mode;
-    int err = clv__kernel_frame_args(s->kernel, l);
+    cl_kernel k = s->kernels[s->mode];
+    cl_int n = s->n;
+    int err = clv__kernel_frame_args(k, l);
     if (!err)
-        err = clv__kernel_args(s->kernel, 5, 4, CLV__ARG(s->pos), CLV__ARG(s->lut), CLV__ARG(n),
-                               CLV__ARG(mode));
-    return err ? err : clv__launch_pixels(l, s->kernel, l->width, l->height);
+        err = clv__kernel_args(k, 5, 3, CLV__ARG(s->pos), CLV__ARG(s->lut), CLV__ARG(n));
+    return err ? err : clv__launch_pixels(l, k, l->width, l->height);
 }
 
 /* ffmpeg's options in its order: file, clut (haldclut's, which shares the
