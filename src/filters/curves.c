@@ -105,17 +105,16 @@ static int parse_points(const char *text, int maxv, const char *what, crv_point 
             free(pts);
             return clv__fail(msg, CLV_ERANGE,
                              "filter 'curves' %s '%.60s': the point %g/%g is outside 0 to 1", what,
-                             text,
-                             v[0], v[1]);
+                             text, v[0], v[1]);
         }
         if (count && (int)(pts[count - 1].x * maxv) >= (int)(v[0] * maxv)) {
+            const crv_point last = pts[count - 1];
             free(pts);
             return clv__fail(msg, CLV_ERANGE,
                              "filter 'curves' %s '%.60s': the points %g/%g and %g/%g are too "
                              "close or not increasing in x (at %d bits each x needs a code of "
                              "its own)",
-                             what, text, pts[count - 1].x, pts[count - 1].y, v[0], v[1],
-                             maxv == 255 ? 8 : 16);
+                             what, text, last.x, last.y, v[0], v[1], maxv == 255 ? 8 : 16);
         }
         if ((size_t)count == room) { /* more numbers than '/' separators */
             free(pts);

@@ -25,9 +25,11 @@ int clv__filter_file_read(const char *who, const char *path, size_t max, char **
     FILE *f = fopen(path, "rb");
     if (!f)
         return clv__fail(msg, CLV_EIO, "%s: cannot read '%s': %s", who, path, strerror(errno));
-    char *buf = malloc(max + 1);
-    size_t n = buf ? fread(buf, 1, max + 1, f) : 0;
-    int bad = buf && (ferror(f) || n > max);
+    /* the size stat gave, and one byte more to see that it did not grow */
+    const size_t size = (size_t)st.st_size;
+    char *buf = malloc(size + 2);
+    size_t n = buf ? fread(buf, 1, size + 1, f) : 0;
+    int bad = buf && (ferror(f) || n > size);
     fclose(f);
     if (!buf)
         return clv__fail(msg, CLV_ENOMEM, "%s: out of memory reading '%s'", who, path);

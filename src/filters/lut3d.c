@@ -79,8 +79,9 @@ static int blank_rest(const char *s)
 
 #define WHO "filter 'lut3d'"
 
-/* Reads text, the file at path, into c. */
-static int cube_parse(const char *path, char *text, cube *c, clv_msg *msg)
+/* Reads text, the file at path, into c; on an error c may hold tables
+ * (cube_parse frees them). */
+static int cube_lines(const char *path, char *text, cube *c, clv_msg *msg)
 {
     memset(c, 0, sizeof *c);
     for (int k = 0; k < 3; k++) {
@@ -203,6 +204,12 @@ static int cube_parse(const char *path, char *text, cube *c, clv_msg *msg)
                             WHO ": %s: a domain's minimum is not below its maximum (%g, %g)", path,
                             c->min1[k] < c->max1[k] ? c->min3[k] : c->min1[k],
                             c->min1[k] < c->max1[k] ? c->max3[k] : c->max1[k]);
+    return err;
+}
+
+static int cube_parse(const char *path, char *text, cube *c, clv_msg *msg)
+{
+    int err = cube_lines(path, text, c, msg);
     if (err)
         cube_free(c);
     return err;
