@@ -126,8 +126,8 @@ typedef ulong edge_word;
 /* Row y: the clamped ends by pixel, the interior channel by channel over
  * the row's samples (every channel computed, which vectorizes), then the
  * kept channels put back a pixel at a time. */
-inline void edge_row(CLV_FRAME_ARGS, int y, ulong p2, ulong mlim, int d, int sel,
-                     const int roberts, const int unit)
+inline void edge_row(CLV_FRAME_ARGS, int y, ulong p2, ulong mlim, int d, int sel, const int roberts,
+                     const int unit)
 {
     /* the bits of a pixel that keep the input: alpha and the channels
      * left out */

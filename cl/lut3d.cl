@@ -43,16 +43,15 @@ inline long4 lut_lerp(long4 a, long4 b, int f)
 #define LUT_AT(i, j, k) convert_lut_acc4(lut[((k)*n + (j)) * n + (i)])
 
 /* mode is a constant in each kernel below, so each compiles its own way. */
-__attribute__((always_inline)) inline clv_px lut_pixel(clv_px p, __global const uint *pos,
-                                                       __global const int4 *lut, int n,
-                                                       const int mode)
+__attribute__((always_inline)) inline clv_px
+lut_pixel(clv_px p, __global const uint *pos, __global const int4 *lut, int n, const int mode)
 {
     const uint pr = pos[p.x], pg = pos[CLV_MAXV + 1 + p.y], pb = pos[2 * (CLV_MAXV + 1) + p.z];
     int4 o;
     if (mode == 0) {
         /* ffmpeg's NEAR: (int)(x + 0.5) */
-        const lut_acc4 c = LUT_AT((pr + LUT_ONE / 2) >> 16, (pg + LUT_ONE / 2) >> 16,
-                                  (pb + LUT_ONE / 2) >> 16);
+        const lut_acc4 c =
+            LUT_AT((pr + LUT_ONE / 2) >> 16, (pg + LUT_ONE / 2) >> 16, (pb + LUT_ONE / 2) >> 16);
         o = (int4)(lut_code(c.x, LUT_EB), lut_code(c.y, LUT_EB), lut_code(c.z, LUT_EB), 0);
     } else {
         const int r0 = pr >> 16, g0 = pg >> 16, b0 = pb >> 16;

@@ -1158,10 +1158,11 @@ int test_filter_lut3d(void)
     expect_cube_error(dir, "LUT_1D_SIZE 2\n0 0 0\n1 1 1\n0.5 0.5 0.5\n", 4, "more rows");
     expect_cube_error(dir, "0 0 0\nLUT_3D_SIZE 2\n", 1, "data before LUT_3D_SIZE");
     expect_cube_error(dir, "DOMAIN_MIN 0 0\nLUT_3D_SIZE 2\n", 1, "DOMAIN_MIN needs three");
-    expect_cube_error(dir, "LUT_1D_SIZE 2\n0 0 0\nLUT_3D_SIZE 2\n", 3, "LUT_3D_SIZE after the table's data");
+    expect_cube_error(dir, "LUT_1D_SIZE 2\n0 0 0\nLUT_3D_SIZE 2\n", 3,
+                      "LUT_3D_SIZE after the table's data");
     expect_cube_error(dir, "TITLE \"nothing\"\n# at all\n", 0, "no LUT_3D_SIZE or LUT_1D_SIZE");
-    expect_cube_error(dir, "DOMAIN_MIN 1 0 0\nDOMAIN_MAX 0 1 1\nLUT_1D_SIZE 2\n0 0 0\n1 1 1\n",
-                      0, "a domain's minimum is not below its maximum");
+    expect_cube_error(dir, "DOMAIN_MIN 1 0 0\nDOMAIN_MAX 0 1 1\nLUT_1D_SIZE 2\n0 0 0\n1 1 1\n", 0,
+                      "a domain's minimum is not below its maximum");
     char missing[300];
     snprintf(missing, sizeof missing, "lut3d=%s/none.cube", dir);
     expect_build_error(missing, "none.cube");

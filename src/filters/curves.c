@@ -267,8 +267,8 @@ static int pchip(const crv_point *pt, int n, int maxv, uint16_t *y)
         const double h = hi[i];
         for (; x < xi[i + 1]; x++) {
             const double xx = (x - xi[i]) / h;
-            const double yy =
-                hermite_half(1 - xx, fi[i], -h * di[i]) + hermite_half(xx, fi[i + 1], h * di[i + 1]);
+            const double yy = hermite_half(1 - xx, fi[i], -h * di[i]) +
+                              hermite_half(xx, fi[i + 1], h * di[i + 1]);
             y[x] = (uint16_t)crv_clip(yy, maxv);
         }
     }
@@ -300,7 +300,7 @@ static int read_acv(const char *path, char *texts[CRV_COUNT], clv_msg *msg)
     do {                                                                                           \
         if (at + 2 > size) {                                                                       \
             err = clv__fail(msg, CLV_EPARSE,                                                       \
-                            "filter 'curves' parameter 'psfile': '%s' ends at byte %zu, inside "  \
+                            "filter 'curves' parameter 'psfile': '%s' ends at byte %zu, inside "   \
                             "a curve (not a Photoshop .acv curves file?)",                         \
                             path, size);                                                           \
             goto done;                                                                             \
@@ -391,7 +391,8 @@ static int make_tables(const clv_value *v, int maxv, uint16_t *out, clv_msg *msg
     if (!err) {
         for (int i = 0; i < CRV_M; i++)
             for (size_t j = 0; j < n; j++)
-                out[i * n + j] = pts[CRV_M] ? graph[CRV_M * n + graph[i * n + j]] : graph[i * n + j];
+                out[i * n + j] =
+                    pts[CRV_M] ? graph[CRV_M * n + graph[i * n + j]] : graph[i * n + j];
     }
     free(graph);
     for (int i = 0; i < CRV_COUNT; i++)
@@ -467,8 +468,8 @@ static int run(void *state, const clv_launch *l)
     return err ? err : clv__launch_pixels(l, s->kernel, l->width, l->height);
 }
 
-static int reference(void *ref_state, const clv_value *values, const clv_image *src,
-                     clv_image *dst, uint64_t frame_index)
+static int reference(void *ref_state, const clv_value *values, const clv_image *src, clv_image *dst,
+                     uint64_t frame_index)
 {
     (void)ref_state;
     (void)frame_index;
@@ -501,8 +502,7 @@ static const clv_param params[] = {
     {"red", CLV_PARAM_TEXT, "", 0, 0, NULL, "the red curve's points", 0},
     {"green", CLV_PARAM_TEXT, "", 0, 0, NULL, "the green curve's points", 0},
     {"blue", CLV_PARAM_TEXT, "", 0, 0, NULL, "the blue curve's points", 0},
-    {"all", CLV_PARAM_TEXT, "", 0, 0, NULL, "the points of red, green and blue where not given",
-     0},
+    {"all", CLV_PARAM_TEXT, "", 0, 0, NULL, "the points of red, green and blue where not given", 0},
     {"psfile", CLV_PARAM_FILE, "", 0, 0, NULL,
      "a Photoshop curves file (.acv): its master, red, green and blue where not given", 0},
     {"interp", CLV_PARAM_ENUM, "natural", 0, 0, "natural|pchip",

@@ -163,8 +163,8 @@ static int run(void *state, const clv_launch *l)
     return err ? err : clv__launch_pixels(l, s->kernel, l->width, l->height);
 }
 
-static int reference(void *ref_state, const clv_value *values, const clv_image *src,
-                     clv_image *dst, uint64_t frame_index)
+static int reference(void *ref_state, const clv_value *values, const clv_image *src, clv_image *dst,
+                     uint64_t frame_index)
 {
     (void)ref_state;
     (void)frame_index;
@@ -208,8 +208,8 @@ static int reference(void *ref_state, const clv_value *values, const clv_image *
     return 0;
 }
 
-static const char *const aliases[] = {"r", "range", "d", "direction", "b", "blur", "c", "coupling",
-                                      NULL};
+static const char *const aliases[] = {"r",    "range", "d",        "direction", "b",
+                                      "blur", "c",     "coupling", NULL};
 
 /* ffmpeg's options in its order. */
 static const clv_param params[] = {
@@ -225,8 +225,8 @@ static const clv_param params[] = {
      "angles of the compared pixels, -2*PI to 2*PI: up to it; negative: exactly -it", 0},
     {"blur", CLV_PARAM_INT, "1", 0, 1, NULL,
      "1: compare with the four's average; 0: with each of them", 1},
-    {"coupling", CLV_PARAM_INT, "0", 0, 1, NULL,
-     "1: change a pixel only where all channels pass", 1},
+    {"coupling", CLV_PARAM_INT, "0", 0, 1, NULL, "1: change a pixel only where all channels pass",
+     1},
 };
 _Static_assert(sizeof params / sizeof params[0] == DB_PARAM_COUNT,
                "deband: the enum and the params table differ");

@@ -80,7 +80,8 @@ static int edge_reference(const clv_value *v, const clv_image *src, clv_image *d
                     continue;
                 }
                 if (roberts) {
-                    gx = clv__get_clamped(src, x - 1, y - 1, c) - clv__get_clamped(src, x, y - 1, c);
+                    gx =
+                        clv__get_clamped(src, x - 1, y - 1, c) - clv__get_clamped(src, x, y - 1, c);
                     gy = clv__get(src, x, y, c) - clv__get_clamped(src, x - 1, y, c);
                 } else {
                     gx = gy = 0;

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-int clv__filter_file_read(const char *who, const char *path, size_t max, char **text,
-                          size_t *len, clv_msg *msg)
+int clv__filter_file_read(const char *who, const char *path, size_t max, char **text, size_t *len,
+                          clv_msg *msg)
 {
     *text = NULL;
     *len = 0;
@@ -35,8 +35,7 @@ int clv__filter_file_read(const char *who, const char *path, size_t max, char **
         return clv__fail(msg, CLV_ENOMEM, "%s: out of memory reading '%s'", who, path);
     if (bad) {
         free(buf);
-        return clv__fail(msg, CLV_EIO, "%s: cannot read '%s' (it changed while read?)", who,
-                         path);
+        return clv__fail(msg, CLV_EIO, "%s: cannot read '%s' (it changed while read?)", who, path);
     }
     buf[n] = 0;
     *text = buf;

@@ -116,8 +116,8 @@ static inline int clv__luma_at(const clv_image *img, int x, int y)
  * bytes, into *text (malloc'd, NUL-terminated after its *len bytes). A
  * missing file is CLV_ENOTFOUND, one unreadable CLV_EIO, a larger one
  * CLV_EPARSE; msg starts with who ("filter 'lut3d'") and names the file. */
-int clv__filter_file_read(const char *who, const char *path, size_t max, char **text,
-                          size_t *len, clv_msg *msg);
+int clv__filter_file_read(const char *who, const char *path, size_t max, char **text, size_t *len,
+                          clv_msg *msg);
 
 /* The `opencl` family (opencl.c, opencl_file.c). */
 /* The descriptor of one (file, kernel, parameter list): a member of the

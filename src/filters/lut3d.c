@@ -43,9 +43,9 @@ enum { LUT_NEAREST, LUT_TRILINEAR, LUT_TETRAHEDRAL, LUT_PYRAMID, LUT_PRISM };
 
 /* A .cube file as read: values in double. */
 typedef struct cube {
-    int size1, size3;      /* 0: no such table */
-    double *lut1;          /* size1 * 3 */
-    double *lut3;          /* size3^3 * 3, red fastest */
+    int size1, size3; /* 0: no such table */
+    double *lut1;     /* size1 * 3 */
+    double *lut3;     /* size3^3 * 3, red fastest */
     double min1[3], max1[3], min3[3], max3[3];
 } cube;
 
@@ -128,8 +128,8 @@ static int cube_lines(const char *path, char *text, cube *c, clv_msg *msg)
                     c->size1 = (int)v[0];
             } else if (!strcmp(word, "DOMAIN_MIN") || !strcmp(word, "DOMAIN_MAX")) {
                 if (numbers(&a, 3, v) || !blank_rest(a))
-                    return clv__fail(msg, CLV_EPARSE, WHO ": %s:%d: %s needs three numbers",
-                                     path, line_no, word);
+                    return clv__fail(msg, CLV_EPARSE, WHO ": %s:%d: %s needs three numbers", path,
+                                     line_no, word);
                 memcpy(word[7] == 'I' ? dmin : dmax, v, sizeof v);
                 have_domain = 1;
             } else if (!strcmp(word, "LUT_1D_INPUT_RANGE") || !strcmp(word, "LUT_3D_INPUT_RANGE")) {
@@ -171,19 +171,21 @@ static int cube_lines(const char *path, char *text, cube *c, clv_msg *msg)
         if (rows == want) {
             err = clv__fail(msg, CLV_EPARSE,
                             WHO ": %s:%d: more rows than the sizes give (%zu: LUT_1D_SIZE %d, "
-                            "LUT_3D_SIZE %d)",
+                                "LUT_3D_SIZE %d)",
                             path, line_no, want, c->size1, c->size3);
             break;
         }
-        double *to = rows < (size_t)c->size1 ? c->lut1 + 3 * rows
-                                               : c->lut3 + 3 * (rows - (size_t)c->size1);
+        double *to =
+            rows < (size_t)c->size1 ? c->lut1 + 3 * rows : c->lut3 + 3 * (rows - (size_t)c->size1);
         memcpy(to, v, sizeof v);
         rows++;
         line = next;
     }
     if (!err && !c->size1 && !c->size3)
-        err = clv__fail(msg, CLV_EPARSE, WHO ": %s: no LUT_3D_SIZE or LUT_1D_SIZE line (not a .cube "
-                        "file?)", path);
+        err = clv__fail(msg, CLV_EPARSE,
+                        WHO ": %s: no LUT_3D_SIZE or LUT_1D_SIZE line (not a .cube "
+                            "file?)",
+                        path);
     if (!err && rows < want)
         err = clv__fail(msg, CLV_EPARSE,
                         WHO ": %s:%d: the file ends after %zu rows of the %zu its sizes give", path,
@@ -314,11 +316,12 @@ static void ref_pixel(const lut_tables *t, int maxv, int mode, const int in[3], 
     uint32_t p[3];
     for (int k = 0; k < 3; k++)
         p[k] = t->pos[(size_t)k * ((size_t)maxv + 1) + (size_t)in[k]];
-#define AT(i, j, l, k) ((int64_t)t->lut[4 * (((size_t)(l)*n + (size_t)(j)) * n + (size_t)(i)) + (k)])
+#define AT(i, j, l, k)                                                                             \
+    ((int64_t)t->lut[4 * (((size_t)(l)*n + (size_t)(j)) * n + (size_t)(i)) + (k)])
     if (mode == LUT_NEAREST) {
         for (int k = 0; k < 3; k++)
-            out[k] = code_of(AT((p[0] + 32768) >> 16, (p[1] + 32768) >> 16, (p[2] + 32768) >> 16, k),
-                             eb, maxv);
+            out[k] = code_of(
+                AT((p[0] + 32768) >> 16, (p[1] + 32768) >> 16, (p[2] + 32768) >> 16, k), eb, maxv);
         return;
     }
     const int r0 = (int)(p[0] >> 16), g0 = (int)(p[1] >> 16), b0 = (int)(p[2] >> 16);
@@ -374,17 +377,20 @@ static void ref_pixel(const lut_tables *t, int maxv, int mode, const int in[3], 
             if (dg > dr && db > dr) {
                 const int64_t c001 = AT(r0, g0, b1, k), c010 = AT(r0, g1, b0, k),
                               c011 = AT(r0, g1, b1, k);
-                v = a * ((int64_t)1 << 32) + ((z - c011) * lr + (c010 - a) * lg + (c001 - a) * lb) * 65536 +
+                v = a * ((int64_t)1 << 32) +
+                    ((z - c011) * lr + (c010 - a) * lg + (c001 - a) * lb) * 65536 +
                     (c011 - c001 - c010 + a) * (lg * lb);
             } else if (dr > dg && db > dg) {
                 const int64_t c001 = AT(r0, g0, b1, k), c100 = AT(r1, g0, b0, k),
                               c101 = AT(r1, g0, b1, k);
-                v = a * ((int64_t)1 << 32) + ((c100 - a) * lr + (z - c101) * lg + (c001 - a) * lb) * 65536 +
+                v = a * ((int64_t)1 << 32) +
+                    ((c100 - a) * lr + (z - c101) * lg + (c001 - a) * lb) * 65536 +
                     (c101 - c001 - c100 + a) * (lr * lb);
             } else {
                 const int64_t c010 = AT(r0, g1, b0, k), c110 = AT(r1, g1, b0, k),
                               c100 = AT(r1, g0, b0, k);
-                v = a * ((int64_t)1 << 32) + ((c100 - a) * lr + (c010 - a) * lg + (z - c110) * lb) * 65536 +
+                v = a * ((int64_t)1 << 32) +
+                    ((c100 - a) * lr + (c010 - a) * lg + (z - c110) * lb) * 65536 +
                     (c110 - c100 - c010 + a) * (lr * lg);
             }
             shift = 32;
@@ -418,8 +424,8 @@ static int mode_of(const cube *c, const clv_value *values)
     return c->size3 ? (int)values[LUT_INTERP].i : LUT_TRILINEAR;
 }
 
-static int reference(void *ref_state, const clv_value *values, const clv_image *src,
-                     clv_image *dst, uint64_t frame_index)
+static int reference(void *ref_state, const clv_value *values, const clv_image *src, clv_image *dst,
+                     uint64_t frame_index)
 {
     (void)ref_state;
     (void)frame_index;
@@ -454,7 +460,7 @@ typedef struct lut_state {
     int depth, n, mode;
 } lut_state;
 
-static const char *const kernels[] = {"lut3d_nearest",     "lut3d_trilinear", "lut3d_tetrahedral",
+static const char *const kernels[] = {"lut3d_nearest", "lut3d_trilinear", "lut3d_tetrahedral",
                                       "lut3d_pyramid", "lut3d_prism",     NULL};
 
 static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
@@ -478,8 +484,8 @@ static int upload(clv_context *ctx, cl_mem *mem, const void *host, size_t bytes,
 {
     clv__mem_release(mem);
     cl_int st = CL_SUCCESS;
-    *mem = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, (void *)host,
-                          &st);
+    *mem =
+        clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, (void *)host, &st);
     if (st != CL_SUCCESS) {
         *mem = NULL;
         return clv__fail(msg, CLV_ENOMEM, WHO ": cannot allocate its %zu-byte table: %s", bytes,
