@@ -45,7 +45,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3, python3-numpy")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-distributed")
 # A shlibs file, so that other packages' dpkg-shlibdeps name this one for
-# libclvid.so.1 and libclvid-pipeline.so.1, and the ldconfig trigger.
+# libclvid.so.2 and libclvid-pipeline.so.2, and the ldconfig trigger.
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 

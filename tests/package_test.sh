@@ -44,7 +44,7 @@ for dep in $deps; do
   grep -qE "(^|, |\| )$dep( |,|$)" <<<"$depends" || fail "Depends lacks $dep: $depends"
 done
 ! grep -q 'clvid' <<<"$depends" || fail "the package depends on itself: $depends"
-grep -q '^libclvid 1 clvid' <<<"$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./shlibs)" ||
+grep -q '^libclvid 2 clvid' <<<"$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./shlibs)" ||
   fail "no shlibs entry for libclvid.so.2"
 
 # 3. The files, where Debian looks for them.
