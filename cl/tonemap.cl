@@ -40,15 +40,55 @@
 
 #define TM_GROUP 256 /* tonemap_measure's work-group on GPUs (the host's) */
 
+/* Every step is 32-bit arithmetic, or products of two 32-bit operands
+ * summed in 64 bits and shifted back into 32 (tonemap.c's tables_check
+ * proves the ranges this takes). GPUs have no 64-bit multiply: a 32 x 32
+ * -> 64-bit multiply-add is one instruction on NVIDIA, but a compiler may
+ * not see that the operands are 32-bit once their widening is hoisted out
+ * of the loop (clang's NVPTX made such products mul.lo.s64), hence PTX's
+ * mad.wide there. */
+
+/* a * b + c, a and b signed. */
+inline long tm_mad_wide(int a, int b, long c)
+{
+#if CLV_NV_SM
+    long d;
+    asm("mad.wide.s32 %0, %1, %2, %3;" : "=l"(d) : "r"(a), "r"(b), "l"(c));
+    return d;
+#else
+    return (long)a * b + c;
+#endif
+}
+
+/* a * b + c, a and b unsigned. */
+inline ulong tm_mad_wide_u(uint a, uint b, ulong c)
+{
+#if CLV_NV_SM
+    ulong d;
+    asm("mad.wide.u32 %0, %1, %2, %3;" : "=l"(d) : "r"(a), "r"(b), "l"(c));
+    return d;
+#else
+    return (ulong)a * b + c;
+#endif
+}
+
 /* Table t (log-spaced knots: v itself below 2 * SEGS, then SEGS an
- * octave) at v, interpolated, rounded. */
+ * octave) at v, interpolated, rounded: with s = v's top bit - SEG_BITS,
+ * knot k = s * SEGS + (v >> s) and the fraction f = v mod 2^s,
+ * floor((t[k] * (2^s - f) + t[k + 1] * f + 2^(s - 1)) / 2^s). That is
+ * taken here with f scaled to FRAC_BITS bits, a constant shift for every
+ * v: v shifted up to bit 31 holds k's place in the octave in the SEG_BITS
+ * bits below its top bit and the scaled f below those. Below 2 * SEGS the
+ * shift stops at FRAC_BITS, leaving k = v and f = 0 without a branch. The
+ * sum is two widening products (t below 2^32, weights up to 2^26). */
+#define FRAC_BITS (31 - SEG_BITS)
 inline uint tm_interp(__global const uint *t, uint v)
 {
-    if (v < 2u * SEGS)
-        return t[v];
-    const int s = 31 - (int)clz(v) - SEG_BITS;
-    const uint k = ((uint)s << SEG_BITS) + (v >> s), f = v & ((1u << s) - 1u);
-    return (uint)(((ulong)t[k] * ((1u << s) - f) + (ulong)t[k + 1] * f + (1u << (s - 1))) >> s);
+    const uint n = min(clz(v), (uint)FRAC_BITS), top = v << n;
+    const uint w = top & ((1u << FRAC_BITS) - 1u);
+    __global const uint *e = t + ((FRAC_BITS - n) << SEG_BITS) + (top >> FRAC_BITS);
+    const ulong sum = tm_mad_wide_u(e[1], w, 1u << (FRAC_BITS - 1));
+    return (uint)(tm_mad_wide_u(e[0], (1u << FRAC_BITS) - w, sum) >> FRAC_BITS);
 }
 
 /* A pixel's R, G, B as 16-bit codes. */
@@ -61,23 +101,18 @@ inline uint3 tm_codes(clv_px p)
 #endif
 }
 
-/* A Q16 product's sum, rounded half away from zero (no shift of a
- * negative number). */
-inline long tm_q16(long sum)
+/* Q16 products' sum rounded, halves up: floor(sum / 2^16) of a sum that
+ * started at 2^15, by an arithmetic shift; the result fits 32 bits. */
+#define Q16_HALF 32768L
+inline int tm_q16(long sum)
 {
-    return sum >= 0 ? (sum + 32768) >> 16 : -((-sum + 32768) >> 16);
+    return (int)(sum >> 16);
 }
 
-inline long tm_luma(__global const int *k, long r, long g, long b)
+/* The Q16 row m times (r, g, b). */
+inline int tm_dot(__global const int *m, int r, int g, int b)
 {
-    return tm_q16((long)k[K_LUMA] * r + (long)k[K_LUMA + 1] * g + (long)k[K_LUMA + 2] * b);
-}
-
-/* One row of the gamut matrix, within (-2^31, 2^31). */
-inline int tm_gamut_row(__global const int *m, long r, long g, long b)
-{
-    const long v = tm_q16((long)m[0] * r + (long)m[1] * g + (long)m[2] * b);
-    return (int)clamp(v, -0x7FFFFFFFL, 0x7FFFFFFFL);
+    return tm_q16(tm_mad_wide(m[2], b, tm_mad_wide(m[1], g, tm_mad_wide(m[0], r, Q16_HALF))));
 }
 
 /* Linear light in BT.709 primaries of R'G'B' codes, negative outside
@@ -85,15 +120,15 @@ inline int tm_gamut_row(__global const int *m, long r, long g, long b)
 inline int3 tm_linear(uint3 code, __global const int *k, __global const uint *lin,
                       __global const uint *gain)
 {
-    long r = lin[code.x], g = lin[code.y], b = lin[code.z];
+    int r = (int)lin[code.x], g = (int)lin[code.y], b = (int)lin[code.z];
     if (k[K_MODE] == MODE_HLG) {
-        const long gn = tm_interp(gain, (uint)tm_luma(k, r, g, b));
-        r = tm_q16(r * gn);
-        g = tm_q16(g * gn);
-        b = tm_q16(b * gn);
+        const int gn = (int)tm_interp(gain, (uint)tm_dot(k + K_LUMA, r, g, b));
+        r = tm_q16(tm_mad_wide(r, gn, Q16_HALF));
+        g = tm_q16(tm_mad_wide(g, gn, Q16_HALF));
+        b = tm_q16(tm_mad_wide(b, gn, Q16_HALF));
     }
-    return (int3)(tm_gamut_row(k + K_M, r, g, b), tm_gamut_row(k + K_M + 3, r, g, b),
-                  tm_gamut_row(k + K_M + 6, r, g, b));
+    return (int3)(tm_dot(k + K_M, r, g, b), tm_dot(k + K_M + 3, r, g, b),
+                  tm_dot(k + K_M + 6, r, g, b));
 }
 
 /* The brightest component, 0 at least. */
@@ -102,12 +137,15 @@ inline uint tm_brightest(int3 c)
     return (uint)max(max(max(c.x, c.y), c.z), 0);
 }
 
-/* One channel through the curve's ratio and the output transfer, at the
- * depth. */
-inline clv_ch tm_out(uint c, ulong ratio, __global const uint *out)
+/* One channel through the curve's ratio (c * ratio, clipped at 1.0) and
+ * the output transfer, at the depth. */
+inline clv_ch tm_out(uint c, uint ratio, __global const uint *out)
 {
-    const ulong v = ((ulong)c * ratio + (1u << (RATIO_BITS - 1))) >> RATIO_BITS;
-    const uint e = tm_interp(out, v > LIN_ONE ? LIN_ONE : (uint)v);
+    const ulong v = tm_mad_wide_u(c, ratio, 1u << (RATIO_BITS - 1));
+    /* v >= LIN_ONE << RATIO_BITS, by its high word */
+    const uint l =
+        (uint)(v >> 32) >= (LIN_ONE >> (32 - RATIO_BITS)) ? LIN_ONE : (uint)(v >> RATIO_BITS);
+    const uint e = tm_interp(out, l);
 #if CLV_DEPTH == 16
     return (clv_ch)((e + 128) >> 8);
 #else
@@ -115,26 +153,21 @@ inline clv_ch tm_out(uint c, ulong ratio, __global const uint *out)
 #endif
 }
 
-/* floor((a << 16) / b) for 0 <= a < b < 2^31: a float estimate (off by
- * less than one: 2^16 is far inside a float's 24 bits, and a division
- * within 3 ulp) corrected exactly in integers. A 64-bit division was a
- * fifth of tonemap's time on an H200. */
-inline long tm_div16(long a, long b)
+/* floor(a * 2^16 / b) for 0 < a < b < 2^30: a float estimate (off by less
+ * than one: 2^16 is far inside a float's 24 bits, and a division within 3
+ * ulp) corrected once each way by the remainder a * 2^16 - q * b, which
+ * then lies in [-b, 2b) and so in 32 bits. */
+inline int tm_over(int a, int b)
 {
-    const long n = a << 16;
-    long q = (long)((float)a * 65536.0f / (float)b);
-    q -= q * b > n;
-    q -= q * b > n;
-    q += (q + 1) * b <= n;
-    q += (q + 1) * b <= n;
-    return q;
+    const int q = (int)((float)a * 65536.0f / (float)b);
+    const int rem = (int)(((uint)a << 16) - (uint)q * (uint)b);
+    return q - (rem < 0 ? 1 : 0) + (rem >= b ? 1 : 0);
 }
 
 /* A channel mixed towards the luma by over (Q16), the negatives clipped. */
-inline uint tm_mix(int c, long luma, long over)
+inline uint tm_mix(int c, int luma, int over)
 {
-    const long v = (long)c * (65536 - over) + luma * over;
-    return v <= 0 ? 0u : (uint)((v + 32768) >> 16);
+    return (uint)max(tm_q16(tm_mad_wide(luma, over, tm_mad_wide(c, 65536 - over, Q16_HALF))), 0);
 }
 
 /* Desaturation (on the signed values, as ffmpeg's), the negatives
@@ -142,16 +175,16 @@ inline uint tm_mix(int c, long luma, long over)
 inline clv_px tm_tone(int3 lin, clv_ch alpha, __global const int *k, __global const uint *curve,
                       __global const uint *out)
 {
-    const long luma = tm_luma(k, lin.x, lin.y, lin.z), desat = k[K_DESAT];
+    const int luma = tm_dot(k + K_LUMA, lin.x, lin.y, lin.z), desat = k[K_DESAT];
     uint3 c;
     if (desat > 0 && luma > desat) {
-        const long over = tm_div16(luma - desat, luma);
+        const int over = tm_over(luma - desat, luma);
         c = (uint3)(tm_mix(lin.x, luma, over), tm_mix(lin.y, luma, over),
                     tm_mix(lin.z, luma, over));
     } else {
         c = convert_uint3(max(lin, (int3)0));
     }
-    const ulong ratio = tm_interp(curve, max(max(c.x, c.y), c.z));
+    const uint ratio = tm_interp(curve, max(max(c.x, c.y), c.z));
     return (clv_px)(tm_out(c.x, ratio, out), tm_out(c.y, ratio, out), tm_out(c.z, ratio, out),
                     alpha);
 }

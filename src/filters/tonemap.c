@@ -39,7 +39,8 @@ enum { PIN_AUTO, PIN_BT2020, PIN_BT709 };
 
 /* ---- The fixed point cl/tonemap.cl shares (the same numbers there) -------
  * Linear light: 1.0 (100 cd/m2) is 1 << LIN_BITS, so PQ's 10000 cd/m2
- * (100 << 23) and BT.709's gamut on top of it stay under 2^31. */
+ * (100 << 23) stays under 2^30 and BT.709's gamut on top of it under 2^31
+ * (tables_check). */
 #define LIN_BITS 23
 #define LIN_ONE (1u << LIN_BITS)
 /* Tables over linear values are log-spaced: knot k is the value k below
@@ -385,34 +386,38 @@ static uint32_t tm_interp(const cl_uint *t, uint32_t v)
                   s);
 }
 
-/* A Q16 product's sum, rounded half away from zero (no shift of a
- * negative number). */
-static int64_t q16_round(int64_t sum)
+/* A Q16 product's sum rounded, halves up: floor((sum + 2^15) / 2^16), as
+ * the kernels' arithmetic shift, for |sum| < 2^62 (without a right shift
+ * of a negative number). */
+static int32_t q16_round(int64_t sum)
 {
-    return sum >= 0 ? (sum + 32768) >> 16 : -((-sum + 32768) >> 16);
+    uint64_t biased = (uint64_t)sum + 32768 + ((uint64_t)1 << 62);
+    return (int32_t)((int64_t)(biased >> 16) - ((int64_t)1 << 46));
 }
 
-/* The linear light of R'G'B' codes (0-65535) in BT.709 primaries: each in
- * (-2^31, 2^31), negative where BT.2020's colour lies outside BT.709 (as in
- * ffmpeg's float frames until its output clips them). */
+/* The Q16 row m times c. */
+static int32_t q16_dot(const cl_int m[3], const int32_t c[3])
+{
+    return q16_round((int64_t)m[0] * c[0] + (int64_t)m[1] * c[1] + (int64_t)m[2] * c[2]);
+}
+
+/* The linear light of R'G'B' codes (0-65535) in BT.709 primaries, negative
+ * where BT.2020's colour lies outside BT.709 (as in ffmpeg's float frames
+ * until its output clips them). */
 static void to_linear(const tm_tables *t, const int code[3], int32_t lin[3])
 {
     const cl_int *k = t->k;
-    int64_t c[3];
+    int32_t c[3];
     for (int i = 0; i < 3; i++)
-        c[i] = t->lin[code[i]];
+        c[i] = (int32_t)t->lin[code[i]];
     if (k[K_MODE] == MODE_HLG) {
         /* BT.2100's OOTF on the scene luma */
-        int64_t ys = q16_round(k[K_LUMA] * c[0] + k[K_LUMA + 1] * c[1] + k[K_LUMA + 2] * c[2]);
-        int64_t gain = tm_interp(t->gain, (uint32_t)ys);
+        int32_t gain = (int32_t)tm_interp(t->gain, (uint32_t)q16_dot(&k[K_LUMA], c));
         for (int i = 0; i < 3; i++)
-            c[i] = q16_round(c[i] * gain);
+            c[i] = q16_round((int64_t)c[i] * gain);
     }
-    for (int i = 0; i < 3; i++) {
-        int64_t v = q16_round(k[K_M + 3 * i] * c[0] + k[K_M + 3 * i + 1] * c[1] +
-                              k[K_M + 3 * i + 2] * c[2]);
-        lin[i] = (int32_t)(v > 0x7FFFFFFF ? 0x7FFFFFFF : v < -0x7FFFFFFF ? -0x7FFFFFFF : v);
-    }
+    for (int i = 0; i < 3; i++)
+        lin[i] = q16_dot(&k[K_M + 3 * i], c);
 }
 
 /* The brightest component, 0 at least. */
@@ -431,14 +436,13 @@ static void tone(const tm_tables *t, const cl_uint *curve, const int32_t lin[3],
 {
     const cl_int *k = t->k;
     uint32_t c[3];
-    int64_t luma = q16_round(k[K_LUMA] * (int64_t)lin[0] + k[K_LUMA + 1] * (int64_t)lin[1] +
-                             k[K_LUMA + 2] * (int64_t)lin[2]);
+    int32_t luma = q16_dot(&k[K_LUMA], lin);
     if (k[K_DESAT] > 0 && luma > k[K_DESAT]) {
         /* ffmpeg's mix towards the luma by (luma - desat) / luma */
-        int64_t over = ((luma - k[K_DESAT]) << 16) / luma;
+        int32_t over = (int32_t)(((int64_t)(luma - k[K_DESAT]) << 16) / luma);
         for (int i = 0; i < 3; i++) {
-            int64_t v = lin[i] * (65536 - over) + luma * over;
-            c[i] = v <= 0 ? 0 : (uint32_t)((v + 32768) >> 16);
+            int32_t v = q16_round((int64_t)lin[i] * (65536 - over) + (int64_t)luma * over);
+            c[i] = v > 0 ? (uint32_t)v : 0;
         }
     } else {
         for (int i = 0; i < 3; i++)
@@ -451,6 +455,38 @@ static void tone(const tm_tables *t, const cl_uint *curve, const int32_t lin[3],
         uint32_t e = tm_interp(t->out, v > LIN_ONE ? LIN_ONE : (uint32_t)v);
         out[i] = depth == 16 ? (int)((e + 128) >> 8) : (int)((e + 32896) / 65792);
     }
+}
+
+/* The ranges cl/tonemap.cl's 32-bit values take, which the tables decide:
+ * every linear value, before the gamut matrix (0 to top) and after it,
+ * fits 32 bits signed, and the luma that desaturation divides by stays
+ * under 2^30. Both hold with room for BT.2020 and BT.709 sources alike;
+ * CLV_ERANGE if one did not. */
+static int tables_check(const tm_tables *t)
+{
+    const cl_int *k = t->k;
+    if (k[K_MODE] == MODE_PASS)
+        return 0;
+    int64_t top = t->lin[65535];
+    if (k[K_MODE] == MODE_HLG)
+        top = q16_round(top * (int64_t)t->gain[OUT_KNOTS - 1]);
+    if (top >= ((int64_t)1 << 31))
+        return CLV_ERANGE;
+    double luma = 1; /* its bound: the rounding adds at most 1 */
+    for (int i = 0; i < 3; i++) {
+        /* row i's extremes over [0, top]^3; the luma's weight of input i */
+        int64_t hi = 0, lo = 0, weight = 0;
+        for (int j = 0; j < 3; j++) {
+            int64_t m = k[K_M + 3 * i + j];
+            hi += m > 0 ? m * top : 0;
+            lo += m < 0 ? m * top : 0;
+            weight += (int64_t)k[K_LUMA + j] * k[K_M + 3 * j + i];
+        }
+        if (hi + 32768 >= ((int64_t)1 << 47) || lo <= -((int64_t)1 << 47))
+            return CLV_ERANGE;
+        luma += weight > 0 ? ldexp((double)weight * (double)top, -32) : 0;
+    }
+    return luma < (double)(1 << 30) ? 0 : CLV_ERANGE;
 }
 
 /* The measured frame into the smoothed levels and the curve they pick
@@ -523,6 +559,11 @@ static int resize(void *state, clv_context *ctx, const clv_value *v, const clv_s
     if (!t)
         return clv__fail(msg, CLV_ENOMEM, "tonemap: no memory for its tables");
     tables_build(t, v, in);
+    if (tables_check(t)) {
+        free(t);
+        return clv__fail(msg, CLV_ERANGE,
+                         "tonemap: these tables take the fixed point beyond its ranges");
+    }
     int rows = t->k[K_MODE] == MODE_PASS ? 1 : t->k[K_ROWS];
     cl_uint st[ST_COUNT] = {0};
     struct {
@@ -611,6 +652,8 @@ static int reference_resize(void *ref_state, const clv_value *v, const clv_size 
     if (r->built && !memcmp(&key, &r->key, sizeof key))
         return 0;
     tables_build(&r->t, v, in);
+    if (tables_check(&r->t))
+        return CLV_ERANGE;
     memset(r->st, 0, sizeof r->st);
     r->key = key;
     r->built = 1;
