@@ -288,17 +288,21 @@ __kernel void tonemap_peak(__global const int *k, __global const uint *pq, __glo
     st[ST_SUM_HI] = 0;
 }
 
-/* Every pixel: the tone-mapped colour, alpha kept; an SDR input copied. */
+/* Every pixel: the tone-mapped colour, alpha kept; an SDR input copied.
+ * GPUs take a work-item's four pixels in one access each way. */
 __kernel void tonemap_map(CLV_FRAME_ARGS, __global const int *k, __global const uint *lin,
                           __global const uint *gain, __global const uint *curve,
                           __global const uint *out, __global const uint *st)
 {
     const int mode = k[K_MODE];
     __global const uint *row = curve + (k[K_MEASURE] ? st[ST_ROW] : 0u) * LOG_KNOTS;
-    CLV_PIXEL_LOOP(w, h, x, y)
-    {
-        const clv_px p = src[y * stride + x];
-        dst[y * stride + x] =
-            mode == MODE_PASS ? p : tm_tone(tm_linear(tm_codes(p), k, lin, gain), p.w, k, row, out);
-    }
+    CLV_POINT_PIXELS(x, y, r, g, b, a, {
+        if (mode != MODE_PASS) {
+            const clv_px p = (clv_px)(r, g, b, a);
+            const clv_px q = tm_tone(tm_linear(tm_codes(p), k, lin, gain), a, k, row, out);
+            r = q.x;
+            g = q.y;
+            b = q.z;
+        }
+    });
 }
