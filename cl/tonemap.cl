@@ -4,9 +4,10 @@
  * reference's step for step: linear light (1.0 = 1 << 23), the gamut
  * matrix, desaturation, the curve's ratio of the brightest component, the
  * output transfer (BT.1886 inverted). With a measured peak,
- * tonemap_measure reduces the frame (its largest max(R, G, B) and its PQ
- * levels' sum), tonemap_peak smooths them and picks the curve, and
- * tonemap_map reads the pick: all on the device, in order on the queue.
+ * tonemap_measure reduces a quarter of the frame's pixels (their largest
+ * max(R, G, B) and their PQ levels' sum), tonemap_peak smooths them and
+ * picks the curve, and tonemap_map reads the pick: all on the device, in
+ * order on the queue.
  * The same kernels at 8 and 16 bits: 8-bit codes index the tables as
  * code * 257. */
 
@@ -201,23 +202,27 @@ inline void tm_add64(__global uint *st, ulong v)
         atomic_add(&st[ST_SUM_HI], hi);
 }
 
-/* The frame's largest max(R, G, B) in linear light into st[ST_MAX] and the
- * sum of its PQ levels into st[ST_SUM_*] (tonemap_peak cleared them). CPUs:
- * a work-item a block of rows; GPUs: groups of TM_GROUP, a group a row at
- * a time (consecutive pixels to consecutive work-items), reduced in local
- * memory, one set of atomics a group. */
+/* The measured pixels' largest max(R, G, B) in linear light into
+ * st[ST_MAX] and the sum of their PQ levels into st[ST_SUM_*] (tonemap_peak
+ * cleared them): the pixels of even x and y, a quarter of the frame (see
+ * tonemap.c). CPUs: a work-item a block of those rows; GPUs: groups of
+ * TM_GROUP, a group a row at a time (consecutive measured pixels to
+ * consecutive work-items), reduced in local memory, one set of atomics a
+ * group. */
 __kernel void tonemap_measure(__global const clv_px *src, int w, int h, int stride,
                               __global const int *k, __global const uint *lin,
                               __global const uint *gain, __global const uint *pq, __global uint *st)
 {
+    const int mw = (w + 1) / 2, mh = (h + 1) / 2; /* the measured pixels' columns and rows */
     uint peak = 0;
     ulong sum = 0;
 #if CLV_ROW
-    const int per = (h + (int)get_global_size(0) - 1) / (int)get_global_size(0);
-    const int begin = (int)get_global_id(0) * per, end = min(h, begin + per);
-    for (int y = begin; y < end; y++)
-        for (int x = 0; x < w; x++) {
-            const uint sig = tm_brightest(tm_linear(tm_codes(src[y * stride + x]), k, lin, gain));
+    const int per = (mh + (int)get_global_size(0) - 1) / (int)get_global_size(0);
+    const int begin = (int)get_global_id(0) * per, end = min(mh, begin + per);
+    for (int j = begin; j < end; j++)
+        for (int i = 0; i < mw; i++) {
+            const clv_px p = src[2 * j * stride + 2 * i];
+            const uint sig = tm_brightest(tm_linear(tm_codes(p), k, lin, gain));
             peak = max(peak, sig);
             sum += tm_interp(pq, sig);
         }
@@ -229,9 +234,10 @@ __kernel void tonemap_measure(__global const clv_px *src, int w, int h, int stri
     __local uint peaks[TM_GROUP];
     __local ulong sums[TM_GROUP];
     const int lid = (int)get_local_id(0);
-    for (int y = (int)get_group_id(0); y < h; y += (int)get_num_groups(0))
-        for (int x = lid; x < w; x += TM_GROUP) {
-            const uint sig = tm_brightest(tm_linear(tm_codes(src[y * stride + x]), k, lin, gain));
+    for (int j = (int)get_group_id(0); j < mh; j += (int)get_num_groups(0))
+        for (int i = lid; i < mw; i += TM_GROUP) {
+            const clv_px p = src[2 * j * stride + 2 * i];
+            const uint sig = tm_brightest(tm_linear(tm_codes(p), k, lin, gain));
             peak = max(peak, sig);
             sum += tm_interp(pq, sig);
         }

@@ -10,11 +10,12 @@
  *
  * The peak (ffmpeg's units: 1 = 100 cd/m2) is the `peak` option, else the
  * source's (MaxCLL, else the mastering display's), else measured on every
- * frame: the largest max(R, G, B) of the frame in linear light and the
- * frame's mean PQ level, smoothed over the frames as libplacebo's peak
- * detection does (an exponential moving average in PQ over 20 frames that
- * lets go across a scene change), in integers. The curve of the smoothed
- * peak is one of ROWS_MAX precomputed curves, a 1/256 PQ step apart. */
+ * frame, on its pixels of even x and y: their largest max(R, G, B) in
+ * linear light and their mean PQ level, smoothed over the frames as
+ * libplacebo's peak detection does (an exponential moving average in PQ
+ * over 20 frames that lets go across a scene change), in integers. The
+ * curve of the smoothed peak is one of ROWS_MAX precomputed curves, a
+ * 1/256 PQ step apart. */
 #include "filters.h"
 
 #include <math.h>
@@ -489,6 +490,19 @@ static int tables_check(const tm_tables *t)
     return luma < (double)(1 << 30) ? 0 : CLV_ERANGE;
 }
 
+/* The pixels measured for the peak: those of even x and y, so n columns
+ * or rows give (n + 1) / 2. That quarter of the frame sees every highlight
+ * of 2x2 pixels or more (a lone brighter pixel may go unseen, and clips),
+ * and its mean level, which only tells a scene change, is as good as the
+ * whole frame's; the measuring pass does a quarter of the arithmetic and
+ * reads half the rows. Measuring in the mapping pass instead and using the
+ * result a frame later, as libplacebo does, would map each new scene's
+ * first frame with the last scene's peak. */
+static int measured(int n)
+{
+    return (n + 1) / 2;
+}
+
 /* The measured frame into the smoothed levels and the curve they pick
  * (cl/tonemap.cl's tonemap_peak). */
 static void peak_update(const tm_tables *t, cl_uint *st, uint32_t frame_max, uint64_t sum,
@@ -596,12 +610,12 @@ static int resize(void *state, clv_context *ctx, const clv_value *v, const clv_s
 }
 
 /* The measuring pass's work-groups: 4 a compute unit (as equalize's
- * histogram), at most one a row. */
+ * histogram), at most one a measured row. */
 static size_t measure_groups(const clv_launch *l)
 {
     size_t groups = l->ctx->dev.compute_units * 4;
-    if (groups > (size_t)l->height)
-        groups = (size_t)l->height;
+    if (groups > (size_t)measured(l->height))
+        groups = (size_t)measured(l->height);
     return groups < 1 ? 1 : groups;
 }
 
@@ -612,7 +626,7 @@ static int run(void *state, const clv_launch *l)
     if (s->measuring) {
         size_t groups = measure_groups(l), one = 1, wg = 256;
         size_t global = l->ctx->row_shape ? groups : groups * wg;
-        cl_uint pixels = (cl_uint)l->width * (cl_uint)l->height;
+        cl_uint pixels = (cl_uint)measured(l->width) * (cl_uint)measured(l->height);
         err =
             clv__kernel_args(s->measure, 0, 9, CLV__ARG(l->src), CLV__ARG(l->width),
                              CLV__ARG(l->height), CLV__ARG(l->stride), CLV__ARG(s->k),
@@ -687,15 +701,15 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
     if (t->k[K_MEASURE]) {
         uint32_t frame_max = 0;
         uint64_t sum = 0;
-        for (int y = 0; y < h; y++)
-            for (int x = 0; x < w; x++) {
+        for (int y = 0; y < h; y += 2)
+            for (int x = 0; x < w; x += 2) {
                 codes_at(src, x, y, code);
                 to_linear(t, code, lin);
                 uint32_t sig = brightest(lin);
                 frame_max = sig > frame_max ? sig : frame_max;
                 sum += tm_interp(t->pq, sig);
             }
-        peak_update(t, r->st, frame_max, sum, (uint32_t)w * (uint32_t)h);
+        peak_update(t, r->st, frame_max, sum, (uint32_t)measured(w) * (uint32_t)measured(h));
         row = (int)r->st[ST_ROW];
     }
     for (int y = 0; y < h; y++)
