@@ -110,16 +110,25 @@ inline int tm_q16(long sum)
     return (int)(sum >> 16);
 }
 
+/* The constants a pixel takes, k[0] to k[K_DESAT], copied once a
+ * work-item into kp (registers): the compiler may not keep them there by
+ * itself, since the frame's stores could alias k. */
+#define TM_PIXEL_K (K_DESAT + 1)
+inline void tm_pixel_k(__global const int *k, int *kp)
+{
+    for (int i = 0; i < TM_PIXEL_K; i++)
+        kp[i] = k[i];
+}
+
 /* The Q16 row m times (r, g, b). */
-inline int tm_dot(__global const int *m, int r, int g, int b)
+inline int tm_dot(const int *m, int r, int g, int b)
 {
     return tm_q16(tm_mad_wide(m[2], b, tm_mad_wide(m[1], g, tm_mad_wide(m[0], r, Q16_HALF))));
 }
 
 /* Linear light in BT.709 primaries of R'G'B' codes, negative outside
  * BT.709's gamut. */
-inline int3 tm_linear(uint3 code, __global const int *k, __global const uint *lin,
-                      __global const uint *gain)
+inline int3 tm_linear(uint3 code, const int *k, __global const uint *lin, __global const uint *gain)
 {
     int r = (int)lin[code.x], g = (int)lin[code.y], b = (int)lin[code.z];
     if (k[K_MODE] == MODE_HLG) {
@@ -173,7 +182,7 @@ inline uint tm_mix(int c, int luma, int over)
 
 /* Desaturation (on the signed values, as ffmpeg's), the negatives
  * clipped, the curve of the brightest component, the output transfer. */
-inline clv_px tm_tone(int3 lin, clv_ch alpha, __global const int *k, __global const uint *curve,
+inline clv_px tm_tone(int3 lin, clv_ch alpha, const int *k, __global const uint *curve,
                       __global const uint *out)
 {
     const int luma = tm_dot(k + K_LUMA, lin.x, lin.y, lin.z), desat = k[K_DESAT];
@@ -214,6 +223,8 @@ __kernel void tonemap_measure(__global const clv_px *src, int w, int h, int stri
                               __global const uint *gain, __global const uint *pq, __global uint *st)
 {
     const int mw = (w + 1) / 2, mh = (h + 1) / 2; /* the measured pixels' columns and rows */
+    int kp[TM_PIXEL_K];
+    tm_pixel_k(k, kp);
     uint peak = 0;
     ulong sum = 0;
 #if CLV_ROW
@@ -222,7 +233,7 @@ __kernel void tonemap_measure(__global const clv_px *src, int w, int h, int stri
     for (int j = begin; j < end; j++)
         for (int i = 0; i < mw; i++) {
             const clv_px p = src[2 * j * stride + 2 * i];
-            const uint sig = tm_brightest(tm_linear(tm_codes(p), k, lin, gain));
+            const uint sig = tm_brightest(tm_linear(tm_codes(p), kp, lin, gain));
             peak = max(peak, sig);
             sum += tm_interp(pq, sig);
         }
@@ -237,7 +248,7 @@ __kernel void tonemap_measure(__global const clv_px *src, int w, int h, int stri
     for (int j = (int)get_group_id(0); j < mh; j += (int)get_num_groups(0))
         for (int i = lid; i < mw; i += TM_GROUP) {
             const clv_px p = src[2 * j * stride + 2 * i];
-            const uint sig = tm_brightest(tm_linear(tm_codes(p), k, lin, gain));
+            const uint sig = tm_brightest(tm_linear(tm_codes(p), kp, lin, gain));
             peak = max(peak, sig);
             sum += tm_interp(pq, sig);
         }
@@ -300,12 +311,13 @@ __kernel void tonemap_map(CLV_FRAME_ARGS, __global const int *k, __global const 
                           __global const uint *gain, __global const uint *curve,
                           __global const uint *out, __global const uint *st)
 {
-    const int mode = k[K_MODE];
+    int kp[TM_PIXEL_K];
+    tm_pixel_k(k, kp);
     __global const uint *row = curve + (k[K_MEASURE] ? st[ST_ROW] : 0u) * LOG_KNOTS;
     CLV_POINT_PIXELS(x, y, r, g, b, a, {
-        if (mode != MODE_PASS) {
+        if (kp[K_MODE] != MODE_PASS) {
             const clv_px p = (clv_px)(r, g, b, a);
-            const clv_px q = tm_tone(tm_linear(tm_codes(p), k, lin, gain), a, k, row, out);
+            const clv_px q = tm_tone(tm_linear(tm_codes(p), kp, lin, gain), a, kp, row, out);
             r = q.x;
             g = q.y;
             b = q.z;
