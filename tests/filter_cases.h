@@ -400,6 +400,60 @@ static const filter_case deband_cases[] = {
     {"deband=0.3:0.3:0.3:0.3:40:-2*PI", 1, 1},
 };
 
+/* The blur family (blur.c): gblur's weights for small and large sigmas,
+ * sigmaV apart, planes; the box's running sums for radii past the frame,
+ * powers, alpha apart; unsharp's sharpen and blur, windows up to 13x13 and
+ * the chroma options. At 16 bits every sum of the 8-bit path widens. */
+static const filter_case gblur_cases[] = {
+    {"gblur", 0, 1},
+    {"gblur=sigma=2", 0, 1},
+    {"gblur=sigma=5:steps=3", 0, 1},
+    {"gblur=0.3:1:15:7", 1, 1},
+    {"gblur=sigma=0", 0, 1},
+    {"gblur=sigma=1.5:sigmaV=0", 1, 1},
+    {"gblur=sigma=0:sigmaV=3.25", 1, 1},
+    {"gblur=sigma=3:planes=1", 1, 1},
+    {"gblur=sigma=2:planes=8", 1, 1},
+    {"gblur=sigma=40", 1, 1},
+    {"median,gblur=sigma=1,sharpen", 1, 1},
+};
+
+static const filter_case avgblur_cases[] = {
+    {"avgblur", 0, 1},
+    {"avgblur=sizeX=5", 0, 1},
+    {"avgblur=3:15:7", 1, 1},
+    {"avgblur=sizeX=2:sizeY=9", 1, 1},
+    {"avgblur=sizeX=200", 1, 1},
+    {"avgblur=sizeX=1024:sizeY=1024", 1, 1},
+    {"avgblur=sizeX=4:planes=8", 1, 1},
+    {"avgblur=sizeX=4:planes=6", 1, 1},
+};
+
+static const filter_case boxblur_cases[] = {
+    {"boxblur", 0, 1},
+    {"boxblur=2:1", 0, 1},
+    {"boxblur=luma_radius=min(w\\,h)/10:luma_power=1", 1, 1},
+    {"boxblur=lr=5:lp=3", 1, 1},
+    {"boxblur=0", 1, 1},
+    {"boxblur=3:0", 1, 1},
+    {"boxblur=4:1:cr=2:cp=1:ar=1:ap=2", 1, 1},
+    {"boxblur=luma_radius=2:alpha_radius=0", 1, 1},
+    {"boxblur=100:1", 1, 1},
+    {"boxblur=w:2", 1, 1},
+};
+
+static const filter_case unsharp_cases[] = {
+    {"unsharp", 0, 1},
+    {"unsharp=3:3:1.5", 0, 1},
+    {"unsharp=7:5:-1.2", 0, 1},
+    {"unsharp=lx=13:ly=13:la=5", 1, 1},
+    {"unsharp=la=-2", 1, 1},
+    {"unsharp=23:3:0.7", 1, 1},
+    {"unsharp=5:5:0", 1, 1},
+    {"unsharp=5:5:1:3:3:0.5", 1, 1},
+    {"unsharp=lx=9:ly=3:la=2.5:cx=21:cy=3:ca=-1", 1, 1},
+};
+
 typedef struct filter_cases {
     const char *filter; /* the registry's name */
     const filter_case *cases;
@@ -436,6 +490,10 @@ static const filter_cases filter_table[] = {
     {"curves", CASES(curves_cases)},
     {"lut3d", CASES(lut3d_cases)},
     {"deband", CASES(deband_cases)},
+    {"gblur", CASES(gblur_cases)},
+    {"avgblur", CASES(avgblur_cases)},
+    {"boxblur", CASES(boxblur_cases)},
+    {"unsharp", CASES(unsharp_cases)},
 };
 
 #define FILTER_TABLE_SIZE ((int)(sizeof filter_table / sizeof filter_table[0]))

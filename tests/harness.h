@@ -67,6 +67,9 @@ extern int test_failures;
     X(scale_sizes, "core unit")                                                                    \
     X(filter_rotate, "core filter")                                                                \
     X(filter_tonemap, "core filter")                                                               \
+    X(filter_gblur, "core filter")                                                                 \
+    X(filter_boxblur, "core filter")                                                               \
+    X(filter_unsharp, "core filter")                                                               \
     X(filter_geometry, "core filter")                                                              \
     X(filter_eq, "core filter")                                                                    \
     X(filter_hue, "core filter")                                                                   \

@@ -630,6 +630,21 @@ int test_filter_tonemap(void)
     return run_filters("tonemap", NULL) || bad;
 }
 
+int test_filter_gblur(void)
+{
+    return run_filters("gblur", NULL);
+}
+
+int test_filter_boxblur(void)
+{
+    return run_filters("boxblur", "avgblur", NULL);
+}
+
+int test_filter_unsharp(void)
+{
+    return run_filters("unsharp", NULL);
+}
+
 /* Chains of the geometry filters that do not fit every size: run where
  * they do (the brief's chain from issue 34 among them). */
 static const filter_case geometry_fitting[] = {

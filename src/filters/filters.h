@@ -34,6 +34,11 @@ extern const clv_filter clv__filter_roberts;
 extern const clv_filter clv__filter_curves;
 extern const clv_filter clv__filter_lut3d;
 extern const clv_filter clv__filter_deband;
+
+extern const clv_filter clv__filter_gblur;
+extern const clv_filter clv__filter_boxblur;
+extern const clv_filter clv__filter_avgblur;
+extern const clv_filter clv__filter_unsharp;
 extern const clv_filter clv__filter_opencl; /* a family: one member per kernel file */
 
 /* Convolution family (convolution.c): a square integer matrix, its divisor
@@ -118,6 +123,54 @@ static inline int clv__luma_at(const clv_image *img, int x, int y)
  * CLV_EPARSE; msg starts with who ("filter 'lut3d'") and names the file. */
 int clv__filter_file_read(const char *who, const char *path, size_t max, char **text, size_t *len,
                           clv_msg *msg);
+/* The blur family (blur.c; cl/blur.cl): gblur and unsharp are "sep"
+ * passes, one weighted sum down the columns and one along the rows;
+ * boxblur and avgblur are "box" passes, window sums kept by running sums.
+ * A pass reads one frame and writes another; channel c is blurred where
+ * bit c of its mask is set and copied from the pass's input elsewhere. */
+
+/* One sep pass (cl/blur.cl's definition): per channel T = (sum over |j| <=
+ * rv of wv[|j|] * p[clamp(y + j)] + vround) >> vshift, blur = (sum over
+ * |i| <= rh of wh[|i|] * T[clamp(x + i)] + fround) >> fshift, output v +
+ * floor((v - blur) * amount / 65536) clamped (amount -65536: blur). Sums in
+ * 64 bits at 16 bits, in 32 at 8 (the caller keeps them there). */
+typedef struct clv__sep {
+    int rv, rh;   /* reach down and across */
+    int *wv, *wh; /* the weights at distance 0 .. rv and 0 .. rh (malloc'd) */
+    int vround, vshift, fround, fshift, amount, mask;
+    cl_mem mv, mh; /* their device copies (clv__sep_upload) */
+} clv__sep;
+
+/* A filter of the family's device state: its kernels and its buffers. */
+typedef struct clv__blur {
+    cl_kernel rows;          /* CPUs: sep_rows or box_rows */
+    cl_kernel first, second; /* GPUs: sep_v and sep_h, or box_h and box_v */
+    cl_mem work;             /* CPUs: the bands' rows; GPUs: the frame of sums */
+    size_t work_bytes;
+    int box;
+} clv__blur;
+
+/* Creates the kernels of sep passes (box 0) or box passes (box 1). */
+int clv__blur_init(clv__blur *b, clv_context *ctx, cl_program prog, int box, clv_msg *msg);
+void clv__blur_uninit(clv__blur *b);
+/* Allocates wv and wh for reaches rv and rh (zeroed); CLV_ENOMEM. */
+int clv__sep_alloc(clv__sep *s, int rv, int rh);
+/* Copies the weights to the device (after clv__sep_alloc and filling). */
+int clv__sep_upload(clv__sep *s, clv_context *ctx, clv_msg *msg);
+void clv__sep_release(clv__sep *s);
+/* One pass on the device from in to out (frames of l's size and depth). */
+int clv__sep_run(clv__blur *b, const clv_launch *l, const clv__sep *s, cl_mem in, cl_mem out);
+int clv__box_run(clv__blur *b, const clv_launch *l, int rx, int ry, int mask, cl_mem in,
+                 cl_mem out);
+/* The passes' references, at either depth; CLV_ENOMEM. */
+int clv__sep_reference(const clv__sep *s, const clv_image *src, clv_image *dst);
+int clv__box_reference(int rx, int ry, int mask, const clv_image *src, clv_image *dst);
+/* The output of pass k of count (0 first) in a run through scratch: the
+ * last lands in dst, the ones before alternate between scratch and dst. */
+static inline cl_mem clv__pass_target(const clv_launch *l, int k, int count)
+{
+    return (count - 1 - k) % 2 == 0 ? l->dst : l->scratch;
+}
 
 /* The `opencl` family (opencl.c, opencl_file.c). */
 /* The descriptor of one (file, kernel, parameter list): a member of the

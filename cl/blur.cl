@@ -1,0 +1,371 @@
+/* blur.cl - the separable blurs (src/filters/blur.c): gblur and unsharp as
+ * one weighted pass down the columns and one along the rows (the "sep"
+ * kernels), boxblur and avgblur as box sums kept by running sums (the
+ * "box" kernels), clamp-to-edge throughout, in integers only.
+ *
+ * sep: per channel, T = (sum_j wv[|j|] * p[x][clamp(y + j)] + vround) >> vshift,
+ * blur = (sum_i wh[|i|] * T[clamp(x + i)] + fround) >> fshift, and the
+ * output v + floor((v - blur) * amount / 65536) clamped to the depth's range
+ * (ffmpeg's unsharp; amount -65536 gives the blur itself: gblur).
+ * box: per channel, S = the sum of the (2rx+1) x (2ry+1) window, output
+ * floor((S + n/2) / n) with n the window's size.
+ * Either: channel c takes its result where bit c of mask is set, else its
+ * input. Sums are 32-bit at 8 bits; at 16 bits the sep sums are 64-bit, and
+ * the box sums where 65535 * n would pass 32 bits (`wide`).
+ *
+ * CPUs: one kernel per pass, a band of rows a work-item, each row summed
+ * down its columns into the band's own stretch of `work` (which stays in
+ * the cache) and then along it, 16 channel values a step. GPUs: the column
+ * pass and the row pass are two kernels through a frame of sums (`work`),
+ * four pixels a work-item, neighbouring work-items on neighbouring pixels. */
+
+#if CLV_DEPTH == 16
+#define BLUR_ACC ulong
+#define BLUR_SACC long
+#else
+#define BLUR_ACC uint
+#define BLUR_SACC int
+#endif
+#define BLUR_V(t, n) BLUR_V_(t, n)
+#define BLUR_V_(t, n) t##n
+#define BLUR_CONVERT(t, n) BLUR_CONVERT_(t, n)
+#define BLUR_CONVERT_(t, n) convert_##t##n
+#define BLUR_ACC4 BLUR_V(BLUR_ACC, 4)
+#define BLUR_ACC16 BLUR_V(BLUR_ACC, 16)
+#define BLUR_SACC4 BLUR_V(BLUR_SACC, 4)
+#define BLUR_SACC16 BLUR_V(BLUR_SACC, 16)
+
+/* v + floor((v - blur) * amount / 2^16) in the depth's range, or blur
+ * itself for amount -2^16 (where the formula gives it too): at 8 bits the
+ * product fits an int (255 * 5 * 2^16), at 16 bits a long. */
+#define BLUR_FINISH(v, blur, amount)                                                               \
+    ((amount) == -65536                                                                            \
+         ? (blur)                                                                                  \
+         : clamp((v) + ((((v) - (blur)) * (amount)) >> 16), (BLUR_SACC)0, (BLUR_SACC)CLV_MAXV))
+
+/* Channel c's lane of a mask (0 or -1) from bit c of mask. */
+#define BLUR_LANE(mask, c) (((mask) >> (c)&1) ? -1 : 0)
+
+/* Division of the box sums by n (>= 2) in 32 bits, exact for every a:
+ * t = mul_hi(a, m), q = (t + ((a - t) >> 1)) >> (l - 1), with l =
+ * ceil(log2 n) and m = floor(2^32 * (2^l - n) / n) + 1 (Granlund and
+ * Montgomery's round-up method; the host computes m and l). */
+inline uint blur_div(uint a, uint n, uint m, int l)
+{
+    const uint t = mul_hi(a, m);
+    return n == 1 ? a : (t + ((a - t) >> 1)) >> (l - 1);
+}
+inline uint4 blur_div4(uint4 a, uint n, uint m, int l)
+{
+    const uint4 t = mul_hi(a, (uint4)m);
+    return n == 1 ? a : (t + ((a - t) >> 1)) >> (uint)(l - 1);
+}
+#if CLV_ROW
+inline uint16 blur_div16(uint16 a, uint n, uint m, int l)
+{
+    const uint16 t = mul_hi(a, (uint16)m);
+    return n == 1 ? a : (t + ((a - t) >> 1)) >> (uint)(l - 1);
+}
+#endif
+
+#if CLV_ROW
+/* Unaligned 16-lane loads and stores of channel values and of sums. */
+#if CLV_DEPTH == 16
+typedef ushort16 __attribute__((aligned(2))) blur_ch16_u;
+typedef ulong16 __attribute__((aligned(8))) blur_acc16_u;
+#else
+typedef uchar16 __attribute__((aligned(1))) blur_ch16_u;
+typedef uint16 __attribute__((aligned(4))) blur_acc16_u;
+#endif
+typedef uint16 __attribute__((aligned(4))) blur_uint16_u;
+#define BLUR_CH16(p) (*(__global const blur_ch16_u *)(p))
+#define BLUR_SUM16(p) (*(__global const blur_acc16_u *)(p))
+
+/* The 16 lanes of 4 pixels' channels: mask lanes, as the store wants them. */
+#define BLUR_MASK16(mask)                                                                          \
+    (BLUR_SACC16)(BLUR_LANE(mask, 0), BLUR_LANE(mask, 1), BLUR_LANE(mask, 2), BLUR_LANE(mask, 3),  \
+                  BLUR_LANE(mask, 0), BLUR_LANE(mask, 1), BLUR_LANE(mask, 2), BLUR_LANE(mask, 3),  \
+                  BLUR_LANE(mask, 0), BLUR_LANE(mask, 1), BLUR_LANE(mask, 2), BLUR_LANE(mask, 3),  \
+                  BLUR_LANE(mask, 0), BLUR_LANE(mask, 1), BLUR_LANE(mask, 2), BLUR_LANE(mask, 3))
+
+#define BLUR_ROW(buf, y) ((__global const clv_ch *)((buf) + (y)*stride))
+
+/* One sep pass, rows y0 .. y1 - 1 of a band: work holds 4 * (w + 2 * rh)
+ * sums, the row's and rh pixels' worth of copies at each end. */
+__kernel void sep_rows(CLV_FRAME_ARGS, __global const int *wv, int rv, __global const int *wh,
+                       int rh, int vround, int vshift, int fround, int fshift, int amount, int mask,
+                       __global BLUR_ACC *work, int band)
+{
+    const int b = (int)get_global_id(0);
+    const int y0 = b * band, y1 = min(h, y0 + band), n = 4 * w;
+    __global BLUR_ACC *restrict t = work + (size_t)b * 4 * (w + 2 * rh) + 4 * rh;
+    const BLUR_SACC16 m16 = BLUR_MASK16(mask);
+    for (int y = y0; y < y1; ++y) {
+        __global const clv_ch *c = BLUR_ROW(src, y);
+        /* Down the columns: the taps of a column pair summed first. */
+        int i = 0;
+        for (; i + 16 <= n; i += 16) {
+            BLUR_ACC16 acc = (BLUR_ACC)wv[0] * BLUR_CONVERT(BLUR_ACC, 16)(BLUR_CH16(c + i));
+            for (int j = 1; j <= rv; ++j) {
+                __global const clv_ch *a = BLUR_ROW(src, max(y - j, 0));
+                __global const clv_ch *d = BLUR_ROW(src, min(y + j, h - 1));
+                acc += (BLUR_ACC)wv[j] * (BLUR_CONVERT(BLUR_ACC, 16)(BLUR_CH16(a + i)) +
+                                          BLUR_CONVERT(BLUR_ACC, 16)(BLUR_CH16(d + i)));
+            }
+            *(__global blur_acc16_u *)(t + i) = (acc + (BLUR_ACC)vround) >> (BLUR_ACC)vshift;
+        }
+        for (; i < n; ++i) {
+            BLUR_ACC acc = (BLUR_ACC)wv[0] * c[i];
+            for (int j = 1; j <= rv; ++j)
+                acc += (BLUR_ACC)wv[j] * ((BLUR_ACC)BLUR_ROW(src, max(y - j, 0))[i] +
+                                          BLUR_ROW(src, min(y + j, h - 1))[i]);
+            t[i] = (acc + (BLUR_ACC)vround) >> (BLUR_ACC)vshift;
+        }
+        /* The ends copied outwards, so that the row pass needs no clamp. */
+        for (int k = 1; k <= rh; ++k)
+            for (int ch = 0; ch < 4; ++ch) {
+                t[ch - 4 * k] = t[ch];
+                t[n - 4 + 4 * k + ch] = t[n - 4 + ch];
+            }
+        /* Along the row. */
+        __global clv_ch *o = (__global clv_ch *)(dst + y * stride);
+        for (i = 0; i + 16 <= n; i += 16) {
+            BLUR_ACC16 acc = (BLUR_ACC)wh[0] * BLUR_SUM16(t + i);
+            for (int j = 1; j <= rh; ++j)
+                acc += (BLUR_ACC)wh[j] * (BLUR_SUM16(t + i - 4 * j) + BLUR_SUM16(t + i + 4 * j));
+            const BLUR_SACC16 blur =
+                BLUR_CONVERT(BLUR_SACC, 16)((acc + (BLUR_ACC)fround) >> (BLUR_ACC)fshift);
+            const BLUR_SACC16 v = BLUR_CONVERT(BLUR_SACC, 16)(BLUR_CH16(c + i));
+            const BLUR_SACC16 r = select(v, BLUR_FINISH(v, blur, (BLUR_SACC)amount), m16);
+#if CLV_DEPTH == 16
+            *(__global blur_ch16_u *)(o + i) = convert_ushort16(r);
+#else
+            *(__global blur_ch16_u *)(o + i) = convert_uchar16(r);
+#endif
+        }
+        for (; i < n; ++i) {
+            BLUR_ACC acc = (BLUR_ACC)wh[0] * t[i];
+            for (int j = 1; j <= rh; ++j)
+                acc += (BLUR_ACC)wh[j] * (t[i - 4 * j] + t[i + 4 * j]);
+            const BLUR_SACC blur = (BLUR_SACC)((acc + (BLUR_ACC)fround) >> (BLUR_ACC)fshift);
+            const BLUR_SACC v = c[i];
+            o[i] = (clv_ch)((mask >> (i & 3) & 1) ? BLUR_FINISH(v, blur, (BLUR_SACC)amount) : v);
+        }
+    }
+}
+
+/* One box pass, rows y0 .. y1 - 1 of a band: work holds the band's row
+ * sums (4 * w ulongs' room: uints, or ulongs when wide) and then its column
+ * sums (4 * w uints). */
+__kernel void box_rows(CLV_FRAME_ARGS, int rx, int ry, uint n, uint m, int l, int wide, int mask,
+                       __global uint *work, int band)
+{
+    const int b = (int)get_global_id(0);
+    const int y0 = b * band, y1 = min(h, y0 + band), cn = 4 * w;
+    /* The row sums first, the band's stretch a multiple of 32 bytes: the
+     * row pass reads and writes them as aligned uint4 or ulong4. */
+    __global uint *restrict row = work + (size_t)b * ((12 * w + 7) & ~7);
+    __global ulong *restrict row64 = (__global ulong *)row;
+    __global uint *restrict col = row + 8 * w;
+    const BLUR_SACC16 m16 = BLUR_MASK16(mask);
+    const uint mid = n / 2;
+    if (y0 >= y1)
+        return;
+    /* The first row's column sums. */
+    {
+        int i = 0;
+        __global const clv_ch *c = BLUR_ROW(src, y0);
+        for (; i + 16 <= cn; i += 16) {
+            uint16 s = convert_uint16(BLUR_CH16(c + i));
+            for (int j = 1; j <= ry; ++j)
+                s += convert_uint16(BLUR_CH16(BLUR_ROW(src, max(y0 - j, 0)) + i)) +
+                     convert_uint16(BLUR_CH16(BLUR_ROW(src, min(y0 + j, h - 1)) + i));
+            *(__global blur_uint16_u *)(col + i) = s;
+        }
+        for (; i < cn; ++i) {
+            uint s = c[i];
+            for (int j = 1; j <= ry; ++j)
+                s += (uint)BLUR_ROW(src, max(y0 - j, 0))[i] + BLUR_ROW(src, min(y0 + j, h - 1))[i];
+            col[i] = s;
+        }
+    }
+    for (int y = y0; y < y1; ++y) {
+        __global const clv_ch *c = BLUR_ROW(src, y);
+        if (y > y0) {
+            /* Slide the columns down a row (uint arithmetic wraps back to
+             * the true sums). */
+            __global const clv_ch *add = BLUR_ROW(src, min(y + ry, h - 1));
+            __global const clv_ch *sub = BLUR_ROW(src, max(y - ry - 1, 0));
+            int i = 0;
+            for (; i + 16 <= cn; i += 16)
+                *(__global blur_uint16_u *)(col + i) = *(__global blur_uint16_u *)(col + i) +
+                                                       convert_uint16(BLUR_CH16(add + i)) -
+                                                       convert_uint16(BLUR_CH16(sub + i));
+            for (; i < cn; ++i)
+                col[i] += (uint)add[i] - sub[i];
+        }
+        /* Along the row: a running sum of the column sums, a pixel a step. */
+        __global const uint4 *c4 = (__global const uint4 *)col;
+        __global clv_ch *o = (__global clv_ch *)(dst + y * stride);
+        if (!wide) {
+            __global uint4 *r4 = (__global uint4 *)row;
+            uint4 s = (uint)(rx + 1) * c4[0];
+            for (int k = 1; k <= rx; ++k)
+                s += c4[min(k, w - 1)];
+            r4[0] = s;
+            for (int x = 1; x < w; ++x) {
+                s += c4[min(x + rx, w - 1)] - c4[max(x - rx - 1, 0)];
+                r4[x] = s;
+            }
+            int i = 0;
+            for (; i + 16 <= cn; i += 16) {
+                const uint16 a = *(__global blur_uint16_u *)(row + i) + mid;
+                const BLUR_SACC16 v = BLUR_CONVERT(BLUR_SACC, 16)(BLUR_CH16(c + i));
+                const BLUR_SACC16 q = BLUR_CONVERT(BLUR_SACC, 16)(blur_div16(a, n, m, l));
+#if CLV_DEPTH == 16
+                *(__global blur_ch16_u *)(o + i) = convert_ushort16(select(v, q, m16));
+#else
+                *(__global blur_ch16_u *)(o + i) = convert_uchar16(select(v, q, m16));
+#endif
+            }
+            for (; i < cn; ++i) {
+                const uint a = row[i] + mid;
+                o[i] = (mask >> (i & 3) & 1) ? (clv_ch)blur_div(a, n, m, l) : c[i];
+            }
+        } else {
+            __global ulong4 *r4 = (__global ulong4 *)row64;
+            ulong4 s = (ulong)(rx + 1) * convert_ulong4(c4[0]);
+            for (int k = 1; k <= rx; ++k)
+                s += convert_ulong4(c4[min(k, w - 1)]);
+            r4[0] = s;
+            for (int x = 1; x < w; ++x) {
+                s +=
+                    convert_ulong4(c4[min(x + rx, w - 1)]) - convert_ulong4(c4[max(x - rx - 1, 0)]);
+                r4[x] = s;
+            }
+            for (int i = 0; i < cn; ++i)
+                o[i] = (mask >> (i & 3) & 1) ? (clv_ch)((row64[i] + mid) / n) : c[i];
+        }
+    }
+}
+#else /* GPUs */
+
+/* sep, down the columns: src -> the frame of sums t. */
+__kernel void sep_v(__global const clv_px *src, __global BLUR_ACC4 *t, int w, int h, int stride,
+                    __global const int *wv, int rv, int vround, int vshift)
+{
+    CLV_PIXEL_LOOP(w, h, x, y)
+    {
+        BLUR_ACC4 acc = (BLUR_ACC)wv[0] * BLUR_CONVERT(BLUR_ACC, 4)(src[y * stride + x]);
+        for (int j = 1; j <= rv; ++j)
+            acc +=
+                (BLUR_ACC)wv[j] * (BLUR_CONVERT(BLUR_ACC, 4)(src[max(y - j, 0) * stride + x]) +
+                                   BLUR_CONVERT(BLUR_ACC, 4)(src[min(y + j, h - 1) * stride + x]));
+        t[y * stride + x] = (acc + (BLUR_ACC)vround) >> (BLUR_ACC)vshift;
+    }
+}
+
+/* sep, along the rows: t -> dst, channels outside mask from src. */
+__kernel void sep_h(__global const clv_px *src, __global clv_px *dst, int w, int h, int stride,
+                    __global const BLUR_ACC4 *t, __global const int *wh, int rh, int fround,
+                    int fshift, int amount, int mask)
+{
+    const BLUR_SACC4 m4 = (BLUR_SACC4)(BLUR_LANE(mask, 0), BLUR_LANE(mask, 1), BLUR_LANE(mask, 2),
+                                       BLUR_LANE(mask, 3));
+    CLV_PIXEL_LOOP(w, h, x, y)
+    {
+        __global const BLUR_ACC4 *r = t + y * stride;
+        BLUR_ACC4 acc = (BLUR_ACC)wh[0] * r[x];
+        for (int j = 1; j <= rh; ++j)
+            acc += (BLUR_ACC)wh[j] * (r[max(x - j, 0)] + r[min(x + j, w - 1)]);
+        const BLUR_SACC4 blur =
+            BLUR_CONVERT(BLUR_SACC, 4)((acc + (BLUR_ACC)fround) >> (BLUR_ACC)fshift);
+        const BLUR_SACC4 v = BLUR_CONVERT(BLUR_SACC, 4)(src[y * stride + x]);
+        const BLUR_SACC4 o = select(v, BLUR_FINISH(v, blur, (BLUR_SACC)amount), m4);
+#if CLV_DEPTH == 16
+        dst[y * stride + x] = convert_ushort4(o);
+#else
+        dst[y * stride + x] = convert_uchar4(o);
+#endif
+    }
+}
+
+/* box, along the rows: src -> t, the sums of 2rx+1 pixels, seg pixels a
+ * work-item (a running sum after the first). */
+__kernel void box_h(__global const clv_px *src, __global uint4 *t, int w, int h, int stride, int rx,
+                    int seg)
+{
+    const int y = (int)get_global_id(1), x0 = (int)get_global_id(0) * seg;
+    if (y >= h || x0 >= w)
+        return;
+    __global const clv_px *r = src + y * stride;
+    uint4 s = convert_uint4(r[x0]);
+    for (int k = 1; k <= rx; ++k)
+        s += convert_uint4(r[max(x0 - k, 0)]) + convert_uint4(r[min(x0 + k, w - 1)]);
+    t[y * stride + x0] = s;
+    const int x1 = min(x0 + seg, w);
+    for (int x = x0 + 1; x < x1; ++x) {
+        s += convert_uint4(r[min(x + rx, w - 1)]) - convert_uint4(r[max(x - rx - 1, 0)]);
+        t[y * stride + x] = s;
+    }
+}
+
+/* box, down the columns: t -> dst, four columns and `band` rows a
+ * work-item, the column sums kept as they slide. */
+__kernel void box_v(__global const clv_px *src, __global clv_px *dst, int w, int h, int stride,
+                    __global const uint4 *t, int ry, uint n, uint m, int l, int wide, int mask,
+                    int band)
+{
+    const int x0 = (int)get_global_id(0) * 4, y0 = (int)get_global_id(1) * band;
+    if (x0 >= w || y0 >= h)
+        return;
+    const int nx = min(4, w - x0), y1 = min(h, y0 + band);
+    const uint mid = n / 2;
+    const int4 m4 =
+        (int4)(BLUR_LANE(mask, 0), BLUR_LANE(mask, 1), BLUR_LANE(mask, 2), BLUR_LANE(mask, 3));
+    if (!wide) {
+        uint4 s[4];
+        for (int i = 0; i < nx; ++i) {
+            s[i] = t[y0 * stride + x0 + i];
+            for (int j = 1; j <= ry; ++j)
+                s[i] +=
+                    t[max(y0 - j, 0) * stride + x0 + i] + t[min(y0 + j, h - 1) * stride + x0 + i];
+        }
+        for (int y = y0; y < y1; ++y)
+            for (int i = 0; i < nx; ++i) {
+                const int x = x0 + i;
+                if (y > y0)
+                    s[i] += t[min(y + ry, h - 1) * stride + x] - t[max(y - ry - 1, 0) * stride + x];
+                const int4 q = convert_int4(blur_div4(s[i] + mid, n, m, l));
+                const int4 v = convert_int4(src[y * stride + x]);
+#if CLV_DEPTH == 16
+                dst[y * stride + x] = convert_ushort4(select(v, q, m4));
+#else
+                dst[y * stride + x] = convert_uchar4(select(v, q, m4));
+#endif
+            }
+    } else {
+        ulong4 s[4];
+        for (int i = 0; i < nx; ++i) {
+            s[i] = convert_ulong4(t[y0 * stride + x0 + i]);
+            for (int j = 1; j <= ry; ++j)
+                s[i] += convert_ulong4(t[max(y0 - j, 0) * stride + x0 + i]) +
+                        convert_ulong4(t[min(y0 + j, h - 1) * stride + x0 + i]);
+        }
+        for (int y = y0; y < y1; ++y)
+            for (int i = 0; i < nx; ++i) {
+                const int x = x0 + i;
+                if (y > y0)
+                    s[i] += convert_ulong4(t[min(y + ry, h - 1) * stride + x]) -
+                            convert_ulong4(t[max(y - ry - 1, 0) * stride + x]);
+                const int4 q = convert_int4((s[i] + mid) / n);
+                const int4 v = convert_int4(src[y * stride + x]);
+#if CLV_DEPTH == 16
+                dst[y * stride + x] = convert_ushort4(select(v, q, m4));
+#else
+                dst[y * stride + x] = convert_uchar4(select(v, q, m4));
+#endif
+            }
+    }
+}
+#endif

@@ -1,0 +1,271 @@
+/* blur.c - the passes the blur family shares (filters.h: clv__sep,
+ * clv__blur; cl/blur.cl): their kernels, buffers and launches, and their C
+ * references. gblur.c, boxblur.c and unsharp.c say what each filter's passes
+ * are. */
+#include "filters.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int clv__blur_init(clv__blur *b, clv_context *ctx, cl_program prog, int box, clv_msg *msg)
+{
+    b->box = box;
+    if (ctx->row_shape)
+        return clv__kernel_create(prog, box ? "box_rows" : "sep_rows", &b->rows, msg);
+    int err = clv__kernel_create(prog, box ? "box_h" : "sep_v", &b->first, msg);
+    return err ? err : clv__kernel_create(prog, box ? "box_v" : "sep_h", &b->second, msg);
+}
+
+void clv__blur_uninit(clv__blur *b)
+{
+    clv__kernel_release(&b->rows);
+    clv__kernel_release(&b->first);
+    clv__kernel_release(&b->second);
+    clv__mem_release(&b->work);
+    b->work_bytes = 0;
+}
+
+int clv__sep_alloc(clv__sep *s, int rv, int rh)
+{
+    free(s->wv);
+    free(s->wh);
+    s->rv = rv;
+    s->rh = rh;
+    s->wv = calloc((size_t)rv + 1, sizeof *s->wv);
+    s->wh = calloc((size_t)rh + 1, sizeof *s->wh);
+    return s->wv && s->wh ? 0 : CLV_ENOMEM;
+}
+
+void clv__sep_release(clv__sep *s)
+{
+    free(s->wv);
+    free(s->wh);
+    s->wv = s->wh = NULL;
+    clv__mem_release(&s->mv);
+    clv__mem_release(&s->mh);
+}
+
+int clv__sep_upload(clv__sep *s, clv_context *ctx, clv_msg *msg)
+{
+    clv__mem_release(&s->mv);
+    clv__mem_release(&s->mh);
+    cl_int st;
+    const cl_mem_flags ro = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
+    s->mv = clCreateBuffer(ctx->cl, ro, ((size_t)s->rv + 1) * sizeof(cl_int), s->wv, &st);
+    if (st == CL_SUCCESS)
+        s->mh = clCreateBuffer(ctx->cl, ro, ((size_t)s->rh + 1) * sizeof(cl_int), s->wh, &st);
+    if (st != CL_SUCCESS)
+        return clv__fail(msg, CLV_ENOMEM, "blur: no device memory for the weights: %s",
+                         clv__cl_strerror(st));
+    return 0;
+}
+
+/* At least need bytes of work (the queue keeps an old buffer while it is
+ * still in use). */
+static int work_reserve(clv__blur *b, const clv_launch *l, size_t need)
+{
+    if (b->work && b->work_bytes >= need)
+        return 0;
+    clv__mem_release(&b->work);
+    b->work_bytes = 0;
+    cl_int st;
+    b->work = clCreateBuffer(l->ctx->cl, CL_MEM_READ_WRITE, need, NULL, &st);
+    if (st != CL_SUCCESS) {
+        clv__log(l->ctx, CLV__LOG_ERROR, "blur: %zu bytes of sums: %s", need, clv__cl_strerror(st));
+        return CLV_ENOMEM;
+    }
+    b->work_bytes = need;
+    return 0;
+}
+
+/* CPUs: a band of rows a work-item, a few bands a compute unit. */
+static int band_rows(const clv_launch *l, int *bands)
+{
+    int units = l->ctx->dev.compute_units ? (int)l->ctx->dev.compute_units : 1;
+    int band = (l->height + units * 4 - 1) / (units * 4);
+    band = band < 8 ? 8 : band;
+    *bands = (l->height + band - 1) / band;
+    return band;
+}
+
+int clv__sep_run(clv__blur *b, const clv_launch *l, const clv__sep *s, cl_mem in, cl_mem out)
+{
+    const size_t acc = l->depth == 16 ? 8 : 4; /* a sum: ulong or uint */
+    cl_int rv = s->rv, rh = s->rh, vround = s->vround, vshift = s->vshift, fround = s->fround,
+           fshift = s->fshift, amount = s->amount, mask = s->mask;
+    int err;
+    if (b->rows) {
+        int bands;
+        cl_int band = band_rows(l, &bands);
+        if ((err =
+                 work_reserve(b, l, (size_t)bands * 4 * ((size_t)l->width + 2 * (size_t)rh) * acc)))
+            return err;
+        clv_launch pass = *l;
+        pass.src = in;
+        pass.dst = out;
+        err = clv__kernel_frame_args(b->rows, &pass);
+        if (!err)
+            err = clv__kernel_args(b->rows, 5, 12, CLV__ARG(s->mv), CLV__ARG(rv), CLV__ARG(s->mh),
+                                   CLV__ARG(rh), CLV__ARG(vround), CLV__ARG(vshift),
+                                   CLV__ARG(fround), CLV__ARG(fshift), CLV__ARG(amount),
+                                   CLV__ARG(mask), CLV__ARG(b->work), CLV__ARG(band));
+        size_t global = (size_t)bands, one = 1;
+        return err ? err : clv__launch(l, b->rows, 1, &global, &one);
+    }
+    if ((err = work_reserve(b, l, (size_t)l->stride * (size_t)l->height * 4 * acc)))
+        return err;
+    err = clv__kernel_args(b->first, 0, 9, CLV__ARG(in), CLV__ARG(b->work), CLV__ARG(l->width),
+                           CLV__ARG(l->height), CLV__ARG(l->stride), CLV__ARG(s->mv), CLV__ARG(rv),
+                           CLV__ARG(vround), CLV__ARG(vshift));
+    if (!err)
+        err = clv__launch_pixels(l, b->first, l->width, l->height);
+    if (!err)
+        err = clv__kernel_args(b->second, 0, 12, CLV__ARG(in), CLV__ARG(out), CLV__ARG(l->width),
+                               CLV__ARG(l->height), CLV__ARG(l->stride), CLV__ARG(b->work),
+                               CLV__ARG(s->mh), CLV__ARG(rh), CLV__ARG(fround), CLV__ARG(fshift),
+                               CLV__ARG(amount), CLV__ARG(mask));
+    return err ? err : clv__launch_pixels(l, b->second, l->width, l->height);
+}
+
+/* The box's divisor n = (2rx+1)(2ry+1) as blur_div takes it (m, l), and
+ * whether 65535 * n (255 * n) + n/2 passes 32 bits (wide: 64-bit sums). */
+typedef struct box_div {
+    cl_uint n, m;
+    cl_int l, wide;
+} box_div;
+
+static box_div box_divisor(int rx, int ry, int depth)
+{
+    box_div d;
+    uint64_t n = (uint64_t)(2 * rx + 1) * (uint64_t)(2 * ry + 1);
+    int l = 0;
+    while ((1ull << l) < n)
+        l++;
+    d.n = (cl_uint)n;
+    d.l = l;
+    d.m = n < 2 ? 0 : (cl_uint)((((1ull << l) - n) << 32) / n + 1);
+    d.wide = (uint64_t)(depth == 16 ? 65535 : 255) * n + n / 2 >= (1ull << 32);
+    return d;
+}
+
+int clv__box_run(clv__blur *b, const clv_launch *l, int rx, int ry, int mask, cl_mem in, cl_mem out)
+{
+    box_div d = box_divisor(rx, ry, l->depth);
+    cl_int crx = rx, cry = ry, cmask = mask;
+    int err;
+    if (b->rows) {
+        int bands;
+        cl_int band = band_rows(l, &bands);
+        if ((err = work_reserve(b, l,
+                                (size_t)bands * ((12 * (size_t)l->width + 7) & ~(size_t)7) *
+                                    sizeof(cl_uint))))
+            return err;
+        clv_launch pass = *l;
+        pass.src = in;
+        pass.dst = out;
+        err = clv__kernel_frame_args(b->rows, &pass);
+        if (!err)
+            err = clv__kernel_args(b->rows, 5, 9, CLV__ARG(crx), CLV__ARG(cry), CLV__ARG(d.n),
+                                   CLV__ARG(d.m), CLV__ARG(d.l), CLV__ARG(d.wide), CLV__ARG(cmask),
+                                   CLV__ARG(b->work), CLV__ARG(band));
+        size_t global = (size_t)bands, one = 1;
+        return err ? err : clv__launch(l, b->rows, 1, &global, &one);
+    }
+    if ((err = work_reserve(b, l, (size_t)l->stride * (size_t)l->height * 4 * sizeof(cl_uint))))
+        return err;
+    /* Segments of a row and bands of columns long enough that their first
+     * window (2r + 1 reads) does not dominate, short enough to keep many
+     * work-items. */
+    cl_int seg = 2 * rx + 1 < 16 ? 16 : 2 * rx + 1 > 64 ? 64 : 2 * rx + 1;
+    cl_int band = 2 * ry + 1 < 16 ? 16 : 2 * ry + 1 > 64 ? 64 : 2 * ry + 1;
+    err = clv__kernel_args(b->first, 0, 7, CLV__ARG(in), CLV__ARG(b->work), CLV__ARG(l->width),
+                           CLV__ARG(l->height), CLV__ARG(l->stride), CLV__ARG(crx), CLV__ARG(seg));
+    size_t local[2] = {64, 1};
+    size_t global[2] = {((size_t)(l->width + seg - 1) / (size_t)seg + 63) / 64 * 64,
+                        (size_t)l->height};
+    if (!err)
+        err = clv__launch(l, b->first, 2, global, local);
+    if (!err)
+        err = clv__kernel_args(b->second, 0, 13, CLV__ARG(in), CLV__ARG(out), CLV__ARG(l->width),
+                               CLV__ARG(l->height), CLV__ARG(l->stride), CLV__ARG(b->work),
+                               CLV__ARG(cry), CLV__ARG(d.n), CLV__ARG(d.m), CLV__ARG(d.l),
+                               CLV__ARG(d.wide), CLV__ARG(cmask), CLV__ARG(band));
+    size_t vlocal[2] = {64, 1};
+    size_t vglobal[2] = {((size_t)(l->width + 3) / 4 + 63) / 64 * 64,
+                         (size_t)(l->height + band - 1) / (size_t)band};
+    return err ? err : clv__launch(l, b->second, 2, vglobal, vlocal);
+}
+
+/* floor(a / 2^16) of a signed product. */
+static int64_t floor_shift16(int64_t a)
+{
+    return a >= 0 ? a / 65536 : -((-a + 65535) / 65536);
+}
+
+int clv__sep_reference(const clv__sep *s, const clv_image *src, clv_image *dst)
+{
+    const int w = src->width, h = src->height, maxv = clv__maxv(src);
+    int64_t *t = malloc((size_t)w * (size_t)h * 4 * sizeof *t);
+    if (!t)
+        return CLV_ENOMEM;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int c = 0; c < 4; c++) {
+                int64_t acc = 0;
+                for (int j = -s->rv; j <= s->rv; j++)
+                    acc += (int64_t)s->wv[j < 0 ? -j : j] * clv__get_clamped(src, x, y + j, c);
+                t[((size_t)y * (size_t)w + (size_t)x) * 4 + (size_t)c] =
+                    (acc + s->vround) >> s->vshift;
+            }
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int c = 0; c < 4; c++) {
+                int64_t v = clv__get(src, x, y, c), out = v;
+                if (s->mask >> c & 1) {
+                    int64_t acc = 0;
+                    for (int i = -s->rh; i <= s->rh; i++)
+                        acc += (int64_t)s->wh[i < 0 ? -i : i] *
+                               t[((size_t)y * (size_t)w + (size_t)clv__clamp(x + i, 0, w - 1)) * 4 +
+                                 (size_t)c];
+                    int64_t blur = (acc + s->fround) >> s->fshift;
+                    out = v + floor_shift16((v - blur) * s->amount);
+                    out = out < 0 ? 0 : out > maxv ? maxv : out;
+                }
+                clv__put(dst, x, y, c, (int)out);
+            }
+    free(t);
+    return 0;
+}
+
+int clv__box_reference(int rx, int ry, int mask, const clv_image *src, clv_image *dst)
+{
+    const int w = src->width, h = src->height;
+    const int64_t n = (int64_t)(2 * rx + 1) * (2 * ry + 1);
+    int64_t *t = malloc((size_t)w * (size_t)h * 4 * sizeof *t);
+    if (!t)
+        return CLV_ENOMEM;
+    /* Each row's sums of 2rx+1 pixels, then each column's of 2ry+1 of those. */
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int c = 0; c < 4; c++) {
+                int64_t sum = 0;
+                for (int i = -rx; i <= rx; i++)
+                    sum += clv__get_clamped(src, x + i, y, c);
+                t[((size_t)y * (size_t)w + (size_t)x) * 4 + (size_t)c] = sum;
+            }
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int c = 0; c < 4; c++) {
+                int v = clv__get(src, x, y, c);
+                if (mask >> c & 1) {
+                    int64_t sum = 0;
+                    for (int j = -ry; j <= ry; j++)
+                        sum += t[((size_t)clv__clamp(y + j, 0, h - 1) * (size_t)w + (size_t)x) * 4 +
+                                 (size_t)c];
+                    v = (int)((sum + n / 2) / n);
+                }
+                clv__put(dst, x, y, c, v);
+            }
+    free(t);
+    return 0;
+}
