@@ -413,7 +413,7 @@ static const filter_case gblur_cases[] = {
     {"gblur=sigma=1.5:sigmaV=0", 1, 1},
     {"gblur=sigma=0:sigmaV=3.25", 1, 1},
     {"gblur=sigma=3:planes=1", 1, 1},
-    {"gblur=sigma=2:planes=8", 1, 1},
+    {"gblur=sigma=2:planes=0x8", 1, 1},
     {"gblur=sigma=40", 1, 1},
     {"median,gblur=sigma=1,sharpen", 1, 1},
 };

@@ -27,11 +27,13 @@ static void range_text(const clv_param *p, char *out, size_t size)
 
 /* Parses a whole integer; 0 on success, 1 for one beyond 64 bits, -1 for
  * no integer. */
+/* A decimal integer, or a hexadecimal one after "0x" (ffmpeg's planes=0xF). */
 static int parse_int(const char *s, long long *v)
 {
     char *end;
     errno = 0;
-    long long n = strtoll(s, &end, 10);
+    int hex = (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && isxdigit((unsigned char)s[2]));
+    long long n = strtoll(hex ? s + 2 : s, &end, hex ? 16 : 10);
     if (end == s || *end)
         return -1;
     if (errno)

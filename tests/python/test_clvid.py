@@ -47,6 +47,8 @@ CASES = {
     "curves": "curves=preset=vintage:m='0/0 0.4/0.3 1/1':interp=pchip",
     "lut3d": "lut3d=file='%s':interp=trilinear" % os.path.join(DATA, "film9.cube"),
     "deband": "deband=range=8:blur=0",
+    "gblur": "gblur=sigma=2.5:sigmaV=1", "boxblur": "boxblur=min(w\\,h)/8:2",
+    "avgblur": "avgblur=sizeX=3:sizeY=5", "unsharp": "unsharp=7:5:-0.8",
 }
 
 # What the filters that change the size make of W x H (the chain's sizes).
