@@ -90,15 +90,167 @@ typedef uint16 __attribute__((aligned(4))) blur_uint16_u;
 
 #define BLUR_ROW(buf, y) ((__global const clv_ch *)((buf) + (y)*stride))
 
+#if CLV_DEPTH == 8 && defined(__AVX512BW__)
+/* gblur's pass at 8 bits on x86 with AVX-512BW (PoCL on such CPUs), when
+ * the host says the weights and the column sums fit 16 bits (`narrow`: the
+ * weights at most 2^14, T = (V + 64) >> 7 below 2^15): two taps a
+ * vpmaddwd, 32 channel values a step, the same sums as the generic code
+ * (which does not become vpmaddwd). The column sums are kept as shorts.
+ * BLUR_LO and BLUR_HI interleave two vectors within each 128-bit lane as
+ * vpunpcklwd and vpunpckhwd do, so the products come out in an order that
+ * vpackssdw puts back. */
+typedef short blur_s16x32 __attribute__((ext_vector_type(32)));
+typedef uchar blur_u8x32 __attribute__((ext_vector_type(32)));
+typedef blur_s16x32 __attribute__((aligned(2))) blur_s16x32_u;
+typedef blur_u8x32 __attribute__((aligned(1))) blur_u8x32_u;
+#define BLUR_S16(p) __builtin_convertvector(*(__global const blur_u8x32_u *)(p), blur_s16x32)
+#define BLUR_LO(x, z)                                                                              \
+    __builtin_shufflevector(x, z, 0, 32, 1, 33, 2, 34, 3, 35, 8, 40, 9, 41, 10, 42, 11, 43, 16,   \
+                            48, 17, 49, 18, 50, 19, 51, 24, 56, 25, 57, 26, 58, 27, 59)
+#define BLUR_HI(x, z)                                                                              \
+    __builtin_shufflevector(x, z, 4, 36, 5, 37, 6, 38, 7, 39, 12, 44, 13, 45, 14, 46, 15, 47, 20,  \
+                            52, 21, 53, 22, 54, 23, 55, 28, 60, 29, 61, 30, 62, 31, 63)
+/* The weights of taps a and b (b's 0 past the reach) as the 16-bit pairs
+ * vpmaddwd multiplies: one 32-bit value broadcast. */
+#define BLUR_PAIR(wa, wb)                                                                          \
+    __builtin_astype((int16)(((wa)&0xffff) | ((wb) << 16)), blur_s16x32)
+#define BLUR_MADD(acc, x, z, p, HALF) acc += __builtin_ia32_pmaddwd512(HALF(x, z), p)
+
+CLV_ROW_FN void sep_row_narrow(CLV_FRAME_ARGS, int y, __global const int *wv, int rv,
+                               __global const int *wh, int rh, int mask, __global short *t)
+{
+    __global const uchar *c = (__global const uchar *)(src + y * stride);
+    const int n = 4 * w;
+#define BLUR_AT(yy) ((__global const uchar *)(src + (yy)*stride))
+    /* Down the columns, 64 values a step where the row has them (the
+     * rows' addresses and the weights once for two vectors), then 32. */
+    int i = 0;
+    for (int step = 64; step >= 32; step -= 32)
+        for (; i + step <= n; i += step) {
+            const int two = step == 64;
+            /* taps 0 (the centre) and 1, then 2 and 3... */
+            blur_s16x32 x = BLUR_S16(c + i), x1 = two ? BLUR_S16(c + i + 32) : x;
+            blur_s16x32 z = x, z1 = x1;
+            if (rv >= 1) {
+                __global const uchar *a = BLUR_AT(max(y - 1, 0)) + i;
+                __global const uchar *d = BLUR_AT(min(y + 1, h - 1)) + i;
+                z = BLUR_S16(a) + BLUR_S16(d);
+                if (two)
+                    z1 = BLUR_S16(a + 32) + BLUR_S16(d + 32);
+            }
+            blur_s16x32 p = BLUR_PAIR(wv[0], rv >= 1 ? wv[1] : 0);
+            int16 lo = (int16)64, hi = (int16)64, lo1 = (int16)64, hi1 = (int16)64;
+            BLUR_MADD(lo, x, z, p, BLUR_LO);
+            BLUR_MADD(hi, x, z, p, BLUR_HI);
+            if (two) {
+                BLUR_MADD(lo1, x1, z1, p, BLUR_LO);
+                BLUR_MADD(hi1, x1, z1, p, BLUR_HI);
+            }
+            for (int j = 2; j <= rv; j += 2) {
+                __global const uchar *a = BLUR_AT(max(y - j, 0)) + i;
+                __global const uchar *d = BLUR_AT(min(y + j, h - 1)) + i;
+                x = BLUR_S16(a) + BLUR_S16(d);
+                if (two)
+                    x1 = BLUR_S16(a + 32) + BLUR_S16(d + 32);
+                z = x;
+                z1 = x1;
+                if (j + 1 <= rv) {
+                    __global const uchar *e = BLUR_AT(max(y - j - 1, 0)) + i;
+                    __global const uchar *f = BLUR_AT(min(y + j + 1, h - 1)) + i;
+                    z = BLUR_S16(e) + BLUR_S16(f);
+                    if (two)
+                        z1 = BLUR_S16(e + 32) + BLUR_S16(f + 32);
+                }
+                p = BLUR_PAIR(wv[j], j + 1 <= rv ? wv[j + 1] : 0);
+                BLUR_MADD(lo, x, z, p, BLUR_LO);
+                BLUR_MADD(hi, x, z, p, BLUR_HI);
+                if (two) {
+                    BLUR_MADD(lo1, x1, z1, p, BLUR_LO);
+                    BLUR_MADD(hi1, x1, z1, p, BLUR_HI);
+                }
+            }
+            *(__global blur_s16x32_u *)(t + i) = __builtin_ia32_packssdw512(lo >> 7, hi >> 7);
+            if (two)
+                *(__global blur_s16x32_u *)(t + i + 32) =
+                    __builtin_ia32_packssdw512(lo1 >> 7, hi1 >> 7);
+        }
+    for (; i < n; ++i) {
+        int acc = wv[0] * c[i];
+        for (int j = 1; j <= rv; ++j)
+            acc += wv[j] * (BLUR_AT(max(y - j, 0))[i] + BLUR_AT(min(y + j, h - 1))[i]);
+        t[i] = (short)((acc + 64) >> 7);
+    }
+#undef BLUR_AT
+    for (int k = 1; k <= rh; ++k)
+        for (int ch = 0; ch < 4; ++ch) {
+            t[ch - 4 * k] = t[ch];
+            t[n - 4 + 4 * k + ch] = t[n - 4 + ch];
+        }
+    /* Along the row, the same way (no fold: a sum of two 15-bit values
+     * would not fit the signed 16 bits vpmaddwd takes). */
+    __global uchar *o = (__global uchar *)(dst + y * stride);
+    const uchar4 m4 = (uchar4)(mask & 1 ? 0xff : 0, mask & 2 ? 0xff : 0, mask & 4 ? 0xff : 0,
+                               mask & 8 ? 0xff : 0);
+    const blur_u8x32 m32 =
+        __builtin_shufflevector(m4, m4, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3,
+                                0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3);
+    i = 0;
+    for (int step = 64; step >= 32; step -= 32)
+        for (; i + step <= n; i += step) {
+            const int two = step == 64;
+            int16 lo = (int16)(1 << 20), hi = lo, lo1 = lo, hi1 = lo;
+            for (int d = -rh; d <= rh; d += 2) {
+                __global const short *q = t + i + 4 * d;
+                const int more = d + 1 <= rh;
+                const blur_s16x32 x = *(__global const blur_s16x32_u *)q;
+                const blur_s16x32 z = more ? *(__global const blur_s16x32_u *)(q + 4) : x;
+                const blur_s16x32 p = BLUR_PAIR(wh[abs(d)], more ? wh[abs(d + 1)] : 0);
+                BLUR_MADD(lo, x, z, p, BLUR_LO);
+                BLUR_MADD(hi, x, z, p, BLUR_HI);
+                if (two) {
+                    const blur_s16x32 x1 = *(__global const blur_s16x32_u *)(q + 32);
+                    const blur_s16x32 z1 = more ? *(__global const blur_s16x32_u *)(q + 36) : x1;
+                    BLUR_MADD(lo1, x1, z1, p, BLUR_LO);
+                    BLUR_MADD(hi1, x1, z1, p, BLUR_HI);
+                }
+            }
+            blur_u8x32 blur = __builtin_convertvector(
+                __builtin_ia32_packssdw512(lo >> 21, hi >> 21), blur_u8x32);
+            blur_u8x32 v = *(__global const blur_u8x32_u *)(c + i);
+            *(__global blur_u8x32_u *)(o + i) = (blur & m32) | (v & ~m32);
+            if (two) {
+                blur = __builtin_convertvector(__builtin_ia32_packssdw512(lo1 >> 21, hi1 >> 21),
+                                               blur_u8x32);
+                v = *(__global const blur_u8x32_u *)(c + i + 32);
+                *(__global blur_u8x32_u *)(o + i + 32) = (blur & m32) | (v & ~m32);
+            }
+        }
+    for (; i < n; ++i) {
+        int acc = 1 << 20;
+        for (int d = -rh; d <= rh; ++d)
+            acc += wh[abs(d)] * t[i + 4 * d];
+        o[i] = (mask >> (i & 3) & 1) ? (uchar)(acc >> 21) : c[i];
+    }
+}
+#endif
+
 /* One sep pass, rows y0 .. y1 - 1 of a band: work holds 4 * (w + 2 * rh)
  * sums, the row's and rh pixels' worth of copies at each end. */
 __kernel void sep_rows(CLV_FRAME_ARGS, __global const int *wv, int rv, __global const int *wh,
                        int rh, int vround, int vshift, int fround, int fshift, int amount, int mask,
-                       __global BLUR_ACC *work, int band)
+                       __global BLUR_ACC *work, int band, int narrow)
 {
     const int b = (int)get_global_id(0);
     const int y0 = b * band, y1 = min(h, y0 + band), n = 4 * w;
     __global BLUR_ACC *restrict t = work + (size_t)b * 4 * (w + 2 * rh) + 4 * rh;
+#if CLV_DEPTH == 8 && defined(__AVX512BW__)
+    if (narrow) {
+        for (int y = y0; y < y1; ++y)
+            sep_row_narrow(src, dst, w, h, stride, y, wv, rv, wh, rh, mask,
+                           (__global short *)(work + (size_t)b * 4 * (w + 2 * rh)) + 4 * rh);
+        return;
+    }
+#endif
     const BLUR_SACC16 m16 = BLUR_MASK16(mask);
     for (int y = y0; y < y1; ++y) {
         __global const clv_ch *c = BLUR_ROW(src, y);

@@ -92,7 +92,7 @@ int clv__sep_run(clv__blur *b, const clv_launch *l, const clv__sep *s, cl_mem in
 {
     const size_t acc = l->depth == 16 ? 8 : 4; /* a sum: ulong or uint */
     cl_int rv = s->rv, rh = s->rh, vround = s->vround, vshift = s->vshift, fround = s->fround,
-           fshift = s->fshift, amount = s->amount, mask = s->mask;
+           fshift = s->fshift, amount = s->amount, mask = s->mask, narrow = s->narrow;
     int err;
     if (b->rows) {
         int bands;
@@ -105,10 +105,11 @@ int clv__sep_run(clv__blur *b, const clv_launch *l, const clv__sep *s, cl_mem in
         pass.dst = out;
         err = clv__kernel_frame_args(b->rows, &pass);
         if (!err)
-            err = clv__kernel_args(b->rows, 5, 12, CLV__ARG(s->mv), CLV__ARG(rv), CLV__ARG(s->mh),
+            err = clv__kernel_args(b->rows, 5, 13, CLV__ARG(s->mv), CLV__ARG(rv), CLV__ARG(s->mh),
                                    CLV__ARG(rh), CLV__ARG(vround), CLV__ARG(vshift),
                                    CLV__ARG(fround), CLV__ARG(fshift), CLV__ARG(amount),
-                                   CLV__ARG(mask), CLV__ARG(b->work), CLV__ARG(band));
+                                   CLV__ARG(mask), CLV__ARG(b->work), CLV__ARG(band),
+                                   CLV__ARG(narrow));
         size_t global = (size_t)bands, one = 1;
         return err ? err : clv__launch(l, b->rows, 1, &global, &one);
     }
