@@ -63,7 +63,11 @@ inline uint4 blur_div4(uint4 a, uint n, uint m, int l)
 #if CLV_ROW
 inline uint16 blur_div16(uint16 a, uint n, uint m, int l)
 {
-    const uint16 t = mul_hi(a, (uint16)m);
+    /* mul_hi as two 32 x 32 -> 64-bit multiplies of the even and the odd
+     * lanes (x86's vpmuludq; LLVM made mul_hi of uint16 eight vpmulld). */
+    const ulong8 q = as_ulong8(a);
+    const ulong8 even = (q & 0xffffffffUL) * (ulong)m, odd = (q >> 32) * (ulong)m;
+    const uint16 t = as_uint16((even >> 32) | (odd & 0xffffffff00000000UL));
     return n == 1 ? a : (t + ((a - t) >> 1)) >> (uint)(l - 1);
 }
 #endif
@@ -105,15 +109,14 @@ typedef blur_s16x32 __attribute__((aligned(2))) blur_s16x32_u;
 typedef blur_u8x32 __attribute__((aligned(1))) blur_u8x32_u;
 #define BLUR_S16(p) __builtin_convertvector(*(__global const blur_u8x32_u *)(p), blur_s16x32)
 #define BLUR_LO(x, z)                                                                              \
-    __builtin_shufflevector(x, z, 0, 32, 1, 33, 2, 34, 3, 35, 8, 40, 9, 41, 10, 42, 11, 43, 16,   \
+    __builtin_shufflevector(x, z, 0, 32, 1, 33, 2, 34, 3, 35, 8, 40, 9, 41, 10, 42, 11, 43, 16,    \
                             48, 17, 49, 18, 50, 19, 51, 24, 56, 25, 57, 26, 58, 27, 59)
 #define BLUR_HI(x, z)                                                                              \
     __builtin_shufflevector(x, z, 4, 36, 5, 37, 6, 38, 7, 39, 12, 44, 13, 45, 14, 46, 15, 47, 20,  \
                             52, 21, 53, 22, 54, 23, 55, 28, 60, 29, 61, 30, 62, 31, 63)
 /* The weights of taps a and b (b's 0 past the reach) as the 16-bit pairs
  * vpmaddwd multiplies: one 32-bit value broadcast. */
-#define BLUR_PAIR(wa, wb)                                                                          \
-    __builtin_astype((int16)(((wa)&0xffff) | ((wb) << 16)), blur_s16x32)
+#define BLUR_PAIR(wa, wb) __builtin_astype((int16)(((wa)&0xffff) | ((wb) << 16)), blur_s16x32)
 #define BLUR_MADD(acc, x, z, p, HALF) acc += __builtin_ia32_pmaddwd512(HALF(x, z), p)
 
 CLV_ROW_FN void sep_row_narrow(CLV_FRAME_ARGS, int y, __global const int *wv, int rv,
@@ -214,8 +217,8 @@ CLV_ROW_FN void sep_row_narrow(CLV_FRAME_ARGS, int y, __global const int *wv, in
                     BLUR_MADD(hi1, x1, z1, p, BLUR_HI);
                 }
             }
-            blur_u8x32 blur = __builtin_convertvector(
-                __builtin_ia32_packssdw512(lo >> 21, hi >> 21), blur_u8x32);
+            blur_u8x32 blur =
+                __builtin_convertvector(__builtin_ia32_packssdw512(lo >> 21, hi >> 21), blur_u8x32);
             blur_u8x32 v = *(__global const blur_u8x32_u *)(c + i);
             *(__global blur_u8x32_u *)(o + i) = (blur & m32) | (v & ~m32);
             if (two) {
@@ -365,8 +368,20 @@ __kernel void box_rows(CLV_FRAME_ARGS, int rx, int ry, uint n, uint m, int l, in
             for (int k = 1; k <= rx; ++k)
                 s += c4[min(k, w - 1)];
             r4[0] = s;
-            for (int x = 1; x < w; ++x) {
-                s += c4[min(x + rx, w - 1)] - c4[max(x - rx - 1, 0)];
+            /* The pixels whose window reaches past an end clamp; those
+             * between (most of the row) slide without. */
+            const int a = min(rx + 1, w), b = max(a, w - rx);
+            int x = 1;
+            for (; x < a; ++x) {
+                s += c4[min(x + rx, w - 1)] - c4[0];
+                r4[x] = s;
+            }
+            for (; x < b; ++x) {
+                s += c4[x + rx] - c4[x - rx - 1];
+                r4[x] = s;
+            }
+            for (; x < w; ++x) {
+                s += c4[w - 1] - c4[max(x - rx - 1, 0)];
                 r4[x] = s;
             }
             int i = 0;
