@@ -97,9 +97,10 @@ typedef uint16 __attribute__((aligned(4))) blur_uint16_u;
 #if CLV_DEPTH == 8 && defined(__AVX512BW__)
 /* gblur's pass at 8 bits on x86 with AVX-512BW (PoCL on such CPUs), when
  * the host says the weights and the column sums fit 16 bits (`narrow`: the
- * weights at most 2^14, T = (V + 64) >> 7 below 2^15): two taps a
- * vpmaddwd, 32 channel values a step, the same sums as the generic code
- * (which does not become vpmaddwd). The column sums are kept as shorts.
+ * weights at most 2^14, T = (V + 128) >> 8 below 2^14, so that two of them
+ * add up within a short): two taps a vpmaddwd, 32 channel values a step,
+ * the same sums as the generic code (which does not become vpmaddwd). The
+ * column sums are kept as shorts.
  * BLUR_LO and BLUR_HI interleave two vectors within each 128-bit lane as
  * vpunpcklwd and vpunpckhwd do, so the products come out in an order that
  * vpackssdw puts back. */
@@ -119,78 +120,129 @@ typedef blur_u8x32 __attribute__((aligned(1))) blur_u8x32_u;
 #define BLUR_PAIR(wa, wb) __builtin_astype((int16)(((wa)&0xffff) | ((wb) << 16)), blur_s16x32)
 #define BLUR_MADD(acc, x, z, p, HALF) acc += __builtin_ia32_pmaddwd512(HALF(x, z), p)
 
+/* 32 (two: 64) column sums of row y from value i on into t: tap 0 (the
+ * centre) with the sum of the two rows at distance 1, then the sums at 2
+ * and 3, ...; two a constant where it is called. */
+CLV_ROW_FN void sep_narrow_down(__global const clv_px *src, int h, int stride, int y, int i,
+                                __global const int *wv, int rv, int vround, int vshift,
+                                __global short *t, const int two)
+{
+#define BLUR_AT(yy) ((__global const uchar *)(src + (yy)*stride) + i)
+#define BLUR_ROWS(dist, v, v1)                                                                     \
+    {                                                                                              \
+        __global const uchar *a_ = BLUR_AT(max(y - (dist), 0));                                    \
+        __global const uchar *b_ = BLUR_AT(min(y + (dist), h - 1));                                \
+        v = BLUR_S16(a_) + BLUR_S16(b_);                                                           \
+        if (two)                                                                                   \
+            v1 = BLUR_S16(a_ + 32) + BLUR_S16(b_ + 32);                                            \
+    }
+    blur_s16x32 x = BLUR_S16(BLUR_AT(y)), x1 = two ? BLUR_S16(BLUR_AT(y) + 32) : x;
+    blur_s16x32 z = x, z1 = x1;
+    if (rv >= 1)
+        BLUR_ROWS(1, z, z1);
+    int16 lo = (int16)vround, hi = lo, lo1 = lo, hi1 = lo;
+#define BLUR_MADD4(p)                                                                              \
+    {                                                                                              \
+        BLUR_MADD(lo, x, z, p, BLUR_LO);                                                           \
+        BLUR_MADD(hi, x, z, p, BLUR_HI);                                                           \
+        if (two) {                                                                                 \
+            BLUR_MADD(lo1, x1, z1, p, BLUR_LO);                                                    \
+            BLUR_MADD(hi1, x1, z1, p, BLUR_HI);                                                    \
+        }                                                                                          \
+    }
+    BLUR_MADD4(BLUR_PAIR(wv[0], rv >= 1 ? wv[1] : 0));
+    int j = 2;
+    for (; j + 1 <= rv; j += 2) {
+        BLUR_ROWS(j, x, x1);
+        BLUR_ROWS(j + 1, z, z1);
+        BLUR_MADD4(BLUR_PAIR(wv[j], wv[j + 1]));
+    }
+    if (j == rv) {
+        BLUR_ROWS(j, x, x1);
+        z = x;
+        z1 = x1;
+        BLUR_MADD4(BLUR_PAIR(wv[j], 0));
+    }
+    *(__global blur_s16x32_u *)(t + i) = __builtin_ia32_packssdw512(lo >> vshift, hi >> vshift);
+    if (two)
+        *(__global blur_s16x32_u *)(t + i + 32) =
+            __builtin_ia32_packssdw512(lo1 >> vshift, hi1 >> vshift);
+#undef BLUR_ROWS
+#undef BLUR_AT
+}
+
+/* The same along the row from t (its ends copied outwards) into the
+ * output's values i on, the channels outside m32 from c. */
+CLV_ROW_FN void sep_narrow_across(__global const short *t, __global const uchar *c,
+                                  __global uchar *o, int i, __global const int *wh, int rh,
+                                  int fround, int fshift, blur_u8x32 m32, const int two)
+{
+#define BLUR_T(k) (*(__global const blur_s16x32_u *)(t + i + (k)))
+#define BLUR_COLS(dist, v, v1)                                                                     \
+    {                                                                                              \
+        v = BLUR_T(-4 * (dist)) + BLUR_T(4 * (dist));                                              \
+        if (two)                                                                                   \
+            v1 = BLUR_T(32 - 4 * (dist)) + BLUR_T(32 + 4 * (dist));                                \
+    }
+    blur_s16x32 x = BLUR_T(0), x1 = two ? BLUR_T(32) : x;
+    blur_s16x32 z = x, z1 = x1;
+    if (rh >= 1)
+        BLUR_COLS(1, z, z1);
+    int16 lo = (int16)fround, hi = lo, lo1 = lo, hi1 = lo;
+    BLUR_MADD4(BLUR_PAIR(wh[0], rh >= 1 ? wh[1] : 0));
+    int d = 2;
+    for (; d + 1 <= rh; d += 2) {
+        BLUR_COLS(d, x, x1);
+        BLUR_COLS(d + 1, z, z1);
+        BLUR_MADD4(BLUR_PAIR(wh[d], wh[d + 1]));
+    }
+    if (d == rh) {
+        BLUR_COLS(d, x, x1);
+        z = x;
+        z1 = x1;
+        BLUR_MADD4(BLUR_PAIR(wh[d], 0));
+    }
+    blur_u8x32 blur =
+        __builtin_convertvector(__builtin_ia32_packssdw512(lo >> fshift, hi >> fshift), blur_u8x32);
+    blur_u8x32 v = *(__global const blur_u8x32_u *)(c + i);
+    *(__global blur_u8x32_u *)(o + i) = (blur & m32) | (v & ~m32);
+    if (two) {
+        blur = __builtin_convertvector(__builtin_ia32_packssdw512(lo1 >> fshift, hi1 >> fshift),
+                                       blur_u8x32);
+        v = *(__global const blur_u8x32_u *)(c + i + 32);
+        *(__global blur_u8x32_u *)(o + i + 32) = (blur & m32) | (v & ~m32);
+    }
+#undef BLUR_COLS
+#undef BLUR_T
+}
+#undef BLUR_MADD4
+
 CLV_ROW_FN void sep_row_narrow(CLV_FRAME_ARGS, int y, __global const int *wv, int rv,
-                               __global const int *wh, int rh, int mask, __global short *t)
+                               __global const int *wh, int rh, int vround, int vshift, int fround,
+                               int fshift, int mask, __global short *t)
 {
     __global const uchar *c = (__global const uchar *)(src + y * stride);
     const int n = 4 * w;
-#define BLUR_AT(yy) ((__global const uchar *)(src + (yy)*stride))
     /* Down the columns, 64 values a step where the row has them (the
      * rows' addresses and the weights once for two vectors), then 32. */
     int i = 0;
-    for (int step = 64; step >= 32; step -= 32)
-        for (; i + step <= n; i += step) {
-            const int two = step == 64;
-            /* taps 0 (the centre) and 1, then 2 and 3... */
-            blur_s16x32 x = BLUR_S16(c + i), x1 = two ? BLUR_S16(c + i + 32) : x;
-            blur_s16x32 z = x, z1 = x1;
-            if (rv >= 1) {
-                __global const uchar *a = BLUR_AT(max(y - 1, 0)) + i;
-                __global const uchar *d = BLUR_AT(min(y + 1, h - 1)) + i;
-                z = BLUR_S16(a) + BLUR_S16(d);
-                if (two)
-                    z1 = BLUR_S16(a + 32) + BLUR_S16(d + 32);
-            }
-            blur_s16x32 p = BLUR_PAIR(wv[0], rv >= 1 ? wv[1] : 0);
-            int16 lo = (int16)64, hi = (int16)64, lo1 = (int16)64, hi1 = (int16)64;
-            BLUR_MADD(lo, x, z, p, BLUR_LO);
-            BLUR_MADD(hi, x, z, p, BLUR_HI);
-            if (two) {
-                BLUR_MADD(lo1, x1, z1, p, BLUR_LO);
-                BLUR_MADD(hi1, x1, z1, p, BLUR_HI);
-            }
-            for (int j = 2; j <= rv; j += 2) {
-                __global const uchar *a = BLUR_AT(max(y - j, 0)) + i;
-                __global const uchar *d = BLUR_AT(min(y + j, h - 1)) + i;
-                x = BLUR_S16(a) + BLUR_S16(d);
-                if (two)
-                    x1 = BLUR_S16(a + 32) + BLUR_S16(d + 32);
-                z = x;
-                z1 = x1;
-                if (j + 1 <= rv) {
-                    __global const uchar *e = BLUR_AT(max(y - j - 1, 0)) + i;
-                    __global const uchar *f = BLUR_AT(min(y + j + 1, h - 1)) + i;
-                    z = BLUR_S16(e) + BLUR_S16(f);
-                    if (two)
-                        z1 = BLUR_S16(e + 32) + BLUR_S16(f + 32);
-                }
-                p = BLUR_PAIR(wv[j], j + 1 <= rv ? wv[j + 1] : 0);
-                BLUR_MADD(lo, x, z, p, BLUR_LO);
-                BLUR_MADD(hi, x, z, p, BLUR_HI);
-                if (two) {
-                    BLUR_MADD(lo1, x1, z1, p, BLUR_LO);
-                    BLUR_MADD(hi1, x1, z1, p, BLUR_HI);
-                }
-            }
-            *(__global blur_s16x32_u *)(t + i) = __builtin_ia32_packssdw512(lo >> 7, hi >> 7);
-            if (two)
-                *(__global blur_s16x32_u *)(t + i + 32) =
-                    __builtin_ia32_packssdw512(lo1 >> 7, hi1 >> 7);
-        }
+    for (; i + 64 <= n; i += 64)
+        sep_narrow_down(src, h, stride, y, i, wv, rv, vround, vshift, t, 1);
+    for (; i + 32 <= n; i += 32)
+        sep_narrow_down(src, h, stride, y, i, wv, rv, vround, vshift, t, 0);
     for (; i < n; ++i) {
         int acc = wv[0] * c[i];
         for (int j = 1; j <= rv; ++j)
-            acc += wv[j] * (BLUR_AT(max(y - j, 0))[i] + BLUR_AT(min(y + j, h - 1))[i]);
-        t[i] = (short)((acc + 64) >> 7);
+            acc += wv[j] * (((__global const uchar *)(src + max(y - j, 0) * stride))[i] +
+                            ((__global const uchar *)(src + min(y + j, h - 1) * stride))[i]);
+        t[i] = (short)((acc + vround) >> vshift);
     }
-#undef BLUR_AT
     for (int k = 1; k <= rh; ++k)
         for (int ch = 0; ch < 4; ++ch) {
             t[ch - 4 * k] = t[ch];
             t[n - 4 + 4 * k + ch] = t[n - 4 + ch];
         }
-    /* Along the row, the same way (no fold: a sum of two 15-bit values
-     * would not fit the signed 16 bits vpmaddwd takes). */
+    /* Along the row, the same way. */
     __global uchar *o = (__global uchar *)(dst + y * stride);
     const uchar4 m4 = (uchar4)(mask & 1 ? 0xff : 0, mask & 2 ? 0xff : 0, mask & 4 ? 0xff : 0,
                                mask & 8 ? 0xff : 0);
@@ -198,41 +250,15 @@ CLV_ROW_FN void sep_row_narrow(CLV_FRAME_ARGS, int y, __global const int *wv, in
         __builtin_shufflevector(m4, m4, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3,
                                 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3);
     i = 0;
-    for (int step = 64; step >= 32; step -= 32)
-        for (; i + step <= n; i += step) {
-            const int two = step == 64;
-            int16 lo = (int16)(1 << 20), hi = lo, lo1 = lo, hi1 = lo;
-            for (int d = -rh; d <= rh; d += 2) {
-                __global const short *q = t + i + 4 * d;
-                const int more = d + 1 <= rh;
-                const blur_s16x32 x = *(__global const blur_s16x32_u *)q;
-                const blur_s16x32 z = more ? *(__global const blur_s16x32_u *)(q + 4) : x;
-                const blur_s16x32 p = BLUR_PAIR(wh[abs(d)], more ? wh[abs(d + 1)] : 0);
-                BLUR_MADD(lo, x, z, p, BLUR_LO);
-                BLUR_MADD(hi, x, z, p, BLUR_HI);
-                if (two) {
-                    const blur_s16x32 x1 = *(__global const blur_s16x32_u *)(q + 32);
-                    const blur_s16x32 z1 = more ? *(__global const blur_s16x32_u *)(q + 36) : x1;
-                    BLUR_MADD(lo1, x1, z1, p, BLUR_LO);
-                    BLUR_MADD(hi1, x1, z1, p, BLUR_HI);
-                }
-            }
-            blur_u8x32 blur =
-                __builtin_convertvector(__builtin_ia32_packssdw512(lo >> 21, hi >> 21), blur_u8x32);
-            blur_u8x32 v = *(__global const blur_u8x32_u *)(c + i);
-            *(__global blur_u8x32_u *)(o + i) = (blur & m32) | (v & ~m32);
-            if (two) {
-                blur = __builtin_convertvector(__builtin_ia32_packssdw512(lo1 >> 21, hi1 >> 21),
-                                               blur_u8x32);
-                v = *(__global const blur_u8x32_u *)(c + i + 32);
-                *(__global blur_u8x32_u *)(o + i + 32) = (blur & m32) | (v & ~m32);
-            }
-        }
+    for (; i + 64 <= n; i += 64)
+        sep_narrow_across(t, c, o, i, wh, rh, fround, fshift, m32, 1);
+    for (; i + 32 <= n; i += 32)
+        sep_narrow_across(t, c, o, i, wh, rh, fround, fshift, m32, 0);
     for (; i < n; ++i) {
-        int acc = 1 << 20;
-        for (int d = -rh; d <= rh; ++d)
-            acc += wh[abs(d)] * t[i + 4 * d];
-        o[i] = (mask >> (i & 3) & 1) ? (uchar)(acc >> 21) : c[i];
+        int acc = fround + wh[0] * t[i];
+        for (int d = 1; d <= rh; ++d)
+            acc += wh[d] * (t[i - 4 * d] + t[i + 4 * d]);
+        o[i] = (mask >> (i & 3) & 1) ? (uchar)(acc >> fshift) : c[i];
     }
 }
 #endif
@@ -249,7 +275,8 @@ __kernel void sep_rows(CLV_FRAME_ARGS, __global const int *wv, int rv, __global 
 #if CLV_DEPTH == 8 && defined(__AVX512BW__)
     if (narrow) {
         for (int y = y0; y < y1; ++y)
-            sep_row_narrow(src, dst, w, h, stride, y, wv, rv, wh, rh, mask,
+            sep_row_narrow(src, dst, w, h, stride, y, wv, rv, wh, rh, vround, vshift, fround,
+                           fshift, mask,
                            (__global short *)(work + (size_t)b * 4 * (w + 2 * rh)) + 4 * rh);
         return;
     }

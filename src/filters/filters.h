@@ -138,8 +138,8 @@ typedef struct clv__sep {
     int rv, rh;   /* reach down and across */
     int *wv, *wh; /* the weights at distance 0 .. rv and 0 .. rh (malloc'd) */
     int vround, vshift, fround, fshift, amount, mask;
-    /* gblur's: the weights at most 2^14, vround 64, vshift 7, fround 2^20,
-     * fshift 21, amount -65536: at 8 bits the column sums fit 16 bits and
+    /* gblur's: the weights at most 2^14, vround 128, vshift 8, fround 2^19,
+     * fshift 20, amount -65536: at 8 bits two column sums fit 15 bits and
      * x86 CPUs take a faster road to the same sums (cl/blur.cl). */
     int narrow;
     cl_mem mv, mh; /* their device copies (clv__sep_upload) */

@@ -6,9 +6,9 @@
  * The weights are made once on the host in double: w[d] rounded from
  * 2^14 * g(d) / sum g, the centre taking what the rounding left over, so
  * that they sum to exactly 2^14 (sigma 0: the centre alone). Down the
- * columns T = (sum w * p + 64) >> 7 keeps 7 bits below the input's unit
- * (at 8 bits T fits 15 bits: x86 CPUs sum two taps an instruction, cl/blur.cl);
- * along the rows out = (sum w * T + 2^20) >> 21. At 8 bits every sum fits
+ * columns T = (sum w * p + 128) >> 8 keeps 6 bits below the input's unit
+ * (at 8 bits two T fit 15 bits: x86 CPUs sum two taps an instruction,
+ * cl/blur.cl); along the rows out = (sum w * T + 2^19) >> 20. At 8 bits every sum fits
  * 32 bits; at 16 bits the same formula on 0-65535, in 64 bits.
  *
  * ffmpeg's planes: bit 0 (its first plane, the luma) blurs R, G and B, bit 3
@@ -21,9 +21,10 @@
 
 enum { GB_SIGMA, GB_STEPS, GB_PLANES, GB_SIGMAV, GB_PARAM_COUNT };
 
-/* The weights sum to 2^GB_BITS; the column pass keeps GB_FRAC bits. */
+/* The weights sum to 2^GB_BITS; the column sums keep GB_FRAC bits below
+ * the unit. */
 #define GB_BITS 14
-#define GB_FRAC 7
+#define GB_FRAC 6
 
 typedef struct gblur_state {
     clv__blur blur;
@@ -63,9 +64,9 @@ static int make_sep(const clv_value *v, clv__sep *s)
         return CLV_ENOMEM;
     gauss_weights(down, s->wv, s->rv);
     gauss_weights(across, s->wh, s->rh);
-    s->vround = 1 << (GB_FRAC - 1);
-    s->vshift = GB_FRAC;
-    s->fshift = 2 * GB_BITS - GB_FRAC;
+    s->vshift = GB_BITS - GB_FRAC;
+    s->vround = 1 << (s->vshift - 1);
+    s->fshift = GB_BITS + GB_FRAC;
     s->fround = 1 << (s->fshift - 1);
     s->amount = -65536;
     s->narrow = 1;
