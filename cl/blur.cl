@@ -263,6 +263,68 @@ CLV_ROW_FN void sep_row_narrow(CLV_FRAME_ARGS, int y, __global const int *wv, in
 }
 #endif
 
+#if CLV_DEPTH == 16
+/* gblur's pass at 16 bits (`narrow`: the weights at most 2^14, vshift 8,
+ * fshift 20) in 32-bit lanes rather than 64: down the columns every sum
+ * fits 30 bits and T 22; along the row each sum of two T is split at bit
+ * 11, s = 2^11 sh + sl, the two halves summed apart (A = sum w sh, B = sum
+ * w sl, each under 2^27), and out = (2^11 A + B + fround) >> fshift =
+ * (A + ((B + fround) >> 11)) >> (fshift - 11), the same value. */
+CLV_ROW_FN void sep_row_narrow16(CLV_FRAME_ARGS, int y, __global const int *wv, int rv,
+                                 __global const int *wh, int rh, int vround, int vshift, int fround,
+                                 int fshift, int mask, __global uint *t)
+{
+    __global const ushort *c = BLUR_ROW(src, y);
+    const int n = 4 * w;
+    int i = 0;
+    for (; i + 16 <= n; i += 16) {
+        uint16 acc = (uint)wv[0] * convert_uint16(BLUR_CH16(c + i)) + (uint)vround;
+        for (int j = 1; j <= rv; ++j)
+            acc += (uint)wv[j] * (convert_uint16(BLUR_CH16(BLUR_ROW(src, max(y - j, 0)) + i)) +
+                                  convert_uint16(BLUR_CH16(BLUR_ROW(src, min(y + j, h - 1)) + i)));
+        *(__global blur_uint16_u *)(t + i) = acc >> (uint)vshift;
+    }
+    for (; i < n; ++i) {
+        uint acc = (uint)wv[0] * c[i] + (uint)vround;
+        for (int j = 1; j <= rv; ++j)
+            acc += (uint)wv[j] *
+                   ((uint)BLUR_ROW(src, max(y - j, 0))[i] + BLUR_ROW(src, min(y + j, h - 1))[i]);
+        t[i] = acc >> vshift;
+    }
+    for (int k = 1; k <= rh; ++k)
+        for (int ch = 0; ch < 4; ++ch) {
+            t[ch - 4 * k] = t[ch];
+            t[n - 4 + 4 * k + ch] = t[n - 4 + ch];
+        }
+    __global ushort *o = (__global ushort *)(dst + y * stride);
+    const int16 m16 =
+        (int16)(BLUR_LANE(mask, 0), BLUR_LANE(mask, 1), BLUR_LANE(mask, 2), BLUR_LANE(mask, 3),
+                BLUR_LANE(mask, 0), BLUR_LANE(mask, 1), BLUR_LANE(mask, 2), BLUR_LANE(mask, 3),
+                BLUR_LANE(mask, 0), BLUR_LANE(mask, 1), BLUR_LANE(mask, 2), BLUR_LANE(mask, 3),
+                BLUR_LANE(mask, 0), BLUR_LANE(mask, 1), BLUR_LANE(mask, 2), BLUR_LANE(mask, 3));
+#define BLUR_TU(k) (*(__global const blur_uint16_u *)(t + i + (k)))
+    for (i = 0; i + 16 <= n; i += 16) {
+        const uint16 s0 = BLUR_TU(0);
+        uint16 a = (uint)wh[0] * (s0 >> 11), b = (uint)wh[0] * (s0 & 2047u);
+        for (int d = 1; d <= rh; ++d) {
+            const uint16 s = BLUR_TU(-4 * d) + BLUR_TU(4 * d);
+            a += (uint)wh[d] * (s >> 11);
+            b += (uint)wh[d] * (s & 2047u);
+        }
+        const uint16 blur = (a + ((b + (uint)fround) >> 11)) >> (uint)(fshift - 11);
+        const int16 v = convert_int16(BLUR_CH16(c + i));
+        *(__global blur_ch16_u *)(o + i) = convert_ushort16(select(v, convert_int16(blur), m16));
+    }
+#undef BLUR_TU
+    for (; i < n; ++i) {
+        ulong acc = (ulong)fround + (ulong)wh[0] * t[i];
+        for (int d = 1; d <= rh; ++d)
+            acc += (ulong)wh[d] * ((ulong)t[i - 4 * d] + t[i + 4 * d]);
+        o[i] = (mask >> (i & 3) & 1) ? (ushort)(acc >> fshift) : c[i];
+    }
+}
+#endif
+
 /* One sep pass, rows y0 .. y1 - 1 of a band: work holds 4 * (w + 2 * rh)
  * sums, the row's and rh pixels' worth of copies at each end. */
 __kernel void sep_rows(CLV_FRAME_ARGS, __global const int *wv, int rv, __global const int *wh,
@@ -278,6 +340,14 @@ __kernel void sep_rows(CLV_FRAME_ARGS, __global const int *wv, int rv, __global 
             sep_row_narrow(src, dst, w, h, stride, y, wv, rv, wh, rh, vround, vshift, fround,
                            fshift, mask,
                            (__global short *)(work + (size_t)b * 4 * (w + 2 * rh)) + 4 * rh);
+        return;
+    }
+#elif CLV_DEPTH == 16
+    if (narrow) {
+        for (int y = y0; y < y1; ++y)
+            sep_row_narrow16(src, dst, w, h, stride, y, wv, rv, wh, rh, vround, vshift, fround,
+                             fshift, mask,
+                             (__global uint *)(work + (size_t)b * 4 * (w + 2 * rh)) + 4 * rh);
         return;
     }
 #endif

@@ -139,8 +139,9 @@ typedef struct clv__sep {
     int *wv, *wh; /* the weights at distance 0 .. rv and 0 .. rh (malloc'd) */
     int vround, vshift, fround, fshift, amount, mask;
     /* gblur's: the weights at most 2^14, vround 128, vshift 8, fround 2^19,
-     * fshift 20, amount -65536: at 8 bits two column sums fit 15 bits and
-     * x86 CPUs take a faster road to the same sums (cl/blur.cl). */
+     * fshift 20, amount -65536: CPUs take faster roads to the same sums
+     * (cl/blur.cl: at 8 bits two column sums fit 15 bits, at 16 bits the
+     * sums fit 32 bits once the row's are split in two). */
     int narrow;
     cl_mem mv, mh; /* their device copies (clv__sep_upload) */
 } clv__sep;
