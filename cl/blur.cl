@@ -514,6 +514,58 @@ __kernel void box_rows(CLV_FRAME_ARGS, int rx, int ry, uint n, uint m, int l, in
 }
 #else /* GPUs */
 
+/* sep in one kernel (the host's choice at 8 bits where the reach across
+ * is at most BLUR_TILE_REACH): a work-group of 16 x 16 makes a tile of 64 x
+ * 16 pixels. Down the columns first, for the tile's rows and its columns
+ * with rh more at each side (clamped into the frame, so that the pass
+ * across needs no clamp), into local memory, neighbouring work-items on
+ * neighbouring pixels; then along the rows, four pixels a work-item. The
+ * frame is read once (and its rows above and below the tile from the
+ * cache) and written once: no frame of sums goes through memory. */
+#define BLUR_TILE_W 64
+#define BLUR_TILE_H 16
+__kernel __attribute__((reqd_work_group_size(16, 16, 1))) void
+sep_tile(__global const clv_px *src, __global clv_px *dst, int w, int h, int stride,
+         __global const int *wv, int rv, __global const int *wh, int rh, int vround, int vshift,
+         int fround, int fshift, int amount, int mask, __local BLUR_ACC4 *t)
+{
+    const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * 16 + lx;
+    const int x0 = (int)get_group_id(0) * BLUR_TILE_W, y0 = (int)get_group_id(1) * BLUR_TILE_H;
+    const int cols = BLUR_TILE_W + 2 * rh;
+    for (int k = lid; k < cols * BLUR_TILE_H; k += 256) {
+        const int row = k / cols, col = k - row * cols;
+        const int x = clamp(x0 - rh + col, 0, w - 1), y = min(y0 + row, h - 1);
+        BLUR_ACC4 acc = (BLUR_ACC)wv[0] * BLUR_CONVERT(BLUR_ACC, 4)(src[y * stride + x]);
+        for (int j = 1; j <= rv; ++j)
+            acc +=
+                (BLUR_ACC)wv[j] * (BLUR_CONVERT(BLUR_ACC, 4)(src[max(y - j, 0) * stride + x]) +
+                                   BLUR_CONVERT(BLUR_ACC, 4)(src[min(y + j, h - 1) * stride + x]));
+        t[k] = (acc + (BLUR_ACC)vround) >> (BLUR_ACC)vshift;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int y = y0 + ly;
+    if (y >= h)
+        return;
+    const BLUR_SACC4 m4 = (BLUR_SACC4)(BLUR_LANE(mask, 0), BLUR_LANE(mask, 1), BLUR_LANE(mask, 2),
+                                       BLUR_LANE(mask, 3));
+    __local const BLUR_ACC4 *r = t + ly * cols + rh + 4 * lx;
+    for (int i = 0; i < 4 && x0 + 4 * lx + i < w; ++i) {
+        const int x = x0 + 4 * lx + i;
+        BLUR_ACC4 acc = (BLUR_ACC)wh[0] * r[i];
+        for (int d = 1; d <= rh; ++d)
+            acc += (BLUR_ACC)wh[d] * (r[i - d] + r[i + d]);
+        const BLUR_SACC4 blur =
+            BLUR_CONVERT(BLUR_SACC, 4)((acc + (BLUR_ACC)fround) >> (BLUR_ACC)fshift);
+        const BLUR_SACC4 v = BLUR_CONVERT(BLUR_SACC, 4)(src[y * stride + x]);
+        const BLUR_SACC4 o = select(v, BLUR_FINISH(v, blur, (BLUR_SACC)amount), m4);
+#if CLV_DEPTH == 16
+        dst[y * stride + x] = convert_ushort4(o);
+#else
+        dst[y * stride + x] = convert_uchar4(o);
+#endif
+    }
+}
+
 /* sep, down the columns: src -> the frame of sums t. */
 __kernel void sep_v(__global const clv_px *src, __global BLUR_ACC4 *t, int w, int h, int stride,
                     __global const int *wv, int rv, int vround, int vshift)

@@ -13,6 +13,8 @@ int clv__blur_init(clv__blur *b, clv_context *ctx, cl_program prog, int box, clv
     if (ctx->row_shape)
         return clv__kernel_create(prog, box ? "box_rows" : "sep_rows", &b->rows, msg);
     int err = clv__kernel_create(prog, box ? "box_h" : "sep_v", &b->first, msg);
+    if (!err && !box)
+        err = clv__kernel_create(prog, "sep_tile", &b->tile, msg);
     return err ? err : clv__kernel_create(prog, box ? "box_v" : "sep_h", &b->second, msg);
 }
 
@@ -21,6 +23,7 @@ void clv__blur_uninit(clv__blur *b)
     clv__kernel_release(&b->rows);
     clv__kernel_release(&b->first);
     clv__kernel_release(&b->second);
+    clv__kernel_release(&b->tile);
     clv__mem_release(&b->work);
     b->work_bytes = 0;
 }
@@ -78,6 +81,10 @@ static int work_reserve(clv__blur *b, const clv_launch *l, size_t need)
     return 0;
 }
 
+/* The most reach across of sep_tile: its local memory, (64 + 2 * 32) x 16
+ * pixels of four uints, is 32 KiB. */
+#define BLUR_TILE_REACH 32
+
 /* CPUs: a band of rows a work-item, a few bands a compute unit. */
 static int band_rows(const clv_launch *l, int *bands)
 {
@@ -105,13 +112,33 @@ int clv__sep_run(clv__blur *b, const clv_launch *l, const clv__sep *s, cl_mem in
         pass.dst = out;
         err = clv__kernel_frame_args(b->rows, &pass);
         if (!err)
-            err = clv__kernel_args(b->rows, 5, 13, CLV__ARG(s->mv), CLV__ARG(rv), CLV__ARG(s->mh),
-                                   CLV__ARG(rh), CLV__ARG(vround), CLV__ARG(vshift),
-                                   CLV__ARG(fround), CLV__ARG(fshift), CLV__ARG(amount),
-                                   CLV__ARG(mask), CLV__ARG(b->work), CLV__ARG(band),
-                                   CLV__ARG(narrow));
+            err =
+                clv__kernel_args(b->rows, 5, 13, CLV__ARG(s->mv), CLV__ARG(rv), CLV__ARG(s->mh),
+                                 CLV__ARG(rh), CLV__ARG(vround), CLV__ARG(vshift), CLV__ARG(fround),
+                                 CLV__ARG(fshift), CLV__ARG(amount), CLV__ARG(mask),
+                                 CLV__ARG(b->work), CLV__ARG(band), CLV__ARG(narrow));
         size_t global = (size_t)bands, one = 1;
         return err ? err : clv__launch(l, b->rows, 1, &global, &one);
+    }
+    if (l->depth == 8 && rh <= BLUR_TILE_REACH) {
+        /* One kernel, the column sums of a tile in local memory
+         * (cl/blur.cl's sep_tile: tiles of 64 x 16 pixels, 16 x 16
+         * work-items). */
+        clv_launch pass = *l;
+        pass.src = in;
+        pass.dst = out;
+        err = clv__kernel_frame_args(b->tile, &pass);
+        if (!err)
+            err =
+                clv__kernel_args(b->tile, 5, 10, CLV__ARG(s->mv), CLV__ARG(rv), CLV__ARG(s->mh),
+                                 CLV__ARG(rh), CLV__ARG(vround), CLV__ARG(vshift), CLV__ARG(fround),
+                                 CLV__ARG(fshift), CLV__ARG(amount), CLV__ARG(mask));
+        if (!err && clSetKernelArg(b->tile, 15, (size_t)(64 + 2 * rh) * 16 * 4 * sizeof(cl_uint),
+                                   NULL) != CL_SUCCESS)
+            err = CLV_ECL;
+        size_t local[2] = {16, 16};
+        size_t global[2] = {((size_t)l->width + 63) / 64 * 16, ((size_t)l->height + 15) / 16 * 16};
+        return err ? err : clv__launch(l, b->tile, 2, global, local);
     }
     if ((err = work_reserve(b, l, (size_t)l->stride * (size_t)l->height * 4 * acc)))
         return err;
