@@ -120,7 +120,8 @@ int clv__sep_run(clv__blur *b, const clv_launch *l, const clv__sep *s, cl_mem in
         size_t global = (size_t)bands, one = 1;
         return err ? err : clv__launch(l, b->rows, 1, &global, &one);
     }
-    if (l->depth == 8 && rh <= BLUR_TILE_REACH) {
+    const size_t tile_bytes = (size_t)(64 + 2 * rh) * 16 * 4 * sizeof(cl_uint);
+    if (l->depth == 8 && rh <= BLUR_TILE_REACH && tile_bytes + 1024 <= l->ctx->dev.local_mem) {
         /* One kernel, the column sums of a tile in local memory
          * (cl/blur.cl's sep_tile: tiles of 64 x 16 pixels, 16 x 16
          * work-items). */
@@ -133,8 +134,7 @@ int clv__sep_run(clv__blur *b, const clv_launch *l, const clv__sep *s, cl_mem in
                 clv__kernel_args(b->tile, 5, 10, CLV__ARG(s->mv), CLV__ARG(rv), CLV__ARG(s->mh),
                                  CLV__ARG(rh), CLV__ARG(vround), CLV__ARG(vshift), CLV__ARG(fround),
                                  CLV__ARG(fshift), CLV__ARG(amount), CLV__ARG(mask));
-        if (!err && clSetKernelArg(b->tile, 15, (size_t)(64 + 2 * rh) * 16 * 4 * sizeof(cl_uint),
-                                   NULL) != CL_SUCCESS)
+        if (!err && clSetKernelArg(b->tile, 15, tile_bytes, NULL) != CL_SUCCESS)
             err = CLV_ECL;
         size_t local[2] = {16, 16};
         size_t global[2] = {((size_t)l->width + 63) / 64 * 16, ((size_t)l->height + 15) / 16 * 16};
