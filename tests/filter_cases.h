@@ -402,8 +402,9 @@ static const filter_case deband_cases[] = {
 
 /* The blur family (blur.c): gblur's weights for small and large sigmas,
  * sigmaV apart, planes; the box's running sums for radii past the frame,
- * powers, alpha apart; unsharp's sharpen and blur, windows up to 13x13 and
- * the chroma options. At 16 bits every sum of the 8-bit path widens. */
+ * powers, alpha apart; unsharp's sharpen and blur, windows up to 13x13,
+ * the chroma options and alpha's (an even alpha size, as ffmpeg takes it).
+ * At 16 bits every sum of the 8-bit path widens. */
 static const filter_case gblur_cases[] = {
     {"gblur", 0, 1},
     {"gblur=sigma=2", 0, 1},
@@ -452,6 +453,9 @@ static const filter_case unsharp_cases[] = {
     {"unsharp=5:5:0", 1, 1},
     {"unsharp=5:5:1:3:3:0.5", 1, 1},
     {"unsharp=lx=9:ly=3:la=2.5:cx=21:cy=3:ca=-1", 1, 1},
+    {"unsharp=5:5:1:3:3:0.5:3:3:-1", 1, 1},
+    {"unsharp=la=1:aa=1", 1, 1},
+    {"unsharp=la=0:ax=9:ay=4:aa=2.5", 1, 1},
 };
 
 typedef struct filter_cases {

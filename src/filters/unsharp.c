@@ -6,21 +6,23 @@
  * (int)(a * 65536.0) of the float a: sharper for a > 0, blurred for a < 0.
  * One sep pass of the blur family (blur.c, cl/blur.cl) per set of options.
  *
- * ffmpeg's luma options (lx, ly, la) act on R, G and B; the chroma options
- * are checked as ffmpeg checks them and have nothing to act on in RGB;
- * alpha passes through (ffmpeg 5.1's alpha options, ax:ay:aa, are not
- * taken: its own unsharp crashes on them). At 8 bits this
+ * ffmpeg's luma options (lx, ly, la) act on R, G and B and its alpha options
+ * (ax, ay, aa) on alpha, unchanged by default (ffmpeg 5.1's own unsharp
+ * crashes on an alpha amount other than 0: it never makes that set's
+ * state); the chroma options are checked as ffmpeg checks them and have
+ * nothing to act on in RGB. At 8 bits this
  * is ffmpeg's arithmetic on each plane exactly. At 16 bits it is the same
  * formula on 0-65535 in 64 bits: ffmpeg's 16-bit path shifts by 24 instead
  * of 16 (its sharpening is 1/256 as strong) and its 32-bit sums overflow
  * for large windows. */
 #include "filters.h"
 
-enum { US_LX, US_LY, US_LA, US_CX, US_CY, US_CA, US_PARAM_COUNT };
+enum { US_LX, US_LY, US_LA, US_CX, US_CY, US_CA, US_AX, US_AY, US_AA, US_PARAM_COUNT };
 
 typedef struct unsharp_state {
     clv__blur blur;
-    clv__sep pass;
+    clv__sep pass[2];
+    int count;
 } unsharp_state;
 
 /* ffmpeg's amount: the float's value times 65536.0, truncated. */
@@ -55,14 +57,17 @@ static int make_pass(const clv_value *v, int first, int mask, clv__sep *s)
     return 0;
 }
 
-/* The filter's pass (amount 0: a copy), checking the sizes as ffmpeg
- * does. */
-static int make_passes(const clv_value *v, clv__sep *pass, clv_msg *msg)
+/* The filter's passes (at most two, into pass[]; their count): the luma's
+ * set on R, G, B (and alpha where alpha's set is the same), alpha's on
+ * alpha unless its amount is 0; one copy when nothing changes. The sizes
+ * are checked as ffmpeg checks them (odd for luma and chroma; the steps of
+ * every set at most 12 together). */
+static int make_passes(const clv_value *v, clv__sep pass[2], int *count, clv_msg *msg)
 {
-    static const char *const set[] = {"luma", "chroma"};
-    for (int k = 0; k < 2; k++) {
+    static const char *const set[] = {"luma", "chroma", "alpha"};
+    for (int k = 0; k < 3; k++) {
         int x = (int)v[US_LX + 3 * k].i, y = (int)v[US_LY + 3 * k].i;
-        if (!(x & y & 1))
+        if (k < 2 && !(x & y & 1))
             return clv__fail(msg, CLV_ERANGE, "unsharp: the %s matrix is %dx%d; its sizes are odd",
                              set[k], x, y);
         if ((x / 2 + y / 2) * 2 >= 26)
@@ -71,9 +76,15 @@ static int make_passes(const clv_value *v, clv__sep *pass, clv_msg *msg)
                              "is at most 12)",
                              set[k], x, y);
     }
-    if (make_pass(v, US_LX, 7, pass))
-        return clv__fail(msg, CLV_ENOMEM, "unsharp: out of memory for the weights");
-    return 0;
+    int la = fixed_amount(v[US_LA].i), aa = fixed_amount(v[US_AA].i);
+    int same = v[US_AX].i / 2 == v[US_LX].i / 2 && v[US_AY].i / 2 == v[US_LY].i / 2 && aa == la;
+    int n = 0, err = 0, alpha = !same && aa != 0;
+    if (la != 0 || !alpha)
+        err = make_pass(v, US_LX, same ? 15 : 7, &pass[n++]);
+    if (!err && alpha)
+        err = make_pass(v, US_AX, 8, &pass[n++]);
+    *count = n;
+    return err ? clv__fail(msg, err, "unsharp: out of memory for the weights") : 0;
 }
 
 static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
@@ -85,21 +96,33 @@ static void uninit(void *state)
 {
     unsharp_state *st = state;
     clv__blur_uninit(&st->blur);
-    clv__sep_release(&st->pass);
+    clv__sep_release(&st->pass[0]);
+    clv__sep_release(&st->pass[1]);
 }
 
 static int configure(void *state, clv_context *ctx, const clv_value *values, clv_msg *msg)
 {
     unsharp_state *st = state;
-    clv__sep_release(&st->pass);
-    int err = make_passes(values, &st->pass, msg);
-    return err ? err : clv__sep_upload(&st->pass, ctx, msg);
+    clv__sep_release(&st->pass[0]);
+    clv__sep_release(&st->pass[1]);
+    int err = make_passes(values, st->pass, &st->count, msg);
+    for (int k = 0; !err && k < st->count; k++)
+        err = clv__sep_upload(&st->pass[k], ctx, msg);
+    return err;
 }
 
 static int run(void *state, const clv_launch *l)
 {
     unsharp_state *st = state;
-    return clv__sep_run(&st->blur, l, &st->pass, l->src, l->dst);
+    cl_mem in = l->src;
+    for (int k = 0; k < st->count; k++) {
+        cl_mem out = clv__pass_target(l, k, st->count);
+        int err = clv__sep_run(&st->blur, l, &st->pass[k], in, out);
+        if (err)
+            return err;
+        in = out;
+    }
+    return 0;
 }
 
 static int reference(void *ref_state, const clv_value *v, const clv_image *src, clv_image *dst,
@@ -107,17 +130,25 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
 {
     (void)ref_state;
     (void)frame_index;
-    clv__sep pass = {0};
-    int err = make_passes(v, &pass, NULL);
+    clv__sep pass[2] = {{0}, {0}};
+    clv_image mid = {0};
+    int count = 0, err = make_passes(v, pass, &count, NULL);
+    if (!err && count == 2)
+        err = clv_image_alloc_depth(&mid, src->width, src->height, clv__depth(src));
     if (!err)
-        err = clv__sep_reference(&pass, src, dst);
-    clv__sep_release(&pass);
-    return err;
+        err = clv__sep_reference(&pass[0], src, count == 2 ? &mid : dst);
+    if (!err && count == 2)
+        err = clv__sep_reference(&pass[1], &mid, dst);
+    clv_image_free(&mid);
+    clv__sep_release(&pass[0]);
+    clv__sep_release(&pass[1]);
+    return err ? CLV_ENOMEM : 0;
 }
 
 static const char *const aliases[] = {
-    "lx", "luma_msize_x",   "ly", "luma_msize_y",  "la", "luma_amount", "cx", "chroma_msize_x",
-    "cy", "chroma_msize_y", "ca", "chroma_amount", NULL};
+    "lx", "luma_msize_x",   "ly", "luma_msize_y",  "la", "luma_amount",   "cx", "chroma_msize_x",
+    "cy", "chroma_msize_y", "ca", "chroma_amount", "ax", "alpha_msize_x", "ay", "alpha_msize_y",
+    "aa", "alpha_amount",   NULL};
 
 static const clv_param params[] = {
     {"luma_msize_x", CLV_PARAM_INT, "5", 3, 23, NULL, "window width on R, G, B (odd)", 2},
@@ -130,6 +161,9 @@ static const clv_param params[] = {
      "ffmpeg's chroma height: checked, nothing to act on in RGB", 2},
     {"chroma_amount", CLV_PARAM_REAL, "0", -2, 5, NULL,
      "ffmpeg's chroma strength: nothing to act on in RGB", 0.1},
+    {"alpha_msize_x", CLV_PARAM_INT, "5", 3, 23, NULL, "window width on alpha", 2},
+    {"alpha_msize_y", CLV_PARAM_INT, "5", 3, 23, NULL, "window height on alpha", 2},
+    {"alpha_amount", CLV_PARAM_REAL, "0", -2, 5, NULL, "strength on alpha (0: unchanged)", 0.1},
 };
 _Static_assert(sizeof params / sizeof params[0] == US_PARAM_COUNT,
                "unsharp: the enum and the params table differ");
@@ -141,6 +175,7 @@ const clv_filter clv__filter_unsharp = {
     .params = params,
     .param_count = US_PARAM_COUNT,
     .program = "blur",
+    .needs_scratch = 1,
     .deep = 1,
     .aliases = aliases,
     .state_size = sizeof(unsharp_state),
