@@ -10,14 +10,17 @@
  * box: per channel, S = the sum of the (2rx+1) x (2ry+1) window, output
  * floor((S + n/2) / n) with n the window's size.
  * Either: channel c takes its result where bit c of mask is set, else its
- * input. Sums are 32-bit at 8 bits; at 16 bits the sep sums are 64-bit, and
- * the box sums where 65535 * n would pass 32 bits (`wide`).
+ * input. Sums are 32-bit at 8 bits; at 16 bits the sep sums are 64-bit
+ * (gblur's on CPUs: 32-bit halves, sep_row_narrow16), and the box sums
+ * where 65535 * n would pass 32 bits (`wide`).
  *
  * CPUs: one kernel per pass, a band of rows a work-item, each row summed
  * down its columns into the band's own stretch of `work` (which stays in
- * the cache) and then along it, 16 channel values a step. GPUs: the column
- * pass and the row pass are two kernels through a frame of sums (`work`),
- * four pixels a work-item, neighbouring work-items on neighbouring pixels. */
+ * the cache) and then along it, 16 (gblur on AVX-512BW: 64) channel values
+ * a step. GPUs: sep at 8 bits is one kernel (sep_tile, the column sums in
+ * local memory); otherwise the column pass and the row pass are two kernels
+ * through a frame of sums (`work`), four pixels a work-item, neighbouring
+ * work-items on neighbouring pixels. */
 
 #if CLV_DEPTH == 16
 #define BLUR_ACC ulong
