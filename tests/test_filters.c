@@ -45,6 +45,10 @@ static int run_cases(clv_context *ctx, const filter_case *cases, int count, int 
             for (int c = CONTENT_NOISE; c <= CONTENT_OPAQUE_BUT_ONE; c++) {
                 if ((big || (sanitized && w > 100)) && c != CONTENT_NOISE && c != CONTENT_OPAQUE)
                     continue; /* the big size checks the work shape (and the opaque paths) */
+                /* At 16 bits the big size with noise alone: the opaque
+                 * shortcuts are 8-bit ones. */
+                if (depth == 16 && big && c != CONTENT_NOISE)
+                    continue;
                 bad += test_compare_depth(ctx, cases[i].chain, w, h, (enum content)c,
                                           cases[i].frames, depth) != 0;
             }
@@ -62,7 +66,10 @@ static int run_both_shapes(const filter_case *cases, int count, int deep)
         clv_context *ctx = test_context(shape);
         if (!ctx)
             return 1;
-        for (int depth = 8; depth <= (deep ? 16 : 8); depth += 8) {
+        /* The sanitizer builds check the host's side of the 16-bit paths in
+         * the row shape alone (the shapes differ on the device). */
+        int deep_here = deep && !(getenv("CLVID_SANITIZED") && shape == 2);
+        for (int depth = 8; depth <= (deep_here ? 16 : 8); depth += 8) {
             int bad = run_cases(ctx, cases, count, depth);
             printf("  %s shape on %s at %d bits: %d parameter sets, %d mismatching runs\n",
                    shape == 1 ? "row" : "gpu", clv_context_device(ctx)->name, depth, count, bad);
