@@ -22,13 +22,22 @@ static double now_ms(void)
 
 /* The default chain: every registered filter with its defaults, in the
  * registry's order (a new filter is timed without a change here). */
+/* The default chain: every filter that runs without a file of its own
+ * (lut3d needs its .cube), at most a chain's worth. */
 static void every_filter(char *out, size_t size)
 {
     size_t n = 0;
+    int count = 0;
     out[0] = 0;
-    for (int i = 0; i < clv_filter_count() && n < size; i++)
-        n += (size_t)snprintf(out + n, size - n, "%s%s", i ? "," : "",
-                              clv_filter_name(clv_filter_at(i)));
+    for (int i = 0; i < clv_filter_count() && n < size && count < CLV_CHAIN_MAX; i++) {
+        const clv_filter *f = clv_filter_at(i);
+        int needs_file = 0;
+        for (int k = 0; k < clv_filter_param_count(f); k++)
+            needs_file |= clv_filter_param(f, k)->type == CLV_PARAM_FILE;
+        if (needs_file)
+            continue;
+        n += (size_t)snprintf(out + n, size - n, "%s%s", count++ ? "," : "", clv_filter_name(f));
+    }
 }
 
 static void usage(FILE *out)
@@ -39,7 +48,8 @@ static void usage(FILE *out)
                  "                             CLVID_DEVICE, first GPU, first device); several\n"
                  "                             with --pipeline: each alone and all together\n"
                  "  --chain CHAIN              filters to time, ffmpeg syntax (default: every "
-                 "filter)\n"
+                 "filter\n"
+                 "                             that needs no file, up to a chain's 32)\n"
                  "  --frames N                 timed frames, the median is reported (default 20)\n"
                  "  --warmup N                 untimed frames first (default 2)\n"
                  "  --shape row|gpu            force a kernel work shape (default: by device "
