@@ -42,7 +42,7 @@ struct _GstClvidFilter {
     gboolean running;       /* between start and stop: a bad chain is a warning */
     gchar *used_text;       /* the text of the chain in use, for a refused one */
     GQueue held;            /* input buffers in the stage, oldest first */
-    int depth; /* buffers held before the first comes out: 2 on GPUs, 1 on CPUs, per device */
+    int depth;       /* buffers held before the first comes out: 2 on GPUs, 1 on CPUs, per device */
     int chain_depth; /* the chain's bits a channel: 16 for the caps' formats of 10 bits */
     gboolean draining;
     char chain_error[1024]; /* a chain refused before start: start fails with it */
@@ -428,8 +428,13 @@ static gboolean set_info(GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *
     self->out_width = GST_VIDEO_INFO_WIDTH(out_info);
     self->out_height = GST_VIDEO_INFO_HEIGHT(out_info);
     /* The chain must make the output caps' size of the input's. */
-    clv_size in_size = {self->width, self->height, GST_VIDEO_INFO_PAR_N(in_info),
-                        GST_VIDEO_INFO_PAR_D(in_info), 0, 0, 0},
+    clv_size in_size = {self->width,
+                        self->height,
+                        GST_VIDEO_INFO_PAR_N(in_info),
+                        GST_VIDEO_INFO_PAR_D(in_info),
+                        0,
+                        0,
+                        0},
              out_size;
     clv_msg size_msg = {{0}};
     if (self->chain && clv_chain_output_size(self->chain, &in_size, &out_size, &size_msg)) {
@@ -521,8 +526,13 @@ static void update_chain(GstClvidFilter *self)
     GST_INFO_OBJECT(self, "chain '%s'", text);
     set_rate(self, chain);
     const GstVideoInfo *info = &GST_VIDEO_FILTER(self)->in_info;
-    clv_size in = {self->width, self->height, GST_VIDEO_INFO_PAR_N(info),
-                   GST_VIDEO_INFO_PAR_D(info), 0, 0, 0},
+    clv_size in = {self->width,
+                   self->height,
+                   GST_VIDEO_INFO_PAR_N(info),
+                   GST_VIDEO_INFO_PAR_D(info),
+                   0,
+                   0,
+                   0},
              size;
     if (clv_chain_output_size(chain, &in, &size, &msg)) {
         /* It can't take this stream's size: refused as a bad chain is. */
@@ -588,8 +598,8 @@ static void plane_shape(clv_pixfmt f, int w, int h, int p, size_t *row, int *row
 static int plane_count(clv_pixfmt f)
 {
     return f == CLV_PIX_YUV420P || f == CLV_PIX_YUV420P10 ? 3
-           : f == CLV_PIX_NV12 || f == CLV_PIX_P010     ? 2
-                                                        : 1;
+           : f == CLV_PIX_NV12 || f == CLV_PIX_P010       ? 2
+                                                          : 1;
 }
 
 /* Copies between a GstVideoFrame (rows with its strides) and the stage's

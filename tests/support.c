@@ -236,14 +236,14 @@ int test_compare(clv_context *ctx, const char *chain_text, int w, int h, enum co
     return test_compare_depth(ctx, chain_text, w, h, content, frames, 8);
 }
 
-int test_compare_depth(clv_context *ctx, const char *chain_text, int w, int h,
-                       enum content content, int frames, int depth)
+int test_compare_depth(clv_context *ctx, const char *chain_text, int w, int h, enum content content,
+                       int frames, int depth)
 {
     clv_msg msg = {{0}};
     int bad = 0;
     char what[512];
-    snprintf(what, sizeof what, "'%s' at %d bits on %dx%d %s (%s, %s shape)", chain_text, depth,
-             w, h, test_content_name(content), clv_context_device(ctx)->name,
+    snprintf(what, sizeof what, "'%s' at %d bits on %dx%d %s (%s, %s shape)", chain_text, depth, w,
+             h, test_content_name(content), clv_context_device(ctx)->name,
              clv_context_row_shape(ctx) ? "row" : "gpu");
     test_rig rig;
     if (test_rig_open_depth(&rig, ctx, chain_text, NULL, w, h, depth, &msg)) {

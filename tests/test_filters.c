@@ -442,12 +442,21 @@ static int tonemap_sizes(void)
         clv_size in;
         int transfer, primaries, peak; /* out's */
     } tagged[] = {
-        {"tonemap=hable", {17, 9, 1, 1, CLV_TRC_PQ, CLV_PRIM_BT2020, 1000}, CLV_TRC_BT709,
-         CLV_PRIM_BT709, 100},
-        {"tonemap", {17, 9, 1, 1, CLV_TRC_HLG, CLV_PRIM_BT2020, 0}, CLV_TRC_BT709, CLV_PRIM_BT709,
+        {"tonemap=hable",
+         {17, 9, 1, 1, CLV_TRC_PQ, CLV_PRIM_BT2020, 1000},
+         CLV_TRC_BT709,
+         CLV_PRIM_BT709,
          100},
-        {"tonemap", {17, 9, 1, 1, CLV_TRC_BT709, CLV_PRIM_BT2020, 0}, CLV_TRC_BT709,
-         CLV_PRIM_BT2020, 0},
+        {"tonemap",
+         {17, 9, 1, 1, CLV_TRC_HLG, CLV_PRIM_BT2020, 0},
+         CLV_TRC_BT709,
+         CLV_PRIM_BT709,
+         100},
+        {"tonemap",
+         {17, 9, 1, 1, CLV_TRC_BT709, CLV_PRIM_BT2020, 0},
+         CLV_TRC_BT709,
+         CLV_PRIM_BT2020,
+         0},
         {"tonemap", {17, 9, 1, 1, 0, 0, 0}, 0, 0, 0},
         {"tonemap=tin=smpte2084", {17, 9, 1, 1, 0, 0, 0}, CLV_TRC_BT709, CLV_PRIM_BT709, 100},
     };
@@ -555,11 +564,23 @@ static int tonemap_levels(void)
         {"tonemap=linear:desat=0:tin=smpte2084:peak=10", 0, 0, 1, 1, 1, {25108, 25108, 25108}, 8},
         {"tonemap=bt2390:tin=smpte2084:peak=10", 0, 0, 0, 0, 0, {0, 0, 0}, 0},
         /* BT.709's red in BT.2020 comes out as BT.709's red */
-        {"tonemap=none:desat=0:tin=smpte2084", 0, 0, 0.627404, 0.069097, 0.016391, {65535, 0, 0},
+        {"tonemap=none:desat=0:tin=smpte2084",
+         0,
+         0,
+         0.627404,
+         0.069097,
+         0.016391,
+         {65535, 0, 0},
          8},
         /* HLG: signal 1.0 is 1000 cd/m2, 0.5 is 50.7 cd/m2 (the OOTF) */
         {"tonemap=linear:desat=0:peak=10", CLV_TRC_HLG, 0, -1, -1, -1, {65535, 65535, 65535}, 2},
-        {"tonemap=linear:desat=0:peak=10", CLV_TRC_HLG, 0, -0.5, -0.5, -0.5, {18918, 18918, 18918},
+        {"tonemap=linear:desat=0:peak=10",
+         CLV_TRC_HLG,
+         0,
+         -0.5,
+         -0.5,
+         -0.5,
+         {18918, 18918, 18918},
          8},
     };
     int bad = 0;
@@ -615,7 +636,9 @@ static int tonemap_measured(void)
             for (int x = 0; x < 16; x++)
                 for (int c = 0; c < 4; c++)
                     ((uint16_t *)(void *)(in.pixels + (size_t)y * in.stride))[4 * x + c] =
-                        (uint16_t)(c == 3 ? 65535 : x < 8 ? code : code / 2);
+                        (uint16_t)(c == 3  ? 65535
+                                   : x < 8 ? code
+                                           : code / 2);
         ok = !clv_ref_chain_run(ref, &in, &out, (uint64_t)f);
         const uint16_t *q = (const uint16_t *)(const void *)out.pixels;
         int white = q[0], half = q[4 * 8];

@@ -251,8 +251,10 @@ int test_stage_formats(void)
                     if (s == 3 && j != i && j != 4 + (i + 3) % 8)
                         continue;
                     run_case(ctx, deep[i], out, s % 2 ? bt2020 : bt709f, s % 2 ? bt601 : bt2020,
-                             s == 3 ? "hflip,vflip" : s == 1 ? "hflip" : "", sizes[s][0],
-                             sizes[s][1], s == 3 ? 2 : 3);
+                             s == 3   ? "hflip,vflip"
+                             : s == 1 ? "hflip"
+                                      : "",
+                             sizes[s][0], sizes[s][1], s == 3 ? 2 : 3);
                 }
         clv_context_destroy(ctx);
     }
@@ -315,7 +317,8 @@ static int deep_roundtrip(void)
 {
     int w = 16, h = 16, worst = 0;
     size_t n = clv_pixfmt_size(CLV_PIX_YUV420P10, w, h);
-    uint8_t *in = malloc(n), *out = malloc(n), *out8 = malloc(clv_pixfmt_size(CLV_PIX_YUV420P, w, h));
+    uint8_t *in = malloc(n), *out = malloc(n),
+            *out8 = malloc(clv_pixfmt_size(CLV_PIX_YUV420P, w, h));
     clv_image rgba = {0};
     clv_image_alloc_depth(&rgba, w, h, 16);
     double worst_mean = 0;
@@ -326,14 +329,16 @@ static int deep_roundtrip(void)
                 for (int u = 256; u <= 768; u += 64)
                     for (int v = 256; v <= 768; v += 64) {
                         for (size_t k = 0; k < n / 2; k++) {
-                            int val = k < (size_t)(w * h) ? yv : k < (size_t)(w * h * 5 / 4) ? u : v;
+                            int val = k < (size_t)(w * h)           ? yv
+                                      : k < (size_t)(w * h * 5 / 4) ? u
+                                                                    : v;
                             in[2 * k] = (uint8_t)val;
                             in[2 * k + 1] = (uint8_t)(val >> 8);
                         }
                         clv_ref_to_rgba(CLV_PIX_YUV420P10, c, in, &rgba);
                         const uint16_t *p = (const uint16_t *)(const void *)rgba.pixels;
-                        if (p[0] == 0 || p[0] == 65535 || p[1] == 0 || p[1] == 65535 ||
-                            p[2] == 0 || p[2] == 65535)
+                        if (p[0] == 0 || p[0] == 65535 || p[1] == 0 || p[1] == 65535 || p[2] == 0 ||
+                            p[2] == 65535)
                             continue;
                         clv_ref_from_rgba(CLV_PIX_YUV420P10, c, &rgba, out);
                         for (size_t k = 0; k < n / 2; k++) {
@@ -364,7 +369,6 @@ static int deep_roundtrip(void)
     free(out8);
     return 0;
 }
-
 
 /* Switching chains between submits: frames in flight keep the chain they
  * were sent with, the next frame takes the new one, and an empty chain on

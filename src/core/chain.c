@@ -138,13 +138,12 @@ int clv_chain_depth(const clv_chain *chain)
 static int chain_build(clv_context *ctx, const clv_chain_desc *desc, int depth, clv_chain **out,
                        clv_msg *msg);
 
-int clv_chain_create_depth(clv_context *ctx, const clv_chain_desc *desc, int depth,
-                           clv_chain **out, clv_msg *msg)
+int clv_chain_create_depth(clv_context *ctx, const clv_chain_desc *desc, int depth, clv_chain **out,
+                           clv_msg *msg)
 {
     *out = NULL;
     if (depth != 8 && depth != 16)
-        return clv__fail(msg, CLV_EINVAL, "chain depth %d: expected 8 or 16 bits a channel",
-                         depth);
+        return clv__fail(msg, CLV_EINVAL, "chain depth %d: expected 8 or 16 bits a channel", depth);
     int err = depth == 16 ? clv_chain_desc_deep(desc, msg) : 0;
     if (err)
         return err;

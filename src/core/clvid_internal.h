@@ -54,7 +54,7 @@ struct clv_context {
         char defines[160]; /* clv__program_variant's */
         cl_program program;
         char *late_path, *late_key; /* cache entry written at destroy (PoCL) */
-    } programs[256]; /* every family at both depths, and their variants */
+    } programs[256];                /* every family at both depths, and their variants */
     int program_count;
     /* Several devices (--device 1,2): this context is the first one's and
      * these are the others' (each a whole context of its own, more_count 0). */

@@ -7,8 +7,8 @@
 
 const char *clv_pixfmt_name(clv_pixfmt f)
 {
-    static const char *const names[] = {"rgba",       "bgra",  "rgb0",       "bgr0",
-                                        "rgb24",      "bgr24", "yuv420p",    "nv12",
+    static const char *const names[] = {"rgba",        "bgra",   "rgb0",        "bgr0",
+                                        "rgb24",       "bgr24",  "yuv420p",     "nv12",
                                         "yuv420p10le", "p010le", "yuv444p16le", "rgba64le"};
     return (unsigned)f < sizeof names / sizeof names[0] ? names[f] : "?";
 }

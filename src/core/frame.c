@@ -57,8 +57,7 @@ int clv_frame_create_depth(clv_context *ctx, int width, int height, int depth, c
 {
     memset(frame, 0, sizeof *frame);
     if (depth != 8 && depth != 16)
-        return clv__fail(msg, CLV_EINVAL, "frame depth %d: expected 8 or 16 bits a channel",
-                         depth);
+        return clv__fail(msg, CLV_EINVAL, "frame depth %d: expected 8 or 16 bits a channel", depth);
     if (width < 1 || height < 1)
         return clv__fail(msg, CLV_EINVAL, "frame size %dx%d: both sides must be at least 1", width,
                          height);

@@ -321,8 +321,7 @@ int clv__pipe_create(clv_context *ctx, const clv_stage_options *options, clv_cha
     if (out_depth > depth)
         return clv__fail(msg, CLV_EDEPTH,
                          "GPU stage: %s out needs frames of more than 8 bits in; %s has 8",
-                         clv_pixfmt_name(options->out_format),
-                         clv_pixfmt_name(options->in_format));
+                         clv_pixfmt_name(options->out_format), clv_pixfmt_name(options->in_format));
     clv__pipe *stage = calloc(1, sizeof *stage);
     if (!stage)
         return clv__fail(msg, CLV_ENOMEM, "out of memory");
@@ -350,14 +349,15 @@ int clv__pipe_create(clv_context *ctx, const clv_stage_options *options, clv_cha
 
     cl_program prog = NULL;
     int deep = depth == 16;
-    if ((err = deep ? clv__program_variant(ctx, "color", ctx->build_depth == 16 ? "" : "-DCLV_DEPTH=16",
-                                           &prog, msg)
+    if ((err = deep ? clv__program_variant(
+                          ctx, "color", ctx->build_depth == 16 ? "" : "-DCLV_DEPTH=16", &prog, msg)
                     : clv__program_get(ctx, "color", &prog, msg)))
         goto fail_msg;
-    const char *to = deep                               ? "deep_to_rgba"
-                     : is_packed(options->in_format)    ? "packed_to_rgba"
-                                                        : "yuv420_to_rgba";
-    const char *from = deep ? (is_packed(options->out_format) ? "rgba16_to_packed" : "rgba16_to_yuv")
+    const char *to = deep                            ? "deep_to_rgba"
+                     : is_packed(options->in_format) ? "packed_to_rgba"
+                                                     : "yuv420_to_rgba";
+    const char *from = deep
+                           ? (is_packed(options->out_format) ? "rgba16_to_packed" : "rgba16_to_yuv")
                        : is_packed(options->out_format) ? "rgba_to_packed"
                                                         : "rgba_to_yuv420";
     if ((err = clv__kernel_create(prog, to, &stage->to_rgba, msg)) ||
@@ -466,9 +466,9 @@ static int convert(clv__pipe *stage, cl_kernel k, cl_mem from, const void *from_
         if (!err)
             err = clv__kernel_args(k, 5, 2, CLV__ARG(fmt), CLV__ARG(coeffs));
         if (!err)
-            err = clv__kernel_args(k, 7, 6, CLV__ARG(yoff), CLV__ARG(src->uoff),
-                                   CLV__ARG(src->voff), CLV__ARG(ys), CLV__ARG(src->us),
-                                   CLV__ARG(src->vs));
+            err =
+                clv__kernel_args(k, 7, 6, CLV__ARG(yoff), CLV__ARG(src->uoff), CLV__ARG(src->voff),
+                                 CLV__ARG(ys), CLV__ARG(src->us), CLV__ARG(src->vs));
         if (!err)
             err = clv__launch_pixels(&l, k, w, h);
     } else if (stage->depth == 16 && !is_packed(f)) {
@@ -566,8 +566,7 @@ int clv__pipe_send(clv__pipe *stage, uint64_t frame_index, const clv__stage_sour
          * (clv__chain_run_yuv says whether it can). */
         s->fused = 0;
         if (filtering && !direct && !stage->orient && stage->depth == 8 &&
-            !is_packed(stage->opt.in_format) &&
-            !is_packed(stage->opt.out_format)) {
+            !is_packed(stage->opt.in_format) && !is_packed(stage->opt.out_format)) {
             clv__yuv_io io = {.in = s->dev_in,
                               .in_svm = src->svm ? src->svm : s->host_in,
                               .in_nv12 = stage->opt.in_format == CLV_PIX_NV12,

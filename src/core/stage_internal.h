@@ -74,7 +74,7 @@ typedef struct clv__pipe {
     clv_context *ctx;
     clv_chain *chain; /* not owned */
     clv_stage_options opt;
-    int depth; /* the chain's frames: 8 or 16 bits a channel */
+    int depth;                            /* the chain's frames: 8 or 16 bits a channel */
     cl_command_queue up_q, down_q;        /* the compute queue is ctx->queue */
     cl_kernel to_rgba, from_rgba, orient; /* orient: NULL when upright */
     int up_w, up_h;                       /* after orientation: the chain's input */

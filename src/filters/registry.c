@@ -4,15 +4,17 @@
 #include "filters.h"
 
 const clv_filter *const clv__filters[] = {
-    &clv__filter_convolution, &clv__filter_sharpen,   &clv__filter_emboss, &clv__filter_prewitt,
-    &clv__filter_median,      &clv__filter_erode,     &clv__filter_dilate, &clv__filter_threshold,
-    &clv__filter_gray,        &clv__filter_equalize,  &clv__filter_noise,  &clv__filter_quantize,
-    &clv__filter_hflip,       &clv__filter_vflip,     &clv__filter_scale,  &clv__filter_crop,
-    &clv__filter_pad,         &clv__filter_transpose, &clv__filter_rotate, &clv__filter_tonemap,
-    &clv__filter_eq, &clv__filter_hue, &clv__filter_colorbalance, &clv__filter_vignette,
-    &clv__filter_sobel, &clv__filter_roberts, &clv__filter_curves,
-    &clv__filter_lut3d, &clv__filter_deband,
-    &clv__filter_gblur, &clv__filter_boxblur, &clv__filter_avgblur, &clv__filter_unsharp,
+    &clv__filter_convolution, &clv__filter_sharpen,      &clv__filter_emboss,
+    &clv__filter_prewitt,     &clv__filter_median,       &clv__filter_erode,
+    &clv__filter_dilate,      &clv__filter_threshold,    &clv__filter_gray,
+    &clv__filter_equalize,    &clv__filter_noise,        &clv__filter_quantize,
+    &clv__filter_hflip,       &clv__filter_vflip,        &clv__filter_scale,
+    &clv__filter_crop,        &clv__filter_pad,          &clv__filter_transpose,
+    &clv__filter_rotate,      &clv__filter_tonemap,      &clv__filter_eq,
+    &clv__filter_hue,         &clv__filter_colorbalance, &clv__filter_vignette,
+    &clv__filter_sobel,       &clv__filter_roberts,      &clv__filter_curves,
+    &clv__filter_lut3d,       &clv__filter_deband,       &clv__filter_gblur,
+    &clv__filter_boxblur,     &clv__filter_avgblur,      &clv__filter_unsharp,
     &clv__filter_opencl,
 };
 

@@ -159,7 +159,8 @@ int clv_player_chain_create(clv_player *p, const clv_chain_desc *desc, clv_chain
     char text[16384];
     clv_chain_format(desc, text, sizeof text);
     size_t n = strlen(text);
-    snprintf(text + n, sizeof text - n, "%stonemap=bt2390", n ? "," : ""); /* mpv's and libplacebo's default curve */
+    snprintf(text + n, sizeof text - n, "%stonemap=bt2390",
+             n ? "," : ""); /* mpv's and libplacebo's default curve */
     clv_chain_desc *d = NULL;
     int err = clv_chain_parse(text, &d, msg);
     if (!err)

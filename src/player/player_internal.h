@@ -42,10 +42,10 @@ struct clv_player {
      * display is SDR) while tonemap is on, the default; t turns it off. */
     int hdr, tonemap;
     int vf_tonemapped[CLV_PLAYER_CHAINS]; /* vf[i] ends with a tonemap the player added */
-    clv_chain *tonemap_only; /* the compare view's original, tone-mapped */
-    int preset;                    /* 1-9 when a preset is active, else 0 */
-    int vf_index;                  /* the active -vf chain when preset == 0 */
-    clv_stage *stage, *orig_stage; /* filtered; unfiltered for the compare view */
+    clv_chain *tonemap_only;              /* the compare view's original, tone-mapped */
+    int preset;                           /* 1-9 when a preset is active, else 0 */
+    int vf_index;                         /* the active -vf chain when preset == 0 */
+    clv_stage *stage, *orig_stage;        /* filtered; unfiltered for the compare view */
     clv_window *win;
     clv_sound *snd;
     clv_audio *audio;

@@ -98,7 +98,8 @@ static uint8_t *expected(const char *chain, const uint8_t *in, const GstVideoInf
               clv_chain_desc_output_size(desc, &in_size, &out_size, &msg);
     uint8_t *out = bad ? NULL : malloc(clv_pixfmt_size(f, out_size.width, out_size.height));
     int depth = clv_pixfmt_depth(f);
-    bad = bad || !out || clv_ref_chain_create(desc, &ref) || clv_image_alloc_depth(&a, w, h, depth) ||
+    bad = bad || !out || clv_ref_chain_create(desc, &ref) ||
+          clv_image_alloc_depth(&a, w, h, depth) ||
           clv_image_alloc_depth(&b, out_size.width, out_size.height, depth);
     clv_chain_desc_destroy(desc);
     if (bad) {
