@@ -9,6 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* a*x + b*y + c*z modulo 2^64, as swscale's int64 arithmetic wraps (no
+ * undefined signed overflow in the reference). */
+static int64_t wrap_sum3(int64_t a, int64_t x, int64_t b, int64_t y, int64_t c, int64_t z)
+{
+    return (int64_t)((uint64_t)a * (uint64_t)x + (uint64_t)b * (uint64_t)y +
+                     (uint64_t)c * (uint64_t)z);
+}
+
 /* The parameters, in the order of the table below. */
 enum {
     SCALE_W,
@@ -409,13 +417,18 @@ static int build_taps(int src, int dst, int inc, int flags, double param0, doubl
                         c = 0;
                     } else {
                         int64_t dd = (d * d) >> 30, ddd = (dd * d) >> 30;
+                        /* swscale's int64 sums, which extreme B and C
+                         * (param0=-10:param1=10) overflow: done modulo
+                         * 2^64 as its build does, without C's undefined
+                         * signed overflow. */
                         if (d < 1LL << 30)
-                            c = (12 * (1 << 24) - 9 * B - 6 * C) * ddd +
-                                (-18 * (1 << 24) + 12 * B + 6 * C) * dd +
-                                (6 * (1 << 24) - 2 * B) * (1 << 30);
+                            c = wrap_sum3(12 * (1 << 24) - 9 * B - 6 * C, ddd,
+                                          -18 * (1 << 24) + 12 * B + 6 * C, dd,
+                                          6 * (1 << 24) - 2 * B, 1 << 30);
                         else
-                            c = (-B - 6 * C) * ddd + (6 * B + 30 * C) * dd +
-                                (-12 * B - 48 * C) * d + (8 * B + 24 * C) * (1 << 30);
+                            c = (int64_t)((uint64_t)wrap_sum3(-B - 6 * C, ddd, 6 * B + 30 * C, dd,
+                                                              -12 * B - 48 * C, d) +
+                                          (uint64_t)((8 * B + 24 * C) * (1 << 30)));
                     }
                     c /= (1LL << 54) / fone;
                 }
