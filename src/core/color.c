@@ -46,14 +46,18 @@ static int fixed(double v)
     return (int)lround(v * 65536.0);
 }
 
-void clv__yuv_coeffs_make(clv_color color, clv__yuv_coeffs *k)
+/* The coefficients for codes of `depth` bits' scale: limited range is
+ * 16-235 (240 for chroma) times one = 1 at 8 bits, 256 at 16 (full range
+ * 0-max); chroma centres on 128 * one. */
+static void coeffs_make(clv_color color, int one, int max, clv__yuv_coeffs *k)
 {
     static const double kr_kb[3][2] = {{0.299, 0.114}, {0.2126, 0.0722}, {0.2627, 0.0593}};
     double kr = kr_kb[color.matrix][0], kb = kr_kb[color.matrix][1], kg = 1.0 - kr - kb;
-    double sy = color.full_range ? 1.0 : 219.0 / 255.0; /* RGB -> code scales */
-    double sc = color.full_range ? 1.0 : 224.0 / 255.0;
+    int full = color.full_range;
+    double sy = full ? 1.0 : 219.0 * one / max; /* RGB -> code scales */
+    double sc = full ? 1.0 : 224.0 * one / max;
     memset(k, 0, sizeof *k);
-    k->yoff = color.full_range ? 0 : 16;
+    k->yoff = full ? 0 : 16 * one;
     k->ky = fixed(1.0 / sy);
     k->rv = fixed(2.0 * (1.0 - kr) / sc);
     k->bu = fixed(2.0 * (1.0 - kb) / sc);
@@ -68,41 +72,20 @@ void clv__yuv_coeffs_make(clv_color color, clv__yuv_coeffs *k)
     k->vr = fixed(0.5 * sc);
     k->vg = fixed(-kg / (2.0 * (1.0 - kr)) * sc);
     k->vb = fixed(-kb / (2.0 * (1.0 - kr)) * sc);
-    k->ymin = color.full_range ? 0 : 16;
-    k->ymax = color.full_range ? 255 : 235;
-    k->cmin = color.full_range ? 0 : 16;
-    k->cmax = color.full_range ? 255 : 240;
+    k->ymin = full ? 0 : 16 * one;
+    k->ymax = full ? max : 235 * one;
+    k->cmin = full ? 0 : 16 * one;
+    k->cmax = full ? max : 240 * one;
+}
+
+void clv__yuv_coeffs_make(clv_color color, clv__yuv_coeffs *k)
+{
+    coeffs_make(color, 1, 255, k);
 }
 
 void clv__yuv_coeffs_make16(clv_color color, clv__yuv_coeffs *k)
 {
-    /* The 8-bit definition on codes of 16 bits: limited range is 16-235
-     * (240 for chroma) times 256, full range 0-65535; chroma centres on
-     * 32768. */
-    static const double kr_kb[3][2] = {{0.299, 0.114}, {0.2126, 0.0722}, {0.2627, 0.0593}};
-    double kr = kr_kb[color.matrix][0], kb = kr_kb[color.matrix][1], kg = 1.0 - kr - kb;
-    double sy = color.full_range ? 1.0 : 56064.0 / 65535.0;
-    double sc = color.full_range ? 1.0 : 57344.0 / 65535.0;
-    memset(k, 0, sizeof *k);
-    k->yoff = color.full_range ? 0 : 4096;
-    k->ky = fixed(1.0 / sy);
-    k->rv = fixed(2.0 * (1.0 - kr) / sc);
-    k->bu = fixed(2.0 * (1.0 - kb) / sc);
-    k->gu = fixed(2.0 * kb * (1.0 - kb) / kg / sc);
-    k->gv = fixed(2.0 * kr * (1.0 - kr) / kg / sc);
-    k->yr = fixed(kr * sy);
-    k->yg = fixed(kg * sy);
-    k->yb = fixed(kb * sy);
-    k->ur = fixed(-kr / (2.0 * (1.0 - kb)) * sc);
-    k->ug = fixed(-kg / (2.0 * (1.0 - kb)) * sc);
-    k->ub = fixed(0.5 * sc);
-    k->vr = fixed(0.5 * sc);
-    k->vg = fixed(-kg / (2.0 * (1.0 - kr)) * sc);
-    k->vb = fixed(-kb / (2.0 * (1.0 - kr)) * sc);
-    k->ymin = color.full_range ? 0 : 4096;
-    k->ymax = color.full_range ? 65535 : 60160;
-    k->cmin = color.full_range ? 0 : 4096;
-    k->cmax = color.full_range ? 65535 : 61440;
+    coeffs_make(color, 256, 65535, k);
 }
 
 /* (v + 2^15) >> 16 for |v| < 2^47 without shifting a negative number (the
