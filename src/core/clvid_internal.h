@@ -190,6 +190,11 @@ struct clv_filter {
      * its resize does on the device). Returns 0 or CLV_ENOMEM. */
     int (*reference_resize)(void *ref_state, const clv_value *values, const clv_size *in,
                             const clv_size *out);
+    /* Optional: frees what the reference keeps in ref_state beyond its
+     * bytes (hqdn3d's previous frame); called once when the reference
+     * chain is destroyed, with a state the reference may never have run
+     * on (all zero). */
+    void (*reference_uninit)(void *ref_state);
 
     /* A family of filters read from files (the `opencl` filter, a user's
      * kernel, src/filters/opencl.c; ffmpeg's program_opencl): the

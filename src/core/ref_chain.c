@@ -47,8 +47,12 @@ void clv_ref_chain_destroy(clv_ref_chain *ref)
 {
     if (!ref)
         return;
-    for (int i = 0; i < ref->desc.count; i++)
+    for (int i = 0; i < ref->desc.count; i++) {
+        const clv_filter *f = ref->desc.item[i].filter;
+        if (ref->state[i] && f->reference_uninit)
+            f->reference_uninit(ref->state[i]);
         free(ref->state[i]);
+    }
     for (int i = 0; i < CLV_CHAIN_MAX; i++)
         clv_image_free(&ref->mid[i]);
     free(ref);
