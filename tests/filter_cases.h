@@ -458,6 +458,18 @@ static const filter_case unsharp_cases[] = {
     {"unsharp=la=0:ax=9:ay=4:aa=2.5", 1, 1},
 };
 
+/* hqdn3d: ffmpeg's defaults, the issue's 4:3:10:10, weak and strong
+ * strengths (past 252, where ffmpeg's tables stop changing), fresh noise
+ * every frame against the state. */
+static const filter_case hqdn3d_cases[] = {
+    {"hqdn3d", 0, 3},
+    {"hqdn3d=4:3:10:10", 0, 3},
+    {"hqdn3d=luma_spatial=1.5:luma_tmp=0.5", 0, 2},
+    {"hqdn3d=20:0:40", 1, 3},
+    {"hqdn3d=300:1:1000", 1, 2},
+    {"hqdn3d=0.001:0:0.001", 1, 2},
+};
+
 typedef struct filter_cases {
     const char *filter; /* the registry's name */
     const filter_case *cases;
@@ -498,6 +510,7 @@ static const filter_cases filter_table[] = {
     {"avgblur", CASES(avgblur_cases)},
     {"boxblur", CASES(boxblur_cases)},
     {"unsharp", CASES(unsharp_cases)},
+    {"hqdn3d", CASES(hqdn3d_cases)},
 };
 
 #define FILTER_TABLE_SIZE ((int)(sizeof filter_table / sizeof filter_table[0]))

@@ -79,6 +79,7 @@ extern int test_failures;
     X(filter_curves, "core filter")                                                                \
     X(filter_lut3d, "core filter")                                                                 \
     X(filter_deband, "core filter")                                                                \
+    X(filter_hqdn3d, "core filter")                                                                \
     X(geometry_sizes, "core unit")                                                                 \
     X(filter_cases, "core unit")                                                                   \
     X(user_kernels, "core")                                                                        \

@@ -1227,3 +1227,67 @@ int test_filter_deband(void)
     expect_build_error("deband=direction=7", "direction");
     return run_filters("deband", NULL);
 }
+
+/* hqdn3d keeps the last frame on the device: a new size starts afresh from
+ * its first frame, as ffmpeg's does and as the reference does, and going
+ * back to the first size starts afresh again. */
+static void hqdn3d_sizes(int shape, int depth)
+{
+    clv_context *ctx = test_context(shape);
+    if (!ctx)
+        return;
+    static const int dims[][2] = {{64, 48}, {64, 48}, {33, 17}, {33, 17}, {33, 17}, {64, 48}};
+    clv_msg msg = {{0}};
+    clv_chain_desc *desc = NULL;
+    clv_chain *chain = NULL;
+    clv_ref_chain *ref = NULL;
+    int err = clv_chain_parse("hqdn3d=6:4:12:9", &desc, &msg);
+    if (!err)
+        err = clv_chain_create_depth(ctx, desc, depth, &chain, &msg);
+    if (!err)
+        err = clv_ref_chain_create(desc, &ref);
+    CHECK(!err, "hqdn3d sizes: setup: %s", msg.text);
+    for (int i = 0; !err && i < (int)(sizeof dims / sizeof dims[0]); i++) {
+        const int w = dims[i][0], h = dims[i][1];
+        clv_frame src = {0}, dst = {0};
+        clv_image in = {0}, got = {0}, want = {0};
+        err = clv_frame_create_depth(ctx, w, h, depth, &src, &msg);
+        if (!err)
+            err = clv_frame_create_depth(ctx, w, h, depth, &dst, &msg);
+        if (!err)
+            err = clv_image_alloc_depth(&in, w, h, depth) ||
+                  clv_image_alloc_depth(&got, w, h, depth) ||
+                  clv_image_alloc_depth(&want, w, h, depth);
+        if (!err) {
+            test_fill(&in, CONTENT_NOISE, (uint32_t)(11 * i + depth));
+            err = clv_frame_upload(ctx, &src, &in);
+        }
+        if (!err)
+            err = clv_chain_run(chain, &src, &dst, (uint64_t)i, NULL, NULL, &msg);
+        if (!err)
+            err = clv_frame_download(ctx, &dst, &got);
+        if (!err)
+            err = clv_ref_chain_run(ref, &in, &want, (uint64_t)i);
+        CHECK(!err, "hqdn3d sizes: frame %d (%dx%d): %s", i, w, h, msg.text);
+        CHECK(err || !memcmp(got.pixels, want.pixels, (size_t)want.stride * (size_t)h),
+              "hqdn3d sizes: frame %d (%dx%d, %d bits, %s shape) differs from the reference", i, w,
+              h, depth, shape == 1 ? "row" : "gpu");
+        clv_frame_destroy(&src);
+        clv_frame_destroy(&dst);
+        clv_image_free(&in);
+        clv_image_free(&got);
+        clv_image_free(&want);
+    }
+    clv_chain_destroy(chain);
+    clv_ref_chain_destroy(ref);
+    clv_chain_desc_destroy(desc);
+    clv_context_destroy(ctx);
+}
+
+int test_filter_hqdn3d(void)
+{
+    for (int shape = 1; shape <= 2; shape++)
+        for (int depth = 8; depth <= 16; depth += 8)
+            hqdn3d_sizes(shape, depth);
+    return run_filters("hqdn3d", NULL);
+}
