@@ -204,8 +204,12 @@ static int run(void *state, const clv_launch *l)
         clv__kernel_args(s->rows, 0, 6, CLV__ARG(l->src), CLV__ARG(l->width), CLV__ARG(l->height),
                          CLV__ARG(l->stride), CLV__ARG(s->hbuf), CLV__ARG(s->spatial));
     if (!err) {
-        size_t global[2] = {1, ((size_t)l->height + HQ_ROWS - 1) / HQ_ROWS};
-        err = clv__launch(l, s->rows, 2, global, NULL);
+        /* CPUs: a group a work-item (with no local size PoCL makes one
+         * group of them all: one core) */
+        const size_t items = ((size_t)l->height + HQ_ROWS - 1) / HQ_ROWS,
+                     group = l->ctx->row_shape ? 1 : 64;
+        size_t global[2] = {1, (items + group - 1) / group * group}, local[2] = {1, group};
+        err = clv__launch(l, s->rows, 2, global, local);
     }
     if (!err)
         err = clv__kernel_frame_args(s->columns, l);
@@ -214,8 +218,8 @@ static int run(void *state, const clv_launch *l)
                                CLV__ARG(s->prev), CLV__ARG(s->spatial), CLV__ARG(s->temporal),
                                CLV__ARG(strip), CLV__ARG(first));
     if (!err) {
-        size_t global = ((size_t)l->width + (size_t)strip - 1) / (size_t)strip;
-        err = clv__launch(l, s->columns, 1, &global, NULL);
+        size_t global = ((size_t)l->width + (size_t)strip - 1) / (size_t)strip, one = 1;
+        err = clv__launch(l, s->columns, 1, &global, l->ctx->row_shape ? &one : NULL);
     }
     if (!err)
         s->primed = 1;
