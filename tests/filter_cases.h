@@ -470,6 +470,20 @@ static const filter_case hqdn3d_cases[] = {
     {"hqdn3d=0.001:0:0.001", 1, 2},
 };
 
+/* bilateral: ffmpeg's defaults (the pixel alone), discs of radius 2 to 15
+ * (past BIL_FLUSH taps at 8 bits), the channels' masks, sigmas of 0. */
+static const filter_case bilateral_cases[] = {
+    {"bilateral", 0, 1},
+    {"bilateral=sigmaS=2:sigmaR=0.1", 0, 1},
+    {"bilateral=1.3:0.05:2", 0, 1},
+    {"bilateral=sigmaS=3:sigmaR=0.3:planes=5", 0, 1},
+    {"bilateral=sigmaS=2:sigmaR=0", 0, 1},
+    {"bilateral=sigmaS=0:sigmaR=0.5", 0, 1},
+    {"bilateral=sigmaS=2:sigmaR=1:planes=8", 1, 1},
+    {"bilateral=sigmaS=5:sigmaR=1", 1, 1},
+    {"bilateral=sigmaS=10:sigmaR=0.5:planes=3", 1, 1},
+};
+
 typedef struct filter_cases {
     const char *filter; /* the registry's name */
     const filter_case *cases;
@@ -511,6 +525,7 @@ static const filter_cases filter_table[] = {
     {"boxblur", CASES(boxblur_cases)},
     {"unsharp", CASES(unsharp_cases)},
     {"hqdn3d", CASES(hqdn3d_cases)},
+    {"bilateral", CASES(bilateral_cases)},
 };
 
 #define FILTER_TABLE_SIZE ((int)(sizeof filter_table / sizeof filter_table[0]))

@@ -80,6 +80,7 @@ extern int test_failures;
     X(filter_lut3d, "core filter")                                                                 \
     X(filter_deband, "core filter")                                                                \
     X(filter_hqdn3d, "core filter")                                                                \
+    X(filter_bilateral, "core filter")                                                             \
     X(geometry_sizes, "core unit")                                                                 \
     X(filter_cases, "core unit")                                                                   \
     X(user_kernels, "core")                                                                        \

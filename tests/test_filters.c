@@ -1291,3 +1291,9 @@ int test_filter_hqdn3d(void)
             hqdn3d_sizes(shape, depth);
     return run_filters("hqdn3d", NULL);
 }
+
+int test_filter_bilateral(void)
+{
+    expect_identity("bilateral");
+    return run_filters("bilateral", NULL);
+}

@@ -16,6 +16,7 @@ const clv_filter *const clv__filters[] = {
     &clv__filter_lut3d,       &clv__filter_deband,       &clv__filter_gblur,
     &clv__filter_boxblur,     &clv__filter_avgblur,      &clv__filter_unsharp,
     &clv__filter_hqdn3d,
+    &clv__filter_bilateral,
     &clv__filter_opencl,
 };
 

@@ -49,7 +49,7 @@ CASES = {
     "deband": "deband=range=8:blur=0",
     "gblur": "gblur=sigma=2.5:sigmaV=1", "boxblur": "boxblur=min(w\\,h)/8:2",
     "avgblur": "avgblur=sizeX=3:sizeY=5", "unsharp": "unsharp=7:5:-0.8",
-    "hqdn3d": "hqdn3d=4:3:10:10",
+    "hqdn3d": "hqdn3d=4:3:10:10", "bilateral": "bilateral=sigmaS=2:sigmaR=0.1",
 }
 
 # What the filters that change the size make of W x H (the chain's sizes).
