@@ -484,6 +484,19 @@ static const filter_case bilateral_cases[] = {
     {"bilateral=sigmaS=10:sigmaR=0.5:planes=3", 1, 1},
 };
 
+/* nlmeans: small patches and windows at every size, ffmpeg's defaults
+ * (7x7 patches, 15x15 window), even sizes (made odd), a patch wider than
+ * the small pictures, strengths with the table's shift at 0 and above. */
+static const filter_case nlmeans_cases[] = {
+    {"nlmeans=s=2:p=3:r=5", 0, 1},
+    {"nlmeans", 1, 1},
+    {"nlmeans=s=15", 1, 1},
+    {"nlmeans=s=30:p=4:r=6", 1, 1},
+    {"nlmeans=1.5:1:0:9", 1, 1},
+    {"nlmeans=s=8:p=21:r=3", 1, 1},
+    {"nlmeans=s=4:p=5:r=1", 0, 1},
+};
+
 typedef struct filter_cases {
     const char *filter; /* the registry's name */
     const filter_case *cases;
@@ -526,6 +539,7 @@ static const filter_cases filter_table[] = {
     {"unsharp", CASES(unsharp_cases)},
     {"hqdn3d", CASES(hqdn3d_cases)},
     {"bilateral", CASES(bilateral_cases)},
+    {"nlmeans", CASES(nlmeans_cases)},
 };
 
 #define FILTER_TABLE_SIZE ((int)(sizeof filter_table / sizeof filter_table[0]))

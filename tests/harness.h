@@ -81,6 +81,7 @@ extern int test_failures;
     X(filter_deband, "core filter")                                                                \
     X(filter_hqdn3d, "core filter")                                                                \
     X(filter_bilateral, "core filter")                                                             \
+    X(filter_nlmeans, "core filter")                                                               \
     X(geometry_sizes, "core unit")                                                                 \
     X(filter_cases, "core unit")                                                                   \
     X(user_kernels, "core")                                                                        \

@@ -1297,3 +1297,9 @@ int test_filter_bilateral(void)
     expect_identity("bilateral");
     return run_filters("bilateral", NULL);
 }
+
+int test_filter_nlmeans(void)
+{
+    expect_identity("nlmeans=r=1");
+    return run_filters("nlmeans", NULL);
+}

@@ -41,6 +41,7 @@ extern const clv_filter clv__filter_avgblur;
 extern const clv_filter clv__filter_unsharp;
 extern const clv_filter clv__filter_hqdn3d;
 extern const clv_filter clv__filter_bilateral;
+extern const clv_filter clv__filter_nlmeans;
 extern const clv_filter clv__filter_opencl; /* a family: one member per kernel file */
 
 /* Convolution family (convolution.c): a square integer matrix, its divisor

@@ -50,6 +50,7 @@ CASES = {
     "gblur": "gblur=sigma=2.5:sigmaV=1", "boxblur": "boxblur=min(w\\,h)/8:2",
     "avgblur": "avgblur=sizeX=3:sizeY=5", "unsharp": "unsharp=7:5:-0.8",
     "hqdn3d": "hqdn3d=4:3:10:10", "bilateral": "bilateral=sigmaS=2:sigmaR=0.1",
+    "nlmeans": "nlmeans=s=3:p=3:r=5",
 }
 
 # What the filters that change the size make of W x H (the chain's sizes).
