@@ -34,10 +34,22 @@ typedef ulong bil_part;
         b2 += (bil_part)wt * (bil_part)q2;                                                         \
     }
 
+/* n / d for d > 0 and a quotient below 2^16, exactly, without a 64-bit
+ * division (which does not vectorize, and took as long as the taps of a
+ * small disc): the float quotient is within a few units in its last place,
+ * less than 1 here, and one step each way in integers corrects it. */
+inline uint bil_div(ulong n, ulong d)
+{
+    uint q = (uint)((float)n / (float)d);
+    q -= (ulong)q * d > n;
+    q += (ulong)(q + 1) * d <= n;
+    return q;
+}
+
 /* The output of a pixel p from its sums. */
 inline clv_ch bil_out(ulong num, uint den, int sel, int c, int p)
 {
-    return (clv_ch)((sel >> c & 1) ? (num + den / 2) / den : (ulong)p);
+    return (clv_ch)((sel >> c & 1) ? bil_div(num + den / 2, den) : (uint)p);
 }
 
 __kernel void bilateral(CLV_FRAME_ARGS, __global const int4 *taps, int ntaps, int radius,

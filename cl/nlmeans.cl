@@ -40,11 +40,23 @@ inline uint nlm_weight(nlm_d d, __global const uint *restrict table, int count, 
     return table[(int)min(d >> shift, (nlm_d)(count - 1))];
 }
 
+/* n / d for d > 0 and a quotient below 2^16, exactly, without a 64-bit
+ * division (which does not vectorize, and took as long as the taps of a
+ * small disc): the float quotient is within a few units in its last place,
+ * less than 1 here, and one step each way in integers corrects it. */
+inline uint nlm_div(ulong n, ulong d)
+{
+    uint q = (uint)((float)n / (float)d);
+    q -= (ulong)q * d > n;
+    q += (ulong)(q + 1) * d <= n;
+    return q;
+}
+
 /* The output sample from its sums and the sample itself. */
 inline clv_ch nlm_out(ulong num, uint den, uint v)
 {
     const ulong n = num + 65536ul * v, d = (ulong)den + 65536ul;
-    return (clv_ch)((n + d / 2) / d);
+    return (clv_ch)nlm_div(n + d / 2, d);
 }
 
 #if CLV_ROW
