@@ -314,14 +314,15 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
     return 0;
 }
 
+/* ffmpeg takes any strength; past 252 its tables stay the same. */
 static const clv_param params[] = {
-    {"luma_spatial", CLV_PARAM_REAL, "0", 0, 1000000, NULL, "spatial strength on R, G, B (0: 4)",
+    {"luma_spatial", CLV_PARAM_REAL, "0", 0, 10000, NULL, "spatial strength on R, G, B (0: 4)",
      0.5},
-    {"chroma_spatial", CLV_PARAM_REAL, "0", 0, 1000000, NULL,
+    {"chroma_spatial", CLV_PARAM_REAL, "0", 0, 10000, NULL,
      "ffmpeg's chroma planes' spatial strength: RGB has none (0: 3/4 of luma_spatial)", 0.5},
-    {"luma_tmp", CLV_PARAM_REAL, "0", 0, 1000000, NULL,
+    {"luma_tmp", CLV_PARAM_REAL, "0", 0, 10000, NULL,
      "temporal strength on R, G, B (0: 3/2 of luma_spatial)", 0.5},
-    {"chroma_tmp", CLV_PARAM_REAL, "0", 0, 1000000, NULL,
+    {"chroma_tmp", CLV_PARAM_REAL, "0", 0, 10000, NULL,
      "ffmpeg's chroma planes' temporal strength: RGB has none", 0.5},
 };
 _Static_assert(sizeof params / sizeof params[0] == HQ_PARAM_COUNT,

@@ -17,7 +17,7 @@
  * In integers: the host's table (nlm_table) holds the weights in Q16
  * (65536 = 1) of D >> shift, shift the least that keeps the table within
  * NLM_TABLE entries, each bin weighted at its smallest distance (shift 0,
- * every distance its own weight, for M < NLM_TABLE: s below about 3.8 at
+ * every distance its own weight, while M + 2 <= NLM_TABLE: s up to 2.7 at
  * 8 bits), 0 from the first bin whose smallest distance reaches M on; the
  * sample is (65536 v(x) + sum w v(x + o) + den / 2) / den with
  * den = 65536 + sum w. At 16 bits the same on 16-bit samples with
