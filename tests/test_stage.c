@@ -820,7 +820,7 @@ int test_stage_devices(void)
             int frames = s == 3 ? 6 : 8;
             run_case(ctx, CLV_PIX_YUV420P, CLV_PIX_YUV420P, bt709, bt709, name, sizes[s][0],
                      sizes[s][1], frames);
-            int temporal = clv_filter_temporal(f); /* quantize, tonemap */
+            int temporal = clv_filter_temporal(f); /* quantize, tonemap, hqdn3d */
             uint64_t both = last_stats[0].frames + last_stats[1].frames;
             CHECK(both == (uint64_t)frames, "%s: %llu frames counted on the devices", name,
                   (unsigned long long)both);
