@@ -470,6 +470,24 @@ static const filter_case hqdn3d_cases[] = {
     {"hqdn3d=0.001:0:0.001", 1, 2},
 };
 
+/* yadif and bwdif: a sequence of fresh frames (every run a new input; a
+ * send_field run's second field reads none), each mode, both parities
+ * (ffmpeg's numbers too), the first frame's dropped output included. */
+static const filter_case yadif_cases[] = {
+    {"yadif", 0, 4},
+    {"yadif=send_field:bff", 0, 6},
+    {"yadif=mode=send_frame_nospatial:parity=tff", 0, 4},
+    {"yadif=3:1:1", 1, 5},
+    {"yadif=1:-1", 1, 5},
+};
+static const filter_case bwdif_cases[] = {
+    {"bwdif", 0, 6},
+    {"bwdif=send_frame:bff", 0, 4},
+    {"bwdif=mode=send_field:parity=tff:deint=interlaced", 0, 5},
+    {"bwdif=0:1", 1, 4},
+    {"hflip,bwdif=1:0,vflip", 1, 6},
+};
+
 /* bilateral: ffmpeg's defaults (the pixel alone), discs of radius 2 to 15
  * (past BIL_FLUSH taps at 8 bits), the channels' masks, sigmas of 0. */
 static const filter_case bilateral_cases[] = {
@@ -540,6 +558,8 @@ static const filter_cases filter_table[] = {
     {"hqdn3d", CASES(hqdn3d_cases)},
     {"bilateral", CASES(bilateral_cases)},
     {"nlmeans", CASES(nlmeans_cases)},
+    {"yadif", CASES(yadif_cases)},
+    {"bwdif", CASES(bwdif_cases)},
 };
 
 #define FILTER_TABLE_SIZE ((int)(sizeof filter_table / sizeof filter_table[0]))

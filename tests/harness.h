@@ -80,6 +80,8 @@ extern int test_failures;
     X(filter_lut3d, "core filter")                                                                 \
     X(filter_deband, "core filter")                                                                \
     X(filter_hqdn3d, "core filter")                                                                \
+    X(filter_yadif, "core filter")                                                                 \
+    X(filter_bwdif, "core filter")                                                                 \
     X(filter_bilateral, "core filter")                                                             \
     X(filter_nlmeans, "core filter")                                                               \
     X(geometry_sizes, "core unit")                                                                 \

@@ -1303,3 +1303,73 @@ int test_filter_nlmeans(void)
     expect_identity("nlmeans=r=1");
     return run_filters("nlmeans", NULL);
 }
+
+/* A deinterlacer's whole stream as a caller runs it (clv_chain_cadence):
+ * rate runs a frame, the first delay * rate outputs dropped, then
+ * clv_chain_end and the last frame again; every run, the flush's included
+ * (bwdif's last field spatial only), equals the reference. Returns how many
+ * frames came out (frames * rate when nothing is lost). */
+static int deint_stream(int shape, int depth, const char *chain_text, int frames, int w, int h)
+{
+    clv_context *ctx = test_context(shape);
+    if (!ctx)
+        return -1;
+    clv_msg msg = {{0}};
+    test_rig rig;
+    int err = test_rig_open_depth(&rig, ctx, chain_text, NULL, w, h, depth, &msg), out = 0;
+    int delay = 0, rate = 1;
+    if (!err)
+        clv_chain_cadence(rig.chain, &delay, &rate);
+    CHECK(!err && delay == 1, "%s: setup: %s (delay %d)", chain_text, msg.text, delay);
+    uint64_t runs = 0;
+    for (int f = 0; !err && f < frames + delay; f++) {
+        if (f == frames) {
+            clv_chain_end(rig.chain);
+            clv_ref_chain_end(rig.ref);
+        } else {
+            test_fill(&rig.in, CONTENT_NOISE, (uint32_t)(97 * f + depth + w));
+        }
+        for (int k = 0; !err && k < rate; k++, runs++) {
+            err = test_rig_run(&rig, runs, &msg);
+            CHECK(!err, "%s run %llu: %s", chain_text, (unsigned long long)runs, msg.text);
+            CHECK(err || test_rig_equal(&rig),
+                  "%s at %d bits on %dx%d (%s shape): run %llu differs from the reference",
+                  chain_text, depth, w, h, shape == 1 ? "row" : "gpu", (unsigned long long)runs);
+            if (runs >= (uint64_t)(delay * rate))
+                out++;
+        }
+    }
+    test_rig_close(&rig);
+    clv_context_destroy(ctx);
+    return out;
+}
+
+static void deint_streams(const char *name)
+{
+    char text[64];
+    for (int shape = 1; shape <= 2; shape++)
+        for (int depth = 8; depth <= 16; depth += 8)
+            for (int mode = 0; mode <= 1; mode++) {
+                static const int dims[][2] = {{1, 1}, {3, 2}, {17, 9}, {40, 23}};
+                for (int d = 0; d < 4; d++) {
+                    snprintf(text, sizeof text, "%s=%d", name, mode);
+                    for (int frames = 1; frames <= 3; frames += 2) {
+                        int out = deint_stream(shape, depth, text, frames, dims[d][0], dims[d][1]);
+                        CHECK(out == frames * (mode + 1), "%s: %d frames in, %d out (want %d)",
+                              text, frames, out, frames * (mode + 1));
+                    }
+                }
+            }
+}
+
+int test_filter_yadif(void)
+{
+    deint_streams("yadif");
+    return run_filters("yadif", NULL);
+}
+
+int test_filter_bwdif(void)
+{
+    deint_streams("bwdif");
+    return run_filters("bwdif", NULL);
+}

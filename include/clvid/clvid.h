@@ -371,6 +371,24 @@ CLV_API int clv_chain_desc_deep(const clv_chain_desc *desc, clv_msg *msg);
 CLV_API int clv_chain_desc_files(const clv_chain_desc *desc, const char **files, int max);
 CLV_API void clv_chain_destroy(clv_chain *chain);
 
+/* Frames held back (0.6): a deinterlacer (yadif, bwdif) makes frame n from
+ * frames n - 1, n and n + 1, so its output lags its input by a frame, and
+ * in mode send_field it makes a frame per field, two per frame in.
+ * *delay gets the frames in that the chain's output lags behind (0 or 1),
+ * *rate the frames out per frame in (1 or 2). Running such a chain: run it
+ * rate times on each frame in (the same frame, frame indices counting the
+ * frames out); the first delay * rate outputs are no frames (drop them);
+ * at the end call clv_chain_end and run it delay * rate more times on the
+ * last frame in, which gives the frames held. Returns 0, or CLV_EINVAL
+ * with msg when two filters of desc hold frames (one at most). */
+CLV_API int clv_chain_desc_cadence(const clv_chain_desc *desc, int *delay, int *rate,
+                                   clv_msg *msg);
+CLV_API void clv_chain_cadence(const clv_chain *chain, int *delay, int *rate);
+/* The stream ends: the chain's runs from now on give out the frames its
+ * filters hold (a deinterlacer takes the last frame as its own next, as
+ * ffmpeg's does), on every device of the chain. */
+CLV_API void clv_chain_end(clv_chain *chain);
+
 /* Running a chain on device frames of your own: clvid/opencl.h. */
 
 /* Changes one parameter of a running chain; takes effect on the next run.
@@ -473,6 +491,8 @@ CLV_API void clv_ref_chain_set_frame_rate(clv_ref_chain *ref, int num, int den);
  * aspect, as clv_chain_output_size takes them (its width and height are
  * not read: the images' are). Untagged (all 0) until set. */
 CLV_API void clv_ref_chain_set_input(clv_ref_chain *ref, const clv_size *in);
+/* clv_chain_end for the reference (0.6). */
+CLV_API void clv_ref_chain_end(clv_ref_chain *ref);
 
 /* ---- Pixel formats and colour ----------------------------------------- */
 

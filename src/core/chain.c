@@ -36,6 +36,11 @@ struct clv_chain {
     uint64_t filter_ns[CLV_CHAIN_MAX], timed_runs;
     int filter_timing;      /* record those events (with profiling; 1 unless turned off) */
     int rate_num, rate_den; /* for user kernels' `time` */
+    /* A filter that holds frames (clv_chain_cadence): its index (-1: none)
+     * and frames out per frame in; runs counts the runs, whose phase
+     * (runs % fields) is the field a run makes. */
+    int held_at, fields;
+    uint64_t runs;
     /* On a context of several devices: the same chain on the others. */
     clv_chain *more[CLV_DEVICES_MAX - 1];
     int more_count;
@@ -172,7 +177,16 @@ static int chain_build(clv_context *ctx, const clv_chain_desc *desc, int depth, 
     chain->rate_num = 25;
     chain->rate_den = 1;
     chain->filter_timing = 1;
-    int err = 0;
+    chain->held_at = -1;
+    chain->fields = 1;
+    int err = 0, delay;
+    if ((err = clv_chain_desc_cadence(desc, &delay, &chain->fields, msg))) {
+        free(chain);
+        return err;
+    }
+    for (int i = 0; i < desc->count; i++)
+        if (desc->item[i].filter->cadence)
+            chain->held_at = i;
     for (int i = 0; i < desc->count; i++) {
         const clv_filter *f = desc->item[i].filter;
         chain->needs_scratch |= f->needs_scratch;
@@ -222,6 +236,41 @@ static int chain_build(clv_context *ctx, const clv_chain_desc *desc, int depth, 
 fail:
     clv_chain_destroy(chain);
     return err;
+}
+
+int clv_chain_desc_cadence(const clv_chain_desc *desc, int *delay, int *rate, clv_msg *msg)
+{
+    *delay = 0;
+    *rate = 1;
+    int found = -1;
+    for (int i = 0; i < desc->count; i++) {
+        const clv_filter *f = desc->item[i].filter;
+        if (!f->cadence)
+            continue;
+        if (found >= 0)
+            return clv__fail(msg, CLV_EINVAL,
+                             "filters '%s' (#%d) and '%s' (#%d) both hold frames back; a chain "
+                             "takes one such filter",
+                             desc->item[found].filter->name, found + 1, f->name, i + 1);
+        found = i;
+        f->cadence(desc->item[i].values, delay, rate);
+    }
+    return 0;
+}
+
+void clv_chain_cadence(const clv_chain *chain, int *delay, int *rate)
+{
+    if (clv_chain_desc_cadence(&chain->desc, delay, rate, NULL))
+        *delay = 0, *rate = 1;
+}
+
+void clv_chain_end(clv_chain *chain)
+{
+    for (int i = 0; i < chain->desc.count; i++)
+        if (chain->desc.item[i].filter->end)
+            chain->desc.item[i].filter->end(chain->state[i]);
+    for (int k = 0; k < chain->more_count; k++)
+        clv_chain_end(chain->more[k]);
 }
 
 int clv__chain_watched(const clv_chain *chain)
@@ -458,7 +507,16 @@ int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64
                       clEnqueueCopyBuffer(ctx->queue, src->buffer, dst->buffer, 0, 0,
                                           frame_bytes(src->width, h), 0, NULL, NULL),
                       "clEnqueueCopyBuffer");
-    for (int i = 0; i < n; i++) {
+    /* The second field's run of a frame: the filters before the one that
+     * makes it ran on the frame at the first (it reads what it kept). */
+    int from = 0;
+    if (chain->held_at >= 0) {
+        int delay;
+        clv_chain_cadence(chain, &delay, &chain->fields);
+        if (chain->runs++ % (uint64_t)chain->fields != 0)
+            from = chain->held_at;
+    }
+    for (int i = from; i < n; i++) {
         const clv_filter *f = chain->desc.item[i].filter;
         const clv_size *a = &chain->link[i], *b = &chain->link[i + 1];
         clv_launch l =

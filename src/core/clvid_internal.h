@@ -130,6 +130,18 @@ struct clv_filter {
      * kernels on RGBA16 frames, and its reference takes images of depth 16
      * (clv__get/clv__put). 0: 8 bits only; a 16-bit chain refuses it. */
     int deep;
+    /* Optional, a filter that holds frames back (a deinterlacer needs the
+     * next frame): *delay gets how many frames in its output lags behind
+     * its input, *rate how many frames it gives per frame in (2: one per
+     * field). The caller runs the chain rate times on each frame, drops
+     * the first delay * rate outputs and, after clv_chain_end, sends the
+     * last frame delay times more (clv_chain_delay). At most one filter of
+     * a chain has one. */
+    void (*cadence)(const clv_value *values, int *delay, int *rate);
+    /* Optional: the stream ends; the runs from now on flush what the
+     * filter holds (clv_chain_end), and the reference's (clv_ref_chain_end). */
+    void (*end)(void *state);
+    void (*reference_end)(void *ref_state);
 
     /* Optional: the size of the frames out of the filter from the size and
      * aspect of those in and its values (at configuration, and again for

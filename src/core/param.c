@@ -151,6 +151,17 @@ int clv_param_parse(const clv_filter *f, int index, const char *text, clv_value 
             }
             c += n + (c[n] == '|');
         }
+        /* A range (max > min) takes numbers too, word i being min + i:
+         * ffmpeg's named constants (yadif's parity -1, 0, 1: auto|tff|bff). */
+        if (p->max > p->min) {
+            char *end;
+            errno = 0;
+            long v = strtol(text, &end, 10);
+            if (end != text && !*end && !errno && v >= p->min && v <= p->max) {
+                value->i = v - (long)p->min;
+                return 0;
+            }
+        }
         return clv__fail(msg, CLV_EPARSE, "filter '%s' parameter '%s': '%s' is not one of %s",
                          f->name, p->name, clv__clip(text, shown, sizeof shown), p->choices);
     }

@@ -15,6 +15,10 @@ struct clv_ref_chain {
      * saw them). */
     clv_size link[CLV_CHAIN_MAX + 1];
     int sized;
+    /* As the chain's (clv_chain_run): the filter holding frames, its
+     * frames out per frame in, the runs so far. */
+    int held_at, fields;
+    uint64_t runs;
 };
 
 int clv_ref_chain_create(const clv_chain_desc *desc, clv_ref_chain **out)
@@ -27,6 +31,15 @@ int clv_ref_chain_create(const clv_chain_desc *desc, clv_ref_chain **out)
     ref->rate_num = 25;
     ref->rate_den = 1;
     ref->in.sar_den = 1;
+    ref->held_at = -1;
+    int delay;
+    if (clv_chain_desc_cadence(desc, &delay, &ref->fields, NULL)) {
+        free(ref);
+        return CLV_EINVAL;
+    }
+    for (int i = 0; i < desc->count; i++)
+        if (desc->item[i].filter->cadence)
+            ref->held_at = i;
     for (int i = 0; i < desc->count; i++) {
         if (!desc->item[i].filter->reference && !desc->item[i].filter->reference_at) {
             clv_ref_chain_destroy(ref); /* a user kernel has no C reference */
@@ -99,6 +112,13 @@ static int resize_links(clv_ref_chain *ref, const clv_size *link)
     return 0;
 }
 
+void clv_ref_chain_end(clv_ref_chain *ref)
+{
+    for (int i = 0; i < ref->desc.count; i++)
+        if (ref->desc.item[i].filter->reference_end)
+            ref->desc.item[i].filter->reference_end(ref->state[i]);
+}
+
 int clv_ref_chain_run(clv_ref_chain *ref, const clv_image *src, clv_image *dst,
                       uint64_t frame_index)
 {
@@ -130,7 +150,15 @@ int clv_ref_chain_run(clv_ref_chain *ref, const clv_image *src, clv_image *dst,
         return 0;
     }
     double time = (double)frame_index * ref->rate_den / ref->rate_num;
-    for (int i = 0; i < n; i++) {
+    int from = 0;
+    if (ref->held_at >= 0) {
+        int delay;
+        if (clv_chain_desc_cadence(&ref->desc, &delay, &ref->fields, NULL))
+            return CLV_EINVAL;
+        if (ref->runs++ % (uint64_t)ref->fields != 0)
+            from = ref->held_at;
+    }
+    for (int i = from; i < n; i++) {
         const clv_filter *f = ref->desc.item[i].filter;
         const clv_image *in = i == 0 ? src : &ref->mid[i - 1];
         clv_image *out = i == n - 1 ? dst : &ref->mid[i];

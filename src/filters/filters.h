@@ -40,6 +40,8 @@ extern const clv_filter clv__filter_boxblur;
 extern const clv_filter clv__filter_avgblur;
 extern const clv_filter clv__filter_unsharp;
 extern const clv_filter clv__filter_hqdn3d;
+extern const clv_filter clv__filter_yadif;
+extern const clv_filter clv__filter_bwdif;
 extern const clv_filter clv__filter_bilateral;
 extern const clv_filter clv__filter_nlmeans;
 extern const clv_filter clv__filter_opencl; /* a family: one member per kernel file */

@@ -18,6 +18,8 @@ const clv_filter *const clv__filters[] = {
     &clv__filter_hqdn3d,
     &clv__filter_bilateral,
     &clv__filter_nlmeans,
+    &clv__filter_yadif,
+    &clv__filter_bwdif,
     &clv__filter_opencl,
 };
 
