@@ -98,7 +98,7 @@ int test_parser_errors(void)
                  "sharpen, emboss, prewitt, median, erode, dilate, threshold, gray, equalize, "
                  "noise, quantize, hflip, vflip, scale, crop, pad, transpose, rotate, tonemap, eq, "
                  "hue, colorbalance, vignette, sobel, roberts, curves, lut3d, deband, gblur, "
-                 "boxblur, avgblur, unsharp, hqdn3d, bilateral, nlmeans, "
+                 "boxblur, avgblur, unsharp, hqdn3d, bilateral, nlmeans, yadif, bwdif, "
                  "opencl=file=KERNEL.cl)");
     expect_error("blur", CLV_EPARSE,
                  "unknown filter 'blur'; did you mean 'gblur'? (filters: convolution, sharpen, "
@@ -106,7 +106,7 @@ int test_parser_errors(void)
                  "erode, dilate, threshold, gray, equalize, noise, quantize, hflip, vflip, scale, "
                  "crop, pad, transpose, rotate, tonemap, eq, hue, colorbalance, vignette, sobel, "
                  "roberts, curves, lut3d, deband, gblur, boxblur, avgblur, unsharp, hqdn3d, "
-                 "bilateral, nlmeans, "
+                 "bilateral, nlmeans, yadif, bwdif, "
                  "opencl=file=KERNEL.cl)");
     expect_error("median=radus=2", CLV_EPARSE,
                  "filter 'median' has no parameter 'radus'; did you mean 'radius'? (parameters: "

@@ -140,6 +140,12 @@ typedef struct run {
     /* Frames decoded into the stage's memory, by submit index: kept until
      * their output is taken (the stage reads them in place). */
     AVFrame *held[PTS_RING];
+    /* A chain that holds frames back (a deinterlacer, clv_chain_cadence):
+     * its output lags by delay frames, the first delay outputs are
+     * dropped and, at the end, the last frame (kept in last) is sent
+     * again delay times to flush the ones held. */
+    int delay;
+    AVFrame *last;
 } run;
 
 static void *stage_block_alloc(void *stage, size_t size, uint8_t **pixels)
@@ -377,6 +383,14 @@ static int open_stage(run *r, clv_msg *msg)
         err = clv_stage_create(r->ctx, &sopt, r->chain, &r->stage, msg);
     if (!err)
         clv_device_faults_from_env(r->stage);
+    int rate = 1;
+    if (!err)
+        clv_chain_cadence(r->chain, &r->delay, &rate);
+    if (!err && rate != 1)
+        err = clv_io_fail(msg, CLV_EINVAL,
+                          "-vf: a deinterlacer's mode send_field makes two frames of each one, "
+                          "which clvid transcode does not write yet: use mode=send_frame "
+                          "(yadif=send_frame, bwdif=send_frame)");
     return err;
 }
 
@@ -424,7 +438,7 @@ static int plan_frames(run *r, clv_msg *msg)
                                               in_color.full_range == out_color.full_range));
     /* On a CPU device the decoder writes its frames into the stage's memory
      * and the first kernel reads them there: no copy into the staging. */
-    r->in_place = !r->direct && clv_feed_native(r->feed) && clv_pixfmt_is_yuv(in_f) &&
+    r->in_place = !r->direct && !r->delay && clv_feed_native(r->feed) && clv_pixfmt_is_yuv(in_f) &&
                   clv_context_shared_staging(r->ctx) && clv_stage_device_count(r->stage) == 1;
     clv_frame_memory memory = {stage_block_alloc, stage_block_free, r->stage};
     if (r->in_place && clv_decoder_set_memory(r->dec, &memory))
@@ -485,7 +499,11 @@ static int emit(run *r, clv_msg *msg)
     if (err)
         return err;
     av_frame_free(&r->held[index % PTS_RING]); /* read: back to the decoder's pool */
-    int64_t pts = r->pts[index % PTS_RING];
+    if (index < r->o->first_frame_index + (uint64_t)r->delay) {
+        clv_stage_release(r->stage); /* no frame yet: the filter took the first */
+        return 0;
+    }
+    int64_t pts = r->pts[(index - (uint64_t)r->delay) % PTS_RING];
     /* The encoder thread reads the frame where the stage wrote it when it
      * can (shared staging): no copy on the submitting thread. */
     err = clv_sink_frame(r->sink, pixels, clv_stage_keep(r->stage), pts, msg);
@@ -533,6 +551,11 @@ static int submit_frame(run *r, AVFrame *f, clv_msg *msg)
     }
     if (!err && copy)
         err = clv_feed_write(r->feed, f, clv_stage_input(r->stage), msg);
+    if (!err && r->delay && f) { /* kept for the flush at the end */
+        av_frame_free(&r->last);
+        r->last = f;
+        f = NULL;
+    }
     av_frame_free(&f);
     if (err || (copy && (err = clv_stage_submit(r->stage, index, msg))))
         return err;
@@ -574,6 +597,16 @@ static int pump(run *r, clv_msg *msg)
             err = submit_frame(r, f, msg);
         if (err)
             break;
+    }
+    /* The frames the chain holds: the last one again, after the end. */
+    if (!err && r->delay && r->last && !r->stopped) {
+        clv_chain_end(r->chain);
+        for (int i = 0; !err && i < r->delay; i++) {
+            AVFrame *again = av_frame_clone(r->last);
+            err = again ? submit_frame(r, again, msg) : clv_io_fail(msg, CLV_ENOMEM, "out of memory");
+        }
+        if (!err)
+            r->submitted -= (uint64_t)r->delay; /* not frames of the input */
     }
     while (!err && clv_stage_pending(r->stage) > 0)
         err = emit(r, msg);
@@ -637,6 +670,7 @@ static void close_all(run *r)
         clv_queue_abort(r->dec_q);
     for (int i = 0; i < PTS_RING; i++)
         av_frame_free(&r->held[i]);
+    av_frame_free(&r->last);
     clv_sink_close(r->sink);
     clv_decoder_close(r->dec);
     clv_stage_destroy(r->stage);
