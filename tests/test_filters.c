@@ -51,6 +51,8 @@ static int run_cases(clv_context *ctx, const filter_case *cases, int count, int 
             for (int c = CONTENT_NOISE; c <= CONTENT_OPAQUE_BUT_ONE; c++) {
                 if ((big || (sanitized && w > 100)) && c != CONTENT_NOISE && c != CONTENT_OPAQUE)
                     continue; /* the big size checks the work shape (and the opaque paths) */
+                if (cases[i].small_only == 2 && w > 100 && c != CONTENT_NOISE)
+                    continue; /* a slow reference: the work shape's paths with noise */
                 /* At 16 bits the big size with noise alone: the opaque
                  * shortcuts are 8-bit ones. */
                 if (depth == 16 && big && c != CONTENT_NOISE)
