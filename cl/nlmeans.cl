@@ -231,6 +231,104 @@ __kernel void nlmeans(CLV_FRAME_ARGS, int p, int r, __global const uint *restric
     }
 }
 #else
+/* The GPU shape, where the tile's reach fits local memory (the host's
+ * choice): a work-group of 32 x 8 makes a tile of NLM_GTW x NLM_GTH
+ * pixels, two rows a work-item. The picture around the tile (its reach p
+ * + r, each coordinate clamped as the definition's) is read once into
+ * img; then for each offset the squared differences of the tile and its
+ * patch reach (sq), their sums down 2p + 1 rows (col), and each pixel's D
+ * as the sum of 2p + 1 of those, all in local memory: a few operations a
+ * pixel and offset whatever p. */
+#define NLM_GTW 32
+#define NLM_GTH 16
+__kernel __attribute__((reqd_work_group_size(32, 8, 1))) void
+nlmeans_tile(CLV_FRAME_ARGS, int p, int r, __global const uint *restrict table, int count,
+             int shift, __local clv_px *img, __local nlm_d *sq, __local nlm_d *col)
+{
+    const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * 32 + lx;
+    const int tx0 = (int)get_group_id(0) * NLM_GTW, ty0 = (int)get_group_id(1) * NLM_GTH;
+    const int reach = p + r, iw = NLM_GTW + 2 * reach, ih = NLM_GTH + 2 * reach;
+    const int sw = NLM_GTW + 2 * p, sh = NLM_GTH + 2 * p, ss = sw * sh, cs = sw * NLM_GTH;
+    for (int k = lid; k < iw * ih; k += 256) {
+        const int iy = k / iw, ix = k - iy * iw;
+        img[k] = CLV_AT(src, tx0 - reach + ix, ty0 - reach + iy);
+    }
+    uint den[2][3];
+    ulong num[2][3];
+    for (int i = 0; i < 2; i++)
+        for (int c = 0; c < 3; c++) {
+            den[i][c] = 0;
+            num[i][c] = 0;
+        }
+    const int x = tx0 + lx;
+    /* the offsets in turn, o = 0 too (it adds nothing: its pixels are
+     * skipped), each iteration's barriers reached by every work-item */
+    for (int o = 0; o < (2 * r + 1) * (2 * r + 1); o++) {
+        const int oy = o / (2 * r + 1) - r, ox = o % (2 * r + 1) - r;
+        barrier(CLK_LOCAL_MEM_FENCE); /* img loaded; col read by the last offset */
+        /* sq: z over the tile and its patch reach, (v(z + o) - v(z))^2 */
+        for (int k = lid; k < ss; k += 256) {
+            const int sy = k / sw, sx = k - sy * sw;
+            const int at = (sy + r) * iw + sx + r;
+            const int4 a = clv_int4(img[at + oy * iw + ox]), b = clv_int4(img[at]);
+            const int4 e = a - b;
+            sq[k] = nlm_sq(e.x);
+            sq[ss + k] = nlm_sq(e.y);
+            sq[2 * ss + k] = nlm_sq(e.z);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* col: the sums of 2p + 1 rows of sq for the tile's rows */
+        for (int k = lid; k < cs; k += 256) {
+            const int cy = k / sw, cx = k - cy * sw;
+            nlm_d c0 = 0, c1 = 0, c2 = 0;
+            for (int j = 0; j <= 2 * p; j++) {
+                const int at = (cy + j) * sw + cx;
+                c0 += sq[at];
+                c1 += sq[ss + at];
+                c2 += sq[2 * ss + at];
+            }
+            col[k] = c0;
+            col[cs + k] = c1;
+            col[2 * cs + k] = c2;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int i = 0; i < 2; i++) {
+            const int ty = ly + 8 * i, y = ty0 + ty;
+            if ((ox || oy) && x + ox >= 0 && x + ox < w && y < h && y + oy >= 0 && y + oy < h) {
+                nlm_d d0 = 0, d1 = 0, d2 = 0;
+                for (int e = 0; e <= 2 * p; e++) {
+                    const int at = ty * sw + lx + e;
+                    d0 += col[at];
+                    d1 += col[cs + at];
+                    d2 += col[2 * cs + at];
+                }
+                const int4 q = clv_int4(img[(ty + reach + oy) * iw + lx + reach + ox]);
+                const uint w0 = nlm_weight(d0, table, count, shift),
+                           w1 = nlm_weight(d1, table, count, shift),
+                           w2 = nlm_weight(d2, table, count, shift);
+                den[i][0] += w0;
+                den[i][1] += w1;
+                den[i][2] += w2;
+                /* a weight (at most 65536) times a value fits 32 bits */
+                num[i][0] += w0 * (uint)q.x;
+                num[i][1] += w1 * (uint)q.y;
+                num[i][2] += w2 * (uint)q.z;
+            }
+        }
+    }
+    if (x >= w)
+        return;
+    for (int i = 0; i < 2; i++) {
+        const int y = ty0 + ly + 8 * i;
+        if (y >= h)
+            continue;
+        const clv_px v = src[y * stride + x];
+        dst[y * stride + x] =
+            (clv_px)(nlm_out(num[i][0], den[i][0], v.x), nlm_out(num[i][1], den[i][1], v.y),
+                     nlm_out(num[i][2], den[i][2], v.z), v.w);
+    }
+}
+
 /* The GPU shape: a work-item makes CLV_PX pixels of a row; for each offset
  * it sums the patch's columns one by one (each column's 2p + 1 squared
  * differences), adding each into the distances of the pixels whose patch

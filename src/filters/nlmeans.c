@@ -70,6 +70,7 @@ static int half(const clv_value *v, int which)
 
 typedef struct nlm_state {
     cl_kernel kernel; /* first: the chain creates it (kernels) */
+    cl_kernel tile;   /* GPUs: nlmeans_tile, where its local memory fits */
     cl_mem table;
     cl_int count, shift, p, r;
     int depth;
@@ -83,9 +84,13 @@ static const char *const kernels[] = {"nlmeans", NULL};
 
 static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
 {
-    (void)prog;
     nlm_state *s = state;
     s->depth = ctx->build_depth == 16 ? 16 : 8;
+    if (!ctx->row_shape) {
+        int err = clv__kernel_create(prog, "nlmeans_tile", &s->tile, msg);
+        if (err)
+            return err;
+    }
     cl_int st = CL_SUCCESS;
     s->table =
         clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY, (NLM_TABLE + 1) * sizeof(cl_uint), NULL, &st);
@@ -97,6 +102,7 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
 static void uninit(void *state)
 {
     nlm_state *s = state;
+    clv__kernel_release(&s->tile);
     clv__mem_release(&s->table);
 }
 
@@ -119,9 +125,42 @@ static int configure(void *state, clv_context *ctx, const clv_value *values, clv
                                         clv__cl_strerror(st));
 }
 
+/* cl/nlmeans.cl's nlmeans_tile, in pixels, and its local memory: the
+ * picture around the tile (a pixel each), the squared differences of the
+ * tile and its patch reach and their column sums (three channels each). */
+#define NLM_GTW 32
+#define NLM_GTH 16
+
+static int run_tile(nlm_state *s, const clv_launch *l)
+{
+    const size_t px = l->depth == 16 ? 8 : 4, d = l->depth == 16 ? 8 : 4;
+    const size_t reach = (size_t)(s->p + s->r), sw = NLM_GTW + 2 * (size_t)s->p;
+    const size_t img = (NLM_GTW + 2 * reach) * (NLM_GTH + 2 * reach) * px;
+    const size_t sq = 3 * sw * (NLM_GTH + 2 * (size_t)s->p) * d, col = 3 * sw * NLM_GTH * d;
+    if (img + sq + col + 1024 > l->ctx->dev.local_mem)
+        return 1; /* the per-pixel kernel */
+    int err = clv__kernel_frame_args(s->tile, l);
+    if (!err)
+        err = clv__kernel_args(s->tile, 5, 5, CLV__ARG(s->p), CLV__ARG(s->r), CLV__ARG(s->table),
+                               CLV__ARG(s->count), CLV__ARG(s->shift));
+    if (!err && (clSetKernelArg(s->tile, 10, img, NULL) != CL_SUCCESS ||
+                 clSetKernelArg(s->tile, 11, sq, NULL) != CL_SUCCESS ||
+                 clSetKernelArg(s->tile, 12, col, NULL) != CL_SUCCESS))
+        err = CLV_ECL;
+    size_t local[2] = {32, 8};
+    size_t global[2] = {((size_t)l->width + NLM_GTW - 1) / NLM_GTW * 32,
+                        ((size_t)l->height + NLM_GTH - 1) / NLM_GTH * 8};
+    return err ? err : clv__launch(l, s->tile, 2, global, local);
+}
+
 static int run(void *state, const clv_launch *l)
 {
     nlm_state *s = state;
+    if (s->tile) {
+        int tiled = run_tile(s, l); /* 1: it does not fit */
+        if (tiled != 1)
+            return tiled;
+    }
     int err = clv__kernel_frame_args(s->kernel, l);
     if (!err)
         err = clv__kernel_args(s->kernel, 5, 5, CLV__ARG(s->p), CLV__ARG(s->r), CLV__ARG(s->table),
