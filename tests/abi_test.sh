@@ -18,6 +18,14 @@ opaque=$(grep -ho 'typedef struct \(clv_[a-z_]*\) \1;' "$src"/include/clvid/*.h 
          paste -sd'|')
 printf '[suppress_type]\n  type_kind = struct\n  name_regexp = ^(%s)$\n  accessed_through = pointer\n' \
        "$opaque" > "$work/opaque.suppr"
+# The options structs that start with struct_size (filled by their _init,
+# read only as far as the caller's struct_size reaches) grow at their end
+# without breaking anyone: a member added there is no ABI change.
+versioned=$(grep -l 'size_t struct_size; */\* sizeof(' "$src"/include/clvid/*.h >/dev/null &&
+            grep -ho 'sizeof(clv_[a-z_]*) as the caller knows it' "$src"/include/clvid/*.h |
+            sed 's/sizeof(\(clv_[a-z_]*\)).*/\1/' | paste -sd'|')
+printf '[suppress_type]\n  type_kind = struct\n  name_regexp = ^(%s)$\n  has_data_member_inserted_at = end\n' \
+       "$versioned" >> "$work/opaque.suppr"
 for lib in libclvid libclvid-pipeline; do
   record="$src/abi/$lib.abi"
   built=$(ls "$build/$lib.so."[0-9]* 2>/dev/null | grep -E '\.so\.[0-9]+$' | sort -V | tail -1)

@@ -73,6 +73,14 @@ typedef struct clv_transcode_options {
     int no_subtitles;           /* leave its subtitles out (-sn) */
     int quiet; /* FFmpeg's own messages: errors only (default: warnings too); FFmpeg's
                   log level is one per process */
+
+    /* Added after 0.5.0: a control socket at this path (--ipc; NULL: none), mpv's
+     * JSON IPC shape (docs/ipc.md): set_chain, set_param, get, pause,
+     * resume, quit, and the events chain-changed and end. Made owner-only
+     * (0600); a path that exists is refused unless it is a stale socket;
+     * removed at the end. A chain set through it must keep the output's
+     * size. */
+    const char *ipc;
 } clv_transcode_options;
 
 /* Writes the capture devices (cameras with their formats, sizes and rates;
@@ -98,7 +106,7 @@ CLV_API void clv_transcode_options_destroy(clv_transcode_options *options);
 /* Sets one option by the command line's name, with or without its dashes:
  * i/input, o/output, vf/chain, input_format, output_format, c:v, c:a,
  * preset, pix_fmt, crf, b:v, aspect, ss, t, frames, frame-index, device, input-size,
- * input-fps, input-format, audio, audio-format; flags (value NULL, "", "1",
+ * input-fps, input-format, audio, audio-format, ipc; flags (value NULL, "", "1",
  * "true" or "yes" to set): y, an, sn, live, no-autorotate, q. String
  * values are borrowed (they must outlive the run). Returns 0, or
  * CLV_EOPTION with msg naming the option, the value and what is allowed. */

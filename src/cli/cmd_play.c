@@ -35,6 +35,7 @@ static const char *const play_words[] = {"-i",
                                          "--screenshot",
                                          "--keys",
                                          "--stats",
+                                         "--ipc",
                                          "--live",
                                          "--no-window",
                                          "-o",
@@ -64,6 +65,9 @@ static void usage(FILE *f)
                "  --screenshot PATH  at exit, save the window as a PNG\n"
                "  --keys \"2 w c\"     replay key presses, one per frame shown\n"
                "  --stats FILE       at exit, write the player's state as key=value lines\n"
+               "  --ipc PATH         a control socket (JSON lines, as mpv's): set_chain, "
+               "set_param,\n"
+               "                     get, screenshot, pause, resume, seek, quit (docs/ipc.md)\n"
                "  --live             a camera or stream: newest frame first (webcam sets it)\n"
                "  --no-window        with --live and -o: record without a window\n"
                "  --no-autorotate    show frames as stored, not turned upright\n"
@@ -158,6 +162,8 @@ static int parse_args(int argc, char **argv, play_args *a)
             p->keys = v;
         else if (!strcmp(o, "--stats"))
             p->stats = v;
+        else if (!strcmp(o, "--ipc"))
+            p->io.ipc = v;
         else if (!strcmp(o, "-o"))
             p->io.output = v;
         else if ((known = clv_cli_output_option(o, v, &p->io)) != 0 ||

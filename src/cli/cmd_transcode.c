@@ -37,6 +37,7 @@ static const char *const transcode_words[] = {"-i",
                                               "-frames:v",
                                               "--device",
                                               "--progress",
+                                              "--ipc",
                                               "--live",
                                               "--no-autorotate",
                                               "-noautorotate",
@@ -77,6 +78,8 @@ static void usage(FILE *f)
             "  --device LIST     OpenCL device(s) (clvid devices): N, NAME, 1,2, gpu, all\n"
             "  -q                quiet: no progress, no summary\n"
             "  --progress FILE   key=value progress blocks, as ffmpeg's -progress\n"
+            "  --ipc PATH        a control socket (JSON lines, as mpv's): set_chain, set_param,\n"
+            "                    get, pause, resume, quit (docs/ipc.md)\n"
             "  --live            a camera or stream: no demuxer buffering, small probe\n"
             "  --input-size WxH --input-fps N --input-format F   capture options\n"
             "  --audio DEVICE    with --live: record a microphone too (ALSA: default, hw:1)\n"
@@ -144,6 +147,8 @@ static int parse_args(int argc, char **argv, transcode_args *a)
             r->device = v;
         else if (!strcmp(o, "--progress"))
             a->progress_path = v;
+        else if (!strcmp(o, "--ipc"))
+            r->ipc = v;
         else if ((known = clv_cli_output_option(o, v, r)) != 0 ||
                  (known = clv_cli_capture_option(o, v, r)) != 0) {
             if (known < 0)

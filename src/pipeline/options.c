@@ -81,6 +81,7 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
         {"input-size", "video_size", offsetof(clv_transcode_options, capture_size)},
         {"input-fps", "framerate", offsetof(clv_transcode_options, capture_rate)},
         {"audio", "mic", offsetof(clv_transcode_options, mic)},
+        {"ipc", NULL, offsetof(clv_transcode_options, ipc)},
     };
     static const struct {
         const char *key, *alias;

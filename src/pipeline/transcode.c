@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <math.h>
 
@@ -17,6 +18,7 @@
 #include <libswscale/swscale.h>
 
 #include "../io/io.h"
+#include "ipc.h"
 #include "sink.h"
 
 #define PTS_RING 64 /* timestamps of the frames in the stage, by submit index */
@@ -146,6 +148,15 @@ typedef struct run {
      * again delay times to flush the ones held. */
     int delay;
     AVFrame *last;
+    /* The control socket (--ipc), NULL: none. Its commands are applied
+     * between frames on the run's thread (control). */
+    clv_ipc *ipc;
+    int paused;
+    /* When each frame's packet was read, by submit index, for the latency
+     * (read to handed to the encoder) that `get stats` tells. */
+    double read_at[PTS_RING];
+    double latency_ms, latency_sum;
+    int64_t latency_count;
 } run;
 
 static void *stage_block_alloc(void *stage, size_t size, uint8_t **pixels)
@@ -432,8 +443,10 @@ static int plan_frames(run *r, clv_msg *msg)
         return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     clv_pixfmt in_f = clv_feed_format(r->feed), out_f = clv_sink_stage_format(r->sink);
     clv_color in_color = clv_feed_color(r->feed), out_color = clv_sink_color(r->sink);
-    r->direct = clv_chain_desc_count(r->desc) == 0 && clv_feed_native(r->feed) && out_f == in_f &&
-                !r->rotation && !r->hflip &&
+    /* With a control socket a chain may come later: the frames go through
+     * the stage. */
+    r->direct = !r->ipc && clv_chain_desc_count(r->desc) == 0 && clv_feed_native(r->feed) &&
+                out_f == in_f && !r->rotation && !r->hflip &&
                 (!clv_pixfmt_is_yuv(in_f) || (in_color.matrix == out_color.matrix &&
                                               in_color.full_range == out_color.full_range));
     /* On a CPU device the decoder writes its frames into the stage's memory
@@ -504,6 +517,12 @@ static int emit(run *r, clv_msg *msg)
         return 0;
     }
     int64_t pts = r->pts[(index - (uint64_t)r->delay) % PTS_RING];
+    double read = r->read_at[index % PTS_RING];
+    if (read > 0) {
+        r->latency_ms = (clv_io_seconds() - read) * 1e3;
+        r->latency_sum += r->latency_ms;
+        r->latency_count++;
+    }
     /* The encoder thread reads the frame where the stage wrote it when it
      * can (shared staging): no copy on the submitting thread. */
     err = clv_sink_frame(r->sink, pixels, clv_stage_keep(r->stage), pts, msg);
@@ -538,6 +557,7 @@ static int submit_frame(run *r, AVFrame *f, clv_msg *msg)
         err = clv_feed_check(r->feed, f, msg);
     if (!err) {
         r->pts[index % PTS_RING] = f->pts;
+        r->read_at[index % PTS_RING] = clv_frame_read_time(f);
         if ((int64_t)r->submitted == r->stage_fault)
             err = clv_io_fail(msg, CLV_ECL, "GPU stage failed (injected fault)");
     }
@@ -563,6 +583,235 @@ static int submit_frame(run *r, AVFrame *f, clv_msg *msg)
     return 0;
 }
 
+/* ---- The control socket ---------------------------------------------------- */
+
+/* Takes every frame in flight out into the sink, so that a chain can be
+ * changed with nothing running on it. */
+static int drain_stage(run *r, clv_msg *msg)
+{
+    int err = 0;
+    while (!err && clv_stage_pending(r->stage) > 0)
+        err = emit(r, msg);
+    return err;
+}
+
+static void chain_changed(run *r)
+{
+    clv_chain_format(clv_chain_get_desc(r->chain), r->chain_text, sizeof r->chain_text);
+    clv_json j = {0};
+    clv_json_add(&j, "\"chain\":");
+    clv_json_string(&j, r->chain_text);
+    clv_ipc_event(r->ipc, "chain-changed", j.text);
+    clv_json_free(&j);
+}
+
+/* 0 when chain makes frames of the output's size; else the reason. */
+static int keeps_size(run *r, clv_chain *chain, char *why, size_t size)
+{
+    clv_size up = clv_pipeline_upright(r->in, r->rotation), out;
+    clv_msg m = {{0}};
+    if (clv_chain_output_size(chain, &up, &out, &m)) {
+        snprintf(why, size, "%s", m.text);
+        return -1;
+    }
+    if (out.width != r->status.width || out.height != r->status.height) {
+        snprintf(why, size,
+                 "it makes %dx%d frames; the output is %dx%d (a transcode keeps its size)",
+                 out.width, out.height, r->status.width, r->status.height);
+        return -1;
+    }
+    return 0;
+}
+
+/* set_chain TEXT: built at the run's depth beside the running chain, which
+ * goes on unchanged when the new one can't be parsed, built or sized. */
+static int set_chain(run *r, clv_ipc_request *req, clv_msg *msg)
+{
+    char why[1200];
+    clv_msg m = {{0}};
+    clv_chain_desc *desc = NULL;
+    clv_chain *chain = NULL;
+    int err = clv_chain_parse(req->arg[0], &desc, &m);
+    if (!err)
+        err = clv_chain_create_depth(r->ctx, desc, clv_chain_depth(r->chain), &chain, &m);
+    if (err) {
+        snprintf(why, sizeof why, "set_chain: %s", m.text);
+    } else {
+        clv_chain_set_filter_timing(chain, 0);
+        clv_chain_set_frame_rate(chain, r->in->frame_rate.num, r->in->frame_rate.den);
+        char size_why[1100];
+        if ((err = keeps_size(r, chain, size_why, sizeof size_why)))
+            snprintf(why, sizeof why, "set_chain: %s", size_why);
+    }
+    clv_chain_desc_destroy(desc);
+    if (err) {
+        clv_chain_destroy(chain);
+        clv_ipc_reply(r->ipc, req, why, NULL);
+        return 0;
+    }
+    /* The frames sent with the old chain come out before it goes. */
+    if ((err = drain_stage(r, msg))) {
+        clv_chain_destroy(chain);
+        clv_ipc_reply(r->ipc, req, msg->text, NULL);
+        return err;
+    }
+    clv_stage_set_chain(r->stage, chain);
+    clv_chain_destroy(r->chain);
+    r->chain = chain;
+    chain_changed(r);
+    clv_json j = {0};
+    clv_json_string(&j, r->chain_text);
+    clv_ipc_reply(r->ipc, req, NULL, j.text);
+    clv_json_free(&j);
+    return 0;
+}
+
+/* The text of parameter `param` of filter `index` as the chain writes it
+ * ("name=value" up to the next parameter's name), into out. */
+static int param_text(const clv_chain *chain, int index, const char *param, char *out, size_t size)
+{
+    const clv_chain_desc *d = clv_chain_get_desc(chain);
+    const clv_filter *f = clv_chain_desc_filter(d, index);
+    clv_chain_desc *one = clv_chain_desc_slice(d, index, 1);
+    char text[16384], key[80];
+    int found = -1;
+    if (!one || !f)
+        goto done;
+    clv_chain_format(one, text, sizeof text);
+    int n = clv_filter_param_count(f);
+    for (int k = 0; k < n; k++) {
+        if (strcmp(clv_filter_param(f, k)->name, param))
+            continue;
+        snprintf(key, sizeof key, "%s=", param);
+        const char *at = strstr(text, key);
+        while (at && at > text && at[-1] != ':' && at[-1] != '=')
+            at = strstr(at + 1, key);
+        if (!at)
+            break;
+        at += strlen(key);
+        const char *end = at + strlen(at);
+        if (k + 1 < n) {
+            snprintf(key, sizeof key, ":%s=", clv_filter_param(f, k + 1)->name);
+            const char *next = strstr(at, key);
+            if (next)
+                end = next;
+        }
+        snprintf(out, size, "%.*s", (int)(end - at), at);
+        found = 0;
+    }
+done:
+    clv_chain_desc_destroy(one);
+    return found;
+}
+
+/* set_param INDEX NAME VALUE on the running chain, between frames; a value
+ * that would change the output's size is put back. */
+static int set_param(run *r, clv_ipc_request *req, clv_msg *msg)
+{
+    char before[8400], why[1200];
+    clv_msg m = {{0}};
+    int have_before = param_text(r->chain, req->index, req->arg[1], before, sizeof before) == 0;
+    int err = drain_stage(r, msg);
+    if (err) {
+        clv_ipc_reply(r->ipc, req, msg->text, NULL);
+        return err;
+    }
+    if (clv_chain_set_param(r->chain, req->index, req->arg[1], req->arg[2], &m)) {
+        snprintf(why, sizeof why, "set_param: %s", m.text);
+        clv_ipc_reply(r->ipc, req, why, NULL);
+        return 0;
+    }
+    char size_why[1100];
+    if (keeps_size(r, r->chain, size_why, sizeof size_why)) {
+        if (!have_before || clv_chain_set_param(r->chain, req->index, req->arg[1], before, &m))
+            return clv_io_fail(msg, CLV_EINVAL, "set_param %s: the chain can't be put back: %s",
+                               req->arg[1], m.text);
+        snprintf(why, sizeof why, "set_param: %s", size_why);
+        clv_ipc_reply(r->ipc, req, why, NULL);
+        return 0;
+    }
+    chain_changed(r);
+    clv_json j = {0};
+    clv_json_string(&j, r->chain_text);
+    clv_ipc_reply(r->ipc, req, NULL, j.text);
+    clv_json_free(&j);
+    return 0;
+}
+
+static void get(run *r, clv_ipc_request *req)
+{
+    clv_json j = {0};
+    switch (req->what) {
+    case CLV_IPC_STATS: {
+        double elapsed = clv_io_seconds() - r->start;
+        clv_json_add(&j, "{\"frames\":%lld,\"fps\":%.3f,\"dropped\":0,\"latency_ms\":",
+                     (long long)r->status.frames,
+                     elapsed > 0 ? (double)r->status.frames / elapsed : 0.0);
+        if (r->latency_count)
+            clv_json_add(&j, "%.3f,\"latency_mean_ms\":%.3f", r->latency_ms,
+                         r->latency_sum / (double)r->latency_count);
+        else
+            clv_json_add(&j, "null,\"latency_mean_ms\":null");
+        clv_json_add(&j, ",\"device\":");
+        clv_json_string(&j, r->devices);
+        clv_json_add(&j, ",\"paused\":%s,\"time\":%.6f,\"elapsed\":%.3f,\"chain\":",
+                     r->paused ? "true" : "false", r->status.out_seconds, elapsed);
+        clv_json_string(&j, r->chain_text);
+        clv_json_add(&j, ",\"output\":");
+        clv_json_string(&j, r->o->output);
+        clv_json_add(&j, "}");
+        break;
+    }
+    case CLV_IPC_CHAIN:
+        clv_json_string(&j, r->chain_text);
+        break;
+    case CLV_IPC_FILTERS:
+        clv_ipc_filters_json(&j);
+        break;
+    case CLV_IPC_DEVICES:
+        clv_ipc_devices_json(&j, r->ctx);
+        break;
+    }
+    clv_ipc_reply(r->ipc, req, j.text ? NULL : "out of memory", j.text);
+    clv_json_free(&j);
+}
+
+/* Applies the commands the socket has queued. 0, or a CLV_E* code (with
+ * msg) that ends the run. */
+static int control(run *r, clv_msg *msg)
+{
+    clv_ipc_request *req;
+    int err = 0;
+    while (!err && (req = clv_ipc_next(r->ipc))) {
+        switch (req->verb) {
+        case CLV_IPC_SET_CHAIN:
+            err = set_chain(r, req, msg);
+            break;
+        case CLV_IPC_SET_PARAM:
+            err = set_param(r, req, msg);
+            break;
+        case CLV_IPC_GET:
+            get(r, req);
+            break;
+        case CLV_IPC_PAUSE:
+        case CLV_IPC_RESUME:
+            r->paused = req->verb == CLV_IPC_PAUSE;
+            clv_ipc_reply(r->ipc, req, NULL, NULL);
+            break;
+        case CLV_IPC_QUIT:
+            r->stopped = 1; /* finished as a cancel finishes it */
+            clv_ipc_reply(r->ipc, req, NULL, NULL);
+            break;
+        default: /* the server answers the player's verbs itself */
+            clv_ipc_reply(r->ipc, req, "not available in transcode", NULL);
+            break;
+        }
+    }
+    return err;
+}
+
+/* ---- Running, continued ------------------------------------------------------ */
+
 /* Moves the decoder's output on until its end, an error or a stop: frames
  * through the stage (or straight to the encoder), packets of the copied
  * streams to the sink; then the stage's last results. */
@@ -573,6 +822,14 @@ static int pump(run *r, clv_msg *msg)
     for (;;) {
         int kind;
         void *item;
+        if (r->ipc && (err = control(r, msg)))
+            break;
+        if (r->paused && !stop_wanted(r)) {
+            /* The decoder waits on its full queue meanwhile. */
+            struct timespec nap = {0, 20 * 1000 * 1000};
+            nanosleep(&nap, NULL);
+            continue;
+        }
         int got = clv_queue_pop_wait(r->dec_q, &kind, &item, 0.1);
         if (stop_wanted(r)) {
             if (got == 0)
@@ -664,8 +921,24 @@ static void report_end(run *r)
     report(r, CLV_TRANSCODE_END);
 }
 
+/* The end, told to the control socket's clients before it closes: eof
+ * (the input's end), quit (a quit command, the cancel flag or the
+ * callback) or error, with the message. */
+static void tell_end(clv_ipc *ipc, int err, int stopped, const clv_msg *msg)
+{
+    clv_json j = {0};
+    clv_json_add(&j, "\"reason\":\"%s\"", err ? "error" : stopped ? "quit" : "eof");
+    if (err) {
+        clv_json_add(&j, ",\"error\":");
+        clv_json_string(&j, msg->text);
+    }
+    clv_ipc_event(ipc, "end", j.text);
+    clv_json_free(&j);
+}
+
 static void close_all(run *r)
 {
+    clv_ipc_close(r->ipc); /* what is queued is answered; clients get what is left */
     if (r->dec_q)
         clv_queue_abort(r->dec_q);
     for (int i = 0; i < PTS_RING; i++)
@@ -715,6 +988,12 @@ int clv_transcode_run(const clv_transcode_options *given, clv_transcode_callback
         clv_chain_desc_destroy(r.desc);
         return err;
     }
+    /* The socket before anything is opened: a path refused is a usage
+     * mistake, told before any work. */
+    if (o->ipc && (err = clv_ipc_open(o->ipc, "transcode", CLV_IPC_RUN_VERBS, &r.ipc, msg))) {
+        clv_chain_desc_destroy(r.desc);
+        return err;
+    }
     av_log_set_level(o->quiet ? AV_LOG_ERROR : AV_LOG_WARNING);
     clv_chain_format(r.desc, r.chain_text, sizeof r.chain_text);
     r.entered = clv_io_seconds();
@@ -735,6 +1014,8 @@ int clv_transcode_run(const clv_transcode_options *given, clv_transcode_callback
     }
     if (!err && mic_note.text[0])
         snprintf(msg->text, sizeof msg->text, "%s", mic_note.text); /* a note, not an error */
+    if (r.ipc)
+        tell_end(r.ipc, err, r.stopped, msg);
     close_all(&r);
     return err;
 }

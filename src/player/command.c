@@ -44,6 +44,7 @@ void clv_player_activate(clv_player *p, clv_chain *chain, int preset, int vf_ind
     p->preset = preset;
     p->vf_index = vf_index;
     p->param_pick = 0;
+    p->chain_changed = 1;
     clv_stage_set_chain(p->stage, chain);
     if (p->paused)
         p->refilter = 1;
@@ -107,6 +108,7 @@ static void move_param(clv_player *p, int direction)
         return;
     }
     clv_player_notice(p, "%s", line);
+    p->chain_changed = 1;
     if (p->paused)
         p->refilter = 1;
 }

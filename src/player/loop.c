@@ -307,6 +307,8 @@ int clv_player_loop(clv_player *p, clv_msg *msg)
     while (!p->quit && !err && !(p->quit_signal && *p->quit_signal)) {
         if ((err = clv_player_events(p, msg)))
             break;
+        if (p->ipc && (err = clv_player_control(p, msg)))
+            break;
         if (p->reload) {
             /* A kernel file changed and built: from the next frame on
              * (again at once while paused). A failed build shows its

@@ -240,6 +240,9 @@ static int play_main(clv_player *p, clv_msg *msg)
 {
     clv_chain_desc *descs[CLV_PLAYER_CHAINS] = {0};
     int err = check(p, descs, msg);
+    /* The socket before the window: a path refused is told first. */
+    if (!err && p->a.io.ipc)
+        err = clv_ipc_open(p->a.io.ipc, "play", CLV_IPC_PLAYER_VERBS, &p->ipc, msg);
     if (!err)
         err = open_run(p, descs, msg);
     for (int i = 0; i < p->a.chain_count; i++)
@@ -270,6 +273,7 @@ static int open_run(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg)
     if (p->sink && (err = clv_sink_start(p->sink, msg)))
         return err;
     p->hud_at = p->started_at = clv_io_seconds();
+    p->chain_changed = 0; /* the first chain is no change */
     err = clv_player_loop(p, msg);
     if (!err && p->sink && p->recorded == 0) {
         /* Stopped before the first frame: no file rather than an empty one. */
@@ -347,6 +351,10 @@ int clv_player_run(const clv_player_options *options, const volatile sig_atomic_
         p->path = p->sample[0] ? p->sample : NULL;
     }
     int err = play_main(p, msg);
+    if (p->ipc) {
+        clv_player_tell_end(p, err, msg);
+        clv_ipc_close(p->ipc);
+    }
     if (p->dec)
         clv_decoder_stop(p->dec);
     clv_sink_close(p->sink);
@@ -363,6 +371,7 @@ int clv_player_run(const clv_player_options *options, const volatile sig_atomic_
         clv_chain_destroy(p->presets[i]);
     for (int i = 0; i < CLV_PLAYER_CHAINS; i++)
         clv_chain_destroy(p->vf[i]);
+    clv_chain_destroy(p->ipc_chain);
     clv_context_destroy(p->ctx);
     clv_window_close(p->win);
     clv_feed_destroy(p->feed);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../io/io.h"
+#include "../pipeline/ipc.h"
 #include "../pipeline/sink.h"
 #include "../present/present.h"
 #include "player.h"
@@ -108,6 +109,12 @@ struct clv_player {
     uint64_t timed_ns[CLV_CHAIN_MAX], timed_runs;
     double filter_us[CLV_CHAIN_MAX];
     int param_pick; /* which stepped parameter of a -vf chain up/down move */
+    /* The control socket (--ipc), NULL: none; the chain its set_chain made
+     * (the player's, kept while it may run); a chain changed since the
+     * last chain-changed event. */
+    clv_ipc *ipc;
+    clv_chain *ipc_chain;
+    int chain_changed;
 };
 
 /* ---- player.c: the run ------------------------------------------------- */
@@ -156,6 +163,14 @@ int clv_player_chain_create(clv_player *p, const clv_chain_desc *desc, clv_chain
 int clv_player_main_param(const clv_player *p, int *filter, int *param);
 /* The active chain as text, "(no filter)" when empty; returns buf. */
 const char *clv_player_chain_text(const clv_player *p, char *buf, size_t size);
+
+/* ---- control.c: the control socket ----------------------------------- */
+
+/* Applies the commands the socket queued and tells its clients a chain
+ * changed. 0, or a CLV_E* code with msg that ends the run. */
+int clv_player_control(clv_player *p, clv_msg *msg);
+/* The end event: eof, quit (q, a quit command, the stop flag) or error. */
+void clv_player_tell_end(clv_player *p, int err, const clv_msg *msg);
 
 /* ---- hud.c: what the player shows and tells ---------------------------- */
 
