@@ -35,8 +35,10 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["Chain", "Error", "check_output", "devices", "filters", "frames", "join", "probe",
-           "reference", "temporal_filters", "transcode", "version"]
+from .control import Control, ControlError  # noqa: E402 (the control socket's client)
+
+__all__ = ["Chain", "Control", "ControlError", "Error", "check_output", "devices", "filters",
+           "frames", "join", "probe", "reference", "temporal_filters", "transcode", "version"]
 
 
 class Error(Exception):
@@ -736,6 +738,7 @@ _OPTIONS = {
     "no_subtitles": "sn", "sn": "sn", "live": "live", "no_autorotate": "no-autorotate",
     "input_format": "input_format", "output_format": "output_format", "format": "output_format",
     "quiet": "q", "first_frame_index": "frame-index", "frame_index": "frame-index",
+    "ipc": "ipc",
 }
 
 
@@ -785,7 +788,7 @@ if _pipeline is not None:
 _FLAGS = {"y", "overwrite", "an", "no_audio", "sn", "no_subtitles", "live", "no-autorotate",
           "no_autorotate", "q", "quiet"}
 # The options that name files, given as paths (str, bytes, os.PathLike).
-_PATHS = {"i", "input", "o", "output"}
+_PATHS = {"i", "input", "o", "output", "ipc"}
 
 
 def _option_pairs(pairs: Dict[str, Any],
@@ -867,8 +870,9 @@ def transcode(input: str, output: str, vf: Optional[str] = None,
     """Runs `clvid transcode -i input -vf vf -o output` in this process.
     options are the command line's: codec, crf, preset, bitrate, pix_fmt,
     audio_codec, aspect, ss, t, frames, overwrite, no_audio, no_subtitles,
-    no_autorotate, output_format, ... (values: str, numbers; True for the
-    flags; None leaves one unset). progress(status) is called with a dict
+    no_autorotate, output_format, ipc (a control socket's path: clvid.Control
+    drives the run from another thread), ... (values: str, numbers; True
+    for the flags; None leaves one unset). progress(status) is called with a dict
     (event start|progress|end, frames, out_seconds, total_seconds, elapsed,
     ...); returning True stops the run. Ctrl-C stops it cleanly (the output
     is finished up to there) and then raises KeyboardInterrupt. Returns the

@@ -296,6 +296,44 @@ def test_transcode_ctrl_c(tmp_path):
         assert p.returncode == 0 and int(p.stdout.strip()) > 0
 
 
+def test_control_socket(tmp_path):
+    """clvid.Control drives an in-process transcode (ipc=PATH) from another
+    thread: the chain set and read back, an event, a refused chain (the
+    running one unchanged), stats, and quit finishing the output."""
+    sock, out = str(tmp_path / "ctl.sock"), tmp_path / "out.mkv"
+    result = {}
+
+    def run():
+        try:
+            # Ten minutes of input: the run lasts until quit.
+            result["status"] = clvid.transcode("testsrc=size=320x240:rate=25:duration=600",
+                                               str(out), vf="median", ipc=sock,
+                                               input_format="lavfi")
+        except BaseException as e:  # seen by the assertions below
+            result["error"] = e
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    try:
+        with clvid.Control(sock, timeout=60) as c:
+            assert c.get("chain") == "median=radius=1"
+            assert c.set_chain("gray") == "gray"
+            assert c.wait_event("chain-changed", timeout=60)["chain"] == "gray"
+            with pytest.raises(clvid.ControlError, match="unknown filter 'nosuch'"):
+                c.set_chain("nosuch")
+            assert c.get("chain") == "gray"
+            with pytest.raises(clvid.ControlError, match="not available in transcode"):
+                c.seek(1)
+            assert c.stats()["frames"] >= 0
+            c.quit()
+            assert c.wait_event("end", timeout=60)["reason"] == "quit"
+    finally:
+        worker.join(120)
+    assert "error" not in result, result
+    assert result["status"]["stopped"] and out.exists()
+    assert not os.path.exists(sock)
+
+
 def test_ctypes_mirrors_match_the_header():
     """Each ctypes mirror has the C struct's size and every member at the C
     offset (tests/abi_layout prints them as the compiler lays them out): a
