@@ -327,6 +327,87 @@ def screenshot_key(tmp):
     check(size(os.path.join(tmp, "clvid-shot-3.png")) == (1280, 720), "no clvid-shot-3.png")
 
 
+def control_client():
+    """The Python client, by its file (the package loads the libraries,
+    which a sanitizer build's python cannot)."""
+    import importlib.util
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location(
+        "clvid_control", os.path.join(here, "..", "python", "clvid", "control.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@test
+def ipc_play(tmp):
+    """The control socket of the play window: set_chain (and its event),
+    set_param, pause, seek (absolute and relative, landing on the frame
+    sought while paused), screenshot (the filtered frame, equal to the
+    transcode's; an existing file refused), resume, quit (the end event)."""
+    control = control_client()
+    clip = counting_clip(tmp)
+    path = os.path.join(tmp, "ctl.sock")
+    p = subprocess.Popen([ARGS.clvid, "play", clip, "--size", "320x240", "--ipc", path], env=ENV,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    timeout = 120
+
+    def wait(what, cond):
+        deadline = time.time() + timeout
+        while not cond():
+            check(time.time() < deadline, "%s: not within %d s" % (what, timeout))
+            time.sleep(0.05)
+
+    try:
+        wait("the socket", lambda: os.path.exists(path) or p.poll() is not None)
+        if p.poll() is not None:
+            raise Failure("play ended (%d): %s" % (p.returncode, p.stderr.read()))
+        with control.Control(path, timeout=timeout) as c:
+            wait("a frame shown", lambda: c.stats()["frames"] > 0)
+            check(c.set_chain("gray") == "gray", "set_chain's data")
+            check(c.wait_event("chain-changed", timeout=timeout)["chain"] == "gray", "event")
+            try:
+                c.set_chain("nosuch")
+                raise Failure("a bad chain was taken")
+            except control.ControlError as e:
+                check("unknown filter 'nosuch'" in str(e), str(e))
+            check(c.get("chain") == "gray", "the chain changed after a refusal")
+            c.pause()
+            check(c.stats()["paused"], "not paused")
+            c.seek(10, absolute=True)
+            wait("the frame at 10 s", lambda: abs(c.stats()["time"] - 10.0) < 1e-6)
+            shot = os.path.join(tmp, "shot.png")
+            data = c.screenshot(shot)
+            check(data == {"path": shot, "width": 160, "height": 120}, "screenshot: %s" % data)
+            ref = os.path.join(tmp, "ref.png")
+            run([ARGS.clvid, "transcode", "-q", "-i", clip, "-ss", "10", "--frames", "1", "-vf",
+                 "gray", "-o", ref])
+            check(rgba(shot) == rgba(ref), "the screenshot is not frame 250 through gray")
+            try:
+                c.screenshot(shot)
+                raise Failure("a screenshot replaced a file")
+            except control.ControlError as e:
+                check("exists" in str(e), str(e))
+            c.seek(-4)
+            wait("the frame at 6 s", lambda: abs(c.stats()["time"] - 6.0) < 1e-6)
+            check(c.stats()["paused"], "a seek resumed")
+            c.set_chain("median")
+            check(c.set_param(0, "radius", 3) == "median=radius=3", "set_param")
+            c.resume()
+            at = c.stats()["frames"]
+            wait("frames after resume", lambda: c.stats()["frames"] > at + 5)
+            check(not c.stats()["paused"], "still paused")
+            c.quit()
+            check(c.wait_event("end", timeout=timeout)["reason"] == "quit", "the end event")
+        p.wait(timeout)
+        check(p.returncode == 0, "exit %d: %s" % (p.returncode, p.stderr.read()))
+        check(not os.path.exists(path), "the socket is still there")
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
 @test
 def chain_changes_size(tmp):
     """A chain that changes the size, switched to while playing: the window
