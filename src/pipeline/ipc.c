@@ -18,7 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../io/io.h"
 
 /* A client that reads nothing while its replies and events pile up beyond
  * this is dropped rather than let the run's memory grow. */
