@@ -57,6 +57,7 @@ for f in /usr/bin/clvid /usr/bin/clvid-bench /usr/bin/clvid-cluster \
          /usr/lib/pkgconfig/clvid-pipeline.pc /usr/lib/cmake/clvid/clvid-config.cmake \
          /usr/lib/python3/dist-packages/clvid/__init__.py \
          /usr/lib/python3/dist-packages/clvid/cluster.py \
+         /usr/lib/python3/dist-packages/clvid/control.py \
          /usr/share/man/man1/clvid.1 /usr/share/man/man1/clvid-bench.1 \
          /usr/share/man/man1/clvid-cluster.1 /usr/share/bash-completion/completions/clvid \
          /usr/share/bash-completion/completions/clvid-bench; do

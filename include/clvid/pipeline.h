@@ -74,7 +74,7 @@ typedef struct clv_transcode_options {
     int quiet; /* FFmpeg's own messages: errors only (default: warnings too); FFmpeg's
                   log level is one per process */
 
-    /* Added after 0.5.0: a control socket at this path (--ipc; NULL: none), mpv's
+    /* Added in 0.5: a control socket at this path (--ipc; NULL: none), mpv's
      * JSON IPC shape (docs/ipc.md): set_chain, set_param, get, pause,
      * resume, quit, and the events chain-changed and end. Made owner-only
      * (0600); a path that exists is refused unless it is a stale socket;

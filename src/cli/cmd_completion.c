@@ -27,20 +27,20 @@ typedef struct command_words {
 static const command_words commands[] = {
     {"play",
      "-i -f -vf -ss --device --size --fullscreen --untimed --loop --autoexit -an --volume "
-     "--no-hud --exit-after-frames --screenshot --keys --stats --live --no-window -o -y "
+     "--no-hud --exit-after-frames --screenshot --keys --stats --ipc --live --no-window -o -y "
      "--no-autorotate --help " CAPTURE_WORDS " " ENCODER_WORDS,
      "-i -f -vf -ss --device --size --volume --exit-after-frames --screenshot --keys --stats "
-     "-o " CAPTURE_WORDS " " ENCODER_WORDS " " ENCODER_ALIASES},
+     "--ipc -o " CAPTURE_WORDS " " ENCODER_WORDS " " ENCODER_ALIASES},
     {"webcam",
      "-i -f -vf -ss --device --size --fullscreen --untimed --loop --autoexit -an --volume "
-     "--no-hud --exit-after-frames --screenshot --keys --stats --live --no-window -o -y "
+     "--no-hud --exit-after-frames --screenshot --keys --stats --ipc --live --no-window -o -y "
      "--no-autorotate --help " CAPTURE_WORDS " " ENCODER_WORDS,
      "-i -f -vf -ss --device --size --volume --exit-after-frames --screenshot --keys --stats "
-     "-o " CAPTURE_WORDS " " ENCODER_WORDS " " ENCODER_ALIASES},
+     "--ipc -o " CAPTURE_WORDS " " ENCODER_WORDS " " ENCODER_ALIASES},
     {"transcode",
-     "-i -o -f -vf -y -q -an -sn -ss -t --frames --frame-index --device --progress --live "
-     "--no-autorotate --help " CAPTURE_WORDS " " ENCODER_WORDS,
-     "-i -o -f -vf -ss -t --frames -frames:v --frame-index --device --progress " CAPTURE_WORDS
+     "-i -o -f -vf -y -q -an -sn -ss -t --frames --frame-index --device --progress --ipc "
+     "--live --no-autorotate --help " CAPTURE_WORDS " " ENCODER_WORDS,
+     "-i -o -f -vf -ss -t --frames -frames:v --frame-index --device --progress --ipc " CAPTURE_WORDS
      " " ENCODER_WORDS " " ENCODER_ALIASES},
     {"filters", "--file --kernel", "--file --kernel"},
     {"devices", "", ""},
@@ -154,7 +154,7 @@ static const char script_body[] =
     "    --shape) _clvid_reply \"$cur\" row gpu ;;\n"
     "    --out) _clvid_reply \"$cur\" yuv420p rgba ;;\n"
     "    --size) [[ $command == clvid-bench ]] && _clvid_reply \"$cur\" 720p 1080p 4k ;;\n"
-    "    -i | -o | --progress | --screenshot | --stats | --file | --input | --audio)\n"
+    "    -i | -o | --progress | --screenshot | --stats | --ipc | --file | --input | --audio)\n"
     "        compopt -o default 2>/dev/null\n"
     "        COMPREPLY=() ;;\n"
     "    *) COMPREPLY=() ;;\n"

@@ -595,9 +595,9 @@ static int drain_stage(run *r, clv_msg *msg)
     return err;
 }
 
+/* chain-changed to every client, with r->chain_text. */
 static void chain_changed(run *r)
 {
-    clv_chain_format(clv_chain_get_desc(r->chain), r->chain_text, sizeof r->chain_text);
     clv_json j = {0};
     clv_json_add(&j, "\"chain\":");
     clv_json_string(&j, r->chain_text);
@@ -658,11 +658,14 @@ static int set_chain(run *r, clv_ipc_request *req, clv_msg *msg)
     clv_stage_set_chain(r->stage, chain);
     clv_chain_destroy(r->chain);
     r->chain = chain;
-    chain_changed(r);
+    /* The reply first, then the event: a client that asked hears its
+     * answer before the news everyone gets. */
+    clv_chain_format(clv_chain_get_desc(r->chain), r->chain_text, sizeof r->chain_text);
     clv_json j = {0};
     clv_json_string(&j, r->chain_text);
     clv_ipc_reply(r->ipc, req, NULL, j.text);
     clv_json_free(&j);
+    chain_changed(r);
     return 0;
 }
 
@@ -730,11 +733,14 @@ static int set_param(run *r, clv_ipc_request *req, clv_msg *msg)
         clv_ipc_reply(r->ipc, req, why, NULL);
         return 0;
     }
-    chain_changed(r);
+    /* The reply first, then the event: a client that asked hears its
+     * answer before the news everyone gets. */
+    clv_chain_format(clv_chain_get_desc(r->chain), r->chain_text, sizeof r->chain_text);
     clv_json j = {0};
     clv_json_string(&j, r->chain_text);
     clv_ipc_reply(r->ipc, req, NULL, j.text);
     clv_json_free(&j);
+    chain_changed(r);
     return 0;
 }
 
