@@ -283,10 +283,14 @@ def socket_paths(tmp):
     server.close()
     # Stale (no one listens since the server closed): reused.
     check(os.path.exists(live), "the stale socket went")
+    with open(out, "w") as f:
+        f.write("replaced with -y")  # an old output the run replaces at its end
     p, path = start(base, tmp, "live.sock")
     with control.Control(path, timeout=TIMEOUT) as c:
         check(stat.S_IMODE(os.lstat(path).st_mode) == 0o600, "stale socket reused without 0600")
         check(c.get("chain") == "gray", "the reused socket does not answer")
+        # A chain that reads the output's file is refused, as at the start.
+        refused(c, ["set_chain", "lut3d=file=" + out], "is the input as well as the output")
         wait_frames(c, 1)
         c.quit()
     finish(p)

@@ -632,6 +632,14 @@ static int set_chain(run *r, clv_ipc_request *req, clv_msg *msg)
     clv_chain_desc *desc = NULL;
     clv_chain *chain = NULL;
     int err = clv_chain_parse(req->arg[0], &desc, &m);
+    if (!err) {
+        /* As at the start: the output never replaces a file the chain reads. */
+        const char *inputs[1 + CLV_CHAIN_MAX * (1 + CLV_PARAMS_MAX)];
+        int count =
+            1 + clv_chain_desc_files(desc, inputs + 1, CLV_CHAIN_MAX * (1 + CLV_PARAMS_MAX));
+        inputs[0] = r->o->input;
+        err = clv_output_check(inputs, count, r->o->output, r->o->output_format, 1, &m);
+    }
     if (!err)
         err = clv_chain_create_depth(r->ctx, desc, clv_chain_depth(r->chain), &chain, &m);
     if (err) {

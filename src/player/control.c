@@ -54,6 +54,7 @@ static void set_chain(clv_player *p, clv_ipc_request *req)
     clv_player_activate(p, chain, 0, p->vf_index);
     clv_chain_destroy(p->ipc_chain);
     p->ipc_chain = chain;
+    p->timed_chain = NULL; /* the HUD's per-filter times start again */
     p->refilter = p->paused;
     reply_chain(p, req);
 }
