@@ -18,7 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
 /* A client that reads nothing while its replies and events pile up beyond
  * this is dropped rather than let the run's memory grow. */
 #define OUT_MAX (8u << 20)
@@ -825,44 +824,42 @@ static void take_line(clv_ipc *ipc, client *c, const char *line, size_t len)
     c->pending++;
 }
 
-/* Reads what c sent and takes its complete lines. 0, or -1 when it has
- * gone. */
+/* Reads what c sent, at most one buffer a pass (a client that floods the
+ * socket holds the lock no longer than that), and takes its complete
+ * lines. 0, or -1 when it has gone. */
 static int read_client(clv_ipc *ipc, client *c)
 {
     char buf[16384];
-    for (;;) {
-        ssize_t n = recv(c->fd, buf, sizeof buf, MSG_DONTWAIT);
-        if (n < 0)
-            return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
-        if (n == 0) {
-            c->eof = 1; /* answered, then closed */
-            return 0;
-        }
-        for (ssize_t i = 0; i < n; i++) {
-            char ch = buf[i];
-            if (ch == '\n') {
-                if (!c->discarding)
-                    take_line(ipc, c, c->in, c->in_len);
-                c->discarding = 0;
-                c->in_len = 0;
-                continue;
-            }
-            if (c->discarding)
-                continue;
-            if (c->in_len == CLV_IPC_LINE_MAX) {
-                char error[100];
-                snprintf(error, sizeof error, "a line longer than %d bytes: discarded",
-                         CLV_IPC_LINE_MAX);
-                reply_to(ipc, c, error, NULL, 0);
-                c->discarding = 1;
-                c->in_len = 0;
-                continue;
-            }
-            c->in[c->in_len++] = ch;
-        }
-        if ((size_t)n < sizeof buf)
-            return 0;
+    ssize_t n = recv(c->fd, buf, sizeof buf, MSG_DONTWAIT);
+    if (n < 0)
+        return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+    if (n == 0) {
+        c->eof = 1; /* answered, then closed */
+        return 0;
     }
+    for (ssize_t i = 0; i < n; i++) {
+        char ch = buf[i];
+        if (ch == '\n') {
+            if (!c->discarding)
+                take_line(ipc, c, c->in, c->in_len);
+            c->discarding = 0;
+            c->in_len = 0;
+            continue;
+        }
+        if (c->discarding)
+            continue;
+        if (c->in_len == CLV_IPC_LINE_MAX) {
+            char error[100];
+            snprintf(error, sizeof error, "a line longer than %d bytes: discarded",
+                     CLV_IPC_LINE_MAX);
+            reply_to(ipc, c, error, NULL, 0);
+            c->discarding = 1;
+            c->in_len = 0;
+            continue;
+        }
+        c->in[c->in_len++] = ch;
+    }
+    return 0; /* the rest on the next pass: poll says it is there */
 }
 
 /* Writes what c has waiting. 0, or -1 when it has gone. */
@@ -1101,9 +1098,10 @@ int clv_ipc_open(const char *path, const char *run_name, unsigned verbs, clv_ipc
 
 clv_ipc_request *clv_ipc_next(clv_ipc *ipc)
 {
-    if (!ipc)
+    /* The run asks between frames and never waits for the server's
+     * thread: when that holds the lock, the command is taken next time. */
+    if (!ipc || pthread_mutex_trylock(&ipc->lock))
         return NULL;
-    pthread_mutex_lock(&ipc->lock);
     clv_ipc_request *req = ipc->queue;
     if (req) {
         ipc->queue = req->next;
@@ -1164,9 +1162,15 @@ void clv_ipc_close(clv_ipc *ipc)
 {
     if (!ipc)
         return;
-    clv_ipc_request *req;
-    while ((req = clv_ipc_next(ipc)))
+    /* Everything queued is answered: the lock is waited for here. */
+    pthread_mutex_lock(&ipc->lock);
+    clv_ipc_request *req, *queued = ipc->queue;
+    ipc->queue = ipc->queue_tail = NULL;
+    pthread_mutex_unlock(&ipc->lock);
+    while ((req = queued)) {
+        queued = req->next;
         clv_ipc_reply(ipc, req, "the run has ended", NULL);
+    }
     if (ipc->thread_started) {
         pthread_mutex_lock(&ipc->lock);
         ipc->stop = 1;
