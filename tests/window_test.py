@@ -402,6 +402,23 @@ def ipc_play(tmp):
         p.wait(timeout)
         check(p.returncode == 0, "exit %d: %s" % (p.returncode, p.stderr.read()))
         check(not os.path.exists(path), "the socket is still there")
+        # The webcam (the player on a live source): no seek; quit ends it.
+        p = subprocess.Popen([ARGS.clvid, "webcam", *CAMERA, "testsrc2=size=320x240:rate=30",
+                              "--size", "320x240", "--ipc", path], env=ENV,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait("the webcam's socket", lambda: os.path.exists(path) or p.poll() is not None)
+        with control.Control(path, timeout=timeout) as c:
+            wait("a camera frame shown", lambda: c.stats()["frames"] > 0)
+            try:
+                c.seek(1)
+                raise Failure("a live source took a seek")
+            except control.ControlError as e:
+                check("not available on a live source" in str(e), str(e))
+            check(c.set_chain("vflip") == "vflip", "webcam set_chain")
+            c.quit()
+            check(c.wait_event("end", timeout=timeout)["reason"] == "quit", "the webcam's end")
+        p.wait(timeout)
+        check(p.returncode == 0, "webcam exit %d: %s" % (p.returncode, p.stderr.read()))
     finally:
         if p.poll() is None:
             p.kill()
