@@ -148,6 +148,7 @@ def transcode_commands(tmp):
         refused(a, ["set_chain", "sharpen,nosuch"], "unknown filter 'nosuch'")
         refused(b, ["set_chain", "median=radius=99"], "radius")
         refused(a, ["set_chain", "scale=64:48"], "the output is 320x240")
+        refused(a, ["set_chain", "yadif"], "holds frames back")
         check(b.get("chain") == "sharpen,gray", "the chain changed: %s" % b.get("chain"))
         # set_param, from b.
         b.set_chain("median")

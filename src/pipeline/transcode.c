@@ -648,8 +648,17 @@ static int set_chain(run *r, clv_ipc_request *req, clv_msg *msg)
         clv_chain_set_filter_timing(chain, 0);
         clv_chain_set_frame_rate(chain, r->in->frame_rate.num, r->in->frame_rate.den);
         char size_why[1100];
-        if ((err = keeps_size(r, chain, size_why, sizeof size_why)))
+        int delay = 0, rate = 1;
+        clv_chain_cadence(chain, &delay, &rate);
+        if ((err = keeps_size(r, chain, size_why, sizeof size_why))) {
             snprintf(why, sizeof why, "set_chain: %s", size_why);
+        } else if (delay || r->delay) {
+            /* its first outputs, or the old one's held frames, would be lost */
+            snprintf(why, sizeof why,
+                     "set_chain: a chain that holds frames back (yadif, bwdif) is set at the "
+                     "start of a transcode, not swapped in or out of a running one");
+            err = CLV_EINVAL;
+        }
     }
     clv_chain_desc_destroy(desc);
     if (err) {
