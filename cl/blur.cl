@@ -118,28 +118,48 @@ typedef blur_u8x32 __attribute__((aligned(1))) blur_u8x32_u;
 #define BLUR_HI(x, z)                                                                              \
     __builtin_shufflevector(x, z, 4, 36, 5, 37, 6, 38, 7, 39, 12, 44, 13, 45, 14, 46, 15, 47, 20,  \
                             52, 21, 53, 22, 54, 23, 55, 28, 60, 29, 61, 30, 62, 31, 63)
-/* The weights of taps a and b (b's 0 past the reach) as the 16-bit pairs
- * vpmaddwd multiplies: one 32-bit value broadcast. */
-#define BLUR_PAIR(wa, wb) __builtin_astype((int16)(((wa)&0xffff) | ((wb) << 16)), blur_s16x32)
+/* The weights of taps j and j + 1 (0 past the reach) as the 16-bit pairs
+ * vpmaddwd multiplies: one 32-bit load from the shorts that follow the r + 1
+ * ints of w (src/filters/blur.c's weights_buffer), broadcast. */
+typedef int __attribute__((aligned(2))) blur_int_u;
+#define BLUR_PAIR(sw, j)                                                                           \
+    __builtin_astype((int16)(*(__global const blur_int_u *)((sw) + (j))), blur_s16x32)
+#if CLV_X86_VNNI
+/* vpdpwssd: vpmaddwd and the add in one instruction (no saturation, so the
+ * same sums). sep_row_narrow is then compiled for AVX-512 VNNI apart from
+ * the kernel that calls it (src/core/program.c's host_isa). */
+#define BLUR_MADD(acc, x, z, p, HALF)                                                              \
+    acc = __builtin_ia32_vpdpwssd512(acc, __builtin_astype(HALF(x, z), int16),                     \
+                                     __builtin_astype(p, int16))
+#define BLUR_NARROW_FN __attribute__((noinline, target("avx512vnni")))
+#define BLUR_NARROW_PART CLV_ROW_FN __attribute__((target("avx512vnni")))
+#else
 #define BLUR_MADD(acc, x, z, p, HALF) acc += __builtin_ia32_pmaddwd512(HALF(x, z), p)
+#define BLUR_NARROW_FN CLV_ROW_FN
+#define BLUR_NARROW_PART CLV_ROW_FN
+#endif
 
 /* 32 (two: 64) column sums of row y from value i on into t: tap 0 (the
  * centre) with the sum of the two rows at distance 1, then the sums at 2
- * and 3, ...; two a constant where it is called. */
-CLV_ROW_FN void sep_narrow_down(__global const clv_px *src, int h, int stride, int y, int i,
-                                __global const int *wv, int rv, int vround, int vshift,
-                                __global short *t, const int two)
+ * and 3, ...; two and inner (the rows y - rv .. y + rv all in the frame,
+ * so that their addresses step without a clamp and a multiply each)
+ * constants where it is called. */
+BLUR_NARROW_PART void sep_narrow_down(__global const clv_px *src, int h, int stride, int y, int i,
+                                      __global const int *wv, int rv, int vround, int vshift,
+                                      __global short *t, const int two, const int inner)
 {
 #define BLUR_AT(yy) ((__global const uchar *)(src + (yy)*stride) + i)
 #define BLUR_ROWS(dist, v, v1)                                                                     \
     {                                                                                              \
-        __global const uchar *a_ = BLUR_AT(max(y - (dist), 0));                                    \
-        __global const uchar *b_ = BLUR_AT(min(y + (dist), h - 1));                                \
+        __global const uchar *a_ = inner ? at - (dist)*row : BLUR_AT(max(y - (dist), 0));          \
+        __global const uchar *b_ = inner ? at + (dist)*row : BLUR_AT(min(y + (dist), h - 1));      \
         v = BLUR_S16(a_) + BLUR_S16(b_);                                                           \
         if (two)                                                                                   \
             v1 = BLUR_S16(a_ + 32) + BLUR_S16(b_ + 32);                                            \
     }
-    blur_s16x32 x = BLUR_S16(BLUR_AT(y)), x1 = two ? BLUR_S16(BLUR_AT(y) + 32) : x;
+    __global const uchar *at = BLUR_AT(y);
+    const long row = 4 * (long)stride;
+    blur_s16x32 x = BLUR_S16(at), x1 = two ? BLUR_S16(at + 32) : x;
     blur_s16x32 z = x, z1 = x1;
     if (rv >= 1)
         BLUR_ROWS(1, z, z1);
@@ -153,18 +173,19 @@ CLV_ROW_FN void sep_narrow_down(__global const clv_px *src, int h, int stride, i
             BLUR_MADD(hi1, x1, z1, p, BLUR_HI);                                                    \
         }                                                                                          \
     }
-    BLUR_MADD4(BLUR_PAIR(wv[0], rv >= 1 ? wv[1] : 0));
+    __global const short *sw = (__global const short *)(wv + rv + 1);
+    BLUR_MADD4(BLUR_PAIR(sw, 0));
     int j = 2;
     for (; j + 1 <= rv; j += 2) {
         BLUR_ROWS(j, x, x1);
         BLUR_ROWS(j + 1, z, z1);
-        BLUR_MADD4(BLUR_PAIR(wv[j], wv[j + 1]));
+        BLUR_MADD4(BLUR_PAIR(sw, j));
     }
     if (j == rv) {
         BLUR_ROWS(j, x, x1);
         z = x;
         z1 = x1;
-        BLUR_MADD4(BLUR_PAIR(wv[j], 0));
+        BLUR_MADD4(BLUR_PAIR(sw, j));
     }
     *(__global blur_s16x32_u *)(t + i) = __builtin_ia32_packssdw512(lo >> vshift, hi >> vshift);
     if (two)
@@ -176,9 +197,9 @@ CLV_ROW_FN void sep_narrow_down(__global const clv_px *src, int h, int stride, i
 
 /* The same along the row from t (its ends copied outwards) into the
  * output's values i on, the channels outside m32 from c. */
-CLV_ROW_FN void sep_narrow_across(__global const short *t, __global const uchar *c,
-                                  __global uchar *o, int i, __global const int *wh, int rh,
-                                  int fround, int fshift, blur_u8x32 m32, const int two)
+BLUR_NARROW_PART void sep_narrow_across(__global const short *t, __global const uchar *c,
+                                        __global uchar *o, int i, __global const int *wh, int rh,
+                                        int fround, int fshift, blur_u8x32 m32, const int two)
 {
 #define BLUR_T(k) (*(__global const blur_s16x32_u *)(t + i + (k)))
 #define BLUR_COLS(dist, v, v1)                                                                     \
@@ -192,18 +213,19 @@ CLV_ROW_FN void sep_narrow_across(__global const short *t, __global const uchar 
     if (rh >= 1)
         BLUR_COLS(1, z, z1);
     int16 lo = (int16)fround, hi = lo, lo1 = lo, hi1 = lo;
-    BLUR_MADD4(BLUR_PAIR(wh[0], rh >= 1 ? wh[1] : 0));
+    __global const short *sw = (__global const short *)(wh + rh + 1);
+    BLUR_MADD4(BLUR_PAIR(sw, 0));
     int d = 2;
     for (; d + 1 <= rh; d += 2) {
         BLUR_COLS(d, x, x1);
         BLUR_COLS(d + 1, z, z1);
-        BLUR_MADD4(BLUR_PAIR(wh[d], wh[d + 1]));
+        BLUR_MADD4(BLUR_PAIR(sw, d));
     }
     if (d == rh) {
         BLUR_COLS(d, x, x1);
         z = x;
         z1 = x1;
-        BLUR_MADD4(BLUR_PAIR(wh[d], 0));
+        BLUR_MADD4(BLUR_PAIR(sw, d));
     }
     blur_u8x32 blur =
         __builtin_convertvector(__builtin_ia32_packssdw512(lo >> fshift, hi >> fshift), blur_u8x32);
@@ -220,19 +242,24 @@ CLV_ROW_FN void sep_narrow_across(__global const short *t, __global const uchar 
 }
 #undef BLUR_MADD4
 
-CLV_ROW_FN void sep_row_narrow(CLV_FRAME_ARGS, int y, __global const int *wv, int rv,
-                               __global const int *wh, int rh, int vround, int vshift, int fround,
-                               int fshift, int mask, __global short *t)
+BLUR_NARROW_FN void sep_row_narrow(CLV_FRAME_ARGS, int y, __global const int *wv, int rv,
+                                   __global const int *wh, int rh, int vround, int vshift,
+                                   int fround, int fshift, int mask, __global short *t)
 {
     __global const uchar *c = (__global const uchar *)(src + y * stride);
     const int n = 4 * w;
     /* Down the columns, 64 values a step where the row has them (the
      * rows' addresses and the weights once for two vectors), then 32. */
     int i = 0;
-    for (; i + 64 <= n; i += 64)
-        sep_narrow_down(src, h, stride, y, i, wv, rv, vround, vshift, t, 1);
+    if (y >= rv && y + rv < h) {
+        for (; i + 64 <= n; i += 64)
+            sep_narrow_down(src, h, stride, y, i, wv, rv, vround, vshift, t, 1, 1);
+    } else {
+        for (; i + 64 <= n; i += 64)
+            sep_narrow_down(src, h, stride, y, i, wv, rv, vround, vshift, t, 1, 0);
+    }
     for (; i + 32 <= n; i += 32)
-        sep_narrow_down(src, h, stride, y, i, wv, rv, vround, vshift, t, 0);
+        sep_narrow_down(src, h, stride, y, i, wv, rv, vround, vshift, t, 0, 0);
     for (; i < n; ++i) {
         int acc = wv[0] * c[i];
         for (int j = 1; j <= rv; ++j)

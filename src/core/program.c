@@ -387,6 +387,22 @@ static int uses_yuv(const clv_context *ctx, const char *family)
     return ctx->row_shape || !strcmp(family, "color");
 }
 
+/* CLV_X86_VNNI=1 for a CPU device on an x86 host with AVX-512 VNNI: PoCL
+ * runs its CPU device on the host, but may name an older CPU to LLVM (a
+ * virtual machine's "Intel Xeon Processor" becomes skylake-avx512), so
+ * kernels that want the instructions ask for them by function attribute
+ * behind this define (cl/blur.cl). */
+static const char *host_isa(const clv_context *ctx)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (ctx->dev.is_cpu && ctx->row_shape && __builtin_cpu_supports("avx512vnni"))
+        return " -DCLV_X86_VNNI=1";
+#else
+    (void)ctx;
+#endif
+    return "";
+}
+
 /* Builds a program (from the cache when it holds one). With the cache on
  * and ctx->cache_late, a program built from source gets its entry's path
  * and key in *late_path and *late_key (malloc'd) for the context's end:
@@ -411,8 +427,8 @@ static int build(clv_context *ctx, const char *family, const char *defines, cl_p
         return err;
     }
     char options[320];
-    snprintf(options, sizeof options, "-cl-std=CL1.2 -DCLV_ROW=%d -DCLV_PX=%d -DCLV_NV_SM=%d%s%s",
-             ctx->row_shape, CLV__GPU_PX, ctx->nv_sm, *defines ? " " : "", defines);
+    snprintf(options, sizeof options, "-cl-std=CL1.2 -DCLV_ROW=%d -DCLV_PX=%d -DCLV_NV_SM=%d%s%s%s",
+             ctx->row_shape, CLV__GPU_PX, ctx->nv_sm, host_isa(ctx), *defines ? " " : "", defines);
 
     /* The key names everything that makes a binary differ. */
     uint64_t h = fnv1a(FNV_BASIS, src, len);

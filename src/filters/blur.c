@@ -48,15 +48,36 @@ void clv__sep_release(clv__sep *s)
     clv__mem_release(&s->mh);
 }
 
+/* The device copy of weights w[0 .. r]: r + 1 ints, then where narrow (the
+ * weights fit 16 bits) the same as r + 2 shorts, a zero last, so that a CPU
+ * kernel reads the pair w[j], w[j + 1] as one 32-bit load (cl/blur.cl's
+ * sep_row_narrow). */
+static cl_mem weights_buffer(clv_context *ctx, const int *w, int r, int narrow, cl_int *st)
+{
+    const size_t ints = (size_t)r + 1, shorts = narrow ? (size_t)r + 2 : 0;
+    const size_t bytes = ints * sizeof(cl_int) + (shorts + 1) / 2 * sizeof(cl_int);
+    cl_int *copy = calloc(bytes / sizeof(cl_int), sizeof(cl_int));
+    if (!copy) {
+        *st = CL_OUT_OF_HOST_MEMORY;
+        return NULL;
+    }
+    memcpy(copy, w, ints * sizeof(cl_int));
+    int16_t *pairs = (int16_t *)(copy + ints);
+    for (size_t j = 0; j < shorts; ++j)
+        pairs[j] = j < ints ? (int16_t)w[j] : 0;
+    cl_mem m = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, copy, st);
+    free(copy);
+    return m;
+}
+
 int clv__sep_upload(clv__sep *s, clv_context *ctx, clv_msg *msg)
 {
     clv__mem_release(&s->mv);
     clv__mem_release(&s->mh);
     cl_int st;
-    const cl_mem_flags ro = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
-    s->mv = clCreateBuffer(ctx->cl, ro, ((size_t)s->rv + 1) * sizeof(cl_int), s->wv, &st);
+    s->mv = weights_buffer(ctx, s->wv, s->rv, s->narrow, &st);
     if (st == CL_SUCCESS)
-        s->mh = clCreateBuffer(ctx->cl, ro, ((size_t)s->rh + 1) * sizeof(cl_int), s->wh, &st);
+        s->mh = weights_buffer(ctx, s->wh, s->rh, s->narrow, &st);
     if (st != CL_SUCCESS)
         return clv__fail(msg, CLV_ENOMEM, "blur: no device memory for the weights: %s",
                          clv__cl_strerror(st));
