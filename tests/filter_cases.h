@@ -387,6 +387,7 @@ static const filter_case lut3d_cases[] = {
     {"lut3d=file=" TEST_DATA("wild.cube") ":interp=pyramid", 1, 1},
     {"lut3d=file=" TEST_DATA("wild.cube") ":interp=prism", 1, 1},
     {"lut3d=file=" TEST_DATA("wild.cube"), 1, 1},
+    {"lut3d=file=" TEST_DATA("wild.cube") ":interp=trilinear", 1, 1},
 };
 
 /* deband: ffmpeg's offsets (its default direction, a fixed one, a fixed
