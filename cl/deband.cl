@@ -30,6 +30,52 @@ inline clv_px deband_pixel(CLV_FRAME_ARGS, __global const int *offsets, int4 thr
     return (clv_px)((clv_ch)out.x, (clv_ch)out.y, (clv_ch)out.z, p.w);
 }
 
+#if CLV_ROW && CLV_DEPTH == 8 && defined(__AVX512F__)
+/* 16 pixels of row y from x on, at 8 bits on AVX-512 CPUs: the four
+ * neighbours read as whole pixels with vpgatherdd (four gathers for 16
+ * pixels where the scalar loop below makes twelve of bytes), then the same
+ * comparisons channel by channel in 16 lanes. */
+typedef uint16 __attribute__((aligned(4))) deband_uint16_u;
+typedef int16 __attribute__((aligned(4))) deband_int16_u;
+#define DEBAND_GATHER(base, idx)                                                                   \
+    as_uint16(__builtin_ia32_gathersiv16si((int16)0, (const void *)(ulong)(base), idx,             \
+                                           (ushort)0xffff, 4))
+__attribute__((always_inline)) inline void deband_step16(CLV_FRAME_ARGS,
+                                                         __global const int *offsets, int4 thr,
+                                                         int x, int y, const int blur,
+                                                         const int coupling)
+{
+    const int16 o = *(__global const deband_int16_u *)(offsets + y * w + x);
+    const int16 dx = (o << 16) >> 16, dy = o >> 16;
+    const int16 xs = (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) + x;
+    const int16 xp = clamp(xs + dx, 0, w - 1), xm = clamp(xs - dx, 0, w - 1);
+    const int16 yp = clamp(y + dy, 0, h - 1) * stride, ym = clamp(y - dy, 0, h - 1) * stride;
+    const uint16 r0 = DEBAND_GATHER(src, yp + xp), r1 = DEBAND_GATHER(src, ym + xp),
+                 r2 = DEBAND_GATHER(src, ym + xm), r3 = DEBAND_GATHER(src, yp + xm);
+    const uint16 p = *(__global const deband_uint16_u *)(src + y * stride + x);
+    int16 avg[3], pc[3], pass[3];
+    for (int c = 0; c < 3; ++c) {
+#define DEBAND_CH(v) as_int16((v) >> (uint)(8 * c) & 255u)
+        const int16 t = (int16)(c == 0 ? thr.x : c == 1 ? thr.y : thr.z);
+        const int16 q0 = DEBAND_CH(r0), q1 = DEBAND_CH(r1), q2 = DEBAND_CH(r2), q3 = DEBAND_CH(r3);
+        pc[c] = DEBAND_CH(p);
+        avg[c] = (q0 + q1 + q2 + q3) >> 2;
+        if (blur)
+            pass[c] = abs(pc[c] - avg[c]) < as_uint16(t);
+        else
+            pass[c] = abs(pc[c] - q0) < as_uint16(t) & abs(pc[c] - q1) < as_uint16(t) &
+                      abs(pc[c] - q2) < as_uint16(t) & abs(pc[c] - q3) < as_uint16(t);
+#undef DEBAND_CH
+    }
+    const int16 all = pass[0] & pass[1] & pass[2];
+    uint16 out = p & 0xff000000u;
+    for (int c = 0; c < 3; ++c)
+        out |= as_uint16(select(pc[c], avg[c], coupling ? all : pass[c])) << (uint)(8 * c);
+    *(__global deband_uint16_u *)(dst + y * stride + x) = out;
+}
+#undef DEBAND_GATHER
+#endif
+
 #if CLV_ROW
 /* The row shape: channel by channel in scalars, which PoCL's loop
  * vectorizer turns into gathers across the row (the int4 form stayed
@@ -42,7 +88,12 @@ __attribute__((always_inline)) inline void deband_row(CLV_FRAME_ARGS, __global c
     __global clv_ch *restrict out = (__global clv_ch *)(dst + y * stride);
     __global const int *off = offsets + y * w;
     const int s4 = 4 * stride;
-    for (int x = 0; x < w; ++x) {
+    int x = 0;
+#if CLV_DEPTH == 8 && defined(__AVX512F__)
+    for (; x + 16 <= w; x += 16)
+        deband_step16(src, dst, w, h, stride, offsets, thr, x, y, blur, coupling);
+#endif
+    for (; x < w; ++x) {
         const int o = off[x];
         const int dx = (short)(o & 0xFFFF), dy = o >> 16;
         const int xp = 4 * clamp(x + dx, 0, w - 1), xm = 4 * clamp(x - dx, 0, w - 1);
