@@ -195,6 +195,66 @@ BLUR_NARROW_PART void sep_narrow_down(__global const clv_px *src, int h, int str
 #undef BLUR_AT
 }
 
+/* 32 column sums of rows y and y + 1 (y + 1 < h) from value i on into t
+ * and t1: each row of the window zero-extended once for both (rows y - d
+ * and y + d + 1 serve both outputs), which halves vpmovzxbw a sum. The
+ * pair steps (d, d + 1) from d = 2 on read four new rows, A = y - d,
+ * B = y - d - 1, C = y + d + 1, E = y + d + 2, and keep two from the step
+ * before, U = y - d + 1 and D = y + d: row y's sums are A + D and B + C,
+ * row y + 1's U + C and A + E. inner: rows y - rv .. y + 1 + rv all in the
+ * frame. */
+BLUR_NARROW_PART void sep_narrow_down2(__global const clv_px *src, int h, int stride, int y, int i,
+                                       __global const int *wv, int rv, int vround, int vshift,
+                                       __global short *t, __global short *t1, const int inner)
+{
+#define BLUR_AT(yy) ((__global const uchar *)(src + (yy)*stride) + i)
+    __global const uchar *at = BLUR_AT(y);
+    const long row = 4 * (long)stride;
+#define BLUR_R(k) BLUR_S16(inner ? at + (long)(k)*row : BLUR_AT(clamp(y + (k), 0, h - 1)))
+    __global const short *sw = (__global const short *)(wv + rv + 1);
+    const blur_s16x32 r0 = BLUR_R(0), r1 = BLUR_R(1);
+    blur_s16x32 U = r0, D = r1; /* rows y - d + 1 and y + d, d = 1 */
+    blur_s16x32 x = r0, z = r0, x1 = r1, z1 = r1;
+    if (rv >= 1) {
+        const blur_s16x32 m = BLUR_R(-1), e = BLUR_R(2);
+        z = m + r1;
+        z1 = r0 + e;
+        U = m; /* y - d + 1 and y + d for the step at d = 2 */
+        D = e;
+    }
+    int16 lo = (int16)vround, hi = lo, lo1 = lo, hi1 = lo;
+#define BLUR_MADD2(p)                                                                              \
+    {                                                                                              \
+        BLUR_MADD(lo, x, z, p, BLUR_LO);                                                           \
+        BLUR_MADD(hi, x, z, p, BLUR_HI);                                                           \
+        BLUR_MADD(lo1, x1, z1, p, BLUR_LO);                                                        \
+        BLUR_MADD(hi1, x1, z1, p, BLUR_HI);                                                        \
+    }
+    BLUR_MADD2(BLUR_PAIR(sw, 0));
+    int d = 2;
+    for (; d + 1 <= rv; d += 2) {
+        const blur_s16x32 A = BLUR_R(-d), B = BLUR_R(-d - 1), C = BLUR_R(d + 1), E = BLUR_R(d + 2);
+        x = A + D;
+        z = B + C;
+        x1 = U + C;
+        z1 = A + E;
+        BLUR_MADD2(BLUR_PAIR(sw, d));
+        U = B;
+        D = E;
+    }
+    if (d == rv) {
+        const blur_s16x32 A = BLUR_R(-d), C = BLUR_R(d + 1);
+        x = z = A + D;
+        x1 = z1 = U + C;
+        BLUR_MADD2(BLUR_PAIR(sw, d));
+    }
+#undef BLUR_MADD2
+#undef BLUR_R
+#undef BLUR_AT
+    *(__global blur_s16x32_u *)(t + i) = __builtin_ia32_packssdw512(lo >> vshift, hi >> vshift);
+    *(__global blur_s16x32_u *)(t1 + i) = __builtin_ia32_packssdw512(lo1 >> vshift, hi1 >> vshift);
+}
+
 /* The same along the row from t (its ends copied outwards) into the
  * output's values i on, the channels outside m32 from c. */
 BLUR_NARROW_PART void sep_narrow_across(__global const short *t, __global const uchar *c,
@@ -242,15 +302,49 @@ BLUR_NARROW_PART void sep_narrow_across(__global const short *t, __global const 
 }
 #undef BLUR_MADD4
 
-BLUR_NARROW_FN void sep_row_narrow(CLV_FRAME_ARGS, int y, __global const int *wv, int rv,
-                                   __global const int *wh, int rh, int vround, int vshift,
-                                   int fround, int fshift, int mask, __global short *t)
+/* Row y's sums along from the column sums in t (its ends copied outwards
+ * here) into the output. */
+BLUR_NARROW_PART void sep_row_narrow_across(CLV_FRAME_ARGS, int y, __global const int *wh, int rh,
+                                            int fround, int fshift, int mask, __global short *t)
+{
+    __global const uchar *c = (__global const uchar *)(src + y * stride);
+    const int n = 4 * w;
+    for (int k = 1; k <= rh; ++k)
+        for (int ch = 0; ch < 4; ++ch) {
+            t[ch - 4 * k] = t[ch];
+            t[n - 4 + 4 * k + ch] = t[n - 4 + ch];
+        }
+    __global uchar *o = (__global uchar *)(dst + y * stride);
+    const uchar4 m4 = (uchar4)(mask & 1 ? 0xff : 0, mask & 2 ? 0xff : 0, mask & 4 ? 0xff : 0,
+                               mask & 8 ? 0xff : 0);
+    const blur_u8x32 m32 =
+        __builtin_shufflevector(m4, m4, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3,
+                                0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3);
+    int i = 0;
+    for (; i + 64 <= n; i += 64)
+        sep_narrow_across(t, c, o, i, wh, rh, fround, fshift, m32, 1);
+    for (; i + 32 <= n; i += 32)
+        sep_narrow_across(t, c, o, i, wh, rh, fround, fshift, m32, 0);
+    for (; i < n; ++i) {
+        int acc = fround + wh[0] * t[i];
+        for (int d = 1; d <= rh; ++d)
+            acc += wh[d] * (t[i - 4 * d] + t[i + 4 * d]);
+        o[i] = (mask >> (i & 3) & 1) ? (uchar)(acc >> fshift) : c[i];
+    }
+}
+
+/* Row y: its column sums from value i0 on (those before are done), then
+ * along the row. */
+BLUR_NARROW_PART void sep_row_narrow_rest(CLV_FRAME_ARGS, int y, __global const int *wv, int rv,
+                                          __global const int *wh, int rh, int vround, int vshift,
+                                          int fround, int fshift, int mask, __global short *t,
+                                          int i0)
 {
     __global const uchar *c = (__global const uchar *)(src + y * stride);
     const int n = 4 * w;
     /* Down the columns, 64 values a step where the row has them (the
      * rows' addresses and the weights once for two vectors), then 32. */
-    int i = 0;
+    int i = i0;
     if (y >= rv && y + rv < h) {
         for (; i + 64 <= n; i += 64)
             sep_narrow_down(src, h, stride, y, i, wv, rv, vround, vshift, t, 1, 1);
@@ -267,29 +361,38 @@ BLUR_NARROW_FN void sep_row_narrow(CLV_FRAME_ARGS, int y, __global const int *wv
                             ((__global const uchar *)(src + min(y + j, h - 1) * stride))[i]);
         t[i] = (short)((acc + vround) >> vshift);
     }
-    for (int k = 1; k <= rh; ++k)
-        for (int ch = 0; ch < 4; ++ch) {
-            t[ch - 4 * k] = t[ch];
-            t[n - 4 + 4 * k + ch] = t[n - 4 + ch];
+    sep_row_narrow_across(src, dst, w, h, stride, y, wh, rh, fround, fshift, mask, t);
+}
+
+/* Rows y and y + 1 (pair, y + 1 < h; t1 the second row's sums) or row y. */
+BLUR_NARROW_FN void sep_row_narrow(CLV_FRAME_ARGS, int y, __global const int *wv, int rv,
+                                   __global const int *wh, int rh, int vround, int vshift,
+                                   int fround, int fshift, int mask, __global short *t,
+                                   __global short *t1, int pair)
+{
+    const int n = 4 * w;
+    int i = 0;
+    if (pair) {
+        /* Down the columns of both rows, 32 values a step. */
+        if (y >= rv && y + 1 + rv < h) {
+            for (; i + 32 <= n; i += 32)
+                sep_narrow_down2(src, h, stride, y, i, wv, rv, vround, vshift, t, t1, 1);
+        } else {
+            for (; i + 32 <= n; i += 32)
+                sep_narrow_down2(src, h, stride, y, i, wv, rv, vround, vshift, t, t1, 0);
         }
-    /* Along the row, the same way. */
-    __global uchar *o = (__global uchar *)(dst + y * stride);
-    const uchar4 m4 = (uchar4)(mask & 1 ? 0xff : 0, mask & 2 ? 0xff : 0, mask & 4 ? 0xff : 0,
-                               mask & 8 ? 0xff : 0);
-    const blur_u8x32 m32 =
-        __builtin_shufflevector(m4, m4, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3,
-                                0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3);
-    i = 0;
-    for (; i + 64 <= n; i += 64)
-        sep_narrow_across(t, c, o, i, wh, rh, fround, fshift, m32, 1);
-    for (; i + 32 <= n; i += 32)
-        sep_narrow_across(t, c, o, i, wh, rh, fround, fshift, m32, 0);
-    for (; i < n; ++i) {
-        int acc = fround + wh[0] * t[i];
-        for (int d = 1; d <= rh; ++d)
-            acc += wh[d] * (t[i - 4 * d] + t[i + 4 * d]);
-        o[i] = (mask >> (i & 3) & 1) ? (uchar)(acc >> fshift) : c[i];
+        for (int k = i; k < n; ++k) {
+            int acc = wv[0] * ((__global const uchar *)(src + (y + 1) * stride))[k];
+            for (int j = 1; j <= rv; ++j)
+                acc +=
+                    wv[j] * (((__global const uchar *)(src + max(y + 1 - j, 0) * stride))[k] +
+                             ((__global const uchar *)(src + min(y + 1 + j, h - 1) * stride))[k]);
+            t1[k] = (short)((acc + vround) >> vshift);
+        }
+        sep_row_narrow_across(src, dst, w, h, stride, y + 1, wh, rh, fround, fshift, mask, t1);
     }
+    sep_row_narrow_rest(src, dst, w, h, stride, y, wv, rv, wh, rh, vround, vshift, fround, fshift,
+                        mask, t, i);
 }
 #endif
 
@@ -366,10 +469,11 @@ __kernel void sep_rows(CLV_FRAME_ARGS, __global const int *wv, int rv, __global 
     __global BLUR_ACC *restrict t = work + (size_t)b * 4 * (w + 2 * rh) + 4 * rh;
 #if CLV_DEPTH == 8 && defined(__AVX512BW__)
     if (narrow) {
-        for (int y = y0; y < y1; ++y)
+        /* two rows at a time: the band's work holds two rows of shorts */
+        __global short *t0 = (__global short *)(work + (size_t)b * 4 * (w + 2 * rh)) + 4 * rh;
+        for (int y = y0; y < y1; y += 2)
             sep_row_narrow(src, dst, w, h, stride, y, wv, rv, wh, rh, vround, vshift, fround,
-                           fshift, mask,
-                           (__global short *)(work + (size_t)b * 4 * (w + 2 * rh)) + 4 * rh);
+                           fshift, mask, t0, t0 + 4 * (w + 2 * rh), y + 1 < y1);
         return;
     }
 #elif CLV_DEPTH == 16
