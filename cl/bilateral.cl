@@ -52,7 +52,7 @@ inline clv_ch bil_out(ulong num, uint den, int sel, int c, int p)
     return (clv_ch)((sel >> c & 1) ? bil_div(num + den / 2, den) : (uint)p);
 }
 
-#if CLV_ROW && CLV_DEPTH == 8 && CLV_X86_VNNI
+#if CLV_ROW && CLV_DEPTH == 8 && CLV_X86_VNNI && defined(__AVX512BW__)
 /* 64 pixels of row y from x0 on at 8 bits on x86 with AVX-512 VNNI
  * (src/core/program.c's host_isa): four vectors of 16 pixels (loaded
  * where every tap's neighbours of the 64 are in the row, else gathered at
@@ -155,7 +155,7 @@ __kernel void bilateral(CLV_FRAME_ARGS, __global const int4 *taps, int ntaps, in
     for (int x0 = 0; x0 < w; x0 += BIL_CHUNK) {
         const int n = min(BIL_CHUNK, w - x0);
         const int inside = x0 >= radius && x0 + n - 1 + radius < w;
-#if CLV_DEPTH == 8 && CLV_X86_VNNI
+#if CLV_DEPTH == 8 && CLV_X86_VNNI && defined(__AVX512BW__)
         if (inside && n == BIL_CHUNK)
             bil_chunk64(src, w, h, stride, y, x0, taps, ntaps, range, sel, out, 1);
         else

@@ -391,7 +391,7 @@ static int uses_yuv(const clv_context *ctx, const char *family)
  * runs its CPU device on the host, but may name an older CPU to LLVM (a
  * virtual machine's "Intel Xeon Processor" becomes skylake-avx512), so
  * kernels that want the instructions ask for them by function attribute
- * behind this define (cl/blur.cl). */
+ * behind this define (cl/blur.cl, cl/bilateral.cl). */
 static const char *host_isa(const clv_context *ctx)
 {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
