@@ -426,7 +426,7 @@ static int build(clv_context *ctx, const char *family, const char *defines, cl_p
         free(src);
         return err;
     }
-    char options[320];
+    char options[352]; /* the fixed part, host_isa and the family's defines */
     snprintf(options, sizeof options, "-cl-std=CL1.2 -DCLV_ROW=%d -DCLV_PX=%d -DCLV_NV_SM=%d%s%s%s",
              ctx->row_shape, CLV__GPU_PX, ctx->nv_sm, host_isa(ctx), *defines ? " " : "", defines);
 
