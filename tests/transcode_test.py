@@ -1398,6 +1398,59 @@ def golden_ffv1(tmp):
 
 
 @test
+def deinterlace_rates(tmp):
+    """A deinterlacer's modes: send_field (bwdif's default) makes a frame per
+    field, twice the frames at twice the rate over the same duration, with
+    ffmpeg's timestamps (2 pts(n), pts(n) + pts(n + 1), the last one
+    extrapolated); send_frame a frame per frame, the held one flushed at the
+    end. The sound is copied and lasts as long. A clip of one frame gives
+    two fields."""
+    src = small_clip(tmp, extra=("-vf", "scale=320:180,tinterlace=interleave_top,setfield=tff"))
+    want = probe(src)
+    wv, wa = streams(want, "video")[0], streams(want, "audio")[0]
+    n_in, rate = int(wv["nb_read_frames"]), Fraction(wv["r_frame_rate"])
+
+    def times(path):
+        p = run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries",
+                 "frame=pts_time", "-of", "csv=p=0", path])
+        return [round(float(x), 3) for x in re.findall(r"[0-9]+\.[0-9]+", p.stdout)]
+
+    def length(s):  # Matroska keeps a stream's duration in a tag
+        h, m, sec = (s.get("tags", {}).get("DURATION") or "0:0:0").split(":")
+        return duration(s) or int(h) * 3600 + int(m) * 60 + float(sec)
+    for vf, per in (("bwdif", 2), ("yadif=send_field", 2), ("bwdif=send_frame", 1),
+                    ("yadif", 1)):
+        for ext in ("mp4", "mkv"):
+            out = os.path.join(tmp, "out." + ext)
+            clvid("-i", src, "-vf", vf, "-o", out, "-y")
+            got = probe(out)
+            gv, ga = streams(got, "video"), streams(got, "audio")
+            check(len(gv) == 1 and len(ga) == 1, "%s: streams %s" % (vf, got["streams"]))
+            check(int(gv[0]["nb_read_frames"]) == per * n_in, "%s .%s: %s frames, expected %d"
+                  % (vf, ext, gv[0]["nb_read_frames"], per * n_in))
+            check(Fraction(gv[0]["r_frame_rate"]) == per * rate, "%s .%s: rate %s, expected %s"
+                  % (vf, ext, gv[0]["r_frame_rate"], per * rate))
+            check(abs(length(gv[0]) - duration(wv)) < 0.05, "%s .%s: video lasts %s, input %s"
+                  % (vf, ext, length(gv[0]), wv.get("duration")))
+            check(abs(length(ga[0]) - duration(wa)) < 0.05, "%s .%s: audio lasts %s, input %s"
+                  % (vf, ext, length(ga[0]), wa.get("duration")))
+            check(ga[0]["codec_name"] == wa["codec_name"], "%s: audio re-encoded" % vf)
+            if ext == "mkv":
+                ref = os.path.join(tmp, "ffmpeg.mkv")
+                ffmpeg("-i", src, "-vf", vf, "-an", ref)
+                a, b = times(out), times(ref)  # from the first (the sound's start shifts both)
+                a, b = [round(t - a[0], 3) for t in a], [round(t - b[0], 3) for t in b]
+                check(a == b, "%s: frame times differ from ffmpeg's:\n got %s\nffmpeg %s"
+                      % (vf, a[-6:], b[-6:]))
+            decodes_cleanly(out)
+        print("ok %s: %d frames of %d at %s fps" % (vf, per * n_in, n_in, per * rate))
+    one, out = os.path.join(tmp, "one.mkv"), os.path.join(tmp, "one-out.mkv")
+    ffmpeg("-i", src, "-frames:v", "1", "-an", "-c:v", "ffv1", one)
+    clvid("-i", one, "-vf", "bwdif", "-o", out, "-y")
+    check(len(times(out)) == 2, "one frame in: %d out, expected 2" % len(times(out)))
+
+
+@test
 def segment_frame_index(tmp):
     """A run that starts mid-video, told its first frame's index, equals the
     same frames of the whole run, noise included: how a segment of a longer

@@ -137,16 +137,19 @@ typedef struct run {
     /* The decoder writes into the stage's memory (plan_frames). */
     int in_place;
     int64_t stage_fault; /* CLVID_FAULT=stage:N */
-    uint64_t submitted;  /* frames sent to the stage or handed over */
+    uint64_t submitted;  /* submits to the stage (rate a frame) or frames handed over */
     int64_t pts[PTS_RING];
     /* Frames decoded into the stage's memory, by submit index: kept until
      * their output is taken (the stage reads them in place). */
     AVFrame *held[PTS_RING];
     /* A chain that holds frames back (a deinterlacer, clv_chain_cadence):
-     * its output lags by delay frames, the first delay outputs are
-     * dropped and, at the end, the last frame (kept in last) is sent
-     * again delay times to flush the ones held. */
-    int delay;
+     * its output lags by delay frames in and it makes rate frames out of
+     * each (2: send_field, a frame per field; each frame is submitted
+     * twice). The first delay * rate outputs are dropped and, at the end,
+     * the last frame (kept in last) is sent again delay times to flush the
+     * ones held. last_pts: the pts of the frame before last, whose step
+     * the flush extrapolates as ffmpeg's yadif and bwdif do. */
+    int delay, rate;
     AVFrame *last;
     /* The control socket (--ipc), NULL: none. Its commands are applied
      * between frames on the run's thread (control). */
@@ -157,6 +160,12 @@ typedef struct run {
     double read_at[PTS_RING];
     double latency_ms, latency_sum;
     int64_t latency_count;
+    int64_t last_pts;
+    /* The output's timing: at rate 2 the frames' pts are in half the
+     * input's time base (2 pts(n) and pts(n) + pts(n + 1), as ffmpeg's);
+     * out_media is the input's description at twice its rate, the sink's. */
+    AVRational out_tb;
+    clv_media_desc out_media;
 } run;
 
 static void *stage_block_alloc(void *stage, size_t size, uint8_t **pixels)
@@ -208,6 +217,9 @@ typedef struct io_setup {
     clv_sink *sink;
     int rotation, hflip;
     const clv_chain_desc *desc; /* the filters: the output's size */
+    /* Where the sink's description of the input goes when the chain makes
+     * a frame per field (twice the input's rate; the run's out_media). */
+    clv_media_desc *fields_media;
     clv_msg msg;
     int err;
     /* The chain's depth, known once the decoder has opened (the caller's
@@ -307,8 +319,23 @@ static void *setup_io(void *arg)
     clv_size size;
     if ((s->err = clv_pipeline_output_size(in, s->rotation, s->desc, &size, &s->msg)))
         return NULL;
+    /* A deinterlacer's send_field: the video at twice the rate, its
+     * timestamps in half the time base; the other streams as they are. */
+    int delay, rate;
+    const clv_media_desc *timing = in;
+    if (!clv_chain_desc_cadence(s->desc, &delay, &rate, NULL) && rate == 2) {
+        *s->fields_media = *in;
+        const AVRational two = {2, 1}, half = {1, 2};
+        s->fields_media->time_base = av_mul_q(in->time_base, half);
+        s->fields_media->frame_rate = av_mul_q(in->frame_rate, two);
+        if (in->avg_frame_rate.num > 0)
+            s->fields_media->avg_frame_rate = av_mul_q(in->avg_frame_rate, two);
+        if (in->r_frame_rate.num > 0)
+            s->fields_media->r_frame_rate = av_mul_q(in->r_frame_rate, two);
+        timing = s->fields_media;
+    }
     clv_sink_options sink_opt = {.output = &s->out,
-                                 .input = in,
+                                 .input = timing,
                                  .feed = s->feed,
                                  .rotation = s->rotation,
                                  .hflip = s->hflip,
@@ -330,8 +357,11 @@ static void *setup_io(void *arg)
 static int open_all(run *r, clv_msg *msg)
 {
     const clv_transcode_options *o = r->o;
-    io_setup io = {
-        .o = o, .in = clv_pipeline_input(o), .out = clv_pipeline_output(o), .desc = r->desc};
+    io_setup io = {.o = o,
+                   .in = clv_pipeline_input(o),
+                   .out = clv_pipeline_output(o),
+                   .desc = r->desc,
+                   .fields_media = &r->out_media};
     if (pthread_mutex_init(&io.lock, NULL))
         return clv_io_fail(msg, CLV_ENOMEM, "out of memory (threads)");
     if (pthread_cond_init(&io.depth_known, NULL)) {
@@ -394,14 +424,10 @@ static int open_stage(run *r, clv_msg *msg)
         err = clv_stage_create(r->ctx, &sopt, r->chain, &r->stage, msg);
     if (!err)
         clv_device_faults_from_env(r->stage);
-    int rate = 1;
     if (!err)
-        clv_chain_cadence(r->chain, &r->delay, &rate);
-    if (!err && rate != 1)
-        err = clv_io_fail(msg, CLV_EINVAL,
-                          "-vf: a deinterlacer's mode send_field makes two frames of each one, "
-                          "which clvid transcode does not write yet: use mode=send_frame "
-                          "(yadif=send_frame, bwdif=send_frame)");
+        clv_chain_cadence(r->chain, &r->delay, &r->rate);
+    r->out_tb = r->rate == 2 ? r->out_media.time_base : r->in->time_base;
+    r->last_pts = AV_NOPTS_VALUE;
     return err;
 }
 
@@ -499,8 +525,25 @@ static void counted(run *r, int64_t pts)
 {
     if (r->status.frames++ == 0)
         r->status.first_frame_s = clv_io_seconds() - r->entered;
-    r->status.out_seconds = (double)pts * av_q2d(r->in->time_base);
+    r->status.out_seconds = (double)pts * av_q2d(r->out_tb);
     report(r, CLV_TRANSCODE_PROGRESS);
+}
+
+/* The pts of output frame j (counted from the first kept) in the
+ * output's time base: frame n's at rate 1; at rate 2 (a frame per field)
+ * frame n's first field at 2 pts(n), its second at pts(n) + pts(n + 1),
+ * as ffmpeg's yadif and bwdif. The ring holds each submit's pts (a
+ * frame's two submits the same; the flush's the extrapolated next). */
+static int64_t out_pts(const run *r, uint64_t j)
+{
+    const uint64_t n = j / (uint64_t)r->rate, at = r->o->first_frame_index + n * (uint64_t)r->rate;
+    const int64_t pts = r->pts[at % PTS_RING];
+    if (r->rate == 1 || pts == AV_NOPTS_VALUE)
+        return pts;
+    if (j % 2 == 0)
+        return 2 * pts;
+    const int64_t next = r->pts[(at + 2) % PTS_RING];
+    return next == AV_NOPTS_VALUE ? AV_NOPTS_VALUE : pts + next;
 }
 
 /* Takes the oldest frame out of the stage into the sink. */
@@ -512,11 +555,12 @@ static int emit(run *r, clv_msg *msg)
     if (err)
         return err;
     av_frame_free(&r->held[index % PTS_RING]); /* read: back to the decoder's pool */
-    if (index < r->o->first_frame_index + (uint64_t)r->delay) {
+    const uint64_t dropped = r->o->first_frame_index + (uint64_t)(r->delay * r->rate);
+    if (index < dropped) {
         clv_stage_release(r->stage); /* no frame yet: the filter took the first */
         return 0;
     }
-    int64_t pts = r->pts[(index - (uint64_t)r->delay) % PTS_RING];
+    int64_t pts = out_pts(r, index - dropped);
     double read = r->read_at[index % PTS_RING];
     if (read > 0) {
         r->latency_ms = (clv_io_seconds() - read) * 1e3;
@@ -545,42 +589,63 @@ static int pass_frame(run *r, AVFrame *f, clv_msg *msg)
 }
 
 /* Sends a decoded frame into the stage (taking results out first while no
- * slot is free): where the decoder wrote it, or copied into the staging.
- * Frees f or holds it until its output is taken. */
+ * slot is free): where the decoder wrote it, or copied into the staging;
+ * rate times (send_field: the second run makes the second field's frame
+ * from what the deinterlacer kept, so its input is not written). Frees f,
+ * holds it until its output is taken, or keeps it for the flush (delay). */
 static int submit_frame(run *r, AVFrame *f, clv_msg *msg)
 {
     int err = 0;
-    while (!err && !clv_stage_input(r->stage))
-        err = emit(r, msg);
-    uint64_t index = r->o->first_frame_index + r->submitted;
-    if (!err)
-        err = clv_feed_check(r->feed, f, msg);
-    if (!err) {
-        r->pts[index % PTS_RING] = f->pts;
-        r->read_at[index % PTS_RING] = clv_frame_read_time(f);
-        if ((int64_t)r->submitted == r->stage_fault)
-            err = clv_io_fail(msg, CLV_ECL, "GPU stage failed (injected fault)");
+    for (int field = 0; !err && field < r->rate; field++) {
+        while (!err && !clv_stage_input(r->stage))
+            err = emit(r, msg);
+        uint64_t index = r->o->first_frame_index + r->submitted;
+        if (!err && field == 0)
+            err = clv_feed_check(r->feed, f, msg);
+        if (!err) {
+            r->pts[index % PTS_RING] = f->pts;
+            r->read_at[index % PTS_RING] = clv_frame_read_time(f);
+            if ((int64_t)r->submitted == r->stage_fault)
+                err = clv_io_fail(msg, CLV_ECL, "GPU stage failed (injected fault)");
+        }
+        int copy = 1;
+        if (!err && r->in_place) { /* never with a held frame: rate is 1 */
+            copy = submit_in_place(r, f, index, msg);
+            if (copy <= 0)
+                err = copy;
+            if (copy == 0)
+                f = NULL; /* held until its output is taken */
+        }
+        if (!err && copy && field == 0)
+            err = clv_feed_write(r->feed, f, clv_stage_input(r->stage), msg);
+        if (!err && copy)
+            err = clv_stage_submit(r->stage, index, msg);
+        if (!err)
+            r->submitted++;
     }
-    int copy = 1;
-    if (!err && r->in_place) {
-        copy = submit_in_place(r, f, index, msg);
-        if (copy <= 0)
-            err = copy;
-        if (copy == 0)
-            f = NULL; /* held until its output is taken */
-    }
-    if (!err && copy)
-        err = clv_feed_write(r->feed, f, clv_stage_input(r->stage), msg);
     if (!err && r->delay && f) { /* kept for the flush at the end */
+        r->last_pts = r->last ? r->last->pts : AV_NOPTS_VALUE;
         av_frame_free(&r->last);
         r->last = f;
         f = NULL;
     }
     av_frame_free(&f);
-    if (err || (copy && (err = clv_stage_submit(r->stage, index, msg))))
-        return err;
-    r->submitted++;
-    return 0;
+    return err;
+}
+
+/* The flush's frame: the last again, its pts one step on (the step from
+ * the frame before, as ffmpeg's yadif and bwdif; a frame's duration after
+ * a single frame), which the last frame's second field takes from. */
+static AVFrame *flush_frame(const run *r)
+{
+    AVFrame *again = av_frame_clone(r->last);
+    if (again && again->pts != AV_NOPTS_VALUE) {
+        if (r->last_pts != AV_NOPTS_VALUE && r->last_pts < again->pts)
+            again->pts += again->pts - r->last_pts;
+        else
+            again->pts += av_rescale_q(1, av_inv_q(r->in->frame_rate), r->in->time_base);
+    }
+    return again;
 }
 
 /* ---- The control socket ---------------------------------------------------- */
@@ -882,11 +947,12 @@ static int pump(run *r, clv_msg *msg)
     if (!err && r->delay && r->last && !r->stopped) {
         clv_chain_end(r->chain);
         for (int i = 0; !err && i < r->delay; i++) {
-            AVFrame *again = av_frame_clone(r->last);
-            err = again ? submit_frame(r, again, msg) : clv_io_fail(msg, CLV_ENOMEM, "out of memory");
+            AVFrame *again = flush_frame(r);
+            err =
+                again ? submit_frame(r, again, msg) : clv_io_fail(msg, CLV_ENOMEM, "out of memory");
         }
-        if (!err)
-            r->submitted -= (uint64_t)r->delay; /* not frames of the input */
+        if (!err) /* not frames of the input */
+            r->submitted -= (uint64_t)(r->delay * r->rate);
     }
     while (!err && clv_stage_pending(r->stage) > 0)
         err = emit(r, msg);
