@@ -5,6 +5,31 @@
  * more than 8 bits in, any format out, 8-bit ones dithered), whose C
  * references are in src/core/color.c. */
 
+/* An interlaced 4:2:0 frame's chroma rows alternate fields as its rows do
+ * (a top field's chroma sits a quarter of the way down each pair of its
+ * rows, a bottom field's three quarters): row y's chroma, from its own
+ * field, is (near * (8 - wf) + far * wf + 4) >> 3 of the field's two
+ * nearest chroma rows, weights 7:1, 5:3, 5:3, 7:1 as y % 4 is 0 to 3 (the
+ * classic interlaced 4:2:0 upsampling), a row past the field's first or
+ * last taken as that one. src/core/color.c's field_rows. */
+inline void clv_field_rows(int y, int h, int *near, int *far, int *wf)
+{
+    const int ch = (h + 1) / 2, phase = y & 3;
+    int n = (y >> 2) << 1 | (y & 1);
+    if (n >= ch)
+        n -= 2;
+    n = max(n, 0);
+    const int f = n + (phase <= 1 ? -2 : 2);
+    *near = n;
+    *far = f < 0 || f >= ch ? n : f;
+    *wf = phase == 0 || phase == 3 ? 1 : 3;
+}
+
+inline int clv_field_blend(int near, int far, int wf)
+{
+    return (near * (8 - wf) + far * wf + 4) >> 3;
+}
+
 #if CLV_DEPTH == 16
 /* (v + 2^15) >> 16 without shifting a negative number. */
 inline long clv_fix16l(long v)
@@ -49,9 +74,11 @@ inline int clv_round10(int v)
 
 /* One pixel of a deep format in: fmt 0 yuv420p10, 1 p010, 2 yuv444p16, 3
  * rgba64, the planes at byte offsets yoff, uoff, voff, rows ys, us, vs
- * bytes apart. */
+ * bytes apart; fields (of h rows): a 4:2:0 format's chroma from y's own
+ * field (clv_field_rows, on the samples taken to 16 bits). */
 inline ushort4 deep_pixel(__global const uchar *in, int fmt, __constant clv_yuv_coeffs *k,
-                          int yoff, int uoff, int voff, int ys, int us, int vs, int x, int y)
+                          int yoff, int uoff, int voff, int ys, int us, int vs, int x, int y,
+                          int h, int fields)
 {
     if (fmt == 3) {
         __global const uchar *p = in + yoff + y * ys + 8 * x;
@@ -62,6 +89,22 @@ inline ushort4 deep_pixel(__global const uchar *in, int fmt, __constant clv_yuv_
         yy = clv_rd16(in + yoff + y * ys + 2 * x);
         u = clv_rd16(in + uoff + y * us + 2 * x);
         v = clv_rd16(in + voff + y * vs + 2 * x);
+    } else if (fields) {
+        int cn, cf, wf;
+        clv_field_rows(y, h, &cn, &cf, &wf);
+        if (fmt == 1) {
+            yy = clv_rd16(in + yoff + y * ys + 2 * x);
+            u = clv_field_blend(clv_rd16(in + uoff + cn * us + 4 * (x / 2)),
+                                clv_rd16(in + uoff + cf * us + 4 * (x / 2)), wf);
+            v = clv_field_blend(clv_rd16(in + uoff + cn * us + 4 * (x / 2) + 2),
+                                clv_rd16(in + uoff + cf * us + 4 * (x / 2) + 2), wf);
+        } else {
+            yy = (clv_rd16(in + yoff + y * ys + 2 * x) & 1023) << 6;
+            u = clv_field_blend((clv_rd16(in + uoff + cn * us + 2 * (x / 2)) & 1023) << 6,
+                                (clv_rd16(in + uoff + cf * us + 2 * (x / 2)) & 1023) << 6, wf);
+            v = clv_field_blend((clv_rd16(in + voff + cn * vs + 2 * (x / 2)) & 1023) << 6,
+                                (clv_rd16(in + voff + cf * vs + 2 * (x / 2)) & 1023) << 6, wf);
+        }
     } else if (fmt == 1) {
         yy = clv_rd16(in + yoff + y * ys + 2 * x);
         u = clv_rd16(in + uoff + (y / 2) * us + 4 * (x / 2));
@@ -124,25 +167,27 @@ inline int deep_row_420(__global const uchar *in, __global ushort4 *o, int w, in
 }
 #endif
 
+/* fields: each row's chroma from its own field (clv_field_rows). */
 __kernel void deep_to_rgba(__global const uchar *in, __global ushort4 *dst, int w, int h,
                            int stride, int fmt, __constant clv_yuv_coeffs *k, int yoff, int uoff,
-                           int voff, int ys, int us, int vs)
+                           int voff, int ys, int us, int vs, int fields)
 {
 #if CLV_ROW
-    if (fmt <= 1 && !((yoff | uoff | voff | ys | us | vs) & 1)) {
+    if (fmt <= 1 && !fields && !((yoff | uoff | voff | ys | us | vs) & 1)) {
         const int y = (int)get_global_id(1);
         if (y >= h)
             return;
         int x = deep_row_420(in, dst + y * stride, w, fmt, k, yoff + y * ys,
                              uoff + (y / 2) * us, voff + (y / 2) * vs);
         for (; x < w; ++x)
-            dst[y * stride + x] = deep_pixel(in, fmt, k, yoff, uoff, voff, ys, us, vs, x, y);
+            dst[y * stride + x] = deep_pixel(in, fmt, k, yoff, uoff, voff, ys, us, vs, x, y, h, 0);
         return;
     }
 #endif
     CLV_PIXEL_LOOP(w, h, x, y)
     {
-        dst[y * stride + x] = deep_pixel(in, fmt, k, yoff, uoff, voff, ys, us, vs, x, y);
+        dst[y * stride + x] =
+            deep_pixel(in, fmt, k, yoff, uoff, voff, ys, us, vs, x, y, h, fields && fmt <= 1);
     }
 }
 
@@ -323,12 +368,28 @@ __kernel void rgba16_to_packed(__global const ushort4 *src, __global uchar *out,
 /* in: a Y plane (w x h) at byte yoff, rows ys bytes apart, and U and V
  * planes (cw x ch each) at uoff and voff, rows us and vs bytes apart, or
  * one interleaved UV plane (nv12) at uoff: tightly packed one after the
- * other as the stage's staging holds them, or where a decoder put them. */
+ * other as the stage's staging holds them, or where a decoder put them.
+ * fields: each row's chroma from its own field (clv_field_rows), a pixel
+ * at a time in both shapes (the chains that start with a deinterlacer). */
 __kernel void yuv420_to_rgba(__global const uchar *in, __global uchar4 *dst, int w, int h,
                              int stride, int nv12, __constant clv_yuv_coeffs *k, int yoff, int uoff,
-                             int voff, int ys, int us, int vs)
+                             int voff, int ys, int us, int vs, int fields)
 {
     __global const uchar *py = in + yoff, *pu = in + uoff, *pv = in + voff;
+    if (fields) {
+        CLV_PIXEL_LOOP(w, h, x, y)
+        {
+            int cn, cf, wf;
+            clv_field_rows(y, h, &cn, &cf, &wf);
+            const int step = nv12 ? 2 : 1, c = step * (x / 2);
+            __global const uchar *rv = nv12 ? pu + 1 : pv;
+            const int rs = nv12 ? us : vs;
+            const int u = clv_field_blend(pu[cn * us + c], pu[cf * us + c], wf);
+            const int v = clv_field_blend(rv[cn * rs + c], rv[cf * rs + c], wf);
+            dst[y * stride + x] = yuv_to_rgba(py[y * ys + x], u, v, k);
+        }
+        return;
+    }
 #if CLV_ROW
     CLV_ROW_Y(y);
     yuv420_rgba_row(py, pu, pv, ys, us, vs, nv12, dst + y * stride, w, k, y);

@@ -46,6 +46,7 @@ extern int test_failures;
     X(known_answers, "core")                                                                       \
     X(stage_formats, "core")                                                                       \
     X(stage_roundtrip, "core")                                                                     \
+    X(stage_fields, "core")                                                                        \
     X(stage_switch_chain, "core")                                                                  \
     X(stage_resize, "core")                                                                        \
     X(stage_bad_size, "core")                                                                      \

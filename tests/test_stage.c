@@ -18,6 +18,10 @@ static void fill_bytes(uint8_t *p, size_t n, uint32_t seed)
     }
 }
 
+/* The stage converts 4:2:0 field by field before a chain that starts with
+ * a deinterlacer (run_case sets it from its chain). */
+static int convert_fields;
+
 /* The reference of the stage: convert in, run the chain, convert out. */
 static int reference_sized(clv_pixfmt in_f, clv_color in_c, clv_pixfmt out_f, clv_color out_c,
                            clv_ref_chain *ref, const uint8_t *in, int w, int h, int ow, int oh,
@@ -29,7 +33,7 @@ static int reference_sized(clv_pixfmt in_f, clv_color in_c, clv_pixfmt out_f, cl
     if (!err)
         err = clv_image_alloc_depth(&b, ow, oh, depth);
     if (!err)
-        err = clv_ref_to_rgba(in_f, in_c, in, &a);
+        err = clv_ref_to_rgba_fields(in_f, in_c, convert_fields, in, &a);
     if (!err)
         err = clv_ref_chain_run(ref, &a, &b, frame);
     if (!err)
@@ -123,6 +127,12 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
         CHECK(0, "%s: setup: %s", what, msg.text);
         goto done;
     }
+    clv_chain_desc *first = clv_chain_desc_slice(desc, 0, 1);
+    int delay = 0, rate = 1;
+    if (first)
+        clv_chain_desc_cadence(first, &delay, &rate, NULL);
+    clv_chain_desc_destroy(first);
+    convert_fields = delay > 0;
     clv_chain_set_filter_timing(chain, filter_timing);
     for (int i = 0; i < 2; i++)
         if (fault_device[i] >= 0)
@@ -186,6 +196,7 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
           (unsigned long long)t.frames);
     last_fused = clv_stage_fused_frames(stage);
 done:
+    convert_fields = 0;
     clv_chain_desc_destroy(desc);
     for (int d = 0; stage && d < CLV_DEVICES_MAX; d++)
         clv_stage_device_stats(stage, d, &last_stats[d]);
@@ -262,6 +273,73 @@ int test_stage_formats(void)
 }
 
 static int deep_roundtrip(void);
+
+/* A chain that starts with a deinterlacer: the stage converts 4:2:0 (8
+ * and 10 bits, planar and nv12/p010) field by field, each row's chroma
+ * from its own field, equal to clv_ref_to_rgba_fields on both shapes and
+ * stagings at sizes where the last chroma row of a parity moves (heights
+ * 1, 2, 6, 9, 10, 359); with the deinterlacer later in the chain, or
+ * none, as the frame. And the reference keeps the fields apart: a frame
+ * whose top field's chroma is one colour and bottom field's another
+ * converts to rows of those two colours, alternating. */
+int test_stage_fields(void)
+{
+    static const clv_pixfmt in[] = {CLV_PIX_YUV420P, CLV_PIX_NV12, CLV_PIX_YUV420P10, CLV_PIX_P010};
+    static const int sizes[][2] = {{1, 1}, {3, 2}, {5, 6}, {17, 9}, {33, 10}, {641, 359}};
+    clv_color bt709 = {CLV_MATRIX_BT709, 0};
+    for (int run = 0; run < 4; run++) {
+        int shape = 1 + run % 2, copies = run >= 2;
+        clv_context_options o = {.struct_size = sizeof(clv_context_options),
+                                 .shape = shape,
+                                 .profiling = 1,
+                                 .staging = copies};
+        clv_context *ctx = NULL;
+        clv_msg msg = {{0}};
+        if (clv_context_create(&o, &ctx, &msg)) {
+            CHECK(0, "%s", msg.text);
+            return 1;
+        }
+        for (int i = 0; i < 4; i++)
+            for (int s = 0; s < 6; s++) {
+                if (sizes[s][0] > 100 && (i % 2) != run % 2)
+                    continue; /* the large size: each format on two of the four runs */
+                clv_pixfmt out =
+                    clv_pixfmt_depth(in[i]) == 16 ? CLV_PIX_YUV420P10 : CLV_PIX_YUV420P;
+                run_case(ctx, in[i], out, bt709, bt709, s % 2 ? "bwdif" : "yadif=send_frame,hflip",
+                         sizes[s][0], sizes[s][1], 4);
+                if (s == 3) /* not first: the frame's chroma */
+                    run_case(ctx, in[i], out, bt709, bt709, "hflip,bwdif", sizes[s][0], sizes[s][1],
+                             3);
+            }
+        clv_context_destroy(ctx);
+    }
+    /* Top field's chroma rows (even) one colour, the bottom's another. */
+    const int w = 6, h = 10, cw = 3, ch = 5;
+    uint8_t frame[6 * 10 + 2 * 3 * 5];
+    memset(frame, 120, (size_t)w * h);
+    for (int c = 0; c < ch; c++)
+        for (int x = 0; x < cw; x++) {
+            frame[w * h + c * cw + x] = c % 2 ? 200 : 60;           /* U */
+            frame[w * h + cw * ch + c * cw + x] = c % 2 ? 70 : 190; /* V */
+        }
+    clv_image rgba = {0};
+    clv_image_alloc(&rgba, w, h);
+    for (int fields = 0; fields <= 1; fields++) {
+        clv_ref_to_rgba_fields(CLV_PIX_YUV420P, bt709, fields, frame, &rgba);
+#define PX(x, y) (rgba.pixels + (size_t)(y)*rgba.stride + 4 * (size_t)(x))
+        int mixed = 0;
+        for (int y = 2; y < h; y++)
+            for (int x = 0; x < w; x++)
+                mixed |= memcmp(PX(x, y), PX(x, y & 1), 4) != 0;
+        CHECK(mixed == !fields, "fields %d: the rows of each field are %s", fields,
+              mixed ? "not all one colour" : "all one colour (the frame's chroma mixes them)");
+        CHECK((memcmp(PX(0, 0), PX(0, 1), 4) != 0) == fields, "fields %d: rows 0 and 1 %s", fields,
+              fields ? "alike" : "differ");
+#undef PX
+    }
+    clv_image_free(&rgba);
+    return 0;
+}
 
 /* A flat colour through yuv -> RGBA -> yuv lands within one code, for each
  * matrix and range (chroma extremes excepted where RGB clips). */

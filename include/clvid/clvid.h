@@ -540,6 +540,15 @@ CLV_API size_t clv_pixfmt_size(clv_pixfmt f, int width, int height);
  * ordered (Bayer) threshold, the low byte dropped. CLV_EINVAL when the
  * depths don't fit. */
 CLV_API int clv_ref_to_rgba(clv_pixfmt f, clv_color color, const uint8_t *in, clv_image *rgba);
+/* clv_ref_to_rgba for an interlaced frame (0.6): with fields 1, a 4:2:0
+ * format's row y takes its chroma from its own field's chroma rows (the
+ * rows of y's parity), the two nearest blended 7:1, 5:3, 5:3, 7:1 as
+ * y % 4 is 0 to 3 (near * (8 - w) + far * w + 4) >> 3, rather than the
+ * frame's row y / 2, so that the fields stay apart until a deinterlacer;
+ * the stage converts so when its chain starts with one (yadif, bwdif).
+ * fields 0: clv_ref_to_rgba. */
+CLV_API int clv_ref_to_rgba_fields(clv_pixfmt f, clv_color color, int fields, const uint8_t *in,
+                                   clv_image *rgba);
 CLV_API int clv_ref_from_rgba(clv_pixfmt f, clv_color color, const clv_image *rgba, uint8_t *out);
 
 /* ---- The pipelined GPU stage ------------------------------------------ */

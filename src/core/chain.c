@@ -273,6 +273,11 @@ void clv_chain_end(clv_chain *chain)
         clv_chain_end(chain->more[k]);
 }
 
+int clv__chain_fields(const clv_chain *chain)
+{
+    return chain && chain->held_at == 0;
+}
+
 int clv__chain_watched(const clv_chain *chain)
 {
     for (int i = 0; chain && i < chain->desc.count; i++)

@@ -310,6 +310,10 @@ clv_chain *clv__chain_at(clv_chain *chain, int device);
 int clv__chain_size(clv_chain *chain, int w, int h, clv_size *out, clv_msg *msg);
 /* 1 when a filter of the chain carries state from frame to frame. */
 int clv__chain_temporal(const clv_chain *chain);
+/* 1 when the chain starts with a filter that holds frames (a
+ * deinterlacer): the stage converts its 4:2:0 input field by field
+ * (clv_ref_to_rgba_fields), so that the fields stay apart until it. */
+int clv__chain_fields(const clv_chain *chain);
 /* 1 when a filter of the chain asks for the watchdog (clv_filter's
  * watchdog: a user kernel). */
 int clv__chain_watched(const clv_chain *chain);

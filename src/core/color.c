@@ -129,10 +129,54 @@ static void wr16(uint8_t *p, int v)
     p[1] = (uint8_t)(v >> 8);
 }
 
+/* Row y's chroma rows in an interlaced 4:2:0 frame of h rows: its own
+ * field's two nearest, near and far, blended (near * (8 - wf) + far * wf +
+ * 4) >> 3 (cl/color.cl's clv_field_rows says why). */
+static void field_rows(int y, int h, int *near, int *far, int *wf)
+{
+    const int ch = (h + 1) / 2, phase = y & 3;
+    int n = (y >> 2) << 1 | (y & 1);
+    if (n >= ch)
+        n -= 2;
+    n = n > 0 ? n : 0;
+    const int f = n + (phase <= 1 ? -2 : 2);
+    *near = n;
+    *far = f < 0 || f >= ch ? n : f;
+    *wf = phase == 0 || phase == 3 ? 1 : 3;
+}
+
+static int field_blend(int near, int far, int wf)
+{
+    return (near * (8 - wf) + far * wf + 4) >> 3;
+}
+
+/* Chroma sample x / 2 of row y of the 4:2:0 plane `plane` (cw samples a
+ * row, `step` apart: 2 in nv12's and p010's UV plane; bits 10: yuv420p10's
+ * low bits, taken to 16): the frame's row y / 2, or with fields a blend of
+ * y's own field's (field_rows). */
+static int chroma_at(const uint8_t *plane, int cw, int step, int bytes, int x, int y, int h,
+                     int fields)
+{
+    int n = y / 2, f = n, wf = 0;
+    if (fields)
+        field_rows(y, h, &n, &f, &wf);
+    const size_t a = ((size_t)n * cw + (size_t)(x / 2)) * (size_t)step,
+                 b = ((size_t)f * cw + (size_t)(x / 2)) * (size_t)step;
+    int va, vb;
+    if (bytes == 1)
+        va = plane[a], vb = plane[b];
+    else if (bytes == 2)
+        va = rd16(plane + 2 * a), vb = rd16(plane + 2 * b);
+    else /* yuv420p10 */
+        va = (rd16(plane + 2 * a) & 1023) << 6, vb = (rd16(plane + 2 * b) & 1023) << 6;
+    return fields ? field_blend(va, vb, wf) : va;
+}
+
 /* A deep format (clv_pixfmt_depth 16) into an RGBA16 image: samples
  * normalized to 16 bits (yuv420p10 shifted up by 6), then the 8-bit
  * definition at 16 bits in 64-bit arithmetic. */
-static int ref_deep_to_rgba(clv_pixfmt f, clv_color color, const uint8_t *in, clv_image *rgba)
+static int ref_deep_to_rgba(clv_pixfmt f, clv_color color, int fields, const uint8_t *in,
+                            clv_image *rgba)
 {
     int w = rgba->width, h = rgba->height, cw = (w + 1) / 2, ch = (h + 1) / 2;
     clv__yuv_coeffs k;
@@ -148,19 +192,19 @@ static int ref_deep_to_rgba(clv_pixfmt f, clv_color color, const uint8_t *in, cl
                 continue;
             }
             int yy, u, v;
-            size_t i = (size_t)y * w + x, c = (size_t)(y / 2) * cw + (size_t)(x / 2);
+            size_t i = (size_t)y * w + x;
             if (f == CLV_PIX_YUV444P16) {
                 yy = rd16(in + 2 * i);
                 u = rd16(in + plane + 2 * i);
                 v = rd16(in + 2 * plane + 2 * i);
             } else if (f == CLV_PIX_P010) {
                 yy = rd16(in + 2 * i);
-                u = rd16(in + plane + 4 * c);
-                v = rd16(in + plane + 4 * c + 2);
+                u = chroma_at(in + plane, cw, 2, 2, x, y, h, fields);
+                v = chroma_at(in + plane + 2, cw, 2, 2, x, y, h, fields);
             } else {
                 yy = (rd16(in + 2 * i) & 1023) << 6;
-                u = (rd16(in + plane + 2 * c) & 1023) << 6;
-                v = (rd16(in + plane + 2 * (size_t)cw * ch + 2 * c) & 1023) << 6;
+                u = chroma_at(in + plane, cw, 1, 10, x, y, h, fields);
+                v = chroma_at(in + plane + 2 * (size_t)cw * ch, cw, 1, 10, x, y, h, fields);
             }
             int64_t l = (int64_t)k.ky * (yy - k.yoff);
             u -= 32768;
@@ -290,10 +334,16 @@ static int fix16(int v)
 
 int clv_ref_to_rgba(clv_pixfmt f, clv_color color, const uint8_t *in, clv_image *rgba)
 {
+    return clv_ref_to_rgba_fields(f, color, 0, in, rgba);
+}
+
+int clv_ref_to_rgba_fields(clv_pixfmt f, clv_color color, int fields, const uint8_t *in,
+                           clv_image *rgba)
+{
     if (clv_pixfmt_depth(f) != clv__depth(rgba))
         return CLV_EINVAL;
     if (clv_pixfmt_depth(f) == 16)
-        return ref_deep_to_rgba(f, color, in, rgba);
+        return ref_deep_to_rgba(f, color, fields, in, rgba);
     int w = rgba->width, h = rgba->height, cw = (w + 1) / 2, ch = (h + 1) / 2;
     clv__yuv_coeffs k;
     clv__yuv_coeffs_make(color, &k);
@@ -302,9 +352,9 @@ int clv_ref_to_rgba(clv_pixfmt f, clv_color color, const uint8_t *in, clv_image 
             uint8_t *o = clv__px_mut(rgba, x, y);
             if (clv_pixfmt_is_yuv(f)) {
                 const uint8_t *pu = in + (size_t)w * h, *pv = pu + (size_t)cw * ch;
-                size_t c = (size_t)(y / 2) * cw + (size_t)(x / 2);
-                int u = f == CLV_PIX_NV12 ? pu[2 * c] : pu[c];
-                int v = f == CLV_PIX_NV12 ? pu[2 * c + 1] : pv[c];
+                const int nv12 = f == CLV_PIX_NV12;
+                int u = chroma_at(pu, cw, nv12 ? 2 : 1, 1, x, y, h, fields);
+                int v = chroma_at(nv12 ? pu + 1 : pv, cw, nv12 ? 2 : 1, 1, x, y, h, fields);
                 int yy = k.ky * (in[(size_t)y * w + x] - k.yoff);
                 u -= 128;
                 v -= 128;

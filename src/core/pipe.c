@@ -459,6 +459,8 @@ static int convert(clv__pipe *stage, cl_kernel k, cl_mem from, const void *from_
         return CLV_ECL;
     }
     int err = clv__kernel_args(k, 2, 3, CLV__ARG(w), CLV__ARG(h), CLV__ARG(stride));
+    /* Into RGBA before a deinterlacer: 4:2:0 chroma field by field. */
+    cl_int fields = to_rgba && clv__chain_fields(stage->chain);
     if (stage->depth == 16 && to_rgba) {
         cl_int fmt = deep_code(f);
         cl_int ys = f == CLV_PIX_RGBA64 ? 8 * w : src->ys;
@@ -466,9 +468,9 @@ static int convert(clv__pipe *stage, cl_kernel k, cl_mem from, const void *from_
         if (!err)
             err = clv__kernel_args(k, 5, 2, CLV__ARG(fmt), CLV__ARG(coeffs));
         if (!err)
-            err =
-                clv__kernel_args(k, 7, 6, CLV__ARG(yoff), CLV__ARG(src->uoff), CLV__ARG(src->voff),
-                                 CLV__ARG(ys), CLV__ARG(src->us), CLV__ARG(src->vs));
+            err = clv__kernel_args(k, 7, 7, CLV__ARG(yoff), CLV__ARG(src->uoff),
+                                   CLV__ARG(src->voff), CLV__ARG(ys), CLV__ARG(src->us),
+                                   CLV__ARG(src->vs), CLV__ARG(fields));
         if (!err)
             err = clv__launch_pixels(&l, k, w, h);
     } else if (stage->depth == 16 && !is_packed(f)) {
@@ -489,9 +491,9 @@ static int convert(clv__pipe *stage, cl_kernel k, cl_mem from, const void *from_
         if (!err)
             err = clv__kernel_args(k, 5, 2, CLV__ARG(nv12), CLV__ARG(coeffs));
         if (!err && to_rgba)
-            err = clv__kernel_args(k, 7, 6, CLV__ARG(src->yoff), CLV__ARG(src->uoff),
+            err = clv__kernel_args(k, 7, 7, CLV__ARG(src->yoff), CLV__ARG(src->uoff),
                                    CLV__ARG(src->voff), CLV__ARG(src->ys), CLV__ARG(src->us),
-                                   CLV__ARG(src->vs));
+                                   CLV__ARG(src->vs), CLV__ARG(fields));
         if (!err)
             err = to_rgba ? clv__launch_pixels(&l, k, w, h)
                           : clv__launch_pixels(&l, k, (w + 1) / 2, (h + 1) / 2);
