@@ -31,14 +31,15 @@ import operator
 import os
 import signal
 import threading
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 import numpy as np
 
 from .control import Control, ControlError  # noqa: E402 (the control socket's client)
 
 __all__ = ["Chain", "Control", "ControlError", "Error", "check_output", "devices", "filters",
-           "frames", "join", "probe", "reference", "temporal_filters", "transcode", "version"]
+           "frames", "join", "probe", "reference", "reference_stream", "temporal_filters",
+           "transcode", "version"]
 
 
 class Error(Exception):
@@ -183,6 +184,9 @@ _chain_destroy = _declare(_engine, "clv_chain_destroy", None, _P)
 _chain_get_desc = _declare(_engine, "clv_chain_get_desc", _P, _P)
 _chain_run = _declare(_engine, "clv_chain_run", _I, _P, ctypes.POINTER(_Frame),
                       ctypes.POINTER(_Frame), ctypes.c_uint64, _P, _P, _V)
+_chain_cadence = _declare(_engine, "clv_chain_cadence", None, _P, ctypes.POINTER(_I),
+                          ctypes.POINTER(_I))
+_chain_end = _declare(_engine, "clv_chain_end", None, _P)
 _chain_set_param = _declare(_engine, "clv_chain_set_param", _I, _P, _I, ctypes.c_char_p,
                             ctypes.c_char_p, _V)
 _chain_output_size = _declare(_engine, "clv_chain_output_size", _I, _P, ctypes.POINTER(_Size),
@@ -200,6 +204,9 @@ _ref_create = _declare(_engine, "clv_ref_chain_create", _I, _P, ctypes.POINTER(_
 _ref_destroy = _declare(_engine, "clv_ref_chain_destroy", None, _P)
 _ref_run = _declare(_engine, "clv_ref_chain_run", _I, _P, ctypes.POINTER(_Image),
                     ctypes.POINTER(_Image), ctypes.c_uint64)
+_ref_end = _declare(_engine, "clv_ref_chain_end", None, _P)
+_desc_cadence = _declare(_engine, "clv_chain_desc_cadence", _I, _P, ctypes.POINTER(_I),
+                         ctypes.POINTER(_I), _V)
 _libc = ctypes.CDLL(None)
 _free = _declare(_libc, "free", None, _P)
 
@@ -476,6 +483,11 @@ class Chain(_Owner):
     `clvid transcode` gives for the same picture. order="bgr" takes and gives
     OpenCV's channel order. Alpha passes through unchanged.
 
+    A chain with a deinterlacer (yadif, bwdif) makes each frame from the
+    frames before and after it: chain(img) refuses it, and
+    chain.stream(pictures) filters a sequence (frame for frame, or two per
+    frame with mode send_field), the last frames given at its end.
+
     close() (or leaving a `with` block) frees the device objects; after it
     every method and property raises ValueError, and repr says closed. A
     Chain cannot be copied or pickled: make another from chain.text."""
@@ -601,9 +613,77 @@ class Chain(_Owner):
         if err:
             _raise(err, msg, usage=True)
 
+    @property
+    def cadence(self) -> Tuple[int, int]:
+        """(delay, rate): the frames the output lags behind (1 with a
+        deinterlacer) and the frames out per frame in (2: send_field)."""
+        delay, rate = _I(), _I()
+        with self._open():
+            _chain_cadence(self._chain, ctypes.byref(delay), ctypes.byref(rate))
+        return delay.value, rate.value
+
     def __call__(self, img: np.ndarray, frame_index: Optional[int] = None) -> np.ndarray:
         """Filters one picture. frame_index (default: one more than the last
         call's) feeds the filters that vary per frame (noise)."""
+        delay, rate = self.cadence
+        if delay or rate != 1:
+            raise ValueError("clvid: %s makes a frame from the ones before and after it (a "
+                             "deinterlacer): filter a sequence with chain.stream(pictures)"
+                             % self.text)
+        return self._run(img, frame_index)
+
+    def stream(self, pictures: Iterable[np.ndarray],
+               frame_index: Optional[int] = None) -> Iterator[np.ndarray]:
+        """Filters a sequence of pictures, yielding the frames out in order:
+        one per picture, or with a deinterlacer's send_field two (one per
+        field); a deinterlacer's output lags a picture behind, and the last
+        comes once the sequence ends. Any chain streams (without a
+        deinterlacer, as calls). frame_index: the first run's (default: as
+        chain(img)); each run counts one. After a stream with a
+        deinterlacer the chain starts afresh for the next."""
+        delay, rate = self.cadence
+        index = None if frame_index is None else _frame_index(frame_index)
+        runs, last = 0, None
+        for img in pictures:
+            for _ in range(rate):
+                out = self._run(img, index)
+                index = None
+                if runs >= delay * rate:
+                    yield out
+                runs += 1
+            last = img
+        if not delay or last is None:
+            return
+        with self._open():
+            for chain in (self._chain, self._chain16):
+                if chain:
+                    _chain_end(chain)
+        try:
+            for _ in range(delay * rate):
+                yield self._run(last, None)
+        finally:
+            self._restart()
+
+    def _restart(self) -> None:
+        """The chains again from their descriptions (the values set kept):
+        what a deinterlacer held and its end are forgotten."""
+        msg = _Msg()
+        with self._open():
+            for name in ("_chain", "_chain16"):
+                old = getattr(self, name)
+                if not old:
+                    continue
+                new = ctypes.c_void_p()
+                depth = 16 if name == "_chain16" else 8
+                err = _chain_create_depth(self._ctx, _chain_get_desc(old), depth,
+                                          ctypes.byref(new), ctypes.byref(msg))
+                if err:
+                    _raise(err, msg)
+                _chain_destroy(old)
+                setattr(self, name, new)
+
+    def _run(self, img: np.ndarray, frame_index: Optional[int]) -> np.ndarray:
+        """One run of the chain on one picture."""
         index = None if frame_index is None else _frame_index(frame_index)
         with self._open():
             order = self._order
@@ -988,6 +1068,58 @@ def check_output(inputs: List[str], output: str, overwrite: bool = False,
                         ctypes.byref(msg))
     if err:
         _raise(err, msg)
+
+
+def reference_stream(text: Optional[str], pictures: Iterable[np.ndarray], frame_index: int = 0,
+                     order: str = "rgb") -> List[np.ndarray]:
+    """The C references over a sequence, as Chain(text).stream(pictures)
+    runs the chain (a deinterlacer's lag, its fields and its end)."""
+    _check_order(order)
+    index = _frame_index(frame_index)
+    desc = _parse(text)
+    delay, rate, msg = _I(), _I(), _Msg()
+    err = _desc_cadence(desc.ptr, ctypes.byref(delay), ctypes.byref(rate), ctypes.byref(msg))
+    if err:
+        _raise(err, msg)
+    ref = ctypes.c_void_p()
+    err = _ref_create(desc.ptr, ctypes.byref(ref))
+    if err == _EINVAL:
+        raise ValueError("clvid: %s has a user kernel (opencl=...), which has no C reference"
+                         % text)
+    if err:
+        raise Error("clvid: cannot set up the reference chain")
+    outs: List[np.ndarray] = []
+
+    def run(rgba, channels):
+        nonlocal index
+        size_in, size_out = _Size(rgba.shape[1], rgba.shape[0], 0, 1), _Size()
+        e = _desc_output_size(desc.ptr, ctypes.byref(size_in), ctypes.byref(size_out),
+                              ctypes.byref(msg))
+        if e:
+            _raise(e, msg)
+        out = np.empty((size_out.height, size_out.width, 4), rgba.dtype)
+        a, b = _image(rgba), _image(out)
+        if _ref_run(ref, ctypes.byref(a), ctypes.byref(b), index):
+            raise Error("clvid: the reference chain failed on a %dx%d picture"
+                        % (rgba.shape[1], rgba.shape[0]))
+        index = (index + 1) & _UINT64_MAX
+        return _from_rgba(out, channels, order)
+    try:
+        runs, last = 0, None
+        for img in pictures:
+            last = _to_rgba(img, order)
+            for _ in range(rate.value):
+                out = run(*last)
+                if runs >= delay.value * rate.value:
+                    outs.append(out)
+                runs += 1
+        if delay.value and last is not None:
+            _ref_end(ref)
+            for _ in range(delay.value * rate.value):
+                outs.append(run(*last))
+        return outs
+    finally:
+        _ref_destroy(ref)
 
 
 def frames(path: str, vf: Optional[str] = None, device: Optional[str] = None,

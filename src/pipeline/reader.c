@@ -26,6 +26,18 @@ struct clv_reader {
     uint64_t submitted;
     uint64_t first_index; /* the first frame's index (options->first_frame_index) */
     int eof;
+    /* A chain that holds frames back (a deinterlacer, clv_chain_cadence):
+     * its output lags by delay frames and it makes rate of each (2: a
+     * frame per field). Each frame is submitted rate times (owed: the
+     * runs still due for the last one; a field's second run reads what
+     * the deinterlacer kept, not the slot), the first delay * rate
+     * outputs are dropped, and at the end the chain is told and run
+     * delay * rate more times (flush) on whatever the slot holds, which
+     * the deinterlacer does not read then either. frames: the frames in;
+     * last_seconds: the last two frames' times, for the flush's. */
+    int delay, rate, owed, flush;
+    uint64_t frames;
+    double last_seconds[2];
 };
 
 void clv_reader_close(clv_reader *r)
@@ -71,6 +83,7 @@ static int open_stage(clv_reader *r, const clv_transcode_options *o, const clv_c
         (err = clv_stage_create(r->ctx, &so, r->chain, &r->stage, msg)))
         return err;
     clv_stage_output_size(r->stage, &r->width, &r->height);
+    clv_chain_cadence(r->chain, &r->delay, &r->rate);
     return 0;
 }
 
@@ -119,10 +132,55 @@ void clv_reader_size(const clv_reader *r, int *width, int *height)
     *height = r->height;
 }
 
+/* Submits the stage's input slot as it is, at time `seconds`: a run that
+ * reads what the chain holds rather than the slot. */
+static int submit_again(clv_reader *r, double seconds, clv_msg *msg)
+{
+    uint64_t index = r->first_index + r->submitted;
+    r->seconds[index % RING] = seconds;
+    int err = clv_stage_submit(r->stage, index, msg);
+    if (!err)
+        r->submitted++;
+    return err;
+}
+
+/* The end of the input: the chain flushes the frames it holds, at the
+ * times after the last, a step on (the step from the frame before, as
+ * ffmpeg's yadif and bwdif; a frame's duration after a single frame). */
+static void input_ended(clv_reader *r)
+{
+    r->eof = 1;
+    if (!r->delay || !r->frames)
+        return;
+    clv_chain_end(r->chain);
+    r->flush = r->delay * r->rate;
+}
+
+static double flush_seconds(const clv_reader *r)
+{
+    const double step = r->frames > 1 ? r->last_seconds[1] - r->last_seconds[0] : 0;
+    return r->last_seconds[1] + (step > 0 ? step : 1.0 / 25);
+}
+
 /* Sends decoded frames into the stage while it has room. */
 static int fill(clv_reader *r, clv_msg *msg)
 {
-    while (!r->eof && clv_stage_input(r->stage)) {
+    while (clv_stage_input(r->stage)) {
+        int err = 0;
+        if (r->owed > 0) { /* the last frame's second field */
+            r->owed--;
+            if ((err = submit_again(r, r->last_seconds[1], msg)))
+                return err;
+            continue;
+        }
+        if (r->eof) {
+            if (r->flush <= 0)
+                return 0;
+            r->flush--;
+            if ((err = submit_again(r, flush_seconds(r), msg)))
+                return err;
+            continue;
+        }
         int kind;
         void *item;
         /* Wait for a frame only when the stage has nothing to give back. */
@@ -130,21 +188,26 @@ static int fill(clv_reader *r, clv_msg *msg)
         if (got == 1)
             return 0;
         if (got < 0 || kind == CLV_ITEM_END) {
-            r->eof = 1;
-            return clv_decoder_finish(r->dec, msg);
+            input_ended(r);
+            if ((err = clv_decoder_finish(r->dec, msg)))
+                return err;
+            continue;
         }
         if (kind != CLV_ITEM_FRAME) { /* sound and subtitles: not wanted here */
             clv_item_free(kind, item);
             continue;
         }
         AVFrame *f = item;
-        int err = clv_feed_write(r->feed, f, clv_stage_input(r->stage), msg);
+        err = clv_feed_write(r->feed, f, clv_stage_input(r->stage), msg);
         uint64_t index = r->first_index + r->submitted;
-        r->seconds[index % RING] = (double)f->pts * av_q2d(r->tb);
+        r->last_seconds[0] = r->last_seconds[1];
+        r->last_seconds[1] = r->seconds[index % RING] = (double)f->pts * av_q2d(r->tb);
         av_frame_free(&f);
         if (err || (err = clv_stage_submit(r->stage, index, msg)))
             return err;
         r->submitted++;
+        r->frames++;
+        r->owed = r->rate - 1;
     }
     return 0;
 }
@@ -165,10 +228,20 @@ int clv_reader_next(clv_reader *r, const uint8_t **rgba, double *seconds, clv_ms
     uint64_t index;
     if ((err = clv_stage_output(r->stage, &pixels, &index, msg)))
         return err;
+    const uint64_t dropped = r->first_index + (uint64_t)(r->delay * r->rate);
+    if (index < dropped) { /* no frame yet: the deinterlacer took the first */
+        clv_stage_release(r->stage);
+        return clv_reader_next(r, rgba, seconds, msg);
+    }
     /* The stage's own staging memory, handed out without a copy and kept
      * until the next call. */
     r->holding = 1;
     *rgba = pixels;
-    *seconds = r->seconds[index % RING];
+    /* Frame n's time; at rate 2 its second field's halfway to the next. */
+    const uint64_t j = index - dropped, n = j / (uint64_t)r->rate,
+                   at = r->first_index + n * (uint64_t)r->rate;
+    *seconds = r->seconds[at % RING];
+    if (j % (uint64_t)r->rate)
+        *seconds = (*seconds + r->seconds[(at + (uint64_t)r->rate) % RING]) / 2;
     return 1;
 }

@@ -76,6 +76,11 @@ def test_filter_equals_reference(name, size):
     img = picture(*size)
     if name == "crop" and size[0] == 1:
         pytest.skip("crop=ih-1 of one row is an empty picture (tested as an error)")
+    if chain.cadence != (0, 1):  # a deinterlacer: over a sequence (test_deinterlacer_stream)
+        seq = [img, picture(*size), picture(*size)]
+        assert all(np.array_equal(a, b) for a, b in
+                   zip(list(chain.stream(seq)), clvid.reference_stream(CASES[name], seq)))
+        return
     got = chain(img)
     want_hw = img.shape[:2]
     if name in SIZES:
@@ -109,6 +114,13 @@ def test_filter_at_16_bits(name, size):
     if not deep[name]:
         with pytest.raises(ValueError, match="'%s'.*8 bits only" % name):
             chain(img)
+        return
+    if chain.cadence != (0, 1):  # a deinterlacer: over a sequence
+        seq = [img, picture16(*size, c=img.shape[2])]
+        got = list(chain.stream(seq, frame_index=5))
+        assert all(g.dtype == np.uint16 for g in got) and len(got) == 2 * chain.cadence[1]
+        assert all(np.array_equal(a, b) for a, b in
+                   zip(got, clvid.reference_stream(CASES[name], seq, frame_index=5)))
         return
     got = chain(img, frame_index=5)
     assert got.dtype == np.uint16 and got.shape[2] == img.shape[2], (got.dtype, got.shape)
@@ -220,6 +232,52 @@ def test_frames():
     assert np.array_equal(img[..., 0], img[..., 1]), "gray frames are not gray"
     rgba = next(clvid.frames(SAMPLE, alpha=True, frames=1))[0]
     assert rgba.shape == (720, 1280, 4)
+
+
+@pytest.mark.parametrize("vf, rate", [("bwdif", 2), ("yadif=send_field:bff", 2),
+                                      ("bwdif=send_frame", 1), ("yadif", 1), ("gray", 1)])
+@pytest.mark.parametrize("size", [(1, 1), (3, 2), (17, 9), (360, 641)])
+def test_deinterlacer_stream(vf, rate, size):
+    """Chain.stream over a sequence: a deinterlacer's frames come in order
+    and none is lost (rate per picture, the last at the end), equal to the
+    C references run the same way; the chain starts afresh for the next
+    stream; chain(img) refuses a deinterlacer and says to stream."""
+    chain = clvid.Chain(vf)
+    assert chain.cadence == ((0 if vf == "gray" else 1), rate)
+    seq = [picture(*size, c=3) for _ in range(4)]
+    got = list(chain.stream(seq))
+    want = clvid.reference_stream(vf, seq)
+    assert len(got) == len(want) == rate * len(seq)
+    assert all(np.array_equal(a, b) for a, b in zip(got, want)), vf
+    again = list(chain.stream(iter(seq)))
+    assert all(np.array_equal(a, b) for a, b in zip(again, got)), "the second stream differs"
+    assert list(chain.stream([])) == []
+    one = list(chain.stream(seq[:1]))
+    assert len(one) == rate
+    if vf != "gray":
+        with pytest.raises(ValueError, match="stream"):
+            chain(seq[0])
+        # The deinterlaced frame keeps the rows of its field (here the top,
+        # parity auto) and interpolates the others.
+        field = got[0 if vf != "yadif=send_field:bff" else 1]
+        assert np.array_equal(field[0::2], seq[0][0::2])
+
+
+def test_frames_deinterlaced(tmp_path):
+    """frames() with a deinterlacer: every frame out, two per frame with
+    send_field, at the times of the fields (twice the rate)."""
+    clip = str(tmp_path / "inter.mkv")
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", SAMPLE, "-frames:v", "8", "-vf",
+                    "scale=160:90,tinterlace=interleave_top", "-an", "-c:v", "ffv1", clip],
+                   check=True)
+    plain = list(clvid.frames(clip))
+    for vf, rate in (("bwdif", 2), ("yadif", 1)):
+        got = list(clvid.frames(clip, vf=vf))
+        assert len(got) == rate * len(plain), (vf, len(got))
+        times = [t for _, t in got]
+        step = (plain[1][1] - plain[0][1]) / rate
+        assert all(abs(b - a - step) < 2e-3 for a, b in zip(times, times[1:])), (vf, times)
+        assert abs(times[0] - plain[0][1]) < 1e-6
 
 
 def test_transcode_progress_and_stop(tmp_path):
