@@ -55,6 +55,12 @@ struct _GstClvidFilter {
     int width, height;         /* the input caps' */
     int out_width, out_height; /* the output caps' (the chain's size of the input's) */
     guint64 frames;
+    /* A chain that holds a frame back (a deinterlacer, clv_chain_cadence):
+     * the submit index its stream began at (its first `delay` outputs are
+     * no frames: dropped), and whether it must be built afresh before the
+     * next buffer (its stream ended: EOS, new caps, a flush). */
+    guint64 chain_from;
+    gboolean restart;
     clv_stage_times mark; /* for kernel_ms */
     char cache_dir[1024];
 };
@@ -177,6 +183,16 @@ static clv_chain *build_chain(GstClvidFilter *self, const char *text, clv_msg *m
     clv_chain_desc_destroy(desc);
     if (err)
         return NULL;
+    int delay, rate;
+    clv_chain_cadence(chain, &delay, &rate);
+    if (rate != 1) {
+        clv_chain_destroy(chain);
+        snprintf(msg->text, sizeof msg->text,
+                 "a deinterlacer's mode send_field makes two frames of each buffer, which "
+                 "clvidfilter does not do: use mode=send_frame (bwdif=send_frame, "
+                 "yadif=send_frame)");
+        return NULL;
+    }
     /* kernel-ms reads the stage's times only: no per-filter events, and a
      * filter that can run inside the conversions on a CPU does (equalize
      * between I420 or NV12 buffers). */
@@ -243,6 +259,8 @@ static gboolean start(GstBaseTransform *trans)
         return FALSE;
     }
     GST_INFO_OBJECT(self, "chain '%s'", text);
+    self->chain_from = self->frames;
+    self->restart = FALSE;
     g_mutex_lock(&self->lock);
     self->used_text = text;
     g_mutex_unlock(&self->lock);
@@ -386,6 +404,16 @@ static GstCaps *transform_caps(GstBaseTransform *trans, GstPadDirection directio
 }
 
 static void set_rate(GstClvidFilter *self, clv_chain *chain);
+static GstFlowReturn flush_chain(GstClvidFilter *self);
+
+/* The frames a chain's output lags behind its input (1: a deinterlacer). */
+static int chain_delay(const clv_chain *chain)
+{
+    int delay = 0, rate = 1;
+    if (chain)
+        clv_chain_cadence(chain, &delay, &rate);
+    return delay;
+}
 
 static gboolean set_info(GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *in_info,
                          GstCaps *outcaps, GstVideoInfo *out_info)
@@ -541,14 +569,17 @@ static void update_chain(GstClvidFilter *self)
         return;
     }
     int resized = size.width != self->out_width || size.height != self->out_height;
-    /* Another size: the buffers in flight go out at the old one first. */
-    if (resized)
-        drain(self);
+    /* Another size: the buffers in flight go out at the old one first;
+     * a deinterlacer gives the frame it holds. */
+    if (resized || chain_delay(self->chain))
+        flush_chain(self);
     /* clv_chain_destroy waits for the queue: frames still in flight with the
      * old chain finish before it goes. */
     clv_stage_set_chain(self->stage, chain);
     clv_chain_destroy(self->chain);
     self->chain = chain;
+    self->chain_from = self->frames;
+    self->restart = FALSE;
     g_mutex_lock(&self->lock);
     g_free(self->used_text);
     self->used_text = text;
@@ -639,6 +670,27 @@ static void update_kernel_ms(GstClvidFilter *self)
     }
 }
 
+/* A deinterlacer whose stream ended, built again from its text: it starts
+ * a new stream at the next buffer (one that cannot be built leaves the old,
+ * which then copies). */
+static void restart_chain(GstClvidFilter *self)
+{
+    self->restart = FALSE;
+    g_mutex_lock(&self->lock);
+    gchar *text = g_strdup(self->used_text);
+    g_mutex_unlock(&self->lock);
+    clv_msg msg = {{0}};
+    clv_chain *chain = text ? build_chain(self, text, &msg) : NULL;
+    g_free(text);
+    if (!chain)
+        return;
+    set_rate(self, chain);
+    clv_stage_set_chain(self->stage, chain);
+    clv_chain_destroy(self->chain);
+    self->chain = chain;
+    self->chain_from = self->frames;
+}
+
 /* Buffers go into the stage as they come and come out `depth` buffers later
  * (GstBaseTransform's submit_input_buffer / generate_output): on a GPU the
  * next buffer's upload and copies overlap this one's kernels. The held input
@@ -650,6 +702,8 @@ static GstFlowReturn submit_input_buffer(GstBaseTransform *trans, gboolean disco
     GstClvidFilter *self = GST_CLVID_FILTER(trans);
     GstVideoFilter *video = GST_VIDEO_FILTER(trans);
     GstFlowReturn ret = self->stage ? GST_FLOW_OK : GST_FLOW_NOT_NEGOTIATED;
+    if (self->stage && self->restart)
+        restart_chain(self);
     if (self->stage)
         update_chain(self);
     uint8_t *slot = ret == GST_FLOW_OK ? clv_stage_input(self->stage) : NULL;
@@ -683,20 +737,27 @@ static GstFlowReturn generate_output(GstBaseTransform *trans, GstBuffer **outbuf
     GstClvidFilter *self = GST_CLVID_FILTER(trans);
     GstVideoFilter *video = GST_VIDEO_FILTER(trans);
     *outbuf = NULL;
-    guint held = g_queue_get_length(&self->held);
-    /* Out when `depth` are held, or when the stage wants one taken before
-     * the next goes in (several devices: the one due is busy). */
-    if (held == 0 || (held < (guint)self->depth && !self->draining && clv_stage_input(self->stage)))
+    int pending = self->stage ? clv_stage_pending(self->stage) : 0;
+    /* Out when `depth` are in the stage, or when the stage wants one taken
+     * before the next goes in (several devices: the one due is busy). */
+    if (pending == 0 || (pending < self->depth && !self->draining && clv_stage_input(self->stage)))
         return GST_FLOW_OK;
-    GstBuffer *input = g_queue_pop_head(&self->held);
     const uint8_t *result = NULL;
     uint64_t index = 0;
     clv_msg msg = {{0}};
     if (clv_stage_output(self->stage, &result, &index, &msg)) {
         GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("clvidfilter: %s", msg.text), (NULL));
-        gst_buffer_unref(input);
         return GST_FLOW_ERROR;
     }
+    /* A deinterlacer's first output is no frame: it took the first buffer
+     * (whose timestamps the next output carries). */
+    if ((index >= self->chain_from &&
+         index < self->chain_from + (guint64)chain_delay(self->chain)) ||
+        g_queue_is_empty(&self->held)) {
+        clv_stage_release(self->stage);
+        return GST_FLOW_OK;
+    }
+    GstBuffer *input = g_queue_pop_head(&self->held);
     /* The base class's allocation: from the negotiated pool, with the
      * input's timestamps, flags and metadata. */
     GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS(gst_clvid_filter_parent_class)
@@ -722,7 +783,7 @@ static GstFlowReturn drain(GstClvidFilter *self)
 {
     GstFlowReturn ret = GST_FLOW_OK;
     self->draining = TRUE;
-    while (ret == GST_FLOW_OK && !g_queue_is_empty(&self->held)) {
+    while (ret == GST_FLOW_OK && self->stage && clv_stage_pending(self->stage) > 0) {
         GstBuffer *out = NULL;
         ret = generate_output(GST_BASE_TRANSFORM(self), &out);
         if (out)
@@ -732,7 +793,36 @@ static GstFlowReturn drain(GstClvidFilter *self)
     return ret;
 }
 
-/* Drops the buffers in flight (a flush, a stop). */
+/* The end of a stream (EOS, new caps, another chain): a chain that holds
+ * a frame back is told and runs once more per frame held, on whatever the
+ * slot holds (the deinterlacer reads the frame it kept), then every buffer
+ * in the stage is pushed; it is built afresh for the next buffer. */
+static GstFlowReturn flush_chain(GstClvidFilter *self)
+{
+    const int delay = chain_delay(self->chain);
+    if (!self->stage || !delay || self->frames <= self->chain_from || self->restart)
+        return drain(self);
+    clv_chain_end(self->chain);
+    GstFlowReturn ret = GST_FLOW_OK;
+    for (int i = 0; ret == GST_FLOW_OK && i < delay; i++) {
+        self->draining = TRUE;
+        while (ret == GST_FLOW_OK && !clv_stage_input(self->stage)) {
+            GstBuffer *out = NULL;
+            ret = generate_output(GST_BASE_TRANSFORM(self), &out);
+            if (out)
+                ret = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), out);
+        }
+        self->draining = FALSE;
+        clv_msg msg = {{0}};
+        if (ret == GST_FLOW_OK && clv_stage_submit(self->stage, self->frames++, &msg)) {
+            GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("clvidfilter: %s", msg.text), (NULL));
+            ret = GST_FLOW_ERROR;
+        }
+    }
+    self->restart = TRUE;
+    return ret == GST_FLOW_OK ? drain(self) : ret;
+}
+
 /* Never called (generate_output makes the output); its presence tells
  * GstVideoFilter that the element writes a new buffer rather than filtering
  * in place. */
@@ -744,17 +834,23 @@ static GstFlowReturn transform_frame(GstVideoFilter *filter, GstVideoFrame *in, 
     return GST_FLOW_NOT_SUPPORTED;
 }
 
+/* Drops the buffers in flight (a flush, a stop); a deinterlacer forgets
+ * the frames it holds (built afresh for the next buffer). */
 static void discard(GstClvidFilter *self)
 {
     GstBuffer *b;
-    while ((b = g_queue_pop_head(&self->held))) {
+    while ((b = g_queue_pop_head(&self->held)))
+        gst_buffer_unref(b);
+    while (self->stage && clv_stage_pending(self->stage) > 0) {
         const uint8_t *px;
         uint64_t index;
         clv_msg msg;
-        if (self->stage && clv_stage_output(self->stage, &px, &index, &msg) == 0)
-            clv_stage_release(self->stage);
-        gst_buffer_unref(b);
+        if (clv_stage_output(self->stage, &px, &index, &msg))
+            break;
+        clv_stage_release(self->stage);
     }
+    if (chain_delay(self->chain))
+        self->restart = TRUE;
 }
 
 static gboolean sink_event(GstBaseTransform *trans, GstEvent *event)
@@ -763,6 +859,8 @@ static gboolean sink_event(GstBaseTransform *trans, GstEvent *event)
     switch (GST_EVENT_TYPE(event)) {
     case GST_EVENT_EOS:
     case GST_EVENT_CAPS:
+        flush_chain(self);
+        break;
     case GST_EVENT_SEGMENT:
         drain(self);
         break;
@@ -786,10 +884,11 @@ static gboolean query(GstBaseTransform *trans, GstPadDirection direction, GstQue
         GstClockTime min, max;
         const GstVideoInfo *info = &GST_VIDEO_FILTER(trans)->in_info;
         gst_query_parse_latency(q, &live, &min, &max);
+        /* A deinterlacer holds one more. */
+        const int frames = self->depth - 1 + chain_delay(self->chain);
         GstClockTime extra =
-            info->fps_n > 0 && self->depth > 1
-                ? gst_util_uint64_scale_int((guint64)(self->depth - 1) * GST_SECOND, info->fps_d,
-                                            info->fps_n)
+            info->fps_n > 0 && frames > 0
+                ? gst_util_uint64_scale_int((guint64)frames * GST_SECOND, info->fps_d, info->fps_n)
                 : 0;
         gst_query_set_latency(q, live, min + extra,
                               GST_CLOCK_TIME_IS_VALID(max) ? max + extra : max);

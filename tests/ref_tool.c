@@ -5,7 +5,10 @@
  * host's order: rgba64le on little-endian hosts) and every filter runs its
  * 16-bit definition. CLVID_REF_COLOR=TRANSFER:PRIMARIES:PEAK (pq, hlg,
  * bt709 or linear; bt2020 or bt709; cd/m2; an empty or missing field:
- * unknown) says what the input's pixels mean (tonemap reads it). */
+ * unknown) says what the input's pixels mean (tonemap reads it). A chain
+ * with a deinterlacer gives its frames as clvid transcode writes them: each
+ * frame run once per frame out (twice with send_field), the first outputs
+ * (no frames yet) dropped, the last frames flushed at the end. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +77,8 @@ int main(int argc, char **argv)
         clv_chain_desc_destroy(desc);
         return 2;
     }
-    int bad = clv_ref_chain_create(desc, &ref);
+    int delay = 0, rate = 1;
+    int bad = clv_chain_desc_cadence(desc, &delay, &rate, &msg) || clv_ref_chain_create(desc, &ref);
     clv_chain_desc_destroy(desc);
     if (bad || clv_image_alloc_depth(&in, w, h, depth) ||
         clv_image_alloc_depth(&out, out_size.width, out_size.height, depth)) {
@@ -88,19 +92,28 @@ int main(int argc, char **argv)
     if (getenv("CLVID_REF_SIZE")) /* the output's size on stderr, for scripts */
         fprintf(stderr, "%dx%d\n", out_size.width, out_size.height);
     int status = 0;
-    for (int f = 0; f < frames; f++) {
-        if (fread(in.pixels, 1, n, stdin) != n) {
+    uint64_t run = 0;
+    for (int f = 0; f <= frames && !status; f++) {
+        if (f == frames) { /* the end: the frames held */
+            if (!delay || !frames)
+                break;
+            clv_ref_chain_end(ref);
+        } else if (fread(in.pixels, 1, n, stdin) != n) {
             fprintf(stderr, "clvid-ref: frame %d: short input\n", f);
             status = 1;
             break;
         }
-        int err = clv_ref_chain_run(ref, &in, &out, (uint64_t)f);
-        if (err) {
-            fprintf(stderr, "clvid-ref: frame %d at %d bits: %s\n", f, depth, clv_strerror(err));
-            status = 1;
-            break;
+        for (int k = 0; k < (f == frames ? delay * rate : rate); k++, run++) {
+            int err = clv_ref_chain_run(ref, &in, &out, run);
+            if (err) {
+                fprintf(stderr, "clvid-ref: frame %d at %d bits: %s\n", f, depth,
+                        clv_strerror(err));
+                status = 1;
+                break;
+            }
+            if (run >= (uint64_t)(delay * rate))
+                fwrite(out.pixels, 1, n_out, stdout);
         }
-        fwrite(out.pixels, 1, n_out, stdout);
     }
     clv_ref_chain_destroy(ref);
     clv_image_free(&in);
