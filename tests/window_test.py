@@ -288,6 +288,22 @@ def loop_and_end(tmp):
 
 
 @test
+def deinterlacer_frames(tmp):
+    """A deinterlacer in the window (send_frame): every frame shown once, the
+    last given at the end of the input, each at its own time (its frame n
+    comes with frame n + 1); send_field is refused with a clear message."""
+    clip = counting_clip(tmp, seconds=1)
+    st = os.path.join(tmp, "stats.txt")
+    for vf in ("yadif", "bwdif=send_frame", "sharpen,yadif=send_frame:bff"):
+        play(clip, "-vf", vf, "--untimed", "--autoexit", "--stats", st)
+        s = stats(st)
+        check(s["frames_shown"] == "25" and s["last_frame"] == "24", "%s: %s" % (vf, s))
+    p = play(clip, "-vf", "bwdif", "--autoexit", expect=2)
+    check("send_field" in p.stderr and "send_frame" in p.stderr, "bwdif's send_field: %s"
+          % p.stderr)
+
+
+@test
 def timed_playback(tmp):
     """With sound, frames follow the audio clock: 60 frames of 30 fps take
     about two seconds, not less (the pace, not a speed figure)."""

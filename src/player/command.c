@@ -144,6 +144,18 @@ static int compare_on(clv_player *p, clv_msg *msg)
     return 0;
 }
 
+int clv_player_check_cadence(const clv_chain_desc *desc, clv_msg *msg)
+{
+    int delay, rate;
+    int err = clv_chain_desc_cadence(desc, &delay, &rate, msg);
+    if (!err && rate != 1)
+        err = clv_io_fail(msg, CLV_EOPTION,
+                          "a deinterlacer's mode send_field makes two frames of each one, which "
+                          "the window does not show: use mode=send_frame (bwdif=send_frame, "
+                          "yadif=send_frame); clvid transcode writes send_field");
+    return err;
+}
+
 static int has_tonemap(const clv_chain_desc *d)
 {
     for (int i = 0; i < clv_chain_desc_count(d); i++)
@@ -156,6 +168,9 @@ int clv_player_chain_create(clv_player *p, const clv_chain_desc *desc, clv_chain
                             clv_msg *msg)
 {
     *added = 0;
+    int err = clv_player_check_cadence(desc, msg);
+    if (err)
+        return err;
     if (!p->tonemap || has_tonemap(desc))
         return clv_chain_create_depth(p->ctx, desc, p->depth, out, msg);
     char text[16384];
@@ -164,7 +179,7 @@ int clv_player_chain_create(clv_player *p, const clv_chain_desc *desc, clv_chain
     snprintf(text + n, sizeof text - n, "%stonemap=bt2390",
              n ? "," : ""); /* mpv's and libplacebo's default curve */
     clv_chain_desc *d = NULL;
-    int err = clv_chain_parse(text, &d, msg);
+    err = clv_chain_parse(text, &d, msg);
     if (!err)
         err = clv_chain_create_depth(p->ctx, d, p->depth, out, msg);
     clv_chain_desc_destroy(d);

@@ -93,7 +93,7 @@ static int seek(clv_player *p, double seconds, clv_msg *msg)
         clv_audio_flush(p->audio);
     if (p->snd)
         clv_sound_clear(p->snd);
-    p->eof = p->end_popped = 0;
+    p->eof = p->end_popped = p->flushed = 0;
     p->clock_running = 0;
     p->paused_at = seconds;
     /* Show the frame sought to even when paused. */
@@ -228,6 +228,51 @@ static int refilter(clv_player *p, clv_msg *msg)
     return err;
 }
 
+/* The frames a deinterlacer (send_frame) in the chain shown lags behind. */
+static int chain_delay(const clv_player *p)
+{
+    int delay = 0, rate = 1;
+    if (p->active)
+        clv_chain_cadence(p->active, &delay, &rate);
+    return delay;
+}
+
+/* The input frame whose result comes out next (its time, its pts): a
+ * deinterlacer's frame n comes with frame n + 1. */
+static uint64_t out_input(const clv_player *p)
+{
+    const uint64_t delay = (uint64_t)chain_delay(p);
+    return p->taken >= delay ? p->taken - delay : 0;
+}
+
+/* The input ended with a deinterlacer shown (send_frame): its frame n
+ * comes with frame n + 1, so the last frame is sent again (as ffmpeg's
+ * yadif takes the last frame for its own next) and shown a frame's time
+ * after it. Returns 1 when it was sent. */
+static int flush_held(clv_player *p, clv_msg *msg)
+{
+    if (!chain_delay(p) || p->flushed || p->submitted == 0 || p->a.io.live)
+        return 0;
+    p->flushed = 1;
+    uint64_t last = p->submitted - 1;
+    AVFrame *f = p->sent[last % CLV_PLAYER_INPUTS];
+    if (!f)
+        return 0;
+    p->ring[p->submitted % CLV_PLAYER_RING] = p->ring[last % CLV_PLAYER_RING] + 1.0 / p->fps;
+    p->ring_pts[p->submitted % CLV_PLAYER_RING] = p->ring_pts[last % CLV_PLAYER_RING];
+    p->ring_read[p->submitted % CLV_PLAYER_RING] = 0;
+    int err = clv_feed_write(p->feed, f, clv_stage_input(p->stage), msg);
+    if (!err)
+        err = clv_stage_submit(p->stage, p->submitted, msg);
+    if (!err && p->orig_stage &&
+        !(err = clv_feed_write(p->feed, f, clv_stage_input(p->orig_stage), msg)))
+        err = clv_stage_submit(p->orig_stage, p->submitted, msg);
+    av_frame_free(&p->sent[p->submitted % CLV_PLAYER_INPUTS]);
+    p->sent[p->submitted % CLV_PLAYER_INPUTS] = av_frame_clone(f);
+    p->submitted++;
+    return err ? err : 1;
+}
+
 /* ---- Main loop ------------------------------------------------------------------ */
 
 /* Sends the frame shown (RGBA) to the recording. */
@@ -237,6 +282,8 @@ static int record(clv_player *p, const uint8_t *rgba, int64_t pts, clv_msg *msg)
     return clv_sink_frame(p->sink, rgba, NULL, pts, msg);
 }
 
+/* Shows the oldest result: 0, 1 when it was no frame (a deinterlacer's
+ * first, which took the first frame in), or < 0 on an error. */
 static int show(clv_player *p, clv_msg *msg)
 {
     const uint8_t *filtered, *original = NULL;
@@ -244,6 +291,15 @@ static int show(clv_player *p, clv_msg *msg)
     int err = clv_stage_output(p->stage, &filtered, &index, msg);
     if (err)
         return err;
+    if (p->taken < (uint64_t)chain_delay(p)) {
+        clv_stage_release(p->stage);
+        if (p->orig_stage && clv_stage_pending(p->orig_stage) > 0 &&
+            !clv_stage_output(p->orig_stage, &original, &index, msg))
+            clv_stage_release(p->orig_stage);
+        p->taken++;
+        return 1;
+    }
+    const uint64_t in = out_input(p);
     if (p->orig_stage && clv_stage_pending(p->orig_stage) > 0 &&
         (err = clv_stage_output(p->orig_stage, &original, &index, msg))) {
         clv_stage_release(p->stage);
@@ -267,7 +323,7 @@ static int show(clv_player *p, clv_msg *msg)
         clv_player_notice(p, "%s", line);
     }
     if (p->sink && recordable &&
-        (err = record(p, filtered, p->ring_pts[p->taken % CLV_PLAYER_RING], msg))) {
+        (err = record(p, filtered, p->ring_pts[in % CLV_PLAYER_RING], msg))) {
         clv_stage_release(p->stage);
         if (original)
             clv_stage_release(p->orig_stage);
@@ -276,7 +332,7 @@ static int show(clv_player *p, clv_msg *msg)
     clv_stage_release(p->stage);
     if (original)
         clv_stage_release(p->orig_stage);
-    p->last_pts = p->ring[p->taken % CLV_PLAYER_RING];
+    p->last_pts = p->ring[in % CLV_PLAYER_RING];
     p->taken++;
     if (!p->clock_running) {
         p->clock_running = 1;
@@ -285,7 +341,7 @@ static int show(clv_player *p, clv_msg *msg)
     }
     if (p->presented++ == 0)
         p->first_shown_at = clv_io_seconds();
-    double read = p->ring_read[(p->taken - 1) % CLV_PLAYER_RING];
+    double read = p->ring_read[in % CLV_PLAYER_RING];
     if (read > 0) {
         p->latency_sum += (clv_io_seconds() - read) * 1e3;
         p->latency_count++;
@@ -352,11 +408,16 @@ int clv_player_loop(clv_player *p, clv_msg *msg)
             break;
         int shown = 0;
         if (clv_stage_pending(p->stage) > 0 && (!p->paused || p->step || p->force_show)) {
-            double due = p->ring[p->taken % CLV_PLAYER_RING];
+            double due = p->ring[out_input(p) % CLV_PLAYER_RING];
             double now = p->a.untimed || p->a.io.live || p->paused ? -1 : clv_player_clock(p);
             if (now < 0 || due <= now) {
-                if ((err = show(p, msg)))
+                int r = show(p, msg);
+                if (r < 0) {
+                    err = r;
                     break;
+                }
+                if (r == 1)
+                    continue;
                 p->step = 0;
                 p->force_show = 0;
                 shown = 1;
@@ -367,6 +428,13 @@ int clv_player_loop(clv_player *p, clv_msg *msg)
             }
         }
         if (p->eof && clv_stage_pending(p->stage) == 0) {
+            int r = flush_held(p, msg);
+            if (r < 0) {
+                err = r;
+                break;
+            }
+            if (r)
+                continue;
             if (p->a.loop) {
                 p->seek_to = 0;
                 p->seek_pending = 1;

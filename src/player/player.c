@@ -60,6 +60,8 @@ static int check(clv_player *p, clv_chain_desc **descs, clv_msg *msg)
 {
     for (int i = 0; i < p->a.chain_count; i++) {
         int err = clv_chain_parse(p->a.chains[i], &descs[i], msg);
+        if (!err)
+            err = clv_player_check_cadence(descs[i], msg);
         if (err) {
             clv_msg parsed = *msg;
             return clv_io_fail(msg, err, "-vf: %.1000s", parsed.text);

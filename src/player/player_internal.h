@@ -68,6 +68,7 @@ struct clv_player {
     /* Playback state. */
     int paused, step, eof, quit;
     int end_popped;    /* live: the end was taken from the queue behind a frame */
+    int flushed;       /* the input ended and a deinterlacer's last frame was sent (flush_held) */
     char devices[600]; /* "NAME", or "#1 NAME + #2 NAME" with several */
     int refilter;      /* send the frame shown again (chain or parameter changed) */
     int force_show;    /* show the next result even while paused */
@@ -156,6 +157,12 @@ void clv_player_activate(clv_player *p, clv_chain *chain, int preset, int vf_ind
 int clv_player_preset_chain(clv_player *p, int n, clv_chain **out, clv_msg *msg);
 /* Builds desc at the player's depth; while HDR is shown tone-mapped,
  * `tonemap` goes on its end (*added = 1; not when the chain has its own). */
+/* 0, or CLV_EOPTION with msg for a chain the window cannot show: a
+ * deinterlacer's send_field (two frames of each; the window shows one per
+ * frame in). A deinterlacer's send_frame is shown a frame late (its frame n
+ * comes with frame n + 1; the first frame shown as it is), the last frame
+ * given at the end of the input. */
+int clv_player_check_cadence(const clv_chain_desc *desc, clv_msg *msg);
 int clv_player_chain_create(clv_player *p, const clv_chain_desc *desc, clv_chain **out, int *added,
                             clv_msg *msg);
 /* The parameter the up/down keys move: 1 with its filter and parameter
