@@ -69,3 +69,21 @@ if(status EQUAL 0 OR NOT err MATCHES "bench-clip.rgba: its size is not a whole n
   message(FATAL_ERROR "a partial frame was not refused (${status}):\n${err}")
 endif()
 file(REMOVE ${clip})
+# A deinterlacer: a run per frame out (send_field: two per frame in, the
+# first untimed runs covering its first, frameless outputs), said in the
+# table; two in one chain are refused.
+execute_process(COMMAND ${BENCH} --size 33x17 --frames 3 --warmup 0 --chain bwdif
+                RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT status EQUAL 0 OR NOT out MATCHES "a deinterlacer: a run per frame out \\(send_field")
+  message(FATAL_ERROR "clvid-bench --chain bwdif (${status}):\n${out}\n${err}")
+endif()
+execute_process(COMMAND ${BENCH} --pipeline --size 33x17 --frames 3 --chain yadif --json
+                RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "clvid-bench --pipeline --chain yadif failed (${status}):\n${out}\n${err}")
+endif()
+execute_process(COMMAND ${BENCH} --size 16x16 --chain yadif,bwdif RESULT_VARIABLE status
+                ERROR_VARIABLE err)
+if(status EQUAL 0 OR NOT err MATCHES "both hold frames back")
+  message(FATAL_ERROR "yadif,bwdif: status ${status}, ${err}")
+endif()

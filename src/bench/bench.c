@@ -50,8 +50,11 @@ static void usage(FILE *out)
                  "  --chain CHAIN              filters to time, ffmpeg syntax (default: every "
                  "filter\n"
                  "                             that needs no file, up to a chain's 32)\n"
-                 "  --frames N                 timed frames, the median is reported (default 20)\n"
-                 "  --warmup N                 untimed frames first (default 2)\n"
+                 "  --frames N                 timed frames, the median is reported (default 20;\n"
+                 "                             with a deinterlacer, frames out: send_field runs\n"
+                 "                             twice on each frame in)\n"
+                 "  --warmup N                 untimed frames first (default 2; at least a\n"
+                 "                             deinterlacer's frameless first outputs)\n"
                  "  --shape row|gpu            force a kernel work shape (default: by device "
                  "type)\n"
                  "  --depth 8|16               bits a channel of the chain's frames (default 8;\n"
@@ -259,6 +262,7 @@ typedef struct pipeline_spec {
     clv_pixfmt out_format;
     const uint8_t *picture; /* yuv420p of w x h, or NULL: a hashed pattern */
     int pictures;           /* frames of yuv420p at picture, used in turn */
+    int rate;               /* runs of the chain per frame in (2: a deinterlacer's send_field) */
 } pipeline_spec;
 
 /* Where the submitting thread's time went, ms per timed frame. */
@@ -312,8 +316,9 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, const p
         if (slot) {
             t0 = now_ms();
             copier_copy(&copy, slot,
-                        ps->picture ? ps->picture + (size_t)(submitted % ps->pictures) * size
-                                    : frame,
+                        ps->picture
+                            ? ps->picture + (size_t)(submitted / ps->rate % ps->pictures) * size
+                            : frame,
                         size);
             t1 = now_ms();
             if (clv_stage_submit(stage, (uint64_t)submitted++, msg))
@@ -494,6 +499,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "clvid-bench: --chain is empty; name at least one filter\n");
         return bench_end(desc, NULL, 2);
     }
+    /* A deinterlacer runs once per frame out: twice on each frame in with
+     * send_field (the clip's frames advance every `rate` runs); its first
+     * delay * rate runs (no frame yet) are among the untimed ones. The
+     * figures are per frame out. */
+    int delay = 0, rate = 1;
+    if (clv_chain_desc_cadence(desc, &delay, &rate, &msg)) {
+        fprintf(stderr, "clvid-bench: %s\n", msg.text);
+        return bench_end(desc, NULL, 2);
+    }
+    if (warmup < delay * rate)
+        warmup = delay * rate;
     double setup_start = now_ms();
     clv_context_options opt = {.struct_size = sizeof(clv_context_options),
                                .device = device,
@@ -519,7 +535,7 @@ int main(int argc, char **argv)
             clv_context_destroy(ctx);
             return bench_end(desc, none, 1);
         }
-        pipeline_spec spec = {w, h, frames, writers, out_format, NULL, 0};
+        pipeline_spec spec = {w, h, frames, writers, out_format, NULL, 0, rate};
         uint8_t *picture = NULL;
         if (input) {
             /* Natural pictures, as a decoder's yuv420p frames. */
@@ -766,7 +782,7 @@ int main(int argc, char **argv)
     for (int f = 0; f < warmup + frames; f++) {
         uint64_t t[CLV_CHAIN_MAX];
         if (picture_count > 1) { /* a clip: its frames in turn (the upload is not timed) */
-            clv_image one = clip_frame(pictures, f % picture_count, w, h);
+            clv_image one = clip_frame(pictures, f / rate % picture_count, w, h);
             if (clv_frame_upload(ctx, &src, &one)) {
                 fprintf(stderr, "clvid-bench: cannot upload frame %d of the clip\n", f);
                 goto done;
@@ -804,7 +820,12 @@ int main(int argc, char **argv)
                clv_context_row_shape(ctx) ? "row" : "gpu", frames);
         printf("setup (device, kernels built or loaded from the cache, frames): %.0f ms\n",
                setup_ms);
-        printf("device copy bandwidth (clEnqueueCopyBuffer of a frame): %.2f GB/s\n\n", copy_gbs);
+        printf("device copy bandwidth (clEnqueueCopyBuffer of a frame): %.2f GB/s\n", copy_gbs);
+        if (delay)
+            printf("a deinterlacer: a run per frame out (%s), the times per frame out\n",
+                   rate == 2 ? "send_field: two per frame in, the second from the frames kept"
+                             : "send_frame: one per frame in");
+        printf("\n");
         printf("%-4s %-40s %12s %10s %10s %10s %8s\n", "#", "filter", "median us", "min us",
                "Mpixel/s", "GB/s", "of copy");
     }
