@@ -149,9 +149,10 @@ def _check_chain(chain: Optional[str], whole_files: bool) -> None:
         raise UsageError("-vf: %s" % str(e).splitlines()[0])
     if stateful and not whole_files:
         raise UsageError(
-            "-vf: %s carries its state from frame to frame (the previous palette, or the "
-            "previous frame it reads); segments cannot start mid-video and match one run: use "
-            "clvid transcode on one machine, or clvid-cluster batch over whole files"
+            "-vf: %s carries its state from frame to frame (the previous palette, the "
+            "previous frame it reads, or a deinterlacer's frames before and after each one); "
+            "segments cannot start mid-video and match one run: use clvid transcode on one "
+            "machine, or clvid-cluster batch over whole files"
             % " and ".join(stateful))
 
 

@@ -76,6 +76,9 @@ def test_local_cluster_transcode_equals_one_run(clip, tmp_path):
     assert p.returncode == 1 and "already exists" in p.stderr
     p = cluster("transcode", "-i", str(clip), "-vf", "quantize", "-o", str(tmp_path / "q.mkv"))
     assert p.returncode == 2 and "palette" in p.stderr
+    # A deinterlacer reads the frames before and after: no segments either.
+    p = cluster("transcode", "-i", str(clip), "-vf", "bwdif", "-o", str(tmp_path / "d.mkv"))
+    assert p.returncode == 2 and "deinterlacer" in p.stderr and "batch" in p.stderr
     p = cluster("transcode", "-i", str(clip), "-vf", "medain", "-o", str(tmp_path / "q.mkv"))
     assert p.returncode == 2 and "medain" in p.stderr
 
