@@ -76,7 +76,8 @@ static void usage(FILE *f)
                "                     record the frames shown\n"
                "  --audio DEVICE     record a microphone too (ALSA: default, hw:1, ...)\n"
                "  --audio-format F   its capture format: alsa (default), pulse, oss, lavfi\n"
-               "Press h in the window for the keys.\n");
+               "Keys 1-9 pick presets, shift+1..9 a second bank (blur, unsharp, denoise,\n"
+               "colour); press h in the window for every key.\n");
 }
 
 /* Reads a positive integer, or prints why not and returns -1. */

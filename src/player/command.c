@@ -221,7 +221,7 @@ static int toggle_tonemap(clv_player *p, clv_msg *msg)
         p->vf[i] = made[i];
         p->vf_tonemapped[i] = added[i];
     }
-    for (int i = 0; i < 9; i++) {
+    for (int i = 0; i < CLV_PRESET_COUNT; i++) {
         clv_chain_destroy(p->presets[i]);
         p->presets[i] = NULL;
     }
@@ -241,7 +241,7 @@ static int toggle_tonemap(clv_player *p, clv_msg *msg)
     return 0;
 }
 
-/* Preset `n` (1-9), built the first time it is asked for: the start
+/* Preset `n` (1..CLV_PRESET_COUNT), built the first time it is asked for: the start
  * builds only the chain shown first. From the binary cache a build takes
  * milliseconds; the first run on a machine compiles. */
 int clv_player_preset_chain(clv_player *p, int n, clv_chain **out, clv_msg *msg)

@@ -88,7 +88,7 @@ static void hud_refresh(clv_player *p)
     clock_text(p->duration, total, sizeof total);
     char which[32];
     if (p->preset)
-        snprintf(which, sizeof which, "preset %d", p->preset);
+        snprintf(which, sizeof which, "preset %s", clv_preset_key(p->preset));
     else
         snprintf(which, sizeof which, "-vf %d/%d", p->vf_index + 1, p->a.chain_count);
     clv_color col = clv_feed_color(p->feed);
@@ -152,7 +152,7 @@ static void hud_refresh(clv_player *p)
 
 int clv_player_draw(clv_player *p, uint8_t **capture, int *cw, int *ch)
 {
-    char help[3000];
+    char help[4096];
     clv_view view = {.compare = p->compare, .divider = p->divider};
     if (p->hud && !p->help) {
         /* Text is rendered again only when it changes: four times a second,
@@ -215,5 +215,6 @@ void clv_player_write_stats(clv_player *p)
             clv_reload_error(p->reload, p->active) != NULL, shares, frames,
             p->first_shown_at > 0 ? p->first_shown_at - p->entered_at : -1.0, p->out_w, p->out_h,
             p->rec_skipped, p->depth, p->hdr, p->tonemap);
+    fprintf(f, "preset_key=%s\n", p->preset ? clv_preset_key(p->preset) : "");
     fclose(f);
 }

@@ -369,7 +369,7 @@ int clv_player_run(const clv_player_options *options, const volatile sig_atomic_
     clv_stage_destroy(p->stage);
     clv_stage_destroy(p->orig_stage);
     clv_chain_destroy(p->tonemap_only);
-    for (int i = 0; i < 9; i++)
+    for (int i = 0; i < CLV_PRESET_COUNT; i++)
         clv_chain_destroy(p->presets[i]);
     for (int i = 0; i < CLV_PLAYER_CHAINS; i++)
         clv_chain_destroy(p->vf[i]);

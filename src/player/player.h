@@ -14,7 +14,7 @@
 /* ---- Actions and the keys bound to them ------------------------------ */
 
 typedef enum clv_action {
-    CLV_ACT_PRESET, /* arg: preset number 1..9 */
+    CLV_ACT_PRESET, /* arg: preset number 1..CLV_PRESET_COUNT */
     CLV_ACT_CYCLE,  /* the next -vf chain */
     CLV_ACT_PARAM,  /* arg: +1 / -1 step of the active filter's main parameter */
     CLV_ACT_PAUSE,
@@ -50,9 +50,10 @@ const clv_binding *clv_binding_named(const char *key);
 /* The help screen's text, generated from the table and the presets. */
 void clv_keys_help(char *out, size_t size);
 
-/* The window presets on keys 1-9 (const data): the chain, and which filter
- * of it the up/down keys move (its parameter `param`, by the parameter's
- * own step from the filter's descriptor). */
+/* The window presets (const data): keys 1-9 pick the first bank, shift+1..9
+ * the second. Each is a chain, and which filter of it the up/down keys move
+ * (its parameter `param`, by the parameter's own step from the filter's
+ * descriptor). */
 typedef struct clv_preset {
     const char *name;
     const char *chain;
@@ -60,7 +61,15 @@ typedef struct clv_preset {
     const char *param; /* the parameter's name */
 } clv_preset;
 
-extern const clv_preset clv_presets[9];
+#define CLV_PRESET_BANK 9                      /* presets a bank: keys 1-9 */
+#define CLV_PRESET_COUNT (2 * CLV_PRESET_BANK) /* 1-9, then shift+1..9 */
+
+/* Preset n (1..CLV_PRESET_COUNT) is clv_presets[n - 1]; the second bank
+ * starts at n = CLV_PRESET_BANK + 1. */
+extern const clv_preset clv_presets[CLV_PRESET_COUNT];
+
+/* The key bound to preset n ("3", "shift+3"); "" when none is. */
+const char *clv_preset_key(int n);
 
 /* ---- The player ------------------------------------------------------ */
 

@@ -35,7 +35,7 @@ struct clv_player {
     clv_queue *video_q, *packet_q;
     clv_feed *feed;
     clv_context *ctx;
-    clv_chain *presets[9], *vf[CLV_PLAYER_CHAINS], *active;
+    clv_chain *presets[CLV_PRESET_COUNT], *vf[CLV_PLAYER_CHAINS], *active;
     /* The chains' depth: 16 for an input of more than 8 bits when every
      * -vf chain runs there (the window shows it dithered to 8), else 8. */
     int depth;
@@ -44,7 +44,7 @@ struct clv_player {
     int hdr, tonemap;
     int vf_tonemapped[CLV_PLAYER_CHAINS]; /* vf[i] ends with a tonemap the player added */
     clv_chain *tonemap_only;              /* the compare view's original, tone-mapped */
-    int preset;                           /* 1-9 when a preset is active, else 0 */
+    int preset;                           /* 1..CLV_PRESET_COUNT when one is active, else 0 */
     int vf_index;                         /* the active -vf chain when preset == 0 */
     clv_stage *stage, *orig_stage;        /* filtered; unfiltered for the compare view */
     clv_window *win;
@@ -148,12 +148,13 @@ const clv_binding *clv_player_replay_next(clv_player *p);
 /* Runs the action of binding b. 0, or a CLV_E* code with msg when what it
  * needed could not be built (a preset's chain, the compare view's stage). */
 int clv_player_act(clv_player *p, const clv_binding *b, clv_msg *msg);
-/* Makes chain the one the stage runs (preset 1-9, or 0 and the -vf index). */
 /* The display aspect of the active chain's w x h frames. */
 double clv_player_output_aspect(clv_player *p, int w, int h);
+/* Makes chain the one the stage runs (a preset's number, or 0 and the
+ * -vf index). */
 void clv_player_activate(clv_player *p, clv_chain *chain, int preset, int vf_index);
-/* Preset n (1-9), built the first time it is asked for; *out is the
- * player's. */
+/* Preset n (1..CLV_PRESET_COUNT), built the first time it is asked for;
+ * *out is the player's. */
 int clv_player_preset_chain(clv_player *p, int n, clv_chain **out, clv_msg *msg);
 /* Builds desc at the player's depth; while HDR is shown tone-mapped,
  * `tonemap` goes on its end (*added = 1; not when the chain has its own). */

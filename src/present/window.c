@@ -555,7 +555,9 @@ const char *clv_window_renderer(const clv_window *win)
 }
 
 /* The names --keys and the help use: SDL's key names in lower case, with
- * Escape shortened. */
+ * Escape shortened. Named from the keycode and the shift modifier, never
+ * from the text typed: shift+1 is "shift+1" whatever the layout makes of
+ * it ('!', '"', ...). */
 static void key_name(const SDL_KeyboardEvent *k, char *out, size_t size)
 {
     char name[24];
