@@ -255,6 +255,134 @@ def keys_change_chain(tmp):
 
 
 @test
+def keys_second_bank(tmp):
+    """shift+1..9 pick the second bank of presets (blur, denoise, colour),
+    1..9 stay the first: the chain shown, the preset's number and key, its
+    parameter stepped, and the picture is the transcode path's frame through
+    the bank's chain."""
+    st = os.path.join(tmp, "stats.txt")
+    cases = [
+        ("shift+1", "gblur=sigma=2:steps=1:planes=15:sigmaV=-1", "10", "shift+1"),
+        ("shift+1 up", "gblur=sigma=2.5:steps=1:planes=15:sigmaV=-1", "10", "shift+1"),
+        ("shift+5 down", "nlmeans=s=2.5:p=3:pc=0:r=7:rc=0", "14", "shift+5"),
+        ("shift+8 up", "curves=preset=lighter:", "17", "shift+8"),  # ffmpeg's next curve
+        ("shift+9 5", "median=radius=1", "5", "5"),  # back to the first bank
+        ("shift+2 w", "sharpen", "0", ""),  # and to the -vf chain
+    ]
+    for keys, chain, preset, key in cases:
+        play(sample(), "-vf", "sharpen", "--untimed", "--size", "320x180", "--keys", keys,
+             "--exit-after-frames", "8", "--stats", st)
+        s = stats(st)
+        same = s["chain"] == chain or chain.endswith(":") and s["chain"].startswith(chain)
+        check(same and (s["preset"], s["preset_key"]) == (preset, key),
+              "keys '%s': chain '%s' preset %s (%s), expected '%s' preset %s (%s)"
+              % (keys, s["chain"], s["preset"], s["preset_key"], chain, preset, key))
+    # Every preset of the bank builds and runs (a typo in the table would
+    # fail here, not in a user's window).
+    play(sample(), "--untimed", "--size", "320x180", "--keys",
+         " ".join("shift+%d" % n for n in range(1, 10)), "--exit-after-frames", "12", "--stats",
+         st)
+    check(stats(st)["preset_key"] == "shift+9", "the bank's last preset: %s" % stats(st))
+    shot = os.path.join(tmp, "shot.png")
+    play(sample(), "--untimed", "--no-hud", "--size", "1280x720", "--keys", "shift+1",
+         "--exit-after-frames", "8", "--screenshot", shot, "--stats", st)
+    want = rgba(frame_png(tmp, "gblur=sigma=2", int(stats(st)["last_frame"]), "ref"))
+    d = max_diff(rgba(shot), want, 1280, 0, 1280, 0, 720)
+    print("  shift+1: the window differs from the transcoded gblur=sigma=2 frame by %d" % d)
+    check(d <= TOLERANCE, "shift+1's picture differs from gblur=sigma=2 by %d levels" % d)
+
+
+def x_keyboard():
+    """Xlib and XTest through ctypes, to press keys in the window as a user
+    does (SDL_KEYDOWN with its keycode and modifiers), or None without
+    libXtst."""
+    import ctypes
+    import ctypes.util
+    try:
+        x11 = ctypes.CDLL(ctypes.util.find_library("X11") or "libX11.so.6")
+        xtst = ctypes.CDLL(ctypes.util.find_library("Xtst") or "libXtst.so.6")
+    except OSError:
+        return None
+    x11.XOpenDisplay.restype = ctypes.c_void_p
+    x11.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    x11.XDefaultRootWindow.restype = ctypes.c_ulong
+    x11.XDefaultRootWindow.argtypes = [ctypes.c_void_p]
+    x11.XQueryTree.argtypes = [ctypes.c_void_p, ctypes.c_ulong] + [ctypes.c_void_p] * 4
+    x11.XFetchName.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_void_p]
+    x11.XFree.argtypes = [ctypes.c_void_p]
+    x11.XKeysymToKeycode.restype = ctypes.c_ubyte
+    x11.XKeysymToKeycode.argtypes = [ctypes.c_void_p, ctypes.c_ulong]
+    x11.XStringToKeysym.restype = ctypes.c_ulong
+    x11.XStringToKeysym.argtypes = [ctypes.c_char_p]
+    x11.XSetInputFocus.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_ulong]
+    x11.XSync.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    xtst.XTestFakeKeyEvent.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_int,
+                                       ctypes.c_ulong]
+    return ctypes, x11, xtst
+
+
+@test
+def shift_digit_pressed(tmp):
+    """A real shift+1 (Shift_L held, the 1 key pressed, through XTest) picks
+    the second bank's first preset: the window keys on the keycode and the
+    shift modifier, not on the text typed ('!')."""
+    xk = x_keyboard()
+    if not xk:
+        raise harness.Skip("no libXtst to press keys with")
+    ctypes, x11, xtst = xk
+    dpy = x11.XOpenDisplay(ENV["DISPLAY"].encode())
+    check(dpy, "cannot open the display %s" % ENV["DISPLAY"])
+    st = os.path.join(tmp, "stats.txt")
+    p = subprocess.Popen([ARGS.clvid, "play", sample(), "--loop", "--size", "320x180",
+                          "--stats", st], env=ENV, stderr=subprocess.PIPE, text=True)
+    try:
+        # The window, found by its title once it is mapped (SDL names it).
+        window, deadline = 0, time.time() + 120
+        while not window and time.time() < deadline and p.poll() is None:
+            root, parent = ctypes.c_ulong(), ctypes.c_ulong()
+            children, count = ctypes.POINTER(ctypes.c_ulong)(), ctypes.c_uint()
+            x11.XQueryTree(dpy, x11.XDefaultRootWindow(dpy), ctypes.byref(root),
+                           ctypes.byref(parent), ctypes.byref(children), ctypes.byref(count))
+            for i in range(count.value):
+                name = ctypes.c_char_p()
+                if x11.XFetchName(dpy, children[i], ctypes.byref(name)) and name.value:
+                    if name.value.startswith(b"clvid"):
+                        window = children[i]
+                    x11.XFree(name)
+            if count.value:
+                x11.XFree(children)
+            time.sleep(0.2)
+        check(window, "no clvid window appeared")
+        time.sleep(2)  # mapped and playing (a focus on an unmapped window is an X error)
+        x11.XSetInputFocus(dpy, window, 2, 0)  # RevertToParent, CurrentTime
+
+        def key(name, down):
+            code = x11.XKeysymToKeycode(dpy, x11.XStringToKeysym(name.encode()))
+            xtst.XTestFakeKeyEvent(dpy, code, down, 0)
+            x11.XSync(dpy, 0)
+            time.sleep(0.1)
+        key("Shift_L", 1)
+        key("1", 1)
+        key("1", 0)
+        key("Shift_L", 0)
+        time.sleep(1)
+        key("q", 1)
+        key("q", 0)
+        _, err = p.communicate(timeout=60)
+        check(p.returncode == 0, "clvid play exited %d: %s" % (p.returncode, err))
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    s = stats(st)
+    print("  shift+1 pressed: preset %s (%s), chain %s" % (s["preset"], s["preset_key"],
+                                                         s["chain"]))
+    check(s["preset_key"] == "shift+1" and s["chain"].startswith("gblur=sigma=2:"),
+          "shift+1 pressed: preset %s (%s), chain %s" % (s["preset"], s["preset_key"],
+                                                        s["chain"]))
+
+
+@test
 def pause_step_seek(tmp):
     clip = counting_clip(tmp)
     st = os.path.join(tmp, "stats.txt")
