@@ -8,7 +8,9 @@
  * saturates any delta (|delta| <= CLV_MAXV), so the product is formed only
  * below that (m <= mlim = that / p^2, from the host) and stays under 2^54.
  * unit (scale 1 and a whole delta): isqrt(m) + d / 1000, the same number.
- * The channels the mask leaves out, and alpha, keep the input's value. */
+ * The channels the mask leaves out, and alpha, keep the input's value.
+ * The square roots are isqrt.cl's, shared with prewitt. */
+#include "isqrt.cl"
 
 #define EDGE_Q 1000
 #define EDGE_CAP (2 * CLV_MAXV + 1)
@@ -20,56 +22,14 @@ typedef int edge_m; /* m: at most 2 * (4 * 255)^2 */
 typedef long edge_m; /* at most 2 * (4 * 65535)^2, past 2^31 */
 #endif
 
-/* floor(sqrt(m)) for m < 2^37 (unit): the float root is within 0.11 of
- * sqrt(m) (OpenCL's sqrt is within 3 ulp: 0.094 at 2^18, and m's rounding
- * to a float 0.01 more), so one correction each way. */
-inline int edge_isqrt(edge_m m)
-{
-    edge_m r = (edge_m)sqrt((float)m);
-    r -= r * r > m;
-    r += (r + 1) * (r + 1) <= m;
-    return (int)r;
-}
-
-#if CLV_ROW && defined(cl_khr_fp64)
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-/* floor(sqrt(x)) for x <= EDGE_X_CAP (< 2^54): the double of x is within 2
- * of it and its root within 1e-7 of sqrt(x), so one correction each way,
- * no loop, and it vectorizes. */
-inline ulong edge_isqrt64(ulong x)
-{
-    ulong r = (ulong)sqrt((double)x);
-    r -= r * r > x;
-    r += (r + 1) * (r + 1) <= x;
-    return r;
-}
-#else
-/* floor(sqrt(x)) for x <= EDGE_X_CAP: the float root is within about 30 of
- * sqrt(x), one Newton step on the exact residual within one, and the loops
- * make it exact whatever the device's sqrt. */
-inline ulong edge_isqrt64(ulong x)
-{
-    ulong r = (ulong)sqrt((float)x);
-    if (r) {
-        const long e = (long)(x - r * r);
-        r = (ulong)((long)r + (long)floor((float)e / (float)(2 * r)));
-    }
-    while (r * r > x)
-        --r;
-    while ((r + 1) * (r + 1) <= x)
-        ++r;
-    return r;
-}
-#endif
-
 /* A channel's output from m: see the top. */
 inline int edge_out(edge_m m, ulong p2, ulong mlim, int d, const int unit)
 {
     if (unit)
-        return clamp(edge_isqrt(m) + d / EDGE_Q, 0, CLV_MAXV);
+        return clamp(clv_isqrt(m) + d / EDGE_Q, 0, CLV_MAXV);
     if ((ulong)m > mlim)
         return CLV_MAXV;
-    const int r = (int)edge_isqrt64((ulong)m * p2) + d; /* |r| < 2^28 */
+    const int r = (int)clv_isqrt64((ulong)m * p2) + d; /* |r| < 2^28 */
     const int q = r / EDGE_Q - (r % EDGE_Q < 0);
     return clamp(q, 0, CLV_MAXV);
 }

@@ -2,7 +2,10 @@
  * clamp(floor(sqrt(gx^2 + gy^2) * p / q) + delta), computed exactly as
  * isqrt(m * p^2) / q with integers (scale = p / q, q = 1000). At 16 bits
  * the same on 0-65535 with delta times 257 (the host passes it on the
- * 8-bit scale). */
+ * 8-bit scale). The 16-bit square roots are isqrt.cl's (shared with sobel
+ * and roberts); the 8-bit kernels keep their own, fitted to their smaller
+ * range. */
+#include "isqrt.cl"
 
 #if CLV_DEPTH == 8
 
@@ -218,48 +221,6 @@ __kernel void prewitt_yuv(CLV_FUSED_ARGS, ulong p2, int delta)
 #define PREWITT_CAP 131071
 #define PREWITT_X_CAP ((ulong)(PREWITT_CAP * PREWITT_Q) * (ulong)(PREWITT_CAP * PREWITT_Q))
 
-/* floor(sqrt(m)) for m < 2^37 (scale = 1): the float root is within 0.11 of
- * sqrt(m) (3 ulp at 2^18 are 0.094, the rounding of m 0.01 more), so one
- * correction each way. */
-inline int prewitt_isqrt(ulong m)
-{
-    ulong r = (ulong)sqrt((float)m);
-    r -= r * r > m;
-    r += (r + 1) * (r + 1) <= m;
-    return (int)r;
-}
-
-#if CLV_ROW && defined(cl_khr_fp64)
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-/* floor(sqrt(x)) for x <= PREWITT_X_CAP (< 2^54): the double of x is within
- * 2 of it and its root within 1e-7 of sqrt(x), so one correction each way,
- * no loop, and it vectorizes. */
-inline ulong prewitt_isqrt64(ulong x)
-{
-    ulong r = (ulong)sqrt((double)x);
-    r -= r * r > x;
-    r += (r + 1) * (r + 1) <= x;
-    return r;
-}
-#else
-/* floor(sqrt(x)) for x <= PREWITT_X_CAP: the float root is within about 30
- * of sqrt(x), one Newton step on the exact residual (in float) within one,
- * and the loops make it exact whatever the device's sqrt. */
-inline ulong prewitt_isqrt64(ulong x)
-{
-    ulong r = (ulong)sqrt((float)x);
-    if (r) {
-        const long e = (long)(x - r * r);
-        r = (ulong)((long)r + (long)floor((float)e / (float)(2 * r)));
-    }
-    while (r * r > x)
-        --r;
-    while ((r + 1) * (r + 1) <= x)
-        ++r;
-    return r;
-}
-#endif
-
 /* The limit on m for scale p2 (in millionths). */
 inline ulong prewitt_mlim(ulong p2)
 {
@@ -273,9 +234,9 @@ inline ushort prewitt_out(int gx, int gy, ulong p2, ulong mlim, int delta, const
     const ulong m = (ulong)((long)gx * gx + (long)gy * gy);
     int mag;
     if (unit)
-        mag = prewitt_isqrt(m);
+        mag = clv_isqrt((long)m);
     else
-        mag = m > mlim ? PREWITT_CAP : (int)(prewitt_isqrt64(m * p2) / PREWITT_Q);
+        mag = m > mlim ? PREWITT_CAP : (int)(clv_isqrt64(m * p2) / PREWITT_Q);
     return convert_ushort_sat(mag + delta);
 }
 

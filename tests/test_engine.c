@@ -174,6 +174,31 @@ static int build_gray_with(int expect, const char *cache, const char *kernels, l
     return err;
 }
 
+/* Builds chain on the test device with this cache and kernel directory;
+ * the build's error code. */
+static int build_chain_in(const char *text, const char *cache, const char *kernels)
+{
+    clv_context_options opt = {.struct_size = sizeof(clv_context_options),
+                               .device = test_device(),
+                               .cache_every_driver = 1,
+                               .cache_dir = cache,
+                               .kernel_dir = kernels};
+    clv_context *ctx = NULL;
+    clv_chain_desc *desc = NULL;
+    clv_chain *chain = NULL;
+    clv_msg msg = {{0}};
+    int err = clv_context_create(&opt, &ctx, &msg);
+    if (!err)
+        err = clv_chain_parse(text, &desc, &msg);
+    if (!err)
+        err = clv_chain_create(ctx, desc, &chain, &msg);
+    CHECK(err == 0, "building %s: %s", text, msg.text);
+    clv_chain_desc_destroy(desc);
+    clv_chain_destroy(chain);
+    clv_context_destroy(ctx);
+    return err;
+}
+
 static void copy_file(const char *from, const char *to, const char *append)
 {
     FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
@@ -305,6 +330,27 @@ int test_program_cache(void)
     snprintf(where, sizeof where, "point.cl:%d:", lines + 2);
     CHECK(strstr(log.text, where) != NULL, "the log does not name %s:\n%s", where, log.text);
     remove(to);
+
+    /* A file that a program includes is part of its key: sobel's program
+     * (cl/edge.cl) gets a new entry when cl/isqrt.cl, which it includes,
+     * changes, though edge.cl itself did not. */
+    static const char *const edge_parts[] = {"edge.cl", "isqrt.cl"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(from, sizeof from, "%s/cl/%s", CLVID_SOURCE_DIR, edge_parts[i]);
+        snprintf(to, sizeof to, "%s/%s", kdir, edge_parts[i]);
+        copy_file(from, to, NULL);
+    }
+    build_chain_in("sobel", dir, kdir);
+    CHECK(count_files(dir, "edge-", NULL, 0) == 1, "%d entries for edge.cl",
+          count_files(dir, "edge-", NULL, 0));
+    copy_file(from, to, "\n/* changed */\n");
+    build_chain_in("sobel", dir, kdir);
+    CHECK(count_files(dir, "edge-", NULL, 0) == 2,
+          "a change in the included isqrt.cl reused the old entry");
+    for (int i = 0; i < 2; i++) {
+        snprintf(to, sizeof to, "%s/%s", kdir, edge_parts[i]);
+        remove(to);
+    }
     for (int i = 0; i < 2; i++) {
         snprintf(to, sizeof to, "%s/%s", kdir, parts[i]);
         remove(to);
