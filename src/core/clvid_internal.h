@@ -495,6 +495,21 @@ static inline int clv__floor_div(int a, int b)
     return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
+/* floor(sqrt(x)) by bisection: the plain definition, the references' for
+ * cl/isqrt.cl's roots (prewitt, sobel, roberts). */
+static inline uint64_t clv__isqrt64(uint64_t x)
+{
+    uint64_t lo = 0, hi = 1ull << 32;
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (mid * mid <= x)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* BT.601 luma in fixed point, as OpenCV's BGR2GRAY. */
 static inline int clv__gray(const uint8_t *p)
 {

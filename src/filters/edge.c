@@ -53,20 +53,6 @@ static int edge_run(void *state, const clv_launch *l)
     return err ? err : clv__launch_pixels(l, k, l->width, l->height);
 }
 
-/* floor(sqrt(x)) by bisection: the plain definition. */
-static uint64_t isqrt64(uint64_t x)
-{
-    uint64_t lo = 0, hi = 1ull << 32;
-    while (hi - lo > 1) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (mid * mid <= x)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 static int edge_reference(const clv_value *v, const clv_image *src, clv_image *dst, int roberts)
 {
     const int maxv = clv__maxv(src), sel = edge_sel(v[EDGE_PLANES].i);
@@ -96,7 +82,7 @@ static int edge_reference(const clv_value *v, const clv_image *src, clv_image *d
                 const uint64_t m = (uint64_t)(gx * gx + gy * gy);
                 int out = maxv;
                 if (m <= a.mlim) {
-                    const int r = (int)isqrt64(m * a.p2) + a.d;
+                    const int r = (int)clv__isqrt64(m * a.p2) + a.d;
                     out = clv__clamp(clv__floor_div(r, EDGE_Q), 0, maxv);
                 }
                 clv__put(dst, x, y, c, out);

@@ -61,20 +61,6 @@ static int run_yuv(void *state, const clv_launch *l, const clv__yuv_io *io)
     return err ? err : clv__run_fused(l, io, s->fused, 1, &s->rows, "prewitt");
 }
 
-/* floor(sqrt(x)) by bisection: the plain definition. */
-static uint64_t isqrt64(uint64_t x)
-{
-    uint64_t lo = 0, hi = 1ull << 32;
-    while (hi - lo > 1) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (mid * mid <= x)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* A magnitude of 2 * maxv + 1 or more (511, 131071) saturates any delta, so
  * m * p^2 is formed only where it is at most (that * 1000)^2, within 64 bits
  * at 16 bits too (m reaches 2 * (3 * 65535)^2, p^2 4.1e9). */
@@ -97,7 +83,7 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
                           clv__get_clamped(src, x + k, y - 1, c);
                 }
                 uint64_t m = (uint64_t)(gx * gx + gy * gy);
-                uint64_t mag = p2 && m > x_cap / p2 ? cap : isqrt64(m * p2) / PREWITT_Q;
+                uint64_t mag = p2 && m > x_cap / p2 ? cap : clv__isqrt64(m * p2) / PREWITT_Q;
                 if (mag > cap)
                     mag = cap;
                 clv__put(dst, x, y, c, clv__clamp((int)mag + delta, 0, maxv));
