@@ -4,11 +4,15 @@
 // -lnppicc -lnppig -lnppc). NPP's filters take no border: the region is the
 // frame less the mask's border, a little less work than clvid's. The
 // resizes (nppiResize_8u_C4R, 4K <-> 1080p whatever the size asked) print
-// "npp_us": null and NPP's status when NPP refuses one.
+// "npp_us": null and NPP's status when NPP refuses one. The bilateral
+// (nppiFilterBilateralGaussBorder_8u_C3R: NPP has C1 and C3, no C4) runs on
+// the frame's R, G, B packed as 3 bytes a pixel, which is what clvid's
+// bilateral filters (its alpha passes through).
 #include <cuda_runtime.h>
 #include <npp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -132,6 +136,37 @@ int main(int argc, char **argv)
                                                          NppiPoint{r, r}, buf, c));
                }));
         cudaFree(buf);
+    }
+    // Bilateral with clvid's bilateral=sigmaS=3:sigmaR=0.1 (compare-gpu's
+    // chain): the radius clvid takes, lrint(1.5 sigmaS), and the squares of
+    // the spatial sigma and of the range sigma on the 0-255 scale; borders
+    // replicated, as clvid clamps to the edge (NPP supports only that).
+    {
+        const double sigma_s = 3, sigma_r = 0.1;
+        const int radius = std::max(1, (int)lrint(1.5 * sigma_s));
+        const Npp32f val2 = (Npp32f)(255 * sigma_r * 255 * sigma_r),
+                     pos2 = (Npp32f)(sigma_s * sigma_s);
+        int step3 = w * 3;
+        size_t bytes3 = (size_t)step3 * h;
+        std::vector<unsigned char> rgb(bytes3);
+        for (size_t i = 0, n = (size_t)w * h; i < n; i++)
+            for (int k = 0; k < 3; k++)
+                rgb[3 * i + k] = host[4 * i + k];
+        Npp8u *src3, *dst3;
+        CHECK_CUDA(cudaMalloc(&src3, bytes3));
+        CHECK_CUDA(cudaMalloc(&dst3, bytes3));
+        CHECK_CUDA(cudaMemcpy(src3, rgb.data(), bytes3, cudaMemcpyHostToDevice));
+        NppiSize size = {w, h};
+        printf("{\"op\": \"bilateral\", \"npp_us\": %.1f, \"radius\": %d}\n",
+               time_us(s, runs,
+                       [&] {
+                           CHECK_NPP(nppiFilterBilateralGaussBorder_8u_C3R_Ctx(
+                               src3, step3, size, NppiPoint{0, 0}, dst3, step3, size, radius, 1,
+                               val2, pos2, NPP_BORDER_REPLICATE, c));
+                       }),
+               radius);
+        cudaFree(src3);
+        cudaFree(dst3);
     }
     // Equalize: a 256-bin histogram per channel, then a LUT over the frame
     // (the LUT's values are built on the host in clvid's; here a fixed one,
