@@ -279,3 +279,76 @@ __kernel void bilateral(CLV_FRAME_ARGS, __global const int4 *taps, int ntaps, in
     }
 #endif
 }
+
+#if !CLV_ROW
+/* The GPU shape where the disc fits local memory (the host's choice): a
+ * work-group of 16 x 16 makes a tile of 64 x 16 pixels, four a work-item
+ * (neighbouring work-items on neighbouring pixels, 16 apart). The picture
+ * around the tile (its radius, each coordinate clamped as the definition's)
+ * and the range weights are read into local memory once; the taps read
+ * them there. */
+#define BIL_TW 64
+#define BIL_TH 16
+__kernel __attribute__((reqd_work_group_size(16, 16, 1))) void
+bilateral_tile(CLV_FRAME_ARGS, __global const int4 *taps, int ntaps, int radius,
+               __global const uint *restrict range, int shift, int sel, int nrange,
+               __local clv_px *img, __local uint *lrange)
+{
+    const int m0 = -(sel & 1), m1 = -(sel >> 1 & 1), m2 = -(sel >> 2 & 1); /* masks */
+    const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * 16 + lx;
+    const int tx0 = (int)get_group_id(0) * BIL_TW, ty0 = (int)get_group_id(1) * BIL_TH;
+    const int iw = BIL_TW + 2 * radius, ih = BIL_TH + 2 * radius;
+    for (int k = lid; k < iw * ih; k += 256) {
+        const int iy = k / iw, ix = k - iy * iw;
+        img[k] = CLV_AT(src, tx0 - radius + ix, ty0 - radius + iy);
+    }
+    for (int k = lid; k < nrange; k += 256)
+        lrange[k] = range[k];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int y = ty0 + ly;
+    int4 p[4];
+    uint den[4];
+    ulong s0[4], s1[4], s2[4];
+    for (int i = 0; i < 4; i++) {
+        p[i] = clv_int4(img[(ly + radius) * iw + lx + 16 * i + radius]);
+        den[i] = 0;
+        s0[i] = s1[i] = s2[i] = 0;
+    }
+    for (int k0 = 0; k0 < ntaps; k0 += BIL_FLUSH) {
+        bil_part a0[4], a1[4], a2[4];
+        for (int i = 0; i < 4; i++)
+            a0[i] = a1[i] = a2[i] = 0;
+        for (int k = k0; k < min(k0 + BIL_FLUSH, ntaps); k++) {
+            const int4 t = taps[k];
+            __local const clv_px *nb = img + (ly + radius + t.y) * iw + lx + radius + t.x;
+            const uint ws = (uint)t.z;
+            for (int i = 0; i < 4; i++) {
+                const int4 q = clv_int4(nb[16 * i]);
+                const int d =
+                    (m0 & abs(q.x - p[i].x)) + (m1 & abs(q.y - p[i].y)) + (m2 & abs(q.z - p[i].z));
+                const uint wt = (ws * lrange[d >> shift]) >> 15;
+                den[i] += wt;
+                a0[i] += (bil_part)wt * (bil_part)q.x;
+                a1[i] += (bil_part)wt * (bil_part)q.y;
+                a2[i] += (bil_part)wt * (bil_part)q.z;
+            }
+        }
+        for (int i = 0; i < 4; i++) {
+            s0[i] += a0[i];
+            s1[i] += a1[i];
+            s2[i] += a2[i];
+        }
+    }
+    if (y >= h)
+        return;
+    for (int i = 0; i < 4; i++) {
+        const int x = tx0 + lx + 16 * i;
+        if (x >= w)
+            continue;
+        const clv_px a = src[y * stride + x];
+        dst[y * stride + x] =
+            (clv_px)(bil_out(s0[i], den[i], sel, 0, p[i].x), bil_out(s1[i], den[i], sel, 1, p[i].y),
+                     bil_out(s2[i], den[i], sel, 2, p[i].z), a.w);
+    }
+}
+#endif

@@ -115,8 +115,9 @@ static int tables_make(const clv_value *v, int depth, bil_tables *t)
 
 typedef struct bil_state {
     cl_kernel kernel; /* first: the chain creates it (kernels) */
+    cl_kernel tile;   /* GPUs: bilateral_tile, where its local memory fits */
     cl_mem taps, range;
-    int ntaps, radius, shift, sel;
+    int ntaps, radius, shift, sel, nrange;
     int depth;
 } bil_state;
 
@@ -124,18 +125,22 @@ static const char *const kernels[] = {"bilateral", NULL};
 
 static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
 {
-    (void)prog;
-    (void)msg;
     bil_state *s = state;
     s->depth = ctx->build_depth == 16 ? 16 : 8;
-    return 0;
+    return ctx->row_shape ? 0 : clv__kernel_create(prog, "bilateral_tile", &s->tile, msg);
+}
+
+static void tables_release(bil_state *s)
+{
+    clv__mem_release(&s->taps);
+    clv__mem_release(&s->range);
 }
 
 static void uninit(void *state)
 {
     bil_state *s = state;
-    clv__mem_release(&s->taps);
-    clv__mem_release(&s->range);
+    clv__kernel_release(&s->tile);
+    tables_release(s);
 }
 
 static int configure(void *state, clv_context *ctx, const clv_value *values, clv_msg *msg)
@@ -144,7 +149,7 @@ static int configure(void *state, clv_context *ctx, const clv_value *values, clv
     bil_tables t;
     if (tables_make(values, s->depth, &t))
         return clv__fail(msg, CLV_ENOMEM, "bilateral: out of memory for its tables");
-    uninit(s);
+    tables_release(s);
     cl_int st = CL_SUCCESS;
     s->taps = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                              (size_t)t.ntaps * 4 * sizeof(cl_int), t.taps, &st);
@@ -154,6 +159,7 @@ static int configure(void *state, clv_context *ctx, const clv_value *values, clv
     s->ntaps = t.ntaps;
     s->radius = t.radius;
     s->shift = t.shift;
+    s->nrange = t.nrange;
     s->sel = selected(values);
     tables_free(&t);
     return st == CL_SUCCESS
@@ -162,9 +168,43 @@ static int configure(void *state, clv_context *ctx, const clv_value *values, clv
                            clv__cl_strerror(st));
 }
 
+/* cl/bilateral.cl's bilateral_tile, in pixels. */
+#define BIL_TW 64
+#define BIL_TH 16
+
+/* GPUs: the tile kernel where the picture around a tile and the range
+ * weights fit local memory; 1 where they do not. */
+static int run_tile(bil_state *s, const clv_launch *l)
+{
+    const size_t px = l->depth == 16 ? 8 : 4;
+    const size_t img = (BIL_TW + 2 * (size_t)s->radius) * (BIL_TH + 2 * (size_t)s->radius) * px,
+                 range = (size_t)s->nrange * sizeof(cl_uint);
+    if (img + range + 1024 > l->ctx->dev.local_mem)
+        return 1;
+    cl_int ntaps = s->ntaps, radius = s->radius, shift = s->shift, sel = s->sel,
+           nrange = s->nrange;
+    int err = clv__kernel_frame_args(s->tile, l);
+    if (!err)
+        err = clv__kernel_args(s->tile, 5, 7, CLV__ARG(s->taps), CLV__ARG(ntaps), CLV__ARG(radius),
+                               CLV__ARG(s->range), CLV__ARG(shift), CLV__ARG(sel),
+                               CLV__ARG(nrange));
+    if (!err && (clSetKernelArg(s->tile, 12, img, NULL) != CL_SUCCESS ||
+                 clSetKernelArg(s->tile, 13, range, NULL) != CL_SUCCESS))
+        err = CLV_ECL;
+    size_t local[2] = {16, 16};
+    size_t global[2] = {((size_t)l->width + BIL_TW - 1) / BIL_TW * 16,
+                        ((size_t)l->height + BIL_TH - 1) / BIL_TH * 16};
+    return err ? err : clv__launch(l, s->tile, 2, global, local);
+}
+
 static int run(void *state, const clv_launch *l)
 {
     bil_state *s = state;
+    if (s->tile) {
+        int tiled = run_tile(s, l);
+        if (tiled != 1)
+            return tiled;
+    }
     cl_int ntaps = s->ntaps, radius = s->radius, shift = s->shift, sel = s->sel;
     int err = clv__kernel_frame_args(s->kernel, l);
     if (!err)
