@@ -17,10 +17,11 @@
  * CPUs: one kernel per pass, a band of rows a work-item, each row summed
  * down its columns into the band's own stretch of `work` (which stays in
  * the cache) and then along it, 16 (gblur on AVX-512BW: 64) channel values
- * a step. GPUs: sep at 8 bits is one kernel (sep_tile, the column sums in
- * local memory); otherwise the column pass and the row pass are two kernels
- * through a frame of sums (`work`), four pixels a work-item, neighbouring
- * work-items on neighbouring pixels. */
+ * a step. GPUs: one kernel a pass where its tile fits local memory (sep_tile
+ * at 8 bits and for narrow passes at 16, box_tile where the box sums fit 32
+ * bits): the frame read once and written once; otherwise the column pass and
+ * the row pass are two kernels through a frame of sums (`work`), four pixels
+ * a work-item, neighbouring work-items on neighbouring pixels. */
 
 #if CLV_DEPTH == 16
 #define BLUR_ACC ulong
@@ -648,55 +649,152 @@ __kernel void box_rows(CLV_FRAME_ARGS, int rx, int ry, uint n, uint m, int l, in
 }
 #else /* GPUs */
 
-/* sep in one kernel (the host's choice at 8 bits where the reach across
- * is at most BLUR_TILE_REACH): a work-group of 16 x 16 makes a tile of 64 x
- * 16 pixels. Down the columns first, for the tile's rows and its columns
- * with rh more at each side (clamped into the frame, so that the pass
- * across needs no clamp), into local memory, neighbouring work-items on
- * neighbouring pixels; then along the rows, four pixels a work-item. The
- * frame is read once (and its rows above and below the tile from the
- * cache) and written once: no frame of sums goes through memory. */
-#define BLUR_TILE_W 64
-#define BLUR_TILE_H 16
-__kernel __attribute__((reqd_work_group_size(16, 16, 1))) void
+/* sep in one kernel (the host's choice at 8 bits, and at 16 bits for
+ * `narrow` passes, where the tile fits local memory): a work-group of 256
+ * makes a tile of tw (64 or 128) x BLUR_TH pixels, reading the frame once
+ * (its rows above and below the tile and its columns at the sides from the
+ * cache) and writing it once: no frame of sums goes through memory.
+ *
+ * Down the columns, for the tile's rows and its columns with rh more at
+ * each side (clamped into the frame, so that the pass across needs no
+ * clamp), into local memory: a work-item takes a column (neighbouring
+ * work-items on neighbouring pixels: one 128-byte read a warp) and
+ * BLUR_K1 consecutive rows of it. The taps at distance d of its rows
+ * are p[y + i - d] and p[y + i + d]: a step of d reuses all but two of the
+ * values the step before read (lft and rgt shift by one), so a column sum
+ * costs (2 rv + BLUR_K1) / BLUR_K1 reads rather than 2 rv + 1; the two taps
+ * of a pair are added before the one multiply.
+ *
+ * Along the rows the same way from local memory, BLUR_K2 consecutive
+ * pixels a work-item, neighbouring work-items on neighbouring rows: the
+ * rows' pitch is odd (in sums), so that the eight work-items a 16-byte
+ * access serves at once fall in distinct banks.
+ *
+ * Sums in uint: at 8 bits as sep_v and sep_h's; at 16 bits (narrow only:
+ * the weights at most 2^14, vshift 8) the column sums fit 30 bits, T 22,
+ * and along the row each pair s = T_l + T_r is split at bit 11 as
+ * sep_row_narrow16 does: A = sum w (s >> 11), B = sum w (s & 2047), each
+ * under 2^27, and (A + ((B + fround) >> 11)) >> (fshift - 11) is the
+ * 64-bit sum's (2^11 A + B + fround) >> fshift. */
+#define BLUR_TH 16
+#define BLUR_K1 4
+#define BLUR_K2 4
+#define BLUR_LANES (256 * BLUR_K1 / BLUR_TH)
+__kernel __attribute__((reqd_work_group_size(256, 1, 1))) void
 sep_tile(__global const clv_px *src, __global clv_px *dst, int w, int h, int stride,
-         __global const int *wv, int rv, __global const int *wh, int rh, int vround, int vshift,
-         int fround, int fshift, int amount, int mask, __local BLUR_ACC4 *t)
+         __global const int *restrict wv, int rv, __global const int *restrict wh, int rh,
+         int vround, int vshift, int fround, int fshift, int amount, int mask, int tw,
+         __local uint4 *t)
 {
-    const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * 16 + lx;
-    const int x0 = (int)get_group_id(0) * BLUR_TILE_W, y0 = (int)get_group_id(1) * BLUR_TILE_H;
-    const int cols = BLUR_TILE_W + 2 * rh;
-    for (int k = lid; k < cols * BLUR_TILE_H; k += 256) {
-        const int row = k / cols, col = k - row * cols;
-        const int x = clamp(x0 - rh + col, 0, w - 1), y = min(y0 + row, h - 1);
-        BLUR_ACC4 acc = (BLUR_ACC)wv[0] * BLUR_CONVERT(BLUR_ACC, 4)(src[y * stride + x]);
-        for (int j = 1; j <= rv; ++j)
-            acc +=
-                (BLUR_ACC)wv[j] * (BLUR_CONVERT(BLUR_ACC, 4)(src[max(y - j, 0) * stride + x]) +
-                                   BLUR_CONVERT(BLUR_ACC, 4)(src[min(y + j, h - 1) * stride + x]));
-        t[k] = (acc + (BLUR_ACC)vround) >> (BLUR_ACC)vshift;
+    const int lid = (int)get_local_id(0);
+    const int x0 = (int)get_group_id(0) * tw, y0 = (int)get_group_id(1) * BLUR_TH;
+    const int cols = tw + 2 * rh, pitch = cols | 1;
+    {
+        /* Down: BLUR_LANES columns at a time, on the tile's BLUR_TH /
+         * BLUR_K1 bands of BLUR_K1 rows. */
+        const int band = lid / BLUR_LANES, ya = y0 + band * BLUR_K1;
+        __local uint4 *out = t + band * BLUR_K1 * pitch;
+        for (int c = lid % BLUR_LANES; c < cols; c += BLUR_LANES) {
+            __global const clv_px *col = src + clamp(x0 - rh + c, 0, w - 1);
+#define BLUR_AT(yy) convert_uint4(col[clamp(yy, 0, h - 1) * stride])
+            uint4 lft[BLUR_K1], rgt[BLUR_K1], acc[BLUR_K1];
+            const uint w0 = (uint)wv[0];
+#pragma unroll
+            for (int i = 0; i < BLUR_K1; ++i) {
+                lft[i] = rgt[i] = BLUR_AT(ya + i);
+                acc[i] = w0 * lft[i] + (uint)vround;
+            }
+            for (int d = 1; d <= rv; ++d) {
+#pragma unroll
+                for (int i = BLUR_K1 - 1; i > 0; --i)
+                    lft[i] = lft[i - 1];
+#pragma unroll
+                for (int i = 0; i < BLUR_K1 - 1; ++i)
+                    rgt[i] = rgt[i + 1];
+                lft[0] = BLUR_AT(ya - d);
+                rgt[BLUR_K1 - 1] = BLUR_AT(ya + BLUR_K1 - 1 + d);
+                const uint wd = (uint)wv[d];
+#pragma unroll
+                for (int i = 0; i < BLUR_K1; ++i)
+                    acc[i] += wd * (lft[i] + rgt[i]);
+            }
+#undef BLUR_AT
+#pragma unroll
+            for (int i = 0; i < BLUR_K1; ++i)
+                out[i * pitch + c] = acc[i] >> (uint)vshift;
+        }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    const int y = y0 + ly;
+    const int r = lid % BLUR_TH, y = y0 + r;
     if (y >= h)
         return;
     const BLUR_SACC4 m4 = (BLUR_SACC4)(BLUR_LANE(mask, 0), BLUR_LANE(mask, 1), BLUR_LANE(mask, 2),
                                        BLUR_LANE(mask, 3));
-    __local const BLUR_ACC4 *r = t + ly * cols + rh + 4 * lx;
-    for (int i = 0; i < 4 && x0 + 4 * lx + i < w; ++i) {
-        const int x = x0 + 4 * lx + i;
-        BLUR_ACC4 acc = (BLUR_ACC)wh[0] * r[i];
-        for (int d = 1; d <= rh; ++d)
-            acc += (BLUR_ACC)wh[d] * (r[i - d] + r[i + d]);
-        const BLUR_SACC4 blur =
-            BLUR_CONVERT(BLUR_SACC, 4)((acc + (BLUR_ACC)fround) >> (BLUR_ACC)fshift);
-        const BLUR_SACC4 v = BLUR_CONVERT(BLUR_SACC, 4)(src[y * stride + x]);
-        const BLUR_SACC4 o = select(v, BLUR_FINISH(v, blur, (BLUR_SACC)amount), m4);
+    const uint w0 = (uint)wh[0];
+    for (int xs = BLUR_K2 * (lid / BLUR_TH); xs < tw && x0 + xs < w;
+         xs += BLUR_K2 * (256 / BLUR_TH)) {
+        __local const uint4 *row = t + r * pitch + rh + xs;
+        uint4 lft[BLUR_K2], rgt[BLUR_K2];
 #if CLV_DEPTH == 16
-        dst[y * stride + x] = convert_ushort4(o);
+        uint4 a[BLUR_K2], b[BLUR_K2];
+#pragma unroll
+        for (int i = 0; i < BLUR_K2; ++i) {
+            lft[i] = rgt[i] = row[i];
+            a[i] = w0 * (lft[i] >> 11u);
+            b[i] = w0 * (lft[i] & 2047u) + (uint)fround;
+        }
 #else
-        dst[y * stride + x] = convert_uchar4(o);
+        uint4 acc[BLUR_K2];
+#pragma unroll
+        for (int i = 0; i < BLUR_K2; ++i) {
+            lft[i] = rgt[i] = row[i];
+            acc[i] = w0 * lft[i] + (uint)fround;
+        }
 #endif
+        for (int d = 1; d <= rh; ++d) {
+#pragma unroll
+            for (int i = BLUR_K2 - 1; i > 0; --i)
+                lft[i] = lft[i - 1];
+#pragma unroll
+            for (int i = 0; i < BLUR_K2 - 1; ++i)
+                rgt[i] = rgt[i + 1];
+            lft[0] = row[-d];
+            rgt[BLUR_K2 - 1] = row[BLUR_K2 - 1 + d];
+            const uint wd = (uint)wh[d];
+#pragma unroll
+            for (int i = 0; i < BLUR_K2; ++i) {
+                const uint4 s = lft[i] + rgt[i];
+#if CLV_DEPTH == 16
+                a[i] += wd * (s >> 11u);
+                b[i] += wd * (s & 2047u);
+#else
+                acc[i] += wd * s;
+#endif
+            }
+        }
+        __global clv_px *o = dst + y * stride + x0 + xs;
+        __global const clv_px *v0 = src + y * stride + x0 + xs;
+#pragma unroll
+        for (int i = 0; i < BLUR_K2; ++i) {
+            if (xs + i >= tw || x0 + xs + i >= w)
+                break;
+#if CLV_DEPTH == 16
+            const uint4 sum = (a[i] + (b[i] >> 11u)) >> (uint)(fshift - 11);
+#else
+            const uint4 sum = acc[i] >> (uint)fshift;
+#endif
+            BLUR_SACC4 res = BLUR_CONVERT(BLUR_SACC, 4)(sum);
+            if (amount != -65536 || mask != 15) {
+                /* unsharp, or channels left as they are: the input too. */
+                const BLUR_SACC4 v = BLUR_CONVERT(BLUR_SACC, 4)(v0[i]);
+                res = select(v, BLUR_FINISH(v, res, (BLUR_SACC)amount), m4);
+            }
+#if CLV_DEPTH == 16
+            o[i] = convert_ushort4(res);
+#else
+            o[i] = convert_uchar4(res);
+#endif
+        }
     }
 }
 
@@ -737,6 +835,106 @@ __kernel void sep_h(__global const clv_px *src, __global clv_px *dst, int w, int
 #else
         dst[y * stride + x] = convert_uchar4(o);
 #endif
+    }
+}
+
+/* box in one kernel (the host's choice where the sums fit 32 bits, !wide,
+ * and the tile fits local memory): a work-group of 256 makes the tw
+ * columns from x0 and the `band` rows from y0, BLUR_BR rows at a time.
+ *
+ * Down: a work-item keeps the running sum of 2ry+1 rows of a column (at
+ * most two columns: the tile's with rx more at each side, clamped into the
+ * frame), a row's step one read added and one taken away, neighbouring
+ * work-items on neighbouring pixels, and writes the BLUR_BR rows' column
+ * sums V to local memory. Across: each row's V is turned into its prefix
+ * sums P in place (a row a warp: each of 32 work-items sums its stretch of
+ * `seg` sums, then adds the stretches' totals before it, kept after the
+ * rows), and the box sum
+ * of output x is P[x + 2rx + 1] - P[x]. All in uint: the prefix sums may
+ * wrap, their differences do not (the box sum is below 2^32). */
+#define BLUR_BR 8
+__kernel __attribute__((reqd_work_group_size(256, 1, 1))) void
+box_tile(__global const clv_px *src, __global clv_px *dst, int w, int h, int stride, int rx, int ry,
+         uint n, uint m, int l, int mask, int tw, int band, int seg, __local uint4 *t)
+{
+    const int lid = (int)get_local_id(0);
+    const int x0 = (int)get_group_id(0) * tw, y0 = (int)get_group_id(1) * band;
+    const int y1 = min(h, y0 + band), cols = tw + 2 * rx, pitch = 32 * seg + 1;
+    const uint mid = n / 2;
+    const int4 m4 =
+        (int4)(BLUR_LANE(mask, 0), BLUR_LANE(mask, 1), BLUR_LANE(mask, 2), BLUR_LANE(mask, 3));
+    /* The running column sums of this work-item's columns c0 and c0 + 256
+     * (the host keeps cols <= 512). */
+    const int c0 = lid;
+    __global const clv_px *col0 = src + clamp(x0 - rx + c0, 0, w - 1);
+    __global const clv_px *col1 = src + clamp(x0 - rx + c0 + 256, 0, w - 1);
+    uint4 v0 = 0, v1 = 0;
+    for (int j = -ry; j <= ry; ++j) {
+        const int yy = clamp(y0 + j, 0, h - 1) * stride;
+        if (c0 < cols)
+            v0 += convert_uint4(col0[yy]);
+        if (c0 + 256 < cols)
+            v1 += convert_uint4(col1[yy]);
+    }
+    const int r = lid / 32, lane = lid % 32;
+    __local uint4 *row = t + r * pitch, *tot = t + BLUR_BR * pitch + r * 32;
+    for (int yb = y0; yb < y1; yb += BLUR_BR) {
+        /* Down: rows yb .. yb + BLUR_BR - 1 (past the frame's end: sums no
+         * one reads). */
+        for (int i = 0; i < BLUR_BR; ++i) {
+            const int y = yb + i;
+            if (y > y0) {
+                const int add = min(y + ry, h - 1) * stride, sub = max(y - ry - 1, 0) * stride;
+                if (c0 < cols)
+                    v0 += convert_uint4(col0[add]) - convert_uint4(col0[sub]);
+                if (c0 + 256 < cols)
+                    v1 += convert_uint4(col1[add]) - convert_uint4(col1[sub]);
+            }
+            if (c0 < cols)
+                t[i * pitch + c0] = v0;
+            if (c0 + 256 < cols)
+                t[i * pitch + c0 + 256] = v1;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* Across: prefix sums of row r's stretches of seg sums (seg odd: the
+         * eight work-items of a 16-byte access meet distinct banks), the
+         * row's total at 32 seg. */
+        __local uint4 *p = row + lane * seg;
+        uint4 run = 0;
+        for (int k = 0; k < seg; ++k) {
+            const uint4 v = p[k];
+            p[k] = run;
+            run += v;
+        }
+        /* The stretches' totals summed up to each (Hillis and Steele's
+         * scan, five steps), less its own: what its prefix sums lack. */
+        tot[lane] = run;
+        for (int k = 1; k < 32; k <<= 1) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+            const uint4 before = lane >= k ? tot[lane - k] : (uint4)0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            tot[lane] += before;
+        }
+        const uint4 off = tot[lane] - run;
+        for (int k = 0; k < seg; ++k)
+            p[k] += off;
+        if (lane == 31)
+            row[32 * seg] = off + run;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int y = yb + r;
+        if (y < y1)
+            for (int x = lane; x < tw && x0 + x < w; x += 32) {
+                const uint4 s = row[x + 2 * rx + 1] - row[x];
+                int4 q = convert_int4(blur_div4(s + mid, n, m, l));
+                if (mask != 15)
+                    q = select(convert_int4(src[y * stride + x0 + x]), q, m4);
+#if CLV_DEPTH == 16
+                dst[y * stride + x0 + x] = convert_ushort4(q);
+#else
+                dst[y * stride + x0 + x] = convert_uchar4(q);
+#endif
+            }
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
 

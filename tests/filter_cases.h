@@ -418,6 +418,7 @@ static const filter_case gblur_cases[] = {
     {"gblur=sigma=3:planes=1", 1, 1},
     {"gblur=sigma=2:planes=0x8", 1, 1},
     {"gblur=sigma=40", 1, 1},
+    {"gblur=sigma=12:sigmaV=4", 1, 1}, /* GPUs: sep_tile's narrower tiles */
     {"median,gblur=sigma=1,sharpen", 1, 1},
 };
 

@@ -13,8 +13,8 @@ int clv__blur_init(clv__blur *b, clv_context *ctx, cl_program prog, int box, clv
     if (ctx->row_shape)
         return clv__kernel_create(prog, box ? "box_rows" : "sep_rows", &b->rows, msg);
     int err = clv__kernel_create(prog, box ? "box_h" : "sep_v", &b->first, msg);
-    if (!err && !box)
-        err = clv__kernel_create(prog, "sep_tile", &b->tile, msg);
+    if (!err)
+        err = clv__kernel_create(prog, box ? "box_tile" : "sep_tile", &b->tile, msg);
     return err ? err : clv__kernel_create(prog, box ? "box_v" : "sep_h", &b->second, msg);
 }
 
@@ -102,9 +102,22 @@ static int work_reserve(clv__blur *b, const clv_launch *l, size_t need)
     return 0;
 }
 
-/* The most reach across of sep_tile: its local memory, (64 + 2 * 32) x 16
- * pixels of four uints, is 32 KiB. */
-#define BLUR_TILE_REACH 32
+/* The local memory a tile may take: the device's, at most 48 KiB (what
+ * NVIDIA's OpenCL gives a work-group), so that every device, PoCL in the
+ * tests too, chooses the same tiles. */
+static size_t tile_room(const clv_launch *l)
+{
+    size_t have = (size_t)l->ctx->dev.local_mem;
+    have = have < 48 * 1024 ? have : 48 * 1024;
+    return have > 1024 ? have - 1024 : 0; /* 1 KiB left for the kernel's own */
+}
+
+/* sep_tile's local memory for tiles tw pixels wide: BLUR_TH (16) rows of
+ * tw + 2 rh column sums of four uints, the pitch odd (cl/blur.cl). */
+static size_t tile_bytes(int tw, int rh)
+{
+    return (size_t)16 * (size_t)((tw + 2 * rh) | 1) * 4 * sizeof(cl_uint);
+}
 
 /* CPUs: a band of rows a work-item, a few bands a compute unit. */
 static int band_rows(const clv_launch *l, int *bands)
@@ -141,24 +154,26 @@ int clv__sep_run(clv__blur *b, const clv_launch *l, const clv__sep *s, cl_mem in
         size_t global = (size_t)bands, one = 1;
         return err ? err : clv__launch(l, b->rows, 1, &global, &one);
     }
-    const size_t tile_bytes = (size_t)(64 + 2 * rh) * 16 * 4 * sizeof(cl_uint);
-    if (l->depth == 8 && rh <= BLUR_TILE_REACH && tile_bytes + 1024 <= l->ctx->dev.local_mem) {
-        /* One kernel, the column sums of a tile in local memory
-         * (cl/blur.cl's sep_tile: tiles of 64 x 16 pixels, 16 x 16
-         * work-items). */
+    /* One kernel, the column sums of a tile in local memory (cl/blur.cl's
+     * sep_tile: tiles of 128 x 16 pixels, or 64 x 16 where the reach makes
+     * those too large, 256 work-items), at 16 bits where its 32-bit sums
+     * hold (narrow). */
+    cl_int tw = tile_bytes(128, rh) <= tile_room(l) ? 128 : 64;
+    if ((l->depth == 8 || narrow) && tile_bytes(tw, rh) <= tile_room(l)) {
         clv_launch pass = *l;
         pass.src = in;
         pass.dst = out;
         err = clv__kernel_frame_args(b->tile, &pass);
         if (!err)
             err =
-                clv__kernel_args(b->tile, 5, 10, CLV__ARG(s->mv), CLV__ARG(rv), CLV__ARG(s->mh),
+                clv__kernel_args(b->tile, 5, 11, CLV__ARG(s->mv), CLV__ARG(rv), CLV__ARG(s->mh),
                                  CLV__ARG(rh), CLV__ARG(vround), CLV__ARG(vshift), CLV__ARG(fround),
-                                 CLV__ARG(fshift), CLV__ARG(amount), CLV__ARG(mask));
-        if (!err && clSetKernelArg(b->tile, 15, tile_bytes, NULL) != CL_SUCCESS)
+                                 CLV__ARG(fshift), CLV__ARG(amount), CLV__ARG(mask), CLV__ARG(tw));
+        if (!err && clSetKernelArg(b->tile, 16, tile_bytes(tw, rh), NULL) != CL_SUCCESS)
             err = CLV_ECL;
-        size_t local[2] = {16, 16};
-        size_t global[2] = {((size_t)l->width + 63) / 64 * 16, ((size_t)l->height + 15) / 16 * 16};
+        size_t local[2] = {256, 1};
+        size_t global[2] = {((size_t)l->width + (size_t)tw - 1) / (size_t)tw * 256,
+                            ((size_t)l->height + 15) / 16};
         return err ? err : clv__launch(l, b->tile, 2, global, local);
     }
     if ((err = work_reserve(b, l, (size_t)l->stride * (size_t)l->height * 4 * acc)))
@@ -197,6 +212,13 @@ static box_div box_divisor(int rx, int ry, int depth)
     return d;
 }
 
+/* box_tile's local memory for stretches of seg: BLUR_BR (8) rows of
+ * 32 seg + 1 prefix sums and their 32 stretches' totals, four uints each. */
+static size_t box_tile_bytes(int seg)
+{
+    return (size_t)8 * (size_t)(32 * seg + 1 + 32) * 4 * sizeof(cl_uint);
+}
+
 int clv__box_run(clv__blur *b, const clv_launch *l, int rx, int ry, int mask, cl_mem in, cl_mem out)
 {
     box_div d = box_divisor(rx, ry, l->depth);
@@ -220,12 +242,43 @@ int clv__box_run(clv__blur *b, const clv_launch *l, int rx, int ry, int mask, cl
         size_t global = (size_t)bands, one = 1;
         return err ? err : clv__launch(l, b->rows, 1, &global, &one);
     }
+    /* One kernel where the sums fit 32 bits and the tile's columns (at most
+     * 512) fit local memory, with tiles at least 64 pixels wide (cl/blur.cl's
+     * box_tile: seg odd, 32 seg >= tw + 2 rx). */
+    cl_int tw = 0, seg = 0;
+    for (cl_int s = 15; s >= 1 && !d.wide; s -= 2)
+        if (box_tile_bytes(s) <= tile_room(l)) {
+            tw = (32 * s - 2 * rx) / 32 * 32;
+            tw = tw > 256 ? 256 : tw;
+            seg = (tw + 2 * rx + 31) / 32 | 1;
+            break;
+        }
+    if (tw >= 64) {
+        /* Bands of rows long enough that their first window (2ry + 1 reads
+         * a column) does not dominate, short enough to keep many
+         * work-groups. */
+        cl_int band = 2 * ry + 1 > 64 ? 128 : 64;
+        clv_launch pass = *l;
+        pass.src = in;
+        pass.dst = out;
+        err = clv__kernel_frame_args(b->tile, &pass);
+        if (!err)
+            err = clv__kernel_args(b->tile, 5, 9, CLV__ARG(crx), CLV__ARG(cry), CLV__ARG(d.n),
+                                   CLV__ARG(d.m), CLV__ARG(d.l), CLV__ARG(cmask), CLV__ARG(tw),
+                                   CLV__ARG(band), CLV__ARG(seg));
+        if (!err && clSetKernelArg(b->tile, 14, box_tile_bytes(seg), NULL) != CL_SUCCESS)
+            err = CLV_ECL;
+        size_t local[2] = {256, 1};
+        size_t global[2] = {((size_t)l->width + (size_t)tw - 1) / (size_t)tw * 256,
+                            ((size_t)l->height + (size_t)band - 1) / (size_t)band};
+        return err ? err : clv__launch(l, b->tile, 2, global, local);
+    }
     if ((err = work_reserve(b, l, (size_t)l->stride * (size_t)l->height * 4 * sizeof(cl_uint))))
         return err;
-    /* Segments of a row and bands of columns long enough that their first
-     * window (2r + 1 reads) does not dominate, short enough to keep many
-     * work-items. */
-    cl_int seg = 2 * rx + 1 < 16 ? 16 : 2 * rx + 1 > 64 ? 64 : 2 * rx + 1;
+    /* Otherwise two kernels through a frame of sums: segments of a row and
+     * bands of columns long enough that their first window (2r + 1 reads)
+     * does not dominate, short enough to keep many work-items. */
+    seg = 2 * rx + 1 < 16 ? 16 : 2 * rx + 1 > 64 ? 64 : 2 * rx + 1;
     cl_int band = 2 * ry + 1 < 16 ? 16 : 2 * ry + 1 > 64 ? 64 : 2 * ry + 1;
     err = clv__kernel_args(b->first, 0, 7, CLV__ARG(in), CLV__ARG(b->work), CLV__ARG(l->width),
                            CLV__ARG(l->height), CLV__ARG(l->stride), CLV__ARG(crx), CLV__ARG(seg));
