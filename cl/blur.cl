@@ -680,11 +680,15 @@ __kernel void box_rows(CLV_FRAME_ARGS, int rx, int ry, uint n, uint m, int l, in
 #define BLUR_K1 4
 #define BLUR_K2 4
 #define BLUR_LANES (256 * BLUR_K1 / BLUR_TH)
+/* lft and rgt are rings of k (BLUR_K1 or BLUR_K2, powers of two): the pixel
+ * at offset q from a work-item's first, p[ya + q] or T[xs + q], sits in slot
+ * q mod k while the left taps (lft) or the right taps (rgt) need it, so that
+ * in a round of k distances every slot is known when the kernel is compiled. */
+#define BLUR_RING(q, k) ((q) & ((k)-1))
 __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void
 sep_tile(__global const clv_px *src, __global clv_px *dst, int w, int h, int stride,
-         __global const int *restrict wv, int rv, __global const int *restrict wh, int rh,
-         int vround, int vshift, int fround, int fshift, int amount, int mask, int tw,
-         __local uint4 *t)
+         __constant int *wv, int rv, __constant int *wh, int rh, int vround, int vshift, int fround,
+         int fshift, int amount, int mask, int tw, __local uint4 *t)
 {
     const int lid = (int)get_local_id(0);
     const int x0 = (int)get_group_id(0) * tw, y0 = (int)get_group_id(1) * BLUR_TH;
@@ -695,8 +699,13 @@ sep_tile(__global const clv_px *src, __global clv_px *dst, int w, int h, int str
         const int band = lid / BLUR_LANES, ya = y0 + band * BLUR_K1;
         __local uint4 *out = t + band * BLUR_K1 * pitch;
         for (int c = lid % BLUR_LANES; c < cols; c += BLUR_LANES) {
-            __global const clv_px *col = src + clamp(x0 - rh + c, 0, w - 1);
-#define BLUR_AT(yy) convert_uint4(col[clamp(yy, 0, h - 1) * stride])
+            /* The column's first and last pixel, and where its next taps
+             * above and below are (clamped as they step: exact for the
+             * bands inside the frame, in it for those past its end). */
+            const int top = clamp(x0 - rh + c, 0, w - 1), bottom = top + (h - 1) * stride;
+            int up = top + min(ya, h - 1) * stride;
+            int down = top + min(ya + BLUR_K1 - 1, h - 1) * stride;
+#define BLUR_AT(yy) convert_uint4(src[top + clamp(yy, 0, h - 1) * stride])
             uint4 lft[BLUR_K1], rgt[BLUR_K1], acc[BLUR_K1];
             const uint w0 = (uint)wv[0];
 #pragma unroll
@@ -704,19 +713,23 @@ sep_tile(__global const clv_px *src, __global clv_px *dst, int w, int h, int str
                 lft[i] = rgt[i] = BLUR_AT(ya + i);
                 acc[i] = w0 * lft[i] + (uint)vround;
             }
-            for (int d = 1; d <= rv; ++d) {
+            /* Rounds of BLUR_K1 distances (BLUR_RING): no moves between. */
+            for (int d0 = 1; d0 <= rv; d0 += BLUR_K1) {
 #pragma unroll
-                for (int i = BLUR_K1 - 1; i > 0; --i)
-                    lft[i] = lft[i - 1];
+                for (int k = 0; k < BLUR_K1; ++k) {
+                    const int d = d0 + k;
+                    if (d <= rv) {
+                        up = max(up - stride, top);
+                        down = min(down + stride, bottom);
+                        lft[BLUR_RING(-1 - k, BLUR_K1)] = convert_uint4(src[up]);
+                        rgt[BLUR_RING(k, BLUR_K1)] = convert_uint4(src[down]);
+                        const uint wd = (uint)wv[d];
 #pragma unroll
-                for (int i = 0; i < BLUR_K1 - 1; ++i)
-                    rgt[i] = rgt[i + 1];
-                lft[0] = BLUR_AT(ya - d);
-                rgt[BLUR_K1 - 1] = BLUR_AT(ya + BLUR_K1 - 1 + d);
-                const uint wd = (uint)wv[d];
-#pragma unroll
-                for (int i = 0; i < BLUR_K1; ++i)
-                    acc[i] += wd * (lft[i] + rgt[i]);
+                        for (int i = 0; i < BLUR_K1; ++i)
+                            acc[i] += wd * (lft[BLUR_RING(i - 1 - k, BLUR_K1)] +
+                                            rgt[BLUR_RING(i + 1 + k, BLUR_K1)]);
+                    }
+                }
             }
 #undef BLUR_AT
 #pragma unroll
@@ -751,25 +764,26 @@ sep_tile(__global const clv_px *src, __global clv_px *dst, int w, int h, int str
             acc[i] = w0 * lft[i] + (uint)fround;
         }
 #endif
-        for (int d = 1; d <= rh; ++d) {
+        for (int d0 = 1; d0 <= rh; d0 += BLUR_K2) {
 #pragma unroll
-            for (int i = BLUR_K2 - 1; i > 0; --i)
-                lft[i] = lft[i - 1];
+            for (int k = 0; k < BLUR_K2; ++k) {
+                const int d = d0 + k;
+                if (d <= rh) {
+                    lft[BLUR_RING(-1 - k, BLUR_K2)] = row[-d];
+                    rgt[BLUR_RING(k, BLUR_K2)] = row[BLUR_K2 - 1 + d];
+                    const uint wd = (uint)wh[d];
 #pragma unroll
-            for (int i = 0; i < BLUR_K2 - 1; ++i)
-                rgt[i] = rgt[i + 1];
-            lft[0] = row[-d];
-            rgt[BLUR_K2 - 1] = row[BLUR_K2 - 1 + d];
-            const uint wd = (uint)wh[d];
-#pragma unroll
-            for (int i = 0; i < BLUR_K2; ++i) {
-                const uint4 s = lft[i] + rgt[i];
+                    for (int i = 0; i < BLUR_K2; ++i) {
+                        const uint4 s =
+                            lft[BLUR_RING(i - 1 - k, BLUR_K2)] + rgt[BLUR_RING(i + 1 + k, BLUR_K2)];
 #if CLV_DEPTH == 16
-                a[i] += wd * (s >> 11u);
-                b[i] += wd * (s & 2047u);
+                        a[i] += wd * (s >> 11u);
+                        b[i] += wd * (s & 2047u);
 #else
-                acc[i] += wd * s;
+                        acc[i] += wd * s;
 #endif
+                    }
+                }
             }
         }
         __global clv_px *o = dst + y * stride + x0 + xs;
