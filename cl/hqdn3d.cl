@@ -8,8 +8,9 @@
  * R, G, B; alpha as it came. Two passes: the rows' recursions (hqdn3d_rows,
  * HQ_ROWS rows a work-item) into hbuf, then down the columns and against
  * the previous frame's values (hqdn3d_columns, a strip of columns a
- * work-item: one column on GPUs). The state (line, prev) is what ffmpeg
- * keeps in uint16_t, Y', Cb, Cr in a pixel's first three of four. */
+ * work-item: one column on GPUs). hbuf and the state (line, prev) are what
+ * ffmpeg keeps in uint16_t, as three planes (Y', Cb, Cr): a loop over one
+ * plane's columns reads one table and contiguous samples. */
 #include "ycbcr.cl"
 
 #if CLV_DEPTH == 16
@@ -35,12 +36,14 @@ inline uint hq_lowpass(int prev, int cur, __global const int *coef)
  * from lowpass(sample(0), sample(0)), as ffmpeg's first line). A step waits
  * for the table read of the one before: a work-item walks HQ_ROWS rows
  * together (3 HQ_ROWS independent recursions) to keep the core busy
- * meanwhile, the conversions filling the gaps. first: the frame starts the
- * state (prev holds its samples). */
+ * meanwhile. The samples come first, HQ_CHUNK pixels of each row at a
+ * time, in a loop of their own (one without table reads, which
+ * vectorizes). first: the frame starts the state (prev holds its samples). */
 #define HQ_ROWS 4
+#define HQ_CHUNK 128
 __kernel void hqdn3d_rows(__global const clv_px *src, int w, int h, int stride,
-                          __global ushort4 *hbuf, __global const long *m,
-                          __global const int *spatial, __global ushort4 *prev, int first)
+                          __global ushort *hbuf, __global const long *m,
+                          __global const int *spatial, __global ushort *prev, int first)
 {
     const int y0 = (int)get_global_id(1) * HQ_ROWS;
     if (y0 >= h)
@@ -48,45 +51,65 @@ __kernel void hqdn3d_rows(__global const clv_px *src, int w, int h, int stride,
     ycc_t k[24];
     ycc_load(m, k);
     __global const int *chroma = spatial + HQ_TABLE;
-    __global const clv_px *in[HQ_ROWS];
-    __global ushort4 *out[HQ_ROWS];
+    const int plane = w * h;
     int a0[HQ_ROWS], a1[HQ_ROWS], a2[HQ_ROWS];
-    for (int r = 0; r < HQ_ROWS; r++) {
-        const int y = min(y0 + r, h - 1); /* past the end: the last row again */
-        in[r] = src + y * stride;
-        out[r] = hbuf + y * w;
-        const clv_px p = in[r][0];
-        a0[r] = HQ_SAMPLE(ycc_component(k, 0, p.x, p.y, p.z));
-        a1[r] = HQ_SAMPLE(ycc_component(k, 1, p.x, p.y, p.z));
-        a2[r] = HQ_SAMPLE(ycc_component(k, 2, p.x, p.y, p.z));
-        if (first)
-            prev[y * w] = (ushort4)((ushort)a0[r], (ushort)a1[r], (ushort)a2[r], 0);
-        if (y == 0) {
-            a0[r] = (int)hq_lowpass(a0[r], a0[r], spatial);
-            a1[r] = (int)hq_lowpass(a1[r], a1[r], chroma);
-            a2[r] = (int)hq_lowpass(a2[r], a2[r], chroma);
-        }
-        out[r][0] = (ushort4)((ushort)a0[r], (ushort)a1[r], (ushort)a2[r], 0);
-    }
-    for (int x = 1; x < w; x++)
+    int s0[HQ_ROWS][HQ_CHUNK], s1[HQ_ROWS][HQ_CHUNK], s2[HQ_ROWS][HQ_CHUNK];
+    for (int x0 = 0; x0 < w; x0 += HQ_CHUNK) {
+        const int n = min(HQ_CHUNK, w - x0);
         for (int r = 0; r < HQ_ROWS; r++) {
-            const clv_px p = in[r][x];
-            const int s0 = HQ_SAMPLE(ycc_component(k, 0, p.x, p.y, p.z)),
-                      s1 = HQ_SAMPLE(ycc_component(k, 1, p.x, p.y, p.z)),
-                      s2 = HQ_SAMPLE(ycc_component(k, 2, p.x, p.y, p.z));
-            if (first)
-                prev[min(y0 + r, h - 1) * w + x] = (ushort4)((ushort)s0, (ushort)s1, (ushort)s2, 0);
-            a0[r] = (int)hq_lowpass(a0[r], s0, spatial);
-            a1[r] = (int)hq_lowpass(a1[r], s1, chroma);
-            a2[r] = (int)hq_lowpass(a2[r], s2, chroma);
-            out[r][x] = (ushort4)((ushort)a0[r], (ushort)a1[r], (ushort)a2[r], 0);
+            const int y = min(y0 + r, h - 1); /* past the end: the last row again */
+            __global const clv_ch *p = (__global const clv_ch *)(src + y * stride + x0);
+            for (int j = 0; j < n; j++) {
+                const ycc_t cr = p[4 * j], cg = p[4 * j + 1], cb = p[4 * j + 2];
+                s0[r][j] = HQ_SAMPLE(ycc_component(k, 0, cr, cg, cb));
+                s1[r][j] = HQ_SAMPLE(ycc_component(k, 1, cr, cg, cb));
+                s2[r][j] = HQ_SAMPLE(ycc_component(k, 2, cr, cg, cb));
+            }
+            if (first) {
+                __global ushort *q = prev + y * w + x0;
+                for (int j = 0; j < n; j++) {
+                    q[j] = (ushort)s0[r][j];
+                    q[plane + j] = (ushort)s1[r][j];
+                    q[2 * plane + j] = (ushort)s2[r][j];
+                }
+            }
         }
+        int j = 0;
+        if (x0 == 0) {
+            for (int r = 0; r < HQ_ROWS; r++) {
+                a0[r] = s0[r][0];
+                a1[r] = s1[r][0];
+                a2[r] = s2[r][0];
+                if (min(y0 + r, h - 1) == 0) {
+                    a0[r] = (int)hq_lowpass(a0[r], a0[r], spatial);
+                    a1[r] = (int)hq_lowpass(a1[r], a1[r], chroma);
+                    a2[r] = (int)hq_lowpass(a2[r], a2[r], chroma);
+                }
+                __global ushort *o = hbuf + min(y0 + r, h - 1) * w;
+                o[0] = (ushort)a0[r];
+                o[plane] = (ushort)a1[r];
+                o[2 * plane] = (ushort)a2[r];
+            }
+            j = 1;
+        }
+        for (; j < n; j++)
+            for (int r = 0; r < HQ_ROWS; r++) {
+                a0[r] = (int)hq_lowpass(a0[r], s0[r][j], spatial);
+                a1[r] = (int)hq_lowpass(a1[r], s1[r][j], chroma);
+                a2[r] = (int)hq_lowpass(a2[r], s2[r][j], chroma);
+                __global ushort *o = hbuf + min(y0 + r, h - 1) * w + x0 + j;
+                o[0] = (ushort)a0[r];
+                o[plane] = (ushort)a1[r];
+                o[2 * plane] = (ushort)a2[r];
+            }
+    }
 }
 
-/* Columns x0 .. x0 + strip - 1, top to bottom: line = lowpass(line, hbuf)
- * (the first row's line is its hbuf), then prev = lowpass(prev, line);
- * then, in a loop of its own (one without table reads, which vectorizes),
- * the row's new prev back to R, G, B. */
+/* Columns x0 .. x0 + strip - 1, top to bottom, each plane in a loop of
+ * its own (one table, contiguous samples): line = lowpass(line, hbuf) (the
+ * first row's line is its hbuf), then prev = lowpass(prev, line); then, in
+ * a loop without table reads (which vectorizes), the row's new prev back
+ * to R, G, B. */
 __kernel void hqdn3d_columns(CLV_FRAME_ARGS, __global const ushort *restrict hbuf,
                              __global ushort *restrict line, __global ushort *restrict prev,
                              __global const long *m, __global const int *restrict spatial,
@@ -97,41 +120,38 @@ __kernel void hqdn3d_columns(CLV_FRAME_ARGS, __global const ushort *restrict hbu
         return;
     ycc_t k[24];
     ycc_load(m, k);
-    __global const int *restrict schroma = spatial + HQ_TABLE;
-    __global const int *restrict tchroma = temporal + HQ_TABLE;
-    const int x1 = min(x0 + strip, w);
+    const int x1 = min(x0 + strip, w), plane = w * h;
     for (int y = 0; y < h; y++) {
-        __global const ushort *restrict hr = hbuf + 4 * y * w;
-        __global ushort *restrict pr = prev + 4 * y * w;
-        if (y == 0) {
-            for (int i = 4 * x0; i < 4 * x1; i += 4)
-                for (int c = 0; c < 3; c++) {
-                    const int l = hr[i + c];
-                    line[i + c] = (ushort)l;
-                    pr[i + c] = (ushort)hq_lowpass(pr[i + c], l, c ? tchroma : temporal);
+        for (int c = 0; c < 3; c++) {
+            __global const ushort *restrict hr = hbuf + c * plane + y * w;
+            __global ushort *restrict pr = prev + c * plane + y * w;
+            __global ushort *restrict ln = line + c * w;
+            __global const int *restrict sp = spatial + (c ? HQ_TABLE : 0);
+            __global const int *restrict tp = temporal + (c ? HQ_TABLE : 0);
+            if (y == 0) {
+                for (int x = x0; x < x1; x++) {
+                    const int l = hr[x];
+                    ln[x] = (ushort)l;
+                    pr[x] = (ushort)hq_lowpass(pr[x], l, tp);
                 }
-        } else {
-            for (int i = 4 * x0; i < 4 * x1; i += 4) {
-                const uint l0 = hq_lowpass(line[i], hr[i], spatial),
-                           l1 = hq_lowpass(line[i + 1], hr[i + 1], schroma),
-                           l2 = hq_lowpass(line[i + 2], hr[i + 2], schroma);
-                line[i] = (ushort)l0;
-                line[i + 1] = (ushort)l1;
-                line[i + 2] = (ushort)l2;
-                pr[i] = (ushort)hq_lowpass(pr[i], (ushort)l0, temporal);
-                pr[i + 1] = (ushort)hq_lowpass(pr[i + 1], (ushort)l1, tchroma);
-                pr[i + 2] = (ushort)hq_lowpass(pr[i + 2], (ushort)l2, tchroma);
+            } else {
+                for (int x = x0; x < x1; x++) {
+                    const uint l = hq_lowpass(ln[x], hr[x], sp);
+                    ln[x] = (ushort)l;
+                    pr[x] = (ushort)hq_lowpass(pr[x], (int)l, tp);
+                }
             }
         }
+        __global const ushort *restrict py = prev + y * w;
         __global const clv_ch *restrict in = (__global const clv_ch *)(src + y * stride);
         __global clv_ch *restrict out = (__global clv_ch *)(dst + y * stride);
-        for (int i = 4 * x0; i < 4 * x1; i += 4) {
-            const ycc_t cy = HQ_COMPONENT(pr[i]), cb = HQ_COMPONENT(pr[i + 1]),
-                        cr = HQ_COMPONENT(pr[i + 2]);
-            out[i] = ycc_channel(k, 0, cy, cb, cr);
-            out[i + 1] = ycc_channel(k, 1, cy, cb, cr);
-            out[i + 2] = ycc_channel(k, 2, cy, cb, cr);
-            out[i + 3] = in[i + 3];
+        for (int x = x0; x < x1; x++) {
+            const ycc_t cy = HQ_COMPONENT(py[x]), cb = HQ_COMPONENT(py[plane + x]),
+                        cr = HQ_COMPONENT(py[2 * plane + x]);
+            out[4 * x] = ycc_channel(k, 0, cy, cb, cr);
+            out[4 * x + 1] = ycc_channel(k, 1, cy, cb, cr);
+            out[4 * x + 2] = ycc_channel(k, 2, cy, cb, cr);
+            out[4 * x + 3] = in[4 * x + 3];
         }
     }
 }

@@ -122,9 +122,9 @@ typedef struct hq_state {
     cl_kernel rows, columns;  /* first: the chain creates them (kernels) */
     cl_mem spatial, temporal; /* make_tables' luma and chroma of each, as ints */
     cl_mem ycc;               /* ycbcr.h's matrix */
-    cl_mem hbuf;              /* the rows' recursions, w x h ushort4 */
-    cl_mem line;              /* the columns' recursions, w ushort4 */
-    cl_mem prev;              /* the previous output at 16 bits, w x h ushort4 */
+    cl_mem hbuf;              /* the rows' recursions: Y', Cb, Cr planes of w x h ushort */
+    cl_mem line;              /* the columns' recursions: 3 rows of w ushort */
+    cl_mem prev;              /* the previous output's samples, 3 planes as hbuf */
     int depth;
     int w, h;
     int primed; /* prev holds the last frame of this size */
@@ -203,14 +203,14 @@ static int resize(void *state, clv_context *ctx, const clv_value *values, const 
     if (s->w == in->width && s->h == in->height)
         return 0;
     release_frames(s);
-    const size_t px = (size_t)in->width * (size_t)in->height * 4 * sizeof(cl_ushort);
+    const size_t px = (size_t)in->width * (size_t)in->height * 3 * sizeof(cl_ushort);
     cl_int st = CL_SUCCESS;
     s->hbuf = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, px, NULL, &st);
     if (st == CL_SUCCESS)
         s->prev = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, px, NULL, &st);
     if (st == CL_SUCCESS)
         s->line = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE,
-                                 (size_t)in->width * 4 * sizeof(cl_ushort), NULL, &st);
+                                 (size_t)in->width * 3 * sizeof(cl_ushort), NULL, &st);
     if (st != CL_SUCCESS) {
         release_frames(s);
         return clv__fail(msg, CLV_ENOMEM, "hqdn3d: cannot allocate its state for %dx%d: %s",
