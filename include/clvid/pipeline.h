@@ -47,7 +47,9 @@ typedef struct clv_transcode_options {
     /* The index of the run's first frame for the filters that vary per frame
      * (noise): a run that starts mid-video (a segment of a longer job) gives
      * the index that frame has in the whole video, so its output equals the
-     * whole run's. 0: the run's first frame is frame 0. */
+     * whole run's. 0: the run's first frame is frame 0. (A chain that makes
+     * a frame per field runs twice on each frame: frame n's runs are 2n and
+     * 2n + 1.) */
     uint64_t first_frame_index;
     /* The engine's settings (made with clv_context_options_init; borrowed
      * for the run); NULL: the defaults. device, when set, is the device
@@ -81,6 +83,18 @@ typedef struct clv_transcode_options {
      * removed at the end. A chain set through it must keep the output's
      * size. */
     const char *ipc;
+
+    /* Added in 0.6: frames decoded as context only, for a run that is a
+     * segment of a longer job with a chain that reads the frames around
+     * each one (a deinterlacer: clv_chain_desc_cadence's delay frames each
+     * side). The first lead_frames frames decoded go through the chain and
+     * their outputs are dropped; with keep_frames > 0 the outputs of the
+     * keep_frames frames after them are written and those of every frame
+     * after (the trailing context, decoded up to max_frames) are dropped.
+     * first_frame_index is then the index of the first frame decoded (the
+     * first of the lead). 0 and 0: every frame's output is written. */
+    int64_t lead_frames;
+    int64_t keep_frames;
 } clv_transcode_options;
 
 /* Writes the capture devices (cameras with their formats, sizes and rates;
@@ -106,8 +120,9 @@ CLV_API void clv_transcode_options_destroy(clv_transcode_options *options);
 /* Sets one option by the command line's name, with or without its dashes:
  * i/input, o/output, vf/chain, input_format, output_format, c:v, c:a,
  * preset, pix_fmt, crf, b:v, aspect, ss, t, frames, frame-index, device, input-size,
- * input-fps, input-format, audio, audio-format, ipc; flags (value NULL, "", "1",
- * "true" or "yes" to set): y, an, sn, live, no-autorotate, q. String
+ * input-fps, input-format, audio, audio-format, ipc, lead-frames, keep-frames;
+ * flags (value NULL, "", "1", "true" or "yes" to set): y, an, sn, live,
+ * no-autorotate, q. String
  * values are borrowed (they must outlive the run). Returns 0, or
  * CLV_EOPTION with msg naming the option, the value and what is allowed. */
 CLV_API int clv_transcode_options_set(clv_transcode_options *options, const char *key,

@@ -39,7 +39,7 @@ from .control import Control, ControlError  # noqa: E402 (the control socket's c
 
 __all__ = ["Chain", "Control", "ControlError", "Error", "check_output", "devices", "filters",
            "frames", "join", "probe", "reference", "reference_stream", "temporal_filters",
-           "transcode", "version"]
+           "transcode", "version", "cadence"]
 
 
 class Error(Exception):
@@ -448,6 +448,23 @@ def temporal_filters(text: Optional[str]) -> List[str]:
             _chain_format(one.ptr, buf, len(buf))
             found.append(buf.value.decode(errors="replace"))
     return found
+
+
+def cadence(text: Optional[str]) -> Tuple[int, int]:
+    """(delay, rate) of a chain's text, as clv_chain_desc_cadence: the frames
+    in its output lags behind (a deinterlacer: 1, the frame after each one
+    it reads) and the frames out per frame in (2: a frame per field);
+    (0, 1) for a chain that holds no frame. A filter with a delay reads
+    that many frames each side of each frame and no more: a run over a part
+    of a video equals one run over the whole when it is given that many
+    frames of context each side (transcode's lead_frames and keep_frames).
+    ValueError for a bad chain or two filters that hold frames."""
+    desc = _parse(text)
+    delay, rate, msg = _I(), _I(), _Msg()
+    err = _desc_cadence(desc.ptr, ctypes.byref(delay), ctypes.byref(rate), ctypes.byref(msg))
+    if err:
+        _raise(err, msg, usage=True)
+    return delay.value, rate.value
 
 
 def _check_order(order: str) -> str:

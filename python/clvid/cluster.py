@@ -9,6 +9,10 @@ segment starts between two frames and is told its first frame's index, so
 per-frame filters such as noise match a one-machine run), filters and
 encodes each segment as a Dask task without sound, and joins the segments
 without re-encoding (clv_join) with the input's sound and subtitles copied.
+A deinterlacer (yadif, bwdif) reads the frame before and after each one:
+its segments overlap by that much (each decodes the frames each side of it
+that the input has, runs the chain over them and drops their outputs), so
+the joined output equals one run frame for frame, a frame per field too.
 batch runs one task per file. Without --scheduler (or DASK_SCHEDULER_ADDRESS)
 a LocalCluster is started on this machine: the same code path. Paths must
 be the same on every worker (shared storage). A task that fails is retried;
@@ -18,9 +22,9 @@ tasks and leaves no partial output.
 Before any work it makes the checks `clvid transcode` makes: an output that
 exists needs -y, an output that is an input's file is refused (by inode),
 two inputs of a batch that map to one output are refused, and transcode
-refuses a chain with a filter that carries state from frame to frame (its
-descriptor says so: quantize, a kernel reading the previous frame), since
-segments cannot start mid-video and match one run. A mistake in the
+refuses a chain with a filter that carries state from frame to frame with
+no bound (its descriptor says so: quantize, hqdn3d, a kernel reading the
+previous frame), since segments cannot start mid-video and match one run. A mistake in the
 arguments is one line and exit status 2; a failed run, one line and 1.
 """
 from __future__ import annotations
@@ -74,13 +78,23 @@ def _python_name(option: str) -> str:
 
 
 def segment_task(input: str, output: str, chain: Optional[str], first: int, count: Optional[int],
-                 rate: float, options: Dict[str, str]) -> Dict[str, float]:
-    """One segment on a worker: frames [first, first + count) of input."""
-    start = max(0.0, (first - 0.5) / rate) if first else 0.0
+                 rate: float, options: Dict[str, str], overlap: int = 0) -> Dict[str, float]:
+    """One segment on a worker: the outputs of frames [first, first + count)
+    of input (count None: to the end). With overlap (a deinterlacer's
+    delay), up to that many frames before and after are decoded and run as
+    context, their outputs dropped, so that the segment's first and last
+    frames see the neighbours they see in one run."""
+    lead = min(overlap, first)
+    trail = overlap if count is not None else 0  # a segment follows: the input has them
+    begin = first - lead
+    start = max(0.0, (begin - 0.5) / rate) if begin else 0.0
     t0 = time.time()
     status = clvid.transcode(input, output, vf=chain, no_audio=True, no_subtitles=True,
-                             overwrite=True, ss=("%.6f" % start) if first else None,
-                             frames=count, frame_index=first, quiet=True, **options)
+                             overwrite=True, ss=("%.6f" % start) if begin else None,
+                             frames=None if count is None else lead + count + trail,
+                             frame_index=begin, lead_frames=lead or None,
+                             keep_frames=count if overlap and count is not None else None,
+                             quiet=True, **options)
     return {"frames": status.get("frames", 0), "seconds": time.time() - t0}
 
 
@@ -140,20 +154,27 @@ def _encoder_options(args) -> Dict[str, str]:
     return out
 
 
-def _check_chain(chain: Optional[str], whole_files: bool) -> None:
+def _check_chain(chain: Optional[str], whole_files: bool) -> int:
     """A bad chain is a usage error before any work; so is, for segments,
-    a filter whose descriptor says it depends on the frames before."""
+    a filter whose descriptor says it depends on every frame before (no
+    overlap of segments bounds what it reads). Returns the frames each
+    segment needs each side of it (a deinterlacer's delay), 0 for none."""
     try:
         stateful = clvid.temporal_filters(chain or "")
+        overlap = clvid.cadence(chain or "")[0]
+        # A filter that holds a bounded number of frames (a deinterlacer)
+        # says so by its delay; the others carry their state for ever.
+        unbounded = [f for f in stateful if clvid.cadence(f)[0] == 0]
     except ValueError as e:
         raise UsageError("-vf: %s" % str(e).splitlines()[0])
-    if stateful and not whole_files:
+    if unbounded and not whole_files:
         raise UsageError(
             "-vf: %s carries its state from frame to frame (the previous palette, the "
-            "previous frame it reads, or a deinterlacer's frames before and after each one); "
-            "segments cannot start mid-video and match one run: use clvid transcode on one "
-            "machine, or clvid-cluster batch over whole files"
-            % " and ".join(stateful))
+            "previous output, the previous frame it reads): each frame's output depends on "
+            "every frame before it, so no overlap of segments makes them equal one run: use "
+            "clvid transcode on one machine, or clvid-cluster batch over whole files"
+            % " and ".join(unbounded))
+    return overlap
 
 
 def _sweep_segments(folder: str) -> None:
@@ -172,7 +193,7 @@ def _sweep_segments(folder: str) -> None:
 def transcode_main(args) -> int:
     if args.segment_seconds <= 0:
         raise UsageError("--segment-seconds %g: expected more than 0" % args.segment_seconds)
-    _check_chain(args.vf, whole_files=False)
+    overlap = _check_chain(args.vf, whole_files=False)
     if not _check_output([args.input], args.output, args.y):
         print("clvid-cluster: '%s' already exists; use -y to overwrite it" % args.output,
               file=sys.stderr)
@@ -201,7 +222,8 @@ def transcode_main(args) -> int:
         for k in range(count):
             last = k == count - 1
             futures.append(client.submit(segment_task, args.input, parts[k], args.vf, k * per,
-                                         None if last else per, rate, options, retries=2,
+                                         None if last else per, rate, options, overlap,
+                                         retries=2,
                                          resources=resources, pure=False, key="segment-%d-%s"
                                          % (k, os.path.basename(work))))
         from dask.distributed import as_completed

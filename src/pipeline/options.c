@@ -150,6 +150,18 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
         o->first_frame_index = (uint64_t)n;
         return 0;
     }
+    if (!strcmp(key, "lead-frames") || !strcmp(key, "lead_frames") || !strcmp(key, "keep-frames") ||
+        !strcmp(key, "keep_frames")) {
+        int lead = key[0] == 'l';
+        errno = 0;
+        long long n = strtoll(v, &end, 10);
+        if (*end || end == v || n < 0 || errno)
+            return clv_io_fail(msg, CLV_EOPTION,
+                               "--%s-frames %.100s: expected an integer from 0 to %lld",
+                               lead ? "lead" : "keep", v, LLONG_MAX);
+        *(lead ? &o->lead_frames : &o->keep_frames) = n;
+        return 0;
+    }
     if (!strcmp(key, "frames") || !strcmp(key, "frames:v")) {
         errno = 0;
         long long n = strtoll(v, &end, 10);

@@ -24,7 +24,7 @@ struct clv_reader {
     int holding;       /* the frame last returned is still the stage's oldest output */
     double seconds[RING];
     uint64_t submitted;
-    uint64_t first_index; /* the first frame's index (options->first_frame_index) */
+    uint64_t first_index; /* the first run's index (options->first_frame_index, rate a frame) */
     int eof;
     /* A chain that holds frames back (a deinterlacer, clv_chain_cadence):
      * its output lags by delay frames and it makes rate of each (2: a
@@ -84,6 +84,8 @@ static int open_stage(clv_reader *r, const clv_transcode_options *o, const clv_c
         return err;
     clv_stage_output_size(r->stage, &r->width, &r->height);
     clv_chain_cadence(r->chain, &r->delay, &r->rate);
+    /* A frame's runs are rate apart, as in the whole video's (transcode's) */
+    r->first_index = o->first_frame_index * (uint64_t)r->rate;
     return 0;
 }
 
@@ -102,7 +104,6 @@ int clv_reader_open(const clv_transcode_options *o, clv_reader **out, clv_msg *m
         clv_chain_desc_destroy(desc);
         return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     }
-    r->first_index = o->first_frame_index;
     clv_input_options in = clv_pipeline_input(o);
     if ((err = clv_decoder_open(&in, &r->dec, msg)))
         goto fail;

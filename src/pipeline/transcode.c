@@ -88,6 +88,10 @@ static int check_options(const clv_transcode_options *o, clv_chain_desc **desc, 
         return clv_io_fail(msg, CLV_EOPTION, "no output given");
     if (o->crf < -1 || o->crf > 51)
         return clv_io_fail(msg, CLV_EOPTION, "crf %d: expected 0 to 51", o->crf);
+    if (o->lead_frames < 0 || o->keep_frames < 0)
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "lead_frames %lld, keep_frames %lld: expected 0 or more",
+                           (long long)o->lead_frames, (long long)o->keep_frames);
     if (o->mic && !o->live)
         return clv_io_fail(msg, CLV_EOPTION,
                            "--audio %.500s records a microphone with a live source; add --live (a "
@@ -166,6 +170,13 @@ typedef struct run {
      * out_media is the input's description at twice its rate, the sink's. */
     AVRational out_tb;
     clv_media_desc out_media;
+    /* The stage's index of the run's first submit: first_frame_index at
+     * rate submits a frame, so that a segment's runs have the indices of
+     * the whole video's. */
+    uint64_t base;
+    /* The outputs of the leading and trailing context frames (lead_frames,
+     * keep_frames) dropped so far. */
+    uint64_t context_dropped;
 } run;
 
 static void *stage_block_alloc(void *stage, size_t size, uint8_t **pixels)
@@ -427,6 +438,7 @@ static int open_stage(run *r, clv_msg *msg)
     if (!err)
         clv_chain_cadence(r->chain, &r->delay, &r->rate);
     r->out_tb = r->rate == 2 ? r->out_media.time_base : r->in->time_base;
+    r->base = r->o->first_frame_index * (uint64_t)r->rate;
     r->last_pts = AV_NOPTS_VALUE;
     return err;
 }
@@ -471,10 +483,11 @@ static int plan_frames(run *r, clv_msg *msg)
     clv_color in_color = clv_feed_color(r->feed), out_color = clv_sink_color(r->sink);
     /* With a control socket a chain may come later: the frames go through
      * the stage. */
-    r->direct = !r->ipc && clv_chain_desc_count(r->desc) == 0 && clv_feed_native(r->feed) &&
-                out_f == in_f && !r->rotation && !r->hflip &&
-                (!clv_pixfmt_is_yuv(in_f) || (in_color.matrix == out_color.matrix &&
-                                              in_color.full_range == out_color.full_range));
+    r->direct =
+        !r->ipc && !r->o->lead_frames && !r->o->keep_frames && clv_chain_desc_count(r->desc) == 0 &&
+        clv_feed_native(r->feed) && out_f == in_f && !r->rotation && !r->hflip &&
+        (!clv_pixfmt_is_yuv(in_f) ||
+         (in_color.matrix == out_color.matrix && in_color.full_range == out_color.full_range));
     /* On a CPU device the decoder writes its frames into the stage's memory
      * and the first kernel reads them there: no copy into the staging. */
     r->in_place = !r->direct && !r->delay && clv_feed_native(r->feed) && clv_pixfmt_is_yuv(in_f) &&
@@ -536,7 +549,7 @@ static void counted(run *r, int64_t pts)
  * frame's two submits the same; the flush's the extrapolated next). */
 static int64_t out_pts(const run *r, uint64_t j)
 {
-    const uint64_t n = j / (uint64_t)r->rate, at = r->o->first_frame_index + n * (uint64_t)r->rate;
+    const uint64_t n = j / (uint64_t)r->rate, at = r->base + n * (uint64_t)r->rate;
     const int64_t pts = r->pts[at % PTS_RING];
     if (r->rate == 1 || pts == AV_NOPTS_VALUE)
         return pts;
@@ -555,9 +568,16 @@ static int emit(run *r, clv_msg *msg)
     if (err)
         return err;
     av_frame_free(&r->held[index % PTS_RING]); /* read: back to the decoder's pool */
-    const uint64_t dropped = r->o->first_frame_index + (uint64_t)(r->delay * r->rate);
-    if (index < dropped) {
-        clv_stage_release(r->stage); /* no frame yet: the filter took the first */
+    /* The first delay * rate outputs are no frame yet (the filter took the
+     * first); the leading context's come next, the trailing context's
+     * after the kept ones. Their pts are still counted from the first. */
+    const uint64_t rate = (uint64_t)r->rate, dropped = r->base + (uint64_t)r->delay * rate,
+                   lead = (uint64_t)r->o->lead_frames * rate;
+    const uint64_t keep = (uint64_t)r->o->keep_frames * rate;
+    if (index < dropped || index - dropped < lead || (keep && index - dropped >= lead + keep)) {
+        if (index >= dropped)
+            r->context_dropped++;
+        clv_stage_release(r->stage);
         return 0;
     }
     int64_t pts = out_pts(r, index - dropped);
@@ -599,7 +619,7 @@ static int submit_frame(run *r, AVFrame *f, clv_msg *msg)
     for (int field = 0; !err && field < r->rate; field++) {
         while (!err && !clv_stage_input(r->stage))
             err = emit(r, msg);
-        uint64_t index = r->o->first_frame_index + r->submitted;
+        uint64_t index = r->base + r->submitted;
         if (!err && field == 0)
             err = clv_feed_check(r->feed, f, msg);
         if (!err) {
@@ -973,7 +993,7 @@ static int finish(run *r, int err, clv_msg *mic_note, clv_msg *msg)
         err = derr;
         *msg = dmsg;
     }
-    if (!err && r->submitted == 0) {
+    if (!err && (r->submitted == 0 || r->submitted == r->context_dropped)) {
         /* Nothing to write: the output (or a file already there) is left
          * as it was rather than replaced by an empty one. */
         if (r->stopped)
@@ -1004,7 +1024,7 @@ static void report_end(run *r)
     st->download_s = (double)t.download_ns / 1e9;
     st->shared_staging = clv_context_shared_staging(r->ctx);
     st->encode_s = clv_sink_busy_seconds(r->sink);
-    st->frames = (int64_t)r->submitted;
+    st->frames = (int64_t)(r->submitted - r->context_dropped);
     clv_device_shares_text(r->ctx, r->stage, r->shares, sizeof r->shares);
     st->device_shares = r->shares;
     report(r, CLV_TRANSCODE_END);

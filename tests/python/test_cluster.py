@@ -75,12 +75,47 @@ def test_local_cluster_transcode_equals_one_run(clip, tmp_path):
     p = cluster("transcode", "-i", str(clip), "-vf", CHAIN, "-o", str(joined))
     assert p.returncode == 1 and "already exists" in p.stderr
     p = cluster("transcode", "-i", str(clip), "-vf", "quantize", "-o", str(tmp_path / "q.mkv"))
-    assert p.returncode == 2 and "palette" in p.stderr
-    # A deinterlacer reads the frames before and after: no segments either.
-    p = cluster("transcode", "-i", str(clip), "-vf", "bwdif", "-o", str(tmp_path / "d.mkv"))
-    assert p.returncode == 2 and "deinterlacer" in p.stderr and "batch" in p.stderr
+    assert p.returncode == 2 and "palette" in p.stderr and "no overlap" in p.stderr
+    # hqdn3d's output feeds its next frame: every frame before counts, no
+    # overlap bounds it, with a deinterlacer beside it too.
+    p = cluster("transcode", "-i", str(clip), "-vf", "bwdif,hqdn3d", "-o",
+                str(tmp_path / "h.mkv"))
+    assert p.returncode == 2 and "-vf: hqdn3d" in p.stderr and "no overlap" in p.stderr, p.stderr
     p = cluster("transcode", "-i", str(clip), "-vf", "medain", "-o", str(tmp_path / "q.mkv"))
     assert p.returncode == 2 and "medain" in p.stderr
+
+
+def timed_frames(path):
+    """(pts, md5) of each video frame, and the stream's time base."""
+    p = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-map", "0:v", "-f", "framemd5",
+                        "-"], capture_output=True, text=True, check=True)
+    base = [l for l in p.stdout.splitlines() if l.startswith("#tb")]
+    rows = [l.split(",") for l in p.stdout.splitlines() if not l.startswith("#")]
+    return base, [(r[2].strip(), r[-1].strip()) for r in rows]
+
+
+@pytest.mark.parametrize("chain,rate", [("yadif", 1), ("yadif=mode=send_field", 2),
+                                        ("bwdif=mode=send_frame", 1), ("bwdif", 2),
+                                        ("noise=amount=0.2:seed=3,bwdif,noise=seed=5", 2)])
+def test_cluster_with_a_deinterlacer_equals_one_run(clip, tmp_path, chain, rate):
+    """A deinterlacer reads the frame before and after each one: each
+    segment decodes those beyond its ends as context and drops their
+    outputs, so the joined file equals one run frame for frame (field for
+    field at send_field, with the same timestamps), the segments' first and
+    last frames included; on two devices too."""
+    one, joined = tmp_path / "one.mkv", tmp_path / "joined.mkv"
+    subprocess.run([CLVID, "transcode", "-q", "-i", str(clip), "-vf", chain, "-c:v", "ffv1", "-o",
+                    str(one)], check=True)
+    env = None
+    if chain == "bwdif":  # the chain held on one of two devices, in order
+        env = dict(os.environ, POCL_DEVICES="pthread pthread", CLVID_DEVICE="all")
+    p = cluster("transcode", "-i", str(clip), "-vf", chain, "-c:v", "ffv1", "-o", str(joined),
+                "--segment-seconds", "0.5", "--workers", "2", env=env)
+    assert p.returncode == 0, p.stderr
+    assert "segments 8/8" in p.stderr, p.stderr
+    want, got = timed_frames(one), timed_frames(joined)
+    assert len(got[1]) == 4 * 30 * rate
+    assert got == want
 
 
 def test_cluster_at_a_new_size(clip, tmp_path):

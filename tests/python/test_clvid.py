@@ -337,6 +337,40 @@ def test_segments_joined_equal_one_run(tmp_path):
     assert not (tmp_path / "x.mkv").exists()
 
 
+def test_segments_with_context_equal_one_run(tmp_path):
+    """bwdif (a frame per field) in 3 segments, each decoding the frame
+    before and after it as context (lead_frames, keep_frames, frames):
+    joined, field for field and timestamp for timestamp the one-run output."""
+    if not shutil.which("ffmpeg"):
+        pytest.skip("needs ffmpeg")
+    chain = "noise=amount=0.2:seed=9,bwdif"
+    assert clvid.cadence(chain) == (1, 2) and clvid.cadence("median") == (0, 1)
+    with pytest.raises(ValueError, match="medain"):
+        clvid.cadence("medain")
+
+    def timed(path):
+        p = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-map", "0:v", "-f",
+                            "framemd5", "-"], capture_output=True, text=True, check=True)
+        return [(l.split(",")[2].strip(), l.split(",")[-1].strip())
+                for l in p.stdout.splitlines() if not l.startswith("#")]
+    whole = tmp_path / "whole.mkv"
+    clvid.transcode(SAMPLE, str(whole), vf=chain, codec="ffv1", no_audio=True, frames=120)
+    parts = []
+    for k in range(3):
+        first, lead = k * 40, 1 if k else 0
+        part = tmp_path / ("part%d.mkv" % k)
+        clvid.transcode(SAMPLE, str(part), vf=chain, codec="ffv1", no_audio=True,
+                        ss=max(0, (first - lead - 0.5) / 30), frames=lead + 40 + (k < 2),
+                        frame_index=first - lead, lead_frames=lead, keep_frames=40)
+        parts.append(str(part))
+    joined = tmp_path / "joined.mkv"
+    clvid.join(parts, str(joined))
+    want = timed(whole)
+    assert len(want) == 240 and timed(joined) == want
+    with pytest.raises(ValueError, match="lead-frames -1"):
+        clvid.transcode(SAMPLE, str(tmp_path / "x.mkv"), lead_frames=-1)
+
+
 def test_transcode_ctrl_c(tmp_path):
     """Ctrl-C (SIGINT) during a transcode: the output is finished up to the
     stop, then KeyboardInterrupt."""
