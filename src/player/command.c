@@ -41,6 +41,7 @@ void clv_player_activate(clv_player *p, clv_chain *chain, int preset, int vf_ind
         return;
     }
     p->active = chain;
+    p->stream_runs = 0; /* what a deinterlacer in it held is of other frames */
     p->preset = preset;
     p->vf_index = vf_index;
     p->param_pick = 0;
@@ -147,13 +148,7 @@ static int compare_on(clv_player *p, clv_msg *msg)
 int clv_player_check_cadence(const clv_chain_desc *desc, clv_msg *msg)
 {
     int delay, rate;
-    int err = clv_chain_desc_cadence(desc, &delay, &rate, msg);
-    if (!err && rate != 1)
-        err = clv_io_fail(msg, CLV_EOPTION,
-                          "a deinterlacer's mode send_field makes two frames of each one, which "
-                          "the window does not show: use mode=send_frame (bwdif=send_frame, "
-                          "yadif=send_frame); clvid transcode writes send_field");
-    return err;
+    return clv_chain_desc_cadence(desc, &delay, &rate, msg);
 }
 
 static int has_tonemap(const clv_chain_desc *d)

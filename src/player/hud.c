@@ -200,9 +200,11 @@ void clv_player_write_stats(clv_player *p)
             "ms_present=%.3f\nelapsed=%.3f\nlatency_ms=%.1f\nstale_dropped=%lld\n"
             "max_queued=%d\nrecorded=%lld\nmic_packets=%lld\nkernel_reloads=%llu\n"
             "kernel_error=%d\ndevice_shares=%s\ndevice_frames=%s\nfirst_frame_s=%.3f\n"
-            "out_width=%d\nout_height=%d\nrecord_skipped=%d\ndepth=%d\nhdr=%d\ntonemap=%d\n",
+            "out_width=%d\nout_height=%d\nrecord_skipped=%d\ndepth=%d\nhdr=%d\ntonemap=%d\n"
+            "last_field=%d\n",
             (long long)p->presented, (long long)p->dropped,
-            (long long)llround(p->last_pts * p->fps), p->last_pts,
+            /* a second field's time is halfway to the next frame's */
+            (long long)llround(p->last_pts * p->fps - 0.5 * p->last_field), p->last_pts,
             (clv_chain_format(clv_chain_get_desc(p->active), chain, sizeof chain), chain),
             p->preset, p->vf_index, p->paused, p->compare, p->divider, p->hud, p->help,
             clv_window_fullscreen(p->win), p->muted, p->volume, (long long)p->screenshots, p->w,
@@ -214,7 +216,7 @@ void clv_player_write_stats(clv_player *p)
             (unsigned long long)clv_reload_count(p->reload),
             clv_reload_error(p->reload, p->active) != NULL, shares, frames,
             p->first_shown_at > 0 ? p->first_shown_at - p->entered_at : -1.0, p->out_w, p->out_h,
-            p->rec_skipped, p->depth, p->hdr, p->tonemap);
+            p->rec_skipped, p->depth, p->hdr, p->tonemap, p->last_field);
     fprintf(f, "preset_key=%s\n", p->preset ? clv_preset_key(p->preset) : "");
     fclose(f);
 }

@@ -94,6 +94,7 @@ static int seek(clv_player *p, double seconds, clv_msg *msg)
     if (p->snd)
         clv_sound_clear(p->snd);
     p->eof = p->end_popped = p->flushed = 0;
+    p->stream_runs = 0; /* a deinterlacer's first outputs are of frames before the seek */
     p->clock_running = 0;
     p->paused_at = seconds;
     /* Show the frame sought to even when paused. */
@@ -126,6 +127,103 @@ static void pump_audio(clv_player *p)
         }
         clv_item_free(kind, item);
     }
+}
+
+/* The active chain's cadence: the frames its output lags behind (a
+ * deinterlacer: 1) and its runs on each frame (2: send_field). */
+static void cadence(const clv_player *p, int *delay, int *rate)
+{
+    *delay = 0;
+    *rate = 1;
+    if (p->active)
+        clv_chain_cadence(p->active, delay, rate);
+}
+
+/* Plans what the output of run k (about to be submitted) is: its frame is
+ * the one of run k - delay * rate, its field that run's; the first
+ * delay * rate outputs since the frames started again are none. A second
+ * field's time and pts are halfway to the next frame's (the run after its
+ * own, submitted before run k). */
+static void plan_output(clv_player *p, uint64_t k)
+{
+    int delay, rate;
+    cadence(p, &delay, &rate);
+    const uint64_t lag = (uint64_t)(delay * rate), at = k % CLV_PLAYER_RING;
+    const uint64_t run = p->stream_runs++;
+    p->out_none[at] = run < lag;
+    if (run < lag)
+        return;
+    const uint64_t src = k - lag, field = (run - lag) % (uint64_t)rate;
+    const uint64_t from = src % CLV_PLAYER_RING, next = (src + 1) % CLV_PLAYER_RING;
+    p->out_src[at] = src;
+    p->out_field[at] = (signed char)field;
+    p->out_time[at] = field ? (p->ring[from] + p->ring[next]) / 2 : p->ring[from];
+    p->out_pts2[at] = field ? p->ring_pts[from] + p->ring_pts[next] : 2 * p->ring_pts[from];
+}
+
+/* Sends frame f into the stage(s) as run p->submitted, at time t (pts,
+ * read: its pts and read time); the sent ring takes a reference. The
+ * caller has made sure a slot is free in each. */
+static int submit_run(clv_player *p, AVFrame *f, double t, int64_t pts, double read, clv_msg *msg)
+{
+    const uint64_t k = p->submitted;
+    if (p->sent[k % CLV_PLAYER_INPUTS] != f) {
+        av_frame_free(&p->sent[k % CLV_PLAYER_INPUTS]);
+        if (!(p->sent[k % CLV_PLAYER_INPUTS] = av_frame_clone(f)))
+            return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
+    }
+    p->ring[k % CLV_PLAYER_RING] = t;
+    p->ring_pts[k % CLV_PLAYER_RING] = pts;
+    p->ring_read[k % CLV_PLAYER_RING] = read;
+    if (!clv_stage_input(p->stage) || (p->orig_stage && !clv_stage_input(p->orig_stage)))
+        return clv_io_fail(msg, CLV_EINVAL, "GPU stage: no slot for a frame's run");
+    plan_output(p, k);
+    int err = clv_feed_write(p->feed, f, clv_stage_input(p->stage), msg);
+    if (!err)
+        err = clv_stage_submit(p->stage, k, msg);
+    if (!err && p->orig_stage &&
+        !(err = clv_feed_write(p->feed, f, clv_stage_input(p->orig_stage), msg)))
+        err = clv_stage_submit(p->orig_stage, k, msg);
+    if (!err)
+        p->submitted++;
+    return err;
+}
+
+/* Sends frame f as rate runs (a deinterlacer's send_field runs the chain
+ * on each frame twice: its first and second field). */
+static int submit_frame(clv_player *p, AVFrame *f, double t, int64_t pts, double read, clv_msg *msg)
+{
+    int delay, rate, err = 0;
+    cadence(p, &delay, &rate);
+    for (int i = 0; !err && i < rate; i++)
+        err = submit_run(p, f, t, pts, read, msg);
+    return err;
+}
+
+/* 1 when the stage(s) have room for a frame's runs. */
+static int room_for_frame(const clv_player *p)
+{
+    int delay, rate;
+    cadence(p, &delay, &rate);
+    /* No slot while the stage waits for its frames in flight to come out
+     * (a chain of another size). */
+    return clv_stage_input(p->stage) && clv_stage_pending(p->stage) + rate <= CLV_PLAYER_SLOTS &&
+           (!p->orig_stage || (clv_stage_input(p->orig_stage) &&
+                               clv_stage_pending(p->orig_stage) + rate <= CLV_PLAYER_SLOTS));
+}
+
+/* Takes the oldest result out unseen (no frame, or one no longer wanted). */
+static void take_unseen(clv_player *p)
+{
+    const uint8_t *px;
+    uint64_t i;
+    clv_msg m;
+    if (clv_stage_output(p->stage, &px, &i, &m) == 0)
+        clv_stage_release(p->stage);
+    if (p->orig_stage && clv_stage_pending(p->orig_stage) > 0 &&
+        clv_stage_output(p->orig_stage, &px, &i, &m) == 0)
+        clv_stage_release(p->orig_stage);
+    p->taken++;
 }
 
 /* Sends the next decoded frame into the stage(s). Returns 1 when one was
@@ -181,95 +279,77 @@ static int feed_one(clv_player *p, clv_msg *msg)
         av_frame_free(&f);
         return 1;
     }
-    int err = clv_feed_write(p->feed, f, clv_stage_input(p->stage), msg);
-    if (!err && p->orig_stage)
-        err = clv_feed_write(p->feed, f, clv_stage_input(p->orig_stage), msg);
-    if (err) {
-        av_frame_free(&f);
-        return err;
-    }
-    av_frame_free(&p->sent[p->submitted % CLV_PLAYER_INPUTS]);
-    p->sent[p->submitted % CLV_PLAYER_INPUTS] = f;
-    p->ring[p->submitted % CLV_PLAYER_RING] = t;
-    p->ring_pts[p->submitted % CLV_PLAYER_RING] = f->pts;
-    p->ring_read[p->submitted % CLV_PLAYER_RING] = clv_frame_read_time(f);
-    if ((err = clv_stage_submit(p->stage, p->submitted, msg)) ||
-        (p->orig_stage && (err = clv_stage_submit(p->orig_stage, p->submitted, msg))))
-        return err;
-    p->submitted++;
-    return 1;
+    int err = submit_frame(p, f, t, f->pts, clv_frame_read_time(f), msg);
+    av_frame_free(&f); /* the sent ring holds it */
+    return err ? err : 1;
 }
 
-/* Sends the last frame again (a chain or parameter changed while paused). */
+/* Sends the frame shown again (a chain or parameter changed while
+ * paused). A chain that holds frames (a deinterlacer) gets it delay + 1
+ * times, so that its output is made of it (the frame its own previous and
+ * next), and the field shown is shown again; the outputs before are none,
+ * and so are the held ones after (the frames start again). */
 static int refilter(clv_player *p, clv_msg *msg)
 {
     /* What is in flight is dropped; the decoder goes on after it. */
-    uint64_t shown_at = p->taken - 1;
-    AVFrame *shown = p->sent[shown_at % CLV_PLAYER_INPUTS];
-    if (!shown)
+    const uint64_t src = p->shown_src, at = src % CLV_PLAYER_RING;
+    AVFrame *shown = p->sent[src % CLV_PLAYER_INPUTS];
+    if (!shown || p->submitted - src >= CLV_PLAYER_INPUTS)
         return 0;
+    shown = av_frame_clone(shown); /* its slot in the ring may be reused below */
+    if (!shown)
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     clv_player_drain(p);
-    p->ring[p->submitted % CLV_PLAYER_RING] = p->ring[shown_at % CLV_PLAYER_RING];
-    p->ring_pts[p->submitted % CLV_PLAYER_RING] = p->ring_pts[shown_at % CLV_PLAYER_RING];
-    p->ring_read[p->submitted % CLV_PLAYER_RING] = p->ring_read[shown_at % CLV_PLAYER_RING];
-    int err = clv_feed_write(p->feed, shown, clv_stage_input(p->stage), msg);
-    if (!err)
-        err = clv_stage_submit(p->stage, p->submitted, msg);
-    if (!err && p->orig_stage &&
-        !(err = clv_feed_write(p->feed, shown, clv_stage_input(p->orig_stage), msg)))
-        err = clv_stage_submit(p->orig_stage, p->submitted, msg);
-    if (p->submitted % CLV_PLAYER_INPUTS != shown_at % CLV_PLAYER_INPUTS) {
-        av_frame_free(&p->sent[p->submitted % CLV_PLAYER_INPUTS]);
-        p->sent[p->submitted % CLV_PLAYER_INPUTS] = av_frame_clone(shown);
+    int delay, rate, err = 0;
+    const int field = p->last_field;
+    cadence(p, &delay, &rate);
+    p->stream_runs = 0;
+    for (int n = 0; !err && n <= delay; n++) {
+        for (int i = 0; !err && i < rate; i++) {
+            while ((!clv_stage_input(p->stage) ||
+                    (p->orig_stage && !clv_stage_input(p->orig_stage))) &&
+                   clv_stage_pending(p->stage) > 0)
+                take_unseen(p); /* runs of no frame: they come first */
+            const uint64_t k = p->submitted;
+            err = submit_run(p, shown, p->ring[at], p->ring_pts[at], p->ring_read[at], msg);
+            /* Only the field shown, at its time: the picture stays as it was. */
+            if (!err && n == delay && i != field % rate)
+                p->out_none[k % CLV_PLAYER_RING] = 1;
+            else if (!err && n == delay)
+                p->out_time[k % CLV_PLAYER_RING] = p->last_pts;
+        }
     }
-    p->submitted++;
+    av_frame_free(&shown);
+    p->stream_runs = 0;
     p->refilter = 0;
     p->force_show = 1;
     return err;
 }
 
-/* The frames a deinterlacer (send_frame) in the chain shown lags behind. */
-static int chain_delay(const clv_player *p)
-{
-    int delay = 0, rate = 1;
-    if (p->active)
-        clv_chain_cadence(p->active, &delay, &rate);
-    return delay;
-}
-
-/* The input frame whose result comes out next (its time, its pts): a
- * deinterlacer's frame n comes with frame n + 1. */
-static uint64_t out_input(const clv_player *p)
-{
-    const uint64_t delay = (uint64_t)chain_delay(p);
-    return p->taken >= delay ? p->taken - delay : 0;
-}
-
-/* The input ended with a deinterlacer shown (send_frame): its frame n
- * comes with frame n + 1, so the last frame is sent again (as ffmpeg's
- * yadif takes the last frame for its own next) and shown a frame's time
- * after it. Returns 1 when it was sent. */
+/* The input ended with a deinterlacer shown: its frame n comes with
+ * frame n + 1, so the last frame is sent again (delay times, as ffmpeg's
+ * yadif takes the last frame for its own next) a frame's time after it,
+ * which gives the last frame (both its fields at send_field). Returns 1
+ * when it was sent. */
 static int flush_held(clv_player *p, clv_msg *msg)
 {
-    if (!chain_delay(p) || p->flushed || p->submitted == 0 || p->a.io.live)
+    int delay, rate;
+    cadence(p, &delay, &rate);
+    if (!delay || p->flushed || p->submitted == 0 || p->a.io.live)
         return 0;
     p->flushed = 1;
-    uint64_t last = p->submitted - 1;
+    const uint64_t last = p->submitted - 1, at = last % CLV_PLAYER_RING;
     AVFrame *f = p->sent[last % CLV_PLAYER_INPUTS];
     if (!f)
         return 0;
-    p->ring[p->submitted % CLV_PLAYER_RING] = p->ring[last % CLV_PLAYER_RING] + 1.0 / p->fps;
-    p->ring_pts[p->submitted % CLV_PLAYER_RING] = p->ring_pts[last % CLV_PLAYER_RING];
-    p->ring_read[p->submitted % CLV_PLAYER_RING] = 0;
-    int err = clv_feed_write(p->feed, f, clv_stage_input(p->stage), msg);
-    if (!err)
-        err = clv_stage_submit(p->stage, p->submitted, msg);
-    if (!err && p->orig_stage &&
-        !(err = clv_feed_write(p->feed, f, clv_stage_input(p->orig_stage), msg)))
-        err = clv_stage_submit(p->orig_stage, p->submitted, msg);
-    av_frame_free(&p->sent[p->submitted % CLV_PLAYER_INPUTS]);
-    p->sent[p->submitted % CLV_PLAYER_INPUTS] = av_frame_clone(f);
-    p->submitted++;
+    const AVRational step = av_inv_q(av_d2q(p->fps, 100000));
+    int64_t pts = p->ring_pts[at] + av_rescale_q(1, step, p->tb);
+    double t = p->ring[at] + 1.0 / p->fps;
+    int err = 0;
+    for (int n = 0; !err && n < delay; n++) {
+        err = submit_frame(p, f, t, pts, 0, msg);
+        t += 1.0 / p->fps;
+    }
     return err ? err : 1;
 }
 
@@ -288,18 +368,14 @@ static int show(clv_player *p, clv_msg *msg)
 {
     const uint8_t *filtered, *original = NULL;
     uint64_t index;
+    const uint64_t at = p->taken % CLV_PLAYER_RING;
+    if (p->out_none[at]) {
+        take_unseen(p);
+        return 1;
+    }
     int err = clv_stage_output(p->stage, &filtered, &index, msg);
     if (err)
         return err;
-    if (p->taken < (uint64_t)chain_delay(p)) {
-        clv_stage_release(p->stage);
-        if (p->orig_stage && clv_stage_pending(p->orig_stage) > 0 &&
-            !clv_stage_output(p->orig_stage, &original, &index, msg))
-            clv_stage_release(p->orig_stage);
-        p->taken++;
-        return 1;
-    }
-    const uint64_t in = out_input(p);
     if (p->orig_stage && clv_stage_pending(p->orig_stage) > 0 &&
         (err = clv_stage_output(p->orig_stage, &original, &index, msg))) {
         clv_stage_release(p->stage);
@@ -322,8 +398,11 @@ static int show(clv_player *p, clv_msg *msg)
                  p->rec_w, p->rec_h);
         clv_player_notice(p, "%s", line);
     }
-    if (p->sink && recordable &&
-        (err = record(p, filtered, p->ring_pts[in % CLV_PLAYER_RING], msg))) {
+    /* A recording at the input's rate keeps each frame's first field. */
+    const int field = p->out_field[at];
+    if (p->sink && recordable && (p->rec_rate == 2 || field == 0) &&
+        (err =
+             record(p, filtered, p->rec_rate == 2 ? p->out_pts2[at] : p->out_pts2[at] / 2, msg))) {
         clv_stage_release(p->stage);
         if (original)
             clv_stage_release(p->orig_stage);
@@ -332,7 +411,9 @@ static int show(clv_player *p, clv_msg *msg)
     clv_stage_release(p->stage);
     if (original)
         clv_stage_release(p->orig_stage);
-    p->last_pts = p->ring[in % CLV_PLAYER_RING];
+    p->last_pts = p->out_time[at];
+    p->last_field = field;
+    p->shown_src = p->out_src[at];
     p->taken++;
     if (!p->clock_running) {
         p->clock_running = 1;
@@ -341,7 +422,7 @@ static int show(clv_player *p, clv_msg *msg)
     }
     if (p->presented++ == 0)
         p->first_shown_at = clv_io_seconds();
-    double read = p->ring_read[in % CLV_PLAYER_RING];
+    double read = p->ring_read[p->out_src[at] % CLV_PLAYER_RING];
     if (read > 0) {
         p->latency_sum += (clv_io_seconds() - read) * 1e3;
         p->latency_count++;
@@ -392,9 +473,8 @@ int clv_player_loop(clv_player *p, clv_msg *msg)
         /* Keep the stage's slots busy. */
         /* Live: at most two frames in the stage, so the one shown is never
          * more than a frame behind the one being filtered. */
-        while (!p->eof && (!p->paused || p->step) && clv_stage_input(p->stage) &&
+        while (!p->eof && (!p->paused || p->step) && room_for_frame(p) &&
                (!p->a.io.live || clv_stage_pending(p->stage) < 2) &&
-               (!p->orig_stage || clv_stage_input(p->orig_stage)) &&
                (!p->step || clv_stage_pending(p->stage) == 0)) {
             int r = feed_one(p, msg);
             if (r < 0) {
@@ -407,8 +487,13 @@ int clv_player_loop(clv_player *p, clv_msg *msg)
         if (err)
             break;
         int shown = 0;
+        /* Results that are no frame go at once, paused or not. */
+        if (clv_stage_pending(p->stage) > 0 && p->out_none[p->taken % CLV_PLAYER_RING]) {
+            take_unseen(p);
+            continue;
+        }
         if (clv_stage_pending(p->stage) > 0 && (!p->paused || p->step || p->force_show)) {
-            double due = p->ring[out_input(p) % CLV_PLAYER_RING];
+            double due = p->out_time[p->taken % CLV_PLAYER_RING];
             double now = p->a.untimed || p->a.io.live || p->paused ? -1 : clv_player_clock(p);
             if (now < 0 || due <= now) {
                 int r = show(p, msg);

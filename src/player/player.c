@@ -39,8 +39,24 @@ static int record_open(clv_player *p, clv_msg *msg)
         return err;
     p->rec_w = size.width;
     p->rec_h = size.height;
+    /* A deinterlacer's send_field: the recording at twice the rate, its
+     * timestamps in half the time base (as clvid transcode writes it). */
+    int delay = 0;
+    p->rec_rate = 1;
+    if (p->active)
+        clv_chain_cadence(p->active, &delay, &p->rec_rate);
+    p->rec_media = *p->in;
+    if (p->rec_rate == 2) {
+        const AVRational two = {2, 1}, half = {1, 2};
+        p->rec_media.time_base = av_mul_q(p->in->time_base, half);
+        p->rec_media.frame_rate = av_mul_q(p->in->frame_rate, two);
+        if (p->in->avg_frame_rate.num > 0)
+            p->rec_media.avg_frame_rate = av_mul_q(p->in->avg_frame_rate, two);
+        if (p->in->r_frame_rate.num > 0)
+            p->rec_media.r_frame_rate = av_mul_q(p->in->r_frame_rate, two);
+    }
     clv_sink_options so = {.output = &out,
-                           .input = p->in,
+                           .input = &p->rec_media,
                            .feed = p->feed,
                            .rgba = 1,
                            .rotation = p->rotation,

@@ -18,9 +18,11 @@
 #include "player.h"
 #include "reload.h"
 
-#define CLV_PLAYER_RING 64  /* timestamps of frames in flight, by submit index */
-#define CLV_PLAYER_SLOTS 3  /* the stage's frames in flight */
-#define CLV_PLAYER_INPUTS 4 /* CLV_PLAYER_SLOTS + the one shown */
+#define CLV_PLAYER_RING 64 /* timestamps of frames in flight, by submit index */
+#define CLV_PLAYER_SLOTS 3 /* the stage's frames in flight */
+/* The frames sent, by submit index: the stage's slots, the one shown and
+ * the runs a deinterlacer's output lags behind (two frames of two runs). */
+#define CLV_PLAYER_INPUTS 8
 
 /* One run of the player. Only the player's thread touches it (the reload
  * build thread and the sound callback have state of their own). */
@@ -51,9 +53,14 @@ struct clv_player {
     clv_sound *snd;
     clv_audio *audio;
     int audio_stream;
-    int w, h;            /* the picture as decoded, upright (the chain's input) */
-    int out_w, out_h;    /* the last frame shown: after the chain */
-    int rec_w, rec_h;    /* the recording's size (its first chain's output) */
+    int w, h;         /* the picture as decoded, upright (the chain's input) */
+    int out_w, out_h; /* the last frame shown: after the chain */
+    int rec_w, rec_h; /* the recording's size (its first chain's output) */
+    /* The recording's frames per frame in (its first chain's: 2 for a
+     * deinterlacer's send_field, at twice the rate, rec_media's); with 1,
+     * a second field's frame is not recorded. */
+    int rec_rate;
+    clv_media_desc rec_media;
     int rec_skipped;     /* frames not recorded: of another size than the recording */
     int src_w, src_h;    /* as decoded */
     int rotation, hflip; /* how the stage turns it upright */
@@ -61,10 +68,29 @@ struct clv_player {
     AVRational tb;
     AVFrame *sent[CLV_PLAYER_INPUTS]; /* references to the frames sent, by submit index, to
                               refilter the one shown while paused (no copy) */
+    /* By submit index (a run of the stage): its input frame's time, pts
+     * (the stream's time base) and read time. A deinterlacer's send_field
+     * runs the chain twice on each frame (the same frame, two indices). */
     double ring[CLV_PLAYER_RING];
-    int64_t ring_pts[CLV_PLAYER_RING]; /* the same, in the stream's time base (recording) */
-    double ring_read[CLV_PLAYER_RING]; /* when each frame's packet was read (latency) */
+    int64_t ring_pts[CLV_PLAYER_RING];
+    double ring_read[CLV_PLAYER_RING];
+    /* What each run's output is, planned when it is submitted (plan_output,
+     * from the chain's cadence): no frame (a deinterlacer's first outputs,
+     * or the frames it held before a seek), or the frame of run `out_src`
+     * (a deinterlacer's lags delay * rate runs behind), field 0 or 1 of it,
+     * due at out_time, its pts in half the stream's time base (a second
+     * field's lies between two frames). */
+    signed char out_none[CLV_PLAYER_RING], out_field[CLV_PLAYER_RING];
+    uint64_t out_src[CLV_PLAYER_RING];
+    double out_time[CLV_PLAYER_RING];
+    int64_t out_pts2[CLV_PLAYER_RING];
     uint64_t submitted, taken;
+    /* Runs since the chain's frames started again (the start, a seek, a
+     * chain made active, a refilter): a deinterlacer's first delay * rate
+     * outputs after that are no frame of the new ones. */
+    uint64_t stream_runs;
+    uint64_t shown_src; /* the run whose frame the picture shown was made of */
+    int last_field;     /* the picture shown is its frame's second field (send_field) */
     /* Playback state. */
     int paused, step, eof, quit;
     int end_popped;    /* live: the end was taken from the queue behind a frame */
@@ -158,11 +184,11 @@ void clv_player_activate(clv_player *p, clv_chain *chain, int preset, int vf_ind
 int clv_player_preset_chain(clv_player *p, int n, clv_chain **out, clv_msg *msg);
 /* Builds desc at the player's depth; while HDR is shown tone-mapped,
  * `tonemap` goes on its end (*added = 1; not when the chain has its own). */
-/* 0, or CLV_EOPTION with msg for a chain the window cannot show: a
- * deinterlacer's send_field (two frames of each; the window shows one per
- * frame in). A deinterlacer's send_frame is shown a frame late (its frame n
- * comes with frame n + 1; the first frame shown as it is), the last frame
- * given at the end of the input. */
+/* 0, or CLV_EINVAL with msg for a chain the window cannot show (two
+ * filters that hold frames). A deinterlacer is shown a frame late (its
+ * frame n comes with frame n + 1), the last frame given at the end of the
+ * input; its send_field at twice the rate, each field's frame at its own
+ * time (frame n's, and halfway to frame n + 1's). */
 int clv_player_check_cadence(const clv_chain_desc *desc, clv_msg *msg);
 int clv_player_chain_create(clv_player *p, const clv_chain_desc *desc, clv_chain **out, int *added,
                             clv_msg *msg);
