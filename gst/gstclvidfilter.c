@@ -56,9 +56,12 @@ struct _GstClvidFilter {
     int out_width, out_height; /* the output caps' (the chain's size of the input's) */
     guint64 frames;
     /* A chain that holds a frame back (a deinterlacer, clv_chain_cadence):
-     * the submit index its stream began at (its first `delay` outputs are
-     * no frames: dropped), and whether it must be built afresh before the
-     * next buffer (its stream ended: EOS, new caps, a flush). */
+     * the submit index its stream began at (its first delay * rate outputs
+     * are no frames: dropped), and whether it must be built afresh before
+     * the next buffer (its stream ended: EOS, new caps, a flush). In mode
+     * send_field (rate 2) each buffer is submitted twice and gives two
+     * buffers out, one per field; the head of `held` gives its timestamps
+     * to both. */
     guint64 chain_from;
     gboolean restart;
     clv_stage_times mark; /* for kernel_ms */
@@ -183,16 +186,6 @@ static clv_chain *build_chain(GstClvidFilter *self, const char *text, clv_msg *m
     clv_chain_desc_destroy(desc);
     if (err)
         return NULL;
-    int delay, rate;
-    clv_chain_cadence(chain, &delay, &rate);
-    if (rate != 1) {
-        clv_chain_destroy(chain);
-        snprintf(msg->text, sizeof msg->text,
-                 "a deinterlacer's mode send_field makes two frames of each buffer, which "
-                 "clvidfilter does not do: use mode=send_frame (bwdif=send_frame, "
-                 "yadif=send_frame)");
-        return NULL;
-    }
     /* kernel-ms reads the stage's times only: no per-filter events, and a
      * filter that can run inside the conversions on a CPU does (equalize
      * between I420 or NV12 buffers). */
@@ -358,6 +351,24 @@ static int keeps_size(const clv_chain_desc *desc)
     return 1;
 }
 
+/* The framerate field of o times num / den: a fraction scaled, anything
+ * else (a range, a list) left out (any rate). 0/1 (variable) stays. */
+static void scale_framerate(GstStructure *o, int num, int den)
+{
+    int n, d;
+    if (!gst_structure_has_field(o, "framerate"))
+        return;
+    if (gst_structure_get_fraction(o, "framerate", &n, &d)) {
+        if (n > 0 && d > 0) {
+            gint rn, rd;
+            gst_util_fraction_multiply(n, d, num, den, &rn, &rd);
+            gst_structure_set(o, "framerate", GST_TYPE_FRACTION, rn, rd, NULL);
+        }
+        return;
+    }
+    gst_structure_remove_field(o, "framerate");
+}
+
 /* Sink caps to source caps: each fixed size through the chain (its pixel
  * aspect too); source caps to sink caps: any size, as the chain's sizes
  * are not inverted (a fixed input size meets the source's caps in
@@ -368,6 +379,10 @@ static GstCaps *transform_caps(GstBaseTransform *trans, GstPadDirection directio
     GstClvidFilter *self = GST_CLVID_FILTER(trans);
     clv_chain_desc *desc = caps_chain(self);
     int same = desc && keeps_size(desc);
+    /* A deinterlacer makes progressive frames; send_field twice as many. */
+    int delay = 0, rate = 1;
+    if (!desc || clv_chain_desc_cadence(desc, &delay, &rate, NULL))
+        delay = 0, rate = 1;
     GstCaps *out = gst_caps_new_empty();
     for (guint i = 0; i < gst_caps_get_size(caps); i++) {
         GstStructure *o = gst_structure_copy(gst_caps_get_structure(caps, i));
@@ -392,6 +407,15 @@ static GstCaps *transform_caps(GstBaseTransform *trans, GstPadDirection directio
                               GST_TYPE_INT_RANGE, 1, 16384, NULL);
             gst_structure_remove_field(o, "pixel-aspect-ratio");
         }
+        if (delay && direction == GST_PAD_SINK) {
+            gst_structure_set(o, "interlace-mode", G_TYPE_STRING, "progressive", NULL);
+            gst_structure_remove_field(o, "field-order");
+        } else if (delay) {
+            gst_structure_remove_fields(o, "interlace-mode", "field-order", NULL);
+        }
+        if (rate != 1)
+            scale_framerate(o, direction == GST_PAD_SINK ? rate : 1,
+                            direction == GST_PAD_SINK ? 1 : rate);
         out = gst_caps_merge_structure(out, o);
     }
     clv_chain_desc_destroy(desc);
@@ -413,6 +437,15 @@ static int chain_delay(const clv_chain *chain)
     if (chain)
         clv_chain_cadence(chain, &delay, &rate);
     return delay;
+}
+
+/* Its buffers out per buffer in (2: a deinterlacer's send_field). */
+static int chain_rate(const clv_chain *chain)
+{
+    int delay = 0, rate = 1;
+    if (chain)
+        clv_chain_cadence(chain, &delay, &rate);
+    return rate;
 }
 
 static gboolean set_info(GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *in_info,
@@ -486,7 +519,7 @@ static gboolean set_info(GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *
                             .out_format = f,
                             .in_color = color,
                             .out_color = color,
-                            .slots = self->depth + 1,
+                            .slots = self->depth + 2, /* send_field: a buffer's two runs */
                             .profiling = 1};
     clv_msg msg = {{0}};
     if (clv_stage_create(self->ctx, &so, self->chain, &self->stage, &msg)) {
@@ -568,9 +601,10 @@ static void update_chain(GstClvidFilter *self)
         refuse_chain(self, text, &msg);
         return;
     }
-    int resized = size.width != self->out_width || size.height != self->out_height;
-    /* Another size: the buffers in flight go out at the old one first;
-     * a deinterlacer gives the frame it holds. */
+    /* Another size or rate: new caps, the buffers in flight out at the old
+     * ones first; a deinterlacer gives the frame it holds. */
+    int resized = size.width != self->out_width || size.height != self->out_height ||
+                  chain_rate(chain) != chain_rate(self->chain);
     if (resized || chain_delay(self->chain))
         flush_chain(self);
     /* clv_chain_destroy waits for the queue: frames still in flight with the
@@ -586,7 +620,8 @@ static void update_chain(GstClvidFilter *self)
     g_mutex_unlock(&self->lock);
     if (resized) {
         /* New source caps of the new size; set_info makes the stage again. */
-        GST_INFO_OBJECT(self, "chain makes %dx%d: renegotiating", size.width, size.height);
+        GST_INFO_OBJECT(self, "chain makes %dx%d at %d a buffer: renegotiating", size.width,
+                        size.height, chain_rate(chain));
         gst_base_transform_reconfigure_src(GST_BASE_TRANSFORM(self));
         if (!gst_base_transform_reconfigure(GST_BASE_TRANSFORM(self)))
             GST_ELEMENT_WARNING(
@@ -691,6 +726,54 @@ static void restart_chain(GstClvidFilter *self)
     self->chain_from = self->frames;
 }
 
+static GstFlowReturn generate_output(GstBaseTransform *trans, GstBuffer **outbuf);
+
+/* Pushes the buffers due until `runs` slots are free (a buffer's runs go in
+ * together). */
+static GstFlowReturn make_room(GstClvidFilter *self, int runs)
+{
+    GstFlowReturn ret = GST_FLOW_OK;
+    const int slots = self->depth + 2;
+    self->draining = TRUE;
+    while (ret == GST_FLOW_OK && clv_stage_pending(self->stage) > 0 &&
+           (!clv_stage_input(self->stage) || clv_stage_pending(self->stage) + runs > slots)) {
+        GstBuffer *out = NULL;
+        ret = generate_output(GST_BASE_TRANSFORM(self), &out);
+        if (out)
+            ret = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), out);
+    }
+    self->draining = FALSE;
+    return ret;
+}
+
+/* A field's buffer (send_field): the input's time and half its duration
+ * (its duration from the next buffer's time, or the caps' rate, when it
+ * has none), the second field half a duration on. */
+static void time_field(GstClvidFilter *self, GstBuffer *input, GstBuffer *out, int field)
+{
+    GstClockTime pts = GST_BUFFER_PTS(input), dur = GST_BUFFER_DURATION(input);
+    const GstVideoInfo *info = &GST_VIDEO_FILTER(self)->in_info;
+    if (!GST_CLOCK_TIME_IS_VALID(dur)) {
+        /* the first field's input is still the head; the second's was taken */
+        GstBuffer *next = g_queue_peek_nth(&self->held, field ? 0 : 1);
+        if (next && GST_CLOCK_TIME_IS_VALID(pts) && GST_CLOCK_TIME_IS_VALID(GST_BUFFER_PTS(next)) &&
+            GST_BUFFER_PTS(next) > pts)
+            dur = GST_BUFFER_PTS(next) - pts;
+        else if (info->fps_n > 0 && info->fps_d > 0)
+            dur = gst_util_uint64_scale_int(GST_SECOND, info->fps_d, info->fps_n);
+    }
+    const GstClockTime half = GST_CLOCK_TIME_IS_VALID(dur) ? dur / 2 : GST_CLOCK_TIME_NONE;
+    GST_BUFFER_DURATION(out) = half;
+    if (field && GST_CLOCK_TIME_IS_VALID(pts) && GST_CLOCK_TIME_IS_VALID(half))
+        GST_BUFFER_PTS(out) = pts + half;
+    if (field && GST_CLOCK_TIME_IS_VALID(GST_BUFFER_DTS(input)) && GST_CLOCK_TIME_IS_VALID(half))
+        GST_BUFFER_DTS(out) = GST_BUFFER_DTS(input) + half;
+    GST_BUFFER_OFFSET(out) = GST_BUFFER_OFFSET_NONE;
+    GST_BUFFER_OFFSET_END(out) = GST_BUFFER_OFFSET_NONE;
+    if (field) /* the second of two from one buffer is not a new start */
+        GST_BUFFER_FLAG_UNSET(out, GST_BUFFER_FLAG_DISCONT);
+}
+
 /* Buffers go into the stage as they come and come out `depth` buffers later
  * (GstBaseTransform's submit_input_buffer / generate_output): on a GPU the
  * next buffer's upload and copies overlap this one's kernels. The held input
@@ -706,6 +789,10 @@ static GstFlowReturn submit_input_buffer(GstBaseTransform *trans, gboolean disco
         restart_chain(self);
     if (self->stage)
         update_chain(self);
+    /* send_field's two runs: room for both (the buffers due go out). */
+    const int rate = chain_rate(self->chain);
+    if (ret == GST_FLOW_OK)
+        ret = make_room(self, rate);
     uint8_t *slot = ret == GST_FLOW_OK ? clv_stage_input(self->stage) : NULL;
     if (ret == GST_FLOW_OK && !slot) {
         GST_ELEMENT_ERROR(self, CORE, FAILED, ("clvidfilter: no free slot"), (NULL));
@@ -723,10 +810,14 @@ static GstFlowReturn submit_input_buffer(GstBaseTransform *trans, gboolean disco
     copy_frame(self, &frame, slot, 1);
     gst_video_frame_unmap(&frame);
     clv_msg msg = {{0}};
-    if (clv_stage_submit(self->stage, self->frames++, &msg)) {
-        GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("clvidfilter: %s", msg.text), (NULL));
-        gst_buffer_unref(input);
-        return GST_FLOW_ERROR;
+    /* The second field's run reads what the deinterlacer kept, not the
+     * slot: nothing is copied for it. */
+    for (int i = 0; i < rate; i++) {
+        if (clv_stage_submit(self->stage, self->frames++, &msg)) {
+            GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("clvidfilter: %s", msg.text), (NULL));
+            gst_buffer_unref(input);
+            return GST_FLOW_ERROR;
+        }
     }
     g_queue_push_tail(&self->held, input);
     return GST_FLOW_OK;
@@ -737,31 +828,47 @@ static GstFlowReturn generate_output(GstBaseTransform *trans, GstBuffer **outbuf
     GstClvidFilter *self = GST_CLVID_FILTER(trans);
     GstVideoFilter *video = GST_VIDEO_FILTER(trans);
     *outbuf = NULL;
-    int pending = self->stage ? clv_stage_pending(self->stage) : 0;
-    /* Out when `depth` are in the stage, or when the stage wants one taken
-     * before the next goes in (several devices: the one due is busy). */
-    if (pending == 0 || (pending < self->depth && !self->draining && clv_stage_input(self->stage)))
-        return GST_FLOW_OK;
+    const int rate = chain_rate(self->chain);
+    const guint64 lag = (guint64)(chain_delay(self->chain) * rate);
     const uint8_t *result = NULL;
     uint64_t index = 0;
-    clv_msg msg = {{0}};
-    if (clv_stage_output(self->stage, &result, &index, &msg)) {
-        GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("clvidfilter: %s", msg.text), (NULL));
-        return GST_FLOW_ERROR;
+    for (;;) {
+        int pending = self->stage ? clv_stage_pending(self->stage) : 0;
+        /* Out when `depth` are in the stage, or when the stage wants one
+         * taken before the next goes in (several devices: the one due is
+         * busy). */
+        if (pending == 0 ||
+            (pending < self->depth && !self->draining && clv_stage_input(self->stage)))
+            return GST_FLOW_OK;
+        clv_msg msg = {{0}};
+        if (clv_stage_output(self->stage, &result, &index, &msg)) {
+            GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("clvidfilter: %s", msg.text), (NULL));
+            return GST_FLOW_ERROR;
+        }
+        /* A deinterlacer's first outputs are no frames: it took the first
+         * buffer (whose timestamps the next output carries). The next
+         * result may be a frame: the base class asks again only after one. */
+        if ((index >= self->chain_from && index < self->chain_from + lag) ||
+            g_queue_is_empty(&self->held)) {
+            clv_stage_release(self->stage);
+            continue;
+        }
+        break;
     }
-    /* A deinterlacer's first output is no frame: it took the first buffer
-     * (whose timestamps the next output carries). */
-    if ((index >= self->chain_from &&
-         index < self->chain_from + (guint64)chain_delay(self->chain)) ||
-        g_queue_is_empty(&self->held)) {
-        clv_stage_release(self->stage);
-        return GST_FLOW_OK;
-    }
-    GstBuffer *input = g_queue_pop_head(&self->held);
+    /* send_field: the head buffer's first field, then its second, each half
+     * its duration (the second from the next buffer's time when the head
+     * has none, or from the caps' rate). */
+    const int field = index >= self->chain_from + lag
+                          ? (int)((index - self->chain_from - lag) % (guint64)rate)
+                          : 0;
+    GstBuffer *input = field == rate - 1 ? g_queue_pop_head(&self->held)
+                                         : gst_buffer_ref(g_queue_peek_head(&self->held));
     /* The base class's allocation: from the negotiated pool, with the
      * input's timestamps, flags and metadata. */
     GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS(gst_clvid_filter_parent_class)
                             ->prepare_output_buffer(trans, input, outbuf);
+    if (ret == GST_FLOW_OK && rate == 2)
+        time_field(self, input, *outbuf, field);
     GstVideoFrame frame;
     if (ret == GST_FLOW_OK &&
         gst_video_frame_map(&frame, &video->out_info, *outbuf, GST_MAP_WRITE)) {
@@ -799,12 +906,12 @@ static GstFlowReturn drain(GstClvidFilter *self)
  * in the stage is pushed; it is built afresh for the next buffer. */
 static GstFlowReturn flush_chain(GstClvidFilter *self)
 {
-    const int delay = chain_delay(self->chain);
+    const int delay = chain_delay(self->chain), runs = delay * chain_rate(self->chain);
     if (!self->stage || !delay || self->frames <= self->chain_from || self->restart)
         return drain(self);
     clv_chain_end(self->chain);
     GstFlowReturn ret = GST_FLOW_OK;
-    for (int i = 0; ret == GST_FLOW_OK && i < delay; i++) {
+    for (int i = 0; ret == GST_FLOW_OK && i < runs; i++) {
         self->draining = TRUE;
         while (ret == GST_FLOW_OK && !clv_stage_input(self->stage)) {
             GstBuffer *out = NULL;
@@ -849,7 +956,9 @@ static void discard(GstClvidFilter *self)
             break;
         clv_stage_release(self->stage);
     }
-    if (chain_delay(self->chain))
+    /* (A chain that has had no buffer yet holds none: a chain set while
+     * PLAYING renegotiates before its first.) */
+    if (chain_delay(self->chain) && self->frames > self->chain_from)
         self->restart = TRUE;
 }
 

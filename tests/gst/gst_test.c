@@ -4,7 +4,8 @@
  * buffer, every kind of bad chain while PLAYING as a warning on the bus with
  * the stream going on through the chain in use, a bad chain at start as an
  * error that stops the start, kernel-ms, and a long run with memory flat.
- * usage: gst-test TEST (formats, switch_chain, bad_chain, long_run);
+ * usage: gst-test TEST (formats, switch_chain, bad_chain, long_run, resize,
+ * fields);
  * GST_PLUGIN_PATH must lead to the plugin. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -538,6 +539,121 @@ static int test_resize(void)
     return 0;
 }
 
+/* The references of a deinterlacing chain over count RGBA frames of w x h
+ * as a stream runs it (rate runs a frame, the first delay * rate outputs
+ * no frames, the held ones given after clv_ref_chain_end): delay + rate *
+ * count frames into outs (caller frees each); how many, -1 on failure. */
+static int expected_stream(const char *chain, uint8_t *const *in, int count, int w, int h,
+                           uint8_t **outs, int max)
+{
+    clv_chain_desc *desc = NULL;
+    clv_ref_chain *ref = NULL;
+    clv_image a = {0}, b = {0};
+    int delay = 0, rate = 1, n = 0;
+    if (clv_chain_parse(chain, &desc, NULL) || clv_chain_desc_cadence(desc, &delay, &rate, NULL) ||
+        clv_ref_chain_create(desc, &ref) || clv_image_alloc(&a, w, h) ||
+        clv_image_alloc(&b, w, h)) {
+        clv_chain_desc_destroy(desc);
+        clv_ref_chain_destroy(ref);
+        return -1;
+    }
+    clv_chain_desc_destroy(desc);
+    uint64_t runs = 0;
+    for (int f = 0; f <= count; f++) {
+        if (f == count)
+            clv_ref_chain_end(ref);
+        const uint8_t *frame = in[f < count ? f : count - 1];
+        for (int y = 0; y < h; y++)
+            memcpy(a.pixels + (size_t)y * a.stride, frame + (size_t)y * w * 4, (size_t)w * 4);
+        for (int k = 0; k < (f == count ? delay * rate : rate); k++, runs++) {
+            clv_ref_chain_run(ref, &a, &b, runs);
+            if (runs < (uint64_t)(delay * rate) || n >= max)
+                continue;
+            uint8_t *out = malloc((size_t)w * h * 4);
+            for (int y = 0; out && y < h; y++)
+                memcpy(out + (size_t)y * w * 4, b.pixels + (size_t)y * b.stride, (size_t)w * 4);
+            outs[n++] = out;
+        }
+    }
+    clv_ref_chain_destroy(ref);
+    clv_image_free(&a);
+    clv_image_free(&b);
+    return n;
+}
+
+/* A deinterlacer's send_field while PLAYING: two buffers out of each, the
+ * source caps at twice the rate and progressive, each pair at pts and
+ * pts + duration / 2; switched to a chain of one buffer a buffer (its
+ * held buffer given first, the caps back at the input's rate) and back. */
+static int test_fields(void)
+{
+    run r;
+    if (open_run(&r, "videotestsrc num-buffers=30 pattern=ball ! video/x-raw,format=RGBA,"
+                     "width=64,height=48,framerate=25/1 ! clvidfilter name=f chain=bwdif ! "
+                     "appsink name=out sync=false max-buffers=2"))
+        return 1;
+    r.set_at[10] = "gray";
+    r.set_at[20] = "yadif=send_field";
+    gst_element_set_state(r.pipeline, GST_STATE_PLAYING);
+    int got = 0, fields = 0;
+    GstClockTime last = 0;
+    uint8_t *outs[MAX_FRAMES] = {0};
+    for (;;) {
+        GstSample *sample = NULL;
+        g_signal_emit_by_name(r.sink, "try-pull-sample", (GstClockTime)(20 * GST_SECOND), &sample);
+        if (!sample)
+            break;
+        /* Buffers 0-9 and 20-29 give two each, 10-19 one. */
+        const int two = got < 20 || got >= 30;
+        const int in = got < 20 ? got / 2 : got < 30 ? got - 10 : 20 + (got - 30) / 2;
+        const int field = two ? got % 2 : 0;
+        GstBuffer *b = gst_sample_get_buffer(sample);
+        const GstStructure *caps = gst_caps_get_structure(gst_sample_get_caps(sample), 0);
+        int n = 0, d = 0;
+        gst_structure_get_fraction(caps, "framerate", &n, &d);
+        const char *mode = gst_structure_get_string(caps, "interlace-mode");
+        const GstClockTime pts =
+            (GstClockTime)in * GST_SECOND / 25 + (GstClockTime)field * GST_SECOND / 50;
+        const GstClockTime dur = two ? GST_SECOND / 50 : GST_SECOND / 25;
+        CHECK(n == (two ? 50 : 25) && d == 1, "buffer %d out: framerate %d/%d", got, n, d);
+        CHECK(!two || (mode && !strcmp(mode, "progressive")), "buffer %d out: interlace-mode %s",
+              got, mode ? mode : "(none)");
+        CHECK(GST_BUFFER_PTS(b) == pts && GST_BUFFER_DURATION(b) == dur,
+              "buffer %d out: pts %" GST_TIME_FORMAT " duration %" GST_TIME_FORMAT
+              ", wanted %" GST_TIME_FORMAT " %" GST_TIME_FORMAT,
+              got, GST_TIME_ARGS(GST_BUFFER_PTS(b)), GST_TIME_ARGS(GST_BUFFER_DURATION(b)),
+              GST_TIME_ARGS(pts), GST_TIME_ARGS(dur));
+        CHECK(got == 0 || GST_BUFFER_PTS(b) > last, "buffer %d out: time goes back", got);
+        last = GST_BUFFER_PTS(b);
+        fields += two;
+        if (got < MAX_FRAMES)
+            outs[got] = pack(b, &r.info);
+        got++;
+        gst_sample_unref(sample);
+    }
+    /* The pictures: each part as its chain's references make it. */
+    uint8_t *want[MAX_FRAMES] = {0};
+    int n = got == 50 ? expected_stream("bwdif", r.inputs, 10, 64, 48, want, 20) : -1;
+    for (int i = 0; i < 10; i++)
+        want[20 + i] = expected("gray", r.inputs[10 + i], &r.info, (uint64_t)(10 + i));
+    int m = n == 20 ? expected_stream("yadif=send_field", r.inputs + 20, 10, 64, 48, want + 30, 20)
+                    : -1;
+    for (int i = 0; m == 20 && i < 50; i++)
+        CHECK(outs[i] && want[i] && !memcmp(outs[i], want[i], 64 * 48 * 4),
+              "buffer %d out differs from the reference", i);
+    CHECK(n == 20 && m == 20, "references: %d and %d frames", n, m);
+    for (int i = 0; i < MAX_FRAMES; i++) {
+        free(outs[i]);
+        free(want[i]);
+    }
+    CHECK(got == 50 && fields == 40, "%d buffers out of 30 (%d of fields), 50 wanted", got, fields);
+    printf("  30 buffers: bwdif (send_field) for 10, gray for 10, yadif=send_field for 10: %d "
+           "out, 50/1 and 25/1 caps in turn, each field at its time, equal to the references\n",
+           got);
+    close_run(&r);
+    return 0;
+}
+
 /* ---- Bad chains -------------------------------------------------------------- */
 
 /* Writes text into dir/name; the path in path (size bytes). */
@@ -807,7 +923,7 @@ int main(int argc, char **argv)
 {
     gst_init(&argc, &argv);
     if (argc < 2) {
-        fprintf(stderr, "usage: gst-test formats|switch_chain|bad_chain|long_run|resize\n");
+        fprintf(stderr, "usage: gst-test formats|switch_chain|bad_chain|long_run|resize|fields\n");
         return 2;
     }
     if (!gst_element_factory_find("clvidfilter")) {
@@ -824,6 +940,8 @@ int main(int argc, char **argv)
         test_long_run();
     else if (!strcmp(argv[1], "resize"))
         test_resize();
+    else if (!strcmp(argv[1], "fields"))
+        test_fields();
     else {
         fprintf(stderr, "gst-test: no test '%s'\n", argv[1]);
         return 2;

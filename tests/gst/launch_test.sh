@@ -41,12 +41,32 @@ size=$(stat -c %s "$tmp/deint.rgba")
 [ "$size" -eq $((641 * 359 * 4 * 30)) ] || fail "yadif=send_frame: $size bytes, not 30 frames"
 cmp -s "$tmp/deint.rgba" "$tmp/want-deint.rgba" || fail "yadif=send_frame differs from the references: $(cmp "$tmp/deint.rgba" "$tmp/want-deint.rgba" | head -1)"
 echo "30 buffers through yadif=send_frame: 30 out, equal to the references"
-if out=$(gst-launch-1.0 videotestsrc num-buffers=3 ! clvidfilter chain=bwdif ! fakesink 2>&1); then
-  fail "bwdif's send_field ran: $out"
-fi
-grep -q "send_field makes two frames of each buffer" <<<"$out" || fail "bwdif's send_field refused with: $out"
-echo "send_field: $(grep -m1 'clvidfilter chain' <<<"$out")"
-
+# send_field (bwdif's default): two buffers out of each, one per field, the
+# last buffer's at EOS, equal to the references; the caps at twice the rate,
+# progressive; each pair at pts and pts + duration / 2, half a duration each.
+for chain in bwdif yadif=send_field; do
+  gst-launch-1.0 -q filesrc location="$tmp/in.rgba" ! \
+    rawvideoparse format=rgba width=641 height=359 framerate=25/1 ! clvidfilter chain=$chain ! \
+    filesink location="$tmp/fields.rgba"
+  "$ref" $chain 641 359 30 <"$tmp/in.rgba" >"$tmp/want-fields.rgba"
+  size=$(stat -c %s "$tmp/fields.rgba")
+  [ "$size" -eq $((641 * 359 * 4 * 60)) ] || fail "$chain: $size bytes, not 60 frames"
+  cmp -s "$tmp/fields.rgba" "$tmp/want-fields.rgba" || fail "$chain differs from the references: $(cmp "$tmp/fields.rgba" "$tmp/want-fields.rgba" | head -1)"
+  echo "30 buffers through $chain: 60 out, equal to the references"
+done
+out=$(gst-launch-1.0 -v videotestsrc num-buffers=10 ! \
+  video/x-raw,format=I420,width=64,height=48,framerate=25/1,interlace-mode=interleaved ! \
+  clvidfilter chain=bwdif ! fakesink silent=false 2>&1) || fail "bwdif on interlaced caps: $out"
+caps=$(grep -m1 'clvidfilter0.GstPad:src: caps' <<<"$out")
+grep -q 'framerate=(fraction)50/1' <<<"$caps" && grep -q 'interlace-mode=(string)progressive' <<<"$caps" ||
+  fail "bwdif's source caps: $caps"
+times=$(grep -o 'pts: [0-9:.]*, duration: [0-9:.]*' <<<"$out" | sed 's/pts: //; s/ duration: //' | tr '\n' ' ')
+want=""
+for ((i = 0; i < 20; i++)); do
+  want+=$(printf '0:00:00.%09d,0:00:00.020000000 ' $((i * 20000000)))
+done
+[ "$times" = "$want" ] || fail "bwdif's timestamps: $times (wanted $want)"
+echo "bwdif on 10 interlaced 25 fps buffers: 20 progressive at 50 fps, 20 ms apart"
 if out=$(gst-launch-1.0 videotestsrc num-buffers=3 ! clvidfilter chain=median=radius=9 ! fakesink 2>&1); then
   fail "a bad chain ran: $out"
 fi
