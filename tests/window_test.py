@@ -266,6 +266,8 @@ def keys_second_bank(tmp):
         ("shift+1 up", "gblur=sigma=2.5:steps=1:planes=15:sigmaV=-1", "10", "shift+1"),
         ("shift+5 down", "nlmeans=s=2.5:p=3:pc=0:r=7:rc=0", "14", "shift+5"),
         ("shift+8 up", "curves=preset=lighter:", "17", "shift+8"),  # ffmpeg's next curve
+        ("shift+9", "bwdif=mode=send_field:parity=auto:deint=all", "18", "shift+9"),
+        ("shift+9 up", "bwdif=mode=send_field:parity=tff:deint=all", "18", "shift+9"),
         ("shift+9 5", "median=radius=1", "5", "5"),  # back to the first bank
         ("shift+2 w", "sharpen", "0", ""),  # and to the -vf chain
     ]

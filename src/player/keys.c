@@ -10,7 +10,7 @@
 
 /* Two banks in one table: keys 1-9 pick clv_presets[0..8], shift+1..9
  * clv_presets[9..17] (the filters of issue 36: blur, sharpen, denoise,
- * colour). The second bank's values are chosen to stay interactive at 720p
+ * colour, deinterlacing). The second bank's values are chosen to stay interactive at 720p
  * on a CPU device (nlmeans's small patch and window) and to show what the
  * filter does at a glance; up/down then move the parameter named. */
 const clv_preset clv_presets[CLV_PRESET_COUNT] = {
@@ -35,10 +35,9 @@ const clv_preset clv_presets[CLV_PRESET_COUNT] = {
      * examples/), so a preset can't name one: ffmpeg's preset curves, which
      * up/down cycle through, stand for a LUT here. */
     {"curves", "curves=preset=increase_contrast", 0, "preset"},
-    /* The deinterlacer's slot: bwdif (issue 36) takes it once it is in the
-     * registry, as {"bwdif", "bwdif", 0, "parity"} (mind that its default
-     * mode doubles the frame rate); until then deband. */
-    {"deband", "deband", 0, "range"},
+    /* The deinterlacer: ffmpeg's default mode, a frame a field (twice the
+     * rate); up/down cycle the field order (auto, tff, bff). */
+    {"bwdif", "bwdif", 0, "parity"},
 };
 
 const clv_binding clv_bindings[] = {
