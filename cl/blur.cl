@@ -893,11 +893,14 @@ box_tile(__global const clv_px *src, __global clv_px *dst, int w, int h, int str
     const int r = lid / 32, lane = lid % 32;
     __local uint4 *row = t + r * pitch, *tot = t + BLUR_BR * pitch + r * 32;
     for (int yb = y0; yb < y1; yb += BLUR_BR) {
-        /* Down: rows yb .. yb + BLUR_BR - 1 (past the frame's end: sums no
-         * one reads). */
+        /* Down: rows yb .. yb + BLUR_BR - 1; those past the band's end
+         * (y1: the frame's end at most) keep the last row's sums, which no
+         * one reads: stepping them on would read rows y - ry - 1 past the
+         * frame's end (up to BLUR_BR - 2 - ry of them: 1921x1081 faulted
+         * on NVIDIA). */
         for (int i = 0; i < BLUR_BR; ++i) {
             const int y = yb + i;
-            if (y > y0) {
+            if (y > y0 && y < y1) {
                 const int add = min(y + ry, h - 1) * stride, sub = max(y - ry - 1, 0) * stride;
                 if (c0 < cols)
                     v0 += convert_uint4(col0[add]) - convert_uint4(col0[sub]);
