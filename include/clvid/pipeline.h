@@ -95,6 +95,20 @@ typedef struct clv_transcode_options {
      * first of the lead). 0 and 0: every frame's output is written. */
     int64_t lead_frames;
     int64_t keep_frames;
+
+    /* Added in 0.6: live work (docs/live.md). realtime (-re): the input is
+     * read no faster than its timestamps say, as ffmpeg's -re, so that a
+     * file can feed a live output. gop (-g): frames from one keyframe to the
+     * next; 0: the encoder's own, except that a network output (a URL:
+     * udp://, srt://, rtmp://, rtp://, rtsp://) or an HLS playlist (.m3u8)
+     * gets a keyframe every 2 s (every hls_time for HLS). hls_time
+     * (-hls_time): an HLS segment's target length in seconds; 0: the
+     * muxer's (2). hls_list_size (-hls_list_size): the segments the
+     * playlist names; 0: all of them; -1 (the default): the muxer's (5). */
+    int realtime;
+    int gop;
+    double hls_time;
+    int hls_list_size;
 } clv_transcode_options;
 
 /* Writes the capture devices (cameras with their formats, sizes and rates;
@@ -120,9 +134,9 @@ CLV_API void clv_transcode_options_destroy(clv_transcode_options *options);
 /* Sets one option by the command line's name, with or without its dashes:
  * i/input, o/output, vf/chain, input_format, output_format, c:v, c:a,
  * preset, pix_fmt, crf, b:v, aspect, ss, t, frames, frame-index, device, input-size,
- * input-fps, input-format, audio, audio-format, ipc, lead-frames, keep-frames;
- * flags (value NULL, "", "1", "true" or "yes" to set): y, an, sn, live,
- * no-autorotate, q. String
+ * input-fps, input-format, audio, audio-format, ipc, lead-frames, keep-frames,
+ * g, hls_time, hls_list_size; flags (value NULL, "", "1", "true" or "yes" to
+ * set): y, an, sn, live, re, no-autorotate, q. String
  * values are borrowed (they must outlive the run). Returns 0, or
  * CLV_EOPTION with msg naming the option, the value and what is allowed. */
 CLV_API int clv_transcode_options_set(clv_transcode_options *options, const char *key,

@@ -21,7 +21,7 @@ typedef struct command_words {
 } command_words;
 
 #define CAPTURE_WORDS "--input-size --input-fps --input-format --audio --audio-format"
-#define ENCODER_WORDS "-c:v -preset -pix_fmt -c:a -aspect -crf -b:v"
+#define ENCODER_WORDS "-c:v -preset -pix_fmt -c:a -aspect -crf -b:v -g"
 #define ENCODER_ALIASES "-vcodec -acodec"
 
 static const command_words commands[] = {
@@ -39,9 +39,9 @@ static const command_words commands[] = {
      "--ipc -o " CAPTURE_WORDS " " ENCODER_WORDS " " ENCODER_ALIASES},
     {"transcode",
      "-i -o -f -vf -y -q -an -sn -ss -t --frames --frame-index --device --progress --ipc "
-     "--live --no-autorotate --help " CAPTURE_WORDS " " ENCODER_WORDS,
-     "-i -o -f -vf -ss -t --frames -frames:v --frame-index --device --progress --ipc " CAPTURE_WORDS
-     " " ENCODER_WORDS " " ENCODER_ALIASES},
+     "--live -re -hls_time -hls_list_size --no-autorotate --help " CAPTURE_WORDS " " ENCODER_WORDS,
+     "-i -o -f -vf -ss -t --frames -frames:v --frame-index --device --progress --ipc -hls_time "
+     "-hls_list_size " CAPTURE_WORDS " " ENCODER_WORDS " " ENCODER_ALIASES},
     {"filters", "--file --kernel", "--file --kernel"},
     {"devices", "", ""},
     {"sources", "--help", ""},

@@ -39,6 +39,9 @@ static const char *const transcode_words[] = {"-i",
                                               "--progress",
                                               "--ipc",
                                               "--live",
+                                              "-re",
+                                              "-hls_time",
+                                              "-hls_list_size",
                                               "--no-autorotate",
                                               "-noautorotate",
                                               "--frame-index",
@@ -56,7 +59,9 @@ static void usage(FILE *f)
             "filters);\n"
             "                    your own kernel: opencl=file=KERNEL.cl (docs/kernels.md)\n"
             "  -o OUTPUT         output file; the format follows the extension ('-': standard\n"
-            "                    output, with -f FORMAT after -i: -f matroska -o -)\n"
+            "                    output, with -f FORMAT after -i: -f matroska -o -); a\n"
+            "                    stream: udp://, srt://, rtp:// (MPEG-TS), rtmp:// (FLV),\n"
+            "                    rtsp:// (publish); live.m3u8: HLS (docs/live.md)\n"
             "  -y                overwrite OUTPUT if it exists\n"
             "  -c:v CODEC        video encoder (default: libx264 for mp4/mkv/mov, png for .png)\n"
             "  -crf N            x264/x265 quality, 0..51 (default 18)\n"
@@ -81,6 +86,12 @@ static void usage(FILE *f)
             "  --ipc PATH        a control socket (JSON lines, as mpv's): set_chain, set_param,\n"
             "                    get, pause, resume, quit (docs/ipc.md)\n"
             "  --live            a camera or stream: no demuxer buffering, small probe\n"
+            "  -re               read the input at its native rate (a file feeding a live\n"
+            "                    output), never ahead of real time\n"
+            "  -g N              frames from one keyframe to the next (default for a network\n"
+            "                    or HLS output: 2 s of frames)\n"
+            "  -hls_time S       HLS (-o live.m3u8): segment length, seconds (default 2)\n"
+            "  -hls_list_size N  HLS: segments the playlist names (default 5; 0: all)\n"
             "  --input-size WxH --input-fps N --input-format F   capture options\n"
             "  --audio DEVICE    with --live: record a microphone too (ALSA: default, hw:1)\n"
             "  --audio-format F  its capture format: alsa (default), pulse, oss, lavfi\n");
@@ -103,6 +114,10 @@ static int parse_args(int argc, char **argv, transcode_args *a)
         }
         if (!strcmp(o, "--live")) {
             r->live = 1;
+            continue;
+        }
+        if (!strcmp(o, "-re")) {
+            r->realtime = 1;
             continue;
         }
         if (!strcmp(o, "--no-autorotate") || !strcmp(o, "-noautorotate")) {
@@ -154,7 +169,8 @@ static int parse_args(int argc, char **argv, transcode_args *a)
             if (known < 0)
                 return -1;
         } else if (!strcmp(o, "-ss") || !strcmp(o, "-t") || !strcmp(o, "--frames") ||
-                   !strcmp(o, "-frames:v") || !strcmp(o, "--frame-index")) {
+                   !strcmp(o, "-frames:v") || !strcmp(o, "--frame-index") ||
+                   !strcmp(o, "-hls_time") || !strcmp(o, "-hls_list_size")) {
             clv_msg msg;
             if (clv_transcode_options_set(r, o, v, &msg)) {
                 fprintf(stderr, "clvid transcode: %s\n", msg.text);

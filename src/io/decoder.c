@@ -56,6 +56,11 @@ struct clv_decoder {
                                       * (INT64_MIN: none yet) */
     int64_t busy_base_ns;            /* busy_ns when the thread (re)started; the thread's */
     int64_t frames;
+    /* -re: clv_io_seconds() at which the timeline's 0 (shift_us) is due, or
+     * 0 before the first packet (the thread's); stopping is set by
+     * clv_decoder_stop so that a paced wait ends at once. */
+    double pace_origin;
+    _Atomic int stopping;
     frame_pool *frame_pool; /* clv_decoder_set_memory, or NULL */
     clv_media_desc media;   /* what the input is: filled by describe() on opening */
     /* media.mastering and media.light_level point here when the input has them. */
@@ -517,6 +522,32 @@ static int place(const clv_decoder *d, int64_t us)
     return 0;
 }
 
+/* -re: waits until the packet's decode time (dts, else pts, from the
+ * timeline's 0) is due on the monotonic clock, so that the input is never
+ * read ahead of real time, as ffmpeg's -re. The clock starts at the first
+ * packet; packets before -ss (negative times) pass at once; the wait is
+ * counted as waiting, not decoding, and ends when the decoder is stopped. */
+static void pace(clv_decoder *d, const AVPacket *pkt, double *waited)
+{
+    int64_t ts = pkt->dts != AV_NOPTS_VALUE ? pkt->dts : pkt->pts;
+    if (!d->opt.realtime || ts == AV_NOPTS_VALUE)
+        return;
+    int64_t us = to_us(ts, d->fmt->streams[pkt->stream_index]->time_base) - d->shift_us;
+    if (us < 0)
+        return;
+    double now = clv_io_seconds();
+    if (d->pace_origin == 0)
+        d->pace_origin = now - (double)us / 1e6;
+    double due = d->pace_origin + (double)us / 1e6, begin = now;
+    while (now < due && !atomic_load(&d->stopping)) {
+        double step = due - now < 0.05 ? due - now : 0.05; /* a stop is seen within 50 ms */
+        struct timespec ts_sleep = {0, (long)(step * 1e9)};
+        nanosleep(&ts_sleep, NULL);
+        now = clv_io_seconds();
+    }
+    *waited += now - begin;
+}
+
 /* Publishes the time spent decoding so far (not waiting on the queue). */
 static void account(clv_decoder *d, double begin, double waited)
 {
@@ -612,6 +643,7 @@ static void *decode_thread(void *arg)
             break;
         }
         AVStream *st = d->fmt->streams[pkt->stream_index];
+        pace(d, pkt, &waited);
         if (pkt->stream_index == d->video) {
             /* The read time rides with the packet to its frame (latency). */
             d->codec->reordered_opaque = (int64_t)(clv_io_seconds() * 1e6);
@@ -666,6 +698,8 @@ int clv_decoder_start(clv_decoder *d, clv_queue *out, clv_queue *packets)
 {
     d->out = out;
     d->packets = packets ? packets : out;
+    atomic_store(&d->stopping, 0);
+    d->pace_origin = 0; /* -re: a restart (after a seek) paces from its first packet */
     if (pthread_create(&d->thread, NULL, decode_thread, d))
         return CLV_ENOMEM;
     d->started = 1;
@@ -684,6 +718,7 @@ int clv_decoder_finish(clv_decoder *d, clv_msg *msg)
 void clv_decoder_stop(clv_decoder *d)
 {
     if (d->started && d->out) {
+        atomic_store(&d->stopping, 1);
         clv_queue_abort(d->out);
         clv_queue_abort(d->packets);
     }

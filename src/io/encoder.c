@@ -18,7 +18,10 @@
 
 struct clv_encoder {
     char path[1024];
-    clv_outfile *file; /* the output, or NULL (standard output, formats that write none) */
+    clv_outfile *file; /* the output, or NULL (standard output, formats that write none,
+                        * network URLs, HLS: its muxer writes the playlist and segments) */
+    int network;       /* the output is a URL of a network protocol (udp://, rtmp://...) */
+    int hls;           /* the hls muxer */
     /* Image outputs: each picture is a file of its own (pictures.c). */
     int images;
     clv_pictures pictures;
@@ -193,7 +196,11 @@ static int choose_codec(const clv_output_options *o, const AVOutputFormat *ofmt,
         return 0;
     }
     const char *name = ofmt->name;
-    if (strstr(name, "mp4") || strstr(name, "matroska") || strstr(name, "mov")) {
+    /* A stream (FLV's default is Sorenson H.263, MPEG-TS's MPEG-2) is sent
+     * as H.264, which players and servers expect. */
+    int stream = clv_output_is_network(o->path) &&
+                 avformat_query_codec(ofmt, AV_CODEC_ID_H264, FF_COMPLIANCE_NORMAL) != 0;
+    if (stream || strstr(name, "mp4") || strstr(name, "matroska") || strstr(name, "mov")) {
         if ((*out = avcodec_find_encoder_by_name("libx264")))
             return 0;
     }
@@ -403,8 +410,16 @@ static int out_of_memory(const clv_output_options *o, clv_msg *msg)
 static int choose_muxer(const clv_output_options *o, const AVOutputFormat **out, clv_msg *msg)
 {
     int to_stdout = !strcmp(o->path, "-");
-    *out =
-        o->format ? av_guess_format(o->format, NULL, NULL) : av_guess_format(NULL, o->path, NULL);
+    int network = clv_output_is_network(o->path);
+    const char *by_scheme = network ? clv_output_network_format(o->path) : NULL;
+    if (network && !o->format && !by_scheme)
+        return clv_io_fail(msg, CLV_EIO,
+                           "'%s': cannot tell the stream's format from its protocol (udp://, "
+                           "srt://, rtp:// and tcp:// send MPEG-TS, rtmp:// FLV, rtsp:// RTSP); "
+                           "name it with -f",
+                           o->path);
+    const char *name = o->format ? o->format : by_scheme;
+    *out = name ? av_guess_format(name, NULL, NULL) : av_guess_format(NULL, o->path, NULL);
     if (!*out && o->format)
         return clv_io_fail(msg, CLV_EOPTION,
                            "-f %.100s: no such output format in this FFmpeg (matroska, nut, mp4, "
@@ -431,7 +446,10 @@ static int open_muxer(clv_encoder *e, const clv_output_options *o, const AVOutpu
     if (avformat_alloc_output_context2(&e->oc, ofmt, NULL, o->path) < 0 || !e->oc)
         return clv_io_fail(msg, CLV_EIO, "'%s': cannot set up the %s muxer", o->path, ofmt->name);
     e->oc->max_delay = 700000; /* ffmpeg's -muxdelay 0.7: MPEG-PS needs the room */
-    if (!(ofmt->flags & AVFMT_NOFILE) && !to_stdout &&
+    /* A network URL is opened as it is (avio, or the rtsp muxer itself). */
+    e->network = clv_output_is_network(o->path);
+    e->hls = !strcmp(ofmt->name, "hls");
+    if (!(ofmt->flags & AVFMT_NOFILE) && !to_stdout && !e->network &&
         clv_outfile_open(o->path, NULL, &e->file, msg))
         return CLV_EIO;
     const char *write_path = to_stdout ? "pipe:1"
@@ -583,6 +601,18 @@ static void set_video_quality(clv_encoder *e, const clv_output_options *o, const
         av_log(NULL, AV_LOG_WARNING, "-preset is for libx264/libx265; %s ignores it\n",
                codec->name);
     }
+    /* Live outputs: a viewer who joins (or a packet lost) waits at most
+     * until the next keyframe, so one comes every 2 s (every segment for
+     * HLS, whose segments start at keyframes), and x264 holds no frames
+     * back for lookahead or B-frames (zerolatency) on a network stream. */
+    double fps = av_q2d(e->enc->framerate);
+    double every_s = e->hls ? (o->hls_time > 0 ? o->hls_time : 2) : 2;
+    if (o->gop > 0)
+        e->enc->gop_size = o->gop;
+    else if ((e->network || e->hls) && fps > 0)
+        e->enc->gop_size = (int)lrint(every_s * fps) > 0 ? (int)lrint(every_s * fps) : 1;
+    if (e->network && (!strcmp(codec->name, "libx264") || !strcmp(codec->name, "libx265")))
+        av_opt_set(e->enc->priv_data, "tune", "zerolatency", 0);
 }
 
 /* libx265 (up to FFmpeg 6) writes no HDR SEI from frame side data: the
@@ -775,11 +805,33 @@ static int start_file(clv_encoder *e, const clv_output_options *o, const clv_med
     const AVOutputFormat *ofmt = e->oc->oformat;
     av_dict_copy(&e->oc->metadata, in->format_metadata, 0);
     int r = 0;
-    if (!(ofmt->flags & AVFMT_NOFILE) &&
-        (r = avio_open(&e->oc->pb, e->oc->url, AVIO_FLAG_WRITE)) < 0)
-        return clv_io_fail(msg, CLV_EIO, "cannot write '%s': %s", o->path,
-                           clv_av_err(r, err, sizeof err));
+    /* SRT's live mode drops what is still unsent when the socket closes (the
+     * stream's last frames): the close waits up to 2 s for it (a linger in
+     * the URL wins). */
+    AVDictionary *io_opts = NULL;
+    if (e->network && !strncmp(o->path, "srt://", 6))
+        av_dict_set(&io_opts, "linger", "2", 0);
+    if (!(ofmt->flags & AVFMT_NOFILE))
+        r = avio_open2(&e->oc->pb, e->oc->url, AVIO_FLAG_WRITE, NULL, &io_opts);
+    av_dict_free(&io_opts);
+    if (r < 0)
+        return clv_io_fail(msg, CLV_EIO,
+                           e->network ? "cannot open the stream '%s': %s" : "cannot write '%s': %s",
+                           o->path, clv_av_err(r, err, sizeof err));
     AVDictionary *mux_opts = NULL;
+    if (e->hls) {
+        /* The segments beside the playlist, named as the output check
+         * expects (clv_output_hls_segments). */
+        char value[1100];
+        clv_output_hls_segments(o->path, value, sizeof value);
+        av_dict_set(&mux_opts, "hls_segment_filename", value, 0);
+        if (o->hls_time > 0) {
+            snprintf(value, sizeof value, "%g", o->hls_time);
+            av_dict_set(&mux_opts, "hls_time", value, 0);
+        }
+        if (o->hls_list_size >= 0)
+            av_dict_set_int(&mux_opts, "hls_list_size", o->hls_list_size, 0);
+    }
     if (e->images && !e->pictures.pattern[0])
         av_dict_set(&mux_opts, "update", "1", 0); /* one file, not a numbered sequence */
     if (e->images) /* pictures.c makes each picture's file whole or not at all */
@@ -787,8 +839,10 @@ static int start_file(clv_encoder *e, const clv_output_options *o, const clv_med
     r = avformat_write_header(e->oc, &mux_opts);
     av_dict_free(&mux_opts);
     if (r < 0)
-        return clv_io_fail(msg, CLV_EIO, "'%s': cannot start the %s file: %s", o->path, ofmt->name,
-                           clv_av_err(r, err, sizeof err));
+        return clv_io_fail(msg, CLV_EIO,
+                           e->network ? "'%s': cannot start the %s stream: %s"
+                                      : "'%s': cannot start the %s file: %s",
+                           o->path, ofmt->name, clv_av_err(r, err, sizeof err));
     return 0;
 }
 

@@ -130,6 +130,10 @@ typedef struct clv_input_options {
     /* A full frame queue drops its oldest frame instead of waiting (the
      * window shows the newest frame; transcoding never drops). */
     int drop_stale;
+    /* -re: packets are read no faster than their timestamps say (ffmpeg's
+     * -re): each waits until the monotonic clock, counted from the first
+     * packet read, reaches its decode time; sound and video alike. */
+    int realtime;
 } clv_input_options;
 
 typedef struct clv_decoder clv_decoder;
@@ -244,6 +248,14 @@ typedef struct clv_output_options {
      * queue with stream_index clv_encoder_extra_index, timestamps in its
      * own time base on the video's timeline. */
     const clv_stream_desc *extra_audio;
+    /* -g: frames from one keyframe to the next; 0: the encoder's, or 2 s
+     * for a network output (every hls_time for HLS). */
+    int gop;
+    /* HLS (.m3u8): -hls_time in seconds (0: the muxer's 2) and
+     * -hls_list_size (0: every segment; -1: the muxer's 5). A zeroed struct
+     * means hls_list_size 0: callers set -1 for the muxer's. */
+    double hls_time;
+    int hls_list_size;
 } clv_output_options;
 
 typedef struct clv_encoder clv_encoder;
@@ -330,6 +342,18 @@ int clv_sequence_match(const char *pattern, const char *name, long *number);
  * formats that write no file (null) pass. Names the file in msg. */
 int clv_output_check(const char *const *inputs, int input_count, const char *output,
                      const char *format, int overwrite, clv_msg *msg);
+
+/* 1 when path is a URL of a network protocol ("udp://", "srt://",
+ * "rtmp://", ...; anything "SCHEME://" but file:), which avio opens as it
+ * is: no partial, no existence checks. */
+int clv_output_is_network(const char *path);
+/* The muxer a network URL takes when -f names none: udp, srt, tcp ->
+ * mpegts, rtp -> rtp_mpegts, rtmp(s) -> flv, rtsp -> rtsp; NULL for
+ * anything else. */
+const char *clv_output_network_format(const char *path);
+/* The files of an HLS playlist's segments beside it, as the hls muxer
+ * names them by default ("dir/live.m3u8" -> "dir/live%d.ts"), into out. */
+void clv_output_hls_segments(const char *playlist, char *out, size_t size);
 
 /* ---- Microphone ------------------------------------------------------- */
 

@@ -333,14 +333,75 @@ static int first_existing(const char *file, const struct stat *st, void *user)
     return 0; /* a FIFO or device is written, not overwritten: still needs -y below */
 }
 
+/* ---- Network and HLS outputs -------------------------------------------- */
+
+/* The scheme of "SCHEME://...", lower case, into out; 0 when path has none. */
+static int url_scheme(const char *path, char *out, size_t size)
+{
+    const char *colon = strstr(path, "://");
+    size_t n = colon ? (size_t)(colon - path) : 0;
+    if (!n || n >= size)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = path[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '+' || c == '-' || c == '.'))
+            return 0;
+        out[i] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    }
+    out[n] = 0;
+    return 1;
+}
+
+int clv_output_is_network(const char *path)
+{
+    char scheme[32];
+    return path && url_scheme(path, scheme, sizeof scheme) && strcmp(scheme, "file");
+}
+
+const char *clv_output_network_format(const char *path)
+{
+    static const struct {
+        const char *scheme, *format;
+    } table[] = {{"udp", "mpegts"},  {"srt", "mpegts"},     {"tcp", "mpegts"},
+                 {"rist", "mpegts"}, {"rtp", "rtp_mpegts"}, {"rtmp", "flv"},
+                 {"rtmps", "flv"},   {"rtmpt", "flv"},      {"rtsp", "rtsp"}};
+    char scheme[32];
+    if (!path || !url_scheme(path, scheme, sizeof scheme))
+        return NULL;
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (!strcmp(scheme, table[i].scheme))
+            return table[i].format;
+    return NULL;
+}
+
+void clv_output_hls_segments(const char *playlist, char *out, size_t size)
+{
+    const char *base = strrchr(playlist, '/');
+    const char *dot = strrchr(base ? base : playlist, '.');
+    int n = dot ? (int)(dot - playlist) : (int)strlen(playlist);
+    snprintf(out, size, "%.*s%%d.ts", n, playlist);
+}
+
 int clv_output_check(const char *const *inputs, int input_count, const char *output,
                      const char *format, int overwrite, clv_msg *msg)
 {
-    if (!output || !strcmp(output, "-"))
-        return 0;
+    if (!output || !strcmp(output, "-") || clv_output_is_network(output))
+        return 0; /* a stream is sent, not a file left behind */
     const AVOutputFormat *of =
         format ? av_guess_format(format, NULL, NULL) : av_guess_format(NULL, output, NULL);
     int image2 = of && (!strcmp(of->name, "image2"));
+    if (of && !strcmp(of->name, "hls")) {
+        /* The playlist and its segments ("live%d.ts" beside it): none is
+         * replaced without overwrite. */
+        char segments[PATH_MAX + 8];
+        clv_output_hls_segments(output, segments, sizeof segments);
+        int err = clv_output_check(inputs, input_count, segments, "image2", overwrite, msg);
+        if (!err && !overwrite && access(output, F_OK) == 0)
+            err = clv_io_fail(msg, CLV_EEXIST, "'%.900s' already exists; use -y to overwrite it",
+                              output);
+        return err;
+    }
     if (of && (of->flags & AVFMT_NOFILE) && !image2)
         return 0; /* -f null and its kind write no file */
     int sequence = image2 && clv_sequence_pattern(output);

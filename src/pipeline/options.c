@@ -91,6 +91,7 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
         {"an", "no_audio", offsetof(clv_transcode_options, no_audio)},
         {"sn", "no_subtitles", offsetof(clv_transcode_options, no_subtitles)},
         {"live", NULL, offsetof(clv_transcode_options, live)},
+        {"re", "realtime", offsetof(clv_transcode_options, realtime)},
         {"no-autorotate", "no_autorotate", offsetof(clv_transcode_options, no_autorotate)},
         {"q", "quiet", offsetof(clv_transcode_options, quiet)},
     };
@@ -122,6 +123,25 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
             return clv_io_fail(msg, CLV_EOPTION, "-crf %.100s: expected an integer from 0 to 51",
                                v);
         o->crf = (int)n;
+        return 0;
+    }
+    if (!strcmp(key, "g") || !strcmp(key, "gop") || !strcmp(key, "hls_list_size")) {
+        int gop = key[0] == 'g';
+        errno = 0;
+        long n = strtol(v, &end, 10);
+        if (*end || end == v || errno || n < (gop ? 1 : 0) || n > 100000)
+            return clv_io_fail(msg, CLV_EOPTION,
+                               "-%s %.100s: expected an integer from %d to 100000",
+                               gop ? "g" : "hls_list_size", v, gop ? 1 : 0);
+        *(gop ? &o->gop : &o->hls_list_size) = (int)n;
+        return 0;
+    }
+    if (!strcmp(key, "hls_time")) {
+        double x = strtod(v, &end);
+        if (*end || end == v || !(x > 0 && x <= 3600))
+            return clv_io_fail(msg, CLV_EOPTION,
+                               "-hls_time %.100s: expected seconds, more than 0 (2, 0.5, 6)", v);
+        o->hls_time = x;
         return 0;
     }
     if (!strcmp(key, "b:v") || !strcmp(key, "bitrate")) {

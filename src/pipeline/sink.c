@@ -22,7 +22,8 @@ clv_input_options clv_pipeline_input(const clv_transcode_options *o)
                                .video_size = o->capture_size,
                                .framerate = o->capture_rate,
                                .input_format = o->capture_format,
-                               .live = o->live};
+                               .live = o->live,
+                               .realtime = o->realtime};
 }
 
 clv_output_options clv_pipeline_output(const clv_transcode_options *o)
@@ -37,7 +38,10 @@ clv_output_options clv_pipeline_output(const clv_transcode_options *o)
                                 .no_audio = o->no_audio,
                                 .no_subtitles = o->no_subtitles,
                                 .audio_codec = o->audio_codec,
-                                .aspect = {o->aspect_num, o->aspect_den}};
+                                .aspect = {o->aspect_num, o->aspect_den},
+                                .gop = o->gop,
+                                .hls_time = o->hls_time,
+                                .hls_list_size = o->hls_list_size};
 }
 
 struct clv_sink {

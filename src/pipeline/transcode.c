@@ -39,6 +39,7 @@ void clv_transcode_options_init(clv_transcode_options *o)
     memset(o, 0, sizeof *o);
     o->struct_size = sizeof *o;
     o->crf = -1;
+    o->hls_list_size = -1;
 }
 
 void clv_transcode_engine_options(const clv_transcode_options *o, clv_context_options *engine)
@@ -92,6 +93,11 @@ static int check_options(const clv_transcode_options *o, clv_chain_desc **desc, 
         return clv_io_fail(msg, CLV_EOPTION,
                            "lead_frames %lld, keep_frames %lld: expected 0 or more",
                            (long long)o->lead_frames, (long long)o->keep_frames);
+    if (o->gop < 0 || o->hls_time < 0 || o->hls_list_size < -1)
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "gop %d, hls_time %g, hls_list_size %d: expected 0 or more (-1: the "
+                           "muxer's list size)",
+                           o->gop, o->hls_time, o->hls_list_size);
     if (o->mic && !o->live)
         return clv_io_fail(msg, CLV_EOPTION,
                            "--audio %.500s records a microphone with a live source; add --live (a "

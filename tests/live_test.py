@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""live_test.py - clvid transcode's live outputs on the loopback: -re (a file
+read at its native rate), network URLs (udp:// MPEG-TS, rtmp:// FLV, srt://
+MPEG-TS) received by an ffmpeg listening on 127.0.0.1, the live encoder
+defaults (H.264, no B-frames with x264's zerolatency, a keyframe every 2 s),
+HLS playlists (-hls_time, -hls_list_size, nothing overwritten without -y) and
+the errors of a URL that cannot be reached. Every run is bounded in time.
+One test per run, by name (--list names them), as ctest runs them."""
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Failure, Skip, check, run, test  # noqa: E402,F401
+import harness  # noqa: E402
+
+ARGS = None
+
+
+def clip(tmp, seconds, name="clip.mp4"):
+    """A 320x240 25 fps H.264 clip with AAC sound, `seconds` long."""
+    path = os.path.join(tmp, name)
+    run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+         "testsrc2=size=320x240:rate=25:duration=%g" % seconds, "-f", "lavfi", "-i",
+         "sine=frequency=440:duration=%g" % seconds, "-c:v", "libx264", "-c:a", "aac",
+         "-shortest", path])
+    return path
+
+
+def free_port(kind):
+    s = socket.socket(socket.AF_INET, kind)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def protocols():
+    p = run(["ffmpeg", "-hide_banner", "-protocols"])
+    out = p.stdout.split("Output:")
+    return set(out[0].split()), set(out[1].split()) if len(out) > 1 else set()
+
+
+def receiver(url, path, listen=()):
+    """An ffmpeg that receives url (copying it into path), killed after 30 s."""
+    return subprocess.Popen(["timeout", "30", "ffmpeg", "-v", "error", "-y"] + list(listen) +
+                            ["-i", url, "-c", "copy", "-f", os.path.splitext(path)[1][1:]
+                             .replace("ts", "mpegts"), path],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def send(args, timeout=60):
+    """Runs clvid transcode args; (process, seconds it took)."""
+    begin = time.monotonic()
+    p = run([ARGS.clvid, "transcode", "-q"] + args, timeout=timeout)
+    return p, time.monotonic() - begin
+
+
+def frames(path):
+    """The video frames of path: (pict_type, key_frame) each, decoded."""
+    p = run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries",
+             "frame=pict_type,key_frame", "-of", "csv=p=0", path])
+    rows = [line.split(",") for line in p.stdout.split() if line]
+    return [(r[1], r[0] == "1") for r in rows]
+
+
+def audio_packets(path):
+    p = run(["ffprobe", "-v", "error", "-select_streams", "a", "-show_entries", "packet=pts",
+             "-of", "csv=p=0", path])
+    return len(p.stdout.split())
+
+
+def received(rx, what):
+    try:
+        rx.wait(timeout=40)
+    except subprocess.TimeoutExpired:
+        rx.kill()
+        raise Failure("the receiver of %s did not end" % what)
+
+
+@test
+def udp_realtime(tmp):
+    """-re to udp:// MPEG-TS: about real time (a 3 s clip takes >= 2.7 s),
+    every frame received and decoded, H.264 with no B-frame, keyframes at
+    frames 0 and 50 (2 s at 25 fps), the sound too."""
+    src = clip(tmp, 3)
+    port = free_port(socket.SOCK_DGRAM)
+    out = os.path.join(tmp, "recv.ts")
+    rx = receiver("udp://127.0.0.1:%d?timeout=3000000" % port, out)
+    time.sleep(1.0)  # bound before the first packet
+    _, took = send(["-re", "-i", src, "-vf", "sharpen", "-o", "udp://127.0.0.1:%d" % port])
+    received(rx, "udp")
+    check(took >= 2.7, "-re sent a 3 s clip in %.2f s (ahead of real time)" % took)
+    check(took < 15, "-re took %.2f s for a 3 s clip" % took)
+    f = frames(out)
+    check(len(f) == 75, "received %d frames of 75" % len(f))
+    check(not any(t == "B" for t, _ in f), "B-frames on a live stream (zerolatency)")
+    keys = [i for i, (_, k) in enumerate(f) if k]
+    check(keys == [0, 50], "keyframes at %s, expected [0, 50] (every 2 s)" % keys)
+    check(audio_packets(out) > 100, "the sound was not received")
+    harness.decodes_cleanly(out)
+
+
+@test
+def realtime_file(tmp):
+    """-re into a file: every frame written, never ahead of real time; -g
+    sets the keyframe interval of a file output."""
+    src = clip(tmp, 2)
+    out = os.path.join(tmp, "out.mkv")
+    _, took = send(["-re", "-i", src, "-g", "10", "-o", out])
+    check(took >= 1.8, "-re wrote a 2 s clip in %.2f s" % took)
+    f = frames(out)
+    check(len(f) == 50, "%d frames of 50" % len(f))
+    keys = [i for i, (_, k) in enumerate(f) if k]
+    check(keys == list(range(0, 50, 10)), "-g 10: keyframes at %s" % keys)
+
+
+@test
+def rtmp_out(tmp):
+    """rtmp:// (FLV, H.264, AAC copied) to an ffmpeg listening on 127.0.0.1."""
+    if "rtmp" not in protocols()[1]:
+        raise Skip("this FFmpeg has no rtmp")
+    src = clip(tmp, 2)
+    port = free_port(socket.SOCK_STREAM)
+    out = os.path.join(tmp, "recv.flv")
+    url = "rtmp://127.0.0.1:%d/app/key" % port
+    rx = receiver(url, out, listen=("-listen", "1", "-timeout", "20"))
+    time.sleep(1.0)
+    send(["-re", "-i", src, "-o", url])
+    received(rx, "rtmp")
+    f = frames(out)
+    check(len(f) == 50, "received %d frames of 50" % len(f))
+    check(not any(t == "B" for t, _ in f), "B-frames on a live stream (zerolatency)")
+    info = harness.probe(out)
+    check([s["codec_name"] for s in harness.streams(info, "video")] == ["h264"], "not H.264")
+    check(harness.streams(info, "audio"), "no sound")
+
+
+@test
+def srt_out(tmp):
+    """srt:// (MPEG-TS) to an ffmpeg listening on 127.0.0.1: every frame,
+    the last ones too (the socket lingers for what is unsent)."""
+    if "srt" not in protocols()[1]:
+        raise Skip("this FFmpeg has no srt")
+    src = clip(tmp, 2)
+    port = free_port(socket.SOCK_DGRAM)
+    out = os.path.join(tmp, "recv.ts")
+    rx = receiver("srt://127.0.0.1:%d?mode=listener" % port, out)
+    time.sleep(1.0)
+    send(["-re", "-i", src, "-o", "srt://127.0.0.1:%d" % port])
+    received(rx, "srt")
+    f = frames(out)
+    check(len(f) == 50, "received %d frames of 50" % len(f))
+    harness.decodes_cleanly(out)
+
+
+@test
+def hls(tmp):
+    """-o live.m3u8: segments beside the playlist of about -hls_time each,
+    the playlist plays in ffprobe with every frame; a second run is refused
+    without -y (playlist or segments there) and leaves them as they were."""
+    src = clip(tmp, 2)
+    folder = os.path.join(tmp, "hls")
+    os.mkdir(folder)
+    playlist = os.path.join(folder, "live.m3u8")
+    send(["-i", src, "-vf", "sharpen", "-hls_time", "0.5", "-hls_list_size", "0", "-o",
+          playlist])
+    text = open(playlist).read()
+    durations = [float(d) for d in re.findall(r"#EXTINF:([0-9.]+)", text)]
+    segments = sorted(n for n in os.listdir(folder) if n.endswith(".ts"))
+    check(3 <= len(durations) <= 6, "%d segments: %s" % (len(durations), text))
+    check(len(segments) == len(durations), "files %s for %s" % (segments, text))
+    check(all(d <= 1.0 for d in durations), "segments longer than 1 s: %s" % durations)
+    check(abs(sum(durations) - 2.0) < 0.1, "the segments last %.2f s" % sum(durations))
+    check("#EXT-X-ENDLIST" in text, "the playlist is not finished")
+    check(len(frames(playlist)) == 50, "the playlist plays %d frames" % len(frames(playlist)))
+    before = {n: os.path.getmtime(os.path.join(folder, n)) for n in os.listdir(folder)}
+    p = run([ARGS.clvid, "transcode", "-q", "-i", src, "-o", playlist], expect=1)
+    check("already exists" in p.stderr and "-y" in p.stderr, p.stderr)
+    os.remove(playlist)
+    p = run([ARGS.clvid, "transcode", "-q", "-i", src, "-o", playlist], expect=1)
+    check("live" in p.stderr and "already exists" in p.stderr, p.stderr)
+    del before["live.m3u8"]
+    check(before == {n: os.path.getmtime(os.path.join(folder, n)) for n in os.listdir(folder)},
+          "a refused run changed the folder")
+    send(["-y", "-i", src, "-hls_time", "0.5", "-hls_list_size", "2", "-o", playlist])
+    text = open(playlist).read()
+    check(len(re.findall(r"#EXTINF", text)) == 2, "-hls_list_size 2: %s" % text)
+
+
+@test
+def url_errors(tmp):
+    """A URL that cannot be reached or whose format cannot be told is a
+    runtime error (1) naming it; a bad -g or -hls_time is a usage error (2)."""
+    src = clip(tmp, 1)
+    port = free_port(socket.SOCK_STREAM)  # nothing listens there
+    for url in ("rtmp://127.0.0.1:%d/app/key" % port, "foo://127.0.0.1:%d" % port):
+        p = run([ARGS.clvid, "transcode", "-q", "-i", src, "-o", url], expect=1, timeout=60)
+        check(url in p.stderr, "the error does not name %s: %s" % (url, p.stderr))
+    for opt in (["-g", "0"], ["-hls_time", "-1"], ["-hls_list_size", "x"]):
+        run([ARGS.clvid, "transcode", "-q", "-i", src] + opt + ["-o", "x.m3u8"], expect=2)
+
+
+def main():
+    global ARGS
+    ARGS = harness.arguments("--clvid")
+    return harness.main(ARGS, prefix="clvid-live-")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
