@@ -43,10 +43,10 @@ inline int clv_clampl(long v, int lo, int hi)
 }
 
 /* The 8x8 ordered-dither thresholds (src/core/color.c's bayer8). */
-__constant uchar clv_bayer8[64] = {
-    0,  32, 8,  40, 2,  34, 10, 42, 48, 16, 56, 24, 50, 18, 58, 26, 12, 44, 4,  36, 14, 46,
-    6,  38, 60, 28, 52, 20, 62, 30, 54, 22, 3,  35, 11, 43, 1,  33, 9,  41, 51, 19, 59, 27,
-    49, 17, 57, 25, 15, 47, 7,  39, 13, 45, 5,  37, 63, 31, 55, 23, 61, 29, 53, 21};
+__constant uchar clv_bayer8[64] = {0,  32, 8,  40, 2,  34, 10, 42, 48, 16, 56, 24, 50, 18, 58, 26,
+                                   12, 44, 4,  36, 14, 46, 6,  38, 60, 28, 52, 20, 62, 30, 54, 22,
+                                   3,  35, 11, 43, 1,  33, 9,  41, 51, 19, 59, 27, 49, 17, 57, 25,
+                                   15, 47, 7,  39, 13, 45, 5,  37, 63, 31, 55, 23, 61, 29, 53, 21};
 
 /* A 16-bit value to 8 bits dithered at (x, y): limited (Y'CbCr codes times
  * 256) or full (0-65535 for 0-255). */
@@ -76,9 +76,9 @@ inline int clv_round10(int v)
  * rgba64, the planes at byte offsets yoff, uoff, voff, rows ys, us, vs
  * bytes apart; fields (of h rows): a 4:2:0 format's chroma from y's own
  * field (clv_field_rows, on the samples taken to 16 bits). */
-inline ushort4 deep_pixel(__global const uchar *in, int fmt, __constant clv_yuv_coeffs *k,
-                          int yoff, int uoff, int voff, int ys, int us, int vs, int x, int y,
-                          int h, int fields)
+inline ushort4 deep_pixel(__global const uchar *in, int fmt, __constant clv_yuv_coeffs *k, int yoff,
+                          int uoff, int voff, int ys, int us, int vs, int x, int y, int h,
+                          int fields)
 {
     if (fmt == 3) {
         __global const uchar *p = in + yoff + y * ys + 8 * x;
@@ -177,8 +177,8 @@ __kernel void deep_to_rgba(__global const uchar *in, __global ushort4 *dst, int 
         const int y = (int)get_global_id(1);
         if (y >= h)
             return;
-        int x = deep_row_420(in, dst + y * stride, w, fmt, k, yoff + y * ys,
-                             uoff + (y / 2) * us, voff + (y / 2) * vs);
+        int x = deep_row_420(in, dst + y * stride, w, fmt, k, yoff + y * ys, uoff + (y / 2) * us,
+                             voff + (y / 2) * vs);
         for (; x < w; ++x)
             dst[y * stride + x] = deep_pixel(in, fmt, k, yoff, uoff, voff, ys, us, vs, x, y, h, 0);
         return;
@@ -234,12 +234,12 @@ inline void yuv_block(__global const ushort4 *src, __global uchar *out, int w, i
         return;
     const int shift = 16 + (n == 4 ? 2 : n == 2 ? 1 : 0);
     const long rounding = 1L << (shift - 1);
-    const int u = clv_clampl(
-        (k->ur * sr + k->ug * sg + k->ub * sb + ((long)n << 31) + rounding) >> shift, k->cmin,
-        k->cmax);
-    const int v = clv_clampl(
-        (k->vr * sr + k->vg * sg + k->vb * sb + ((long)n << 31) + rounding) >> shift, k->cmin,
-        k->cmax);
+    const int u =
+        clv_clampl((k->ur * sr + k->ug * sg + k->ub * sb + ((long)n << 31) + rounding) >> shift,
+                   k->cmin, k->cmax);
+    const int v =
+        clv_clampl((k->vr * sr + k->vg * sg + k->vb * sb + ((long)n << 31) + rounding) >> shift,
+                   k->cmin, k->cmax);
     const long c = (long)cy * cw + cx;
     if (fmt == 1) {
         clv_wr16(out + plane + 4 * c, clv_round10(u) << 6);
@@ -260,17 +260,17 @@ inline void yuv_block(__global const ushort4 *src, __global uchar *out, int w, i
 /* Eight pixels' luma (yuv_block's arithmetic), rounded to 10 bits. */
 inline ushort8 luma10(const long8 r, const long8 g, const long8 b, __constant clv_yuv_coeffs *k)
 {
-    const long8 yv = clamp(clv_fix16l8((long)k->yr * r + (long)k->yg * g + (long)k->yb * b +
-                                       ((long)k->yoff << 16)),
-                           (long)k->ymin, (long)k->ymax);
+    const long8 yv = clamp(
+        clv_fix16l8((long)k->yr * r + (long)k->yg * g + (long)k->yb * b + ((long)k->yoff << 16)),
+        (long)k->ymin, (long)k->ymax);
     return convert_ushort8(min((yv + 32) >> 6, 1023L));
 }
 
 /* The row shape's 4:2:0 chroma rows into yuv420p10 or p010 (fmt 0, 1)
  * where both luma rows exist, 8 blocks (16 pixels) at a time in vectors;
  * returns how many blocks it did (a multiple of 8). */
-inline int yuv_row_420(__global const ushort4 *src, __global uchar *out, int w, int h,
-                       int stride, int fmt, __constant clv_yuv_coeffs *k, int cy, int cw, int ch)
+inline int yuv_row_420(__global const ushort4 *src, __global uchar *out, int w, int h, int stride,
+                       int fmt, __constant clv_yuv_coeffs *k, int cy, int cw, int ch)
 {
     __global ushort *o = (__global ushort *)out;
     __global ushort *chroma = o + (long)w * h; /* the U plane, or the UV plane */

@@ -30,8 +30,8 @@ inline int yadif_px(__global const clv_ch *prev, __global const clv_ch *cur,
 #define CUR(r, dx) DI_AT(cur + 4 * (dx), r)
         int spatial_score =
             abs(CUR(m, -1) - CUR(p, -1)) + abs(cc - e) + abs(CUR(m, 1) - CUR(p, 1)) - 1;
-        int score = abs(CUR(m, -2) - CUR(p, 0)) + abs(CUR(m, -1) - CUR(p, 1)) +
-                    abs(CUR(m, 0) - CUR(p, 2));
+        int score =
+            abs(CUR(m, -2) - CUR(p, 0)) + abs(CUR(m, -1) - CUR(p, 1)) + abs(CUR(m, 0) - CUR(p, 2));
         if (score < spatial_score) {
             spatial_score = score;
             spatial_pred = (CUR(m, -1) + CUR(p, 1)) >> 1;
@@ -42,8 +42,8 @@ inline int yadif_px(__global const clv_ch *prev, __global const clv_ch *cur,
                 spatial_pred = (CUR(m, -2) + CUR(p, 2)) >> 1;
             }
         }
-        score = abs(CUR(m, 0) - CUR(p, -2)) + abs(CUR(m, 1) - CUR(p, -1)) +
-                abs(CUR(m, 2) - CUR(p, 0));
+        score =
+            abs(CUR(m, 0) - CUR(p, -2)) + abs(CUR(m, 1) - CUR(p, -1)) + abs(CUR(m, 2) - CUR(p, 0));
         if (score < spatial_score) {
             spatial_score = score;
             spatial_pred = (CUR(m, 1) + CUR(p, -1)) >> 1;
@@ -70,8 +70,8 @@ inline int yadif_px(__global const clv_ch *prev, __global const clv_ch *cur,
 }
 
 __kernel void yadif(__global clv_ch *dst, __global const clv_ch *prev, __global const clv_ch *cur,
-                    __global const clv_ch *next, int w, int h, int sstride, int dstride,
-                    int parity, int p2, int mode, int copy)
+                    __global const clv_ch *next, int w, int h, int sstride, int dstride, int parity,
+                    int p2, int mode, int copy)
 {
     CLV_PIXEL_LOOP(w, h, x, y)
     {
@@ -88,8 +88,8 @@ __kernel void yadif(__global clv_ch *dst, __global const clv_ch *prev, __global 
         const int mo = y == 1 || y + 2 == h ? 2 : mode;
         const int check = x >= 3 && x < w - 3;
         for (int c = 0; c < 4; c++)
-            o[c] = (clv_ch)yadif_px(pp, pc, pn, p2 ? pp : pc, p2 ? pc : pn, sstride4, c, y, m, p,
-                                    h, mo, check);
+            o[c] = (clv_ch)yadif_px(pp, pc, pn, p2 ? pp : pc, p2 ? pc : pn, sstride4, c, y, m, p, h,
+                                    mo, check);
     }
 }
 
@@ -110,8 +110,8 @@ __kernel void yadif(__global clv_ch *dst, __global const clv_ch *prev, __global 
 #endif
 
 __kernel void bwdif(__global clv_ch *dst, __global const clv_ch *prev, __global const clv_ch *cur,
-                    __global const clv_ch *next, int w, int h, int sstride, int dstride,
-                    int parity, int p2, int intra, int copy)
+                    __global const clv_ch *next, int w, int h, int sstride, int dstride, int parity,
+                    int p2, int intra, int copy)
 {
     CLV_PIXEL_LOOP(w, h, x, y)
     {
@@ -164,8 +164,8 @@ __kernel void bwdif(__global clv_ch *dst, __global const clv_ch *prev, __global 
                 interpol = (cc + e) >> 1;
             } else if (abs(cc - e) > temporal_diff0) {
                 interpol = (((BW_HF0 * (DI_AT(prev2, y) + DI_AT(next2, y)) -
-                              BW_HF1 * (DI_AT(prev2, m2r) + DI_AT(next2, m2r) +
-                                        DI_AT(prev2, p2r) + DI_AT(next2, p2r)) +
+                              BW_HF1 * (DI_AT(prev2, m2r) + DI_AT(next2, m2r) + DI_AT(prev2, p2r) +
+                                        DI_AT(next2, p2r)) +
                               BW_HF2 * (DI_AT(prev2, m4) + DI_AT(next2, m4) + DI_AT(prev2, p4) +
                                         DI_AT(next2, p4))) >>
                              2) +

@@ -20,7 +20,7 @@
 #else
 #define HQ_LUT_BITS 4
 #define HQ_SAMPLE(v) ((int)(v) + 127)
-#define HQ_COMPONENT(t) ((ycc_t)(t) - 127)
+#define HQ_COMPONENT(t) ((ycc_t)(t)-127)
 #endif
 #define HQ_MID (256 << HQ_LUT_BITS)
 #define HQ_TABLE (512 << HQ_LUT_BITS) /* entries a table */

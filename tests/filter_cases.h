@@ -509,12 +509,9 @@ static const filter_case bilateral_cases[] = {
  * (7x7 patches, 15x15 window), even sizes (made odd), a patch wider than
  * the small pictures, strengths with the table's shift at 0 and above. */
 static const filter_case nlmeans_cases[] = {
-    {"nlmeans=s=2:p=3:r=5", 0, 1},
-    {"nlmeans=s=4:p=5:r=1", 0, 1},
-    {"nlmeans=s=30:p=4:r=6", 1, 1},
-    {"nlmeans", 2, 1},
-    {"nlmeans=s=15", 2, 1},
-    {"nlmeans=1.5:1:0:9", 2, 1},
+    {"nlmeans=s=2:p=3:r=5", 0, 1},  {"nlmeans=s=4:p=5:r=1", 0, 1},
+    {"nlmeans=s=30:p=4:r=6", 1, 1}, {"nlmeans", 2, 1},
+    {"nlmeans=s=15", 2, 1},         {"nlmeans=1.5:1:0:9", 2, 1},
     {"nlmeans=s=8:p=21:r=3", 1, 1},
 };
 

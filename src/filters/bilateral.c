@@ -181,13 +181,12 @@ static int run_tile(bil_state *s, const clv_launch *l)
                  range = (size_t)s->nrange * sizeof(cl_uint);
     if (img + range + 1024 > l->ctx->dev.local_mem)
         return 1;
-    cl_int ntaps = s->ntaps, radius = s->radius, shift = s->shift, sel = s->sel,
-           nrange = s->nrange;
+    cl_int ntaps = s->ntaps, radius = s->radius, shift = s->shift, sel = s->sel, nrange = s->nrange;
     int err = clv__kernel_frame_args(s->tile, l);
     if (!err)
-        err = clv__kernel_args(s->tile, 5, 7, CLV__ARG(s->taps), CLV__ARG(ntaps), CLV__ARG(radius),
-                               CLV__ARG(s->range), CLV__ARG(shift), CLV__ARG(sel),
-                               CLV__ARG(nrange));
+        err =
+            clv__kernel_args(s->tile, 5, 7, CLV__ARG(s->taps), CLV__ARG(ntaps), CLV__ARG(radius),
+                             CLV__ARG(s->range), CLV__ARG(shift), CLV__ARG(sel), CLV__ARG(nrange));
     if (!err && (clSetKernelArg(s->tile, 12, img, NULL) != CL_SUCCESS ||
                  clSetKernelArg(s->tile, 13, range, NULL) != CL_SUCCESS))
         err = CLV_ECL;

@@ -175,8 +175,8 @@ static int run(void *state, const clv_launch *l)
         if ((err = copy_frame(l, s->clock.ended ? f[s->at[1]] : l->src, f[s->at[2]])))
             return err;
     }
-    cl_int parity = 0, p2 = 0, copy = p.field < 0, w = l->width, h = l->height,
-           stride = l->stride, dstride = l->out_stride;
+    cl_int parity = 0, p2 = 0, copy = p.field < 0, w = l->width, h = l->height, stride = l->stride,
+           dstride = l->out_stride;
     cl_int mode = s->bwdif ? p.intra : (cl_int)l->values[DI_MODE].i;
     if (!copy)
         di_rows(l->values, p.field, &parity, &p2);
@@ -353,14 +353,14 @@ static int bwdif_px(const clv_image *prev, const clv_image *cur, const clv_image
     if (edge)
         interpol = (cc + e) >> 1;
     else if (absi(cc - e) > temporal_diff0)
-        interpol = (((hf[0] * (AT(prev2, y) + AT(next2, y)) -
-                      hf[1] * (AT(prev2, y - 2) + AT(next2, y - 2) + AT(prev2, y + 2) +
-                               AT(next2, y + 2)) +
-                      hf[2] * (AT(prev2, y - 4) + AT(next2, y - 4) + AT(prev2, y + 4) +
-                               AT(next2, y + 4))) >>
-                     2) +
-                    lf[0] * (cc + e) - lf[1] * (AT(cur, y - 3) + AT(cur, y + 3))) >>
-                   13;
+        interpol =
+            (((hf[0] * (AT(prev2, y) + AT(next2, y)) -
+               hf[1] * (AT(prev2, y - 2) + AT(next2, y - 2) + AT(prev2, y + 2) + AT(next2, y + 2)) +
+               hf[2] *
+                   (AT(prev2, y - 4) + AT(next2, y - 4) + AT(prev2, y + 4) + AT(next2, y + 4))) >>
+              2) +
+             lf[0] * (cc + e) - lf[1] * (AT(cur, y - 3) + AT(cur, y + 3))) >>
+            13;
     else
         interpol = (sp[0] * (cc + e) - sp[1] * (AT(cur, y - 3) + AT(cur, y + 3))) >> 13;
 #undef AT
@@ -407,7 +407,8 @@ static int reference_di(void *ref_state, const clv_value *v, const clv_image *sr
         di_rows(v, p.field, &parity, &p2);
     for (int y = 0; y < h; y++) {
         const int keep = p.field < 0 || !((y ^ parity) & 1);
-        const int m = clampi(y ? y - 1 : y + 1, 0, h - 1), pr = clampi(y + 1 < h ? y + 1 : y - 1, 0, h - 1);
+        const int m = clampi(y ? y - 1 : y + 1, 0, h - 1),
+                  pr = clampi(y + 1 < h ? y + 1 : y - 1, 0, h - 1);
         const int mode = y == 1 || y + 2 == h ? 2 : (int)v[DI_MODE].i;
         for (int x = 0; x < w; x++)
             for (int c = 0; c < 4; c++)
