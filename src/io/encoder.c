@@ -235,6 +235,13 @@ static enum AVColorSpace av_matrix(clv_matrix m)
 static int muxer_takes(const AVOutputFormat *ofmt, const AVStream *video,
                        const AVCodecParameters *par, AVRational tb)
 {
+    /* HLS writes MPEG-TS segments: the trial asks their muxer (the hls
+     * muxer's own header, never finished here, leaks its segment's buffer
+     * in FFmpeg 5.1). */
+    if (!strcmp(ofmt->name, "hls")) {
+        const AVOutputFormat *ts = av_guess_format("mpegts", NULL, NULL);
+        ofmt = ts ? ts : ofmt;
+    }
     if (avformat_query_codec(ofmt, par->codec_id, FF_COMPLIANCE_NORMAL) == 0)
         return 0;
     AVFormatContext *oc = NULL;
