@@ -784,6 +784,19 @@ class Chain(_Owner):
             return "<clvid.Chain (closed)>"
 
 
+def _reference_chain(desc, text: str) -> ctypes.c_void_p:
+    """The C reference chain of a parsed chain (clv_ref_chain_create); a
+    user kernel has none."""
+    ref = ctypes.c_void_p()
+    err = _ref_create(desc.ptr, ctypes.byref(ref))
+    if err == _EINVAL:
+        raise ValueError("clvid: %s has a user kernel (opencl=...), which has no C reference"
+                         % text)
+    if err:
+        raise Error("clvid: cannot set up the reference chain")
+    return ref
+
+
 def reference(text: Optional[str], img: np.ndarray, frame_index: int = 0,
               order: str = "rgb") -> np.ndarray:
     """The chain by the C references (the definitions, on the host), for
@@ -792,13 +805,7 @@ def reference(text: Optional[str], img: np.ndarray, frame_index: int = 0,
     index = _frame_index(frame_index)
     desc = _parse(text)
     rgba, channels = _to_rgba(img, order)
-    ref = ctypes.c_void_p()
-    err = _ref_create(desc.ptr, ctypes.byref(ref))
-    if err == _EINVAL:
-        raise ValueError("clvid: %s has a user kernel (opencl=...), which has no C reference"
-                         % text)
-    if err:
-        raise Error("clvid: cannot set up the reference chain")
+    ref = _reference_chain(desc, text)
     try:
         msg = _Msg()
         size_in, size_out = _Size(rgba.shape[1], rgba.shape[0], 0, 1), _Size()
@@ -1098,13 +1105,7 @@ def reference_stream(text: Optional[str], pictures: Iterable[np.ndarray], frame_
     err = _desc_cadence(desc.ptr, ctypes.byref(delay), ctypes.byref(rate), ctypes.byref(msg))
     if err:
         _raise(err, msg)
-    ref = ctypes.c_void_p()
-    err = _ref_create(desc.ptr, ctypes.byref(ref))
-    if err == _EINVAL:
-        raise ValueError("clvid: %s has a user kernel (opencl=...), which has no C reference"
-                         % text)
-    if err:
-        raise Error("clvid: cannot set up the reference chain")
+    ref = _reference_chain(desc, text)
     outs: List[np.ndarray] = []
 
     def run(rgba, channels):
