@@ -15,6 +15,8 @@ int clv__blur_init(clv__blur *b, clv_context *ctx, cl_program prog, int box, clv
     int err = clv__kernel_create(prog, box ? "box_h" : "sep_v", &b->first, msg);
     if (!err)
         err = clv__kernel_create(prog, box ? "box_tile" : "sep_tile", &b->tile, msg);
+    if (!err && box && ctx->build_depth != 16)
+        err = clv__kernel_create(prog, "box_small", &b->small, msg);
     return err ? err : clv__kernel_create(prog, box ? "box_v" : "sep_h", &b->second, msg);
 }
 
@@ -24,6 +26,7 @@ void clv__blur_uninit(clv__blur *b)
     clv__kernel_release(&b->first);
     clv__kernel_release(&b->second);
     clv__kernel_release(&b->tile);
+    clv__kernel_release(&b->small);
     clv__mem_release(&b->work);
     b->work_bytes = 0;
 }
@@ -219,6 +222,14 @@ static size_t box_tile_bytes(int seg)
     return (size_t)8 * (size_t)(32 * seg + 1 + 32) * 4 * sizeof(cl_uint);
 }
 
+/* box_small's local memory: the tile and its reach as uints (the pitch
+ * odd) and its rows' sums, 64 + 1 of two uints a row (cl/blur.cl). */
+static size_t box_small_bytes(int rx, int ry)
+{
+    size_t rows = 32 + 2 * (size_t)ry;
+    return rows * ((64 + 2 * (size_t)rx) | 1) * sizeof(cl_uint) + rows * 65 * 2 * sizeof(cl_uint);
+}
+
 int clv__box_run(clv__blur *b, const clv_launch *l, int rx, int ry, int mask, cl_mem in, cl_mem out)
 {
     box_div d = box_divisor(rx, ry, l->depth);
@@ -241,6 +252,26 @@ int clv__box_run(clv__blur *b, const clv_launch *l, int rx, int ry, int mask, cl
                                    CLV__ARG(b->work), CLV__ARG(band));
         size_t global = (size_t)bands, one = 1;
         return err ? err : clv__launch(l, b->rows, 1, &global, &one);
+    }
+    /* Small windows at 8 bits, every sum within 16 bits: box_small's tiles
+     * of 64 x 32 pixels. */
+    if (b->small && l->depth != 16 && d.n <= 257 && box_small_bytes(rx, ry) <= tile_room(l)) {
+        clv_launch pass = *l;
+        pass.src = in;
+        pass.dst = out;
+        err = clv__kernel_frame_args(b->small, &pass);
+        if (!err)
+            err = clv__kernel_args(b->small, 5, 6, CLV__ARG(crx), CLV__ARG(cry), CLV__ARG(d.n),
+                                   CLV__ARG(d.m), CLV__ARG(d.l), CLV__ARG(cmask));
+        size_t rows = 32 + 2 * (size_t)ry;
+        if (!err &&
+            (clSetKernelArg(b->small, 11, rows * ((64 + 2 * (size_t)rx) | 1) * sizeof(cl_uint),
+                            NULL) != CL_SUCCESS ||
+             clSetKernelArg(b->small, 12, rows * 65 * 2 * sizeof(cl_uint), NULL) != CL_SUCCESS))
+            err = CLV_ECL;
+        size_t local[2] = {256, 1};
+        size_t global[2] = {((size_t)l->width + 63) / 64 * 256, ((size_t)l->height + 31) / 32};
+        return err ? err : clv__launch(l, b->small, 2, global, local);
     }
     /* One kernel where the sums fit 32 bits and the tile's columns (at most
      * 512) fit local memory, with tiles at least 64 pixels wide (cl/blur.cl's
