@@ -1,6 +1,6 @@
 /* audio_recode.c - an input sound stream the output cannot hold as it is
  * (or that -c:a names an encoder for): decoded, resampled and encoded
- * again, its packets written into the output's muxer. */
+ * again, its packets written into the output's muxer (or muxers). */
 #include "audio_recode.h"
 
 #include <stdio.h>
@@ -12,8 +12,9 @@
 /* One input sound stream: its decoder, the resampler to the encoder's
  * format, a FIFO that cuts the samples into the encoder's frames. */
 struct clv_audio_recode {
-    AVFormatContext *oc; /* the output: its streams and muxer */
-    int out_index;       /* the output stream written, set after open */
+    const AVStream *out;    /* the output stream written, set after open */
+    clv_packet_write write; /* and how */
+    void *user;
     AVCodecContext *dec, *enc;
     SwrContext *swr;
     AVAudioFifo *fifo;
@@ -72,7 +73,7 @@ static void audio_format(const AVCodec *ec, const AVCodecContext *in, AVCodecCon
     }
 }
 
-int clv_audio_recode_open(AVFormatContext *oc, const char *path, const clv_stream_desc *s,
+int clv_audio_recode_open(int global_header, const char *path, const clv_stream_desc *s,
                           const AVCodec *ec, const char *what, int rate, clv_audio_recode **out,
                           clv_msg *msg)
 {
@@ -83,7 +84,6 @@ int clv_audio_recode_open(AVFormatContext *oc, const char *path, const clv_strea
     int r = -1;
     if (!a || !dc || !ec)
         goto fail;
-    a->oc = oc;
     a->dec = avcodec_alloc_context3(dc);
     a->enc = avcodec_alloc_context3(ec);
     a->frame = av_frame_alloc();
@@ -99,7 +99,7 @@ int clv_audio_recode_open(AVFormatContext *oc, const char *path, const clv_strea
     if (!desc || !(desc->props & AV_CODEC_PROP_LOSSLESS))
         a->enc->bit_rate = 64000 * (int64_t)a->enc->ch_layout.nb_channels;
     a->enc->time_base = (AVRational){1, a->enc->sample_rate};
-    if (oc->oformat->flags & AVFMT_GLOBALHEADER)
+    if (global_header)
         a->enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     if ((r = avcodec_open2(a->enc, ec, NULL)) < 0)
         goto fail;
@@ -125,9 +125,12 @@ const AVCodecContext *clv_audio_recode_encoder(const clv_audio_recode *a)
     return a->enc;
 }
 
-void clv_audio_recode_set_stream(clv_audio_recode *a, int out_index)
+void clv_audio_recode_set_output(clv_audio_recode *a, const AVStream *out, clv_packet_write write,
+                                 void *user)
 {
-    a->out_index = out_index;
+    a->out = out;
+    a->write = write;
+    a->user = user;
 }
 
 /* Encodes what the FIFO holds in the encoder's frames (all of it when
@@ -155,9 +158,9 @@ static int drain(clv_audio_recode *a, int flush)
         }
         av_frame_free(&f);
         while (r >= 0 && (r = avcodec_receive_packet(a->enc, pkt)) == 0) {
-            pkt->stream_index = a->out_index;
-            av_packet_rescale_ts(pkt, a->enc->time_base, a->oc->streams[a->out_index]->time_base);
-            r = av_interleaved_write_frame(a->oc, pkt);
+            pkt->stream_index = a->out->index;
+            av_packet_rescale_ts(pkt, a->enc->time_base, a->out->time_base);
+            r = a->write(a->user, pkt);
         }
         if (r == AVERROR(EAGAIN))
             r = 0;
@@ -165,9 +168,9 @@ static int drain(clv_audio_recode *a, int flush)
     if (flush && r >= 0) {
         avcodec_send_frame(a->enc, NULL);
         while ((r = avcodec_receive_packet(a->enc, pkt)) == 0) {
-            pkt->stream_index = a->out_index;
-            av_packet_rescale_ts(pkt, a->enc->time_base, a->oc->streams[a->out_index]->time_base);
-            if ((r = av_interleaved_write_frame(a->oc, pkt)) < 0)
+            pkt->stream_index = a->out->index;
+            av_packet_rescale_ts(pkt, a->enc->time_base, a->out->time_base);
+            if ((r = a->write(a->user, pkt)) < 0)
                 break;
         }
         if (r == AVERROR_EOF)

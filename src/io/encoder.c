@@ -13,19 +13,48 @@
 
 #include <math.h>
 
+#include <libavutil/avstring.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 
-struct clv_encoder {
+/* One muxer the packets go to: the output, or one of several (-f tee or
+ * several -o: ffmpeg's tee muxer's "slaves"), each with its own muxer
+ * and file, written from the same encoding. */
+typedef struct output {
     char path[1024];
-    clv_outfile *file; /* the output, or NULL (standard output, formats that write none,
-                        * network URLs, HLS: its muxer writes the playlist and segments) */
-    int network;       /* the output is a URL of a network protocol (udp://, rtmp://...) */
-    int hls;           /* the hls muxer */
-    /* Image outputs: each picture is a file of its own (pictures.c). */
+    const AVOutputFormat *format;
+    AVFormatContext *oc; /* its muxer; a single output's is the encoder's oc */
+    clv_outfile *file;   /* or NULL (standard output, formats that write none, network
+                          * URLs, HLS: its muxer writes the playlist and segments) */
+    int network;         /* a URL of a network protocol (udp://, rtmp://...) */
+    int hls;             /* the hls muxer */
+    /* Image outputs (a single output only): each picture is a file of its
+     * own (pictures.c). */
     int images;
     clv_pictures pictures;
+    /* Of several outputs (the tee syntax): */
+    AVDictionary *options;  /* the muxer's own */
+    int ignore_failure;     /* onfail=ignore */
+    char select[256];       /* select=, or "" */
+    int *map;               /* the encoder oc's stream i is this muxer's map[i]; -1: not here */
+    int64_t fault, written; /* CLVID_FAULT=outputN:K: fails after K video packets */
+    int started;            /* its header is written */
+    int failed;             /* dropped after a failure (onfail=ignore) */
+} output;
+
+struct clv_encoder {
+    char path[1024];
+    /* The output streams. With one output (no tee), its own muxer; with
+     * several, as the tee muxer's, a context that is never written: its
+     * streams are the ones every output copies (output.map), and a packet
+     * for one goes to each output that has it (mux_write). */
     AVFormatContext *oc;
+    output *outputs;
+    int output_count;
+    int tee;              /* the outputs are several (-f tee) */
+    int network;          /* an output is a URL of a network protocol: live encoder settings */
+    int hls;              /* an output is HLS: keyframes every segment */
+    AVPacket *tee_packet; /* mux_write's copy of each packet for an output */
     AVCodecContext *enc;
     int video_out; /* output stream index of the video */
     int cover;     /* the video is a song's cover (an attached picture) and stays one */
@@ -51,6 +80,7 @@ struct clv_encoder {
     clv_queue *in;
     /* Written by the thread, read after the join: */
     int error;
+    int failed_output; /* the output whose write failed, or -1 */
     char message[1400];
     double busy;
 };
@@ -180,10 +210,11 @@ static enum AVPixelFormat choose_pix_fmt(const AVCodec *c, int rgb_source, int h
 }
 
 /* The video encoder into *out: -c:v's, else the one ffmpeg would pick for
- * the container. Returns 0, or with msg CLV_EOPTION (-c:v names no video
+ * the container (the first output's, at path), or H.264 for a network
+ * stream (stream). Returns 0, or with msg CLV_EOPTION (-c:v names no video
  * encoder) or CLV_EIO (the container has no encoder here). */
-static int choose_codec(const clv_output_options *o, const AVOutputFormat *ofmt,
-                        const AVCodec **out, clv_msg *msg)
+static int choose_codec(const clv_output_options *o, const char *path, int stream,
+                        const AVOutputFormat *ofmt, const AVCodec **out, clv_msg *msg)
 {
     if (o->codec) {
         *out = avcodec_find_encoder_by_name(o->codec);
@@ -197,9 +228,8 @@ static int choose_codec(const clv_output_options *o, const AVOutputFormat *ofmt,
     }
     const char *name = ofmt->name;
     /* A stream (FLV's default is Sorenson H.263, MPEG-TS's MPEG-2) is sent
-     * as H.264, which players and servers expect. */
-    int stream = clv_output_is_network(o->path) &&
-                 avformat_query_codec(ofmt, AV_CODEC_ID_H264, FF_COMPLIANCE_NORMAL) != 0;
+     * as H.264, which players and servers expect: stream says so when every
+     * output's container takes it. */
     if (stream || strstr(name, "mp4") || strstr(name, "matroska") || strstr(name, "mov")) {
         if ((*out = avcodec_find_encoder_by_name("libx264")))
             return 0;
@@ -207,7 +237,7 @@ static int choose_codec(const clv_output_options *o, const AVOutputFormat *ofmt,
     if (!strcmp(name, "image2") || !strcmp(name, "image2pipe") || !strcmp(name, "apng")) {
         /* The image encoder the extension names (.jpg mjpeg, .bmp, .tiff,
          * .webp, .apng), as ffmpeg picks it; PNG for the rest. */
-        enum AVCodecID id = av_guess_codec(ofmt, NULL, o->path, NULL, AVMEDIA_TYPE_VIDEO);
+        enum AVCodecID id = av_guess_codec(ofmt, NULL, path, NULL, AVMEDIA_TYPE_VIDEO);
         *out = id != AV_CODEC_ID_NONE ? avcodec_find_encoder(id) : NULL;
         if (!*out)
             *out = avcodec_find_encoder(AV_CODEC_ID_PNG);
@@ -216,7 +246,7 @@ static int choose_codec(const clv_output_options *o, const AVOutputFormat *ofmt,
     if (!(*out = avcodec_find_encoder(ofmt->video_codec)))
         return clv_io_fail(
             msg, CLV_EIO,
-            "'%s': the %s container has no default video encoder here; name one with -c:v", o->path,
+            "'%s': the %s container has no default video encoder here; name one with -c:v", path,
             ofmt->name);
     return 0;
 }
@@ -278,6 +308,114 @@ static int poor_fit(const AVOutputFormat *ofmt, enum AVCodecID id)
     return id == AV_CODEC_ID_VORBIS && (strstr(ofmt->name, "mp4") || strstr(ofmt->name, "mov"));
 }
 
+/* ---- Several outputs ------------------------------------------------------ */
+
+/* The first output whose muxer does not take a stream of `par` beside the
+ * video (muxer_takes), or NULL when every one does: a sound stream is
+ * copied, or encoded once, for all the outputs alike. */
+static const output *refuser(const clv_encoder *e, const AVCodecParameters *par, AVRational tb)
+{
+    const AVStream *video = e->oc->streams[e->video_out];
+    for (int k = 0; k < e->output_count; k++)
+        if (!muxer_takes(e->outputs[k].format, video, par, tb))
+            return &e->outputs[k];
+    return NULL;
+}
+
+/* 1 when any output's muxer has flag (AVFMT_*), or when every one has it. */
+static int any_flag(const clv_encoder *e, int flag)
+{
+    for (int k = 0; k < e->output_count; k++)
+        if (e->outputs[k].format->flags & flag)
+            return 1;
+    return 0;
+}
+
+static int every_flag(const clv_encoder *e, int flag)
+{
+    for (int k = 0; k < e->output_count; k++)
+        if (!(e->outputs[k].format->flags & flag))
+            return 0;
+    return 1;
+}
+
+/* The outputs not dropped (those still to start count). */
+static int outputs_alive(const clv_encoder *e)
+{
+    int n = 0;
+    for (int k = 0; k < e->output_count; k++)
+        n += !e->outputs[k].failed;
+    return n;
+}
+
+/* Closes what output m writes into, without finishing it: a stream's
+ * connection goes; a file's partial is removed when the encoder closes. */
+static void output_drop(output *m)
+{
+    if (m->oc && m->oc->pb && !(m->format->flags & AVFMT_NOFILE))
+        avio_closep(&m->oc->pb);
+}
+
+/* Output m failed with AVERROR err (on opening, a write or the trailer).
+ * With onfail=ignore and another output still going, it is dropped with a
+ * warning and 0 returned; else err, and the run ends (e->failed_output
+ * says which). */
+static int output_failed(clv_encoder *e, output *m, int err, const char *why)
+{
+    char text[128];
+    m->failed = 1;
+    if (!m->ignore_failure || !outputs_alive(e)) {
+        e->failed_output = (int)(m - e->outputs);
+        return err;
+    }
+    output_drop(m);
+    /* Said even with -q (FFmpeg's errors only): a stream is lost. */
+    av_log(NULL, AV_LOG_ERROR,
+           "clvid: %s; it is left out and the other outputs go on (onfail=ignore)\n",
+           why ? why : clv_av_err(err, text, sizeof text));
+    return 0;
+}
+
+/* Writes pkt (a packet of e->oc's stream pkt->stream_index, in its time
+ * base) into the output's muxer, or into each of several outputs that has
+ * the stream. The packet's contents are taken (unreferenced), as
+ * av_interleaved_write_frame does. Returns 0 or an AVERROR; an output
+ * that fails with onfail=ignore is dropped and the others go on. On the
+ * encoder's thread (the audio recodes' packets too). */
+static int mux_write(void *user, AVPacket *pkt)
+{
+    clv_encoder *e = user;
+    if (!e->tee)
+        return av_interleaved_write_frame(e->oc, pkt);
+    int s = pkt->stream_index, r = 0;
+    char why[1300], text[128];
+    for (int k = 0; r >= 0 && k < e->output_count; k++) {
+        output *m = &e->outputs[k];
+        int to = m->started && !m->failed ? m->map[s] : -1;
+        if (to < 0)
+            continue;
+        AVPacket *copy = e->tee_packet;
+        if ((r = av_packet_ref(copy, pkt)) < 0)
+            break;
+        copy->stream_index = to;
+        av_packet_rescale_ts(copy, e->oc->streams[s]->time_base, m->oc->streams[to]->time_base);
+        int w;
+        if (s == e->video_out && m->written++ == m->fault) {
+            av_packet_unref(copy);
+            w = AVERROR(EIO); /* CLVID_FAULT=outputN:K */
+        } else {
+            w = av_interleaved_write_frame(m->oc, copy);
+        }
+        if (w < 0) {
+            snprintf(why, sizeof why, "writing '%.1000s' failed: %s", m->path,
+                     clv_av_err(w, text, sizeof text));
+            r = output_failed(e, m, w, why);
+        }
+    }
+    av_packet_unref(pkt);
+    return r;
+}
+
 /* An encoder for `id` that is not experimental (FFmpeg's own Opus and
  * Vorbis encoders are; libopus and libvorbis are not), or NULL. */
 static const AVCodec *audio_encoder(enum AVCodecID id)
@@ -297,17 +435,16 @@ static int recode_try(clv_encoder *e, const clv_stream_desc *s, int i, const AVC
                       const char *what, clv_msg *msg)
 {
     AVCodecParameters *par = avcodec_parameters_alloc();
-    const AVStream *video = e->oc->streams[e->video_out];
     int result = 0;
     for (int attempt = 0; par && attempt < 2 && !result; attempt++) {
         clv_audio_recode *a = NULL;
-        if (clv_audio_recode_open(e->oc, e->path, s, ec, what, attempt ? 48000 : 0, &a, msg)) {
+        if (clv_audio_recode_open(any_flag(e, AVFMT_GLOBALHEADER), e->path, s, ec, what,
+                                  attempt ? 48000 : 0, &a, msg)) {
             result = -1;
             break;
         }
         const AVCodecContext *enc = clv_audio_recode_encoder(a);
-        if (avcodec_parameters_from_context(par, enc) >= 0 &&
-            muxer_takes(e->oc->oformat, video, par, enc->time_base)) {
+        if (avcodec_parameters_from_context(par, enc) >= 0 && !refuser(e, par, enc->time_base)) {
             AVStream *os = avformat_new_stream(e->oc, NULL);
             if (!os || avcodec_parameters_copy(os->codecpar, par) < 0) {
                 clv_audio_recode_close(a);
@@ -317,7 +454,7 @@ static int recode_try(clv_encoder *e, const clv_stream_desc *s, int i, const AVC
             os->time_base = enc->time_base;
             os->disposition = s->disposition;
             av_dict_copy(&os->metadata, s->metadata, 0);
-            clv_audio_recode_set_stream(a, os->index);
+            clv_audio_recode_set_output(a, os, mux_write, e);
             e->routes[i].recode = a;
             result = 1;
         } else {
@@ -351,24 +488,32 @@ static int copy_stream(clv_encoder *e, const clv_stream_desc *s)
  * sound codec (AAC for MP4/MOV, Opus for WebM, ...), AAC failing that;
  * -c:a copy or -c:a NAME decide instead. A stream that can be neither is
  * left out with a warning (automatic mode) or is an error (asked for).
- * Returns 0, or with msg CLV_EOPTION (-c:a names no audio encoder) or
- * CLV_EIO. */
+ * Several outputs get the same sound: copied when every container takes
+ * it, else encoded once, to the first output's own codec or AAC, which
+ * every one must take. Returns 0, or with msg CLV_EOPTION (-c:a names no
+ * audio encoder) or CLV_EIO. */
 static int map_audio(clv_encoder *e, const clv_output_options *o, const clv_stream_desc *s,
                      clv_msg *msg)
 {
     const AVOutputFormat *ofmt = e->oc->oformat;
-    const AVStream *video = e->oc->streams[e->video_out];
     const char *name = avcodec_get_name(s->par->codec_id);
     int i = s->index;
     char what[48];
     snprintf(what, sizeof what, "audio stream #%d", i);
-    int takes = muxer_takes(ofmt, video, s->par, s->time_base);
+    const output *no = refuser(e, s->par, s->time_base);
+    int takes = !no;
+    /* The output that decides, for messages: the one that refuses. */
+    const char *path = no && e->tee ? no->path : e->path;
+    const char *container = no ? no->format->name : ofmt->name;
+    int poor = 0;
+    for (int k = 0; k < e->output_count; k++)
+        poor |= poor_fit(e->outputs[k].format, s->par->codec_id);
     if (o->audio_codec && !strcmp(o->audio_codec, "copy")) {
         if (!takes)
             return clv_io_fail(msg, CLV_EIO,
                                "'%.800s': -c:a copy: the %s container cannot hold %s sound (audio "
                                "stream #%d); leave -c:a out to have it encoded",
-                               o->path, ofmt->name, name, i);
+                               path, container, name, i);
         return copy_stream(e, s) < 0 ? clv_io_fail(msg, CLV_EIO, "out of memory") : 0;
     }
     const AVCodec *ec = NULL;
@@ -380,7 +525,7 @@ static int map_audio(clv_encoder *e, const clv_output_options *o, const clv_stre
                 "-c:a %.100s: no such audio encoder in this FFmpeg (try aac, libopus, "
                 "libmp3lame, flac, pcm_s16le, or copy)",
                 o->audio_codec);
-    } else if (takes && !poor_fit(ofmt, s->par->codec_id)) {
+    } else if (takes && !poor) {
         return copy_stream(e, s) < 0 ? clv_io_fail(msg, CLV_EIO, "out of memory") : 0;
     } else {
         ec = audio_encoder(ofmt->audio_codec);
@@ -388,21 +533,24 @@ static int map_audio(clv_encoder *e, const clv_output_options *o, const clv_stre
             ec = audio_encoder(AV_CODEC_ID_AAC);
     }
     int r = ec ? recode_try(e, s, i, ec, what, msg) : 0;
+    if (r == 0 && e->tee && !o->audio_codec && ec && ec->id != AV_CODEC_ID_AAC &&
+        (ec = audio_encoder(AV_CODEC_ID_AAC))) /* the first output's own codec, not another's */
+        r = recode_try(e, s, i, ec, what, msg);
     if (r < 0)
         return CLV_EIO;
     if (r == 0) {
         if (o->audio_codec)
             return clv_io_fail(msg, CLV_EIO,
-                               "'%.800s': -c:a %s: the %s container cannot hold its sound", o->path,
-                               o->audio_codec, ofmt->name);
+                               "'%.800s': -c:a %s: the %s container cannot hold its sound", path,
+                               o->audio_codec, container);
         av_log(NULL, AV_LOG_WARNING,
                "'%s': %s (%s) can be neither copied into %s nor encoded for it; it is left out\n",
-               o->path, what, name, ofmt->name);
+               path, what, name, container);
         return 0;
     }
     if (!o->audio_codec)
-        av_log(NULL, AV_LOG_WARNING, "'%s': %s (%s) %s %s; encoded to %s\n", o->path, what, name,
-               takes ? "plays poorly from" : "cannot be copied into", ofmt->name, ec->name);
+        av_log(NULL, AV_LOG_WARNING, "'%s': %s (%s) %s %s; encoded to %s\n", path, what, name,
+               takes ? "plays poorly from" : "cannot be copied into", container, ec->name);
     return 0;
 }
 
@@ -413,25 +561,27 @@ static int out_of_memory(const clv_output_options *o, clv_msg *msg)
     return clv_io_fail(msg, CLV_EIO, "out of memory setting up '%s'", o->path);
 }
 
-/* The muxer: -f's, else the one the output's extension names. */
-static int choose_muxer(const clv_output_options *o, const AVOutputFormat **out, clv_msg *msg)
+/* The muxer of the output at path: format's (-f, f=), else the protocol's
+ * or the one the extension names. */
+static int choose_muxer(const char *path, const char *format, const AVOutputFormat **out,
+                        clv_msg *msg)
 {
-    int to_stdout = !strcmp(o->path, "-");
-    int network = clv_output_is_network(o->path);
-    const char *by_scheme = network ? clv_output_network_format(o->path) : NULL;
-    if (network && !o->format && !by_scheme)
+    int to_stdout = !strcmp(path, "-");
+    int network = clv_output_is_network(path);
+    const char *by_scheme = network ? clv_output_network_format(path) : NULL;
+    if (network && !format && !by_scheme)
         return clv_io_fail(msg, CLV_EIO,
                            "'%s': cannot tell the stream's format from its protocol (udp://, "
                            "srt://, rtp:// and tcp:// send MPEG-TS, rtmp:// FLV, rtsp:// RTSP); "
                            "name it with -f",
-                           o->path);
-    const char *name = o->format ? o->format : by_scheme;
-    *out = name ? av_guess_format(name, NULL, NULL) : av_guess_format(NULL, o->path, NULL);
-    if (!*out && o->format)
+                           path);
+    const char *name = format ? format : by_scheme;
+    *out = name ? av_guess_format(name, NULL, NULL) : av_guess_format(NULL, path, NULL);
+    if (!*out && format)
         return clv_io_fail(msg, CLV_EOPTION,
                            "-f %.100s: no such output format in this FFmpeg (matroska, nut, mp4, "
                            "webm, mpegts, image2pipe, ...; `ffmpeg -muxers` lists them)",
-                           o->format);
+                           format);
     if (!*out)
         return clv_io_fail(msg, CLV_EIO,
                            to_stdout ? "'-' (standard output) needs the format: -f matroska, -f "
@@ -439,35 +589,85 @@ static int choose_muxer(const clv_output_options *o, const AVOutputFormat **out,
                                      : "'%s': cannot tell the output format from its extension "
                                        "(use .mp4, .mkv, .mov, .webm, .avi, .png, .nut, ...; or "
                                        "name it with -f)",
-                           o->path);
+                           path);
     return 0;
 }
 
-/* The muxer's context and where it writes: a partial of the output
+/* Output m's muxer context and where it writes: a partial of the output
  * (clv_outfile), standard output, or nothing (formats that write none);
  * an image output opens a file of its own for each picture (pictures.c). */
-static int open_muxer(clv_encoder *e, const clv_output_options *o, const AVOutputFormat *ofmt,
-                      clv_msg *msg)
+static int open_output(output *m, clv_msg *msg)
 {
-    int to_stdout = !strcmp(o->path, "-");
-    if (avformat_alloc_output_context2(&e->oc, ofmt, NULL, o->path) < 0 || !e->oc)
-        return clv_io_fail(msg, CLV_EIO, "'%s': cannot set up the %s muxer", o->path, ofmt->name);
-    e->oc->max_delay = 700000; /* ffmpeg's -muxdelay 0.7: MPEG-PS needs the room */
+    int to_stdout = !strcmp(m->path, "-");
+    if (avformat_alloc_output_context2(&m->oc, m->format, NULL, m->path) < 0 || !m->oc)
+        return clv_io_fail(msg, CLV_EIO, "'%s': cannot set up the %s muxer", m->path,
+                           m->format->name);
+    m->oc->max_delay = 700000; /* ffmpeg's -muxdelay 0.7: MPEG-PS needs the room */
     /* A network URL is opened as it is (avio, or the rtsp muxer itself). */
-    e->network = clv_output_is_network(o->path);
-    e->hls = !strcmp(ofmt->name, "hls");
-    if (!(ofmt->flags & AVFMT_NOFILE) && !to_stdout && !e->network &&
-        clv_outfile_open(o->path, NULL, &e->file, msg))
+    m->network = clv_output_is_network(m->path);
+    m->hls = !strcmp(m->format->name, "hls");
+    if (!(m->format->flags & AVFMT_NOFILE) && !to_stdout && !m->network &&
+        clv_outfile_open(m->path, NULL, &m->file, msg))
         return CLV_EIO;
     const char *write_path = to_stdout ? "pipe:1"
-                             : e->file ? clv_outfile_write_path(e->file)
-                                       : o->path;
-    av_freep(&e->oc->url);
-    if (!(e->oc->url = av_strdup(write_path)))
-        return out_of_memory(o, msg);
-    e->images = !strcmp(ofmt->name, "image2");
-    if (e->images)
-        clv_pictures_attach(&e->pictures, e->oc, o->path);
+                             : m->file ? clv_outfile_write_path(m->file)
+                                       : m->path;
+    av_freep(&m->oc->url);
+    if (!(m->oc->url = av_strdup(write_path)))
+        return clv_io_fail(msg, CLV_EIO, "out of memory setting up '%s'", m->path);
+    m->images = !strcmp(m->format->name, "image2");
+    if (m->images)
+        clv_pictures_attach(&m->pictures, m->oc, m->path);
+    return 0;
+}
+
+/* The outputs: -o's, or the several of the tee syntax (clv_tee_parse),
+ * each with its muxer and its file opened (a partial). One output's muxer
+ * is the encoder's oc; several share a context that holds the streams
+ * (as the tee muxer does), of the first one's format, never written. */
+static int open_outputs(clv_encoder *e, const clv_output_options *o, clv_msg *msg)
+{
+    clv_tee_output *list = NULL;
+    int count = 1, err = 0;
+    e->tee = clv_output_is_tee(o->format);
+    e->failed_output = -1;
+    if (e->tee && (err = clv_tee_parse(o->path, &list, &count, msg)))
+        return err;
+    if (!(e->outputs = calloc((size_t)count, sizeof *e->outputs))) {
+        clv_tee_free(list, count);
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
+    }
+    e->output_count = count;
+    for (int k = 0; k < count && !err; k++) {
+        output *m = &e->outputs[k];
+        const char *format = o->format;
+        m->fault = -1;
+        if (e->tee) {
+            char where[32];
+            snprintf(where, sizeof where, "output%d", k + 1);
+            m->fault = clv_fault_after(where);
+            m->ignore_failure = list[k].ignore_failure;
+            snprintf(m->select, sizeof m->select, "%s", list[k].select);
+            m->options = list[k].options;
+            list[k].options = NULL;
+            format = list[k].format[0] ? list[k].format : NULL;
+        }
+        snprintf(m->path, sizeof m->path, "%s", e->tee ? list[k].path : o->path);
+        if (!(err = choose_muxer(m->path, format, &m->format, msg)))
+            err = open_output(m, msg);
+        e->network |= m->network;
+        e->hls |= m->hls;
+    }
+    clv_tee_free(list, count);
+    if (err)
+        return err;
+    if (!e->tee) {
+        e->oc = e->outputs[0].oc;
+        return 0;
+    }
+    if (avformat_alloc_output_context2(&e->oc, e->outputs[0].format, NULL, NULL) < 0 || !e->oc ||
+        !(e->tee_packet = av_packet_alloc()))
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     return 0;
 }
 
@@ -482,21 +682,39 @@ static int choose_video_codec(clv_encoder *e, const clv_output_options *o, const
     const AVOutputFormat *ofmt = e->oc->oformat;
     int image_out = !strcmp(ofmt->name, "image2") || !strcmp(ofmt->name, "image2pipe");
     e->cover = in->cover && !image_out;
-    int code = 0;
+    int code = 0, stream = e->network;
+    for (int k = 0; k < e->output_count; k++)
+        stream &=
+            avformat_query_codec(e->outputs[k].format, AV_CODEC_ID_H264, FF_COMPLIANCE_NORMAL) != 0;
     *codec = NULL;
     if (e->cover && !o->codec)
         *codec = avcodec_find_encoder(in->codec_id == AV_CODEC_ID_PNG ? AV_CODEC_ID_PNG
                                                                       : AV_CODEC_ID_MJPEG);
-    else if ((code = choose_codec(o, ofmt, codec, msg)))
+    else if ((code = choose_codec(o, e->outputs[0].path, stream, ofmt, codec, msg)))
         return code;
     if (!*codec)
         return clv_io_fail(msg, CLV_EIO,
                            "'%s': no video encoder for the %s container in this FFmpeg; name one "
                            "with -c:v",
-                           o->path, ofmt->name);
-    if (!e->cover && avformat_query_codec(ofmt, (*codec)->id, FF_COMPLIANCE_NORMAL) == 0)
-        return clv_io_fail(msg, CLV_EIO, "'%s': the %s container cannot hold %s video", o->path,
-                           ofmt->name, (*codec)->name);
+                           e->outputs[0].path, ofmt->name);
+    /* Several outputs are one encoding: each must hold it. Where one
+     * cannot, the run is refused rather than encoding twice (-c:v picks a
+     * codec they all take; else that output needs a run of its own). */
+    for (int k = 0; !e->cover && k < e->output_count; k++) {
+        const output *m = &e->outputs[k];
+        if (avformat_query_codec(m->format, (*codec)->id, FF_COMPLIANCE_NORMAL) != 0)
+            continue;
+        if (!e->tee)
+            return clv_io_fail(msg, CLV_EIO, "'%s': the %s container cannot hold %s video", m->path,
+                               m->format->name, (*codec)->name);
+        return clv_io_fail(msg, CLV_EIO,
+                           "'%.600s': the %s container cannot hold %s video, which the outputs "
+                           "share (one encoding, %s'%.200s'): give -c:v a codec every output "
+                           "takes, or write '%.200s' in a run of its own",
+                           m->path, m->format->name, (*codec)->name,
+                           o->codec ? "-c:v " : "chosen for the first output ",
+                           o->codec ? o->codec : e->outputs[0].path, m->path);
+    }
     return 0;
 }
 
@@ -544,7 +762,7 @@ static void set_video_timing(clv_encoder *e, const clv_media_desc *in, const AVC
     if (codec->supported_framerates)
         rate =
             codec->supported_framerates[av_find_nearest_q_idx(rate, codec->supported_framerates)];
-    e->keep_tb = (e->oc->oformat->flags & AVFMT_VARIABLE_FPS) && !codec->supported_framerates;
+    e->keep_tb = every_flag(e, AVFMT_VARIABLE_FPS) && !codec->supported_framerates;
     e->in_tb = in->time_base;
     e->last_pts = INT64_MIN;
     e->enc->time_base = e->keep_tb ? in->time_base : av_inv_q(rate);
@@ -594,7 +812,9 @@ static void set_video_look(clv_encoder *e, const clv_output_options *o, const cl
 static void set_video_quality(clv_encoder *e, const clv_output_options *o, const AVCodec *codec)
 {
     e->enc->thread_count = 0;
-    if (e->oc->oformat->flags & AVFMT_GLOBALHEADER)
+    /* Out of band when any output's container wants it: the others (MPEG-TS)
+     * put the header in band again before each keyframe. */
+    if (any_flag(e, AVFMT_GLOBALHEADER))
         e->enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     if (o->bitrate > 0)
         e->enc->bit_rate = o->bitrate;
@@ -754,6 +974,16 @@ static int add_frame_hdr(const clv_encoder *e, AVFrame *f)
     return 0;
 }
 
+/* 1 when an output's muxer takes stream s (a subtitle stream goes to each
+ * output that takes it: copy_streams). */
+static int takes_any(const clv_encoder *e, const AVStream *video, const clv_stream_desc *s)
+{
+    for (int k = 0; k < e->output_count; k++)
+        if (muxer_takes(e->outputs[k].format, video, s->par, s->time_base))
+            return 1;
+    return 0;
+}
+
 /* Where each of the input's sound and subtitle streams goes: copied or
  * encoded again (map_audio), or left out (-an, -sn, or a stream the
  * container cannot hold, with a warning). */
@@ -775,11 +1005,11 @@ static int map_streams(clv_encoder *e, const clv_output_options *o, const clv_me
         if (s->type == AVMEDIA_TYPE_AUDIO) {
             if ((code = map_audio(e, o, s, msg)))
                 return code;
-        } else if (!muxer_takes(ofmt, vst, s->par, s->time_base)) {
+        } else if (!takes_any(e, vst, s)) {
             av_log(NULL, AV_LOG_WARNING,
-                   "'%s': the %s container cannot hold the %s stream #%d (%s); it is left out\n",
-                   o->path, ofmt->name, av_get_media_type_string(s->type), s->index,
-                   avcodec_get_name(s->par->codec_id));
+                   "'%s': the %s container%s cannot hold the %s stream #%d (%s); it is left out\n",
+                   o->path, e->tee ? "outputs'" : ofmt->name, e->tee ? "s" : "",
+                   av_get_media_type_string(s->type), s->index, avcodec_get_name(s->par->codec_id));
         } else if (copy_stream(e, s) < 0) {
             return out_of_memory(o, msg);
         }
@@ -804,33 +1034,100 @@ static int map_extra_audio(clv_encoder *e, const clv_output_options *o, clv_msg 
     return 0;
 }
 
-/* Opens the file and writes the header, with the input's metadata. */
-static int start_file(clv_encoder *e, const clv_output_options *o, const clv_media_desc *in,
-                      clv_msg *msg)
+/* For one of several outputs: its streams, copies of the shared ones
+ * that select= names (all without it) and its container takes (a subtitle
+ * stream another output has is left out of one that cannot hold it), and
+ * m->map from the shared streams to them. */
+static int copy_streams(clv_encoder *e, output *m, clv_msg *msg)
+{
+    int count = (int)e->oc->nb_streams;
+    if (!(m->map = calloc((size_t)count, sizeof *m->map)))
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
+    const AVStream *video = e->oc->streams[e->video_out];
+    for (int i = 0; i < count; i++) {
+        const AVStream *st = e->oc->streams[i];
+        m->map[i] = -1;
+        int chosen = !m->select[0];
+        char specs[sizeof m->select], *next = NULL;
+        snprintf(specs, sizeof specs, "%s", m->select);
+        for (char *spec = av_strtok(specs, ",", &next); spec && !chosen;
+             spec = av_strtok(NULL, ",", &next)) {
+            int r = avformat_match_stream_specifier(e->oc, (AVStream *)st, spec);
+            if (r < 0)
+                return clv_io_fail(msg, CLV_EOPTION,
+                                   "-f tee: '%.800s': select=%.200s: '%.100s' is not a stream "
+                                   "specifier (v, a, s, a:0, 1, ...)",
+                                   m->path, m->select, spec);
+            chosen = r > 0;
+        }
+        if (!chosen)
+            continue;
+        if (i != e->video_out && !muxer_takes(m->format, video, st->codecpar, st->time_base)) {
+            av_log(NULL, AV_LOG_WARNING,
+                   "'%s': the %s container cannot hold the %s stream (%s); it is left out of "
+                   "this output\n",
+                   m->path, m->format->name, av_get_media_type_string(st->codecpar->codec_type),
+                   avcodec_get_name(st->codecpar->codec_id));
+            continue;
+        }
+        AVStream *copy = avformat_new_stream(m->oc, NULL);
+        if (!copy || avcodec_parameters_copy(copy->codecpar, st->codecpar) < 0 ||
+            av_dict_copy(&copy->metadata, st->metadata, 0) < 0)
+            return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
+        copy->codecpar->codec_tag = 0; /* the tag is the container's own */
+        copy->time_base = st->time_base;
+        copy->avg_frame_rate = st->avg_frame_rate;
+        copy->r_frame_rate = st->r_frame_rate;
+        copy->sample_aspect_ratio = st->sample_aspect_ratio;
+        copy->disposition = st->disposition;
+        for (int k = 0; k < st->nb_side_data; k++) {
+            uint8_t *sd =
+                av_stream_new_side_data(copy, st->side_data[k].type, st->side_data[k].size);
+            if (!sd)
+                return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
+            memcpy(sd, st->side_data[k].data, st->side_data[k].size);
+        }
+        m->map[i] = copy->index;
+    }
+    if (!m->oc->nb_streams)
+        return clv_io_fail(msg, CLV_EOPTION, "-f tee: '%.800s': select=%.200s chooses no stream",
+                           m->path, m->select);
+    return 0;
+}
+
+/* Opens output m's file or stream and writes its header, with the input's
+ * metadata; on failure, the AVERROR in *averr (0 for other mistakes). */
+static int start_output(clv_encoder *e, output *m, const clv_output_options *o,
+                        const clv_media_desc *in, int *averr, clv_msg *msg)
 {
     char err[128];
-    const AVOutputFormat *ofmt = e->oc->oformat;
-    av_dict_copy(&e->oc->metadata, in->format_metadata, 0);
-    int r = 0;
+    const AVOutputFormat *ofmt = m->format;
+    *averr = 0;
+    int r = e->tee ? copy_streams(e, m, msg) : 0;
+    if (r)
+        return r;
+    av_dict_copy(&m->oc->metadata, in->format_metadata, 0);
     /* SRT's live mode drops what is still unsent when the socket closes (the
      * stream's last frames): the close waits up to 2 s for it (a linger in
      * the URL wins). */
     AVDictionary *io_opts = NULL;
-    if (e->network && !strncmp(o->path, "srt://", 6))
+    if (m->network && !strncmp(m->path, "srt://", 6))
         av_dict_set(&io_opts, "linger", "2", 0);
     if (!(ofmt->flags & AVFMT_NOFILE))
-        r = avio_open2(&e->oc->pb, e->oc->url, AVIO_FLAG_WRITE, NULL, &io_opts);
+        r = avio_open2(&m->oc->pb, m->oc->url, AVIO_FLAG_WRITE, NULL, &io_opts);
     av_dict_free(&io_opts);
-    if (r < 0)
+    if (r < 0) {
+        *averr = r;
         return clv_io_fail(msg, CLV_EIO,
-                           e->network ? "cannot open the stream '%s': %s" : "cannot write '%s': %s",
-                           o->path, clv_av_err(r, err, sizeof err));
+                           m->network ? "cannot open the stream '%s': %s" : "cannot write '%s': %s",
+                           m->path, clv_av_err(r, err, sizeof err));
+    }
     AVDictionary *mux_opts = NULL;
-    if (e->hls) {
+    if (m->hls) {
         /* The segments beside the playlist, named as the output check
          * expects (clv_output_hls_segments). */
         char value[1100];
-        clv_output_hls_segments(o->path, value, sizeof value);
+        clv_output_hls_segments(m->path, value, sizeof value);
         av_dict_set(&mux_opts, "hls_segment_filename", value, 0);
         if (o->hls_time > 0) {
             snprintf(value, sizeof value, "%g", o->hls_time);
@@ -839,17 +1136,52 @@ static int start_file(clv_encoder *e, const clv_output_options *o, const clv_med
         if (o->hls_list_size >= 0)
             av_dict_set_int(&mux_opts, "hls_list_size", o->hls_list_size, 0);
     }
-    if (e->images && !e->pictures.pattern[0])
+    if (m->images && !m->pictures.pattern[0])
         av_dict_set(&mux_opts, "update", "1", 0); /* one file, not a numbered sequence */
-    if (e->images) /* pictures.c makes each picture's file whole or not at all */
+    if (m->images) /* pictures.c makes each picture's file whole or not at all */
         av_dict_set(&mux_opts, "atomic_writing", "0", 0);
-    r = avformat_write_header(e->oc, &mux_opts);
+    av_dict_copy(&mux_opts, m->options, 0); /* the tee syntax's [KEY=VALUE] */
+    r = avformat_write_header(m->oc, &mux_opts);
+    const AVDictionaryEntry *unused = av_dict_get(mux_opts, "", NULL, AV_DICT_IGNORE_SUFFIX);
+    char key[128];
+    snprintf(key, sizeof key, "%s", unused ? unused->key : "");
     av_dict_free(&mux_opts);
-    if (r < 0)
+    if (r < 0) {
+        *averr = r;
         return clv_io_fail(msg, CLV_EIO,
-                           e->network ? "'%s': cannot start the %s stream: %s"
+                           m->network ? "'%s': cannot start the %s stream: %s"
                                       : "'%s': cannot start the %s file: %s",
-                           o->path, ofmt->name, clv_av_err(r, err, sizeof err));
+                           m->path, ofmt->name, clv_av_err(r, err, sizeof err));
+    }
+    m->started = 1;
+    if (e->tee && key[0])
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "-f tee: '%.800s': the %s muxer did not take %s=", m->path, ofmt->name,
+                           key);
+    return 0;
+}
+
+/* Starts every output. One of several that fails with onfail=ignore is
+ * dropped with a warning while another starts; else the run ends. */
+static int start_outputs(clv_encoder *e, const clv_output_options *o, const clv_media_desc *in,
+                         clv_msg *msg)
+{
+    for (int k = 0; k < e->output_count; k++) {
+        output *m = &e->outputs[k];
+        int averr;
+        int err = start_output(e, m, o, in, &averr, msg);
+        if (!err)
+            continue;
+        if (!averr) /* a mistake, not a failure of the file or stream */
+            return err;
+        m->failed = 1;
+        if (!m->ignore_failure || !outputs_alive(e))
+            return err;
+        output_drop(m);
+        av_log(NULL, AV_LOG_ERROR,
+               "clvid: %s; it is left out and the other outputs go on (onfail=ignore)\n",
+               msg->text);
+    }
     return 0;
 }
 
@@ -868,12 +1200,9 @@ int clv_encoder_open(const clv_output_options *o, const clv_media_desc *in, clv_
         e->mastering = *in->mastering;
     if ((e->has_light_level = same_curve && in->light_level != NULL))
         e->light_level = *in->light_level;
-    const AVOutputFormat *ofmt = NULL;
     const AVCodec *codec = NULL;
     enum AVPixelFormat pf = AV_PIX_FMT_NONE;
-    int err = choose_muxer(o, &ofmt, msg);
-    if (!err)
-        err = open_muxer(e, o, ofmt, msg);
+    int err = open_outputs(e, o, msg);
     if (!err)
         err = choose_video_codec(e, o, in, &codec, msg);
     if (!err)
@@ -887,7 +1216,7 @@ int clv_encoder_open(const clv_output_options *o, const clv_media_desc *in, clv_
     if (!err)
         err = map_extra_audio(e, o, msg);
     if (!err)
-        err = start_file(e, o, in, msg);
+        err = start_outputs(e, o, in, msg);
     if (err) {
         clv_encoder_close(e);
         return err;
@@ -919,7 +1248,7 @@ static int write_packets(clv_encoder *e)
             pkt->duration = av_rescale_q(1, av_inv_q(e->enc->framerate), e->enc->time_base);
         pkt->stream_index = e->video_out;
         av_packet_rescale_ts(pkt, e->enc->time_base, e->oc->streams[e->video_out]->time_base);
-        if ((r = av_interleaved_write_frame(e->oc, pkt)) < 0)
+        if ((r = mux_write(e, pkt)) < 0)
             break;
     }
     av_packet_free(&pkt);
@@ -969,8 +1298,8 @@ static void *encode_thread(void *arg)
             av_frame_free(&f);
             if (r >= 0)
                 r = write_packets(e);
-            if (r >= 0 && e->pictures.error)
-                r = e->pictures.error;
+            if (r >= 0 && e->outputs[0].pictures.error)
+                r = e->outputs[0].pictures.error;
         } else {
             AVPacket *p = item;
             const struct stream_route *route =
@@ -984,18 +1313,25 @@ static void *encode_thread(void *arg)
                 av_packet_rescale_ts(p, route->in_tb, e->oc->streams[out_index]->time_base);
                 p->stream_index = out_index;
                 p->pos = -1;
-                r = av_interleaved_write_frame(e->oc, p);
+                r = mux_write(e, p);
             }
             av_packet_free(&p);
         }
         if (r < 0)
             break;
     }
+    const output *failed = e->failed_output >= 0 ? &e->outputs[e->failed_output] : NULL;
     if (r < 0 && r != AVERROR_EXIT) {
         e->error = CLV_EIO;
-        if (e->pictures.path[0])
+        if (e->outputs[0].pictures.path[0])
             snprintf(e->message, sizeof e->message, "writing '%.600s' (of '%.600s') failed: %s",
-                     e->pictures.path, e->path, clv_av_err(r, err, sizeof err));
+                     e->outputs[0].pictures.path, e->path, clv_av_err(r, err, sizeof err));
+        else if (e->tee && failed)
+            snprintf(
+                e->message, sizeof e->message,
+                "writing '%.900s' failed: %s; the run ends and no output is kept (onfail=abort; "
+                "[onfail=ignore] before it lets the others go on)",
+                failed->path, clv_av_err(r, err, sizeof err));
         else
             snprintf(e->message, sizeof e->message, "writing '%s' failed: %s", e->path,
                      clv_av_err(r, err, sizeof err));
@@ -1024,29 +1360,37 @@ int clv_encoder_finish(clv_encoder *e, clv_msg *msg)
         pthread_join(e->thread, NULL);
         e->started = 0;
     }
-    if (!e->error) {
-        int r = av_write_trailer(e->oc);
-        if (r < 0) {
+    /* Every output finished first, and only then the files put in place:
+     * a run that fails leaves none of them. */
+    for (int k = 0; !e->error && k < e->output_count; k++) {
+        output *m = &e->outputs[k];
+        if (!m->started || m->failed)
+            continue;
+        const char *what = "finishing '%.900s' failed: %s";
+        int r = av_write_trailer(m->oc);
+        if (r >= 0 && m->oc->pb && !(m->format->flags & AVFMT_NOFILE) &&
+            avio_closep(&m->oc->pb) < 0) {
+            what = "closing '%.900s' failed (disk full?)%.0s";
+            r = AVERROR(EIO);
+        }
+        if (r >= 0 && m->pictures.error) {
+            what = "writing '%.900s' failed: %s";
+            r = m->pictures.error;
+        }
+        char why[1300];
+        snprintf(why, sizeof why, what, m->path, clv_av_err(r, err, sizeof err));
+        if (r < 0 && output_failed(e, m, r, why) < 0) {
             e->error = CLV_EIO;
-            snprintf(e->message, sizeof e->message, "finishing '%s' failed: %s", e->path,
-                     clv_av_err(r, err, sizeof err));
+            snprintf(e->message, sizeof e->message, "%s", why);
         }
     }
-    if (e->oc && e->oc->pb && !(e->oc->oformat->flags & AVFMT_NOFILE)) {
-        if (avio_closep(&e->oc->pb) < 0 && !e->error) {
+    for (int k = 0; !e->error && k < e->output_count; k++) {
+        output *m = &e->outputs[k];
+        clv_msg moved;
+        if (!m->failed && m->file && clv_outfile_commit(m->file, &moved)) {
             e->error = CLV_EIO;
-            snprintf(e->message, sizeof e->message, "closing '%s' failed (disk full?)", e->path);
+            snprintf(e->message, sizeof e->message, "%s", moved.text);
         }
-    }
-    if (!e->error && e->pictures.error) {
-        e->error = CLV_EIO;
-        snprintf(e->message, sizeof e->message, "writing '%s' failed: %s", e->path,
-                 clv_av_err(e->pictures.error, err, sizeof err));
-    }
-    clv_msg moved;
-    if (!e->error && e->file && clv_outfile_commit(e->file, &moved)) {
-        e->error = CLV_EIO;
-        snprintf(e->message, sizeof e->message, "%s", moved.text);
     }
     return e->error ? clv_io_fail(msg, e->error, "%.1000s", e->message) : 0;
 }
@@ -1061,10 +1405,18 @@ void clv_encoder_close(clv_encoder *e)
         pthread_join(e->thread, NULL);
         e->started = 0;
     }
-    if (e->oc && e->oc->pb && !(e->oc->oformat->flags & AVFMT_NOFILE))
-        avio_closep(&e->oc->pb);
-    clv_outfile_close(e->file); /* an unfinished partial goes; what was at path stays */
-    clv_pictures_close(&e->pictures);
+    for (int k = 0; e->outputs && k < e->output_count; k++) {
+        output *m = &e->outputs[k];
+        output_drop(m);
+        clv_outfile_close(m->file); /* an unfinished partial goes; what was at path stays */
+        clv_pictures_close(&m->pictures);
+        if (e->tee) /* else it is e->oc */
+            avformat_free_context(m->oc);
+        av_dict_free(&m->options);
+        free(m->map);
+    }
+    free(e->outputs);
+    av_packet_free(&e->tee_packet);
     avcodec_free_context(&e->enc);
     avformat_free_context(e->oc);
     for (int i = 0; e->routes && i < e->route_count; i++)
@@ -1080,7 +1432,10 @@ int clv_encoder_extra_index(const clv_encoder *e)
 
 const char *clv_encoder_partial_path(const clv_encoder *e)
 {
-    return clv_outfile_partial(e->file);
+    for (int k = 0; k < e->output_count; k++)
+        if (clv_outfile_partial(e->outputs[k].file))
+            return clv_outfile_partial(e->outputs[k].file);
+    return NULL;
 }
 
 double clv_encoder_busy_seconds(const clv_encoder *e)

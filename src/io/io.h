@@ -218,7 +218,9 @@ void clv_audio_flush(clv_audio *audio);
 
 typedef struct clv_output_options {
     const char *path;    /* "-": standard output (needs format) */
-    const char *format;  /* -f after -i: the muxer; NULL: from the path's extension */
+    const char *format;  /* -f after -i: the muxer; NULL: from the path's extension;
+                            "tee": path is several outputs in ffmpeg's tee syntax
+                            (clv_tee_parse), all written from one encoding */
     const char *codec;   /* -c:v, or NULL for the container's default */
     int crf;             /* -1: default */
     const char *preset;  /* NULL: default */
@@ -339,7 +341,9 @@ int clv_sequence_match(const char *pattern, const char *name, long *number);
  * sequence), compared by device and inode, with or without overwrite;
  * CLV_EEXIST when, without overwrite, it (any file of the sequence)
  * exists; CLV_EOPTION for a folder. format is -f (NULL: from the name);
- * formats that write no file (null) pass. Names the file in msg. */
+ * formats that write no file (null) pass; "tee": each of the outputs is
+ * checked (and the spec's mistakes found, clv_tee_parse). Names the file
+ * in msg. */
 int clv_output_check(const char *const *inputs, int input_count, const char *output,
                      const char *format, int overwrite, clv_msg *msg);
 
@@ -354,6 +358,30 @@ const char *clv_output_network_format(const char *path);
 /* The files of an HLS playlist's segments beside it, as the hls muxer
  * names them by default ("dir/live.m3u8" -> "dir/live%d.ts"), into out. */
 void clv_output_hls_segments(const char *playlist, char *out, size_t size);
+
+/* ---- Several outputs: ffmpeg's tee syntax (tee.c) ----------------------- */
+
+/* One output of several, written from the same encoding: one part of
+ * "-f tee -o 'rec.mkv|[f=flv:onfail=ignore]rtmp://...'" (ffmpeg's tee
+ * muxer's "slave"), or one of several -o. */
+enum { CLV_TEE_MAX = 16 };
+typedef struct clv_tee_output {
+    char path[1024];       /* a file, a URL or "-" */
+    char format[64];       /* f=: the muxer; "": from the protocol or the extension */
+    int ignore_failure;    /* onfail=ignore: a failure drops this output and the others
+                              go on; abort (the default) ends the run */
+    char select[256];      /* select=: stream specifiers ("v,a:0"); "": every stream */
+    AVDictionary *options; /* the other KEY=VALUE: the muxer's own options */
+} clv_tee_output;
+/* Splits spec at '|' (quoting and backslashes as in ffmpeg: av_get_token)
+ * and reads each output's "[KEY=VALUE:...]" into *out (count of them,
+ * freed with clv_tee_free). CLV_EOPTION with msg for an empty output, an
+ * option that is neither tee's (f, onfail, select) nor one of its muxer's,
+ * a format that cannot be told or is image or tee, or a file named twice. */
+int clv_tee_parse(const char *spec, clv_tee_output **out, int *count, clv_msg *msg);
+void clv_tee_free(clv_tee_output *outputs, int count);
+/* 1 when an output's -f is "tee": its path is such a spec. */
+int clv_output_is_tee(const char *format);
 
 /* ---- Microphone ------------------------------------------------------- */
 

@@ -386,6 +386,18 @@ void clv_output_hls_segments(const char *playlist, char *out, size_t size)
 int clv_output_check(const char *const *inputs, int input_count, const char *output,
                      const char *format, int overwrite, clv_msg *msg)
 {
+    if (output && clv_output_is_tee(format)) {
+        /* Each output as if it were the only one, all before anything is
+         * written. */
+        clv_tee_output *list;
+        int count;
+        int err = clv_tee_parse(output, &list, &count, msg);
+        for (int i = 0; !err && i < count; i++)
+            err = clv_output_check(inputs, input_count, list[i].path,
+                                   list[i].format[0] ? list[i].format : NULL, overwrite, msg);
+        clv_tee_free(list, count);
+        return err;
+    }
     if (!output || !strcmp(output, "-") || clv_output_is_network(output))
         return 0; /* a stream is sent, not a file left behind */
     const AVOutputFormat *of =
