@@ -60,7 +60,9 @@ typedef struct clv_transcode_options {
     /* Output */
     const char *output;         /* the format follows the extension; "-": standard output */
     const char *output_format;  /* the muxer by name (matroska, nut, mpegts); NULL: from
-                                   the extension. Needed for "-" */
+                                   the extension. Needed for "-". "tee": output is several
+                                   outputs of one encoding in ffmpeg's tee syntax,
+                                   "rec.mkv|[f=flv:onfail=ignore]rtmp://..." (docs/live.md) */
     int overwrite;              /* replace an existing output (never the input itself) */
     const char *codec;          /* video encoder; NULL: the container's (libx264, png, ...) */
     int crf;                    /* x264/x265 quality 0..51; -1: the encoder's default (18) */

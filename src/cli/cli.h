@@ -21,6 +21,26 @@ int clv_cli_capture_option(const char *option, const char *value, clv_transcode_
 /* -c:v (-vcodec), -preset, -pix_fmt, -crf, -b:v. */
 int clv_cli_output_option(const char *option, const char *value, clv_transcode_options *o);
 
+/* Several -o: one encoding written to each (ffmpeg takes several outputs).
+ * They travel to the pipeline as one output in ffmpeg's tee syntax
+ * ("a.mkv|udp://..." with output_format "tee"), each path quoted where it
+ * holds tee's special characters. */
+typedef struct clv_cli_outputs {
+    char spec[8192];
+    int count;
+} clv_cli_outputs;
+/* Adds -o path: the first is o->output as it is; a second makes o->output
+ * the spec of all of them. Returns 0, or -1 (printed, naming command)
+ * when the spec is too long. */
+int clv_cli_add_output(clv_cli_outputs *outputs, const char *path, clv_transcode_options *o,
+                       const char *command);
+/* After the options: with several -o, output_format becomes "tee"; -f
+ * FORMAT with them is refused (each one's format is told in the tee form,
+ * -f tee and one -o).
+ * Returns 0 or -1 (printed). */
+int clv_cli_outputs_done(const clv_cli_outputs *outputs, clv_transcode_options *o,
+                         const char *command);
+
 /* 0 when `option` is one of `known` (NULL-terminated) or one of the
  * shared capture and encoder options; else prints
  * "clvid COMMAND: unknown option X (did you mean Y?)" and returns 1. */

@@ -12,8 +12,9 @@
 
 typedef struct play_args {
     clv_player_options player;
-    int no_window; /* webcam: record without a window */
-    int live;      /* --live */
+    int no_window;           /* webcam: record without a window */
+    clv_cli_outputs outputs; /* several -o */
+    int live;                /* --live */
 } play_args;
 
 /* The options of play and webcam beside the shared capture and encoder
@@ -73,7 +74,8 @@ static void usage(FILE *f)
                "  --no-autorotate    show frames as stored, not turned upright\n"
                "  --input-size WxH --input-fps N --input-format mjpeg|yuyv422|...  capture\n"
                "  -o OUTPUT [-y] [-c:v CODEC] [-crf N] [-preset P] [-b:v RATE] [-pix_fmt F]\n"
-               "                     record the frames shown\n"
+               "                     record the frames shown; several -o: record and\n"
+               "                     stream at once (-o rec.mkv -o udp://HOST:PORT)\n"
                "  --audio DEVICE     record a microphone too (ALSA: default, hw:1, ...)\n"
                "  --audio-format F   its capture format: alsa (default), pulse, oss, lavfi\n"
                "Keys 1-9 pick presets, shift+1..9 a second bank (blur, unsharp, denoise,\n"
@@ -165,10 +167,11 @@ static int parse_args(int argc, char **argv, play_args *a)
             p->stats = v;
         else if (!strcmp(o, "--ipc"))
             p->io.ipc = v;
-        else if (!strcmp(o, "-o"))
-            p->io.output = v;
-        else if ((known = clv_cli_output_option(o, v, &p->io)) != 0 ||
-                 (known = clv_cli_capture_option(o, v, &p->io)) != 0) {
+        else if (!strcmp(o, "-o")) {
+            if (clv_cli_add_output(&a->outputs, v, &p->io, "play"))
+                return -1;
+        } else if ((known = clv_cli_output_option(o, v, &p->io)) != 0 ||
+                   (known = clv_cli_capture_option(o, v, &p->io)) != 0) {
             if (known < 0)
                 return -1;
         } else if (!strcmp(o, "-ss")) {
@@ -202,6 +205,8 @@ static int parse_args(int argc, char **argv, play_args *a)
         }
     }
     p->io.live = a->live;
+    if (clv_cli_outputs_done(&a->outputs, &p->io, "play"))
+        return -1;
     clv_msg msg;
     if (clv_player_check_keys(p->keys, &msg)) {
         fprintf(stderr, "clvid play: %s\n", msg.text);

@@ -17,6 +17,7 @@
 
 typedef struct transcode_args {
     clv_transcode_options run;
+    clv_cli_outputs outputs; /* several -o */
     const char *progress_path;
     int quiet;
 } transcode_args;
@@ -62,6 +63,9 @@ static void usage(FILE *f)
             "                    output, with -f FORMAT after -i: -f matroska -o -); a\n"
             "                    stream: udp://, srt://, rtp:// (MPEG-TS), rtmp:// (FLV),\n"
             "                    rtsp:// (publish); live.m3u8: HLS (docs/live.md)\n"
+            "                    several -o: one encoding written to each (record and stream)\n"
+            "  -f tee -o 'A|[f=FMT:onfail=ignore]B'   the same in ffmpeg's tee syntax, each\n"
+            "                    output's options in [...]: f, onfail=abort|ignore, select\n"
             "  -y                overwrite OUTPUT if it exists\n"
             "  -c:v CODEC        video encoder (default: libx264 for mp4/mkv/mov, png for .png)\n"
             "  -crf N            x264/x265 quality, 0..51 (default 18)\n"
@@ -152,9 +156,11 @@ static int parse_args(int argc, char **argv, transcode_args *a)
         int known;
         if (!strcmp(o, "-i"))
             r->input = v;
-        else if (!strcmp(o, "-o"))
-            r->output = v;
-        else if (!strcmp(o, "-f")) /* as in ffmpeg: before -i the input's, after it the output's */
+        else if (!strcmp(o, "-o")) {
+            if (clv_cli_add_output(&a->outputs, v, r, "transcode"))
+                return -1;
+        } else if (!strcmp(o,
+                           "-f")) /* as in ffmpeg: before -i the input's, after it the output's */
             *(r->input ? &r->output_format : &r->input_format) = v;
         else if (!strcmp(o, "-vf"))
             r->chain = v;
@@ -186,7 +192,7 @@ static int parse_args(int argc, char **argv, transcode_args *a)
                 !r->input ? "-i INPUT is missing" : "-o OUTPUT is missing");
         return -1;
     }
-    return 0;
+    return clv_cli_outputs_done(&a->outputs, r, "transcode");
 }
 
 /* Ctrl-C, SIGTERM and SIGHUP (the terminal closed): the first asks the run

@@ -40,6 +40,60 @@ int clv_cli_output_option(const char *option, const char *value, clv_transcode_o
     return shared(option, value, o, encoder_words);
 }
 
+/* Appends path to spec (size bytes) as one output of ffmpeg's tee syntax:
+ * backslashes before the characters av_get_token reads (quotes,
+ * backslashes, '|', white space), and "[]" (no options) before a path that
+ * starts with '['. 0, or -1 when it does not fit. */
+static int tee_append(char *spec, size_t size, const char *path)
+{
+    size_t n = strlen(spec);
+    if (n && n + 1 < size)
+        spec[n++] = '|';
+    if (path[0] == '[' && n + 2 < size) {
+        spec[n++] = '[';
+        spec[n++] = ']';
+    }
+    for (const char *c = path; *c && n + 2 < size; c++) {
+        if (strchr("\\'| \t\r\n", *c))
+            spec[n++] = '\\';
+        spec[n++] = *c;
+    }
+    spec[n] = 0;
+    return n + 2 < size ? 0 : -1;
+}
+
+int clv_cli_add_output(clv_cli_outputs *outputs, const char *path, clv_transcode_options *o,
+                       const char *command)
+{
+    if (!outputs->count++) {
+        outputs->spec[0] = 0;
+        o->output = path;
+        return tee_append(outputs->spec, sizeof outputs->spec, path);
+    }
+    if (tee_append(outputs->spec, sizeof outputs->spec, path)) {
+        fprintf(stderr, "clvid %s: too many or too long -o outputs\n", command);
+        return -1;
+    }
+    o->output = outputs->spec;
+    return 0;
+}
+
+int clv_cli_outputs_done(const clv_cli_outputs *outputs, clv_transcode_options *o,
+                         const char *command)
+{
+    if (outputs->count < 2)
+        return 0;
+    if (o->output_format) {
+        fprintf(stderr,
+                "clvid %s: -f %s with several -o: name each output's format in the tee form "
+                "instead (-f tee -o 'a.mkv|[f=mpegts]udp://...')\n",
+                command, o->output_format);
+        return -1;
+    }
+    o->output_format = "tee";
+    return 0;
+}
+
 int clv_cli_exit_status(int err)
 {
     switch (err) {
