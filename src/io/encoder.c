@@ -1,6 +1,7 @@
 /* encoder.c - the encoder thread: encodes the filtered video frames, copies
  * the input's audio and subtitle streams the container can hold, and muxes
- * them into the output file. */
+ * them into the output file, or into each of several outputs (ffmpeg's tee
+ * syntax: the same packets into every muxer). */
 #include "audio_recode.h"
 #include "io.h"
 
@@ -19,7 +20,9 @@
 
 /* One muxer the packets go to: the output, or one of several (-f tee or
  * several -o: ffmpeg's tee muxer's "slaves"), each with its own muxer
- * and file, written from the same encoding. */
+ * and file, written from the same encoding. Set up and started by
+ * clv_encoder_open; while the thread runs only it touches the muxer,
+ * written and failed; clv_encoder_finish reads them after the join. */
 typedef struct output {
     char path[1024];
     const AVOutputFormat *format;

@@ -271,7 +271,12 @@ typedef struct clv_encoder clv_encoder;
  * touches a file already there; each picture of an image output (one
  * file, or a numbered sequence, "%04d") is such a file of its own; a FIFO
  * or device is written in place; formats that write no file (null) write
- * none. */
+ * none. With format "tee" the video is encoded once into the muxer of
+ * each output the spec names (clv_tee_parse), each such a file (or
+ * stream); the first output's container chooses the codec (H.264 when one
+ * is a network stream and all take it) and every other must take it. A
+ * write failure of one with onfail=ignore drops it with a message on
+ * FFmpeg's log (error level) while another goes on. */
 int clv_encoder_open(const clv_output_options *options, const clv_media_desc *input,
                      clv_color color, clv_encoder **out, clv_msg *msg);
 /* The pixel format frames must have, and the encoder's name. */
