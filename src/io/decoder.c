@@ -13,6 +13,8 @@
 #include <libavdevice/avdevice.h>
 #include <libavutil/avutil.h>
 #include <libavutil/imgutils.h>
+#include <libavutil/pixdesc.h>
+#include <libavutil/time.h>
 
 /* Decoded frames in the caller's memory (clv_decoder_set_memory): a pool of
  * its blocks, each known by its first byte so that a frame's block can be
@@ -38,8 +40,13 @@ struct clv_decoder {
     AVCodecContext *codec;
     int video;
     int64_t shift_us; /* subtracted from every timestamp: file start + -ss */
-    int64_t fault;    /* CLVID_FAULT=decoder:N: fail after N frames */
-    int64_t skip_us;  /* after a seek: frames and packets before this (absolute) are dropped */
+    /* shift_us at opening, which the decoder's frames are shifted by: a
+     * rejoin (below) moves shift_us, and the video packets carry the
+     * difference into the decoder, so that frames still in it keep their
+     * times. */
+    int64_t base_shift_us;
+    int64_t fault;   /* CLVID_FAULT=decoder:N: fail after N frames */
+    int64_t skip_us; /* after a seek: frames and packets before this (absolute) are dropped */
     pthread_t thread;
     int started;
     clv_queue *out;
@@ -72,7 +79,78 @@ struct clv_decoder {
     AVPacket **pending;
     int pending_count, pending_next;
     clv_stream_desc *copies; /* media.streams */
+    /* Network inputs: a blocking read or opening ends at deadline_us
+     * (av_gettime_relative; INT64_MAX: none), armed for stall_us (0: never)
+     * around each read. The interrupt callback (interrupted) is called by
+     * whichever thread does the I/O, FFmpeg's own (UDP's receiver) too;
+     * stalled says it fired for the deadline. */
+    int64_t stall_us;
+    _Atomic int64_t deadline_us;
+    _Atomic int stalled;
+    /* How the thread ended (written by it, read after the join). */
+    int source_ended;
+    char end_why[200];
+    /* The timeline across reconnections (clv_decoder_reconnect), on the
+     * output's timeline in microseconds: the end of the last frame and of
+     * the last sound packet given out, the last frame's time; the thread's
+     * between starts. rejoin: the next packet with a timestamp sets
+     * shift_us so that it lands at resume_us; rejoined: a reconnection
+     * happened, so anything that would go back in time is dropped;
+     * wait_key: video packets are dropped up to a keyframe. */
+    int64_t video_end_us, audio_end_us, last_video_us, resume_us;
+    int rejoin, rejoined, wait_key;
+    /* Network inputs: each stream's last decode time read (microseconds,
+     * the input's own; INT64_MIN: none yet), to see a sender that started
+     * again within the stall time (its timestamps jump); and each sound or
+     * subtitle stream's last packet time given out (the output's). */
+    int network;
+    int64_t *last_in_us, *last_out_us;
+    /* What media points to, copied (keep_description) before the first
+     * connection is closed, and freed with the decoder. */
+    int kept;
+    AVCodecParameters **kept_par;
+    AVDictionary **kept_meta;
+    AVDictionary *kept_video_meta, *kept_format_meta;
+    AVPacketSideData *kept_side;
 };
+
+/* FFmpeg's interrupt callback: a stop, the caller's cancel flag or the
+ * deadline ends a blocking read or opening. */
+static int interrupted(void *opaque)
+{
+    clv_decoder *d = opaque;
+    if (atomic_load(&d->stopping) || (d->opt.cancel && *d->opt.cancel))
+        return 1;
+    int64_t deadline = atomic_load(&d->deadline_us);
+    if (deadline != INT64_MAX && av_gettime_relative() > deadline) {
+        atomic_store(&d->stalled, 1);
+        return 1;
+    }
+    return 0;
+}
+
+/* The deadline: after us microseconds (0: none). */
+static void arm(clv_decoder *d, int64_t us)
+{
+    atomic_store(&d->deadline_us, us > 0 ? av_gettime_relative() + us : INT64_MAX);
+}
+
+int clv_io_network_url(const char *path)
+{
+    static const char *const schemes[] = {"rtsp",  "rtsps",  "srt",    "rtmp", "rtmps", "rtmpt",
+                                          "rtmpe", "rtmpte", "rtmpts", "udp",  "rtp",   "tcp",
+                                          "http",  "https",  "hls",    "mmsh", "mmst",  NULL};
+    const char *sep = path ? strstr(path, "://") : NULL;
+    if (!sep)
+        return 0;
+    if (!strncmp(path, "hls+", 4)) /* hls+http://: HLS forced */
+        path += 4;
+    size_t n = (size_t)(sep - path);
+    for (int i = 0; schemes[i]; i++)
+        if (strlen(schemes[i]) == n && !strncmp(path, schemes[i], n))
+            return 1;
+    return 0;
+}
 
 static void frame_pool_unref(frame_pool *fp)
 {
@@ -236,7 +314,8 @@ void *clv_decoder_frame_block(const clv_decoder *d, const AVFrame *frame, const 
 
 /* The demuxer: -f's input format (libavdevice's too), the capture and
  * live options, and the streams read. Names the input in every error. */
-static int open_format(clv_decoder *d, const clv_input_options *o, clv_msg *msg)
+static int open_format(clv_decoder *d, const clv_input_options *o, AVFormatContext **fmt,
+                       int64_t timeout_us, clv_msg *msg)
 {
     char err[128];
     const AVInputFormat *ifmt = NULL;
@@ -251,21 +330,46 @@ static int open_format(clv_decoder *d, const clv_input_options *o, clv_msg *msg)
         av_dict_set(&opts, "framerate", o->framerate, 0);
     if (o->input_format)
         av_dict_set(&opts, "input_format", o->input_format, 0);
-    if (o->live) {
+    if (o->live && clv_io_network_url(o->path)) {
+        /* A network stream joined midway tells its video's size only at its
+         * next keyframe, which may be 2 s away: the probe may read that far
+         * (it stops as soon as every stream is known). What it read is
+         * kept and given out (no nobuffer, which drops it: at each
+         * reconnection the output would lose that much). */
+        av_dict_set(&opts, "probesize", "2000000", 0);
+        av_dict_set(&opts, "analyzeduration", "2500000", 0);
+    } else if (o->live) {
         av_dict_set(&opts, "fflags", "nobuffer", 0);
         av_dict_set(&opts, "probesize", "32768", 0);
         av_dict_set(&opts, "analyzeduration", "100000", 0);
     }
+    if (o->rtsp_transport)
+        av_dict_set(&opts, "rtsp_transport", o->rtsp_transport, 0);
+    if (!(*fmt = avformat_alloc_context())) {
+        av_dict_free(&opts);
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
+    }
+    (*fmt)->interrupt_callback = (AVIOInterruptCB){interrupted, d};
+    atomic_store(&d->stalled, 0);
+    arm(d, timeout_us);
     /* "-" is standard input, as in ffmpeg. */
     const char *url = !strcmp(o->path, "-") ? "pipe:0" : o->path;
-    int r = avformat_open_input(&d->fmt, url, ifmt, &opts);
+    int r = avformat_open_input(fmt, url, ifmt, &opts), streams = 0;
     av_dict_free(&opts);
+    if (r >= 0 && (streams = 1, r = avformat_find_stream_info(*fmt, NULL)) >= 0 &&
+        atomic_load(&d->stalled))
+        r = AVERROR_EXIT; /* the probe was cut short: what it found is not to be trusted */
+    if (r < 0 && *fmt)
+        avformat_close_input(fmt);
+    arm(d, 0);
+    if (r < 0 && atomic_load(&d->stalled))
+        return clv_io_fail(msg, CLV_EIO, "cannot open input '%s': nothing came in %.1f s", o->path,
+                           (double)timeout_us / 1e6);
     if (r < 0)
-        return clv_io_fail(msg, CLV_EIO, "cannot open input '%s': %s", o->path,
-                           clv_av_err(r, err, sizeof err));
-    if ((r = avformat_find_stream_info(d->fmt, NULL)) < 0)
-        return clv_io_fail(msg, CLV_EIO, "input '%s': cannot read its streams: %s", o->path,
-                           clv_av_err(r, err, sizeof err));
+        return clv_io_fail(msg, CLV_EIO,
+                           streams ? "input '%s': cannot read its streams: %s"
+                                   : "cannot open input '%s': %s",
+                           o->path, clv_av_err(r, err, sizeof err));
     return 0;
 }
 
@@ -458,6 +562,14 @@ static int describe(clv_decoder *d)
     return err ? err : describe_streams(d);
 }
 
+/* How long opening a network input may wait for its first packets: the
+ * stall time, at least 5 s (a sender that has only just started); 0 for
+ * other inputs. */
+static int64_t open_wait(const clv_decoder *d)
+{
+    return d->stall_us > 0 && d->stall_us < 5000000 ? 5000000 : d->stall_us;
+}
+
 int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_msg *msg)
 {
     *out = NULL;
@@ -471,9 +583,22 @@ int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_ms
     d->skip_us = INT64_MIN;
     atomic_init(&d->clock_base_us, INT64_MIN);
     d->fault = clv_fault_after("decoder");
-    int err = open_format(d, options, msg);
+    atomic_init(&d->deadline_us, INT64_MAX);
+    d->stall_us = options->stall_us > 0               ? options->stall_us
+                  : clv_io_network_url(options->path) ? 5000000
+                                                      : 0;
+    d->video_end_us = d->audio_end_us = d->last_video_us = INT64_MIN;
+    d->network = clv_io_network_url(options->path);
+    d->wait_key = d->network; /* joined mid-stream: the picture starts at a keyframe */
+    int err = open_format(d, options, &d->fmt, open_wait(d), msg);
     if (!err)
         err = open_video_decoder(d, msg);
+    if (!err && !(d->last_in_us = malloc(2 * d->fmt->nb_streams * sizeof *d->last_in_us + 1)))
+        err = clv_io_fail(msg, CLV_ENOMEM, "out of memory");
+    if (!err)
+        d->last_out_us = d->last_in_us + d->fmt->nb_streams;
+    for (unsigned i = 0; !err && i < 2 * d->fmt->nb_streams; i++)
+        d->last_in_us[i] = INT64_MIN;
     if (!err && describe(d))
         err = clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     if (err) {
@@ -481,7 +606,7 @@ int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_ms
         return err;
     }
     int64_t start = d->fmt->start_time != AV_NOPTS_VALUE ? d->fmt->start_time : 0;
-    d->shift_us = start + options->start_us;
+    d->shift_us = d->base_shift_us = start + options->start_us;
     if (options->start_us > 0) {
         if (avformat_seek_file(d->fmt, -1, INT64_MIN, d->shift_us, d->shift_us, 0) < 0)
             av_log(NULL, AV_LOG_WARNING, "cannot seek in '%s'; decoding from the start\n",
@@ -513,11 +638,11 @@ static int64_t to_us(int64_t ts, AVRational tb)
 }
 
 /* -1 before the range, 1 after it, 0 inside. */
-static int place(const clv_decoder *d, int64_t us)
+static int place(const clv_decoder *d, int64_t us, int64_t shift)
 {
-    if ((d->opt.start_us > 0 && us < d->shift_us) || us < d->skip_us)
+    if ((d->opt.start_us > 0 && us < shift) || us < d->skip_us)
         return -1;
-    if (d->opt.duration_us > 0 && us >= d->shift_us + d->opt.duration_us)
+    if (d->opt.duration_us > 0 && us >= shift + d->opt.duration_us)
         return 1;
     return 0;
 }
@@ -568,7 +693,7 @@ static int drain(clv_decoder *d, AVFrame *frame, double begin, double *waited)
             pts = frame->pts;
         if (pts == AV_NOPTS_VALUE)
             pts = 0;
-        int where = place(d, to_us(pts, st->time_base));
+        int where = place(d, to_us(pts, st->time_base), d->base_shift_us);
         if (where < 0) {
             av_frame_unref(frame);
             continue;
@@ -577,7 +702,14 @@ static int drain(clv_decoder *d, AVFrame *frame, double begin, double *waited)
             av_frame_unref(frame);
             return 1;
         }
-        frame->pts = pts - av_rescale_q(d->shift_us, AV_TIME_BASE_Q, st->time_base);
+        frame->pts = pts - av_rescale_q(d->base_shift_us, AV_TIME_BASE_Q, st->time_base);
+        int64_t out_us = to_us(frame->pts, st->time_base);
+        if (d->rejoined && out_us <= d->last_video_us) { /* after a reconnection: never back */
+            av_frame_unref(frame);
+            continue;
+        }
+        d->last_video_us = out_us;
+        d->video_end_us = out_us + av_rescale_q(1, av_inv_q(d->media.frame_rate), AV_TIME_BASE_Q);
         int64_t base = frame->reordered_opaque - to_us(frame->pts, st->time_base);
         int64_t seen = atomic_load(&d->clock_base_us);
         if (seen == INT64_MIN || base < seen)
@@ -612,6 +744,63 @@ static int drain(clv_decoder *d, AVFrame *frame, double begin, double *waited)
     return 0;
 }
 
+/* Why the reading ended (read error r), for clv_decoder_source_ended. */
+static void source_end(clv_decoder *d, int r)
+{
+    char err[128];
+    d->source_ended = 1;
+    if (atomic_load(&d->stalled))
+        snprintf(d->end_why, sizeof d->end_why, "no packet for %.1f s", (double)d->stall_us / 1e6);
+    else if (r == AVERROR_EOF)
+        snprintf(d->end_why, sizeof d->end_why, "the stream ended");
+    else
+        snprintf(d->end_why, sizeof d->end_why, "reading failed: %s",
+                 clv_av_err(r, err, sizeof err));
+    if (r != AVERROR_EOF && !atomic_load(&d->stalled) && !d->media.live &&
+        !(d->opt.cancel && *d->opt.cancel))
+        av_log(NULL, AV_LOG_WARNING, "'%s': reading stopped: %s\n", d->path,
+               clv_av_err(r, err, sizeof err));
+}
+
+/* 1 when pkt's timestamp jumps back (more than 0.1 s) or ahead (more than
+ * 10 s) from its stream's last: a network sender that started again. */
+static int jumped(clv_decoder *d, const AVPacket *pkt)
+{
+    int64_t ts = pkt->dts != AV_NOPTS_VALUE ? pkt->dts : pkt->pts;
+    if (ts == AV_NOPTS_VALUE || pkt->stream_index >= d->media.stream_count)
+        return 0;
+    int64_t us = to_us(ts, d->fmt->streams[pkt->stream_index]->time_base);
+    int64_t last = d->last_in_us[pkt->stream_index];
+    d->last_in_us[pkt->stream_index] = us;
+    return last != INT64_MIN && (us < last - 100000 || us > last + 10000000);
+}
+
+/* From the next packet on, the input is put on the timeline anew, after
+ * what was given out (rejoin). */
+static void resume(clv_decoder *d)
+{
+    int64_t end = d->video_end_us > d->audio_end_us ? d->video_end_us : d->audio_end_us;
+    d->resume_us = end == INT64_MIN ? 0 : end;
+    d->rejoin = d->rejoined = 1;
+    for (int i = 0; i < d->media.stream_count; i++)
+        d->last_in_us[i] = INT64_MIN;
+}
+
+/* The first packet with a timestamp after a reconnection, from a stream
+ * the decoder gives out, puts the new connection on the timeline: it lands
+ * at resume_us, the others keep their distance from it. 0: pkt is not one. */
+static int rejoin(clv_decoder *d, const AVPacket *pkt)
+{
+    const AVStream *st = d->fmt->streams[pkt->stream_index];
+    int64_t ts = pkt->dts != AV_NOPTS_VALUE ? pkt->dts : pkt->pts;
+    if (ts == AV_NOPTS_VALUE ||
+        (pkt->stream_index != d->video && !clv_media_stream(&d->media, pkt->stream_index)))
+        return 0;
+    d->shift_us = to_us(ts, st->time_base) - d->resume_us;
+    d->rejoin = 0;
+    return 1;
+}
+
 static void *decode_thread(void *arg)
 {
     clv_decoder *d = arg;
@@ -632,19 +821,42 @@ static void *decode_thread(void *arg)
             av_packet_move_ref(pkt, d->pending[d->pending_next]);
             av_packet_free(&d->pending[d->pending_next++]);
         } else {
+            arm(d, d->stall_us); /* only while reading: a wait on the queue is no stall */
             r = av_read_frame(d->fmt, pkt);
+            arm(d, 0);
         }
         if (r == AVERROR(EAGAIN))
             continue; /* a live source with nothing yet */
         if (r < 0) {
-            if (r != AVERROR_EOF)
-                av_log(NULL, AV_LOG_WARNING, "'%s': reading stopped: %s\n", d->path,
-                       clv_av_err(r, err, sizeof err));
+            if (!atomic_load(&d->stopping))
+                source_end(d, r);
             break;
         }
         AVStream *st = d->fmt->streams[pkt->stream_index];
+        if (d->network && jumped(d, pkt)) {
+            resume(d);
+            d->last_in_us[pkt->stream_index] =
+                to_us(pkt->dts != AV_NOPTS_VALUE ? pkt->dts : pkt->pts, st->time_base);
+        }
+        if (d->rejoin && !rejoin(d, pkt)) {
+            av_packet_unref(pkt);
+            continue;
+        }
         pace(d, pkt, &waited);
+        if (pkt->stream_index == d->video && d->wait_key && !(pkt->flags & AV_PKT_FLAG_KEY)) {
+            av_packet_unref(pkt); /* a new connection's picture starts at a keyframe */
+            continue;
+        }
         if (pkt->stream_index == d->video) {
+            d->wait_key = 0;
+            if (d->shift_us != d->base_shift_us) { /* rejoined: see base_shift_us */
+                int64_t extra =
+                    av_rescale_q(d->shift_us - d->base_shift_us, AV_TIME_BASE_Q, st->time_base);
+                if (pkt->pts != AV_NOPTS_VALUE)
+                    pkt->pts -= extra;
+                if (pkt->dts != AV_NOPTS_VALUE)
+                    pkt->dts -= extra;
+            }
             /* The read time rides with the packet to its frame (latency). */
             d->codec->reordered_opaque = (int64_t)(clv_io_seconds() * 1e6);
             r = avcodec_send_packet(d->codec, pkt);
@@ -658,7 +870,7 @@ static void *decode_thread(void *arg)
         } else if (st->codecpar->codec_type == AVMEDIA_TYPE_AUDIO ||
                    st->codecpar->codec_type == AVMEDIA_TYPE_SUBTITLE) {
             int64_t ts = pkt->pts != AV_NOPTS_VALUE ? pkt->pts : pkt->dts;
-            int where = ts == AV_NOPTS_VALUE ? 0 : place(d, to_us(ts, st->time_base));
+            int where = ts == AV_NOPTS_VALUE ? 0 : place(d, to_us(ts, st->time_base), d->shift_us);
             if (where != 0) {
                 av_packet_unref(pkt);
                 continue; /* audio past -t is dropped; the video decides the end */
@@ -668,6 +880,17 @@ static void *decode_thread(void *arg)
                 pkt->pts -= shift;
             if (pkt->dts != AV_NOPTS_VALUE)
                 pkt->dts -= shift;
+            if (pkt->pts != AV_NOPTS_VALUE) {
+                int64_t us = to_us(pkt->pts, st->time_base);
+                if (d->rejoined && us <= d->last_out_us[pkt->stream_index]) {
+                    av_packet_unref(pkt); /* after a reconnection: never back */
+                    continue;
+                }
+                d->last_out_us[pkt->stream_index] = us;
+                int64_t end = us + (pkt->duration > 0 ? to_us(pkt->duration, st->time_base) : 0);
+                if (end > d->audio_end_us)
+                    d->audio_end_us = end;
+            }
             AVPacket *copy = av_packet_alloc();
             if (!copy) {
                 done = -1;
@@ -696,6 +919,8 @@ static void *decode_thread(void *arg)
 
 int clv_decoder_start(clv_decoder *d, clv_queue *out, clv_queue *packets)
 {
+    if (!d->fmt) /* a reconnection that failed */
+        return CLV_EINVAL;
     d->out = out;
     d->packets = packets ? packets : out;
     atomic_store(&d->stopping, 0);
@@ -740,6 +965,143 @@ int clv_decoder_seek(clv_decoder *d, int64_t us, clv_msg *msg)
     d->skip_us = target;
     d->frames = 0;
     d->error = 0;
+    return 0;
+}
+
+int clv_decoder_source_ended(const clv_decoder *d, char *why, size_t size)
+{
+    if (why && size)
+        snprintf(why, size, "%s", d->source_ended ? d->end_why : "");
+    return d->source_ended;
+}
+
+/* Copies what media points to into the decoder's own memory, so that the
+ * connection it was read from can be closed. */
+static int keep_description(clv_decoder *d)
+{
+    if (d->kept)
+        return 0;
+    clv_media_desc *m = &d->media;
+    int n = m->stream_desc_count;
+    d->kept_par = calloc(n ? (size_t)n : 1, sizeof *d->kept_par);
+    d->kept_meta = calloc(n ? (size_t)n : 1, sizeof *d->kept_meta);
+    d->kept_side =
+        calloc(m->side_data_count ? (size_t)m->side_data_count : 1, sizeof *d->kept_side);
+    if (!d->kept_par || !d->kept_meta || !d->kept_side)
+        return CLV_ENOMEM;
+    d->kept = 1; /* from here on, clv_decoder_close frees what is copied */
+    for (int i = 0; i < n; i++) {
+        if (!(d->kept_par[i] = avcodec_parameters_alloc()) ||
+            avcodec_parameters_copy(d->kept_par[i], d->copies[i].par) < 0 ||
+            av_dict_copy(&d->kept_meta[i], d->copies[i].metadata, 0) < 0)
+            return CLV_ENOMEM;
+        d->copies[i].par = d->kept_par[i];
+        d->copies[i].metadata = d->kept_meta[i];
+    }
+    for (int i = 0; i < m->side_data_count; i++) {
+        const AVPacketSideData *sd = &m->side_data[i];
+        if (!(d->kept_side[i].data = av_memdup(sd->data, sd->size)))
+            return CLV_ENOMEM;
+        d->kept_side[i].size = sd->size;
+        d->kept_side[i].type = sd->type;
+    }
+    if (av_dict_copy(&d->kept_video_meta, m->metadata, 0) < 0 ||
+        av_dict_copy(&d->kept_format_meta, m->format_metadata, 0) < 0)
+        return CLV_ENOMEM;
+    m->side_data = d->kept_side;
+    m->metadata = d->kept_video_meta;
+    m->format_metadata = d->kept_format_meta;
+    return 0;
+}
+
+static void free_description(clv_decoder *d)
+{
+    for (int i = 0; d->kept_par && i < d->media.stream_desc_count; i++) {
+        avcodec_parameters_free(&d->kept_par[i]);
+        av_dict_free(&d->kept_meta[i]);
+    }
+    for (int i = 0; d->kept_side && i < d->media.side_data_count; i++)
+        av_free(d->kept_side[i].data);
+    free(d->kept_par);
+    free(d->kept_meta);
+    free(d->kept_side);
+    av_dict_free(&d->kept_video_meta);
+    av_dict_free(&d->kept_format_meta);
+}
+
+/* 0 when fmt (a new connection) carries the streams the run was set up
+ * for, at the same indexes; else -1 with what differs in why. */
+static int same_streams(const clv_decoder *d, const AVFormatContext *fmt, char *why, size_t size)
+{
+    const clv_media_desc *m = &d->media;
+    if ((int)fmt->nb_streams != m->stream_count) {
+        snprintf(why, size, "it has %u streams, not %d", fmt->nb_streams, m->stream_count);
+        return -1;
+    }
+    const AVStream *st = fmt->streams[d->video];
+    const AVCodecParameters *p = st->codecpar;
+    if (p->codec_type != AVMEDIA_TYPE_VIDEO || p->codec_id != m->codec_id) {
+        snprintf(why, size, "its stream %d is not %s video", d->video,
+                 avcodec_get_name(m->codec_id));
+        return -1;
+    }
+    if (p->width != m->width || p->height != m->height ||
+        (p->format >= 0 && p->format != m->pix_fmt)) {
+        snprintf(why, size, "its video is %dx%d %s, not %dx%d %s (a run keeps its size)", p->width,
+                 p->height, av_get_pix_fmt_name(p->format) ? av_get_pix_fmt_name(p->format) : "?",
+                 m->width, m->height,
+                 av_get_pix_fmt_name(m->pix_fmt) ? av_get_pix_fmt_name(m->pix_fmt) : "?");
+        return -1;
+    }
+    if (av_cmp_q(st->time_base, m->time_base)) {
+        snprintf(why, size, "its video's time base is %d/%d, not %d/%d", st->time_base.num,
+                 st->time_base.den, m->time_base.num, m->time_base.den);
+        return -1;
+    }
+    for (int i = 0; i < m->stream_desc_count; i++) {
+        const clv_stream_desc *s = &m->streams[i];
+        const AVStream *now = fmt->streams[s->index];
+        const AVCodecParameters *q = now->codecpar;
+        if (q->codec_type != s->type || q->codec_id != s->par->codec_id ||
+            av_cmp_q(now->time_base, s->time_base) ||
+            (s->type == AVMEDIA_TYPE_AUDIO &&
+             (q->sample_rate != s->par->sample_rate ||
+              q->ch_layout.nb_channels != s->par->ch_layout.nb_channels))) {
+            snprintf(why, size, "its stream %d is not the %s it was", s->index,
+                     avcodec_get_name(s->par->codec_id));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int clv_decoder_reconnect(clv_decoder *d, double timeout_s, clv_msg *msg)
+{
+    if (d->started)
+        return clv_io_fail(msg, CLV_EINVAL, "'%.900s': reconnecting while reading", d->path);
+    if (keep_description(d))
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
+    drop_pending(d);
+    /* The old connection goes first: a listener's port is free again. */
+    avformat_close_input(&d->fmt);
+    AVFormatContext *fmt = NULL;
+    int64_t wait = (int64_t)(timeout_s * 1e6);
+    int err = open_format(d, &d->opt, &fmt, wait < open_wait(d) ? wait : open_wait(d), msg);
+    if (err)
+        return err;
+    char why[300];
+    if (same_streams(d, fmt, why, sizeof why)) {
+        avformat_close_input(&fmt);
+        return clv_io_fail(msg, CLV_EINVAL, "'%.800s' came back changed: %s", d->path, why);
+    }
+    d->fmt = fmt;
+    avcodec_flush_buffers(d->codec);
+    resume(d);
+    d->wait_key = 1; /* joined midway, perhaps (a UDP sender that went on) */
+    d->skip_us = INT64_MIN;
+    d->error = 0;
+    d->source_ended = 0;
+    d->end_why[0] = 0;
     return 0;
 }
 
@@ -789,6 +1151,8 @@ void clv_decoder_close(clv_decoder *d)
     drop_pending(d);
     free(d->pending);
     avformat_close_input(&d->fmt);
+    free_description(d);
+    free(d->last_in_us);
     free(d->copies);
     free(d);
 }

@@ -4,6 +4,7 @@
 #ifndef CLVID_IO_H
 #define CLVID_IO_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include <libavcodec/avcodec.h>
@@ -134,7 +135,21 @@ typedef struct clv_input_options {
      * -re): each waits until the monotonic clock, counted from the first
      * packet read, reaches its decode time; sound and video alike. */
     int realtime;
+    /* Network inputs (clv_io_network_url): rtsp_transport is RTSP's
+     * transport (tcp, udp, ...; NULL: FFmpeg's); stall_us is how long a
+     * read (or an opening) may wait for a packet before the source counts
+     * as dropped (0: 5 s for a network input, forever for others). */
+    const char *rtsp_transport;
+    int64_t stall_us;
+    /* Read by any blocking read or opening: non-zero ends it at once (a
+     * signal handler's flag; may be NULL). */
+    const volatile sig_atomic_t *cancel;
 } clv_input_options;
+
+/* 1 when path is a network URL (rtsp://, rtsps://, srt://, rtmp(s|t|e)://,
+ * udp://, rtp://, tcp://, http(s)://, or any URL of an .m3u8 playlist):
+ * such an input is live and can drop and come back. */
+int clv_io_network_url(const char *path);
 
 typedef struct clv_decoder clv_decoder;
 
@@ -179,6 +194,21 @@ void clv_decoder_stop(clv_decoder *dec);
  * the frames and packets before `us` are dropped, so the next frame out is
  * the one shown at `us`. */
 int clv_decoder_seek(clv_decoder *dec, int64_t us, clv_msg *msg);
+/* After clv_decoder_finish: 1 when the thread ended because the source
+ * ended or dropped (end of stream, a read error, or no packet for the
+ * stall time) rather than at -t, --frames, a stop or an error; why gets
+ * what happened ("no packet for 5.0 s"). */
+int clv_decoder_source_ended(const clv_decoder *dec, char *why, size_t size);
+/* With the thread finished after the source ended: opens the same input
+ * again (waiting at most timeout_s for it, and for its first packets) and
+ * puts the new connection's frames and packets on the same timeline, just
+ * after the last frame and sound packet given out, so that
+ * clv_decoder_start goes on as if nothing had happened. The new
+ * connection must carry the same streams (the video's codec, size, pixel
+ * format and time base, the sound's codec and layout): CLV_EINVAL with msg
+ * saying what differs when not; CLV_EIO when it cannot be opened (try
+ * again later). */
+int clv_decoder_reconnect(clv_decoder *dec, double timeout_s, clv_msg *msg);
 /* Live sources: frames the decoder dropped because the queue was full, and
  * the largest number of frames the queue has held. */
 int64_t clv_decoder_stale_dropped(const clv_decoder *dec);
