@@ -111,7 +111,29 @@ typedef struct clv_transcode_options {
     int gop;
     double hls_time;
     int hls_list_size;
+
+    /* Added in 0.6: network inputs (docs/live.md, "Inputs"). An input that
+     * is a network URL (clv_input_is_network) is live whatever `live`
+     * says. rtsp_transport (-rtsp_transport): RTSP's transport, "tcp",
+     * "udp", "udp_multicast", "http" or "https"; NULL: FFmpeg's (UDP, then
+     * TCP). rw_timeout_us (-rw_timeout): how long the input may send
+     * nothing before it counts as dropped, in microseconds; 0: 5 s.
+     * reconnect (--reconnect): when a network input drops or ends, it is
+     * opened again, with waits of 0.5 s doubling to 8 s between tries, and
+     * the output goes on on one timeline; reconnect_max (--reconnect-max):
+     * the seconds to keep trying after each drop; 0: for ever. Without
+     * reconnect a drop ends the run with a finished output and a note in
+     * msg. reconnect with an input that is no network URL is CLV_EOPTION. */
+    const char *rtsp_transport;
+    int64_t rw_timeout_us;
+    int reconnect;
+    double reconnect_max;
 } clv_transcode_options;
+
+/* 1 when input is a network URL: rtsp://, rtsps://, srt://, rtmp(s)://,
+ * udp://, rtp://, tcp://, http(s)://, hls+http://, so an HLS playlist
+ * on a server too. Such an input is live and can reconnect. */
+CLV_API int clv_input_is_network(const char *input);
 
 /* Writes the capture devices (cameras with their formats, sizes and rates;
  * sound inputs; the screen) as text to out, with the options that pick
@@ -137,8 +159,9 @@ CLV_API void clv_transcode_options_destroy(clv_transcode_options *options);
  * i/input, o/output, vf/chain, input_format, output_format, c:v, c:a,
  * preset, pix_fmt, crf, b:v, aspect, ss, t, frames, frame-index, device, input-size,
  * input-fps, input-format, audio, audio-format, ipc, lead-frames, keep-frames,
- * g, hls_time, hls_list_size; flags (value NULL, "", "1", "true" or "yes" to
- * set): y, an, sn, live, re, no-autorotate, q. String
+ * g, hls_time, hls_list_size, rtsp_transport, rw_timeout, reconnect-max;
+ * flags (value NULL, "", "1", "true" or "yes" to set): y, an, sn, live, re,
+ * no-autorotate, q, reconnect. String
  * values are borrowed (they must outlive the run). Returns 0, or
  * CLV_EOPTION with msg naming the option, the value and what is allowed. */
 CLV_API int clv_transcode_options_set(clv_transcode_options *options, const char *key,
@@ -156,6 +179,10 @@ enum clv_transcode_event {
     CLV_TRANSCODE_START,    /* everything is open; `info` is filled in */
     CLV_TRANSCODE_PROGRESS, /* a frame was written (called at most every 0.1 s) */
     CLV_TRANSCODE_END,      /* the output is complete (also after a stop) */
+    /* Added in 0.6, with options->reconnect: the input dropped and is being
+     * opened again (called before each try), and it is back. */
+    CLV_TRANSCODE_RECONNECTING,
+    CLV_TRANSCODE_RECONNECTED,
 };
 
 /* What the run is doing, for a progress display. Strings live as long as the

@@ -40,6 +40,7 @@ static const char *const transcode_words[] = {"-i",
                                               "--progress",
                                               "--ipc",
                                               "--live",
+                                              "--reconnect",
                                               "-re",
                                               "-hls_time",
                                               "-hls_list_size",
@@ -89,7 +90,15 @@ static void usage(FILE *f)
             "  --progress FILE   key=value progress blocks, as ffmpeg's -progress\n"
             "  --ipc PATH        a control socket (JSON lines, as mpv's): set_chain, set_param,\n"
             "                    get, pause, resume, quit (docs/ipc.md)\n"
-            "  --live            a camera or stream: no demuxer buffering, small probe\n"
+            "  --live            a camera or stream: no demuxer buffering, small probe (a\n"
+            "                    network input: rtsp://, srt://, rtmp://, udp://, rtp://,\n"
+            "                    tcp://, http(s)://, has it by default)\n"
+            "  -rtsp_transport tcp|udp   before -i: RTSP's transport (default: FFmpeg's)\n"
+            "  -rw_timeout US    a network input that sends nothing for US microseconds has\n"
+            "                    dropped (default 5000000: 5 s)\n"
+            "  --reconnect       a network input that drops or ends is opened again (waits\n"
+            "                    0.5 s doubling to 8 s); the output goes on on one timeline\n"
+            "  --reconnect-max S give up after S seconds of trying (default: never)\n"
             "  -re               read the input at its native rate (a file feeding a live\n"
             "                    output), never ahead of real time\n"
             "  -g N              frames from one keyframe to the next (default for a network\n"
@@ -118,6 +127,10 @@ static int parse_args(int argc, char **argv, transcode_args *a)
         }
         if (!strcmp(o, "--live")) {
             r->live = 1;
+            continue;
+        }
+        if (!strcmp(o, "--reconnect")) {
+            r->reconnect = 1;
             continue;
         }
         if (!strcmp(o, "-re")) {
@@ -232,6 +245,7 @@ static void catch_signals(const char *partial)
 /* The terminal's progress line, ffmpeg's -progress blocks and the summary. */
 typedef struct display {
     int quiet, tty;
+    int reconnecting; /* between RECONNECTING and RECONNECTED */
     FILE *file;
     double last;
 } display;
@@ -284,6 +298,20 @@ static int on_status(const clv_transcode_status *s, void *user)
         if (s->elapsed - d->last >= 0.5) {
             d->last = s->elapsed;
             progress_line(d, s, 0);
+        }
+        break;
+    case CLV_TRANSCODE_RECONNECTING:
+    case CLV_TRANSCODE_RECONNECTED:
+        /* Said once per drop, and in the progress file at every try. */
+        if (!d->quiet && (s->event == CLV_TRANSCODE_RECONNECTED || !d->reconnecting))
+            fprintf(stderr, "%sclvid: '%s' %s\n", d->tty ? "\r\033[K" : "", s->input,
+                    s->event == CLV_TRANSCODE_RECONNECTED ? "is back: reconnected"
+                                                          : "dropped: reconnecting...");
+        d->reconnecting = s->event == CLV_TRANSCODE_RECONNECTING;
+        if (d->file && d->reconnecting) {
+            fprintf(d->file, "frame=%lld\nout_time_us=%lld\nprogress=reconnecting\n",
+                    (long long)s->frames, (long long)(s->out_seconds * 1e6));
+            fflush(d->file);
         }
         break;
     case CLV_TRANSCODE_END:

@@ -94,6 +94,7 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
         {"re", "realtime", offsetof(clv_transcode_options, realtime)},
         {"no-autorotate", "no_autorotate", offsetof(clv_transcode_options, no_autorotate)},
         {"q", "quiet", offsetof(clv_transcode_options, quiet)},
+        {"reconnect", NULL, offsetof(clv_transcode_options, reconnect)},
     };
     key += key[0] == '-';
     key += key[0] == '-';
@@ -142,6 +143,39 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
             return clv_io_fail(msg, CLV_EOPTION,
                                "-hls_time %.100s: expected seconds, more than 0 (2, 0.5, 6)", v);
         o->hls_time = x;
+        return 0;
+    }
+    if (!strcmp(key, "rtsp_transport")) {
+        static const char *const ways[] = {"tcp", "udp", "udp_multicast", "http", "https", NULL};
+        for (int i = 0; ways[i]; i++)
+            if (!strcmp(v, ways[i])) {
+                o->rtsp_transport = ways[i];
+                return 0;
+            }
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "-rtsp_transport %.100s: expected tcp, udp, udp_multicast, http or "
+                           "https",
+                           v);
+    }
+    if (!strcmp(key, "reconnect-max") || !strcmp(key, "reconnect_max")) {
+        double x = strtod(v, &end);
+        if (*end || end == v || !(x > 0 && x <= 1e7))
+            return clv_io_fail(msg, CLV_EOPTION,
+                               "--reconnect-max %.100s: expected seconds, more than 0 (30, 2.5)",
+                               v);
+        o->reconnect_max = x;
+        o->reconnect = 1;
+        return 0;
+    }
+    if (!strcmp(key, "rw_timeout")) {
+        errno = 0;
+        long long n = strtoll(v, &end, 10);
+        if (*end || end == v || errno || n < 1000 || n > 3600000000LL)
+            return clv_io_fail(msg, CLV_EOPTION,
+                               "-rw_timeout %.100s: expected microseconds, from 1000 to "
+                               "3600000000 (5000000: 5 s)",
+                               v);
+        o->rw_timeout_us = n;
         return 0;
     }
     if (!strcmp(key, "b:v") || !strcmp(key, "bitrate")) {

@@ -22,8 +22,15 @@ clv_input_options clv_pipeline_input(const clv_transcode_options *o)
                                .video_size = o->capture_size,
                                .framerate = o->capture_rate,
                                .input_format = o->capture_format,
-                               .live = o->live,
-                               .realtime = o->realtime};
+                               .live = o->live || clv_io_network_url(o->input),
+                               .realtime = o->realtime,
+                               .rtsp_transport = o->rtsp_transport,
+                               .stall_us = o->rw_timeout_us};
+}
+
+int clv_input_is_network(const char *input)
+{
+    return clv_io_network_url(input);
 }
 
 clv_output_options clv_pipeline_output(const clv_transcode_options *o)

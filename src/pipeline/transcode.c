@@ -98,7 +98,21 @@ static int check_options(const clv_transcode_options *o, clv_chain_desc **desc, 
                            "gop %d, hls_time %g, hls_list_size %d: expected 0 or more (-1: the "
                            "muxer's list size)",
                            o->gop, o->hls_time, o->hls_list_size);
-    if (o->mic && !o->live)
+    int network = clv_io_network_url(o->input);
+    if (o->reconnect && !network)
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "--reconnect is for network inputs (rtsp://, srt://, rtmp://, udp://, "
+                           "rtp://, tcp://, http(s)://); '%.800s' is not one",
+                           o->input);
+    if (o->reconnect_max < 0 || o->rw_timeout_us < 0)
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "reconnect_max %g, rw_timeout_us %lld: expected 0 or more",
+                           o->reconnect_max, (long long)o->rw_timeout_us);
+    if (o->rtsp_transport && strncmp(o->input, "rtsp", 4))
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "-rtsp_transport %.100s is for rtsp:// inputs; '%.800s' is not one",
+                           o->rtsp_transport, o->input);
+    if (o->mic && !o->live && !network)
         return clv_io_fail(msg, CLV_EOPTION,
                            "--audio %.500s records a microphone with a live source; add --live (a "
                            "file's own sound is kept without it)",
@@ -183,6 +197,9 @@ typedef struct run {
     /* The outputs of the leading and trailing context frames (lead_frames,
      * keep_frames) dropped so far. */
     uint64_t context_dropped;
+    /* A network input that dropped and was not (or could not be) opened
+     * again: why, for the note at the end. */
+    char dropped[1000];
 } run;
 
 static void *stage_block_alloc(void *stage, size_t size, uint8_t **pixels)
@@ -379,6 +396,8 @@ static int open_all(run *r, clv_msg *msg)
                    .out = clv_pipeline_output(o),
                    .desc = r->desc,
                    .fields_media = &r->out_media};
+    if (clv_io_network_url(o->input))
+        io.in.cancel = r->cancel; /* a Ctrl-C ends a network input's blocking read */
     if (pthread_mutex_init(&io.lock, NULL))
         return clv_io_fail(msg, CLV_ENOMEM, "out of memory (threads)");
     if (pthread_cond_init(&io.depth_known, NULL)) {
@@ -924,6 +943,104 @@ static int control(run *r, clv_msg *msg)
     return err;
 }
 
+/* ---- Reconnecting ------------------------------------------------------------ */
+
+/* reconnecting or reconnected to every client of the control socket. */
+static void tell_reconnect(run *r, const char *event, const char *why, int attempt, double outage)
+{
+    if (!r->ipc)
+        return;
+    clv_json j = {0};
+    clv_json_add(&j, "\"input\":");
+    clv_json_string(&j, r->o->input);
+    if (why) {
+        clv_json_add(&j, ",\"reason\":");
+        clv_json_string(&j, why);
+    }
+    clv_json_add(&j, ",\"attempt\":%d,\"outage\":%.3f,\"time\":%.6f", attempt, outage,
+                 r->status.out_seconds);
+    clv_ipc_event(r->ipc, event, j.text);
+    clv_json_free(&j);
+}
+
+/* Waits `seconds` (or until a stop), answering the control socket. */
+static int nap(run *r, double seconds, clv_msg *msg)
+{
+    double until = clv_io_seconds() + seconds;
+    int err = 0;
+    while (!err && !stop_wanted(r) && clv_io_seconds() < until) {
+        struct timespec step = {0, 20 * 1000 * 1000};
+        nanosleep(&step, NULL);
+        if (r->ipc)
+            err = control(r, msg);
+    }
+    return err;
+}
+
+/* The decoder's thread ended. When the source dropped or ended and
+ * --reconnect is on, it is opened again, with waits from 0.5 s doubling to
+ * 8 s between tries, until it opens (1: the decoder runs again, on the
+ * same timeline), reconnect_max seconds pass, the run is stopped or the
+ * source comes back changed (0: the run ends there, finished, with
+ * r->dropped saying why). A CLV_E* code (with msg) is the decoder's own
+ * error. */
+static int reconnect(run *r, clv_msg *msg)
+{
+    char why[200];
+    int err = clv_decoder_finish(r->dec, msg);
+    if (err || !clv_decoder_source_ended(r->dec, why, sizeof why) || stop_wanted(r) ||
+        !clv_io_network_url(r->o->input))
+        return err;
+    if (!r->o->reconnect) {
+        snprintf(r->dropped, sizeof r->dropped,
+                 "'%.700s': the source dropped (%.150s); the output ends there (--reconnect waits "
+                 "for it to come back)",
+                 r->o->input, why);
+        return 0;
+    }
+    /* The frames sent before the drop are written before the wait. */
+    if ((err = drain_stage(r, msg)))
+        return err;
+    const double began = clv_io_seconds(), most = r->o->reconnect_max;
+    double wait = 0.5;
+    char last[1100] = "";
+    for (int attempt = 1;; attempt++) {
+        /* A try waits for the source as an opening does (5 s, or the stall
+         * time if longer), never beyond reconnect_max. */
+        double left = most > 0 ? began + most - clv_io_seconds() : 3600;
+        if (left <= 0 || stop_wanted(r))
+            break;
+        report(r, CLV_TRANSCODE_RECONNECTING);
+        tell_reconnect(r, "reconnecting", why, attempt, clv_io_seconds() - began);
+        clv_msg m = {{0}};
+        err = clv_decoder_reconnect(r->dec, left, &m);
+        if (!err) {
+            report(r, CLV_TRANSCODE_RECONNECTED);
+            tell_reconnect(r, "reconnected", NULL, attempt, clv_io_seconds() - began);
+            if (clv_decoder_start(r->dec, r->dec_q, NULL))
+                return clv_io_fail(msg, CLV_ENOMEM, "out of memory (threads)");
+            return 1;
+        }
+        snprintf(last, sizeof last, "%s", m.text);
+        if (err == CLV_EINVAL) /* it came back, but not as the run was set up for */
+            break;
+        if (err != CLV_EIO)
+            return clv_io_fail(msg, err, "%.1000s", m.text);
+        if (most > 0 && began + most - clv_io_seconds() < wait)
+            wait = began + most - clv_io_seconds();
+        if (wait > 0 && (err = nap(r, wait, msg)))
+            return err;
+        wait = wait * 2 > 8 ? 8 : wait * 2;
+    }
+    if (!stop_wanted(r))
+        snprintf(
+            r->dropped, sizeof r->dropped,
+            "'%.300s': the source dropped (%.150s) and did not come back within %.1f s%s%.300s; "
+            "the output ends there",
+            r->o->input, why, clv_io_seconds() - began, last[0] ? ": " : "", last);
+    return 0;
+}
+
 /* ---- Running, continued ------------------------------------------------------ */
 
 /* Moves the decoder's output on until its end, an error or a stop: frames
@@ -953,7 +1070,11 @@ static int pump(run *r, clv_msg *msg)
         }
         if (got == 1)
             continue;
-        if (got < 0 || kind == CLV_ITEM_END)
+        if (got == 0 && kind == CLV_ITEM_END && (err = reconnect(r, msg)) == 1) {
+            err = 0;
+            continue;
+        }
+        if (err || got < 0 || kind == CLV_ITEM_END)
             break;
         if (kind == CLV_ITEM_PACKET) {
             if ((err = clv_sink_packet(r->sink, item, msg)))
@@ -1129,6 +1250,8 @@ int clv_transcode_run(const clv_transcode_options *given, clv_transcode_callback
     }
     if (!err && mic_note.text[0])
         snprintf(msg->text, sizeof msg->text, "%s", mic_note.text); /* a note, not an error */
+    else if (!err && r.dropped[0])
+        snprintf(msg->text, sizeof msg->text, "%.1000s", r.dropped);
     if (r.ipc)
         tell_end(r.ipc, err, r.stopped, msg);
     close_all(&r);
