@@ -38,6 +38,7 @@ static const char *const play_words[] = {"-i",
                                          "--stats",
                                          "--ipc",
                                          "--live",
+                                         "--reconnect",
                                          "--no-window",
                                          "-o",
                                          "-y",
@@ -69,7 +70,12 @@ static void usage(FILE *f)
                "  --ipc PATH         a control socket (JSON lines, as mpv's): set_chain, "
                "set_param,\n"
                "                     get, screenshot, pause, resume, seek, quit (docs/ipc.md)\n"
-               "  --live             a camera or stream: newest frame first (webcam sets it)\n"
+               "  --live             a camera or stream: newest frame first (webcam and a\n"
+               "                     network input: rtsp://, srt://, udp://, ... set it)\n"
+               "  -rtsp_transport tcp|udp  RTSP's transport;  -rw_timeout US  a network input\n"
+               "                     silent that long has dropped (default 5000000: 5 s)\n"
+               "  --reconnect [--reconnect-max S]  with --no-window: a network input that\n"
+               "                     drops is opened again (clvid transcode --help)\n"
                "  --no-window        with --live and -o: record without a window\n"
                "  --no-autorotate    show frames as stored, not turned upright\n"
                "  --input-size WxH --input-fps N --input-format mjpeg|yuyv422|...  capture\n"
@@ -113,6 +119,7 @@ static int parse_args(int argc, char **argv, play_args *a)
             {"-an", offsetof(play_args, player.no_audio)},
             {"--no-hud", offsetof(play_args, player.no_hud)},
             {"--live", offsetof(play_args, live)},
+            {"--reconnect", offsetof(play_args, player.io.reconnect)},
             {"-y", offsetof(play_args, player.io.overwrite)},
             {"--no-window", offsetof(play_args, no_window)},
             {"--no-autorotate", offsetof(play_args, player.io.no_autorotate)},
@@ -204,7 +211,8 @@ static int parse_args(int argc, char **argv, play_args *a)
             return -1;
         }
     }
-    p->io.live = a->live;
+    /* A network input is live whatever is said (docs/live.md, Inputs). */
+    p->io.live = a->live || clv_input_is_network(p->io.input);
     if (clv_cli_outputs_done(&a->outputs, &p->io, "play"))
         return -1;
     clv_msg msg;

@@ -90,6 +90,11 @@ static int check(clv_player *p, clv_chain_desc **descs, clv_msg *msg)
         return clv_io_fail(msg, CLV_EOPTION,
                            "no INPUT given and the bundled sample (media/sample.mp4) is not here; "
                            "name a file: clvid play FILE");
+    if (p->a.io.reconnect)
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "--reconnect: the window ends when its network input drops; to record "
+                           "a stream that may drop, add --no-window -o OUTPUT (or use clvid "
+                           "transcode --reconnect)");
     if (p->a.io.output && !p->a.io.live)
         /* A file can be paused, sought and looped: what it should record
          * is not what the user means. transcode writes a file's frames. */
