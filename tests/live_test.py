@@ -204,6 +204,229 @@ def url_errors(tmp):
         run([ARGS.clvid, "transcode", "-q", "-i", src] + opt + ["-o", "x.m3u8"], expect=2)
 
 
+# ---- Network inputs: a sender that stops and comes back ----------------------
+
+def sender(url, seconds, fmt="mpegts", listen=()):
+    """An ffmpeg streaming `seconds` of 320x240 25 fps H.264 (a keyframe a
+    second) with AAC sound to url at its native rate (-re), killed after 30 s."""
+    return subprocess.Popen(["timeout", "30", "ffmpeg", "-v", "error", "-re", "-f", "lavfi", "-i",
+                             "testsrc=size=320x240:rate=25:duration=%g" % seconds, "-f", "lavfi",
+                             "-i", "sine=frequency=440:duration=%g" % seconds, "-c:v", "libx264",
+                             "-g", "25", "-tune", "zerolatency", "-pix_fmt", "yuv420p", "-c:a",
+                             "aac"] + list(listen) + ["-f", fmt, url],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def sent(tx):
+    try:
+        tx.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        tx.kill()
+        raise Failure("the sender did not end")
+
+
+def receive(args):
+    """clvid transcode args in the background, killed after 60 s."""
+    return subprocess.Popen(["timeout", "60", ARGS.clvid, "transcode"] + args,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def ended(p, what):
+    try:
+        out, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise Failure("clvid receiving %s did not end" % what)
+    check(p.returncode == 0, "clvid receiving %s: exit %d\n%s" % (what, p.returncode, err[-3000:]))
+    return err
+
+
+def frame_times(path):
+    """The decoded video frames' times in seconds, in order."""
+    p = run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "frame=pts_time",
+             "-of", "csv=p=0", path])
+    return [float(x.strip(",")) for x in p.stdout.split() if x.strip(",")]
+
+
+def one_timeline(path, least, most):
+    """path holds between least and most frames on one timeline: times
+    strictly increasing, no step over 0.5 s; it decodes cleanly with sound."""
+    t = frame_times(path)
+    check(least <= len(t) <= most, "%d frames, expected %d to %d" % (len(t), least, most))
+    steps = [b - a for a, b in zip(t, t[1:])]
+    check(all(s > 0 for s in steps), "the frames' times go back: %s" % t)
+    check(max(steps) < 0.5, "a gap of %.2f s in the timeline" % max(steps))
+    check(audio_packets(path) > 10 * len(t) // 25, "too little sound")
+    harness.decodes_cleanly(path)
+    return t
+
+
+def events(path, seen):
+    """Reads the control socket's events into seen (a list) until it closes."""
+    import json
+    import threading
+    for _ in range(100):
+        if os.path.exists(path):
+            break
+        time.sleep(0.05)
+
+    def read():
+        try:
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(path)
+            s.settimeout(40)
+            for line in s.makefile():
+                seen.append(json.loads(line))
+        except OSError:
+            pass
+    t = threading.Thread(target=read, daemon=True)
+    t.start()
+    return t
+
+
+def comes_back(tmp, scheme, reconnect):
+    """A sender streams 2 s over scheme, stops, and streams 2 s more 1 s
+    later. With reconnect the output holds both parts on one timeline;
+    without, the run ends after the first with a finished file."""
+    kind = socket.SOCK_DGRAM if scheme == "udp" else socket.SOCK_STREAM
+    port = free_port(kind)
+    fmt, listen = "mpegts", ()
+    if scheme == "udp":
+        send_url = "udp://127.0.0.1:%d?pkt_size=1316" % port
+        url = "udp://127.0.0.1:%d" % port
+    elif scheme == "srt":
+        send_url = "srt://127.0.0.1:%d?mode=listener" % port
+        url = "srt://127.0.0.1:%d" % port
+    else:
+        send_url = url = "rtmp://127.0.0.1:%d/app/key" % port
+        fmt, listen = "flv", ("-listen", "1")
+    out = os.path.join(tmp, "out.mkv")
+    sock = os.path.join(tmp, "ipc.sock")
+    args = ["-i", url, "-rw_timeout", "500000", "-o", out]
+    if reconnect:
+        # An RTMP input's probe reads 2.5 s of it (FLV's streams are found
+        # as they come): its try needs that long.
+        most = "5" if scheme == "rtmp" else "3"
+        args += ["--reconnect", "--reconnect-max", most, "--ipc", sock]
+    seen = []
+    if scheme == "udp":  # the receiver binds first: nothing is lost
+        rx = receive(args)
+        reader = events(sock, seen) if reconnect else None
+        time.sleep(1.0)
+        sent(sender(send_url, 2, fmt, listen))
+    else:  # the sender listens first; the receiver calls
+        tx = sender(send_url, 2, fmt, listen)
+        time.sleep(0.7)
+        rx = receive(args)
+        reader = events(sock, seen) if reconnect else None
+        sent(tx)
+    time.sleep(1.0)
+    sent(sender(send_url, 2, fmt, listen))
+    err = ended(rx, url)
+    if not reconnect:
+        check("dropped" in err and url in err, "no word of the drop: %s" % err)
+        check("reconnect" not in err.replace("--reconnect", ""), err)
+        one_timeline(out, 35, 55)
+        return
+    one_timeline(out, 80, 105)
+    check("reconnecting" in err and "reconnected" in err, "progress: %s" % err)
+    reader.join(timeout=10)
+    names = [e.get("event") for e in seen]
+    check("reconnecting" in names and "reconnected" in names, "events: %s" % names)
+    check(names.index("reconnecting") < names.index("reconnected"), "events: %s" % names)
+    back = seen[names.index("reconnected")]
+    check(back.get("input") == url and back.get("attempt", 0) >= 1, "%s" % back)
+
+
+@test
+def reconnect_udp(tmp):
+    """--reconnect on UDP MPEG-TS: both parts on one timeline (about 4 s of
+    frames), the progress and the control socket say reconnecting."""
+    comes_back(tmp, "udp", True)
+
+
+@test
+def dropped_udp(tmp):
+    """No --reconnect: a UDP sender that stops ends the run (exit 0) with a
+    finished file of the first part and a word on stderr."""
+    comes_back(tmp, "udp", False)
+
+
+@test
+def restart_udp(tmp):
+    """A UDP sender that starts again within -rw_timeout (its timestamps
+    jump back) is no drop: both parts on one timeline, no --reconnect."""
+    port = free_port(socket.SOCK_DGRAM)
+    url = "udp://127.0.0.1:%d" % port
+    out = os.path.join(tmp, "out.mkv")
+    rx = receive(["-i", url, "-rw_timeout", "1500000", "-o", out])
+    time.sleep(1.0)
+    sent(sender(url + "?pkt_size=1316", 2))
+    time.sleep(0.8)
+    sent(sender(url + "?pkt_size=1316", 2))
+    err = ended(rx, url)
+    check("no packet for 1.5 s" in err, err)
+    one_timeline(out, 90, 105)
+
+
+@test
+def reconnect_srt(tmp):
+    """--reconnect on SRT (clvid calls an ffmpeg listening)."""
+    if "srt" not in protocols()[0]:
+        raise Skip("this FFmpeg has no srt")
+    comes_back(tmp, "srt", True)
+
+
+@test
+def reconnect_rtmp(tmp):
+    """--reconnect on RTMP (clvid plays from an ffmpeg listening)."""
+    if "rtmp" not in protocols()[0]:
+        raise Skip("this FFmpeg has no rtmp")
+    comes_back(tmp, "rtmp", True)
+
+
+@test
+def reconnect_max(tmp):
+    """--reconnect-max: a sender that never comes back ends the run about
+    that long after the drop (0.5 s to see it), with a finished file."""
+    port = free_port(socket.SOCK_DGRAM)
+    url = "udp://127.0.0.1:%d" % port
+    out = os.path.join(tmp, "out.mkv")
+    rx = receive(["-i", url, "-rw_timeout", "500000", "--reconnect", "--reconnect-max", "1.5",
+                  "-o", out])
+    time.sleep(1.0)
+    sent(sender(url + "?pkt_size=1316", 2))
+    stopped = time.monotonic()
+    err = ended(rx, url)
+    took = time.monotonic() - stopped
+    check(1.9 <= took <= 5, "ended %.2f s after the sender (--reconnect-max 1.5)" % took)
+    check("did not come back" in err, err)
+    one_timeline(out, 35, 55)
+
+
+@test
+def input_errors(tmp):
+    """Usage errors (2) naming the value: --reconnect-max, -rtsp_transport,
+    -rw_timeout; --reconnect with a file."""
+    src = clip(tmp, 1)
+    out = os.path.join(tmp, "out.mkv")
+    url = "udp://127.0.0.1:%d" % free_port(socket.SOCK_DGRAM)
+    for opt, word in ((["--reconnect-max", "x"], "--reconnect-max x"),
+                      (["--reconnect-max", "-3"], "--reconnect-max -3"),
+                      (["-rtsp_transport", "carrier_pigeon"], "-rtsp_transport carrier_pigeon"),
+                      (["-rw_timeout", "soon"], "-rw_timeout soon")):
+        p = run([ARGS.clvid, "transcode", "-q"] + opt + ["-i", url, "-o", out], expect=2,
+                timeout=30)
+        check(word in p.stderr, "%s: %s" % (word, p.stderr))
+    p = run([ARGS.clvid, "transcode", "-q", "--reconnect", "-i", src, "-o", out], expect=2,
+            timeout=30)
+    check("--reconnect is for network inputs" in p.stderr and src in p.stderr, p.stderr)
+    p = run([ARGS.clvid, "transcode", "-q", "-rtsp_transport", "tcp", "-i", src, "-o", out],
+            expect=2, timeout=30)
+    check("rtsp://" in p.stderr, p.stderr)
+    check(not os.path.exists(out), "a refused run wrote its output")
+
+
 def main():
     global ARGS
     ARGS = harness.arguments("--clvid")
