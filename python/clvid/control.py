@@ -10,7 +10,10 @@ on play, transcode and webcam; docs/ipc.md), in the standard library only.
 A command returns the reply's data (None when it has none) or raises
 ControlError with the run's message (the filter, parameter or value at
 fault). Events arrive on a thread of the client's own: read them with
-events() or next_event(), or pass on_event (called on that thread).
+events() or next_event(), or pass on_event (called on that thread). They
+are chain-changed, reconnecting and reconnected (a transcode --reconnect
+whose network input dropped and came back) and end; docs/ipc.md gives
+their fields.
 """
 from __future__ import annotations
 
