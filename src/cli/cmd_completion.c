@@ -20,26 +20,31 @@ typedef struct command_words {
     const char *valued;
 } command_words;
 
-#define CAPTURE_WORDS "--input-size --input-fps --input-format --audio --audio-format"
+#define CAPTURE_WORDS                                                                              \
+    "--input-size --input-fps --input-format --audio --audio-format -rtsp_transport -rw_timeout "  \
+    "--reconnect-max"
 #define ENCODER_WORDS "-c:v -preset -pix_fmt -c:a -aspect -crf -b:v -g"
 #define ENCODER_ALIASES "-vcodec -acodec"
 
 static const command_words commands[] = {
     {"play",
      "-i -f -vf -ss --device --size --fullscreen --untimed --loop --autoexit -an --volume "
-     "--no-hud --exit-after-frames --screenshot --keys --stats --ipc --live --no-window -o -y "
+     "--no-hud --exit-after-frames --screenshot --keys --stats --ipc --live --reconnect "
+     "--no-window -o -y "
      "--no-autorotate --help " CAPTURE_WORDS " " ENCODER_WORDS,
      "-i -f -vf -ss --device --size --volume --exit-after-frames --screenshot --keys --stats "
      "--ipc -o " CAPTURE_WORDS " " ENCODER_WORDS " " ENCODER_ALIASES},
     {"webcam",
      "-i -f -vf -ss --device --size --fullscreen --untimed --loop --autoexit -an --volume "
-     "--no-hud --exit-after-frames --screenshot --keys --stats --ipc --live --no-window -o -y "
+     "--no-hud --exit-after-frames --screenshot --keys --stats --ipc --live --reconnect "
+     "--no-window -o -y "
      "--no-autorotate --help " CAPTURE_WORDS " " ENCODER_WORDS,
      "-i -f -vf -ss --device --size --volume --exit-after-frames --screenshot --keys --stats "
      "--ipc -o " CAPTURE_WORDS " " ENCODER_WORDS " " ENCODER_ALIASES},
     {"transcode",
      "-i -o -f -vf -y -q -an -sn -ss -t --frames --frame-index --device --progress --ipc "
-     "--live -re -hls_time -hls_list_size --no-autorotate --help " CAPTURE_WORDS " " ENCODER_WORDS,
+     "--live --reconnect -re -hls_time -hls_list_size --no-autorotate --help " CAPTURE_WORDS
+     " " ENCODER_WORDS,
      "-i -o -f -vf -ss -t --frames -frames:v --frame-index --device --progress --ipc -hls_time "
      "-hls_list_size " CAPTURE_WORDS " " ENCODER_WORDS " " ENCODER_ALIASES},
     {"filters", "--file --kernel", "--file --kernel"},
