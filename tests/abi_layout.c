@@ -116,6 +116,12 @@ int main(void)
     MEMBER(clv_transcode_status, shared_staging);
     MEMBER(clv_transcode_status, corrupt_packets);
     MEMBER(clv_transcode_status, corrupt_frames);
+    MEMBER(clv_transcode_status, latency_p50_ms);
+    MEMBER(clv_transcode_status, latency_p99_ms);
+    MEMBER(clv_transcode_status, latency_max_ms);
+    MEMBER(clv_transcode_status, latency_mean_ms);
+    MEMBER(clv_transcode_status, encoder_p50_ms);
+    MEMBER(clv_transcode_status, encoder_p99_ms);
     END();
     BEGIN(clv_media_info);
     MEMBER(clv_media_info, width);

@@ -224,6 +224,16 @@ typedef struct clv_transcode_status {
     /* END only: the input's damage: video packets the decoder refused
      * (dropped) and frames it flagged as damaged (concealed). */
     int64_t corrupt_packets, corrupt_frames;
+    /* From the first packet written on (0 before): each frame's latency,
+     * from its packet read off the input (after -re's wait) to its encoded
+     * packet handed to the muxer, over the frames written so far, in ms:
+     * median, 99th percentile (to 0.1 ms below 1 s), greatest and mean; and
+     * the encoder's own time per frame (its frame sent to the encoder to
+     * its packet out, frames it holds back included): median and 99th
+     * percentile. With a live input or -re this is the input-to-output
+     * latency; a file read as fast as the chain runs waits in the queues. */
+    double latency_p50_ms, latency_p99_ms, latency_max_ms, latency_mean_ms;
+    double encoder_p50_ms, encoder_p99_ms;
 } clv_transcode_status;
 
 /* Called on the run's thread. Return 0 to go on, non-zero to stop the run as

@@ -860,7 +860,10 @@ class _TranscodeStatus(ctypes.Structure):
                 ("download_s", ctypes.c_double), ("encode_s", ctypes.c_double),
                 ("device_shares", ctypes.c_char_p), ("first_frame_s", ctypes.c_double),
                 ("shared_staging", ctypes.c_int), ("corrupt_packets", ctypes.c_int64),
-                ("corrupt_frames", ctypes.c_int64)]
+                ("corrupt_frames", ctypes.c_int64), ("latency_p50_ms", ctypes.c_double),
+                ("latency_p99_ms", ctypes.c_double), ("latency_max_ms", ctypes.c_double),
+                ("latency_mean_ms", ctypes.c_double), ("encoder_p50_ms", ctypes.c_double),
+                ("encoder_p99_ms", ctypes.c_double)]
 
 
 _CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(_TranscodeStatus), ctypes.c_void_p)

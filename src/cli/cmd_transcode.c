@@ -275,9 +275,11 @@ static void progress_line(display *d, const clv_transcode_status *s, int final)
     if (d->file) {
         fprintf(d->file,
                 "frame=%lld\nfps=%.2f\nout_time_us=%lld\nout_time=%.6f\nspeed=%.3fx\n"
-                "progress=%s\n",
+                "latency_p50_ms=%.3f\nlatency_p99_ms=%.3f\nlatency_max_ms=%.3f\n"
+                "encoder_p50_ms=%.3f\nencoder_p99_ms=%.3f\nprogress=%s\n",
                 (long long)s->frames, fps, (long long)(s->out_seconds * 1e6), s->out_seconds, speed,
-                final ? "end" : "continue");
+                s->latency_p50_ms, s->latency_p99_ms, s->latency_max_ms, s->encoder_p50_ms,
+                s->encoder_p99_ms, final ? "end" : "continue");
         fflush(d->file);
     }
 }
@@ -332,6 +334,12 @@ static int on_status(const clv_transcode_status *s, void *user)
                         "encode %.2f s\n",
                         s->decode_s, s->upload_s, s->kernels_s, s->download_s, s->encode_s);
         }
+        if (!d->quiet && s->frames > 0)
+            fprintf(stderr,
+                    "       latency (packet read to written) p50 %.1f ms, p99 %.1f ms, max %.1f ms "
+                    "| encoder p50 %.1f ms, p99 %.1f ms\n",
+                    s->latency_p50_ms, s->latency_p99_ms, s->latency_max_ms, s->encoder_p50_ms,
+                    s->encoder_p99_ms);
         if (!d->quiet && s->device_shares && s->device_shares[0])
             fprintf(stderr, "       devices: %s\n", s->device_shares);
         /* Said even with -q: the output lacks what the input lost. */

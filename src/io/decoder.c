@@ -373,7 +373,7 @@ static int open_format(clv_decoder *d, const clv_input_options *o, AVFormatConte
     return 0;
 }
 
-/* The best video stream's decoder, with frame and slice threads. */
+/* The best video stream's decoder, with frame and slice threads (slices only live). */
 static int open_video_decoder(clv_decoder *d, clv_msg *msg)
 {
     char err[128];
@@ -388,7 +388,9 @@ static int open_video_decoder(clv_decoder *d, clv_msg *msg)
         return clv_io_fail(msg, CLV_EIO, "input '%s': cannot set up the %s decoder", d->path,
                            dec->name);
     d->codec->thread_count = 0;
-    d->codec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
+    /* Frame threads hold a frame back per thread (two frames' latency on
+     * two cores): a live source's frames are decoded in slices only. */
+    d->codec->thread_type = d->opt.live ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE;
     d->codec->pkt_timebase = st->time_base;
     int r = avcodec_open2(d->codec, dec, NULL);
     if (r < 0)
@@ -1118,6 +1120,11 @@ int clv_decoder_max_queued(const clv_decoder *d)
 double clv_frame_read_time(const AVFrame *frame)
 {
     return (double)frame->reordered_opaque / 1e6;
+}
+
+void clv_frame_set_read_time(AVFrame *frame, double seconds)
+{
+    frame->reordered_opaque = (int64_t)(seconds * 1e6);
 }
 
 double clv_decoder_clock_base(const clv_decoder *d)

@@ -81,6 +81,16 @@ struct clv_encoder {
     pthread_t thread;
     int started;
     clv_queue *in;
+    /* The packet hook (clv_encoder_set_packet_hook), and the times of the
+     * frames sent to the encoder by their pts in its time base, for their
+     * packets to find; the ring outlasts any encoder's delay. Thread only. */
+    clv_encoder_packet_hook hook;
+    void *hook_user;
+    struct sent_frame {
+        int64_t pts;
+        double read, sent;
+    } sent[256];
+    unsigned sent_count;
     /* Written by the thread, read after the join: */
     int error;
     int failed_output; /* the output whose write failed, or -1 */
@@ -1238,6 +1248,30 @@ const char *clv_encoder_codec_name(const clv_encoder *e)
     return e->enc->codec->name;
 }
 
+/* Notes the times of frame f going into the encoder, for its packet. */
+static void note_sent(clv_encoder *e, const AVFrame *f)
+{
+    if (!e->hook || f->pts == AV_NOPTS_VALUE)
+        return;
+    struct sent_frame *s = &e->sent[e->sent_count++ % (sizeof e->sent / sizeof e->sent[0])];
+    *s = (struct sent_frame){f->pts, clv_frame_read_time(f), clv_io_seconds()};
+}
+
+/* Tells the hook of a packet of pts (the encoder's time base) written. */
+static void tell_written(clv_encoder *e, int64_t pts, double encoded)
+{
+    size_t n = sizeof e->sent / sizeof e->sent[0];
+    for (size_t i = 0; e->hook && pts != AV_NOPTS_VALUE && i < n && i < e->sent_count; i++) {
+        struct sent_frame *s = &e->sent[(e->sent_count - 1 - i) % n];
+        if (s->pts == pts) {
+            clv_packet_times t = {s->read, s->sent, encoded, clv_io_seconds()};
+            s->pts = AV_NOPTS_VALUE; /* once */
+            e->hook(e->hook_user, &t);
+            return;
+        }
+    }
+}
+
 static int write_packets(clv_encoder *e)
 {
     AVPacket *pkt = av_packet_alloc();
@@ -1245,6 +1279,8 @@ static int write_packets(clv_encoder *e)
     if (!pkt)
         return AVERROR(ENOMEM);
     while ((r = avcodec_receive_packet(e->enc, pkt)) == 0) {
+        double encoded = e->hook ? clv_io_seconds() : 0;
+        int64_t pts = pkt->pts;
         /* Encoders here leave durations unset; without one the muxer may
          * cut the last frame (mp4 edit lists end where it starts). */
         if (pkt->duration <= 0 && e->enc->framerate.num > 0 && e->enc->framerate.den > 0)
@@ -1253,6 +1289,7 @@ static int write_packets(clv_encoder *e)
         av_packet_rescale_ts(pkt, e->enc->time_base, e->oc->streams[e->video_out]->time_base);
         if ((r = mux_write(e, pkt)) < 0)
             break;
+        tell_written(e, pts, encoded);
     }
     av_packet_free(&pkt);
     return r == AVERROR(EAGAIN) || r == AVERROR_EOF ? 0 : r;
@@ -1296,8 +1333,10 @@ static void *encode_thread(void *arg)
              * encoder chooses). */
             f->pict_type = AV_PICTURE_TYPE_NONE;
             r = frames++ == fault ? AVERROR(EIO) : add_frame_hdr(e, f);
-            if (r >= 0)
+            if (r >= 0) {
+                note_sent(e, f);
                 r = avcodec_send_frame(e->enc, f);
+            }
             av_frame_free(&f);
             if (r >= 0)
                 r = write_packets(e);
@@ -1444,4 +1483,10 @@ const char *clv_encoder_partial_path(const clv_encoder *e)
 double clv_encoder_busy_seconds(const clv_encoder *e)
 {
     return e->busy;
+}
+
+void clv_encoder_set_packet_hook(clv_encoder *e, clv_encoder_packet_hook hook, void *user)
+{
+    e->hook = hook;
+    e->hook_user = user;
 }

@@ -215,6 +215,9 @@ int64_t clv_decoder_stale_dropped(const clv_decoder *dec);
 int clv_decoder_max_queued(const clv_decoder *dec);
 /* The time a frame's packet was read (clv_io_seconds), for latency. */
 double clv_frame_read_time(const AVFrame *frame);
+/* Stamps a frame made from another (the stage's output) with the read time
+ * of its packet, which the encoder's packet hook reports. */
+void clv_frame_set_read_time(AVFrame *frame, double seconds);
 /* The read time (clv_io_seconds) that the frames' timeline puts at 0: the
  * least over the frames so far of read time less timestamp (a backlog read
  * in a burst at the start makes the early frames look late); -1 before any
@@ -318,6 +321,19 @@ int clv_encoder_finish(clv_encoder *enc, clv_msg *msg);
 /* Stops the thread; the partial of an unfinished run is removed. */
 void clv_encoder_close(clv_encoder *enc);
 double clv_encoder_busy_seconds(const clv_encoder *enc);
+/* One encoded video frame's times (clv_io_seconds): its packet read from
+ * the input (clv_frame_read_time of the frame the encoder got; 0: not
+ * known), the frame sent to the encoder, its packet out of the encoder, and
+ * that packet handed to the muxer (av_interleaved_write_frame returned). */
+typedef struct clv_packet_times {
+    double read, sent, encoded, written;
+} clv_packet_times;
+typedef void (*clv_encoder_packet_hook)(void *user, const clv_packet_times *times);
+/* Before clv_encoder_start: hook(user, times) is called on the encoder's
+ * thread for each video packet written, with its frame's times (a packet
+ * finds its frame by pts: an encoder with B-frames gives them out of
+ * order). */
+void clv_encoder_set_packet_hook(clv_encoder *enc, clv_encoder_packet_hook hook, void *user);
 /* The stream_index that marks packets of options->extra_audio. */
 int clv_encoder_extra_index(const clv_encoder *enc);
 /* The partial being written, or NULL (written in place, or pictures: each

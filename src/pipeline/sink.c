@@ -4,6 +4,7 @@
  * a microphone. */
 #include "sink.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +67,13 @@ struct clv_sink {
     double frame_s;       /* a frame's duration, seconds */
     double video_end;     /* where the frames so far end, seconds (-1: none with a
                            * timestamp); the sound ends there too */
-    int finished;         /* clv_sink_finish ran: its result is final */
+    /* Each frame's latency and encoding time (the encoder's packet hook,
+     * on its thread), read by the run's thread. */
+    struct sink_times {
+        pthread_mutex_t lock;
+        clv_latency latency, encoding; /* guarded by lock */
+    } * times;
+    int finished; /* clv_sink_finish ran: its result is final */
     int result;
     clv_msg result_msg;
 };
@@ -102,6 +109,17 @@ static int open_conversion(clv_sink *s, int rgba, int depth, clv_msg *msg)
     clv_sws_colors(s->sws, s->color, !clv_pixfmt_is_yuv(s->stage_format), s->color,
                    clv_av_pixfmt_is_rgb(s->enc_format));
     return 0;
+}
+
+/* The encoder's packet hook: a frame's packet is written. */
+static void packet_written(void *user, const clv_packet_times *t)
+{
+    struct sink_times *times = user;
+    pthread_mutex_lock(&times->lock);
+    if (t->read > 0) /* 0: a frame of unknown read time (the player's) */
+        clv_latency_add(&times->latency, (t->written - t->read) * 1e3);
+    clv_latency_add(&times->encoding, (t->encoded - t->sent) * 1e3);
+    pthread_mutex_unlock(&times->lock);
 }
 
 int clv_sink_open(const clv_sink_options *o, clv_sink **out, clv_msg *msg)
@@ -152,10 +170,16 @@ int clv_sink_open(const clv_sink_options *o, clv_sink **out, clv_msg *msg)
     int size = av_image_get_buffer_size(s->enc_format, s->width, s->height, 32);
     s->pool = size > 0 ? av_buffer_pool_init((size_t)size, NULL) : NULL;
     s->queue = clv_queue_create(16);
-    if (!s->pool || !s->queue) {
+    s->times = calloc(1, sizeof *s->times);
+    if (s->times && pthread_mutex_init(&s->times->lock, NULL)) {
+        free(s->times);
+        s->times = NULL;
+    }
+    if (!s->pool || !s->queue || !s->times) {
         err = clv_io_fail(msg, CLV_ENOMEM, "out of memory");
         goto fail;
     }
+    clv_encoder_set_packet_hook(s->enc, packet_written, s->times);
     *out = s;
     return 0;
 fail:
@@ -196,6 +220,14 @@ int clv_sink_has_mic(const clv_sink *s)
 double clv_sink_busy_seconds(const clv_sink *s)
 {
     return clv_encoder_busy_seconds(s->enc);
+}
+
+void clv_sink_latency(clv_sink *s, clv_latency_summary *latency, clv_latency_summary *encoding)
+{
+    pthread_mutex_lock(&s->times->lock);
+    clv_latency_summarize(&s->times->latency, latency);
+    clv_latency_summarize(&s->times->encoding, encoding);
+    pthread_mutex_unlock(&s->times->lock);
 }
 
 int clv_sink_start(clv_sink *s, clv_msg *msg)
@@ -244,7 +276,8 @@ static void counted(clv_sink *s, int64_t pts)
         s->video_end = end;
 }
 
-int clv_sink_frame(clv_sink *s, const uint8_t *pixels, clv_block *kept, int64_t pts, clv_msg *msg)
+int clv_sink_frame(clv_sink *s, const uint8_t *pixels, clv_block *kept, int64_t pts, double read_at,
+                   clv_msg *msg)
 {
     AVFrame *f = av_frame_alloc();
     if (!f) {
@@ -287,6 +320,7 @@ int clv_sink_frame(clv_sink *s, const uint8_t *pixels, clv_block *kept, int64_t 
         clv_block_free(kept);
     }
     f->pts = pts;
+    clv_frame_set_read_time(f, read_at);
     counted(s, pts);
     return clv_queue_push(s->queue, CLV_ITEM_FRAME, f) < 0 ? refused(s, msg) : 0;
 }
@@ -335,5 +369,8 @@ void clv_sink_close(clv_sink *s)
     clv_queue_destroy(s->queue);
     sws_freeContext(s->sws);
     av_buffer_pool_uninit(&s->pool); /* freed once the last frame returns its buffer */
+    if (s->times)
+        pthread_mutex_destroy(&s->times->lock);
+    free(s->times);
     free(s);
 }

@@ -7,6 +7,7 @@
 #define CLVID_SINK_H
 
 #include "../io/io.h"
+#include "latency.h"
 
 #include "clvid/pipeline.h"
 
@@ -71,12 +72,13 @@ int clv_sink_has_mic(const clv_sink *sink);
 int clv_sink_start(clv_sink *sink, clv_msg *msg);
 /* Converts one frame in clv_sink_stage_format's layout (tightly packed, as
  * the stage gives it) and queues it with timestamp pts (the input video
- * stream's time base). Blocks while the encoder is behind. With kept (the
- * frame's memory, from clv_stage_keep; NULL for none), the sink owns it, even
- * on failure, and the encoder reads the pixels where they are when their
- * layout lets it (no conversion, aligned planes), else they are copied. */
+ * stream's time base) and the time its packet was read (clv_frame_read_time
+ * of the frame it was made from; 0: not known, no latency counted). Blocks while the encoder is
+ * behind. With kept (the frame's memory, from clv_stage_keep; NULL for none), the sink owns it,
+ * even on failure, and the encoder reads the pixels where they are when their layout lets it (no
+ * conversion, aligned planes), else they are copied. */
 int clv_sink_frame(clv_sink *sink, const uint8_t *pixels, clv_block *kept, int64_t pts,
-                   clv_msg *msg);
+                   double read_at, clv_msg *msg);
 /* Queues a decoded frame as it is (nothing to filter and the encoder takes
  * the decoder's format); the sink owns the frame, even on failure. */
 int clv_sink_pass(clv_sink *sink, AVFrame *frame, clv_msg *msg);
@@ -91,6 +93,12 @@ int clv_sink_packet(clv_sink *sink, AVPacket *packet, clv_msg *msg);
  * (may be NULL; "" when it did not). */
 int clv_sink_finish(clv_sink *sink, int ok, int64_t *mic_packets, clv_msg *mic_note, clv_msg *msg);
 double clv_sink_busy_seconds(const clv_sink *sink);
+/* The frames written so far (any thread): *latency from each one's packet
+ * read to its encoded packet handed to the muxer, *encoding from its frame
+ * sent to the encoder to its packet out (the encoder's own time, with any
+ * frames it holds back), in milliseconds. Frames passed on as they are
+ * (clv_sink_pass) carry their decoder's read time. */
+void clv_sink_latency(clv_sink *sink, clv_latency_summary *latency, clv_latency_summary *encoding);
 /* Frees everything; the partial of an unfinished output is removed.
  * Accepts NULL and a sink that failed half-way. */
 void clv_sink_close(clv_sink *sink);

@@ -179,11 +179,9 @@ typedef struct run {
      * between frames on the run's thread (control). */
     clv_ipc *ipc;
     int paused;
-    /* When each frame's packet was read, by submit index, for the latency
-     * (read to handed to the encoder) that `get stats` tells. */
+    /* When each frame's packet was read, by submit index: the encoder's
+     * packets are timed from there (clv_sink_latency). */
     double read_at[PTS_RING];
-    double latency_ms, latency_sum;
-    int64_t latency_count;
     int64_t last_pts;
     /* The output's timing: at rate 2 the frames' pts are in half the
      * input's time base (2 pts(n) and pts(n) + pts(n + 1), as ffmpeg's);
@@ -228,6 +226,15 @@ static void report(run *r, enum clv_transcode_event event)
     if (event == CLV_TRANSCODE_PROGRESS && now - r->last_report < 0.1)
         return;
     r->last_report = now;
+    clv_latency_summary latency = {0}, encoding = {0};
+    if (r->sink)
+        clv_sink_latency(r->sink, &latency, &encoding);
+    r->status.latency_p50_ms = latency.p50;
+    r->status.latency_p99_ms = latency.p99;
+    r->status.latency_max_ms = latency.max;
+    r->status.latency_mean_ms = latency.mean;
+    r->status.encoder_p50_ms = encoding.p50;
+    r->status.encoder_p99_ms = encoding.p99;
     r->status.event = event;
     r->status.elapsed = now - r->start;
     r->status.stopped = r->stopped;
@@ -606,15 +613,10 @@ static int emit(run *r, clv_msg *msg)
         return 0;
     }
     int64_t pts = out_pts(r, index - dropped);
-    double read = r->read_at[index % PTS_RING];
-    if (read > 0) {
-        r->latency_ms = (clv_io_seconds() - read) * 1e3;
-        r->latency_sum += r->latency_ms;
-        r->latency_count++;
-    }
     /* The encoder thread reads the frame where the stage wrote it when it
      * can (shared staging): no copy on the submitting thread. */
-    err = clv_sink_frame(r->sink, pixels, clv_stage_keep(r->stage), pts, msg);
+    err = clv_sink_frame(r->sink, pixels, clv_stage_keep(r->stage), pts,
+                         r->read_at[index % PTS_RING], msg);
     clv_stage_release(r->stage);
     if (!err)
         counted(r, pts);
@@ -877,14 +879,25 @@ static void get(run *r, clv_ipc_request *req)
     switch (req->what) {
     case CLV_IPC_STATS: {
         double elapsed = clv_io_seconds() - r->start;
-        clv_json_add(&j, "{\"frames\":%lld,\"fps\":%.3f,\"dropped\":0,\"latency_ms\":",
+        clv_latency_summary lat, enc;
+        clv_sink_latency(r->sink, &lat, &enc);
+        clv_json_add(&j, "{\"frames\":%lld,\"fps\":%.3f,\"dropped\":0,",
                      (long long)r->status.frames,
                      elapsed > 0 ? (double)r->status.frames / elapsed : 0.0);
-        if (r->latency_count)
-            clv_json_add(&j, "%.3f,\"latency_mean_ms\":%.3f", r->latency_ms,
-                         r->latency_sum / (double)r->latency_count);
+        /* null until the first packet is written */
+        if (lat.count)
+            clv_json_add(&j,
+                         "\"latency_ms\":%.3f,\"latency_mean_ms\":%.3f,\"latency_p50_ms\":%.3f,"
+                         "\"latency_p99_ms\":%.3f,\"latency_max_ms\":%.3f,",
+                         lat.last, lat.mean, lat.p50, lat.p99, lat.max);
         else
-            clv_json_add(&j, "null,\"latency_mean_ms\":null");
+            clv_json_add(&j, "\"latency_ms\":null,\"latency_mean_ms\":null,\"latency_p50_ms\":null,"
+                             "\"latency_p99_ms\":null,\"latency_max_ms\":null,");
+        if (enc.count)
+            clv_json_add(&j, "\"encoder_p50_ms\":%.3f,\"encoder_p99_ms\":%.3f,", enc.p50, enc.p99);
+        else
+            clv_json_add(&j, "\"encoder_p50_ms\":null,\"encoder_p99_ms\":null,");
+        clv_json_add(&j, "\"latency_frames\":%lld", (long long)lat.count);
         clv_json_add(&j, ",\"device\":");
         clv_json_string(&j, r->devices);
         clv_json_add(&j, ",\"paused\":%s,\"time\":%.6f,\"elapsed\":%.3f,\"chain\":",
@@ -1061,7 +1074,17 @@ static int pump(run *r, clv_msg *msg)
             nanosleep(&nap, NULL);
             continue;
         }
-        int got = clv_queue_pop_wait(r->dec_q, &kind, &item, 0.1);
+        /* A live run (--live, -re) finishes the frames in flight while no
+         * new frame is there, rather than when the stage's slots are full:
+         * a frame's output does not wait for the frames after it. */
+        int got = r->o->live || r->o->realtime ? clv_queue_pop_wait(r->dec_q, &kind, &item, 0) : 1;
+        if (got == 1 && (r->o->live || r->o->realtime) && clv_stage_pending(r->stage) > 0) {
+            if ((err = emit(r, msg)))
+                break;
+            continue;
+        }
+        if (got == 1)
+            got = clv_queue_pop_wait(r->dec_q, &kind, &item, 0.1);
         if (stop_wanted(r)) {
             if (got == 0)
                 clv_item_free(kind, item);

@@ -359,7 +359,7 @@ static int flush_held(clv_player *p, clv_msg *msg)
 static int record(clv_player *p, const uint8_t *rgba, int64_t pts, clv_msg *msg)
 {
     p->recorded++;
-    return clv_sink_frame(p->sink, rgba, NULL, pts, msg);
+    return clv_sink_frame(p->sink, rgba, NULL, pts, 0, msg);
 }
 
 /* Shows the oldest result: 0, 1 when it was no frame (a deinterlacer's
