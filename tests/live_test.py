@@ -3,7 +3,8 @@
 read at its native rate), network URLs (udp:// MPEG-TS, rtmp:// FLV, srt://
 MPEG-TS) received by an ffmpeg listening on 127.0.0.1, the live encoder
 defaults (H.264, no B-frames with x264's zerolatency, a keyframe every 2 s),
-HLS playlists (-hls_time, -hls_list_size, nothing overwritten without -y) and
+HLS playlists (-hls_time, -hls_list_size, nothing overwritten without -y), the
+latency the summary, --progress and get stats tell, and
 the errors of a URL that cannot be reached. Every run is bounded in time.
 One test per run, by name (--list names them), as ctest runs them."""
 import os
@@ -189,6 +190,67 @@ def hls(tmp):
     send(["-y", "-i", src, "-hls_time", "0.5", "-hls_list_size", "2", "-o", playlist])
     text = open(playlist).read()
     check(len(re.findall(r"#EXTINF", text)) == 2, "-hls_list_size 2: %s" % text)
+
+
+def ipc_stats(path, timeout=10):
+    """get stats through the control socket at path (the run's reply's data)."""
+    import json
+    deadline = time.monotonic() + timeout
+    while not os.path.exists(path):
+        check(time.monotonic() < deadline, "no control socket at %s" % path)
+        time.sleep(0.05)
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(timeout)
+        s.connect(path)
+        s.sendall(b'{"command": ["get", "stats"]}\n')
+        reply = json.loads(s.makefile().readline())
+    check(reply.get("error") == "success", "get stats: %s" % reply)
+    return reply["data"]
+
+
+def plausible(where, p50, p99, maximum, encoder_p99):
+    check(0 < p50 <= p99 <= maximum, "%s: latency p50 %s, p99 %s, max %s" % (where, p50, p99,
+                                                                         maximum))
+    check(maximum < 10000, "%s: latency max %s ms" % (where, maximum))
+    check(0 <= encoder_p99 <= maximum, "%s: encoder p99 %s, latency max %s" % (where, encoder_p99,
+                                                                            maximum))
+
+
+@test
+def latency(tmp):
+    """-re to udp://: the summary, --progress and get stats tell the
+    frames' latency (read to written: p50 <= p99 <= max, positive) and the
+    encoder's p99; not a speed check."""
+    src = clip(tmp, 2)
+    port = free_port(socket.SOCK_DGRAM)  # nothing need listen: UDP
+    progress, sock = os.path.join(tmp, "progress"), os.path.join(tmp, "ipc.sock")
+    proc = subprocess.Popen(["timeout", "60", ARGS.clvid, "transcode", "-re", "-i", src, "-vf",
+                             "sharpen", "--progress", progress, "--ipc", sock,
+                             "-o", "udp://127.0.0.1:%d" % port],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.2)
+        stats = ipc_stats(sock)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    check(proc.returncode == 0, "clvid failed: %s" % err)
+    for key in ("latency_ms", "latency_mean_ms", "latency_p50_ms", "latency_p99_ms",
+                "latency_max_ms", "encoder_p50_ms", "encoder_p99_ms", "latency_frames", "frames"):
+        check(key in stats, "get stats has no %s: %s" % (key, stats))
+    check(stats["latency_frames"] > 0, "get stats: no frame timed after 1.2 s: %s" % stats)
+    plausible("get stats", stats["latency_p50_ms"], stats["latency_p99_ms"],
+              stats["latency_max_ms"], stats["encoder_p99_ms"])
+    m = re.search(r"latency \(packet read to written\) p50 ([\d.]+) ms, p99 ([\d.]+) ms, "
+                  r"max ([\d.]+) ms \| encoder p50 ([\d.]+) ms, p99 ([\d.]+) ms", err)
+    check(m, "no latency in the summary: %s" % err)
+    plausible("summary", float(m.group(1)), float(m.group(2)), float(m.group(3)),
+              float(m.group(5)))
+    blocks = open(progress).read().split("progress=")
+    last = dict(line.split("=", 1) for line in blocks[-2].split("\n") if "=" in line)
+    plausible("--progress", float(last["latency_p50_ms"]), float(last["latency_p99_ms"]),
+              float(last["latency_max_ms"]), float(last["encoder_p99_ms"]))
 
 
 @test
