@@ -886,6 +886,9 @@ int test_stage_devices(void)
     }
     clv_color bt709 = {CLV_MATRIX_BT709, 0};
     static const int sizes[][2] = {{1, 1}, {3, 2}, {17, 9}, {641, 359}};
+    /* The sanitizer builds deal 641x359 frames of every fourth filter only
+     * (the dealing is the same code for each; the plain build runs all). */
+    const int big_every = getenv("CLVID_SANITIZED") ? 4 : 1;
     for (int i = 0; i < clv_filter_count(); i++) {
         const clv_filter *f = clv_filter_at(i);
         const char *name = clv_filter_name(f);
@@ -894,7 +897,7 @@ int test_stage_devices(void)
             needs_file |= clv_filter_param(f, k)->type == CLV_PARAM_FILE;
         if (!strcmp(name, "opencl") || needs_file)
             continue; /* needs a file: run_pair below */
-        for (int s = 0; s < 4; s++) {
+        for (int s = 0; s < (i % big_every ? 3 : 4); s++) {
             int frames = s == 3 ? 6 : 8;
             run_case(ctx, CLV_PIX_YUV420P, CLV_PIX_YUV420P, bt709, bt709, name, sizes[s][0],
                      sizes[s][1], frames);
