@@ -5,7 +5,9 @@ each); check, Failure and Skip; running commands; ffprobe. Exit status 0
 when every test run passed, 1 when one failed, 77 when all were skipped."""
 import argparse
 import json
+import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -41,6 +43,26 @@ def run(cmd, expect=0, text=True, **kw):
         raise Failure("%s\n-> exit %d (expected %d)\nstdout: %s\nstderr: %s"
                       % (" ".join(cmd), p.returncode, expect, out[-2000:], err[-3000:]))
     return p
+
+
+def av_clip(tmp, seconds, name="clip.mp4"):
+    """A 320x240 25 fps H.264 clip with AAC sound, `seconds` long, in tmp."""
+    path = os.path.join(tmp, name)
+    run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+         "testsrc2=size=320x240:rate=25:duration=%g" % seconds, "-f", "lavfi", "-i",
+         "sine=frequency=440:duration=%g" % seconds, "-c:v", "libx264", "-c:a", "aac",
+         "-shortest", path], timeout=60)
+    return path
+
+
+def free_port(kind):
+    """A port of 127.0.0.1 free now, for kind (socket.SOCK_DGRAM or
+    SOCK_STREAM)."""
+    s = socket.socket(socket.AF_INET, kind)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
 
 
 def probe(path):

@@ -15,28 +15,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Failure, Skip, check, run, test  # noqa: E402,F401
+from harness import Failure, Skip, check, free_port, run, test  # noqa: E402,F401
 import harness  # noqa: E402
 
 ARGS = None
-
-
-def clip(tmp, seconds, name="clip.mp4"):
-    """A 320x240 25 fps H.264 clip with AAC sound, `seconds` long."""
-    path = os.path.join(tmp, name)
-    run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
-         "testsrc2=size=320x240:rate=25:duration=%g" % seconds, "-f", "lavfi", "-i",
-         "sine=frequency=440:duration=%g" % seconds, "-c:v", "libx264", "-c:a", "aac",
-         "-shortest", path])
-    return path
-
-
-def free_port(kind):
-    s = socket.socket(socket.AF_INET, kind)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def protocols():
@@ -87,7 +69,7 @@ def udp_realtime(tmp):
     """-re to udp:// MPEG-TS: about real time (a 3 s clip takes >= 2.7 s),
     every frame received and decoded, H.264 with no B-frame, keyframes at
     frames 0 and 50 (2 s at 25 fps), the sound too."""
-    src = clip(tmp, 3)
+    src = harness.av_clip(tmp, 3)
     port = free_port(socket.SOCK_DGRAM)
     out = os.path.join(tmp, "recv.ts")
     rx = receiver("udp://127.0.0.1:%d?timeout=3000000" % port, out)
@@ -109,7 +91,7 @@ def udp_realtime(tmp):
 def realtime_file(tmp):
     """-re into a file: every frame written, never ahead of real time; -g
     sets the keyframe interval of a file output."""
-    src = clip(tmp, 2)
+    src = harness.av_clip(tmp, 2)
     out = os.path.join(tmp, "out.mkv")
     _, took = send(["-re", "-i", src, "-g", "10", "-o", out])
     check(took >= 1.8, "-re wrote a 2 s clip in %.2f s" % took)
@@ -124,7 +106,7 @@ def rtmp_out(tmp):
     """rtmp:// (FLV, H.264, AAC copied) to an ffmpeg listening on 127.0.0.1."""
     if "rtmp" not in protocols()[1]:
         raise Skip("this FFmpeg has no rtmp")
-    src = clip(tmp, 2)
+    src = harness.av_clip(tmp, 2)
     port = free_port(socket.SOCK_STREAM)
     out = os.path.join(tmp, "recv.flv")
     url = "rtmp://127.0.0.1:%d/app/key" % port
@@ -146,7 +128,7 @@ def srt_out(tmp):
     the last ones too (the socket lingers for what is unsent)."""
     if "srt" not in protocols()[1]:
         raise Skip("this FFmpeg has no srt")
-    src = clip(tmp, 2)
+    src = harness.av_clip(tmp, 2)
     port = free_port(socket.SOCK_DGRAM)
     out = os.path.join(tmp, "recv.ts")
     rx = receiver("srt://127.0.0.1:%d?mode=listener" % port, out)
@@ -163,7 +145,7 @@ def hls(tmp):
     """-o live.m3u8: segments beside the playlist of about -hls_time each,
     the playlist plays in ffprobe with every frame; a second run is refused
     without -y (playlist or segments there) and leaves them as they were."""
-    src = clip(tmp, 2)
+    src = harness.av_clip(tmp, 2)
     folder = os.path.join(tmp, "hls")
     os.mkdir(folder)
     playlist = os.path.join(folder, "live.m3u8")
@@ -221,7 +203,7 @@ def latency(tmp):
     """-re to udp://: the summary, --progress and get stats tell the
     frames' latency (read to written: p50 <= p99 <= max, positive) and the
     encoder's p99; not a speed check."""
-    src = clip(tmp, 2)
+    src = harness.av_clip(tmp, 2)
     port = free_port(socket.SOCK_DGRAM)  # nothing need listen: UDP
     progress, sock = os.path.join(tmp, "progress"), os.path.join(tmp, "ipc.sock")
     proc = subprocess.Popen(["timeout", "60", ARGS.clvid, "transcode", "-re", "-i", src, "-vf",
@@ -257,7 +239,7 @@ def latency(tmp):
 def url_errors(tmp):
     """A URL that cannot be reached or whose format cannot be told is a
     runtime error (1) naming it; a bad -g or -hls_time is a usage error (2)."""
-    src = clip(tmp, 1)
+    src = harness.av_clip(tmp, 1)
     port = free_port(socket.SOCK_STREAM)  # nothing listens there
     for url in ("rtmp://127.0.0.1:%d/app/key" % port, "foo://127.0.0.1:%d" % port):
         p = run([ARGS.clvid, "transcode", "-q", "-i", src, "-o", url], expect=1, timeout=60)
@@ -470,7 +452,7 @@ def reconnect_max(tmp):
 def input_errors(tmp):
     """Usage errors (2) naming the value: --reconnect-max, -rtsp_transport,
     -rw_timeout; --reconnect with a file."""
-    src = clip(tmp, 1)
+    src = harness.av_clip(tmp, 1)
     out = os.path.join(tmp, "out.mkv")
     url = "udp://127.0.0.1:%d" % free_port(socket.SOCK_DGRAM)
     for opt, word in ((["--reconnect-max", "x"], "--reconnect-max x"),

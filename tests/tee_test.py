@@ -15,28 +15,10 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Failure, Skip, check, run, test  # noqa: E402,F401
+from harness import Failure, Skip, check, free_port, run, test  # noqa: E402,F401
 import harness  # noqa: E402
 
 ARGS = None
-
-
-def clip(tmp, seconds=2):
-    """A 320x240 25 fps H.264 clip with AAC sound."""
-    path = os.path.join(tmp, "clip.mp4")
-    run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
-         "testsrc2=size=320x240:rate=25:duration=%g" % seconds, "-f", "lavfi", "-i",
-         "sine=frequency=440:duration=%g" % seconds, "-c:v", "libx264", "-c:a", "aac",
-         "-shortest", path], timeout=60)
-    return path
-
-
-def free_port(kind):
-    s = socket.socket(socket.AF_INET, kind)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def udp_receiver(port, path):
@@ -89,7 +71,7 @@ def file_and_udp(tmp):
     """-o rec.mkv -o udp://127.0.0.1:PORT: the file and the stream, received
     by ffmpeg, hold the same 50 decoded frames (one encoding); the stream
     makes the encoding live (no B-frame in either); sound in both."""
-    src = clip(tmp)
+    src = harness.av_clip(tmp, 2)
     port = free_port(socket.SOCK_DGRAM)
     rec, got = os.path.join(tmp, "rec.mkv"), os.path.join(tmp, "recv.ts")
     rx = udp_receiver(port, got)
@@ -111,7 +93,7 @@ def file_and_udp(tmp):
 def ffmpeg_syntax(tmp):
     """-f tee -o 'rec.mp4|[f=mpegts:select=v]udp://...': ffmpeg's syntax; the
     stream is MPEG-TS with the video only (select=v), the file has both."""
-    src = clip(tmp)
+    src = harness.av_clip(tmp, 2)
     port = free_port(socket.SOCK_DGRAM)
     rec, got = os.path.join(tmp, "rec.mp4"), os.path.join(tmp, "recv.ts")
     rx = udp_receiver(port, got)
@@ -131,7 +113,7 @@ def onfail_ignore_unreachable(tmp):
     """A stream nothing listens for: with onfail=ignore the recording is
     complete (exit 0, a message naming the URL); with the default (abort)
     the run fails (exit 1) and leaves no file and no partial."""
-    src = clip(tmp)
+    src = harness.av_clip(tmp, 2)
     port = free_port(socket.SOCK_STREAM)  # nothing listens there
     url = "tcp://127.0.0.1:%d" % port
     rec = os.path.join(tmp, "rec.mkv")
@@ -170,7 +152,7 @@ def onfail_stream_drops(tmp):
     the file goes on to its end (all 50 frames, sound too); a failure
     mid-run with abort (CLVID_FAULT=output2:10) ends the run with exit 1
     and no file or partial left."""
-    src = clip(tmp)
+    src = harness.av_clip(tmp, 2)
     port = free_port(socket.SOCK_STREAM)
     url = "tcp://127.0.0.1:%d" % port
     rec = os.path.join(tmp, "rec.mkv")
@@ -196,7 +178,7 @@ def refused_without_y(tmp):
     """The second output exists: without -y the run is refused (exit 1,
     naming it) before anything is written: the first is not created, or,
     when it exists too, left as it was; with -y both are written."""
-    src = clip(tmp, 1)
+    src = harness.av_clip(tmp, 1)
     first, second = os.path.join(tmp, "a.mkv"), os.path.join(tmp, "b.mp4")
     with open(second, "w") as f:
         f.write("keep me")
@@ -221,7 +203,7 @@ def syntax_errors(tmp):
     -o; a container that cannot hold the shared encoding is refused (exit 1)
     naming it. A path with '|' and spaces given as one of several -o is
     written as named."""
-    src = clip(tmp, 1)
+    src = harness.av_clip(tmp, 1)
     a, b = os.path.join(tmp, "a.mkv"), os.path.join(tmp, "b.ts")
     for spec, words in (("%s|[foo=1]%s" % (a, b), "unknown option 'foo'"),
                         ("%s||%s" % (a, b), "output 2 is empty"),
