@@ -6,24 +6,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "check.h"
 #include "clvid.h"
 #include "opencl.h"
 #include "testing.h"
 
 /* Exit status ctest reads as "skipped" (SKIP_RETURN_CODE). */
 #define TEST_SKIP 77
-
-extern int test_failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);               \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            test_failures++;                                                                       \
-        }                                                                                          \
-    } while (0)
 
 #define CHECK_EQ_STR(got, want)                                                                    \
     CHECK(strcmp((got), (want)) == 0, "\n   got: %s\n  want: %s", (got), (want))

@@ -20,17 +20,9 @@
 
 #include "ipc.h"
 
-static int failures;
+#include "check.h"
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-        }                                                                                          \
-    } while (0)
+int test_failures;
 
 static void nap_ms(int ms)
 {
@@ -476,6 +468,6 @@ int main(void)
     snprintf(cleanup, sizeof cleanup, "rm -rf '%s'", dir);
     if (system(cleanup) != 0)
         fprintf(stderr, "could not remove %s\n", dir);
-    printf("%s\n", failures ? "FAILED" : "ipc: all passed");
-    return failures != 0;
+    printf("%s\n", test_failures ? "FAILED" : "ipc: all passed");
+    return test_failures != 0;
 }

@@ -8,17 +8,9 @@
 
 #include "latency.h"
 
-static int failures;
+#include "check.h"
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-        }                                                                                          \
-    } while (0)
+int test_failures;
 
 static int by_value(const void *a, const void *b)
 {
@@ -96,6 +88,6 @@ int main(void)
     against_exact(100000, 50, 2);
     against_exact(20000, 8000, 3); /* the 1 ms bins */
     against_exact(7, 30, 4);
-    printf("%s\n", failures ? "FAILED" : "latency: all passed");
-    return failures != 0;
+    printf("%s\n", test_failures ? "FAILED" : "latency: all passed");
+    return test_failures != 0;
 }
