@@ -65,6 +65,16 @@ def free_port(kind):
     return port
 
 
+def ended(proc, timeout, what):
+    """Waits for proc (a subprocess.Popen) to end; kills it and fails, naming
+    what it is, after timeout seconds."""
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise Failure("%s did not end" % what)
+
+
 def probe(path):
     p = run(["ffprobe", "-v", "error", "-count_frames", "-show_streams", "-show_format",
              "-of", "json", path])

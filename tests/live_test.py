@@ -56,13 +56,6 @@ def audio_packets(path):
     return len(p.stdout.split())
 
 
-def received(rx, what):
-    try:
-        rx.wait(timeout=40)
-    except subprocess.TimeoutExpired:
-        rx.kill()
-        raise Failure("the receiver of %s did not end" % what)
-
 
 @test
 def udp_realtime(tmp):
@@ -75,7 +68,7 @@ def udp_realtime(tmp):
     rx = receiver("udp://127.0.0.1:%d?timeout=3000000" % port, out)
     time.sleep(1.0)  # bound before the first packet
     _, took = send(["-re", "-i", src, "-vf", "sharpen", "-o", "udp://127.0.0.1:%d" % port])
-    received(rx, "udp")
+    harness.ended(rx, 40, "the receiver of udp")
     check(took >= 2.7, "-re sent a 3 s clip in %.2f s (ahead of real time)" % took)
     check(took < 15, "-re took %.2f s for a 3 s clip" % took)
     f = frames(out)
@@ -113,7 +106,7 @@ def rtmp_out(tmp):
     rx = receiver(url, out, listen=("-listen", "1", "-timeout", "20"))
     time.sleep(1.0)
     send(["-re", "-i", src, "-o", url])
-    received(rx, "rtmp")
+    harness.ended(rx, 40, "the receiver of rtmp")
     f = frames(out)
     check(len(f) == 50, "received %d frames of 50" % len(f))
     check(not any(t == "B" for t, _ in f), "B-frames on a live stream (zerolatency)")
@@ -134,7 +127,7 @@ def srt_out(tmp):
     rx = receiver("srt://127.0.0.1:%d?mode=listener" % port, out)
     time.sleep(1.0)
     send(["-re", "-i", src, "-o", "srt://127.0.0.1:%d" % port])
-    received(rx, "srt")
+    harness.ended(rx, 40, "the receiver of srt")
     f = frames(out)
     check(len(f) == 50, "received %d frames of 50" % len(f))
     harness.decodes_cleanly(out)
@@ -261,13 +254,6 @@ def sender(url, seconds, fmt="mpegts", listen=()):
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
-def sent(tx):
-    try:
-        tx.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        tx.kill()
-        raise Failure("the sender did not end")
-
 
 def receive(args):
     """clvid transcode args in the background, killed after 60 s."""
@@ -357,15 +343,15 @@ def comes_back(tmp, scheme, reconnect):
         rx = receive(args)
         reader = events(sock, seen) if reconnect else None
         time.sleep(1.0)
-        sent(sender(send_url, 2, fmt, listen))
+        harness.ended(sender(send_url, 2, fmt, listen), 30, "the sender")
     else:  # the sender listens first; the receiver calls
         tx = sender(send_url, 2, fmt, listen)
         time.sleep(0.7)
         rx = receive(args)
         reader = events(sock, seen) if reconnect else None
-        sent(tx)
+        harness.ended(tx, 30, "the sender")
     time.sleep(1.0)
-    sent(sender(send_url, 2, fmt, listen))
+    harness.ended(sender(send_url, 2, fmt, listen), 30, "the sender")
     err = ended(rx, url)
     if not reconnect:
         check("dropped" in err and url in err, "no word of the drop: %s" % err)
@@ -405,9 +391,9 @@ def restart_udp(tmp):
     out = os.path.join(tmp, "out.mkv")
     rx = receive(["-i", url, "-rw_timeout", "1500000", "-o", out])
     time.sleep(1.0)
-    sent(sender(url + "?pkt_size=1316", 2))
+    harness.ended(sender(url + "?pkt_size=1316", 2), 30, "the sender")
     time.sleep(0.8)
-    sent(sender(url + "?pkt_size=1316", 2))
+    harness.ended(sender(url + "?pkt_size=1316", 2), 30, "the sender")
     err = ended(rx, url)
     check("no packet for 1.5 s" in err, err)
     one_timeline(out, 90, 105)
@@ -439,7 +425,7 @@ def reconnect_max(tmp):
     rx = receive(["-i", url, "-rw_timeout", "500000", "--reconnect", "--reconnect-max", "1.5",
                   "-o", out])
     time.sleep(1.0)
-    sent(sender(url + "?pkt_size=1316", 2))
+    harness.ended(sender(url + "?pkt_size=1316", 2), 30, "the sender")
     stopped = time.monotonic()
     err = ended(rx, url)
     took = time.monotonic() - stopped

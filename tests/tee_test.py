@@ -30,13 +30,6 @@ def udp_receiver(port, path):
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
-def received(rx):
-    try:
-        rx.wait(timeout=40)
-    except subprocess.TimeoutExpired:
-        rx.kill()
-        raise Failure("the receiver did not end")
-
 
 def clvid(args, expect=0, env=None):
     p = run([ARGS.clvid, "transcode", "-q"] + args, expect=expect, timeout=60,
@@ -77,7 +70,7 @@ def file_and_udp(tmp):
     rx = udp_receiver(port, got)
     time.sleep(1.0)  # bound before the first packet
     clvid(["-re", "-i", src, "-vf", "sharpen", "-o", rec, "-o", "udp://127.0.0.1:%d" % port])
-    received(rx)
+    harness.ended(rx, 40, "the receiver")
     sums, b_rec = frames(rec)
     sums_got, b_got = frames(got)
     check(len(sums) == 50, "the file holds %d frames of 50" % len(sums))
@@ -100,7 +93,7 @@ def ffmpeg_syntax(tmp):
     time.sleep(1.0)
     clvid(["-re", "-i", src, "-f", "tee", "-o",
            "%s|[f=mpegts:select=v]udp://127.0.0.1:%d" % (rec, port)])
-    received(rx)
+    harness.ended(rx, 40, "the receiver")
     sums, _ = frames(rec)
     check(len(sums) == 50, "the file holds %d frames of 50" % len(sums))
     check(frames(got)[0] == sums, "the stream's frames differ from the file's")
