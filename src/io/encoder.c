@@ -285,23 +285,43 @@ static int muxer_takes(const AVOutputFormat *ofmt, const AVStream *video,
         const AVOutputFormat *ts = av_guess_format("mpegts", NULL, NULL);
         ofmt = ts ? ts : ofmt;
     }
+    /* RTSP sends each stream as RTP of its own: the trial asks the rtp
+     * muxer about the sound alone (the rtsp muxer's header would connect,
+     * and fail: the sound was left out of every RTSP stream). */
+    int alone = !strcmp(ofmt->name, "rtsp");
+    if (alone) {
+        const AVOutputFormat *rtp = av_guess_format("rtp", NULL, NULL);
+        if (!rtp)
+            return 0;
+        ofmt = rtp;
+    }
     if (avformat_query_codec(ofmt, par->codec_id, FF_COMPLIANCE_NORMAL) == 0)
         return 0;
     AVFormatContext *oc = NULL;
     if (avformat_alloc_output_context2(&oc, ofmt, NULL, NULL) < 0 || !oc)
         return 0;
-    AVStream *vs = avformat_new_stream(oc, NULL), *as = avformat_new_stream(oc, NULL);
+    AVStream *vs = alone ? NULL : avformat_new_stream(oc, NULL);
+    AVStream *as = avformat_new_stream(oc, NULL);
     int ok = 0;
-    if (vs && as && avcodec_parameters_copy(vs->codecpar, video->codecpar) >= 0 &&
+    /* RTP's packets are a UDP datagram's size (its muxer asks the output
+     * for the size, which memory does not have). */
+    if (alone)
+        oc->packet_size = 1472;
+    if ((vs || alone) && as &&
+        (!vs || avcodec_parameters_copy(vs->codecpar, video->codecpar) >= 0) &&
         avcodec_parameters_copy(as->codecpar, par) >= 0 &&
         ((ofmt->flags & AVFMT_NOFILE) || avio_open_dyn_buf(&oc->pb) >= 0)) {
-        vs->time_base = video->time_base;
-        vs->disposition = video->disposition; /* a cover is no video track */
+        if (vs) {
+            vs->time_base = video->time_base;
+            vs->disposition = video->disposition; /* a cover is no video track */
+        }
         as->time_base = tb;
         as->codecpar->codec_tag = 0;
         int level = av_log_get_level();
         av_log_set_level(AV_LOG_QUIET); /* a refusal here is an answer, not an error */
         ok = avformat_write_header(oc, NULL) >= 0;
+        if (ok && alone)
+            av_write_trailer(oc); /* the rtp muxer frees its packet buffer there */
         av_log_set_level(level);
         if (oc->pb) {
             uint8_t *buf = NULL;
