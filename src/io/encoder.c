@@ -31,6 +31,7 @@ typedef struct output {
                           * URLs, HLS: its muxer writes the playlist and segments) */
     int network;         /* a URL of a network protocol (udp://, rtmp://...) */
     int hls;             /* the hls muxer */
+    clv_rtp_ts *rtp;     /* rtp://: MPEG-TS in RTP, sent by rtp_ts.c (it owns oc->pb) */
     /* Image outputs (a single output only): each picture is a file of its
      * own (pictures.c). */
     int images;
@@ -381,12 +382,25 @@ static int outputs_alive(const clv_encoder *e)
     return n;
 }
 
+/* Closes what output m writes into (its muxer's pb): an rtp:// stream
+ * sends what rtp_ts.c holds first. 0 or the AVERROR of a failed close. */
+static int output_close_io(output *m)
+{
+    if (m->rtp) {
+        int r = clv_rtp_ts_close(&m->rtp);
+        m->oc->pb = NULL; /* rtp_ts.c's, freed with it */
+        return r;
+    }
+    if (m->oc && m->oc->pb && !(m->format->flags & AVFMT_NOFILE))
+        return avio_closep(&m->oc->pb);
+    return 0;
+}
+
 /* Closes what output m writes into, without finishing it: a stream's
  * connection goes; a file's partial is removed when the encoder closes. */
 static void output_drop(output *m)
 {
-    if (m->oc && m->oc->pb && !(m->format->flags & AVFMT_NOFILE))
-        avio_closep(&m->oc->pb);
+    output_close_io(m);
 }
 
 /* Output m failed with AVERROR err (on opening, a write or the trailer).
@@ -609,6 +623,8 @@ static int choose_muxer(const char *path, const char *format, const AVOutputForm
                            "name it with -f",
                            path);
     const char *name = format ? format : by_scheme;
+    if (!format && by_scheme && !strcmp(by_scheme, "rtp_mpegts"))
+        name = "mpegts"; /* put in RTP by rtp_ts.c (start_output) */
     *out = name ? av_guess_format(name, NULL, NULL) : av_guess_format(NULL, path, NULL);
     if (!*out && format)
         return clv_io_fail(msg, CLV_EOPTION,
@@ -1146,8 +1162,12 @@ static int start_output(clv_encoder *e, output *m, const clv_output_options *o,
     AVDictionary *io_opts = NULL;
     if (m->network && !strncmp(m->path, "srt://", 6))
         av_dict_set(&io_opts, "linger", "2", 0);
-    if (!(ofmt->flags & AVFMT_NOFILE))
+    if (m->network && !strcmp(ofmt->name, "mpegts") && !av_strncasecmp(m->path, "rtp://", 6)) {
+        r = clv_rtp_ts_open(m->oc->url, &io_opts, &m->rtp, &m->oc->pb);
+        m->oc->flush_packets = 1; /* a frame's end goes out with it, not with the next */
+    } else if (!(ofmt->flags & AVFMT_NOFILE)) {
         r = avio_open2(&m->oc->pb, m->oc->url, AVIO_FLAG_WRITE, NULL, &io_opts);
+    }
     av_dict_free(&io_opts);
     if (r < 0) {
         *averr = r;
@@ -1430,8 +1450,10 @@ int clv_encoder_finish(clv_encoder *e, clv_msg *msg)
             continue;
         const char *what = "finishing '%.900s' failed: %s";
         int r = av_write_trailer(m->oc);
-        if (r >= 0 && m->oc->pb && !(m->format->flags & AVFMT_NOFILE) &&
-            avio_closep(&m->oc->pb) < 0) {
+        if (r >= 0 && m->rtp) {
+            what = "sending the end of '%.900s' failed: %s";
+            r = output_close_io(m);
+        } else if (r >= 0 && output_close_io(m) < 0) {
             what = "closing '%.900s' failed (disk full?)%.0s";
             r = AVERROR(EIO);
         }

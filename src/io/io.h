@@ -362,6 +362,17 @@ int clv_outfile_commit(clv_outfile *f, clv_msg *msg);
 /* Removes the partial unless committed; frees f (NULL is fine). */
 void clv_outfile_close(clv_outfile *f);
 
+/* MPEG-TS in RTP (rtp_ts.c) for rtp:// outputs, in place of FFmpeg's
+ * rtp_mpegts muxer, which never sends the stream's last TS packets. Opens
+ * url (options as avio_open2's) and gives in *pb what the mpegts muxer
+ * writes into (owned by *out: not to be closed with avio_close). Returns
+ * 0 or an AVERROR. */
+typedef struct clv_rtp_ts clv_rtp_ts;
+int clv_rtp_ts_open(const char *url, AVDictionary **options, clv_rtp_ts **out, AVIOContext **pb);
+/* Sends what the muxer left in the pb, frees it and closes the URL; *rtp
+ * becomes NULL (NULL is fine). 0 or the AVERROR of a failed send. */
+int clv_rtp_ts_close(clv_rtp_ts **rtp);
+
 /* The files of an image output (pictures.c): attached to the image2
  * muxer's context, each picture is a clv_outfile of its own. error is the
  * AVERROR of a picture that failed (set on the encoder's thread, where the
