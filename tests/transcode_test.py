@@ -913,10 +913,12 @@ def interrupt(tmp):
 
 @test
 def special_outputs(tmp):
-    """The output path is what it names: a FIFO (with a reader) and a
-    character device are written in place and stay what they were, a
-    symbolic link stays a link to the new file (with the old file's
-    permissions), -f null writes nothing, a folder is refused by name."""
+    """The output path is what it names: a FIFO (with a reader) is written
+    in place and stays what it was, a character device is refused with or
+    without -y (no container goes into a device node: -f v4l2 is for a
+    virtual camera) and stays what it was, a symbolic link stays a link to
+    the new file (with the old file's permissions), -f null writes nothing,
+    a folder is refused by name."""
     import stat
     import threading
     fifo = os.path.join(tmp, "fifo")
@@ -938,10 +940,10 @@ def special_outputs(tmp):
     check(int(streams(probe(through), "video")[0]["nb_read_frames"]) > 5, "frames lost")
     dev = os.path.join(tmp, "null")
     if subprocess.run(["mknod", dev, "c", "1", "3"], capture_output=True).returncode == 0:
-        clvid("-i", sample(), "-t", "0.3", "-f", "mp4", "-o", dev, "-y")
+        for overwrite in ([], ["-y"]):
+            p = clvid("-i", sample(), "-t", "0.3", "-f", "mp4", "-o", dev, *overwrite, expect=2)
+            check("is a device" in p.stderr and "-f v4l2" in p.stderr, p.stderr)
         check(stat.S_ISCHR(os.lstat(dev).st_mode), "the device node was replaced by a file")
-        p = clvid("-i", sample(), "-t", "0.3", "-f", "mp4", "-o", dev, expect=1)
-        check("already exists; use -y" in p.stderr, p.stderr)
     else:
         print("  mknod not allowed here: the character device case is skipped")
     real = os.path.join(tmp, "real.mp4")

@@ -106,6 +106,10 @@ static int parse_args(int argc, char **argv, play_args *a)
     clv_player_options *p = &a->player;
     clv_transcode_options_init(&p->io);
     p->volume = 1.0;
+    /* -f applies to the file named next, as in ffmpeg: the INPUT's
+     * (-f lavfi testsrc2), or -o's (-f v4l2 -o /dev/video10). */
+    const char *format = NULL;
+    int last_output = 0; /* the last file named is -o's */
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         static const struct {
@@ -143,6 +147,10 @@ static int parse_args(int argc, char **argv, play_args *a)
                 return -1;
             }
             p->io.input = o;
+            if (format)
+                p->io.input_format = format;
+            format = NULL;
+            last_output = 0;
             continue;
         }
         if (clv_cli_unknown(o, play_words, "play"))
@@ -154,10 +162,21 @@ static int parse_args(int argc, char **argv, play_args *a)
         const char *v = argv[++i];
         char *end;
         int known;
-        if (!strcmp(o, "-i"))
+        if (!strcmp(o, "-i")) {
             p->io.input = v;
-        else if (!strcmp(o, "-f"))
-            p->io.input_format = v;
+            if (format)
+                p->io.input_format = format;
+            format = NULL;
+            last_output = 0;
+        } else if (!strcmp(o, "-o")) {
+            if (clv_cli_add_output(&a->outputs, v, &p->io, "play"))
+                return -1;
+            if (format) /* with several -o, refused by clv_cli_outputs_done */
+                p->io.output_format = format;
+            format = NULL;
+            last_output = 1;
+        } else if (!strcmp(o, "-f"))
+            format = v;
         else if (!strcmp(o, "-vf")) {
             if (p->chain_count == CLV_PLAYER_CHAINS) {
                 fprintf(stderr, "clvid play: at most %d -vf chains\n", CLV_PLAYER_CHAINS);
@@ -174,11 +193,8 @@ static int parse_args(int argc, char **argv, play_args *a)
             p->stats = v;
         else if (!strcmp(o, "--ipc"))
             p->io.ipc = v;
-        else if (!strcmp(o, "-o")) {
-            if (clv_cli_add_output(&a->outputs, v, &p->io, "play"))
-                return -1;
-        } else if ((known = clv_cli_output_option(o, v, &p->io)) != 0 ||
-                   (known = clv_cli_capture_option(o, v, &p->io)) != 0) {
+        else if ((known = clv_cli_output_option(o, v, &p->io)) != 0 ||
+                 (known = clv_cli_capture_option(o, v, &p->io)) != 0) {
             if (known < 0)
                 return -1;
         } else if (!strcmp(o, "-ss")) {
@@ -211,6 +227,10 @@ static int parse_args(int argc, char **argv, play_args *a)
             return -1;
         }
     }
+    /* A -f after every file is the last one's: the output's after -o
+     * ("-o /dev/video10 -f v4l2"), else the input's ("play x -f lavfi"). */
+    if (format)
+        *(last_output ? &p->io.output_format : &p->io.input_format) = format;
     /* A network input is live whatever is said (docs/live.md, Inputs). */
     p->io.live = a->live || clv_input_is_network(p->io.input);
     if (clv_cli_outputs_done(&a->outputs, &p->io, "play"))

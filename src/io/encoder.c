@@ -14,6 +14,7 @@
 
 #include <math.h>
 
+#include <libavdevice/avdevice.h>
 #include <libavutil/avstring.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
@@ -31,6 +32,7 @@ typedef struct output {
                           * URLs, HLS: its muxer writes the playlist and segments) */
     int network;         /* a URL of a network protocol (udp://, rtmp://...) */
     int hls;             /* the hls muxer */
+    int v4l2;            /* a virtual camera (-f v4l2): raw frames into a device, video only */
     clv_rtp_ts *rtp;     /* rtp://: MPEG-TS in RTP, sent by rtp_ts.c (it owns oc->pb) */
     /* Image outputs (a single output only): each picture is a file of its
      * own (pictures.c). */
@@ -58,6 +60,7 @@ struct clv_encoder {
     int tee;              /* the outputs are several (-f tee) */
     int network;          /* an output is a URL of a network protocol: live encoder settings */
     int hls;              /* an output is HLS: keyframes every segment */
+    int v4l2;             /* the output is a virtual camera (one output: tee refuses it) */
     AVPacket *tee_packet; /* mux_write's copy of each packet for an output */
     AVCodecContext *enc;
     int video_out; /* output stream index of the video */
@@ -623,6 +626,8 @@ static int choose_muxer(const char *path, const char *format, const AVOutputForm
                            "name it with -f",
                            path);
     const char *name = format ? format : by_scheme;
+    if (format)
+        avdevice_register_all(); /* -f v4l2: libavdevice's output */
     if (!format && by_scheme && !strcmp(by_scheme, "rtp_mpegts"))
         name = "mpegts"; /* put in RTP by rtp_ts.c (start_output) */
     *out = name ? av_guess_format(name, NULL, NULL) : av_guess_format(NULL, path, NULL);
@@ -648,6 +653,12 @@ static int choose_muxer(const char *path, const char *format, const AVOutputForm
 static int open_output(output *m, clv_msg *msg)
 {
     int to_stdout = !strcmp(m->path, "-");
+    /* A virtual camera: the device is asked what it is before its muxer
+     * opens it (the muxer writes in place; nothing is created or removed). */
+    m->v4l2 = av_match_name("v4l2", m->format->name); /* "video4linux2,v4l2" */
+    int err = m->v4l2 ? clv_output_v4l2_check(m->path, msg) : 0;
+    if (err)
+        return err;
     if (avformat_alloc_output_context2(&m->oc, m->format, NULL, m->path) < 0 || !m->oc)
         return clv_io_fail(msg, CLV_EIO, "'%s': cannot set up the %s muxer", m->path,
                            m->format->name);
@@ -706,6 +717,7 @@ static int open_outputs(clv_encoder *e, const clv_output_options *o, clv_msg *ms
             err = open_output(m, msg);
         e->network |= m->network;
         e->hls |= m->hls;
+        e->v4l2 |= m->v4l2;
     }
     clv_tee_free(list, count);
     if (err)
@@ -1046,11 +1058,20 @@ static int map_streams(clv_encoder *e, const clv_output_options *o, const clv_me
         e->routes[i].out = -1;
     const AVOutputFormat *ofmt = e->oc->oformat;
     const AVStream *vst = e->oc->streams[e->video_out];
+    int left_out = 0;
     for (int k = 0; k < in->stream_desc_count; k++) {
         const clv_stream_desc *s = &in->streams[k];
         int code = 0;
         if (s->type == AVMEDIA_TYPE_AUDIO ? o->no_audio : o->no_subtitles)
             continue;
+        if (e->v4l2) { /* a camera has no sound */
+            if (!left_out++)
+                av_log(NULL, AV_LOG_WARNING,
+                       "'%s': a virtual camera (v4l2) takes video only; the input's sound and "
+                       "subtitles are left out\n",
+                       o->path);
+            continue;
+        }
         if (s->type == AVMEDIA_TYPE_AUDIO) {
             if ((code = map_audio(e, o, s, msg)))
                 return code;
@@ -1071,6 +1092,11 @@ static int map_extra_audio(clv_encoder *e, const clv_output_options *o, clv_msg 
 {
     if (!o->extra_audio)
         return 0;
+    if (e->v4l2)
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "'%s': a virtual camera (-f v4l2) takes video only; leave --audio out "
+                           "(conferencing apps take the microphone themselves)",
+                           o->path);
     const AVCodec *aac = audio_encoder(AV_CODEC_ID_AAC);
     int r = aac ? recode_try(e, o->extra_audio, e->route_count - 1, aac, "the microphone", msg) : 0;
     if (r < 0)
@@ -1260,6 +1286,10 @@ int clv_encoder_open(const clv_output_options *o, const clv_media_desc *in, clv_
         err = choose_video_codec(e, o, in, &codec, msg);
     if (!err)
         err = choose_video_pix_fmt(o, codec, in, &pf, msg);
+    /* A virtual camera gets 4:2:0 (I420), as from ffmpeg: what v4l2loopback
+     * and conferencing apps take, whatever the input was. */
+    if (!err && e->v4l2 && !o->pix_fmt)
+        pf = AV_PIX_FMT_YUV420P;
     if (!err)
         err = open_video_encoder(e, o, in, codec, pf, color, msg);
     if (!err)

@@ -402,12 +402,20 @@ int clv_sequence_match(const char *pattern, const char *name, long *number);
  * an output sequence) is one of the inputs' files (any file of an input
  * sequence), compared by device and inode, with or without overwrite;
  * CLV_EEXIST when, without overwrite, it (any file of the sequence)
- * exists; CLV_EOPTION for a folder. format is -f (NULL: from the name);
- * formats that write no file (null) pass; "tee": each of the outputs is
- * checked (and the spec's mistakes found, clv_tee_parse). Names the file
- * in msg. */
+ * exists; CLV_EOPTION for a folder, and for a character device (a camera,
+ * /dev/null, a terminal) unless the format is v4l2 or writes no file.
+ * format is -f (NULL: from the name); formats that write no file (null)
+ * pass; "tee": each of the outputs is checked (and the spec's mistakes
+ * found, clv_tee_parse). Names the file in msg. */
 int clv_output_check(const char *const *inputs, int input_count, const char *output,
                      const char *format, int overwrite, clv_msg *msg);
+/* -f v4l2 (a virtual camera): CLV_EOPTION unless output is a V4L2 video
+ * output device (VIDIOC_QUERYCAP says V4L2_CAP_VIDEO_OUTPUT: a v4l2loopback
+ * device no other program feeds), CLV_EIO when nothing is there. The
+ * device is asked, never written. clv_output_check makes only the checks
+ * of the path (a character device is there): a running virtual camera,
+ * checked again, says "capture". */
+int clv_output_v4l2_check(const char *output, clv_msg *msg);
 
 /* 1 when path is a URL of a network protocol ("udp://", "srt://",
  * "rtmp://", ...; anything "SCHEME://" but file:), which avio opens as it

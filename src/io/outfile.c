@@ -2,12 +2,12 @@
  * name with nothing there yet) is written as a hidden partial beside it and
  * renamed over it only when complete, so a failed run never leaves half a
  * file and never touches what was there; anything else at the path (a FIFO,
- * a device, a socket) is written in place and never removed, as ffmpeg
- * does; a symbolic link is followed, so it stays a link to the new file. A
- * partial is locked (flock) while its process lives: a later run that finds
- * the partial of a process that died (SIGKILL, a crash) removes it. Also the
- * checks made before a run writes anything: what exists, and what is also
- * an input, for single files and numbered sequences ("out_%04d.png"). */
+ * a socket) is written in place and never removed, as ffmpeg does (a
+ * device is refused: a virtual camera is -f v4l2's, below); a symbolic link is followed, so it
+ * stays a link to the new file. A partial is locked (flock) while its process lives: a later run
+ * that finds the partial of a process that died (SIGKILL, a crash) removes it. Also the checks made
+ * before a run writes anything: what exists, and what is also an input, for single files and
+ * numbered sequences ("out_%04d.png"). */
 #include "io.h"
 
 #include <dirent.h>
@@ -19,8 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <linux/videodev2.h>
+
+#include <libavutil/avstring.h>
 
 struct clv_outfile {
     char target[PATH_MAX];  /* the file the output becomes (links followed) */
@@ -383,6 +388,60 @@ void clv_output_hls_segments(const char *playlist, char *out, size_t size)
     snprintf(out, size, "%.*s%%d.ts", n, playlist);
 }
 
+/* ---- A virtual camera (-f v4l2) ------------------------------------------ */
+
+/* The checks of -f v4l2 that need no more than the path: a character
+ * device is there (it is written in place, never created, replaced or
+ * removed, so -y does not apply). */
+static int v4l2_device_there(const char *output, clv_msg *msg)
+{
+    struct stat st;
+    if (stat(output, &st) != 0)
+        return clv_io_fail(msg, CLV_EIO,
+                           "-f v4l2: '%.900s': %s (a virtual camera is a v4l2loopback device: "
+                           "modprobe v4l2loopback video_nr=10 card_label=clvid exclusive_caps=1 "
+                           "makes /dev/video10)",
+                           output, strerror(errno));
+    if (!S_ISCHR(st.st_mode))
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "-f v4l2: '%.900s' is not a video device; -f v4l2 writes frames to a "
+                           "virtual camera (/dev/videoN of v4l2loopback)",
+                           output);
+    return 0;
+}
+
+int clv_output_v4l2_check(const char *output, clv_msg *msg)
+{
+    int err = v4l2_device_there(output, msg);
+    if (err)
+        return err;
+    /* Opened without blocking and closed at once: asking a device what it
+     * is neither writes to it nor claims it. */
+    int fd = open(output, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return clv_io_fail(msg, CLV_EIO, "-f v4l2: cannot open '%.900s': %s", output,
+                           strerror(errno));
+    struct v4l2_capability cap;
+    memset(&cap, 0, sizeof cap);
+    int queried = ioctl(fd, VIDIOC_QUERYCAP, &cap) == 0;
+    int error = errno;
+    close(fd);
+    if (!queried)
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "-f v4l2: '%.900s' is not a V4L2 device (VIDIOC_QUERYCAP: %s); a "
+                           "virtual camera is a v4l2loopback device (/dev/videoN)",
+                           output, strerror(error));
+    uint32_t caps = cap.capabilities & V4L2_CAP_DEVICE_CAPS ? cap.device_caps : cap.capabilities;
+    if (!(caps & V4L2_CAP_VIDEO_OUTPUT))
+        /* v4l2loopback with exclusive_caps=1 says "capture" once a writer
+         * feeds it: another program's virtual camera looks like a camera. */
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "-f v4l2: '%.900s' (%.100s) is not a video output: it is a camera, or a "
+                           "v4l2loopback device another program already feeds",
+                           output, (const char *)cap.card);
+    return 0;
+}
+
 int clv_output_check(const char *const *inputs, int input_count, const char *output,
                      const char *format, int overwrite, clv_msg *msg)
 {
@@ -398,11 +457,22 @@ int clv_output_check(const char *const *inputs, int input_count, const char *out
         clv_tee_free(list, count);
         return err;
     }
+    if (output && format && av_match_name(format, "v4l2,video4linux2"))
+        return v4l2_device_there(output, msg);
     if (!output || !strcmp(output, "-") || clv_output_is_network(output))
         return 0; /* a stream is sent, not a file left behind */
     const AVOutputFormat *of =
         format ? av_guess_format(format, NULL, NULL) : av_guess_format(NULL, output, NULL);
     int image2 = of && (!strcmp(of->name, "image2"));
+    struct stat dev;
+    if ((!of || !(of->flags & AVFMT_NOFILE) || image2) && stat(output, &dev) == 0 &&
+        S_ISCHR(dev.st_mode))
+        /* A container written into a camera, a virtual camera, a disk's
+         * node or a terminal destroys or garbles what is there. */
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "'%.900s' is a device; clvid writes no file into a device node (a "
+                           "virtual camera: -f v4l2 -o %.900s; no output at all: -f null)",
+                           output, output);
     if (of && !strcmp(of->name, "hls")) {
         /* The playlist and its segments ("live%d.ts" beside it): none is
          * replaced without overwrite. */

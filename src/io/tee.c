@@ -95,6 +95,15 @@ static int parse_one(const char *token, int n, clv_tee_output *t, clv_msg *msg)
         return clv_io_fail(msg, CLV_EOPTION, "-f tee: output %d ('%.300s') has no path", n, token);
     if (snprintf(t->path, sizeof t->path, "%s", p) >= (int)sizeof t->path)
         return clv_io_fail(msg, CLV_EOPTION, "-f tee: output %d: the path is too long", n);
+    /* A virtual camera takes raw frames and no sound (libavdevice's v4l2
+     * muxer, registered only when a run uses it): not the one encoding
+     * that several outputs share. */
+    if (t->format[0] && av_match_name(t->format, "v4l2,video4linux2"))
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "-f tee: '%.300s': a virtual camera (f=%.30s) cannot be one of several "
+                           "outputs: it takes raw frames without sound, not the encoding they "
+                           "share; write it in a run of its own (-f v4l2 -o %.300s)",
+                           t->path, t->format, t->path);
     const AVOutputFormat *ofmt = muxer_of(t);
     if (t->format[0] && !ofmt)
         return clv_io_fail(msg, CLV_EOPTION,
