@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
 """live_test.py - clvid transcode's live outputs on the loopback: -re (a file
 read at its native rate), network URLs (udp:// MPEG-TS, rtmp:// FLV, srt://
-MPEG-TS) received by an ffmpeg listening on 127.0.0.1, the live encoder
-defaults (H.264, no B-frames with x264's zerolatency, a keyframe every 2 s),
-HLS playlists (-hls_time, -hls_list_size, nothing overwritten without -y), the
-latency the summary, --progress and get stats tell, and
-the errors of a URL that cannot be reached. Every run is bounded in time.
+MPEG-TS, rtp:// MPEG-TS in RTP, rtsp:// publish) received by an ffmpeg
+listening on 127.0.0.1, the live encoder defaults (H.264, no B-frames with
+x264's zerolatency, a keyframe every 2 s), HLS playlists (-hls_time,
+-hls_list_size, nothing overwritten without -y), the latency the summary,
+--progress and get stats tell, the errors of a URL that cannot be reached,
+and the virtual camera (-f v4l2: fed and read back where a v4l2loopback
+device exists; its refusals everywhere). Every run is bounded in time.
 One test per run, by name (--list names them), as ctest runs them."""
+import fcntl
+import glob
 import os
 import re
 import socket
+import stat
+import struct
+import threading
 import subprocess
 import sys
 import time
@@ -25,6 +32,17 @@ def protocols():
     p = run(["ffmpeg", "-hide_banner", "-protocols"])
     out = p.stdout.split("Output:")
     return set(out[0].split()), set(out[1].split()) if len(out) > 1 else set()
+
+
+def formats(flags):
+    """The names of FFmpeg's formats with all of `flags` (D: demuxer, E:
+    muxer)."""
+    names = set()
+    for line in run(["ffmpeg", "-hide_banner", "-formats"]).stdout.splitlines():
+        m = re.match(r"^ ([D ])([E ])\s+(\S+)", line)
+        if m and all(c in m.group(1) + m.group(2) for c in flags):
+            names.update(m.group(3).split(","))
+    return names
 
 
 def receiver(url, path, listen=()):
@@ -131,6 +149,197 @@ def srt_out(tmp):
     f = frames(out)
     check(len(f) == 50, "received %d frames of 50" % len(f))
     harness.decodes_cleanly(out)
+
+
+def rtp_receive(port, seconds):
+    """The RTP packets sent to 127.0.0.1:port, received until `seconds` pass
+    without one, on a thread: call the result for the list."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind(("127.0.0.1", port))
+    sock.settimeout(seconds)
+    got = []
+
+    def receive():
+        try:
+            while True:
+                got.append(sock.recv(65536))
+        except socket.timeout:
+            pass
+        finally:
+            sock.close()
+    thread = threading.Thread(target=receive)
+    thread.start()
+
+    def result():
+        thread.join(timeout=60)
+        return got
+    return result
+
+
+@test
+def rtp_out(tmp):
+    """rtp:// sends MPEG-TS in RTP (RFC 2250): every packet is RTP version 2,
+    payload type 33, one source, sequence numbers without a gap, whole TS
+    packets; the stream they carry holds every frame (the last too: FFmpeg
+    5.1's rtp_mpegts muxer never sent its last TS packets) and the sound
+    (which clvid left out), and decodes cleanly in ffmpeg. (ffmpeg as the
+    receiver, -protocol_whitelist file,udp,rtp -i stream.sdp, shows all but
+    the last frame: its RTP depacketizer never ends the last PES.)"""
+    port = free_port(socket.SOCK_DGRAM)
+    while port % 2:  # RTP on an even port, RTCP on the next
+        port = free_port(socket.SOCK_DGRAM)
+    src = clip(tmp, 2)
+    packets = rtp_receive(port, 3.0)
+    send(["-re", "-i", src, "-vf", "sharpen", "-o", "rtp://127.0.0.1:%d" % port])
+    packets = packets()
+    check(len(packets) > 50, "%d RTP packets received" % len(packets))
+    heads = [struct.unpack(">BBHII", p[:12]) for p in packets]
+    check(all(h[0] == 0x80 and h[1] == 33 for h in heads), "not RTP v2 with payload type 33")
+    check(len({h[4] for h in heads}) == 1, "more than one SSRC")
+    seqs = [h[2] for h in heads]
+    check(all((a + 1) & 0xffff == b for a, b in zip(seqs, seqs[1:])), "sequence numbers skip")
+    check(all((len(p) - 12) % 188 == 0 and p[12] == 0x47 for p in packets),
+          "a payload is not whole TS packets")
+    out = os.path.join(tmp, "recv.ts")
+    with open(out, "wb") as f:
+        f.write(b"".join(p[12:] for p in packets))
+    f = frames(out)
+    check(len(f) == 50, "received %d frames of 50" % len(f))
+    check(audio_packets(out) > 50, "the sound was not sent")
+    harness.decodes_cleanly(out)
+
+
+@test
+def rtsp_out(tmp):
+    """rtsp:// publish (ANNOUNCE, RECORD) to an ffmpeg acting as the server:
+    over UDP (RTSP's default) and over TCP (a server that takes only TCP
+    makes the publisher fall back to it), every frame decoded, the sound
+    (AAC as RTP of its own) too."""
+    if "rtsp" not in formats("DE"):
+        raise Skip("this FFmpeg has no rtsp")
+    src = clip(tmp, 2)
+    for transport in ("udp", "tcp"):
+        port = free_port(socket.SOCK_STREAM)
+        out = os.path.join(tmp, "recv-%s.crc" % transport)
+        # The server's RTP ports apart from the publisher's (both pick from
+        # 5000 up on one host). It decodes what it gets: its RTP timestamps
+        # start unknown, which a copy into a file refuses.
+        rx = subprocess.Popen(["timeout", "30", "ffmpeg", "-v", "error", "-y", "-rtsp_flags",
+                               "listen", "-listen_timeout", "20", "-rtsp_transport", transport,
+                               "-min_port", "30000", "-max_port", "40000", "-i",
+                               "rtsp://127.0.0.1:%d/live" % port, "-f", "framecrc", out],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        send(["-re", "-i", src, "-vf", "sharpen", "-o", "rtsp://127.0.0.1:%d/live" % port])
+        received(rx, "rtsp over " + transport)
+        check(rx.returncode == 0, "the %s receiver failed: %s" % (transport, rx.stderr.read()))
+        rows = [r.split(",") for r in open(out).read().splitlines() if not r.startswith("#")]
+        video = sum(1 for r in rows if r[0].strip() == "0")
+        sound = sum(1 for r in rows if r[0].strip() == "1")
+        check(video == 50, "over %s: %d frames of 50 decoded" % (transport, video))
+        check(sound > 50, "over %s: %d sound frames (AAC was left out?)" % (transport, sound))
+
+
+# ---- A virtual camera (-f v4l2) -------------------------------------------
+
+VIDIOC_QUERYCAP = 0x80685600  # _IOR('V', 0, struct v4l2_capability), 104 bytes
+V4L2_CAP_VIDEO_OUTPUT = 0x2
+V4L2_CAP_DEVICE_CAPS = 0x80000000
+
+
+def loopback_device():
+    """A v4l2loopback device no program feeds (its driver says "loopback",
+    it takes video output), or None."""
+    for path in sorted(glob.glob("/dev/video*")):
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            cap = bytearray(104)
+            fcntl.ioctl(fd, VIDIOC_QUERYCAP, cap)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+        driver = bytes(cap[:16]).split(b"\0")[0].decode(errors="replace")
+        caps, device_caps = struct.unpack_from("<II", cap, 84)
+        caps = device_caps if caps & V4L2_CAP_DEVICE_CAPS else caps
+        if "loopback" in driver and caps & V4L2_CAP_VIDEO_OUTPUT:
+            return path
+    return None
+
+
+@test
+def v4l2_refused(tmp):
+    """-f v4l2 refuses what is not a virtual camera, touching nothing: a
+    regular file (left as it was), /dev/null (no V4L2 device), a missing
+    path (not created; the message says how to load v4l2loopback); and a
+    device node is never written as a file without -f v4l2, by transcode
+    or by webcam (whose -f goes to the file named next)."""
+    src = clip(tmp, 1)
+    kept = os.path.join(tmp, "notes.txt")
+    with open(kept, "w") as f:
+        f.write("keep me\n")
+    before = os.stat(kept)
+    p = run([ARGS.clvid, "transcode", "-q", "-i", src, "-f", "v4l2", "-o", kept], expect=2)
+    check("not a video device" in p.stderr, p.stderr)
+    p = run([ARGS.clvid, "transcode", "-q", "-i", src, "-f", "v4l2", "-y", "-o", kept], expect=2)
+    after = os.stat(kept)
+    check(open(kept).read() == "keep me\n" and after.st_mtime_ns == before.st_mtime_ns and
+          after.st_ino == before.st_ino, "-f v4l2 changed the regular file")
+    check(not [n for n in os.listdir(tmp) if "partial" in n], "a partial was left")
+    p = run([ARGS.clvid, "transcode", "-q", "-i", src, "-f", "v4l2", "-o", "/dev/null"], expect=2)
+    check("/dev/null" in p.stderr and "not a V4L2 device" in p.stderr, p.stderr)
+    missing = os.path.join(tmp, "video99")
+    p = run([ARGS.clvid, "transcode", "-q", "-i", src, "-f", "v4l2", "-o", missing], expect=1)
+    check("modprobe v4l2loopback" in p.stderr, p.stderr)
+    check(not os.path.exists(missing), "-f v4l2 created %s" % missing)
+    for args in (["-o", "/dev/null"], ["-f", "matroska", "-y", "-o", "/dev/null"]):
+        p = run([ARGS.clvid, "transcode", "-q", "-i", src] + args, expect=2)
+        check("is a device" in p.stderr and "-f v4l2" in p.stderr, p.stderr)
+    check(stat.S_ISCHR(os.stat("/dev/null").st_mode), "/dev/null is no longer a device")
+    cam = [ARGS.clvid, "webcam", "-f", "lavfi", "testsrc2=size=160x120:rate=25", "--no-window",
+           "--exit-after-frames", "5"]
+    p = run(cam + ["-o", "/dev/null"], expect=2, timeout=60)
+    check("is a device" in p.stderr, p.stderr)
+    for args in (["-f", "v4l2", "-o", "/dev/null"], ["-o", "/dev/null", "-f", "v4l2"]):
+        p = run(cam + args, expect=2, timeout=60)
+        check("not a V4L2 device" in p.stderr, "webcam %s: %s" % (args, p.stderr))
+    # The input's -f is still the input's: webcam records a file as before.
+    run(cam + ["-o", os.path.join(tmp, "rec.mkv")], timeout=60)
+    check(os.path.exists(os.path.join(tmp, "rec.mkv")), "webcam -o rec.mkv wrote nothing")
+
+
+@test
+def v4l2_loopback(tmp):
+    """-f v4l2 feeds a v4l2loopback device (skipped where none is loaded,
+    as in most containers): an ffmpeg reading the same node gets 320x240
+    frames that are gray (-vf gray: chroma 128) while clvid sends them at
+    the clip's rate (-re); the sound is left out, said once."""
+    device = loopback_device()
+    if not device:
+        raise Skip("no v4l2loopback device (modprobe v4l2loopback exclusive_caps=1)")
+    src = clip(tmp, 4)
+    tx = subprocess.Popen(["timeout", "30", ARGS.clvid, "transcode", "-re", "-i", src,
+                           "-vf", "gray", "-f", "v4l2", "-o", device],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)  # the format is set: the device is a camera now
+    size = 320 * 240 * 3 // 2
+    p = run(["timeout", "20", "ffmpeg", "-v", "error", "-f", "v4l2", "-i", device, "-frames:v",
+             "10", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"], text=False)
+    try:
+        _, err = tx.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        tx.kill()
+        raise Failure("clvid did not end")
+    check(tx.returncode == 0, "clvid -f v4l2 failed: %s" % err)
+    check(err.count("takes video only") == 1, "the sound was not said to be left out once: %s"
+          % err)
+    check(len(p.stdout) == 10 * size, "read %d bytes, expected 10 frames" % len(p.stdout))
+    for k in range(10):
+        chroma = p.stdout[k * size + 320 * 240:(k + 1) * size]
+        check(all(abs(b - 128) <= 1 for b in chroma[::97]), "frame %d is not gray" % k)
 
 
 @test
