@@ -1286,9 +1286,9 @@ int clv_encoder_open(const clv_output_options *o, const clv_media_desc *in, clv_
         err = choose_video_codec(e, o, in, &codec, msg);
     if (!err)
         err = choose_video_pix_fmt(o, codec, in, &pf, msg);
-    /* A virtual camera gets 4:2:0 (I420), as from ffmpeg: what v4l2loopback
-     * and conferencing apps take, whatever the input was. */
-    if (!err && e->v4l2 && !o->pix_fmt)
+    /* A virtual camera's raw frames are 4:2:0 (I420), as from ffmpeg: what
+     * v4l2loopback and conferencing apps take, whatever the input was. */
+    if (!err && e->v4l2 && !o->pix_fmt && codec->id == AV_CODEC_ID_RAWVIDEO)
         pf = AV_PIX_FMT_YUV420P;
     if (!err)
         err = open_video_encoder(e, o, in, codec, pf, color, msg);
