@@ -50,7 +50,9 @@ static const char *const play_words[] = {"-i",
 static void usage(FILE *f)
 {
     fprintf(f, "usage: clvid play [INPUT] [options]        (no INPUT: the bundled sample)\n"
-               "  -f FORMAT          force the input format (lavfi, v4l2, ...)\n"
+               "  -f FORMAT          the format of the file named next: the input's (lavfi,\n"
+               "                     v4l2, ...) or -o's (-f v4l2 -o /dev/video10: a virtual\n"
+               "                     camera, v4l2loopback; docs/live.md)\n"
                "  -vf CHAIN          a filter chain (repeat -vf for several; w cycles them);\n"
                "                     opencl=file=KERNEL.cl reloads when the file is saved\n"
                "  -ss TIME           start at TIME (seconds or [hh:]mm:ss)\n"
