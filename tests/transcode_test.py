@@ -914,8 +914,8 @@ def interrupt(tmp):
 @test
 def special_outputs(tmp):
     """The output path is what it names: a FIFO (with a reader) is written
-    in place and stays what it was, a character device is refused with or
-    without -y (no container goes into a device node: -f v4l2 is for a
+    in place and stays what it was, a character or block device is refused
+    with or without -y (no container goes into a device node: -f v4l2 is for a
     virtual camera) and stays what it was, a symbolic link stays a link to
     the new file (with the old file's permissions), -f null writes nothing,
     a folder is refused by name."""
@@ -944,6 +944,10 @@ def special_outputs(tmp):
             p = clvid("-i", sample(), "-t", "0.3", "-f", "mp4", "-o", dev, *overwrite, expect=2)
             check("is a device" in p.stderr and "-f v4l2" in p.stderr, p.stderr)
         check(stat.S_ISCHR(os.lstat(dev).st_mode), "the device node was replaced by a file")
+        disk = os.path.join(tmp, "disk")  # a block device (a loop minor nothing uses)
+        if subprocess.run(["mknod", disk, "b", "7", "250"], capture_output=True).returncode == 0:
+            p = clvid("-i", sample(), "-t", "0.3", "-f", "mp4", "-o", disk, "-y", expect=2)
+            check("is a device" in p.stderr, p.stderr)
     else:
         print("  mknod not allowed here: the character device case is skipped")
     real = os.path.join(tmp, "real.mp4")

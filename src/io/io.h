@@ -402,8 +402,9 @@ int clv_sequence_match(const char *pattern, const char *name, long *number);
  * an output sequence) is one of the inputs' files (any file of an input
  * sequence), compared by device and inode, with or without overwrite;
  * CLV_EEXIST when, without overwrite, it (any file of the sequence)
- * exists; CLV_EOPTION for a folder, and for a character device (a camera,
- * /dev/null, a terminal) unless the format is v4l2 or writes no file.
+ * exists; CLV_EOPTION for a folder, and for a device node (a camera,
+ * /dev/null, a terminal, a disk) unless the format is v4l2 or writes no
+ * file.
  * format is -f (NULL: from the name); formats that write no file (null)
  * pass; "tee": each of the outputs is checked (and the spec's mistakes
  * found, clv_tee_parse). Names the file in msg. */

@@ -1,13 +1,14 @@
 /* outfile.c - how clvid writes a path the user named. A regular file (or a
  * name with nothing there yet) is written as a hidden partial beside it and
  * renamed over it only when complete, so a failed run never leaves half a
- * file and never touches what was there; anything else at the path (a FIFO,
- * a socket) is written in place and never removed, as ffmpeg does (a
- * device is refused: a virtual camera is -f v4l2's, below); a symbolic link is followed, so it
- * stays a link to the new file. A partial is locked (flock) while its process lives: a later run
- * that finds the partial of a process that died (SIGKILL, a crash) removes it. Also the checks made
- * before a run writes anything: what exists, and what is also an input, for single files and
- * numbered sequences ("out_%04d.png"). */
+ * file and never touches what was there; a FIFO or a socket at the path
+ * is written in place and never removed, as ffmpeg does (a device node is
+ * refused: a virtual camera is -f v4l2's, below); a symbolic link is
+ * followed, so it stays a link to the new file. A partial is locked
+ * (flock) while its process lives: a later run that finds the partial of a
+ * process that died (SIGKILL, a crash) removes it. Also the checks made
+ * before a run writes anything: what exists, and what is also an input,
+ * for single files and numbered sequences ("out_%04d.png"). */
 #include "io.h"
 
 #include <dirent.h>
@@ -466,9 +467,9 @@ int clv_output_check(const char *const *inputs, int input_count, const char *out
     int image2 = of && (!strcmp(of->name, "image2"));
     struct stat dev;
     if ((!of || !(of->flags & AVFMT_NOFILE) || image2) && stat(output, &dev) == 0 &&
-        S_ISCHR(dev.st_mode))
-        /* A container written into a camera, a virtual camera, a disk's
-         * node or a terminal destroys or garbles what is there. */
+        (S_ISCHR(dev.st_mode) || S_ISBLK(dev.st_mode)))
+        /* A container written into a camera, a virtual camera, a terminal
+         * or a disk garbles or destroys what is there. */
         return clv_io_fail(msg, CLV_EOPTION,
                            "'%.900s' is a device; clvid writes no file into a device node (a "
                            "virtual camera: -f v4l2 -o %.900s; no output at all: -f null)",
