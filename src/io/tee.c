@@ -26,6 +26,8 @@ static const AVOutputFormat *muxer_of(const clv_tee_output *t)
     const char *name = t->format[0]                     ? t->format
                        : clv_output_is_network(t->path) ? clv_output_network_format(t->path)
                                                         : NULL;
+    if (name && !t->format[0] && !strcmp(name, "rtp_mpegts"))
+        name = "mpegts"; /* put in RTP by clvid (rtp_ts.c), as the encoder does */
     if (name)
         return av_guess_format(name, NULL, NULL);
     return clv_output_is_network(t->path) || !strcmp(t->path, "-")
