@@ -6,9 +6,11 @@ a file and a udp:// stream received by ffmpeg with the same frames; the tee
 form's f= and select=; onfail=ignore keeping the recording when the stream
 cannot be reached or drops mid-run, and onfail=abort ending the run with no
 file left; nothing written when one output exists without -y; the tee
-syntax's mistakes. One test per run, by name (--list names them)."""
+syntax's mistakes; a file and an rtp:// stream at once; a virtual camera
+refused as one of several outputs. One test per run, by name (--list names them)."""
 import os
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -218,6 +220,79 @@ def syntax_errors(tmp):
     odd = os.path.join(tmp, "my rec|1.mkv")
     clvid(["-i", src, "-o", odd, "-o", b])
     check(len(frames(odd)[0]) == 25 and len(frames(b)[0]) == 25, "not both written")
+
+
+def rtp_receive(port, seconds):
+    """The datagrams sent to 127.0.0.1:port, received on a thread until
+    `seconds` pass without one: call the result for the list."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind(("127.0.0.1", port))
+    sock.settimeout(seconds)
+    got = []
+
+    def receive():
+        try:
+            while True:
+                got.append(sock.recv(65536))
+        except socket.timeout:
+            pass
+        finally:
+            sock.close()
+    thread = threading.Thread(target=receive)
+    thread.start()
+
+    def result():
+        thread.join(timeout=60)
+        return got
+    return result
+
+
+@test
+def file_and_rtp(tmp):
+    """-o rec.mkv -o rtp://127.0.0.1:PORT: the rtp:// output is put in RTP by
+    clvid (rtp_ts.c) as one of several outputs: RTP v2, payload type 33,
+    sequence numbers without a gap, whole TS packets carrying the same 50
+    frames as the file (the last too) and the sound; the file is complete."""
+    src = clip(tmp)
+    port = free_port(socket.SOCK_DGRAM)
+    while port % 2:  # RTP on an even port
+        port = free_port(socket.SOCK_DGRAM)
+    rec = os.path.join(tmp, "rec.mkv")
+    packets = rtp_receive(port, 3.0)
+    clvid(["-re", "-i", src, "-o", rec, "-o", "rtp://127.0.0.1:%d" % port])
+    packets = packets()
+    check(len(packets) > 50, "%d RTP packets received" % len(packets))
+    heads = [struct.unpack(">BBHII", p[:12]) for p in packets]
+    check(all(h[0] == 0x80 and h[1] == 33 for h in heads), "not RTP v2 with payload type 33")
+    seqs = [h[2] for h in heads]
+    check(all((a + 1) & 0xffff == b for a, b in zip(seqs, seqs[1:])), "sequence numbers skip")
+    check(all((len(p) - 12) % 188 == 0 and p[12] == 0x47 for p in packets),
+          "a payload is not whole TS packets")
+    got = os.path.join(tmp, "recv.ts")
+    with open(got, "wb") as f:
+        f.write(b"".join(p[12:] for p in packets))
+    sums, _ = frames(rec)
+    check(len(sums) == 50, "the file holds %d frames of 50" % len(sums))
+    check(frames(got)[0] == sums, "the RTP stream's frames differ from the file's")
+    check(kinds(rec) == ["audio", "video"] and kinds(got) == ["audio", "video"],
+          "sound missing: %s, %s" % (kinds(rec), kinds(got)))
+    harness.decodes_cleanly(got)
+    check(not partials(tmp), "partials left: %s" % partials(tmp))
+
+
+@test
+def v4l2_refused(tmp):
+    """A virtual camera cannot be one of several outputs (it takes raw
+    frames without sound, not the shared encoding): [f=v4l2] in a tee is a
+    usage error (exit 2) naming it, and a device node as one of several
+    outputs is refused as it is alone, with -y too; nothing is written."""
+    src = clip(tmp, 1)
+    rec = os.path.join(tmp, "rec.mkv")
+    p = clvid(["-i", src, "-f", "tee", "-o", "%s|[f=v4l2]/dev/null" % rec], expect=2)
+    check("virtual camera" in p.stderr and "/dev/null" in p.stderr, p.stderr)
+    p = clvid(["-y", "-i", src, "-f", "tee", "-o", "%s|[f=matroska]/dev/null" % rec], expect=2)
+    check("/dev/null" in p.stderr and "device" in p.stderr, p.stderr)
+    check(os.listdir(tmp) == ["clip.mp4"], "files written: %s" % os.listdir(tmp))
 
 
 def main():
