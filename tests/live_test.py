@@ -188,7 +188,7 @@ def rtp_out(tmp):
     port = free_port(socket.SOCK_DGRAM)
     while port % 2:  # RTP on an even port, RTCP on the next
         port = free_port(socket.SOCK_DGRAM)
-    src = clip(tmp, 2)
+    src = harness.av_clip(tmp, 2)
     packets = rtp_receive(port, 3.0)
     send(["-re", "-i", src, "-vf", "sharpen", "-o", "rtp://127.0.0.1:%d" % port])
     packets = packets()
@@ -217,7 +217,7 @@ def rtsp_out(tmp):
     (AAC as RTP of its own) too."""
     if "rtsp" not in formats("DE"):
         raise Skip("this FFmpeg has no rtsp")
-    src = clip(tmp, 2)
+    src = harness.av_clip(tmp, 2)
     for transport in ("udp", "tcp"):
         port = free_port(socket.SOCK_STREAM)
         out = os.path.join(tmp, "recv-%s.crc" % transport)
@@ -231,7 +231,7 @@ def rtsp_out(tmp):
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         time.sleep(1.0)
         send(["-re", "-i", src, "-vf", "sharpen", "-o", "rtsp://127.0.0.1:%d/live" % port])
-        received(rx, "rtsp over " + transport)
+        harness.ended(rx, 40, "the receiver of rtsp over " + transport)
         check(rx.returncode == 0, "the %s receiver failed: %s" % (transport, rx.stderr.read()))
         rows = [r.split(",") for r in open(out).read().splitlines() if not r.startswith("#")]
         video = sum(1 for r in rows if r[0].strip() == "0")
@@ -277,7 +277,7 @@ def v4l2_refused(tmp):
     path (not created; the message says how to load v4l2loopback); and a
     device node is never written as a file without -f v4l2, by transcode
     or by webcam (whose -f goes to the file named next)."""
-    src = clip(tmp, 1)
+    src = harness.av_clip(tmp, 1)
     kept = os.path.join(tmp, "notes.txt")
     with open(kept, "w") as f:
         f.write("keep me\n")
@@ -320,7 +320,7 @@ def v4l2_loopback(tmp):
     device = loopback_device()
     if not device:
         raise Skip("no v4l2loopback device (modprobe v4l2loopback exclusive_caps=1)")
-    src = clip(tmp, 4)
+    src = harness.av_clip(tmp, 4)
     tx = subprocess.Popen(["timeout", "30", ARGS.clvid, "transcode", "-re", "-i", src,
                            "-vf", "gray", "-f", "v4l2", "-o", device],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

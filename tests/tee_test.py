@@ -253,7 +253,7 @@ def file_and_rtp(tmp):
     clvid (rtp_ts.c) as one of several outputs: RTP v2, payload type 33,
     sequence numbers without a gap, whole TS packets carrying the same 50
     frames as the file (the last too) and the sound; the file is complete."""
-    src = clip(tmp)
+    src = harness.av_clip(tmp, 2)
     port = free_port(socket.SOCK_DGRAM)
     while port % 2:  # RTP on an even port
         port = free_port(socket.SOCK_DGRAM)
@@ -286,7 +286,7 @@ def v4l2_refused(tmp):
     frames without sound, not the shared encoding): [f=v4l2] in a tee is a
     usage error (exit 2) naming it, and a device node as one of several
     outputs is refused as it is alone, with -y too; nothing is written."""
-    src = clip(tmp, 1)
+    src = harness.av_clip(tmp, 1)
     rec = os.path.join(tmp, "rec.mkv")
     p = clvid(["-i", src, "-f", "tee", "-o", "%s|[f=v4l2]/dev/null" % rec], expect=2)
     check("virtual camera" in p.stderr and "/dev/null" in p.stderr, p.stderr)
