@@ -1107,6 +1107,54 @@ int clv_decoder_reconnect(clv_decoder *d, double timeout_s, clv_msg *msg)
     return 0;
 }
 
+static int retry_stopped(const clv_retry *r)
+{
+    return r->stop && r->stop(r->user);
+}
+
+int clv_decoder_retry(clv_decoder *d, const clv_retry *r, int *attempts, char *last, size_t size,
+                      clv_msg *msg)
+{
+    double wait = 0.5;
+    *attempts = 0;
+    if (size)
+        last[0] = 0;
+    for (int attempt = 1;; attempt++) {
+        /* A try waits for the source as an opening does (5 s, or the stall
+         * time if longer), never beyond r->most. */
+        double left = r->most > 0 ? r->began + r->most - clv_io_seconds() : 3600;
+        if (left <= 0 || retry_stopped(r))
+            return 1;
+        if (r->trying)
+            r->trying(r->user, attempt);
+        clv_msg m = {{0}};
+        int err = clv_decoder_reconnect(d, left, &m);
+        *attempts = attempt;
+        if (!err)
+            return 0;
+        snprintf(last, size, "%s", m.text);
+        if (err == CLV_EINVAL) /* it came back, but not as the run was set up for */
+            return 1;
+        if (err != CLV_EIO)
+            return clv_io_fail(msg, err, "%.1000s", m.text);
+        if (r->most > 0 && r->began + r->most - clv_io_seconds() < wait)
+            wait = r->began + r->most - clv_io_seconds();
+        if (wait > 0 && r->wait && (err = r->wait(r->user, wait, msg)))
+            return err;
+        for (double until = clv_io_seconds() + wait;
+             !r->wait && !retry_stopped(r) && clv_io_seconds() < until;) {
+            struct timespec step = {0, 20 * 1000 * 1000};
+            nanosleep(&step, NULL);
+        }
+        wait = wait * 2 > 8 ? 8 : wait * 2;
+    }
+}
+
+void clv_decoder_interrupt(clv_decoder *d)
+{
+    atomic_store(&d->stopping, 1);
+}
+
 int64_t clv_decoder_stale_dropped(const clv_decoder *d)
 {
     return atomic_load(&d->stale);

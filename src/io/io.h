@@ -209,6 +209,33 @@ int clv_decoder_source_ended(const clv_decoder *dec, char *why, size_t size);
  * saying what differs when not; CLV_EIO when it cannot be opened (try
  * again later). */
 int clv_decoder_reconnect(clv_decoder *dec, double timeout_s, clv_msg *msg);
+/* The --reconnect policy's bounds and the caller's hooks for
+ * clv_decoder_retry, each called on the thread that retries. */
+typedef struct clv_retry {
+    double began; /* when the source dropped (clv_io_seconds) */
+    double most;  /* give up this many seconds after began; 0: never */
+    /* Before each try, attempt 1, 2, ...; NULL: nothing. */
+    void (*trying)(void *user, int attempt);
+    /* 1 when the tries should end (a quit); NULL: never. */
+    int (*stop)(void *user);
+    /* Waits `seconds` between tries, ending early on a stop: 0, or a
+     * CLV_E* code with msg, which ends the tries. NULL: a sleep that
+     * checks stop every 20 ms. */
+    int (*wait)(void *user, double seconds, clv_msg *msg);
+    void *user;
+} clv_retry;
+/* With the thread finished after the source ended: clv_decoder_reconnect
+ * tried at once, then after waits from 0.5 s doubling to 8 s, until the
+ * source opens (0: clv_decoder_start goes on on the same timeline;
+ * *attempts says after how many tries), retry->most seconds have passed,
+ * stop says so or the source comes back changed (1: given up; last gets
+ * the last try's error, "" when none). Any other error, the decoder's or
+ * wait's: its CLV_E* code with msg. */
+int clv_decoder_retry(clv_decoder *dec, const clv_retry *retry, int *attempts, char *last,
+                      size_t size, clv_msg *msg);
+/* From any thread: ends a blocking opening (clv_decoder_reconnect) at once
+ * and makes the next fail, until clv_decoder_start. */
+void clv_decoder_interrupt(clv_decoder *dec);
 /* Live sources: frames the decoder dropped because the queue was full, and
  * the largest number of frames the queue has held. */
 int64_t clv_decoder_stale_dropped(const clv_decoder *dec);

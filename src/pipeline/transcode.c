@@ -198,6 +198,7 @@ typedef struct run {
     /* A network input that dropped and was not (or could not be) opened
      * again: why, for the note at the end. */
     char dropped[1000];
+    double dropped_at; /* clv_io_seconds of the last drop, while reconnecting */
 } run;
 
 static void *stage_block_alloc(void *stage, size_t size, uint8_t **pixels)
@@ -990,13 +991,36 @@ static int nap(run *r, double seconds, clv_msg *msg)
     return err;
 }
 
+/* A reconnection's hooks (clv_retry): the run and the drop. */
+typedef struct retrying {
+    run *r;
+    const char *why;
+} retrying;
+
+static void trying(void *user, int attempt)
+{
+    retrying *t = user;
+    report(t->r, CLV_TRANSCODE_RECONNECTING);
+    tell_reconnect(t->r, "reconnecting", t->why, attempt, clv_io_seconds() - t->r->dropped_at);
+}
+
+static int retry_stop(void *user)
+{
+    return stop_wanted(((retrying *)user)->r);
+}
+
+static int retry_wait(void *user, double seconds, clv_msg *msg)
+{
+    return nap(((retrying *)user)->r, seconds, msg);
+}
+
 /* The decoder's thread ended. When the source dropped or ended and
- * --reconnect is on, it is opened again, with waits from 0.5 s doubling to
- * 8 s between tries, until it opens (1: the decoder runs again, on the
- * same timeline), reconnect_max seconds pass, the run is stopped or the
- * source comes back changed (0: the run ends there, finished, with
- * r->dropped saying why). A CLV_E* code (with msg) is the decoder's own
- * error. */
+ * --reconnect is on, it is opened again (clv_decoder_retry: waits from
+ * 0.5 s doubling to 8 s between tries) until it opens (1: the decoder runs
+ * again, on the same timeline), reconnect_max seconds pass, the run is
+ * stopped or the source comes back changed (0: the run ends there,
+ * finished, with r->dropped saying why). A CLV_E* code (with msg) is the
+ * decoder's own error. */
 static int reconnect(run *r, clv_msg *msg)
 {
     char why[200];
@@ -1014,43 +1038,32 @@ static int reconnect(run *r, clv_msg *msg)
     /* The frames sent before the drop are written before the wait. */
     if ((err = drain_stage(r, msg)))
         return err;
-    const double began = clv_io_seconds(), most = r->o->reconnect_max;
-    double wait = 0.5;
-    char last[1100] = "";
-    for (int attempt = 1;; attempt++) {
-        /* A try waits for the source as an opening does (5 s, or the stall
-         * time if longer), never beyond reconnect_max. */
-        double left = most > 0 ? began + most - clv_io_seconds() : 3600;
-        if (left <= 0 || stop_wanted(r))
-            break;
-        report(r, CLV_TRANSCODE_RECONNECTING);
-        tell_reconnect(r, "reconnecting", why, attempt, clv_io_seconds() - began);
-        clv_msg m = {{0}};
-        err = clv_decoder_reconnect(r->dec, left, &m);
-        if (!err) {
-            report(r, CLV_TRANSCODE_RECONNECTED);
-            tell_reconnect(r, "reconnected", NULL, attempt, clv_io_seconds() - began);
-            if (clv_decoder_start(r->dec, r->dec_q, NULL))
-                return clv_io_fail(msg, CLV_ENOMEM, "out of memory (threads)");
-            return 1;
-        }
-        snprintf(last, sizeof last, "%s", m.text);
-        if (err == CLV_EINVAL) /* it came back, but not as the run was set up for */
-            break;
-        if (err != CLV_EIO)
-            return clv_io_fail(msg, err, "%.1000s", m.text);
-        if (most > 0 && began + most - clv_io_seconds() < wait)
-            wait = began + most - clv_io_seconds();
-        if (wait > 0 && (err = nap(r, wait, msg)))
-            return err;
-        wait = wait * 2 > 8 ? 8 : wait * 2;
+    r->dropped_at = clv_io_seconds();
+    retrying t = {r, why};
+    clv_retry policy = {.began = r->dropped_at,
+                        .most = r->o->reconnect_max,
+                        .trying = trying,
+                        .stop = retry_stop,
+                        .wait = retry_wait,
+                        .user = &t};
+    char last[1100];
+    int attempts = 0;
+    err = clv_decoder_retry(r->dec, &policy, &attempts, last, sizeof last, msg);
+    if (err < 0)
+        return err;
+    if (!err) {
+        report(r, CLV_TRANSCODE_RECONNECTED);
+        tell_reconnect(r, "reconnected", NULL, attempts, clv_io_seconds() - r->dropped_at);
+        if (clv_decoder_start(r->dec, r->dec_q, NULL))
+            return clv_io_fail(msg, CLV_ENOMEM, "out of memory (threads)");
+        return 1;
     }
     if (!stop_wanted(r))
         snprintf(
             r->dropped, sizeof r->dropped,
             "'%.300s': the source dropped (%.150s) and did not come back within %.1f s%s%.300s; "
             "the output ends there",
-            r->o->input, why, clv_io_seconds() - began, last[0] ? ": " : "", last);
+            r->o->input, why, clv_io_seconds() - r->dropped_at, last[0] ? ": " : "", last);
     return 0;
 }
 
