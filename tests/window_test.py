@@ -873,6 +873,9 @@ def errors(tmp):
     check("missing.mp4" in p.stderr, "missing input: %s" % p.stderr)
     p = play(sample(), "-vf", "median=radius=9", expect=2)
     check("radius" in p.stderr and "1 to 7" in p.stderr, "bad chain: %s" % p.stderr)
+    p = play(sample(), "--reconnect", expect=2)
+    check("--reconnect is for network inputs" in p.stderr and sample() in p.stderr,
+          "--reconnect with a file: %s" % p.stderr)
 
 
 # ---- User kernels: the opencl filter, live ------------------------------------
@@ -1107,6 +1110,176 @@ def kernel_picture(tmp):
     d = max_diff(rgba(shot), rgba(frame_png(tmp, chain, 5, "ref")), 1280, 0, 1280, 0, 720)
     print("  largest difference from the transcode path's frame 5: %d" % d)
     check(d <= TOLERANCE, "the window differs from the transcoded frame by %d levels" % d)
+
+
+# ---- A network input that drops: --reconnect in the window -----------------
+
+def free_udp_port():
+    import socket
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def udp_sender(url, seconds):
+    """An ffmpeg streaming `seconds` of 320x240 25 fps H.264 (a keyframe a
+    second) as MPEG-TS to url at its native rate, killed after 30 s."""
+    return subprocess.Popen(["timeout", "30", "ffmpeg", "-v", "error", "-re", "-f", "lavfi", "-i",
+                             "testsrc=size=320x240:rate=25:duration=%g" % seconds, "-c:v",
+                             "libx264", "-g", "25", "-tune", "zerolatency", "-pix_fmt", "yuv420p",
+                             "-f", "mpegts", url + "?pkt_size=1316"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def sent(tx):
+    try:
+        tx.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        tx.kill()
+        raise Failure("the sender did not end")
+    check(tx.returncode == 0, "the sender failed: %s" % tx.stderr.read())
+
+
+def udp_bound(port, timeout=30):
+    """Waits until a UDP socket is bound to port (the player's input opened),
+    so that a sender's first packets and keyframe are not lost."""
+    want = ":%04X" % port
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        with open("/proc/net/udp") as f:
+            if any(line.split()[1].endswith(want) for line in list(f)[1:]):
+                return
+        time.sleep(0.05)
+    raise Failure("nothing bound UDP port %d within %d s" % (port, timeout))
+
+
+def reconnecting_window(tmp, url, *args):
+    """clvid play --live url --reconnect in the window, with a control
+    socket (returned with the process) and its input open, killed after
+    90 s."""
+    sock = os.path.join(tmp, "ctl.sock")
+    p = subprocess.Popen(["timeout", "90", ARGS.clvid, "play", "--live", url, "--size", "800x450",
+                          "-rw_timeout", "500000", "--reconnect", "--ipc", sock, *args], env=ENV,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for _ in range(200):
+        if os.path.exists(sock) or p.poll() is not None:
+            break
+        time.sleep(0.05)
+    if p.poll() is not None:
+        raise Failure("play ended (%d): %s" % (p.returncode, p.stderr.read()))
+    udp_bound(int(url.rsplit(":", 1)[1]))
+    return p, sock
+
+
+def ended(p):
+    try:
+        _, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise Failure("the window did not end: %s" % p.communicate()[1][-3000:])
+    check(p.returncode == 0, "exit %d: %s" % (p.returncode, err[-3000:]))
+    return err
+
+
+@test
+def live_reconnect(tmp):
+    """--reconnect in the window: a UDP sender streams 1.5 s, stops 1.5 s and
+    streams 2 s more; the window shows frames of both parts, the control
+    socket says reconnecting then reconnected (transcode's fields), and
+    quit ends it (exit 0, the stats count one reconnection)."""
+    control = control_client()
+    url = "udp://127.0.0.1:%d" % free_udp_port()
+    st = os.path.join(tmp, "stats.txt")
+    p, sock = reconnecting_window(tmp, url, "--reconnect-max", "6", "--stats", st)
+    try:
+        with control.Control(sock, timeout=60) as c:
+            sent(udp_sender(url, 1.5))
+            time.sleep(1.5)
+            tx = udp_sender(url, 2)
+            dropped = c.wait_event("reconnecting", timeout=30)
+            check(dropped["input"] == url and dropped["attempt"] >= 1 and dropped["outage"] >= 0
+                  and "no packet" in dropped["reason"] and dropped["time"] > 0, "%s" % dropped)
+            before = c.stats()
+            check(before["frames"] > 0 and before["reconnecting"], "%s" % before)
+            back = c.wait_event("reconnected", timeout=30)
+            check(back["input"] == url and back["attempt"] >= 1 and back["outage"] > 0
+                  and "reason" not in back, "%s" % back)
+            sent(tx)
+            after = c.stats()
+            print("  %d frames before the drop, %d after; back after %.2f s (attempt %d)"
+                  % (before["frames"], after["frames"] - before["frames"], back["outage"],
+                     back["attempt"]))
+            check(after["frames"] > before["frames"] + 5, "no frames of the second part: %s"
+                  % after)
+            check(after["time"] > before["time"], "the timeline went back: %s" % after)
+            check(after["reconnects"] == 1, "%s" % after)
+            c.quit()
+            check(c.wait_event("end", timeout=30)["reason"] == "quit", "the end event")
+        err = ended(p)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    check("reconnecting..." in err and "reconnected" in err, err)
+    s = stats(st)
+    check(s["reconnects"] == "1", "stats: %s" % s)
+
+
+@test
+def live_reconnect_ends(tmp):
+    """--reconnect in the window with a sender that never comes back: quit
+    while reconnecting ends it at once (exit 0) with the HUD saying so on
+    the screenshot; with --reconnect-max 1 the input ends (the end event's
+    eof, exit 0) about a second after the drop, the reason on stderr."""
+    control = control_client()
+    url = "udp://127.0.0.1:%d" % free_udp_port()
+    shot, st = os.path.join(tmp, "reconnecting.png"), os.path.join(tmp, "stats.txt")
+    p, sock = reconnecting_window(tmp, url, "--screenshot", shot, "--stats", st)
+    try:
+        with control.Control(sock, timeout=60) as c:
+            sent(udp_sender(url, 1.5))
+            c.wait_event("reconnecting", timeout=30)
+            time.sleep(1.2)  # the HUD's seconds count on
+            asked = time.monotonic()
+            c.quit()
+            check(c.wait_event("end", timeout=30)["reason"] == "quit", "the end event")
+        ended(p)
+        took = time.monotonic() - asked
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    s = stats(st)
+    check(s["reconnecting"] == "1" and s["reconnects"] == "0" and int(s["frames_shown"]) > 0,
+          "stats: %s" % s)
+    check(took < 5, "quit while reconnecting took %.1f s" % took)
+    w, h = size(shot)
+    check(w > 0 and h > 0, "no screenshot")
+    print("  quit while reconnecting: ended in %.2f s; HUD in %s" % (took, shot))
+    keep = os.environ.get("CLVID_KEEP_SHOT")
+    if keep:
+        import shutil
+        shutil.copy(shot, keep)
+
+    url = "udp://127.0.0.1:%d" % free_udp_port()
+    p, sock = reconnecting_window(tmp, url, "--reconnect-max", "1")
+    try:
+        with control.Control(sock, timeout=60) as c:
+            sent(udp_sender(url, 1.5))
+            stopped = time.monotonic()
+            c.wait_event("reconnecting", timeout=30)
+            check(c.wait_event("end", timeout=30)["reason"] == "eof", "the end event")
+        err = ended(p)
+        took = time.monotonic() - stopped
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    check("did not come back" in err and url in err, err)
+    check(1.0 <= took <= 6, "ended %.2f s after the sender (--reconnect-max 1)" % took)
+    print("  --reconnect-max 1: ended %.2f s after the sender" % took)
 
 
 @test

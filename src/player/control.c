@@ -1,7 +1,7 @@
 /* control.c - the player's side of the control socket (--ipc, mpv's JSON
  * IPC; src/pipeline/ipc.h): the commands the socket queued, applied
  * between frames on the player's thread as the keys' actions are, and the
- * events it pushes (the chain changed, the end). */
+ * events it pushes (the chain changed, reconnecting, the end). */
 #include "player_internal.h"
 
 #include <errno.h>
@@ -149,8 +149,11 @@ static void get(clv_player *p, clv_ipc_request *req)
         clv_json_add(&j, ",\"paused\":%s,\"time\":%.6f,\"duration\":%.6f,\"chain\":",
                      p->paused ? "true" : "false", p->last_pts, p->duration);
         clv_json_string(&j, clv_player_chain_text(p, text, sizeof text));
-        clv_json_add(&j, ",\"width\":%d,\"height\":%d,\"recorded\":%lld}", p->out_w, p->out_h,
-                     (long long)p->recorded);
+        clv_json_add(&j,
+                     ",\"width\":%d,\"height\":%d,\"recorded\":%lld,\"reconnecting\":%s,"
+                     "\"reconnects\":%lld}",
+                     p->out_w, p->out_h, (long long)p->recorded, p->reconnecting ? "true" : "false",
+                     (long long)p->reconnects);
         break;
     case CLV_IPC_CHAIN:
         clv_json_string(&j, clv_player_chain_text(p, text, sizeof text));
@@ -226,5 +229,22 @@ void clv_player_tell_end(clv_player *p, int err, const clv_msg *msg)
         clv_json_string(&j, msg->text);
     }
     clv_ipc_event(p->ipc, "end", j.text);
+    clv_json_free(&j);
+}
+
+void clv_player_tell_reconnect(clv_player *p, const char *event, int attempt)
+{
+    if (!p->ipc)
+        return;
+    clv_json j = {0};
+    clv_json_add(&j, "\"input\":");
+    clv_json_string(&j, p->path);
+    if (!strcmp(event, "reconnecting")) {
+        clv_json_add(&j, ",\"reason\":");
+        clv_json_string(&j, p->retry.why);
+    }
+    clv_json_add(&j, ",\"attempt\":%d,\"outage\":%.3f,\"time\":%.6f", attempt,
+                 clv_io_seconds() - p->retry.began, p->last_pts);
+    clv_ipc_event(p->ipc, event, j.text);
     clv_json_free(&j);
 }

@@ -129,7 +129,14 @@ static void hud_refresh(clv_player *p)
                  p->tonemap ? "tone-mapped to SDR for this display   t: as it is"
                             : "shown as it is (not tone-mapped)   t: tone-map");
     }
+    /* A network input being opened again: first, over the last frame. */
+    char retry[96] = "";
+    if (p->reconnecting) {
+        clv_player_reconnect_text(p, retry, sizeof retry - 1);
+        strcat(retry, "\n");
+    }
     snprintf(p->hud_text, sizeof p->hud_text,
+             "%s"
              "%s  %s\n"
              "%s  %s  %.2f fps  %s %s %s%s\n"
              "%s on %s\n"
@@ -138,7 +145,7 @@ static void hud_refresh(clv_player *p)
              "ms/frame  decode %.2f  upload %.2f  kernels %.2f  download %.2f  present %.2f\n"
              "%s"
              "%s / %s  frame %lld%s%s%s%s   i: HUD  h: keys",
-             which, clv_player_chain_text(p, chain, sizeof chain), p->path, size, p->fps,
+             retry, which, clv_player_chain_text(p, chain, sizeof chain), p->path, size, p->fps,
              av_get_pix_fmt_name(p->in->pix_fmt), clv_matrix_name(col.matrix),
              col.full_range ? "full" : "limited", bits, p->devices, clv_window_renderer(p->win),
              shares, p->shown_fps, p->pipeline_fps,
@@ -171,6 +178,12 @@ int clv_player_draw(clv_player *p, uint8_t **capture, int *cw, int *ch)
     }
     if (p->message[0] && clv_io_seconds() < p->message_until)
         view.message = p->message;
+    char retry[96];
+    if (p->reconnecting && !view.hud && !view.message) {
+        /* The HUD hidden: the bottom line says why the picture stands still. */
+        clv_player_reconnect_text(p, retry, sizeof retry);
+        view.message = retry;
+    }
     view.error = clv_reload_error(p->reload, p->active);
     return clv_window_draw(p->win, &view, capture, cw, ch);
 }
@@ -201,7 +214,7 @@ void clv_player_write_stats(clv_player *p)
             "max_queued=%d\nrecorded=%lld\nmic_packets=%lld\nkernel_reloads=%llu\n"
             "kernel_error=%d\ndevice_shares=%s\ndevice_frames=%s\nfirst_frame_s=%.3f\n"
             "out_width=%d\nout_height=%d\nrecord_skipped=%d\ndepth=%d\nhdr=%d\ntonemap=%d\n"
-            "last_field=%d\n",
+            "last_field=%d\nreconnecting=%d\nreconnects=%lld\n",
             (long long)p->presented, (long long)p->dropped,
             /* a second field's time is halfway to the next frame's */
             (long long)llround(p->last_pts * p->fps - 0.5 * p->last_field), p->last_pts,
@@ -216,7 +229,8 @@ void clv_player_write_stats(clv_player *p)
             (unsigned long long)clv_reload_count(p->reload),
             clv_reload_error(p->reload, p->active) != NULL, shares, frames,
             p->first_shown_at > 0 ? p->first_shown_at - p->entered_at : -1.0, p->out_w, p->out_h,
-            p->rec_skipped, p->depth, p->hdr, p->tonemap, p->last_field);
+            p->rec_skipped, p->depth, p->hdr, p->tonemap, p->last_field, p->reconnecting,
+            (long long)p->reconnects);
     fprintf(f, "preset_key=%s\n", p->preset ? clv_preset_key(p->preset) : "");
     fclose(f);
 }

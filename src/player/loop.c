@@ -267,6 +267,11 @@ static int feed_one(clv_player *p, clv_msg *msg)
             *msg = dmsg;
             return err;
         }
+        /* --reconnect: a network input that dropped is opened again. */
+        int again = clv_player_reconnect_begin(p, msg);
+        if (again < 0)
+            return again;
+        p->eof = !again;
         return 0;
     }
     AVFrame *f = item;
@@ -469,11 +474,13 @@ int clv_player_loop(clv_player *p, clv_msg *msg)
         }
         if (p->refilter && p->taken > 0 && (err = refilter(p, msg)))
             break;
+        if (p->reconnecting && (err = clv_player_reconnect_poll(p, msg)))
+            break;
         pump_audio(p);
         /* Keep the stage's slots busy. */
         /* Live: at most two frames in the stage, so the one shown is never
          * more than a frame behind the one being filtered. */
-        while (!p->eof && (!p->paused || p->step) && room_for_frame(p) &&
+        while (!p->eof && !p->reconnecting && (!p->paused || p->step) && room_for_frame(p) &&
                (!p->a.io.live || clv_stage_pending(p->stage) < 2) &&
                (!p->step || clv_stage_pending(p->stage) == 0)) {
             int r = feed_one(p, msg);
@@ -549,7 +556,7 @@ int clv_player_loop(clv_player *p, clv_msg *msg)
             if (p->redraw || notice_over)
                 err = clv_player_draw(p, NULL, NULL, NULL);
             p->redraw = 0;
-            clv_window_sleep(p->paused || p->eof ? 10 : 1);
+            clv_window_sleep(p->paused || p->eof || p->reconnecting ? 10 : 1);
         }
     }
     return err;

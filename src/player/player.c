@@ -90,11 +90,14 @@ static int check(clv_player *p, clv_chain_desc **descs, clv_msg *msg)
         return clv_io_fail(msg, CLV_EOPTION,
                            "no INPUT given and the bundled sample (media/sample.mp4) is not here; "
                            "name a file: clvid play FILE");
-    if (p->a.io.reconnect)
+    if (p->a.io.reconnect && !clv_io_network_url(p->path))
         return clv_io_fail(msg, CLV_EOPTION,
-                           "--reconnect: the window ends when its network input drops; to record "
-                           "a stream that may drop, add --no-window -o OUTPUT (or use clvid "
-                           "transcode --reconnect)");
+                           "--reconnect is for network inputs (rtsp://, srt://, rtmp://, udp://, "
+                           "rtp://, tcp://, http(s)://); '%.800s' is not one",
+                           p->path);
+    if (p->a.io.reconnect_max < 0)
+        return clv_io_fail(msg, CLV_EOPTION, "--reconnect-max %g: expected 0 or more",
+                           p->a.io.reconnect_max);
     if (p->a.io.output && !p->a.io.live)
         /* A file can be paused, sought and looped: what it should record
          * is not what the user means. transcode writes a file's frames. */
@@ -378,6 +381,7 @@ int clv_player_run(const clv_player_options *options, const volatile sig_atomic_
         clv_player_tell_end(p, err, msg);
         clv_ipc_close(p->ipc);
     }
+    clv_player_reconnect_stop(p); /* the decoder is its thread's */
     if (p->dec)
         clv_decoder_stop(p->dec);
     clv_sink_close(p->sink);

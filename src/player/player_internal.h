@@ -3,11 +3,14 @@
  * play loop (decode, filter, show at the frame's time), input.c turns the
  * window's events and --keys into actions, command.c applies actions to the
  * state, hud.c writes what the player shows and tells (HUD, notices,
- * --stats). Everything runs on the player's one thread. */
+ * --stats), reconnect.c opens a dropped network input again. Everything
+ * runs on the player's one thread but that reconnection's. */
 #ifndef CLVID_PLAYER_INTERNAL_H
 #define CLVID_PLAYER_INTERNAL_H
 
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +26,27 @@
 /* The frames sent, by submit index: the stage's slots, the one shown and
  * the runs a deinterlacer's output lags behind (two frames of two runs). */
 #define CLV_PLAYER_INPUTS 8
+
+/* --reconnect: the network input dropped and a thread of its own opens it
+ * again (clv_decoder_retry). The decoder is that thread's from
+ * clv_player_reconnect_begin until it is joined; the player's thread
+ * reads only the atomics meanwhile, the rest after the join. */
+typedef struct clv_player_retry {
+    pthread_t thread;
+    int running;        /* player's: started and not joined */
+    atomic_int attempt; /* thread's: the try under way, from 1 (0: none yet) */
+    atomic_int done;    /* thread's: it ended; result, attempts, last, msg are set */
+    atomic_int stop;    /* player's: give up (a quit) */
+    int told;           /* player's: the attempts told (reconnecting events) */
+    clv_decoder *dec;
+    double began, most; /* the drop (clv_io_seconds); --reconnect-max (0: never) */
+    char why[200];      /* the drop's reason ("no packet for 0.5 s") */
+    /* Set by the thread before done: clv_decoder_retry's result and tries,
+     * the last try's error, msg for a result < 0. */
+    int result, attempts;
+    char last[1100];
+    clv_msg msg;
+} clv_player_retry;
 
 /* One run of the player. Only the player's thread touches it (the reload
  * build thread and the sound callback have state of their own). */
@@ -142,6 +166,12 @@ struct clv_player {
     clv_ipc *ipc;
     clv_chain *ipc_chain;
     int chain_changed;
+    /* --reconnect (reconnect.c): a network input that dropped is being
+     * opened again (the last frame stays on screen); the times it came
+     * back. */
+    clv_player_retry retry;
+    int reconnecting;
+    int64_t reconnects;
 };
 
 /* ---- player.c: the run ------------------------------------------------- */
@@ -205,6 +235,27 @@ const char *clv_player_chain_text(const clv_player *p, char *buf, size_t size);
 int clv_player_control(clv_player *p, clv_msg *msg);
 /* The end event: eof, quit (q, a quit command, the stop flag) or error. */
 void clv_player_tell_end(clv_player *p, int err, const clv_msg *msg);
+/* The reconnecting (before try `attempt`) or reconnected event, with
+ * transcode's fields. */
+void clv_player_tell_reconnect(clv_player *p, const char *event, int attempt);
+
+/* ---- reconnect.c: a dropped network input opened again --------------- */
+
+/* After the decoder's thread ended without an error: with --reconnect, a
+ * network input that dropped or ended and no quit wanted, starts opening
+ * it again on a thread of its own (1; p->reconnecting). 0: the input has
+ * ended; a CLV_E* code with msg. */
+int clv_player_reconnect_begin(clv_player *p, clv_msg *msg);
+/* While p->reconnecting, on each pass of the loop: tells each try (HUD,
+ * control socket); when the thread has ended, joins it and restarts the
+ * decoder on the same queues (the input is back), or ends the input
+ * (given up: p->eof, the reason on stderr). 0, or a CLV_E* code with msg. */
+int clv_player_reconnect_poll(clv_player *p, clv_msg *msg);
+/* "reconnecting (attempt N, X.X s)" into buf. */
+void clv_player_reconnect_text(const clv_player *p, char *buf, size_t size);
+/* Gives up a reconnection under way and joins its thread; before the
+ * decoder is stopped or closed. Nothing when none runs. */
+void clv_player_reconnect_stop(clv_player *p);
 
 /* ---- hud.c: what the player shows and tells ---------------------------- */
 
