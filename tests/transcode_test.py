@@ -970,6 +970,16 @@ def special_outputs(tmp):
     check(sorted(os.listdir(tmp)) == before, "-f null wrote %s" % (set(os.listdir(tmp)) - set(before)))
     p = clvid("-i", sample(), "-o", tmp, "-f", "matroska", "-y", expect=2)
     check("is a folder" in p.stderr, p.stderr)
+    # A container of no sound (rawvideo) gets the frames alone, as in ffmpeg:
+    # the sample's AAC is left out, not written between them.
+    raw = os.path.join(tmp, "frames.yuv")
+    clvid("-i", sample(), "-t", "0.4", "-f", "rawvideo", "-o", raw)
+    info = streams(probe(sample()), "video")[0]
+    frame = info["width"] * info["height"] * 3 // 2  # yuv420p
+    num, den = (int(x) for x in info["avg_frame_rate"].split("/"))
+    want = round(0.4 * num / den)
+    check(os.path.getsize(raw) == want * frame,
+          "rawvideo: %d bytes for %d frames of %d" % (os.path.getsize(raw), want, frame))
     # --progress never writes over the input or the output.
     p = clvid("-i", sample(), "-t", "0.2", "-o", os.path.join(tmp, "x.mkv"), "--progress",
               sample(), expect=2)

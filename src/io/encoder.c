@@ -1072,6 +1072,9 @@ static int map_streams(clv_encoder *e, const clv_output_options *o, const clv_me
                        o->path);
             continue;
         }
+        if (s->type == AVMEDIA_TYPE_AUDIO && !o->audio_codec && !e->tee &&
+            ofmt->audio_codec == AV_CODEC_ID_NONE)
+            continue; /* a container of no sound (rawvideo, yuv4mpegpipe, h264): as ffmpeg */
         if (s->type == AVMEDIA_TYPE_AUDIO) {
             if ((code = map_audio(e, o, s, msg)))
                 return code;
