@@ -323,11 +323,12 @@ def x_keyboard():
     return ctypes, x11, xtst
 
 
-@test
-def shift_digit_pressed(tmp):
-    """A real shift+1 (Shift_L held, the 1 key pressed, through XTest) picks
-    the second bank's first preset: the window keys on the keycode and the
-    shift modifier, not on the text typed ('!')."""
+def press_keys(tmp, keys, remap=None):
+    """Plays the sample in a window, presses keys in it through XTest (each
+    a list of X key names held together, the last pressed first released),
+    then q; returns the stats file's values. remap: {key: (unshifted,
+    shifted)} gives the key that types `key` those two keysyms meanwhile, as
+    another layout does (Xvfb takes no setxkbmap)."""
     xk = x_keyboard()
     if not xk:
         raise harness.Skip("no libXtst to press keys with")
@@ -335,6 +336,22 @@ def shift_digit_pressed(tmp):
     dpy = x11.XOpenDisplay(ENV["DISPLAY"].encode())
     check(dpy, "cannot open the display %s" % ENV["DISPLAY"])
     st = os.path.join(tmp, "stats.txt")
+
+    def keysyms(code, names):
+        syms = (ctypes.c_ulong * 2)(*[x11.XStringToKeysym(n.encode()) for n in names])
+        x11.XChangeKeyboardMapping(dpy, code, 2, syms, 1)
+        x11.XSync(dpy, 0)
+    x11.XKeycodeToKeysym.restype = ctypes.c_ulong
+    x11.XKeycodeToKeysym.argtypes = [ctypes.c_void_p, ctypes.c_ubyte, ctypes.c_int]
+    x11.XKeysymToString.restype = ctypes.c_char_p
+    x11.XChangeKeyboardMapping.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int,
+                                           ctypes.POINTER(ctypes.c_ulong), ctypes.c_int]
+    restore = []
+    for name, pair in (remap or {}).items():
+        code = x11.XKeysymToKeycode(dpy, x11.XStringToKeysym(name.encode()))
+        restore.append((code, [x11.XKeysymToString(x11.XKeycodeToKeysym(dpy, code, i)).decode()
+                               for i in (0, 1)]))
+        keysyms(code, pair)
     p = subprocess.Popen([ARGS.clvid, "play", sample(), "--loop", "--size", "320x180",
                           "--stats", st], env=ENV, stderr=subprocess.PIPE, text=True)
     try:
@@ -363,25 +380,48 @@ def shift_digit_pressed(tmp):
             xtst.XTestFakeKeyEvent(dpy, code, down, 0)
             x11.XSync(dpy, 0)
             time.sleep(0.1)
-        key("Shift_L", 1)
-        key("1", 1)
-        key("1", 0)
-        key("Shift_L", 0)
-        time.sleep(1)
-        key("q", 1)
-        key("q", 0)
+        for held in keys + [["q"]]:
+            for name in held:
+                key(name, 1)
+            for name in reversed(held):
+                key(name, 0)
+            time.sleep(1)
         _, err = p.communicate(timeout=60)
         check(p.returncode == 0, "clvid play exited %d: %s" % (p.returncode, err))
     finally:
         if p.poll() is None:
             p.kill()
             p.wait()
-    s = stats(st)
+        for code, names in restore:
+            keysyms(code, names)
+    return stats(st)
+
+
+@test
+def shift_digit_pressed(tmp):
+    """A real shift+1 (Shift_L held, the 1 key pressed, through XTest) picks
+    the second bank's first preset: the window keys on the keycode and the
+    shift modifier, not on the text typed ('!')."""
+    s = press_keys(tmp, [["Shift_L", "1"]])
     print("  shift+1 pressed: preset %s (%s), chain %s" % (s["preset"], s["preset_key"],
                                                          s["chain"]))
     check(s["preset_key"] == "shift+1" and s["chain"].startswith("gblur=sigma=2:"),
           "shift+1 pressed: preset %s (%s), chain %s" % (s["preset"], s["preset_key"],
                                                         s["chain"]))
+
+
+@test
+def azerty_digit_row(tmp):
+    """On a French (AZERTY) layout the top row's keys type & é " ... unshifted
+    and the digits shifted; the presets go by the key's place: the 3 key
+    alone picks preset 3, with shift the second bank's third."""
+    azerty = {"3": ("quotedbl", "3")}  # the key of 3: " unshifted, 3 shifted
+    s = press_keys(tmp, [["3"]], remap=azerty)
+    check(s["preset_key"] == "3", "the 3 key on AZERTY: preset %s (%s)"
+          % (s["preset"], s["preset_key"]))
+    s = press_keys(tmp, [["Shift_L", "3"]], remap=azerty)
+    check(s["preset_key"] == "shift+3", "shift and the 3 key on AZERTY: preset %s (%s)"
+          % (s["preset"], s["preset_key"]))
 
 
 @test

@@ -557,11 +557,17 @@ const char *clv_window_renderer(const clv_window *win)
 /* The names --keys and the help use: SDL's key names in lower case, with
  * Escape shortened. Named from the keycode and the shift modifier, never
  * from the text typed: shift+1 is "shift+1" whatever the layout makes of
- * it ('!', '"', ...). */
+ * it ('!', '"', ...). The digit row goes by its place (the scancode), so
+ * that 1-9 and shift+1..9 pick the presets on every layout: AZERTY's
+ * unshifted top row is & é " ' ( - è _ ç à. */
 static void key_name(const SDL_KeyboardEvent *k, char *out, size_t size)
 {
     char name[24];
-    snprintf(name, sizeof name, "%.23s", SDL_GetKeyName(k->keysym.sym));
+    const SDL_Scancode sc = k->keysym.scancode;
+    if (sc >= SDL_SCANCODE_1 && sc <= SDL_SCANCODE_0)
+        snprintf(name, sizeof name, "%d", sc == SDL_SCANCODE_0 ? 0 : sc - SDL_SCANCODE_1 + 1);
+    else
+        snprintf(name, sizeof name, "%.23s", SDL_GetKeyName(k->keysym.sym));
     for (char *c = name; *c; c++)
         *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
     snprintf(out, size, "%s%s", (k->keysym.mod & KMOD_SHIFT) ? "shift+" : "",
