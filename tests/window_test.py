@@ -508,6 +508,67 @@ def deinterlacer_frames(tmp):
           "recorded %d frames at %s" % (len(got), got))
 
 
+def deint_outputs(tmp, clip, vf, name):
+    """Every frame out of clip through vf, as the transcode path makes them
+    (bytes, in order)."""
+    pattern = os.path.join(tmp, name + "_%03d.png")
+    run([ARGS.clvid, "transcode", "-q", "-i", clip, "-vf", vf, "-o", pattern, "-y"])
+    out, n = [], 1
+    while os.path.exists(pattern % n):
+        out.append(rgba(pattern % n))
+        n += 1
+    return out
+
+
+def shown_picture(tmp, clip, vf, *args):
+    """The picture play leaves at exit (160x120 shown 1:1) and its stats."""
+    shot, st = os.path.join(tmp, "shot.png"), os.path.join(tmp, "stats.txt")
+    play(clip, "-vf", vf, "--untimed", "--no-hud", "--size", "160x120", *args, "--screenshot",
+         shot, "--stats", st)
+    return rgba(shot), stats(st)
+
+
+@test
+def deinterlacer_restarts(tmp):
+    """A deinterlacer's frames start afresh where the input does: after a
+    seek the first frame out is made as a stream's first (the frames before
+    the seek are not its previous), and so after --loop goes back to the
+    start; at the end the chain is ended as transcode ends it (bwdif's last
+    field spatial only), so the last frame shown is transcode's last; a
+    pause alone (no change) leaves the frames held as they were."""
+    clip = counting_clip(tmp, seconds=1)
+    want = deint_outputs(tmp, clip, "bwdif", "ref")
+    check(len(want) == 50, "transcode made %d frames of 25 at send_field" % len(want))
+    got, s = shown_picture(tmp, clip, "bwdif", "--autoexit")
+    check(s["frames_shown"] == "50" and got == want[49],
+          "the last frame shown at the end is not transcode's last (%s, largest difference %d)"
+          % (s["frames_shown"], max_diff(got, want[49], 160, 0, 160, 0, 120)))
+    for frames, out in (("51", 0), ("52", 1)):
+        got, s = shown_picture(tmp, clip, "bwdif", "--loop", "--exit-after-frames", frames)
+        check(got == want[out], "--loop, frame %s shown: not transcode's output %d of a stream "
+              "(largest difference %d)" % (frames, out, max_diff(got, want[out], 160, 0, 160, 0,
+                                                                   120)))
+    # A pause and play again: the frames go on as if none had been.
+    got, s = shown_picture(tmp, clip, "bwdif", "--keys", "p p p p q")
+    at = 2 * int(s["last_frame"]) + int(s["last_field"])
+    check(s["paused"] == "0" and got == want[at], "after a pause, output %d is not transcode's "
+          "(largest difference %d)" % (at, max_diff(got, want[at], 160, 0, 160, 0, 120)))
+    # A seek: the frame sought to is the first of a stream cut there.
+    os.makedirs(os.path.join(tmp, "long"), exist_ok=True)
+    long_clip = counting_clip(os.path.join(tmp, "long"))
+    for vf in ("bwdif", "yadif"):
+        got, s = shown_picture(tmp, long_clip, vf, "--keys", "right q")
+        cut = os.path.join(tmp, "cut_%s.mkv" % vf)
+        run(["ffmpeg", "-v", "error", "-y", "-i", long_clip, "-vf",
+             "trim=start_frame=%s" % s["last_frame"], "-frames:v", "3", "-c:v", "ffv1", cut])
+        first = deint_outputs(tmp, cut, vf, "cut_" + vf)[0]
+        check(s["last_frame"] == "125" and s["last_field"] == "0" and got == first,
+              "%s after a seek to frame %s: not the first frame of a stream starting there "
+              "(largest difference %d)" % (vf, s["last_frame"], max_diff(got, first, 160, 0, 160,
+                                                                         0, 120)))
+    print("  end, --loop, pause and seek: the frames transcode makes of the same stream")
+
+
 @test
 def timed_playback(tmp):
     """With sound, frames follow the audio clock: 60 frames of 30 fps take

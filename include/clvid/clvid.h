@@ -387,6 +387,13 @@ CLV_API void clv_chain_cadence(const clv_chain *chain, int *delay, int *rate);
  * filters hold (a deinterlacer takes the last frame as its own next, as
  * ffmpeg's does), on every device of the chain. */
 CLV_API void clv_chain_end(clv_chain *chain);
+/* The stream starts again (0.6.1: a seek, another input): the next run is
+ * as a stream's first. A deinterlacer forgets the frames it holds (the
+ * first frame is its own previous again, its first delay * rate outputs
+ * are none again, clv_chain_end is undone) and hqdn3d its previous frame,
+ * on every device of the chain. Call it with no run of the chain in
+ * flight that is still to be read. */
+CLV_API void clv_chain_restart(clv_chain *chain);
 
 /* Running a chain on device frames of your own: clvid/opencl.h. */
 

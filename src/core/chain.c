@@ -273,6 +273,17 @@ void clv_chain_end(clv_chain *chain)
         clv_chain_end(chain->more[k]);
 }
 
+void clv_chain_restart(clv_chain *chain)
+{
+    if (!chain)
+        return;
+    for (int i = 0; i < chain->desc.count; i++)
+        if (chain->desc.item[i].filter->restart)
+            chain->desc.item[i].filter->restart(chain->state[i]);
+    for (int k = 0; k < chain->more_count; k++)
+        clv_chain_restart(chain->more[k]);
+}
+
 int clv__chain_fields(const clv_chain *chain)
 {
     return chain && chain->held_at == 0;

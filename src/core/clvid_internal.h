@@ -142,6 +142,10 @@ struct clv_filter {
      * filter holds (clv_chain_end), and the reference's (clv_ref_chain_end). */
     void (*end)(void *state);
     void (*reference_end)(void *ref_state);
+    /* Optional, a temporal filter: the stream starts again (a seek); the
+     * next run is as a stream's first, nothing of the frames before kept
+     * (clv_chain_restart). */
+    void (*restart)(void *state);
 
     /* Optional: the size of the frames out of the filter from the size and
      * aspect of those in and its values (at configuration, and again for

@@ -122,6 +122,13 @@ static void end(void *state)
     ((di_state *)state)->clock.ended = 1;
 }
 
+/* The stream starts again: the next frame is a first (the buffers stay). */
+static void restart(void *state)
+{
+    di_state *s = state;
+    memset(&s->clock, 0, sizeof s->clock);
+}
+
 /* The frames of a new size (or stride): the stream starts again. */
 static int hold(di_state *s, const clv_launch *l)
 {
@@ -470,6 +477,7 @@ const clv_filter clv__filter_yadif = {
     .deep = 1,
     .cadence = di_cadence,
     .end = end,
+    .restart = restart,
     .init = init_yadif,
     .configure = configure,
     .uninit = uninit,
@@ -493,6 +501,7 @@ const clv_filter clv__filter_bwdif = {
     .deep = 1,
     .cadence = di_cadence,
     .end = end,
+    .restart = restart,
     .init = init_bwdif,
     .configure = configure,
     .uninit = uninit,

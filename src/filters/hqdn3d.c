@@ -161,6 +161,12 @@ static void release_frames(hq_state *s)
     s->primed = 0;
 }
 
+/* The stream starts again: the next frame is a first (the buffers stay). */
+static void restart(void *state)
+{
+    ((hq_state *)state)->primed = 0;
+}
+
 static void uninit(void *state)
 {
     hq_state *s = state;
@@ -400,6 +406,7 @@ const clv_filter clv__filter_hqdn3d = {
     .configure = configure,
     .uninit = uninit,
     .resize = resize,
+    .restart = restart,
     .run = run,
     .ref_state_size = sizeof(hq_ref),
     .reference = reference,

@@ -41,7 +41,10 @@ void clv_player_activate(clv_player *p, clv_chain *chain, int preset, int vf_ind
         return;
     }
     p->active = chain;
-    p->stream_runs = 0; /* what a deinterlacer in it held is of other frames */
+    /* What a deinterlacer in it held is of other frames: it starts afresh,
+     * as at the start of the input. */
+    clv_chain_restart(chain);
+    p->stream_runs = 0;
     p->preset = preset;
     p->vf_index = vf_index;
     p->param_pick = 0;

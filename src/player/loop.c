@@ -94,7 +94,11 @@ static int seek(clv_player *p, double seconds, clv_msg *msg)
     if (p->snd)
         clv_sound_clear(p->snd);
     p->eof = p->end_popped = p->flushed = 0;
-    p->stream_runs = 0; /* a deinterlacer's first outputs are of frames before the seek */
+    /* The frames start again as at the start of the input: a deinterlacer
+     * holds none of before the seek (its first outputs are none again) and
+     * no longer ends (clv_chain_end); a temporal filter starts afresh. */
+    clv_chain_restart(p->active);
+    p->stream_runs = 0;
     p->clock_running = 0;
     p->paused_at = seconds;
     /* Show the frame sought to even when paused. */
@@ -332,10 +336,11 @@ static int refilter(clv_player *p, clv_msg *msg)
 }
 
 /* The input ended with a deinterlacer shown: its frame n comes with
- * frame n + 1, so the last frame is sent again (delay times, as ffmpeg's
- * yadif takes the last frame for its own next) a frame's time after it,
- * which gives the last frame (both its fields at send_field). Returns 1
- * when it was sent. */
+ * frame n + 1, so the chain is ended (clv_chain_end: bwdif's last field is
+ * spatial only, as ffmpeg's and transcode's) and the last frame sent again
+ * (delay times, as ffmpeg's yadif takes the last frame for its own next) a
+ * frame's time after it, which gives the last frame (both its fields at
+ * send_field). Returns 1 when it was sent. */
 static int flush_held(clv_player *p, clv_msg *msg)
 {
     int delay, rate;
@@ -351,6 +356,7 @@ static int flush_held(clv_player *p, clv_msg *msg)
     int64_t pts = p->ring_pts[at] + av_rescale_q(1, step, p->tb);
     double t = p->ring[at] + 1.0 / p->fps;
     int err = 0;
+    clv_chain_end(p->active);
     for (int n = 0; !err && n < delay; n++) {
         err = submit_frame(p, f, t, pts, 0, msg);
         t += 1.0 / p->fps;
