@@ -654,6 +654,9 @@ def ipc_play(tmp):
             except control.ControlError as e:
                 check("unknown filter 'nosuch'" in str(e), str(e))
             check(c.get("chain") == "gray", "the chain changed after a refusal")
+            st = c.stats()
+            check(st["record_latency_frames"] == 0 and st["record_latency_p50_ms"] is None,
+                  "a recording's latency without a recording: %s" % st)
             c.pause()
             check(c.stats()["paused"], "not paused")
             c.seek(10, absolute=True)
@@ -806,6 +809,14 @@ def webcam_record(tmp):
     frames = count_frames(rec)
     check(s["frames_shown"] == s["recorded"] == str(frames) == "30",
           "shown %s, recorded %s, in the file %d" % (s["frames_shown"], s["recorded"], frames))
+    # Each recorded frame is timed from its packet read to its packet
+    # written (not only the encoder's share), as transcode times them.
+    lat, enc = float(s["record_latency_p50_ms"]), float(s["record_encoder_p50_ms"])
+    print("  recording latency p50 %.1f ms (encoder %.1f ms) over %s frames"
+          % (lat, enc, s["record_latency_frames"]))
+    check(s["record_latency_frames"] == "30" and lat > 0 and lat >= enc,
+          "the recording's latency: %s frames, p50 %.3f ms, encoder p50 %.3f ms"
+          % (s["record_latency_frames"], lat, enc))
     # Ctrl-C during a recording finishes the file.
     rec2 = os.path.join(tmp, "rec2.mkv")
     p = subprocess.Popen([ARGS.clvid, "webcam", *CAMERA, "testsrc2=size=320x240:rate=30", "-o",

@@ -116,7 +116,7 @@ static void packet_written(void *user, const clv_packet_times *t)
 {
     struct sink_times *times = user;
     pthread_mutex_lock(&times->lock);
-    if (t->read > 0) /* 0: a frame of unknown read time (the player's) */
+    if (t->read > 0) /* 0: a frame of unknown read time */
         clv_latency_add(&times->latency, (t->written - t->read) * 1e3);
     clv_latency_add(&times->encoding, (t->encoded - t->sent) * 1e3);
     pthread_mutex_unlock(&times->lock);

@@ -129,6 +129,31 @@ static void seek(clv_player *p, clv_ipc_request *req)
     clv_ipc_reply(p->ipc, req, NULL, NULL);
 }
 
+/* A recording's latency, as transcode's get stats gives it (from each
+ * frame's packet read to its encoded packet written; the encoder's own
+ * time), under record_*: null until the first packet is written and
+ * without a recording. */
+static void record_latency(clv_player *p, clv_json *j)
+{
+    clv_latency_summary lat = {0}, enc = {0};
+    if (p->sink)
+        clv_sink_latency(p->sink, &lat, &enc);
+    if (lat.count)
+        clv_json_add(j,
+                     ",\"record_latency_p50_ms\":%.3f,\"record_latency_p99_ms\":%.3f,"
+                     "\"record_latency_max_ms\":%.3f",
+                     lat.p50, lat.p99, lat.max);
+    else
+        clv_json_add(j, ",\"record_latency_p50_ms\":null,\"record_latency_p99_ms\":null,"
+                        "\"record_latency_max_ms\":null");
+    if (enc.count)
+        clv_json_add(j, ",\"record_encoder_p50_ms\":%.3f,\"record_encoder_p99_ms\":%.3f", enc.p50,
+                     enc.p99);
+    else
+        clv_json_add(j, ",\"record_encoder_p50_ms\":null,\"record_encoder_p99_ms\":null");
+    clv_json_add(j, ",\"record_latency_frames\":%lld", (long long)lat.count);
+}
+
 static void get(clv_player *p, clv_ipc_request *req)
 {
     clv_json j = {0};
@@ -151,9 +176,11 @@ static void get(clv_player *p, clv_ipc_request *req)
         clv_json_string(&j, clv_player_chain_text(p, text, sizeof text));
         clv_json_add(&j,
                      ",\"width\":%d,\"height\":%d,\"recorded\":%lld,\"reconnecting\":%s,"
-                     "\"reconnects\":%lld}",
+                     "\"reconnects\":%lld",
                      p->out_w, p->out_h, (long long)p->recorded, p->reconnecting ? "true" : "false",
                      (long long)p->reconnects);
+        record_latency(p, &j);
+        clv_json_add(&j, "}");
         break;
     case CLV_IPC_CHAIN:
         clv_json_string(&j, clv_player_chain_text(p, text, sizeof text));

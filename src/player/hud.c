@@ -232,5 +232,14 @@ void clv_player_write_stats(clv_player *p)
             p->rec_skipped, p->depth, p->hdr, p->tonemap, p->last_field, p->reconnecting,
             (long long)p->reconnects);
     fprintf(f, "preset_key=%s\n", p->preset ? clv_preset_key(p->preset) : "");
+    /* A recording's latency (0 without one): each frame's packet read to its
+     * encoded packet written, and the encoder's own time, as transcode's. */
+    clv_latency_summary lat = {0}, enc = {0};
+    if (p->sink)
+        clv_sink_latency(p->sink, &lat, &enc);
+    fprintf(f,
+            "record_latency_frames=%lld\nrecord_latency_p50_ms=%.3f\nrecord_latency_p99_ms=%.3f\n"
+            "record_latency_max_ms=%.3f\nrecord_encoder_p50_ms=%.3f\nrecord_encoder_p99_ms=%.3f\n",
+            (long long)lat.count, lat.p50, lat.p99, lat.max, enc.p50, enc.p99);
     fclose(f);
 }

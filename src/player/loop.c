@@ -366,11 +366,13 @@ static int flush_held(clv_player *p, clv_msg *msg)
 
 /* ---- Main loop ------------------------------------------------------------------ */
 
-/* Sends the frame shown (RGBA) to the recording. */
-static int record(clv_player *p, const uint8_t *rgba, int64_t pts, clv_msg *msg)
+/* Sends the frame shown (RGBA) to the recording, with the time its
+ * input frame's packet was read (0: not known), so that the recording's
+ * latency is the input's to the output's, as transcode's. */
+static int record(clv_player *p, const uint8_t *rgba, int64_t pts, double read, clv_msg *msg)
 {
     p->recorded++;
-    return clv_sink_frame(p->sink, rgba, NULL, pts, 0, msg);
+    return clv_sink_frame(p->sink, rgba, NULL, pts, read, msg);
 }
 
 /* Shows the oldest result: 0, 1 when it was no frame (a deinterlacer's
@@ -411,9 +413,10 @@ static int show(clv_player *p, clv_msg *msg)
     }
     /* A recording at the input's rate keeps each frame's first field. */
     const int field = p->out_field[at];
+    const double read = p->ring_read[p->out_src[at] % CLV_PLAYER_RING];
     if (p->sink && recordable && (p->rec_rate == 2 || field == 0) &&
-        (err =
-             record(p, filtered, p->rec_rate == 2 ? p->out_pts2[at] : p->out_pts2[at] / 2, msg))) {
+        (err = record(p, filtered, p->rec_rate == 2 ? p->out_pts2[at] : p->out_pts2[at] / 2, read,
+                      msg))) {
         clv_stage_release(p->stage);
         if (original)
             clv_stage_release(p->orig_stage);
@@ -433,7 +436,6 @@ static int show(clv_player *p, clv_msg *msg)
     }
     if (p->presented++ == 0)
         p->first_shown_at = clv_io_seconds();
-    double read = p->ring_read[p->out_src[at] % CLV_PLAYER_RING];
     if (read > 0) {
         p->latency_sum += (clv_io_seconds() - read) * 1e3;
         p->latency_count++;

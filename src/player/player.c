@@ -313,7 +313,14 @@ static int open_run(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg)
         err = clv_sink_finish(p->sink, 1, &p->mic_packets, &note, msg);
         if (note.text[0])
             fprintf(stderr, "clvid: %s\n", note.text);
-        if (!err)
+        clv_latency_summary lat = {0}, enc = {0};
+        clv_sink_latency(p->sink, &lat, &enc);
+        if (!err && lat.count)
+            fprintf(stderr,
+                    "clvid: recorded %lld frames to %s (latency p50 %.1f ms, p99 %.1f ms, "
+                    "max %.1f ms from the packet read; encoder p50 %.1f ms)\n",
+                    (long long)p->recorded, p->a.io.output, lat.p50, lat.p99, lat.max, enc.p50);
+        else if (!err)
             fprintf(stderr, "clvid: recorded %lld frames to %s\n", (long long)p->recorded,
                     p->a.io.output);
     }
