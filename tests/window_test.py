@@ -1367,6 +1367,12 @@ def live_reconnect_ends(tmp):
     check(s["reconnecting"] == "1" and s["reconnects"] == "0" and int(s["frames_shown"]) > 0,
           "stats: %s" % s)
     check(took < 5, "quit while reconnecting took %.1f s" % took)
+    # The figures at the end are honest: no frame shown for over a second
+    # is no rate (the HUD's "-"), and the decode time per frame is the
+    # decoder's, not its wait for the sender's packets (it read 500 ms).
+    check(s["shown_fps"] == "0.00" and float(s["ms_decode"]) < 40,
+          "figures while reconnecting: shown %s fps, decode %s ms/frame"
+          % (s["shown_fps"], s["ms_decode"]))
     w, h = size(shot)
     check(w > 0 and h > 0, "no screenshot")
     print("  quit while reconnecting: ended in %.2f s; HUD in %s" % (took, shot))

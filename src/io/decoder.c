@@ -824,7 +824,12 @@ static void *decode_thread(void *arg)
             av_packet_free(&d->pending[d->pending_next++]);
         } else {
             arm(d, d->stall_us); /* only while reading: a wait on the queue is no stall */
+            double t = clv_io_seconds();
             r = av_read_frame(d->fmt, pkt);
+            /* A live or network source's read waits for its packets (its
+             * pace, a stall until it drops): waiting, not decoding. */
+            if (d->opt.live || d->network)
+                waited += clv_io_seconds() - t;
             arm(d, 0);
         }
         if (r == AVERROR(EAGAIN))

@@ -251,7 +251,8 @@ void clv_frame_set_read_time(AVFrame *frame, double seconds);
  * frame. Another live input (a microphone) is put on the video's timeline
  * with it. */
 double clv_decoder_clock_base(const clv_decoder *dec);
-/* Seconds the thread spent decoding (not waiting on the queue). */
+/* Seconds the thread spent decoding (not waiting on the queue, nor, for a
+ * live or network input, on the source's packets). */
 double clv_decoder_busy_seconds(const clv_decoder *dec);
 /* The damage met so far: video packets the decoder refused (dropped) and
  * frames it flagged as damaged (concealed as well as it could). */

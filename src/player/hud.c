@@ -25,55 +25,65 @@ static void clock_text(double s, char *out, size_t size)
     snprintf(out, size, "%02d:%04.1f", (int)(s / 60), fmod(s, 60));
 }
 
-/* The figures the HUD and --stats show, over the last half second. */
+/* The figures the HUD and --stats show, over the last half second. An
+ * interval with no frame shown says so (shown 0 fps, the HUD's "-") and
+ * holds the per-frame figures it has no frames for; at the end (now_anyway)
+ * the last frames are folded in only over an interval long enough to
+ * time (a quarter second), or when there are no figures yet (a short run):
+ * else the last figures hold. */
 void clv_player_update_figures(clv_player *p, int now_anyway)
 {
     double now = clv_io_seconds();
     double span = now - p->hud_at;
-    if (span >= 0.5 || (now_anyway && p->presented > p->hud_presented)) {
-        clv_stage_times t;
-        clv_stage_get_times(p->stage, &t);
-        uint64_t frames = t.frames - p->hud_times.frames;
-        if (frames > 0) {
-            p->ms_up = (double)(t.upload_ns - p->hud_times.upload_ns) / 1e6 / (double)frames;
-            p->ms_kernels = (double)(t.kernels_ns - p->hud_times.kernels_ns) / 1e6 / (double)frames;
-            p->ms_down = (double)(t.download_ns - p->hud_times.download_ns) / 1e6 / (double)frames;
-            /* Transfers overlap the kernels on a GPU; on a CPU they all share the cores. */
-            double bound = clv_context_device(p->ctx)->is_cpu
-                               ? p->ms_up + p->ms_kernels + p->ms_down
-                               : fmax(p->ms_up, fmax(p->ms_kernels, p->ms_down));
-            p->pipeline_fps = bound > 0 ? 1000 / bound : 0;
-        }
-        uint64_t ns[CLV_CHAIN_MAX], runs = 0;
-        if (clv_chain_times(p->active, ns, CLV_CHAIN_MAX, &runs) == 0) {
-            if (p->timed_chain == p->active && runs > p->timed_runs)
-                for (int i = 0; i < CLV_CHAIN_MAX; i++)
-                    p->filter_us[i] =
-                        (double)(ns[i] - p->timed_ns[i]) / 1e3 / (double)(runs - p->timed_runs);
-            else if (p->timed_chain != p->active)
-                memset(p->filter_us, 0, sizeof p->filter_us);
-            p->timed_chain = p->active;
-            memcpy(p->timed_ns, ns, sizeof ns);
-            p->timed_runs = runs;
-        }
-        double decode_s = clv_decoder_busy_seconds(p->dec);
-        if (p->decoded > p->hud_decoded)
-            p->ms_decode =
-                (decode_s - p->hud_decode_s) * 1e3 / (double)(p->decoded - p->hud_decoded);
-        int64_t shown = p->presented - p->hud_presented;
-        p->shown_fps = (double)shown / span;
-        p->ms_present = shown > 0 ? p->present_s * 1e3 / (double)shown : p->ms_present;
-        p->hud_times = t;
-        p->hud_decode_s = decode_s;
-        p->hud_decoded = p->decoded;
-        p->hud_presented = p->presented;
-        p->present_s = 0;
-        if (p->latency_count)
-            p->latency_ms = p->latency_sum / p->latency_count;
-        p->latency_sum = 0;
-        p->latency_count = 0;
-        p->hud_at = now;
+    const int64_t shown = p->presented - p->hud_presented;
+    const int first = p->figures_at == 0;
+    if (span < 0.5 && !(now_anyway && shown > 0 && (span >= 0.25 || first)))
+        return;
+    clv_stage_times t;
+    clv_stage_get_times(p->stage, &t);
+    uint64_t frames = t.frames - p->hud_times.frames;
+    if (frames > 0) {
+        p->ms_up = (double)(t.upload_ns - p->hud_times.upload_ns) / 1e6 / (double)frames;
+        p->ms_kernels = (double)(t.kernels_ns - p->hud_times.kernels_ns) / 1e6 / (double)frames;
+        p->ms_down = (double)(t.download_ns - p->hud_times.download_ns) / 1e6 / (double)frames;
+        /* Transfers overlap the kernels on a GPU; on a CPU they all share the cores. */
+        double bound = clv_context_device(p->ctx)->is_cpu
+                           ? p->ms_up + p->ms_kernels + p->ms_down
+                           : fmax(p->ms_up, fmax(p->ms_kernels, p->ms_down));
+        if (bound > 0)
+            p->pipeline_fps = 1000 / bound;
     }
+    uint64_t ns[CLV_CHAIN_MAX], runs = 0;
+    if (clv_chain_times(p->active, ns, CLV_CHAIN_MAX, &runs) == 0) {
+        if (p->timed_chain == p->active && runs > p->timed_runs)
+            for (int i = 0; i < CLV_CHAIN_MAX; i++)
+                p->filter_us[i] =
+                    (double)(ns[i] - p->timed_ns[i]) / 1e3 / (double)(runs - p->timed_runs);
+        else if (p->timed_chain != p->active)
+            memset(p->filter_us, 0, sizeof p->filter_us);
+        p->timed_chain = p->active;
+        memcpy(p->timed_ns, ns, sizeof ns);
+        p->timed_runs = runs;
+    }
+    double decode_s = clv_decoder_busy_seconds(p->dec);
+    if (p->decoded > p->hud_decoded)
+        p->ms_decode = (decode_s - p->hud_decode_s) * 1e3 / (double)(p->decoded - p->hud_decoded);
+    p->shown_fps = span > 0 ? (double)shown / span : 0;
+    p->figures_idle = shown == 0;
+    if (shown > 0)
+        p->ms_present = p->present_s * 1e3 / (double)shown;
+    p->hud_times = t;
+    p->hud_decode_s = decode_s;
+    p->hud_decoded = p->decoded;
+    p->hud_presented = p->presented;
+    p->present_s = 0;
+    if (p->latency_count)
+        p->latency_ms = p->latency_sum / p->latency_count;
+    p->latency_sum = 0;
+    p->latency_count = 0;
+    p->hud_at = now;
+    if (shown > 0)
+        p->figures_at = now;
 }
 
 static void hud_refresh(clv_player *p)
@@ -135,20 +145,25 @@ static void hud_refresh(clv_player *p)
         clv_player_reconnect_text(p, retry, sizeof retry - 1);
         strcat(retry, "\n");
     }
+    /* No frame shown over the last interval (reconnecting, the end, a
+     * pause): no rate to give; the per-frame figures are the last ones. */
+    char shown_fps[32] = "-";
+    if (!p->figures_idle)
+        snprintf(shown_fps, sizeof shown_fps, "%.1f", p->shown_fps);
     snprintf(p->hud_text, sizeof p->hud_text,
              "%s"
              "%s  %s\n"
              "%s  %s  %.2f fps  %s %s %s%s\n"
              "%s on %s\n"
              "%s"
-             "shown %.1f fps   pipeline %.0f fps   dropped %lld   latency %.0f ms%s\n"
+             "shown %s fps   pipeline %.0f fps   dropped %lld   latency %.0f ms%s\n"
              "ms/frame  decode %.2f  upload %.2f  kernels %.2f  download %.2f  present %.2f\n"
              "%s"
              "%s / %s  frame %lld%s%s%s%s   i: HUD  h: keys",
              retry, which, clv_player_chain_text(p, chain, sizeof chain), p->path, size, p->fps,
              av_get_pix_fmt_name(p->in->pix_fmt), clv_matrix_name(col.matrix),
              col.full_range ? "full" : "limited", bits, p->devices, clv_window_renderer(p->win),
-             shares, p->shown_fps, p->pipeline_fps,
+             shares, shown_fps, p->pipeline_fps,
              (long long)(p->dropped + p->stale_seen + clv_decoder_stale_dropped(p->dec)),
              p->latency_ms,
              p->sink ? (clv_sink_has_mic(p->sink) ? "   [recording + mic]" : "   [recording]") : "",

@@ -556,6 +556,9 @@ int clv_player_loop(clv_player *p, clv_msg *msg)
                 break;
         }
         if (!shown) {
+            /* The figures go on without frames (reconnecting, the end, a
+             * pause): the HUD says none were shown rather than the last. */
+            clv_player_update_figures(p, 0);
             /* Between frames the window is drawn again only when something
              * on it changed: a key, the divider, a resize, a notice ending. */
             int notice_over = p->message[0] && clv_io_seconds() >= p->message_until;

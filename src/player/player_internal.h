@@ -136,6 +136,10 @@ struct clv_player {
     /* HUD figures, refreshed twice a second. */
     double hud_at, shown_fps, pipeline_fps, ms_decode, ms_up, ms_kernels, ms_down, ms_present;
     int64_t hud_presented;
+    /* The last interval had no frame shown (the HUD's rate is "-"); when
+     * figures were last made of frames shown (0: never). */
+    int figures_idle;
+    double figures_at;
     double hud_decode_s;
     uint64_t hud_decoded;
     clv_stage_times hud_times;
