@@ -128,6 +128,19 @@ typedef struct clv_transcode_options {
     int64_t rw_timeout_us;
     int reconnect;
     double reconnect_max;
+
+    /* Added in 0.7: hardware decoding (docs/transcode.md, "Hardware
+     * decoding"), ffmpeg's -hwaccel and -hwaccel_device. hwaccel: NULL or
+     * "none" decodes in software; "auto" decodes on the first hardware
+     * decoder (cuda, then vaapi, then the others) that decodes the stream's
+     * first frame, else in software; a method FFmpeg names (cuda, vaapi,
+     * qsv, vdpau, drm, ...) decodes with it or the run fails with CLV_EIO
+     * naming it, before anything is written. Any other word is
+     * CLV_EOPTION. The frames come back into memory in the device's layout
+     * (nv12, p010), which the stage takes as it is. hwaccel_device: the
+     * method's device ("0", "/dev/dri/renderD128"); NULL: its default. */
+    const char *hwaccel;
+    const char *hwaccel_device;
 } clv_transcode_options;
 
 /* 1 when input is a network URL: rtsp://, rtsps://, srt://, rtmp(s)://,
@@ -159,7 +172,8 @@ CLV_API void clv_transcode_options_destroy(clv_transcode_options *options);
  * i/input, o/output, vf/chain, input_format, output_format, c:v, c:a,
  * preset, pix_fmt, crf, b:v, aspect, ss, t, frames, frame-index, device, input-size,
  * input-fps, input-format, audio, audio-format, ipc, lead-frames, keep-frames,
- * g, hls_time, hls_list_size, rtsp_transport, rw_timeout, reconnect-max;
+ * g, hls_time, hls_list_size, rtsp_transport, rw_timeout, reconnect-max, hwaccel,
+ * hwaccel_device;
  * flags (value NULL, "", "1", "true" or "yes" to set): y, an, sn, live, re,
  * no-autorotate, q, reconnect. String
  * values are borrowed (they must outlive the run). Returns 0, or
@@ -234,6 +248,9 @@ typedef struct clv_transcode_status {
      * latency; a file read as fast as the chain runs waits in the queues. */
     double latency_p50_ms, latency_p99_ms, latency_max_ms, latency_mean_ms;
     double encoder_p50_ms, encoder_p99_ms;
+    /* Added in 0.7, from START on: how the video is decoded, "cuda (h264)"
+     * (options->hwaccel's method and the codec) or "software". */
+    const char *decode;
 } clv_transcode_status;
 
 /* Called on the run's thread. Return 0 to go on, non-zero to stop the run as

@@ -863,7 +863,7 @@ class _TranscodeStatus(ctypes.Structure):
                 ("corrupt_frames", ctypes.c_int64), ("latency_p50_ms", ctypes.c_double),
                 ("latency_p99_ms", ctypes.c_double), ("latency_max_ms", ctypes.c_double),
                 ("latency_mean_ms", ctypes.c_double), ("encoder_p50_ms", ctypes.c_double),
-                ("encoder_p99_ms", ctypes.c_double)]
+                ("encoder_p99_ms", ctypes.c_double), ("decode", ctypes.c_char_p)]
 
 
 _CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(_TranscodeStatus), ctypes.c_void_p)
@@ -978,7 +978,9 @@ def transcode(input: str, output: str, vf: Optional[str] = None,
     options are the command line's: codec, crf, preset, bitrate, pix_fmt,
     audio_codec, aspect, ss, t, frames, overwrite, no_audio, no_subtitles,
     no_autorotate, output_format, ipc (a control socket's path: clvid.Control
-    drives the run from another thread), ... (values: str, numbers; True
+    drives the run from another thread), hwaccel ("auto", "cuda", "vaapi",
+    "none": hardware decoding; the status's "decode" says which was used),
+    hwaccel_device, ... (values: str, numbers; True
     for the flags; None leaves one unset). progress(status) is called with a dict
     (event start|progress|end, frames, out_seconds, total_seconds, elapsed,
     ...); returning True stops the run. Ctrl-C stops it cleanly (the output
@@ -1148,7 +1150,8 @@ def frames(path: str, vf: Optional[str] = None, device: Optional[str] = None,
            **options: Any) -> Iterator[Tuple[np.ndarray, float]]:
     """The filtered frames of a video (or picture, or image sequence), decoded
     by clvid's own pipeline: yields (H x W x 3 array, or x 4 with alpha=True,
-    pts in seconds). options: ss, t, frames, input_format, no_autorotate.
+    pts in seconds). options: ss, t, frames, input_format, no_autorotate,
+    hwaccel ("auto", "cuda", "vaapi", "none"), hwaccel_device.
     The arguments are checked at the call; the file is opened at the first
     frame."""
     _need_pipeline()

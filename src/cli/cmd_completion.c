@@ -22,7 +22,7 @@ typedef struct command_words {
 
 #define CAPTURE_WORDS                                                                              \
     "--input-size --input-fps --input-format --audio --audio-format -rtsp_transport -rw_timeout "  \
-    "--reconnect-max"
+    "--reconnect-max -hwaccel -hwaccel_device"
 #define ENCODER_WORDS "-c:v -preset -pix_fmt -c:a -aspect -crf -b:v -g"
 #define ENCODER_ALIASES "-vcodec -acodec"
 
@@ -154,6 +154,7 @@ static const char script_body[] =
     "    -vf | --chain) _clvid_chain \"$cur\" ;;\n"
     "    --device) _clvid_devices \"$exe\" \"$cur\" ;;\n"
     "    --audio-format) _clvid_reply \"$cur\" alsa pulse oss lavfi ;;\n"
+    "    -hwaccel) _clvid_reply \"$cur\" auto cuda vaapi none ;;\n"
     "    -preset) _clvid_reply \"$cur\" ultrafast superfast veryfast faster fast medium slow \\\n"
     "        slower veryslow placebo ;;\n"
     "    --shape) _clvid_reply \"$cur\" row gpu ;;\n"

@@ -74,6 +74,8 @@ static void usage(FILE *f)
                "                     get, screenshot, pause, resume, seek, quit (docs/ipc.md)\n"
                "  --live             a camera or stream: newest frame first (webcam and a\n"
                "                     network input: rtsp://, srt://, udp://, ... set it)\n"
+               "  -hwaccel auto|cuda|vaapi|none [-hwaccel_device D]  decode on the GPU's video\n"
+               "                     decoder (clvid transcode --help; default none)\n"
                "  -rtsp_transport tcp|udp  RTSP's transport;  -rw_timeout US  a network input\n"
                "                     silent that long has dropped (default 5000000: 5 s)\n"
                "  --reconnect [--reconnect-max S]  a network input that drops is opened\n"

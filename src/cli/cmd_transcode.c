@@ -94,22 +94,28 @@ static void usage(FILE *f)
             "                    get, pause, resume, quit (docs/ipc.md)\n"
             "  --live            a camera or stream: no demuxer buffering, small probe (a\n"
             "                    network input: rtsp://, srt://, rtmp://, udp://, rtp://,\n"
-            "                    tcp://, http(s)://, has it by default)\n"
-            "  -rtsp_transport tcp|udp   before -i: RTSP's transport (default: FFmpeg's)\n"
-            "  -rw_timeout US    a network input that sends nothing for US microseconds has\n"
-            "                    dropped (default 5000000: 5 s)\n"
-            "  --reconnect       a network input that drops or ends is opened again (waits\n"
-            "                    0.5 s doubling to 8 s); the output goes on on one timeline\n"
-            "  --reconnect-max S give up after S seconds of trying (default: never)\n"
-            "  -re               read the input at its native rate (a file feeding a live\n"
-            "                    output), never ahead of real time\n"
-            "  -g N              frames from one keyframe to the next (default for a network\n"
-            "                    or HLS output: 2 s of frames)\n"
-            "  -hls_time S       HLS (-o live.m3u8): segment length, seconds (default 2)\n"
-            "  -hls_list_size N  HLS: segments the playlist names (default 5; 0: all)\n"
-            "  --input-size WxH --input-fps N --input-format F   capture options\n"
-            "  --audio DEVICE    with --live: record a microphone too (ALSA: default, hw:1)\n"
-            "  --audio-format F  its capture format: alsa (default), pulse, oss, lavfi\n");
+            "                    tcp://, http(s)://, has it by default)\n");
+    fprintf(f, "  -hwaccel auto|cuda|vaapi|none   decode on the GPU's video decoder (NVDEC,\n"
+               "                    VA-API; the frames come back as nv12/p010); auto: the first\n"
+               "                    that decodes the stream, else software (the summary says\n"
+               "                    which); a named one that cannot is an error (exit 1);\n"
+               "                    default none (docs/transcode.md, \"Hardware decoding\")\n"
+               "  -hwaccel_device D its device: 0, 1 (cuda), /dev/dri/renderD128 (vaapi)\n"
+               "  -rtsp_transport tcp|udp   before -i: RTSP's transport (default: FFmpeg's)\n"
+               "  -rw_timeout US    a network input that sends nothing for US microseconds has\n"
+               "                    dropped (default 5000000: 5 s)\n"
+               "  --reconnect       a network input that drops or ends is opened again (waits\n"
+               "                    0.5 s doubling to 8 s); the output goes on on one timeline\n"
+               "  --reconnect-max S give up after S seconds of trying (default: never)\n"
+               "  -re               read the input at its native rate (a file feeding a live\n"
+               "                    output), never ahead of real time\n"
+               "  -g N              frames from one keyframe to the next (default for a network\n"
+               "                    or HLS output: 2 s of frames)\n"
+               "  -hls_time S       HLS (-o live.m3u8): segment length, seconds (default 2)\n"
+               "  -hls_list_size N  HLS: segments the playlist names (default 5; 0: all)\n"
+               "  --input-size WxH --input-fps N --input-format F   capture options\n"
+               "  --audio DEVICE    with --live: record a microphone too (ALSA: default, hw:1)\n"
+               "  --audio-format F  its capture format: alsa (default), pulse, oss, lavfi\n");
 }
 
 static int parse_args(int argc, char **argv, transcode_args *a)
@@ -327,14 +333,15 @@ static int on_status(const clv_transcode_status *s, void *user)
                 s->elapsed > 0 ? (double)s->frames / s->elapsed : 0, s->first_frame_s, s->output);
             if (s->shared_staging && s->upload_s == 0 && s->download_s == 0)
                 fprintf(stderr,
-                        "       decode %.2f s | kernels %.2f s (frames in memory shared with the "
-                        "device: no upload or download) | encode %.2f s\n",
-                        s->decode_s, s->kernels_s, s->encode_s);
+                        "       decode: %s, %.2f s | kernels %.2f s (frames in memory shared with "
+                        "the device: no upload or download) | encode %.2f s\n",
+                        s->decode, s->decode_s, s->kernels_s, s->encode_s);
             else
                 fprintf(stderr,
-                        "       decode %.2f s | upload %.2f s | kernels %.2f s | download %.2f s | "
-                        "encode %.2f s\n",
-                        s->decode_s, s->upload_s, s->kernels_s, s->download_s, s->encode_s);
+                        "       decode: %s, %.2f s | upload %.2f s | kernels %.2f s | download "
+                        "%.2f s | encode %.2f s\n",
+                        s->decode, s->decode_s, s->upload_s, s->kernels_s, s->download_s,
+                        s->encode_s);
         }
         if (!d->quiet && s->frames > 0)
             fprintf(stderr,

@@ -24,9 +24,17 @@ static int shared(const char *option, const char *value, clv_transcode_options *
 }
 
 /* The shared options, each group once: parsing and "did you mean" read them. */
-static const char *const capture_words[] = {"--input-size", "--input-fps",     "--input-format",
-                                            "--audio",      "--audio-format",  "-rtsp_transport",
-                                            "-rw_timeout",  "--reconnect-max", NULL};
+static const char *const capture_words[] = {"--input-size",
+                                            "--input-fps",
+                                            "--input-format",
+                                            "--audio",
+                                            "--audio-format",
+                                            "-rtsp_transport",
+                                            "-rw_timeout",
+                                            "--reconnect-max",
+                                            "-hwaccel",
+                                            "-hwaccel_device",
+                                            NULL};
 static const char *const encoder_words[] = {"-c:v", "-vcodec", "-preset", "-pix_fmt",
                                             "-c:a", "-acodec", "-aspect", "-crf",
                                             "-b:v", "-g",      NULL};

@@ -12,6 +12,7 @@
 
 #include <libavdevice/avdevice.h>
 #include <libavutil/avutil.h>
+#include <libavutil/hwcontext.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/time.h>
@@ -112,6 +113,15 @@ struct clv_decoder {
     AVDictionary **kept_meta;
     AVDictionary *kept_video_meta, *kept_format_meta;
     AVPacketSideData *kept_side;
+    /* Hardware decoding (clv_input_options.hwaccel; setup_hwaccel): the
+     * device, the decoder's frames' format on it, and the format they are
+     * transferred to (media.pix_fmt); hw_device is NULL for software. */
+    AVBufferRef *hw_device;
+    enum AVPixelFormat hw_pix_fmt, hw_sw_fmt;
+    const char *hw_name;
+    AVFrame *hw_frame; /* the transfer's frame (the thread's) */
+    int probed;        /* the first frame was decoded on opening (its HDR metadata taken) */
+    char hw_why[600];  /* -hwaccel auto decoding in software: why (media.hwaccel_fallback) */
 };
 
 /* FFmpeg's interrupt callback: a stop, the caller's cancel flag or the
@@ -150,6 +160,30 @@ int clv_io_network_url(const char *path)
         if (strlen(schemes[i]) == n && !strncmp(path, schemes[i], n))
             return 1;
     return 0;
+}
+
+int clv_hwaccel_check(const char *name, clv_msg *msg)
+{
+    if (!name || !strcmp(name, "none") || !strcmp(name, "auto") ||
+        av_hwdevice_find_type_by_name(name) != AV_HWDEVICE_TYPE_NONE)
+        return 0;
+    char list[400] = "none, auto";
+    for (enum AVHWDeviceType t = av_hwdevice_iterate_types(AV_HWDEVICE_TYPE_NONE);
+         t != AV_HWDEVICE_TYPE_NONE; t = av_hwdevice_iterate_types(t)) {
+        size_t n = strlen(list);
+        snprintf(list + n, sizeof list - n, ", %s", av_hwdevice_get_type_name(t));
+    }
+    return clv_io_fail(msg, CLV_EOPTION, "-hwaccel %.100s: expected %s", name, list);
+}
+
+void clv_decode_text(const clv_media_desc *m, char *out, size_t size)
+{
+    if (m->hwaccel)
+        snprintf(out, size, "%s (%s)", m->hwaccel, avcodec_get_name(m->codec_id));
+    else if (m->hwaccel_fallback)
+        snprintf(out, size, "software (-hwaccel auto: %s)", m->hwaccel_fallback);
+    else
+        snprintf(out, size, "software");
 }
 
 static void frame_pool_unref(frame_pool *fp)
@@ -232,27 +266,21 @@ static int block_format(enum AVPixelFormat fmt)
            fmt == AV_PIX_FMT_YUV444P16LE;
 }
 
-/* get_buffer2: frames of a block_format in one block of the caller's, each plane and row 64-byte
- * aligned and the picture padded as the decoder asks (avcodec_align_dimensions2); anything else as
- * FFmpeg would. */
-static int get_frame_buffer(AVCodecContext *c, AVFrame *f, int flags)
+/* f (its format, width and height set) in one block of the caller's, each plane and row 64-byte
+ * aligned, for a picture of w x h (the decoder's padding included): 0, or -1 when no block is to
+ * be had (FFmpeg's memory then). */
+static int pool_buffer(frame_pool *fp, AVFrame *f, int w, int h)
 {
-    frame_pool *fp = c->opaque;
     enum AVPixelFormat fmt = f->format;
-    if (!fp || !(c->codec->capabilities & AV_CODEC_CAP_DR1) || c->hw_frames_ctx ||
-        !block_format(fmt))
-        return avcodec_default_get_buffer2(c, f, flags);
-    int w = f->width, h = f->height, align[AV_NUM_DATA_POINTERS];
-    avcodec_align_dimensions2(c, &w, &h, align);
     int linesize[4];
     if (av_image_fill_linesizes(linesize, fmt, w) < 0)
-        return avcodec_default_get_buffer2(c, f, flags);
+        return -1;
     ptrdiff_t lines[4] = {0};
     for (int i = 0; i < 4; i++)
         lines[i] = linesize[i] = (linesize[i] + 63) & ~63;
     size_t plane[4];
     if (av_image_fill_plane_sizes(plane, fmt, h, lines) < 0)
-        return avcodec_default_get_buffer2(c, f, flags);
+        return -1;
     size_t offset[4], total = 0;
     for (int i = 0; i < 4; i++) {
         offset[i] = total;
@@ -276,7 +304,7 @@ static int get_frame_buffer(AVCodecContext *c, AVFrame *f, int flags)
             fp->failed = 1;
             pthread_mutex_unlock(&fp->lock);
         }
-        return avcodec_default_get_buffer2(c, f, flags);
+        return -1;
     }
     f->buf[0] = buf;
     for (int i = 0; i < 4; i++) {
@@ -284,6 +312,22 @@ static int get_frame_buffer(AVCodecContext *c, AVFrame *f, int flags)
         f->linesize[i] = plane[i] ? linesize[i] : 0;
     }
     f->extended_data = f->data;
+    return 0;
+}
+
+/* get_buffer2: frames of a block_format in one block of the caller's (pool_buffer), the picture
+ * padded as the decoder asks (avcodec_align_dimensions2); anything else as FFmpeg would. */
+static int get_frame_buffer(AVCodecContext *c, AVFrame *f, int flags)
+{
+    const clv_decoder *d = c->opaque;
+    frame_pool *fp = d ? d->frame_pool : NULL;
+    if (!fp || !(c->codec->capabilities & AV_CODEC_CAP_DR1) || c->hw_frames_ctx ||
+        !block_format(f->format))
+        return avcodec_default_get_buffer2(c, f, flags);
+    int w = f->width, h = f->height, align[AV_NUM_DATA_POINTERS];
+    avcodec_align_dimensions2(c, &w, &h, align);
+    if (pool_buffer(fp, f, w, h))
+        return avcodec_default_get_buffer2(c, f, flags);
     return 0;
 }
 
@@ -299,7 +343,6 @@ int clv_decoder_set_memory(clv_decoder *d, const clv_frame_memory *memory)
     fp->refs = 1;
     fp->mem = *memory;
     d->frame_pool = fp;
-    d->codec->opaque = fp;
     d->codec->get_buffer2 = get_frame_buffer;
     return 0;
 }
@@ -373,34 +416,6 @@ static int open_format(clv_decoder *d, const clv_input_options *o, AVFormatConte
     return 0;
 }
 
-/* The best video stream's decoder, with frame and slice threads (slices only live). */
-static int open_video_decoder(clv_decoder *d, clv_msg *msg)
-{
-    char err[128];
-    const AVCodec *dec = NULL;
-    d->video = av_find_best_stream(d->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &dec, 0);
-    if (d->video < 0)
-        return clv_io_fail(msg, CLV_EIO, "input '%s' has no video stream%s", d->path,
-                           d->video == AVERROR_DECODER_NOT_FOUND ? " this FFmpeg can decode" : "");
-    AVStream *st = d->fmt->streams[d->video];
-    d->codec = avcodec_alloc_context3(dec);
-    if (!d->codec || avcodec_parameters_to_context(d->codec, st->codecpar) < 0)
-        return clv_io_fail(msg, CLV_EIO, "input '%s': cannot set up the %s decoder", d->path,
-                           dec->name);
-    d->codec->thread_count = 0;
-    /* Frame threads hold a frame back per thread (two frames' latency on
-     * two cores): a live source's frames are decoded in slices only. */
-    d->codec->thread_type = d->opt.live ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE;
-    d->codec->pkt_timebase = st->time_base;
-    int r = avcodec_open2(d->codec, dec, NULL);
-    if (r < 0)
-        return clv_io_fail(msg, CLV_EIO, "input '%s': cannot open the %s decoder: %s", d->path,
-                           dec->name, clv_av_err(r, err, sizeof err));
-    if (d->codec->width < 1 || d->codec->height < 1)
-        return clv_io_fail(msg, CLV_EIO, "input '%s': the video stream has no size", d->path);
-    return 0;
-}
-
 /* The sound and subtitle streams, which the encoder copies or encodes
  * again and the player plays. */
 static int describe_streams(clv_decoder *d)
@@ -457,49 +472,238 @@ static void take_frame_hdr(clv_decoder *d, const AVFrame *frame)
  * frame: a few seconds of sound and a long reorder delay fit. */
 enum { PROBE_PACKETS = 128 };
 
-/* Decodes the first frame, with a decoder of its own on one thread (no
- * frame threads to wait for), for the HDR metadata that HEVC and AV1
- * streams carry only in their bitstream (SEI, metadata OBUs). The packets
- * read stay for the thread, so nothing is read twice and pipes work.
- * Returns 0 (also when no frame came: the input then has no such
- * metadata) or CLV_ENOMEM. */
-static int probe_first_frame(clv_decoder *d)
+/* get_format with hardware decoding: the device's format where the
+ * stream's codec and profile have one, else software (FFmpeg asks again
+ * without it when its hardware decoder does not take the stream). */
+static enum AVPixelFormat hw_get_format(AVCodecContext *c, const enum AVPixelFormat *formats)
+{
+    const clv_decoder *d = c->opaque;
+    for (const enum AVPixelFormat *p = formats; *p != AV_PIX_FMT_NONE; p++)
+        if (*p == d->hw_pix_fmt)
+            return *p;
+    for (const enum AVPixelFormat *p = formats; *p != AV_PIX_FMT_NONE; p++) {
+        const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(*p);
+        if (desc && !(desc->flags & AV_PIX_FMT_FLAG_HWACCEL))
+            return *p;
+    }
+    return AV_PIX_FMT_NONE;
+}
+
+/* Decodes the first frame into frame (*found 1), with a decoder of its own
+ * on one thread (no frame threads to wait for), on device when not NULL
+ * (d->hw_pix_fmt its format): for the HDR metadata that HEVC and AV1
+ * streams carry only in their bitstream (SEI, metadata OBUs), and to see
+ * that a hardware decoder takes the stream. The packets read stay for the
+ * thread, so nothing is read twice and pipes work; a later probe decodes
+ * them again before reading more. Returns 0 (also when no frame came: the
+ * input then has no such metadata) or CLV_ENOMEM. */
+static int probe_first_frame(clv_decoder *d, AVBufferRef *device, AVFrame *frame, int *found)
 {
     const AVStream *st = d->fmt->streams[d->video];
     AVCodecContext *c = avcodec_alloc_context3(d->codec->codec);
-    AVFrame *frame = av_frame_alloc();
-    d->pending = calloc(PROBE_PACKETS, sizeof *d->pending);
-    int err = !c || !frame || !d->pending ? CLV_ENOMEM : 0, found = 0, ended = 0;
+    if (!d->pending)
+        d->pending = calloc(PROBE_PACKETS, sizeof *d->pending);
+    int err = !c || !d->pending ? CLV_ENOMEM : 0, ended = 0, next = 0;
+    *found = 0;
     if (!err && avcodec_parameters_to_context(c, st->codecpar) < 0)
         err = CLV_ENOMEM;
     if (!err) {
         c->thread_count = 1;
         c->pkt_timebase = st->time_base;
+        c->opaque = d;
+        if (device) {
+            c->get_format = hw_get_format;
+            if (!(c->hw_device_ctx = av_buffer_ref(device)))
+                err = CLV_ENOMEM;
+        }
     }
     /* A decoder that does not open here says why in the thread. */
     int opened = !err && avcodec_open2(c, d->codec->codec, NULL) >= 0;
-    while (opened && !found && !ended && d->pending_count < PROBE_PACKETS) {
-        AVPacket *pkt = av_packet_alloc();
-        if (!pkt) {
+    while (opened && !*found && !ended) {
+        AVPacket *pkt = NULL;
+        if (next < d->pending_count) {
+            pkt = d->pending[next++];
+        } else if (d->pending_count == PROBE_PACKETS) {
+            break;
+        } else if (!(pkt = av_packet_alloc())) {
             err = CLV_ENOMEM;
             break;
-        }
-        if (av_read_frame(d->fmt, pkt) < 0) { /* the thread meets the end or error again */
+        } else if (av_read_frame(d->fmt, pkt) < 0) { /* the thread meets the end or error again */
             av_packet_free(&pkt);
-            ended = 1;
-            avcodec_send_packet(c, NULL); /* for the frames it holds back */
         } else {
             d->pending[d->pending_count++] = pkt;
-            if (pkt->stream_index != d->video || avcodec_send_packet(c, pkt) < 0)
-                continue;
+            next++;
         }
-        found = avcodec_receive_frame(c, frame) == 0;
+        if (!pkt) {
+            ended = 1;
+            avcodec_send_packet(c, NULL); /* for the frames it holds back */
+        } else if (pkt->stream_index != d->video || avcodec_send_packet(c, pkt) < 0) {
+            continue;
+        }
+        *found = avcodec_receive_frame(c, frame) == 0;
     }
-    if (found)
+    if (*found)
         take_frame_hdr(d, frame);
-    av_frame_free(&frame);
+    d->probed = 1;
     avcodec_free_context(&c);
     return err;
+}
+
+/* The decoder's format for frames on a device of type t, or NONE when
+ * codec has no hardware decoding there. */
+static enum AVPixelFormat hw_format(const AVCodec *codec, enum AVHWDeviceType t)
+{
+    for (int i = 0;; i++) {
+        const AVCodecHWConfig *h = avcodec_get_hw_config(codec, i);
+        if (!h)
+            return AV_PIX_FMT_NONE;
+        if ((h->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX) && h->device_type == t)
+            return h->pix_fmt;
+    }
+}
+
+/* Hardware decoding with devices of type t: opens one (hwaccel_device),
+ * decodes the stream's first frame on it and reads it back. 0 with
+ * d->hw_device set when all went well; 1 with why (size bytes) when it
+ * cannot be had; CLV_ENOMEM. */
+static int hw_try(clv_decoder *d, enum AVHWDeviceType t, char *why, size_t size)
+{
+    char err[128];
+    const char *name = av_hwdevice_get_type_name(t), *where = d->opt.hwaccel_device;
+    const AVCodec *codec = d->codec->codec;
+    const AVCodecParameters *par = d->fmt->streams[d->video]->codecpar;
+    const char *profile = avcodec_profile_name(par->codec_id, par->profile);
+    enum AVPixelFormat hw = hw_format(codec, t);
+    if (hw == AV_PIX_FMT_NONE) {
+        snprintf(why, size, "this FFmpeg has no %s decoding of %s video", name, codec->name);
+        return 1;
+    }
+    AVBufferRef *device = NULL;
+    int r = av_hwdevice_ctx_create(&device, t, where, NULL, 0);
+    if (r < 0) {
+        const char *needs = t == AV_HWDEVICE_TYPE_CUDA    ? "; it needs an NVIDIA GPU and its "
+                                                            "driver's libcuda.so.1"
+                            : t == AV_HWDEVICE_TYPE_VAAPI ? "; it needs a render node "
+                                                            "(/dev/dri/renderD128) and its VA "
+                                                            "driver"
+                                                          : "";
+        snprintf(why, size, "no %s device%s%s could be opened (%s%s)", name, where ? " " : "",
+                 where ? where : "", clv_av_err(r, err, sizeof err), needs);
+        return 1;
+    }
+    d->hw_pix_fmt = hw;
+    AVFrame *frame = av_frame_alloc(), *sw = av_frame_alloc();
+    int found = 0, status = !frame || !sw ? CLV_ENOMEM : 0;
+    if (!status)
+        status = probe_first_frame(d, device, frame, &found);
+    if (!status && !found) {
+        snprintf(why, size, "the %s decoder gave no frame of the %s stream", name, codec->name);
+        status = 1;
+    } else if (!status && frame->format != hw) {
+        snprintf(why, size, "the %s decoder does not take this %s stream (%s%s%dx%d %s)", name,
+                 codec->name, profile ? profile : "", profile ? ", " : "", par->width, par->height,
+                 av_get_pix_fmt_name(par->format) ? av_get_pix_fmt_name(par->format) : "?");
+        status = 1;
+    } else if (!status && (r = av_hwframe_transfer_data(sw, frame, 0)) < 0) {
+        snprintf(why, size, "the %s frames cannot be read back (%s)", name,
+                 clv_av_err(r, err, sizeof err));
+        status = 1;
+    }
+    if (!status) {
+        d->hw_device = device;
+        d->hw_sw_fmt = sw->format;
+        d->hw_name = name;
+    } else {
+        av_buffer_unref(&device);
+    }
+    av_frame_free(&frame);
+    av_frame_free(&sw);
+    return status;
+}
+
+/* -hwaccel: a named method, which must work (else CLV_EIO naming it and
+ * why), or auto: cuda, vaapi, then the other methods this FFmpeg has, the
+ * first that decodes the stream, else software. 0 or a CLV_E* code. */
+static int setup_hwaccel(clv_decoder *d, clv_msg *msg)
+{
+    const char *want = d->opt.hwaccel;
+    if (!want || !strcmp(want, "none"))
+        return 0;
+    if (strcmp(want, "auto")) {
+        enum AVHWDeviceType t = av_hwdevice_find_type_by_name(want);
+        char why[400];
+        int err = t == AV_HWDEVICE_TYPE_NONE ? clv_hwaccel_check(want, msg)
+                                             : hw_try(d, t, why, sizeof why);
+        if (err == 1)
+            return clv_io_fail(msg, CLV_EIO, "-hwaccel %s: '%.800s': %s", want, d->path, why);
+        return err ? err : 0;
+    }
+    enum AVHWDeviceType order[32] = {AV_HWDEVICE_TYPE_CUDA, AV_HWDEVICE_TYPE_VAAPI};
+    int n = 2;
+    for (enum AVHWDeviceType t = av_hwdevice_iterate_types(AV_HWDEVICE_TYPE_NONE);
+         t != AV_HWDEVICE_TYPE_NONE && n < 32; t = av_hwdevice_iterate_types(t))
+        if (t != AV_HWDEVICE_TYPE_CUDA && t != AV_HWDEVICE_TYPE_VAAPI)
+            order[n++] = t;
+    size_t used = 0;
+    for (int i = 0; i < n; i++) {
+        char why[400];
+        if (hw_format(d->codec->codec, order[i]) == AV_PIX_FMT_NONE)
+            continue; /* nothing to open */
+        int err = hw_try(d, order[i], why, sizeof why);
+        if (err != 1)
+            return err;
+        av_log(NULL, AV_LOG_VERBOSE, "-hwaccel auto: %s\n", why);
+        if (used < sizeof d->hw_why - 1)
+            used += (size_t)snprintf(d->hw_why + used, sizeof d->hw_why - used, "%s%s",
+                                     used ? ", " : "none of ", av_hwdevice_get_type_name(order[i]));
+    }
+    if (used && used < sizeof d->hw_why - 1)
+        snprintf(d->hw_why + used, sizeof d->hw_why - used, " decodes it here");
+    else if (!used)
+        snprintf(d->hw_why, sizeof d->hw_why, "this FFmpeg has no hardware decoding of %s video",
+                 d->codec->codec->name);
+    d->media.hwaccel_fallback = d->hw_why;
+    return 0; /* software */
+}
+
+/* The best video stream's decoder, with frame and slice threads (slices only live), or on one
+ * thread on a device (-hwaccel, setup_hwaccel). */
+static int open_video_decoder(clv_decoder *d, clv_msg *msg)
+{
+    char err[128];
+    const AVCodec *dec = NULL;
+    d->video = av_find_best_stream(d->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &dec, 0);
+    if (d->video < 0)
+        return clv_io_fail(msg, CLV_EIO, "input '%s' has no video stream%s", d->path,
+                           d->video == AVERROR_DECODER_NOT_FOUND ? " this FFmpeg can decode" : "");
+    AVStream *st = d->fmt->streams[d->video];
+    d->codec = avcodec_alloc_context3(dec);
+    if (!d->codec || avcodec_parameters_to_context(d->codec, st->codecpar) < 0)
+        return clv_io_fail(msg, CLV_EIO, "input '%s': cannot set up the %s decoder", d->path,
+                           dec->name);
+    d->codec->thread_count = 0;
+    /* Frame threads hold a frame back per thread (two frames' latency on
+     * two cores): a live source's frames are decoded in slices only. */
+    d->codec->thread_type = d->opt.live ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE;
+    d->codec->pkt_timebase = st->time_base;
+    d->codec->opaque = d;
+    int r = setup_hwaccel(d, msg);
+    if (r)
+        return r;
+    if (d->hw_device) { /* one thread, as ffmpeg decodes with a hwaccel */
+        d->codec->thread_count = 1;
+        d->codec->get_format = hw_get_format;
+        if (!(d->codec->hw_device_ctx = av_buffer_ref(d->hw_device)) ||
+            !(d->hw_frame = av_frame_alloc()))
+            return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
+    }
+    r = avcodec_open2(d->codec, dec, NULL);
+    if (r < 0)
+        return clv_io_fail(msg, CLV_EIO, "input '%s': cannot open the %s decoder: %s", d->path,
+                           dec->name, clv_av_err(r, err, sizeof err));
+    if (d->codec->width < 1 || d->codec->height < 1)
+        return clv_io_fail(msg, CLV_EIO, "input '%s': the video stream has no size", d->path);
+    return 0;
 }
 
 /* The mastering display and content light level: the stream's side data
@@ -522,9 +726,13 @@ static int describe_hdr(clv_decoder *d)
         m->light_level = &d->light_level;
     }
     int hdr = m->transfer == AVCOL_TRC_SMPTE2084 || m->transfer == AVCOL_TRC_ARIB_STD_B67;
-    if (!hdr || d->opt.live || (m->mastering && m->light_level))
+    if (!hdr || d->opt.live || (m->mastering && m->light_level) || d->probed)
         return 0;
-    return probe_first_frame(d);
+    AVFrame *frame = av_frame_alloc();
+    int found;
+    int err = frame ? probe_first_frame(d, NULL, frame, &found) : CLV_ENOMEM;
+    av_frame_free(&frame);
+    return err;
 }
 
 /* Fills d->media from the opened demuxer and decoder: everything the rest
@@ -540,7 +748,9 @@ static int describe(clv_decoder *d)
     m->codec_id = c->codec_id;
     m->width = c->width;
     m->height = c->height;
-    m->pix_fmt = c->pix_fmt;
+    m->pix_fmt = d->hw_device ? d->hw_sw_fmt : c->pix_fmt;
+    m->hwaccel = d->hw_name;
+    m->coded_pix_fmt = c->pix_fmt;
     m->rgb = clv_av_pixfmt_is_rgb(c->pix_fmt);
     m->alpha = clv_av_pixfmt_has_alpha(c->pix_fmt);
     m->color = clv_stream_color(c);
@@ -682,6 +892,50 @@ static void account(clv_decoder *d, double begin, double waited)
                  d->busy_base_ns + (int64_t)((clv_io_seconds() - begin - waited) * 1e9));
 }
 
+/* Hardware decoding: frame, on the device, read back into memory in
+ * media.pix_fmt (nv12, p010, ...), in place of the device's: straight into
+ * one of the caller's blocks (clv_decoder_set_memory) where it gives them,
+ * else FFmpeg's memory. 0, or -1 with d->message. */
+static int hw_download(clv_decoder *d, AVFrame *frame)
+{
+    char err[128];
+    enum AVPixelFormat want = d->media.pix_fmt;
+    if (frame->format != d->hw_pix_fmt) {
+        if (frame->format == want)
+            return 0;
+        /* FFmpeg gave the stream to its software decoder (a change the
+         * device does not take): the frames no longer fit the run. */
+        d->error = CLV_EIO;
+        snprintf(d->message, sizeof d->message,
+                 "'%.800s': the %s decoder stopped taking the stream after %lld frames (it came "
+                 "as %s); run again with -hwaccel none",
+                 d->path, d->hw_name, (long long)d->frames,
+                 av_get_pix_fmt_name(frame->format) ? av_get_pix_fmt_name(frame->format) : "?");
+        return -1;
+    }
+    AVFrame *sw = d->hw_frame;
+    sw->format = want;
+    sw->width = frame->width;
+    sw->height = frame->height;
+    if (d->frame_pool && block_format(want))
+        pool_buffer(d->frame_pool, sw, frame->width, (frame->height + 1) & ~1);
+    int r = av_hwframe_transfer_data(sw, frame, 0);
+    if (r >= 0)
+        r = av_frame_copy_props(sw, frame);
+    if (r < 0) {
+        av_frame_unref(sw);
+        d->error = CLV_EIO;
+        snprintf(d->message, sizeof d->message,
+                 "'%.800s': %s decoding failed after %lld frames: a frame could not be read "
+                 "back (%s); run again with -hwaccel none",
+                 d->path, d->hw_name, (long long)d->frames, clv_av_err(r, err, sizeof err));
+        return -1;
+    }
+    av_frame_unref(frame);
+    av_frame_move_ref(frame, sw);
+    return 0;
+}
+
 /* Pushes the frames the decoder has ready; returns 1 when the range or the
  * frame limit is reached, -1 when the queue was aborted. */
 static int drain(clv_decoder *d, AVFrame *frame, double begin, double *waited)
@@ -703,6 +957,10 @@ static int drain(clv_decoder *d, AVFrame *frame, double begin, double *waited)
         if (where > 0) {
             av_frame_unref(frame);
             return 1;
+        }
+        if (d->hw_device && hw_download(d, frame)) {
+            av_frame_unref(frame);
+            return -1;
         }
         frame->pts = pts - av_rescale_q(d->base_shift_us, AV_TIME_BASE_Q, st->time_base);
         int64_t out_us = to_us(frame->pts, st->time_base);
@@ -1203,6 +1461,8 @@ void clv_decoder_close(clv_decoder *d)
         return;
     clv_decoder_stop(d);
     avcodec_free_context(&d->codec);
+    av_buffer_unref(&d->hw_device);
+    av_frame_free(&d->hw_frame);
     if (d->frame_pool) {
         /* Blocks still in frames go back to their owner when freed. */
         av_buffer_pool_uninit(&d->frame_pool->pool);

@@ -174,13 +174,16 @@ static enum AVPixelFormat choose_deep_pix_fmt(const AVCodec *c, const clv_media_
                                                      AV_PIX_FMT_YUV444P16LE, AV_PIX_FMT_YUV422P10LE,
                                                      AV_PIX_FMT_YUV422P12LE, AV_PIX_FMT_YUV420P10LE,
                                                      AV_PIX_FMT_YUV420P12LE, AV_PIX_FMT_NONE};
-    int bits = clv_av_pixfmt_bits(in->pix_fmt);
-    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(in->pix_fmt);
+    /* Hardware decoding gives nv12 or p010 for the codec's yuv420p or
+     * yuv420p10le: the output is what software decoding would give. */
+    enum AVPixelFormat own = in->hwaccel ? in->coded_pix_fmt : in->pix_fmt;
+    int bits = clv_av_pixfmt_bits(own);
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(own);
     int gray = d && d->nb_components <= 2 && !(d->flags & AV_PIX_FMT_FLAG_RGB);
     if (!d || bits <= 8)
         return AV_PIX_FMT_NONE;
-    if (!gray && takes(c, in->pix_fmt))
-        return in->pix_fmt;
+    if (!gray && takes(c, own))
+        return own;
     enum AVPixelFormat f = AV_PIX_FMT_NONE;
     const enum AVPixelFormat *yuv = in->rgb || in->alpha || gray ? yuv420_deep
                                     : d->log2_chroma_w == 0      ? yuv444_deep

@@ -70,9 +70,15 @@ typedef struct clv_media_desc {
     int video_index;
     enum AVCodecID codec_id;
     int width, height;          /* as coded: before any turn */
-    enum AVPixelFormat pix_fmt; /* the decoder's */
-    int rgb, alpha;             /* pix_fmt is RGB-like or paletted; it carries alpha */
-    clv_color color;            /* matrix and range (clv_stream_color) */
+    enum AVPixelFormat pix_fmt; /* the decoder's frames' (hardware: as transferred, nv12, p010) */
+    /* Hardware decoding (clv_input_options.hwaccel): the method in use
+     * ("cuda"), NULL for software; coded_pix_fmt is then the format
+     * software decoding gives (yuv420p where pix_fmt is nv12). */
+    const char *hwaccel;
+    enum AVPixelFormat coded_pix_fmt;
+    const char *hwaccel_fallback; /* -hwaccel auto decoding in software: why, else NULL */
+    int rgb, alpha;               /* pix_fmt is RGB-like or paletted; it carries alpha */
+    clv_color color;              /* matrix and range (clv_stream_color) */
     enum AVColorPrimaries primaries;
     enum AVColorTransferCharacteristic transfer;
     /* HDR: the display the video was mastered on and its content light
@@ -144,7 +150,23 @@ typedef struct clv_input_options {
     /* Read by any blocking read or opening: non-zero ends it at once (a
      * signal handler's flag; may be NULL). */
     const volatile sig_atomic_t *cancel;
+    /* -hwaccel: NULL or "none" decodes in software; "auto" with the first
+     * hardware method (cuda, vaapi, ...) that decodes the stream's first
+     * frame, else in software; another name (clv_hwaccel_check) with that
+     * method or not at all. hwaccel_device (-hwaccel_device): its device
+     * ("0", "/dev/dri/renderD128"); NULL: the method's default. */
+    const char *hwaccel;
+    const char *hwaccel_device;
 } clv_input_options;
+
+/* How media's video is decoded, into out (size bytes): "cuda (h264)", or
+ * "software", with why after -hwaccel auto found no hardware decoder. */
+void clv_decode_text(const clv_media_desc *media, char *out, size_t size);
+
+/* 0 when name is a -hwaccel word this FFmpeg knows (none, auto, or a
+ * hardware device type: cuda, vaapi, qsv, vdpau, drm, ...); else
+ * CLV_EOPTION with msg listing them. */
+int clv_hwaccel_check(const char *name, clv_msg *msg);
 
 /* 1 when path is a network URL (rtsp://, rtsps://, srt://, rtmp(s|t|e)://,
  * udp://, rtp://, tcp://, http(s)://, or any URL of an .m3u8 playlist):
@@ -153,14 +175,16 @@ int clv_io_network_url(const char *path);
 
 typedef struct clv_decoder clv_decoder;
 
-/* Opens the input and its best video stream's decoder (frame threads on).
+/* Opens the input and its best video stream's decoder (frame threads on; a
+ * hardware decoder with options->hwaccel, tried on the first frame).
  * Every error names the file. */
 int clv_decoder_open(const clv_input_options *options, clv_decoder **out, clv_msg *msg);
 void clv_decoder_close(clv_decoder *dec);
 
 /* Memory for decoded frames from the caller (the GPU stage's blocks, which
  * a CPU device reads where they are): taken for 8-bit 4:2:0 video (yuv420p,
- * nv12) from decoders that decode into outside memory; everything else gets
+ * nv12) from decoders that decode into outside memory, and frames read back
+ * from a hardware decoder (nv12, p010); everything else gets
  * FFmpeg's own. */
 typedef struct clv_frame_memory {
     /* A block of at least size bytes starting at *pixels, 64-byte aligned,

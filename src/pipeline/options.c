@@ -82,6 +82,7 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
         {"input-fps", "framerate", offsetof(clv_transcode_options, capture_rate)},
         {"audio", "mic", offsetof(clv_transcode_options, mic)},
         {"ipc", NULL, offsetof(clv_transcode_options, ipc)},
+        {"hwaccel_device", NULL, offsetof(clv_transcode_options, hwaccel_device)},
     };
     static const struct {
         const char *key, *alias;
@@ -156,6 +157,12 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
                            "-rtsp_transport %.100s: expected tcp, udp, udp_multicast, http or "
                            "https",
                            v);
+    }
+    if (!strcmp(key, "hwaccel")) {
+        int err = clv_hwaccel_check(v, msg);
+        if (!err)
+            o->hwaccel = *v ? v : NULL;
+        return err;
     }
     if (!strcmp(key, "reconnect-max") || !strcmp(key, "reconnect_max")) {
         double x = strtod(v, &end);

@@ -26,7 +26,9 @@ clv_input_options clv_pipeline_input(const clv_transcode_options *o)
                                .live = o->live || clv_io_network_url(o->input),
                                .realtime = o->realtime,
                                .rtsp_transport = o->rtsp_transport,
-                               .stall_us = o->rw_timeout_us};
+                               .stall_us = o->rw_timeout_us,
+                               .hwaccel = o->hwaccel,
+                               .hwaccel_device = o->hwaccel_device};
 }
 
 int clv_input_is_network(const char *input)

@@ -118,6 +118,8 @@ static int check_options(const clv_transcode_options *o, clv_chain_desc **desc, 
                            "file's own sound is kept without it)",
                            o->mic);
     int err = clv_capture_format_check(o->capture_format, o->mic_format, msg);
+    if (!err)
+        err = clv_hwaccel_check(o->hwaccel, msg);
     if (err)
         return err;
     err = clv_chain_parse(o->chain, desc, msg);
@@ -142,7 +144,7 @@ typedef struct run {
     const volatile sig_atomic_t *cancel;
     int stopped; /* the cancel flag or the callback asked for a stop */
     clv_transcode_status status;
-    char devices[600], shares[1200], chain_text[1024];
+    char devices[600], shares[1200], chain_text[1024], decode_text[700];
     double entered, start, last_report; /* clv_io_seconds */
     clv_chain_desc *desc;
     /* Opened by open_all and the steps after it, freed by close_all: */
@@ -488,6 +490,8 @@ static void describe_run(run *r)
     clv_stage_output_size(r->stage, &st->width, &st->height);
     st->rotation = r->rotation;
     st->input_pix_fmt = av_get_pix_fmt_name(r->in->pix_fmt);
+    clv_decode_text(r->in, r->decode_text, sizeof r->decode_text);
+    st->decode = r->decode_text;
     st->matrix = clv_matrix_name(in_color.matrix);
     st->full_range = in_color.full_range;
     st->chain = r->chain_text;
@@ -906,6 +910,8 @@ static void get(run *r, clv_ipc_request *req)
         clv_json_string(&j, r->chain_text);
         clv_json_add(&j, ",\"output\":");
         clv_json_string(&j, r->o->output);
+        clv_json_add(&j, ",\"decode\":");
+        clv_json_string(&j, r->decode_text);
         clv_json_add(&j, "}");
         break;
     }

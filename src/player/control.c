@@ -160,8 +160,11 @@ static void get(clv_player *p, clv_ipc_request *req)
     char text[16384];
     switch (req->what) {
     case CLV_IPC_STATS:
+        clv_decode_text(clv_decoder_media(p->dec), text, sizeof text);
+        clv_json_add(&j, "{\"decode\":");
+        clv_json_string(&j, text);
         clv_json_add(&j,
-                     "{\"frames\":%lld,\"fps\":%.3f,\"dropped\":%lld,\"stale_dropped\":%lld,"
+                     ",\"frames\":%lld,\"fps\":%.3f,\"dropped\":%lld,\"stale_dropped\":%lld,"
                      "\"latency_ms\":",
                      (long long)p->presented, p->shown_fps, (long long)p->dropped,
                      (long long)p->stale_seen);

@@ -256,5 +256,8 @@ void clv_player_write_stats(clv_player *p)
             "record_latency_frames=%lld\nrecord_latency_p50_ms=%.3f\nrecord_latency_p99_ms=%.3f\n"
             "record_latency_max_ms=%.3f\nrecord_encoder_p50_ms=%.3f\nrecord_encoder_p99_ms=%.3f\n",
             (long long)lat.count, lat.p50, lat.p99, lat.max, enc.p50, enc.p99);
+    char decode[700];
+    clv_decode_text(clv_decoder_media(p->dec), decode, sizeof decode);
+    fprintf(f, "decode=%s\n", decode);
     fclose(f);
 }
