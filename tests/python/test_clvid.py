@@ -301,6 +301,35 @@ def test_transcode_progress_and_stop(tmp_path):
         clvid.transcode(SAMPLE, str(tmp_path / "x.mp4"), crf=99)
 
 
+def test_hwaccel_keyword(tmp_path):
+    """hwaccel= as the command line's -hwaccel: auto decodes in software here
+    and the status says so, with the frames of a run without it; a named
+    method without its hardware is a clvid.Error naming it with nothing
+    written; an unknown word a ValueError listing the methods; frames()
+    takes it too."""
+    plain, auto = tmp_path / "plain.mkv", tmp_path / "auto.mkv"
+    clvid.transcode(SAMPLE, str(plain), vf="sharpen", codec="ffv1", frames=10, no_audio=True)
+    last = clvid.transcode(SAMPLE, str(auto), vf="sharpen", codec="ffv1", frames=10,
+                           no_audio=True, hwaccel="auto")
+    if not last["decode"].startswith("software"):
+        pytest.skip("a hardware decoder works here: %s" % last["decode"])
+    assert last["decode"].startswith("software (-hwaccel auto:")
+    if shutil.which("ffmpeg"):
+        assert framemd5(auto) == framemd5(plain)
+    for method in ("cuda", "vaapi"):
+        out = tmp_path / ("%s.mkv" % method)
+        with pytest.raises(clvid.Error, match="-hwaccel %s" % method):
+            clvid.transcode(SAMPLE, str(out), frames=5, hwaccel=method)
+        assert not out.exists()
+    with pytest.raises(ValueError, match="cuda, vaapi"):
+        clvid.transcode(SAMPLE, str(tmp_path / "x.mkv"), hwaccel="bogus")
+    got = list(clvid.frames(SAMPLE, vf="sharpen", frames=3, hwaccel="auto"))
+    want = list(clvid.frames(SAMPLE, vf="sharpen", frames=3))
+    assert len(got) == 3 and all(np.array_equal(a[0], b[0]) for a, b in zip(got, want))
+    with pytest.raises(clvid.Error, match="-hwaccel cuda"):
+        next(clvid.frames(SAMPLE, frames=1, hwaccel="cuda"))
+
+
 def framemd5(path):
     p = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-map", "0:v", "-f", "framemd5",
                         "-"], capture_output=True, text=True, check=True)
