@@ -1310,12 +1310,13 @@ static int same_streams(const clv_decoder *d, const AVFormatContext *fmt, char *
                  avcodec_get_name(m->codec_id));
         return -1;
     }
-    if (p->width != m->width || p->height != m->height ||
-        (p->format >= 0 && p->format != m->pix_fmt)) {
+    /* A hardware decoder's frames are read back in their own layout: the
+     * stream's is the codec's. */
+    enum AVPixelFormat own = m->hwaccel ? m->coded_pix_fmt : m->pix_fmt;
+    if (p->width != m->width || p->height != m->height || (p->format >= 0 && p->format != own)) {
         snprintf(why, size, "its video is %dx%d %s, not %dx%d %s (a run keeps its size)", p->width,
                  p->height, av_get_pix_fmt_name(p->format) ? av_get_pix_fmt_name(p->format) : "?",
-                 m->width, m->height,
-                 av_get_pix_fmt_name(m->pix_fmt) ? av_get_pix_fmt_name(m->pix_fmt) : "?");
+                 m->width, m->height, av_get_pix_fmt_name(own) ? av_get_pix_fmt_name(own) : "?");
         return -1;
     }
     if (av_cmp_q(st->time_base, m->time_base)) {
