@@ -472,6 +472,16 @@ static void take_frame_hdr(clv_decoder *d, const AVFrame *frame)
  * frame: a few seconds of sound and a long reorder delay fit. */
 enum { PROBE_PACKETS = 128 };
 
+/* av_read_frame with the stall deadline armed (a network input that sends
+ * nothing ends the read). */
+static int read_armed(clv_decoder *d, AVPacket *pkt)
+{
+    arm(d, d->stall_us);
+    int r = av_read_frame(d->fmt, pkt);
+    arm(d, 0);
+    return r;
+}
+
 /* get_format with hardware decoding: the device's format where the
  * stream's codec and profile have one, else software (FFmpeg asks again
  * without it when its hardware decoder does not take the stream). */
@@ -528,8 +538,8 @@ static int probe_first_frame(clv_decoder *d, AVBufferRef *device, AVFrame *frame
         } else if (!(pkt = av_packet_alloc())) {
             err = CLV_ENOMEM;
             break;
-        } else if (av_read_frame(d->fmt, pkt) < 0) { /* the thread meets the end or error again */
-            av_packet_free(&pkt);
+        } else if (read_armed(d, pkt) < 0) {
+            av_packet_free(&pkt); /* the thread meets the end or error again */
         } else {
             d->pending[d->pending_count++] = pkt;
             next++;
