@@ -863,10 +863,24 @@ __kernel void sep_h(__global const clv_px *src, __global clv_px *dst, int w, int
  * sums V to local memory. Across: each row's V is turned into its prefix
  * sums P in place (a row a warp: each of 32 work-items sums its stretch of
  * `seg` sums, then adds the stretches' totals before it, kept after the
- * rows), and the box sum
+ * rows; on NVIDIA by warp shuffles, no barrier), and the box sum
  * of output x is P[x + 2rx + 1] - P[x]. All in uint: the prefix sums may
  * wrap, their differences do not (the box sum is below 2^32). */
 #define BLUR_BR 8
+#if CLV_NV_SM
+/* PTX: v from the lane k below (its own below lane k), and a barrier of
+ * the warp that orders its local memory accesses. */
+inline uint blur_shfl_up(uint v, int k)
+{
+    uint d;
+    asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, -1;" : "=r"(d) : "r"(v), "r"(k));
+    return d;
+}
+inline void blur_warp_sync(void)
+{
+    asm volatile("bar.warp.sync -1;" ::: "memory");
+}
+#endif
 __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void
 box_tile(__global const clv_px *src, __global clv_px *dst, int w, int h, int stride, int rx, int ry,
          uint n, uint m, int l, int mask, int tw, int band, int seg, __local uint4 *t)
@@ -924,7 +938,20 @@ box_tile(__global const clv_px *src, __global clv_px *dst, int w, int h, int str
             run += v;
         }
         /* The stretches' totals summed up to each (Hillis and Steele's
-         * scan, five steps), less its own: what its prefix sums lack. */
+         * scan, five steps), less its own: what its prefix sums lack. On
+         * NVIDIA the row is a warp's: the scan by shuffles, and a warp's
+         * barrier before its own row's sums are read. */
+#if CLV_NV_SM
+        uint4 inc = run;
+#pragma unroll
+        for (int k = 1; k < 32; k <<= 1) {
+            const uint4 before = (uint4)(blur_shfl_up(inc.x, k), blur_shfl_up(inc.y, k),
+                                         blur_shfl_up(inc.z, k), blur_shfl_up(inc.w, k));
+            if (lane >= k)
+                inc += before;
+        }
+        const uint4 off = inc - run;
+#else
         tot[lane] = run;
         for (int k = 1; k < 32; k <<= 1) {
             barrier(CLK_LOCAL_MEM_FENCE);
@@ -933,11 +960,16 @@ box_tile(__global const clv_px *src, __global clv_px *dst, int w, int h, int str
             tot[lane] += before;
         }
         const uint4 off = tot[lane] - run;
+#endif
         for (int k = 0; k < seg; ++k)
             p[k] += off;
         if (lane == 31)
             row[32 * seg] = off + run;
+#if CLV_NV_SM
+        blur_warp_sync();
+#else
         barrier(CLK_LOCAL_MEM_FENCE);
+#endif
         const int y = yb + r;
         if (y < y1)
             for (int x = lane; x < tw && x0 + x < w; x += 32) {
@@ -969,8 +1001,9 @@ box_tile(__global const clv_px *src, __global clv_px *dst, int w, int h, int str
  *      the row pitch is odd, so they meet distinct banks);
  *   3. down: a work-item a column and 8 output rows, its running sum of
  *      2ry + 1 row sums, divided as the other box kernels divide.
- * Two barriers a tile, against box_tile's 13 every 8 rows: 66 us at radius
- * 2 on a 4K frame on an H200, against box_tile's 94 (docs/performance.md). */
+ * Two barriers a tile, against box_tile's 13 every 8 rows (3 on NVIDIA):
+ * 50.5 us at radius 2 on a 4K frame on an H200, against box_tile's 94
+ * (docs/performance.md). */
 #define BOX_TW 64
 #define BOX_TH 32
 #define BOX_LO(v) ((v)&0x00ff00ffu)
@@ -982,10 +1015,34 @@ box_small(__global const clv_px *src, __global clv_px *dst, int w, int h, int st
     const int lid = (int)get_local_id(0);
     const int x0 = (int)get_group_id(0) * BOX_TW, y0 = (int)get_group_id(1) * BOX_TH;
     const int rw = BOX_TW + 2 * rx, rh = BOX_TH + 2 * ry, pitch = rw | 1;
-    for (int r = lid / 64; r < rh; r += 4) {
-        __global const clv_px *row = src + clamp(y0 - ry + r, 0, h - 1) * stride;
-        for (int c = lid % 64; c < rw; c += 64)
-            raw[r * pitch + c] = as_uint(row[clamp(x0 - rx + c, 0, w - 1)]);
+    {
+        /* The reads of eight rows (two columns each) issued before any is
+         * stored: one wait for memory, not eight. */
+        const int c = lid % 64, x1 = clamp(x0 - rx + c, 0, w - 1),
+                  x2 = clamp(x0 - rx + c + 64, 0, w - 1);
+        const bool two = c + 64 < rw;
+        for (int rb = lid / 64; rb < rh; rb += 32) {
+            uint a[8], b[8];
+#pragma unroll
+            for (int k = 0; k < 8; ++k) {
+                __global const clv_px *row = src + clamp(y0 - ry + rb + 4 * k, 0, h - 1) * stride;
+                a[k] = as_uint(row[x1]);
+                b[k] = as_uint(row[x2]);
+            }
+#pragma unroll
+            for (int k = 0; k < 8; ++k)
+                if (rb + 4 * k < rh) {
+                    raw[(rb + 4 * k) * pitch + c] = a[k];
+                    if (two)
+                        raw[(rb + 4 * k) * pitch + c + 64] = b[k];
+                }
+        }
+        /* Columns past 128 (a reach across of more than 32). */
+        for (int r = lid / 64; r < rh; r += 4) {
+            __global const clv_px *row = src + clamp(y0 - ry + r, 0, h - 1) * stride;
+            for (int cc = c + 128; cc < rw; cc += 64)
+                raw[r * pitch + cc] = as_uint(row[clamp(x0 - rx + cc, 0, w - 1)]);
+        }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int t = lid; t < rh * (BOX_TW / 16); t += 256) {
@@ -1012,7 +1069,11 @@ box_small(__global const clv_px *src, __global clv_px *dst, int w, int h, int st
     uint2 s = 0;
     for (int j = 0; j <= 2 * ry; ++j)
         s += q[j * (BOX_TW + 1)];
-    const uint mid = n / 2;
+    /* floor(a / n) as mul_hi(a, mq), mq = ceil(2^32 / n) = 2^32/n + e/n
+     * (0 <= e < n): the error a e / (n 2^32) stays below 1/n, so the floor
+     * holds, while a e < 2^32, true here (a <= 255.5 n, n <= 257): one
+     * multiply a channel, not blur_div's five operations. */
+    const uint mid = n / 2, mq = n == 1 ? 0u : 0xffffffffu / n + 1u;
     const int4 m4 =
         (int4)(BLUR_LANE(mask, 0), BLUR_LANE(mask, 1), BLUR_LANE(mask, 2), BLUR_LANE(mask, 3));
     for (int i = 0; i < 8; ++i) {
@@ -1021,7 +1082,7 @@ box_small(__global const clv_px *src, __global clv_px *dst, int w, int h, int st
         const int yy = y0 + y + i;
         if (x < w && yy < h) {
             const uint4 sum = (uint4)(s.x & 0xffff, s.y & 0xffff, s.x >> 16, s.y >> 16);
-            int4 v = convert_int4(blur_div4(sum + mid, n, m, l));
+            int4 v = convert_int4(n == 1 ? sum : mul_hi(sum + mid, (uint4)mq));
             if (mask != 15)
                 v = select(convert_int4(as_uchar4(raw[(y + i + ry) * pitch + c + rx])), v, m4);
             dst[yy * stride + x] = convert_uchar4(v);

@@ -427,6 +427,7 @@ static const filter_case avgblur_cases[] = {
     {"avgblur=sizeX=5", 0, 1},
     {"avgblur=3:15:7", 1, 1},
     {"avgblur=sizeX=2:sizeY=9", 1, 1},
+    {"avgblur=sizeX=40:sizeY=1", 1, 1}, /* box_small, a reach past 32 across */
     {"avgblur=sizeX=200", 1, 1},
     {"avgblur=sizeX=1024:sizeY=1024", 1, 1},
     {"avgblur=sizeX=4:planes=8", 1, 1},
