@@ -788,6 +788,20 @@ sep_tile(__global const clv_px *src, __global clv_px *dst, int w, int h, int str
         }
         __global clv_px *o = dst + y * stride + x0 + xs;
         __global const clv_px *v0 = src + y * stride + x0 + xs;
+#if CLV_DEPTH == 8 && BLUR_K2 == 4
+        if (amount == -65536 && mask == 15 && (stride & 3) == 0 && x0 + xs + 4 <= w &&
+            xs + 4 <= tw) {
+            /* The blur alone, four whole pixels: one 16-byte store (the row
+             * 16-byte aligned), not four of 4 bytes. */
+            uint4 q;
+            q.x = as_uint(convert_uchar4(acc[0] >> (uint)fshift));
+            q.y = as_uint(convert_uchar4(acc[1] >> (uint)fshift));
+            q.z = as_uint(convert_uchar4(acc[2] >> (uint)fshift));
+            q.w = as_uint(convert_uchar4(acc[3] >> (uint)fshift));
+            *(__global uint4 *)o = q;
+            continue;
+        }
+#endif
 #pragma unroll
         for (int i = 0; i < BLUR_K2; ++i) {
             if (xs + i >= tw || x0 + xs + i >= w)
