@@ -112,7 +112,7 @@ typedef struct clv_transcode_options {
     double hls_time;
     int hls_list_size;
 
-    /* Added in 0.6: network inputs (docs/live.md, "Inputs"). An input that
+    /* Added in 0.7: network inputs (docs/live.md, "Inputs"). An input that
      * is a network URL (clv_input_is_network) is live whatever `live`
      * says. rtsp_transport (-rtsp_transport): RTSP's transport, "tcp",
      * "udp", "udp_multicast", "http" or "https"; NULL: FFmpeg's (UDP, then
@@ -193,7 +193,7 @@ enum clv_transcode_event {
     CLV_TRANSCODE_START,    /* everything is open; `info` is filled in */
     CLV_TRANSCODE_PROGRESS, /* a frame was written (called at most every 0.1 s) */
     CLV_TRANSCODE_END,      /* the output is complete (also after a stop) */
-    /* Added in 0.6, with options->reconnect: the input dropped and is being
+    /* Added in 0.7, with options->reconnect: the input dropped and is being
      * opened again (called before each try), and it is back. */
     CLV_TRANSCODE_RECONNECTING,
     CLV_TRANSCODE_RECONNECTED,
@@ -238,7 +238,7 @@ typedef struct clv_transcode_status {
     /* END only: the input's damage: video packets the decoder refused
      * (dropped) and frames it flagged as damaged (concealed). */
     int64_t corrupt_packets, corrupt_frames;
-    /* From the first packet written on (0 before): each frame's latency,
+    /* Added in 0.7. From the first packet written on (0 before): each frame's latency,
      * from its packet read off the input (after -re's wait) to its encoded
      * packet handed to the muxer, over the frames written so far, in ms:
      * median, 99th percentile (to 0.1 ms below 1 s), greatest and mean; and
