@@ -34,8 +34,7 @@ inline uint hq_lowpass(int prev, int cur, __global const int *coef)
 /* CPUs: hqdn3d_columns prefetches the strip's rows HQ_AHEAD below (hbuf, prev, src,
  * dst): a strip's part of a row is a few cache lines, each row's in
  * another page, where the hardware's prefetchers do not follow; without
- * it the loads wait on memory (a quarter of the frame's CPU time); hq_rows16
- * the tiles HQ_AHEAD to the right. */
+ * it the loads wait on memory (a quarter of the frame's CPU time). */
 #define HQ_AHEAD 2
 
 #if CLV_ROW && CLV_X86_VNNI && defined(__AVX512F__)
@@ -45,6 +44,7 @@ inline uint hq_lowpass(int prev, int cur, __global const int *coef)
 #define HQ_X86 1
 typedef ushort16 __attribute__((aligned(2))) hq_ushort16_u; /* (vload16 and vstore16 went a lane
                                                                at a time) */
+typedef uint16 __attribute__((aligned(4))) hq_uint16_u;
 #define HQ_LOAD16(p) convert_int16(*(__global const hq_ushort16_u *)(p))
 #define HQ_STORE16(v, p) (*(__global hq_ushort16_u *)(p) = convert_ushort16(v))
 inline int16 hq_lowpass16(int16 prev, int16 cur, __global const int *coef)
@@ -119,9 +119,6 @@ inline void hq_rows16(__global const clv_px *src, int w, int stride, __global us
     int16 a0 = 0, a1 = 0, a2 = 0;
     for (int xt = 0; xt < w; xt += 16) {
         const int n = min(16, w - xt);
-        if (xt + 16 * HQ_AHEAD < w) /* the hardware does not prefetch for gathers */
-            for (int r = 0; r < 16; r++)
-                __builtin_prefetch((const void *)(ulong)(src + off[r] + xt + 16 * HQ_AHEAD));
         /* the tile's samples (past the row's end its last pixel again) */
         int16 t[3][16];
         for (int j = 0; j < 16; j++) {
@@ -246,6 +243,46 @@ __kernel void hqdn3d_rows(__global const clv_px *src, int w, int h, int stride,
  * first row's line is its hbuf), then prev = lowpass(prev, line); then, in
  * a loop without table reads (which vectorizes), the row's new prev back
  * to R, G, B. */
+#if HQ_X86 && CLV_DEPTH == 8
+/* Row y of the strip x0 .. x1 - 1 at 8 bits on x86 with AVX-512, 16
+ * columns at a time: the three planes' two recursions (as the loops of
+ * hqdn3d_columns) and the new values straight back to R, G, B (ycc_channel
+ * in 16 lanes), the pixels written whole with the input's alpha. Returns
+ * where it stopped (the strip's last width % 16 columns are the loops'). */
+inline int hq_columns16(__global const clv_px *src, __global clv_px *dst, int stride,
+                        __global const ushort *restrict hbuf, __global ushort *restrict line,
+                        __global ushort *restrict prev, const ycc_t *k,
+                        __global const int *restrict spatial, __global const int *restrict temporal,
+                        int w, int y, int top, int x0, int x1, int plane, int hp)
+{
+    int x = x0;
+    for (; x + 16 <= x1; x += 16) {
+        int16 t[3];
+        for (int c = 0; c < 3; c++) {
+            __global const ushort *restrict hr = hbuf + c * hp + (y - top) * w + x;
+            __global ushort *restrict pr = prev + c * plane + y * w + x;
+            __global ushort *restrict ln = line + c * w + x;
+            int16 l = HQ_LOAD16(hr);
+            if (y > 0)
+                l = hq_lowpass16(HQ_LOAD16(ln), l, spatial + (c ? HQ_TABLE : 0));
+            HQ_STORE16(l, ln);
+            t[c] = hq_lowpass16(HQ_LOAD16(pr), l, temporal + (c ? HQ_TABLE : 0));
+            HQ_STORE16(t[c], pr);
+        }
+        const int16 cy = t[0] - 127, cb = t[1] - 127, cr = t[2] - 127; /* HQ_COMPONENT */
+        uint16 o = *(__global const hq_uint16_u *)(src + y * stride + x) & 0xff000000u;
+        for (int i = 0; i < 3; i++) {
+            const int16 v =
+                (k[12 + 4 * i] * cy + k[13 + 4 * i] * cb + k[14 + 4 * i] * cr + k[15 + 4 * i]) >>
+                YCC_INV_SHIFT;
+            o |= as_uint16(clamp(v, 0, 255)) << (uint)(8 * i);
+        }
+        *(__global hq_uint16_u *)(dst + y * stride + x) = o;
+    }
+    return x;
+}
+#endif
+
 __kernel void hqdn3d_columns(CLV_FRAME_ARGS, __global const ushort *restrict hbuf,
                              __global ushort *restrict line, __global ushort *restrict prev,
                              __global const long *m, __global const int *restrict spatial,
@@ -271,14 +308,19 @@ __kernel void hqdn3d_columns(CLV_FRAME_ARGS, __global const ushort *restrict hbu
                 __builtin_prefetch((const void *)(ulong)(dst + (y + HQ_AHEAD) * stride + x), 1);
             }
 #endif
+        int xs = x0; /* where the loops below start */
+#if HQ_X86 && CLV_DEPTH == 8
+        xs = hq_columns16(src, dst, stride, hbuf, line, prev, k, spatial, temporal, w, y, top, x0,
+                          x1, plane, hp);
+#endif
         for (int c = 0; c < 3; c++) {
             __global const ushort *restrict hr = hbuf + c * hp + (y - top) * w;
             __global ushort *restrict pr = prev + c * plane + y * w;
             __global ushort *restrict ln = line + c * w;
             __global const int *restrict sp = spatial + (c ? HQ_TABLE : 0);
             __global const int *restrict tp = temporal + (c ? HQ_TABLE : 0);
-            int x = x0;
-#if HQ_X86
+            int x = xs;
+#if HQ_X86 && CLV_DEPTH == 16
             for (; x + 16 <= x1; x += 16) {
                 int16 l = HQ_LOAD16(hr + x);
                 if (y > 0)
@@ -304,7 +346,7 @@ __kernel void hqdn3d_columns(CLV_FRAME_ARGS, __global const ushort *restrict hbu
         __global const ushort *restrict py = prev + y * w;
         __global const clv_ch *restrict in = (__global const clv_ch *)(src + y * stride);
         __global clv_ch *restrict out = (__global clv_ch *)(dst + y * stride);
-        for (int x = x0; x < x1; x++) {
+        for (int x = xs; x < x1; x++) {
             const ycc_t cy = HQ_COMPONENT(py[x]), cb = HQ_COMPONENT(py[plane + x]),
                         cr = HQ_COMPONENT(py[2 * plane + x]);
             out[4 * x] = ycc_channel(k, 0, cy, cb, cr);
