@@ -73,6 +73,35 @@ typedef uint16 __attribute__((aligned(4))) bil_uint16_u;
 #define BIL_GATHER(base, idx)                                                                      \
     as_uint16(__builtin_ia32_gathersiv16si((int16)0, (const void *)(ulong)(base), (idx),           \
                                            (ushort)0xffff, 4))
+/* One tap over the four vectors (unrolled: their sums in registers), wt
+ * the weight from d, dp: wt fits a short (vpdpwssd) */
+#define BIL_VECTORS(WT, dp)                                                                        \
+    {                                                                                              \
+        _Pragma("unroll") for (int g = 0; g < 4; g++)                                              \
+        {                                                                                          \
+            const uint16 v = inside ? *(__global const bil_uint16_u *)(row + x0 + 16 * g + t.x)    \
+                                    : BIL_GATHER(row, clamp(x0 + 16 * g + t.x + lane, 0, w - 1));  \
+            const bil_u8x64 a = BIL_AS_U8(v), b = BIL_AS_U8(p[g]);                                 \
+            const bil_u8x64 ad =                                                                   \
+                __builtin_elementwise_sub_sat(a, b) | __builtin_elementwise_sub_sat(b, a);         \
+            const int16 d = __builtin_ia32_vpdpbusd512((int16)0, BIL_AS_I(ad), BIL_AS_I(chans));   \
+            const uint16 wt = WT;                                                                  \
+            den[g] += wt;                                                                          \
+            const uint16 v02 = v & m02, v13 = (v >> 8) & m02;                                      \
+            if (dp) {                                                                              \
+                b0[g] = as_uint16(                                                                 \
+                    __builtin_ia32_vpdpwssd512(BIL_AS_I(b0[g]), BIL_AS_I(v02), BIL_AS_I(wt)));     \
+                b1[g] = as_uint16(                                                                 \
+                    __builtin_ia32_vpdpwssd512(BIL_AS_I(b1[g]), BIL_AS_I(v13), BIL_AS_I(wt)));     \
+                b2[g] = as_uint16(__builtin_ia32_vpdpwssd512(BIL_AS_I(b2[g]), BIL_AS_I(v02),       \
+                                                             BIL_AS_I(wt << 16)));                 \
+            } else {                                                                               \
+                b0[g] += wt * (v & 255u);                                                          \
+                b1[g] += wt * (v >> 8 & 255u);                                                     \
+                b2[g] += wt * (v >> 16 & 255u);                                                    \
+            }                                                                                      \
+        }                                                                                          \
+    }
 __attribute__((noinline, target("avx512vnni"))) void
 bil_chunk64(__global const clv_px *src, int w, int h, int stride, int y, int x0,
             __global const int4 *taps, int ntaps, __global const uint *restrict range, int sel,
@@ -98,30 +127,14 @@ bil_chunk64(__global const clv_px *src, int w, int h, int stride, int y, int x0,
                 continue;
             __global const clv_px *row = src + clamp(y + t.y, 0, h - 1) * stride;
             const uint ws = (uint)t.z;
-            for (int g = 0; g < 4; g++) {
-                const uint16 v = inside
-                                     ? *(__global const bil_uint16_u *)(row + x0 + 16 * g + t.x)
-                                     : BIL_GATHER(row, clamp(x0 + 16 * g + t.x + lane, 0, w - 1));
-                const bil_u8x64 a = BIL_AS_U8(v), b = BIL_AS_U8(p[g]);
-                const bil_u8x64 ad =
-                    __builtin_elementwise_sub_sat(a, b) | __builtin_elementwise_sub_sat(b, a);
-                const int16 d = __builtin_ia32_vpdpbusd512((int16)0, BIL_AS_I(ad), BIL_AS_I(chans));
-                const uint16 wt = (BIL_GATHER(range, d) * ws) >> 15;
-                den[g] += wt;
-                const uint16 v02 = v & m02, v13 = (v >> 8) & m02;
-                if (ws < 32768) {
-                    b0[g] = as_uint16(
-                        __builtin_ia32_vpdpwssd512(BIL_AS_I(b0[g]), BIL_AS_I(v02), BIL_AS_I(wt)));
-                    b1[g] = as_uint16(
-                        __builtin_ia32_vpdpwssd512(BIL_AS_I(b1[g]), BIL_AS_I(v13), BIL_AS_I(wt)));
-                    b2[g] = as_uint16(__builtin_ia32_vpdpwssd512(BIL_AS_I(b2[g]), BIL_AS_I(v02),
-                                                                 BIL_AS_I(wt << 16)));
-                } else {
-                    b0[g] += wt * (v & 255u);
-                    b1[g] += wt * (v >> 8 & 255u);
-                    b2[g] += wt * (v >> 16 & 255u);
-                }
-            }
+            /* the tap's own weights (src/filters/bilateral.c's weight_tables) */
+            __global const uint *restrict weights = range + t.w;
+            if (t.w)
+                BIL_VECTORS(BIL_GATHER(weights, d), 1)
+            else if (ws < 32768)
+                BIL_VECTORS((BIL_GATHER(range, d) * ws) >> 15, 1)
+            else
+                BIL_VECTORS((BIL_GATHER(range, d) * ws) >> 15, 0)
         }
         for (int g = 0; g < 4; g++) {
             s0[2 * g] += convert_ulong8(b0[g].lo);
@@ -141,6 +154,7 @@ bil_chunk64(__global const clv_px *src, int w, int h, int stride, int y, int x0,
         out[4 * x + 3] = (clv_ch)(v >> 24);
     }
 }
+#undef BIL_VECTORS
 #undef BIL_GATHER
 #endif
 
@@ -254,6 +268,8 @@ __kernel void bilateral(CLV_FRAME_ARGS, __global const int4 *taps, int ntaps, in
             const int4 t = taps[k];
             __global const clv_px *nb = src + clamp(y + t.y, 0, h - 1) * stride;
             const uint ws = (uint)t.z;
+            /* the tap's own weights (src/filters/bilateral.c's weight_tables) */
+            __global const uint *restrict weights = range + t.w;
             for (int i = 0; i < CLV_PX; i++) {
                 const int4 q = clv_int4(nb[clamp(x0 + i + t.x, 0, w - 1)]);
                 const int d =
@@ -322,6 +338,8 @@ bilateral_tile(CLV_FRAME_ARGS, __global const int4 *taps, int ntaps, int radius,
             const int4 t = taps[k];
             __local const clv_px *nb = img + (ly + radius + t.y) * iw + lx + radius + t.x;
             const uint ws = (uint)t.z;
+            /* the tap's own weights (src/filters/bilateral.c's weight_tables) */
+            __global const uint *restrict weights = range + t.w;
             for (int i = 0; i < 4; i++) {
                 const int4 q = clv_int4(nb[16 * i]);
                 const int d =

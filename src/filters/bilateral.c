@@ -52,6 +52,7 @@ typedef struct bil_tables {
     int ntaps, radius;
     cl_uint *range;
     int nrange, shift;
+    int nweights; /* range's entries in all: nrange, and weight_tables' after them */
 } bil_tables;
 
 static void tables_free(bil_tables *t)
@@ -74,6 +75,7 @@ static int tables_make(const clv_value *v, int depth, bil_tables *t)
     t->nrange = ((nsel * maxv) >> t->shift) + 1;
     const size_t side = 2 * (size_t)radius + 1;
     t->taps = malloc((side * side + 3) * 4 * sizeof *t->taps);
+    t->nweights = t->nrange;
     t->range = malloc((size_t)t->nrange * sizeof *t->range);
     if (!t->taps || !t->range) {
         tables_free(t);
@@ -113,6 +115,43 @@ static int tables_make(const clv_value *v, int depth, bil_tables *t)
     return 0;
 }
 
+/* CPUs at 8 bits: each tap's weights (ws * range[d]) >> 15 for every d, a
+ * table for each spatial weight but the centre's (whose 32768 is no
+ * 16-bit operand for cl/bilateral.cl's products), after the range table,
+ * tap[3] its offset there: the kernel reads a tap's weight where it read
+ * the range weight, and no longer multiplies. Only where the tables stay
+ * small (a disc has as many spatial weights as distances: 9 for sigmaS 3,
+ * 33 for 5); otherwise tap[3] stays 0 (the range table and a multiply). */
+#define BIL_WEIGHT_TABLES 64
+static int weight_tables(bil_tables *t)
+{
+    int ws[BIL_WEIGHT_TABLES], n = 0;
+    for (int k = 1; k < t->ntaps; k++) {
+        const int w = t->taps[4 * k + 2];
+        int j = 0;
+        while (j < n && ws[j] != w)
+            j++;
+        if (w == 0 || w >= 32768 || j < n)
+            continue;
+        if (n == BIL_WEIGHT_TABLES)
+            return 0;
+        ws[n++] = w;
+    }
+    cl_uint *range = realloc(t->range, (size_t)t->nrange * (size_t)(n + 1) * sizeof *range);
+    if (!range)
+        return CLV_ENOMEM;
+    t->range = range;
+    t->nweights = t->nrange * (n + 1);
+    for (int j = 0; j < n; j++)
+        for (int d = 0; d < t->nrange; d++)
+            range[t->nrange * (j + 1) + d] = ((cl_uint)ws[j] * range[d]) >> 15;
+    for (int k = 1; k < t->ntaps; k++)
+        for (int j = 0; j < n; j++)
+            if (t->taps[4 * k + 2] == ws[j])
+                t->taps[4 * k + 3] = t->nrange * (j + 1);
+    return 0;
+}
+
 typedef struct bil_state {
     cl_kernel kernel; /* first: the chain creates it (kernels) */
     cl_kernel tile;   /* GPUs: bilateral_tile, where its local memory fits */
@@ -147,15 +186,18 @@ static int configure(void *state, clv_context *ctx, const clv_value *values, clv
 {
     bil_state *s = state;
     bil_tables t;
-    if (tables_make(values, s->depth, &t))
+    if (tables_make(values, s->depth, &t) ||
+        (ctx->row_shape && s->depth == 8 && weight_tables(&t))) {
+        tables_free(&t);
         return clv__fail(msg, CLV_ENOMEM, "bilateral: out of memory for its tables");
+    }
     tables_release(s);
     cl_int st = CL_SUCCESS;
     s->taps = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                              (size_t)t.ntaps * 4 * sizeof(cl_int), t.taps, &st);
     if (st == CL_SUCCESS)
         s->range = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                  (size_t)t.nrange * sizeof(cl_uint), t.range, &st);
+                                  (size_t)t.nweights * sizeof(cl_uint), t.range, &st);
     s->ntaps = t.ntaps;
     s->radius = t.radius;
     s->shift = t.shift;
