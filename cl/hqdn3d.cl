@@ -295,7 +295,9 @@ __kernel void hqdn3d_columns(CLV_FRAME_ARGS, __global const ushort *restrict hbu
     ycc_load(m, k);
     const int x1 = min(x0 + strip, w), plane = w * h, hp = w * band, yend = min(top + band, h);
     for (int y = top; y < yend; y++) {
-#if CLV_ROW
+#if CLV_ROW && defined(__x86_64__)
+        /* Prefetches on x86 CPUs (PoCL); a GPU's compiler may refuse the
+         * cast to a generic pointer (NVIDIA's does, in the row shape). */
         if (y + HQ_AHEAD < h)
             for (int c = 0; c < 3; c++) {
                 const int o = c * plane + (y + HQ_AHEAD) * w;
