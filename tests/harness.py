@@ -75,6 +75,57 @@ def ended(proc, timeout, what):
         raise Failure("%s did not end" % what)
 
 
+def rtp_port():
+    """A free even UDP port of 127.0.0.1 (RTP's; RTCP takes the next)."""
+    port = free_port(socket.SOCK_DGRAM)
+    while port % 2:
+        port = free_port(socket.SOCK_DGRAM)
+    return port
+
+
+def rtp_receive(port, seconds):
+    """The datagrams sent to 127.0.0.1:port, received on a thread until
+    `seconds` pass without one: call the result for the list."""
+    import threading
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind(("127.0.0.1", port))
+    sock.settimeout(seconds)
+    got = []
+
+    def receive():
+        try:
+            while True:
+                got.append(sock.recv(65536))
+        except socket.timeout:
+            pass
+        finally:
+            sock.close()
+    thread = threading.Thread(target=receive)
+    thread.start()
+
+    def result():
+        thread.join(timeout=60)
+        return got
+    return result
+
+
+def rtp_payload(packets, path):
+    """Checks RTP packets carry MPEG-TS as RFC 2250 says (version 2, payload
+    type 33, one source, sequence numbers without a gap, whole TS packets)
+    and writes the TS they carry to path."""
+    import struct
+    check(len(packets) > 50, "%d RTP packets received" % len(packets))
+    heads = [struct.unpack(">BBHII", p[:12]) for p in packets]
+    check(all(h[0] == 0x80 and h[1] == 33 for h in heads), "not RTP v2 with payload type 33")
+    check(len({h[4] for h in heads}) == 1, "more than one SSRC")
+    seqs = [h[2] for h in heads]
+    check(all((a + 1) & 0xffff == b for a, b in zip(seqs, seqs[1:])), "sequence numbers skip")
+    check(all((len(p) - 12) % 188 == 0 and p[12] == 0x47 for p in packets),
+          "a payload is not whole TS packets")
+    with open(path, "wb") as f:
+        f.write(b"".join(p[12:] for p in packets))
+
+
 def probe(path):
     p = run(["ffprobe", "-v", "error", "-count_frames", "-show_streams", "-show_format",
              "-of", "json", path])

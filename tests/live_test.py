@@ -16,7 +16,6 @@ import re
 import socket
 import stat
 import struct
-import threading
 import subprocess
 import sys
 import time
@@ -151,29 +150,6 @@ def srt_out(tmp):
     harness.decodes_cleanly(out)
 
 
-def rtp_receive(port, seconds):
-    """The RTP packets sent to 127.0.0.1:port, received until `seconds` pass
-    without one, on a thread: call the result for the list."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    sock.bind(("127.0.0.1", port))
-    sock.settimeout(seconds)
-    got = []
-
-    def receive():
-        try:
-            while True:
-                got.append(sock.recv(65536))
-        except socket.timeout:
-            pass
-        finally:
-            sock.close()
-    thread = threading.Thread(target=receive)
-    thread.start()
-
-    def result():
-        thread.join(timeout=60)
-        return got
-    return result
 
 
 @test
@@ -185,24 +161,12 @@ def rtp_out(tmp):
     (which clvid left out), and decodes cleanly in ffmpeg. (ffmpeg as the
     receiver, -protocol_whitelist file,udp,rtp -i stream.sdp, shows all but
     the last frame: its RTP depacketizer never ends the last PES.)"""
-    port = free_port(socket.SOCK_DGRAM)
-    while port % 2:  # RTP on an even port, RTCP on the next
-        port = free_port(socket.SOCK_DGRAM)
+    port = harness.rtp_port()
     src = harness.av_clip(tmp, 2)
-    packets = rtp_receive(port, 3.0)
+    packets = harness.rtp_receive(port, 3.0)
     send(["-re", "-i", src, "-vf", "sharpen", "-o", "rtp://127.0.0.1:%d" % port])
-    packets = packets()
-    check(len(packets) > 50, "%d RTP packets received" % len(packets))
-    heads = [struct.unpack(">BBHII", p[:12]) for p in packets]
-    check(all(h[0] == 0x80 and h[1] == 33 for h in heads), "not RTP v2 with payload type 33")
-    check(len({h[4] for h in heads}) == 1, "more than one SSRC")
-    seqs = [h[2] for h in heads]
-    check(all((a + 1) & 0xffff == b for a, b in zip(seqs, seqs[1:])), "sequence numbers skip")
-    check(all((len(p) - 12) % 188 == 0 and p[12] == 0x47 for p in packets),
-          "a payload is not whole TS packets")
     out = os.path.join(tmp, "recv.ts")
-    with open(out, "wb") as f:
-        f.write(b"".join(p[12:] for p in packets))
+    harness.rtp_payload(packets(), out)
     f = frames(out)
     check(len(f) == 50, "received %d frames of 50" % len(f))
     check(audio_packets(out) > 50, "the sound was not sent")

@@ -10,7 +10,6 @@ syntax's mistakes; a file and an rtp:// stream at once; a virtual camera
 refused as one of several outputs. One test per run, by name (--list names them)."""
 import os
 import socket
-import struct
 import subprocess
 import sys
 import threading
@@ -222,29 +221,6 @@ def syntax_errors(tmp):
     check(len(frames(odd)[0]) == 25 and len(frames(b)[0]) == 25, "not both written")
 
 
-def rtp_receive(port, seconds):
-    """The datagrams sent to 127.0.0.1:port, received on a thread until
-    `seconds` pass without one: call the result for the list."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    sock.bind(("127.0.0.1", port))
-    sock.settimeout(seconds)
-    got = []
-
-    def receive():
-        try:
-            while True:
-                got.append(sock.recv(65536))
-        except socket.timeout:
-            pass
-        finally:
-            sock.close()
-    thread = threading.Thread(target=receive)
-    thread.start()
-
-    def result():
-        thread.join(timeout=60)
-        return got
-    return result
 
 
 @test
@@ -254,23 +230,12 @@ def file_and_rtp(tmp):
     sequence numbers without a gap, whole TS packets carrying the same 50
     frames as the file (the last too) and the sound; the file is complete."""
     src = harness.av_clip(tmp, 2)
-    port = free_port(socket.SOCK_DGRAM)
-    while port % 2:  # RTP on an even port
-        port = free_port(socket.SOCK_DGRAM)
+    port = harness.rtp_port()
     rec = os.path.join(tmp, "rec.mkv")
-    packets = rtp_receive(port, 3.0)
+    packets = harness.rtp_receive(port, 3.0)
     clvid(["-re", "-i", src, "-o", rec, "-o", "rtp://127.0.0.1:%d" % port])
-    packets = packets()
-    check(len(packets) > 50, "%d RTP packets received" % len(packets))
-    heads = [struct.unpack(">BBHII", p[:12]) for p in packets]
-    check(all(h[0] == 0x80 and h[1] == 33 for h in heads), "not RTP v2 with payload type 33")
-    seqs = [h[2] for h in heads]
-    check(all((a + 1) & 0xffff == b for a, b in zip(seqs, seqs[1:])), "sequence numbers skip")
-    check(all((len(p) - 12) % 188 == 0 and p[12] == 0x47 for p in packets),
-          "a payload is not whole TS packets")
     got = os.path.join(tmp, "recv.ts")
-    with open(got, "wb") as f:
-        f.write(b"".join(p[12:] for p in packets))
+    harness.rtp_payload(packets(), got)
     sums, _ = frames(rec)
     check(len(sums) == 50, "the file holds %d frames of 50" % len(sums))
     check(frames(got)[0] == sums, "the RTP stream's frames differ from the file's")
