@@ -713,9 +713,16 @@ static int drain_stage(run *r, clv_msg *msg)
 }
 
 /* chain-changed to every client, with r->chain_text. */
-static void chain_changed(run *r)
+/* After set_chain or set_param: the chain's text as the reply to req
+ * first, then chain-changed to every client (a client that asked hears
+ * its answer before the news everyone gets). */
+static void chain_changed(run *r, clv_ipc_request *req)
 {
+    clv_chain_format(clv_chain_get_desc(r->chain), r->chain_text, sizeof r->chain_text);
     clv_json j = {0};
+    clv_json_string(&j, r->chain_text);
+    clv_ipc_reply(r->ipc, req, NULL, j.text);
+    clv_json_free(&j);
     clv_json_add(&j, "\"chain\":");
     clv_json_string(&j, r->chain_text);
     clv_ipc_event(r->ipc, "chain-changed", j.text);
@@ -792,14 +799,7 @@ static int set_chain(run *r, clv_ipc_request *req, clv_msg *msg)
     clv_stage_set_chain(r->stage, chain);
     clv_chain_destroy(r->chain);
     r->chain = chain;
-    /* The reply first, then the event: a client that asked hears its
-     * answer before the news everyone gets. */
-    clv_chain_format(clv_chain_get_desc(r->chain), r->chain_text, sizeof r->chain_text);
-    clv_json j = {0};
-    clv_json_string(&j, r->chain_text);
-    clv_ipc_reply(r->ipc, req, NULL, j.text);
-    clv_json_free(&j);
-    chain_changed(r);
+    chain_changed(r, req);
     return 0;
 }
 
@@ -867,14 +867,7 @@ static int set_param(run *r, clv_ipc_request *req, clv_msg *msg)
         clv_ipc_reply(r->ipc, req, why, NULL);
         return 0;
     }
-    /* The reply first, then the event: a client that asked hears its
-     * answer before the news everyone gets. */
-    clv_chain_format(clv_chain_get_desc(r->chain), r->chain_text, sizeof r->chain_text);
-    clv_json j = {0};
-    clv_json_string(&j, r->chain_text);
-    clv_ipc_reply(r->ipc, req, NULL, j.text);
-    clv_json_free(&j);
-    chain_changed(r);
+    chain_changed(r, req);
     return 0;
 }
 
