@@ -967,6 +967,13 @@ def webcam_errors(tmp):
           "-o on a file: %s" % p.stderr)
     p = run([ARGS.clvid, "sources"])
     check("camera" in p.stdout.lower() or "/dev/video" in p.stdout, "sources: %s" % p.stdout)
+    # A live source has no time to seek to: the arrow keys say so and it
+    # goes on (a seek reached the demuxer, and during a reconnection the
+    # decoder another thread was opening).
+    st = os.path.join(tmp, "stats.txt")
+    run([ARGS.clvid, "webcam", *CAMERA, "testsrc2=size=320x180:rate=30", "--keys",
+         "right left q", "--exit-after-frames", "60", "--stats", st])
+    check(int(stats(st)["frames_shown"]) >= 3, "the camera stopped after the arrow keys")
 
 
 @test

@@ -1107,9 +1107,17 @@ static void *decode_thread(void *arg)
                 source_end(d, r);
             break;
         }
+        if (pkt->stream_index >= d->media.stream_count) {
+            av_packet_unref(pkt); /* a stream that came after the opening (MPEG-TS): not ours */
+            continue;
+        }
         AVStream *st = d->fmt->streams[pkt->stream_index];
-        if (d->network && jumped(d, pkt)) {
+        /* A sender that started again within the stall time: its clock
+         * jumps. Told by the video alone (a sparse stream's packets may be
+         * far apart), whose picture then starts at a keyframe. */
+        if (d->network && pkt->stream_index == d->video && jumped(d, pkt)) {
             resume(d);
+            d->wait_key = 1;
             d->last_in_us[pkt->stream_index] =
                 to_us(pkt->dts != AV_NOPTS_VALUE ? pkt->dts : pkt->pts, st->time_base);
         }
@@ -1229,6 +1237,9 @@ void clv_decoder_stop(clv_decoder *d)
 int clv_decoder_seek(clv_decoder *d, int64_t us, clv_msg *msg)
 {
     char err[128];
+    if (!d->fmt) /* a reconnection that gave up closed it */
+        return clv_io_fail(msg, CLV_EIO,
+                           "cannot seek in '%.800s': the input is closed (it dropped)", d->path);
     int64_t target = d->shift_us + (us > 0 ? us : 0);
     int r = avformat_seek_file(d->fmt, -1, INT64_MIN, target, target, 0);
     if (r < 0) {

@@ -1530,7 +1530,7 @@ void clv_encoder_close(clv_encoder *e)
         output_drop(m);
         clv_outfile_close(m->file); /* an unfinished partial goes; what was at path stays */
         clv_pictures_close(&m->pictures);
-        if (e->tee) /* else it is e->oc */
+        if (m->oc != e->oc) /* a single output's is e->oc, once it opened */
             avformat_free_context(m->oc);
         av_dict_free(&m->options);
         free(m->map);

@@ -171,8 +171,7 @@ int clv_tee_parse(const char *spec, clv_tee_output **out, int *count, clv_msg *m
     }
     for (int i = 0; !err && i < n; i++)
         for (int j = 0; !err && j < i; j++)
-            if (!strcmp(list[i].path, list[j].path) && strcmp(list[i].path, "-") &&
-                !clv_output_is_network(list[i].path))
+            if (!strcmp(list[i].path, list[j].path) && !clv_output_is_network(list[i].path))
                 err = clv_io_fail(msg, CLV_EOPTION, "'%.900s' is named twice as an output",
                                   list[i].path);
     if (err) {

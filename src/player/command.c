@@ -294,6 +294,11 @@ int clv_player_act(clv_player *p, const clv_binding *b, clv_msg *msg)
             clv_sound_clear(p->snd);
         break;
     case CLV_ACT_SEEK:
+        if (p->a.io
+                .live) { /* as the control socket's seek: a camera or stream has no time to go to */
+            clv_player_notice(p, "seek: %s", "not available on a live source");
+            break;
+        }
         p->seek_to = p->last_pts + b->arg;
         p->seek_pending = 1;
         break;

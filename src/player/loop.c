@@ -535,7 +535,7 @@ int clv_player_loop(clv_player *p, clv_msg *msg)
             }
             if (r)
                 continue;
-            if (p->a.loop) {
+            if (p->a.loop && !p->a.io.live) { /* a live source has no start to go back to */
                 p->seek_to = 0;
                 p->seek_pending = 1;
                 continue;
