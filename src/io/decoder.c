@@ -1372,8 +1372,11 @@ int clv_decoder_reconnect(clv_decoder *d, double timeout_s, clv_msg *msg)
     /* The old connection goes first: a listener's port is free again. */
     avformat_close_input(&d->fmt);
     AVFormatContext *fmt = NULL;
-    int64_t wait = (int64_t)(timeout_s * 1e6);
-    int err = open_format(d, &d->opt, &fmt, wait < open_wait(d) ? wait : open_wait(d), msg);
+    /* A try waits as an opening does, but 5 s at most whatever the stall
+     * time: between tries the run answers its control socket (a quit). */
+    int64_t wait = (int64_t)(timeout_s * 1e6), most = open_wait(d);
+    most = most < 5000000 ? most : 5000000;
+    int err = open_format(d, &d->opt, &fmt, wait < most ? wait : most, msg);
     if (err)
         return err;
     char why[300];
