@@ -444,6 +444,14 @@ def ended(p, what):
     return err
 
 
+def sound_end(path):
+    """Where the sound ends, in seconds: its last packet's time and length."""
+    p = run(["ffprobe", "-v", "error", "-select_streams", "a", "-show_entries",
+             "packet=pts_time,duration_time", "-of", "csv=p=0", path])
+    last = [x for x in p.stdout.split() if x.strip(",")][-1].strip(",").split(",")
+    return float(last[0]) + float(last[1])
+
+
 def frame_times(path):
     """The decoded video frames' times in seconds, in order."""
     p = run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "frame=pts_time",
@@ -506,6 +514,8 @@ def comes_back(tmp, scheme, reconnect):
     out = os.path.join(tmp, "out.mkv")
     sock = os.path.join(tmp, "ipc.sock")
     args = ["-i", url, "-rw_timeout", "500000", "-o", out]
+    if scheme == "udp" and reconnect:
+        args += ["-c:a", "aac"]  # the sound encoded again: its samples are counted
     if reconnect:
         # An RTMP input's probe reads 2.5 s of it (FLV's streams are found
         # as they come): its try needs that long.
@@ -531,7 +541,11 @@ def comes_back(tmp, scheme, reconnect):
         check("reconnect" not in err.replace("--reconnect", ""), err)
         one_timeline(out, 35, 55)
         return
-    one_timeline(out, 80, 105)
+    t = one_timeline(out, 80, 105)
+    sound = sound_end(out)
+    print("  last frame at %.3f s, the sound ends at %.3f s" % (t[-1], sound))
+    check(abs(sound - t[-1]) < 0.25, "the sound ends at %.3f s, the picture at %.3f s"
+          % (sound, t[-1]))
     check("reconnecting" in err and "reconnected" in err, "progress: %s" % err)
     reader.join(timeout=10)
     names = [e.get("event") for e in seen]

@@ -180,6 +180,36 @@ static int drain(clv_audio_recode *a, int flush)
     return r;
 }
 
+/* A frame that starts at `at` (samples at the encoder's rate) later than
+ * the samples so far reach, by more than 50 ms (a source that dropped and
+ * came back: its sound follows the outage on the timeline), gets silence
+ * before it, so that the sound stays with the picture; the samples are
+ * counted from the first, so without it every later sample would come out
+ * early by the gap. A few samples' jitter is left alone. */
+static int fill_gap(clv_audio_recode *a, int64_t at)
+{
+    int64_t gap = at - (a->next_pts + av_audio_fifo_size(a->fifo));
+    if (gap <= a->enc->sample_rate / 20)
+        return 0;
+    uint8_t **buf = NULL;
+    const int chunk = 4096, channels = a->enc->ch_layout.nb_channels;
+    if (av_samples_alloc_array_and_samples(&buf, NULL, channels, chunk, a->enc->sample_fmt, 0) < 0)
+        return AVERROR(ENOMEM);
+    av_samples_set_silence(buf, 0, chunk, channels, a->enc->sample_fmt);
+    int r = 0;
+    while (gap > 0 && r >= 0) {
+        int n = gap < chunk ? (int)gap : chunk;
+        if (av_audio_fifo_write(a->fifo, (void **)buf, n) < n)
+            r = AVERROR(ENOMEM);
+        else
+            r = drain(a, 0); /* the FIFO stays small however long the outage */
+        gap -= n;
+    }
+    av_freep(&buf[0]);
+    av_freep(&buf);
+    return r;
+}
+
 /* Decodes one packet (NULL: flush), resamples into the FIFO, encodes. */
 int clv_audio_recode_packet(clv_audio_recode *a, const AVPacket *p)
 {
@@ -187,10 +217,15 @@ int clv_audio_recode_packet(clv_audio_recode *a, const AVPacket *p)
     if (r < 0 && r != AVERROR_EOF)
         return r == AVERROR_INVALIDDATA ? 0 : r; /* a corrupt packet: skip it */
     while ((r = avcodec_receive_frame(a->dec, a->frame)) == 0) {
-        if (!a->anchored && a->frame->best_effort_timestamp != AV_NOPTS_VALUE) {
-            a->next_pts = av_rescale_q(a->frame->best_effort_timestamp, a->dec->pkt_timebase,
-                                       a->enc->time_base);
-            a->anchored = 1;
+        if (a->frame->best_effort_timestamp != AV_NOPTS_VALUE) {
+            int64_t at = av_rescale_q(a->frame->best_effort_timestamp, a->dec->pkt_timebase,
+                                      a->enc->time_base);
+            if (!a->anchored) {
+                a->next_pts = at;
+                a->anchored = 1;
+            } else if ((r = fill_gap(a, at)) < 0) {
+                return r;
+            }
         }
         int max = swr_get_out_samples(a->swr, a->frame->nb_samples);
         uint8_t **buf = NULL;
