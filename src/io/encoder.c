@@ -1259,13 +1259,8 @@ static int start_outputs(clv_encoder *e, const clv_output_options *o, const clv_
             continue;
         if (!averr) /* a mistake, not a failure of the file or stream */
             return err;
-        m->failed = 1;
-        if (!m->ignore_failure || !outputs_alive(e))
+        if (output_failed(e, m, err, msg->text))
             return err;
-        output_drop(m);
-        av_log(NULL, AV_LOG_ERROR,
-               "clvid: %s; it is left out and the other outputs go on (onfail=ignore)\n",
-               msg->text);
     }
     return 0;
 }
@@ -1479,7 +1474,8 @@ int clv_encoder_finish(clv_encoder *e, clv_msg *msg)
         e->started = 0;
     }
     /* Every output finished first, and only then the files put in place:
-     * a run that fails leaves none of them. */
+     * a run that fails while finishing leaves none of them (a rename that
+     * fails after others were put in place leaves those, complete). */
     for (int k = 0; !e->error && k < e->output_count; k++) {
         output *m = &e->outputs[k];
         if (!m->started || m->failed)
