@@ -542,10 +542,11 @@ def comes_back(tmp, scheme, reconnect):
         one_timeline(out, 35, 55)
         return
     t = one_timeline(out, 80, 105)
-    sound = sound_end(out)
-    print("  last frame at %.3f s, the sound ends at %.3f s" % (t[-1], sound))
-    check(abs(sound - t[-1]) < 0.25, "the sound ends at %.3f s, the picture at %.3f s"
-          % (sound, t[-1]))
+    if scheme == "udp":  # the sound encoded again (copied sound keeps the sender's own ends)
+        sound = sound_end(out)
+        print("  last frame at %.3f s, the sound ends at %.3f s" % (t[-1], sound))
+        check(abs(sound - t[-1]) < 0.25, "the sound ends at %.3f s, the picture at %.3f s"
+              % (sound, t[-1]))
     check("reconnecting" in err and "reconnected" in err, "progress: %s" % err)
     reader.join(timeout=10)
     names = [e.get("event") for e in seen]
