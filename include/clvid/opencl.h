@@ -50,6 +50,16 @@ CLV_API int clv_frame_download(clv_context *ctx, const clv_frame *frame, clv_ima
 CLV_API int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst,
                           uint64_t frame_index, cl_event wait, cl_event *done, clv_msg *msg);
 
+/* Enqueues the graph (clvid/graph.h) on the context's queue: reads
+ * in[0 .. inputs - 1] (NULL or buffer NULL: absent, as clv_ref_graph_run),
+ * writes dst, of clv_graph_output_size's size for theirs (distinct from
+ * every input). time and frame_index as clv_ref_graph_run. The same bytes
+ * as the reference. Never blocks on the device. */
+struct clv_graph;
+CLV_API int clv_graph_run(struct clv_graph *graph, const clv_frame *const *in, clv_frame *dst,
+                          uint64_t frame_index, double time, cl_event wait, cl_event *done,
+                          clv_msg *msg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,7 @@
 #define CLVID_INTERNAL_H
 
 #include "clvid.h"
+#include "graph.h"
 #include "opencl.h"
 #include "testing.h"
 
@@ -91,6 +92,11 @@ typedef struct clv_launch {
     cl_uint wait_count;
     const cl_event *wait;
     cl_event *done;
+    /* A filter of several inputs (clv_filter's inputs): its frames, in
+     * pad order (src, width, height and stride are inputs[0]'s; out_* the
+     * output's); an absent one (clv_eof_action's pass) has buffer NULL. */
+    const clv_frame *inputs;
+    int input_count;
 } clv_launch;
 
 /* The stage's 4:2:0 frames around a one-filter chain, for a filter whose
@@ -255,6 +261,64 @@ struct clv_filter {
     /* Frames through it run the user's code, which may never finish: the
      * stage waits for them with the context's watchdog. */
     int watchdog;
+
+    /* ---- Filters of several inputs or outputs (a graph's, 0.8) ---------
+     * They live in clv__graph_filters, not clv__filters: a chain refuses
+     * them ("overlay takes 2 inputs: give it in a graph"). inputs: how many
+     * frames the filter takes (0 reads as 1), or, when inputs_param names
+     * an INT parameter (hstack's "inputs"), that parameter's value. The
+     * same for outputs (split's "outputs"): a filter of several outputs
+     * gives its input on each (no copy; split is the graph's own). run
+     * reads launch->inputs; output_size and reference are replaced by: */
+    int inputs, outputs;
+    const char *inputs_param, *outputs_param;
+    int (*output_size_n)(const clv_value *values, const clv_size *in, int n, clv_size *out,
+                         clv_msg *msg);
+    /* src[i].pixels NULL: input i is absent (see pass). time as rotate's
+     * reference_at: the output frame's seconds. */
+    int (*reference_n)(void *ref_state, const clv_value *values, const clv_image *src, int n,
+                       clv_image *dst, uint64_t frame_index, double time);
+    /* Timing (clv_graph_sync): the input after which the filter's output
+     * follows another input's frames (xfade: 1 from offset + duration),
+     * and when. NULL: input 0 drives throughout. offset gets the seconds
+     * input i's time 0 lies at on the output's timeline; from/until when it
+     * is read. */
+    void (*timing)(const clv_value *values, int input, double *offset, double *drive_from,
+                   double *drive_until, double *from, double *until);
+    /* What the filter does when input i > 0 ends (its eof_action, shortest
+     * and repeatlast options; NULL: repeat), and whether it waits for every
+     * input's first frame (1) or passes its first input until then (0). */
+    clv_eof_action (*eof_action)(const clv_value *values);
+    int wait_first;
+};
+
+/* The filters of graphs (overlay, hstack, ..., split), by name. */
+extern const clv_filter *const clv__graph_filters[];
+extern const int clv__graph_filter_count;
+/* The number of inputs and outputs of filter f with values v (1 and 1 for
+ * a chain's filter). */
+int clv__filter_inputs(const clv_filter *f, const clv_value *v);
+int clv__filter_outputs(const clv_filter *f, const clv_value *v);
+
+/* A parsed graph (clv_graph_desc in graph.h): plain data, copied freely.
+ * Nodes are in an order where every node's inputs come before it. */
+typedef struct clv__graph_link {
+    int node; /* the node whose output this is; -1: the graph's input `pad` */
+    int pad;  /* the node's output pad, or the graph's input index */
+} clv__graph_link;
+
+struct clv_graph_desc {
+    int input_count; /* the inputs the graph was parsed for */
+    int node_count;
+    struct clv__graph_node {
+        const clv_filter *filter;
+        clv_value values[CLV_PARAMS_MAX];
+        int input_count, output_count;
+        clv__graph_link in[CLV_GRAPH_PADS];
+        int place; /* the filter's index in the text, from 0, for messages */
+        int at;    /* its name's character offset in the text */
+    } node[CLV_GRAPH_NODES];
+    clv__graph_link output;
 };
 
 extern const clv_filter *const clv__filters[];
