@@ -158,8 +158,7 @@ CLV_API void clv_stage_input_absent(clv_stage *stage, int index);
 /* clv_stage_submit with the output frame's time in seconds (overlay's t,
  * xfade's progress; clv_stage_submit's is frame_index over the graph's
  * frame rate). */
-CLV_API int clv_stage_submit_at(clv_stage *stage, uint64_t frame_index, double time,
-                                clv_msg *msg);
+CLV_API int clv_stage_submit_at(clv_stage *stage, uint64_t frame_index, double time, clv_msg *msg);
 
 #ifdef __cplusplus
 }
