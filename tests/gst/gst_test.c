@@ -402,22 +402,28 @@ static int test_formats(void)
               "in-flight=%d reports %" GST_TIME_FORMAT " of latency, not one frame more per buffer",
               k, GST_TIME_ARGS(l));
     }
+    /* The sanitizer builds (run alone: RUN_SERIAL) take 641x359 for every
+     * third format and 1921x1081 not at all; the small sizes for all. */
+    int sanitized = getenv("CLVID_SANITIZED") != NULL;
     static const char *const formats[] = {"RGBA", "BGRA", "RGBx", "BGRx", "I420", "NV12"};
     static const int sizes[][2] = {{641, 359}, {17, 9}, {1, 1}, {2, 3}};
     for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-            check_format(formats[f], sizes[s][0], sizes[s][1], "median,sharpen", s ? 3 : 8);
+            if (!sanitized || s || f % 3 == 0)
+                check_format(formats[f], sizes[s][0], sizes[s][1], "median,sharpen", s ? 3 : 8);
     check_format("I420", 641, 359, "equalize,noise=amount=0.3", 4); /* per-frame index */
     /* run inside the conversions on CPUs */
     check_format("NV12", 641, 359, "equalize", 3);
     check_format("I420", 17, 9, "equalize=mode=gray", 3);
-    check_format("RGBA", 1921, 1081, "prewitt", 2);
+    if (!sanitized)
+        check_format("RGBA", 1921, 1081, "prewitt", 2);
     /* 10 and 16 bits: the chain at 16 bits (a filter of each kind that runs
      * there; DEEP_CHAIN names them) */
     static const char *const deep[] = {"I420_10LE", "P010_10LE", "RGBA64_LE"};
     for (size_t f = 0; f < sizeof deep / sizeof deep[0]; f++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-            check_format(deep[f], sizes[s][0], sizes[s][1], DEEP_CHAIN, s ? 3 : 5);
+            if (!sanitized || s || f == 0)
+                check_format(deep[f], sizes[s][0], sizes[s][1], DEEP_CHAIN, s ? 3 : 5);
     return 0;
 }
 
