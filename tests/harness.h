@@ -80,6 +80,10 @@
     X(user_in_chain, "core")                                                                       \
     X(user_errors, "core unit")                                                                    \
     X(user_reload, "core unit")                                                                    \
+    X(graph_parse, "core unit")                                                                    \
+    X(graph_errors, "core unit")                                                                   \
+    X(graph_sizes, "core unit")                                                                    \
+    X(graph_sync, "core unit")                                                                     \
     X(gpu_filters, "gpu")
 
 #define TEST_DECLARE(name, labels) int test_##name(void);

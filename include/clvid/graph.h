@@ -32,6 +32,16 @@ extern "C" {
 
 typedef struct clv_graph_desc clv_graph_desc;
 
+/* The filters only graphs take (those of several inputs or outputs:
+ * overlay, hstack, split, ...), apart from clv_filter_count/at's, which
+ * are the chains' (clv_filter_find finds both). */
+CLV_API int clv_graph_filter_count(void);
+CLV_API const clv_filter *clv_graph_filter_at(int index);
+/* The inputs and outputs filter f takes with its default values (hstack:
+ * 2, its `inputs`; a chain's filter: 1 and 1). */
+CLV_API int clv_filter_inputs(const clv_filter *f);
+CLV_API int clv_filter_outputs(const clv_filter *f);
+
 /* Parses a graph over input_count inputs (the -i given; an index in the text
  * beyond them is an error). output: the label of the graph's output ("out"
  * for "-map '[out]'"), or NULL for its one unlabelled output. CLV_EPARSE

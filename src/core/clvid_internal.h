@@ -321,6 +321,11 @@ struct clv_graph_desc {
     clv__graph_link output;
 };
 
+/* The size out of every output pad of every node (size[node][pad]) for
+ * inputs of in[] (checked: msg names the filter, its place, the sizes). */
+int clv__graph_sizes(const clv_graph_desc *desc, const clv_size *in,
+                     clv_size (*size)[CLV_GRAPH_PADS], clv_msg *msg);
+
 extern const clv_filter *const clv__filters[];
 extern const int clv__filter_count;
 
@@ -362,6 +367,9 @@ int clv__color_parse(const char *text, uint32_t *rgba, clv_msg *msg);
  * and both sizes on an error. */
 int clv__filter_output_size(const clv_filter *f, const clv_value *values, int place,
                             const clv_size *in, clv_size *out, clv_msg *msg);
+/* The same, the message saying "(#N in the <where>)" ("graph"). */
+int clv__filter_output_size_in(const clv_filter *f, const clv_value *values, int place,
+                               const char *where, const clv_size *in, clv_size *out, clv_msg *msg);
 /* out's aspect: in's times num/den, reduced as ffmpeg's av_mul_q (an
  * unknown aspect stays unknown). */
 void clv__sar_mul(const clv_size *in, int64_t num, int64_t den, clv_size *out);
@@ -668,6 +676,19 @@ int clv__options_copy(const void *given, void *out, size_t known, const char *wh
 
 /* clv_chain_parse into a description of the caller's (zeroed on error). */
 int clv__chain_parse_into(const char *text, clv_chain_desc *desc, clv_msg *msg);
+/* Parses the filter at *pos (its name, '=' and values, as a chain gives
+ * them) into *out and values[CLV_PARAMS_MAX]; *pos gets the character
+ * after it. graph 0: a chain's (',' ends it; a graph's filter is refused,
+ * "overlay takes 2 inputs: give it in a graph"); 1: a graph's (',', ';',
+ * '[' or ']' ends it; the graphs' filters are known too). On an error *at
+ * is the place at fault. */
+int clv__filter_parse(const char **pos, int graph, const clv_filter **out, clv_value *values,
+                      const char **at, clv_msg *msg);
+/* Writes "name=p1=v1:p2=v2" (every value) as the parser reads it back;
+ * returns the length it wanted (as snprintf). */
+size_t clv__filter_format(const clv_filter *f, const clv_value *values, char *out, size_t size);
+/* Adds to msg two lines: text around offset at, and a caret under it. */
+void clv__add_excerpt(clv_msg *msg, const char *text, size_t at);
 
 /* ---- Expressions (expr.c) ---------------------------------------------
  * ffmpeg's arithmetic expressions ("iw/2", "trunc(ih*dar/2)*2",

@@ -39,8 +39,8 @@ void clv__sar_mul(const clv_size *in, int64_t num, int64_t den, clv_size *out)
     reduce((int64_t)in->sar_num * num, (int64_t)in->sar_den * den, &out->sar_num, &out->sar_den);
 }
 
-int clv__filter_output_size(const clv_filter *f, const clv_value *values, int place,
-                            const clv_size *in, clv_size *out, clv_msg *msg)
+int clv__filter_output_size_in(const clv_filter *f, const clv_value *values, int place,
+                               const char *where, const clv_size *in, clv_size *out, clv_msg *msg)
 {
     *out = *in;
     if (!f->output_size)
@@ -48,16 +48,22 @@ int clv__filter_output_size(const clv_filter *f, const clv_value *values, int pl
     clv_msg why = {{0}};
     int err = f->output_size(values, in, out, &why);
     if (err)
-        return clv__fail(msg, err, "filter '%s' (#%d in the chain) on %dx%d frames: %s", f->name,
-                         place + 1, in->width, in->height, why.text);
+        return clv__fail(msg, err, "filter '%s' (#%d in the %s) on %dx%d frames: %s", f->name,
+                         place + 1, where, in->width, in->height, why.text);
     if (out->width < 1 || out->height < 1 || out->width > CLV__SIDE_MAX ||
         out->height > CLV__SIDE_MAX)
         return clv__fail(msg, CLV_ERANGE,
-                         "filter '%s' (#%d in the chain) makes %dx%d frames of %dx%d ones: each "
+                         "filter '%s' (#%d in the %s) makes %dx%d frames of %dx%d ones: each "
                          "side must be from 1 to %d",
-                         f->name, place + 1, out->width, out->height, in->width, in->height,
+                         f->name, place + 1, where, out->width, out->height, in->width, in->height,
                          CLV__SIDE_MAX);
     return 0;
+}
+
+int clv__filter_output_size(const clv_filter *f, const clv_value *values, int place,
+                            const clv_size *in, clv_size *out, clv_msg *msg)
+{
+    return clv__filter_output_size_in(f, values, place, "chain", in, out, msg);
 }
 
 int clv_chain_desc_output_size(const clv_chain_desc *desc, const clv_size *in, clv_size *out,

@@ -49,7 +49,8 @@ static void suggest(const char *word, const char *const *names, int count, char 
         out[0] = 0;
 }
 
-static void filter_names(char *out, size_t size)
+/* The names of the chains' filters, and the graphs' after them in a graph. */
+static void filter_names(int graph, char *out, size_t size)
 {
     out[0] = 0;
     for (int i = 0; i < clv__filter_count; i++) {
@@ -57,14 +58,30 @@ static void filter_names(char *out, size_t size)
         strncat(out, i ? ", " : "", size - strlen(out) - 1);
         strncat(out, f->usage ? f->usage : f->name, size - strlen(out) - 1);
     }
+    for (int i = 0; graph && i < clv__graph_filter_count; i++) {
+        strncat(out, ", ", size - strlen(out) - 1);
+        strncat(out, clv__graph_filters[i]->name, size - strlen(out) - 1);
+    }
 }
 
-/* The registry's entry of that name, families included. */
+/* 1 when f is one of the graphs' filters. */
+static int graph_filter(const clv_filter *f)
+{
+    for (int i = 0; i < clv__graph_filter_count; i++)
+        if (clv__graph_filters[i] == f)
+            return 1;
+    return 0;
+}
+
+/* The registry's entry of that name, families and graphs' filters included. */
 static const clv_filter *lookup(const char *name)
 {
     for (int i = 0; i < clv__filter_count; i++)
         if (!strcmp(clv__filters[i]->name, name))
             return clv__filters[i];
+    for (int i = 0; i < clv__graph_filter_count; i++)
+        if (!strcmp(clv__graph_filters[i]->name, name))
+            return clv__graph_filters[i];
     return NULL;
 }
 
@@ -78,14 +95,21 @@ static int listed(const char *list, const char *word)
     return 0;
 }
 
-/* Parses the filter at *pos. On error *at is where in the text the fault
- * is (for the excerpt clv_chain_parse adds). */
-static int parse_filter(const char **pos, clv_chain_desc *desc, const char **at, clv_msg *msg)
+int clv__filter_parse(const char **pos, int graph, const clv_filter **out, clv_value *values,
+                      const char **at, clv_msg *msg)
 {
     char name[64], rest[8192], shown[48];
+    /* What ends a filter: ',' in a chain; ',', ';' and a label's '[' in a
+     * graph (graphparser.c's "=,;[" after the name, "[],;" after values). */
+    const char *ends = graph ? ",;[]" : ",";
+    char name_stops[8], arg_stops[8];
+    snprintf(name_stops, sizeof name_stops, "=%s", ends);
+    snprintf(arg_stops, sizeof arg_stops, ":%s", ends);
+    char key_stops[12];
+    snprintf(key_stops, sizeof key_stops, "=:'\\%s", ends);
     size_t length;
     *at = clv__skip_blanks(*pos);
-    const char *s = clv__token(*pos, ",=", name, sizeof name, &length);
+    const char *s = clv__token(*pos, name_stops, name, sizeof name, &length);
     if (!s)
         return clv__fail(msg, CLV_EPARSE, "unterminated quote in a filter name");
     if (length >= sizeof name)
@@ -105,34 +129,34 @@ static int parse_filter(const char **pos, clv_chain_desc *desc, const char **at,
             return err;
     }
     if (!f) {
-        const char *names[64] = {0};
-        for (int i = 0; i < clv__filter_count && i < 64; i++)
-            names[i] = clv__filters[i]->name;
-        char hint[96], list[512];
-        suggest(name, names, clv__filter_count < 64 ? clv__filter_count : 64, hint, sizeof hint);
-        filter_names(list, sizeof list);
+        const char *names[96] = {0};
+        int count = 0;
+        for (int i = 0; i < clv__filter_count && count < 96; i++)
+            names[count++] = clv__filters[i]->name;
+        for (int i = 0; graph && i < clv__graph_filter_count && count < 96; i++)
+            names[count++] = clv__graph_filters[i]->name;
+        char hint[96], list[640];
+        suggest(name, names, count, hint, sizeof hint);
+        filter_names(graph, list, sizeof list);
         return clv__fail(msg, CLV_EPARSE, "unknown filter '%s'%s (filters: %s)", name, hint, list);
     }
-    if (desc->count == CLV_CHAIN_MAX)
-        return clv__fail(msg, CLV_EPARSE, "filter '%s': more than %d filters in one chain", f->name,
-                         CLV_CHAIN_MAX);
+    const char *name_at = *at;
     int given[CLV_PARAMS_MAX] = {0};
-    int item = desc->count;
-    clv_value *values = desc->item[item].values;
+    memset(values, 0, CLV_PARAMS_MAX * sizeof *values);
     int positional = 0;
     int has_args = *s == '=';
     if (has_args)
         s++; /* "name=" with nothing after it sets nothing */
-    if (has_args && *s && *s != ',') {
+    if (has_args && *s && !strchr(ends, *s)) {
         for (;;) {
             char arg[8192];
             const char *arg_start = s;
             *at = clv__skip_blanks(s);
-            const char *e = clv__token(s, ":,", arg, sizeof arg, &length);
+            const char *e = clv__token(s, arg_stops, arg, sizeof arg, &length);
             /* key=value, where the key is unquoted and before the first '='. */
             char key[64] = "";
             const char *val = arg;
-            size_t klen = strcspn(arg_start, "=:,'\\");
+            size_t klen = strcspn(arg_start, key_stops);
             if (!e && arg_start[klen] == '=') {
                 clv__token(arg_start, "=", key, sizeof key, &length);
                 *at = clv__skip_blanks(arg_start + klen + 1);
@@ -146,7 +170,7 @@ static int parse_filter(const char **pos, clv_chain_desc *desc, const char **at,
                  * here and named as unknown below. */
                 const char *k = clv__token(arg_start, "=", key, sizeof key, &length);
                 *at = clv__skip_blanks(k + 1);
-                e = clv__token(k + 1, ":,", rest, sizeof rest, &length);
+                e = clv__token(k + 1, arg_stops, rest, sizeof rest, &length);
                 if (!e)
                     return clv__fail(msg, CLV_EPARSE,
                                      "filter '%s' parameter '%s': unterminated quote", f->name,
@@ -217,7 +241,7 @@ static int parse_filter(const char **pos, clv_chain_desc *desc, const char **at,
             s++;
         }
     }
-    if (*s && *s != ',') {
+    if (*s && !strchr(ends, *s)) {
         *at = s;
         return clv__fail(msg, CLV_EPARSE, "filter '%s': unexpected '%c' after its parameters",
                          f->name, *s);
@@ -229,16 +253,45 @@ static int parse_filter(const char **pos, clv_chain_desc *desc, const char **at,
                 return err; /* a bad default is a bug in the table */
         }
     }
-    desc->item[item].filter = f;
-    desc->count++;
+    if (!graph && graph_filter(f)) {
+        *at = name_at;
+        int n = clv__filter_inputs(f, values);
+        if (n == 1)
+            return clv__fail(msg, CLV_EPARSE,
+                             "%s gives %d outputs: give it in a graph (-filter_complex)", f->name,
+                             clv__filter_outputs(f, values));
+        return clv__fail(msg, CLV_EPARSE,
+                         "%s takes %d inputs: give it in a graph (-filter_complex)", f->name, n);
+    }
+    *out = f;
     *pos = s;
+    return 0;
+}
+
+/* Parses the filter at *pos into the chain. On error *at is where in the
+ * text the fault is (for the excerpt clv_chain_parse adds). */
+static int parse_filter(const char **pos, clv_chain_desc *desc, const char **at, clv_msg *msg)
+{
+    if (desc->count == CLV_CHAIN_MAX) {
+        char name[64];
+        size_t length;
+        *at = clv__skip_blanks(*pos);
+        clv__token(*pos, ",=", name, sizeof name, &length);
+        return clv__fail(msg, CLV_EPARSE, "filter '%s': more than %d filters in one chain", name,
+                         CLV_CHAIN_MAX);
+    }
+    const clv_filter *f = NULL;
+    int err = clv__filter_parse(pos, 0, &f, desc->item[desc->count].values, at, msg);
+    if (err)
+        return err;
+    desc->item[desc->count++].filter = f;
     return 0;
 }
 
 /* Adds to msg two lines: the text around offset `at` (at most 60
  * characters, "..." where cut, blanks for control characters) and a caret
  * under the fault. */
-static void add_excerpt(clv_msg *msg, const char *text, size_t at)
+void clv__add_excerpt(clv_msg *msg, const char *text, size_t at)
 {
     size_t len = strlen(text);
     if (at > len)
@@ -343,7 +396,7 @@ int clv__chain_parse_into(const char *text, clv_chain_desc *desc, clv_msg *msg)
         int err = parse_filter(&s, desc, &at, msg);
         if (err) {
             memset(desc, 0, sizeof *desc);
-            add_excerpt(msg, text, (size_t)(at - text));
+            clv__add_excerpt(msg, text, (size_t)(at - text));
             return err;
         }
         if (*s == 0)
@@ -352,23 +405,33 @@ int clv__chain_parse_into(const char *text, clv_chain_desc *desc, clv_msg *msg)
     }
 }
 
+size_t clv__filter_format(const clv_filter *f, const clv_value *values, char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = 0;
+    if (f->format) {
+        char head[8400];
+        f->format(f, head, sizeof head);
+        n += (size_t)snprintf(out, size, "%s", head);
+    } else
+        n += (size_t)snprintf(out, size, "%s", f->name);
+    for (int j = 0; j < f->param_count && n < size; j++) {
+        char v[512];
+        clv__param_format(&f->params[j], &values[j], v, sizeof v);
+        n += (size_t)snprintf(out + n, size - n, "%c%s=%s", j || f->format ? ':' : '=',
+                              f->params[j].name, v);
+    }
+    return n;
+}
+
 void clv_chain_format(const clv_chain_desc *desc, char *out, size_t size)
 {
     size_t n = 0;
     out[0] = 0;
     for (int i = 0; i < desc->count && n < size; i++) {
-        const clv_filter *f = desc->item[i].filter;
-        if (f->format) {
-            char head[8400];
-            f->format(f, head, sizeof head);
-            n += (size_t)snprintf(out + n, size - n, "%s%s", i ? "," : "", head);
-        } else
-            n += (size_t)snprintf(out + n, size - n, "%s%s", i ? "," : "", f->name);
-        for (int j = 0; j < f->param_count && n < size; j++) {
-            char v[512];
-            clv__param_format(&f->params[j], &desc->item[i].values[j], v, sizeof v);
-            n += (size_t)snprintf(out + n, size - n, "%c%s=%s", j || f->format ? ':' : '=',
-                                  f->params[j].name, v);
-        }
+        if (i)
+            n += (size_t)snprintf(out + n, size - n, ",");
+        if (n < size)
+            n += clv__filter_format(desc->item[i].filter, desc->item[i].values, out + n, size - n);
     }
 }

@@ -46,6 +46,11 @@ extern const clv_filter clv__filter_bilateral;
 extern const clv_filter clv__filter_nlmeans;
 extern const clv_filter clv__filter_opencl; /* a family: one member per kernel file */
 
+/* Graphs' filters (clv__graph_filters). */
+extern const clv_filter clv__filter_split;
+extern const clv_filter clv__filter_hstack;
+extern const clv_filter clv__filter_vstack;
+
 /* Convolution family (convolution.c): a square integer matrix, its divisor
  * (0: the coefficient sum, or 1 when that is not positive) and a bias. */
 typedef struct clv__conv {

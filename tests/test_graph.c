@@ -1,0 +1,326 @@
+/* test_graph.c - graphs of several inputs (clvid/graph.h): the parser
+ * (every form of ffmpeg's syntax, every mistake with its place), the sizes,
+ * the timing, and every graph filter on the device equal to the reference
+ * graph bit for bit. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+#include "harness.h"
+
+/* Parses text over `inputs` inputs and checks its formatted form. */
+static void expect_graph(const char *text, int inputs, const char *output, const char *want)
+{
+    clv_graph_desc *desc = NULL;
+    clv_msg msg = {{0}};
+    int err = clv_graph_parse(text, inputs, output, &desc, &msg);
+    CHECK(err == 0, "'%s' refused: %s", text, msg.text);
+    if (err)
+        return;
+    char got[4096];
+    clv_graph_format(desc, got, sizeof got);
+    CHECK(strcmp(got, want) == 0, "'%s'\n   got: %s\n  want: %s", text, got, want);
+    /* What it writes reads back as the same graph. */
+    clv_graph_desc *again = NULL;
+    err = clv_graph_parse(got, inputs, NULL, &again, &msg);
+    CHECK(err == 0, "'%s' (formatted from '%s') refused: %s", got, text, msg.text);
+    if (!err) {
+        char twice[4096];
+        clv_graph_format(again, twice, sizeof twice);
+        CHECK_EQ_STR(twice, got);
+    }
+    clv_graph_desc_destroy(again);
+    clv_graph_desc_destroy(desc);
+}
+
+/* The first line of the message is want; the excerpt's caret stands under
+ * character `at` of the text. */
+static void expect_graph_error(const char *text, int inputs, const char *output, const char *want,
+                               int at)
+{
+    clv_graph_desc *desc = NULL;
+    clv_msg msg = {{0}};
+    int err = clv_graph_parse(text, inputs, output, &desc, &msg);
+    CHECK(err == CLV_EPARSE || err == CLV_ERANGE, "'%s': got %d (%s), want CLV_EPARSE", text, err,
+          msg.text);
+    CHECK(desc == NULL, "'%s': a failed parse gave a description", text);
+    size_t first = strcspn(msg.text, "\n");
+    CHECK(strlen(want) == first && strncmp(msg.text, want, first) == 0,
+          "'%s'\n   got: %s\n  want: %s", text, msg.text, want);
+    /* "\n  TEXT\n  <spaces>^": the caret's column is the place (texts
+     * here are short: no "..." before). */
+    const char *caret = strrchr(msg.text, '^');
+    const char *line = caret ? caret : msg.text;
+    while (line > msg.text && line[-1] != '\n')
+        line--;
+    /* Beyond character 30 the excerpt starts 30 before it, after "...". */
+    int col = at > 30 ? 33 : at;
+    CHECK(caret && caret - line - 2 == col, "'%s': the caret stands at %d, want %d:\n%s", text,
+          caret ? (int)(caret - line - 2) : -1, col, msg.text);
+    clv_graph_desc_destroy(desc);
+}
+
+int test_graph_parse(void)
+{
+    /* Labels of inputs in every form; a chain's filters joined by ','. */
+    expect_graph("[0][1]hstack", 2, NULL, "[0][1]hstack=inputs=2:shortest=0");
+    expect_graph("[0:v][1:v:0]vstack", 2, NULL, "[0][1]vstack=inputs=2:shortest=0");
+    expect_graph("[1]hflip[a];[0][a]hstack,vflip", 2, NULL,
+                 "[1]hflip[n0p0];[0][n0p0]hstack=inputs=2:shortest=0[n1p0];[n1p0]vflip");
+    /* Unlabelled inputs take the inputs no label names, in order. */
+    expect_graph("hstack", 2, NULL, "[0][1]hstack=inputs=2:shortest=0");
+    expect_graph("[1]hflip[a];[a]hstack", 2, NULL,
+                 "[1]hflip[n0p0];[n0p0][0]hstack=inputs=2:shortest=0");
+    expect_graph("hflip[a];[a][1]vstack", 2, NULL,
+                 "[0]hflip[n0p0];[n0p0][1]vstack=inputs=2:shortest=0");
+    /* A label used before the output that gives it; blanks and newlines. */
+    expect_graph("[a][1] hstack ;\n [0] vflip [a]", 2, NULL,
+                 "[0]vflip[n0p0];[n0p0][1]hstack=inputs=2:shortest=0");
+    /* split, its outputs used twice. */
+    expect_graph("[0]split[a][b];[a]hflip[c];[b][c]hstack", 1, NULL,
+                 "[0]split=outputs=2[n0p0][n0p1];[n0p0]hflip[n1p0];[n0p1][n1p0]hstack=inputs=2:"
+                 "shortest=0");
+    expect_graph(
+        "split=3[a][b][c];[a][b][c]hstack=inputs=3:shortest=1", 1, NULL,
+        "[0]split=outputs=3[n0p0][n0p1][n0p2];[n0p0][n0p1][n0p2]hstack=inputs=3:shortest=1");
+    /* The input read twice without split (ffmpeg allows it). */
+    expect_graph("[0][0]vstack", 1, NULL, "[0][0]vstack=inputs=2:shortest=0");
+    /* The output picked by its label; values as chains give them. */
+    expect_graph("[0][1]hstack[out]", 2, "out", "[0][1]hstack=inputs=2:shortest=0");
+    expect_graph("[0]scale=w=32:h=-2,crop=16:8[x];[1]scale=16:8[y];[x][y]vstack[v]", 2, "v",
+                 "[0]scale=w=32:h=-2:flags=bicubic:param0=123456:param1=123456:force_original_"
+                 "aspect_ratio=disable:force_divisible_by=1[n0p0];[n0p0]crop=w=16:h=8:x=(in_w-out_"
+                 "w)/2:y=(in_h-out_h)/2:keep_aspect=0:exact=0[n1p0];[1]scale=w=16:h=8:flags="
+                 "bicubic:param0=123456:param1=123456:force_original_aspect_ratio=disable:force_"
+                 "divisible_by=1[n2p0];[n1p0][n2p0]vstack=inputs=2:shortest=0");
+    /* An input not read. */
+    expect_graph("[1]gray", 3, NULL, "[1]gray");
+    return 0;
+}
+
+int test_graph_errors(void)
+{
+    expect_graph_error("[0][1]hstak", 2, NULL,
+                       "graph: filter #1 at character 6: unknown filter 'hstak'; did you mean "
+                       "'hstack'? (filters: convolution, sharpen, emboss, prewitt, median, erode, "
+                       "dilate, threshold, gray, equalize, noise, quantize, hflip, vflip, scale, "
+                       "crop, pad, transpose, rotate, tonemap, eq, hue, colorbalance, vignette, "
+                       "sobel, roberts, curves, lut3d, deband, gblur, boxblur, avgblur, unsharp, "
+                       "hqdn3d, bilateral, nlmeans, yadif, bwdif, opencl=file=KERNEL.cl, split, "
+                       "hstack, vstack)",
+                       6);
+    expect_graph_error("[0]hflip;[1]gray,hstack=inputs=17", 2, NULL,
+                       "graph: filter #3 at character 17: filter 'hstack' parameter 'inputs': 17 "
+                       "is out of range (allowed: 2 to 16)",
+                       31);
+    expect_graph_error("[0][1]hstack;[x]vflip", 2, NULL,
+                       "graph: unknown label '[x]' at character 13 (input 0 of filter 'vflip' (#2 "
+                       "in the graph, at character 16)): no output has it, and it is no input "
+                       "(\"[0]\", \"[1:v]\")",
+                       13);
+    expect_graph_error("[0]split[a][b];[a]hflip[c];[c][b]hstack[out];[b]vflip", 1, "out",
+                       "graph: the label '[b]' (at character 45) is read twice; an output goes "
+                       "to one input (split it: \"split[a][b]\")",
+                       45);
+    expect_graph_error("[0]split[a][b];[a]hflip", 1, NULL,
+                       "graph: more than one output: '[b]' at character 11 (output 1 of filter "
+                       "'split' (#1 in the graph, at character 3)) is not used, besides output 0 "
+                       "of filter #2",
+                       11);
+    expect_graph_error("[0]split[a][b];[a]hflip;[b]vflip", 1, NULL,
+                       "graph: more than one output: output 0 of filter 'vflip' (#3 in the graph, "
+                       "at character 27) is not connected",
+                       27);
+    expect_graph_error("[0]hflip[a];[0]vflip[a];[a][1]hstack", 2, NULL,
+                       "graph: the label '[a]' (at character 20) names two outputs; a label "
+                       "names one",
+                       20);
+    expect_graph_error("[0][2]hstack", 2, NULL,
+                       "graph: '[2]' at character 3: there is no input 2 (2 inputs, from 0)", 3);
+    expect_graph_error("[0][1:a]hstack", 2, NULL,
+                       "graph: '[1:a]' at character 3: a graph takes the video of its inputs "
+                       "(\"[N]\", \"[N:v]\" or \"[N:v:0]\")",
+                       3);
+    expect_graph_error("[0]hstack", 1, NULL,
+                       "graph: input 1 of filter 'hstack' (#1 in the graph, at character 3) is "
+                       "not connected: no label names it and every one of the 1 input is taken "
+                       "(give a label: \"[0]\")",
+                       3);
+    expect_graph_error("[0][a]hstack[b];[b]split[a][out]", 1, NULL,
+                       "graph: a cycle: filter 'hstack' (#1 in the graph, at character 6) is fed, "
+                       "through its inputs, by its own output",
+                       6);
+    expect_graph_error("[0]hflip[a][b]", 1, NULL,
+                       "graph: filter 'hflip' (#1 in the graph, at character 3) has 1 output; the "
+                       "label '[b]' at character 11 is one too many",
+                       11);
+    expect_graph_error("[0][1]hflip", 2, NULL,
+                       "graph: filter 'hflip' (#1 in the graph, at character 6) takes 1 input; "
+                       "more are given (at character 3)",
+                       3);
+    expect_graph_error("[0]hstack[out]", 2, "main",
+                       "graph: no output is labelled '[main]' (the output to take)", 14);
+    expect_graph_error("[0][1]hstack[o];[0]vflip[p]", 2, "o",
+                       "graph: the label '[p]' at character 24 (output 0 of filter 'vflip' (#2 in "
+                       "the graph, at character 19)) is not used: a graph has one output ('[o]')",
+                       24);
+    expect_graph_error("[0]hflip[", 1, NULL, "graph: a label's '[' at character 8 has no ']'", 8);
+    expect_graph_error("[0]hflip[]", 1, NULL,
+                       "graph: a bad label at character 8 (empty, or holding '[', ';', ',' or a "
+                       "blank)",
+                       8);
+    expect_graph_error(" ", 1, NULL, "graph: the text is empty", 0);
+    expect_graph_error("[0]hflip]", 1, NULL,
+                       "graph: unexpected ']' at character 8 (filters are separated by ',' and "
+                       "chains by ';')",
+                       8);
+    expect_graph_error("[0]yadif[a];[a][0]hstack", 1, NULL,
+                       "graph: filter 'yadif' (#1 in the graph, at character 3) holds frames "
+                       "back: it runs in a graph that is one chain only (-vf)",
+                       3);
+    /* A chain refuses the graphs' filters. */
+    clv_chain_desc *chain = NULL;
+    clv_msg msg = {{0}};
+    CHECK(clv_chain_parse("hflip,hstack", &chain, &msg) == CLV_EPARSE && !chain,
+          "a chain took hstack");
+    CHECK(!strncmp(msg.text, "hstack takes 2 inputs: give it in a graph (-filter_complex)\n", 60),
+          "%s", msg.text);
+    CHECK(clv_chain_parse("vstack=inputs=3", &chain, &msg) == CLV_EPARSE, "a chain took vstack");
+    CHECK(!strncmp(msg.text, "vstack takes 3 inputs: give", 27), "%s", msg.text);
+    CHECK(clv_chain_parse("split", &chain, &msg) == CLV_EPARSE, "a chain took split");
+    CHECK(!strncmp(msg.text, "split gives 2 outputs: give it in a graph", 41), "%s", msg.text);
+    /* The API's lists: one-input filters, and the graphs' apart. */
+    for (int i = 0; i < clv_filter_count(); i++)
+        CHECK(clv_filter_inputs(clv_filter_at(i)) == 1 && clv_filter_outputs(clv_filter_at(i)) == 1,
+              "%s in the chains' list", clv_filter_name(clv_filter_at(i)));
+    CHECK(clv_graph_filter_count() >= 3, "%d graph filters", clv_graph_filter_count());
+    CHECK(clv_filter_find("hstack") && clv_filter_inputs(clv_filter_find("hstack")) == 2 &&
+              clv_filter_outputs(clv_filter_find("split")) == 2,
+          "hstack or split not found");
+    return 0;
+}
+
+/* The graph's output size for inputs of sizes (w, h) pairs, or its error. */
+static void expect_size(const char *text, int inputs, const int *wh, int want_w, int want_h,
+                        const char *want_error)
+{
+    clv_graph_desc *desc = NULL;
+    clv_msg msg = {{0}};
+    int err = clv_graph_parse(text, inputs, NULL, &desc, &msg);
+    CHECK(err == 0, "'%s' refused: %s", text, msg.text);
+    if (err)
+        return;
+    clv_size in[CLV_GRAPH_INPUTS] = {{0}}, out = {0};
+    for (int i = 0; i < inputs; i++) {
+        in[i].width = wh[2 * i];
+        in[i].height = wh[2 * i + 1];
+        in[i].sar_num = in[i].sar_den = 1;
+    }
+    err = clv_graph_desc_output_size(desc, in, &out, &msg);
+    if (want_error) {
+        CHECK(err == CLV_ERANGE, "'%s': got %d, want CLV_ERANGE", text, err);
+        CHECK_EQ_STR(msg.text, want_error);
+    } else {
+        CHECK(err == 0, "'%s': %s", text, msg.text);
+        CHECK(out.width == want_w && out.height == want_h, "'%s': %dx%d, want %dx%d", text,
+              out.width, out.height, want_w, want_h);
+    }
+    clv_graph_desc_destroy(desc);
+}
+
+int test_graph_sizes(void)
+{
+    expect_size("[0][1]hstack", 2, (const int[]){3, 2, 5, 2}, 8, 2, NULL);
+    expect_size("[0][1]vstack", 2, (const int[]){3, 2, 3, 7}, 3, 9, NULL);
+    expect_size("[0]split[a][b];[a]transpose[c];[b]transpose[d];[c][d]hstack", 1,
+                (const int[]){17, 9}, 18, 17, NULL);
+    expect_size("[1]scale=8:-1[s];[0][s]vstack", 3, (const int[]){8, 3, 16, 4, 0, 0}, 8, 5, NULL);
+    expect_size("[0]hflip[a];[1]vflip[b];[a][b]hstack", 2, (const int[]){3, 2, 4, 5}, 0, 0,
+                "filter 'hstack' (#3 in the graph) on inputs of 3x2, 4x5: input 1 is 4x5 and "
+                "input 0 3x2: their heights must match");
+    expect_size("[0][1]vstack=inputs=2", 2, (const int[]){3, 2, 4, 5}, 0, 0,
+                "filter 'vstack' (#1 in the graph) on inputs of 3x2, 4x5: input 1 is 4x5 and "
+                "input 0 3x2: their widths must match");
+    expect_size("[0]crop=w=20[a];[a][1]hstack", 2, (const int[]){10, 2, 4, 2}, 0, 0,
+                "filter 'crop' (#1 in the graph) on 10x2 frames: a crop of 20x2 (out_w '20', out_h "
+                "'ih') out of 10x2 frames: each side must be from 1 to the input's");
+    expect_size("[0][1]hstack", 2, (const int[]){9000, 2, 9000, 2}, 0, 0,
+                "filter 'hstack' (#1 in the graph) on inputs of 9000x2, 9000x2: the widths of 2 "
+                "inputs add up to 18000 (at most 16384)");
+    /* Uses, the chain, the depth. */
+    clv_graph_desc *desc = NULL;
+    clv_msg msg = {{0}};
+    CHECK(clv_graph_parse("[1]hflip,gray", 3, NULL, &desc, &msg) == 0, "%s", msg.text);
+    CHECK(desc && clv_graph_desc_inputs(desc) == 3 && !clv_graph_desc_uses(desc, 0) &&
+              clv_graph_desc_uses(desc, 1) && !clv_graph_desc_uses(desc, 2),
+          "uses");
+    clv_chain_desc *chain = desc ? clv_graph_desc_chain(desc) : NULL;
+    CHECK(chain == NULL, "a chain over input 1");
+    clv_chain_desc_destroy(chain);
+    clv_graph_desc_destroy(desc);
+    CHECK(clv_graph_parse("hflip,gray", 1, NULL, &desc, &msg) == 0, "%s", msg.text);
+    chain = desc ? clv_graph_desc_chain(desc) : NULL;
+    char text[256] = "";
+    if (chain)
+        clv_chain_format(chain, text, sizeof text);
+    CHECK_EQ_STR(text, "hflip,gray");
+    clv_chain_desc_destroy(chain);
+    CHECK(desc && clv_graph_desc_deep(desc, NULL) == 0, "hflip,gray is deep");
+    clv_graph_desc_destroy(desc);
+    CHECK(clv_graph_parse("[0]split[a][b];[a]quantize[c];[c][b]hstack", 1, NULL, &desc, &msg) == 0,
+          "%s", msg.text);
+    CHECK(desc && clv_graph_desc_chain(desc) == NULL, "split is no chain");
+    clv_graph_desc_destroy(desc);
+    CHECK(clv_graph_parse("[0]lut3d=file=a.cube[a];[a][1]hstack", 2, NULL, &desc, &msg) == 0, "%s",
+          msg.text);
+    const char *files[4] = {0};
+    CHECK(desc && clv_graph_desc_files(desc, files, 4) == 1 && !strcmp(files[0], "a.cube"),
+          "files");
+    clv_graph_desc_destroy(desc);
+    return 0;
+}
+
+/* Input `index`'s timing in the graph. */
+static void expect_sync(const char *text, int inputs, int index, double offset, double drive_from,
+                        double drive_until, clv_eof_action eof, int wait_first)
+{
+    clv_graph_desc *desc = NULL;
+    clv_msg msg = {{0}};
+    CHECK(clv_graph_parse(text, inputs, NULL, &desc, &msg) == 0, "'%s': %s", text, msg.text);
+    if (!desc)
+        return;
+    clv_graph_sync s;
+    int err = clv_graph_desc_sync(desc, index, &s);
+    CHECK(err == 0, "'%s' input %d: %d", text, index, err);
+    if (!err)
+        CHECK(s.offset == offset && s.drive_from == drive_from && s.drive_until == drive_until &&
+                  s.eof_action == eof && s.wait_first == wait_first,
+              "'%s' input %d: offset %g, drives [%g, %g), eof %d, wait %d", text, index, s.offset,
+              s.drive_from, s.drive_until, s.eof_action, s.wait_first);
+    clv_graph_desc_destroy(desc);
+}
+
+int test_graph_sync(void)
+{
+    expect_sync("[0]hflip", 1, 0, 0, 0, INFINITY, CLV_EOF_ENDALL, 1);
+    expect_sync("[0][1]hstack", 2, 0, 0, 0, INFINITY, CLV_EOF_ENDALL, 1);
+    expect_sync("[0][1]hstack", 2, 1, 0, 0, 0, CLV_EOF_REPEAT, 1);
+    expect_sync("[0][1]hstack=shortest=1", 2, 1, 0, 0, 0, CLV_EOF_ENDALL, 1);
+    /* Nested: input 1 ends input 0 of the outer stack, which ends all. */
+    expect_sync("[1]hflip[a];[a][0]vstack=shortest=1[b];[2][b]vstack", 3, 1, 0, 0, 0,
+                CLV_EOF_REPEAT, 1);
+    expect_sync("[1]hflip[a];[a][0]vstack=shortest=1[b];[b][2]vstack", 3, 1, 0, 0, INFINITY,
+                CLV_EOF_ENDALL, 1);
+    expect_sync("[1]hflip[a];[a][0]vstack=shortest=1[b];[b][2]vstack", 3, 0, 0, 0, 0,
+                CLV_EOF_ENDALL, 1);
+    /* Through split: both paths. */
+    expect_sync("[0]split[a][b];[a][b]hstack", 1, 0, 0, 0, INFINITY, CLV_EOF_ENDALL, 1);
+    clv_graph_desc *desc = NULL;
+    clv_graph_sync s;
+    CHECK(clv_graph_parse("[1]hflip", 2, NULL, &desc, NULL) == 0, "parse");
+    CHECK(desc && clv_graph_desc_sync(desc, 0, &s) == CLV_EINVAL, "input 0 is not read");
+    clv_graph_desc_destroy(desc);
+    return 0;
+}
