@@ -84,6 +84,7 @@
     X(graph_errors, "core unit")                                                                   \
     X(graph_sizes, "core unit")                                                                    \
     X(graph_sync, "core unit")                                                                     \
+    X(graph_filters, "core filter")                                                                \
     X(gpu_filters, "gpu")
 
 #define TEST_DECLARE(name, labels) int test_##name(void);

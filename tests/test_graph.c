@@ -324,3 +324,179 @@ int test_graph_sync(void)
     clv_graph_desc_destroy(desc);
     return 0;
 }
+
+/* ---- Every graph filter on the device equals the reference ------------ */
+
+/* Graphs for a filter of the registry, by name; a filter not here gets
+ * "[0][1]...NAME" for its inputs and the generic graphs of
+ * graph_texts. At most 3 each; "%s" nowhere. */
+static const struct {
+    const char *filter;
+    int inputs; /* the graphs' inputs */
+    const char *text[3];
+} graph_table[] = {
+    {"split",
+     1,
+     {"[0]split[a][b];[a]hflip[c];[b][c]vstack", "[0]split=3[a][b][c];[c][a][b]hstack=3"}},
+    {"hstack",
+     3,
+     {"[0][1]hstack", "[0][1][2]hstack=inputs=3:shortest=1", "[2]vflip[a];[a][0]hstack,hflip"}},
+    {"vstack", 2, {"[0][1]vstack", "[1]transpose,transpose=2[a];[0][a]vstack=inputs=2,hflip"}},
+};
+
+/* The graphs filter f is checked in: its table's, else "[0][1]NAME" and,
+ * around it, one-input filters before and after and split used twice
+ * (inputs of one size: every filter of several inputs takes them). */
+static int graph_texts(const clv_filter *f, char texts[][256], int *inputs)
+{
+    const char *name = clv_filter_name(f);
+    for (size_t i = 0; i < sizeof graph_table / sizeof graph_table[0]; i++) {
+        if (strcmp(graph_table[i].filter, name))
+            continue;
+        int n = 0;
+        for (; n < 3 && graph_table[i].text[n]; n++)
+            snprintf(texts[n], 256, "%s", graph_table[i].text[n]);
+        *inputs = graph_table[i].inputs;
+        return n;
+    }
+    int n = clv_filter_inputs(f);
+    char pads[128] = "", split_pads[128] = "";
+    for (int k = 0; k < n; k++) {
+        snprintf(pads + strlen(pads), sizeof pads - strlen(pads), "[%d]", k);
+        snprintf(split_pads + strlen(split_pads), sizeof split_pads - strlen(split_pads), "[s%d]",
+                 k);
+    }
+    *inputs = n;
+    snprintf(texts[0], 256, "%s%s", pads, name);
+    /* input 1 flipped (the inputs after it as they are), the output
+     * flipped after; the first input through split, one branch gray */
+    snprintf(texts[1], 256, "[1]hflip[x];[0][x]%s%s,vflip", n > 2 ? pads + 6 : "", name);
+    snprintf(texts[2], 256, "[0]split=%d%s;[s0]gray[g];[g]%s%s,hflip", n, split_pads,
+             split_pads + 4, name);
+    return 3;
+}
+
+/* Runs text over `inputs` inputs of w x h (noise, one seed each) for
+ * `frames` frames on ctx and with the reference; returns the frames that
+ * differ (a failed check each). absent: input 1 is absent from the second
+ * frame on (a filter that passes its first input then). */
+static int compare_graph(clv_context *ctx, const char *text, int inputs, int w, int h, int depth,
+                         int frames, int absent)
+{
+    clv_msg msg = {{0}};
+    clv_graph_desc *desc = NULL;
+    clv_graph *graph = NULL;
+    clv_ref_graph *ref = NULL;
+    clv_image img[CLV_GRAPH_INPUTS] = {{0}}, got = {0}, want = {0};
+    clv_frame frame[CLV_GRAPH_INPUTS] = {{0}}, dst = {0};
+    int bad = 0, err = clv_graph_parse(text, inputs, NULL, &desc, &msg);
+    CHECK(err == 0, "'%s': %s", text, msg.text);
+    if (!err)
+        err = clv_graph_create(ctx, desc, depth, &graph, &msg);
+    CHECK(err == 0, "'%s' at %d bits: %s", text, depth, msg.text);
+    if (!err)
+        err = clv_ref_graph_create(desc, &ref);
+    CHECK(err == 0, "'%s': reference %d", text, err);
+    clv_size in[CLV_GRAPH_INPUTS] = {{0}}, out = {0};
+    for (int k = 0; k < inputs && !err; k++) {
+        in[k] = (clv_size){.width = w, .height = h, .sar_den = 1};
+        err = clv_image_alloc_depth(&img[k], w, h, depth);
+        if (!err) {
+            test_fill(&img[k], CONTENT_NOISE, 17u * (uint32_t)k + (uint32_t)w);
+            err = clv_frame_create_depth(ctx, w, h, depth, &frame[k], &msg);
+        }
+        if (!err)
+            err = clv_frame_upload(ctx, &frame[k], &img[k]);
+    }
+    if (!err)
+        err = clv_graph_output_size(graph, in, &out, &msg);
+    CHECK(err == 0, "'%s' on %dx%d: %s", text, w, h, msg.text);
+    if (!err && !(err = clv_image_alloc_depth(&got, out.width, out.height, depth)) &&
+        !(err = clv_image_alloc_depth(&want, out.width, out.height, depth)))
+        err = clv_frame_create_depth(ctx, out.width, out.height, depth, &dst, &msg);
+    if (!err) {
+        clv_graph_set_frame_rate(graph, 30, 1);
+        clv_ref_graph_set_frame_rate(ref, 30, 1);
+    }
+    for (int n = 0; n < frames && !err; n++) {
+        const clv_frame *fin[CLV_GRAPH_INPUTS];
+        const clv_image *iin[CLV_GRAPH_INPUTS];
+        for (int k = 0; k < inputs; k++) {
+            fin[k] = absent && k == 1 && n > 0 ? NULL : &frame[k];
+            iin[k] = absent && k == 1 && n > 0 ? NULL : &img[k];
+        }
+        double t = n / 30.0;
+        err = clv_graph_run(graph, fin, &dst, (uint64_t)n, t, NULL, NULL, &msg);
+        CHECK(err == 0, "'%s' frame %d: %s", text, n, msg.text);
+        if (!err)
+            err = clv_frame_download(ctx, &dst, &got);
+        if (!err)
+            err = clv_ref_graph_run(ref, iin, &want, (uint64_t)n, t);
+        CHECK(err == 0, "'%s' frame %d: %d", text, n, err);
+        if (err)
+            break;
+        int px = depth == 16 ? 8 : 4, differ = 0;
+        for (int y = 0; y < out.height && !differ; y++)
+            differ = memcmp(got.pixels + (size_t)y * got.stride,
+                            want.pixels + (size_t)y * want.stride, (size_t)out.width * px) != 0;
+        CHECK(!differ, "'%s' on %dx%d at %d bits, frame %d: device != reference", text, w, h, depth,
+              n);
+        bad += differ;
+    }
+    bad += err != 0;
+    for (int k = 0; k < inputs; k++) {
+        clv_frame_destroy(&frame[k]);
+        clv_image_free(&img[k]);
+    }
+    clv_frame_destroy(&dst);
+    clv_image_free(&got);
+    clv_image_free(&want);
+    clv_ref_graph_destroy(ref);
+    clv_graph_destroy(graph);
+    clv_graph_desc_destroy(desc);
+    return bad;
+}
+
+int test_graph_filters(void)
+{
+    static const int sizes[][2] = {{1, 1}, {3, 2}, {17, 9}, {641, 359}};
+    for (int shape = 1; shape <= 2; shape++) {
+        clv_context *ctx = test_context(shape);
+        if (!ctx)
+            return 1;
+        int runs = 0, bad = 0;
+        for (int i = 0; i < clv_graph_filter_count(); i++) {
+            const clv_filter *f = clv_graph_filter_at(i);
+            char texts[3][256];
+            int inputs = 1, count = graph_texts(f, texts, &inputs);
+            for (int depth = 8; depth <= (clv_filter_deep(f) ? 16 : 8); depth += 8) {
+                for (int t = 0; t < count; t++) {
+                    /* The big size once a filter, at 8 bits, in its first graph. */
+                    for (int s = 0; s < 4; s++) {
+                        if (s == 3 && (t || depth == 16))
+                            continue;
+                        bad += compare_graph(ctx, texts[t], inputs, sizes[s][0], sizes[s][1], depth,
+                                             s == 3 ? 1 : 2, 0);
+                        runs++;
+                    }
+                    /* An input that ends: a filter that passes its first
+                     * input then. */
+                    clv_graph_desc *desc = NULL;
+                    clv_graph_sync sync = {0};
+                    if (inputs > 1 && !clv_graph_parse(texts[t], inputs, NULL, &desc, NULL) &&
+                        clv_graph_desc_uses(desc, 1) && !clv_graph_desc_sync(desc, 1, &sync) &&
+                        sync.eof_action == CLV_EOF_PASS) {
+                        bad += compare_graph(ctx, texts[t], inputs, 17, 9, depth, 3, 1);
+                        runs++;
+                    }
+                    clv_graph_desc_destroy(desc);
+                }
+            }
+        }
+        printf("  %s shape on %s: %d graph filters, %d runs, %d mismatching\n",
+               shape == 1 ? "row" : "gpu", clv_context_device(ctx)->name, clv_graph_filter_count(),
+               runs, bad);
+        clv_context_destroy(ctx);
+    }
+    return 0;
+}

@@ -470,6 +470,14 @@ static clv_launch filter_launch(const clv_chain *chain, int i, cl_mem from, cl_m
 int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64_t frame_index,
                   cl_event wait, cl_event *done, clv_msg *msg)
 {
+    return clv__chain_run_at(chain, src, dst, frame_index,
+                             (double)frame_index * chain->rate_den / chain->rate_num, wait, done,
+                             msg);
+}
+
+int clv__chain_run_at(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64_t frame_index,
+                      double time, cl_event wait, cl_event *done, clv_msg *msg)
+{
     int err = 0;
     clv_context *ctx = chain->ctx;
     if (done)
@@ -538,6 +546,7 @@ int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64
         clv_launch l =
             filter_launch(chain, i, i == 0 ? src->buffer : chain->mid[(i - 1) % 2],
                           i == n - 1 ? dst->buffer : chain->mid[i % 2], src, frame_index);
+        l.time = time;
         l.width = a->width;
         l.height = a->height;
         l.stride = i == 0 ? src->stride : (a->width + 15) & ~15;

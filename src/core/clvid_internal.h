@@ -384,6 +384,9 @@ clv_chain *clv__chain_at(clv_chain *chain, int device);
 /* The chain's output for frames of w x h (with the aspect the caller last
  * gave clv_chain_output_size), its filters' resize hooks run for it. */
 int clv__chain_size(clv_chain *chain, int w, int h, clv_size *out, clv_msg *msg);
+/* clv_chain_run with the frame's time in seconds given (a graph's). */
+int clv__chain_run_at(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64_t frame_index,
+                      double time, cl_event wait, cl_event *done, clv_msg *msg);
 /* 1 when a filter of the chain carries state from frame to frame. */
 int clv__chain_temporal(const clv_chain *chain);
 /* 1 when the chain starts with a filter that holds frames (a
