@@ -337,7 +337,8 @@ static const struct {
 } graph_table[] = {
     {"split",
      1,
-     {"[0]split[a][b];[a]hflip[c];[b][c]vstack", "[0]split=3[a][b][c];[c][a][b]hstack=3"}},
+     {"[0]split[a][b];[a]hflip[c];[b][c]vstack", "[0]split=3[a][b][c];[c][a][b]hstack=3",
+      "[0]split=1"}},
     {"hstack",
      3,
      {"[0][1]hstack", "[0][1][2]hstack=inputs=3:shortest=1", "[2]vflip[a];[a][0]hstack,hflip"}},

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "clvid.h"
+#include "graph.h"
 
 static void print_range(const clv_param *p)
 {
@@ -151,6 +152,43 @@ static void md_range(const clv_param *p)
 
 /* docs/filters.md: every registered filter, its help and a table of its
  * parameters, in the registry's order. */
+/* One filter's section of the markdown page. */
+static void md_filter(const clv_filter *f)
+{
+    printf("\n## %s\n\n", clv_filter_name(f));
+    md_text(clv_filter_help(f));
+    printf(".\n\n%s\n", clv_filter_deep(f) ? "Runs at 8 and 16 bits a channel."
+                                           : "Runs at 8 bits a channel only.");
+    if (clv_filter_inputs(f) > 1 || clv_filter_outputs(f) > 1)
+        printf("\nTakes %d input%s and gives %d output%s (with its default values).\n",
+               clv_filter_inputs(f), clv_filter_inputs(f) == 1 ? "" : "s", clv_filter_outputs(f),
+               clv_filter_outputs(f) == 1 ? "" : "s");
+    if (clv_filter_temporal(f))
+        printf("\nIts output depends on the frames before, so it is never split between "
+               "devices or segments\n(it runs on the first device of a list; "
+               "`clvid-cluster transcode` refuses it).\n");
+    if (!clv_filter_param_count(f)) {
+        printf("\nNo parameters.\n");
+        return;
+    }
+    printf("\n| parameter | type | default | range | step | help |\n"
+           "|---|---|---|---|---|---|\n");
+    for (int j = 0; j < clv_filter_param_count(f); j++) {
+        const clv_param *p = clv_filter_param(f, j);
+        if (*p->def)
+            printf("| `%s` | %s | `%s` | ", p->name, md_type(p), p->def);
+        else
+            printf("| `%s` | %s | none | ", p->name, md_type(p));
+        md_range(p);
+        if (p->type == CLV_PARAM_INT || p->type == CLV_PARAM_REAL)
+            printf(" | %g | ", p->step);
+        else
+            printf(" | %s | ", p->type == CLV_PARAM_ENUM ? "next word" : "none");
+        md_text(p->help);
+        printf(" |\n");
+    }
+}
+
 static void print_markdown(void)
 {
     printf("# Filters\n\n"
@@ -171,37 +209,8 @@ static void print_markdown(void)
            "only keeps the whole chain at 8 (`clvid transcode` says which). Each filter says "
            "which it\n"
            "is below.\n");
-    for (int i = 0; i < clv_filter_count(); i++) {
-        const clv_filter *f = clv_filter_at(i);
-        printf("\n## %s\n\n", clv_filter_name(f));
-        md_text(clv_filter_help(f));
-        printf(".\n\n%s\n", clv_filter_deep(f) ? "Runs at 8 and 16 bits a channel."
-                                               : "Runs at 8 bits a channel only.");
-        if (clv_filter_temporal(f))
-            printf("\nIts output depends on the frames before, so it is never split between "
-                   "devices or segments\n(it runs on the first device of a list; "
-                   "`clvid-cluster transcode` refuses it).\n");
-        if (!clv_filter_param_count(f)) {
-            printf("\nNo parameters.\n");
-            continue;
-        }
-        printf("\n| parameter | type | default | range | step | help |\n"
-               "|---|---|---|---|---|---|\n");
-        for (int j = 0; j < clv_filter_param_count(f); j++) {
-            const clv_param *p = clv_filter_param(f, j);
-            if (*p->def)
-                printf("| `%s` | %s | `%s` | ", p->name, md_type(p), p->def);
-            else
-                printf("| `%s` | %s | none | ", p->name, md_type(p));
-            md_range(p);
-            if (p->type == CLV_PARAM_INT || p->type == CLV_PARAM_REAL)
-                printf(" | %g | ", p->step);
-            else
-                printf(" | %s | ", p->type == CLV_PARAM_ENUM ? "next word" : "none");
-            md_text(p->help);
-            printf(" |\n");
-        }
-    }
+    for (int i = 0; i < clv_filter_count(); i++)
+        md_filter(clv_filter_at(i));
     printf("\n## opencl\n\n"
            "Your own kernel: `opencl=file=PATH[:kernel=NAME][:PARAM=VALUE...]`. Its parameters "
            "are\n"
@@ -210,6 +219,11 @@ static void print_markdown(void)
            "Runs at 8 and 16 bits a channel when the file is depth-generic (it names no `uchar` "
            "type:\n"
            "[16 bits](kernels.md#16-bits)); at 8 bits only otherwise.\n");
+    printf("\n# Filters of graphs\n\n"
+           "Filters of several inputs or outputs, which only a graph takes (`-filter_complex`, "
+           "see\n[graphs](graphs.md)); a chain (`-vf`) refuses them.\n");
+    for (int i = 0; i < clv_graph_filter_count(); i++)
+        md_filter(clv_graph_filter_at(i));
 }
 
 int clv_cmd_filters(int argc, char **argv)
@@ -275,5 +289,14 @@ int clv_cmd_filters(int argc, char **argv)
            "PATH);\n"
            "                     16 when the file is depth-generic (it names no uchar type)\n",
            "opencl", "8/16");
+    printf("\nFilters of graphs (several inputs or outputs: -filter_complex "
+           "'[0][1]hstack'; a chain\nrefuses them), with their inputs and outputs:\n");
+    for (int i = 0; i < clv_graph_filter_count(); i++) {
+        const clv_filter *f = clv_graph_filter_at(i);
+        printf("\n  %-12s %4s  %d in, %d out: %s\n", clv_filter_name(f),
+               clv_filter_deep(f) ? "8/16" : "8", clv_filter_inputs(f), clv_filter_outputs(f),
+               clv_filter_help(f));
+        print_params(f);
+    }
     return CLV_EXIT_OK;
 }
