@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "clvid.h"
+#include "graph.h"
 #include "opencl.h"
 
 #include "../env/engine_env.h"
@@ -50,6 +51,9 @@ static void usage(FILE *out)
                  "  --chain CHAIN              filters to time, ffmpeg syntax (default: every "
                  "filter\n"
                  "                             that needs no file, up to a chain's 32)\n"
+                 "  --graph GRAPH              time a graph of several inputs instead (ffmpeg's\n"
+                 "                             -filter_complex: '[0][1]hstack'); every input it\n"
+                 "                             reads is the same noise frame of --size\n"
                  "  --frames N                 timed frames, the median is reported (default 20;\n"
                  "                             with a deinterlacer, frames out: send_field runs\n"
                  "                             twice on each frame in)\n"
@@ -395,6 +399,102 @@ static int bench_end(clv_chain_desc *desc, clv_chain_desc *none, int status)
     return status;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* --graph: the graph over copies of one noise frame (every input it reads
+ * gets it), each frame run to its end; the median wall time a frame. */
+static int bench_graph(clv_context *ctx, const char *text, int w, int h, int depth, int frames,
+                       int warmup, int json)
+{
+    clv_msg msg = {{0}};
+    clv_graph_desc *desc = NULL;
+    clv_graph *graph = NULL;
+    clv_image img = {0};
+    clv_frame src = {0}, dst = {0};
+    double *ms = calloc((size_t)frames, sizeof *ms);
+    int status = 1;
+    if (clv_graph_parse(text, CLV_GRAPH_INPUTS, NULL, &desc, &msg)) {
+        fprintf(stderr, "clvid-bench: %s\n", msg.text);
+        status = 2;
+        goto done;
+    }
+    if (!ms || clv_image_alloc_depth(&img, w, h, depth)) {
+        fprintf(stderr, "clvid-bench: out of memory for a %dx%d frame\n", w, h);
+        goto done;
+    }
+    uint32_t state = 0x12345678u;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w * 4; x++) {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            int v = x % 4 == 3 ? 65535 : (int)(state >> 16);
+            if (depth == 16)
+                ((uint16_t *)(void *)(img.pixels + (size_t)y * img.stride))[x] = (uint16_t)v;
+            else
+                img.pixels[(size_t)y * img.stride + (size_t)x] = (uint8_t)(v >> 8);
+        }
+    clv_size in[CLV_GRAPH_INPUTS], out;
+    const clv_frame *inputs[CLV_GRAPH_INPUTS];
+    int used = 0;
+    for (int k = 0; k < CLV_GRAPH_INPUTS; k++) {
+        in[k] = (clv_size){.width = w, .height = h, .sar_den = 1};
+        inputs[k] = &src;
+        used += clv_graph_desc_uses(desc, k);
+    }
+    if (clv_graph_create(ctx, desc, depth, &graph, &msg) ||
+        clv_graph_output_size(graph, in, &out, &msg) ||
+        clv_frame_create_depth(ctx, w, h, depth, &src, &msg) ||
+        clv_frame_create_depth(ctx, out.width, out.height, depth, &dst, &msg)) {
+        fprintf(stderr, "clvid-bench: %s\n", msg.text);
+        goto done;
+    }
+    if (clv_frame_upload(ctx, &src, &img)) {
+        fprintf(stderr, "clvid-bench: cannot upload the test frame\n");
+        goto done;
+    }
+    for (int f = 0; f < warmup + frames; f++) {
+        double t0 = now_ms();
+        if (clv_graph_run(graph, inputs, &dst, (uint64_t)f, f / 25.0, NULL, NULL, &msg)) {
+            fprintf(stderr, "clvid-bench: %s\n", msg.text);
+            goto done;
+        }
+        clFinish(clv_context_queue(ctx));
+        if (f >= warmup)
+            ms[f - warmup] = now_ms() - t0;
+    }
+    qsort(ms, (size_t)frames, sizeof *ms, cmp_double);
+    double median = ms[frames / 2];
+    if (json) {
+        printf("{\"device\": ");
+        json_string(clv_context_device(ctx)->name);
+        printf(", \"width\": %d, \"height\": %d, \"depth\": %d, \"frames\": %d, \"inputs\": %d, "
+               "\"out_width\": %d, \"out_height\": %d, \"graph\": ",
+               w, h, depth, frames, used, out.width, out.height);
+        json_string(text);
+        printf(", \"ms_per_frame\": %.3f, \"fps\": %.1f}\n", median, 1000.0 / median);
+    } else {
+        printf("clvid-bench --graph: %d input%s of %dx%d at %d bits -> %dx%d on %s, %d frames\n",
+               used, used == 1 ? "" : "s", w, h, depth, out.width, out.height,
+               clv_context_device(ctx)->name, frames);
+        printf("  '%s': %.3f ms a frame (median, each frame to its end), %.1f frames/s\n", text,
+               median, 1000.0 / median);
+    }
+    status = 0;
+done:
+    clv_frame_destroy(&src);
+    clv_frame_destroy(&dst);
+    clv_image_free(&img);
+    clv_graph_destroy(graph);
+    clv_graph_desc_destroy(desc);
+    free(ms);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     int w = 1920, h = 1080, frames = 20, warmup = 2, json = 0, shape = 0, pipeline = 0, writers = 1,
@@ -402,7 +502,8 @@ int main(int argc, char **argv)
     clv_pixfmt out_format = CLV_PIX_YUV420P;
     char all_filters[1024];
     every_filter(all_filters, sizeof all_filters);
-    const char *device = getenv("CLVID_DEVICE"), *chain_text = all_filters, *input = NULL;
+    const char *device = getenv("CLVID_DEVICE"), *chain_text = all_filters, *input = NULL,
+               *graph_text = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -440,6 +541,8 @@ int main(int argc, char **argv)
             out_format = strcmp(v, "rgba") ? CLV_PIX_YUV420P : CLV_PIX_RGBA;
         } else if (!strcmp(a, "--chain")) {
             chain_text = v;
+        } else if (!strcmp(a, "--graph")) {
+            graph_text = v;
         } else if (!strcmp(a, "--input")) {
             input = v;
         } else if (!strcmp(a, "--writers")) {
@@ -483,6 +586,27 @@ int main(int argc, char **argv)
         }
     }
 
+    if (graph_text && (pipeline || input)) {
+        fprintf(stderr, "clvid-bench: --graph times the graph on noise, not with --pipeline or "
+                        "--input\n");
+        return 2;
+    }
+    if (graph_text) {
+        clv_context_options gopt = {
+            .struct_size = sizeof(clv_context_options), .device = device, .shape = shape};
+        char gcache[1024];
+        clv_env_engine_settings(&gopt, gcache, sizeof gcache);
+        clv_context *gctx = NULL;
+        clv_msg gmsg = {{0}};
+        int gerr = clv_context_create(&gopt, &gctx, &gmsg);
+        if (gerr) {
+            fprintf(stderr, "clvid-bench: %s\n", gmsg.text);
+            return gerr == CLV_ENODEVICE ? 2 : 1;
+        }
+        int gstatus = bench_graph(gctx, graph_text, w, h, depth, frames, warmup, json);
+        clv_context_destroy(gctx);
+        return gstatus;
+    }
     if (pipeline && depth == 16) {
         fprintf(stderr,
                 "clvid-bench: --depth 16 times the chain alone, not with --pipeline (time a "
