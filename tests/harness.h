@@ -85,6 +85,7 @@
     X(graph_sizes, "core unit")                                                                    \
     X(graph_sync, "core unit")                                                                     \
     X(graph_filters, "core filter")                                                                \
+    X(graph_run, "core unit")                                                                      \
     X(gpu_filters, "gpu")
 
 #define TEST_DECLARE(name, labels) int test_##name(void);

@@ -501,3 +501,90 @@ int test_graph_filters(void)
     }
     return 0;
 }
+
+/* One graph over frames of changing sizes (its frames made again), and
+ * the device run's errors. */
+int test_graph_run(void)
+{
+    clv_context *ctx = test_context(0);
+    if (!ctx)
+        return 1;
+    const char *text =
+        "[0]split[a][b];[a]gblur=sigma=2[c];[c][b]hstack[d];[1]hflip[e];[d][e]vstack";
+    clv_msg msg = {{0}};
+    clv_graph_desc *desc = NULL;
+    clv_graph *graph = NULL;
+    clv_ref_graph *ref = NULL;
+    CHECK(clv_graph_parse(text, 2, NULL, &desc, &msg) == 0, "%s", msg.text);
+    CHECK(desc && clv_graph_create(ctx, desc, 8, &graph, &msg) == 0, "%s", msg.text);
+    CHECK(desc && clv_ref_graph_create(desc, &ref) == 0, "reference");
+    static const int sizes[][2] = {{17, 9}, {3, 2}, {17, 9}, {1, 1}};
+    for (int s = 0; graph && ref && s < 4; s++) {
+        int w = sizes[s][0], h = sizes[s][1];
+        clv_image img[2] = {{0}}, got = {0}, want = {0};
+        clv_frame frame[2] = {{0}}, dst = {0};
+        for (int k = 0; k < 2; k++) {
+            clv_image_alloc(&img[k], k ? 2 * w : w, h);
+            test_fill(&img[k], CONTENT_NOISE, (uint32_t)(s * 2 + k));
+            clv_frame_create(ctx, img[k].width, h, &frame[k], NULL);
+            clv_frame_upload(ctx, &frame[k], &img[k]);
+        }
+        clv_size in[2] = {{w, h, 0, 1, 0, 0, 0}, {2 * w, h, 0, 1, 0, 0, 0}}, out;
+        int err = clv_graph_output_size(graph, in, &out, &msg);
+        CHECK(err == 0 && out.width == 2 * w && out.height == 2 * h, "%dx%d: %s", w, h, msg.text);
+        clv_image_alloc(&got, out.width, out.height);
+        clv_image_alloc(&want, out.width, out.height);
+        clv_frame_create(ctx, out.width, out.height, &dst, NULL);
+        const clv_frame *fin[2] = {&frame[0], &frame[1]};
+        const clv_image *iin[2] = {&img[0], &img[1]};
+        err = clv_graph_run(graph, fin, &dst, (uint64_t)s, s / 25.0, NULL, NULL, &msg);
+        CHECK(err == 0, "%dx%d: %s", w, h, msg.text);
+        CHECK(clv_frame_download(ctx, &dst, &got) == 0, "download");
+        CHECK(clv_ref_graph_run(ref, iin, &want, (uint64_t)s, s / 25.0) == 0, "reference");
+        int differ = 0;
+        for (int y = 0; y < out.height; y++)
+            differ |= memcmp(got.pixels + (size_t)y * got.stride,
+                             want.pixels + (size_t)y * want.stride, (size_t)out.width * 4) != 0;
+        CHECK(!differ, "%dx%d: device != reference", w, h);
+        /* Input 1 of another width: the stack's error, with its place. */
+        if (s == 0) {
+            clv_frame odd = {0};
+            clv_frame_create(ctx, 2 * w + 1, h, &odd, NULL);
+            const clv_frame *bad[2] = {&frame[0], &odd};
+            err = clv_graph_run(graph, bad, &dst, 0, 0, NULL, NULL, &msg);
+            CHECK(err == CLV_ERANGE, "got %d", err);
+            CHECK_EQ_STR(msg.text, "filter 'vstack' (#5 in the graph) on inputs of 34x9, 35x9: "
+                                   "input 1 is 35x9 and input 0 34x9: their widths must match");
+            clv_frame_destroy(&odd);
+            /* the destination of another size */
+            err = clv_graph_run(graph, fin, &frame[1], 0, 0, NULL, NULL, &msg);
+            CHECK(err == CLV_EINVAL, "got %d", err);
+        }
+        for (int k = 0; k < 2; k++) {
+            clv_frame_destroy(&frame[k]);
+            clv_image_free(&img[k]);
+        }
+        clv_frame_destroy(&dst);
+        clv_image_free(&got);
+        clv_image_free(&want);
+    }
+    clv_ref_graph_destroy(ref);
+    clv_graph_destroy(graph);
+    /* An input absent from the first frame: no size to go by. */
+    graph = NULL;
+    if (desc && clv_graph_create(ctx, desc, 8, &graph, &msg) == 0) {
+        clv_frame one = {0}, dst = {0};
+        clv_frame_create(ctx, 4, 4, &one, NULL);
+        clv_frame_create(ctx, 8, 8, &dst, NULL);
+        const clv_frame *fin[2] = {&one, NULL};
+        CHECK(clv_graph_run(graph, fin, &dst, 0, 0, NULL, NULL, &msg) == CLV_EINVAL, "absent");
+        CHECK_EQ_STR(msg.text,
+                     "graph run: input 1 is absent from the first frame (its size is not known)");
+        clv_frame_destroy(&one);
+        clv_frame_destroy(&dst);
+    }
+    clv_graph_destroy(graph);
+    clv_graph_desc_destroy(desc);
+    clv_context_destroy(ctx);
+    return 0;
+}
