@@ -688,12 +688,15 @@ typedef struct sync_acc {
 typedef struct sync_walk {
     sync_acc found[64];
     int count;
+    /* Links walked: splits into stacks can make 2^32 paths of 64 nodes;
+     * past this the walk stops (the paths found so far decide). */
+    int visits;
 } sync_walk;
 
 static void walk(const clv_graph_desc *desc, clv__graph_link at, sync_acc acc, sync_walk *w,
                  int depth)
 {
-    if (depth > CLV_GRAPH_NODES)
+    if (depth > CLV_GRAPH_NODES || ++w->visits > 100000)
         return;
     if (at.node == desc->output.node && at.pad == desc->output.pad && at.node >= 0) {
         if (w->count < 64)
