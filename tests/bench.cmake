@@ -87,3 +87,22 @@ execute_process(COMMAND ${BENCH} --size 16x16 --chain yadif,bwdif RESULT_VARIABL
 if(status EQUAL 0 OR NOT err MATCHES "both hold frames back")
   message(FATAL_ERROR "yadif,bwdif: status ${status}, ${err}")
 endif()
+# A graph of several inputs (--graph): its output size and a time.
+execute_process(COMMAND ${BENCH} --graph "[0][1]vstack[a];[2][3]vstack[b];[a][b]hstack" --size 16x9 --frames 2 --json
+                RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "clvid-bench --graph failed (${status}):\n${out}\n${err}")
+endif()
+string(JSON ow GET "${out}" out_width)
+string(JSON oh GET "${out}" out_height)
+string(JSON inputs GET "${out}" inputs)
+string(JSON ms GET "${out}" ms_per_frame)
+if(NOT ow EQUAL 32 OR NOT oh EQUAL 18 OR NOT inputs EQUAL 4 OR NOT ms GREATER 0)
+  message(FATAL_ERROR "clvid-bench --graph:\n${out}")
+endif()
+# A graph's mistake is a usage error (2) with the parser's message.
+execute_process(COMMAND ${BENCH} --graph "[0][1]hstak" --size 16x9 RESULT_VARIABLE status
+                OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT status EQUAL 2 OR NOT err MATCHES "unknown filter 'hstak'")
+  message(FATAL_ERROR "clvid-bench --graph with a mistake: ${status}\n${err}")
+endif()
