@@ -421,7 +421,7 @@ static int parse_graph(parser *p, int input_count, const char *output)
                          (int)(name_at - p->text), inner);
                 clv__add_excerpt(p->msg, p->text, (size_t)(at - p->text));
             }
-            return err;
+            return err == CLV_ENOMEM ? err : CLV_EPARSE; /* a value out of range too */
         }
         n->place = index;
         n->at = (int)(name_at - p->text);
@@ -543,7 +543,7 @@ clv_chain_desc *clv_graph_desc_chain(const clv_graph_desc *desc)
         if (node->input_count != 1 || node->output_count != 1 || node->filter->outputs_param ||
             node->filter->inputs_param || node->filter->inputs > 1 || node->filter->outputs > 1 ||
             node->filter->output_size_n || node->in[0].node != want.node ||
-            node->in[0].pad != want.pad || node->filter == clv_filter_find("split"))
+            node->in[0].pad != want.pad)
             return NULL;
     }
     clv_chain_desc *chain = calloc(1, sizeof *chain);
