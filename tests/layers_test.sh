@@ -60,7 +60,7 @@ core_leaves="error color colors device expr frame fused geometry param program"
 api() { # HEADER: the functions it declares for the library's users
   grep -ho 'CLV_API[^(]*(' "../include/clvid/$1" | sed 's/.*[^a-z0-9_]\([a-z0-9_]*\)($/\1/'  | grep "^clv_"
 }
-engine_api=$(api clvid.h; api opencl.h; api testing.h)
+engine_api=$(api clvid.h; api graph.h; api opencl.h; api testing.h)
 pipeline_api=$(api pipeline.h)
 if [ -n "$build" ]; then
   objects=$(find "$build" -path '*/src/*/*.c.o' -type f | LC_ALL=C sort)
@@ -84,6 +84,7 @@ if [ -n "$build" ]; then
         core)
           if [ "$tdir" = filters ]; then
             [ "$sym" = clv__filters ] || [ "$sym" = clv__filter_count ] ||
+              [ "$sym" = clv__graph_filters ] || [ "$sym" = clv__graph_filter_count ] ||
               why="core calls into src/filters past the registry table"
           elif grep -qw "$file" <<<"$core_leaves" && ! grep -qw "$tfile" <<<"$core_leaves"; then
             why="a leaf of core calls $tfile.c, above it"
