@@ -516,6 +516,16 @@ static const filter_case nlmeans_cases[] = {
     {"nlmeans=s=8:p=21:r=3", 1, 1},
 };
 
+/* colorkey: ffmpeg's default (black, 0.01), keyed or not (blend 0) and
+ * blended, a wide and a narrow key, the key a colour of the pictures. */
+static const filter_case colorkey_cases[] = {
+    {"colorkey", 0, 1},
+    {"colorkey=green:0.3:0.1", 0, 1},
+    {"colorkey=color=0x8040c0:similarity=0.4", 0, 1},
+    {"colorkey=white:0.2:1", 0, 1},
+    {"colorkey=0x102030:0.00001:0.001", 1, 1},
+};
+
 typedef struct filter_cases {
     const char *filter; /* the registry's name */
     const filter_case *cases;
@@ -561,6 +571,7 @@ static const filter_cases filter_table[] = {
     {"nlmeans", CASES(nlmeans_cases)},
     {"yadif", CASES(yadif_cases)},
     {"bwdif", CASES(bwdif_cases)},
+    {"colorkey", CASES(colorkey_cases)},
 };
 
 #define FILTER_TABLE_SIZE ((int)(sizeof filter_table / sizeof filter_table[0]))

@@ -63,6 +63,7 @@
     X(filter_geometry, "core filter")                                                              \
     X(filter_eq, "core filter")                                                                    \
     X(filter_hue, "core filter")                                                                   \
+    X(filter_colorkey, "core filter")                                                              \
     X(filter_colorbalance, "core filter")                                                          \
     X(filter_vignette, "core filter")                                                              \
     X(filter_edges, "core filter")                                                                 \

@@ -1135,6 +1135,11 @@ int test_filter_eq(void)
     return run_filters("eq", NULL);
 }
 
+int test_filter_colorkey(void)
+{
+    return run_filters("colorkey", NULL);
+}
+
 int test_filter_hue(void)
 {
     expect_identity("hue");

@@ -26,6 +26,7 @@ extern const clv_filter clv__filter_pad;
 extern const clv_filter clv__filter_transpose;
 extern const clv_filter clv__filter_tonemap;
 extern const clv_filter clv__filter_eq;
+extern const clv_filter clv__filter_colorkey;
 extern const clv_filter clv__filter_hue;
 extern const clv_filter clv__filter_colorbalance;
 extern const clv_filter clv__filter_vignette;

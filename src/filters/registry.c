@@ -16,7 +16,8 @@ const clv_filter *const clv__filters[] = {
     &clv__filter_lut3d,       &clv__filter_deband,       &clv__filter_gblur,
     &clv__filter_boxblur,     &clv__filter_avgblur,      &clv__filter_unsharp,
     &clv__filter_hqdn3d,      &clv__filter_bilateral,    &clv__filter_nlmeans,
-    &clv__filter_yadif,       &clv__filter_bwdif,        &clv__filter_opencl,
+    &clv__filter_yadif,       &clv__filter_bwdif,        &clv__filter_colorkey,
+    &clv__filter_opencl,
 };
 
 const int clv__filter_count = (int)(sizeof clv__filters / sizeof clv__filters[0]);

@@ -52,6 +52,7 @@ CASES = {
     "hqdn3d": "hqdn3d=4:3:10:10", "bilateral": "bilateral=sigmaS=2:sigmaR=0.1",
     "nlmeans": "nlmeans=s=3:p=3:r=5",
     "yadif": "yadif=send_frame:tff", "bwdif": "bwdif=send_frame:bff",
+    "colorkey": "colorkey=green:0.3:0.1",
 }
 
 # What the filters that change the size make of W x H (the chain's sizes).
