@@ -526,6 +526,34 @@ static const filter_case colorkey_cases[] = {
     {"colorkey=0x102030:0.00001:0.001", 1, 1},
 };
 
+/* chromakey: ffmpeg's default, keyed or not, blended, the key given as
+ * Y, U, V (yuv=1), a key near the pictures' colours. */
+static const filter_case chromakey_cases[] = {
+    {"chromakey", 1, 1},
+    {"chromakey=green:0.1:0.2", 1, 1},
+    {"chromakey=color=0x7050a0:similarity=0.05", 1, 1},
+    {"chromakey=0x80a040:0.02:0.5:1", 1, 1},
+};
+
+/* despill: ffmpeg's default, blue, expand, every weight and the alpha,
+ * the largest weights. */
+static const filter_case despill_cases[] = {
+    {"despill", 0, 1},
+    {"despill=blue:0.2:0.3:alpha=1", 0, 1},
+    {"despill=type=green:mix=0.7:expand=0.5:red=0.5:green=-2:blue=1.5:brightness=0.3:alpha=1", 0,
+     1},
+    {"despill=green:0:1:-100:100:-100:-10:1", 1, 1},
+};
+
+/* lumakey: ffmpeg's default (black), a band with and without softness,
+ * a softness wider than the range (a ramp to both ends). */
+static const filter_case lumakey_cases[] = {
+    {"lumakey", 0, 1},
+    {"lumakey=threshold=0.5:tolerance=0.1", 0, 1},
+    {"lumakey=0.3:0.05:0.2", 0, 1},
+    {"lumakey=1:0:1", 1, 1},
+};
+
 typedef struct filter_cases {
     const char *filter; /* the registry's name */
     const filter_case *cases;
@@ -572,6 +600,9 @@ static const filter_cases filter_table[] = {
     {"yadif", CASES(yadif_cases)},
     {"bwdif", CASES(bwdif_cases)},
     {"colorkey", CASES(colorkey_cases)},
+    {"chromakey", CASES(chromakey_cases)},
+    {"despill", CASES(despill_cases)},
+    {"lumakey", CASES(lumakey_cases)},
 };
 
 #define FILTER_TABLE_SIZE ((int)(sizeof filter_table / sizeof filter_table[0]))

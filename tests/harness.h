@@ -64,6 +64,9 @@
     X(filter_eq, "core filter")                                                                    \
     X(filter_hue, "core filter")                                                                   \
     X(filter_colorkey, "core filter")                                                              \
+    X(filter_chromakey, "core filter")                                                             \
+    X(filter_despill, "core filter")                                                               \
+    X(filter_lumakey, "core filter")                                                               \
     X(filter_colorbalance, "core filter")                                                          \
     X(filter_vignette, "core filter")                                                              \
     X(filter_edges, "core filter")                                                                 \

@@ -1140,6 +1140,21 @@ int test_filter_colorkey(void)
     return run_filters("colorkey", NULL);
 }
 
+int test_filter_chromakey(void)
+{
+    return run_filters("chromakey", NULL);
+}
+
+int test_filter_despill(void)
+{
+    return run_filters("despill", NULL);
+}
+
+int test_filter_lumakey(void)
+{
+    return run_filters("lumakey", NULL);
+}
+
 int test_filter_hue(void)
 {
     expect_identity("hue");

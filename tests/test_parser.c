@@ -99,7 +99,7 @@ int test_parser_errors(void)
                  "noise, quantize, hflip, vflip, scale, crop, pad, transpose, rotate, tonemap, eq, "
                  "hue, colorbalance, vignette, sobel, roberts, curves, lut3d, deband, gblur, "
                  "boxblur, avgblur, unsharp, hqdn3d, bilateral, nlmeans, yadif, bwdif, "
-                 "colorkey, opencl=file=KERNEL.cl)");
+                 "colorkey, chromakey, despill, lumakey, opencl=file=KERNEL.cl)");
     expect_error("blur", CLV_EPARSE,
                  "unknown filter 'blur'; did you mean 'gblur'? (filters: convolution, sharpen, "
                  "emboss, prewitt, median, "
@@ -107,7 +107,7 @@ int test_parser_errors(void)
                  "crop, pad, transpose, rotate, tonemap, eq, hue, colorbalance, vignette, sobel, "
                  "roberts, curves, lut3d, deband, gblur, boxblur, avgblur, unsharp, hqdn3d, "
                  "bilateral, nlmeans, yadif, bwdif, "
-                 "colorkey, opencl=file=KERNEL.cl)");
+                 "colorkey, chromakey, despill, lumakey, opencl=file=KERNEL.cl)");
     expect_error("median=radus=2", CLV_EPARSE,
                  "filter 'median' has no parameter 'radus'; did you mean 'radius'? (parameters: "
                  "radius)");

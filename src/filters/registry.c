@@ -17,6 +17,7 @@ const clv_filter *const clv__filters[] = {
     &clv__filter_boxblur,     &clv__filter_avgblur,      &clv__filter_unsharp,
     &clv__filter_hqdn3d,      &clv__filter_bilateral,    &clv__filter_nlmeans,
     &clv__filter_yadif,       &clv__filter_bwdif,        &clv__filter_colorkey,
+    &clv__filter_chromakey,   &clv__filter_despill,      &clv__filter_lumakey,
     &clv__filter_opencl,
 };
 

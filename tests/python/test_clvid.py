@@ -52,7 +52,8 @@ CASES = {
     "hqdn3d": "hqdn3d=4:3:10:10", "bilateral": "bilateral=sigmaS=2:sigmaR=0.1",
     "nlmeans": "nlmeans=s=3:p=3:r=5",
     "yadif": "yadif=send_frame:tff", "bwdif": "bwdif=send_frame:bff",
-    "colorkey": "colorkey=green:0.3:0.1",
+    "colorkey": "colorkey=green:0.3:0.1", "chromakey": "chromakey=green:0.1:0.2",
+    "despill": "despill=blue:0.2:0.3:alpha=1", "lumakey": "lumakey=0.3:0.05:0.2",
 }
 
 # What the filters that change the size make of W x H (the chain's sizes).
