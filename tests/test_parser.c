@@ -128,6 +128,17 @@ int test_parser_errors(void)
                  "filter 'median' takes 1 value in order; '3' is one too many");
     expect_error("median=radius=2:radius=3", CLV_EPARSE,
                  "filter 'median': parameter 'radius' is given twice");
+    /* the keyers: ffmpeg's ranges (chromakey's similarity from 0.01) */
+    expect_error("colorkey=green:1.5", CLV_ERANGE,
+                 "filter 'colorkey' parameter 'similarity': 1.5 is out of range (allowed: 1e-05 "
+                 "to 1)");
+    expect_error("chromakey=similarity=0.001", CLV_ERANGE,
+                 "filter 'chromakey' parameter 'similarity': 0.001 is out of range (allowed: "
+                 "0.01 to 1)");
+    expect_error("despill=red=101", CLV_ERANGE,
+                 "filter 'despill' parameter 'red': 101 is out of range (allowed: -100 to 100)");
+    expect_error("lumakey=0.5:0.1:2", CLV_ERANGE,
+                 "filter 'lumakey' parameter 'softness': 2 is out of range (allowed: 0 to 1)");
     expect_error("prewitt=scale=100", CLV_ERANGE,
                  "filter 'prewitt' parameter 'scale': 100 is out of range (allowed: 0 to 64)");
     expect_error("prewitt=scale=nan", CLV_EPARSE,
