@@ -523,7 +523,7 @@ static const filter_case colorkey_cases[] = {
     {"colorkey=green:0.3:0.1", 0, 1},
     {"colorkey=color=0x8040c0:similarity=0.4", 0, 1},
     {"colorkey=white:0.2:1", 0, 1},
-    {"colorkey=0x102030:0.00001:0.001", 1, 1},
+    {"colorkey=0x102030:0.01:0.001", 1, 1},
 };
 
 /* chromakey: ffmpeg's default, keyed or not, blended, the key given as

@@ -128,9 +128,9 @@ int test_parser_errors(void)
                  "filter 'median' takes 1 value in order; '3' is one too many");
     expect_error("median=radius=2:radius=3", CLV_EPARSE,
                  "filter 'median': parameter 'radius' is given twice");
-    /* the keyers: ffmpeg's ranges (chromakey's similarity from 0.01) */
+    /* the keyers: ffmpeg 5.1's ranges */
     expect_error("colorkey=green:1.5", CLV_ERANGE,
-                 "filter 'colorkey' parameter 'similarity': 1.5 is out of range (allowed: 1e-05 "
+                 "filter 'colorkey' parameter 'similarity': 1.5 is out of range (allowed: 0.01 "
                  "to 1)");
     expect_error("chromakey=similarity=0.001", CLV_ERANGE,
                  "filter 'chromakey' parameter 'similarity': 0.001 is out of range (allowed: "

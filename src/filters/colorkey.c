@@ -11,8 +11,9 @@
  * ffmpeg's alpha exactly. At 16 bits ffmpeg's dr is c * 255 / 65535 -
  * key, rounded in double; here the exact (255 c - 65535 key) / 65535,
  * which can differ from it by one level where the double rounds across a
- * level's edge. Similarity and blend are kept to 1/1000 (clvid's decimals),
- * similarity at least 0.00001 as in ffmpeg. */
+ * level's edge. Similarity and blend are kept to 1/1000 (clvid's decimals); their
+ * ranges are ffmpeg 5.1's (similarity 0.01 to 1; later ffmpeg allows
+ * similarity down to 0.00001). */
 #include "keys.h"
 
 #include <math.h>
@@ -49,7 +50,7 @@ static void levels(const clv_value *v, int depth, cl_long *t)
     colorkey_curve c;
     float similarity = (float)(v[CK_SIMILARITY].i / 1000.0),
           blend = (float)(v[CK_BLEND].i / 1000.0);
-    c.similarity = similarity < 0.00001f ? 0.00001f : similarity;
+    c.similarity = similarity;
     c.iblend = 1.f / blend;
     c.maxv = depth == 16 ? 65535 : 255;
     c.scale = depth == 16 ? 255.0 * 255.0 * 3.0 * 65535.0 * 65535.0 : 255.0 * 255.0 * 3.0;
@@ -142,7 +143,7 @@ static int reference(void *ref_state, const clv_value *values, const clv_image *
 
 static const clv_param params[] = {
     {"color", CLV_PARAM_COLOR, "black", 0, 0, NULL, "the key colour, which becomes transparent", 0},
-    {"similarity", CLV_PARAM_REAL, "0.01", 0.00001, 1, NULL,
+    {"similarity", CLV_PARAM_REAL, "0.01", 0.01, 1, NULL,
      "how far from the key a colour is still keyed (distance 0-1 in RGB)", 0.01},
     {"blend", CLV_PARAM_REAL, "0", 0, 1, NULL,
      "0: a colour is keyed or not; more: the alpha rises over this much distance", 0.01},
