@@ -46,7 +46,12 @@ static void expect_graph_error(const char *text, int inputs, const char *output,
     CHECK(err == CLV_EPARSE, "'%s': got %d (%s), want CLV_EPARSE", text, err, msg.text);
     CHECK(desc == NULL, "'%s': a failed parse gave a description", text);
     size_t first = strcspn(msg.text, "\n");
-    CHECK(strlen(want) == first && strncmp(msg.text, want, first) == 0,
+    /* A want ending in "..." is the message's start (a list of filters
+     * that grows with the registry). */
+    size_t wl = strlen(want);
+    int prefix = wl >= 3 && !strcmp(want + wl - 3, "...");
+    CHECK(prefix ? wl - 3 <= first && !strncmp(msg.text, want, wl - 3)
+                 : wl == first && !strncmp(msg.text, want, first),
           "'%s'\n   got: %s\n  want: %s", text, msg.text, want);
     /* "\n  TEXT\n  <spaces>^": the caret's column is the place (texts
      * here are short: no "..." before). */
@@ -103,12 +108,7 @@ int test_graph_errors(void)
 {
     expect_graph_error("[0][1]hstak", 2, NULL,
                        "graph: filter #1 at character 6: unknown filter 'hstak'; did you mean "
-                       "'hstack'? (filters: convolution, sharpen, emboss, prewitt, median, erode, "
-                       "dilate, threshold, gray, equalize, noise, quantize, hflip, vflip, scale, "
-                       "crop, pad, transpose, rotate, tonemap, eq, hue, colorbalance, vignette, "
-                       "sobel, roberts, curves, lut3d, deband, gblur, boxblur, avgblur, unsharp, "
-                       "hqdn3d, bilateral, nlmeans, yadif, bwdif, opencl=file=KERNEL.cl, split, "
-                       "hstack, vstack)",
+                       "'hstack'? (filters: convolution, sharpen, emboss, ...",
                        6);
     expect_graph_error("[0]hflip;[1]gray,hstack=inputs=17", 2, NULL,
                        "graph: filter #3 at character 17: filter 'hstack' parameter 'inputs': 17 "
