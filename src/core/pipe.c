@@ -107,8 +107,26 @@ void clv__pipe_destroy(clv__pipe *stage)
         clv__mem_release(&s->dev_in);
         clv_frame_destroy(&s->rgba_src);
         clv_frame_destroy(&s->rgba_in);
+        for (int j = 1; s->extra && j < stage->graph_inputs; j++) {
+            clv__slot_input *e = &s->extra[j];
+            if (ctx->shared_staging) {
+                clSVMFree(ctx->cl, e->host);
+            } else if (e->host) {
+                clEnqueueUnmapMemObject(stage->up_q, e->pin, e->host, 0, NULL, NULL);
+                clFinish(stage->up_q);
+            }
+            clv__mem_release(&e->pin);
+            clv__mem_release(&e->dev);
+            clv_frame_destroy(&e->rgba);
+        }
+        free(s->extra);
     }
     free(stage->slots);
+    for (int j = 1; stage->gin && j < stage->graph_inputs; j++) {
+        clv__kernel_release(&stage->gin[j].to_rgba);
+        clv__mem_release(&stage->gin[j].coeff);
+    }
+    free(stage->gin);
     clv__kernel_release(&stage->to_rgba);
     clv__kernel_release(&stage->from_rgba);
     clv__kernel_release(&stage->orient);
@@ -161,6 +179,11 @@ static int passthrough(const clv_stage_options *o, const clv_chain *chain)
 
 int clv__pipe_wanted(clv__pipe *stage, int *w, int *h, clv_msg *msg)
 {
+    if (stage->graph) { /* the inputs' sizes are fixed: so is the output's */
+        *w = stage->out_w;
+        *h = stage->out_h;
+        return 0;
+    }
     *w = stage->up_w;
     *h = stage->up_h;
     if (!stage->chain)
@@ -182,6 +205,8 @@ int clv__pipe_wanted(clv__pipe *stage, int *w, int *h, clv_msg *msg)
 
 void clv__pipe_set_chain(clv__pipe *stage, clv_chain *chain)
 {
+    if (stage->graph) /* a graph's stage keeps its graph */
+        return;
     stage->chain = chain;
     stage->passthrough = passthrough(&stage->opt, chain);
     int w, h;
@@ -300,8 +325,104 @@ static void orientation(int w, int h, int rotation, int hflip, cl_int *k, int *o
     k[0] = ax, k[1] = bx, k[2] = cx, k[3] = ay, k[4] = by, k[5] = cy;
 }
 
-int clv__pipe_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
-                     clv__pipe **out, clv_msg *msg)
+/* A graph's stage: the graph's inputs (their frames, checked against the
+ * stage's depth) and its output size for them. */
+static int graph_inputs(clv__pipe *stage, clv_graph *graph, const clv_stage_input_format *inputs,
+                        clv_msg *msg)
+{
+    const clv_graph_desc *desc = clv_graph_get_desc(graph);
+    int n = clv_graph_desc_inputs(desc);
+    if (n < 1 || n > CLV_GRAPH_INPUTS)
+        return clv__fail(msg, CLV_EINVAL, "GPU stage: a graph of %d inputs: expected 1 to %d", n,
+                         CLV_GRAPH_INPUTS);
+    if (n > 1 && !inputs)
+        return clv__fail(msg, CLV_EINVAL,
+                         "GPU stage: the graph reads %d inputs and no frames are given for "
+                         "inputs 1 to %d",
+                         n, n - 1);
+    stage->gin = calloc((size_t)n, sizeof *stage->gin);
+    if (!stage->gin)
+        return clv__fail(msg, CLV_ENOMEM, "out of memory");
+    stage->graph = graph;
+    stage->graph_inputs = n;
+    stage->passthrough = 0;
+    clv_size in[CLV_GRAPH_INPUTS];
+    memset(in, 0, sizeof in);
+    in[0].width = stage->up_w;
+    in[0].height = stage->up_h;
+    stage->gin[0].used = clv_graph_desc_uses(desc, 0);
+    for (int i = 1; i < n; i++) {
+        clv__graph_input *g = &stage->gin[i];
+        g->f = inputs[i];
+        g->used = clv_graph_desc_uses(desc, i);
+        in[i].width = g->f.width;
+        in[i].height = g->f.height;
+        if (!g->used)
+            continue;
+        int d = clv_pixfmt_depth(g->f.format);
+        /* A 16-bit stage reads 8-bit Y'CbCr too (cl/color.cl's deep_to_rgba). */
+        int yuv8 = g->f.format == CLV_PIX_YUV420P || g->f.format == CLV_PIX_NV12;
+        if (g->f.width < 1 || g->f.height < 1)
+            return clv__fail(msg, CLV_EINVAL, "GPU stage: input %d is %dx%d", i, g->f.width,
+                             g->f.height);
+        if (d != stage->depth && !(stage->depth == 16 && yuv8))
+            return clv__fail(msg, CLV_EDEPTH,
+                             "GPU stage: input %d's frames are %s (%d bits a channel) and the "
+                             "graph runs at %d",
+                             i, clv_pixfmt_name(g->f.format), d, stage->depth);
+        g->size = clv_pixfmt_size(g->f.format, g->f.width, g->f.height);
+    }
+    clv_size size;
+    int err = clv_graph_output_size(graph, in, &size, msg);
+    if (err)
+        return err;
+    stage->out_w = size.width;
+    stage->out_h = size.height;
+    return 0;
+}
+
+/* Input i's staging and RGBA frame in slot s (first: the first slot's,
+ * which the others share with shared staging). */
+static int graph_slot_input(clv__pipe *stage, clv__slot *s, int i, const clv__slot *first,
+                            int share_rgba, clv_msg *msg)
+{
+    clv_context *ctx = stage->ctx;
+    const clv__graph_input *g = &stage->gin[i];
+    clv__slot_input *e = &s->extra[i];
+    int err = 0;
+    if (first && share_rgba) {
+        e->rgba = first->extra[i].rgba;
+        clRetainMemObject(e->rgba.buffer);
+    } else if ((err = clv_frame_create_depth(ctx, g->f.width, g->f.height, stage->depth, &e->rgba,
+                                             msg))) {
+        return err;
+    }
+    if (ctx->shared_staging) {
+        e->host = clSVMAlloc(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, g->size, 0);
+        return e->host ? 0 : CLV_ENOMEM;
+    }
+    e->pin = buffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, g->size, &err);
+    e->dev = err ? NULL : buffer(ctx, CL_MEM_READ_ONLY, g->size, &err);
+    if (err)
+        return err;
+    cl_int st = CL_SUCCESS;
+    e->host = clEnqueueMapBuffer(stage->up_q, e->pin, CL_TRUE, CL_MAP_WRITE, 0, g->size, 0, NULL,
+                                 NULL, &st);
+    if (st != CL_SUCCESS) {
+        e->host = NULL;
+        return CLV_ENOMEM;
+    }
+    return 0;
+}
+
+static const char *to_rgba_name(int depth, clv_pixfmt f)
+{
+    return depth == 16 ? "deep_to_rgba" : is_packed(f) ? "packed_to_rgba" : "yuv420_to_rgba";
+}
+
+static int pipe_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
+                       clv_graph *graph, const clv_stage_input_format *inputs, clv__pipe **out,
+                       clv_msg *msg)
 {
     *out = NULL;
     int err = 0;
@@ -335,6 +456,10 @@ int clv__pipe_create(clv_context *ctx, const clv_stage_options *options, clv_cha
     stage->passthrough = passthrough(options, chain);
     orientation(w, h, rot, options->hflip, stage->orient_coef, &stage->up_w, &stage->up_h);
     int ow = stage->up_w, oh = stage->up_h, oriented = rot || options->hflip;
+    if (graph && (err = graph_inputs(stage, graph, inputs, msg))) {
+        clv__pipe_destroy(stage);
+        return err;
+    }
     if ((err = clv__pipe_wanted(stage, &stage->out_w, &stage->out_h, msg))) {
         free(stage);
         return err;
@@ -353,9 +478,7 @@ int clv__pipe_create(clv_context *ctx, const clv_stage_options *options, clv_cha
                           ctx, "color", ctx->build_depth == 16 ? "" : "-DCLV_DEPTH=16", &prog, msg)
                     : clv__program_get(ctx, "color", &prog, msg)))
         goto fail_msg;
-    const char *to = deep                            ? "deep_to_rgba"
-                     : is_packed(options->in_format) ? "packed_to_rgba"
-                                                     : "yuv420_to_rgba";
+    const char *to = to_rgba_name(depth, options->in_format);
     const char *from = deep
                            ? (is_packed(options->out_format) ? "rgba16_to_packed" : "rgba16_to_yuv")
                        : is_packed(options->out_format) ? "rgba_to_packed"
@@ -367,6 +490,13 @@ int clv__pipe_create(clv_context *ctx, const clv_stage_options *options, clv_cha
     if ((err = coeff_buffer(ctx, options->in_color, depth, &stage->coeff_in)) ||
         (err = coeff_buffer(ctx, options->out_color, depth, &stage->coeff_out)))
         goto fail_alloc;
+    for (int i = 1; i < stage->graph_inputs; i++) {
+        clv__graph_input *g = &stage->gin[i];
+        if (g->used &&
+            ((err = clv__kernel_create(prog, to_rgba_name(depth, g->f.format), &g->to_rgba, msg)) ||
+             (err = coeff_buffer(ctx, g->f.color, depth, &g->coeff))))
+            goto fail_msg;
+    }
 
     stage->slots = calloc((size_t)stage->count, sizeof *stage->slots);
     if (!stage->slots) {
@@ -391,6 +521,16 @@ int clv__pipe_create(clv_context *ctx, const clv_stage_options *options, clv_cha
                     (err = clv_frame_create_depth(ctx, w, h, depth, &s->rgba_src, msg))) ||
                    (err = clv_frame_create_depth(ctx, ow, oh, depth, &s->rgba_in, msg)))
             goto fail_msg;
+        if (stage->graph_inputs > 1 &&
+            !(s->extra = calloc((size_t)stage->graph_inputs, sizeof *s->extra))) {
+            err = CLV_ENOMEM;
+            goto fail_alloc;
+        }
+        for (int j = 1; j < stage->graph_inputs; j++)
+            if (stage->gin[j].used &&
+                (err = graph_slot_input(stage, s, j, i > 0 ? &stage->slots[0] : NULL, share_rgba,
+                                        msg)))
+                goto fail_alloc;
         if (ctx->shared_staging) {
             cl_svm_mem_flags f = CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER;
             s->host_in = clSVMAlloc(ctx->cl, f, stage->in_size, 0);
@@ -424,6 +564,18 @@ fail_msg:
     return err;
 }
 
+int clv__pipe_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
+                     clv__pipe **out, clv_msg *msg)
+{
+    return pipe_create(ctx, options, chain, NULL, NULL, out, msg);
+}
+
+int clv__pipe_create_graph(clv_context *ctx, const clv_stage_options *options, clv_graph *graph,
+                           const clv_stage_input_format *inputs, clv__pipe **out, clv_msg *msg)
+{
+    return pipe_create(ctx, options, NULL, graph, inputs, out, msg);
+}
+
 uint8_t *clv__pipe_input(clv__pipe *stage)
 {
     if (stage->pending == stage->count || (!stage->chain_err && reshape(stage, NULL) == 1))
@@ -434,14 +586,11 @@ uint8_t *clv__pipe_input(clv__pipe *stage)
 /* Enqueues one conversion kernel over w x h (or the chroma grid) from
  * `from` (or the SVM memory at from_svm) to `to` (or at to_svm), after
  * `wait` (may be NULL); *done (may be NULL) gets its event. */
-static int convert(clv__pipe *stage, cl_kernel k, cl_mem from, const void *from_svm, cl_mem to,
-                   void *to_svm, clv_pixfmt f, cl_mem coeffs, int to_rgba, cl_event wait,
-                   cl_event *done, const clv__stage_source *src)
+static int convert_sized(clv__pipe *stage, cl_kernel k, cl_mem from, const void *from_svm,
+                         cl_mem to, void *to_svm, clv_pixfmt f, cl_mem coeffs, int to_rgba, int w,
+                         int h, cl_event wait, cl_event *done, const clv__stage_source *src)
 {
     clv_context *ctx = stage->ctx;
-    /* Into RGBA: the source's size; out of it: the chain's output size. */
-    int w = to_rgba ? stage->opt.width : stage->out_w;
-    int h = to_rgba ? stage->opt.height : stage->out_h;
     cl_int stride = (cl_int)((w + 15) & ~15);
     clv_launch l = {.ctx = ctx,
                     .queue = ctx->queue,
@@ -501,6 +650,18 @@ static int convert(clv__pipe *stage, cl_kernel k, cl_mem from, const void *from_
     return err;
 }
 
+/* convert_sized over the stage's frames: into RGBA the source's size, out
+ * of it the chain's output size. */
+static int convert(clv__pipe *stage, cl_kernel k, cl_mem from, const void *from_svm, cl_mem to,
+                   void *to_svm, clv_pixfmt f, cl_mem coeffs, int to_rgba, cl_event wait,
+                   cl_event *done, const clv__stage_source *src)
+{
+    int w = to_rgba ? stage->opt.width : stage->out_w;
+    int h = to_rgba ? stage->opt.height : stage->out_h;
+    return convert_sized(stage, k, from, from_svm, to, to_svm, f, coeffs, to_rgba, w, h, wait, done,
+                         src);
+}
+
 /* rgba_src turned upright into rgba_in (in order on the compute queue). */
 static int orient(clv__pipe *stage, clv__slot *s, cl_event *done)
 {
@@ -517,11 +678,163 @@ static int orient(clv__pipe *stage, clv__slot *s, cl_event *done)
     return err ? err : clv__launch(&l, stage->orient, 2, global, NULL);
 }
 
+/* The packed planes of a frame of format f, w x h, in its staging. */
+static clv__stage_source packed_source(clv_pixfmt f, int w, int h)
+{
+    clv__stage_source packed = {0};
+    if (clv_pixfmt_is_yuv(f)) {
+        size_t off[3];
+        int stride[3], rows[3];
+        clv__yuv_planes(f, w, h, off, stride, rows);
+        packed = (clv__stage_source){NULL,      0,         (cl_int)off[1], (cl_int)off[2],
+                                     stride[0], stride[1], stride[2]};
+    }
+    return packed;
+}
+
+uint8_t *clv__pipe_input_at(clv__pipe *stage, int index)
+{
+    if (index == 0)
+        return clv__pipe_input(stage);
+    if (!stage->graph || index < 0 || index >= stage->graph_inputs || !stage->gin[index].used ||
+        stage->pending == stage->count)
+        return NULL;
+    return stage->slots[stage->next].extra[index].host;
+}
+
+void clv__pipe_input_absent(clv__pipe *stage, int index)
+{
+    if (stage->graph && index >= 0 && index < stage->graph_inputs)
+        stage->slots[stage->next].absent |= 1u << index;
+}
+
+/* Input i (>= 1) of a graph's frame in slot s: uploaded and converted into
+ * its RGBA frame, after the first kernel when *first is set. */
+static int graph_input(clv__pipe *stage, clv__slot *s, int i, cl_event **first)
+{
+    clv_context *ctx = stage->ctx;
+    const clv__graph_input *g = &stage->gin[i];
+    clv__slot_input *e = &s->extra[i];
+    cl_event up = NULL;
+    int err = 0;
+    if (!ctx->shared_staging) {
+        CLV__CL_CHECK(
+            ctx,
+            clEnqueueWriteBuffer(stage->up_q, e->dev, CL_FALSE, 0, g->size, e->host, 0, NULL, &up),
+            "upload (clEnqueueWriteBuffer)");
+        clFlush(stage->up_q);
+    }
+    clv__stage_source src = packed_source(g->f.format, g->f.width, g->f.height);
+    err = convert_sized(stage, g->to_rgba, e->dev, e->host, e->rgba.buffer, NULL, g->f.format,
+                        g->coeff, 1, g->f.width, g->f.height, up, *first, &src);
+    release_event(&up);
+    *first = NULL;
+    return err;
+fail:
+    return err;
+}
+
+int clv__pipe_send_at(clv__pipe *stage, uint64_t frame_index, double time,
+                      const clv__stage_source *src, clv_msg *msg)
+{
+    int err = 0;
+    clv_context *ctx = stage->ctx;
+    if (!stage->graph)
+        return clv__fail(msg, CLV_EINVAL,
+                         "GPU stage: a stage without a graph takes no inputs "
+                         "beyond its one (clv_stage_submit)");
+    if (stage->pending == stage->count)
+        return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
+    clv__slot *s = &stage->slots[stage->next];
+    unsigned absent = s->absent;
+    s->absent = 0;
+    s->frame_index = frame_index;
+    s->watched = 0;
+    s->fused = 0;
+    int direct = stage_direct(stage);
+    cl_event *first = ctx->profiling ? &s->first_kernel : NULL;
+    const clv_frame *in[CLV_GRAPH_INPUTS] = {NULL};
+    if (stage->gin[0].used && !(absent & 1)) {
+        if (!ctx->shared_staging) {
+            CLV__CL_CHECK(ctx,
+                          clEnqueueWriteBuffer(stage->up_q, s->dev_in, CL_FALSE, 0, stage->in_size,
+                                               s->host_in, 0, NULL, &s->up),
+                          "upload (clEnqueueWriteBuffer)");
+            clFlush(stage->up_q);
+        }
+        if ((err = convert(stage, stage->to_rgba, s->dev_in, src->svm ? src->svm : s->host_in,
+                           stage->orient ? s->rgba_src.buffer : s->rgba_in.buffer, NULL,
+                           stage->opt.in_format, stage->coeff_in, 1, s->up, first, src)))
+            goto fail;
+        first = NULL;
+        if (stage->orient && (err = orient(stage, s, NULL)))
+            goto fail;
+        in[0] = &s->rgba_in;
+    }
+    for (int i = 1; i < stage->graph_inputs; i++) {
+        if (!stage->gin[i].used || absent >> i & 1)
+            continue;
+        if ((err = graph_input(stage, s, i, &first)))
+            goto fail;
+        in[i] = &s->extra[i].rgba;
+    }
+    if ((err = clv_graph_run(stage->graph, in, &s->rgba_out, frame_index, time, NULL,
+                             direct ? &s->last_kernel : NULL, msg))) {
+        clFinish(ctx->queue);
+        release_event(&s->up);
+        release_event(&s->first_kernel);
+        return err;
+    }
+    if (direct) {
+        clFlush(ctx->queue);
+        size_t zero[3] = {0, 0, 0};
+        size_t px = stage->depth == 16 ? 8 : 4;
+        const clv_frame *o = &s->rgba_out;
+        size_t region[3] = {(size_t)o->width * px, (size_t)o->height, 1};
+        CLV__CL_CHECK(ctx,
+                      clEnqueueReadBufferRect(stage->down_q, o->buffer, CL_FALSE, zero, zero,
+                                              region, (size_t)o->stride * px, 0,
+                                              (size_t)o->width * px, 0, s->host_out, 1,
+                                              &s->last_kernel, &s->down),
+                      "download (clEnqueueReadBufferRect)");
+        clFlush(stage->down_q);
+    } else {
+        if ((err =
+                 convert(stage, stage->from_rgba, s->rgba_out.buffer, NULL, s->dev_out, s->host_out,
+                         stage->opt.out_format, stage->coeff_out, 0, NULL, &s->last_kernel, NULL)))
+            goto fail;
+        clFlush(ctx->queue);
+        if (ctx->shared_staging) { /* the last kernel wrote host_out */
+            s->down = s->last_kernel;
+            clRetainEvent(s->down);
+        } else {
+            CLV__CL_CHECK(ctx,
+                          clEnqueueReadBuffer(stage->down_q, s->dev_out, CL_FALSE, 0,
+                                              stage->out_size, s->host_out, 1, &s->last_kernel,
+                                              &s->down),
+                          "download (clEnqueueReadBuffer)");
+            clFlush(stage->down_q);
+        }
+    }
+    stage->next = (stage->next + 1) % stage->count;
+    stage->pending++;
+    return 0;
+fail:
+    clFinish(ctx->queue);
+    release_event(&s->up);
+    release_event(&s->first_kernel);
+    release_event(&s->last_kernel);
+    return clv__fail(msg, err, "GPU stage on %s: %s (see the log above)", ctx->dev.name,
+                     clv_strerror(err));
+}
+
 int clv__pipe_send(clv__pipe *stage, uint64_t frame_index, const clv__stage_source *src,
                    clv_msg *msg)
 {
     int err = 0;
     clv_context *ctx = stage->ctx;
+    if (stage->graph) /* without a time: the frame's at 25 frames a second */
+        return clv__pipe_send_at(stage, frame_index, (double)frame_index / 25.0, src, msg);
     if (stage->pending == stage->count)
         return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
     int shaped = reshape(stage, msg);
@@ -674,15 +987,8 @@ int clv__yuv_planes(clv_pixfmt f, int w, int h, size_t offset[3], int stride[3],
 
 int clv__pipe_submit(clv__pipe *stage, uint64_t frame_index, clv_msg *msg)
 {
-    clv__stage_source packed = {0};
-    if (clv_pixfmt_is_yuv(stage->opt.in_format)) {
-        size_t off[3];
-        int stride[3], rows[3];
-        clv__yuv_planes(stage->opt.in_format, stage->opt.width, stage->opt.height, off, stride,
-                        rows);
-        packed = (clv__stage_source){NULL,      0,         (cl_int)off[1], (cl_int)off[2],
-                                     stride[0], stride[1], stride[2]};
-    }
+    clv__stage_source packed =
+        packed_source(stage->opt.in_format, stage->opt.width, stage->opt.height);
     return clv__pipe_send(stage, frame_index, &packed, msg);
 }
 

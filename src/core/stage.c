@@ -46,6 +46,56 @@ int clv_stage_create(clv_context *ctx, const clv_stage_options *given, clv_chain
     return 0;
 }
 
+int clv_stage_create_graph(clv_context *ctx, const clv_stage_options *given, clv_graph *graph,
+                           const clv_stage_input_format *inputs, clv_stage **out, clv_msg *msg)
+{
+    *out = NULL;
+    clv_stage_options options;
+    clv_stage_options_init(&options);
+    int err = clv__options_copy(given, &options, sizeof options, "clv_stage_options", msg);
+    if (err)
+        return err;
+    if (!graph)
+        return clv__fail(msg, CLV_EINVAL, "GPU stage: no graph given");
+    clv_stage *stage = calloc(1, sizeof *stage);
+    if (!stage)
+        return clv__fail(msg, CLV_ENOMEM, "out of memory");
+    /* A graph runs on one device: the context's first (ctx itself). */
+    if ((err = clv__pipe_create_graph(ctx, &options, graph, inputs, &stage->one, msg))) {
+        free(stage);
+        return err;
+    }
+    *out = stage;
+    return 0;
+}
+
+uint8_t *clv_stage_input_at(clv_stage *stage, int index)
+{
+    if (index == 0)
+        return clv_stage_input(stage);
+    return stage->one ? clv__pipe_input_at(stage->one, index) : NULL;
+}
+
+void clv_stage_input_absent(clv_stage *stage, int index)
+{
+    if (stage->one)
+        clv__pipe_input_absent(stage->one, index);
+}
+
+int clv_stage_submit_at(clv_stage *stage, uint64_t frame_index, double time, clv_msg *msg)
+{
+    if (!stage->one || !stage->one->graph)
+        return clv_stage_submit(stage, frame_index, msg);
+    const clv_stage_options *o = &stage->one->opt;
+    size_t off[3] = {0, 0, 0};
+    int stride[3] = {0, 0, 0}, rows[3];
+    if (clv_pixfmt_is_yuv(o->in_format))
+        clv__yuv_planes(o->in_format, o->width, o->height, off, stride, rows);
+    clv__stage_source packed = {NULL,      0,         (cl_int)off[1], (cl_int)off[2],
+                                stride[0], stride[1], stride[2]};
+    return clv__pipe_send_at(stage->one, frame_index, time, &packed, msg);
+}
+
 void clv_stage_destroy(clv_stage *stage)
 {
     if (!stage)
@@ -57,6 +107,8 @@ void clv_stage_destroy(clv_stage *stage)
 
 int clv_stage_use_chain(clv_stage *stage, clv_chain *chain, clv_msg *msg)
 {
+    if (stage->one && stage->one->graph)
+        return clv__fail(msg, CLV_EINVAL, "GPU stage: a stage with a graph keeps its graph");
     if (chain) {
         const clv__pipe *one = stage->one ? stage->one : stage->several->lanes[0].pipe;
         clv_size out;

@@ -53,6 +53,14 @@ typedef struct clv__stage_source {
     cl_int yoff, uoff, voff, ys, us, vs; /* bytes from svm, bytes a row */
 } clv__stage_source;
 
+/* A slot's memory for input i >= 1 of a graph (input 0 is the slot's own
+ * host_in, dev_in and rgba_in): as host_in and dev_in, and its RGBA frame. */
+typedef struct clv__slot_input {
+    cl_mem pin, dev;
+    uint8_t *host;
+    clv_frame rgba;
+} clv__slot_input;
+
 typedef struct clv__slot {
     /* Copied staging: pinned (CL_MEM_ALLOC_HOST_PTR, mapped for the stage's
      * life) and the same layouts on the device. Shared staging: host_in and
@@ -68,7 +76,21 @@ typedef struct clv__slot {
     uint64_t frame_index;
     int watched; /* sent through a user kernel: waited for with the watchdog */
     int fused;   /* its filter did the conversions (clv__chain_run_yuv) */
+    /* A graph's stage: inputs 1 .. of the graph ([0] unused), and the
+     * inputs absent from the next frame (bit i: input i). */
+    clv__slot_input *extra;
+    unsigned absent;
 } clv__slot;
+
+/* Input i >= 1 of a graph's stage: its frames, whether the graph reads it,
+ * its staging's bytes, its conversion into RGBA and its colours. */
+typedef struct clv__graph_input {
+    clv_stage_input_format f;
+    int used;
+    size_t size;
+    cl_kernel to_rgba;
+    cl_mem coeff;
+} clv__graph_input;
 
 typedef struct clv__pipe {
     clv_context *ctx;
@@ -101,12 +123,27 @@ typedef struct clv__pipe {
      * download ended, in seconds of the device's clock (with profiling; 0
      * when the device did not say). */
     double out_start, out_end;
+    /* A stage with a graph (clv_stage_create_graph) instead of the chain
+     * (chain NULL): not owned; its inputs' frames ([0] unused: the
+     * options'); out_w x out_h never changes. */
+    clv_graph *graph;
+    int graph_inputs;
+    clv__graph_input *gin;
 } clv__pipe;
 
 /* The calls of clvid.h's clv_stage_* on one device; destroy accepts NULL
  * and a half-built stage. */
 int clv__pipe_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
                      clv__pipe **out, clv_msg *msg);
+/* The same with a graph (clv_stage_create_graph's arguments) on ctx's
+ * first device. */
+int clv__pipe_create_graph(clv_context *ctx, const clv_stage_options *options, clv_graph *graph,
+                           const clv_stage_input_format *inputs, clv__pipe **out, clv_msg *msg);
+uint8_t *clv__pipe_input_at(clv__pipe *stage, int index);
+void clv__pipe_input_absent(clv__pipe *stage, int index);
+/* Sends the frame of a graph's stage: input 0's planes where src says. */
+int clv__pipe_send_at(clv__pipe *stage, uint64_t frame_index, double time,
+                      const clv__stage_source *src, clv_msg *msg);
 void clv__pipe_destroy(clv__pipe *stage);
 void clv__pipe_set_chain(clv__pipe *stage, clv_chain *chain);
 /* The size of the next frame out for the pipe's chain (0 with msg when
