@@ -141,7 +141,27 @@ typedef struct clv_transcode_options {
      * method's device ("0", "/dev/dri/renderD128"); NULL: its default. */
     const char *hwaccel;
     const char *hwaccel_device;
+    /* Added in 0.8: graphs of several inputs (docs/graphs.md).
+     * filter_complex: ffmpeg's -filter_complex (clvid/graph.h) over `input`
+     * (input 0, with the options above) and more_inputs[0 ..
+     * more_input_count - 1] (inputs 1 ..); with a chain it is CLV_EOPTION,
+     * as are more inputs without it. map: the graph's output label ("out"
+     * for -map '[out]'); NULL: its one unlabelled output. The sound is
+     * input 0's (no_audio: none). A graph that is one chain over input 0
+     * runs as that chain. */
+    const char *filter_complex;
+    const char *map;
+    const struct clv_transcode_input *more_inputs;
+    int more_input_count;
 } clv_transcode_options;
+
+/* An input after the first (0.8): its path and what was given before its
+ * -i (-f, -ss, -t). Turned upright as input 0 is not: taken as stored. */
+typedef struct clv_transcode_input {
+    const char *path;
+    const char *format;
+    int64_t start_us, duration_us;
+} clv_transcode_input;
 
 /* 1 when input is a network URL: rtsp://, rtsps://, srt://, rtmp(s)://,
  * udp://, rtp://, tcp://, http(s)://, hls+http://, so an HLS playlist

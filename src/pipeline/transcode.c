@@ -2,6 +2,7 @@
  * whose frames go to the encode sink; audio and subtitles are copied. No
  * printing and no signals: the caller hears through its callback and stops
  * the run through the cancel flag. */
+#include "clvid/graph.h"
 #include "clvid/pipeline.h"
 
 #include <pthread.h>
@@ -81,7 +82,11 @@ int clv_transcode_check_output(const char *const *inputs, int input_count, const
 }
 
 /* Checks what can be checked before anything is opened. */
-static int check_options(const clv_transcode_options *o, clv_chain_desc **desc, clv_msg *msg)
+static int check_graph(const clv_transcode_options *o, clv_chain_desc **desc,
+                       clv_graph_desc **graph, clv_msg *msg);
+
+static int check_options(const clv_transcode_options *o, clv_chain_desc **desc,
+                         clv_graph_desc **graph, clv_msg *msg)
 {
     if (!o->input || !*o->input)
         return clv_io_fail(msg, CLV_EOPTION, "no input given");
@@ -122,10 +127,22 @@ static int check_options(const clv_transcode_options *o, clv_chain_desc **desc, 
         err = clv_hwaccel_check(o->hwaccel, msg);
     if (err)
         return err;
-    err = clv_chain_parse(o->chain, desc, msg);
+    if (o->filter_complex || o->more_input_count)
+        err = check_graph(o, desc, graph, msg);
+    else
+        err = clv_chain_parse(o->chain, desc, msg);
     if (err) {
         clv_msg parsed = *msg;
-        return clv_io_fail(msg, err, "-vf: %.1000s", parsed.text);
+        return o->filter_complex ? err : clv_io_fail(msg, err, "-vf: %.1000s", parsed.text);
+    }
+    if (*graph) {
+        const char *files[CLV_GRAPH_INPUTS + CLV_GRAPH_NODES * CLV_PARAMS_MAX];
+        int count = 0;
+        files[count++] = o->input;
+        for (int i = 0; i < o->more_input_count; i++)
+            files[count++] = o->more_inputs[i].path;
+        count += clv_graph_desc_files(*graph, files + count, CLV_GRAPH_NODES * CLV_PARAMS_MAX);
+        return clv_output_check(files, count, o->output, o->output_format, o->overwrite, msg);
     }
     /* Never overwrite without permission, and never write over an input
      * (any file of an input or output sequence, a file the chain reads:
@@ -135,6 +152,54 @@ static int check_options(const clv_transcode_options *o, clv_chain_desc **desc, 
     inputs[0] = o->input;
     return clv_output_check(inputs, count, o->output, o->output_format, o->overwrite, msg);
 }
+
+/* -filter_complex: the graph over the inputs, or the chain it is (one
+ * chain over input 0 runs as -vf does). */
+static int check_graph(const clv_transcode_options *o, clv_chain_desc **desc,
+                       clv_graph_desc **graph, clv_msg *msg)
+{
+    if (o->chain && *o->chain)
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "-vf and -filter_complex together: give the chain inside the graph");
+    if (!o->filter_complex || !*o->filter_complex)
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "%d inputs and no -filter_complex: a graph says how they join",
+                           1 + o->more_input_count);
+    if (o->more_input_count < 0 || o->more_input_count >= CLV_GRAPH_INPUTS ||
+        (o->more_input_count && !o->more_inputs))
+        return clv_io_fail(msg, CLV_EOPTION, "%d inputs: expected 1 to %d", 1 + o->more_input_count,
+                           CLV_GRAPH_INPUTS);
+    for (int i = 0; i < o->more_input_count; i++)
+        if (!o->more_inputs[i].path || !*o->more_inputs[i].path)
+            return clv_io_fail(msg, CLV_EOPTION, "input %d: no path given", i + 1);
+    if (o->ipc)
+        return clv_io_fail(msg, CLV_EOPTION, "--ipc with -filter_complex: not yet (a chain only)");
+    clv_msg parsed = {{0}};
+    int err = clv_graph_parse(o->filter_complex, 1 + o->more_input_count, o->map, graph, &parsed);
+    if (err)
+        return clv_io_fail(msg, err, "-filter_complex: %.1000s", parsed.text);
+    clv_chain_desc *chain = o->more_input_count == 0 ? clv_graph_desc_chain(*graph) : NULL;
+    if (chain) {
+        clv_graph_desc_destroy(*graph);
+        *graph = NULL;
+        *desc = chain;
+        return 0;
+    }
+    return clv_chain_parse("", desc, msg);
+}
+
+/* An input after the first (a graph's): its decoder, its frames' layout,
+ * and the frames framesync holds: cur, the latest at or before the output
+ * time (less its offset); next, the one after, read ahead. */
+typedef struct more_input {
+    clv_decoder *dec;
+    const clv_media_desc *media;
+    clv_feed *feed;
+    clv_queue *q;
+    clv_graph_sync sync;
+    AVFrame *cur, *next;
+    int eof; /* its decoder ended */
+} more_input;
 
 /* The run's state, so that its steps can be small functions. */
 typedef struct run {
@@ -201,6 +266,13 @@ typedef struct run {
      * again: why, for the note at the end. */
     char dropped[1000];
     double dropped_at; /* clv_io_seconds of the last drop, while reconnecting */
+    /* -filter_complex of several inputs: the graph (chain NULL) and inputs
+     * 1 .. (more[i - 1]); graph_end: an input with eof_action=endall ended. */
+    clv_graph_desc *gdesc;
+    clv_graph *graph;
+    more_input more[CLV_GRAPH_INPUTS];
+    int more_count;
+    int graph_end;
 } run;
 
 static void *stage_block_alloc(void *stage, size_t size, uint8_t **pixels)
@@ -260,7 +332,9 @@ typedef struct io_setup {
     clv_feed *feed;
     clv_sink *sink;
     int rotation, hflip;
-    const clv_chain_desc *desc; /* the filters: the output's size */
+    const clv_chain_desc *desc;  /* the filters: the output's size */
+    const clv_graph_desc *gdesc; /* or the graph's, over more[] too */
+    more_input *more;
     /* Where the sink's description of the input goes when the chain makes
      * a frame per field (twice the input's rate; the run's out_media). */
     clv_media_desc *fields_media;
@@ -337,6 +411,37 @@ int clv_pipeline_output_size(const clv_media_desc *in, int rotation, const clv_c
     return clv_chain_desc_output_size(desc, &up, out, msg);
 }
 
+/* The graph's other inputs, opened after input 0 (in), and the graph's
+ * output size for them all. */
+static int open_more(io_setup *s, const clv_media_desc *in, clv_size *size)
+{
+    const clv_transcode_options *o = s->o;
+    clv_size sizes[CLV_GRAPH_INPUTS];
+    sizes[0] = clv_pipeline_upright(in, s->rotation);
+    for (int i = 1; i <= o->more_input_count; i++) {
+        const clv_transcode_input *t = &o->more_inputs[i - 1];
+        more_input *m = &s->more[i - 1];
+        clv_input_options io = {.path = t->path,
+                                .format = t->format,
+                                .start_us = t->start_us,
+                                .duration_us = t->duration_us,
+                                .live = clv_io_network_url(t->path),
+                                .realtime = o->realtime};
+        int err = clv_decoder_open(&io, &m->dec, &s->msg);
+        if (!err) {
+            m->media = clv_decoder_media(m->dec);
+            err = clv_feed_create(m->media, 8, &m->feed, &s->msg);
+        }
+        if (!err && !(m->q = clv_queue_create(8)))
+            err = clv_io_fail(&s->msg, CLV_ENOMEM, "out of memory");
+        if (err)
+            return err;
+        clv_graph_desc_sync(s->gdesc, i, &m->sync);
+        sizes[i] = clv_pipeline_upright(m->media, 0);
+    }
+    return clv_graph_desc_output_size(s->gdesc, sizes, size, &s->msg);
+}
+
 /* The decoder describes the input once; the feed and the sink (with its
  * encoder) are set up from that description. */
 static void *setup_io(void *arg)
@@ -348,7 +453,7 @@ static void *setup_io(void *arg)
         return NULL;
     }
     const clv_media_desc *in = s->media = clv_decoder_media(s->dec);
-    int depth = chain_depth(in, s->desc);
+    int depth = s->gdesc ? 8 : chain_depth(in, s->desc);
     tell_depth(s, depth);
     /* Layouts: the decoder's own when the stage takes it, else swscale. */
     if ((s->err = clv_feed_create(in, depth, &s->feed, &s->msg)))
@@ -361,7 +466,10 @@ static void *setup_io(void *arg)
         s->hflip = in->hflip;
     }
     clv_size size;
-    if ((s->err = clv_pipeline_output_size(in, s->rotation, s->desc, &size, &s->msg)))
+    if (s->gdesc) {
+        if ((s->err = open_more(s, in, &size)))
+            return NULL;
+    } else if ((s->err = clv_pipeline_output_size(in, s->rotation, s->desc, &size, &s->msg)))
         return NULL;
     /* A deinterlacer's send_field: the video at twice the rate, its
      * timestamps in half the time base; the other streams as they are. */
@@ -405,6 +513,8 @@ static int open_all(run *r, clv_msg *msg)
                    .in = clv_pipeline_input(o),
                    .out = clv_pipeline_output(o),
                    .desc = r->desc,
+                   .gdesc = r->gdesc,
+                   .more = r->more,
                    .fields_media = &r->out_media};
     if (clv_io_network_url(o->input))
         io.in.cancel = r->cancel; /* a Ctrl-C ends a network input's blocking read */
@@ -425,7 +535,9 @@ static int open_all(run *r, clv_msg *msg)
     int dev_err = clv_context_create(&copt, &r->ctx, &dev_msg);
     /* The chain is built at the input's depth, which the decoder finds. */
     int depth = wait_depth(&io);
-    if (!dev_err && depth > 0)
+    if (!dev_err && depth > 0 && r->gdesc)
+        dev_err = clv_graph_create(r->ctx, r->gdesc, depth, &r->graph, &dev_msg);
+    else if (!dev_err && depth > 0)
         dev_err = clv_chain_create_depth(r->ctx, r->desc, depth, &r->chain, &dev_msg);
     if (!dev_err && r->chain) /* the summary needs the stage's times, not each filter's */
         clv_chain_set_filter_timing(r->chain, 0);
@@ -448,8 +560,41 @@ static int open_all(run *r, clv_msg *msg)
 
 /* The GPU stage: the input's frames in the feed's layout, upright and
  * filtered, out in the layout and colour the sink wants. */
+static int open_graph_stage(run *r, const clv_stage_options *sopt, clv_msg *msg)
+{
+    clv_stage_input_format inputs[CLV_GRAPH_INPUTS];
+    memset(inputs, 0, sizeof inputs);
+    for (int i = 1; i <= r->more_count; i++) {
+        const more_input *m = &r->more[i - 1];
+        inputs[i] = (clv_stage_input_format){m->media->width, m->media->height,
+                                             clv_feed_format(m->feed), clv_feed_color(m->feed)};
+    }
+    clv_graph_set_frame_rate(r->graph, r->in->frame_rate.num, r->in->frame_rate.den);
+    int err = clv_stage_create_graph(r->ctx, sopt, r->graph, inputs, &r->stage, msg);
+    r->delay = 0;
+    r->rate = 1;
+    r->out_tb = r->in->time_base;
+    r->base = r->o->first_frame_index;
+    r->last_pts = AV_NOPTS_VALUE;
+    return err;
+}
+
 static int open_stage(run *r, clv_msg *msg)
 {
+    if (r->graph) {
+        clv_stage_options g = {.struct_size = sizeof(clv_stage_options),
+                               .width = r->in->width,
+                               .height = r->in->height,
+                               .in_format = clv_feed_format(r->feed),
+                               .out_format = clv_sink_stage_format(r->sink),
+                               .in_color = clv_feed_color(r->feed),
+                               .out_color = clv_sink_color(r->sink),
+                               .slots = 3,
+                               .profiling = 1,
+                               .rotation = r->rotation,
+                               .hflip = r->hflip};
+        return open_graph_stage(r, &g, msg);
+    }
     clv_chain_set_frame_rate(r->chain, r->in->frame_rate.num, r->in->frame_rate.den);
     clv_stage_options sopt = {.struct_size = sizeof(clv_stage_options),
                               .width = r->in->width,
@@ -520,15 +665,16 @@ static int plan_frames(run *r, clv_msg *msg)
     clv_color in_color = clv_feed_color(r->feed), out_color = clv_sink_color(r->sink);
     /* With a control socket a chain may come later: the frames go through
      * the stage. */
-    r->direct =
-        !r->ipc && !r->o->lead_frames && !r->o->keep_frames && clv_chain_desc_count(r->desc) == 0 &&
-        clv_feed_native(r->feed) && out_f == in_f && !r->rotation && !r->hflip &&
-        (!clv_pixfmt_is_yuv(in_f) ||
-         (in_color.matrix == out_color.matrix && in_color.full_range == out_color.full_range));
+    r->direct = !r->graph && !r->ipc && !r->o->lead_frames && !r->o->keep_frames &&
+                clv_chain_desc_count(r->desc) == 0 && clv_feed_native(r->feed) && out_f == in_f &&
+                !r->rotation && !r->hflip &&
+                (!clv_pixfmt_is_yuv(in_f) || (in_color.matrix == out_color.matrix &&
+                                              in_color.full_range == out_color.full_range));
     /* On a CPU device the decoder writes its frames into the stage's memory
      * and the first kernel reads them there: no copy into the staging. */
-    r->in_place = !r->direct && !r->delay && clv_feed_native(r->feed) && clv_pixfmt_is_yuv(in_f) &&
-                  clv_context_shared_staging(r->ctx) && clv_stage_device_count(r->stage) == 1;
+    r->in_place = !r->graph && !r->direct && !r->delay && clv_feed_native(r->feed) &&
+                  clv_pixfmt_is_yuv(in_f) && clv_context_shared_staging(r->ctx) &&
+                  clv_stage_device_count(r->stage) == 1;
     clv_frame_memory memory = {stage_block_alloc, stage_block_free, r->stage};
     if (r->in_place && clv_decoder_set_memory(r->dec, &memory))
         r->in_place = 0;
@@ -542,6 +688,9 @@ static int start_threads(run *r, clv_msg *msg)
     int err = clv_sink_start(r->sink, msg);
     if (!err && clv_decoder_start(r->dec, r->dec_q, NULL))
         err = clv_io_fail(msg, CLV_ENOMEM, "out of memory (threads)");
+    for (int i = 0; !err && i < r->more_count; i++)
+        if (clv_decoder_start(r->more[i].dec, r->more[i].q, NULL))
+            err = clv_io_fail(msg, CLV_ENOMEM, "out of memory (threads)");
     return err;
 }
 
@@ -681,6 +830,128 @@ static int submit_frame(run *r, AVFrame *f, clv_msg *msg)
         r->last = f;
         f = NULL;
     }
+    av_frame_free(&f);
+    return err;
+}
+
+/* ---- Several inputs: ffmpeg's framesync ---------------------------------- */
+
+static double frame_seconds(const AVFrame *f, const clv_media_desc *m)
+{
+    return f->pts == AV_NOPTS_VALUE ? 0 : (double)f->pts * av_q2d(m->time_base);
+}
+
+/* Where frame f of input m ends: its duration, else one frame at the
+ * input's rate. */
+static double frame_end(const AVFrame *f, const clv_media_desc *m)
+{
+    double d = f->pkt_duration > 0 ? (double)f->pkt_duration * av_q2d(m->time_base) : 0;
+    if (d <= 0 && m->frame_rate.num > 0 && m->frame_rate.den > 0)
+        d = av_q2d(av_inv_q(m->frame_rate));
+    return frame_seconds(f, m) + d;
+}
+
+enum { PICK_FRAME, PICK_ABSENT, PICK_SKIP, PICK_END };
+
+/* Input m's frame for the output frame at time t: reads its frames up to
+ * the last at or before t less its offset. PICK_FRAME (m->cur),
+ * PICK_ABSENT, PICK_SKIP (the output waits for its first frame) or
+ * PICK_END (it ended with eof_action=endall); < 0 on a stop. */
+static int pick(run *r, more_input *m, double t)
+{
+    const clv_graph_sync *sync = &m->sync;
+    double at = t - sync->offset;
+    for (;;) {
+        if (!m->next && !m->eof) {
+            int kind;
+            void *item;
+            int got = clv_queue_pop_wait(m->q, &kind, &item, 0.1);
+            if (stop_wanted(r)) {
+                if (got == 0)
+                    clv_item_free(kind, item);
+                return -1;
+            }
+            if (got == 1)
+                continue;
+            if (got < 0 || kind == CLV_ITEM_END)
+                m->eof = 1;
+            else if (kind == CLV_ITEM_FRAME)
+                m->next = item;
+            else
+                clv_item_free(kind, item); /* its sound: only input 0's is kept */
+            continue;
+        }
+        if (m->next && frame_seconds(m->next, m->media) <= at + 1e-9) {
+            av_frame_free(&m->cur);
+            m->cur = m->next;
+            m->next = NULL;
+            continue;
+        }
+        break;
+    }
+    if (t < sync->from || t >= sync->until)
+        return PICK_ABSENT;
+    if (!m->cur)
+        return sync->wait_first ? (m->eof ? PICK_END : PICK_SKIP) : PICK_ABSENT;
+    if (m->eof && !m->next && at >= frame_end(m->cur, m->media) - 1e-9) {
+        if (sync->eof_action == CLV_EOF_ENDALL)
+            return PICK_END;
+        if (sync->eof_action == CLV_EOF_PASS)
+            return PICK_ABSENT;
+    }
+    return PICK_FRAME;
+}
+
+/* Sends input 0's frame f with every other input's frame for its time
+ * into the graph's stage. Frees f. */
+static int submit_graph_frame(run *r, AVFrame *f, clv_msg *msg)
+{
+    double t = frame_seconds(f, r->in);
+    int picked[CLV_GRAPH_INPUTS] = {0};
+    int err = 0;
+    for (int i = 0; i < r->more_count; i++) {
+        if (!clv_graph_desc_uses(r->gdesc, i + 1)) {
+            picked[i] = PICK_ABSENT;
+            continue;
+        }
+        picked[i] = pick(r, &r->more[i], t);
+        if (picked[i] < 0 || picked[i] == PICK_END) {
+            r->graph_end = picked[i] == PICK_END;
+            av_frame_free(&f);
+            return 0;
+        }
+        if (picked[i] == PICK_SKIP) {
+            av_frame_free(&f);
+            return 0;
+        }
+    }
+    while (!err && !clv_stage_input(r->stage))
+        err = emit(r, msg);
+    uint64_t index = r->base + r->submitted;
+    if (!err)
+        err = clv_feed_check(r->feed, f, msg);
+    if (!err) {
+        r->pts[index % PTS_RING] = f->pts;
+        r->read_at[index % PTS_RING] = clv_frame_read_time(f);
+        if ((int64_t)r->submitted == r->stage_fault)
+            err = clv_io_fail(msg, CLV_ECL, "GPU stage failed (injected fault)");
+    }
+    if (!err)
+        err = clv_feed_write(r->feed, f, clv_stage_input(r->stage), msg);
+    for (int i = 0; !err && i < r->more_count; i++) {
+        more_input *m = &r->more[i];
+        if (picked[i] != PICK_FRAME) {
+            clv_stage_input_absent(r->stage, i + 1);
+            continue;
+        }
+        err = clv_feed_check(m->feed, m->cur, msg);
+        if (!err)
+            err = clv_feed_write(m->feed, m->cur, clv_stage_input_at(r->stage, i + 1), msg);
+    }
+    if (!err)
+        err = clv_stage_submit_at(r->stage, index, t, msg);
+    if (!err)
+        r->submitted++;
     av_frame_free(&f);
     return err;
 }
@@ -1120,9 +1391,15 @@ static int pump(run *r, clv_msg *msg)
         if (r->direct && f->format == enc_f && f->width == r->in->width &&
             f->height == r->in->height)
             err = pass_frame(r, f, msg);
+        else if (r->graph)
+            err = submit_graph_frame(r, f, msg);
         else
             err = submit_frame(r, f, msg);
-        if (err)
+        /* An input with eof_action=endall ended, or a stop while waiting
+         * for another input's frame. */
+        if (!err && (r->graph_end || (r->graph && stop_wanted(r))))
+            clv_decoder_stop(r->dec);
+        if (err || r->graph_end || (r->graph && stop_wanted(r)))
             break;
     }
     /* The frames the chain holds: the last one again, after the end. */
@@ -1150,6 +1427,9 @@ static int finish(run *r, int err, clv_msg *mic_note, clv_msg *msg)
     clv_msg dmsg = {{0}}, emsg = {{0}};
     if (err)
         clv_queue_abort(r->dec_q);
+    /* The other inputs are read no further than input 0's end. */
+    for (int i = 0; i < r->more_count; i++)
+        clv_decoder_stop(r->more[i].dec);
     int derr = clv_decoder_finish(r->dec, &dmsg);
     if (derr && (!err || !msg->text[0])) {
         err = derr;
@@ -1218,6 +1498,18 @@ static void close_all(run *r)
     clv_sink_close(r->sink);
     clv_decoder_close(r->dec);
     clv_stage_destroy(r->stage);
+    clv_graph_destroy(r->graph);
+    clv_graph_desc_destroy(r->gdesc);
+    for (int i = 0; i < r->more_count; i++) {
+        more_input *m = &r->more[i];
+        if (m->q)
+            clv_queue_abort(m->q);
+        av_frame_free(&m->cur);
+        av_frame_free(&m->next);
+        clv_decoder_close(m->dec);
+        clv_queue_destroy(m->q);
+        clv_feed_destroy(m->feed);
+    }
     clv_chain_destroy(r->chain);
     clv_chain_desc_destroy(r->desc);
     clv_context_destroy(r->ctx);
@@ -1254,11 +1546,13 @@ int clv_transcode_run(const clv_transcode_options *given, clv_transcode_callback
     run r = {.o = o, .callback = callback, .user = user, .cancel = cancel};
     int err = caller_options(given, &options, msg);
     if (!err)
-        err = check_options(o, &r.desc, msg);
+        err = check_options(o, &r.desc, &r.gdesc, msg);
     if (err) {
         clv_chain_desc_destroy(r.desc);
+        clv_graph_desc_destroy(r.gdesc);
         return err;
     }
+    r.more_count = r.gdesc ? o->more_input_count : 0;
     /* The socket before anything is opened: a path refused is a usage
      * mistake, told before any work. */
     if (o->ipc && (err = clv_ipc_open(o->ipc, "transcode", CLV_IPC_RUN_VERBS, &r.ipc, msg))) {
@@ -1266,7 +1560,10 @@ int clv_transcode_run(const clv_transcode_options *given, clv_transcode_callback
         return err;
     }
     av_log_set_level(o->quiet ? AV_LOG_ERROR : AV_LOG_WARNING);
-    clv_chain_format(r.desc, r.chain_text, sizeof r.chain_text);
+    if (r.gdesc)
+        clv_graph_format(r.gdesc, r.chain_text, sizeof r.chain_text);
+    else
+        clv_chain_format(r.desc, r.chain_text, sizeof r.chain_text);
     r.entered = clv_io_seconds();
     if (!(err = open_all(&r, msg)) && !(err = open_stage(&r, msg))) {
         describe_run(&r);
