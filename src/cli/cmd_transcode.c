@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clvid/graph.h"
 #include "clvid/pipeline.h"
 
 typedef struct transcode_args {
@@ -20,6 +21,12 @@ typedef struct transcode_args {
     clv_cli_outputs outputs; /* several -o */
     const char *progress_path;
     int quiet;
+    /* Inputs after the first (-filter_complex), and what is given for the
+     * next before its -i (-f, -ss, -t). */
+    clv_transcode_input more[CLV_GRAPH_INPUTS - 1];
+    clv_transcode_input next;
+    char map[256]; /* -map '[label]' without its brackets */
+    char *script;  /* -filter_complex_script's text */
 } transcode_args;
 
 /* The options of transcode beside the shared capture and encoder ones
@@ -48,6 +55,10 @@ static const char *const transcode_words[] = {"-i",
                                               "-noautorotate",
                                               "--frame-index",
                                               "--help",
+                                              "-filter_complex",
+                                              "-filter_complex_script",
+                                              "-lavfi",
+                                              "-map",
                                               NULL};
 
 static void usage(FILE *f)
@@ -60,6 +71,13 @@ static void usage(FILE *f)
             "  -vf CHAIN         filters, ffmpeg syntax: 'median=radius=2,sharpen' (clvid "
             "filters);\n"
             "                    your own kernel: opencl=file=KERNEL.cl (docs/kernels.md)\n"
+            "  -i A -i B ... -filter_complex GRAPH   several inputs joined by a graph, ffmpeg's\n"
+            "                    syntax: '[0][1]overlay=W-w-10:10', '[0][1]hstack' (-lavfi\n"
+            "                    too; -filter_complex_script FILE reads it from FILE); -f,\n"
+            "                    -ss, -t given before a later -i are that input's\n"
+            "                    (docs/graphs.md)\n"
+            "  -map '[LABEL]'    the graph's output to write (default: its one unlabelled)\n"
+            "  -map 0:a          the sound kept: the first input's (the default; -an: none)\n"
             "  -o OUTPUT         output file; the format follows the extension ('-': standard\n"
             "                    output, with -f FORMAT after -i: -f matroska -o -); a\n"
             "                    stream: udp://, srt://, rtp:// (MPEG-TS), rtmp:// (FLV),\n"
@@ -118,11 +136,99 @@ static void usage(FILE *f)
                "  --audio-format F  its capture format: alsa (default), pulse, oss, lavfi\n");
 }
 
+/* -filter_complex_script FILE's text into a->script; -1 after saying why. */
+static int read_script(transcode_args *a, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "clvid transcode: -filter_complex_script %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    free(a->script);
+    size_t cap = 1 << 16;
+    a->script = malloc(cap);
+    size_t n = a->script ? fread(a->script, 1, cap - 1, f) : 0;
+    int more = a->script && !feof(f);
+    fclose(f);
+    if (!a->script || more) {
+        fprintf(stderr, "clvid transcode: -filter_complex_script %s: %s\n", path,
+                a->script ? "over 64 KiB" : "out of memory");
+        return -1;
+    }
+    a->script[n] = 0;
+    a->run.filter_complex = a->script;
+    return 0;
+}
+
+/* -map V: "[label]" (the graph's output) or "N:a" / "N:a?" (the sound
+ * kept: only the first input's for now); "0", "0:v": input 0's video. */
+static int map_option(transcode_args *a, const char *v)
+{
+    size_t n = strlen(v);
+    if (v[0] == '[') {
+        if (n < 3 || v[n - 1] != ']' || n - 2 >= sizeof a->map) {
+            fprintf(stderr, "clvid transcode: -map %s: expected a label in brackets, '[out]'\n", v);
+            return -1;
+        }
+        if (a->map[0]) {
+            fprintf(stderr,
+                    "clvid transcode: -map %s: the graph's output is already [%s] (one "
+                    "video output)\n",
+                    v, a->map);
+            return -1;
+        }
+        memcpy(a->map, v + 1, n - 2);
+        a->map[n - 2] = 0;
+        a->run.map = a->map;
+        return 0;
+    }
+    char *end;
+    long index = strtol(v, &end, 10);
+    int optional = n > 0 && v[n - 1] == '?';
+    if (end == v || index < 0 || index >= CLV_GRAPH_INPUTS ||
+        (*end && strcmp(end, ":a") && strcmp(end, ":a?") && strcmp(end, ":v"))) {
+        fprintf(stderr,
+                "clvid transcode: -map %s: expected '[LABEL]' (a graph's output), N:a or N:a? "
+                "(input N's sound)\n",
+                v);
+        return -1;
+    }
+    int inputs = (a->run.input ? 1 : 0) + a->run.more_input_count;
+    if (index >= inputs) {
+        fprintf(stderr, "clvid transcode: -map %s: no input %ld (%d input%s given before it)\n", v,
+                index, inputs, inputs == 1 ? "" : "s");
+        return -1;
+    }
+    if (index > 0 && strcmp(end, ":v")) {
+        if (optional) /* ffmpeg's '?': leave it out when it can't be had */
+            return 0;
+        fprintf(stderr,
+                "clvid transcode: -map %s: the sound of input %ld: only the first input's is "
+                "kept so far (-map 0:a, the default; -an for none)\n",
+                v, index);
+        return -1;
+    }
+    if (index > 0) {
+        fprintf(stderr,
+                "clvid transcode: -map %s: input %ld's video goes out through a graph: "
+                "-filter_complex ... and -map '[LABEL]'\n",
+                v, index);
+        return -1;
+    }
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, transcode_args *a)
 {
     memset(a, 0, sizeof *a);
     clv_transcode_options_init(&a->run);
     clv_transcode_options *r = &a->run;
+    /* -f, -ss and -t between two -i are the second's, as ffmpeg's. */
+    int last_i = 0;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "-i"))
+            last_i = i;
+    r->more_inputs = a->more;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         if (!strcmp(o, "-y")) {
@@ -175,9 +281,37 @@ static int parse_args(int argc, char **argv, transcode_args *a)
         }
         const char *v = argv[++i];
         int known;
-        if (!strcmp(o, "-i"))
+        int for_next = r->input && i < last_i; /* given before a later -i */
+        if (!strcmp(o, "-i") && r->input) {
+            if (r->more_input_count == CLV_GRAPH_INPUTS - 1) {
+                fprintf(stderr, "clvid transcode: -i %s: at most %d inputs\n", v, CLV_GRAPH_INPUTS);
+                return -1;
+            }
+            a->next.path = v;
+            a->more[r->more_input_count++] = a->next;
+            memset(&a->next, 0, sizeof a->next);
+        } else if (!strcmp(o, "-i"))
             r->input = v;
-        else if (!strcmp(o, "-o")) {
+        else if (for_next && (!strcmp(o, "-f") || !strcmp(o, "-ss") || !strcmp(o, "-t"))) {
+            int64_t us = o[1] == 'f' ? 0 : clv_parse_time(v);
+            if (us < 0) {
+                fprintf(stderr, "clvid transcode: %s %s: expected seconds or [hh:]mm:ss[.ms]\n", o,
+                        v);
+                return -1;
+            }
+            if (o[1] == 'f')
+                a->next.format = v;
+            else
+                *(o[1] == 's' ? &a->next.start_us : &a->next.duration_us) = us;
+        } else if (!strcmp(o, "-filter_complex") || !strcmp(o, "-lavfi"))
+            r->filter_complex = v;
+        else if (!strcmp(o, "-filter_complex_script")) {
+            if (read_script(a, v))
+                return -1;
+        } else if (!strcmp(o, "-map")) {
+            if (map_option(a, v))
+                return -1;
+        } else if (!strcmp(o, "-o")) {
             if (clv_cli_add_output(&a->outputs, v, r, "transcode"))
                 return -1;
         } else if (!strcmp(o,

@@ -133,7 +133,9 @@ static int check_options(const clv_transcode_options *o, clv_chain_desc **desc,
         err = clv_chain_parse(o->chain, desc, msg);
     if (err) {
         clv_msg parsed = *msg;
-        return o->filter_complex ? err : clv_io_fail(msg, err, "-vf: %.1000s", parsed.text);
+        return o->filter_complex || o->more_input_count
+                   ? err
+                   : clv_io_fail(msg, err, "-vf: %.1000s", parsed.text);
     }
     if (*graph) {
         const char *files[CLV_GRAPH_INPUTS + CLV_GRAPH_NODES * CLV_PARAMS_MAX];
