@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""graph_run_test.py - clvid transcode with several inputs (-filter_complex):
+frame counts, sound, framesync (eof_action), pixels against clvid's own
+one-input runs of the same frames, errors. One test per run, by name
+(--list names them), as ctest runs them."""
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import check, probe, run, streams, test  # noqa: E402
+import harness  # noqa: E402
+
+ARGS = None
+
+
+def ffmpeg(*args):
+    return run(["ffmpeg", "-v", "error", "-y", *args])
+
+
+def clvid(*args, expect=0):
+    return run([ARGS.clvid, "transcode", "-q", *args], expect=expect)
+
+
+def clip(tmp, name, size, rate, seconds, sound=False):
+    """A small testsrc2 clip (with a sine's sound when asked)."""
+    path = os.path.join(tmp, name)
+    args = ["-f", "lavfi", "-i", "testsrc2=size=%s:rate=%s:duration=%s" % (size, rate, seconds)]
+    if sound:
+        args += ["-f", "lavfi", "-i", "sine=frequency=440:duration=%s" % seconds, "-c:a", "aac"]
+    ffmpeg(*args, "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", path)
+    return path
+
+
+def frames_yuv(path, w, h):
+    """The decoded frames of path as (Y, U, V) planes of w x h yuv420p."""
+    p = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-fps_mode", "passthrough", "-f",
+                        "rawvideo", "-pix_fmt", "yuv420p", "-"], capture_output=True)
+    check(p.returncode == 0, "cannot decode %s: %s" % (path, p.stderr.decode()))
+    cw, ch = (w + 1) // 2, (h + 1) // 2
+    size = w * h + 2 * cw * ch
+    data = p.stdout
+    check(len(data) % size == 0, "%s: %d bytes, not frames of %dx%d" % (path, len(data), w, h))
+    out = []
+    for i in range(len(data) // size):
+        f = data[i * size:(i + 1) * size]
+        out.append((f[:w * h], f[w * h:w * h + cw * ch], f[w * h + cw * ch:]))
+    return out
+
+
+def columns(plane, w, x0, x1):
+    """Columns [x0, x1) of a plane w wide."""
+    rows = len(plane) // w
+    return b"".join(plane[y * w + x0:y * w + x1] for y in range(rows))
+
+
+def alone(tmp, path, name):
+    """path through clvid's stage alone (the same conversions as a graph's
+    input: crop of nothing is a filter, so the frames go through RGBA)."""
+    out = os.path.join(tmp, name)
+    clvid("-i", path, "-vf", "crop=w=iw:h=ih", "-c:v", "ffv1", "-an", "-o", out)
+    return out
+
+
+def frame_count(path):
+    return int(streams(probe(path), "video")[0]["nb_read_frames"])
+
+
+def check_stack(tmp, out, a, b, wa, wb, h, rate_a, rate_b, count_b, frames):
+    """out = a beside b: a's frames on the left as they are, on the right
+    b's latest frame at or before each of a's times (its last repeated)."""
+    w = wa + wb
+    got = frames_yuv(out, w, h)
+    check(len(got) == frames, "%d frames out, expected %d" % (len(got), frames))
+    left = frames_yuv(alone(tmp, a, "a_alone.mkv"), wa, h)
+    right = frames_yuv(alone(tmp, b, "b_alone.mkv"), wb, h)
+    check(len(right) == count_b, "b: %d frames, expected %d" % (len(right), count_b))
+    for k, (y, u, v) in enumerate(got):
+        j = min(k * rate_b // rate_a, count_b - 1)  # b's frame at or before t = k / rate_a
+        for name, plane, pw, split, want_l, want_r in (
+                ("Y", y, w, wa, left[k][0], right[j][0]),
+                ("U", u, w // 2, wa // 2, left[k][1], right[j][1]),
+                ("V", v, w // 2, wa // 2, left[k][2], right[j][2])):
+            check(columns(plane, pw, 0, split) == want_l,
+                  "frame %d: %s's left part differs from input 0's frame %d" % (k, name, k))
+            check(columns(plane, pw, split, pw) == want_r,
+                  "frame %d: %s's right part differs from input 1's frame %d" % (k, name, j))
+
+
+@test
+def stack_keeps_frames_and_sound(tmp):
+    """A clip with sound beside a shorter clip of another rate: every frame
+    of the first, its sound, and the second's frames by framesync (its last
+    repeated after its end, eof_action=repeat)."""
+    a = clip(tmp, "a.mp4", "160x96", 25, 2, sound=True)
+    b = clip(tmp, "b.mp4", "120x96", 10, 1)
+    out = os.path.join(tmp, "out.mkv")
+    clvid("-i", a, "-i", b, "-filter_complex", "[0][1]hstack", "-c:v", "ffv1", "-o", out)
+    info = probe(out)
+    audio = streams(info, "audio")
+    check(len(audio) == 1, "the first input's sound is missing")
+    check(abs(float(info["format"]["duration"]) - 2.0) < 0.1,
+          "duration %s, expected 2 s" % info["format"]["duration"])
+    check_stack(tmp, out, a, b, 160, 120, 96, 25, 10, 10, 50)
+
+
+@test
+def stack_eof_actions(tmp):
+    """eof_action: shortest=1 (endall) ends with the shorter input; -an
+    leaves the sound out; vstack with a labelled output and -map."""
+    a = clip(tmp, "a.mp4", "64x48", 25, 2, sound=True)
+    b = clip(tmp, "b.mp4", "64x32", 10, 1)
+    out = os.path.join(tmp, "short.mkv")
+    clvid("-i", a, "-i", b, "-filter_complex", "[0][1]hstack=shortest=1", "-an", "-c:v", "ffv1",
+          "-o", out, expect=2)  # heights differ
+    out = os.path.join(tmp, "v.mkv")
+    clvid("-i", a, "-i", b, "-filter_complex", "[0][1]vstack=shortest=1[out]", "-map", "[out]",
+          "-an", "-c:v", "ffv1", "-o", out)
+    check(frame_count(out) == 25, "endall: %d frames, expected 25 (input 1 ends at 1 s)"
+          % frame_count(out))
+    check(not streams(probe(out), "audio"), "-an: sound written")
+    out = os.path.join(tmp, "r.mkv")
+    clvid("-i", a, "-i", b, "-filter_complex", "[0][1]vstack", "-c:v", "ffv1", "-o", out)
+    check(frame_count(out) == 50, "repeat: %d frames, expected 50" % frame_count(out))
+
+
+@test
+def picture_held(tmp):
+    """A picture is one frame, held for the whole clip."""
+    a = clip(tmp, "a.mp4", "64x48", 25, 1, sound=True)
+    png = os.path.join(tmp, "logo.png")
+    ffmpeg("-f", "lavfi", "-i", "testsrc=size=32x48", "-frames:v", "1", png)
+    out = os.path.join(tmp, "p.mkv")
+    clvid("-i", a, "-i", png, "-filter_complex", "[0][1]hstack", "-c:v", "ffv1", "-o", out)
+    check(frame_count(out) == 25, "%d frames, expected 25" % frame_count(out))
+    got = frames_yuv(out, 96, 48)
+    check(all(columns(f[0], 96, 64, 96) == columns(got[0][0], 96, 64, 96) for f in got),
+          "the picture's part changes")
+
+
+@test
+def one_chain_graph_is_vf(tmp):
+    """A graph that is one chain over input 0 is -vf, byte for byte."""
+    a = clip(tmp, "a.mp4", "64x48", 25, 1)
+    g, v = os.path.join(tmp, "g.mkv"), os.path.join(tmp, "v.mkv")
+    clvid("-i", a, "-filter_complex", "[0]sharpen,median", "-c:v", "ffv1", "-o", g)
+    clvid("-i", a, "-vf", "sharpen,median", "-c:v", "ffv1", "-o", v)
+    check(frames_yuv(g, 64, 48) == frames_yuv(v, 64, 48), "the graph's frames differ from -vf's")
+
+
+@test
+def graph_errors(tmp):
+    """Usage errors: exit 2 and a message naming the fault."""
+    a = clip(tmp, "a.mp4", "64x48", 25, 1)
+    b = clip(tmp, "b.mp4", "64x32", 25, 1)
+    out = os.path.join(tmp, "o.mkv")
+    cases = [
+        (["-i", a, "-i", a, "-filter_complex", "[0][1]hstack[x]", "-map", "[nope]"], "nope"),
+        (["-i", a, "-filter_complex", "[0][3]hstack"], "3"),
+        (["-i", a, "-i", b, "-filter_complex", "[0][1]hstack"], "hstack"),
+        (["-i", a, "-i", a, "-vf", "median", "-filter_complex", "[0][1]hstack"], "-vf"),
+        (["-i", a, "-i", a], "-filter_complex"),
+        (["-i", a, "-i", a, "-filter_complex", "[0][1]hstack", "-map", "5:a"], "5"),
+    ]
+    for args, word in cases:
+        p = clvid(*args, "-o", out, "-y", expect=2)
+        check(word in p.stderr, "%s: the message does not name %r:\n%s" % (args, word, p.stderr))
+    check(not os.path.exists(out), "an output was written")
+
+
+def main():
+    global ARGS
+    ARGS = harness.arguments("--clvid", "--media")
+    return harness.main(ARGS)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
