@@ -43,10 +43,11 @@ static const command_words commands[] = {
      "--ipc -o " CAPTURE_WORDS " " ENCODER_WORDS " " ENCODER_ALIASES},
     {"transcode",
      "-i -o -f -vf -y -q -an -sn -ss -t --frames --frame-index --device --progress --ipc "
-     "--live --reconnect -re -hls_time -hls_list_size --no-autorotate --help " CAPTURE_WORDS
-     " " ENCODER_WORDS,
+     "--live --reconnect -re -hls_time -hls_list_size --no-autorotate --help -filter_complex "
+     "-filter_complex_script -lavfi -map " CAPTURE_WORDS " " ENCODER_WORDS,
      "-i -o -f -vf -ss -t --frames -frames:v --frame-index --device --progress --ipc -hls_time "
-     "-hls_list_size " CAPTURE_WORDS " " ENCODER_WORDS " " ENCODER_ALIASES},
+     "-hls_list_size -filter_complex -filter_complex_script -lavfi -map " CAPTURE_WORDS
+     " " ENCODER_WORDS " " ENCODER_ALIASES},
     {"filters", "--file --kernel", "--file --kernel"},
     {"devices", "", ""},
     {"sources", "--help", ""},
