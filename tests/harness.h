@@ -35,6 +35,7 @@
     X(known_answers, "core")                                                                       \
     X(stage_formats, "core")                                                                       \
     X(stage_roundtrip, "core")                                                                     \
+    X(stage_graph, "core")                                                                         \
     X(stage_fields, "core")                                                                        \
     X(stage_switch_chain, "core")                                                                  \
     X(stage_resize, "core")                                                                        \
