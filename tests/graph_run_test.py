@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import check, probe, run, streams, test  # noqa: E402
+from harness import Skip, check, probe, run, streams, test  # noqa: E402
 import harness  # noqa: E402
 
 ARGS = None
@@ -122,6 +122,36 @@ def stack_eof_actions(tmp):
     out = os.path.join(tmp, "r.mkv")
     clvid("-i", a, "-i", b, "-filter_complex", "[0][1]vstack", "-c:v", "ffv1", "-o", out)
     check(frame_count(out) == 50, "repeat: %d frames, expected 50" % frame_count(out))
+
+
+@test
+def logo_overlay_keeps_frames_and_sound(tmp):
+    """A clip with sound and a logo PNG with an alpha ramp,
+    [0][1]overlay=W-w-10:10: every frame and the sound kept, the logo in
+    its corner, the rest of the frame the clip's own."""
+    a = clip(tmp, "a.mp4", "160x96", 25, 2, sound=True)
+    logo = os.path.join(tmp, "logo.png")
+    ffmpeg("-f", "lavfi", "-i", "color=c=black:size=40x20,format=rgba,geq=r=255:g=200:b=0:a='255*X/W'",
+           "-frames:v", "1", logo)
+    out = os.path.join(tmp, "o.mkv")
+    p = clvid("-i", a, "-i", logo, "-filter_complex", "[0][1]overlay=W-w-10:10", "-c:v", "ffv1",
+              "-o", out, expect=None)
+    if p.returncode == 2 and "unknown filter 'overlay'" in p.stderr:
+        raise Skip("no overlay filter in this build")
+    check(p.returncode == 0, "exit %d: %s" % (p.returncode, p.stderr))
+    info = probe(out)
+    check(frame_count(out) == 50, "%d frames, expected 50" % frame_count(out))
+    audio = streams(info, "audio")
+    check(len(audio) == 1 and abs(float(audio[0].get("duration", info["format"]["duration"])) - 2.0)
+          < 0.1, "the sound is missing or not 2 s long")
+    got = frames_yuv(out, 160, 96)
+    plain = frames_yuv(alone(tmp, a, "a_alone.mkv"), 160, 96)
+    for k in (0, 25, 49):
+        # Rows below the logo (from 30 on: the logo ends at row 29, chroma 15)
+        check(got[k][0][30 * 160:] == plain[k][0][30 * 160:],
+              "frame %d: the clip changed below the logo" % k)
+        check(got[k][0][10 * 160 + 110:10 * 160 + 150] != plain[k][0][10 * 160 + 110:10 * 160 + 150],
+              "frame %d: no logo at its place" % k)
 
 
 @test
