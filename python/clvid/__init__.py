@@ -37,9 +37,9 @@ import numpy as np
 
 from .control import Control, ControlError  # noqa: E402 (the control socket's client)
 
-__all__ = ["Chain", "Control", "ControlError", "Error", "check_output", "devices", "filters",
-           "frames", "join", "probe", "reference", "reference_stream", "temporal_filters",
-           "transcode", "version", "cadence"]
+__all__ = ["Chain", "Control", "ControlError", "Error", "Graph", "check_output", "devices",
+           "filters", "frames", "join", "probe", "reference", "reference_graph",
+           "reference_stream", "temporal_filters", "transcode", "version", "cadence"]
 
 
 class Error(Exception):
@@ -207,6 +207,24 @@ _ref_run = _declare(_engine, "clv_ref_chain_run", _I, _P, ctypes.POINTER(_Image)
 _ref_end = _declare(_engine, "clv_ref_chain_end", None, _P)
 _desc_cadence = _declare(_engine, "clv_chain_desc_cadence", _I, _P, ctypes.POINTER(_I),
                          ctypes.POINTER(_I), _V)
+_graph_parse = _declare(_engine, "clv_graph_parse", _I, ctypes.c_char_p, _I, ctypes.c_char_p,
+                        ctypes.POINTER(_P), _V)
+_graph_desc_destroy = _declare(_engine, "clv_graph_desc_destroy", None, _P)
+_graph_desc_uses = _declare(_engine, "clv_graph_desc_uses", _I, _P, _I)
+_graph_format = _declare(_engine, "clv_graph_format", None, _P, ctypes.c_char_p, ctypes.c_size_t)
+_graph_desc_output_size = _declare(_engine, "clv_graph_desc_output_size", _I, _P,
+                                   ctypes.POINTER(_Size), ctypes.POINTER(_Size), _V)
+_graph_create = _declare(_engine, "clv_graph_create", _I, _P, _P, _I, ctypes.POINTER(_P), _V)
+_graph_destroy = _declare(_engine, "clv_graph_destroy", None, _P)
+_graph_output_size = _declare(_engine, "clv_graph_output_size", _I, _P, ctypes.POINTER(_Size),
+                              ctypes.POINTER(_Size), _V)
+_graph_run = _declare(_engine, "clv_graph_run", _I, _P, ctypes.POINTER(ctypes.POINTER(_Frame)),
+                      ctypes.POINTER(_Frame), ctypes.c_uint64, ctypes.c_double, _P, _P, _V)
+_ref_graph_create = _declare(_engine, "clv_ref_graph_create", _I, _P, ctypes.POINTER(_P))
+_ref_graph_destroy = _declare(_engine, "clv_ref_graph_destroy", None, _P)
+_ref_graph_run = _declare(_engine, "clv_ref_graph_run", _I, _P,
+                          ctypes.POINTER(ctypes.POINTER(_Image)), ctypes.POINTER(_Image),
+                          ctypes.c_uint64, ctypes.c_double)
 _libc = ctypes.CDLL(None)
 _free = _declare(_libc, "free", None, _P)
 
@@ -825,6 +843,259 @@ def reference(text: Optional[str], img: np.ndarray, frame_index: int = 0,
     finally:
         _ref_destroy(ref)
 
+
+
+# ---- Graphs of several inputs (ffmpeg's -filter_complex) ---------------------
+
+class _GraphDesc:
+    """A parsed graph (clv_graph_desc), freed with the object, and how many
+    inputs it reads (one more than the highest input index it names)."""
+
+    def __init__(self, text: str, output: Optional[str]):
+        if not isinstance(text, str):
+            raise TypeError("clvid: a graph is a str, not %s" % type(text).__name__)
+        label = None if output is None else _text(output, "output label")
+        msg = _Msg()
+        ptr = ctypes.c_void_p()
+        # Parsed first for the most inputs a graph takes, to learn how many it
+        # reads; then again for that many (what a caller must give).
+        err = _graph_parse(_text(text, "graph"), _GRAPH_INPUTS, label, ctypes.byref(ptr),
+                           ctypes.byref(msg))
+        if err:
+            _raise(err, msg, usage=True)
+        self.inputs = 1 + max([i for i in range(_GRAPH_INPUTS) if _graph_desc_uses(ptr, i)],
+                              default=0)
+        _graph_desc_destroy(ptr)
+        self.ptr = ctypes.c_void_p()
+        err = _graph_parse(_text(text, "graph"), self.inputs, label, ctypes.byref(self.ptr),
+                           ctypes.byref(msg))
+        if err:
+            _raise(err, msg, usage=True)
+
+    def __del__(self):
+        if getattr(self, "ptr", None):
+            _graph_desc_destroy(self.ptr)
+            self.ptr = None
+
+    def text(self) -> str:
+        buf = ctypes.create_string_buffer(65536)
+        _graph_format(self.ptr, buf, len(buf))
+        return buf.value.decode()
+
+
+_GRAPH_INPUTS = 16
+
+
+def _graph_inputs(desc: _GraphDesc, pictures: Tuple[np.ndarray, ...], order: str,
+                  max_bytes: int = 0, device: str = "") -> Tuple[list, int]:
+    """The pictures as RGBA arrays of one dtype (the graph's depth), and the
+    first one's channel count (the output's)."""
+    if len(pictures) != desc.inputs:
+        raise ValueError("clvid: the graph reads %d input%s (%s), got %d picture%s"
+                         % (desc.inputs, "" if desc.inputs == 1 else "s",
+                            ", ".join("[%d]" % i for i in range(desc.inputs)), len(pictures),
+                            "" if len(pictures) == 1 else "s"))
+    arrays = [_to_rgba(p, order, max_bytes, device) for p in pictures]
+    dtypes = {a.dtype for a, _ in arrays}
+    if len(dtypes) > 1:
+        raise ValueError("clvid: the graph's pictures must all be uint8 or all uint16, got %s"
+                         % ", ".join(str(a.dtype) for a, _ in arrays))
+    return [a for a, _ in arrays], arrays[0][1]
+
+
+def reference_graph(text: str, *pictures: np.ndarray, frame_index: int = 0,
+                    time: Optional[float] = None, output: Optional[str] = None,
+                    order: str = "rgb", rate: float = 25.0) -> np.ndarray:
+    """The graph by the C references (on the host): Graph(text)(*pictures)
+    equals reference_graph(text, *pictures). time defaults to frame_index /
+    rate (overlay's t, xfade's progress)."""
+    _check_order(order)
+    index = _frame_index(frame_index)
+    when = index / rate if time is None else float(time)
+    desc = _GraphDesc(text, output)
+    arrays, channels = _graph_inputs(desc, pictures, order)
+    sizes = (_Size * len(arrays))(*[_Size(a.shape[1], a.shape[0], 0, 1) for a in arrays])
+    size_out, msg = _Size(), _Msg()
+    err = _graph_desc_output_size(desc.ptr, sizes, ctypes.byref(size_out), ctypes.byref(msg))
+    if err:
+        _raise(err, msg, usage=True)
+    out = np.empty((size_out.height, size_out.width, 4), arrays[0].dtype)
+    images = [_image(a) for a in arrays]
+    ptrs = (ctypes.POINTER(_Image) * len(images))(*[ctypes.pointer(i) for i in images])
+    ref = ctypes.c_void_p()
+    if _ref_graph_create(desc.ptr, ctypes.byref(ref)):
+        raise Error("clvid: cannot set up the reference graph")
+    try:
+        dst = _image(out)
+        err = _ref_graph_run(ref, ptrs, ctypes.byref(dst), index, when)
+        if err == _EDEPTH:
+            raise ValueError("clvid: %s has a filter that runs at 8 bits only; uint16 pictures "
+                             "need every filter at 16 bits" % text)
+        if err:
+            raise Error("clvid: the reference graph failed (%d)" % err, err)
+    finally:
+        _ref_graph_destroy(ref)
+    return _from_rgba(out, channels, order)
+
+
+class Graph(_Owner):
+    """A graph of several inputs (ffmpeg's -filter_complex syntax: "[0][1]
+    overlay=W-w-10:10", "[0][1]hstack", "[0][1]xfade=transition=wipeleft:
+    duration=1:offset=2") built once on a device and run on arrays:
+    graph(*pictures) takes one picture per input the graph reads ([0],
+    [1], ...; their sizes may differ) and returns the output array, with the
+    first picture's channels (alpha kept when it has 4). frame_index (one
+    more each call) and time (default frame_index / rate) are the output
+    frame's n and t. order="bgr" takes and gives OpenCV's channel order.
+    output: the label of the graph's output when it has several ("out" for
+    "-map '[out]'"). Frames between the filters stay on the device; the
+    result equals reference_graph(text, *pictures) bit for bit."""
+
+    _lock: Optional[threading.Lock] = None
+    _graphs: Dict[int, Any] = {}
+
+    def __init__(self, text: str, device: Optional[str] = None, order: str = "rgb",
+                 output: Optional[str] = None, rate: float = 25.0):
+        self._order = _check_order(order)
+        if not rate > 0:
+            raise ValueError("clvid: rate must be positive, got %r" % (rate,))
+        self._rate = float(rate)
+        self._desc = _GraphDesc(text, output)
+        keep: list = []
+        opt = _engine_options(device, keep)
+        self._keep = keep
+        self._ctx = ctypes.c_void_p()
+        self._graphs = {}  # depth -> clv_graph, made at the first picture of that depth
+        self._frames: Dict[Any, _Frame] = {}
+        self._frame_index = 0
+        msg = _Msg()
+        err = _context_create(ctypes.byref(opt), ctypes.byref(self._ctx), ctypes.byref(msg))
+        if err:
+            _raise(err, msg)
+        info = _context_device(self._ctx).contents
+        self._device = info.name.decode(errors="replace")
+        self._max_alloc = info.max_alloc
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def _open(self) -> Iterator[None]:
+        if self._lock is None:
+            raise ValueError("clvid: this Graph is closed")
+        with self._lock:
+            if not self._ctx:
+                raise ValueError("clvid: this Graph is closed")
+            yield
+
+    @property
+    def text(self) -> str:
+        """The graph as text, every parameter written out."""
+        with self._open():
+            return self._desc.text()
+
+    @property
+    def inputs(self) -> int:
+        """How many pictures a call takes."""
+        return self._desc.inputs
+
+    @property
+    def device(self) -> str:
+        with self._open():
+            return self._device
+
+    def _frame(self, key: Any, w: int, h: int, depth: int) -> _Frame:
+        """The device frame kept under key, made again when its size changes."""
+        f = self._frames.get(key)
+        if f is not None and (f.width, f.height, f.depth) == (w, h, depth):
+            return f
+        if f is not None:
+            _frame_destroy(ctypes.byref(f))
+        f, msg = _Frame(), _Msg()
+        err = _frame_create(self._ctx, w, h, depth, ctypes.byref(f), ctypes.byref(msg))
+        if err:
+            self._frames.pop(key, None)
+            _raise(err, msg)
+        self._frames[key] = f
+        return f
+
+    def __call__(self, *pictures: np.ndarray, frame_index: Optional[int] = None,
+                 time: Optional[float] = None) -> np.ndarray:
+        with self._open():
+            order = self._order
+        arrays, channels = _graph_inputs(self._desc, pictures, order, self._max_alloc,
+                                         self._device)
+        depth = 8 * arrays[0].itemsize
+        msg = _Msg()
+        with self._open():
+            if frame_index is not None:
+                self._frame_index = _frame_index(frame_index)
+            index = self._frame_index
+            when = index / self._rate if time is None else float(time)
+            graph = self._graphs.get(depth)
+            if graph is None:
+                graph = ctypes.c_void_p()
+                err = _graph_create(self._ctx, self._desc.ptr, depth, ctypes.byref(graph),
+                                    ctypes.byref(msg))
+                if err:
+                    _raise(err, msg)
+                self._graphs[depth] = graph
+            sizes = (_Size * len(arrays))(*[_Size(a.shape[1], a.shape[0], 0, 1)
+                                            for a in arrays])
+            size_out = _Size()
+            err = _graph_output_size(graph, sizes, ctypes.byref(size_out), ctypes.byref(msg))
+            if err:
+                _raise(err, msg, usage=True)
+            frames = []
+            for i, a in enumerate(arrays):
+                f = self._frame(i, a.shape[1], a.shape[0], depth)
+                img = _image(a)
+                err = _frame_upload(self._ctx, ctypes.byref(f), ctypes.byref(img))
+                if err:
+                    _raise(err, msg)
+                frames.append(f)
+            dst = self._frame("out", size_out.width, size_out.height, depth)
+            out = np.empty((size_out.height, size_out.width, 4), arrays[0].dtype)
+            ptrs = (ctypes.POINTER(_Frame) * len(frames))(*[ctypes.pointer(f) for f in frames])
+            err = _graph_run(graph, ptrs, ctypes.byref(dst), index, when, None, None,
+                             ctypes.byref(msg))
+            if not err:
+                dst_img = _image(out)
+                err = _frame_download(self._ctx, ctypes.byref(dst), ctypes.byref(dst_img))
+            if err:
+                _raise(err, msg)
+            self._frame_index = (index + 1) & _UINT64_MAX
+        return _from_rgba(out, channels, order)
+
+    def close(self) -> None:
+        """Frees the device objects now (also done when collected)."""
+        if self._lock is None:
+            return
+        with self._lock:
+            for f in self._frames.values():
+                _frame_destroy(ctypes.byref(f))
+            self._frames = {}
+            for g in self._graphs.values():
+                _graph_destroy(g)
+            self._graphs = {}
+            if self._ctx:
+                _context_destroy(self._ctx)
+                self._ctx = ctypes.c_void_p()
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self) -> "Graph":
+        with self._open():
+            pass
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        try:
+            return "clvid.Graph(%r) on %s" % (self.text, self.device)
+        except ValueError:
+            return "<clvid.Graph (closed)>"
 
 # ---- Files ---------------------------------------------------------------------
 
