@@ -54,6 +54,12 @@ extern const clv_filter clv__filter_opencl; /* a family: one member per kernel f
 extern const clv_filter clv__filter_split;
 extern const clv_filter clv__filter_hstack;
 extern const clv_filter clv__filter_vstack;
+extern const clv_filter clv__filter_overlay;
+
+/* framesync's eof rules of ffmpeg's filters of two inputs: repeatlast=0 or
+ * eof_action=pass (2) is pass; then shortest=1 or eof_action=endall (1)
+ * is endall; else repeat (0). */
+clv_eof_action clv__framesync_eof(int eof_action, int shortest, int repeatlast);
 
 /* Convolution family (convolution.c): a square integer matrix, its divisor
  * (0: the coefficient sum, or 1 when that is not positive) and a bias. */

@@ -29,6 +29,7 @@ const clv_filter *const clv__graph_filters[] = {
     &clv__filter_split,
     &clv__filter_hstack,
     &clv__filter_vstack,
+    &clv__filter_overlay,
 };
 
 const int clv__graph_filter_count = (int)(sizeof clv__graph_filters / sizeof clv__graph_filters[0]);

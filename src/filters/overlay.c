@@ -1,0 +1,340 @@
+/* overlay.c - ffmpeg's overlay (vf_overlay) on RGBA frames: the second
+ * input drawn over the first at (x, y) (cl/overlay.cl). The blend is
+ * vf_overlay's packed-RGB one (format=rgb, RGBA main) whatever `format`
+ * says: its integer arithmetic (FAST_DIV255) and what it does with the main
+ * frame's alpha (the overlay's alpha made straight against it; the output's
+ * alpha composited), identical to ffmpeg's for opaque video. `format` keeps
+ * ffmpeg's placement: x and y are rounded down to even where its chroma is
+ * subsampled (yuv420 aligns both, yuv422 x), as normalize_xy does.
+ *
+ * x and y are evaluated in vf_overlay's order (x, y, x again) over its
+ * variables, each frame (eval=frame: n, t; n counts from 1 as vf_overlay's
+ * frame_count_out does when it evaluates) or once per input size
+ * (eval=init: n 0, t NAN); x and y keep their values from the frame before
+ * (a first x of y sees y's last). A NaN x or y leaves the frame alone. No
+ * evaluation happens on frames without an overlay (absent: pass). At 16 bits
+ * the same formulas on 0-65535 with exact rounded division (ffmpeg has no
+ * 16-bit RGB overlay). */
+#include "filters.h"
+
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+enum {
+    OV_X,
+    OV_Y,
+    OV_EOF_ACTION,
+    OV_EVAL,
+    OV_SHORTEST,
+    OV_FORMAT,
+    OV_REPEATLAST,
+    OV_ALPHA,
+    OV_PARAM_COUNT
+};
+
+/* vf_overlay's variables, in the order of its var_names. */
+enum {
+    V_MAIN_W,
+    V_MW,
+    V_MAIN_H,
+    V_MH,
+    V_OVERLAY_W,
+    V_OW,
+    V_OVERLAY_H,
+    V_OH,
+    V_HSUB,
+    V_VSUB,
+    V_X,
+    V_Y,
+    V_N,
+    V_POS,
+    V_T,
+    V_COUNT
+};
+#define OV_VARS "main_w|W|main_h|H|overlay_w|w|overlay_h|h|hsub|vsub|x|y|n|pos|t"
+#define OV_FORMATS "yuv420|yuv420p10|yuv422|yuv422p10|yuv444|rgb|gbrp|auto"
+enum { EVAL_INIT, EVAL_FRAME };
+
+static const char *const kernels[] = {"overlay", NULL};
+
+/* The position's state, the device run's and the reference's alike: the
+ * variables (x and y carry over from frame to frame) and the sizes they were
+ * set up for (0: none yet). */
+typedef struct ov_eval {
+    double vars[V_COUNT];
+    int x, y;
+    int mw, mh, ow, oh;
+} ov_eval;
+
+typedef struct ov_state {
+    cl_kernel kernel; /* first: the chain creates it (kernels) */
+    ov_eval eval;
+    clv__expr *x_expr, *y_expr;
+} ov_state;
+
+static int parse(const clv_value *v, int param, clv__expr **out, clv_msg *msg)
+{
+    char buf[256];
+    const char *names[V_COUNT + 1];
+    clv__expr_names(OV_VARS, buf, sizeof buf, names, V_COUNT + 1);
+    return clv__expr_parse(clv_value_text(&v[param]), names, out, msg);
+}
+
+/* log2 of the chroma subsampling of `format`'s word: yuv420 both ways,
+ * yuv422 across; none for yuv444, rgb, gbrp and auto (RGBA in). */
+static void subsampling(const clv_value *v, int *hsub, int *vsub)
+{
+    int f = (int)v[OV_FORMAT].i;
+    *hsub = f <= 3;
+    *vsub = f <= 1;
+}
+
+/* normalize_xy: NaN is INT_MAX (no overlay), else (int)d rounded down to a
+ * multiple of 2^sub (d beyond int saturates: off the frame either way). */
+static int normalize_xy(double d, int sub)
+{
+    if (isnan(d) || d >= INT_MAX)
+        return INT_MAX;
+    if (d <= INT_MIN)
+        return INT_MIN;
+    return (int)d & ~((1 << sub) - 1);
+}
+
+static void eval_xy(ov_eval *e, const clv__expr *xe, const clv__expr *ye, int hsub, int vsub)
+{
+    e->vars[V_X] = clv__expr_eval(xe, e->vars);
+    e->vars[V_Y] = clv__expr_eval(ye, e->vars);
+    e->vars[V_X] = clv__expr_eval(xe, e->vars); /* x may use y */
+    e->x = normalize_xy(e->vars[V_X], hsub);
+    e->y = normalize_xy(e->vars[V_Y], vsub);
+}
+
+/* The position for a frame of main mw x mh and overlay ow x oh: config
+ * (again) for new sizes, then eval=frame's evaluation. */
+static void position(ov_eval *e, const clv_value *v, const clv__expr *xe, const clv__expr *ye,
+                     int mw, int mh, int ow, int oh, uint64_t frame_index, double time)
+{
+    int hsub, vsub;
+    subsampling(v, &hsub, &vsub);
+    int frame_mode = v[OV_EVAL].i == EVAL_FRAME;
+    if (e->mw != mw || e->mh != mh || e->ow != ow || e->oh != oh) {
+        /* config_input_overlay */
+        e->vars[V_MAIN_W] = e->vars[V_MW] = mw;
+        e->vars[V_MAIN_H] = e->vars[V_MH] = mh;
+        e->vars[V_OVERLAY_W] = e->vars[V_OW] = ow;
+        e->vars[V_OVERLAY_H] = e->vars[V_OH] = oh;
+        e->vars[V_HSUB] = 1 << hsub;
+        e->vars[V_VSUB] = 1 << vsub;
+        e->vars[V_X] = e->vars[V_Y] = NAN;
+        e->vars[V_N] = 0;
+        e->vars[V_T] = e->vars[V_POS] = NAN;
+        e->x = e->y = 0; /* vf_overlay's zeroed context until evaluated */
+        if (!frame_mode)
+            eval_xy(e, xe, ye, hsub, vsub);
+        e->mw = mw;
+        e->mh = mh;
+        e->ow = ow;
+        e->oh = oh;
+    }
+    if (frame_mode) {
+        e->vars[V_N] = (double)(frame_index + 1);
+        e->vars[V_T] = time;
+        e->vars[V_POS] = NAN;
+        eval_xy(e, xe, ye, hsub, vsub);
+    }
+}
+
+/* 1 when some of the overlay lands on the main frame (x, y then inside
+ * (-ow, mw) and (-oh, mh)). */
+static int visible(const ov_eval *e)
+{
+    return e->x < e->mw && (long long)e->x + e->ow > 0 && e->y < e->mh &&
+           (long long)e->y + e->oh > 0;
+}
+
+static int configure(void *state, clv_context *ctx, const clv_value *v, clv_msg *msg)
+{
+    (void)ctx;
+    ov_state *s = state;
+    clv__expr_free(s->x_expr);
+    clv__expr_free(s->y_expr);
+    s->x_expr = s->y_expr = NULL;
+    s->eval.mw = 0; /* set up again for the new values */
+    int err = parse(v, OV_X, &s->x_expr, msg);
+    if (!err)
+        err = parse(v, OV_Y, &s->y_expr, msg);
+    return err;
+}
+
+static void uninit(void *state)
+{
+    ov_state *s = state;
+    clv__expr_free(s->x_expr);
+    clv__expr_free(s->y_expr);
+    s->x_expr = s->y_expr = NULL;
+}
+
+static int run(void *state, const clv_launch *l)
+{
+    ov_state *s = state;
+    if (!s->x_expr || !s->y_expr || l->input_count < 2 || !l->inputs)
+        return CLV_EINVAL;
+    const clv_frame *ovl = &l->inputs[1];
+    cl_int present = ovl->buffer != NULL;
+    cl_int x = 0, y = 0, ow = 0, oh = 0, os = 0;
+    if (present) {
+        position(&s->eval, l->values, s->x_expr, s->y_expr, l->width, l->height, ovl->width,
+                 ovl->height, l->frame_index, l->time);
+        present = visible(&s->eval);
+        x = s->eval.x;
+        y = s->eval.y;
+        ow = ovl->width;
+        oh = ovl->height;
+        os = ovl->stride;
+    }
+    cl_int ds = l->out_stride, premul = l->values[OV_ALPHA].i == 1;
+    cl_mem omem = present ? ovl->buffer : l->src;
+    int err = clv__kernel_frame_args(s->kernel, l);
+    if (!err)
+        err = clv__kernel_args(s->kernel, 5, 1, CLV__ARG(ds));
+    if (!err && clv__kernel_mem_arg(s->kernel, 6, omem, NULL) != CL_SUCCESS)
+        err = CLV_ECL;
+    if (!err)
+        err = clv__kernel_args(s->kernel, 7, 7, CLV__ARG(ow), CLV__ARG(oh), CLV__ARG(os),
+                               CLV__ARG(x), CLV__ARG(y), CLV__ARG(premul), CLV__ARG(present));
+    return err ? err : clv__launch_pixels(l, s->kernel, l->width, l->height);
+}
+
+/* ---- The reference: vf_overlay's blend_slice_packed_rgb, plainly ------- */
+
+static int div_max(int64_t v, int depth)
+{
+    return depth == 16 ? (int)((v + 32767) / 65535) : (int)((((v) + 128) * 257) >> 16);
+}
+
+static void blend(clv_image *dst, int px, int py, const clv_image *ovl, int ox, int oy, int premul)
+{
+    const int depth = clv__depth(dst);
+    const int64_t M = clv__maxv(dst);
+    const int64_t sa = clv__get(ovl, ox, oy, 3), da = clv__get(dst, px, py, 3);
+    int64_t alpha = sa;
+    if (alpha != 0 && alpha != M) /* UNPREMULTIPLY_ALPHA */
+        alpha = alpha * M * M / ((alpha + da) * M - da * alpha);
+    for (int c = 0; c < 3; c++) {
+        int64_t d = clv__get(dst, px, py, c), s = clv__get(ovl, ox, oy, c);
+        if (alpha == M)
+            d = s;
+        else if (alpha != 0 && premul) {
+            d = div_max(d * (M - alpha), depth) + s;
+            d = d > M ? M : d;
+        } else if (alpha != 0)
+            d = div_max(d * (M - alpha) + s * alpha, depth);
+        clv__put(dst, px, py, c, (int)d);
+    }
+    if (alpha == M)
+        clv__put(dst, px, py, 3, (int)sa);
+    else if (alpha != 0)
+        clv__put(dst, px, py, 3, (int)(da + div_max((M - da) * sa, depth)));
+}
+
+static int reference_n(void *ref_state, const clv_value *v, const clv_image *src, int n,
+                       clv_image *dst, uint64_t frame_index, double time)
+{
+    ov_eval *e = ref_state;
+    const clv_image *main_img = &src[0], *ovl = n > 1 ? &src[1] : NULL;
+    const size_t px_bytes = (size_t)clv__depth(dst) / 2;
+    for (int y = 0; y < dst->height; y++)
+        memcpy(dst->pixels + (size_t)y * dst->stride, clv__px_at(main_img, 0, y),
+               (size_t)dst->width * px_bytes);
+    if (!ovl || !ovl->pixels)
+        return 0; /* absent: the main frame passes */
+    clv__expr *xe = NULL, *ye = NULL;
+    if (parse(v, OV_X, &xe, NULL) || parse(v, OV_Y, &ye, NULL)) {
+        clv__expr_free(xe);
+        return CLV_EINVAL;
+    }
+    position(e, v, xe, ye, main_img->width, main_img->height, ovl->width, ovl->height,
+             frame_index, time);
+    clv__expr_free(xe);
+    clv__expr_free(ye);
+    if (!visible(e))
+        return 0;
+    /* the overlay's rows and columns that land on the frame */
+    int i0 = e->y < 0 ? -e->y : 0, i1 = ovl->height < dst->height - e->y ? ovl->height : dst->height - e->y;
+    int j0 = e->x < 0 ? -e->x : 0, j1 = ovl->width < dst->width - e->x ? ovl->width : dst->width - e->x;
+    int premul = v[OV_ALPHA].i == 1;
+    for (int i = i0; i < i1; i++)
+        for (int j = j0; j < j1; j++)
+            blend(dst, e->x + j, e->y + i, ovl, j, i, premul);
+    return 0;
+}
+
+static int output_size_n(const clv_value *v, const clv_size *in, int n, clv_size *out,
+                         clv_msg *msg)
+{
+    (void)v;
+    (void)n;
+    (void)msg;
+    *out = in[0]; /* the main input's */
+    return 0;
+}
+
+/* framesync's rules: repeatlast=0 or eof_action=pass is pass; then
+ * shortest=1 or eof_action=endall is endall. */
+clv_eof_action clv__framesync_eof(int eof_action, int shortest, int repeatlast)
+{
+    clv_eof_action a = eof_action == 1 ? CLV_EOF_ENDALL : eof_action == 2 ? CLV_EOF_PASS
+                                                                          : CLV_EOF_REPEAT;
+    if (!repeatlast || a == CLV_EOF_PASS)
+        a = CLV_EOF_PASS;
+    if (shortest || eof_action == 1)
+        a = CLV_EOF_ENDALL;
+    return a;
+}
+
+static clv_eof_action eof_action(const clv_value *v)
+{
+    return clv__framesync_eof((int)v[OV_EOF_ACTION].i, (int)v[OV_SHORTEST].i,
+                              (int)v[OV_REPEATLAST].i);
+}
+
+static const clv_param params[] = {
+    {"x", CLV_PARAM_EXPR, "0", 0, 0, OV_VARS, "the overlay's left edge on the main frame", 0},
+    {"y", CLV_PARAM_EXPR, "0", 0, 0, OV_VARS, "the overlay's top edge on the main frame", 0},
+    {"eof_action", CLV_PARAM_ENUM, "repeat", 0, 0, "repeat|endall|pass",
+     "when the overlay ends: keep its last frame, end the output, or pass the main frame", 1},
+    {"eval", CLV_PARAM_ENUM, "frame", 0, 0, "init|frame",
+     "evaluate x and y once (init) or for every frame", 1},
+    {"shortest", CLV_PARAM_INT, "0", 0, 1, NULL, "1: end when the overlay ends (endall)", 1},
+    {"format", CLV_PARAM_ENUM, "yuv420", 0, 0, OV_FORMATS,
+     "ffmpeg's blending format: only its rounding of x and y (to even for yuv420/yuv422); the "
+     "blend is the RGB one",
+     1},
+    {"repeatlast", CLV_PARAM_INT, "1", 0, 1, NULL, "0: pass the main frame after the overlay ends",
+     1},
+    {"alpha", CLV_PARAM_ENUM, "straight", 0, 0, "straight|premultiplied",
+     "the overlay's colours: straight, or premultiplied by its alpha", 1},
+};
+_Static_assert(sizeof params / sizeof params[0] == OV_PARAM_COUNT,
+               "overlay: the enum and the params table differ");
+
+const clv_filter clv__filter_overlay = {
+    .name = "overlay",
+    .help = "the second input over the first at (x, y) (ffmpeg's overlay, RGB blend)",
+    .params = params,
+    .param_count = OV_PARAM_COUNT,
+    .program = "overlay",
+    .state_size = sizeof(ov_state),
+    .kernels = kernels,
+    .deep = 1,
+    .configure = configure,
+    .uninit = uninit,
+    .run = run,
+    .ref_state_size = sizeof(ov_eval),
+    .inputs = 2,
+    .output_size_n = output_size_n,
+    .reference_n = reference_n,
+    .eof_action = eof_action,
+    .wait_first = 0,
+};

@@ -1,0 +1,525 @@
+/* test_graph_filters.c - the filters of several inputs (overlay, blend,
+ * ...) on the device against their C references (reference_n), bit for
+ * bit, in both work shapes and at both depths, each filter alone (built and
+ * run here as a graph builds it: its program, kernels, configure, a launch
+ * with inputs); and the references against ffmpeg 5.1 (skipped without the
+ * ffmpeg program), the dB figures printed.
+ *
+ *   graph-filters-test NAME     (one test: overlay, overlay_ffmpeg, ...) */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../src/filters/filters.h"
+
+static int failures, compared;
+
+#define EXPECT(cond, ...)                                                                          \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);               \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fprintf(stderr, "\n");                                                                 \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+static const clv_filter *find(const char *name)
+{
+    for (int i = 0; i < clv__graph_filter_count; i++)
+        if (!strcmp(clv__graph_filters[i]->name, name))
+            return clv__graph_filters[i];
+    return NULL;
+}
+
+/* "key=value:key=value" (values without ':') into values, the rest at
+ * their defaults. */
+static int parse_values(const clv_filter *f, const char *text, clv_value *values)
+{
+    for (int i = 0; i < f->param_count; i++)
+        if (clv_param_parse(f, i, f->params[i].def, &values[i], NULL))
+            return -1;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *save = NULL, *kv = strtok_r(buf, ":", &save); kv; kv = strtok_r(NULL, ":", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq)
+            return -1;
+        *eq = 0;
+        int found = 0;
+        for (int i = 0; i < f->param_count; i++)
+            if (!strcmp(f->params[i].name, kv)) {
+                clv_msg msg = {{0}};
+                if (clv_param_parse(f, i, eq + 1, &values[i], &msg)) {
+                    fprintf(stderr, "%s: %s\n", f->name, msg.text);
+                    return -1;
+                }
+                found = 1;
+            }
+        if (!found) {
+            fprintf(stderr, "%s: no parameter %s\n", f->name, kv);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- Frames ----------------------------------------------------------- */
+
+static uint32_t rng_state = 12345;
+static uint32_t rnd(void)
+{
+    rng_state = rng_state * 1664525u + 1013904223u;
+    return rng_state >> 8;
+}
+
+/* kind 0: noise with every alpha; 1: noise, opaque; 2: smooth gradients
+ * with an alpha ramp; 3: extremes (0, MAX, and alphas 0, 1, MAX-1, MAX). */
+static void fill(clv_image *img, int kind)
+{
+    int maxv = clv__maxv(img);
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++)
+            for (int c = 0; c < 4; c++) {
+                int v;
+                if (kind == 2)
+                    v = (int)((int64_t)maxv * ((x * (c + 1) + y * (3 - c)) % 97) / 96);
+                else if (kind == 3) {
+                    static const int pick[] = {0, 1, 254, 255};
+                    int p = pick[rnd() % 4];
+                    v = p <= 1 ? p * (c == 3) : maxv - (p == 254 && c == 3);
+                    if (c < 3)
+                        v = rnd() & 1 ? maxv : 0;
+                } else
+                    v = (int)(rnd() % (uint32_t)(maxv + 1));
+                if (c == 3 && kind == 1)
+                    v = maxv;
+                clv__put(img, x, y, c, v);
+            }
+}
+
+/* ---- The filter on the device, as a graph's node ---------------------- */
+
+typedef struct devf {
+    const clv_filter *f;
+    clv_context *ctx;
+    void *state;
+    int depth;
+} devf;
+
+static int devf_create(devf *d, clv_context *ctx, const clv_filter *f, const clv_value *values,
+                       int depth)
+{
+    memset(d, 0, sizeof *d);
+    d->f = f;
+    d->ctx = ctx;
+    d->depth = depth;
+    d->state = calloc(1, f->state_size + 16 * sizeof(cl_kernel));
+    if (!d->state)
+        return CLV_ENOMEM;
+    clv_msg msg = {{0}};
+    ctx->build_depth = depth;
+    cl_program prog = NULL;
+    int err = clv__program_get(ctx, f->program, &prog, &msg);
+    cl_kernel *k = d->state;
+    for (int i = 0; !err && f->kernels && f->kernels[i]; i++)
+        err = clv__kernel_create(prog, f->kernels[i], &k[i], &msg);
+    if (!err && f->init)
+        err = f->init(d->state, ctx, prog, &msg);
+    if (!err && f->configure)
+        err = f->configure(d->state, ctx, values, &msg);
+    ctx->build_depth = 8;
+    if (err)
+        fprintf(stderr, "%s: build: %s\n", f->name, msg.text);
+    return err;
+}
+
+static void devf_destroy(devf *d)
+{
+    if (!d->state)
+        return;
+    if (d->f->uninit)
+        d->f->uninit(d->state);
+    cl_kernel *k = d->state;
+    for (int i = 0; d->f->kernels && d->f->kernels[i]; i++)
+        clv__kernel_release(&k[i]);
+    free(d->state);
+    d->state = NULL;
+}
+
+/* Runs the filter on in[0 .. n - 1] (pixels NULL: absent) into out. */
+static int devf_run(devf *d, const clv_value *values, const clv_image *in, int n, clv_image *out,
+                    uint64_t frame_index, double time)
+{
+    clv_frame fr[CLV_GRAPH_PADS + 1];
+    memset(fr, 0, sizeof fr);
+    int err = 0;
+    for (int i = 0; i < n && !err; i++)
+        if (in[i].pixels) {
+            err = clv_frame_create_depth(d->ctx, in[i].width, in[i].height, d->depth, &fr[i], NULL);
+            if (!err)
+                err = clv_frame_upload(d->ctx, &fr[i], &in[i]);
+        }
+    if (!err)
+        err = clv_frame_create_depth(d->ctx, out->width, out->height, d->depth, &fr[n], NULL);
+    if (!err) {
+        clv_launch l = {
+            .ctx = d->ctx,
+            .queue = d->ctx->queue,
+            .src = fr[0].buffer,
+            .dst = fr[n].buffer,
+            .width = fr[0].width,
+            .height = fr[0].height,
+            .stride = fr[0].stride,
+            .out_width = out->width,
+            .out_height = out->height,
+            .out_stride = fr[n].stride,
+            .frame_index = frame_index,
+            .time = time,
+            .depth = d->depth,
+            .values = values,
+            .inputs = fr,
+            .input_count = n,
+        };
+        err = d->f->run(d->state, &l);
+        if (!err && clFinish(d->ctx->queue) != CL_SUCCESS)
+            err = CLV_ECL;
+    }
+    if (!err)
+        err = clv_frame_download(d->ctx, &fr[n], out);
+    for (int i = 0; i <= n; i++)
+        if (fr[i].buffer)
+            clv_frame_destroy(&fr[i]);
+    return err;
+}
+
+static int same(const clv_image *a, const clv_image *b, const char *what)
+{
+    for (int y = 0; y < a->height; y++)
+        for (int x = 0; x < a->width; x++)
+            for (int c = 0; c < 4; c++)
+                if (clv__get(a, x, y, c) != clv__get(b, x, y, c)) {
+                    fprintf(stderr, "  %s: first difference at x=%d y=%d channel %d: device %d, "
+                                    "reference %d\n",
+                            what, x, y, c, clv__get(a, x, y, c), clv__get(b, x, y, c));
+                    return 0;
+                }
+    return 1;
+}
+
+/* One case: the filter with `args` on inputs of sizes w[i] x h[i] (w 0:
+ * absent) of content `kind`, `frames` frames (state carried), in both
+ * shapes and at both depths (8 only for a filter that is not deep). */
+static void compare(const char *name, const char *args, int n, const int *w, const int *h, int kind,
+                    int frames)
+{
+    const clv_filter *f = find(name);
+    EXPECT(f != NULL, "no filter %s", name);
+    if (!f)
+        return;
+    clv_value values[CLV_PARAMS_MAX];
+    memset(values, 0, sizeof values);
+    EXPECT(parse_values(f, args, values) == 0, "%s=%s", name, args);
+    clv_size sizes[CLV_GRAPH_PADS], osz = {0};
+    for (int i = 0; i < n; i++)
+        sizes[i] = (clv_size){w[i] ? w[i] : w[0], w[i] ? h[i] : h[0], 1, 1, 0, 0, 0};
+    clv_msg msg = {{0}};
+    if (f->output_size_n(values, sizes, n, &osz, &msg)) {
+        fprintf(stderr, "%s=%s: %s\n", name, args, msg.text);
+        failures++;
+        return;
+    }
+    for (int shape = 1; shape <= 2; shape++) {
+        clv_context_options opt = {.struct_size = sizeof opt, .shape = shape};
+        const char *dev = getenv("CLVID_DEVICE");
+        opt.device = dev && *dev ? dev : NULL;
+        clv_context *ctx = NULL;
+        if (clv_context_create(&opt, &ctx, &msg)) {
+            fprintf(stderr, "no device: %s\n", msg.text);
+            failures++;
+            return;
+        }
+        for (int depth = 8; depth <= (f->deep ? 16 : 8); depth += 8) {
+            clv_image in[CLV_GRAPH_PADS], got = {0}, want = {0};
+            memset(in, 0, sizeof in);
+            for (int i = 0; i < n; i++)
+                if (w[i]) {
+                    clv_image_alloc_depth(&in[i], w[i], h[i], depth);
+                    fill(&in[i], kind);
+                }
+            clv_image_alloc_depth(&got, osz.width, osz.height, depth);
+            clv_image_alloc_depth(&want, osz.width, osz.height, depth);
+            devf d;
+            void *ref = calloc(1, f->ref_state_size + 1);
+            int err = devf_create(&d, ctx, f, values, depth);
+            for (int fr = 0; fr < frames && !err; fr++) {
+                double t = fr * 0.04;
+                err = devf_run(&d, values, in, n, &got, (uint64_t)fr, t);
+                EXPECT(!err, "%s=%s: device run %d", name, args, err);
+                int rerr = f->reference_n(ref, values, in, n, &want, (uint64_t)fr, t);
+                EXPECT(!rerr, "%s=%s: reference %d", name, args, rerr);
+                char what[256];
+                snprintf(what, sizeof what, "%s=%s %dx%d shape %d depth %d frame %d", name, args,
+                         w[0], h[0], shape, depth, fr);
+                if (!err && !rerr) {
+                    EXPECT(same(&got, &want, what), "%s", what);
+                    compared++;
+                }
+            }
+            if (f->reference_uninit)
+                f->reference_uninit(ref);
+            free(ref);
+            devf_destroy(&d);
+            for (int i = 0; i < n; i++)
+                clv_image_free(&in[i]);
+            clv_image_free(&got);
+            clv_image_free(&want);
+        }
+        clv_context_destroy(ctx);
+    }
+}
+
+/* ---- Agreement with ffmpeg -------------------------------------------- */
+
+static int have_ffmpeg(void)
+{
+    return system("ffmpeg -hide_banner -version >/dev/null 2>&1") == 0;
+}
+
+static int write_raw(const char *path, const clv_image *img)
+{
+    FILE *fp = fopen(path, "wb");
+    if (!fp)
+        return -1;
+    for (int y = 0; y < img->height; y++)
+        fwrite(img->pixels + (size_t)y * img->stride, 4, (size_t)img->width, fp);
+    return fclose(fp);
+}
+
+static int read_raw(const char *path, clv_image *img)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return -1;
+    int ok = 1;
+    for (int y = 0; y < img->height; y++)
+        ok &= fread(img->pixels + (size_t)y * img->stride, 4, (size_t)img->width, fp) ==
+              (size_t)img->width;
+    fclose(fp);
+    return ok ? 0 : -1;
+}
+
+/* Runs ffmpeg's `graph` on the raw RGBA inputs in[0 .. n - 1] (one frame
+ * each) into out (RGBA, out's size). */
+static int ffmpeg_graph(const char *dir, const clv_image *in, int n, const char *graph,
+                        clv_image *out)
+{
+    char cmd[4096], path[600];
+    int len = snprintf(cmd, sizeof cmd, "ffmpeg -nostdin -v error -y");
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/in%d.rgba", dir, i);
+        if (write_raw(path, &in[i]))
+            return -1;
+        len += snprintf(cmd + len, sizeof cmd - (size_t)len,
+                        " -f rawvideo -pix_fmt rgba -s %dx%d -i %s", in[i].width, in[i].height,
+                        path);
+    }
+    snprintf(cmd + len, sizeof cmd - (size_t)len,
+             " -filter_complex '%s' -frames:v 1 -f rawvideo -pix_fmt rgba %s/out.rgba", graph,
+             dir);
+    if (system(cmd) != 0) {
+        fprintf(stderr, "ffmpeg failed: %s\n", cmd);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/out.rgba", dir);
+    return read_raw(path, out);
+}
+
+/* PSNR over R, G, B (and A when with_alpha), 8 bits; INFINITY when equal. */
+static double psnr(const clv_image *a, const clv_image *b, int with_alpha)
+{
+    double se = 0;
+    long count = 0;
+    for (int y = 0; y < a->height; y++)
+        for (int x = 0; x < a->width; x++)
+            for (int c = 0; c < 3 + with_alpha; c++) {
+                double d = clv__get(a, x, y, c) - clv__get(b, x, y, c);
+                se += d * d;
+                count++;
+            }
+    return se == 0 ? INFINITY : 10 * log10(255.0 * 255.0 * (double)count / se);
+}
+
+/* The reference of filter `name` with args on in[] (one frame, n 0, t 0)
+ * against ffmpeg's graph; returns the PSNR (NAN on failure). */
+static double agree(const char *dir, const char *name, const char *args, const clv_image *in, int n,
+                    const char *graph)
+{
+    const clv_filter *f = find(name);
+    clv_value values[CLV_PARAMS_MAX];
+    memset(values, 0, sizeof values);
+    if (!f || parse_values(f, args, values))
+        return NAN;
+    clv_size sizes[CLV_GRAPH_PADS], osz = {0};
+    for (int i = 0; i < n; i++)
+        sizes[i] = (clv_size){in[i].width, in[i].height, 1, 1, 0, 0, 0};
+    if (f->output_size_n(values, sizes, n, &osz, NULL))
+        return NAN;
+    clv_image want = {0}, ff = {0};
+    clv_image_alloc(&want, osz.width, osz.height);
+    clv_image_alloc(&ff, osz.width, osz.height);
+    void *ref = calloc(1, f->ref_state_size + 1);
+    double db = NAN;
+    if (!f->reference_n(ref, values, in, n, &want, 0, 0.0) && !ffmpeg_graph(dir, in, n, graph, &ff))
+        db = psnr(&want, &ff, 1);
+    if (f->reference_uninit)
+        f->reference_uninit(ref);
+    free(ref);
+    clv_image_free(&want);
+    clv_image_free(&ff);
+    return db;
+}
+
+/* A photo-like frame: smooth shading with texture, opaque. */
+static void photo(clv_image *img)
+{
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++) {
+            double u = (double)x / img->width, v = (double)y / img->height;
+            int r = (int)(128 + 100 * sin(6 * u + 2 * v) + (rnd() % 17) - 8);
+            int g = (int)(120 + 90 * cos(4 * v - 3 * u) + (rnd() % 17) - 8);
+            int b = (int)(100 + 80 * sin(9 * u * v) + (rnd() % 17) - 8);
+            clv__put(img, x, y, 0, clv__clamp(r, 0, 255));
+            clv__put(img, x, y, 1, clv__clamp(g, 0, 255));
+            clv__put(img, x, y, 2, clv__clamp(b, 0, 255));
+            clv__put(img, x, y, 3, 255);
+        }
+}
+
+/* A logo: coloured shapes with an alpha ramp (0 at its left to 255 at its
+ * right) and a fully transparent border. */
+static void logo(clv_image *img)
+{
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++) {
+            int border = x < 2 || y < 2 || x >= img->width - 2 || y >= img->height - 2;
+            clv__put(img, x, y, 0, (x * 37 + y * 11) & 255);
+            clv__put(img, x, y, 1, ((x / 8 + y / 8) & 1) ? 230 : 20);
+            clv__put(img, x, y, 2, (y * 255) / (img->height > 1 ? img->height - 1 : 1));
+            clv__put(img, x, y, 3,
+                     border ? 0 : (x * 255) / (img->width > 1 ? img->width - 1 : 1));
+        }
+}
+
+static char tmpdir[64];
+
+static const char *make_tmpdir(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/clvid-gf-XXXXXX");
+    return mkdtemp(tmpdir);
+}
+
+static void remove_tmpdir(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+}
+
+/* ---- The tests -------------------------------------------------------- */
+
+static void test_overlay(void)
+{
+    static const struct {
+        const char *args;
+        int mw, mh, ow, oh;
+    } cases[] = {
+        {"x=0:y=0", 1, 1, 1, 1},
+        {"x=1:y=0:format=rgb", 3, 2, 2, 2},
+        {"x=-3:y=-2:format=rgb", 17, 9, 5, 4},
+        {"x=W-w+2:y=H-h+1:format=rgb", 17, 9, 5, 4},
+        {"x=40:y=3", 17, 9, 5, 4},  /* wholly outside */
+        {"x=-5:y=-4", 17, 9, 5, 4}, /* wholly outside by one */
+        {"x=(W-w)/2:y=(H-h)/2", 17, 9, 20, 12},
+        {"x=5:y=7:alpha=premultiplied:format=rgb", 17, 9, 5, 4},
+        {"x=n*3-5:y=t*50-3:format=rgb", 17, 9, 6, 5},
+        {"x=y+1:y=x+2:eval=init:format=rgb", 17, 9, 6, 5},
+        {"x=33:y=17:format=yuv422", 641, 359, 100, 60},
+        {"x=-31:y=300", 641, 359, 100, 60},
+        {"x=NAN", 17, 9, 5, 4},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int kind = 0; kind <= 3; kind++) {
+            int w[2] = {cases[i].mw, cases[i].ow}, h[2] = {cases[i].mh, cases[i].oh};
+            if (kind != 1 && cases[i].mw > 100 && kind != 0)
+                continue;
+            compare("overlay", cases[i].args, 2, w, h, kind, 3);
+        }
+    /* the overlay absent (eof_action=pass): the main frame */
+    int w[2] = {17, 0}, h[2] = {9, 0};
+    compare("overlay", "x=2:y=2:eof_action=pass", 2, w, h, 0, 2);
+}
+
+static void test_overlay_ffmpeg(void)
+{
+    if (!have_ffmpeg() || !make_tmpdir()) {
+        printf("ffmpeg missing: skipped\n");
+        exit(77);
+    }
+    clv_image bg = {0}, lg = {0};
+    clv_image_alloc(&bg, 320, 180);
+    clv_image_alloc(&lg, 97, 41);
+    photo(&bg);
+    logo(&lg);
+    clv_image in[2] = {bg, lg};
+    static const struct {
+        const char *ours, *ffmpeg;
+    } cases[] = {
+        {"x=W-w-10:y=10:format=rgb", "[0][1]overlay=x=W-w-10:y=10:format=rgb"},
+        {"x=-20:y=-7:format=rgb", "[0][1]overlay=x=-20:y=-7:format=rgb"},
+        {"x=260:y=150:format=rgb", "[0][1]overlay=x=260:y=150:format=rgb"},
+        {"x=13:y=9:format=rgb:alpha=premultiplied",
+         "[0][1]overlay=x=13:y=9:format=rgb:alpha=premultiplied"},
+        {"x=13:y=9:eval=init:format=rgb", "[0][1]overlay=x=13:y=9:eval=init:format=rgb"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double db = agree(tmpdir, "overlay", cases[i].ours, in, 2, cases[i].ffmpeg);
+        printf("overlay %-45s %6.2f dB\n", cases[i].ours, db);
+        EXPECT(db >= 48, "overlay %s: %.2f dB against ffmpeg (want >= 48)", cases[i].ours, db);
+    }
+    clv_image_free(&bg);
+    clv_image_free(&lg);
+    remove_tmpdir();
+}
+
+static const struct {
+    const char *name;
+    void (*fn)(void);
+} tests[] = {
+    {"overlay", test_overlay},
+    {"overlay_ffmpeg", test_overlay_ffmpeg},
+};
+
+int main(int argc, char **argv)
+{
+    int count = (int)(sizeof tests / sizeof tests[0]);
+    if (argc < 2) {
+        for (int i = 0; i < count; i++)
+            printf("%s\n", tests[i].name);
+        return 0;
+    }
+    for (int i = 0; i < count; i++)
+        if (!strcmp(argv[1], tests[i].name)) {
+            tests[i].fn();
+            if (compared)
+                printf("%s: %d frames compared\n", argv[1], compared);
+            if (failures)
+                fprintf(stderr, "%s: %d failures\n", argv[1], failures);
+            return failures ? 1 : 0;
+        }
+    fprintf(stderr, "no test %s\n", argv[1]);
+    return 2;
+}
