@@ -201,12 +201,30 @@ static int same(const clv_image *a, const clv_image *b, const char *what)
         for (int x = 0; x < a->width; x++)
             for (int c = 0; c < 4; c++)
                 if (clv__get(a, x, y, c) != clv__get(b, x, y, c)) {
-                    fprintf(stderr, "  %s: first difference at x=%d y=%d channel %d: device %d, "
-                                    "reference %d\n",
+                    fprintf(stderr,
+                            "  %s: first difference at x=%d y=%d channel %d: device %d, "
+                            "reference %d\n",
                             what, x, y, c, clv__get(a, x, y, c), clv__get(b, x, y, c));
                     return 0;
                 }
     return 1;
+}
+
+/* The contexts of the two shapes (1: rows, 2: the GPU shape), made once:
+ * their programs are built once for every case. */
+static clv_context *contexts[3];
+
+static clv_context *context(int shape)
+{
+    if (!contexts[shape]) {
+        clv_context_options opt = {.struct_size = sizeof opt, .shape = shape};
+        const char *dev = getenv("CLVID_DEVICE");
+        opt.device = dev && *dev ? dev : NULL;
+        clv_msg msg = {{0}};
+        if (clv_context_create(&opt, &contexts[shape], &msg))
+            fprintf(stderr, "no device: %s\n", msg.text);
+    }
+    return contexts[shape];
 }
 
 /* One case: the filter with `args` on inputs of sizes w[i] x h[i] (w 0:
@@ -232,12 +250,8 @@ static void compare(const char *name, const char *args, int n, const int *w, con
         return;
     }
     for (int shape = 1; shape <= 2; shape++) {
-        clv_context_options opt = {.struct_size = sizeof opt, .shape = shape};
-        const char *dev = getenv("CLVID_DEVICE");
-        opt.device = dev && *dev ? dev : NULL;
-        clv_context *ctx = NULL;
-        if (clv_context_create(&opt, &ctx, &msg)) {
-            fprintf(stderr, "no device: %s\n", msg.text);
+        clv_context *ctx = context(shape);
+        if (!ctx) {
             failures++;
             return;
         }
@@ -277,7 +291,6 @@ static void compare(const char *name, const char *args, int n, const int *w, con
             clv_image_free(&got);
             clv_image_free(&want);
         }
-        clv_context_destroy(ctx);
     }
 }
 
@@ -288,25 +301,46 @@ static int have_ffmpeg(void)
     return system("ffmpeg -hide_banner -version >/dev/null 2>&1") == 0;
 }
 
-static int write_raw(const char *path, const clv_image *img)
+/* Raw frames for ffmpeg: packed RGBA, or planar gbrap (G, B, R, A planes:
+ * ffmpeg's own conversion between rgba and gbrap is not lossless). */
+static int write_raw(const char *path, const clv_image *img, int planar)
 {
     FILE *fp = fopen(path, "wb");
     if (!fp)
         return -1;
-    for (int y = 0; y < img->height; y++)
-        fwrite(img->pixels + (size_t)y * img->stride, 4, (size_t)img->width, fp);
+    static const int plane_channel[4] = {1, 2, 0, 3};
+    for (int p = 0; p < (planar ? 4 : 1); p++)
+        for (int y = 0; y < img->height; y++) {
+            if (!planar) {
+                fwrite(img->pixels + (size_t)y * img->stride, 4, (size_t)img->width, fp);
+                continue;
+            }
+            for (int x = 0; x < img->width; x++)
+                fputc(clv__get(img, x, y, plane_channel[p]), fp);
+        }
     return fclose(fp);
 }
 
-static int read_raw(const char *path, clv_image *img)
+static int read_raw(const char *path, clv_image *img, int planar)
 {
     FILE *fp = fopen(path, "rb");
     if (!fp)
         return -1;
     int ok = 1;
-    for (int y = 0; y < img->height; y++)
-        ok &= fread(img->pixels + (size_t)y * img->stride, 4, (size_t)img->width, fp) ==
-              (size_t)img->width;
+    static const int plane_channel[4] = {1, 2, 0, 3};
+    for (int p = 0; p < (planar ? 4 : 1); p++)
+        for (int y = 0; y < img->height; y++) {
+            if (!planar) {
+                ok &= fread(img->pixels + (size_t)y * img->stride, 4, (size_t)img->width, fp) ==
+                      (size_t)img->width;
+                continue;
+            }
+            for (int x = 0; x < img->width; x++) {
+                int c = fgetc(fp);
+                ok &= c != EOF;
+                clv__put(img, x, y, plane_channel[p], c == EOF ? 0 : c);
+            }
+        }
     fclose(fp);
     return ok ? 0 : -1;
 }
@@ -314,27 +348,27 @@ static int read_raw(const char *path, clv_image *img)
 /* Runs ffmpeg's `graph` on the raw RGBA inputs in[0 .. n - 1] (one frame
  * each) into out (RGBA, out's size). */
 static int ffmpeg_graph(const char *dir, const clv_image *in, int n, const char *graph,
-                        clv_image *out)
+                        clv_image *out, int planar)
 {
     char cmd[4096], path[600];
     int len = snprintf(cmd, sizeof cmd, "ffmpeg -nostdin -v error -y");
     for (int i = 0; i < n; i++) {
         snprintf(path, sizeof path, "%s/in%d.rgba", dir, i);
-        if (write_raw(path, &in[i]))
+        if (write_raw(path, &in[i], planar))
             return -1;
-        len += snprintf(cmd + len, sizeof cmd - (size_t)len,
-                        " -f rawvideo -pix_fmt rgba -s %dx%d -i %s", in[i].width, in[i].height,
-                        path);
+        len +=
+            snprintf(cmd + len, sizeof cmd - (size_t)len, " -f rawvideo -pix_fmt %s -s %dx%d -i %s",
+                     planar ? "gbrap" : "rgba", in[i].width, in[i].height, path);
     }
     snprintf(cmd + len, sizeof cmd - (size_t)len,
-             " -filter_complex '%s' -frames:v 1 -f rawvideo -pix_fmt rgba %s/out.rgba", graph,
-             dir);
+             " -filter_complex '%s' -frames:v 1 -f rawvideo -pix_fmt %s %s/out.rgba", graph,
+             planar ? "gbrap" : "rgba", dir);
     if (system(cmd) != 0) {
         fprintf(stderr, "ffmpeg failed: %s\n", cmd);
         return -1;
     }
     snprintf(path, sizeof path, "%s/out.rgba", dir);
-    return read_raw(path, out);
+    return read_raw(path, out, planar);
 }
 
 /* PSNR over R, G, B (and A when with_alpha), 8 bits; INFINITY when equal. */
@@ -355,7 +389,7 @@ static double psnr(const clv_image *a, const clv_image *b, int with_alpha)
 /* The reference of filter `name` with args on in[] (one frame, n 0, t 0)
  * against ffmpeg's graph; returns the PSNR (NAN on failure). */
 static double agree(const char *dir, const char *name, const char *args, const clv_image *in, int n,
-                    const char *graph)
+                    const char *graph, int planar)
 {
     const clv_filter *f = find(name);
     clv_value values[CLV_PARAMS_MAX];
@@ -372,7 +406,8 @@ static double agree(const char *dir, const char *name, const char *args, const c
     clv_image_alloc(&ff, osz.width, osz.height);
     void *ref = calloc(1, f->ref_state_size + 1);
     double db = NAN;
-    if (!f->reference_n(ref, values, in, n, &want, 0, 0.0) && !ffmpeg_graph(dir, in, n, graph, &ff))
+    if (!f->reference_n(ref, values, in, n, &want, 0, 0.0) &&
+        !ffmpeg_graph(dir, in, n, graph, &ff, planar))
         db = psnr(&want, &ff, 1);
     if (f->reference_uninit)
         f->reference_uninit(ref);
@@ -408,8 +443,7 @@ static void logo(clv_image *img)
             clv__put(img, x, y, 0, (x * 37 + y * 11) & 255);
             clv__put(img, x, y, 1, ((x / 8 + y / 8) & 1) ? 230 : 20);
             clv__put(img, x, y, 2, (y * 255) / (img->height > 1 ? img->height - 1 : 1));
-            clv__put(img, x, y, 3,
-                     border ? 0 : (x * 255) / (img->width > 1 ? img->width - 1 : 1));
+            clv__put(img, x, y, 3, border ? 0 : (x * 255) / (img->width > 1 ? img->width - 1 : 1));
         }
 }
 
@@ -486,12 +520,86 @@ static void test_overlay_ffmpeg(void)
         {"x=13:y=9:eval=init:format=rgb", "[0][1]overlay=x=13:y=9:eval=init:format=rgb"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        double db = agree(tmpdir, "overlay", cases[i].ours, in, 2, cases[i].ffmpeg);
+        double db = agree(tmpdir, "overlay", cases[i].ours, in, 2, cases[i].ffmpeg, 0);
         printf("overlay %-45s %6.2f dB\n", cases[i].ours, db);
         EXPECT(db >= 48, "overlay %s: %.2f dB against ffmpeg (want >= 48)", cases[i].ours, db);
     }
     clv_image_free(&bg);
     clv_image_free(&lg);
+    remove_tmpdir();
+}
+
+static const char *const blend_modes[] = {
+    "normal",    "addition",    "and",          "average",        "burn",
+    "darken",    "difference",  "grainextract", "divide",         "dodge",
+    "exclusion", "hardlight",   "lighten",      "multiply",       "negation",
+    "or",        "overlay",     "phoenix",      "pinlight",       "reflect",
+    "screen",    "softlight",   "subtract",     "vividlight",     "xor",
+    "hardmix",   "linearlight", "glow",         "grainmerge",     "multiply128",
+    "heat",      "freeze",      "extremity",    "softdifference", "geometric",
+    "harmonic",  "bleach",      "stain",        "addition128",    "difference128",
+};
+#define BLEND_MODE_COUNT ((int)(sizeof blend_modes / sizeof blend_modes[0]))
+
+static void test_blend(void)
+{
+    char args[128];
+    for (int m = 0; m < BLEND_MODE_COUNT; m++) {
+        int w[2] = {17, 17}, h[2] = {9, 9};
+        snprintf(args, sizeof args, "all_mode=%s", blend_modes[m]);
+        compare("blend", args, 2, w, h, 0, 1);
+        snprintf(args, sizeof args, "all_mode=%s:all_opacity=0.37", blend_modes[m]);
+        compare("blend", args, 2, w, h, 3, 1);
+    }
+    static const char *const more[] = {
+        "c0_mode=multiply:c1_mode=screen:c2_mode=overlay:c3_mode=difference",
+        "c0_mode=divide:c2_opacity=0.5:c3_opacity=0",
+        "all_mode=normal:all_opacity=0.5",
+        "all_mode=dodge:c0_opacity=0.25",
+    };
+    static const int sz[][2] = {{1, 1}, {3, 2}, {641, 359}};
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+        for (int s = 0; s < 3; s++) {
+            int w[2] = {sz[s][0], sz[s][0]}, h[2] = {sz[s][1], sz[s][1]};
+            compare("blend", more[i], 2, w, h, s == 2 ? 1 : 0, 1);
+        }
+    int w[2] = {17, 0}, h[2] = {9, 0}; /* the bottom absent: the top passes */
+    compare("blend", "all_mode=multiply:eof_action=pass", 2, w, h, 0, 1);
+    /* different sizes: CLV_ERANGE naming the filter and the sizes */
+    const clv_filter *f = find("blend");
+    clv_value v[CLV_PARAMS_MAX];
+    parse_values(f, "", v);
+    clv_size in[2] = {{16, 8, 1, 1, 0, 0, 0}, {16, 9, 1, 1, 0, 0, 0}}, out;
+    clv_msg msg = {{0}};
+    EXPECT(f->output_size_n(v, in, 2, &out, &msg) == CLV_ERANGE && strstr(msg.text, "16x9") &&
+               strstr(msg.text, "blend"),
+           "%s", msg.text);
+}
+
+static void test_blend_ffmpeg(void)
+{
+    if (!have_ffmpeg() || !make_tmpdir()) {
+        printf("ffmpeg missing: skipped\n");
+        exit(77);
+    }
+    clv_image a = {0}, b = {0};
+    clv_image_alloc(&a, 64, 48);
+    clv_image_alloc(&b, 64, 48);
+    fill(&a, 0);
+    fill(&b, 0);
+    clv_image in[2] = {a, b};
+    char ours[128], graph[256];
+    for (int m = 0; m < BLEND_MODE_COUNT; m++)
+        for (int o = 0; o < 2; o++) {
+            const char *op = o ? ":all_opacity=0.6" : "";
+            snprintf(ours, sizeof ours, "all_mode=%s%s", blend_modes[m], op);
+            snprintf(graph, sizeof graph, "[0][1]blend=all_mode=%s%s", blend_modes[m], op);
+            double db = agree(tmpdir, "blend", ours, in, 2, graph, 1);
+            printf("blend %-40s %6.2f dB\n", ours, db);
+            EXPECT(db == INFINITY, "blend %s: %.2f dB against ffmpeg (want identical)", ours, db);
+        }
+    clv_image_free(&a);
+    clv_image_free(&b);
     remove_tmpdir();
 }
 
@@ -501,6 +609,8 @@ static const struct {
 } tests[] = {
     {"overlay", test_overlay},
     {"overlay_ffmpeg", test_overlay_ffmpeg},
+    {"blend", test_blend},
+    {"blend_ffmpeg", test_blend_ffmpeg},
 };
 
 int main(int argc, char **argv)
@@ -514,6 +624,9 @@ int main(int argc, char **argv)
     for (int i = 0; i < count; i++)
         if (!strcmp(argv[1], tests[i].name)) {
             tests[i].fn();
+            for (int k = 0; k < 3; k++)
+                if (contexts[k])
+                    clv_context_destroy(contexts[k]);
             if (compared)
                 printf("%s: %d frames compared\n", argv[1], compared);
             if (failures)

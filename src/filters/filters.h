@@ -55,6 +55,7 @@ extern const clv_filter clv__filter_split;
 extern const clv_filter clv__filter_hstack;
 extern const clv_filter clv__filter_vstack;
 extern const clv_filter clv__filter_overlay;
+extern const clv_filter clv__filter_blend;
 
 /* framesync's eof rules of ffmpeg's filters of two inputs: repeatlast=0 or
  * eof_action=pass (2) is pass; then shortest=1 or eof_action=endall (1)

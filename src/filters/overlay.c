@@ -254,15 +254,17 @@ static int reference_n(void *ref_state, const clv_value *v, const clv_image *src
         clv__expr_free(xe);
         return CLV_EINVAL;
     }
-    position(e, v, xe, ye, main_img->width, main_img->height, ovl->width, ovl->height,
-             frame_index, time);
+    position(e, v, xe, ye, main_img->width, main_img->height, ovl->width, ovl->height, frame_index,
+             time);
     clv__expr_free(xe);
     clv__expr_free(ye);
     if (!visible(e))
         return 0;
     /* the overlay's rows and columns that land on the frame */
-    int i0 = e->y < 0 ? -e->y : 0, i1 = ovl->height < dst->height - e->y ? ovl->height : dst->height - e->y;
-    int j0 = e->x < 0 ? -e->x : 0, j1 = ovl->width < dst->width - e->x ? ovl->width : dst->width - e->x;
+    int i0 = e->y < 0 ? -e->y : 0,
+        i1 = ovl->height < dst->height - e->y ? ovl->height : dst->height - e->y;
+    int j0 = e->x < 0 ? -e->x : 0,
+        j1 = ovl->width < dst->width - e->x ? ovl->width : dst->width - e->x;
     int premul = v[OV_ALPHA].i == 1;
     for (int i = i0; i < i1; i++)
         for (int j = j0; j < j1; j++)
@@ -270,8 +272,7 @@ static int reference_n(void *ref_state, const clv_value *v, const clv_image *src
     return 0;
 }
 
-static int output_size_n(const clv_value *v, const clv_size *in, int n, clv_size *out,
-                         clv_msg *msg)
+static int output_size_n(const clv_value *v, const clv_size *in, int n, clv_size *out, clv_msg *msg)
 {
     (void)v;
     (void)n;
@@ -284,8 +285,9 @@ static int output_size_n(const clv_value *v, const clv_size *in, int n, clv_size
  * shortest=1 or eof_action=endall is endall. */
 clv_eof_action clv__framesync_eof(int eof_action, int shortest, int repeatlast)
 {
-    clv_eof_action a = eof_action == 1 ? CLV_EOF_ENDALL : eof_action == 2 ? CLV_EOF_PASS
-                                                                          : CLV_EOF_REPEAT;
+    clv_eof_action a = eof_action == 1   ? CLV_EOF_ENDALL
+                       : eof_action == 2 ? CLV_EOF_PASS
+                                         : CLV_EOF_REPEAT;
     if (!repeatlast || a == CLV_EOF_PASS)
         a = CLV_EOF_PASS;
     if (shortest || eof_action == 1)

@@ -30,6 +30,7 @@ const clv_filter *const clv__graph_filters[] = {
     &clv__filter_hstack,
     &clv__filter_vstack,
     &clv__filter_overlay,
+    &clv__filter_blend,
 };
 
 const int clv__graph_filter_count = (int)(sizeof clv__graph_filters / sizeof clv__graph_filters[0]);
