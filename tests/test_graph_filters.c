@@ -603,6 +603,137 @@ static void test_blend_ffmpeg(void)
     remove_tmpdir();
 }
 
+static void test_alphamerge(void)
+{
+    static const int sz[][2] = {{1, 1}, {3, 2}, {17, 9}, {641, 359}};
+    for (int k = 0; k < 4; k++)
+        for (int kind = 0; kind <= 3; kind++) {
+            int w[2] = {sz[k][0], sz[k][0]}, h[2] = {sz[k][1], sz[k][1]};
+            if (k == 3 && kind > 0)
+                continue;
+            compare("alphamerge", "", 2, w, h, kind, 1);
+        }
+    int w[2] = {17, 0}, h[2] = {9, 0};
+    compare("alphamerge", "eof_action=pass", 2, w, h, 0, 1);
+    const clv_filter *f = find("alphamerge");
+    clv_value v[CLV_PARAMS_MAX];
+    parse_values(f, "", v);
+    clv_size in[2] = {{16, 8, 1, 1, 0, 0, 0}, {15, 8, 1, 1, 0, 0, 0}}, out;
+    clv_msg msg = {{0}};
+    EXPECT(f->output_size_n(v, in, 2, &out, &msg) == CLV_ERANGE && strstr(msg.text, "15x8"), "%s",
+           msg.text);
+}
+
+static void test_xstack(void)
+{
+    static const struct {
+        const char *args;
+        int n, w[4], h[4];
+    } cases[] = {
+        {"", 2, {1, 2}, {1, 1}},
+        {"inputs=4:layout=0_0|w0_0|0_h0|w0_h0", 4, {3, 5, 3, 5}, {2, 2, 4, 4}},
+        {"inputs=3:layout=0_0|w0_0|0_h0:fill=red@0.5", 3, {17, 4, 6}, {9, 5, 3}},
+        {"inputs=3:layout=0_0|w0+w2_0|w0_0", 3, {7, 5, 3}, {2, 3, 4}},
+        {"inputs=2:layout=0_0|2_1", 2, {17, 17}, {9, 9}}, /* overlap: the later wins */
+        {"grid=2x2", 4, {320, 321, 320, 321}, {180, 180, 179, 179}},
+        {"grid=3x1:fill=white", 3, {5, 6, 7}, {3, 3, 3}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        compare("xstack", cases[i].args, cases[i].n, cases[i].w, cases[i].h, 0, 1);
+    /* errors, with what is wrong */
+    static const struct {
+        const char *args;
+        int n, w[3], h[3];
+        const char *want;
+    } bad[] = {
+        {"inputs=3", 3, {4, 4, 4}, {4, 4, 4}, "no layout or grid"},
+        {"inputs=2:layout=0_0|w1_0", 2, {4, 4}, {4, 4}, "itself"},
+        {"inputs=2:layout=0_0|w5_0", 2, {4, 4}, {4, 4}, "no input"},
+        {"inputs=2:layout=0_0", 2, {4, 4}, {4, 4}, "no place for input 1"},
+        {"inputs=2:layout=0_0|x_0", 2, {4, 4}, {4, 4}, "'x'"},
+        {"grid=2x1", 2, {4, 4}, {4, 5}, "height"},
+        {"grid=2x2", 2, {4, 4}, {4, 4}, "takes 4 inputs"},
+        {"grid=2:fill=none", 2, {4, 4}, {4, 4}, "COLUMNSxROWS"},
+        {"fill=nocolour", 2, {4, 4}, {4, 4}, "nocolour"},
+        {"layout=0_0|w0_0:grid=2x1", 2, {4, 4}, {4, 4}, "only one"},
+    };
+    const clv_filter *f = find("xstack");
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        clv_value v[CLV_PARAMS_MAX];
+        EXPECT(parse_values(f, bad[i].args, v) == 0, "%s", bad[i].args);
+        clv_size in[3], out;
+        for (int k = 0; k < bad[i].n; k++)
+            in[k] = (clv_size){bad[i].w[k], bad[i].h[k], 1, 1, 0, 0, 0};
+        clv_msg msg = {{0}};
+        int err = f->output_size_n(v, in, bad[i].n, &out, &msg);
+        EXPECT(err != 0 && strstr(msg.text, bad[i].want), "xstack=%s: %d '%s' (want '%s')",
+               bad[i].args, err, msg.text, bad[i].want);
+    }
+    clv_value v[CLV_PARAMS_MAX];
+    parse_values(f, "grid=3x2", v);
+    EXPECT(clv__xstack_inputs(v) == 6, "grid=3x2: %d inputs", clv__xstack_inputs(v));
+}
+
+static void test_stack_alpha_ffmpeg(void)
+{
+    if (!have_ffmpeg() || !make_tmpdir()) {
+        printf("ffmpeg missing: skipped\n");
+        exit(77);
+    }
+    clv_image img[4];
+    static const int wh[4][2] = {{64, 36}, {40, 36}, {64, 20}, {40, 20}};
+    for (int i = 0; i < 4; i++) {
+        memset(&img[i], 0, sizeof img[i]);
+        clv_image_alloc(&img[i], wh[i][0], wh[i][1]);
+        photo(&img[i]);
+    }
+    static const struct {
+        const char *ours, *ffmpeg;
+        int n;
+    } cases[] = {
+        {"inputs=4:layout=0_0|w0_0|0_h0|w0_h0", "xstack=inputs=4:layout=0_0|w0_0|0_h0|w0_h0", 4},
+        {"grid=2x2", "xstack=grid=2x2", 4},
+        {"inputs=3:layout=0_0|w0_0|0_h0:fill=red", "xstack=inputs=3:layout=0_0|w0_0|0_h0:fill=red",
+         3},
+        {"inputs=2:layout=0_0|5_3:fill=0x336699", "xstack=inputs=2:layout=0_0|5_3:fill=0x336699",
+         2},
+    };
+    char graph[256];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int len = 0;
+        for (int k = 0; k < cases[i].n; k++)
+            len += snprintf(graph + len, sizeof graph - (size_t)len, "[%d]", k);
+        snprintf(graph + len, sizeof graph - (size_t)len, "%s", cases[i].ffmpeg);
+        clv_image in[4] = {img[0], img[1], img[2], img[3]};
+        if (i == 1) { /* a grid: rows of one height */
+            in[1] = img[0];
+            in[2] = img[1];
+            in[3] = img[1];
+            in[2] = img[0];
+            in[3] = img[0];
+        }
+        double db = agree(tmpdir, "xstack", cases[i].ours, in, cases[i].n, graph, 0);
+        printf("xstack %-45s %6.2f dB\n", cases[i].ours, db);
+        EXPECT(db == INFINITY, "xstack %s: %.2f dB against ffmpeg (want identical)", cases[i].ours,
+               db);
+    }
+    /* alphamerge: a photo and a mask (an RGB picture: ffmpeg takes its gray) */
+    clv_image mask = {0};
+    clv_image_alloc(&mask, 64, 36);
+    logo(&mask);
+    for (int y = 0; y < 36; y++)
+        for (int x = 0; x < 64; x++)
+            clv__put(&mask, x, y, 3, 255);
+    clv_image in[2] = {img[0], mask};
+    double db = agree(tmpdir, "alphamerge", "", in, 2, "[0][1]alphamerge", 0);
+    printf("alphamerge %45s %6.2f dB\n", "", db);
+    EXPECT(db >= 48, "alphamerge: %.2f dB against ffmpeg (want >= 48)", db);
+    clv_image_free(&mask);
+    for (int i = 0; i < 4; i++)
+        clv_image_free(&img[i]);
+    remove_tmpdir();
+}
+
 static const struct {
     const char *name;
     void (*fn)(void);
@@ -611,6 +742,9 @@ static const struct {
     {"overlay_ffmpeg", test_overlay_ffmpeg},
     {"blend", test_blend},
     {"blend_ffmpeg", test_blend_ffmpeg},
+    {"alphamerge", test_alphamerge},
+    {"xstack", test_xstack},
+    {"stack_alpha_ffmpeg", test_stack_alpha_ffmpeg},
 };
 
 int main(int argc, char **argv)
