@@ -15,6 +15,8 @@
 #include "../src/filters/filters.h"
 
 static int failures, compared;
+/* The seconds between the frames compare runs. */
+static double time_step = 0.04;
 
 #define EXPECT(cond, ...)                                                                          \
     do {                                                                                           \
@@ -269,7 +271,7 @@ static void compare(const char *name, const char *args, int n, const int *w, con
             void *ref = calloc(1, f->ref_state_size + 1);
             int err = devf_create(&d, ctx, f, values, depth);
             for (int fr = 0; fr < frames && !err; fr++) {
-                double t = fr * 0.04;
+                double t = fr * time_step;
                 err = devf_run(&d, values, in, n, &got, (uint64_t)fr, t);
                 EXPECT(!err, "%s=%s: device run %d", name, args, err);
                 int rerr = f->reference_n(ref, values, in, n, &want, (uint64_t)fr, t);
@@ -734,6 +736,160 @@ static void test_stack_alpha_ffmpeg(void)
     remove_tmpdir();
 }
 
+static const char *const xfade_transitions[] = {
+    "fade",       "wipeleft",    "wiperight",  "wipeup",      "wipedown",  "slideleft",
+    "slideright", "slideup",     "slidedown",  "circlecrop",  "rectcrop",  "distance",
+    "fadeblack",  "fadewhite",   "smoothleft", "smoothright", "smoothup",  "smoothdown",
+    "circleopen", "circleclose", "vertopen",   "vertclose",   "horzopen",  "horzclose",
+    "dissolve",   "pixelize",    "diagtl",     "diagtr",      "diagbl",    "diagbr",
+    "hlslice",    "hrslice",     "vuslice",    "vdslice",     "fadegrays", "wipetl",
+    "wipetr",     "wipebl",      "wipebr",     "squeezeh",    "squeezev",  "zoomin",
+    "fadefast",   "fadeslow",
+};
+#define XFADE_COUNT ((int)(sizeof xfade_transitions / sizeof xfade_transitions[0]))
+
+static void test_xfade(void)
+{
+    char args[128];
+    /* frames at 0, 0.27, ..., 1.35 s: before, through and after a
+     * transition from 0.2 s to 1.2 s */
+    time_step = 0.27;
+    for (int i = 0; i < XFADE_COUNT; i++) {
+        static const int sz[][2] = {{1, 1}, {3, 2}, {17, 9}};
+        for (int k = 0; k < 3; k++) {
+            int w[2] = {sz[k][0], sz[k][0]}, h[2] = {sz[k][1], sz[k][1]};
+            snprintf(args, sizeof args, "transition=%s:duration=1:offset=0.2",
+                     xfade_transitions[i]);
+            compare("xfade", args, 2, w, h, k == 2 ? 0 : 3, 6);
+        }
+    }
+    static const char *const big[] = {"fade",     "circleopen", "dissolve", "distance",
+                                      "pixelize", "slideleft",  "diagbr",   "hrslice"};
+    for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+        int w[2] = {641, 641}, h[2] = {359, 359};
+        snprintf(args, sizeof args, "transition=%s:duration=1:offset=0.2", big[i]);
+        compare("xfade", args, 2, w, h, 0, 6);
+    }
+    /* the first input absent after the transition, the second before it */
+    int w[2] = {17, 0}, h[2] = {9, 0};
+    compare("xfade", "transition=wipeleft:offset=5", 2, w, h, 0, 2);
+    time_step = 0.04;
+    const clv_filter *f = find("xfade");
+    clv_value v[CLV_PARAMS_MAX];
+    clv_size in[2] = {{16, 8, 1, 1, 0, 0, 0}, {16, 9, 1, 1, 0, 0, 0}}, out;
+    clv_msg msg = {{0}};
+    parse_values(f, "", v);
+    EXPECT(f->output_size_n(v, in, 2, &out, &msg) == CLV_ERANGE && strstr(msg.text, "16x9"), "%s",
+           msg.text);
+    parse_values(f, "transition=radial", v);
+    in[1] = in[0];
+    EXPECT(f->output_size_n(v, in, 2, &out, &msg) == CLV_EPARSE && strstr(msg.text, "radial"), "%s",
+           msg.text);
+    /* timing: input 1 from the offset, driving after the transition */
+    parse_values(f, "offset=4:duration=1.5", v);
+    double off, df, du, fr, un;
+    f->timing(v, 1, &off, &df, &du, &fr, &un);
+    EXPECT(off == 4 && df == 5.5 && isinf(du) && fr == 4 && isinf(un), "%g %g %g %g %g", off, df,
+           du, fr, un);
+    f->timing(v, 0, &off, &df, &du, &fr, &un);
+    EXPECT(off == 0 && df == 0 && du == 5.5 && fr == 0 && un == 5.5, "%g %g %g %g %g", off, df, du,
+           fr, un);
+}
+
+/* xfade against ffmpeg's: 26 frames of each input (gbrap, 25 fps), the
+ * transition over the first second; frames 3, 10, 17 and 22 (progress
+ * 0.88, 0.6, 0.32, 0.12). */
+static void test_xfade_ffmpeg(void)
+{
+    if (!have_ffmpeg() || !make_tmpdir()) {
+        printf("ffmpeg missing: skipped\n");
+        exit(77);
+    }
+    const int W = 96, H = 54, N = 26;
+    clv_image a = {0}, b = {0}, want = {0}, got = {0};
+    clv_image_alloc(&a, W, H);
+    clv_image_alloc(&b, W, H);
+    clv_image_alloc(&want, W, H);
+    clv_image_alloc(&got, W, H);
+    photo(&a);
+    fill(&b, 2);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            clv__put(&b, x, y, 3, 255);
+    char path[600], cmd[2048];
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/in%d.raw", tmpdir, i);
+        FILE *fp = fopen(path, "wb");
+        for (int k = 0; k < N && fp; k++) {
+            char one[600];
+            snprintf(one, sizeof one, "%s/one.raw", tmpdir);
+            write_raw(one, i ? &b : &a, 1);
+            FILE *src = fopen(one, "rb");
+            int ch;
+            while (src && (ch = fgetc(src)) != EOF)
+                fputc(ch, fp);
+            if (src)
+                fclose(src);
+        }
+        if (fp)
+            fclose(fp);
+    }
+    const clv_filter *f = find("xfade");
+    static const int frames[] = {3, 10, 17, 22};
+    for (int t = 0; t < XFADE_COUNT; t++) {
+        snprintf(
+            cmd, sizeof cmd,
+            "ffmpeg -nostdin -v error -y -f rawvideo -pix_fmt gbrap -s %dx%d -r 25 -i %s/in0.raw "
+            "-f rawvideo -pix_fmt gbrap -s %dx%d -r 25 -i %s/in1.raw -filter_complex "
+            "'[0][1]xfade=transition=%s:duration=1:offset=0' -f rawvideo -pix_fmt gbrap "
+            "%s/out.raw",
+            W, H, tmpdir, W, H, tmpdir, xfade_transitions[t], tmpdir);
+        if (system(cmd) != 0) {
+            EXPECT(0, "ffmpeg failed: %s", cmd);
+            continue;
+        }
+        clv_value v[CLV_PARAMS_MAX];
+        char args[96];
+        snprintf(args, sizeof args, "transition=%s:duration=1:offset=0", xfade_transitions[t]);
+        parse_values(f, args, v);
+        double worst = INFINITY;
+        char line[256];
+        int len = snprintf(line, sizeof line, "xfade %-12s", xfade_transitions[t]);
+        for (size_t k = 0; k < sizeof frames / sizeof frames[0]; k++) {
+            /* frame k of the output */
+            snprintf(path, sizeof path, "%s/out.raw", tmpdir);
+            FILE *fp = fopen(path, "rb");
+            int ok = fp && fseek(fp, (long)frames[k] * W * H * 4, SEEK_SET) == 0;
+            static const int plane_channel[4] = {1, 2, 0, 3};
+            for (int p = 0; p < 4 && ok; p++)
+                for (int y = 0; y < H; y++)
+                    for (int x = 0; x < W; x++) {
+                        int c = fgetc(fp);
+                        ok &= c != EOF;
+                        clv__put(&got, x, y, plane_channel[p], c < 0 ? 0 : c);
+                    }
+            if (fp)
+                fclose(fp);
+            clv_image in[2] = {a, b};
+            int err = f->reference_n(NULL, v, in, 2, &want, (uint64_t)frames[k], frames[k] / 25.0);
+            double db = ok && !err ? psnr(&want, &got, 1) : NAN;
+            len += snprintf(line + len, sizeof line - (size_t)len, " %6.2f", db);
+            if (!(db >= worst))
+                worst = db;
+        }
+        printf("%s dB (frames 3, 10, 17, 22)\n", line);
+        /* fadegrays: ffmpeg 5.1 sums into an uninitialized int */
+        if (strcmp(xfade_transitions[t], "fadegrays"))
+            EXPECT(worst >= 48, "xfade %s: %.2f dB against ffmpeg (want >= 48)",
+                   xfade_transitions[t], worst);
+    }
+    clv_image_free(&a);
+    clv_image_free(&b);
+    clv_image_free(&want);
+    clv_image_free(&got);
+    remove_tmpdir();
+}
+
 static const struct {
     const char *name;
     void (*fn)(void);
@@ -745,6 +901,8 @@ static const struct {
     {"alphamerge", test_alphamerge},
     {"xstack", test_xstack},
     {"stack_alpha_ffmpeg", test_stack_alpha_ffmpeg},
+    {"xfade", test_xfade},
+    {"xfade_ffmpeg", test_xfade_ffmpeg},
 };
 
 int main(int argc, char **argv)

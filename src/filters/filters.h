@@ -58,6 +58,7 @@ extern const clv_filter clv__filter_overlay;
 extern const clv_filter clv__filter_blend;
 extern const clv_filter clv__filter_alphamerge;
 extern const clv_filter clv__filter_xstack;
+extern const clv_filter clv__filter_xfade;
 /* xstack's number of inputs: C * R of grid=CxR, else its inputs. */
 int clv__xstack_inputs(const clv_value *v);
 

@@ -33,6 +33,7 @@ const clv_filter *const clv__graph_filters[] = {
     &clv__filter_blend,
     &clv__filter_alphamerge,
     &clv__filter_xstack,
+    &clv__filter_xfade,
 };
 
 const int clv__graph_filter_count = (int)(sizeof clv__graph_filters / sizeof clv__graph_filters[0]);
