@@ -134,13 +134,13 @@ __kernel void xfade(CLV_FRAME_ARGS, int dstride, __global const clv_px *b, int b
             break;
         case SLIDELEFT:
         case SLIDERIGHT: {
-            const int zx = z0 + x, zz = zx % w + w * (zx < 0);
+            const int zx = z0 + x, zm = zx % w + w * (zx < 0), zz = zm == w ? 0 : zm;
             o = zx >= 0 && zx < w ? b[y * bstride + zz] : a[y * stride + zz];
             break;
         }
         case SLIDEUP:
         case SLIDEDOWN: {
-            const int zy = z0 + y, zz = zy % h + h * (zy < 0);
+            const int zy = z0 + y, zm = zy % h + h * (zy < 0), zz = zm == h ? 0 : zm;
             o = zy >= 0 && zy < h ? b[zz * bstride + x] : a[zz * stride + x];
             break;
         }

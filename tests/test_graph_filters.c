@@ -656,6 +656,7 @@ static void test_xstack(void)
         {"grid=2x1", 2, {4, 4}, {4, 5}, "height"},
         {"grid=2x2", 2, {4, 4}, {4, 4}, "takes 4 inputs"},
         {"grid=2:fill=none", 2, {4, 4}, {4, 4}, "COLUMNSxROWS"},
+        {"grid=5x4", 2, {4, 4}, {4, 4}, "at most 16"},
         {"fill=nocolour", 2, {4, 4}, {4, 4}, "nocolour"},
         {"layout=0_0|w0_0:grid=2x1", 2, {4, 4}, {4, 4}, "only one"},
     };
@@ -673,7 +674,9 @@ static void test_xstack(void)
     }
     clv_value v[CLV_PARAMS_MAX];
     parse_values(f, "grid=3x2", v);
-    EXPECT(clv__xstack_inputs(v) == 6, "grid=3x2: %d inputs", clv__xstack_inputs(v));
+    EXPECT(clv__filter_inputs(f, v) == 6, "grid=3x2: %d inputs", clv__filter_inputs(f, v));
+    parse_values(f, "grid=5x4", v); /* too many: inputs, and the size names the grid */
+    EXPECT(clv__filter_inputs(f, v) == 2, "grid=5x4: %d inputs", clv__filter_inputs(f, v));
 }
 
 static void test_stack_alpha_ffmpeg(void)
@@ -769,6 +772,13 @@ static void test_xfade(void)
         int w[2] = {641, 641}, h[2] = {359, 359};
         snprintf(args, sizeof args, "transition=%s:duration=1:offset=0.2", big[i]);
         compare("xfade", args, 2, w, h, 0, 6);
+    }
+    /* progress 1 and 0 exactly (the transition's first and last frames):
+     * the slides' edge columns and rows */
+    for (int i = 0; i < XFADE_COUNT; i++) {
+        int w[2] = {17, 17}, h[2] = {9, 9};
+        snprintf(args, sizeof args, "transition=%s:duration=0.27:offset=0", xfade_transitions[i]);
+        compare("xfade", args, 2, w, h, 0, 2);
     }
     /* the first input absent after the transition, the second before it */
     int w[2] = {17, 0}, h[2] = {9, 0};
@@ -890,6 +900,122 @@ static void test_xfade_ffmpeg(void)
     remove_tmpdir();
 }
 
+/* ---- In graphs: the device graph against the reference graph ----------- */
+
+/* Runs `text` over inputs of sizes w[k] x h[k] for `frames` frames at 25
+ * fps, in both shapes at 8 bits: device == reference. by_sync: each input
+ * present only at the output times its sync reads it (xfade's first input
+ * ends with the transition, its second starts at the offset); else every
+ * input at every frame. */
+static void compare_in_graph(const char *text, int inputs, const int *w, const int *h, int frames,
+                             int by_sync)
+{
+    clv_msg msg = {{0}};
+    clv_graph_desc *desc = NULL;
+    if (clv_graph_parse(text, inputs, NULL, &desc, &msg)) {
+        EXPECT(0, "'%s': %s", text, msg.text);
+        return;
+    }
+    clv_graph_sync sync[CLV_GRAPH_INPUTS];
+    clv_size in[CLV_GRAPH_INPUTS], out = {0};
+    for (int k = 0; k < inputs; k++) {
+        in[k] = (clv_size){.width = w[k], .height = h[k], .sar_num = 1, .sar_den = 1};
+        EXPECT(clv_graph_desc_sync(desc, k, &sync[k]) == 0, "'%s' sync %d", text, k);
+    }
+    for (int shape = 1; shape <= 2; shape++) {
+        clv_context *ctx = context(shape);
+        clv_graph *graph = NULL;
+        clv_ref_graph *ref = NULL;
+        clv_image img[CLV_GRAPH_INPUTS], got = {0}, want = {0};
+        clv_frame fr[CLV_GRAPH_INPUTS], dst = {0};
+        memset(img, 0, sizeof img);
+        memset(fr, 0, sizeof fr);
+        int err = !ctx || clv_graph_create(ctx, desc, 8, &graph, &msg) ||
+                  clv_ref_graph_create(desc, &ref) || clv_graph_output_size(graph, in, &out, &msg);
+        EXPECT(!err, "'%s': %s", text, msg.text);
+        for (int k = 0; k < inputs && !err; k++) {
+            err = clv_image_alloc(&img[k], w[k], h[k]) ||
+                  clv_frame_create(ctx, w[k], h[k], &fr[k], &msg);
+            if (!err) {
+                fill(&img[k], k == 1 ? 0 : 1);
+                err = clv_frame_upload(ctx, &fr[k], &img[k]);
+            }
+        }
+        if (!err)
+            err = clv_image_alloc(&got, out.width, out.height) ||
+                  clv_image_alloc(&want, out.width, out.height) ||
+                  clv_frame_create(ctx, out.width, out.height, &dst, &msg);
+        EXPECT(!err, "'%s': %s", text, msg.text);
+        if (!err) {
+            clv_graph_set_frame_rate(graph, 25, 1);
+            clv_ref_graph_set_frame_rate(ref, 25, 1);
+        }
+        for (int n = 0; n < frames && !err; n++) {
+            double t = n / 25.0;
+            const clv_frame *fin[CLV_GRAPH_INPUTS];
+            const clv_image *iin[CLV_GRAPH_INPUTS];
+            for (int k = 0; k < inputs; k++) {
+                int read = !by_sync || (t >= sync[k].from - 1e-9 && t <= sync[k].until + 1e-9);
+                fin[k] = read ? &fr[k] : NULL;
+                iin[k] = read ? &img[k] : NULL;
+            }
+            err = clv_graph_run(graph, fin, &dst, (uint64_t)n, t, NULL, NULL, &msg);
+            EXPECT(!err, "'%s' frame %d: %s", text, n, msg.text);
+            if (!err)
+                err = clv_frame_download(ctx, &dst, &got);
+            if (!err) {
+                err = clv_ref_graph_run(ref, iin, &want, (uint64_t)n, t);
+                EXPECT(!err, "'%s' frame %d: reference %d", text, n, err);
+            }
+            char what[300];
+            snprintf(what, sizeof what, "'%s' shape %d frame %d", text, shape, n);
+            if (!err) {
+                EXPECT(same(&got, &want, what), "%s", what);
+                compared++;
+            }
+        }
+        for (int k = 0; k < inputs; k++) {
+            clv_frame_destroy(&fr[k]);
+            clv_image_free(&img[k]);
+        }
+        clv_frame_destroy(&dst);
+        clv_image_free(&got);
+        clv_image_free(&want);
+        clv_ref_graph_destroy(ref);
+        clv_graph_destroy(graph);
+    }
+    clv_graph_desc_destroy(desc);
+}
+
+static void test_in_graphs(void)
+{
+    int w2[2] = {64, 20}, h2[2] = {36, 10};
+    compare_in_graph("[1]scale=30:-1[logo];[0][logo]overlay=W-w-3:y=t*100-5", 2, w2, h2, 6, 0);
+    compare_in_graph("[0][1]overlay=x=n:y=2:alpha=premultiplied,gray", 2, w2, h2, 3, 0);
+    int w4[4] = {33, 33, 33, 33}, h4[4] = {17, 17, 17, 17};
+    compare_in_graph("[0][1][2][3]xstack=grid=2x2,hflip", 4, w4, h4, 2, 0);
+    compare_in_graph("[0]split[a][b];[a][1]blend=all_mode=multiply[c];[c][b]xstack", 2, w4, h4, 2,
+                     0);
+    compare_in_graph("[1]gray[m];[0][m]alphamerge", 2, w4, h4, 2, 0);
+    /* a transition from 0.2 s to 0.6 s: before, through and after */
+    compare_in_graph("[0][1]xfade=transition=circleopen:duration=0.4:offset=0.2", 2, w4, h4, 20, 0);
+    compare_in_graph("[0]hflip[a];[a][1]xfade=transition=slideup:duration=0.4:offset=0.2", 2, w4,
+                     h4, 20, 0);
+    /* sizes that do not fit: CLV_ERANGE naming the filter */
+    clv_graph_desc *desc = NULL;
+    clv_msg msg = {{0}};
+    clv_size in[2] = {{16, 8, 1, 1, 0, 0, 0}, {16, 9, 1, 1, 0, 0, 0}}, out;
+    EXPECT(clv_graph_parse("[0][1]xfade", 2, NULL, &desc, &msg) == 0, "%s", msg.text);
+    EXPECT(desc && clv_graph_desc_output_size(desc, in, &out, &msg) == CLV_ERANGE &&
+               strstr(msg.text, "xfade") && strstr(msg.text, "16x9"),
+           "%s", msg.text);
+    clv_graph_desc_destroy(desc);
+    desc = NULL;
+    EXPECT(clv_graph_parse("[0][1][2][3][4][5]xstack=grid=3x2", 6, NULL, &desc, &msg) == 0, "%s",
+           msg.text);
+    clv_graph_desc_destroy(desc);
+}
+
 static const struct {
     const char *name;
     void (*fn)(void);
@@ -903,6 +1029,7 @@ static const struct {
     {"stack_alpha_ffmpeg", test_stack_alpha_ffmpeg},
     {"xfade", test_xfade},
     {"xfade_ffmpeg", test_xfade_ffmpeg},
+    {"in_graphs", test_in_graphs},
 };
 
 int main(int argc, char **argv)

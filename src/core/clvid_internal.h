@@ -290,6 +290,10 @@ struct clv_filter {
      * input's first frame (1) or passes its first input until then (0). */
     clv_eof_action (*eof_action)(const clv_value *values);
     int wait_first;
+    /* Optional, instead of inputs and inputs_param: the number of inputs
+     * for values v, where no one parameter says it (xstack's grid=CxR
+     * takes C * R inputs). */
+    int (*input_count)(const clv_value *values);
 };
 
 /* The filters of graphs (overlay, hstack, ..., split), by name. */

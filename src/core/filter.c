@@ -63,6 +63,8 @@ static void defaults(const clv_filter *f, clv_value *v)
 
 int clv__filter_inputs(const clv_filter *f, const clv_value *v)
 {
+    if (f->input_count)
+        return f->input_count(v);
     return count_param(f, f->inputs_param, v, f->inputs > 0 ? f->inputs : 1);
 }
 

@@ -59,8 +59,6 @@ extern const clv_filter clv__filter_blend;
 extern const clv_filter clv__filter_alphamerge;
 extern const clv_filter clv__filter_xstack;
 extern const clv_filter clv__filter_xfade;
-/* xstack's number of inputs: C * R of grid=CxR, else its inputs. */
-int clv__xstack_inputs(const clv_value *v);
 
 /* framesync's eof rules of ffmpeg's filters of two inputs: repeatlast=0 or
  * eof_action=pass (2) is pass; then shortest=1 or eof_action=endall (1)

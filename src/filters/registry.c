@@ -26,14 +26,8 @@ const int clv__filter_count = (int)(sizeof clv__filters / sizeof clv__filters[0]
 /* The filters of several inputs or outputs, which only graphs take
  * (-filter_complex), in the order `clvid filters` lists them. */
 const clv_filter *const clv__graph_filters[] = {
-    &clv__filter_split,
-    &clv__filter_hstack,
-    &clv__filter_vstack,
-    &clv__filter_overlay,
-    &clv__filter_blend,
-    &clv__filter_alphamerge,
-    &clv__filter_xstack,
-    &clv__filter_xfade,
+    &clv__filter_split, &clv__filter_hstack,     &clv__filter_vstack, &clv__filter_overlay,
+    &clv__filter_blend, &clv__filter_alphamerge, &clv__filter_xstack, &clv__filter_xfade,
 };
 
 const int clv__graph_filter_count = (int)(sizeof clv__graph_filters / sizeof clv__graph_filters[0]);

@@ -16,6 +16,8 @@
  * 5.1 but radial (its angle term is in double) and hblur (running float
  * sums), which are refused; custom's expressions are not taken. fadegrays:
  * ffmpeg 5.1 sums R, G, B into an uninitialized int (a bug); here from 0.
+ * slideleft and slideup at progress 1 (their first frame): ffmpeg reads
+ * one row or column past the frame for its first; here the frame's first.
  * At 16 bits the same code on 0-65535, as vf_xfade's 16-bit functions. */
 #include "filters.h"
 
@@ -292,6 +294,7 @@ static void transition(int tr, float progress, const clv_image *a, const clv_ima
                 const int z = tr == SLIDELEFT ? (int)(-progress * w) : (int)(progress * w);
                 const int zx = z + x;
                 sx = zx % w + w * (zx < 0);
+                sx = sx == w ? 0 : sx; /* zx = -w: ffmpeg reads past the row */
                 mode = 1, from_b = zx >= 0 && zx < w;
                 break;
             }
@@ -300,6 +303,7 @@ static void transition(int tr, float progress, const clv_image *a, const clv_ima
                 const int z = tr == SLIDEUP ? (int)(-progress * h) : (int)(progress * h);
                 const int zy = z + y;
                 sy = zy % h + h * (zy < 0);
+                sy = sy == h ? 0 : sy; /* zy = -h: ffmpeg reads past the frame */
                 mode = 1, from_b = zy >= 0 && zy < h;
                 break;
             }

@@ -38,14 +38,18 @@ static int parse_grid(const char *text, int *cols, int *rows, clv_msg *msg)
         return 0;
     char tail;
     if (sscanf(text, "%dx%d%c", cols, rows, &tail) != 2 || *cols < 1 || *rows < 1 ||
-        *cols > CLV_GRAPH_PADS || *rows > CLV_GRAPH_PADS)
+        *cols > CLV_GRAPH_PADS || *rows > CLV_GRAPH_PADS || *cols * *rows > CLV_GRAPH_PADS) {
+        *cols = *rows = 0;
         return clv__fail(msg, CLV_EPARSE,
-                         "xstack: grid '%s' is not COLUMNSxROWS (two numbers from 1, as 2x2)",
-                         text);
+                         "xstack: grid '%s' is not COLUMNSxROWS of at most %d inputs (two numbers "
+                         "from 1, as 2x2)",
+                         text, CLV_GRAPH_PADS);
+    }
     return 0;
 }
 
-/* The number of inputs: the grid's cells when a grid is given. */
+/* The number of inputs (clv_filter's input_count): the grid's cells when a
+ * grid is given, else `inputs`. */
 static int input_count(const clv_value *v)
 {
     int cols = 0, rows = 0;
@@ -328,10 +332,5 @@ const clv_filter clv__filter_xstack = {
     .reference_n = reference_n,
     .eof_action = eof_action,
     .wait_first = 1,
+    .input_count = input_count,
 };
-
-/* xstack's inputs for values v (grid=CxR: C * R; else inputs). */
-int clv__xstack_inputs(const clv_value *v)
-{
-    return input_count(v);
-}
