@@ -6,11 +6,16 @@
  * column and row: the smooth family's base, the slices' coordinate and its
  * fract(10 * coordinate) after them), cidx and ridx (pixelize's, squeeze's
  * and zoomin's source columns and rows, -1: the second input), ltab (per
- * level: distance's v / MAX, fadefast's and fadeslow's weights). Here are
+ * level: distance's v / MAX, fadefast's and fadeslow's weights); radial's
+ * angle (atan2f) is in tab and its turn a double's bits (cl_khr_fp64: the
+ * host refuses radial on a device without it). Here are
  * only float additions, subtractions and multiplications, correctly rounded
  * and not contracted, in vf_xfade's order: the bits of its C code. kind -1
  * and -2 copy the first and the second input. */
 #pragma OPENCL FP_CONTRACT OFF
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
 
 enum {
     FADE,
@@ -101,7 +106,8 @@ inline clv_px xf_px(float4 v)
 __kernel void xfade(CLV_FRAME_ARGS, int dstride, __global const clv_px *b, int bstride, int kind,
                     float p, int z0, int z1, int z2, float f0, float f1, __global const float *tab,
                     __global const float *ctab, __global const float *rtab,
-                    __global const int *cidx, __global const int *ridx, __global const float *ltab)
+                    __global const int *cidx, __global const int *ridx, __global const float *ltab,
+                    long turn)
 {
     const float4 black = (float4)(0.f, 0.f, 0.f, (float)CLV_MAXV);
     const float4 white = (float4)((float)CLV_MAXV);
@@ -201,6 +207,13 @@ __kernel void xfade(CLV_FRAME_ARGS, int dstride, __global const clv_px *b, int b
         case CIRCLEOPEN:
             o = xf_px(xf_mix4(xf_f4(pa), xf_f4(pb), xf_smooth01(tab[y * w + x] - f0)));
             break;
+#ifdef cl_khr_fp64
+        case RADIAL: { /* (float)(atan2f(...) - turn) in double, as vf_xfade */
+            const float smooth = (float)((double)tab[y * w + x] - as_double(turn));
+            o = xf_px(xf_mix4(xf_f4(pb), xf_f4(pa), xf_smooth01(smooth)));
+            break;
+        }
+#endif
         case DISSOLVE: {
             const float r2 = tab[y * w + x] * 2.f, s = r2 + f0;
             o = s - 1.5f >= 0.5f ? pa : pb;

@@ -13,9 +13,11 @@
  * columns, rows, pixels or levels, and the kernel does only the float
  * additions, subtractions and multiplications after them (correctly rounded
  * in OpenCL, without contraction) and the comparisons. Every transition of
- * 5.1 but radial (its angle term is in double) and hblur (running float
- * sums), which are refused; custom's expressions are not taken. fadegrays:
+ * 5.1 but hblur (running float sums), which is refused; radial subtracts a
+ * double (vf_xfade's M_PI term) and needs a device with cl_khr_fp64 (else
+ * an error); custom's expressions are not taken. fadegrays:
  * ffmpeg 5.1 sums R, G, B into an uninitialized int (a bug); here from 0.
+ * circleopen/close on a 1x1 frame: ffmpeg's distance is 0 / 0; here 0.
  * slideleft and slideup at progress 1 (their first frame): ffmpeg reads
  * one row or column past the frame for its first; here the frame's first.
  * At 16 bits the same code on 0-65535, as vf_xfade's 16-bit functions. */
@@ -115,6 +117,13 @@ static float frand(int x, int y)
     return r - floorf(r);
 }
 
+/* radial's turn, (progress - 0.5f) * (M_PI * 2.5f): a double, which
+ * vf_xfade subtracts from a float angle in double. */
+static double radial_turn(float progress)
+{
+    return (progress - 0.5f) * (3.14159265358979323846 * 2.5f);
+}
+
 /* The progress at time t of an xfade with these values. */
 static float progress_at(const clv_value *v, double t)
 {
@@ -145,7 +154,7 @@ static float smooth_base(int tr, int x, int y, int w, int h)
     case CIRCLEOPEN:
     case CIRCLECLOSE: {
         const float z = hypotf(w / 2, h / 2);
-        return hypotf(x - w / 2, y - h / 2) / z;
+        return z > 0.f ? hypotf(x - w / 2, y - h / 2) / z : 0.f; /* 1x1: 0 / 0 in ffmpeg */
     }
     case VERTOPEN: {
         const float w2 = (float)(w / 2.0);
@@ -372,6 +381,14 @@ static void transition(int tr, float progress, const clv_image *a, const clv_ima
                                               : mix(GET(b, x, y, c), GET(a, x, y, c), s);
                 break;
             }
+            case RADIAL: {
+                const float ang = atan2f(x - w / 2, y - h / 2);
+                const float smooth = (float)(ang - radial_turn(progress));
+                const float s = smoothstep(0.f, 1.f, smooth);
+                for (int c = 0; c < 4; c++)
+                    out[c] = mix(GET(b, x, y, c), GET(a, x, y, c), s);
+                break;
+            }
             case DISSOLVE: {
                 float r2 = frand(x, y) * 2.f;
                 const float smooth = r2 + progress * 2.f - 1.5f;
@@ -525,16 +542,31 @@ static void uninit(void *state)
     release(state);
 }
 
+/* 1 when the device has cl_khr_fp64 (radial's kernel subtracts in double). */
+static int has_fp64(const clv_context *ctx)
+{
+    char ext[8192] = "";
+    if (clGetDeviceInfo((cl_device_id)ctx->dev.device_id, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext,
+                        NULL) != CL_SUCCESS)
+        return 0;
+    return strstr(ext, "cl_khr_fp64") != NULL;
+}
+
 static int configure(void *state, clv_context *ctx, const clv_value *v, clv_msg *msg)
 {
     xf_state *s = state;
     s->ctx = ctx;
     s->w = 0; /* tables made again */
     int tr = (int)v[XF_TRANSITION].i;
-    if (tr == RADIAL || tr == HBLUR)
+    if (tr == HBLUR)
         return clv__fail(msg, CLV_EPARSE,
-                         "xfade: transition '%s' is not supported (every other of ffmpeg 5.1's is)",
-                         tr == RADIAL ? "radial" : "hblur");
+                         "xfade: transition 'hblur' is not supported (every other of ffmpeg 5.1's "
+                         "is)");
+    if (tr == RADIAL && !has_fp64(ctx))
+        return clv__fail(msg, CLV_ENODEVICE,
+                         "xfade: transition 'radial' needs a device with double precision "
+                         "(cl_khr_fp64): ffmpeg's angle term is a double; %s has none",
+                         ctx->dev.name);
     return 0;
 }
 
@@ -568,7 +600,7 @@ static int size_tables(xf_state *s, int tr, int w, int h, int depth)
     if (!s->h_tab || !s->h_ctab || !s->h_rtab || !s->h_ltab || !s->h_cidx || !s->h_ridx)
         return CLV_ENOMEM;
     int pixel_table = tr == CIRCLECROP || tr == CIRCLEOPEN || tr == CIRCLECLOSE || tr == DISSOLVE ||
-                      (tr >= DIAGTL && tr <= DIAGBR);
+                      tr == RADIAL || (tr >= DIAGTL && tr <= DIAGBR);
     int err = make_buffer(s->ctx, pixel_table ? (size_t)w * h * sizeof(float) : 0, &s->tab);
     if (!err)
         err = make_buffer(s->ctx, 2 * (size_t)w * sizeof(float), &s->ctab);
@@ -587,6 +619,7 @@ static int size_tables(xf_state *s, int tr, int w, int h, int depth)
             for (int x = 0; x < w; x++)
                 s->h_tab[(size_t)y * w + x] = tr == CIRCLECROP ? hypotf(x - w / 2, y - h / 2)
                                               : tr == DISSOLVE ? frand(x, y)
+                                              : tr == RADIAL   ? atan2f(x - w / 2, y - h / 2)
                                                                : smooth_base(tr, x, y, w, h);
         err = upload(s, s->tab, s->h_tab, (size_t)w * h * sizeof(float));
     }
@@ -672,6 +705,7 @@ static int run(void *state, const clv_launch *l)
     /* per-frame values (cl/xfade.cl says which transition reads which) */
     cl_int z0 = 0, z1 = 0, z2 = 0, kind = ph == 2 ? tr : ph == 0 ? -1 : -2;
     cl_float f0 = 0, f1 = 0;
+    cl_long turn = 0; /* radial's, a double's bits */
     switch (tr) {
     case WIPELEFT:
     case WIPEUP:
@@ -734,6 +768,11 @@ static int run(void *state, const clv_launch *l)
     case ZOOMIN:
         f0 = smoothstep(0.f, 0.5f, progress);
         break;
+    case RADIAL: {
+        double t = radial_turn(progress);
+        memcpy(&turn, &t, sizeof turn);
+        break;
+    }
     default: /* the smooth family and dissolve */
         f0 = progress * 2.f;
         break;
@@ -760,6 +799,8 @@ static int run(void *state, const clv_launch *l)
     for (int i = 0; i < 6 && !err; i++)
         if (clv__kernel_mem_arg(k, (cl_uint)(15 + i), mems[i], NULL))
             err = CLV_ECL;
+    if (!err)
+        err = clv__kernel_args(k, 21, 1, CLV__ARG(turn));
     return err ? err : clv__launch_pixels(&one, k, w, h);
 }
 
@@ -768,10 +809,10 @@ static int run(void *state, const clv_launch *l)
 static int output_size_n(const clv_value *v, const clv_size *in, int n, clv_size *out, clv_msg *msg)
 {
     int tr = (int)v[XF_TRANSITION].i;
-    if (tr == RADIAL || tr == HBLUR)
+    if (tr == HBLUR)
         return clv__fail(msg, CLV_EPARSE,
-                         "xfade: transition '%s' is not supported (every other of ffmpeg 5.1's is)",
-                         tr == RADIAL ? "radial" : "hblur");
+                         "xfade: transition 'hblur' is not supported (every other of ffmpeg 5.1's "
+                         "is)");
     if (n > 1 && (in[1].width != in[0].width || in[1].height != in[0].height))
         return clv__fail(msg, CLV_ERANGE,
                          "xfade: the second input is %dx%d, the first %dx%d: they must be the "
@@ -805,7 +846,7 @@ static void timing(const clv_value *v, int input, double *offset, double *drive_
 
 static const clv_param params[] = {
     {"transition", CLV_PARAM_ENUM, "fade", 0, 0, XF_TRANSITIONS,
-     "the transition (every one of ffmpeg 5.1's but radial and hblur)", 1},
+     "the transition (every one of ffmpeg 5.1's but hblur; radial needs fp64)", 1},
     {"duration", CLV_PARAM_REAL, "1", 0.001, 60, NULL, "the transition's length in seconds", 0.1},
     {"offset", CLV_PARAM_REAL, "0", 0, 86400, NULL,
      "seconds of the first input before the transition starts", 0.1},
