@@ -574,14 +574,22 @@ static int make_buffer(clv_context *ctx, size_t bytes, cl_mem *out)
 {
     cl_int st;
     *out = clCreateBuffer(ctx->cl, CL_MEM_READ_ONLY, bytes ? bytes : 4, NULL, &st);
-    return st == CL_SUCCESS ? 0 : CLV_ENOMEM;
+    if (st == CL_SUCCESS)
+        return 0;
+    clv__log(ctx, CLV__LOG_ERROR, "xfade: clCreateBuffer of its tables (%zu bytes): %s", bytes,
+             clv__cl_strerror(st));
+    return CLV_ENOMEM;
 }
 
+/* A blocking write of a table (the host's copy is written again next frame). */
 static int upload(xf_state *s, cl_mem m, const void *p, size_t bytes)
 {
-    return clEnqueueWriteBuffer(s->ctx->queue, m, CL_TRUE, 0, bytes, p, 0, NULL, NULL) == CL_SUCCESS
-               ? 0
-               : CLV_ECL;
+    cl_int st = clEnqueueWriteBuffer(s->ctx->queue, m, CL_TRUE, 0, bytes, p, 0, NULL, NULL);
+    if (st == CL_SUCCESS)
+        return 0;
+    clv__log(s->ctx, CLV__LOG_ERROR, "xfade: clEnqueueWriteBuffer of its tables: %s",
+             clv__cl_strerror(st));
+    return CLV_ECL;
 }
 
 /* The per-size tables of transition tr for w x h at depth. */
