@@ -178,6 +178,48 @@ def one_chain_graph_is_vf(tmp):
     check(frames_yuv(g, 64, 48) == frames_yuv(v, 64, 48), "the graph's frames differ from -vf's")
 
 
+def frames_raw(path, pix_fmt):
+    """The decoded frames of path as one bytes object in pix_fmt."""
+    p = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-fps_mode", "passthrough", "-f",
+                        "rawvideo", "-pix_fmt", pix_fmt, "-"], capture_output=True)
+    check(p.returncode == 0, "cannot decode %s: %s" % (path, p.stderr.decode()))
+    return p.stdout
+
+
+@test
+def deep_graph(tmp):
+    """A 10-bit clip beside an 8-bit clip and beside an RGBA picture: the
+    graph runs at 16 bits, the output is 10-bit and its left part equals
+    the clip's own one-input run at 16 bits (an 8-bit graph loses the low
+    bits)."""
+    a = os.path.join(tmp, "a10.mkv")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10:duration=1", "-pix_fmt",
+           "yuv420p10le", "-c:v", "ffv1", a)
+    b = clip(tmp, "b.mp4", "32x48", 10, 1)
+    logo = os.path.join(tmp, "logo.png")
+    ffmpeg("-f", "lavfi", "-i", "color=c=red@0.5:size=16x48,format=rgba", "-frames:v", "1", logo)
+    plain = frames_raw(alone(tmp, a, "a_alone.mkv"), "yuv420p10le")
+    w, h = 64, 48
+    fa = w * h * 3
+    check(len(plain) == 10 * fa, "the clip alone: %d bytes, expected 10 frames" % len(plain))
+    for other, ow in ((b, 32), (logo, 16)):
+        out = os.path.join(tmp, "o.mkv")
+        clvid("-i", a, "-i", other, "-filter_complex", "[0][1]hstack", "-c:v", "ffv1", "-y",
+              "-o", out)
+        check(streams(probe(out), "video")[0]["pix_fmt"] == "yuv420p10le",
+              "%s: the output is not 10-bit" % other)
+        got = frames_raw(out, "yuv420p10le")
+        W = w + ow
+        fo = W * h * 3
+        check(len(got) == 10 * fo, "%s: %d bytes, expected 10 frames" % (other, len(got)))
+        for k in range(10):
+            for y in range(h):
+                check(got[k * fo + y * W * 2:k * fo + y * W * 2 + w * 2]
+                      == plain[k * fa + y * w * 2:k * fa + (y + 1) * w * 2],
+                      "%s: frame %d row %d of the 10-bit clip differs from its own run at 16 "
+                      "bits" % (other, k, y))
+
+
 @test
 def graph_errors(tmp):
     """Usage errors: exit 2 and a message naming the fault."""

@@ -304,6 +304,11 @@ extern const int clv__graph_filter_count;
 int clv__filter_inputs(const clv_filter *f, const clv_value *v);
 int clv__filter_outputs(const clv_filter *f, const clv_value *v);
 
+/* The seconds of frame frame_index at the graph's frame rate
+ * (clv_graph_set_frame_rate; 25 until set): a stage's time when it is
+ * given none (clv_stage_submit). */
+double clv__graph_seconds(const clv_graph *graph, uint64_t frame_index);
+
 /* A parsed graph (clv_graph_desc in graph.h): plain data, copied freely.
  * Nodes are in an order where every node's inputs come before it. */
 typedef struct clv__graph_link {

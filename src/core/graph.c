@@ -199,6 +199,11 @@ void clv_graph_set_frame_rate(clv_graph *graph, int num, int den)
         clv_chain_set_frame_rate(graph->segs[s].chain, num, den);
 }
 
+double clv__graph_seconds(const clv_graph *graph, uint64_t frame_index)
+{
+    return (double)frame_index * graph->rate_den / graph->rate_num;
+}
+
 /* The bytes of a device frame of w x h at the graph's depth. */
 static size_t frame_bytes(const clv_graph *graph, int w, int h)
 {

@@ -435,7 +435,9 @@ static int pipe_create(clv_context *ctx, const clv_stage_options *options, clv_c
     int depth = options->depth ? options->depth : in_depth;
     if (depth != 8 && depth != 16)
         return clv__fail(msg, CLV_EINVAL, "GPU stage: depth %d: expected 8 or 16 (or 0)", depth);
-    if (depth != in_depth)
+    /* A graph's 16-bit stage reads 8-bit Y'CbCr too, on every input. */
+    int yuv8 = options->in_format == CLV_PIX_YUV420P || options->in_format == CLV_PIX_NV12;
+    if (depth != in_depth && !(graph && depth == 16 && yuv8))
         return clv__fail(msg, CLV_EDEPTH,
                          "GPU stage: %s frames in run a chain of %d bits a channel, not %d",
                          clv_pixfmt_name(options->in_format), in_depth, depth);
@@ -833,8 +835,9 @@ int clv__pipe_send(clv__pipe *stage, uint64_t frame_index, const clv__stage_sour
 {
     int err = 0;
     clv_context *ctx = stage->ctx;
-    if (stage->graph) /* without a time: the frame's at 25 frames a second */
-        return clv__pipe_send_at(stage, frame_index, (double)frame_index / 25.0, src, msg);
+    if (stage->graph) /* without a time: the frame's at the graph's frame rate */
+        return clv__pipe_send_at(stage, frame_index, clv__graph_seconds(stage->graph, frame_index),
+                                 src, msg);
     if (stage->pending == stage->count)
         return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
     int shaped = reshape(stage, msg);

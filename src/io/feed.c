@@ -301,7 +301,9 @@ static void deep_format(clv_feed *feed, const clv_media_desc *in)
     feed->target = feed->format == CLV_PIX_P010 ? AV_PIX_FMT_P016LE : clv_av_pixfmt(feed->format);
 }
 
-int clv_feed_create(const clv_media_desc *in, int depth, clv_feed **out, clv_msg *msg)
+/* wide: 8-bit RGB-like sources and those with alpha enter at 16 bits too
+ * (clv_feed_create_deep). */
+static int feed_create(const clv_media_desc *in, int depth, int wide, clv_feed **out, clv_msg *msg)
 {
     *out = NULL;
     clv_feed *feed = calloc(1, sizeof *feed);
@@ -311,7 +313,10 @@ int clv_feed_create(const clv_media_desc *in, int depth, clv_feed **out, clv_msg
     feed->width = in->width;
     feed->height = in->height;
     feed->source = in->pix_fmt;
-    feed->depth = depth == 16 && clv_av_pixfmt_bits(in->pix_fmt) > 8 ? 16 : 8;
+    int native8 = clv_native_pixfmt(in->pix_fmt);
+    int yuv8 = native8 == CLV_PIX_YUV420P || native8 == CLV_PIX_NV12 ||
+               (native8 < 0 && !in->rgb && !in->alpha);
+    feed->depth = depth == 16 && (clv_av_pixfmt_bits(in->pix_fmt) > 8 || (wide && !yuv8)) ? 16 : 8;
     if (feed->depth == 16) {
         deep_format(feed, in);
     } else {
@@ -341,6 +346,16 @@ int clv_feed_create(const clv_media_desc *in, int depth, clv_feed **out, clv_msg
     }
     *out = feed;
     return 0;
+}
+
+int clv_feed_create(const clv_media_desc *in, int depth, clv_feed **out, clv_msg *msg)
+{
+    return feed_create(in, depth, 0, out, msg);
+}
+
+int clv_feed_create_deep(const clv_media_desc *in, clv_feed **out, clv_msg *msg)
+{
+    return feed_create(in, 16, 1, out, msg);
 }
 
 clv_pixfmt clv_feed_format(const clv_feed *feed)

@@ -592,6 +592,10 @@ typedef struct clv_feed clv_feed;
  * alpha as rgba64le (swscale). depth 8, or an input of 8 bits: the 8-bit
  * layouts. */
 int clv_feed_create(const clv_media_desc *input, int depth, clv_feed **out, clv_msg *msg);
+/* For an input of a graph that runs at 16 bits: as clv_feed_create at 16,
+ * and 8-bit RGB-like sources and those with alpha as rgba64le too; 8-bit
+ * Y'CbCr enters as yuv420p or nv12, which a 16-bit stage widens itself. */
+int clv_feed_create_deep(const clv_media_desc *input, clv_feed **out, clv_msg *msg);
 void clv_feed_destroy(clv_feed *feed);
 clv_pixfmt clv_feed_format(const clv_feed *feed);
 clv_color clv_feed_color(const clv_feed *feed);

@@ -275,6 +275,7 @@ typedef struct run {
     more_input more[CLV_GRAPH_INPUTS];
     int more_count;
     int graph_end;
+    int depth; /* the chain's or graph's: 8 or 16 */
 } run;
 
 static void *stage_block_alloc(void *stage, size_t size, uint8_t **pixels)
@@ -413,13 +414,10 @@ int clv_pipeline_output_size(const clv_media_desc *in, int rotation, const clv_c
     return clv_chain_desc_output_size(desc, &up, out, msg);
 }
 
-/* The graph's other inputs, opened after input 0 (in), and the graph's
- * output size for them all. */
-static int open_more(io_setup *s, const clv_media_desc *in, clv_size *size)
+/* The graph's other inputs, opened after input 0: their decoders. */
+static int open_more(io_setup *s)
 {
     const clv_transcode_options *o = s->o;
-    clv_size sizes[CLV_GRAPH_INPUTS];
-    sizes[0] = clv_pipeline_upright(in, s->rotation);
     for (int i = 1; i <= o->more_input_count; i++) {
         const clv_transcode_input *t = &o->more_inputs[i - 1];
         more_input *m = &s->more[i - 1];
@@ -430,15 +428,54 @@ static int open_more(io_setup *s, const clv_media_desc *in, clv_size *size)
                                 .live = clv_io_network_url(t->path),
                                 .realtime = o->realtime};
         int err = clv_decoder_open(&io, &m->dec, &s->msg);
-        if (!err) {
-            m->media = clv_decoder_media(m->dec);
-            err = clv_feed_create(m->media, 8, &m->feed, &s->msg);
-        }
+        if (err)
+            return err;
+        m->media = clv_decoder_media(m->dec);
+        if (clv_graph_desc_uses(s->gdesc, i))
+            clv_graph_desc_sync(s->gdesc, i, &m->sync);
+    }
+    return 0;
+}
+
+/* The depth a graph runs at: 16 when an input it reads has more than 8
+ * bits and every filter runs there; else 8, and a filter that keeps such
+ * an input at 8 bits is said once (as chain_depth). */
+static int graph_depth(const io_setup *s, const clv_media_desc *in)
+{
+    int bits = clv_av_pixfmt_bits(in->pix_fmt), which = 0;
+    for (int i = 1; i <= s->o->more_input_count; i++) {
+        int b = clv_av_pixfmt_bits(s->more[i - 1].media->pix_fmt);
+        if (clv_graph_desc_uses(s->gdesc, i) && b > bits)
+            bits = b, which = i;
+    }
+    if (bits <= 8)
+        return 8;
+    clv_msg why = {{0}};
+    if (clv_graph_desc_deep(s->gdesc, &why)) {
+        av_log(NULL, AV_LOG_WARNING,
+               "%s: input %d's %d bits are filtered at 8 (clvid filters says which filters run at "
+               "16)\n",
+               why.text, which, bits);
+        return 8;
+    }
+    return 16;
+}
+
+/* The other inputs' feeds and queues at the graph's depth, and the
+ * graph's output size for every input. */
+static int feed_more(io_setup *s, const clv_media_desc *in, int depth, clv_size *size)
+{
+    const clv_transcode_options *o = s->o;
+    clv_size sizes[CLV_GRAPH_INPUTS];
+    sizes[0] = clv_pipeline_upright(in, s->rotation);
+    for (int i = 1; i <= o->more_input_count; i++) {
+        more_input *m = &s->more[i - 1];
+        int err = depth == 16 ? clv_feed_create_deep(m->media, &m->feed, &s->msg)
+                              : clv_feed_create(m->media, 8, &m->feed, &s->msg);
         if (!err && !(m->q = clv_queue_create(8)))
             err = clv_io_fail(&s->msg, CLV_ENOMEM, "out of memory");
         if (err)
             return err;
-        clv_graph_desc_sync(s->gdesc, i, &m->sync);
         sizes[i] = clv_pipeline_upright(m->media, 0);
     }
     return clv_graph_desc_output_size(s->gdesc, sizes, size, &s->msg);
@@ -455,10 +492,15 @@ static void *setup_io(void *arg)
         return NULL;
     }
     const clv_media_desc *in = s->media = clv_decoder_media(s->dec);
-    int depth = s->gdesc ? 8 : chain_depth(in, s->desc);
+    if (s->gdesc && (s->err = open_more(s))) {
+        tell_depth(s, -1);
+        return NULL;
+    }
+    int depth = s->gdesc ? graph_depth(s, in) : chain_depth(in, s->desc);
     tell_depth(s, depth);
     /* Layouts: the decoder's own when the stage takes it, else swscale. */
-    if ((s->err = clv_feed_create(in, depth, &s->feed, &s->msg)))
+    if ((s->err = s->gdesc && depth == 16 ? clv_feed_create_deep(in, &s->feed, &s->msg)
+                                          : clv_feed_create(in, depth, &s->feed, &s->msg)))
         return NULL;
     /* Turned upright before the chain, as ffmpeg's autorotate does: the
      * filters see the picture as it is meant to be shown, and every
@@ -469,7 +511,7 @@ static void *setup_io(void *arg)
     }
     clv_size size;
     if (s->gdesc) {
-        if ((s->err = open_more(s, in, &size)))
+        if ((s->err = feed_more(s, in, depth, &size)))
             return NULL;
     } else if ((s->err = clv_pipeline_output_size(in, s->rotation, s->desc, &size, &s->msg)))
         return NULL;
@@ -536,7 +578,7 @@ static int open_all(run *r, clv_msg *msg)
     clv_msg dev_msg = {{0}};
     int dev_err = clv_context_create(&copt, &r->ctx, &dev_msg);
     /* The chain is built at the input's depth, which the decoder finds. */
-    int depth = wait_depth(&io);
+    int depth = r->depth = wait_depth(&io);
     if (!dev_err && depth > 0 && r->gdesc)
         dev_err = clv_graph_create(r->ctx, r->gdesc, depth, &r->graph, &dev_msg);
     else if (!dev_err && depth > 0)
@@ -594,7 +636,8 @@ static int open_stage(run *r, clv_msg *msg)
                                .slots = 3,
                                .profiling = 1,
                                .rotation = r->rotation,
-                               .hflip = r->hflip};
+                               .hflip = r->hflip,
+                               .depth = r->depth};
         return open_graph_stage(r, &g, msg);
     }
     clv_chain_set_frame_rate(r->chain, r->in->frame_rate.num, r->in->frame_rate.den);
