@@ -220,6 +220,65 @@ def deep_graph(tmp):
                       "bits" % (other, k, y))
 
 
+def rgb_clip(tmp, name, source, seconds, sound=None):
+    """An RGB (bgra ffv1) clip of 64x48 at 25 fps: nothing lost between
+    it, clvid's stage and ffmpeg's filters (with a sine of `sound` Hz)."""
+    path = os.path.join(tmp, name)
+    args = ["-f", "lavfi", "-i", "%s=size=64x48:rate=25:duration=%s" % (source, seconds)]
+    if sound:
+        args += ["-f", "lavfi", "-i", "sine=frequency=%d:duration=%s" % (sound, seconds),
+                 "-c:a", "flac"]
+    ffmpeg(*args, "-pix_fmt", "bgra", "-c:v", "ffv1", path)
+    return path
+
+
+def pts_times(path):
+    p = run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "frame=pts_time",
+             "-of", "csv=p=0", path])
+    return [round(float(x), 3) for x in p.stdout.split()]
+
+
+@test
+def xfade_handover(tmp):
+    """xfade hands over to its second input: the output's frames and
+    timestamps are ffmpeg's (offset + the second input's length), and
+    every frame equals ffmpeg's where the transition agrees exactly (fade,
+    circleopen: all; wipeleft: all but those at progress 0, where ffmpeg
+    keeps input 0's first column); input 0's sound is kept whole."""
+    a = rgb_clip(tmp, "a.mkv", "testsrc2", 2, sound=440)
+    b = rgb_clip(tmp, "b.mkv", "testsrc", 1.6)
+    fs = 64 * 48 * 4
+    for transition in ("fade", "circleopen", "wipeleft"):
+        g = "[0][1]xfade=transition=%s:duration=0.4:offset=1" % transition
+        ref, out = os.path.join(tmp, "ref.mkv"), os.path.join(tmp, "out.mkv")
+        ffmpeg("-i", a, "-i", b, "-filter_complex", g, "-an", "-c:v", "ffv1", "-pix_fmt", "bgra",
+               ref)
+        p = clvid("-i", a, "-i", b, "-filter_complex", g, "-c:v", "ffv1", "-y", "-o", out,
+                  expect=None)
+        if p.returncode == 2 and "unknown filter 'xfade'" in p.stderr:
+            raise Skip("no xfade filter in this build")
+        check(p.returncode == 0, "exit %d: %s" % (p.returncode, p.stderr))
+        want, got = frames_raw(ref, "rgba"), frames_raw(out, "rgba")
+        check(len(want) == 65 * fs, "ffmpeg made %d frames, expected 65" % (len(want) // fs))
+        check(len(got) == len(want), "%s: %d frames, ffmpeg's %d" % (transition, len(got) // fs,
+                                                                     len(want) // fs))
+        tw, tg = pts_times(ref), pts_times(out)
+        check([round(x - tg[0], 3) for x in tg] == tw,
+              "%s: the timestamps differ from ffmpeg's: %s ... %s" % (transition, tg[:3], tg[-3:]))
+        for k in range(65):
+            if transition == "wipeleft" and k in (35, 36):
+                continue  # progress 0: ffmpeg keeps input 0's column 0
+            check(got[k * fs:(k + 1) * fs] == want[k * fs:(k + 1) * fs],
+                  "%s: frame %d differs from ffmpeg's" % (transition, k))
+        audio = streams(probe(out), "audio")
+        check(len(audio) == 1, "%s: input 0's sound is missing" % transition)
+    out = os.path.join(tmp, "swap.mkv")
+    p = clvid("-i", a, "-i", b, "-filter_complex", "[1][0]xfade=duration=0.4:offset=1", "-c:v",
+              "ffv1", "-o", out, expect=2)
+    check("input 1" in p.stderr and not os.path.exists(out),
+          "[1][0]xfade: expected a usage error naming input 1: %s" % p.stderr)
+
+
 @test
 def graph_errors(tmp):
     """Usage errors: exit 2 and a message naming the fault."""

@@ -335,6 +335,20 @@ struct clv_graph_desc {
 int clv__graph_sizes(const clv_graph_desc *desc, const clv_size *in,
                      clv_size (*size)[CLV_GRAPH_PADS], clv_msg *msg);
 
+/* 1 when node makes a frame though its first input is absent (got[0]
+ * NULL): a filter that hands over to another input (its timing, xfade
+ * after its transition) with another input present. Else a node whose
+ * first input is absent is absent. */
+static inline int clv__graph_hands_over(const struct clv__graph_node *node, const void *const *got)
+{
+    if (!node->filter->timing)
+        return 0;
+    for (int k = 1; k < node->input_count; k++)
+        if (got[k])
+            return 1;
+    return 0;
+}
+
 extern const clv_filter *const clv__filters[];
 extern const int clv__filter_count;
 

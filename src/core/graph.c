@@ -360,7 +360,7 @@ int clv_graph_run(clv_graph *graph, const clv_frame *const *in, clv_frame *dst,
             clv__graph_link l = node->in[k];
             got[k] = l.node < 0 ? input[l.pad] : val[l.node];
         }
-        if (!got[0])
+        if (!got[0] && !clv__graph_hands_over(node, (const void *const *)got))
             continue; /* absent, and what it makes too */
         int last = i == d->output.node;
         if (graph->kind[i] == NODE_SPLIT) {

@@ -128,7 +128,7 @@ int clv_ref_graph_run(clv_ref_graph *ref, const clv_image *const *in, clv_image 
             clv__graph_link l = node->in[k];
             got[k] = l.node < 0 ? (in[l.pad] && in[l.pad]->pixels ? in[l.pad] : NULL) : val[l.node];
         }
-        if (!got[0])
+        if (!got[0] && !clv__graph_hands_over(node, (const void *const *)got))
             continue; /* absent, and what it makes too */
         if (!f->reference && !f->reference_at && !f->reference_n) {
             val[i] = got[0]; /* split */

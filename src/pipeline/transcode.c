@@ -190,6 +190,32 @@ static int check_graph(const clv_transcode_options *o, clv_chain_desc **desc,
     return clv_chain_parse("", desc, msg);
 }
 
+/* Input 0's timing: it drives the output from its start (a graph whose
+ * output starts with another input's frames, [1][0]xfade, is refused:
+ * give that input first). */
+static int first_driver(const clv_graph_desc *g, clv_graph_sync *sync0, clv_msg *msg)
+{
+    *sync0 = (clv_graph_sync){0, 0, INFINITY, 0, INFINITY, CLV_EOF_REPEAT, 1};
+    if (!clv_graph_desc_uses(g, 0))
+        return 0;
+    clv_graph_desc_sync(g, 0, sync0);
+    if (sync0->drive_from <= 0 && sync0->drive_until > 0)
+        return 0;
+    for (int i = 1; i < clv_graph_desc_inputs(g); i++) {
+        clv_graph_sync s;
+        if (clv_graph_desc_uses(g, i) && !clv_graph_desc_sync(g, i, &s) && s.drive_from <= 0 &&
+            s.drive_until > 0)
+            return clv_io_fail(msg, CLV_EOPTION,
+                               "-filter_complex: the output starts with input %d's frames (its "
+                               "timestamps), not input 0's: give input %d as the first -i",
+                               i, i);
+    }
+    return clv_io_fail(msg, CLV_EOPTION,
+                       "-filter_complex: the output starts with no input's frames (input 0 "
+                       "drives from %g s)",
+                       sync0->drive_from);
+}
+
 /* An input after the first (a graph's): its decoder, its frames' layout,
  * and the frames framesync holds: cur, the latest at or before the output
  * time (less its offset); next, the one after, read ahead. */
@@ -276,6 +302,18 @@ typedef struct run {
     int more_count;
     int graph_end;
     int depth; /* the chain's or graph's: 8 or 16 */
+    /* The input whose frames are the output's: 0, then the one a filter
+     * hands over to (xfade's second input after its transition; -1: none,
+     * the output ends), by clv_graph_sync's drive_from and drive_until;
+     * sync0 is input 0's. in0_done: input 0's decoder ended or was
+     * stopped after a handover. */
+    clv_graph_sync sync0;
+    int driver, in0_done;
+    /* As ffmpeg's xfade: the driving input makes one frame past its
+     * drive_until (over: it has; its next frame hands over), and the next
+     * input's frames start after that frame's time, last_t. */
+    int over;
+    double last_t;
 } run;
 
 static void *stage_block_alloc(void *stage, size_t size, uint8_t **pixels)
@@ -947,16 +985,33 @@ static int pick(run *r, more_input *m, double t)
     return PICK_FRAME;
 }
 
-/* Sends input 0's frame f with every other input's frame for its time
- * into the graph's stage. Frees f. */
-static int submit_graph_frame(run *r, AVFrame *f, clv_msg *msg)
+/* The input that drives output time t after input `from` stopped: the one
+ * whose [drive_from, drive_until) holds t, or -1. */
+static int next_driver(const run *r, int from, double t)
 {
-    double t = frame_seconds(f, r->in);
+    for (int i = 1; i <= r->more_count; i++) {
+        const clv_graph_sync *s = &r->more[i - 1].sync;
+        if (i != from && clv_graph_desc_uses(r->gdesc, i) && s->drive_from <= t + 1e-9 &&
+            t < s->drive_until - 1e-9)
+            return i;
+    }
+    return -1;
+}
+
+/* Sends the output frame at time t (pts in input 0's time base) into the
+ * graph's stage: input 0's frame f (NULL: absent, after a handover), the
+ * driving input's m->cur, every other input's frame for t. Frees f. */
+static int submit_graph_at(run *r, AVFrame *f, double t, int64_t pts, double read_at, clv_msg *msg)
+{
     int picked[CLV_GRAPH_INPUTS] = {0};
     int err = 0;
     for (int i = 0; i < r->more_count; i++) {
         if (!clv_graph_desc_uses(r->gdesc, i + 1)) {
             picked[i] = PICK_ABSENT;
+            continue;
+        }
+        if (i + 1 == r->driver) {
+            picked[i] = PICK_FRAME;
             continue;
         }
         picked[i] = pick(r, &r->more[i], t);
@@ -973,16 +1028,18 @@ static int submit_graph_frame(run *r, AVFrame *f, clv_msg *msg)
     while (!err && !clv_stage_input(r->stage))
         err = emit(r, msg);
     uint64_t index = r->base + r->submitted;
-    if (!err)
+    if (!err && f)
         err = clv_feed_check(r->feed, f, msg);
     if (!err) {
-        r->pts[index % PTS_RING] = f->pts;
-        r->read_at[index % PTS_RING] = clv_frame_read_time(f);
+        r->pts[index % PTS_RING] = pts;
+        r->read_at[index % PTS_RING] = read_at;
         if ((int64_t)r->submitted == r->stage_fault)
             err = clv_io_fail(msg, CLV_ECL, "GPU stage failed (injected fault)");
     }
-    if (!err)
+    if (!err && f)
         err = clv_feed_write(r->feed, f, clv_stage_input(r->stage), msg);
+    else if (!err)
+        clv_stage_input_absent(r->stage, 0);
     for (int i = 0; !err && i < r->more_count; i++) {
         more_input *m = &r->more[i];
         if (picked[i] != PICK_FRAME) {
@@ -998,6 +1055,127 @@ static int submit_graph_frame(run *r, AVFrame *f, clv_msg *msg)
     if (!err)
         r->submitted++;
     av_frame_free(&f);
+    return err;
+}
+
+/* Input 0's frame f while it drives: the output frame at its time. From
+ * its drive_until on (xfade's offset + duration) another input drives
+ * (r->driver, drive_rest). Frees f. */
+static int submit_graph_frame(run *r, AVFrame *f, clv_msg *msg)
+{
+    double t = frame_seconds(f, r->in);
+    if (r->over) {
+        r->over = 0;
+        r->driver = next_driver(r, 0, t);
+        av_frame_free(&f);
+        return 0;
+    }
+    r->over = t > r->sync0.drive_until + 1e-9;
+    r->last_t = t;
+    return submit_graph_at(r, f, t, f->pts, clv_frame_read_time(f), msg);
+}
+
+/* Input 0's items after a handover, without waiting (wait: to its end):
+ * its sound to the sink, its frames dropped. */
+static int input0_after(run *r, int wait, clv_msg *msg)
+{
+    while (!r->in0_done) {
+        int kind;
+        void *item;
+        int got = clv_queue_pop_wait(r->dec_q, &kind, &item, wait ? 0.1 : 0);
+        if (stop_wanted(r)) {
+            if (got == 0)
+                clv_item_free(kind, item);
+            return 0;
+        }
+        if (got == 1 && wait)
+            continue;
+        if (got == 1)
+            return 0;
+        if (got < 0 || kind == CLV_ITEM_END) {
+            r->in0_done = 1;
+        } else if (kind == CLV_ITEM_PACKET) {
+            int err = clv_sink_packet(r->sink, item, msg);
+            if (err)
+                return err;
+        } else {
+            clv_item_free(kind, item);
+        }
+    }
+    return 0;
+}
+
+/* The driving input m's next frame (read ahead by pick, or from its
+ * queue; its sound dropped); NULL at its end or on a stop. */
+static AVFrame *driver_frame(run *r, more_input *m)
+{
+    AVFrame *f = m->next;
+    m->next = NULL;
+    while (!f && !m->eof) {
+        int kind;
+        void *item;
+        int got = clv_queue_pop_wait(m->q, &kind, &item, 0.1);
+        if (stop_wanted(r)) {
+            if (got == 0)
+                clv_item_free(kind, item);
+            return NULL;
+        }
+        if (got == 1)
+            continue;
+        if (got < 0 || kind == CLV_ITEM_END)
+            m->eof = 1;
+        else if (kind == CLV_ITEM_FRAME)
+            f = item;
+        else
+            clv_item_free(kind, item);
+    }
+    return f;
+}
+
+/* After input 0 handed over (xfade): the driving input's frames are the
+ * output's, at its times plus its offset, until it ends (or hands over
+ * again); input 0's sound is kept to its end (its frames dropped). */
+static int drive_rest(run *r, clv_msg *msg)
+{
+    int err = 0;
+    /* Input 0's sound goes out unless -an: its frames are read for it. */
+    if (r->o->no_audio && !r->in0_done) {
+        clv_decoder_stop(r->dec);
+        r->in0_done = 1;
+    }
+    while (!err && r->driver > 0 && !r->graph_end && !stop_wanted(r)) {
+        if ((err = input0_after(r, 0, msg)))
+            break;
+        more_input *d = &r->more[r->driver - 1];
+        AVFrame *f = driver_frame(r, d);
+        if (!f)
+            break;
+        double t = frame_seconds(f, d->media) + d->sync.offset;
+        if (t <= r->last_t + 1e-9) { /* its time was made before the handover */
+            av_frame_free(&f);
+            continue;
+        }
+        if (r->over) {
+            r->over = 0;
+            r->driver = next_driver(r, r->driver, t);
+            av_frame_free(&f);
+            continue;
+        }
+        r->over = t > d->sync.drive_until + 1e-9;
+        r->last_t = t;
+        int64_t pts = f->pts == AV_NOPTS_VALUE
+                          ? llrint(t / av_q2d(r->in->time_base))
+                          : av_rescale_q(f->pts, d->media->time_base, r->in->time_base) +
+                                llrint(d->sync.offset / av_q2d(r->in->time_base));
+        double read_at = clv_frame_read_time(f);
+        av_frame_free(&d->cur);
+        d->cur = f;
+        err = submit_graph_at(r, NULL, t, pts, read_at, msg);
+    }
+    if (!err && !r->stopped)
+        err = input0_after(r, 1, msg);
+    if (r->stopped && !r->in0_done)
+        clv_decoder_stop(r->dec);
     return err;
 }
 
@@ -1444,9 +1622,14 @@ static int pump(run *r, clv_msg *msg)
          * for another input's frame. */
         if (!err && (r->graph_end || (r->graph && stop_wanted(r))))
             clv_decoder_stop(r->dec);
-        if (err || r->graph_end || (r->graph && stop_wanted(r)))
+        if (err || r->graph_end || (r->graph && stop_wanted(r)) || r->driver)
             break;
     }
+    /* Another input drives the rest (xfade's second input), or none. */
+    if (!err && r->driver > 0)
+        err = drive_rest(r, msg);
+    else if (!err && r->driver < 0)
+        clv_decoder_stop(r->dec);
     /* The frames the chain holds: the last one again, after the end. */
     if (!err && r->delay && r->last && !r->stopped) {
         clv_chain_end(r->chain);
@@ -1598,6 +1781,11 @@ int clv_transcode_run(const clv_transcode_options *given, clv_transcode_callback
         return err;
     }
     r.more_count = r.gdesc ? o->more_input_count : 0;
+    if (r.gdesc && (err = first_driver(r.gdesc, &r.sync0, msg))) {
+        clv_chain_desc_destroy(r.desc);
+        clv_graph_desc_destroy(r.gdesc);
+        return err;
+    }
     /* The socket before anything is opened: a path refused is a usage
      * mistake, told before any work. */
     if (o->ipc && (err = clv_ipc_open(o->ipc, "transcode", CLV_IPC_RUN_VERBS, &r.ipc, msg))) {
