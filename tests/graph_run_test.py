@@ -279,6 +279,47 @@ def xfade_handover(tmp):
           "[1][0]xfade: expected a usage error naming input 1: %s" % p.stderr)
 
 
+def sound_seconds(path):
+    """The seconds of sound path's sound stream decodes to."""
+    p = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-map", "0:a", "-ac", "1", "-ar",
+                        "8000", "-f", "s16le", "-"], capture_output=True)
+    check(p.returncode == 0 and p.stdout, "%s: no sound" % path)
+    return len(p.stdout) / 2 / 8000
+
+
+@test
+def sound_of_another_input(tmp):
+    """-map 1:a keeps input 1's sound (3 s of it, where input 0's is 2 s)
+    and every frame of the graph; -map 1:a of an input with no sound is a
+    usage error naming it, -map 1:a? writes no sound."""
+    a = clip(tmp, "a.mp4", "64x48", 25, 2, sound=True)
+    b = os.path.join(tmp, "b.mp4")
+    ffmpeg("-f", "lavfi", "-i", "testsrc=size=32x48:rate=25:duration=1", "-f", "lavfi", "-i",
+           "sine=frequency=1000:duration=3", "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p",
+           "-c:a", "aac", b)
+    silent = clip(tmp, "s.mp4", "32x48", 25, 1)
+    out = os.path.join(tmp, "o.mkv")
+    clvid("-i", a, "-i", b, "-filter_complex", "[0][1]hstack", "-map", "1:a", "-c:v", "ffv1",
+          "-o", out)
+    check(frame_count(out) == 50, "%d frames, expected 50" % frame_count(out))
+    check(len(streams(probe(out), "audio")) == 1, "no sound")
+    check(abs(sound_seconds(out) - 3.0) < 0.1,
+          "the sound is %.2f s long: not input 1's 3 s" % sound_seconds(out))
+    plain = os.path.join(tmp, "p.mkv")
+    clvid("-i", a, "-i", b, "-filter_complex", "[0][1]hstack", "-c:v", "ffv1", "-o", plain)
+    check(abs(sound_seconds(plain) - 2.0) < 0.1,
+          "default: the sound is %.2f s long: not input 0's 2 s" % sound_seconds(plain))
+    out2 = os.path.join(tmp, "none.mkv")
+    p = clvid("-i", a, "-i", silent, "-filter_complex", "[0][1]hstack", "-map", "1:a", "-c:v",
+              "ffv1", "-o", out2, expect=2)
+    check("has no sound" in p.stderr and "input 1" in p.stderr and not os.path.exists(out2),
+          "-map 1:a of a clip with no sound: %s" % p.stderr)
+    clvid("-i", a, "-i", silent, "-filter_complex", "[0][1]hstack", "-map", "1:a?", "-c:v",
+          "ffv1", "-o", out2)
+    check(not streams(probe(out2), "audio") and frame_count(out2) == 50,
+          "-map 1:a?: sound written or frames lost")
+
+
 @test
 def graph_errors(tmp):
     """Usage errors: exit 2 and a message naming the fault."""

@@ -147,12 +147,16 @@ typedef struct clv_transcode_options {
      * more_input_count - 1] (inputs 1 ..); with a chain it is CLV_EOPTION,
      * as are more inputs without it. map: the graph's output label ("out"
      * for -map '[out]'); NULL: its one unlabelled output. The sound is
-     * input 0's (no_audio: none). A graph that is one chain over input 0
-     * runs as that chain. */
+     * input 0's (no_audio: none), or input audio_input's (-map N:a: its
+     * sound streams, at their own timestamps, whole; input 0's subtitles
+     * left out; CLV_EOPTION when it has none, unless audio_optional, -map
+     * N:a?, which writes none then). A graph that is one chain over input
+     * 0 runs as that chain. */
     const char *filter_complex;
     const char *map;
     const struct clv_transcode_input *more_inputs;
     int more_input_count;
+    int audio_input, audio_optional;
 } clv_transcode_options;
 
 /* An input after the first (0.8): its path and what was given before its

@@ -25,8 +25,9 @@ typedef struct transcode_args {
      * next before its -i (-f, -ss, -t). */
     clv_transcode_input more[CLV_GRAPH_INPUTS - 1];
     clv_transcode_input next;
-    char map[256]; /* -map '[label]' without its brackets */
-    char *script;  /* -filter_complex_script's text */
+    char map[256];    /* -map '[label]' without its brackets */
+    int sound_mapped; /* -map N:a given */
+    char *script;     /* -filter_complex_script's text */
 } transcode_args;
 
 /* The options of transcode beside the shared capture and encoder ones
@@ -77,7 +78,8 @@ static void usage(FILE *f)
             "                    -ss, -t given before a later -i are that input's\n"
             "                    (docs/graphs.md)\n"
             "  -map '[LABEL]'    the graph's output to write (default: its one unlabelled)\n"
-            "  -map 0:a          the sound kept: the first input's (the default; -an: none)\n"
+            "  -map N:a          the sound kept: input N's (default 0:a, the first's;\n"
+            "                    N:a? none when it has none; -an: none)\n"
             "  -o OUTPUT         output file; the format follows the extension ('-': standard\n"
             "                    output, with -f FORMAT after -i: -f matroska -o -); a\n"
             "                    stream: udp://, srt://, rtp:// (MPEG-TS), rtmp:// (FLV),\n"
@@ -161,7 +163,7 @@ static int read_script(transcode_args *a, const char *path)
 }
 
 /* -map V: "[label]" (the graph's output) or "N:a" / "N:a?" (the sound
- * kept: only the first input's for now); "0", "0:v": input 0's video. */
+ * kept: input N's); "0", "0:v": input 0's video. */
 static int map_option(transcode_args *a, const char *v)
 {
     size_t n = strlen(v);
@@ -199,14 +201,18 @@ static int map_option(transcode_args *a, const char *v)
                 index, inputs, inputs == 1 ? "" : "s");
         return -1;
     }
-    if (index > 0 && strcmp(end, ":v")) {
-        if (optional) /* ffmpeg's '?': leave it out when it can't be had */
-            return 0;
-        fprintf(stderr,
-                "clvid transcode: -map %s: the sound of input %ld: only the first input's is "
-                "kept so far (-map 0:a, the default; -an for none)\n",
-                v, index);
-        return -1;
+    if (strcmp(end, ":v")) {
+        if (a->sound_mapped && a->run.audio_input != (int)index) {
+            fprintf(stderr,
+                    "clvid transcode: -map %s: the sound is already input %d's (one input's "
+                    "sound is kept)\n",
+                    v, a->run.audio_input);
+            return -1;
+        }
+        a->sound_mapped = 1;
+        a->run.audio_input = (int)index;
+        a->run.audio_optional = optional; /* ffmpeg's '?': none when it has none */
+        return 0;
     }
     if (index > 0) {
         fprintf(stderr,

@@ -171,6 +171,9 @@ static int check_graph(const clv_transcode_options *o, clv_chain_desc **desc,
         (o->more_input_count && !o->more_inputs))
         return clv_io_fail(msg, CLV_EOPTION, "%d inputs: expected 1 to %d", 1 + o->more_input_count,
                            CLV_GRAPH_INPUTS);
+    if (o->audio_input < 0 || o->audio_input > o->more_input_count)
+        return clv_io_fail(msg, CLV_EOPTION, "the sound of input %d: there are %d inputs, from 0",
+                           o->audio_input, 1 + o->more_input_count);
     for (int i = 0; i < o->more_input_count; i++)
         if (!o->more_inputs[i].path || !*o->more_inputs[i].path)
             return clv_io_fail(msg, CLV_EOPTION, "input %d: no path given", i + 1);
@@ -314,6 +317,12 @@ typedef struct run {
      * input's frames start after that frame's time, last_t. */
     int over;
     double last_t;
+    /* -map N:a (o->audio_input N > 0): the sink's description (input 0's
+     * video, input N's streams); input N's packets go to the sink, input
+     * 0's are dropped. sound_err: the sink refused one (sound_msg). */
+    clv_media_desc sound_media;
+    int sound_err;
+    clv_msg sound_msg;
 } run;
 
 static void *stage_block_alloc(void *stage, size_t size, uint8_t **pixels)
@@ -376,6 +385,9 @@ typedef struct io_setup {
     const clv_chain_desc *desc;  /* the filters: the output's size */
     const clv_graph_desc *gdesc; /* or the graph's, over more[] too */
     more_input *more;
+    /* -map N:a: the description the sink gets, input 0's video with input
+     * N's streams. */
+    clv_media_desc *sound_media;
     /* Where the sink's description of the input goes when the chain makes
      * a frame per field (twice the input's rate; the run's out_media). */
     clv_media_desc *fields_media;
@@ -568,6 +580,23 @@ static void *setup_io(void *arg)
             s->fields_media->r_frame_rate = av_mul_q(in->r_frame_rate, two);
         timing = s->fields_media;
     }
+    if (s->gdesc && o->audio_input > 0 && !o->no_audio) {
+        const clv_media_desc *n = s->more[o->audio_input - 1].media;
+        if (n->audio < 0 && !o->audio_optional) {
+            s->err = clv_io_fail(&s->msg, CLV_EOPTION,
+                                 "-map %d:a: '%.900s' (input %d) has no sound (-map %d:a? "
+                                 "writes none then)",
+                                 o->audio_input, n->path, o->audio_input, o->audio_input);
+            return NULL;
+        }
+        *s->sound_media = *timing;
+        s->sound_media->stream_count = n->stream_count;
+        s->sound_media->streams = n->streams;
+        s->sound_media->stream_desc_count = n->stream_desc_count;
+        s->sound_media->audio = n->audio;
+        s->out.no_subtitles = 1; /* -map picks the streams: its sound only */
+        timing = s->sound_media;
+    }
     clv_sink_options sink_opt = {.output = &s->out,
                                  .input = timing,
                                  .feed = s->feed,
@@ -597,6 +626,7 @@ static int open_all(run *r, clv_msg *msg)
                    .desc = r->desc,
                    .gdesc = r->gdesc,
                    .more = r->more,
+                   .sound_media = &r->sound_media,
                    .fields_media = &r->out_media};
     if (clv_io_network_url(o->input))
         io.in.cancel = r->cancel; /* a Ctrl-C ends a network input's blocking read */
@@ -934,6 +964,26 @@ static double frame_end(const AVFrame *f, const clv_media_desc *m)
     return frame_seconds(f, m) + d;
 }
 
+/* A packet of input `input` (its sound): to the sink when its sound is
+ * the one kept (-map N:a, else input 0's), else dropped. */
+static int sound_packet(run *r, int input, void *item, clv_msg *msg)
+{
+    if (input != r->o->audio_input) {
+        clv_item_free(CLV_ITEM_PACKET, item);
+        return 0;
+    }
+    return clv_sink_packet(r->sink, item, msg);
+}
+
+/* Input m's sound packet read while looking for its frames: see
+ * sound_packet; a refusal is kept for the next submit. */
+static void more_packet(run *r, more_input *m, void *item)
+{
+    int err = sound_packet(r, (int)(m - r->more) + 1, item, &r->sound_msg);
+    if (err && !r->sound_err)
+        r->sound_err = err;
+}
+
 enum { PICK_FRAME, PICK_ABSENT, PICK_SKIP, PICK_END };
 
 /* Input m's frame for the output frame at time t: reads its frames up to
@@ -960,8 +1010,10 @@ static int pick(run *r, more_input *m, double t)
                 m->eof = 1;
             else if (kind == CLV_ITEM_FRAME)
                 m->next = item;
+            else if (kind == CLV_ITEM_PACKET)
+                more_packet(r, m, item);
             else
-                clv_item_free(kind, item); /* its sound: only input 0's is kept */
+                clv_item_free(kind, item);
             continue;
         }
         if (m->next && frame_seconds(m->next, m->media) <= at + 1e-9) {
@@ -1005,6 +1057,11 @@ static int submit_graph_at(run *r, AVFrame *f, double t, int64_t pts, double rea
 {
     int picked[CLV_GRAPH_INPUTS] = {0};
     int err = 0;
+    if (r->sound_err) {
+        *msg = r->sound_msg;
+        av_frame_free(&f);
+        return r->sound_err;
+    }
     for (int i = 0; i < r->more_count; i++) {
         if (!clv_graph_desc_uses(r->gdesc, i + 1)) {
             picked[i] = PICK_ABSENT;
@@ -1095,7 +1152,7 @@ static int input0_after(run *r, int wait, clv_msg *msg)
         if (got < 0 || kind == CLV_ITEM_END) {
             r->in0_done = 1;
         } else if (kind == CLV_ITEM_PACKET) {
-            int err = clv_sink_packet(r->sink, item, msg);
+            int err = sound_packet(r, 0, item, msg);
             if (err)
                 return err;
         } else {
@@ -1126,10 +1183,30 @@ static AVFrame *driver_frame(run *r, more_input *m)
             m->eof = 1;
         else if (kind == CLV_ITEM_FRAME)
             f = item;
+        else if (kind == CLV_ITEM_PACKET)
+            more_packet(r, m, item);
         else
             clv_item_free(kind, item);
     }
     return f;
+}
+
+/* -map N:a: input N's sound to its end, after the video's (a live input
+ * ends with the video: its sound would not). */
+static int sound_rest(run *r, more_input *m, clv_msg *msg)
+{
+    if (clv_io_network_url(m->media->path))
+        return 0;
+    while (!m->eof && !r->sound_err && !stop_wanted(r)) {
+        av_frame_free(&m->next);
+        AVFrame *f = driver_frame(r, m);
+        if (!f)
+            break;
+        av_frame_free(&f);
+    }
+    if (r->sound_err)
+        *msg = r->sound_msg;
+    return r->sound_err;
 }
 
 /* After input 0 handed over (xfade): the driving input's frames are the
@@ -1606,7 +1683,8 @@ static int pump(run *r, clv_msg *msg)
         if (err || got < 0 || kind == CLV_ITEM_END)
             break;
         if (kind == CLV_ITEM_PACKET) {
-            if ((err = clv_sink_packet(r->sink, item, msg)))
+            if ((err = r->graph ? sound_packet(r, 0, item, msg)
+                                : clv_sink_packet(r->sink, item, msg)))
                 break;
             continue;
         }
@@ -1630,6 +1708,8 @@ static int pump(run *r, clv_msg *msg)
         err = drive_rest(r, msg);
     else if (!err && r->driver < 0)
         clv_decoder_stop(r->dec);
+    if (!err && r->graph && r->o->audio_input > 0 && !r->o->no_audio && !r->stopped)
+        err = sound_rest(r, &r->more[r->o->audio_input - 1], msg);
     /* The frames the chain holds: the last one again, after the end. */
     if (!err && r->delay && r->last && !r->stopped) {
         clv_chain_end(r->chain);
