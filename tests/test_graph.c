@@ -310,10 +310,16 @@ int test_graph_sync(void)
     /* Nested: input 1 ends input 0 of the outer stack, which ends all. */
     expect_sync("[1]hflip[a];[a][0]vstack=shortest=1[b];[2][b]vstack", 3, 1, 0, 0, 0,
                 CLV_EOF_REPEAT, 1);
-    expect_sync("[1]hflip[a];[a][0]vstack=shortest=1[b];[b][2]vstack", 3, 1, 0, 0, INFINITY,
+    expect_sync("[1]hflip[a];[a][0]vstack=shortest=1[b];[b][2]vstack", 3, 1, 0, 0, 0,
                 CLV_EOF_ENDALL, 1);
-    expect_sync("[1]hflip[a];[a][0]vstack=shortest=1[b];[b][2]vstack", 3, 0, 0, 0, 0,
+    expect_sync("[1]hflip[a];[a][0]vstack=shortest=1[b];[b][2]vstack", 3, 0, 0, 0, INFINITY,
                 CLV_EOF_ENDALL, 1);
+    /* Input 1 first in a stack: not the output's timeline (input 0's), so
+     * its last frame repeats, as in ffmpeg's stacks, unless shortest. */
+    expect_sync("[1][0]hstack", 2, 1, 0, 0, 0, CLV_EOF_REPEAT, 1);
+    expect_sync("[1][0]hstack", 2, 0, 0, 0, INFINITY, CLV_EOF_REPEAT, 1);
+    expect_sync("[1][0]hstack=shortest=1", 2, 1, 0, 0, 0, CLV_EOF_ENDALL, 1);
+    expect_sync("[1]scale=8:8[a];[a]hflip[b];[b][0]vstack", 2, 1, 0, 0, 0, CLV_EOF_REPEAT, 1);
     /* Through split: both paths. */
     expect_sync("[0]split[a][b];[a][b]hstack", 1, 0, 0, 0, INFINITY, CLV_EOF_ENDALL, 1);
     clv_graph_desc *desc = NULL;

@@ -683,6 +683,11 @@ int clv_graph_desc_files(const clv_graph_desc *desc, const char **files, int max
 typedef struct sync_acc {
     double offset, drive_from, drive_until, from, until;
     int eof, wait_first;
+    /* The end of the first filter of several inputs reached on its first
+     * pad (its eof_action; -1: none yet): what this input's end does when
+     * it is not the graph's input 0, whose frames are the output's ([1][0]
+     * hstack: input 1's last frame repeats, as in ffmpeg's stacks). */
+    int eof0;
 } sync_acc;
 
 typedef struct sync_walk {
@@ -725,6 +730,8 @@ static void walk(const clv_graph_desc *desc, clv__graph_link at, sync_acc acc, s
                     next.eof = f->eof_action ? (int)f->eof_action(node->values) : CLV_EOF_REPEAT;
                 else if (acc.eof < 0 && !isinf(du))
                     next.eof = CLV_EOF_REPEAT;
+                if (acc.eof < 0 && p == 0 && acc.eof0 < 0)
+                    next.eof0 = f->eof_action ? (int)f->eof_action(node->values) : CLV_EOF_REPEAT;
                 next.wait_first = acc.wait_first && (p == 0 || f->wait_first);
             }
             for (int k = 0; k < node->output_count; k++)
@@ -740,7 +747,7 @@ int clv_graph_desc_sync(const clv_graph_desc *desc, int index, clv_graph_sync *o
     sync_walk *w = calloc(1, sizeof *w);
     if (!w)
         return CLV_ENOMEM;
-    sync_acc start = {0, 0, INFINITY, 0, INFINITY, -1, 1};
+    sync_acc start = {0, 0, INFINITY, 0, INFINITY, -1, 1, -1};
     walk(desc, (clv__graph_link){-1, index}, start, w, 0);
     if (!w->count) {
         free(w);
@@ -759,12 +766,24 @@ int clv_graph_desc_sync(const clv_graph_desc *desc, int index, clv_graph_sync *o
         }
         s.from = fmin(s.from, a->from);
         s.until = fmax(s.until, a->until);
-        int eof = a->eof < 0 ? CLV_EOF_ENDALL : a->eof;
+        /* A path on which it is first everywhere: input 0 ends the output;
+         * another input's end does what the first filter it reaches does
+         * (or ends the output when it reaches none). */
+        int eof = a->eof >= 0 ? a->eof : index > 0 && a->eof0 >= 0 ? a->eof0 : CLV_EOF_ENDALL;
         if (eof == CLV_EOF_ENDALL || (eof == CLV_EOF_REPEAT && s.eof_action == CLV_EOF_PASS))
             s.eof_action = (clv_eof_action)eof;
         s.wait_first |= a->wait_first;
     }
     free(w);
+    /* No filter hands the timeline over (xfade): input 0's frames are the
+     * output's wherever it stands in the graph ([1][0]hstack too). */
+    int handover = 0;
+    for (int i = 0; i < desc->node_count; i++)
+        handover |= desc->node[i].filter->timing != NULL;
+    if (!handover) {
+        s.drive_from = 0;
+        s.drive_until = index == 0 ? INFINITY : 0;
+    }
     *out = s;
     return 0;
 }
