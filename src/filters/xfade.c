@@ -476,13 +476,16 @@ static void copy_image(const clv_image *src, clv_image *dst)
 }
 
 /* Which frame the output is at time t: 0 input 0's, 1 input 1's, 2 the
- * transition (offset <= t <= offset + duration, both present). */
+ * transition (from offset on, both present). Past offset + duration the
+ * transition runs at progress 0 as long as input 0 is given, as ffmpeg's
+ * mixes its first frame past the end there (wipeleft keeps input 0's
+ * column 0); a run that hands over leaves input 0 out after that frame. */
 static int phase_at(const clv_value *v, double t, int have_a, int have_b)
 {
-    double offset = (double)v[XF_OFFSET].i / 1000, duration = (double)v[XF_DURATION].i / 1000;
+    double offset = (double)v[XF_OFFSET].i / 1000;
     if (!have_b || (have_a && t < offset))
         return 0;
-    if (!have_a || t > offset + duration)
+    if (!have_a)
         return 1;
     return 2;
 }
