@@ -277,6 +277,48 @@ def xfade_handover(tmp):
           "[1][0]xfade: expected a usage error naming input 1: %s" % p.stderr)
 
 
+def late_clip(tmp, name, source, seconds, late, sound):
+    """An RGB clip whose video starts `late` seconds after its sound (as an
+    MPEG-TS's or an edited mp4's may): its first frame's time is not 0."""
+    path = os.path.join(tmp, name)
+    ffmpeg("-f", "lavfi", "-i", "sine=frequency=%d:duration=%s" % (sound, seconds + late),
+           "-itsoffset", str(late), "-f", "lavfi",
+           "-i", "%s=size=64x48:rate=25:duration=%s" % (source, seconds), "-map", "1:v", "-map",
+           "0:a", "-pix_fmt", "bgra", "-c:v", "ffv1", "-c:a", "flac", path)
+    return path
+
+
+@test
+def xfade_late_start(tmp):
+    """Inputs whose first frames are not at 0 (0.4 s and 0.2 s after their
+    sound): xfade's offset counts from input 0's first frame and its second
+    input's frames from its own first, as ffmpeg's; overlay's t stays the
+    frame's time. Frames, timestamps and pixels equal to ffmpeg's."""
+    a = late_clip(tmp, "a.mkv", "testsrc2", 2, 0.4, 440)
+    b = late_clip(tmp, "b.mkv", "testsrc", 1.6, 0.2, 660)
+    logo = os.path.join(tmp, "logo.png")
+    ffmpeg("-f", "lavfi", "-i", "color=c=red@0.5:size=16x12,format=rgba", "-frames:v", "1", logo)
+    fs = 64 * 48 * 4
+    for second, g in ((b, "[0][1]xfade=transition=wipeleft:duration=0.4:offset=1"),
+                      (logo, "[0][1]overlay=x=t*20:y=n:format=rgb")):
+        ref, out = os.path.join(tmp, "ref.mkv"), os.path.join(tmp, "out.mkv")
+        ffmpeg("-i", a, "-i", second, "-filter_complex", g, "-an", "-c:v", "ffv1", "-pix_fmt",
+               "bgra", ref)
+        p = clvid("-i", a, "-i", second, "-filter_complex", g, "-an", "-c:v", "ffv1", "-y", "-o",
+                  out, expect=None)
+        if p.returncode == 2 and "unknown filter" in p.stderr:
+            raise Skip("no such filter in this build: %s" % g)
+        check(p.returncode == 0, "exit %d: %s" % (p.returncode, p.stderr))
+        want, got = frames_raw(ref, "rgba"), frames_raw(out, "rgba")
+        check(len(got) == len(want), "%s: %d frames, ffmpeg's %d" % (g, len(got) // fs,
+                                                                    len(want) // fs))
+        check(pts_times(out) == pts_times(ref), "%s: the timestamps differ from ffmpeg's: %s, %s"
+              % (g, pts_times(out)[:3], pts_times(ref)[:3]))
+        for k in range(len(want) // fs):
+            check(got[k * fs:(k + 1) * fs] == want[k * fs:(k + 1) * fs],
+                  "%s: frame %d differs from ffmpeg's" % (g, k))
+
+
 def sound_seconds(path):
     """The seconds of sound path's sound stream decodes to."""
     p = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-map", "0:a", "-ac", "1", "-ar",

@@ -929,8 +929,12 @@ static void test_xfade_ffmpeg(void)
 
 /* ---- In graphs: the device graph against the reference graph ----------- */
 
+/* The graphs' time origin (clv_graph_set_time_origin) in compare_in_graph:
+ * its frames at time_origin + n / 25. */
+static double time_origin;
+
 /* Runs `text` over inputs of sizes w[k] x h[k] for `frames` frames at 25
- * fps, in both shapes at 8 bits: device == reference. by_sync: each input
+ * fps (from time_origin), in both shapes at 8 bits: device == reference. by_sync: each input
  * present only at the output times its sync reads it (xfade's first input
  * ends with the transition, its second starts at the offset); else every
  * input at every frame. */
@@ -976,13 +980,16 @@ static void compare_in_graph(const char *text, int inputs, const int *w, const i
         if (!err) {
             clv_graph_set_frame_rate(graph, 25, 1);
             clv_ref_graph_set_frame_rate(ref, 25, 1);
+            clv_graph_set_time_origin(graph, time_origin);
+            clv_ref_graph_set_time_origin(ref, time_origin);
         }
         for (int n = 0; n < frames && !err; n++) {
-            double t = n / 25.0;
+            double t = time_origin + n / 25.0;
             const clv_frame *fin[CLV_GRAPH_INPUTS];
             const clv_image *iin[CLV_GRAPH_INPUTS];
             for (int k = 0; k < inputs; k++) {
-                int read = !by_sync || (t >= sync[k].from - 1e-9 && t <= sync[k].until + 1e-9);
+                double u = t - time_origin;
+                int read = !by_sync || (u >= sync[k].from - 1e-9 && u <= sync[k].until + 1e-9);
                 fin[k] = read ? &fr[k] : NULL;
                 iin[k] = read ? &img[k] : NULL;
             }
@@ -1014,6 +1021,55 @@ static void compare_in_graph(const char *text, int inputs, const int *w, const i
     clv_graph_desc_destroy(desc);
 }
 
+/* The reference graph of `text` over two 9x5 inputs at time t with the
+ * time origin `origin`, into out. */
+static void ref_at(const char *text, double origin, double t, clv_image *out)
+{
+    clv_graph_desc *desc = NULL;
+    clv_ref_graph *ref = NULL;
+    clv_msg msg = {{0}};
+    clv_image img[2] = {{0}};
+    const clv_image *in[2] = {&img[0], &img[1]};
+    int err = clv_graph_parse(text, 2, NULL, &desc, &msg) || clv_ref_graph_create(desc, &ref) ||
+              clv_image_alloc(&img[0], 9, 5) || clv_image_alloc(&img[1], 9, 5) ||
+              clv_image_alloc(out, 9, 5);
+    if (!err) {
+        fill(&img[0], 2); /* gradients: the same on every call */
+        memset(img[1].pixels, 200, (size_t)img[1].stride * 5);
+        clv_ref_graph_set_time_origin(ref, origin);
+        err = clv_ref_graph_run(ref, in, out, 0, t);
+    }
+    EXPECT(!err, "'%s': %d %s", text, err, msg.text);
+    clv_image_free(&img[0]);
+    clv_image_free(&img[1]);
+    clv_ref_graph_destroy(ref);
+    clv_graph_desc_destroy(desc);
+}
+
+/* xfade counts its offset from the time origin; overlay's t does not. */
+static void origin_shifts_xfade_only(void)
+{
+    static const char *const fade = "[0][1]xfade=duration=1:offset=0.5",
+                             *const over = "[0][1]overlay=x=t*4-9:y=0";
+    clv_image a = {0}, b = {0};
+    ref_at(fade, 2, 2.8, &a);
+    ref_at(fade, 0, 0.8, &b);
+    EXPECT(a.pixels && b.pixels && same(&a, &b, "xfade from origin 2 at 2.8 s"),
+           "xfade at 2.8 s from origin 2 differs from xfade at 0.8 s from 0");
+    clv_image_free(&a);
+    ref_at(fade, 0, 2.8, &a);
+    EXPECT(a.pixels && memcmp(a.pixels, b.pixels, (size_t)a.stride * 5) != 0,
+           "xfade at 2.8 s from origin 0 (input 1 whole) equals its 0.8 s");
+    clv_image_free(&a);
+    clv_image_free(&b);
+    ref_at(over, 2, 2.5, &a);
+    ref_at(over, 0, 2.5, &b);
+    EXPECT(a.pixels && b.pixels && same(&a, &b, "overlay at 2.5 s from origin 2"),
+           "overlay's t moved with the time origin");
+    clv_image_free(&a);
+    clv_image_free(&b);
+}
+
 static void test_in_graphs(void)
 {
     int w2[2] = {64, 20}, h2[2] = {36, 10};
@@ -1028,6 +1084,12 @@ static void test_in_graphs(void)
     compare_in_graph("[0][1]xfade=transition=circleopen:duration=0.4:offset=0.2", 2, w4, h4, 20, 0);
     compare_in_graph("[0]hflip[a];[a][1]xfade=transition=slideup:duration=0.4:offset=0.2", 2, w4,
                      h4, 20, 0);
+    /* from a time origin (a first frame at 1.3 s): device == reference */
+    time_origin = 1.3;
+    compare_in_graph("[0][1]xfade=transition=wipeleft:duration=0.4:offset=0.2", 2, w4, h4, 20, 0);
+    compare_in_graph("[0][1]overlay=x=t*10-12:y=2", 2, w4, h4, 3, 0);
+    time_origin = 0;
+    origin_shifts_xfade_only();
     /* sizes that do not fit: CLV_ERANGE naming the filter */
     clv_graph_desc *desc = NULL;
     clv_msg msg = {{0}};

@@ -122,6 +122,11 @@ CLV_API void clv_ref_graph_destroy(clv_ref_graph *ref);
 CLV_API int clv_ref_graph_run(clv_ref_graph *ref, const clv_image *const *in, clv_image *dst,
                               uint64_t frame_index, double time);
 CLV_API void clv_ref_graph_set_frame_rate(clv_ref_graph *ref, int num, int den);
+/* The output's first frame's time in seconds (0 until set): the filters
+ * with a timeline of their own (xfade's offset and progress, the offsets
+ * of clv_graph_sync) count from it, as ffmpeg's xfade counts from its
+ * first input's first frame; overlay's t stays the frame's time. */
+CLV_API void clv_ref_graph_set_time_origin(clv_ref_graph *ref, double seconds);
 
 /* ---- The graph on a device --------------------------------------------
  * Built once (every filter's kernels), run frame after frame on device
@@ -133,6 +138,8 @@ CLV_API int clv_graph_create(clv_context *ctx, const clv_graph_desc *desc, int d
 CLV_API void clv_graph_destroy(clv_graph *graph);
 CLV_API const clv_graph_desc *clv_graph_get_desc(const clv_graph *graph);
 CLV_API void clv_graph_set_frame_rate(clv_graph *graph, int num, int den);
+/* As clv_ref_graph_set_time_origin; set it before the first frame runs. */
+CLV_API void clv_graph_set_time_origin(clv_graph *graph, double seconds);
 /* The output size for inputs of in[], checked against the device's limits;
  * builds what depends on the sizes (scale's tables). */
 CLV_API int clv_graph_output_size(clv_graph *graph, const clv_size *in, clv_size *out,

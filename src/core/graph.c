@@ -8,6 +8,7 @@
  * everything. */
 #include "clvid_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,7 @@ struct clv_graph {
     clv_graph_desc desc;
     int depth;
     int rate_num, rate_den;
+    double origin; /* clv_graph_set_time_origin */
     int kind[CLV_GRAPH_NODES];
     /* A chain node: its run (seg[i]); the run's last node owns the chain. */
     int seg[CLV_GRAPH_NODES];
@@ -197,6 +199,11 @@ void clv_graph_set_frame_rate(clv_graph *graph, int num, int den)
     graph->rate_den = den;
     for (int s = 0; s < graph->seg_count; s++)
         clv_chain_set_frame_rate(graph->segs[s].chain, num, den);
+}
+
+void clv_graph_set_time_origin(clv_graph *graph, double seconds)
+{
+    graph->origin = isfinite(seconds) ? seconds : 0;
 }
 
 double clv__graph_seconds(const clv_graph *graph, uint64_t frame_index)
@@ -415,7 +422,7 @@ int clv_graph_run(clv_graph *graph, const clv_frame *const *in, clv_frame *dst,
             .out_height = to->height,
             .out_stride = to->stride,
             .frame_index = frame_index,
-            .time = time,
+            .time = f->timing ? time - graph->origin : time,
             .depth = graph->depth,
             .values = node->values,
             .inputs = frames,

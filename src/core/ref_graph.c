@@ -3,6 +3,7 @@
  * an image of its own; split gives its input's on each output. */
 #include "clvid_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@ struct clv_ref_graph {
     int sized[CLV_GRAPH_NODES];
     clv_size last_in[CLV_GRAPH_INPUTS]; /* an absent input's size: its last */
     int rate_num, rate_den;
+    double origin; /* clv_ref_graph_set_time_origin */
 };
 
 int clv_ref_graph_create(const clv_graph_desc *desc, clv_ref_graph **out)
@@ -64,6 +66,11 @@ void clv_ref_graph_set_frame_rate(clv_ref_graph *ref, int num, int den)
         ref->rate_num = num;
         ref->rate_den = den;
     }
+}
+
+void clv_ref_graph_set_time_origin(clv_ref_graph *ref, double seconds)
+{
+    ref->origin = isfinite(seconds) ? seconds : 0;
 }
 
 static int ensure_image(clv_image *img, int w, int h, int depth)
@@ -158,7 +165,7 @@ int clv_ref_graph_run(clv_ref_graph *ref, const clv_image *const *in, clv_image 
                 }
             }
             err = f->reference_n(ref->state[i], node->values, src, node->input_count, &ref->out[i],
-                                 frame_index, time);
+                                 frame_index, f->timing ? time - ref->origin : time);
         } else {
             clv__graph_link l = node->in[0];
             clv_size a = l.node < 0 ? sizes[l.pad] : size[l.node][l.pad];

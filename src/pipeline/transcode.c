@@ -230,6 +230,11 @@ typedef struct more_input {
     clv_graph_sync sync;
     AVFrame *cur, *next;
     int eof; /* its decoder ended */
+    /* Its first frame's time (have_first: seen): an input that has a
+     * timeline of its own (an offset, or it drives: xfade's second) counts
+     * its times from there, as ffmpeg's xfade takes its frames in order. */
+    double first;
+    int have_first;
 } more_input;
 
 /* The run's state, so that its steps can be small functions. */
@@ -317,6 +322,11 @@ typedef struct run {
      * input's frames start after that frame's time, last_t. */
     int over;
     double last_t;
+    /* Input 0's first frame's time (have_t0: seen): the graph's time
+     * origin (clv_graph_set_time_origin), from which the offsets and
+     * drive times of clv_graph_sync count, as ffmpeg's xfade's first_pts. */
+    double t0;
+    int have_t0;
     /* -map N:a (o->audio_input N > 0): the sink's description (input 0's
      * video, input N's streams); input N's packets go to the sink, input
      * 0's are dropped. sound_err: the sink refused one (sound_msg). */
@@ -986,6 +996,31 @@ static void more_packet(run *r, more_input *m, void *item)
 
 enum { PICK_FRAME, PICK_ABSENT, PICK_SKIP, PICK_END };
 
+/* Input m's frame f has arrived: its first's time is kept. */
+static void note_frame(more_input *m, const AVFrame *f)
+{
+    if (!m->have_first) {
+        m->first = frame_seconds(f, m->media);
+        m->have_first = 1;
+    }
+}
+
+/* 1 when input m's times count from its first frame (see more_input). */
+static int own_timeline(const more_input *m)
+{
+    return m->sync.offset != 0 || m->sync.drive_from < m->sync.drive_until;
+}
+
+/* The time on input m's own timestamps that output time t reads: t less
+ * its offset, from input 0's first frame to m's first where it has a
+ * timeline of its own (own_timeline). */
+static double input_time(const run *r, const more_input *m, double t)
+{
+    if (!own_timeline(m))
+        return t - m->sync.offset;
+    return t - r->t0 - m->sync.offset + m->first;
+}
+
 /* Input m's frame for the output frame at time t: reads its frames up to
  * the last at or before t less its offset. PICK_FRAME (m->cur),
  * PICK_ABSENT, PICK_SKIP (the output waits for its first frame) or
@@ -993,7 +1028,6 @@ enum { PICK_FRAME, PICK_ABSENT, PICK_SKIP, PICK_END };
 static int pick(run *r, more_input *m, double t)
 {
     const clv_graph_sync *sync = &m->sync;
-    double at = t - sync->offset;
     for (;;) {
         if (!m->next && !m->eof) {
             int kind;
@@ -1009,14 +1043,14 @@ static int pick(run *r, more_input *m, double t)
             if (got < 0 || kind == CLV_ITEM_END)
                 m->eof = 1;
             else if (kind == CLV_ITEM_FRAME)
-                m->next = item;
+                note_frame(m, m->next = item);
             else if (kind == CLV_ITEM_PACKET)
                 more_packet(r, m, item);
             else
                 clv_item_free(kind, item);
             continue;
         }
-        if (m->next && frame_seconds(m->next, m->media) <= at + 1e-9) {
+        if (m->next && frame_seconds(m->next, m->media) <= input_time(r, m, t) + 1e-9) {
             av_frame_free(&m->cur);
             m->cur = m->next;
             m->next = NULL;
@@ -1024,11 +1058,11 @@ static int pick(run *r, more_input *m, double t)
         }
         break;
     }
-    if (t < sync->from || t >= sync->until)
+    if (t - r->t0 < sync->from || t - r->t0 >= sync->until)
         return PICK_ABSENT;
     if (!m->cur)
         return sync->wait_first ? (m->eof ? PICK_END : PICK_SKIP) : PICK_ABSENT;
-    if (m->eof && !m->next && at >= frame_end(m->cur, m->media) - 1e-9) {
+    if (m->eof && !m->next && input_time(r, m, t) >= frame_end(m->cur, m->media) - 1e-9) {
         if (sync->eof_action == CLV_EOF_ENDALL)
             return PICK_END;
         if (sync->eof_action == CLV_EOF_PASS)
@@ -1037,8 +1071,9 @@ static int pick(run *r, more_input *m, double t)
     return PICK_FRAME;
 }
 
-/* The input that drives output time t after input `from` stopped: the one
- * whose [drive_from, drive_until) holds t, or -1. */
+/* The input that drives output time t (from input 0's first frame) after
+ * input `from` stopped: the one whose [drive_from, drive_until) holds t,
+ * or -1. */
 static int next_driver(const run *r, int from, double t)
 {
     for (int i = 1; i <= r->more_count; i++) {
@@ -1121,13 +1156,18 @@ static int submit_graph_at(run *r, AVFrame *f, double t, int64_t pts, double rea
 static int submit_graph_frame(run *r, AVFrame *f, clv_msg *msg)
 {
     double t = frame_seconds(f, r->in);
+    if (!r->have_t0) {
+        r->t0 = t;
+        r->have_t0 = 1;
+        clv_graph_set_time_origin(r->graph, t);
+    }
     if (r->over) {
         r->over = 0;
-        r->driver = next_driver(r, 0, t);
+        r->driver = next_driver(r, 0, t - r->t0);
         av_frame_free(&f);
         return 0;
     }
-    r->over = t > r->sync0.drive_until + 1e-9;
+    r->over = t - r->t0 > r->sync0.drive_until + 1e-9;
     r->last_t = t;
     return submit_graph_at(r, f, t, f->pts, clv_frame_read_time(f), msg);
 }
@@ -1182,7 +1222,7 @@ static AVFrame *driver_frame(run *r, more_input *m)
         if (got < 0 || kind == CLV_ITEM_END)
             m->eof = 1;
         else if (kind == CLV_ITEM_FRAME)
-            f = item;
+            note_frame(m, f = item);
         else if (kind == CLV_ITEM_PACKET)
             more_packet(r, m, item);
         else
@@ -1227,23 +1267,25 @@ static int drive_rest(run *r, clv_msg *msg)
         AVFrame *f = driver_frame(r, d);
         if (!f)
             break;
-        double t = frame_seconds(f, d->media) + d->sync.offset;
+        /* its times from its first frame, at its offset from input 0's */
+        double shift = r->t0 + d->sync.offset - d->first;
+        double t = frame_seconds(f, d->media) + shift;
         if (t <= r->last_t + 1e-9) { /* its time was made before the handover */
             av_frame_free(&f);
             continue;
         }
         if (r->over) {
             r->over = 0;
-            r->driver = next_driver(r, r->driver, t);
+            r->driver = next_driver(r, r->driver, t - r->t0);
             av_frame_free(&f);
             continue;
         }
-        r->over = t > d->sync.drive_until + 1e-9;
+        r->over = t - r->t0 > d->sync.drive_until + 1e-9;
         r->last_t = t;
         int64_t pts = f->pts == AV_NOPTS_VALUE
                           ? llrint(t / av_q2d(r->in->time_base))
                           : av_rescale_q(f->pts, d->media->time_base, r->in->time_base) +
-                                llrint(d->sync.offset / av_q2d(r->in->time_base));
+                                llrint(shift / av_q2d(r->in->time_base));
         double read_at = clv_frame_read_time(f);
         av_frame_free(&d->cur);
         d->cur = f;
