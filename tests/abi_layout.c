@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "clvid/graph.h"
 #include "clvid/opencl.h"
 #include "clvid/pipeline.h"
 
@@ -132,6 +133,22 @@ int main(void)
     MEMBER(clv_media_info, duration);
     MEMBER(clv_media_info, frames);
     MEMBER(clv_media_info, audio_streams);
+    END();
+    BEGIN(clv_transcode_input);
+    MEMBER(clv_transcode_input, path);
+    MEMBER(clv_transcode_input, format);
+    MEMBER(clv_transcode_input, start_us);
+    MEMBER(clv_transcode_input, duration_us);
+    MEMBER(clv_transcode_input, offset_us);
+    END();
+    BEGIN(clv_graph_sync);
+    MEMBER(clv_graph_sync, offset);
+    MEMBER(clv_graph_sync, drive_from);
+    MEMBER(clv_graph_sync, drive_until);
+    MEMBER(clv_graph_sync, from);
+    MEMBER(clv_graph_sync, until);
+    MEMBER(clv_graph_sync, eof_action);
+    MEMBER(clv_graph_sync, wait_first);
     END();
     printf("}\n");
     return 0;

@@ -160,11 +160,15 @@ typedef struct clv_transcode_options {
 } clv_transcode_options;
 
 /* An input after the first (0.8): its path and what was given before its
- * -i (-f, -ss, -t). Turned upright as input 0 is not: taken as stored. */
+ * -i (-f, -ss, -t, -itsoffset). Turned upright as input 0 is not: taken as
+ * stored. offset_us: added to its timestamps after -ss (ffmpeg's
+ * -itsoffset; negative: earlier), as clvid-cluster cuts an input a little
+ * before a segment's start so that its frame at that start is there. */
 typedef struct clv_transcode_input {
     const char *path;
     const char *format;
     int64_t start_us, duration_us;
+    int64_t offset_us;
 } clv_transcode_input;
 
 /* 1 when input is a network URL: rtsp://, rtsps://, srt://, rtmp(s)://,
@@ -197,13 +201,21 @@ CLV_API void clv_transcode_options_destroy(clv_transcode_options *options);
  * preset, pix_fmt, crf, b:v, aspect, ss, t, frames, frame-index, device, input-size,
  * input-fps, input-format, audio, audio-format, ipc, lead-frames, keep-frames,
  * g, hls_time, hls_list_size, rtsp_transport, rw_timeout, reconnect-max, hwaccel,
- * hwaccel_device;
+ * hwaccel_device, filter_complex (lavfi), map (the graph's output's label
+ * without its brackets: "out" for -map '[out]');
  * flags (value NULL, "", "1", "true" or "yes" to set): y, an, sn, live, re,
  * no-autorotate, q, reconnect. String
  * values are borrowed (they must outlive the run). Returns 0, or
  * CLV_EOPTION with msg naming the option, the value and what is allowed. */
 CLV_API int clv_transcode_options_set(clv_transcode_options *options, const char *key,
                                       const char *value, clv_msg *msg);
+/* The inputs after the first (more_inputs, more_input_count), borrowed:
+ * they must outlive the run. CLV_EOPTION with msg beyond
+ * CLV_GRAPH_INPUTS - 1 or for a count below 0. filter_complex (lavfi) and
+ * map ('[label]') are set by clv_transcode_options_set. */
+CLV_API int clv_transcode_options_set_inputs(clv_transcode_options *options,
+                                             const clv_transcode_input *inputs, int count,
+                                             clv_msg *msg);
 /* Seconds or [hh:]mm:ss[.frac] as microseconds; -1 when malformed. */
 CLV_API int64_t clv_parse_time(const char *text);
 

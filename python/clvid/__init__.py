@@ -38,7 +38,7 @@ import numpy as np
 from .control import Control, ControlError  # noqa: E402 (the control socket's client)
 
 __all__ = ["Chain", "Control", "ControlError", "Error", "Graph", "check_output", "devices",
-           "filters", "frames", "join", "probe", "reference", "reference_graph",
+           "filters", "frames", "graph_timing", "join", "probe", "reference", "reference_graph",
            "reference_stream", "temporal_filters", "transcode", "version", "cadence"]
 
 
@@ -211,6 +211,17 @@ _graph_parse = _declare(_engine, "clv_graph_parse", _I, ctypes.c_char_p, _I, cty
                         ctypes.POINTER(_P), _V)
 _graph_desc_destroy = _declare(_engine, "clv_graph_desc_destroy", None, _P)
 _graph_desc_uses = _declare(_engine, "clv_graph_desc_uses", _I, _P, _I)
+
+
+class _GraphSync(ctypes.Structure):
+    """clv_graph_sync: an input's timing in a graph."""
+    _fields_ = [("offset", ctypes.c_double), ("drive_from", ctypes.c_double),
+                ("drive_until", ctypes.c_double), ("from_", ctypes.c_double),
+                ("until", ctypes.c_double), ("eof_action", _I), ("wait_first", _I)]
+
+
+_graph_desc_sync = _declare(_engine, "clv_graph_desc_sync", _I, _P, _I,
+                            ctypes.POINTER(_GraphSync))
 _graph_format = _declare(_engine, "clv_graph_format", None, _P, ctypes.c_char_p, ctypes.c_size_t)
 _graph_desc_output_size = _declare(_engine, "clv_graph_desc_output_size", _I, _P,
                                    ctypes.POINTER(_Size), ctypes.POINTER(_Size), _V)
@@ -886,6 +897,36 @@ class _GraphDesc:
 _GRAPH_INPUTS = 16
 
 
+def graph_timing(text: str, inputs: int, output: Optional[str] = None) -> List[Optional[dict]]:
+    """The timing of each of `inputs` inputs in graph `text`
+    (clv_graph_desc_sync; None for an input it does not read): offset (s on
+    the output's timeline where its time 0 lies), drive_from, drive_until
+    (the output times its frames are the output's), from, until (the times
+    it is read), eof_action ("repeat", "endall", "pass"), wait_first.
+    ValueError for a bad graph, as clvid transcode's -filter_complex."""
+    if not isinstance(inputs, int) or not 1 <= inputs <= _GRAPH_INPUTS:
+        raise ValueError("clvid: inputs %r: expected 1 to %d" % (inputs, _GRAPH_INPUTS))
+    label = None if output is None else _text(output.strip("[]"), "output label")
+    msg, ptr = _Msg(), ctypes.c_void_p()
+    err = _graph_parse(_text(text, "graph"), inputs, label, ctypes.byref(ptr), ctypes.byref(msg))
+    if err:
+        _raise(err, msg, usage=True)
+    try:
+        out: List[Optional[dict]] = []
+        for i in range(inputs):
+            s = _GraphSync()
+            if not _graph_desc_uses(ptr, i) or _graph_desc_sync(ptr, i, ctypes.byref(s)):
+                out.append(None)
+                continue
+            out.append({"offset": s.offset, "drive_from": s.drive_from,
+                        "drive_until": s.drive_until, "from": s.from_, "until": s.until,
+                        "eof_action": ("repeat", "endall", "pass")[s.eof_action],
+                        "wait_first": bool(s.wait_first)})
+        return out
+    finally:
+        _graph_desc_destroy(ptr)
+
+
 def _graph_inputs(desc: _GraphDesc, pictures: Tuple[np.ndarray, ...], order: str,
                   max_bytes: int = 0, device: str = "") -> Tuple[list, int]:
     """The pictures as RGBA arrays of one dtype (the graph's depth), and the
@@ -1113,8 +1154,64 @@ _OPTIONS = {
     "no_subtitles": "sn", "sn": "sn", "live": "live", "no_autorotate": "no-autorotate",
     "input_format": "input_format", "output_format": "output_format", "format": "output_format",
     "quiet": "q", "first_frame_index": "frame-index", "frame_index": "frame-index",
-    "ipc": "ipc",
+    "ipc": "ipc", "filter_complex": "filter_complex", "lavfi": "filter_complex", "map": "map",
 }
+
+
+class _TranscodeInput(ctypes.Structure):
+    """clv_transcode_input: an input after the first."""
+    _fields_ = [("path", ctypes.c_char_p), ("format", ctypes.c_char_p),
+                ("start_us", ctypes.c_int64), ("duration_us", ctypes.c_int64),
+                ("offset_us", ctypes.c_int64)]
+
+
+def _microseconds(value: Any, what: str, signed: bool = False) -> int:
+    """Seconds (a number, or the command line's text) as microseconds."""
+    if isinstance(value, (str, bytes)):
+        text = value.decode() if isinstance(value, bytes) else value
+        neg = signed and text.startswith("-")
+        us = _parse_time(_text(text[1:] if neg else text, what))
+        if us < 0:
+            raise ValueError("clvid: %s %r: expected seconds or [hh:]mm:ss" % (what, value))
+        return -us if neg else us
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        if value < 0 and not signed:
+            raise ValueError("clvid: %s %r: expected seconds, 0 or more" % (what, value))
+        return int(round(value * 1e6))
+    raise TypeError("clvid: %s must be seconds (a number or a str), not %s"
+                    % (what, type(value).__name__))
+
+
+def _more_inputs(inputs: Any) -> Any:
+    """The inputs after the first as a ctypes array of clv_transcode_input
+    (and what it borrows): each a path, or a dict of path and the options
+    given before its -i: ss, t, format, itsoffset."""
+    if isinstance(inputs, (str, bytes, os.PathLike)):
+        raise TypeError("clvid: inputs is a list of inputs after the first, not one path")
+    items = list(inputs)
+    array = (_TranscodeInput * max(1, len(items)))()
+    keep = [array]
+    for k, item in enumerate(items):
+        spec = {"path": item} if not isinstance(item, dict) else dict(item)
+        unknown = set(spec) - {"path", "ss", "t", "format", "itsoffset"}
+        if unknown or "path" not in spec:
+            raise TypeError("clvid: input %d: a path, or a dict of path, ss, t, format, "
+                            "itsoffset (%s)" % (k + 1, ", ".join(sorted(unknown)) or "no path"))
+        path = _path(spec["path"], "input %d" % (k + 1))
+        keep.append(path)
+        array[k].path = path
+        if spec.get("format"):
+            fmt = _text(spec["format"], "input %d's format" % (k + 1))
+            keep.append(fmt)
+            array[k].format = fmt
+        if spec.get("ss") is not None:
+            array[k].start_us = _microseconds(spec["ss"], "input %d's ss" % (k + 1))
+        if spec.get("t") is not None:
+            array[k].duration_us = _microseconds(spec["t"], "input %d's t" % (k + 1))
+        if spec.get("itsoffset") is not None:
+            array[k].offset_us = _microseconds(spec["itsoffset"], "input %d's itsoffset"
+                                               % (k + 1), signed=True)
+    return array, len(items), keep
 
 
 class _TranscodeStatus(ctypes.Structure):
@@ -1145,6 +1242,9 @@ if _pipeline is not None:
     _opts_destroy = _declare(_pipeline, "clv_transcode_options_destroy", None, _P)
     _opts_set = _declare(_pipeline, "clv_transcode_options_set", _I, _P, ctypes.c_char_p,
                          ctypes.c_char_p, _V)
+    _opts_set_inputs = _declare(_pipeline, "clv_transcode_options_set_inputs", _I, _P,
+                                ctypes.c_void_p, _I, _V)
+    _parse_time = _declare(_pipeline, "clv_parse_time", ctypes.c_int64, ctypes.c_char_p)
     _transcode_run = _declare(_pipeline, "clv_transcode_run", _I, _P, _CALLBACK, _P, _P, _V)
     _reader_open = _declare(_pipeline, "clv_reader_open", _I, _P, ctypes.POINTER(_P), _V)
     _reader_size = _declare(_pipeline, "clv_reader_size", None, _P, ctypes.POINTER(_I),
@@ -1213,12 +1313,20 @@ class _Options(_Owner):
 
     _ptr = None
 
-    def __init__(self, pairs: Dict[str, Any], device: Optional[str]):
+    def __init__(self, pairs: Dict[str, Any], device: Optional[str], inputs: Any = None):
+        more = _more_inputs(inputs) if inputs else None
         checked = _option_pairs(pairs, device)  # before anything is allocated
         self.keep: list = []
         self._ptr = _opts_create()
         if not self._ptr:
             raise MemoryError("clvid: transcode options")
+        if more is not None:
+            self.keep.append(more[2])
+            msg = _Msg()
+            err = _opts_set_inputs(self._ptr, more[0], more[1], ctypes.byref(msg))
+            if err:
+                self.close()
+                _raise(err, msg, usage=True)
         for key, name, text in checked:
             self.keep.append(text)
             msg = _Msg()
@@ -1244,8 +1352,13 @@ class _Options(_Owner):
 
 def transcode(input: str, output: str, vf: Optional[str] = None,
               progress: Optional[Callable[[Dict[str, Any]], Any]] = None,
-              device: Optional[str] = None, **options: Any) -> Dict[str, Any]:
+              device: Optional[str] = None, inputs: Any = None,
+              **options: Any) -> Dict[str, Any]:
     """Runs `clvid transcode -i input -vf vf -o output` in this process.
+    Several inputs: inputs=[path, {"path": p, "ss": 5, "t": 2, "itsoffset":
+    -0.1, "format": "lavfi"}, ...] (inputs 1 .., each with what its -i
+    takes before it) and filter_complex=GRAPH (map="[out]" for a labelled
+    output), as `clvid transcode -i input -i ... -filter_complex`.
     options are the command line's: codec, crf, preset, bitrate, pix_fmt,
     audio_codec, aspect, ss, t, frames, overwrite, no_audio, no_subtitles,
     no_autorotate, output_format, ipc (a control socket's path: clvid.Control
@@ -1261,7 +1374,9 @@ def transcode(input: str, output: str, vf: Optional[str] = None,
     if progress is not None and not callable(progress):
         raise TypeError("clvid: progress must be callable, not %s" % type(progress).__name__)
     pairs = dict(options, input=_path(input, "input"), output=_path(output, "output"), chain=vf)
-    opts = _Options(pairs, device)
+    if isinstance(pairs.get("map"), str):  # '[out]': the label, without its brackets
+        pairs["map"] = pairs["map"].strip("[]")
+    opts = _Options(pairs, device, inputs)
     state: Dict[str, Any] = {"status": {}, "raised": None}
 
     def relay(status_ptr, user):

@@ -2,6 +2,7 @@
 
     clvid-cluster transcode -i IN -vf CHAIN -o OUT [encoder options] [--scheduler ADDR]
                   [--segment-seconds S] [--workers N]
+    clvid-cluster transcode -i IN -i LOGO ... -filter_complex GRAPH [-map '[out]'] -o OUT ...
     clvid-cluster batch 'in/*.mp4' -vf CHAIN -o 'out/{stem}.mkv' [-y] [--scheduler ADDR]
 
 transcode cuts the input into segments of S seconds (frame-exact: each
@@ -13,6 +14,13 @@ A deinterlacer (yadif, bwdif) reads the frame before and after each one:
 its segments overlap by that much (each decodes the frames each side of it
 that the input has, runs the chain over them and drops their outputs), so
 the joined output equals one run frame for frame, a frame per field too.
+With several inputs and a graph (-filter_complex) the segments are the
+first input's; each other input is cut to match each segment (from a little
+before its start, its timestamps moved back by as much, so that its frame at
+the segment's first output time is there), a still picture (one frame) is
+given whole. A graph that hands the output over to another input (xfade) or
+whose overlay reads t (which counts from each segment's start) is refused:
+run it with clvid transcode on one machine. The sound is the first input's.
 batch runs one task per file. Without --scheduler (or DASK_SCHEDULER_ADDRESS)
 a LocalCluster is started on this machine: the same code path. Paths must
 be the same on every worker (shared storage). A task that fails is retried;
@@ -33,6 +41,7 @@ import argparse
 import fcntl
 import glob
 import os
+import re
 import shutil
 import signal
 import sys
@@ -77,24 +86,52 @@ def _python_name(option: str) -> str:
     return {"c:v": "codec", "b:v": "bitrate"}.get(option, option)
 
 
+def _cut(more: Optional[List[dict]], start: float, seconds: Optional[float]) -> Optional[list]:
+    """The other inputs of a graph for a segment whose input 0 starts at
+    `start` s (-ss) and lasts `seconds` (None: to the end): each cut from a
+    little before start (its frame at or before start is there) with its
+    timestamps moved back by as much (-itsoffset), so that they line up
+    with input 0's as in one run; a still picture whole."""
+    if more is None:
+        return None
+    out = []
+    for m in more:
+        if m["still"] or start <= 0:
+            out.append(m["path"])
+            continue
+        back = min(start, max(0.1, 2.0 / m["rate"]) if m["rate"] else 1.0)
+        cut = {"path": m["path"], "ss": "%.6f" % (start - back), "itsoffset": -back}
+        if seconds is not None:
+            cut["t"] = "%.6f" % (back + seconds + 1.0)
+        out.append(cut)
+    return out
+
+
 def segment_task(input: str, output: str, chain: Optional[str], first: int, count: Optional[int],
-                 rate: float, options: Dict[str, str], overlap: int = 0) -> Dict[str, float]:
+                 rate: float, options: Dict[str, str], overlap: int = 0,
+                 graph: Optional[str] = None, more: Optional[List[dict]] = None,
+                 map: Optional[str] = None) -> Dict[str, float]:
     """One segment on a worker: the outputs of frames [first, first + count)
     of input (count None: to the end). With overlap (a deinterlacer's
     delay), up to that many frames before and after are decoded and run as
     context, their outputs dropped, so that the segment's first and last
-    frames see the neighbours they see in one run."""
+    frames see the neighbours they see in one run. With a graph, more are
+    its other inputs (path, rate, still), cut to match (_cut)."""
     lead = min(overlap, first)
     trail = overlap if count is not None else 0  # a segment follows: the input has them
     begin = first - lead
     start = max(0.0, (begin - 0.5) / rate) if begin else 0.0
+    frames = None if count is None else lead + count + trail
+    extra = {}
+    if graph is not None:
+        extra = {"filter_complex": graph, "map": map,
+                 "inputs": _cut(more, start, None if frames is None else frames / rate)}
     t0 = time.time()
     status = clvid.transcode(input, output, vf=chain, no_audio=True, no_subtitles=True,
                              overwrite=True, ss=("%.6f" % start) if begin else None,
-                             frames=None if count is None else lead + count + trail,
-                             frame_index=begin, lead_frames=lead or None,
+                             frames=frames, frame_index=begin, lead_frames=lead or None,
                              keep_frames=count if overlap and count is not None else None,
-                             quiet=True, **options)
+                             quiet=True, **extra, **options)
     return {"frames": status.get("frames", 0), "seconds": time.time() - t0}
 
 
@@ -177,6 +214,61 @@ def _check_chain(chain: Optional[str], whole_files: bool) -> int:
     return overlap
 
 
+def _check_graph(args) -> Optional[List[dict]]:
+    """With several inputs: the graph checked for segments (a bad graph, a
+    handover, overlay's t, a filter carrying its state for ever are usage
+    errors before any work), and the other inputs' path, rate and whether
+    each is a still picture. None with one input and no graph."""
+    inputs, graph = args.input, args.filter_complex
+    if graph is None:
+        if len(inputs) > 1:
+            raise UsageError("%d inputs (-i) and no -filter_complex: give a graph that joins "
+                             "them" % len(inputs))
+        if args.map is not None:
+            raise UsageError("-map %s: without -filter_complex there is no graph output to "
+                             "pick" % args.map)
+        return None
+    if args.vf is not None:
+        raise UsageError("-vf and -filter_complex together: give the chain in the graph")
+    if args.map is not None and not (args.map.startswith("[") and args.map.endswith("]")):
+        raise UsageError("-map %s: expected the graph's output label, '[out]' (the sound is "
+                         "the first input's)" % args.map)
+    try:
+        timing = clvid.graph_timing(graph, len(inputs), args.map)
+    except ValueError as e:
+        raise UsageError("-filter_complex: %s" % str(e).splitlines()[0])
+    for i, s in enumerate(timing):
+        if s is not None and i and (s["drive_from"] < s["drive_until"] or s["offset"] != 0):
+            raise UsageError(
+                "-filter_complex: the output is handed over to input %d at %g s (xfade): the "
+                "segments of the first input cannot carry a handover (each would start its "
+                "own transition); run it on one machine with clvid transcode"
+                % (i, s["drive_from"]))
+    text = clvid._GraphDesc(graph, args.map.strip("[]") if args.map else None).text()
+    for part in re.split(r"[;,]", re.sub(r"\[[^\]]*\]", "", text)):
+        name = part.split("=", 1)[0].strip()
+        if name == "overlay" and re.search(r"(?:^|[=:])[xy]=[^:]*\bt\b",
+                                                  (part + "=").split("=", 1)[1]):
+            raise UsageError("-filter_complex: overlay's x or y reads t, which counts from each "
+                             "segment's start on a cluster; run it on one machine with clvid "
+                             "transcode (n, the frame number, is the whole video's)")
+        try:
+            stateful = [f for f in clvid.temporal_filters(part) if clvid.cadence(f)[0] == 0]
+        except ValueError:
+            continue  # a filter of several inputs: no chain takes it
+        if stateful:
+            raise UsageError("-filter_complex: %s carries its state from frame to frame: no "
+                             "overlap of segments makes them equal one run: use clvid "
+                             "transcode on one machine" % " and ".join(stateful))
+    more = []
+    for path in inputs[1:]:
+        info = clvid.probe(path)
+        # a picture: one frame, or no duration (png, jpg say none)
+        still = info["frames"] == 1 or not info["duration"] > 0
+        more.append({"path": path, "rate": info["rate"], "still": still})
+    return more
+
+
 def _sweep_segments(folder: str) -> None:
     """Removes the segment folders of jobs that died (SIGKILL, a lost
     machine): their lock is free. A folder without a lock yet is a job
@@ -194,7 +286,10 @@ def transcode_main(args) -> int:
     if args.segment_seconds <= 0:
         raise UsageError("--segment-seconds %g: expected more than 0" % args.segment_seconds)
     overlap = _check_chain(args.vf, whole_files=False)
-    if not _check_output([args.input], args.output, args.y):
+    more = _check_graph(args)
+    inputs = args.input
+    args.input = inputs[0]
+    if not _check_output(inputs, args.output, args.y):
         print("clvid-cluster: '%s' already exists; use -y to overwrite it" % args.output,
               file=sys.stderr)
         return 1
@@ -223,7 +318,7 @@ def transcode_main(args) -> int:
             last = k == count - 1
             futures.append(client.submit(segment_task, args.input, parts[k], args.vf, k * per,
                                          None if last else per, rate, options, overlap,
-                                         retries=2,
+                                         args.filter_complex, more, args.map, retries=2,
                                          resources=resources, pure=False, key="segment-%d-%s"
                                          % (k, os.path.basename(work))))
         from dask.distributed import as_completed
@@ -331,7 +426,13 @@ def _main(argv: Optional[List[str]]) -> int:
     for name in ("transcode", "batch"):
         p = sub.add_parser(name)
         if name == "transcode":
-            p.add_argument("-i", dest="input", required=True, help="the input file")
+            p.add_argument("-i", dest="input", required=True, action="append",
+                           help="an input file; several with -filter_complex (the segments "
+                           "are the first's)")
+            p.add_argument("-filter_complex", "-lavfi", dest="filter_complex", default=None,
+                           help="a graph over the inputs, ffmpeg's syntax (docs/graphs.md)")
+            p.add_argument("-map", dest="map", default=None,
+                           help="the graph's output label, '[out]'")
         else:
             p.add_argument("input", help="a glob pattern of inputs, quoted: 'in/*.mp4'")
         p.add_argument("-o", dest="output", required=True,

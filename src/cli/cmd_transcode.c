@@ -42,6 +42,7 @@ static const char *const transcode_words[] = {"-i",
                                               "-sn",
                                               "-ss",
                                               "-t",
+                                              "-itsoffset",
                                               "--frames",
                                               "-frames:v",
                                               "--device",
@@ -75,8 +76,8 @@ static void usage(FILE *f)
             "  -i A -i B ... -filter_complex GRAPH   several inputs joined by a graph, ffmpeg's\n"
             "                    syntax: '[0][1]overlay=W-w-10:10', '[0][1]hstack' (-lavfi\n"
             "                    too; -filter_complex_script FILE reads it from FILE); -f,\n"
-            "                    -ss, -t given before a later -i are that input's\n"
-            "                    (docs/graphs.md)\n"
+            "                    -ss, -t, -itsoffset S given before a later -i are that\n"
+            "                    input's (docs/graphs.md)\n"
             "  -map '[LABEL]'    the graph's output to write (default: its one unlabelled)\n"
             "  -map N:a          the sound kept: input N's (default 0:a, the first's;\n"
             "                    N:a? none when it has none; -an: none)\n"
@@ -298,7 +299,18 @@ static int parse_args(int argc, char **argv, transcode_args *a)
             memset(&a->next, 0, sizeof a->next);
         } else if (!strcmp(o, "-i"))
             r->input = v;
-        else if (for_next && (!strcmp(o, "-f") || !strcmp(o, "-ss") || !strcmp(o, "-t"))) {
+        else if (for_next && !strcmp(o, "-itsoffset")) {
+            int neg = v[0] == '-';
+            int64_t us = clv_parse_time(v + neg);
+            if (us < 0) {
+                fprintf(stderr,
+                        "clvid transcode: -itsoffset %s: expected seconds, [-]5.2 or "
+                        "[-][hh:]mm:ss[.ms]\n",
+                        v);
+                return -1;
+            }
+            a->next.offset_us = neg ? -us : us;
+        } else if (for_next && (!strcmp(o, "-f") || !strcmp(o, "-ss") || !strcmp(o, "-t"))) {
             int64_t us = o[1] == 'f' ? 0 : clv_parse_time(v);
             if (us < 0) {
                 fprintf(stderr, "clvid transcode: %s %s: expected seconds or [hh:]mm:ss[.ms]\n", o,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../io/io.h"
+#include "clvid/graph.h"
 
 int64_t clv_parse_time(const char *text)
 {
@@ -61,6 +62,17 @@ static int flag(const char *v)
     return !v || !*v || !strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes");
 }
 
+int clv_transcode_options_set_inputs(clv_transcode_options *o, const clv_transcode_input *inputs,
+                                     int count, clv_msg *msg)
+{
+    if (count < 0 || count > CLV_GRAPH_INPUTS - 1 || (count > 0 && !inputs))
+        return clv_io_fail(msg, CLV_EOPTION, "%d inputs after the first: expected 0 to %d", count,
+                           CLV_GRAPH_INPUTS - 1);
+    o->more_inputs = count ? inputs : NULL;
+    o->more_input_count = count;
+    return 0;
+}
+
 int clv_transcode_options_set(clv_transcode_options *o, const char *key, const char *v,
                               clv_msg *msg)
 {
@@ -83,6 +95,8 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
         {"audio", "mic", offsetof(clv_transcode_options, mic)},
         {"ipc", NULL, offsetof(clv_transcode_options, ipc)},
         {"hwaccel_device", NULL, offsetof(clv_transcode_options, hwaccel_device)},
+        {"filter_complex", "lavfi", offsetof(clv_transcode_options, filter_complex)},
+        {"map", NULL, offsetof(clv_transcode_options, map)},
     };
     static const struct {
         const char *key, *alias;

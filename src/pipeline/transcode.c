@@ -235,6 +235,7 @@ typedef struct more_input {
      * its times from there, as ffmpeg's xfade takes its frames in order. */
     double first;
     int have_first;
+    int64_t offset_us; /* -itsoffset: added to its frames' timestamps */
 } more_input;
 
 /* The run's state, so that its steps can be small functions. */
@@ -491,6 +492,7 @@ static int open_more(io_setup *s)
         if (err)
             return err;
         m->media = clv_decoder_media(m->dec);
+        m->offset_us = t->offset_us;
         if (clv_graph_desc_uses(s->gdesc, i))
             clv_graph_desc_sync(s->gdesc, i, &m->sync);
     }
@@ -996,9 +998,12 @@ static void more_packet(run *r, more_input *m, void *item)
 
 enum { PICK_FRAME, PICK_ABSENT, PICK_SKIP, PICK_END };
 
-/* Input m's frame f has arrived: its first's time is kept. */
-static void note_frame(more_input *m, const AVFrame *f)
+/* Input m's frame f has arrived: moved by its -itsoffset, and its first's
+ * time kept. */
+static void note_frame(more_input *m, AVFrame *f)
 {
+    if (m->offset_us && f->pts != AV_NOPTS_VALUE)
+        f->pts += av_rescale_q(m->offset_us, AV_TIME_BASE_Q, m->media->time_base);
     if (!m->have_first) {
         m->first = frame_seconds(f, m->media);
         m->have_first = 1;
@@ -1028,6 +1033,11 @@ static double input_time(const run *r, const more_input *m, double t)
 static int pick(run *r, more_input *m, double t)
 {
     const clv_graph_sync *sync = &m->sync;
+    /* Half a tick of each time base: after -ss each input's timestamps
+     * are moved back by it rounded to its own ticks (clvid-cluster's cuts
+     * of input 0 and of this one), which may put a frame at the same time
+     * as input 0's a tick apart. */
+    double slack = 1e-9 + (av_q2d(m->media->time_base) + av_q2d(r->in->time_base)) / 2;
     for (;;) {
         if (!m->next && !m->eof) {
             int kind;
@@ -1050,7 +1060,7 @@ static int pick(run *r, more_input *m, double t)
                 clv_item_free(kind, item);
             continue;
         }
-        if (m->next && frame_seconds(m->next, m->media) <= input_time(r, m, t) + 1e-9) {
+        if (m->next && frame_seconds(m->next, m->media) <= input_time(r, m, t) + slack) {
             av_frame_free(&m->cur);
             m->cur = m->next;
             m->next = NULL;

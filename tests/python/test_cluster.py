@@ -85,6 +85,42 @@ def test_local_cluster_transcode_equals_one_run(clip, tmp_path):
     assert p.returncode == 2 and "medain" in p.stderr
 
 
+def test_cluster_with_several_inputs_equals_one_run(clip, tmp_path):
+    """-i A -i B -i LOGO -filter_complex: the segments are the clip's; the
+    other clip (10 fps, another size) is cut to match each, the picture
+    given whole: the joined output equals one run frame for frame. A
+    handover (xfade) and overlay's t are refused before any work."""
+    other, logo = tmp_path / "other.mkv", tmp_path / "logo.png"
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i",
+                    "testsrc2=size=96x90:rate=10:duration=5", "-c:v", "ffv1", str(other)],
+                   check=True)
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i",
+                    "color=c=red@0.5:size=40x20,format=rgba", "-frames:v", "1", str(logo)],
+                   check=True)
+    graph = "[1]scale=160:180[b];[0][b]hstack[s];[s][2]overlay=x=W-w-5:y=n[out]"
+    one, joined = tmp_path / "one.mkv", tmp_path / "joined.mkv"
+    subprocess.run([CLVID, "transcode", "-q", "-i", str(clip), "-i", str(other), "-i", str(logo),
+                    "-filter_complex", graph, "-map", "[out]", "-c:v", "ffv1", "-o", str(one)],
+                   check=True)
+    p = cluster("transcode", "-i", str(clip), "-i", str(other), "-i", str(logo),
+                "-filter_complex", graph, "-map", "[out]", "-c:v", "ffv1", "-o", str(joined),
+                "--segment-seconds", "1.3", "--workers", "2")
+    assert p.returncode == 0, p.stderr
+    want, got = framemd5(one), framemd5(joined)
+    assert len(got) == len(want) and got == want, (len(got), len(want), [k for k in range(min(len(got), len(want))) if got[k] != want[k]])
+    assert streams(joined) == ["video", "audio"]
+    out = tmp_path / "x.mkv"
+    one_line_error(cluster("transcode", "-i", str(clip), "-i", str(other), "-filter_complex",
+                           "[0][1]xfade=offset=1", "-o", str(out)), 2, "handed over to input 1")
+    one_line_error(cluster("transcode", "-i", str(clip), "-i", str(logo), "-filter_complex",
+                           "[0][1]overlay=x=t*10", "-o", str(out)), 2, "reads t")
+    one_line_error(cluster("transcode", "-i", str(clip), "-i", str(logo), "-o", str(out)), 2,
+                   "no -filter_complex")
+    one_line_error(cluster("transcode", "-i", str(clip), "-i", str(logo), "-filter_complex",
+                           "[0][2]overlay", "-o", str(out)), 2, "no input 2")
+    assert not out.exists()
+
+
 def timed_frames(path):
     """(pts, md5) of each video frame, and the stream's time base."""
     p = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-map", "0:v", "-f", "framemd5",

@@ -472,13 +472,15 @@ def test_ctypes_mirrors_match_the_header():
                "clv_device_info": clvid._DeviceInfo, "clv_image": clvid._Image,
                "clv_frame": clvid._Frame, "clv_param": clvid._Param, "clv_size": clvid._Size,
                "clv_transcode_status": clvid._TranscodeStatus,
-               "clv_media_info": clvid._MediaInfo}
+               "clv_media_info": clvid._MediaInfo,
+               "clv_transcode_input": clvid._TranscodeInput,
+               "clv_graph_sync": clvid._GraphSync}
     assert sorted(mirrors) == sorted(layout)
     for struct, mirror in mirrors.items():
         want = layout[struct]
         assert ctypes.sizeof(mirror) == want["size"], (struct, ctypes.sizeof(mirror), want)
         got = {name: getattr(mirror, name).offset for name, _ in mirror._fields_}
-        names = {"def": "default"}  # a Python keyword in the mirror
+        names = {"def": "default", "from": "from_"}  # Python keywords in the mirrors
         got_c = {({v: k for k, v in names.items()}.get(k, k)): v for k, v in got.items()}
         assert got_c == want["offsets"], (struct, got_c, want["offsets"])
 
