@@ -77,3 +77,36 @@ def test_graph_checks_the_pictures():
         g(_picture(3, 3), _picture(3, 3, dtype=np.uint16))
     with pytest.raises(TypeError):
         clvid.Graph(42)
+
+
+def test_graph_timing():
+    """Each input's clv_graph_desc_sync: xfade's second input lies at its
+    offset and drives after the transition; an input not read is None."""
+    t = clvid.graph_timing("[0][1]xfade=offset=2:duration=1", 3)
+    assert t[2] is None
+    assert t[0]["drive_until"] == 3 and t[1]["offset"] == 2 and t[1]["drive_from"] == 3
+    o = clvid.graph_timing("[0][1]overlay=eof_action=pass[out]", 2, "[out]")
+    assert o[1]["eof_action"] == "pass" and not o[1]["wait_first"] and o[1]["offset"] == 0
+    with pytest.raises(ValueError, match="no input 2"):
+        clvid.graph_timing("[0][2]overlay", 2)
+    with pytest.raises(ValueError):
+        clvid.graph_timing("[0]hflip", 0)
+
+
+def test_transcode_inputs_are_checked(tmp_path):
+    """transcode's inputs: a list of paths or dicts; mistakes before any
+    work (nothing written)."""
+    if not hasattr(clvid, "_opts_set_inputs"):
+        pytest.skip("no pipeline library")
+    out = tmp_path / "o.mkv"
+    with pytest.raises(TypeError, match="not one path"):
+        clvid.transcode("a.mp4", str(out), inputs="b.mp4", filter_complex="[0][1]hstack")
+    with pytest.raises(TypeError, match="bogus"):
+        clvid.transcode("a.mp4", str(out), inputs=[{"path": "b.mp4", "bogus": 1}],
+                        filter_complex="[0][1]hstack")
+    with pytest.raises(ValueError, match="itsoffset"):
+        clvid.transcode("a.mp4", str(out), inputs=[{"path": "b.mp4", "itsoffset": "x"}],
+                        filter_complex="[0][1]hstack")
+    with pytest.raises(ValueError):
+        clvid.transcode("a.mp4", str(out), inputs=["b.mp4"] * 16, filter_complex="[0][1]hstack")
+    assert not out.exists()
