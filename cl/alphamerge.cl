@@ -7,11 +7,10 @@
 __kernel void alphamerge(CLV_FRAME_ARGS, int dstride, __global const clv_px *alpha, int astride,
                          int present)
 {
-    CLV_PIXEL_LOOP(w, h, x, y)
-    {
-        clv_px p = src[y * stride + x];
+    /* absent, the second input is the first again (src: the host passes it) */
+    CLV_PIXELS2(x, y, p, q, o, alpha, astride, dst, dstride, {
+        o = p;
         if (present)
-            p.w = (clv_ch)clv_gray(alpha[y * astride + x]);
-        dst[y * dstride + x] = p;
-    }
+            o.w = (clv_ch)clv_gray(q);
+    });
 }

@@ -253,6 +253,138 @@ typedef uchar16 __attribute__((aligned(1))) clv_uchar16_u;
 #endif
 #endif
 
+#if !CLV_ROW
+/* The GPU shape's work-item of four pixels, for kernels of several inputs:
+ * clv_get4 and clv_put4 move n (1..4) pixels from index i of a frame with
+ * one 16-byte access (32 bytes at 16 bits) when n is 4, i being a multiple
+ * of 4 (4 * id in a row: strides are multiples of 16 pixels, so it is
+ * aligned), else a pixel at a time. A pixel at a time across a warp (each
+ * work-item 16 bytes further) left overlay, blend and xfade at 60% of the
+ * copy bandwidth. */
+#if CLV_DEPTH == 16
+typedef ulong4 clv_px4;
+#define clv_as_px(v) as_ushort4(v)
+#define clv_px_bits(p) as_ulong(p)
+#else
+typedef uint4 clv_px4;
+#define clv_as_px(v) as_uchar4(v)
+#define clv_px_bits(p) as_uint(p)
+#endif
+
+inline void clv_get4(clv_px *p, __global const clv_px *buf, int i, int n)
+{
+    if (n == 4) {
+        const clv_px4 v = *(__global const clv_px4 *)(buf + i);
+        p[0] = clv_as_px(v.s0);
+        p[1] = clv_as_px(v.s1);
+        p[2] = clv_as_px(v.s2);
+        p[3] = clv_as_px(v.s3);
+    } else {
+        for (int k = 0; k < n; ++k)
+            p[k] = buf[i + k];
+    }
+}
+
+inline void clv_put4(__global clv_px *buf, int i, int n, const clv_px *p)
+{
+    if (n == 4)
+        *(__global clv_px4 *)(buf + i) =
+            (clv_px4)(clv_px_bits(p[0]), clv_px_bits(p[1]), clv_px_bits(p[2]), clv_px_bits(p[3]));
+    else
+        for (int k = 0; k < n; ++k)
+            buf[i + k] = p[k];
+}
+
+/* Pixels i .. i + 3 of buf at any i, all four inside one row: the aligned
+ * block holding i and, when i is not a multiple of 4, the next one (inside
+ * the row too, which ends on a multiple of 4), picked by i & 3 (uniform
+ * across the launch where the kernels use it: a placement's offset). */
+inline void clv_get4_at(clv_px *p, __global const clv_px *buf, int i)
+{
+    const int r = i & 3;
+    const clv_px4 v = *(__global const clv_px4 *)(buf + (i - r));
+    if (r == 0) {
+        p[0] = clv_as_px(v.s0);
+        p[1] = clv_as_px(v.s1);
+        p[2] = clv_as_px(v.s2);
+        p[3] = clv_as_px(v.s3);
+        return;
+    }
+    const clv_px4 u = *(__global const clv_px4 *)(buf + (i - r + 4));
+    if (r == 1) {
+        p[0] = clv_as_px(v.s1);
+        p[1] = clv_as_px(v.s2);
+        p[2] = clv_as_px(v.s3);
+        p[3] = clv_as_px(u.s0);
+    } else if (r == 2) {
+        p[0] = clv_as_px(v.s2);
+        p[1] = clv_as_px(v.s3);
+        p[2] = clv_as_px(u.s0);
+        p[3] = clv_as_px(u.s1);
+    } else {
+        p[0] = clv_as_px(v.s3);
+        p[1] = clv_as_px(u.s0);
+        p[2] = clv_as_px(u.s1);
+        p[3] = clv_as_px(u.s2);
+    }
+}
+
+/* The w x h frame src (rows stride apart) copied into dst at (x0, y0), rows
+ * dstride apart: a work-item's four pixels are four of dst aligned to 4
+ * (the host launches w + (x0 & 3) pixels a row), stored with one access
+ * and read with one or two (clv_get4_at); the pixels at the ends of the
+ * placed row a pixel at a time. */
+inline void clv_place4(__global const clv_px *src, int w, int h, int stride, __global clv_px *dst,
+                       int dstride, int x0, int y0)
+{
+    const int y = (int)get_global_id(1), xd = (x0 & ~3) + (int)get_global_id(0) * 4;
+    if (y >= h || xd >= x0 + w)
+        return;
+    const int xs = xd - x0;
+    __global const clv_px *in = src + y * stride;
+    __global clv_px *out = dst + (y + y0) * dstride;
+    if (xs >= 0 && xs + 4 <= w) {
+        clv_px p[4];
+        clv_get4_at(p, in, xs);
+        clv_put4(out, xd, 4, p);
+    } else {
+        for (int k = max(0, -xs); k < 4 && xs + k < w; ++k)
+            out[xd + k] = in[xs + k];
+    }
+}
+
+/* A pixel filter of two inputs of one size, src and b: declares x, y and,
+ * for each of this work-item's pixels, p (src's) and q (b's); body sets the
+ * clv_px o, which goes to dst. Its commas inside parentheses only (OpenCL C
+ * has no variadic macros: NVIDIA's compiler refuses them). */
+#define CLV_PIXELS2(x, y, p, q, o, b, bstride, dst, dstride, body)                                 \
+    const int y = (int)get_global_id(1), x##_0 = (int)get_global_id(0) * 4;                        \
+    if (y >= h || x##_0 >= w)                                                                      \
+        return;                                                                                    \
+    const int x##_n = min(4, w - x##_0);                                                           \
+    clv_px p##_4[4], q##_4[4], o##_4[4];                                                           \
+    clv_get4(p##_4, src, y *stride + x##_0, x##_n);                                                \
+    clv_get4(q##_4, b, y *(bstride) + x##_0, x##_n);                                               \
+    _Pragma("unroll") for (int i_ = 0; i_ < 4; ++i_) if (i_ < x##_n)                               \
+    {                                                                                              \
+        const int x = x##_0 + i_;                                                                  \
+        const clv_px p = p##_4[i_], q = q##_4[i_];                                                 \
+        clv_px o;                                                                                  \
+        body;                                                                                      \
+        o##_4[i_] = o;                                                                             \
+    }                                                                                              \
+    clv_put4(dst, y *(dstride) + x##_0, x##_n, o##_4)
+#else
+#define CLV_PIXELS2(x, y, p, q, o, b, bstride, dst, dstride, body)                                 \
+    CLV_PIXEL_LOOP(w, h, x, y)                                                                     \
+    {                                                                                              \
+        const clv_px p = src[y * stride + x], q = (b)[y * (bstride) + x];                          \
+        clv_px o;                                                                                  \
+        body;                                                                                      \
+        (dst)[y * (dstride) + x] = o;                                                              \
+    }
+#endif
+
 #define CLV_FRAME_ARGS __global const clv_px *src, __global clv_px *dst, int w, int h, int stride
 
 /* Pixel loads and stores as four scalars. On CPUs they are byte accesses:
@@ -346,7 +478,7 @@ typedef uchar16 __attribute__((aligned(1))) clv_uchar16_u;
 #define CLV_POINT_PIXELS(x, y, r, g, b, a, body)                                                   \
     CLV_PIXEL_LOOP(w, h, x, y)                                                                     \
     {                                                                                              \
-        clv_ch r, g, b, a;                                                                          \
+        clv_ch r, g, b, a;                                                                         \
         CLV_LOAD(src, y *stride + x, r, g, b, a);                                                  \
         body;                                                                                      \
         CLV_STORE(dst, y *stride + x, r, g, b, a);                                                 \

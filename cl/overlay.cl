@@ -47,21 +47,51 @@ inline void ov_pixel(int *r, int *g, int *b, int *a, int sr, int sg, int sb, int
         *a = (int)(da + OV_DIV((M - da) * sa));
 }
 
+/* Main pixel d under overlay pixel s. */
+inline clv_px ov_blend(clv_px d, clv_px s, int premul)
+{
+    int r = d.x, g = d.y, b = d.z, a = d.w;
+    ov_pixel(&r, &g, &b, &a, s.x, s.y, s.z, s.w, premul);
+    return (clv_px)((clv_ch)r, (clv_ch)g, (clv_ch)b, (clv_ch)a);
+}
+
 /* present 0: the overlay is absent or wholly outside (ovl unread): a copy of
  * the main frame. The host keeps x0 in (-ow, w) and y0 in (-oh, h). */
 __kernel void overlay(CLV_FRAME_ARGS, int dstride, __global const clv_px *ovl, int ow, int oh,
                       int ostride, int x0, int y0, int premul, int present)
 {
+#if CLV_ROW
     CLV_PIXEL_LOOP(w, h, x, y)
     {
         clv_px p = src[y * stride + x];
         const int ox = x - x0, oy = y - y0;
-        if (present && ox >= 0 && ox < ow && oy >= 0 && oy < oh) {
-            const clv_px s = ovl[oy * ostride + ox];
-            int r = p.x, g = p.y, b = p.z, a = p.w;
-            ov_pixel(&r, &g, &b, &a, s.x, s.y, s.z, s.w, premul);
-            p = (clv_px)((clv_ch)r, (clv_ch)g, (clv_ch)b, (clv_ch)a);
-        }
+        if (present && ox >= 0 && ox < ow && oy >= 0 && oy < oh)
+            p = ov_blend(p, ovl[oy * ostride + ox], premul);
         dst[y * dstride + x] = p;
     }
+#else
+    /* Four pixels of the main frame and, where they lie inside it, of the
+     * overlay: its four with one access (two where x0 is not a multiple of
+     * 4) when all of them are inside, else a pixel at a time. */
+    const int y = (int)get_global_id(1), xb = (int)get_global_id(0) * 4;
+    if (y >= h || xb >= w)
+        return;
+    const int n = min(4, w - xb), ox = xb - x0, oy = y - y0;
+    clv_px p[4];
+    clv_get4(p, src, y * stride + xb, n);
+    if (present && oy >= 0 && oy < oh && ox + 4 > 0 && ox < ow) {
+        __global const clv_px *orow = ovl + oy * ostride;
+        if (n == 4 && ox >= 0 && ox + 4 <= ow) {
+            clv_px s[4];
+            clv_get4_at(s, orow, ox);
+#pragma unroll
+            for (int k = 0; k < 4; ++k)
+                p[k] = ov_blend(p[k], s[k], premul);
+        } else {
+            for (int k = max(0, -ox); k < n && ox + k < ow; ++k)
+                p[k] = ov_blend(p[k], orow[ox + k], premul);
+        }
+    }
+    clv_put4(dst, y * dstride + xb, n, p);
+#endif
 }

@@ -11,12 +11,6 @@ __kernel void stack_place(CLV_FRAME_ARGS, int ostride, int x0, int y0)
     for (int x = 0; x < w; x++)
         out[x] = in[x];
 #else
-    const int y = (int)get_global_id(1), xs = (int)get_global_id(0) * CLV_PX;
-    if (y >= h || xs >= w)
-        return;
-    __global const clv_px *in = src + y * stride;
-    __global clv_px *out = dst + (y + y0) * ostride + x0;
-    for (int i = 0; i < CLV_PX && xs + i < w; i++)
-        out[xs + i] = in[xs + i];
+    clv_place4(src, w, h, stride, dst, ostride, x0, y0);
 #endif
 }

@@ -57,7 +57,7 @@ static int stack_run(void *state, const clv_launch *l, int vertical)
         if (!err)
             err = clv__kernel_args(kernel, 5, 3, CLV__ARG(ostride), CLV__ARG(x0), CLV__ARG(y0));
         if (!err)
-            err = clv__launch_pixels(&one, kernel, in->width, in->height);
+            err = clv__launch_pixels(&one, kernel, in->width + (x0 & 3), in->height);
         at += vertical ? in->height : in->width;
     }
     return err;

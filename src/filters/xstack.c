@@ -267,7 +267,7 @@ static int run(void *state, const clv_launch *l)
         if (!err)
             err = clv__kernel_args(s->place, 5, 3, CLV__ARG(ds), CLV__ARG(x0), CLV__ARG(y0));
         if (!err)
-            err = clv__launch_pixels(&one, s->place, one.width, one.height);
+            err = clv__launch_pixels(&one, s->place, one.width + (x0 & 3), one.height);
     }
     return err;
 }
