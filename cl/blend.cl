@@ -174,14 +174,16 @@ inline long bl_mode(int mode, long A, long B)
     }
 }
 
+inline int bl_normal(float op, int a, int b)
+{
+    return (int)((float)a * op + (float)b * (1.0f - op)) & CLV_MAXV;
+}
+
 inline int bl_channel(int mode, float op, int a, int b)
 {
-    float r;
     if (mode == BL_NORMAL)
-        r = (float)a * op + (float)b * (1.0f - op);
-    else
-        r = (float)a + (float)(bl_mode(mode, a, b) - a) * op;
-    return (int)r & CLV_MAXV;
+        return bl_normal(op, a, b);
+    return (int)((float)a + (float)(bl_mode(mode, a, b) - a) * op) & CLV_MAXV;
 }
 
 /* modes and ops in RGBA order (the host maps ffmpeg's G, B, R, A planes). */
@@ -197,4 +199,18 @@ __kernel void blend(CLV_FRAME_ARGS, int dstride, __global const clv_px *bot, int
         const int a = bl_channel(modes.w, ops.w, p.w, q.w);
         dst[y * dstride + x] = (clv_px)((clv_ch)r, (clv_ch)g, (clv_ch)b, (clv_ch)a);
     }
+}
+
+/* Every channel normal (the default, and an absent bottom frame): the
+ * host's choice, the GPU shape's four pixels at a time (CLV_PIXELS2). A
+ * kernel of its own: beside the modes' switch in one kernel the normal path
+ * stayed well below the copy speed, and the other modes ran slower four
+ * pixels at a time than one (so blend keeps its loop). */
+__kernel void blend_normal(CLV_FRAME_ARGS, int dstride, __global const clv_px *bot, int bstride,
+                           int4 modes, float4 ops)
+{
+    CLV_PIXELS2(x, y, p, q, o, bot, bstride, dst, dstride,
+                o = (clv_px)((clv_ch)bl_normal(ops.x, p.x, q.x), (clv_ch)bl_normal(ops.y, p.y, q.y),
+                             (clv_ch)bl_normal(ops.z, p.z, q.z),
+                             (clv_ch)bl_normal(ops.w, p.w, q.w)));
 }
