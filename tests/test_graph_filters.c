@@ -800,6 +800,15 @@ static void test_xfade(void)
         snprintf(args, sizeof args, "transition=%s:duration=1:offset=0.2", big[i]);
         compare("xfade", args, 2, w, h, 0, 6);
     }
+    /* a width of a multiple of 4: the GPU shape reads the pixel table's
+     * rows four values at a time */
+    static const char *const tabled[] = {"circlecrop", "circleopen", "circleclose",
+                                         "dissolve",   "diagtl",     "diagbr"};
+    for (size_t i = 0; i < sizeof tabled / sizeof tabled[0]; i++) {
+        int w[2] = {20, 20}, h[2] = {9, 9};
+        snprintf(args, sizeof args, "transition=%s:duration=1:offset=0.2", tabled[i]);
+        compare("xfade", args, 2, w, h, 0, 6);
+    }
     /* progress 1 and 0 exactly (the transition's first and last frames):
      * the slides' edge columns and rows */
     for (int i = 0; i < XFADE_COUNT; i++) {
