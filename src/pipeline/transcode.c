@@ -19,6 +19,7 @@
 #include <libswscale/swscale.h>
 
 #include "../io/io.h"
+#include "framesync.h"
 #include "ipc.h"
 #include "sink.h"
 
@@ -193,51 +194,6 @@ static int check_graph(const clv_transcode_options *o, clv_chain_desc **desc,
     return clv_chain_parse("", desc, msg);
 }
 
-/* Input 0's timing: it drives the output from its start (a graph whose
- * output starts with another input's frames, [1][0]xfade, is refused:
- * give that input first). */
-static int first_driver(const clv_graph_desc *g, clv_graph_sync *sync0, clv_msg *msg)
-{
-    *sync0 = (clv_graph_sync){0, 0, INFINITY, 0, INFINITY, CLV_EOF_REPEAT, 1};
-    if (!clv_graph_desc_uses(g, 0))
-        return 0;
-    clv_graph_desc_sync(g, 0, sync0);
-    if (sync0->drive_from <= 0 && sync0->drive_until > 0)
-        return 0;
-    for (int i = 1; i < clv_graph_desc_inputs(g); i++) {
-        clv_graph_sync s;
-        if (clv_graph_desc_uses(g, i) && !clv_graph_desc_sync(g, i, &s) && s.drive_from <= 0 &&
-            s.drive_until > 0)
-            return clv_io_fail(msg, CLV_EOPTION,
-                               "-filter_complex: the output starts with input %d's frames (its "
-                               "timestamps), not input 0's: give input %d as the first -i",
-                               i, i);
-    }
-    return clv_io_fail(msg, CLV_EOPTION,
-                       "-filter_complex: the output starts with no input's frames (input 0 "
-                       "drives from %g s)",
-                       sync0->drive_from);
-}
-
-/* An input after the first (a graph's): its decoder, its frames' layout,
- * and the frames framesync holds: cur, the latest at or before the output
- * time (less its offset); next, the one after, read ahead. */
-typedef struct more_input {
-    clv_decoder *dec;
-    const clv_media_desc *media;
-    clv_feed *feed;
-    clv_queue *q;
-    clv_graph_sync sync;
-    AVFrame *cur, *next;
-    int eof; /* its decoder ended */
-    /* Its first frame's time (have_first: seen): an input that has a
-     * timeline of its own (an offset, or it drives: xfade's second) counts
-     * its times from there, as ffmpeg's xfade takes its frames in order. */
-    double first;
-    int have_first;
-    int64_t offset_us; /* -itsoffset: added to its frames' timestamps */
-} more_input;
-
 /* The run's state, so that its steps can be small functions. */
 typedef struct run {
     const clv_transcode_options *o;
@@ -307,7 +263,7 @@ typedef struct run {
      * 1 .. (more[i - 1]); graph_end: an input with eof_action=endall ended. */
     clv_graph_desc *gdesc;
     clv_graph *graph;
-    more_input more[CLV_GRAPH_INPUTS];
+    clv_sync_input more[CLV_GRAPH_INPUTS];
     int more_count;
     int graph_end;
     int depth; /* the chain's or graph's: 8 or 16 */
@@ -395,7 +351,7 @@ typedef struct io_setup {
     int rotation, hflip;
     const clv_chain_desc *desc;  /* the filters: the output's size */
     const clv_graph_desc *gdesc; /* or the graph's, over more[] too */
-    more_input *more;
+    clv_sync_input *more;
     /* -map N:a: the description the sink gets, input 0's video with input
      * N's streams. */
     clv_media_desc *sound_media;
@@ -480,21 +436,11 @@ static int open_more(io_setup *s)
 {
     const clv_transcode_options *o = s->o;
     for (int i = 1; i <= o->more_input_count; i++) {
-        const clv_transcode_input *t = &o->more_inputs[i - 1];
-        more_input *m = &s->more[i - 1];
-        clv_input_options io = {.path = t->path,
-                                .format = t->format,
-                                .start_us = t->start_us,
-                                .duration_us = t->duration_us,
-                                .live = clv_io_network_url(t->path),
-                                .realtime = o->realtime};
-        int err = clv_decoder_open(&io, &m->dec, &s->msg);
+        clv_sync_input *m = &s->more[i - 1];
+        int err = clv_sync_input_open(m, &o->more_inputs[i - 1], o->realtime, &s->msg);
         if (err)
             return err;
-        m->media = clv_decoder_media(m->dec);
-        m->offset_us = t->offset_us;
-        if (clv_graph_desc_uses(s->gdesc, i))
-            clv_graph_desc_sync(s->gdesc, i, &m->sync);
+        clv_sync_input_graph(m, s->gdesc, i);
     }
     return 0;
 }
@@ -531,11 +477,8 @@ static int feed_more(io_setup *s, const clv_media_desc *in, int depth, clv_size 
     clv_size sizes[CLV_GRAPH_INPUTS];
     sizes[0] = clv_pipeline_upright(in, s->rotation);
     for (int i = 1; i <= o->more_input_count; i++) {
-        more_input *m = &s->more[i - 1];
-        int err = depth == 16 ? clv_feed_create_deep(m->media, &m->feed, &s->msg)
-                              : clv_feed_create(m->media, 8, &m->feed, &s->msg);
-        if (!err && !(m->q = clv_queue_create(8)))
-            err = clv_io_fail(&s->msg, CLV_ENOMEM, "out of memory");
+        clv_sync_input *m = &s->more[i - 1];
+        int err = clv_sync_input_feed(m, depth, &s->msg);
         if (err)
             return err;
         sizes[i] = clv_pipeline_upright(m->media, 0);
@@ -689,7 +632,7 @@ static int open_graph_stage(run *r, const clv_stage_options *sopt, clv_msg *msg)
     clv_stage_input_format inputs[CLV_GRAPH_INPUTS];
     memset(inputs, 0, sizeof inputs);
     for (int i = 1; i <= r->more_count; i++) {
-        const more_input *m = &r->more[i - 1];
+        const clv_sync_input *m = &r->more[i - 1];
         inputs[i] = (clv_stage_input_format){m->media->width, m->media->height,
                                              clv_feed_format(m->feed), clv_feed_color(m->feed)};
     }
@@ -814,8 +757,7 @@ static int start_threads(run *r, clv_msg *msg)
     if (!err && clv_decoder_start(r->dec, r->dec_q, NULL))
         err = clv_io_fail(msg, CLV_ENOMEM, "out of memory (threads)");
     for (int i = 0; !err && i < r->more_count; i++)
-        if (clv_decoder_start(r->more[i].dec, r->more[i].q, NULL))
-            err = clv_io_fail(msg, CLV_ENOMEM, "out of memory (threads)");
+        err = clv_sync_input_start(&r->more[i], msg);
     return err;
 }
 
@@ -959,22 +901,7 @@ static int submit_frame(run *r, AVFrame *f, clv_msg *msg)
     return err;
 }
 
-/* ---- Several inputs: ffmpeg's framesync ---------------------------------- */
-
-static double frame_seconds(const AVFrame *f, const clv_media_desc *m)
-{
-    return f->pts == AV_NOPTS_VALUE ? 0 : (double)f->pts * av_q2d(m->time_base);
-}
-
-/* Where frame f of input m ends: its duration, else one frame at the
- * input's rate. */
-static double frame_end(const AVFrame *f, const clv_media_desc *m)
-{
-    double d = f->pkt_duration > 0 ? (double)f->pkt_duration * av_q2d(m->time_base) : 0;
-    if (d <= 0 && m->frame_rate.num > 0 && m->frame_rate.den > 0)
-        d = av_q2d(av_inv_q(m->frame_rate));
-    return frame_seconds(f, m) + d;
-}
+/* ---- Several inputs: ffmpeg's framesync (framesync.c) ------------------- */
 
 /* A packet of input `input` (its sound): to the sink when its sound is
  * the one kept (-map N:a, else input 0's), else dropped. */
@@ -987,112 +914,26 @@ static int sound_packet(run *r, int input, void *item, clv_msg *msg)
     return clv_sink_packet(r->sink, item, msg);
 }
 
-/* Input m's sound packet read while looking for its frames: see
+/* Input `input`'s sound packet read while looking for its frames: see
  * sound_packet; a refusal is kept for the next submit. */
-static void more_packet(run *r, more_input *m, void *item)
+static void more_packet(void *user, int input, void *item)
 {
-    int err = sound_packet(r, (int)(m - r->more) + 1, item, &r->sound_msg);
+    run *r = user;
+    int err = sound_packet(r, input, item, &r->sound_msg);
     if (err && !r->sound_err)
         r->sound_err = err;
 }
 
-enum { PICK_FRAME, PICK_ABSENT, PICK_SKIP, PICK_END };
-
-/* Input m's frame f has arrived: moved by its -itsoffset, and its first's
- * time kept. */
-static void note_frame(more_input *m, AVFrame *f)
+static int sync_stop(void *user)
 {
-    if (m->offset_us && f->pts != AV_NOPTS_VALUE)
-        f->pts += av_rescale_q(m->offset_us, AV_TIME_BASE_Q, m->media->time_base);
-    if (!m->have_first) {
-        m->first = frame_seconds(f, m->media);
-        m->have_first = 1;
-    }
+    return stop_wanted(user);
 }
 
-/* 1 when input m's times count from its first frame (see more_input). */
-static int own_timeline(const more_input *m)
+/* What the other inputs are synced to: input 0's first frame and time
+ * base; stops and sound packets through the run. */
+static clv_sync_clock sync_clock(run *r)
 {
-    return m->sync.offset != 0 || m->sync.drive_from < m->sync.drive_until;
-}
-
-/* The time on input m's own timestamps that output time t reads: t less
- * its offset, from input 0's first frame to m's first where it has a
- * timeline of its own (own_timeline). */
-static double input_time(const run *r, const more_input *m, double t)
-{
-    if (!own_timeline(m))
-        return t - m->sync.offset;
-    return t - r->t0 - m->sync.offset + m->first;
-}
-
-/* Input m's frame for the output frame at time t: reads its frames up to
- * the last at or before t less its offset. PICK_FRAME (m->cur),
- * PICK_ABSENT, PICK_SKIP (the output waits for its first frame) or
- * PICK_END (it ended with eof_action=endall); < 0 on a stop. */
-static int pick(run *r, more_input *m, double t)
-{
-    const clv_graph_sync *sync = &m->sync;
-    /* Half a tick of each time base: after -ss each input's timestamps
-     * are moved back by it rounded to its own ticks (clvid-cluster's cuts
-     * of input 0 and of this one), which may put a frame at the same time
-     * as input 0's a tick apart. */
-    double slack = 1e-9 + (av_q2d(m->media->time_base) + av_q2d(r->in->time_base)) / 2;
-    for (;;) {
-        if (!m->next && !m->eof) {
-            int kind;
-            void *item;
-            int got = clv_queue_pop_wait(m->q, &kind, &item, 0.1);
-            if (stop_wanted(r)) {
-                if (got == 0)
-                    clv_item_free(kind, item);
-                return -1;
-            }
-            if (got == 1)
-                continue;
-            if (got < 0 || kind == CLV_ITEM_END)
-                m->eof = 1;
-            else if (kind == CLV_ITEM_FRAME)
-                note_frame(m, m->next = item);
-            else if (kind == CLV_ITEM_PACKET)
-                more_packet(r, m, item);
-            else
-                clv_item_free(kind, item);
-            continue;
-        }
-        if (m->next && frame_seconds(m->next, m->media) <= input_time(r, m, t) + slack) {
-            av_frame_free(&m->cur);
-            m->cur = m->next;
-            m->next = NULL;
-            continue;
-        }
-        break;
-    }
-    if (t - r->t0 < sync->from || t - r->t0 >= sync->until)
-        return PICK_ABSENT;
-    if (!m->cur)
-        return sync->wait_first ? (m->eof ? PICK_END : PICK_SKIP) : PICK_ABSENT;
-    if (m->eof && !m->next && input_time(r, m, t) >= frame_end(m->cur, m->media) - 1e-9) {
-        if (sync->eof_action == CLV_EOF_ENDALL)
-            return PICK_END;
-        if (sync->eof_action == CLV_EOF_PASS)
-            return PICK_ABSENT;
-    }
-    return PICK_FRAME;
-}
-
-/* The input that drives output time t (from input 0's first frame) after
- * input `from` stopped: the one whose [drive_from, drive_until) holds t,
- * or -1. */
-static int next_driver(const run *r, int from, double t)
-{
-    for (int i = 1; i <= r->more_count; i++) {
-        const clv_graph_sync *s = &r->more[i - 1].sync;
-        if (i != from && clv_graph_desc_uses(r->gdesc, i) && s->drive_from <= t + 1e-9 &&
-            t < s->drive_until - 1e-9)
-            return i;
-    }
-    return -1;
+    return (clv_sync_clock){r->t0, r->in->time_base, sync_stop, more_packet, r};
 }
 
 /* Sends the output frame at time t (pts in input 0's time base) into the
@@ -1102,6 +943,7 @@ static int submit_graph_at(run *r, AVFrame *f, double t, int64_t pts, double rea
 {
     int picked[CLV_GRAPH_INPUTS] = {0};
     int err = 0;
+    clv_sync_clock clock = sync_clock(r);
     if (r->sound_err) {
         *msg = r->sound_msg;
         av_frame_free(&f);
@@ -1109,20 +951,20 @@ static int submit_graph_at(run *r, AVFrame *f, double t, int64_t pts, double rea
     }
     for (int i = 0; i < r->more_count; i++) {
         if (!clv_graph_desc_uses(r->gdesc, i + 1)) {
-            picked[i] = PICK_ABSENT;
+            picked[i] = CLV_PICK_ABSENT;
             continue;
         }
         if (i + 1 == r->driver) {
-            picked[i] = PICK_FRAME;
+            picked[i] = CLV_PICK_FRAME;
             continue;
         }
-        picked[i] = pick(r, &r->more[i], t);
-        if (picked[i] < 0 || picked[i] == PICK_END) {
-            r->graph_end = picked[i] == PICK_END;
+        picked[i] = clv_sync_pick(&r->more[i], i + 1, &clock, t);
+        if (picked[i] < 0 || picked[i] == CLV_PICK_END) {
+            r->graph_end = picked[i] == CLV_PICK_END;
             av_frame_free(&f);
             return 0;
         }
-        if (picked[i] == PICK_SKIP) {
+        if (picked[i] == CLV_PICK_SKIP) {
             av_frame_free(&f);
             return 0;
         }
@@ -1143,8 +985,8 @@ static int submit_graph_at(run *r, AVFrame *f, double t, int64_t pts, double rea
     else if (!err)
         clv_stage_input_absent(r->stage, 0);
     for (int i = 0; !err && i < r->more_count; i++) {
-        more_input *m = &r->more[i];
-        if (picked[i] != PICK_FRAME) {
+        clv_sync_input *m = &r->more[i];
+        if (picked[i] != CLV_PICK_FRAME) {
             clv_stage_input_absent(r->stage, i + 1);
             continue;
         }
@@ -1165,7 +1007,7 @@ static int submit_graph_at(run *r, AVFrame *f, double t, int64_t pts, double rea
  * (r->driver, drive_rest). Frees f. */
 static int submit_graph_frame(run *r, AVFrame *f, clv_msg *msg)
 {
-    double t = frame_seconds(f, r->in);
+    double t = clv_sync_frame_seconds(f, r->in);
     if (!r->have_t0) {
         r->t0 = t;
         r->have_t0 = 1;
@@ -1173,7 +1015,7 @@ static int submit_graph_frame(run *r, AVFrame *f, clv_msg *msg)
     }
     if (r->over) {
         r->over = 0;
-        r->driver = next_driver(r, 0, t - r->t0);
+        r->driver = clv_sync_next_driver(r->more, r->more_count, r->gdesc, 0, t - r->t0);
         av_frame_free(&f);
         return 0;
     }
@@ -1212,44 +1054,16 @@ static int input0_after(run *r, int wait, clv_msg *msg)
     return 0;
 }
 
-/* The driving input m's next frame (read ahead by pick, or from its
- * queue; its sound dropped); NULL at its end or on a stop. */
-static AVFrame *driver_frame(run *r, more_input *m)
-{
-    AVFrame *f = m->next;
-    m->next = NULL;
-    while (!f && !m->eof) {
-        int kind;
-        void *item;
-        int got = clv_queue_pop_wait(m->q, &kind, &item, 0.1);
-        if (stop_wanted(r)) {
-            if (got == 0)
-                clv_item_free(kind, item);
-            return NULL;
-        }
-        if (got == 1)
-            continue;
-        if (got < 0 || kind == CLV_ITEM_END)
-            m->eof = 1;
-        else if (kind == CLV_ITEM_FRAME)
-            note_frame(m, f = item);
-        else if (kind == CLV_ITEM_PACKET)
-            more_packet(r, m, item);
-        else
-            clv_item_free(kind, item);
-    }
-    return f;
-}
-
 /* -map N:a: input N's sound to its end, after the video's (a live input
  * ends with the video: its sound would not). */
-static int sound_rest(run *r, more_input *m, clv_msg *msg)
+static int sound_rest(run *r, clv_sync_input *m, clv_msg *msg)
 {
+    clv_sync_clock clock = sync_clock(r);
     if (clv_io_network_url(m->media->path))
         return 0;
     while (!m->eof && !r->sound_err && !stop_wanted(r)) {
         av_frame_free(&m->next);
-        AVFrame *f = driver_frame(r, m);
+        AVFrame *f = clv_sync_next_frame(m, (int)(m - r->more) + 1, &clock);
         if (!f)
             break;
         av_frame_free(&f);
@@ -1264,6 +1078,7 @@ static int sound_rest(run *r, more_input *m, clv_msg *msg)
  * again); input 0's sound is kept to its end (its frames dropped). */
 static int drive_rest(run *r, clv_msg *msg)
 {
+    clv_sync_clock clock = sync_clock(r);
     int err = 0;
     /* Input 0's sound goes out unless -an: its frames are read for it. */
     if (r->o->no_audio && !r->in0_done) {
@@ -1273,20 +1088,21 @@ static int drive_rest(run *r, clv_msg *msg)
     while (!err && r->driver > 0 && !r->graph_end && !stop_wanted(r)) {
         if ((err = input0_after(r, 0, msg)))
             break;
-        more_input *d = &r->more[r->driver - 1];
-        AVFrame *f = driver_frame(r, d);
+        clv_sync_input *d = &r->more[r->driver - 1];
+        AVFrame *f = clv_sync_next_frame(d, r->driver, &clock);
         if (!f)
             break;
         /* its times from its first frame, at its offset from input 0's */
         double shift = r->t0 + d->sync.offset - d->first;
-        double t = frame_seconds(f, d->media) + shift;
+        double t = clv_sync_frame_seconds(f, d->media) + shift;
         if (t <= r->last_t + 1e-9) { /* its time was made before the handover */
             av_frame_free(&f);
             continue;
         }
         if (r->over) {
             r->over = 0;
-            r->driver = next_driver(r, r->driver, t - r->t0);
+            r->driver =
+                clv_sync_next_driver(r->more, r->more_count, r->gdesc, r->driver, t - r->t0);
             av_frame_free(&f);
             continue;
         }
@@ -1860,16 +1676,8 @@ static void close_all(run *r)
     clv_stage_destroy(r->stage);
     clv_graph_destroy(r->graph);
     clv_graph_desc_destroy(r->gdesc);
-    for (int i = 0; i < r->more_count; i++) {
-        more_input *m = &r->more[i];
-        if (m->q)
-            clv_queue_abort(m->q);
-        av_frame_free(&m->cur);
-        av_frame_free(&m->next);
-        clv_decoder_close(m->dec);
-        clv_queue_destroy(m->q);
-        clv_feed_destroy(m->feed);
-    }
+    for (int i = 0; i < r->more_count; i++)
+        clv_sync_input_close(&r->more[i]);
     clv_chain_destroy(r->chain);
     clv_chain_desc_destroy(r->desc);
     clv_context_destroy(r->ctx);
@@ -1913,7 +1721,7 @@ int clv_transcode_run(const clv_transcode_options *given, clv_transcode_callback
         return err;
     }
     r.more_count = r.gdesc ? o->more_input_count : 0;
-    if (r.gdesc && (err = first_driver(r.gdesc, &r.sync0, msg))) {
+    if (r.gdesc && (err = clv_sync_first_driver(r.gdesc, &r.sync0, msg))) {
         clv_chain_desc_destroy(r.desc);
         clv_graph_desc_destroy(r.gdesc);
         return err;
