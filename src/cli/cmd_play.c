@@ -3,11 +3,13 @@
  * headless webcam recording is a live transcode through the pipeline. */
 #include "cli.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "clvid/graph.h"
 #include "player.h"
 
 typedef struct play_args {
@@ -15,6 +17,12 @@ typedef struct play_args {
     int no_window;           /* webcam: record without a window */
     clv_cli_outputs outputs; /* several -o */
     int live;                /* --live */
+    /* Inputs after the first (-filter_complex), what is given for the next
+     * before its -i (-f, -ss, -t), -map's label, the scripts' texts. */
+    clv_transcode_input more[CLV_GRAPH_INPUTS - 1];
+    clv_transcode_input next;
+    char map[256];
+    char *scripts[CLV_PLAYER_CHAINS];
 } play_args;
 
 /* The options of play and webcam beside the shared capture and encoder
@@ -22,6 +30,11 @@ typedef struct play_args {
 static const char *const play_words[] = {"-i",
                                          "-f",
                                          "-vf",
+                                         "-filter_complex",
+                                         "-lavfi",
+                                         "-filter_complex_script",
+                                         "-map",
+                                         "-t",
                                          "-ss",
                                          "--device",
                                          "--size",
@@ -55,6 +68,15 @@ static void usage(FILE *f)
                "                     camera, v4l2loopback; docs/live.md)\n"
                "  -vf CHAIN          a filter chain (repeat -vf for several; w cycles them);\n"
                "                     opencl=file=KERNEL.cl reloads when the file is saved\n"
+               "  -i A -i B ... -filter_complex GRAPH   several inputs joined by a graph\n"
+               "                     (ffmpeg's syntax; -lavfi GRAPH, -filter_complex_script\n"
+               "                     FILE too): the window shows its output live; repeat it\n"
+               "                     for several graphs, w cycles them; -f, -ss, -t before a\n"
+               "                     later -i are that input's; webcam: the camera is input\n"
+               "                     0, each -i a further input (webcam DEV -i logo.png\n"
+               "                     -filter_complex '[0][1]overlay=W-w-10:10'); one -vf is the\n"
+               "                     chain after the graph, the one the keys 1-9 switch\n"
+               "  -map '[LABEL]'     the graph's output shown (default: its one unlabelled)\n"
                "  -ss TIME           start at TIME (seconds or [hh:]mm:ss)\n"
                "  --device LIST      OpenCL device(s) (clvid devices): N, NAME, 1,2, gpu, all\n"
                "  --size WxH         window size in points (default: the video's, fitted)\n"
@@ -105,12 +127,98 @@ static int64_t positive(const char *o, const char *v)
     return n;
 }
 
-static int parse_args(int argc, char **argv, play_args *a)
+/* -filter_complex_script FILE: its text as graph n (a->scripts keeps it);
+ * -1 after saying why. */
+static int read_script(play_args *a, int n, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "clvid play: -filter_complex_script %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    size_t cap = 1 << 16;
+    char *text = a->scripts[n] = malloc(cap);
+    size_t got = text ? fread(text, 1, cap - 1, f) : 0;
+    int more = text && !feof(f);
+    fclose(f);
+    if (!text || more) {
+        fprintf(stderr, "clvid play: -filter_complex_script %s: %s\n", path,
+                text ? "over 64 KiB" : "out of memory");
+        return -1;
+    }
+    text[got] = 0;
+    a->player.graphs[n] = text;
+    return 0;
+}
+
+/* -filter_complex, -lavfi or -filter_complex_script (script: v is a file):
+ * one more graph; -1 after saying why. */
+static int add_graph(play_args *a, const char *o, const char *v, int script)
+{
+    clv_player_options *p = &a->player;
+    if (p->graph_count == CLV_PLAYER_CHAINS) {
+        fprintf(stderr, "clvid play: %s: at most %d graphs\n", o, CLV_PLAYER_CHAINS);
+        return -1;
+    }
+    if (script)
+        return read_script(a, p->graph_count++, v);
+    p->graphs[p->graph_count++] = v;
+    return 0;
+}
+
+/* -map '[LABEL]': the graphs' output shown; -1 after saying why. */
+static int map_option(play_args *a, const char *v)
+{
+    size_t n = strlen(v);
+    if (v[0] != '[' || n < 3 || v[n - 1] != ']' || n - 2 >= sizeof a->map) {
+        fprintf(stderr,
+                "clvid play: -map %s: expected a graph's output label in brackets, '[out]' (the "
+                "sound played is input 0's)\n",
+                v);
+        return -1;
+    }
+    if (a->map[0]) {
+        fprintf(stderr, "clvid play: -map %s: the graph's output is already [%s]\n", v, a->map);
+        return -1;
+    }
+    memcpy(a->map, v + 1, n - 2);
+    a->map[n - 2] = 0;
+    a->player.io.map = a->map;
+    return 0;
+}
+
+/* Input `path` given with -i: a further input of the graph (webcam: every
+ * -i; play: those after the first), with what was given for it before.
+ * 1 when it was one, 0 when it is input 0, -1 after saying why. */
+static int more_input(play_args *a, const char *path, const char *format, int webcam)
+{
+    clv_transcode_options *io = &a->player.io;
+    if (!webcam && !io->input)
+        return 0;
+    if (io->more_input_count == CLV_GRAPH_INPUTS - 1) {
+        fprintf(stderr, "clvid play: -i %s: at most %d inputs\n", path, CLV_GRAPH_INPUTS);
+        return -1;
+    }
+    a->next.path = path;
+    a->next.format = format;
+    a->more[io->more_input_count++] = a->next;
+    memset(&a->next, 0, sizeof a->next);
+    return 1;
+}
+
+static int parse_args(int argc, char **argv, play_args *a, int webcam)
 {
     memset(a, 0, sizeof *a);
     clv_player_options *p = &a->player;
     clv_transcode_options_init(&p->io);
+    p->io.more_inputs = a->more;
     p->volume = 1.0;
+    /* -ss and -t given before a later -i are that input's (ffmpeg's input
+     * options); webcam: every -i is a further input. */
+    int last_i = 0;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "-i"))
+            last_i = i;
     /* -f applies to the file named next, as in ffmpeg: the INPUT's
      * (-f lavfi testsrc2), or -o's (-f v4l2 -o /dev/video10). */
     const char *format = NULL;
@@ -166,8 +274,32 @@ static int parse_args(int argc, char **argv, play_args *a)
         }
         const char *v = argv[++i];
         char *end;
-        int known;
-        if (!strcmp(o, "-i")) {
+        int known, more;
+        int for_next = (webcam || p->io.input) && i < last_i;
+        if (!strcmp(o, "-i") && (more = more_input(a, v, format, webcam)) != 0) {
+            if (more < 0)
+                return -1;
+            format = NULL;
+            last_output = 0;
+        } else if (for_next && (!strcmp(o, "-ss") || !strcmp(o, "-t"))) {
+            int64_t us = clv_parse_time(v);
+            if (us < 0) {
+                fprintf(stderr, "clvid play: %s %s: expected seconds or [hh:]mm:ss[.ms]\n", o, v);
+                return -1;
+            }
+            *(o[1] == 's' ? &a->next.start_us : &a->next.duration_us) = us;
+        } else if (!strcmp(o, "-t")) {
+            fprintf(stderr,
+                    "clvid play: -t %s: a further input's duration: give it before its -i\n", v);
+            return -1;
+        } else if (!strcmp(o, "-filter_complex") || !strcmp(o, "-lavfi") ||
+                   !strcmp(o, "-filter_complex_script")) {
+            if (add_graph(a, o, v, !strcmp(o, "-filter_complex_script")))
+                return -1;
+        } else if (!strcmp(o, "-map")) {
+            if (map_option(a, v))
+                return -1;
+        } else if (!strcmp(o, "-i")) {
             p->io.input = v;
             if (format)
                 p->io.input_format = format;
@@ -297,6 +429,7 @@ static int headless(play_args *a, const char *command)
         return CLV_EXIT_USAGE;
     }
     io->chain = a->player.chain_count ? a->player.chains[0] : NULL;
+    io->filter_complex = a->player.graph_count ? a->player.graphs[0] : NULL;
     io->max_frames = a->player.exit_after;
     return clv_cli_transcode(io, 0, NULL);
 }
@@ -304,13 +437,14 @@ static int headless(play_args *a, const char *command)
 int clv_cmd_play(int argc, char **argv)
 {
     play_args a;
-    if (parse_args(argc, argv, &a)) {
+    int status = CLV_EXIT_USAGE;
+    if (parse_args(argc, argv, &a, 0))
         fprintf(stderr, "(clvid play --help lists the options)\n");
-        return CLV_EXIT_USAGE;
-    }
-    if (a.no_window)
-        return headless(&a, "play");
-    return play(&a);
+    else
+        status = a.no_window ? headless(&a, "play") : play(&a);
+    for (int i = 0; i < CLV_PLAYER_CHAINS; i++)
+        free(a.scripts[i]);
+    return status;
 }
 
 /* `clvid webcam [DEVICE]`: play -f v4l2 DEVICE (default /dev/video0) live;
@@ -318,8 +452,10 @@ int clv_cmd_play(int argc, char **argv)
 int clv_cmd_webcam(int argc, char **argv)
 {
     play_args a;
-    if (parse_args(argc, argv, &a)) {
+    if (parse_args(argc, argv, &a, 1)) {
         fprintf(stderr, "(clvid webcam takes the options of clvid play --help)\n");
+        for (int i = 0; i < CLV_PLAYER_CHAINS; i++)
+            free(a.scripts[i]);
         return CLV_EXIT_USAGE;
     }
     clv_transcode_options *io = &a.player.io;
@@ -330,5 +466,8 @@ int clv_cmd_webcam(int argc, char **argv)
     if (!io->input)
         io->input = "/dev/video0";
     io->live = 1;
-    return a.no_window ? headless(&a, "webcam") : play(&a);
+    int status = a.no_window ? headless(&a, "webcam") : play(&a);
+    for (int i = 0; i < CLV_PLAYER_CHAINS; i++)
+        free(a.scripts[i]);
+    return status;
 }

@@ -272,6 +272,8 @@ int clv_player_act(clv_player *p, const clv_binding *b, clv_msg *msg)
         break;
     }
     case CLV_ACT_CYCLE:
+        if (p->compose)
+            return clv_player_next_graph(p, msg);
         if (p->a.chain_count == 0) {
             clv_player_notice(p, "%s", "no -vf chains given on the command line to cycle through");
             break;

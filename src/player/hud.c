@@ -147,11 +147,17 @@ static void hud_refresh(clv_player *p)
     }
     /* No frame shown over the last interval (reconnecting, the end, a
      * pause): no rate to give; the per-frame figures are the last ones. */
+    /* A graph of several inputs: which one, as it reads back. */
+    char graph[420] = "";
+    if (p->compose)
+        snprintf(graph, sizeof graph, "graph %d/%d: %.380s\n", clv_compose_index(p->compose) + 1,
+                 clv_compose_count(p->compose),
+                 clv_compose_text(p->compose, clv_compose_index(p->compose)));
     char shown_fps[32] = "-";
     if (!p->figures_idle)
         snprintf(shown_fps, sizeof shown_fps, "%.1f", p->shown_fps);
     snprintf(p->hud_text, sizeof p->hud_text,
-             "%s"
+             "%s%s"
              "%s  %s\n"
              "%s  %s  %.2f fps  %s %s %s%s\n"
              "%s on %s\n"
@@ -160,8 +166,8 @@ static void hud_refresh(clv_player *p)
              "ms/frame  decode %.2f  upload %.2f  kernels %.2f  download %.2f  present %.2f\n"
              "%s"
              "%s / %s  frame %lld%s%s%s%s   i: HUD  h: keys",
-             retry, which, clv_player_chain_text(p, chain, sizeof chain), p->path, size, p->fps,
-             av_get_pix_fmt_name(p->in->pix_fmt), clv_matrix_name(col.matrix),
+             retry, graph, which, clv_player_chain_text(p, chain, sizeof chain), p->path, size,
+             p->fps, av_get_pix_fmt_name(p->in->pix_fmt), clv_matrix_name(col.matrix),
              col.full_range ? "full" : "limited", bits, p->devices, clv_window_renderer(p->win),
              shares, shown_fps, p->pipeline_fps,
              (long long)(p->dropped + p->stale_seen + clv_decoder_stale_dropped(p->dec)),
@@ -247,6 +253,9 @@ void clv_player_write_stats(clv_player *p)
             p->rec_skipped, p->depth, p->hdr, p->tonemap, p->last_field, p->reconnecting,
             (long long)p->reconnects);
     fprintf(f, "preset_key=%s\n", p->preset ? clv_preset_key(p->preset) : "");
+    /* -filter_complex: the graph running (from 1; 0: none) as it reads back. */
+    fprintf(f, "graph_index=%d\ngraph=%s\n", p->compose ? clv_compose_index(p->compose) + 1 : 0,
+            p->compose ? clv_compose_text(p->compose, clv_compose_index(p->compose)) : "");
     /* A recording's latency (0 without one): each frame's packet read to its
      * encoded packet written, and the encoder's own time, as transcode's. */
     clv_latency_summary lat = {0}, enc = {0};

@@ -78,6 +78,11 @@ void clv_player_drain(clv_player *p)
 
 static int seek(clv_player *p, double seconds, clv_msg *msg)
 {
+    char why[300];
+    if (p->compose && clv_compose_can_seek(p->compose, why, sizeof why)) {
+        clv_player_notice(p, "seek: %s", why);
+        return 0;
+    }
     if (p->duration > 0 && seconds > p->duration - 1)
         seconds = p->duration - 1;
     seconds = seconds < 0 ? 0 : seconds;
@@ -89,6 +94,9 @@ static int seek(clv_player *p, double seconds, clv_msg *msg)
     int err = clv_decoder_seek(p->dec, (int64_t)(seconds * 1e6), msg);
     if (!err)
         err = clv_player_start_decoder(p, msg);
+    /* The graph's other inputs go to the same time (a picture stays). */
+    if (!err && p->compose)
+        err = clv_compose_seek(p->compose, seconds, msg);
     if (p->audio)
         clv_audio_flush(p->audio);
     if (p->snd)
@@ -287,6 +295,19 @@ static int feed_one(clv_player *p, clv_msg *msg)
         p->dropped++;
         av_frame_free(&f);
         return 1;
+    }
+    if (p->compose) {
+        /* The graph's frame for it, made of every input's at its time. */
+        AVFrame *composed;
+        int ended, err = clv_compose_frame(p->compose, f, &composed, &ended, msg);
+        av_frame_free(&f);
+        if (err)
+            return err;
+        if (ended) /* an input with eof_action=endall ended: the output with it */
+            p->eof = 1;
+        if (!composed)
+            return ended ? 0 : 1;
+        f = composed;
     }
     int err = submit_frame(p, f, t, f->pts, clv_frame_read_time(f), msg);
     av_frame_free(&f); /* the sent ring holds it */

@@ -70,6 +70,18 @@ static int record_open(clv_player *p, clv_msg *msg)
     return clv_sink_open(&so, &p->sink, msg);
 }
 
+/* The graphs' options from the player's. */
+static clv_compose_options compose_options(const clv_player *p)
+{
+    return (clv_compose_options){.graphs = p->a.graphs,
+                                 .graph_count = p->a.graph_count,
+                                 .map = p->a.io.map,
+                                 .more = p->a.io.more_inputs,
+                                 .more_count = p->a.io.more_input_count,
+                                 .realtime = p->a.io.realtime,
+                                 .cancel = p->quit_signal};
+}
+
 /* What can be wrong before anything opens: chains, -o on a file, --audio
  * without -o, an output already there. */
 static int check(clv_player *p, clv_chain_desc **descs, clv_msg *msg)
@@ -86,6 +98,22 @@ static int check(clv_player *p, clv_chain_desc **descs, clv_msg *msg)
     int err = clv_player_check_keys(p->a.keys, msg);
     if (err)
         return err;
+    if (p->a.graph_count || p->a.io.more_input_count) {
+        /* The graph's output is the video; the one -vf chain comes after it
+         * (what the keys switch), and w cycles the graphs. */
+        if (!p->a.graph_count)
+            return clv_io_fail(msg, CLV_EOPTION,
+                               "%d inputs and no -filter_complex: a graph says how they join",
+                               1 + p->a.io.more_input_count);
+        if (p->a.chain_count > 1)
+            return clv_io_fail(msg, CLV_EOPTION,
+                               "%d -vf chains with -filter_complex: w cycles the graphs; give one "
+                               "-vf (the chain after the graph, the one the keys switch)",
+                               p->a.chain_count);
+        clv_compose_options co = compose_options(p);
+        if ((err = clv_compose_check(&co, msg)))
+            return err;
+    }
     if (!p->path)
         return clv_io_fail(msg, CLV_EOPTION,
                            "no INPUT given and the bundled sample (media/sample.mp4) is not here; "
@@ -109,9 +137,15 @@ static int check(clv_player *p, clv_chain_desc **descs, clv_msg *msg)
         return clv_io_fail(msg, CLV_EOPTION,
                            "--audio %.500s records the microphone into a recording; give -o OUTPUT",
                            p->a.io.mic);
-    if (p->a.io.output)
-        return clv_output_check(&p->path, 1, p->a.io.output, p->a.io.output_format,
+    if (p->a.io.output) {
+        /* The recording overwrites none of the inputs. */
+        const char *inputs[1 + CLV_GRAPH_INPUTS] = {p->path};
+        int count = 1;
+        for (int i = 0; i < p->a.io.more_input_count && count < 1 + CLV_GRAPH_INPUTS; i++)
+            inputs[count++] = p->a.io.more_inputs[i].path;
+        return clv_output_check(inputs, count, p->a.io.output, p->a.io.output_format,
                                 p->a.io.overwrite, msg);
+    }
     return 0;
 }
 
@@ -162,6 +196,15 @@ static int chain_depth(const clv_player *p, clv_chain_desc *const *descs)
 static int describe_input(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg)
 {
     const clv_media_desc *in = p->in = clv_decoder_media(p->dec);
+    if (p->a.graph_count) {
+        /* The graph's output is what is shown: input 0 goes into it upright. */
+        clv_compose_options co = compose_options(p);
+        int err = clv_compose_open(&co, in, p->a.io.no_autorotate ? 0 : in->rotation,
+                                   p->a.io.no_autorotate ? 0 : in->hflip, &p->compose, msg);
+        if (err)
+            return err;
+        in = p->in = clv_compose_media(p->compose);
+    }
     /* Shown upright: a phone video's display matrix, a photo's EXIF. */
     p->src_w = in->width;
     p->src_h = in->height;
@@ -179,10 +222,11 @@ static int describe_input(clv_player *p, clv_chain_desc *const *descs, clv_msg *
         in->duration_us > 0 ? (double)in->duration_us / 1e6 - (double)p->a.io.start_us / 1e6 : 0;
     p->depth = chain_depth(p, descs);
     int err = clv_feed_create(in, p->depth, &p->feed, msg);
+    const clv_media_desc *dec = clv_decoder_media(p->dec); /* the camera's, with a graph too */
     if (!err && p->a.io.live)
-        fprintf(stderr, "clvid: %s: %dx%d %s at %.2f fps%s\n", p->path, p->w, p->h,
-                in->codec_id == AV_CODEC_ID_RAWVIDEO ? av_get_pix_fmt_name(in->pix_fmt)
-                                                     : avcodec_get_name(in->codec_id),
+        fprintf(stderr, "clvid: %s: %dx%d %s at %.2f fps%s\n", p->path, dec->width, dec->height,
+                dec->codec_id == AV_CODEC_ID_RAWVIDEO ? av_get_pix_fmt_name(dec->pix_fmt)
+                                                      : avcodec_get_name(dec->codec_id),
                 p->fps, p->a.io.capture_format ? "" : " (the device's choice)");
     return err;
 }
@@ -213,6 +257,8 @@ static int open_engine(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg
     clv_transcode_engine_options(&p->a.io, &copt);
     copt.profiling = 1;
     int err = clv_context_create(&copt, &p->ctx, msg);
+    if (!err && p->compose)
+        err = clv_compose_start(p->compose, p->ctx, msg);
     if (err)
         return err;
     /* An HDR source is shown tone-mapped for the SDR display (t turns it off). */
@@ -398,6 +444,7 @@ int clv_player_run(const clv_player_options *options, const volatile sig_atomic_
     clv_audio_close(p->audio);
     clv_sound_close(p->snd);
     clv_reload_destroy(p->reload); /* its build thread uses the context */
+    clv_compose_close(p->compose);
     clv_stage_destroy(p->stage);
     clv_stage_destroy(p->orig_stage);
     clv_chain_destroy(p->tonemap_only);
@@ -412,5 +459,62 @@ int clv_player_run(const clv_player_options *options, const volatile sig_atomic_
     for (int i = 0; i < CLV_PLAYER_INPUTS; i++)
         av_frame_free(&p->sent[i]);
     free(p);
+    return err;
+}
+
+/* The window's feed and stages for frames of the input's size now (the
+ * graph's output changed size); the chain shown stays, the compare view
+ * closes, and the frames kept for a refilter are of the old size. */
+static int resize_input(clv_player *p, clv_msg *msg)
+{
+    clv_stage_destroy(p->stage);
+    clv_stage_destroy(p->orig_stage);
+    p->stage = p->orig_stage = NULL;
+    p->compare = 0;
+    clv_feed_destroy(p->feed);
+    p->feed = NULL;
+    for (int i = 0; i < CLV_PLAYER_INPUTS; i++)
+        av_frame_free(&p->sent[i]);
+    p->src_w = p->w = p->in->width;
+    p->src_h = p->h = p->in->height;
+    int err = clv_feed_create(p->in, p->depth, &p->feed, msg);
+    clv_stage_options so = clv_player_window_stage(p, 1);
+    if (!err)
+        err = clv_stage_create(p->ctx, &so, NULL, &p->stage, msg);
+    if (!err)
+        clv_player_activate(p, p->active, p->preset, p->vf_index);
+    return err;
+}
+
+int clv_player_next_graph(clv_player *p, clv_msg *msg)
+{
+    int count = clv_compose_count(p->compose);
+    if (count == 1) {
+        clv_player_notice(
+            p, "%s", "one graph: w cycles the graphs of several -filter_complex (none to go to)");
+        return 0;
+    }
+    int next = (clv_compose_index(p->compose) + 1) % count;
+    clv_player_drain(p);
+    clv_msg why = {{0}};
+    int w = p->in->width, h = p->in->height;
+    if (clv_compose_select(p->compose, next, &why)) {
+        clv_player_notice(p, "%s", why.text); /* the graph running goes on */
+        return 0;
+    }
+    int err = 0;
+    if (p->in->width != w || p->in->height != h)
+        err = resize_input(p, msg);
+    char line[256];
+    snprintf(line, sizeof line, "graph %d/%d: %.200s", next + 1, count,
+             clv_compose_text(p->compose, next));
+    clv_player_notice(p, "%s", line);
+    p->hud_dirty = 1;
+    /* The frame shown is made again through the new graph: a file goes
+     * back to it; a live source's next frame comes soon enough. */
+    if (!err && !p->a.io.live && p->taken > 0) {
+        p->seek_to = p->last_pts;
+        p->seek_pending = 1;
+    }
     return err;
 }

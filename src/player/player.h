@@ -82,6 +82,12 @@ typedef struct clv_player_options {
     clv_transcode_options io;
     const char *chains[CLV_PLAYER_CHAINS]; /* -vf, in order; `w` cycles through them */
     int chain_count;
+    /* -filter_complex over io.input and io.more_inputs, in order (io.map
+     * picks their output): the window shows the graph's output; `w`
+     * cycles the graphs; the one -vf chain (or preset) is applied after
+     * the graph, the "main chain" the keys switch. */
+    const char *graphs[CLV_PLAYER_CHAINS];
+    int graph_count;
     int width, height; /* the window's, in points; 0: the video's, fitted */
     int fullscreen, untimed, loop, autoexit, no_audio, no_hud;
     int64_t exit_after;     /* quit after showing this many frames; 0: no */

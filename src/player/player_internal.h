@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "../io/io.h"
+#include "../pipeline/compose.h"
 #include "../pipeline/ipc.h"
 #include "../pipeline/sink.h"
 #include "../present/present.h"
@@ -57,7 +58,11 @@ struct clv_player {
     const char *path;
     char sample[4200]; /* the bundled sample's path, when path is it */
     clv_decoder *dec;
-    const clv_media_desc *in; /* what the input is: the decoder's */
+    /* What the input is: the decoder's, or with -filter_complex the
+     * graph's output (compose: input 0's frames, from dec, with the other
+     * inputs' through the running graph, as RGBA frames). */
+    const clv_media_desc *in;
+    clv_compose *compose;
     clv_queue *video_q, *packet_q;
     clv_feed *feed;
     clv_context *ctx;
@@ -182,6 +187,10 @@ struct clv_player {
 
 /* The window's stages: the input's frames in, upright RGBA out. */
 clv_stage_options clv_player_window_stage(const clv_player *p, int profiling);
+/* w with graphs: runs the next -filter_complex from the frame shown (a
+ * file is sought back to it), the window's feed and stages made again when
+ * its output has another size. 0, or a CLV_E* code with msg. */
+int clv_player_next_graph(clv_player *p, clv_msg *msg);
 
 /* ---- loop.c: the play loop --------------------------------------------- */
 
