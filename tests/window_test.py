@@ -976,6 +976,176 @@ def webcam_errors(tmp):
     check(int(stats(st)["frames_shown"]) >= 3, "the camera stopped after the arrow keys")
 
 
+# ffmpeg's colour source is Y'CbCr: its red is (253, 0, 0) in the PNG.
+PICTURE = 4
+
+
+def solid_png(tmp, name, colour, w, h):
+    """A picture of one colour (ffmpeg's colour name), w x h."""
+    path = os.path.join(tmp, name)
+    run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=%s:size=%dx%d" % (colour, w, h),
+         "-frames:v", "1", path])
+    return path
+
+
+def region_colour(px, w, x0, x1, y0, y1, colour, tolerance):
+    """Pixels of columns x0..x1-1, rows y0..y1-1 further than tolerance from colour."""
+    off = 0
+    for y in range(y0, y1):
+        for x in range(x0, x1):
+            i = (y * w + x) * 4
+            if max(abs(px[i + c] - colour[c]) for c in range(3)) > tolerance:
+                off += 1
+    return off
+
+
+def has_filter(name):
+    return name in run([ARGS.clvid, "filters"]).stdout.split()
+
+
+@test
+def graph_composition(tmp):
+    """play -i CLIP -i PICTURE -filter_complex: the window shows the graph's
+    output, each input's pixels where the graph puts them (the clip's equal
+    to the transcode path's frame); overlay; xfade's handover after its
+    transition; usage mistakes exit 2."""
+    clip = counting_clip(tmp, seconds=2)
+    red = solid_png(tmp, "red.png", "red", 64, 120)
+    shot, st = os.path.join(tmp, "shot.png"), os.path.join(tmp, "stats.txt")
+    play(clip, "-i", red, "-filter_complex", "[0][1]hstack", "--untimed", "--no-hud", "-an",
+         "--size", "224x120", "--exit-after-frames", "5", "--screenshot", shot, "--stats", st)
+    s = stats(st)
+    check(s["frames_shown"] == "5" and s["last_frame"] == "4" and s["graph_index"] == "1"
+          and s["graph"].startswith("[0][1]hstack") and (s["out_width"], s["out_height"])
+          == ("224", "120"), "stats: %s" % s)
+    pattern = os.path.join(tmp, "ref_%03d.png")
+    run([ARGS.clvid, "transcode", "-q", "-i", clip, "--frames", "5", "-o", pattern, "-y"])
+    want, got = rgba(pattern % 5), rgba(shot)
+    check(size(shot) == (224, 120), "screenshot is %s" % (size(shot),))
+    d = max(max_diff(got[(y * 224) * 4:(y * 224 + 160) * 4], want[(y * 160) * 4:(y + 1) * 160 * 4],
+                     160, 0, 160, 0, 1) for y in range(120))
+    off = region_colour(got, 224, 160, 224, 0, 120, (255, 0, 0), PICTURE)
+    print("  hstack: clip side differs by %d levels from the transcode's frame 4; %d logo "
+          "pixels off red" % (d, off))
+    check(d <= TOLERANCE and off == 0, "clip side %d levels off, %d pixels of the picture not red"
+          % (d, off))
+    # A seek moves input 0 (the picture has no time to go to): paused, the
+    # frame sought is shown through the graph.
+    play(clip, "-i", red, "-filter_complex", "[0][1]hstack", "--untimed", "--no-hud", "-an",
+         "--size", "224x120", "--keys", "space right", "--exit-after-frames", "2", "--stats", st)
+    s = stats(st)
+    check(s["last_frame"] == "25" and s["frames_shown"] == "2", "seek with a graph: %s" % s)
+    blue = solid_png(tmp, "blue.png", "blue", 40, 30)
+    play(clip, "-i", blue, "-filter_complex", "[0][1]overlay=W-w-10:10", "--untimed", "--no-hud",
+         "-an", "--size", "160x120", "--exit-after-frames", "5", "--screenshot", shot, "--stats",
+         st)
+    got = rgba(shot)
+    off = region_colour(got, 160, 110, 150, 10, 40, (0, 0, 255), PICTURE)
+    d = max(max_diff(got, want, 160, 0, 160, y0, y1) for y0, y1 in ((0, 10), (40, 120)))
+    print("  overlay: %d logo pixels off blue; the clip around it %d levels off" % (off, d))
+    check(off == 0 and d <= TOLERANCE, "overlay: %d logo pixels off, clip %d levels off"
+          % (off, d))
+    # xfade: after its transition (0.2 s to 0.4 s) input 0 is not read and
+    # the filter hands over to its second input, shown whole (wipeleft at
+    # progress 0 with both inputs would keep input 0's column 0).
+    red_full = solid_png(tmp, "red_full.png", "red", 160, 120)
+    play(clip, "-i", red_full, "-filter_complex", "[0][1]xfade=transition=wipeleft:offset=0.2:"
+         "duration=0.2", "--untimed", "--no-hud", "-an", "--size", "160x120",
+         "--exit-after-frames", "15", "--screenshot", shot, "--stats", st)
+    off = region_colour(rgba(shot), 160, 0, 160, 0, 120, (255, 0, 0), PICTURE)
+    print("  xfade: %d pixels off red after the transition" % off)
+    check(off == 0 and stats(st)["frames_shown"] == "15",
+          "xfade after its transition: %d pixels off red" % off)
+    # Usage mistakes, before a window opens.
+    for args, says in (
+            (["-i", red], "no -filter_complex"),
+            (["-i", red, "-filter_complex", "[0][1]hstack", "-vf", "hflip", "-vf", "vflip"],
+             "one -vf"),
+            (["-i", red, "-filter_complex", "[0][2]hstack"], "no input 2"),
+            (["-i", red, "-filter_complex", "[0][1]hstack[x]", "-map", "[y]"], "[y]"),
+            (["-i", red, "-filter_complex", "[0][1]hstack", "-filter_complex", "[0][1]hstak"],
+             "-filter_complex #2"),
+            (["-i", red, "-filter_complex_script", os.path.join(tmp, "none.txt")], "none.txt"),
+            (["-i", red, "-filter_complex", "[1][0]xfade=offset=1:duration=1"],
+             "give input 1 as the first -i")):
+        p = play(clip, *args, "--exit-after-frames", "1", expect=2)
+        check(says in p.stderr, "%s: %s" % (args, p.stderr))
+
+
+@test
+def graph_cycle(tmp):
+    """w cycles the graphs of several -filter_complex from the frame shown,
+    also to one of another size; with one graph w changes nothing; the
+    main chain (-vf, the presets) is applied after the graph."""
+    clip = counting_clip(tmp, seconds=2)
+    red = solid_png(tmp, "red.png", "red", 64, 120)
+    script = os.path.join(tmp, "g.txt")
+    with open(script, "w") as f:
+        f.write("[0][1]hstack,hflip\n")
+    shot, st = os.path.join(tmp, "shot.png"), os.path.join(tmp, "stats.txt")
+    cases = [("w", "2", 0), ("w w", "1", 160), ("w w w", "2", 0)]
+    for keys, index, red_from in cases:
+        play(clip, "-i", red, "-filter_complex", "[0][1]hstack", "-filter_complex_script", script,
+             "--untimed", "--no-hud", "-an", "--size", "224x120", "--keys", keys,
+             "--exit-after-frames", "10", "--screenshot", shot, "--stats", st)
+        s = stats(st)
+        got = rgba(shot)
+        x0 = red_from  # above the notice w shows ("graph 2/2: ...", at the bottom)
+        off = region_colour(got, 224, x0, x0 + 64, 0, 70, (255, 0, 0), PICTURE)
+        check(s["graph_index"] == index and off == 0,
+              "keys '%s': graph %s (expected %s), %d pixels of the picture off red at x %d"
+              % (keys, s["graph_index"], index, off, x0))
+    # One graph: w does nothing; -vf is the chain after the graph (vflip
+    # turns the whole composition), and a preset replaces it.
+    play(clip, "-i", red, "-filter_complex", "[0][1]hstack", "-vf", "hflip", "--untimed",
+         "--no-hud", "-an", "--size", "224x120", "--keys", "w", "--exit-after-frames", "6",
+         "--screenshot", shot, "--stats", st)
+    s = stats(st)
+    off = region_colour(rgba(shot), 224, 0, 64, 0, 70, (255, 0, 0), PICTURE)
+    check(s["graph_index"] == "1" and s["chain"] == "hflip" and off == 0,
+          "one graph, w, -vf hflip: graph %s chain %s, %d pixels off red on the left"
+          % (s["graph_index"], s["chain"], off))
+    # To a graph of another size: the window's stages follow.
+    play(clip, "-i", red, "-filter_complex", "[0][1]hstack", "-filter_complex",
+         "[0][1]hstack,scale=112:60", "--untimed", "--no-hud", "-an", "--size", "224x120",
+         "--keys", "w", "--exit-after-frames", "8", "--stats", st)
+    s = stats(st)
+    check(s["graph_index"] == "2" and (s["out_width"], s["out_height"]) == ("112", "60"),
+          "to a graph of another size: %s" % s)
+
+
+@test
+def webcam_graph_record(tmp):
+    """webcam DEV -i PICTURE -filter_complex: the camera composited live and
+    recorded: the file holds the frames shown, each with the picture where
+    the graph puts it; --no-window records the same through transcode."""
+    red = solid_png(tmp, "red.png", "red", 64, 240)
+    rec, st = os.path.join(tmp, "rec.mkv"), os.path.join(tmp, "stats.txt")
+    run([ARGS.clvid, "webcam", *CAMERA, "testsrc2=size=320x240:rate=30", "-i", red,
+         "-filter_complex", "[0][1]hstack", "-o", rec, "--exit-after-frames", "15", "--stats", st,
+         "--size", "384x240"])
+    s = stats(st)
+    frames = count_frames(rec)
+    check(s["frames_shown"] == s["recorded"] == str(frames) == "15" and size(rec) == (384, 240),
+          "shown %s, recorded %s, in the file %d of %s" % (s["frames_shown"], s["recorded"],
+                                                           frames, size(rec)))
+    px = rgba(rec)
+    each = 384 * 240 * 4
+    worst = max(region_colour(px[k * each:(k + 1) * each], 384, 324, 380, 4, 236, (255, 0, 0), 24)
+                for k in range(15))
+    clip = min(region_colour(px[k * each:(k + 1) * each], 384, 0, 320, 0, 240, (255, 0, 0), 24)
+               for k in range(15))
+    print("  recorded: the picture's inner pixels off red at most %d a frame; the camera side "
+          "has %d non-red pixels at least" % (worst, clip))
+    check(worst == 0 and clip > 320 * 200, "the picture's pixels off red: %d; the camera's: %d"
+          % (worst, clip))
+    rec2 = os.path.join(tmp, "rec2.mkv")
+    run([ARGS.clvid, "webcam", *CAMERA, "testsrc2=size=320x240:rate=30", "-i", red,
+         "-filter_complex", "[0][1]hstack", "--no-window", "-o", rec2, "--exit-after-frames", "10"])
+    check(count_frames(rec2) == 10 and size(rec2) == (384, 240), "--no-window: %d frames of %s"
+          % (count_frames(rec2), size(rec2)))
+
+
 @test
 def errors(tmp):
     env = dict(ENV)
