@@ -15,7 +15,7 @@
 
 typedef enum clv_action {
     CLV_ACT_PRESET, /* arg: preset number 1..CLV_PRESET_COUNT */
-    CLV_ACT_CYCLE,  /* the next -vf chain */
+    CLV_ACT_CYCLE,  /* the next -vf chain, or graph (-filter_complex) */
     CLV_ACT_PARAM,  /* arg: +1 / -1 step of the active filter's main parameter */
     CLV_ACT_PAUSE,
     CLV_ACT_STEP,
