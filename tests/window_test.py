@@ -1045,6 +1045,14 @@ def graph_composition(tmp):
     print("  overlay: %d logo pixels off blue; the clip around it %d levels off" % (off, d))
     check(off == 0 and d <= TOLERANCE, "overlay: %d logo pixels off, clip %d levels off"
           % (off, d))
+    # -itsoffset 0.4 before the logo's -i: its frame comes at 0.4 s, so
+    # frame 4 (0.16 s) is the clip's alone (overlay passes its first input).
+    play(clip, "-itsoffset", "0.4", "-i", blue, "-filter_complex", "[0][1]overlay=W-w-10:10",
+         "--untimed", "--no-hud", "-an", "--size", "160x120", "--exit-after-frames", "5",
+         "--screenshot", shot)
+    d = max_diff(rgba(shot), want, 160, 0, 160, 0, 120)
+    print("  -itsoffset 0.4: frame 4 is %d levels off the clip's alone" % d)
+    check(d <= TOLERANCE, "-itsoffset 0.4: frame 4 %d levels off the clip's" % d)
     # xfade: after its transition (0.2 s to 0.4 s) input 0 is not read and
     # the filter hands over to its second input, shown whole (wipeleft at
     # progress 0 with both inputs would keep input 0's column 0).
@@ -1067,7 +1075,9 @@ def graph_composition(tmp):
              "-filter_complex #2"),
             (["-i", red, "-filter_complex_script", os.path.join(tmp, "none.txt")], "none.txt"),
             (["-i", red, "-filter_complex", "[1][0]xfade=offset=1:duration=1"],
-             "give input 1 as the first -i")):
+             "give input 1 as the first -i"),
+            (["-i", red, "-filter_complex", "[0][1]hstack", "-itsoffset", "1"],
+             "-itsoffset 1: a further input's offset")):
         p = play(clip, *args, "--exit-after-frames", "1", expect=2)
         check(says in p.stderr, "%s: %s" % (args, p.stderr))
 

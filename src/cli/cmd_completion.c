@@ -31,20 +31,20 @@ static const command_words commands[] = {
      "-i -f -vf -ss --device --size --fullscreen --untimed --loop --autoexit -an --volume "
      "--no-hud --exit-after-frames --screenshot --keys --stats --ipc --live --reconnect "
      "--no-window -o -y "
-     "--no-autorotate --help -filter_complex -filter_complex_script -lavfi -map -t " CAPTURE_WORDS
-     " " ENCODER_WORDS,
-     "-i -f -vf -ss -t --device --size --volume --exit-after-frames --screenshot --keys --stats "
-     "--ipc -o -filter_complex -filter_complex_script -lavfi -map " CAPTURE_WORDS " " ENCODER_WORDS
-     " " ENCODER_ALIASES},
+     "--no-autorotate --help -filter_complex -filter_complex_script -lavfi -map -t "
+     "-itsoffset " CAPTURE_WORDS " " ENCODER_WORDS,
+     "-i -f -vf -ss -t -itsoffset --device --size --volume --exit-after-frames --screenshot "
+     "--keys --stats --ipc -o -filter_complex -filter_complex_script -lavfi -map " CAPTURE_WORDS
+     " " ENCODER_WORDS " " ENCODER_ALIASES},
     {"webcam",
      "-i -f -vf -ss --device --size --fullscreen --untimed --loop --autoexit -an --volume "
      "--no-hud --exit-after-frames --screenshot --keys --stats --ipc --live --reconnect "
      "--no-window -o -y "
-     "--no-autorotate --help -filter_complex -filter_complex_script -lavfi -map -t " CAPTURE_WORDS
-     " " ENCODER_WORDS,
-     "-i -f -vf -ss -t --device --size --volume --exit-after-frames --screenshot --keys --stats "
-     "--ipc -o -filter_complex -filter_complex_script -lavfi -map " CAPTURE_WORDS " " ENCODER_WORDS
-     " " ENCODER_ALIASES},
+     "--no-autorotate --help -filter_complex -filter_complex_script -lavfi -map -t "
+     "-itsoffset " CAPTURE_WORDS " " ENCODER_WORDS,
+     "-i -f -vf -ss -t -itsoffset --device --size --volume --exit-after-frames --screenshot "
+     "--keys --stats --ipc -o -filter_complex -filter_complex_script -lavfi -map " CAPTURE_WORDS
+     " " ENCODER_WORDS " " ENCODER_ALIASES},
     {"transcode",
      "-i -o -f -vf -y -q -an -sn -ss -t --frames --frame-index --device --progress --ipc "
      "--live --reconnect -re -hls_time -hls_list_size --no-autorotate --help -filter_complex "

@@ -35,6 +35,7 @@ static const char *const play_words[] = {"-i",
                                          "-filter_complex_script",
                                          "-map",
                                          "-t",
+                                         "-itsoffset",
                                          "-ss",
                                          "--device",
                                          "--size",
@@ -71,11 +72,13 @@ static void usage(FILE *f)
                "  -i A -i B ... -filter_complex GRAPH   several inputs joined by a graph\n"
                "                     (ffmpeg's syntax; -lavfi GRAPH, -filter_complex_script\n"
                "                     FILE too): the window shows its output live; repeat it\n"
-               "                     for several graphs, w cycles them; -f, -ss, -t before a\n"
-               "                     later -i are that input's; webcam: the camera is input\n"
-               "                     0, each -i a further input (webcam DEV -i logo.png\n"
-               "                     -filter_complex '[0][1]overlay=W-w-10:10'); one -vf is the\n"
-               "                     chain after the graph, the one the keys 1-9 switch\n"
+               "                     for several graphs, w cycles them; -f, -ss, -t,\n"
+               "                     -itsoffset before a later -i are that input's; xfade\n"
+               "                     hands over to its second input after its transition;\n"
+               "                     webcam: the camera is input 0, each -i a further\n"
+               "                     input (webcam DEV -i logo.png -filter_complex\n"
+               "                     '[0][1]overlay=W-w-10:10'); one -vf is the chain after\n"
+               "                     the graph, the one the keys 1-9 switch\n"
                "  -map '[LABEL]'     the graph's output shown (default: its one unlabelled)\n"
                "  -ss TIME           start at TIME (seconds or [hh:]mm:ss)\n"
                "  --device LIST      OpenCL device(s) (clvid devices): N, NAME, 1,2, gpu, all\n"
@@ -288,9 +291,20 @@ static int parse_args(int argc, char **argv, play_args *a, int webcam)
                 return -1;
             }
             *(o[1] == 's' ? &a->next.start_us : &a->next.duration_us) = us;
-        } else if (!strcmp(o, "-t")) {
-            fprintf(stderr,
-                    "clvid play: -t %s: a further input's duration: give it before its -i\n", v);
+        } else if (for_next && !strcmp(o, "-itsoffset")) {
+            int neg = v[0] == '-';
+            int64_t us = clv_parse_time(v + neg);
+            if (us < 0) {
+                fprintf(stderr,
+                        "clvid play: -itsoffset %s: expected seconds, [-]5.2 or "
+                        "[-][hh:]mm:ss[.ms]\n",
+                        v);
+                return -1;
+            }
+            a->next.offset_us = neg ? -us : us;
+        } else if (!strcmp(o, "-t") || !strcmp(o, "-itsoffset")) {
+            fprintf(stderr, "clvid play: %s %s: a further input's %s: give it before its -i\n", o,
+                    v, o[1] == 't' ? "duration" : "offset");
             return -1;
         } else if (!strcmp(o, "-filter_complex") || !strcmp(o, "-lavfi") ||
                    !strcmp(o, "-filter_complex_script")) {
