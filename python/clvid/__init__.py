@@ -1531,27 +1531,63 @@ def reference_stream(text: Optional[str], pictures: Iterable[np.ndarray], frame_
         _ref_destroy(ref)
 
 
-def frames(path: str, vf: Optional[str] = None, device: Optional[str] = None,
-           order: str = "rgb", alpha: bool = False,
+def frames(path: Any, vf: Optional[str] = None, device: Optional[str] = None,
+           order: str = "rgb", alpha: bool = False, filter_complex: Optional[str] = None,
+           map: Optional[str] = None, inputs: Any = None,
            **options: Any) -> Iterator[Tuple[np.ndarray, float]]:
     """The filtered frames of a video (or picture, or image sequence), decoded
     by clvid's own pipeline: yields (H x W x 3 array, or x 4 with alpha=True,
     pts in seconds). options: ss, t, frames, input_format, no_autorotate,
     hwaccel ("auto", "cuda", "vaapi", "none"), hwaccel_device.
-    The arguments are checked at the call; the file is opened at the first
+    Several inputs: path is a list, [input0, input1, ...], the inputs after
+    the first each a path or a dict of path, ss, t, format, itsoffset (as
+    transcode's inputs=; input 0 may be such a dict too, without itsoffset),
+    and filter_complex=GRAPH (map="[out]" for a labelled output) joins them,
+    as `clvid transcode -i A -i B -filter_complex GRAPH`: the frames are the
+    graph's output at input 0's times, then vf (the chain after the graph).
+    A graph over one path is fine; several paths without one is a ValueError.
+    The arguments are checked at the call; the files are opened at the first
     frame."""
     _need_pipeline()
     _check_order(order)
-    pairs = dict(options, input=_path(path, "path"), chain=vf)
+    more = inputs
+    if isinstance(path, (list, tuple)):
+        if not path:
+            raise ValueError("clvid: frames([]): no input given")
+        if inputs is not None:
+            raise TypeError("clvid: frames: a list of paths or inputs=, not both")
+        path, more = path[0], list(path[1:])
+        if isinstance(path, dict):
+            first = dict(path)
+            unknown = set(first) - {"path", "ss", "t", "format"}
+            if unknown or "path" not in first:
+                raise TypeError("clvid: input 0: a path, or a dict of path, ss, t, format (%s)"
+                                % (", ".join(sorted(unknown)) or "no path"))
+            path = first.pop("path")
+            for key, name in (("ss", "ss"), ("t", "t"), ("format", "input_format")):
+                if first.get(key) is not None:
+                    if options.get(name) is not None:
+                        raise TypeError("clvid: input 0's %s given twice" % key)
+                    options[name] = first[key]
+    if more is not None:
+        _more_inputs(more)  # checked at the call
+        more = list(more) or None
+    if more and not filter_complex:
+        raise ValueError("clvid: %d inputs and no filter_complex: a graph says how they join "
+                         "(filter_complex='[0][1]overlay', ...)" % (1 + len(more)))
+    if isinstance(map, str):  # '[out]': the label, without its brackets
+        map = map.strip("[]")
+    pairs = dict(options, input=_path(path, "path"), chain=vf, filter_complex=filter_complex,
+                 map=map)
     _option_pairs(pairs, device)
-    return _frames(pairs, device, order, alpha)
+    return _frames(pairs, device, order, alpha, more)
 
 
-def _frames(pairs: Dict[str, Any], device: Optional[str], order: str,
-            alpha: bool) -> Iterator[Tuple[np.ndarray, float]]:
+def _frames(pairs: Dict[str, Any], device: Optional[str], order: str, alpha: bool,
+            inputs: Any = None) -> Iterator[Tuple[np.ndarray, float]]:
     """frames() after its checks: a generator, so the reader opens at the
     first frame and closes when the generator ends or is collected."""
-    opts = _Options(pairs, device)
+    opts = _Options(pairs, device, inputs)
     reader = ctypes.c_void_p()
     msg = _Msg()
     err = _reader_open(opts.ptr, ctypes.byref(reader), ctypes.byref(msg))

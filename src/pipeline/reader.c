@@ -1,19 +1,27 @@
 /* reader.c - the filtered frames of an input, one at a time, as RGBA in
  * memory: the decoder thread feeds the GPU stage (several frames in
  * flight), and each call hands out the oldest result in place. For programs that want
- * the pictures rather than a file (the Python package's frames()). */
+ * the pictures rather than a file (the Python package's frames()). With a
+ * graph of several inputs, input 0's frames are composed first (compose.c,
+ * as the player's) and the stage runs the chain after the graph. */
 #include "clvid/pipeline.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "../io/io.h"
+#include "compose.h"
 #include "sink.h"
 
 #define RING 64 /* timestamps of the frames in the stage, by submit index */
 
 struct clv_reader {
     clv_decoder *dec;
+    /* -filter_complex over input 0 and options->more_inputs: the graph's
+     * RGBA frames are what the stage takes; NULL for one input's chain.
+     * graph: the one text compose borrows. */
+    clv_compose *compose;
+    const char *graph[1];
     clv_queue *queue;
     clv_feed *feed;
     clv_context *ctx;
@@ -50,6 +58,7 @@ void clv_reader_close(clv_reader *r)
     clv_decoder_close(r->dec);
     clv_stage_destroy(r->stage);
     clv_chain_destroy(r->chain);
+    clv_compose_close(r->compose); /* its graphs and stage are on ctx */
     clv_context_destroy(r->ctx);
     clv_feed_destroy(r->feed);
     free(r);
@@ -62,6 +71,8 @@ static int open_stage(clv_reader *r, const clv_transcode_options *o, const clv_c
     clv_context_options copt;
     clv_transcode_engine_options(o, &copt);
     int err = clv_context_create(&copt, &r->ctx, msg);
+    if (!err && r->compose)
+        err = clv_compose_start(r->compose, r->ctx, msg);
     if (!err)
         err = clv_chain_create(r->ctx, desc, &r->chain, msg);
     if (err)
@@ -89,26 +100,88 @@ static int open_stage(clv_reader *r, const clv_transcode_options *o, const clv_c
     return 0;
 }
 
+/* The graph's options for compose: the one -filter_complex over input 0
+ * and the inputs after it. */
+static clv_compose_options compose_options(const clv_transcode_options *o, const char *const *graph)
+{
+    return (clv_compose_options){.graphs = graph,
+                                 .graph_count = 1,
+                                 .map = o->map,
+                                 .more = o->more_inputs,
+                                 .more_count = o->more_input_count,
+                                 .realtime = o->realtime};
+}
+
+/* -filter_complex (and more inputs): checked as a transcode's, except that
+ * a -vf chain is the one after the graph (the player's main chain). A graph
+ * that is one chain over input 0, with no -vf, is that chain (*composed 0);
+ * else *composed is 1 and *desc the chain after the graph. */
+static int check_graph(const clv_transcode_options *o, const char *const *graph,
+                       clv_chain_desc **desc, int *composed, clv_msg *msg)
+{
+    *composed = 0;
+    if (!o->filter_complex || !*o->filter_complex)
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "%d inputs and no -filter_complex: a graph says how they join",
+                           1 + o->more_input_count);
+    if (o->more_input_count < 0 || o->more_input_count >= CLV_GRAPH_INPUTS ||
+        (o->more_input_count && !o->more_inputs))
+        return clv_io_fail(msg, CLV_EOPTION, "%d inputs: expected 1 to %d", 1 + o->more_input_count,
+                           CLV_GRAPH_INPUTS);
+    for (int i = 0; i < o->more_input_count; i++)
+        if (!o->more_inputs[i].path || !*o->more_inputs[i].path)
+            return clv_io_fail(msg, CLV_EOPTION, "input %d: no path given", i + 1);
+    clv_graph_desc *g = NULL;
+    clv_msg parsed = {{0}};
+    int err = clv_graph_parse(o->filter_complex, 1 + o->more_input_count, o->map, &g, &parsed);
+    if (err)
+        return clv_io_fail(msg, err, "-filter_complex: %.1000s", parsed.text);
+    const int vf = o->chain && *o->chain;
+    *desc = o->more_input_count == 0 && !vf ? clv_graph_desc_chain(g) : NULL;
+    clv_graph_desc_destroy(g);
+    if (*desc)
+        return 0;
+    clv_compose_options co = compose_options(o, graph);
+    if ((err = clv_compose_check(&co, msg)))
+        return err;
+    *composed = 1;
+    if ((err = clv_chain_parse(o->chain, desc, &parsed)))
+        return clv_io_fail(msg, err, "-vf: %.1000s", parsed.text);
+    return 0;
+}
+
 int clv_reader_open(const clv_transcode_options *o, clv_reader **out, clv_msg *msg)
 {
     *out = NULL;
     msg->text[0] = 0;
     if (!o->input || !*o->input)
         return clv_io_fail(msg, CLV_EOPTION, "no input given");
-    clv_chain_desc *desc = NULL;
-    int err = clv_chain_parse(o->chain, &desc, msg);
-    if (err)
-        return err;
     clv_reader *r = calloc(1, sizeof *r);
-    if (!r) {
-        clv_chain_desc_destroy(desc);
+    if (!r)
         return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
-    }
+    r->graph[0] = o->filter_complex;
+    clv_chain_desc *desc = NULL;
+    int err, composed = 0;
+    if (o->filter_complex || o->more_input_count)
+        err = check_graph(o, r->graph, &desc, &composed, msg);
+    else
+        err = clv_chain_parse(o->chain, &desc, msg);
+    if (err)
+        goto fail;
     clv_input_options in = clv_pipeline_input(o);
     if ((err = clv_decoder_open(&in, &r->dec, msg)))
         goto fail;
-    /* What the input is, found once by the decoder: the rest follows. */
+    /* What the input is, found once by the decoder: the rest follows. A
+     * graph's output is what the stage takes then: RGBA, upright, input
+     * 0's timing. */
     const clv_media_desc *media = clv_decoder_media(r->dec);
+    if (composed) {
+        clv_compose_options co = compose_options(o, r->graph);
+        if ((err = clv_compose_open(&co, media, o->no_autorotate ? 0 : media->rotation,
+                                    o->no_autorotate ? 0 : media->hflip, &r->compose, msg)))
+            goto fail;
+        media = clv_compose_media(r->compose);
+    }
     r->tb = media->time_base;
     if ((err = clv_feed_create(media, 8, &r->feed, msg)) ||
         (err = open_stage(r, o, desc, media, msg)))
@@ -199,6 +272,19 @@ static int fill(clv_reader *r, clv_msg *msg)
             continue;
         }
         AVFrame *f = item;
+        if (r->compose) { /* the graph's frame for it, of every input's at its time */
+            AVFrame *composed;
+            int ended;
+            err = clv_compose_frame(r->compose, f, &composed, &ended, msg);
+            av_frame_free(&f);
+            if (err)
+                return err;
+            if (ended) /* an input with eof_action=endall (or shortest=1) ended */
+                input_ended(r);
+            if (!composed) /* none at this time, or the end */
+                continue;
+            f = composed;
+        }
         err = clv_feed_write(r->feed, f, clv_stage_input(r->stage), msg);
         uint64_t index = r->first_index + r->submitted;
         r->last_seconds[0] = r->last_seconds[1];
