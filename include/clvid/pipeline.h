@@ -355,8 +355,12 @@ CLV_API int clv_join(const char *const *segments, int count, const char *streams
 typedef struct clv_reader clv_reader;
 
 /* Opens options->input with its input fields, chain, engine settings and
- * no_autorotate (the output fields are not used). On failure *out is NULL
- * and msg says why (the file, the filter and its range, the device). */
+ * no_autorotate (the output fields are not used). With filter_complex (0.8;
+ * and more_inputs, map) the frames are the graph's output over input 0 and
+ * the more inputs, at input 0's times, as a transcode's, and chain is the
+ * one after the graph; more inputs without a graph are CLV_EOPTION. On
+ * failure *out is NULL and msg says why (the file, the filter and its
+ * range, the place in the graph, the device). */
 CLV_API int clv_reader_open(const clv_transcode_options *options, clv_reader **out, clv_msg *msg);
 /* The frames' size (turned upright when the input says so). */
 CLV_API void clv_reader_size(const clv_reader *reader, int *width, int *height);
