@@ -326,6 +326,22 @@ def end_of_input(tmp):
 
 
 @test
+def graph_refused(tmp):
+    """--ipc with -filter_complex in a transcode (and webcam --no-window, a
+    live transcode): refused before anything runs (exit 2, one line)."""
+    logo = os.path.join(tmp, "logo.png")
+    harness.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=size=16x12",
+                 "-frames:v", "1", logo])
+    for args in (["transcode", "-f", "lavfi", "-i", "testsrc2=size=64x48:duration=1"],
+                 ["webcam", "-f", "lavfi", "testsrc2=size=64x48", "--no-window"]):
+        out = os.path.join(tmp, "out.mkv")
+        p = harness.run([ARGS.clvid, *args, "-i", logo, "-filter_complex", "[0][1]overlay",
+                         "-o", out, "--ipc", os.path.join(tmp, "ctl.sock")], expect=2)
+        check("--ipc with -filter_complex" in p.stderr, "the message: %s" % p.stderr)
+        check(not os.path.exists(out), "an output was written")
+
+
+@test
 def webcam_headless(tmp):
     """webcam --no-window (a live transcode) takes the same commands."""
     out = os.path.join(tmp, "rec.mkv")

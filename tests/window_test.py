@@ -711,6 +711,56 @@ def ipc_play(tmp):
 
 
 @test
+def ipc_play_graph(tmp):
+    """set_chain while a graph runs in the window: the chain after the graph
+    (the keys' main chain) changes, and a screenshot is the graph's frame
+    through it, equal to a transcode of the graph and the chain."""
+    control = control_client()
+    clip = counting_clip(tmp, seconds=8)
+    logo = os.path.join(tmp, "logo.png")
+    run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+         "color=c=red:size=16x12,format=rgba,geq=r=255:g='X*16':b='Y*20':a='X*16'",
+         "-frames:v", "1", logo])
+    path = os.path.join(tmp, "ctl.sock")
+    graph = "[0][1]overlay=5:5"
+    p = subprocess.Popen([ARGS.clvid, "play", clip, "-i", logo, "-filter_complex", graph,
+                          "--size", "320x240", "--ipc", path], env=ENV,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    timeout = 120
+
+    def wait(what, cond):
+        deadline = time.time() + timeout
+        while not cond():
+            check(time.time() < deadline, "%s: not within %d s" % (what, timeout))
+            time.sleep(0.05)
+
+    try:
+        wait("the socket", lambda: os.path.exists(path) or p.poll() is not None)
+        if p.poll() is not None:
+            raise Failure("play ended (%d): %s" % (p.returncode, p.stderr.read()))
+        with control.Control(path, timeout=timeout) as c:
+            wait("a frame shown", lambda: c.stats()["frames"] > 0)
+            check(c.set_chain("gray") == "gray", "set_chain's data")
+            check(c.get("chain") == "gray", "the chain after the graph: %r" % c.get("chain"))
+            c.pause()
+            c.seek(4, absolute=True)
+            wait("the frame at 4 s", lambda: abs(c.stats()["time"] - 4.0) < 1e-6)
+            shot = os.path.join(tmp, "shot.png")
+            check(c.screenshot(shot)["width"] == 160, "the screenshot's size")
+            c.quit()
+        p.wait(timeout)
+        check(p.returncode == 0, "exit %d: %s" % (p.returncode, p.stderr.read()))
+        ref = os.path.join(tmp, "ref.png")
+        run([ARGS.clvid, "transcode", "-q", "-i", clip, "-i", logo, "-filter_complex",
+             graph + ",gray", "-ss", "4", "--frames", "1", "-o", ref])
+        check(rgba(shot) == rgba(ref), "the screenshot is not frame 100 through the graph and gray")
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+@test
 def chain_changes_size(tmp):
     """A chain that changes the size, switched to while playing: the window
     shows the new size at its aspect (letterboxed in the same window), the
