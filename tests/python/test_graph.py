@@ -192,7 +192,8 @@ def test_frames_of_a_graph_options(media):
     chain = list(clvid.frames([media["clip"]], filter_complex="hflip"))
     assert np.array_equal(chain[2][0], list(clvid.frames(media["clip"], vf="hflip"))[2][0])
     later = list(clvid.frames([{"path": media["clip"], "ss": 0.2},
-                               {"path": media["short"], "ss": 0.08}], filter_complex="[0][1]hstack"))
+                               {"path": media["short"], "ss": 0.08}],
+                              filter_complex="[0][1]hstack"))
     assert len(later) == 5
     assert np.array_equal(later[0][0][:, 64:], plain[2][0][:, 64:])
     assert np.array_equal(later[0][0][:, :64], plain[5][0][:, :64])
