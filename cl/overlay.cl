@@ -95,3 +95,140 @@ __kernel void overlay(CLV_FRAME_ARGS, int dstride, __global const clv_px *ovl, i
     clv_put4(dst, y * dstride + xb, n, p);
 #endif
 }
+
+#if CLV_DEPTH == 8
+/* ---- format=yuv420 (ffmpeg's default): into the main frame's planes ----
+ * vf_overlay's blend_slice_yuv (blend_plane, 8 bits, main without alpha):
+ * the main frame's 4:2:0 planes (in: yuv420p or nv12 at yoff, uoff, voff
+ * with rows of ys, us, vs bytes) copied to the output's (out: packed, w x
+ * h), and over them, where it lands, the overlay of ow x oh at (x0, y0)
+ * (both even): its Y'CbCr in oyuv (yuv420p, packed, the stage's own
+ * conversion of its RGBA) and its alpha in ovl (RGBA, rows of ostride
+ * pixels). A luma sample takes the alpha of its pixel, a chroma sample the
+ * mean of the 2x2 alphas it covers (ffmpeg's: the last chroma row and
+ * column of the overlay average 2 alphas on one side and 1 on the other,
+ * (v + h) / 2). straight: DIV(d * (255 - a) + s * a); premultiplied: luma
+ * clip(DIV(d * (255 - a)) + s - 16), chroma clip(DIV((d - 128) * (255 -
+ * a)) + s - 128, -128, 128) + 128, stored in 8 bits (256 wraps to 0, as
+ * ffmpeg's). DIV is FAST_DIV255. */
+#define OVY_DIV(v) ((((v) + 128) * 257) >> 16)
+
+inline uchar ovy_luma(int d, int s, int a, int premul)
+{
+    if (premul)
+        return (uchar)clamp(OVY_DIV(d * (255 - a)) + s - 16, 0, 255);
+    return (uchar)OVY_DIV(d * (255 - a) + s * a);
+}
+
+inline uchar ovy_chroma(int d, int s, int a, int premul)
+{
+    if (premul)
+        return (uchar)(clamp(OVY_DIV((d - 128) * (255 - a)) + s - 128, -128, 128) + 128);
+    return (uchar)OVY_DIV(d * (255 - a) + s * a);
+}
+
+/* The alpha of the overlay's chroma sample (k, j) (owc x ohc of them). */
+inline int ovy_alpha(__global const uchar4 *ovl, int ostride, int owc, int ohc, int k, int j)
+{
+    __global const uchar4 *a = ovl + 2 * j * ostride + 2 * k;
+    const int a0 = a[0].w;
+    if (k + 1 < owc && j + 1 < ohc)
+        return (a0 + a[1].w + a[ostride].w + a[ostride + 1].w) >> 2;
+    const int h = k + 1 < owc ? (a0 + a[1].w) >> 1 : a0;
+    const int v = j + 1 < ohc ? (a0 + a[ostride].w) >> 1 : a0;
+    return (v + h) >> 1;
+}
+
+/* Chroma sample (cx, cy) of the output: the 2x2 luma samples it covers and
+ * its two chroma samples, copied, the overlay blended in where it lies. */
+inline void ovy_sample(__global const uchar *in, int yoff, int uoff, int voff, int ys, int us,
+                       int vs, int in_nv12, __global uchar *out, int out_nv12, int w, int h,
+                       __global const uchar *oyuv, __global const uchar4 *ovl, int ow, int oh,
+                       int ostride, int x0, int y0, int premul, int present, int cx, int cy)
+{
+    const int cw = (w + 1) / 2, ch = (h + 1) / 2, owc = (ow + 1) / 2, ohc = (oh + 1) / 2;
+    for (int dy = 0; dy < 2 && 2 * cy + dy < h; ++dy) {
+        const int y = 2 * cy + dy, oy = y - y0;
+        for (int dx = 0; dx < 2 && 2 * cx + dx < w; ++dx) {
+            const int x = 2 * cx + dx, ox = x - x0;
+            int v = in[yoff + y * ys + x];
+            if (present && ox >= 0 && ox < ow && oy >= 0 && oy < oh)
+                v = ovy_luma(v, oyuv[oy * ow + ox], ovl[oy * ostride + ox].w, premul);
+            out[y * w + x] = (uchar)v;
+        }
+    }
+    int u = in_nv12 ? in[uoff + cy * us + 2 * cx] : in[uoff + cy * us + cx];
+    int v = in_nv12 ? in[uoff + cy * us + 2 * cx + 1] : in[voff + cy * vs + cx];
+    const int k = cx - x0 / 2, j = cy - y0 / 2;
+    if (present && k >= 0 && k < owc && j >= 0 && j < ohc) {
+        const int a = ovy_alpha(ovl, ostride, owc, ohc, k, j);
+        __global const uchar *ou = oyuv + ow * oh;
+        u = ovy_chroma(u, ou[j * owc + k], a, premul);
+        v = ovy_chroma(v, ou[owc * ohc + j * owc + k], a, premul);
+    }
+    __global uchar *pu = out + w * h;
+    if (out_nv12) {
+        pu[2 * (cy * cw + cx)] = (uchar)u;
+        pu[2 * (cy * cw + cx) + 1] = (uchar)v;
+    } else {
+        pu[cy * cw + cx] = (uchar)u;
+        pu[cw * ch + cy * cw + cx] = (uchar)v;
+    }
+}
+
+#if CLV_ROW
+/* n bytes from s to d, 16 at a time. */
+inline void ovy_copy(__global const uchar *s, __global uchar *d, int n)
+{
+    int i = 0;
+    for (; i + 16 <= n; i += 16)
+        *(__global clv_uchar16_u *)(d + i) = *(__global const clv_uchar16_u *)(s + i);
+    for (; i < n; ++i)
+        d[i] = s[i];
+}
+#endif
+
+/* present 0: no overlay (absent, or wholly outside): the planes copied. The
+ * host keeps x0 in (-ow, w) and y0 in (-oh, h) when present. One chroma
+ * sample a work-item position (the GPU shape), or one chroma row (CPUs:
+ * its rows copied whole, then the overlay's part blended). */
+__kernel void overlay_yuv420(__global const uchar *in, int yoff, int uoff, int voff, int ys, int us,
+                             int vs, int in_nv12, __global uchar *out, int out_nv12, int w, int h,
+                             __global const uchar *oyuv, __global const uchar4 *ovl, int ow, int oh,
+                             int ostride, int x0, int y0, int premul, int present)
+{
+    const int cw = (w + 1) / 2, ch = (h + 1) / 2;
+#if CLV_ROW
+    const int cy = (int)get_global_id(1);
+    if (cy >= ch)
+        return;
+    for (int y = 2 * cy; y < min(2 * cy + 2, h); ++y)
+        ovy_copy(in + yoff + y * ys, out + y * w, w);
+    __global uchar *pu = out + w * h;
+    if (in_nv12 && out_nv12) {
+        ovy_copy(in + uoff + cy * us, pu + 2 * cy * cw, 2 * cw);
+    } else if (!in_nv12 && !out_nv12) {
+        ovy_copy(in + uoff + cy * us, pu + cy * cw, cw);
+        ovy_copy(in + voff + cy * vs, pu + cw * ch + cy * cw, cw);
+    } else {
+        for (int cx = 0; cx < cw; ++cx)
+            ovy_sample(in, yoff, uoff, voff, ys, us, vs, in_nv12, out, out_nv12, w, h, oyuv, ovl,
+                       ow, oh, ostride, x0, y0, premul, 0, cx, cy);
+    }
+    /* the chroma samples the overlay covers in this row */
+    const int j = cy - y0 / 2;
+    if (!present || j < 0 || j >= (oh + 1) / 2)
+        return;
+    const int c0 = max(x0 / 2, 0), c1 = min(x0 / 2 + (ow + 1) / 2, cw);
+    for (int cx = c0; cx < c1; ++cx)
+        ovy_sample(in, yoff, uoff, voff, ys, us, vs, in_nv12, out, out_nv12, w, h, oyuv, ovl, ow,
+                   oh, ostride, x0, y0, premul, 1, cx, cy);
+#else
+    CLV_PIXEL_LOOP(cw, ch, cx, cy)
+    {
+        ovy_sample(in, yoff, uoff, voff, ys, us, vs, in_nv12, out, out_nv12, w, h, oyuv, ovl, ow,
+                   oh, ostride, x0, y0, premul, present, cx, cy);
+    }
+#endif
+}
+#endif

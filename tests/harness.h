@@ -36,6 +36,7 @@
     X(stage_formats, "core")                                                                       \
     X(stage_roundtrip, "core")                                                                     \
     X(stage_graph, "core")                                                                         \
+    X(stage_overlay_yuv, "core io")                                                                \
     X(stage_fields, "core")                                                                        \
     X(stage_switch_chain, "core")                                                                  \
     X(stage_resize, "core")                                                                        \

@@ -1662,3 +1662,227 @@ int test_stage_graph(void)
     }
     return 0;
 }
+
+/* ---- overlay's format=yuv420 in the planes ----------------------------- */
+
+/* FAST_DIV255 */
+static int div255(int v)
+{
+    return ((v + 128) * 257) >> 16;
+}
+
+/* The reference of the stage's overlay in Y'CbCr: ffmpeg 5.1's
+ * blend_slice_yuv (blend_plane, 8 bits, main without alpha) as it reads,
+ * over the main frame's planes (in_f) and the logo converted by the
+ * stage's reference conversion (clv_ref_from_rgba, colours c), its alpha
+ * from its RGBA; x and y already rounded to even. out: out_f's packed
+ * planes. */
+static void overlay_yuv_ref(const uint8_t *in, clv_pixfmt in_f, int w, int h, const clv_image *logo,
+                            clv_color c, int x, int y, int premul, clv_pixfmt out_f, uint8_t *out)
+{
+    int cw = (w + 1) / 2, ch = (h + 1) / 2;
+    uint8_t *planes[3];
+    planes[0] = malloc((size_t)w * h);
+    planes[1] = malloc((size_t)cw * ch);
+    planes[2] = malloc((size_t)cw * ch);
+    memcpy(planes[0], in, (size_t)w * h);
+    for (int i = 0; i < cw * ch; i++) {
+        planes[1][i] = in_f == CLV_PIX_NV12 ? in[w * h + 2 * i] : in[w * h + i];
+        planes[2][i] = in_f == CLV_PIX_NV12 ? in[w * h + 2 * i + 1] : in[w * h + cw * ch + i];
+    }
+    int ow = logo ? logo->width : 1, oh = logo ? logo->height : 1;
+    int owc = (ow + 1) / 2, ohc = (oh + 1) / 2;
+    uint8_t *lyuv = malloc((size_t)ow * oh + 2 * (size_t)owc * ohc);
+    if (logo)
+        clv_ref_from_rgba(CLV_PIX_YUV420P, c, logo, lyuv);
+    const uint8_t *src[3] = {lyuv, lyuv + ow * oh, lyuv + ow * oh + owc * ohc};
+    int draw = logo && x < w && x + ow >= 0 && y < h && y + oh >= 0;
+    for (int i = 0; draw && i < 3; i++) {
+        int sub = i > 0, src_wp = (ow + sub) >> sub, src_hp = (oh + sub) >> sub;
+        int dst_wp = (w + sub) >> sub, dst_hp = (h + sub) >> sub, yp = y >> sub, xp = x >> sub;
+        int j = -yp > 0 ? -yp : 0, jmax = -yp + dst_hp;
+        jmax = jmax < src_hp ? jmax : src_hp;
+        jmax = jmax < dst_hp ? jmax : dst_hp;
+        jmax = jmax < yp + src_hp ? jmax : yp + src_hp;
+        for (int j_end = j + jmax; j < j_end; j++) {
+            int kmax = -xp + dst_wp < src_wp ? -xp + dst_wp : src_wp;
+            for (int k = -xp > 0 ? -xp : 0; k < kmax; k++) {
+                /* a[] is the alpha plane at (k << sub, j << sub) */
+#define A(dx, dy)                                                                                  \
+    logo->pixels[(size_t)((j << sub) + (dy)) * logo->stride + 4 * (size_t)((k << sub) + (dx)) + 3]
+                int alpha;
+                if (sub && j + 1 < src_hp && k + 1 < src_wp) {
+                    alpha = (A(0, 0) + A(0, 1) + A(1, 0) + A(1, 1)) >> 2;
+                } else if (sub) {
+                    int ah = k + 1 < src_wp ? (A(0, 0) + A(1, 0)) >> 1 : A(0, 0);
+                    int av = j + 1 < src_hp ? (A(0, 0) + A(0, 1)) >> 1 : A(0, 0);
+                    alpha = (av + ah) >> 1;
+                } else {
+                    alpha = A(0, 0);
+                }
+#undef A
+                uint8_t *d = &planes[i][(yp + j) * dst_wp + xp + k];
+                int s = src[i][j * src_wp + k];
+                if (!premul)
+                    *d = (uint8_t)div255(*d * (255 - alpha) + s * alpha);
+                else if (i) {
+                    int v = div255((*d - 128) * (255 - alpha)) + s - 128;
+                    *d = (uint8_t)((v < -128 ? -128 : v > 128 ? 128 : v) + 128);
+                } else {
+                    int v = div255(*d * (255 - alpha)) + s - 16;
+                    *d = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+                }
+            }
+        }
+    }
+    memcpy(out, planes[0], (size_t)w * h);
+    for (int i = 0; i < cw * ch; i++) {
+        if (out_f == CLV_PIX_NV12) {
+            out[w * h + 2 * i] = planes[1][i];
+            out[w * h + 2 * i + 1] = planes[2][i];
+        } else {
+            out[w * h + i] = planes[1][i];
+            out[w * h + cw * ch + i] = planes[2][i];
+        }
+    }
+    free(lyuv);
+    for (int i = 0; i < 3; i++)
+        free(planes[i]);
+}
+
+/* A logo of w x h: random colours, alpha a ramp with runs of 0 and 255. */
+static void fill_logo(clv_image *img, uint32_t seed)
+{
+    fill_bytes(img->pixels, (size_t)img->stride * img->height, seed);
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++) {
+            int a = (x * 3 + y * 40) % 300;
+            img->pixels[(size_t)y * img->stride + 4 * (size_t)x + 3] =
+                (uint8_t)(a > 255 ? (a > 280 ? 0 : 255) : a);
+        }
+}
+
+/* [0][1]overlay=x=X:y=Y(extra) through the stage, main w x h (in_f) and a
+ * logo lw x lh (rgba), frames frames (the logo absent from frame 1 when
+ * absent): every frame equal to overlay_yuv_ref. */
+static int overlay_yuv_case(clv_context *ctx, int w, int h, clv_pixfmt in_f, int lw, int lh, int x,
+                            int y, const char *extra, clv_pixfmt out_f, int absent)
+{
+    clv_color c = {CLV_MATRIX_BT709, 0};
+    clv_msg msg = {{0}};
+    char text[200];
+    snprintf(text, sizeof text, "[0][1]overlay=x=%d:y=%d%s", x, y, extra);
+    int premul = strstr(extra, "premultiplied") != NULL;
+    clv_graph_desc *desc = NULL;
+    clv_graph *graph = NULL;
+    clv_stage *stage = NULL;
+    int bad = 0;
+    if (clv_graph_parse(text, 2, NULL, &desc, &msg) ||
+        clv_graph_create(ctx, desc, 8, &graph, &msg)) {
+        fprintf(stderr, "  %s: %s\n", text, msg.text);
+        bad = 1;
+        goto done;
+    }
+    clv_stage_options opt;
+    clv_stage_options_init(&opt);
+    opt.width = w;
+    opt.height = h;
+    opt.in_format = in_f;
+    opt.in_color = c;
+    opt.out_format = out_f;
+    opt.out_color = c;
+    opt.slots = 2;
+    clv_stage_input_format in_fmt[2] = {{0}, {lw, lh, CLV_PIX_RGBA, c}};
+    if (clv_stage_create_graph(ctx, &opt, graph, in_fmt, &stage, &msg)) {
+        fprintf(stderr, "  %s: %s\n", text, msg.text);
+        bad = 1;
+        goto done;
+    }
+    size_t n = clv_pixfmt_size(out_f, w, h), in_n = clv_pixfmt_size(in_f, w, h);
+    uint8_t *want = malloc(n);
+    for (int k = 0; k < 3 && !bad; k++) {
+        uint8_t *p = clv_stage_input_at(stage, 0), *q = clv_stage_input_at(stage, 1);
+        fill_bytes(p, in_n, (uint32_t)k * 7 + 3);
+        clv_image logo = {0};
+        clv_image_alloc(&logo, lw, lh);
+        fill_logo(&logo, (uint32_t)k + 11);
+        for (int r = 0; r < lh; r++)
+            memcpy(q + (size_t)r * lw * 4, logo.pixels + (size_t)r * logo.stride, (size_t)lw * 4);
+        int gone = absent && k == 1;
+        if (gone)
+            clv_stage_input_absent(stage, 1);
+        overlay_yuv_ref(p, in_f, w, h, gone ? NULL : &logo, c, x & ~1, y & ~1, premul, out_f, want);
+        clv_image_free(&logo);
+        const uint8_t *got;
+        uint64_t index;
+        if (clv_stage_submit_at(stage, (uint64_t)k, k / 25.0, &msg) ||
+            clv_stage_output(stage, &got, &index, &msg)) {
+            fprintf(stderr, "  %s: %s\n", text, msg.text);
+            bad = 1;
+            break;
+        }
+        if (memcmp(got, want, n)) {
+            size_t i = 0;
+            while (got[i] == want[i])
+                i++;
+            fprintf(stderr, "  %s %dx%d: frame %d differs at byte %zu: %d, reference %d\n", text, w,
+                    h, k, i, got[i], want[i]);
+            bad = 1;
+        }
+        clv_stage_release(stage);
+    }
+    free(want);
+done:
+    clv_stage_destroy(stage);
+    clv_graph_destroy(graph);
+    clv_graph_desc_destroy(desc);
+    return bad;
+}
+
+int test_stage_overlay_yuv(void)
+{
+    static const struct {
+        int w, h, lw, lh, x, y;
+        const char *extra;
+        int absent;
+    } cases[] = {
+        {17, 9, 3, 2, 5, 3, "", 1},            /* odd x, y: rounded down to even */
+        {17, 9, 17, 9, -3, -5, "", 0},         /* partly outside, up and left */
+        {17, 9, 7, 5, 13, 7, "", 0},           /* partly outside, down and right */
+        {1, 1, 1, 1, 0, 0, "", 0},             /* 1x1 */
+        {3, 2, 3, 2, 1, 1, "", 0},             /* 3x2 over 3x2 at (0, 0) */
+        {3, 2, 1, 1, 2, 0, ":format=auto", 0}, /* auto is yuv420 on 4:2:0 */
+        {17, 9, 9, 7, 4, 2, ":alpha=premultiplied", 0},
+        {641, 359, 200, 80, 431, 10, "", 0}, /* x=W-w-10:y=10 */
+        {641, 359, 17, 9, -20, 350, "", 1},
+    };
+    for (int shape = 1; shape <= 2; shape++) {
+        clv_context *ctx = test_context(shape);
+        if (!ctx)
+            return 1;
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            clv_pixfmt in_f = i % 2 ? CLV_PIX_NV12 : CLV_PIX_YUV420P;
+            clv_pixfmt out_f = i % 3 ? CLV_PIX_YUV420P : CLV_PIX_NV12;
+            CHECK(!overlay_yuv_case(ctx, cases[i].w, cases[i].h, in_f, cases[i].lw, cases[i].lh,
+                                    cases[i].x, cases[i].y, cases[i].extra, out_f, cases[i].absent),
+                  "overlay in Y'CbCr, case %zu (%dx%d, logo %dx%d at %d,%d%s, %s in, %s out, "
+                  "shape %d)",
+                  i, cases[i].w, cases[i].h, cases[i].lw, cases[i].lh, cases[i].x, cases[i].y,
+                  cases[i].extra, clv_pixfmt_name(in_f), clv_pixfmt_name(out_f), shape);
+        }
+        /* format=rgb: the RGBA blend (the stage's reference through RGBA) */
+        int w1[] = {17, 7}, h1[] = {9, 5};
+        clv_pixfmt f1[] = {CLV_PIX_YUV420P, CLV_PIX_RGBA};
+        CHECK(
+            !graph_case(ctx, "[0][1]overlay=x=3:y=1:format=rgb", 2, w1, h1, f1, CLV_PIX_YUV420P, 3),
+            "format=rgb through the stage: the RGBA blend (shape %d)", shape);
+        /* the overlay not the graph's output, or over a filtered main: RGBA */
+        CHECK(!graph_case(ctx, "[0][1]overlay=x=3:y=1,hflip", 2, w1, h1, f1, CLV_PIX_YUV420P, 3),
+              "overlay inside a larger graph: the RGBA blend (shape %d)", shape);
+        CHECK(!graph_case(ctx, "[0]vflip[m];[m][1]overlay=x=3:y=1", 2, w1, h1, f1, CLV_PIX_YUV420P,
+                          3),
+              "overlay over a filtered main: the RGBA blend (shape %d)", shape);
+        clv_context_destroy(ctx);
+    }
+    return 0;
+}

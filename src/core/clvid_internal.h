@@ -294,6 +294,20 @@ struct clv_filter {
      * for values v, where no one parameter says it (xstack's grid=CxR
      * takes C * R inputs). */
     int (*input_count)(const clv_value *values);
+    /* Optional, a filter of two inputs that blends into its first input's
+     * Y'CbCr planes (overlay's format=yuv420, ffmpeg's default): planes
+     * says whether it does for values v (1: into 8-bit 4:2:0 planes, the
+     * output its first input's size); run_planes then runs it with that
+     * input left in the stage's planes, never converted: launch's
+     * inputs[0] has no buffer (its size only), inputs[1] the other input
+     * (buffer NULL when absent: the planes are copied), dst none; io's in
+     * the first input's planes, out the output's (packed), out_coeffs the
+     * colours of both. Its last kernel's event goes to launch's done. The
+     * graph takes this path (clv__graph_run_planes) only where the filter
+     * is the graph's output and its first input the graph's input 0 as it
+     * comes (clv__graph_planes). */
+    int (*planes)(const clv_value *values);
+    int (*run_planes)(void *state, const clv_launch *launch, const clv__yuv_io *io);
 };
 
 /* The filters of graphs (overlay, hstack, ..., split), by name. */
@@ -308,6 +322,18 @@ int clv__filter_outputs(const clv_filter *f, const clv_value *v);
  * (clv_graph_set_frame_rate; 25 until set): a stage's time when it is
  * given none (clv_stage_submit). */
 double clv__graph_seconds(const clv_graph *graph, uint64_t frame_index);
+
+/* 1 when the graph can run with its input 0 left in 8-bit 4:2:0 planes
+ * (clv__graph_run_planes): it runs at 8 bits, its output is the output of
+ * a filter with run_planes whose planes says yes, whose first input is the
+ * graph's input 0, which nothing else reads. */
+int clv__graph_planes(const clv_graph *graph);
+/* clv_graph_run with input 0 (w x h) in io's planes and the output into
+ * io's out (clv_filter's run_planes); in[0] is not read. wait: an event
+ * the first command waits for (may be NULL); *done: the last command's. */
+int clv__graph_run_planes(clv_graph *graph, const clv_frame *const *in, int w, int h,
+                          const clv__yuv_io *io, uint64_t frame_index, double time, cl_event wait,
+                          cl_event *done, clv_msg *msg);
 
 /* A parsed graph (clv_graph_desc in graph.h): plain data, copied freely.
  * Nodes are in an order where every node's inputs come before it. */

@@ -305,17 +305,44 @@ fail:
     return err;
 }
 
-int clv_graph_run(clv_graph *graph, const clv_frame *const *in, clv_frame *dst,
-                  uint64_t frame_index, double time, cl_event wait, cl_event *done, clv_msg *msg)
+int clv__graph_planes(const clv_graph *graph)
+{
+    const clv_graph_desc *d = &graph->desc;
+    if (graph->depth != 8 || d->output.pad != 0)
+        return 0;
+    const struct clv__graph_node *out = &d->node[d->output.node];
+    const clv_filter *f = out->filter;
+    if (graph->kind[d->output.node] != NODE_MULTI || !f->planes || !f->run_planes ||
+        !f->planes(out->values) || out->input_count != 2 || out->in[0].node != -1 ||
+        out->in[0].pad != 0)
+        return 0;
+    /* input 0 read by nothing else (its RGBA frame is never made) */
+    for (int i = 0; i < d->node_count; i++)
+        for (int k = 0; k < d->node[i].input_count; k++)
+            if ((i != d->output.node || k != 0) && d->node[i].in[k].node == -1 &&
+                d->node[i].in[k].pad == 0)
+                return 0;
+    return 1;
+}
+
+/* clv_graph_run, or (io) clv__graph_run_planes with input 0 of pw x ph in
+ * io's planes. */
+static int run(clv_graph *graph, const clv_frame *const *in, clv_frame *dst, const clv__yuv_io *io,
+               int pw, int ph, uint64_t frame_index, double time, cl_event wait, cl_event *done,
+               clv_msg *msg)
 {
     clv_context *ctx = graph->ctx;
     const clv_graph_desc *d = &graph->desc;
     int err = 0;
     if (done)
         *done = NULL;
-    if (!dst || !dst->buffer)
+    /* input 0 in planes: present, with no frame (only the output node reads it) */
+    const clv_frame planes = {NULL, pw, ph, (pw + 15) & ~15, 8};
+    if (io && !clv__graph_planes(graph))
+        return clv__fail(msg, CLV_EINVAL, "graph run: this graph can't run on Y'CbCr planes");
+    if (!io && (!dst || !dst->buffer))
         return clv__fail(msg, CLV_EINVAL, "graph run: no destination frame");
-    if ((dst->depth == 16 ? 16 : 8) != graph->depth)
+    if (!io && (dst->depth == 16 ? 16 : 8) != graph->depth)
         return clv__fail(msg, CLV_EINVAL,
                          "graph run: the graph runs at %d bits a channel; the "
                          "destination has %d",
@@ -328,12 +355,18 @@ int clv_graph_run(clv_graph *graph, const clv_frame *const *in, clv_frame *dst,
         sizes[k] = graph->sized ? graph->in[k] : (clv_size){.width = 1, .height = 1, .sar_den = 1};
         if (!clv_graph_desc_uses(d, k))
             continue;
+        if (io && k == 0) {
+            input[0] = &planes;
+            sizes[0].width = pw;
+            sizes[0].height = ph;
+            continue;
+        }
         if (in[k] && in[k]->buffer) {
             if ((in[k]->depth == 16 ? 16 : 8) != graph->depth)
                 return clv__fail(msg, CLV_EINVAL,
                                  "graph run: input %d has %d bits a channel; the graph runs at %d",
                                  k, in[k]->depth == 16 ? 16 : 8, graph->depth);
-            if (in[k]->buffer == dst->buffer)
+            if (dst && in[k]->buffer == dst->buffer)
                 return clv__fail(msg, CLV_EINVAL,
                                  "graph run: input %d and the destination are one frame", k);
             input[k] = in[k];
@@ -349,7 +382,7 @@ int clv_graph_run(clv_graph *graph, const clv_frame *const *in, clv_frame *dst,
     if ((err = size_graph(graph, sizes, msg)))
         return err;
     const clv_size *want = &graph->size[d->output.node][d->output.pad];
-    if (dst->width != want->width || dst->height != want->height)
+    if (!io && (dst->width != want->width || dst->height != want->height))
         return clv__fail(msg, CLV_EINVAL,
                          "graph run: the graph makes %dx%d frames of these inputs; the "
                          "destination is %dx%d",
@@ -392,13 +425,13 @@ int clv_graph_run(clv_graph *graph, const clv_frame *const *in, clv_frame *dst,
         int pass = 0;
         for (int k = 1; k < node->input_count; k++)
             pass |= !got[k] && f->eof_action && f->eof_action(node->values) == CLV_EOF_PASS;
-        if (pass) {
+        if (pass && !(io && last)) { /* in planes: run_planes copies them */
             val[i] = got[0];
             continue;
         }
         if (!last && (err = node_frame(graph, i, msg)))
             return err;
-        clv_frame *to = last ? dst : &graph->frame[i];
+        clv_frame *to = last && io ? NULL : last ? dst : &graph->frame[i];
         clv_frame frames[CLV_GRAPH_PADS];
         for (int k = 0; k < node->input_count; k++) {
             if (got[k]) {
@@ -414,13 +447,13 @@ int clv_graph_run(clv_graph *graph, const clv_frame *const *in, clv_frame *dst,
             .ctx = ctx,
             .queue = ctx->queue,
             .src = frames[0].buffer,
-            .dst = to->buffer,
+            .dst = to ? to->buffer : NULL,
             .width = frames[0].width,
             .height = frames[0].height,
             .stride = frames[0].stride,
-            .out_width = to->width,
-            .out_height = to->height,
-            .out_stride = to->stride,
+            .out_width = to ? to->width : pw,
+            .out_height = to ? to->height : ph,
+            .out_stride = to ? to->stride : planes.stride,
             .frame_index = frame_index,
             .time = f->timing ? time - graph->origin : time,
             .depth = graph->depth,
@@ -428,6 +461,14 @@ int clv_graph_run(clv_graph *graph, const clv_frame *const *in, clv_frame *dst,
             .inputs = frames,
             .input_count = node->input_count,
         };
+        if (!to) { /* the output in planes: the graph's last command */
+            l.done = done;
+            if ((err = f->run_planes(graph->state[i], &l, io)))
+                return clv__fail(
+                    msg, err, "filter '%s' (#%d in the graph) failed on %dx%d planes on %s: %s",
+                    f->name, node->place + 1, l.width, l.height, ctx->dev.name, clv_strerror(err));
+            return 0;
+        }
         if (f->needs_scratch) {
             size_t need = frame_bytes(graph, to->width, to->height);
             for (int k = 0; k < node->input_count; k++) {
@@ -468,4 +509,17 @@ int clv_graph_run(clv_graph *graph, const clv_frame *const *in, clv_frame *dst,
 fail:
     return clv__fail(msg, err, "running the graph on %s: %s (see the log above)", ctx->dev.name,
                      clv_strerror(err));
+}
+
+int clv_graph_run(clv_graph *graph, const clv_frame *const *in, clv_frame *dst,
+                  uint64_t frame_index, double time, cl_event wait, cl_event *done, clv_msg *msg)
+{
+    return run(graph, in, dst, NULL, 0, 0, frame_index, time, wait, done, msg);
+}
+
+int clv__graph_run_planes(clv_graph *graph, const clv_frame *const *in, int w, int h,
+                          const clv__yuv_io *io, uint64_t frame_index, double time, cl_event wait,
+                          cl_event *done, clv_msg *msg)
+{
+    return run(graph, in, NULL, io, w, h, frame_index, time, wait, done, msg);
 }

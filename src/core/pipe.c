@@ -462,6 +462,13 @@ static int pipe_create(clv_context *ctx, const clv_stage_options *options, clv_c
         clv__pipe_destroy(stage);
         return err;
     }
+    /* 8-bit 4:2:0 in and out of one size and colours, upright: a graph
+     * that blends into input 0's planes does (ffmpeg's default overlay) */
+    int yuv_out = options->out_format == CLV_PIX_YUV420P || options->out_format == CLV_PIX_NV12;
+    stage->planes = graph && depth == 8 && yuv8 && yuv_out && !oriented &&
+                    options->in_color.matrix == options->out_color.matrix &&
+                    options->in_color.full_range == options->out_color.full_range &&
+                    stage->out_w == w && stage->out_h == h && clv__graph_planes(graph);
     if ((err = clv__pipe_wanted(stage, &stage->out_w, &stage->out_h, msg))) {
         free(stage);
         return err;
@@ -736,6 +743,79 @@ fail:
     return err;
 }
 
+/* clv__pipe_send_at of a stage whose graph blends into input 0's planes
+ * (stage->planes): input 0 uploaded, never converted; the other inputs as
+ * there; the graph writes the output's planes itself. */
+static int send_planes(clv__pipe *stage, clv__slot *s, unsigned absent, uint64_t frame_index,
+                       double time, const clv__stage_source *src, clv_msg *msg)
+{
+    clv_context *ctx = stage->ctx;
+    int err = 0;
+    cl_event *first = ctx->profiling ? &s->first_kernel : NULL;
+    const clv_frame *in[CLV_GRAPH_INPUTS] = {NULL};
+    if (!ctx->shared_staging) {
+        CLV__CL_CHECK(ctx,
+                      clEnqueueWriteBuffer(stage->up_q, s->dev_in, CL_FALSE, 0, stage->in_size,
+                                           s->host_in, 0, NULL, &s->up),
+                      "upload (clEnqueueWriteBuffer)");
+        clFlush(stage->up_q);
+    }
+    for (int i = 1; i < stage->graph_inputs; i++) {
+        if (!stage->gin[i].used || absent >> i & 1)
+            continue;
+        if ((err = graph_input(stage, s, i, &first)))
+            goto fail;
+        in[i] = &s->extra[i].rgba;
+    }
+    clv__yuv_io io = {.in = s->dev_in,
+                      .in_svm = src->svm ? src->svm : s->host_in,
+                      .in_nv12 = stage->opt.in_format == CLV_PIX_NV12,
+                      .yoff = src->yoff,
+                      .uoff = src->uoff,
+                      .voff = src->voff,
+                      .ys = src->ys,
+                      .us = src->us,
+                      .vs = src->vs,
+                      .in_coeffs = stage->coeff_in,
+                      .out = s->dev_out,
+                      .out_svm = s->host_out,
+                      .out_nv12 = stage->opt.out_format == CLV_PIX_NV12,
+                      .out_coeffs = stage->coeff_out};
+    if ((err = clv__graph_run_planes(stage->graph, in, stage->opt.width, stage->opt.height, &io,
+                                     frame_index, time, s->up, &s->last_kernel, msg))) {
+        clFinish(ctx->queue);
+        release_event(&s->up);
+        release_event(&s->first_kernel);
+        release_event(&s->last_kernel);
+        return err;
+    }
+    if (first && !*first && s->last_kernel) { /* one kernel: the first is the last */
+        *first = s->last_kernel;
+        clRetainEvent(*first);
+    }
+    clFlush(ctx->queue);
+    if (ctx->shared_staging) { /* the last kernel wrote host_out */
+        s->down = s->last_kernel;
+        clRetainEvent(s->down);
+    } else {
+        CLV__CL_CHECK(ctx,
+                      clEnqueueReadBuffer(stage->down_q, s->dev_out, CL_FALSE, 0, stage->out_size,
+                                          s->host_out, 1, &s->last_kernel, &s->down),
+                      "download (clEnqueueReadBuffer)");
+        clFlush(stage->down_q);
+    }
+    stage->next = (stage->next + 1) % stage->count;
+    stage->pending++;
+    return 0;
+fail:
+    clFinish(ctx->queue);
+    release_event(&s->up);
+    release_event(&s->first_kernel);
+    release_event(&s->last_kernel);
+    return clv__fail(msg, err, "GPU stage on %s: %s (see the log above)", ctx->dev.name,
+                     clv_strerror(err));
+}
+
 int clv__pipe_send_at(clv__pipe *stage, uint64_t frame_index, double time,
                       const clv__stage_source *src, clv_msg *msg)
 {
@@ -756,6 +836,8 @@ int clv__pipe_send_at(clv__pipe *stage, uint64_t frame_index, double time,
     int direct = stage_direct(stage);
     cl_event *first = ctx->profiling ? &s->first_kernel : NULL;
     const clv_frame *in[CLV_GRAPH_INPUTS] = {NULL};
+    if (stage->planes && !(absent & 1))
+        return send_planes(stage, s, absent, frame_index, time, src, msg);
     if (stage->gin[0].used && !(absent & 1)) {
         if (!ctx->shared_staging) {
             CLV__CL_CHECK(ctx,

@@ -129,6 +129,9 @@ typedef struct clv__pipe {
     clv_graph *graph;
     int graph_inputs;
     clv__graph_input *gin;
+    /* The graph runs with input 0 in its Y'CbCr planes, never converted
+     * (clv__graph_planes: overlay's format=yuv420 at its output). */
+    int planes;
 } clv__pipe;
 
 /* The calls of clvid.h's clv_stage_* on one device; destroy accepts NULL

@@ -71,6 +71,12 @@ typedef struct ov_state {
     cl_kernel kernel; /* first: the chain creates it (kernels) */
     ov_eval eval;
     clv__expr *x_expr, *y_expr;
+    /* format=yuv420 in the stage's planes (run_planes): overlay_yuv420, the
+     * stage's rgba_to_yuv420 and the overlay's planes (made at the first
+     * such run) */
+    cl_kernel yuv, to_yuv;
+    cl_mem oyuv;
+    size_t oyuv_size;
 } ov_state;
 
 static int parse(const clv_value *v, int param, clv__expr **out, clv_msg *msg)
@@ -113,10 +119,12 @@ static void eval_xy(ov_eval *e, const clv__expr *xe, const clv__expr *ye, int hs
 /* The position for a frame of main mw x mh and overlay ow x oh: config
  * (again) for new sizes, then eval=frame's evaluation. */
 static void position(ov_eval *e, const clv_value *v, const clv__expr *xe, const clv__expr *ye,
-                     int mw, int mh, int ow, int oh, uint64_t frame_index, double time)
+                     int mw, int mh, int ow, int oh, uint64_t frame_index, double time, int planes)
 {
     int hsub, vsub;
     subsampling(v, &hsub, &vsub);
+    if (planes) /* 4:2:0 planes: format=auto is yuv420 there, as ffmpeg's on yuv420p */
+        hsub = vsub = 1;
     int frame_mode = v[OV_EVAL].i == EVAL_FRAME;
     if (e->mw != mw || e->mh != mh || e->ow != ow || e->oh != oh) {
         /* config_input_overlay */
@@ -173,6 +181,10 @@ static void uninit(void *state)
     clv__expr_free(s->x_expr);
     clv__expr_free(s->y_expr);
     s->x_expr = s->y_expr = NULL;
+    clv__kernel_release(&s->yuv);
+    clv__kernel_release(&s->to_yuv);
+    clv__mem_release(&s->oyuv);
+    s->oyuv_size = 0;
 }
 
 static int run(void *state, const clv_launch *l)
@@ -185,7 +197,7 @@ static int run(void *state, const clv_launch *l)
     cl_int x = 0, y = 0, ow = 0, oh = 0, os = 0;
     if (present) {
         position(&s->eval, l->values, s->x_expr, s->y_expr, l->width, l->height, ovl->width,
-                 ovl->height, l->frame_index, l->time);
+                 ovl->height, l->frame_index, l->time, 0);
         present = visible(&s->eval);
         x = s->eval.x;
         y = s->eval.y;
@@ -204,6 +216,92 @@ static int run(void *state, const clv_launch *l)
         err = clv__kernel_args(s->kernel, 7, 7, CLV__ARG(ow), CLV__ARG(oh), CLV__ARG(os),
                                CLV__ARG(x), CLV__ARG(y), CLV__ARG(premul), CLV__ARG(present));
     return err ? err : clv__launch_pixels(l, s->kernel, l->width, l->height);
+}
+
+/* format=yuv420 (and auto, on 4:2:0 main frames) blends in the planes. */
+static int planes(const clv_value *v)
+{
+    return v[OV_FORMAT].i == 0 || v[OV_FORMAT].i == 7;
+}
+
+/* ffmpeg's format=yuv420 in the stage's planes (cl/overlay.cl's
+ * overlay_yuv420): the overlay's RGBA to 4:2:0 Y'CbCr by the stage's own
+ * conversion (rgba_to_yuv420, the output's colours), then blended into the
+ * main frame's planes as they are copied to the output. */
+static int run_planes(void *state, const clv_launch *l, const clv__yuv_io *io)
+{
+    ov_state *s = state;
+    clv_context *ctx = l->ctx;
+    if (!s->x_expr || !s->y_expr || l->input_count < 2 || !l->inputs)
+        return CLV_EINVAL;
+    int err = 0;
+    if (!s->yuv) {
+        cl_program p = NULL;
+        clv_msg why = {{0}};
+        if ((err = clv__program_get(ctx, "overlay", &p, &why)) ||
+            (err = clv__kernel_create(p, "overlay_yuv420", &s->yuv, &why)) ||
+            (err = clv__program_get(ctx, "color", &p, &why)) ||
+            (err = clv__kernel_create(p, "rgba_to_yuv420", &s->to_yuv, &why))) {
+            clv__log(ctx, CLV__LOG_ERROR, "overlay (format=yuv420): %s", why.text);
+            return err;
+        }
+    }
+    const clv_frame *ovl = &l->inputs[1];
+    cl_int present = ovl->buffer != NULL;
+    cl_int x = 0, y = 0, ow = 1, oh = 1, os = 1;
+    if (present) {
+        position(&s->eval, l->values, s->x_expr, s->y_expr, l->width, l->height, ovl->width,
+                 ovl->height, l->frame_index, l->time, 1);
+        present = visible(&s->eval);
+        x = s->eval.x;
+        y = s->eval.y;
+        ow = ovl->width;
+        oh = ovl->height;
+        os = ovl->stride;
+    }
+    size_t need = clv_pixfmt_size(CLV_PIX_YUV420P, ow, oh);
+    if (s->oyuv_size < need) {
+        clv__mem_release(&s->oyuv);
+        s->oyuv_size = 0;
+        cl_int st = CL_SUCCESS;
+        s->oyuv = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, need, NULL, &st);
+        if (st != CL_SUCCESS) {
+            s->oyuv = NULL;
+            clv__log(ctx, CLV__LOG_ERROR, "overlay: cannot allocate %zu bytes: %s", need,
+                     clv__cl_strerror(st));
+            return CLV_ENOMEM;
+        }
+        s->oyuv_size = need;
+    }
+    clv_launch c = *l;
+    c.done = NULL;
+    if (present) {
+        cl_int zero = 0;
+        err = clv__kernel_args(s->to_yuv, 0, 7, CLV__ARG(ovl->buffer), CLV__ARG(s->oyuv),
+                               CLV__ARG(ow), CLV__ARG(oh), CLV__ARG(os), CLV__ARG(zero),
+                               CLV__ARG(io->out_coeffs));
+        if (!err)
+            err = clv__launch_pixels(&c, s->to_yuv, (ow + 1) / 2, (oh + 1) / 2);
+        if (err)
+            return err;
+        c.wait_count = 0;
+        c.wait = NULL;
+    }
+    cl_int w = l->width, h = l->height, premul = l->values[OV_ALPHA].i == 1;
+    cl_mem omem = present ? ovl->buffer : s->oyuv;
+    if (clv__kernel_mem_arg(s->yuv, 0, io->in, io->in_svm) != CL_SUCCESS ||
+        clv__kernel_mem_arg(s->yuv, 8, io->out, io->out_svm) != CL_SUCCESS)
+        return CLV_ECL;
+    err = clv__kernel_args(s->yuv, 1, 7, CLV__ARG(io->yoff), CLV__ARG(io->uoff), CLV__ARG(io->voff),
+                           CLV__ARG(io->ys), CLV__ARG(io->us), CLV__ARG(io->vs),
+                           CLV__ARG(io->in_nv12));
+    if (!err)
+        err = clv__kernel_args(s->yuv, 9, 12, CLV__ARG(io->out_nv12), CLV__ARG(w), CLV__ARG(h),
+                               CLV__ARG(s->oyuv), CLV__ARG(omem), CLV__ARG(ow), CLV__ARG(oh),
+                               CLV__ARG(os), CLV__ARG(x), CLV__ARG(y), CLV__ARG(premul),
+                               CLV__ARG(present));
+    c.done = l->done;
+    return err ? err : clv__launch_pixels(&c, s->yuv, (w + 1) / 2, (h + 1) / 2);
 }
 
 /* ---- The reference: vf_overlay's blend_slice_packed_rgb, plainly ------- */
@@ -255,7 +353,7 @@ static int reference_n(void *ref_state, const clv_value *v, const clv_image *src
         return CLV_EINVAL;
     }
     position(e, v, xe, ye, main_img->width, main_img->height, ovl->width, ovl->height, frame_index,
-             time);
+             time, 0);
     clv__expr_free(xe);
     clv__expr_free(ye);
     if (!visible(e))
@@ -310,8 +408,9 @@ static const clv_param params[] = {
      "evaluate x and y once (init) or for every frame", 1},
     {"shortest", CLV_PARAM_INT, "0", 0, 1, NULL, "1: end when the overlay ends (endall)", 1},
     {"format", CLV_PARAM_ENUM, "yuv420", 0, 0, OV_FORMATS,
-     "ffmpeg's blending format: only its rounding of x and y (to even for yuv420/yuv422); the "
-     "blend is the RGB one",
+     "ffmpeg's blending format: yuv420 (and auto) blend in the 4:2:0 planes where the overlay is "
+     "the graph's output over input 0 as it comes (x, y rounded to even); else the RGB blend "
+     "(yuv420/yuv422 keep their rounding of x and y)",
      1},
     {"repeatlast", CLV_PARAM_INT, "1", 0, 1, NULL, "0: pass the main frame after the overlay ends",
      1},
@@ -339,4 +438,6 @@ const clv_filter clv__filter_overlay = {
     .reference_n = reference_n,
     .eof_action = eof_action,
     .wait_first = 0,
+    .planes = planes,
+    .run_planes = run_planes,
 };
