@@ -189,23 +189,26 @@ inline void ovy_copy(__global const uchar *s, __global uchar *d, int n)
 #endif
 
 /* present 0: no overlay (absent, or wholly outside): the planes copied. The
- * host keeps x0 in (-ow, w) and y0 in (-oh, h) when present. One chroma
+ * host keeps x0 in (-ow, w) and y0 in (-oh, h) when present. inplace: in
+ * is out (the same layout): only the overlay's samples are written. One chroma
  * sample a work-item position (the GPU shape), or one chroma row (CPUs:
  * its rows copied whole, then the overlay's part blended). */
 __kernel void overlay_yuv420(__global const uchar *in, int yoff, int uoff, int voff, int ys, int us,
                              int vs, int in_nv12, __global uchar *out, int out_nv12, int w, int h,
                              __global const uchar *oyuv, __global const uchar4 *ovl, int ow, int oh,
-                             int ostride, int x0, int y0, int premul, int present)
+                             int ostride, int x0, int y0, int premul, int present, int inplace)
 {
     const int cw = (w + 1) / 2, ch = (h + 1) / 2;
 #if CLV_ROW
     const int cy = (int)get_global_id(1);
     if (cy >= ch)
         return;
-    for (int y = 2 * cy; y < min(2 * cy + 2, h); ++y)
+    for (int y = 2 * cy; y < min(2 * cy + 2, h) && !inplace; ++y)
         ovy_copy(in + yoff + y * ys, out + y * w, w);
     __global uchar *pu = out + w * h;
-    if (in_nv12 && out_nv12) {
+    if (inplace) {
+        /* nothing to copy */
+    } else if (in_nv12 && out_nv12) {
         ovy_copy(in + uoff + cy * us, pu + 2 * cy * cw, 2 * cw);
     } else if (!in_nv12 && !out_nv12) {
         ovy_copy(in + uoff + cy * us, pu + cy * cw, cw);
@@ -226,6 +229,9 @@ __kernel void overlay_yuv420(__global const uchar *in, int yoff, int uoff, int v
 #else
     CLV_PIXEL_LOOP(cw, ch, cx, cy)
     {
+        if (inplace && !(present && cx - x0 / 2 >= 0 && cx - x0 / 2 < (ow + 1) / 2 &&
+                         cy - y0 / 2 >= 0 && cy - y0 / 2 < (oh + 1) / 2))
+            continue;
         ovy_sample(in, yoff, uoff, voff, ys, us, vs, in_nv12, out, out_nv12, w, h, oyuv, ovl, ow,
                    oh, ostride, x0, y0, premul, present, cx, cy);
     }

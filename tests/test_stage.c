@@ -1854,7 +1854,7 @@ int test_stage_overlay_yuv(void)
         {3, 2, 1, 1, 2, 0, ":format=auto", 0}, /* auto is yuv420 on 4:2:0 */
         {17, 9, 9, 7, 4, 2, ":alpha=premultiplied", 0},
         {641, 359, 200, 80, 431, 10, "", 0}, /* x=W-w-10:y=10 */
-        {641, 359, 17, 9, -20, 350, "", 1},
+        {641, 359, 17, 9, -10, 350, "", 1},  /* partly outside, left and down */
     };
     for (int shape = 1; shape <= 2; shape++) {
         clv_context *ctx = test_context(shape);

@@ -302,7 +302,8 @@ struct clv_filter {
      * inputs[0] has no buffer (its size only), inputs[1] the other input
      * (buffer NULL when absent: the planes are copied), dst none; io's in
      * the first input's planes, out the output's (packed), out_coeffs the
-     * colours of both. Its last kernel's event goes to launch's done. The
+     * colours of both; in may be out (the same memory and
+     * layout: the frame is changed in place). Its last kernel's event goes to launch's done. The
      * graph takes this path (clv__graph_run_planes) only where the filter
      * is the graph's output and its first input the graph's input 0 as it
      * comes (clv__graph_planes). */

@@ -469,6 +469,8 @@ static int pipe_create(clv_context *ctx, const clv_stage_options *options, clv_c
                     options->in_color.matrix == options->out_color.matrix &&
                     options->in_color.full_range == options->out_color.full_range &&
                     stage->out_w == w && stage->out_h == h && clv__graph_planes(graph);
+    stage->inplace =
+        stage->planes && ctx->shared_staging && options->in_format == options->out_format;
     if ((err = clv__pipe_wanted(stage, &stage->out_w, &stage->out_h, msg))) {
         free(stage);
         return err;
@@ -589,6 +591,8 @@ uint8_t *clv__pipe_input(clv__pipe *stage)
 {
     if (stage->pending == stage->count || (!stage->chain_err && reshape(stage, NULL) == 1))
         return NULL;
+    if (stage->inplace) /* the graph blends into it where it is */
+        return stage->slots[stage->next].host_out;
     return stage->slots[stage->next].host_in;
 }
 
@@ -767,8 +771,10 @@ static int send_planes(clv__pipe *stage, clv__slot *s, unsigned absent, uint64_t
             goto fail;
         in[i] = &s->extra[i].rgba;
     }
+    /* in place: input 0 was written into host_out (clv__pipe_input) */
+    const void *in_svm = src->svm ? src->svm : stage->inplace ? s->host_out : s->host_in;
     clv__yuv_io io = {.in = s->dev_in,
-                      .in_svm = src->svm ? src->svm : s->host_in,
+                      .in_svm = in_svm,
                       .in_nv12 = stage->opt.in_format == CLV_PIX_NV12,
                       .yoff = src->yoff,
                       .uoff = src->uoff,

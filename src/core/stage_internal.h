@@ -132,6 +132,10 @@ typedef struct clv__pipe {
     /* The graph runs with input 0 in its Y'CbCr planes, never converted
      * (clv__graph_planes: overlay's format=yuv420 at its output). */
     int planes;
+    /* ... in place: input 0 is written into the slot's output memory
+     * (shared staging, the same layout in and out), where the graph blends
+     * (clv__pipe_input gives host_out) */
+    int inplace;
 } clv__pipe;
 
 /* The calls of clvid.h's clv_stage_* on one device; destroy accepts NULL

@@ -1,11 +1,20 @@
-/* overlay.c - ffmpeg's overlay (vf_overlay) on RGBA frames: the second
- * input drawn over the first at (x, y) (cl/overlay.cl). The blend is
- * vf_overlay's packed-RGB one (format=rgb, RGBA main) whatever `format`
- * says: its integer arithmetic (FAST_DIV255) and what it does with the main
- * frame's alpha (the overlay's alpha made straight against it; the output's
- * alpha composited), identical to ffmpeg's for opaque video. `format` keeps
- * ffmpeg's placement: x and y are rounded down to even where its chroma is
- * subsampled (yuv420 aligns both, yuv422 x), as normalize_xy does.
+/* overlay.c - ffmpeg's overlay (vf_overlay): the second input drawn over
+ * the first at (x, y). Two blends:
+ *
+ * - format=yuv420 (the default) and auto, where the graph lets the stage
+ *   keep input 0 in its 4:2:0 planes (clv__graph_planes: the overlay is the
+ *   graph's output over input 0 as it comes; the stage's 8-bit 4:2:0 in
+ *   and out): vf_overlay's blend_slice_yuv into the planes, the rest of
+ *   the frame copied (run_planes, cl/overlay.cl's overlay_yuv420); the
+ *   overlay's RGBA converted to 4:2:0 by the stage's own conversion.
+ * - elsewhere, on RGBA frames (cl/overlay.cl's overlay): vf_overlay's
+ *   packed-RGB blend (format=rgb, RGBA main) whatever `format` says: its
+ *   integer arithmetic (FAST_DIV255) and what it does with the main
+ *   frame's alpha (the overlay's alpha made straight against it; the
+ *   output's alpha composited), identical to ffmpeg's for opaque video.
+ *   `format` keeps ffmpeg's placement: x and y are rounded down to even
+ *   where its chroma is subsampled (yuv420 aligns both, yuv422 x), as
+ *   normalize_xy does.
  *
  * x and y are evaluated in vf_overlay's order (x, y, x again) over its
  * variables, each frame (eval=frame: n, t; n counts from 1 as vf_overlay's
@@ -288,6 +297,7 @@ static int run_planes(void *state, const clv_launch *l, const clv__yuv_io *io)
         c.wait = NULL;
     }
     cl_int w = l->width, h = l->height, premul = l->values[OV_ALPHA].i == 1;
+    cl_int inplace = io->in == io->out && io->in_svm == io->out_svm && io->in_nv12 == io->out_nv12;
     cl_mem omem = present ? ovl->buffer : s->oyuv;
     if (clv__kernel_mem_arg(s->yuv, 0, io->in, io->in_svm) != CL_SUCCESS ||
         clv__kernel_mem_arg(s->yuv, 8, io->out, io->out_svm) != CL_SUCCESS)
@@ -296,10 +306,10 @@ static int run_planes(void *state, const clv_launch *l, const clv__yuv_io *io)
                            CLV__ARG(io->ys), CLV__ARG(io->us), CLV__ARG(io->vs),
                            CLV__ARG(io->in_nv12));
     if (!err)
-        err = clv__kernel_args(s->yuv, 9, 12, CLV__ARG(io->out_nv12), CLV__ARG(w), CLV__ARG(h),
+        err = clv__kernel_args(s->yuv, 9, 13, CLV__ARG(io->out_nv12), CLV__ARG(w), CLV__ARG(h),
                                CLV__ARG(s->oyuv), CLV__ARG(omem), CLV__ARG(ow), CLV__ARG(oh),
                                CLV__ARG(os), CLV__ARG(x), CLV__ARG(y), CLV__ARG(premul),
-                               CLV__ARG(present));
+                               CLV__ARG(present), CLV__ARG(inplace));
     c.done = l->done;
     return err ? err : clv__launch_pixels(&c, s->yuv, (w + 1) / 2, (h + 1) / 2);
 }
@@ -422,7 +432,8 @@ _Static_assert(sizeof params / sizeof params[0] == OV_PARAM_COUNT,
 
 const clv_filter clv__filter_overlay = {
     .name = "overlay",
-    .help = "the second input over the first at (x, y) (ffmpeg's overlay, RGB blend)",
+    .help = "the second input over the first at (x, y) (ffmpeg's overlay: in the Y'CbCr planes "
+            "at a graph's output over input 0, else the RGB blend)",
     .params = params,
     .param_count = OV_PARAM_COUNT,
     .program = "overlay",
