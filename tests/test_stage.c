@@ -1856,19 +1856,28 @@ int test_stage_overlay_yuv(void)
         {641, 359, 200, 80, 431, 10, "", 0}, /* x=W-w-10:y=10 */
         {641, 359, 17, 9, -10, 350, "", 1},  /* partly outside, left and down */
     };
-    for (int shape = 1; shape <= 2; shape++) {
-        clv_context *ctx = test_context(shape);
-        if (!ctx)
+    /* both shapes; the staging shared (a CPU's: in place where the layouts
+     * match) and copied (a GPU's: the planes copied as they are blended) */
+    for (int run = 0; run < 4; run++) {
+        int shape = 1 + run % 2, staging = run / 2;
+        clv_context_options o = {
+            .struct_size = sizeof o, .device = test_device(), .shape = shape, .staging = staging};
+        clv_context *ctx = NULL;
+        clv_msg cmsg = {{0}};
+        if (clv_context_create(&o, &ctx, &cmsg)) {
+            fprintf(stderr, "cannot open a device: %s\n", cmsg.text);
             return 1;
+        }
+        CHECK(!staging || !clv_context_shared_staging(ctx), "staging=1: the staging is shared");
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             clv_pixfmt in_f = i % 2 ? CLV_PIX_NV12 : CLV_PIX_YUV420P;
             clv_pixfmt out_f = i % 3 ? CLV_PIX_YUV420P : CLV_PIX_NV12;
             CHECK(!overlay_yuv_case(ctx, cases[i].w, cases[i].h, in_f, cases[i].lw, cases[i].lh,
                                     cases[i].x, cases[i].y, cases[i].extra, out_f, cases[i].absent),
                   "overlay in Y'CbCr, case %zu (%dx%d, logo %dx%d at %d,%d%s, %s in, %s out, "
-                  "shape %d)",
+                  "shape %d, staging %d)",
                   i, cases[i].w, cases[i].h, cases[i].lw, cases[i].lh, cases[i].x, cases[i].y,
-                  cases[i].extra, clv_pixfmt_name(in_f), clv_pixfmt_name(out_f), shape);
+                  cases[i].extra, clv_pixfmt_name(in_f), clv_pixfmt_name(out_f), shape, staging);
         }
         /* format=rgb: the RGBA blend (the stage's reference through RGBA) */
         int w1[] = {17, 7}, h1[] = {9, 5};
