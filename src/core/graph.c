@@ -497,6 +497,8 @@ static int run(clv_graph *graph, const clv_frame *const *in, clv_frame *dst, con
         val[i] = to;
     }
     const clv_frame *result = val[d->output.node];
+    if (io) /* the output node returned above, unless it never ran */
+        return clv__fail(msg, CLV_EINVAL, "graph run: the output's filter did not run");
     if (!result)
         return clv__fail(msg, CLV_EINVAL,
                          "graph run: the input that makes the output is absent from this frame");
