@@ -66,16 +66,143 @@ struct _GstClvidFilter {
     gboolean restart;
     clv_stage_times mark; /* for kernel_ms */
     char cache_dir[1024];
+    /* Buffers without host copies (shared staging: a CPU through PoCL):
+     * the pool proposed upstream, whose buffers are blocks of the stage's
+     * memory (NULL: none proposed), and whether downstream reads
+     * GstVideoMeta (the outputs' layout is the stage's, tightly packed). */
+    GstBufferPool *pool;
+    gboolean downstream_meta;
+    /* Buffers submitted from our pool and copied in, buffers out wrapping
+     * the stage's memory and copied out (copies-in, copies-out: under lock). */
+    guint64 in_place, copied_in, kept, copied_out;
 };
 
 G_DEFINE_TYPE(GstClvidFilter, gst_clvid_filter, GST_TYPE_VIDEO_FILTER)
 
-enum { PROP_0, PROP_CHAIN, PROP_DEVICE, PROP_KERNEL_MS, PROP_IN_FLIGHT };
+enum {
+    PROP_0,
+    PROP_CHAIN,
+    PROP_DEVICE,
+    PROP_KERNEL_MS,
+    PROP_IN_FLIGHT,
+    PROP_COPIES_IN,
+    PROP_COPIES_OUT
+};
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
     "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(FORMATS)));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
     "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(FORMATS)));
+
+/* ---- Buffers in the stage's memory ------------------------------------- */
+
+/* A GstMemory over a clv_block carries the block under this quark: such a
+ * buffer is submitted where it lies (clv_stage_submit_block). */
+static GQuark block_quark;
+
+/* The pool proposed upstream: its buffers are blocks of the stage's input
+ * memory (clv_stage_block_new), laid out as the caps' GstVideoInfo says,
+ * with a GstVideoMeta. The element clears `stage` (under lock) before it
+ * destroys the stage; buffers made after that are plain memory, which the
+ * element copies as any other buffer. */
+#define GST_TYPE_CLVID_POOL (gst_clvid_pool_get_type())
+G_DECLARE_FINAL_TYPE(GstClvidPool, gst_clvid_pool, GST, CLVID_POOL, GstBufferPool)
+
+struct _GstClvidPool {
+    GstBufferPool parent;
+    GMutex lock;
+    clv_stage *stage; /* not owned; NULL once the element's stage went */
+    GstVideoInfo info;
+};
+
+G_DEFINE_TYPE(GstClvidPool, gst_clvid_pool, GST_TYPE_BUFFER_POOL)
+
+static const gchar **pool_options(GstBufferPool *pool)
+{
+    (void)pool;
+    static const gchar *options[] = {GST_BUFFER_POOL_OPTION_VIDEO_META, NULL};
+    return options;
+}
+
+static gboolean pool_set_config(GstBufferPool *pool, GstStructure *config)
+{
+    GstClvidPool *self = GST_CLVID_POOL(pool);
+    GstCaps *caps;
+    guint size, min, max;
+    GstVideoInfo info;
+    if (!gst_buffer_pool_config_get_params(config, &caps, &size, &min, &max) || !caps ||
+        !gst_video_info_from_caps(&info, caps))
+        return FALSE;
+    self->info = info;
+    gst_buffer_pool_config_set_params(config, caps, (guint)info.size, min, max);
+    return GST_BUFFER_POOL_CLASS(gst_clvid_pool_parent_class)->set_config(pool, config);
+}
+
+/* A GstMemory over block, which it frees. */
+static GstMemory *wrap_block(clv_block *block, size_t size)
+{
+    GstMemory *mem = gst_memory_new_wrapped(0, clv_block_pixels(block), size, 0, size, block,
+                                            (GDestroyNotify)clv_block_free);
+    if (mem)
+        gst_mini_object_set_qdata(GST_MINI_OBJECT_CAST(mem), block_quark, block, NULL);
+    else
+        clv_block_free(block);
+    return mem;
+}
+
+static GstFlowReturn pool_alloc(GstBufferPool *pool, GstBuffer **out,
+                                GstBufferPoolAcquireParams *params)
+{
+    (void)params;
+    GstClvidPool *self = GST_CLVID_POOL(pool);
+    const GstVideoInfo *info = &self->info;
+    g_mutex_lock(&self->lock);
+    clv_block *block = self->stage ? clv_stage_block_new(self->stage, info->size) : NULL;
+    g_mutex_unlock(&self->lock);
+    GstMemory *mem =
+        block ? wrap_block(block, info->size) : gst_allocator_alloc(NULL, info->size, NULL);
+    if (!mem)
+        return GST_FLOW_ERROR;
+    GstBuffer *buffer = gst_buffer_new();
+    gst_buffer_append_memory(buffer, mem);
+    gst_buffer_add_video_meta_full(buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(info),
+                                   GST_VIDEO_INFO_WIDTH(info), GST_VIDEO_INFO_HEIGHT(info),
+                                   GST_VIDEO_INFO_N_PLANES(info), (gsize *)info->offset,
+                                   (gint *)info->stride);
+    *out = buffer;
+    return GST_FLOW_OK;
+}
+
+/* The element's stage goes: the pool's later buffers are plain memory. */
+static void pool_forget_stage(GstBufferPool *pool)
+{
+    if (!pool)
+        return;
+    GstClvidPool *self = GST_CLVID_POOL(pool);
+    g_mutex_lock(&self->lock);
+    self->stage = NULL;
+    g_mutex_unlock(&self->lock);
+}
+
+static void pool_finalize(GObject *object)
+{
+    g_mutex_clear(&GST_CLVID_POOL(object)->lock);
+    G_OBJECT_CLASS(gst_clvid_pool_parent_class)->finalize(object);
+}
+
+static void gst_clvid_pool_init(GstClvidPool *self)
+{
+    g_mutex_init(&self->lock);
+}
+
+static void gst_clvid_pool_class_init(GstClvidPoolClass *klass)
+{
+    G_OBJECT_CLASS(klass)->finalize = pool_finalize;
+    GstBufferPoolClass *pool = GST_BUFFER_POOL_CLASS(klass);
+    pool->get_options = pool_options;
+    pool->set_config = pool_set_config;
+    pool->alloc_buffer = pool_alloc;
+}
 
 /* ---- Properties --------------------------------------------------------- */
 
@@ -147,6 +274,12 @@ static void get_property(GObject *object, guint id, GValue *value, GParamSpec *p
     case PROP_IN_FLIGHT:
         g_value_set_int(value, self->in_flight);
         break;
+    case PROP_COPIES_IN:
+        g_value_set_uint64(value, self->copied_in);
+        break;
+    case PROP_COPIES_OUT:
+        g_value_set_uint64(value, self->copied_out);
+        break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
     }
@@ -155,6 +288,15 @@ static void get_property(GObject *object, guint id, GValue *value, GParamSpec *p
 
 /* ---- The device ------------------------------------------------------------ */
 
+/* The pool proposed upstream stops making blocks of the stage (before the
+ * stage goes): buffers upstream still holds stay valid (a block outlives its
+ * stage) and are copied like any other. */
+static void drop_pool(GstClvidFilter *self)
+{
+    pool_forget_stage(self->pool);
+    g_clear_object(&self->pool);
+}
+
 static void release_device(GstClvidFilter *self)
 {
     g_mutex_lock(&self->lock);
@@ -162,6 +304,7 @@ static void release_device(GstClvidFilter *self)
     g_free(self->used_text);
     self->used_text = NULL;
     g_mutex_unlock(&self->lock);
+    drop_pool(self);
     clv_stage_destroy(self->stage);
     self->stage = NULL;
     clv_chain_destroy(self->chain);
@@ -228,6 +371,7 @@ static gboolean start(GstBaseTransform *trans)
     /* A GPU filters one buffer while the next one's copies and upload run;
      * on a CPU they would share the same cores: one at a time, no latency. */
     g_mutex_lock(&self->lock);
+    self->in_place = self->copied_in = self->kept = self->copied_out = 0;
     /* Several devices (device=1,2): as many in flight on each. */
     self->depth = self->in_flight                         ? self->in_flight
                   : clv_context_device(self->ctx)->is_gpu ? 2 * clv_context_device_count(self->ctx)
@@ -461,6 +605,7 @@ static gboolean set_info(GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *
         return FALSE;
     }
     discard(self); /* drained by the caps event (or the chain change) before this */
+    drop_pool(self);
     clv_stage_destroy(self->stage);
     self->stage = NULL;
     self->format = f;
@@ -668,6 +813,22 @@ static int plane_count(clv_pixfmt f)
                                                           : 1;
 }
 
+/* The stage's packed layout of a w x h frame: each plane's first byte and
+ * bytes a row; returns the frame's bytes. */
+static size_t packed_layout(clv_pixfmt f, int w, int h, gsize offset[4], gint stride[4])
+{
+    size_t at = 0;
+    for (int p = 0; p < plane_count(f); p++) {
+        size_t row;
+        int rows;
+        plane_shape(f, w, h, p, &row, &rows);
+        offset[p] = at;
+        stride[p] = (gint)row;
+        at += row * (size_t)rows;
+    }
+    return at;
+}
+
 /* Copies between a GstVideoFrame (rows with its strides) and the stage's
  * packed layout. */
 static void copy_frame(GstClvidFilter *self, GstVideoFrame *frame, uint8_t *packed, int to_packed)
@@ -727,6 +888,25 @@ static void restart_chain(GstClvidFilter *self)
 }
 
 static GstFlowReturn generate_output(GstBaseTransform *trans, GstBuffer **outbuf);
+
+/* Whether buffers out may wrap the stage's memory: downstream reads
+ * GstVideoMeta, or the stage's packed layout is the caps' own. */
+static gboolean wrap_outputs(GstClvidFilter *self)
+{
+    if (self->downstream_meta)
+        return TRUE;
+    const GstVideoInfo *info = &GST_VIDEO_FILTER(self)->out_info;
+    gsize offset[4] = {0};
+    gint stride[4] = {0};
+    size_t size = packed_layout(self->format, self->out_width, self->out_height, offset, stride);
+    if (size != GST_VIDEO_INFO_SIZE(info))
+        return FALSE;
+    for (int p = 0; p < plane_count(self->format); p++)
+        if (offset[p] != GST_VIDEO_INFO_PLANE_OFFSET(info, p) ||
+            stride[p] != GST_VIDEO_INFO_PLANE_STRIDE(info, p))
+            return FALSE;
+    return TRUE;
+}
 
 /* Pushes the buffers due until `runs` slots are free (a buffer's runs go in
  * together). */
@@ -798,6 +978,33 @@ static GstFlowReturn submit_input_buffer(GstBaseTransform *trans, gboolean disco
         GST_ELEMENT_ERROR(self, CORE, FAILED, ("clvidfilter: no free slot"), (NULL));
         ret = GST_FLOW_ERROR;
     }
+    /* A buffer of our pool (one block of the stage's memory): the stage
+     * reads its planes where upstream wrote them (send_field's two runs
+     * copy: the second reads the slot). */
+    GstMemory *mem = gst_buffer_n_memory(input) == 1 ? gst_buffer_peek_memory(input, 0) : NULL;
+    clv_block *block =
+        mem && rate == 1 ? gst_mini_object_get_qdata(GST_MINI_OBJECT_CAST(mem), block_quark) : NULL;
+    if (ret == GST_FLOW_OK && block) {
+        const GstVideoMeta *meta = gst_buffer_get_video_meta(input);
+        const GstVideoInfo *info = &video->in_info;
+        size_t offset[3] = {0, 0, 0};
+        int stride[3] = {0, 0, 0};
+        for (int p = 0; p < plane_count(self->format); p++) {
+            offset[p] =
+                mem->offset + (meta ? meta->offset[p] : GST_VIDEO_INFO_PLANE_OFFSET(info, p));
+            stride[p] = meta ? meta->stride[p] : GST_VIDEO_INFO_PLANE_STRIDE(info, p);
+        }
+        clv_msg msg = {{0}};
+        if (clv_stage_submit_block(self->stage, self->frames++, block, offset, stride, &msg)) {
+            GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("clvidfilter: %s", msg.text), (NULL));
+            gst_buffer_unref(input);
+            return GST_FLOW_ERROR;
+        }
+        /* Held until its frame is out: the block stays as it is. */
+        self->in_place++;
+        g_queue_push_tail(&self->held, input);
+        return GST_FLOW_OK;
+    }
     GstVideoFrame frame;
     if (ret == GST_FLOW_OK && !gst_video_frame_map(&frame, &video->in_info, input, GST_MAP_READ)) {
         GST_ELEMENT_ERROR(self, CORE, FAILED, ("clvidfilter: cannot map an input buffer"), (NULL));
@@ -809,6 +1016,9 @@ static GstFlowReturn submit_input_buffer(GstBaseTransform *trans, gboolean disco
     }
     copy_frame(self, &frame, slot, 1);
     gst_video_frame_unmap(&frame);
+    g_mutex_lock(&self->lock);
+    self->copied_in++;
+    g_mutex_unlock(&self->lock);
     clv_msg msg = {{0}};
     /* The second field's run reads what the deinterlacer kept, not the
      * slot: nothing is copied for it. */
@@ -863,15 +1073,48 @@ static GstFlowReturn generate_output(GstBaseTransform *trans, GstBuffer **outbuf
                           : 0;
     GstBuffer *input = field == rate - 1 ? g_queue_pop_head(&self->held)
                                          : gst_buffer_ref(g_queue_peek_head(&self->held));
-    /* The base class's allocation: from the negotiated pool, with the
-     * input's timestamps, flags and metadata. */
-    GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS(gst_clvid_filter_parent_class)
-                            ->prepare_output_buffer(trans, input, outbuf);
+    /* Shared staging: the buffer out is the stage's output memory itself
+     * (clv_stage_keep), when downstream reads its layout (GstVideoMeta, or
+     * the caps' own layout). Else the base class's allocation: from the
+     * negotiated pool, with the input's timestamps, flags and metadata. */
+    GstFlowReturn ret = GST_FLOW_OK;
+    clv_block *kept = wrap_outputs(self) ? clv_stage_keep(self->stage) : NULL;
+    if (kept) {
+        gsize offset[4] = {0};
+        gint stride[4] = {0};
+        size_t size =
+            packed_layout(self->format, self->out_width, self->out_height, offset, stride);
+        GstMemory *mem = wrap_block(kept, size);
+        if (mem) {
+            *outbuf = gst_buffer_new();
+            gst_buffer_append_memory(*outbuf, mem);
+            GST_BASE_TRANSFORM_GET_CLASS(trans)->copy_metadata(trans, input, *outbuf);
+            if (self->downstream_meta)
+                gst_buffer_add_video_meta_full(
+                    *outbuf, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&video->out_info),
+                    self->out_width, self->out_height, plane_count(self->format), offset, stride);
+            self->kept++;
+        } else {
+            ret = GST_FLOW_ERROR;
+            GST_ELEMENT_ERROR(self, CORE, FAILED, ("clvidfilter: out of memory"), (NULL));
+        }
+        if (ret == GST_FLOW_OK && rate == 2)
+            time_field(self, input, *outbuf, field);
+        clv_stage_release(self->stage);
+        gst_buffer_unref(input);
+        update_kernel_ms(self);
+        return ret;
+    }
+    ret = GST_BASE_TRANSFORM_CLASS(gst_clvid_filter_parent_class)
+              ->prepare_output_buffer(trans, input, outbuf);
     if (ret == GST_FLOW_OK && rate == 2)
         time_field(self, input, *outbuf, field);
     GstVideoFrame frame;
     if (ret == GST_FLOW_OK &&
         gst_video_frame_map(&frame, &video->out_info, *outbuf, GST_MAP_WRITE)) {
+        g_mutex_lock(&self->lock);
+        self->copied_out++;
+        g_mutex_unlock(&self->lock);
         copy_frame(self, &frame, (uint8_t *)result, 0);
         gst_video_frame_unmap(&frame);
     } else if (ret == GST_FLOW_OK) {
@@ -945,9 +1188,8 @@ static GstFlowReturn transform_frame(GstVideoFilter *filter, GstVideoFrame *in, 
  * the frames it holds (built afresh for the next buffer). */
 static void discard(GstClvidFilter *self)
 {
-    GstBuffer *b;
-    while ((b = g_queue_pop_head(&self->held)))
-        gst_buffer_unref(b);
+    /* The frames in flight first: a buffer of our pool goes back upstream
+     * (to be written again) only once the stage has read it. */
     while (self->stage && clv_stage_pending(self->stage) > 0) {
         const uint8_t *px;
         uint64_t index;
@@ -956,6 +1198,9 @@ static void discard(GstClvidFilter *self)
             break;
         clv_stage_release(self->stage);
     }
+    GstBuffer *b;
+    while ((b = g_queue_pop_head(&self->held)))
+        gst_buffer_unref(b);
     /* (A chain that has had no buffer yet holds none: a chain set while
      * PLAYING renegotiates before its first.) */
     if (chain_delay(self->chain) && self->frames > self->chain_from)
@@ -1003,6 +1248,57 @@ static gboolean query(GstBaseTransform *trans, GstPadDirection direction, GstQue
                               GST_CLOCK_TIME_IS_VALID(max) ? max + extra : max);
     }
     return res;
+}
+
+/* Upstream is offered a pool of buffers in the stage's own memory (shared
+ * staging: a CPU through PoCL), which the stage reads where they lie; where
+ * frames can't enter in place (copied staging, several devices) only
+ * GstVideoMeta is offered, and buffers are copied. */
+static gboolean propose_allocation(GstBaseTransform *trans, GstQuery *decide, GstQuery *query)
+{
+    (void)decide;
+    GstClvidFilter *self = GST_CLVID_FILTER(trans);
+    GstCaps *caps = NULL;
+    gboolean need_pool = FALSE;
+    GstVideoInfo info;
+    gst_query_parse_allocation(query, &caps, &need_pool);
+    gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, NULL);
+    if (!self->stage || !caps || !gst_video_info_from_caps(&info, caps) ||
+        GST_VIDEO_INFO_WIDTH(&info) != self->width || GST_VIDEO_INFO_HEIGHT(&info) != self->height)
+        return TRUE;
+    clv_pixfmt f;
+    if (pixfmt_of(GST_VIDEO_INFO_FORMAT(&info), &f) || f != self->format)
+        return TRUE;
+    clv_block *probe = clv_stage_block_new(self->stage, GST_VIDEO_INFO_SIZE(&info));
+    if (!probe)
+        return TRUE;
+    clv_block_free(probe);
+    drop_pool(self);
+    GstClvidPool *pool = g_object_new(GST_TYPE_CLVID_POOL, NULL);
+    pool->stage = self->stage;
+    /* Buffers held in the stage, and one upstream writes. */
+    const guint min = (guint)self->depth + 2;
+    GstStructure *config = gst_buffer_pool_get_config(GST_BUFFER_POOL(pool));
+    gst_buffer_pool_config_set_params(config, caps, (guint)GST_VIDEO_INFO_SIZE(&info), min, 0);
+    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config(GST_BUFFER_POOL(pool), config)) {
+        pool_forget_stage(GST_BUFFER_POOL(pool));
+        gst_object_unref(pool);
+        return TRUE;
+    }
+    self->pool = GST_BUFFER_POOL(pool);
+    gst_query_add_allocation_pool(query, self->pool, (guint)GST_VIDEO_INFO_SIZE(&info), min, 0);
+    GST_INFO_OBJECT(self, "proposing a pool of the stage's memory");
+    return TRUE;
+}
+
+/* Whether downstream reads GstVideoMeta: then buffers out wrap the stage's
+ * memory whatever its layout. */
+static gboolean decide_allocation(GstBaseTransform *trans, GstQuery *query)
+{
+    GstClvidFilter *self = GST_CLVID_FILTER(trans);
+    self->downstream_meta = gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, NULL);
+    return GST_BASE_TRANSFORM_CLASS(gst_clvid_filter_parent_class)->decide_allocation(trans, query);
 }
 
 /* ---- The type ------------------------------------------------------------------ */
@@ -1069,6 +1365,21 @@ static void gst_clvid_filter_class_init(GstClvidFilterClass *klass)
                          "kernels), 1 on CPUs",
                          0, 3, 0,
                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+    g_object_class_install_property(
+        gobject, PROP_COPIES_IN,
+        g_param_spec_uint64("copies-in", "Buffers copied in",
+                            "Input buffers copied into the device's staging since the element "
+                            "started (read-only); the others were read where upstream wrote "
+                            "them, in buffers of the pool the element proposes (on devices "
+                            "that work in the host's memory)",
+                            0, G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+    g_object_class_install_property(
+        gobject, PROP_COPIES_OUT,
+        g_param_spec_uint64("copies-out", "Buffers copied out",
+                            "Output buffers copied out of the device's staging since the element "
+                            "started (read-only); the others are the memory the device wrote, "
+                            "handed downstream as it is",
+                            0, G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
     gst_element_class_set_static_metadata(
         element, "clvid filter", "Filter/Effect/Video",
         "clvid's exact OpenCL filters (median, sharpen, prewitt, erode, equalize, quantize, "
@@ -1082,6 +1393,8 @@ static void gst_clvid_filter_class_init(GstClvidFilterClass *klass)
     trans->generate_output = generate_output;
     trans->sink_event = sink_event;
     trans->query = query;
+    trans->propose_allocation = propose_allocation;
+    trans->decide_allocation = decide_allocation;
     trans->transform_caps = transform_caps;
     video->set_info = set_info;
     video->transform_frame = transform_frame;
@@ -1090,6 +1403,7 @@ static void gst_clvid_filter_class_init(GstClvidFilterClass *klass)
 static gboolean plugin_init(GstPlugin *plugin)
 {
     GST_DEBUG_CATEGORY_INIT(clvid_debug, "clvidfilter", 0, "clvid filters");
+    block_quark = g_quark_from_static_string("clvid-block");
     return gst_element_register(plugin, "clvidfilter", GST_RANK_NONE, GST_TYPE_CLVID_FILTER);
 }
 

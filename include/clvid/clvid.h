@@ -647,11 +647,12 @@ typedef struct clv_block clv_block;
  * staging, a stage over several devices) or out of memory. */
 CLV_API clv_block *clv_stage_block_new(clv_stage *stage, size_t size);
 CLV_API uint8_t *clv_block_pixels(const clv_block *block);
-/* Sends a frame of the stage's in_format (yuv420p or nv12) whose planes lie
- * in block (any stage's) at offset[i] bytes, rows stride[i] bytes apart (Y,
- * then U and V, or nv12's UV: two planes). The kernels read it in place when
- * block is this stage's and the stage converts; otherwise it is copied into
- * the staging first. The block must stay as it is until this frame comes
+/* Sends a frame of the stage's in_format whose planes lie in block (any
+ * stage's) at offset[i] bytes, rows stride[i] bytes apart (Y, then U and V,
+ * or nv12's UV: two planes; a packed RGB format's one plane, since 0.8).
+ * The kernels read it in place when block is this stage's and the stage
+ * converts (packed RGB: when its rows are tight, stride[0] = bytes a pixel
+ * times width); otherwise it is copied into the staging first. The block must stay as it is until this frame comes
  * out of clv_stage_output. CLV_EINVAL, msg saying which plane, when a plane
  * does not fit in the block; as clv_stage_submit otherwise. */
 CLV_API int clv_stage_submit_block(clv_stage *stage, uint64_t frame_index, const clv_block *block,

@@ -168,19 +168,25 @@ clv_block *clv_stage_block_new(clv_stage *stage, size_t size)
     return b;
 }
 
+/* The planes of a frame of the stage's input as its staging packs them:
+ * Y'CbCr's two or three, a packed RGB format's one (rows bpp * width). */
+static int packed_planes(const clv_stage_options *o, size_t offset[3], int stride[3], int rows[3])
+{
+    if (clv_pixfmt_is_yuv(o->in_format))
+        return clv__yuv_planes(o->in_format, o->width, o->height, offset, stride, rows);
+    offset[0] = 0;
+    stride[0] = (int)clv_pixfmt_size(o->in_format, o->width, 1);
+    rows[0] = o->height;
+    return 1;
+}
+
 int clv_stage_submit_block(clv_stage *stage, uint64_t frame_index, const clv_block *block,
                            const size_t offset[3], const int stride[3], clv_msg *msg)
 {
     const clv_stage_options *o = stage->one ? &stage->one->opt : &stage->several->opt;
-    if (!clv_pixfmt_is_yuv(o->in_format))
-        return clv__fail(msg, CLV_EINVAL,
-                         "GPU stage: frames in blocks are Y'CbCr (yuv420p, nv12 and their "
-                         "deeper kinds), this stage takes %s",
-                         clv_pixfmt_name(o->in_format));
     size_t packed_off[3];
     int packed_stride[3], rows[3];
-    int planes =
-        clv__yuv_planes(o->in_format, o->width, o->height, packed_off, packed_stride, rows);
+    int planes = packed_planes(o, packed_off, packed_stride, rows);
     for (int i = 0; i < planes; i++) {
         /* The last row needs only its own bytes, not a whole stride. */
         if (stride[i] < packed_stride[i] || offset[i] > block->size ||
@@ -195,20 +201,25 @@ int clv_stage_submit_block(clv_stage *stage, uint64_t frame_index, const clv_blo
     clv__pipe *one = stage->one;
     if (one && one->pending == one->count)
         return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
-    if (one && one->outputs && block->owner == one->outputs && !one->passthrough) {
+    /* Packed RGB is read in place when its rows are tight (the kernels take
+     * no stride for it), from its first byte. */
+    int yuv = clv_pixfmt_is_yuv(o->in_format);
+    if (one && one->outputs && block->owner == one->outputs && !one->passthrough &&
+        (yuv || stride[0] == packed_stride[0])) {
         /* The kernels read the block where it is. */
         int nv12 = o->in_format == CLV_PIX_NV12 || o->in_format == CLV_PIX_P010;
-        clv__stage_source src = {.svm = block->pixels,
-                                 .yoff = (cl_int)offset[0],
-                                 .uoff = (cl_int)offset[1],
-                                 .voff = nv12 ? 0 : (cl_int)offset[2],
+        clv__stage_source src = {.svm = yuv ? block->pixels : block->pixels + offset[0],
+                                 .yoff = yuv ? (cl_int)offset[0] : 0,
+                                 .uoff = yuv ? (cl_int)offset[1] : 0,
+                                 .voff = nv12 || !yuv ? 0 : (cl_int)offset[2],
                                  .ys = stride[0],
-                                 .us = stride[1],
-                                 .vs = nv12 ? 0 : stride[2]};
+                                 .us = yuv ? stride[1] : 0,
+                                 .vs = nv12 || !yuv ? 0 : stride[2]};
         return clv__pipe_send(one, frame_index, &src, msg);
     }
-    /* Another device's memory, several devices, or a plain copy through the
-     * stage: the planes are packed into the staging as clv_stage_input's. */
+    /* Another device's memory, several devices, rows apart, or a plain copy
+     * through the stage: the planes are packed into the staging as
+     * clv_stage_input's. */
     uint8_t *in = clv_stage_input(stage);
     if (!in)
         return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");

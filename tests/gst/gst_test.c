@@ -5,7 +5,7 @@
  * the stream going on through the chain in use, a bad chain at start as an
  * error that stops the start, kernel-ms, and a long run with memory flat.
  * usage: gst-test TEST (formats, switch_chain, bad_chain, long_run, resize,
- * fields);
+ * fields, pool: buffers in the stage's memory, upstream's own, held ones);
  * GST_PLUGIN_PATH must lead to the plugin. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -870,6 +870,8 @@ done:
     return 0;
 }
 
+static void copies(GstElement *filter, guint64 *in, guint64 *out);
+
 static double rss_mb(void)
 {
     FILE *f = fopen("/proc/self/status", "r");
@@ -914,6 +916,11 @@ static int test_long_run(void)
     printf("  %d buffers; resident memory %.1f MB after 100, %.1f MB after 1000 (+%.1f)\n", n,
            at100, at1000, at1000 - at100);
     CHECK(n == 1000, "%d buffers", n);
+    guint64 in = 0, out = 0;
+    GstElement *f = gst_bin_get_by_name(GST_BIN(p), "f");
+    copies(f, &in, &out);
+    gst_object_unref(f);
+    printf("  copied in %" G_GUINT64_FORMAT ", out %" G_GUINT64_FORMAT "\n", in, out);
     if (getenv("CLVID_SANITIZED"))
         printf("  (sanitizer build: its quarantine holds freed memory; LeakSanitizer checks "
                "instead)\n");
@@ -925,11 +932,217 @@ static int test_long_run(void)
     return 0;
 }
 
+/* ---- Buffers without host copies --------------------------------------------- */
+
+/* The element's counts of buffers copied in and out. */
+static void copies(GstElement *filter, guint64 *in, guint64 *out)
+{
+    g_object_get(filter, "copies-in", in, "copies-out", out, NULL);
+}
+
+/* Makes appsink say it reads GstVideoMeta (it does not by itself): buffers
+ * out of any layout may then be the stage's memory. */
+static GstPadProbeReturn add_video_meta(GstPad *pad, GstPadProbeInfo *pi, gpointer data)
+{
+    (void)pad;
+    (void)data;
+    GstQuery *q = GST_PAD_PROBE_INFO_QUERY(pi);
+    if (GST_QUERY_TYPE(q) == GST_QUERY_ALLOCATION &&
+        !gst_query_find_allocation_meta(q, GST_VIDEO_META_API_TYPE, NULL))
+        gst_query_add_allocation_meta(q, GST_VIDEO_META_API_TYPE, NULL);
+    return GST_PAD_PROBE_OK;
+}
+
+static void sink_reads_meta(run *r)
+{
+    GstPad *pad = gst_element_get_static_pad(r->sink, "sink");
+    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, add_video_meta, NULL, NULL);
+    gst_object_unref(pad);
+}
+
+/* videotestsrc writes into the pool the element proposes (the stage's
+ * memory on PoCL): every buffer read where it lies, none copied in, each
+ * equal to the reference; appsink, told to read GstVideoMeta, gets the
+ * stage's output memory: none copied out. */
+static void check_pool(const char *format, int w, int h, const char *chain, int frames)
+{
+    char description[512];
+    snprintf(description, sizeof description,
+             "videotestsrc num-buffers=%d pattern=ball ! video/x-raw,format=%s,width=%d,"
+             "height=%d ! clvidfilter name=f chain=%s ! appsink name=out sync=false",
+             frames, format, w, h, chain);
+    run r;
+    if (open_run(&r, description))
+        return;
+    sink_reads_meta(&r);
+    gst_element_set_state(r.pipeline, GST_STATE_PLAYING);
+    int got = 0, bad = 0;
+    uint8_t *out;
+    while ((out = next_output(&r))) {
+        size_t n = clv_pixfmt_size(pixfmt_of(GST_VIDEO_INFO_FORMAT(&r.info)), w, h);
+        uint8_t *want =
+            got < r.seen ? expected(chain, r.inputs[got], &r.info, (uint64_t)got) : NULL;
+        bad += !want || memcmp(out, want, n);
+        free(want);
+        free(out);
+        got++;
+    }
+    guint64 in = 0, copied = 0;
+    copies(r.filter, &in, &copied);
+    CHECK(got == frames && bad == 0, "pool %s %dx%d: %d of %d buffers, %d differ", format, w, h,
+          got, frames, bad);
+    CHECK(in == 0 && copied == 0,
+          "pool %s %dx%d: %" G_GUINT64_FORMAT " buffers copied in, %" G_GUINT64_FORMAT " out",
+          format, w, h, in, copied);
+    printf("  pool %-4s %4dx%-4d %-14s %d buffers equal, copied in %" G_GUINT64_FORMAT
+           ", out %" G_GUINT64_FORMAT "\n",
+           format, w, h, chain, got - bad, in, copied);
+    close_run(&r);
+}
+
+/* An upstream that ignores the pool (appsrc pushing buffers of its own,
+ * rows padded): each buffer copied in, equal to the reference. */
+static void check_fallback(const char *format, int w, int h, const char *chain, int frames)
+{
+    char description[512];
+    snprintf(description, sizeof description,
+             "appsrc name=src format=time caps=video/x-raw,format=%s,width=%d,height=%d,"
+             "framerate=25/1 ! clvidfilter name=f chain=%s ! appsink name=out sync=false",
+             format, w, h, chain);
+    run r;
+    if (open_run(&r, description))
+        return;
+    GstElement *src = gst_bin_get_by_name(GST_BIN(r.pipeline), "src");
+    gst_element_set_state(r.pipeline, GST_STATE_PLAYING);
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, gst_video_format_from_string(format), (guint)w, (guint)h);
+    uint32_t seed = 12345;
+    for (int i = 0; i < frames; i++) {
+        GstBuffer *b = gst_buffer_new_allocate(NULL, GST_VIDEO_INFO_SIZE(&info), NULL);
+        GstMapInfo map;
+        gst_buffer_map(b, &map, GST_MAP_WRITE);
+        for (gsize k = 0; k < map.size; k++) {
+            seed = seed * 1103515245u + 12345u;
+            map.data[k] = (uint8_t)(seed >> 16);
+        }
+        gst_buffer_unmap(b, &map);
+        GST_BUFFER_PTS(b) = (GstClockTime)i * GST_SECOND / 25;
+        GST_BUFFER_DURATION(b) = GST_SECOND / 25;
+        GstFlowReturn ret;
+        g_signal_emit_by_name(src, "push-buffer", b, &ret);
+        gst_buffer_unref(b);
+    }
+    GstFlowReturn ret;
+    g_signal_emit_by_name(src, "end-of-stream", &ret);
+    int got = 0, bad = 0;
+    uint8_t *out;
+    while ((out = next_output(&r))) {
+        size_t n = clv_pixfmt_size(pixfmt_of(GST_VIDEO_INFO_FORMAT(&r.info)), w, h);
+        uint8_t *want =
+            got < r.seen ? expected(chain, r.inputs[got], &r.info, (uint64_t)got) : NULL;
+        bad += !want || memcmp(out, want, n);
+        free(want);
+        free(out);
+        got++;
+    }
+    guint64 in = 0, copied = 0;
+    copies(r.filter, &in, &copied);
+    CHECK(got == frames && bad == 0, "fallback %s %dx%d: %d of %d buffers, %d differ", format, w, h,
+          got, frames, bad);
+    CHECK(in == (guint64)frames, "fallback %s %dx%d: %" G_GUINT64_FORMAT " of %d copied in", format,
+          w, h, in, frames);
+    printf("  appsrc %-4s %4dx%-4d %-12s %d buffers equal, copied in %" G_GUINT64_FORMAT
+           ", out %" G_GUINT64_FORMAT "\n",
+           format, w, h, chain, got - bad, in, copied);
+    gst_object_unref(src);
+    close_run(&r);
+}
+
+/* Buffers downstream keeps while the element goes on: several held (the
+ * stage's own memory where it hands that out), then more buffers through;
+ * the held ones are unchanged, equal to their references. */
+static void check_held(const char *format, int w, int h, int meta)
+{
+    enum { HOLD = 6, FRAMES = 16 };
+    char description[512];
+    snprintf(description, sizeof description,
+             "videotestsrc num-buffers=%d pattern=ball ! video/x-raw,format=%s,width=%d,"
+             "height=%d ! clvidfilter name=f chain=sharpen ! appsink name=out sync=false",
+             FRAMES, format, w, h);
+    run r;
+    if (open_run(&r, description))
+        return;
+    if (meta)
+        sink_reads_meta(&r);
+    gst_element_set_state(r.pipeline, GST_STATE_PLAYING);
+    GstSample *held[HOLD] = {NULL};
+    uint8_t *first[HOLD] = {NULL};
+    int got = 0;
+    for (;;) {
+        GstSample *sample = NULL;
+        g_signal_emit_by_name(r.sink, "try-pull-sample", (GstClockTime)(20 * GST_SECOND), &sample);
+        if (!sample)
+            break;
+        if (got < HOLD) {
+            held[got] = sample;
+            first[got] = pack(gst_sample_get_buffer(sample), &r.info);
+        } else {
+            gst_sample_unref(sample);
+        }
+        got++;
+    }
+    size_t n = clv_pixfmt_size(pixfmt_of(GST_VIDEO_INFO_FORMAT(&r.info)), w, h);
+    int bad = 0;
+    for (int i = 0; i < HOLD && i < got; i++) {
+        uint8_t *now = pack(gst_sample_get_buffer(held[i]), &r.info);
+        uint8_t *want = expected("sharpen", r.inputs[i], &r.info, (uint64_t)i);
+        bad += !now || !want || !first[i] || memcmp(now, first[i], n) || memcmp(now, want, n);
+        free(now);
+        free(want);
+        free(first[i]);
+        gst_sample_unref(held[i]);
+    }
+    guint64 in = 0, copied = 0;
+    copies(r.filter, &in, &copied);
+    CHECK(got == FRAMES && bad == 0, "held %s %dx%d: %d of %d buffers, %d held ones changed",
+          format, w, h, got, FRAMES, bad);
+    CHECK(!meta || copied == 0, "held %s %dx%d: %" G_GUINT64_FORMAT " copied out", format, w, h,
+          copied);
+    printf("  %s %dx%d: %d buffers held while %d more went through, unchanged and equal; "
+           "copied out %" G_GUINT64_FORMAT "\n",
+           format, w, h, HOLD, FRAMES - HOLD, copied);
+    close_run(&r);
+}
+
+static int test_pool(void)
+{
+    static const char *const formats[] = {"I420", "NV12", "RGBA"};
+    static const int sizes[][2] = {{641, 359}, {17, 9}, {1, 1}, {640, 360}};
+    for (size_t f = 0; f < 3; f++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+            check_pool(formats[f], sizes[s][0], sizes[s][1], "median,sharpen", 3);
+    check_pool("I420", 641, 359, "sharpen", 4); /* run inside the conversions on CPUs */
+    check_pool("NV12", 17, 9, "equalize", 3);
+    check_pool("I420_10LE", 17, 9, "hflip,vflip", 3);
+    for (size_t f = 0; f < 3; f++) {
+        check_fallback(formats[f], 641, 359, "median,sharpen", 3);
+        check_fallback(formats[f], 17, 9, "sharpen", 3);
+    }
+    /* The stage's memory held (downstream reads GstVideoMeta, or the
+     * layout is the caps' own), and copies held (a layout of its own). */
+    check_held("I420", 640, 360, 0);
+    check_held("RGBA", 17, 9, 0);
+    check_held("NV12", 641, 359, 1);
+    check_held("I420", 641, 359, 0);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     gst_init(&argc, &argv);
     if (argc < 2) {
-        fprintf(stderr, "usage: gst-test formats|switch_chain|bad_chain|long_run|resize|fields\n");
+        fprintf(stderr,
+                "usage: gst-test formats|switch_chain|bad_chain|long_run|resize|fields|pool\n");
         return 2;
     }
     if (!gst_element_factory_find("clvidfilter")) {
@@ -948,6 +1161,8 @@ int main(int argc, char **argv)
         test_resize();
     else if (!strcmp(argv[1], "fields"))
         test_fields();
+    else if (!strcmp(argv[1], "pool"))
+        test_pool();
     else {
         fprintf(stderr, "gst-test: no test '%s'\n", argv[1]);
         return 2;
