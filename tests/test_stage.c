@@ -1119,6 +1119,111 @@ int test_stage_blocks(void)
     return 0;
 }
 
+/* Packed RGB frames in blocks (the GStreamer element's pool of RGBA
+ * buffers): tight rows read in place from the block at any offset, rows
+ * padded copied in; both equal to the reference; a frame past the block's
+ * end refused. */
+int test_stage_blocks_packed(void)
+{
+    static const int sizes[][2] = {{1, 1}, {3, 2}, {17, 9}, {641, 359}};
+    static const clv_pixfmt formats[] = {CLV_PIX_RGBA, CLV_PIX_BGR0, CLV_PIX_RGBA64};
+    clv_color c = {CLV_MATRIX_BT601, 0};
+    for (int run = 0; run < 4; run++) { /* both shapes, shared and copied staging */
+        clv_context_options co = {
+            .struct_size = sizeof(clv_context_options), .shape = 1 + run % 2, .staging = run >= 2};
+        clv_context *ctx = NULL;
+        clv_msg msg = {{0}};
+        if (clv_context_create(&co, &ctx, &msg)) {
+            CHECK(0, "%s", msg.text);
+            return 1;
+        }
+        int shared = clv_context_shared_staging(ctx);
+        for (int fi = 0; fi < 3; fi++)
+            for (int si = 0; si < 4; si++) {
+                clv_pixfmt f = formats[fi];
+                int w = sizes[si][0], h = sizes[si][1];
+                int row = (int)clv_pixfmt_size(f, w, 1);
+                size_t in_size = clv_pixfmt_size(f, w, h);
+                char what[200];
+                snprintf(what, sizeof what, "%s %dx%d sharpen, %s shape, %s staging",
+                         clv_pixfmt_name(f), w, h, run % 2 ? "gpu" : "row",
+                         shared ? "shared" : "copied");
+                clv_chain_desc *desc = NULL;
+                clv_chain *chain = NULL;
+                clv_ref_chain *ref = NULL;
+                clv_stage *stage = NULL;
+                clv_stage_options opt = {.struct_size = sizeof(clv_stage_options),
+                                         .width = w,
+                                         .height = h,
+                                         .in_format = f,
+                                         .out_format = f,
+                                         .slots = 3};
+                /* Frame 0: tight rows from byte 64; frame 1: rows 24 bytes
+                 * apart more than their own. */
+                enum { FRAMES = 2 };
+                int stride[FRAMES][3] = {{row, 0, 0}, {row + 24, 0, 0}};
+                size_t offset[3] = {64, 0, 0};
+                clv_block *blocks[FRAMES] = {NULL};
+                uint8_t *packed = malloc(in_size * FRAMES), *want = malloc(in_size);
+                if (!packed || !want || clv_chain_parse("sharpen", &desc, &msg) ||
+                    clv_chain_create_depth(ctx, desc, clv_pixfmt_depth(f), &chain, &msg) ||
+                    clv_ref_chain_create(desc, &ref) ||
+                    clv_stage_create(ctx, &opt, chain, &stage, &msg)) {
+                    CHECK(0, "%s: setup: %s", what, msg.text);
+                    goto next;
+                }
+                for (int i = 0; i < FRAMES; i++) {
+                    size_t size = offset[0] + (size_t)stride[i][0] * (size_t)h;
+                    blocks[i] = clv_stage_block_new(stage, size);
+                    CHECK(shared == (blocks[i] != NULL), "%s: clv_stage_block_new gave %s", what,
+                          blocks[i] ? "a block" : "NULL");
+                    if (!blocks[i])
+                        goto next;
+                    uint8_t *in = packed + in_size * (size_t)i;
+                    fill_bytes(in, in_size, (uint32_t)(i * 17 + w * 5 + h + fi));
+                    uint8_t *b = clv_block_pixels(blocks[i]);
+                    memset(b, 0xAB, size);
+                    for (int y = 0; y < h; y++)
+                        memcpy(b + offset[0] + (size_t)y * (size_t)stride[i][0],
+                               in + (size_t)y * (size_t)row, (size_t)row);
+                    CHECK(!clv_stage_submit_block(stage, (uint64_t)i, blocks[i], offset, stride[i],
+                                                  &msg),
+                          "%s: submit %d: %s", what, i, msg.text);
+                }
+                for (int i = 0; i < FRAMES; i++) {
+                    const uint8_t *got;
+                    uint64_t index = 99;
+                    if (clv_stage_output(stage, &got, &index, &msg)) {
+                        CHECK(0, "%s: output: %s", what, msg.text);
+                        break;
+                    }
+                    reference(f, c, f, c, ref, packed + in_size * (size_t)i, w, h, index, want);
+                    CHECK(!memcmp(got, want, in_size), "%s: frame %d (rows %d apart) differs", what,
+                          i, stride[i][0]);
+                    clv_stage_release(stage);
+                }
+                /* Rows past the block's end: refused, named. */
+                int long_rows[3] = {row + 1000, 0, 0};
+                msg.text[0] = 0;
+                CHECK(clv_stage_submit_block(stage, 9, blocks[0], offset, long_rows, &msg) ==
+                              CLV_EINVAL ||
+                          h == 1,
+                      "%s: rows past the end: '%s'", what, msg.text);
+            next:
+                clv_chain_desc_destroy(desc);
+                clv_stage_destroy(stage);
+                for (int i = 0; i < FRAMES; i++)
+                    clv_block_free(blocks[i]);
+                clv_chain_destroy(chain);
+                clv_ref_chain_destroy(ref);
+                free(packed);
+                free(want);
+            }
+        clv_context_destroy(ctx);
+    }
+    return 0;
+}
+
 /* The planes of a 16-bit Y'CbCr frame packed at `packed`: where each
  * starts, the bytes of its rows and how many; returns how many planes. */
 static int deep_planes(clv_pixfmt f, int w, int h, const uint8_t *packed, const uint8_t *plane[3],
