@@ -1256,23 +1256,23 @@ static gboolean query(GstBaseTransform *trans, GstPadDirection direction, GstQue
  * GstVideoMeta is offered, and buffers are copied. */
 static gboolean propose_allocation(GstBaseTransform *trans, GstQuery *decide, GstQuery *query)
 {
-    (void)decide;
     GstClvidFilter *self = GST_CLVID_FILTER(trans);
     GstCaps *caps = NULL;
     gboolean need_pool = FALSE;
     GstVideoInfo info;
-    gst_query_parse_allocation(query, &caps, &need_pool);
-    gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, NULL);
-    if (!self->stage || !caps || !gst_video_info_from_caps(&info, caps) ||
-        GST_VIDEO_INFO_WIDTH(&info) != self->width || GST_VIDEO_INFO_HEIGHT(&info) != self->height)
-        return TRUE;
     clv_pixfmt f;
-    if (pixfmt_of(GST_VIDEO_INFO_FORMAT(&info), &f) || f != self->format)
-        return TRUE;
-    clv_block *probe = clv_stage_block_new(self->stage, GST_VIDEO_INFO_SIZE(&info));
-    if (!probe)
-        return TRUE;
+    gst_query_parse_allocation(query, &caps, &need_pool);
+    clv_block *probe = NULL;
+    if (self->stage && caps && gst_video_info_from_caps(&info, caps) &&
+        GST_VIDEO_INFO_WIDTH(&info) == self->width &&
+        GST_VIDEO_INFO_HEIGHT(&info) == self->height &&
+        !pixfmt_of(GST_VIDEO_INFO_FORMAT(&info), &f) && f == self->format)
+        probe = clv_stage_block_new(self->stage, GST_VIDEO_INFO_SIZE(&info));
+    if (!probe) /* GstVideoFilter's: GstVideoMeta, and a pool of plain memory */
+        return GST_BASE_TRANSFORM_CLASS(gst_clvid_filter_parent_class)
+            ->propose_allocation(trans, decide, query);
     clv_block_free(probe);
+    gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, NULL);
     drop_pool(self);
     GstClvidPool *pool = g_object_new(GST_TYPE_CLVID_POOL, NULL);
     pool->stage = self->stage;

@@ -1058,6 +1058,43 @@ static void check_fallback(const char *format, int w, int h, const char *chain, 
     close_run(&r);
 }
 
+/* videotestsrc into the element on copied staging (CLVID_STAGING=copy, as
+ * on a GPU): every buffer copied in and out, equal to the reference. */
+static void check_copied(const char *format, int w, int h)
+{
+    char description[512];
+    snprintf(description, sizeof description,
+             "videotestsrc num-buffers=3 pattern=ball ! video/x-raw,format=%s,width=%d,"
+             "height=%d ! clvidfilter name=f chain=sharpen ! appsink name=out sync=false",
+             format, w, h);
+    run r;
+    if (open_run(&r, description))
+        return;
+    sink_reads_meta(&r);
+    gst_element_set_state(r.pipeline, GST_STATE_PLAYING);
+    int got = 0, bad = 0;
+    uint8_t *out;
+    while ((out = next_output(&r))) {
+        size_t n = clv_pixfmt_size(pixfmt_of(GST_VIDEO_INFO_FORMAT(&r.info)), w, h);
+        uint8_t *want =
+            got < r.seen ? expected("sharpen", r.inputs[got], &r.info, (uint64_t)got) : NULL;
+        bad += !want || memcmp(out, want, n);
+        free(want);
+        free(out);
+        got++;
+    }
+    guint64 in = 0, copied = 0;
+    copies(r.filter, &in, &copied);
+    CHECK(got == 3 && bad == 0 && in == 3 && copied == 3,
+          "copied staging %s %dx%d: %d of 3 buffers, %d differ, %" G_GUINT64_FORMAT
+          " copied in, %" G_GUINT64_FORMAT " out",
+          format, w, h, got, bad, in, copied);
+    printf("  copied staging %-4s %4dx%-4d %s: %d buffers equal, copied in %" G_GUINT64_FORMAT
+           ", out %" G_GUINT64_FORMAT "\n",
+           format, w, h, getenv("CLVID_SHAPE") ? "gpu shape" : "", got - bad, in, copied);
+    close_run(&r);
+}
+
 /* Buffers downstream keeps while the element goes on: several held (the
  * stage's own memory where it hands that out), then more buffers through;
  * the held ones are unchanged, equal to their references. */
@@ -1128,6 +1165,15 @@ static int test_pool(void)
         check_fallback(formats[f], 641, 359, "median,sharpen", 3);
         check_fallback(formats[f], 17, 9, "sharpen", 3);
     }
+    /* Copied staging (what a GPU has): no pool of the stage's memory, each
+     * buffer copied in and out, equal; the GPU shape too. */
+    setenv("CLVID_STAGING", "copy", 1);
+    check_copied("I420", 641, 359);
+    check_copied("RGBA", 17, 9);
+    setenv("CLVID_SHAPE", "gpu", 1);
+    check_copied("NV12", 641, 359);
+    unsetenv("CLVID_SHAPE");
+    unsetenv("CLVID_STAGING");
     /* The stage's memory held (downstream reads GstVideoMeta, or the
      * layout is the caps' own), and copies held (a layout of its own). */
     check_held("I420", 640, 360, 0);
