@@ -11,6 +11,7 @@
  * element from starting (an error), but once it runs a bad chain is a
  * warning and the chain in use stays: a live pipeline keeps going. Uses the
  * installed engine API only (include/clvid/clvid.h). */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,8 +74,9 @@ struct _GstClvidFilter {
     GstBufferPool *pool;
     gboolean downstream_meta;
     /* Buffers submitted from our pool and copied in, buffers out wrapping
-     * the stage's memory and copied out (copies-in, copies-out: under lock). */
-    guint64 in_place, copied_in, kept, copied_out;
+     * the stage's memory and copied out (copies-in, copies-out: read from
+     * the application's thread). */
+    atomic_uint_fast64_t in_place, copied_in, kept, copied_out;
 };
 
 G_DEFINE_TYPE(GstClvidFilter, gst_clvid_filter, GST_TYPE_VIDEO_FILTER)
@@ -275,10 +277,10 @@ static void get_property(GObject *object, guint id, GValue *value, GParamSpec *p
         g_value_set_int(value, self->in_flight);
         break;
     case PROP_COPIES_IN:
-        g_value_set_uint64(value, self->copied_in);
+        g_value_set_uint64(value, atomic_load(&self->copied_in));
         break;
     case PROP_COPIES_OUT:
-        g_value_set_uint64(value, self->copied_out);
+        g_value_set_uint64(value, atomic_load(&self->copied_out));
         break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
@@ -371,7 +373,10 @@ static gboolean start(GstBaseTransform *trans)
     /* A GPU filters one buffer while the next one's copies and upload run;
      * on a CPU they would share the same cores: one at a time, no latency. */
     g_mutex_lock(&self->lock);
-    self->in_place = self->copied_in = self->kept = self->copied_out = 0;
+    atomic_store(&self->in_place, 0);
+    atomic_store(&self->copied_in, 0);
+    atomic_store(&self->kept, 0);
+    atomic_store(&self->copied_out, 0);
     /* Several devices (device=1,2): as many in flight on each. */
     self->depth = self->in_flight                         ? self->in_flight
                   : clv_context_device(self->ctx)->is_gpu ? 2 * clv_context_device_count(self->ctx)
@@ -1001,7 +1006,7 @@ static GstFlowReturn submit_input_buffer(GstBaseTransform *trans, gboolean disco
             return GST_FLOW_ERROR;
         }
         /* Held until its frame is out: the block stays as it is. */
-        self->in_place++;
+        atomic_fetch_add(&self->in_place, 1);
         g_queue_push_tail(&self->held, input);
         return GST_FLOW_OK;
     }
@@ -1016,9 +1021,7 @@ static GstFlowReturn submit_input_buffer(GstBaseTransform *trans, gboolean disco
     }
     copy_frame(self, &frame, slot, 1);
     gst_video_frame_unmap(&frame);
-    g_mutex_lock(&self->lock);
-    self->copied_in++;
-    g_mutex_unlock(&self->lock);
+    atomic_fetch_add(&self->copied_in, 1);
     clv_msg msg = {{0}};
     /* The second field's run reads what the deinterlacer kept, not the
      * slot: nothing is copied for it. */
@@ -1093,7 +1096,7 @@ static GstFlowReturn generate_output(GstBaseTransform *trans, GstBuffer **outbuf
                 gst_buffer_add_video_meta_full(
                     *outbuf, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&video->out_info),
                     self->out_width, self->out_height, plane_count(self->format), offset, stride);
-            self->kept++;
+            atomic_fetch_add(&self->kept, 1);
         } else {
             ret = GST_FLOW_ERROR;
             GST_ELEMENT_ERROR(self, CORE, FAILED, ("clvidfilter: out of memory"), (NULL));
@@ -1112,9 +1115,7 @@ static GstFlowReturn generate_output(GstBaseTransform *trans, GstBuffer **outbuf
     GstVideoFrame frame;
     if (ret == GST_FLOW_OK &&
         gst_video_frame_map(&frame, &video->out_info, *outbuf, GST_MAP_WRITE)) {
-        g_mutex_lock(&self->lock);
-        self->copied_out++;
-        g_mutex_unlock(&self->lock);
+        atomic_fetch_add(&self->copied_out, 1);
         copy_frame(self, &frame, (uint8_t *)result, 0);
         gst_video_frame_unmap(&frame);
     } else if (ret == GST_FLOW_OK) {
