@@ -652,9 +652,10 @@ CLV_API uint8_t *clv_block_pixels(const clv_block *block);
  * or nv12's UV: two planes; a packed RGB format's one plane, since 0.8).
  * The kernels read it in place when block is this stage's and the stage
  * converts (packed RGB: when its rows are tight, stride[0] = bytes a pixel
- * times width); otherwise it is copied into the staging first. The block must stay as it is until this frame comes
- * out of clv_stage_output. CLV_EINVAL, msg saying which plane, when a plane
- * does not fit in the block; as clv_stage_submit otherwise. */
+ * times width); otherwise it is copied into the staging first. The block
+ * must stay as it is until this frame comes out of clv_stage_output.
+ * CLV_EINVAL, msg saying which plane, when a plane does not fit in the
+ * block; as clv_stage_submit otherwise. */
 CLV_API int clv_stage_submit_block(clv_stage *stage, uint64_t frame_index, const clv_block *block,
                                    const size_t offset[3], const int stride[3], clv_msg *msg);
 /* Keeps the frame clv_stage_output gave last (call it before
