@@ -99,7 +99,10 @@ static int run(void *state, const clv_launch *l)
         err = clv__kernel_args(k, 5, 1, CLV__ARG(strip_arg));
         return err ? err : clv__launch(l, k, 2, global, local);
     }
-    /* The GPU shape's 3x3 and 5x5 make two rows a work-item (at 8 bits). */
+    /* The GPU shape's 3x3 makes eight pixels of two rows a work-item (at 8
+     * bits: MED3_PX in cl/median3.cl), the 5x5 four of two rows. */
+    if (kind == K3 && l->depth != 16 && !l->ctx->row_shape)
+        return clv__launch_pixels(l, k, (l->width + 1) / 2, (l->height + 1) / 2);
     return (kind == K3 || kind == K5) && l->depth != 16
                ? clv__launch_pixel_pairs(l, k)
                : clv__launch_pixels(l, k, l->width, l->height);
