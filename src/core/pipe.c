@@ -747,6 +747,28 @@ fail:
     return err;
 }
 
+/* Sends the frame in slot s down once its last kernel is done: shared
+ * staging needs no download (that kernel wrote host_out, its event is the
+ * frame's end); copied staging reads dev_out back on the download queue. */
+static int queue_download(clv__pipe *stage, clv__slot *s)
+{
+    clv_context *ctx = stage->ctx;
+    int err = 0;
+    clFlush(ctx->queue);
+    if (ctx->shared_staging) {
+        s->down = s->last_kernel;
+        clRetainEvent(s->down);
+        return 0;
+    }
+    CLV__CL_CHECK(ctx,
+                  clEnqueueReadBuffer(stage->down_q, s->dev_out, CL_FALSE, 0, stage->out_size,
+                                      s->host_out, 1, &s->last_kernel, &s->down),
+                  "download (clEnqueueReadBuffer)");
+    clFlush(stage->down_q);
+fail:
+    return err;
+}
+
 /* clv__pipe_send_at of a stage whose graph blends into input 0's planes
  * (stage->planes): input 0 uploaded, never converted; the other inputs as
  * there; the graph writes the output's planes itself. */
@@ -799,17 +821,8 @@ static int send_planes(clv__pipe *stage, clv__slot *s, unsigned absent, uint64_t
         *first = s->last_kernel;
         clRetainEvent(*first);
     }
-    clFlush(ctx->queue);
-    if (ctx->shared_staging) { /* the last kernel wrote host_out */
-        s->down = s->last_kernel;
-        clRetainEvent(s->down);
-    } else {
-        CLV__CL_CHECK(ctx,
-                      clEnqueueReadBuffer(stage->down_q, s->dev_out, CL_FALSE, 0, stage->out_size,
-                                          s->host_out, 1, &s->last_kernel, &s->down),
-                      "download (clEnqueueReadBuffer)");
-        clFlush(stage->down_q);
-    }
+    if ((err = queue_download(stage, s)))
+        goto fail;
     stage->next = (stage->next + 1) % stage->count;
     stage->pending++;
     return 0;
@@ -893,18 +906,8 @@ int clv__pipe_send_at(clv__pipe *stage, uint64_t frame_index, double time,
                  convert(stage, stage->from_rgba, s->rgba_out.buffer, NULL, s->dev_out, s->host_out,
                          stage->opt.out_format, stage->coeff_out, 0, NULL, &s->last_kernel, NULL)))
             goto fail;
-        clFlush(ctx->queue);
-        if (ctx->shared_staging) { /* the last kernel wrote host_out */
-            s->down = s->last_kernel;
-            clRetainEvent(s->down);
-        } else {
-            CLV__CL_CHECK(ctx,
-                          clEnqueueReadBuffer(stage->down_q, s->dev_out, CL_FALSE, 0,
-                                              stage->out_size, s->host_out, 1, &s->last_kernel,
-                                              &s->down),
-                          "download (clEnqueueReadBuffer)");
-            clFlush(stage->down_q);
-        }
+        if ((err = queue_download(stage, s)))
+            goto fail;
     }
     stage->next = (stage->next + 1) % stage->count;
     stage->pending++;
@@ -1044,17 +1047,8 @@ int clv__pipe_send(clv__pipe *stage, uint64_t frame_index, const clv__stage_sour
             goto fail;
     }
 queued:
-    clFlush(ctx->queue);
-    if (ctx->shared_staging) { /* the last kernel wrote host_out: it is the frame's end */
-        s->down = s->last_kernel;
-        clRetainEvent(s->down);
-    } else {
-        CLV__CL_CHECK(ctx,
-                      clEnqueueReadBuffer(stage->down_q, s->dev_out, CL_FALSE, 0, stage->out_size,
-                                          s->host_out, 1, &s->last_kernel, &s->down),
-                      "download (clEnqueueReadBuffer)");
-        clFlush(stage->down_q);
-    }
+    if ((err = queue_download(stage, s)))
+        goto fail;
     stage->next = (stage->next + 1) % stage->count;
     stage->pending++;
     return 0;
