@@ -302,13 +302,7 @@ static int reference_n(void *ref_state, const clv_value *v, const clv_image *src
 static int output_size_n(const clv_value *v, const clv_size *in, int n, clv_size *out, clv_msg *msg)
 {
     (void)v;
-    if (n > 1 && (in[1].width != in[0].width || in[1].height != in[0].height))
-        return clv__fail(msg, CLV_ERANGE,
-                         "blend: the bottom input is %dx%d, the top %dx%d: they must be the same "
-                         "size",
-                         in[1].width, in[1].height, in[0].width, in[0].height);
-    *out = in[0];
-    return 0;
+    return clv__same_size2("blend", "bottom", "top", in, n, out, msg);
 }
 
 static clv_eof_action eof_action(const clv_value *v)

@@ -64,6 +64,11 @@ extern const clv_filter clv__filter_xfade;
  * eof_action=pass (2) is pass; then shortest=1 or eof_action=endall (1)
  * is endall; else repeat (0). */
 clv_eof_action clv__framesync_eof(int eof_action, int shortest, int repeatlast);
+/* A filter of two inputs of one size (blend, alphamerge, xfade): *out is
+ * in[0]'s; CLV_ERANGE when in[1] differs, msg naming the filter and both
+ * inputs by their roles ("the bottom input is 3x2, the top 4x2"). */
+int clv__same_size2(const char *filter, const char *role1, const char *role0, const clv_size *in,
+                    int n, clv_size *out, clv_msg *msg);
 
 /* Convolution family (convolution.c): a square integer matrix, its divisor
  * (0: the coefficient sum, or 1 when that is not positive) and a bias. */

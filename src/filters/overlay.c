@@ -389,6 +389,17 @@ static int output_size_n(const clv_value *v, const clv_size *in, int n, clv_size
     return 0;
 }
 
+int clv__same_size2(const char *filter, const char *role1, const char *role0, const clv_size *in,
+                    int n, clv_size *out, clv_msg *msg)
+{
+    if (n > 1 && (in[1].width != in[0].width || in[1].height != in[0].height))
+        return clv__fail(
+            msg, CLV_ERANGE, "%s: the %s input is %dx%d, the %s %dx%d: they must be the same size",
+            filter, role1, in[1].width, in[1].height, role0, in[0].width, in[0].height);
+    *out = in[0];
+    return 0;
+}
+
 /* framesync's rules: repeatlast=0 or eof_action=pass is pass; then
  * shortest=1 or eof_action=endall is endall. */
 clv_eof_action clv__framesync_eof(int eof_action, int shortest, int repeatlast)

@@ -824,13 +824,7 @@ static int output_size_n(const clv_value *v, const clv_size *in, int n, clv_size
         return clv__fail(msg, CLV_EPARSE,
                          "xfade: transition 'hblur' is not supported (every other of ffmpeg 5.1's "
                          "is)");
-    if (n > 1 && (in[1].width != in[0].width || in[1].height != in[0].height))
-        return clv__fail(msg, CLV_ERANGE,
-                         "xfade: the second input is %dx%d, the first %dx%d: they must be the "
-                         "same size",
-                         in[1].width, in[1].height, in[0].width, in[0].height);
-    *out = in[0];
-    return 0;
+    return clv__same_size2("xfade", "second", "first", in, n, out, msg);
 }
 
 /* Input 0 drives and is read until offset + duration (the transition's
