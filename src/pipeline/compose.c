@@ -34,7 +34,29 @@ struct clv_compose {
      * input at 0: the origin is 0 then. */
     int rebase, have_t0;
     double t0;
+    /* The device times of the stages closed so far (clv_compose_times). */
+    clv_stage_times past;
 };
+
+/* Adds the times of stage into *sum (the frames too). */
+static void add_times(const clv_stage *stage, clv_stage_times *sum)
+{
+    clv_stage_times t;
+    clv_stage_get_times(stage, &t);
+    sum->frames += t.frames;
+    sum->upload_ns += t.upload_ns;
+    sum->kernels_ns += t.kernels_ns;
+    sum->download_ns += t.download_ns;
+    sum->to_rgba_ns += t.to_rgba_ns;
+    sum->from_rgba_ns += t.from_rgba_ns;
+}
+
+void clv_compose_times(const clv_compose *c, clv_stage_times *t)
+{
+    *t = c->past;
+    if (c->stage)
+        add_times(c->stage, t);
+}
 
 /* Graph d's input 0 drives from its start (clv_sync_first_driver: a graph
  * whose output starts with another input's frames is refused). */
@@ -177,7 +199,8 @@ static int open_stage(clv_compose *c, clv_msg *msg)
                             .out_color = clv_feed_color(c->feed),
                             .slots = 1,
                             .rotation = c->rotation,
-                            .hflip = c->hflip};
+                            .hflip = c->hflip,
+                            .profiling = c->o.profiling};
     return clv_stage_create_graph(c->ctx, &so, c->graphs[c->index], inputs, &c->stage, msg);
 }
 
@@ -320,6 +343,7 @@ int clv_compose_select(clv_compose *c, int index, clv_msg *msg)
         c->stage = was;
         return err;
     }
+    add_times(was, &c->past);
     clv_stage_destroy(was);
     describe(c, &size);
     /* each input's timing is the running graph's */

@@ -26,6 +26,7 @@ typedef struct clv_compose_options {
     int more_count;
     int realtime;                        /* pace the other inputs (-re) */
     const volatile sig_atomic_t *cancel; /* a wait for another input's frame ends when set */
+    int profiling;                       /* the stages' device times (clv_compose_times) */
 } clv_compose_options;
 
 /* Parses every graph over 1 + more_count inputs, as clv_compose_open will:
@@ -67,6 +68,10 @@ int clv_compose_can_seek(const clv_compose *c, char *why, size_t size);
 /* The other inputs read again from input 0's time `seconds` (each less
  * its offset). */
 int clv_compose_seek(clv_compose *c, double seconds, clv_msg *msg);
+/* The device times of the graphs' stages so far (every graph run; its
+ * frames counted as the stage counts them): the window's HUD adds them to
+ * its own stage's. */
+void clv_compose_times(const clv_compose *c, clv_stage_times *t);
 /* Stops the other inputs' threads and frees everything; NULL is fine. */
 void clv_compose_close(clv_compose *c);
 

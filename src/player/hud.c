@@ -41,6 +41,13 @@ void clv_player_update_figures(clv_player *p, int now_anyway)
         return;
     clv_stage_times t;
     clv_stage_get_times(p->stage, &t);
+    if (p->compose) { /* a graph's frames go through its stage first */
+        clv_stage_times g;
+        clv_compose_times(p->compose, &g);
+        t.upload_ns += g.upload_ns;
+        t.kernels_ns += g.kernels_ns;
+        t.download_ns += g.download_ns;
+    }
     uint64_t frames = t.frames - p->hud_times.frames;
     if (frames > 0) {
         p->ms_up = (double)(t.upload_ns - p->hud_times.upload_ns) / 1e6 / (double)frames;

@@ -79,7 +79,8 @@ static clv_compose_options compose_options(const clv_player *p)
                                  .more = p->a.io.more_inputs,
                                  .more_count = p->a.io.more_input_count,
                                  .realtime = p->a.io.realtime,
-                                 .cancel = p->quit_signal};
+                                 .cancel = p->quit_signal,
+                                 .profiling = 1};
 }
 
 /* What can be wrong before anything opens: chains, -o on a file, --audio
