@@ -57,10 +57,10 @@ static const command_words commands[] = {
     {"sources", "--help", ""},
     {"completion", "--help", ""},
     {"clvid-bench",
-     "--size --device --chain --frames --warmup --shape --depth --pattern --json --input "
-     "--writers --out --pipeline --help",
-     "--size --device --chain --frames --warmup --shape --depth --pattern --input --writers "
-     "--out"},
+     "--size --device --chain --graph --frames --warmup --shape --depth --pattern --json "
+     "--input --writers --out --pipeline --help",
+     "--size --device --chain --graph --frames --warmup --shape --depth --pattern --input "
+     "--writers --out"},
 };
 
 /* The user's kernel is not in the registry: its parameters come from its
