@@ -1002,8 +1002,8 @@ box_tile(__global const clv_px *src, __global clv_px *dst, int w, int h, int str
 }
 
 #if CLV_DEPTH == 8
-/* box at 8 bits where every sum fits 16 bits (255 n <= 65535: n <= 257),
- * the host's choice for small windows: a work-group of 256 makes a tile of
+/* box at 8 bits where the rows' sums fit 16 bits (255 (2rx + 1) <= 65535),
+ * the host's choice for windows whose tile fits local memory: a work-group of 256 makes a tile of
  * BOX_TW x BOX_TH pixels in three steps through local memory, two channels
  * a uint in 16-bit halves (channels 0 and 2 in one word, 1 and 3 in the
  * other; a half's sum never leaves 0 .. 65535, so adding and taking away
@@ -1014,7 +1014,8 @@ box_tile(__global const clv_px *src, __global clv_px *dst, int w, int h, int str
  *      along a stretch of 16 (neighbouring work-items on neighbouring rows:
  *      the row pitch is odd, so they meet distinct banks);
  *   3. down: a work-item a column and 8 output rows, its running sum of
- *      2ry + 1 row sums, divided as the other box kernels divide.
+ *      2ry + 1 row sums (two channels a uint where n <= 257, else one),
+ *      divided as the other box kernels divide.
  * Two barriers a tile, against box_tile's 13 every 8 rows (3 on NVIDIA):
  * 46 us at radius 2 on a 4K frame on an H200, against box_tile's 94
  * (docs/performance.md). */
@@ -1078,28 +1079,51 @@ box_small(__global const clv_px *src, __global clv_px *dst, int w, int h, int st
     barrier(CLK_LOCAL_MEM_FENCE);
     const int c = lid % BOX_TW, y = lid / BOX_TW * 8, x = x0 + c;
     __local const uint2 *q = rs + y * (BOX_TW + 1) + c;
-    uint2 s = 0;
-    for (int j = 0; j <= 2 * ry; ++j)
-        s += q[j * (BOX_TW + 1)];
     /* floor(a / n) as mul_hi(a, mq), mq = ceil(2^32 / n) = 2^32/n + e/n
      * (0 <= e < n): the error a e / (n 2^32) stays below 1/n, so the floor
-     * holds, while a e < 2^32, true here (a <= 255.5 n, n <= 257): one
-     * multiply a channel, not blur_div's five operations. */
+     * holds, while a e < 2^32: n <= 4100 (a <= 255.5 n), which the host
+     * sees to (a tile that fits 48 KiB has n below 700). */
     const uint mid = n / 2, mq = n == 1 ? 0u : 0xffffffffu / n + 1u;
     const int4 m4 =
         (int4)(BLUR_LANE(mask, 0), BLUR_LANE(mask, 1), BLUR_LANE(mask, 2), BLUR_LANE(mask, 3));
+    if (n <= 257) {
+        /* The window's sums fit 16 bits too: two channels a uint down the
+         * columns as along the rows. */
+        uint2 s = 0;
+        for (int j = 0; j <= 2 * ry; ++j)
+            s += q[j * (BOX_TW + 1)];
+        for (int i = 0; i < 8; ++i) {
+            if (i)
+                s += q[(i + 2 * ry) * (BOX_TW + 1)] - q[(i - 1) * (BOX_TW + 1)];
+            const int yy = y0 + y + i;
+            if (x < w && yy < h) {
+                const uint4 sum = (uint4)(s.x & 0xffff, s.y & 0xffff, s.x >> 16, s.y >> 16);
+                int4 v = convert_int4(n == 1 ? sum : mul_hi(sum + mid, (uint4)mq));
+                if (mask != 15)
+                    v = select(convert_int4(as_uchar4(raw[(y + i + ry) * pitch + c + rx])), v, m4);
+                dst[yy * stride + x] = convert_uchar4(v);
+            }
+        }
+        return;
+    }
+    /* Larger windows (the rows' sums still within 16 bits: 2rx + 1 <= 257):
+     * a channel a uint down the columns. */
+#define BOX_UNPACK(v) ((uint4)((v).x & 0xffff, (v).y & 0xffff, (v).x >> 16, (v).y >> 16))
+    uint4 s = 0;
+    for (int j = 0; j <= 2 * ry; ++j)
+        s += BOX_UNPACK(q[j * (BOX_TW + 1)]);
     for (int i = 0; i < 8; ++i) {
         if (i)
-            s += q[(i + 2 * ry) * (BOX_TW + 1)] - q[(i - 1) * (BOX_TW + 1)];
+            s += BOX_UNPACK(q[(i + 2 * ry) * (BOX_TW + 1)]) - BOX_UNPACK(q[(i - 1) * (BOX_TW + 1)]);
         const int yy = y0 + y + i;
         if (x < w && yy < h) {
-            const uint4 sum = (uint4)(s.x & 0xffff, s.y & 0xffff, s.x >> 16, s.y >> 16);
-            int4 v = convert_int4(n == 1 ? sum : mul_hi(sum + mid, (uint4)mq));
+            int4 v = convert_int4(mul_hi(s + mid, (uint4)mq));
             if (mask != 15)
                 v = select(convert_int4(as_uchar4(raw[(y + i + ry) * pitch + c + rx])), v, m4);
             dst[yy * stride + x] = convert_uchar4(v);
         }
     }
+#undef BOX_UNPACK
 }
 #endif
 

@@ -428,6 +428,8 @@ static const filter_case avgblur_cases[] = {
     {"avgblur=3:15:7", 1, 1},
     {"avgblur=sizeX=2:sizeY=9", 1, 1},
     {"avgblur=sizeX=40:sizeY=1", 1, 1}, /* box_small, a reach past 32 across */
+    {"avgblur=sizeX=10", 1, 1},          /* box_small, sums past 16 bits down */
+    {"avgblur=sizeX=39:sizeY=6", 1, 1},  /* box_small at its largest (n = 1027) */
     {"avgblur=sizeX=200", 1, 1},
     {"avgblur=sizeX=1024:sizeY=1024", 1, 1},
     {"avgblur=sizeX=4:planes=8", 1, 1},

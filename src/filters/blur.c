@@ -253,9 +253,10 @@ int clv__box_run(clv__blur *b, const clv_launch *l, int rx, int ry, int mask, cl
         size_t global = (size_t)bands, one = 1;
         return err ? err : clv__launch(l, b->rows, 1, &global, &one);
     }
-    /* Small windows at 8 bits, every sum within 16 bits: box_small's tiles
-     * of 64 x 32 pixels. */
-    if (b->small && l->depth != 16 && d.n <= 257 && box_small_bytes(rx, ry) <= tile_room(l)) {
+    /* Windows whose tile fits local memory at 8 bits, the rows' sums within
+     * 16 bits: box_small's tiles of 64 x 32 pixels. */
+    if (b->small && l->depth != 16 && d.n <= 4100 && 2 * rx + 1 <= 257 &&
+        box_small_bytes(rx, ry) <= tile_room(l)) {
         clv_launch pass = *l;
         pass.src = in;
         pass.dst = out;
