@@ -1,5 +1,8 @@
-/* block.c - the output blocks of a stage with shared staging (clv_block): a
- * pool of fine-grained SVM frames the caller may keep past the stage. */
+/* block.c - the blocks of a stage's memory (clv_block): on shared staging
+ * fine-grained SVM the kernels read and write in place, on copied staging
+ * pinned host memory (CL_MEM_ALLOC_HOST_PTR, mapped for the block's life)
+ * the copies to and from the device are DMAs of. The caller may keep a
+ * block past the stage. */
 #undef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 200
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
@@ -22,23 +25,63 @@ clv__outputs *clv__outputs_create(clv_context *ctx, size_t frame_size)
     o->cl = ctx->cl;
     clRetainContext(o->cl);
     o->size = frame_size + OUTPUT_PADDING;
+    if (!ctx->shared_staging) {
+        cl_int st = CL_SUCCESS;
+        o->map_q = clCreateCommandQueue(ctx->cl, ctx->dev.device_id, 0, &st);
+        if (st != CL_SUCCESS) {
+            clv__log(ctx, CLV__LOG_ERROR, "clCreateCommandQueue (the blocks' maps): %s",
+                     clv__cl_strerror(st));
+            o->map_q = NULL;
+            clv__outputs_unref(o);
+            return NULL;
+        }
+    }
     return o;
 }
 
 static void block_free(clv__outputs *o, clv_block *b)
 {
-    if (b) {
+    if (!b)
+        return;
+    if (b->pin) {
+        /* Unmapped before the buffer goes; waited on its own event, so that
+         * any thread may free a block beside the others. */
+        cl_event unmapped = NULL;
+        if (clEnqueueUnmapMemObject(o->map_q, b->pin, b->pixels, 0, NULL, &unmapped) ==
+                CL_SUCCESS &&
+            unmapped) {
+            clFlush(o->map_q);
+            clWaitForEvents(1, &unmapped);
+            clReleaseEvent(unmapped);
+        }
+        clReleaseMemObject(b->pin);
+    } else {
         clSVMFree(o->cl, b->pixels);
-        free(b);
     }
+    free(b);
 }
 
 clv_block *clv__block_new(clv__outputs *o, size_t size)
 {
     clv_block *b = calloc(1, sizeof *b);
-    if (b)
+    if (!b)
+        return NULL;
+    if (o->map_q) {
+        cl_int st = CL_SUCCESS;
+        b->pin = clCreateBuffer(o->cl, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size, NULL, &st);
+        if (st == CL_SUCCESS)
+            b->pixels = clEnqueueMapBuffer(o->map_q, b->pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                           size, 0, NULL, NULL, &st);
+        if (st != CL_SUCCESS) {
+            if (b->pin)
+                clReleaseMemObject(b->pin);
+            b->pin = NULL;
+            b->pixels = NULL;
+        }
+    } else {
         b->pixels = clSVMAlloc(o->cl, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, size, 0);
-    if (!b || !b->pixels) {
+    }
+    if (!b->pixels) {
         free(b);
         return NULL;
     }
@@ -94,6 +137,8 @@ void clv__outputs_unref(clv__outputs *o)
     for (int i = 0; i < o->spares; i++)
         block_free(o, o->spare[i]);
     free(o->spare);
+    if (o->map_q)
+        clReleaseCommandQueue(o->map_q);
     clReleaseContext(o->cl);
     pthread_mutex_destroy(&o->lock);
     free(o);

@@ -53,19 +53,12 @@ static void packed_args(clv_pixfmt f, cl_int *bpp, cl_int *bgr, cl_int *alpha)
  * output staging), after the queues finished. */
 static void release_outputs(clv__pipe *stage)
 {
-    clv_context *ctx = stage->ctx;
     for (int i = 0; stage->slots && i < stage->count; i++) {
         clv__slot *s = &stage->slots[i];
-        if (ctx->shared_staging) {
-            if (stage->outputs)
-                clv__block_put(stage->outputs, s->out_block);
-            s->out_block = NULL;
-        } else if (s->host_out) {
-            clEnqueueUnmapMemObject(stage->down_q, s->pin_out, s->host_out, 0, NULL, NULL);
-            clFinish(stage->down_q);
-        }
+        if (stage->outputs) /* after the downloads: the queues finished */
+            clv__block_put(stage->outputs, s->out_block);
+        s->out_block = NULL;
         s->host_out = NULL;
-        clv__mem_release(&s->pin_out);
         clv__mem_release(&s->dev_out);
         clv_frame_destroy(&s->rgba_out);
     }
@@ -228,7 +221,6 @@ static int alloc_outputs(clv__pipe *stage, clv_msg *msg)
     clv_context *ctx = stage->ctx;
     const clv_stage_options *options = &stage->opt;
     int ow = stage->out_w, oh = stage->out_h, err = 0;
-    cl_int st = CL_SUCCESS;
     stage->out_size = clv_pixfmt_size(options->out_format, ow, oh);
     /* See clv__pipe_create: shared staging shares the RGBA frames. */
     int share_rgba = ctx->shared_staging && !stage_direct(stage);
@@ -240,28 +232,22 @@ static int alloc_outputs(clv__pipe *stage, clv_msg *msg)
         } else if ((err = clv_frame_create_depth(ctx, ow, oh, stage->depth, &s->rgba_out, msg))) {
             return err;
         }
-        if (ctx->shared_staging) {
-            if (!stage->outputs)
-                stage->outputs = clv__outputs_create(ctx, stage->out_size);
-            s->out_block = stage->outputs ? clv__block_get(stage->outputs) : NULL;
-            s->host_out = s->out_block ? s->out_block->pixels : NULL;
-            if (!s->host_out)
-                return clv__fail(msg, CLV_ENOMEM, "cannot allocate %d output frames of %dx%d on %s",
-                                 stage->count, ow, oh, ctx->dev.name);
+        /* The output staging is a block either way, so that clv_stage_keep
+         * can hand it over: SVM the kernels write (shared staging), or
+         * pinned memory the download copies into. */
+        if (!stage->outputs)
+            stage->outputs = clv__outputs_create(ctx, stage->out_size);
+        s->out_block = stage->outputs ? clv__block_get(stage->outputs) : NULL;
+        s->host_out = s->out_block ? s->out_block->pixels : NULL;
+        if (!s->host_out)
+            return clv__fail(msg, CLV_ENOMEM, "cannot allocate %d output frames of %dx%d on %s",
+                             stage->count, ow, oh, ctx->dev.name);
+        if (ctx->shared_staging)
             continue;
-        }
-        s->pin_out = buffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, stage->out_size, &err);
-        s->dev_out = err ? NULL : buffer(ctx, CL_MEM_WRITE_ONLY, stage->out_size, &err);
+        s->dev_out = buffer(ctx, CL_MEM_WRITE_ONLY, stage->out_size, &err);
         if (err)
             return clv__fail(msg, err, "cannot allocate %d output frames of %dx%d on %s",
                              stage->count, ow, oh, ctx->dev.name);
-        s->host_out = clEnqueueMapBuffer(stage->down_q, s->pin_out, CL_TRUE, CL_MAP_READ, 0,
-                                         stage->out_size, 0, NULL, NULL, &st);
-        if (st != CL_SUCCESS) {
-            s->host_out = NULL;
-            return clv__fail(msg, CLV_ECL, "clEnqueueMapBuffer (output staging): %s",
-                             clv__cl_strerror(st));
-        }
     }
     return 0;
 }
@@ -699,8 +685,11 @@ static clv__stage_source packed_source(clv_pixfmt f, int w, int h)
         size_t off[3];
         int stride[3], rows[3];
         clv__yuv_planes(f, w, h, off, stride, rows);
-        packed = (clv__stage_source){NULL,      0,         (cl_int)off[1], (cl_int)off[2],
-                                     stride[0], stride[1], stride[2]};
+        packed = (clv__stage_source){.uoff = (cl_int)off[1],
+                                     .voff = (cl_int)off[2],
+                                     .ys = stride[0],
+                                     .us = stride[1],
+                                     .vs = stride[2]};
     }
     return packed;
 }
@@ -747,6 +736,83 @@ fail:
     return err;
 }
 
+int clv__packed_planes(const clv_stage_options *o, size_t offset[3], int stride[3], int rows[3])
+{
+    if (clv_pixfmt_is_yuv(o->in_format))
+        return clv__yuv_planes(o->in_format, o->width, o->height, offset, stride, rows);
+    offset[0] = 0;
+    stride[0] = (int)clv_pixfmt_size(o->in_format, o->width, 1);
+    rows[0] = o->height;
+    return 1;
+}
+
+/* Copied staging: input 0 of the frame in slot s into dev_in, packed, on
+ * the upload queue (s->up its end). From host_in, or straight from the
+ * caller's block src->host says: no host copy, a DMA when the block is
+ * pinned (clv_stage_block_new's). Rows as the staging packs them go in
+ * one clEnqueueWriteBuffer; rows apart (a decoder's aligned lines) in one
+ * clEnqueueWriteBufferRect a plane, still without a host copy. The queue
+ * is in order: the last command's end is the frame's. */
+static int upload_input(clv__pipe *stage, clv__slot *s, const clv__stage_source *src)
+{
+    clv_context *ctx = stage->ctx;
+    int err = 0;
+    s->from = *src;
+    if (ctx->shared_staging)
+        return 0;
+    if (!src->host) {
+        CLV__CL_CHECK(ctx,
+                      clEnqueueWriteBuffer(stage->up_q, s->dev_in, CL_FALSE, 0, stage->in_size,
+                                           s->host_in, 0, NULL, &s->up),
+                      "upload (clEnqueueWriteBuffer)");
+        clFlush(stage->up_q);
+        return 0;
+    }
+    size_t off[3];
+    int stride[3], rows[3], tight = 1;
+    int planes = clv__packed_planes(&stage->opt, off, stride, rows);
+    for (int i = 0; i < planes; i++)
+        tight = tight && src->host_stride[i] == stride[i] && src->host_off[i] >= src->host_off[0] &&
+                src->host_off[i] - src->host_off[0] == off[i];
+    if (tight) {
+        CLV__CL_CHECK(ctx,
+                      clEnqueueWriteBuffer(stage->up_q, s->dev_in, CL_FALSE, 0, stage->in_size,
+                                           src->host + src->host_off[0], 0, NULL, &s->up),
+                      "upload from a block (clEnqueueWriteBuffer)");
+    } else {
+        for (int i = 0; i < planes; i++) {
+            size_t dev_origin[3] = {off[i], 0, 0}, host_origin[3] = {src->host_off[i], 0, 0};
+            size_t region[3] = {(size_t)stride[i], (size_t)rows[i], 1};
+            CLV__CL_CHECK(ctx,
+                          clEnqueueWriteBufferRect(stage->up_q, s->dev_in, CL_FALSE, dev_origin,
+                                                   host_origin, region, (size_t)stride[i], 0,
+                                                   (size_t)src->host_stride[i], 0, src->host, 0,
+                                                   NULL, i == planes - 1 ? &s->up : NULL),
+                          "upload from a block (clEnqueueWriteBufferRect)");
+        }
+    }
+    clFlush(stage->up_q);
+fail:
+    return err;
+}
+
+void clv__pipe_slot_input(const clv__pipe *stage, const clv__slot *s, uint8_t *dst)
+{
+    const clv__stage_source *src = &s->from;
+    if (!src->host) {
+        memcpy(dst, s->host_in, stage->in_size);
+        return;
+    }
+    size_t off[3];
+    int stride[3], rows[3];
+    int planes = clv__packed_planes(&stage->opt, off, stride, rows);
+    for (int i = 0; i < planes; i++)
+        for (int y = 0; y < rows[i]; y++)
+            memcpy(dst + off[i] + (size_t)y * (size_t)stride[i],
+                   src->host + src->host_off[i] + (size_t)y * (size_t)src->host_stride[i],
+                   (size_t)stride[i]);
+}
+
 /* Sends the frame in slot s down once its last kernel is done: shared
  * staging needs no download (that kernel wrote host_out, its event is the
  * frame's end); copied staging reads dev_out back on the download queue. */
@@ -779,13 +845,8 @@ static int send_planes(clv__pipe *stage, clv__slot *s, unsigned absent, uint64_t
     int err = 0;
     cl_event *first = ctx->profiling ? &s->first_kernel : NULL;
     const clv_frame *in[CLV_GRAPH_INPUTS] = {NULL};
-    if (!ctx->shared_staging) {
-        CLV__CL_CHECK(ctx,
-                      clEnqueueWriteBuffer(stage->up_q, s->dev_in, CL_FALSE, 0, stage->in_size,
-                                           s->host_in, 0, NULL, &s->up),
-                      "upload (clEnqueueWriteBuffer)");
-        clFlush(stage->up_q);
-    }
+    if ((err = upload_input(stage, s, src)))
+        goto fail;
     for (int i = 1; i < stage->graph_inputs; i++) {
         if (!stage->gin[i].used || absent >> i & 1)
             continue;
@@ -858,13 +919,8 @@ int clv__pipe_send_at(clv__pipe *stage, uint64_t frame_index, double time,
     if (stage->planes && !(absent & 1))
         return send_planes(stage, s, absent, frame_index, time, src, msg);
     if (stage->gin[0].used && !(absent & 1)) {
-        if (!ctx->shared_staging) {
-            CLV__CL_CHECK(ctx,
-                          clEnqueueWriteBuffer(stage->up_q, s->dev_in, CL_FALSE, 0, stage->in_size,
-                                               s->host_in, 0, NULL, &s->up),
-                          "upload (clEnqueueWriteBuffer)");
-            clFlush(stage->up_q);
-        }
+        if ((err = upload_input(stage, s, src)))
+            goto fail;
         if ((err = convert(stage, stage->to_rgba, s->dev_in, src->svm ? src->svm : s->host_in,
                            stage->orient ? s->rgba_src.buffer : s->rgba_in.buffer, NULL,
                            stage->opt.in_format, stage->coeff_in, 1, s->up, first, src)))
@@ -941,13 +997,8 @@ int clv__pipe_send(clv__pipe *stage, uint64_t frame_index, const clv__stage_sour
     clv__slot *s = &stage->slots[stage->next];
     s->frame_index = frame_index;
     s->watched = clv__chain_watched(stage->chain);
-    if (!ctx->shared_staging) { /* shared: the kernels read host_in themselves */
-        CLV__CL_CHECK(ctx,
-                      clEnqueueWriteBuffer(stage->up_q, s->dev_in, CL_FALSE, 0, stage->in_size,
-                                           s->host_in, 0, NULL, &s->up),
-                      "upload (clEnqueueWriteBuffer)");
-        clFlush(stage->up_q);
-    }
+    if ((err = upload_input(stage, s, src))) /* shared: the kernels read it themselves */
+        goto fail;
     /* The first command waits for the upload, the download for the last
      * command: no barrier or marker commands (each is a whole command's
      * cost on PoCL). */
@@ -1134,6 +1185,11 @@ int clv__pipe_output(clv__pipe *stage, const uint8_t **out, uint64_t *frame_inde
         return clv__fail(msg, CLV_EINVAL, "GPU stage: no frame to take");
     clv__slot *s = oldest_slot(stage);
     cl_int st = s->watched ? watchdog_wait(stage->ctx, s->down) : clWaitForEvents(1, &s->down);
+    /* The download waited for the kernels and they for the upload; waited
+     * here too all the same, since the caller may reuse the block the frame
+     * was uploaded from once it is out. */
+    if (st == CL_SUCCESS && s->up)
+        st = clWaitForEvents(1, &s->up);
     if (st == CLV__WATCHDOG_FIRED) {
         stage->ctx->hung = 1;
         return clv__fail(msg, CLV_ETIMEOUT,

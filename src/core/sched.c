@@ -119,7 +119,7 @@ static int fail_device(clv__sched *m, int d, int unsent, uint64_t unsent_index, 
         for (int k = 0; !err && k < n; k++) {
             int at = (failed->next - sent + k + failed->count) % failed->count;
             clv__slot *s = &failed->slots[at];
-            memcpy(clv__pipe_input(rescue), s->host_in, failed->in_size);
+            clv__pipe_slot_input(failed, s, clv__pipe_input(rescue));
             err = clv__pipe_submit(rescue, k < sent ? s->frame_index : unsent_index, msg);
         }
         if (err) {
@@ -215,7 +215,12 @@ uint8_t *clv__sched_input(clv__sched *m)
     return m->chosen >= 0 ? clv__pipe_input(m->lanes[m->chosen].pipe) : NULL;
 }
 
-int clv__sched_submit(clv__sched *m, uint64_t frame_index, clv_msg *msg)
+clv__pipe *clv__sched_next(clv__sched *m)
+{
+    return clv__sched_input(m) ? m->lanes[m->chosen].pipe : NULL;
+}
+
+int clv__sched_send(clv__sched *m, uint64_t frame_index, const clv__stage_source *src, clv_msg *msg)
 {
     if (!clv__sched_input(m))
         return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
@@ -224,17 +229,27 @@ int clv__sched_submit(clv__sched *m, uint64_t frame_index, clv_msg *msg)
     m->lanes[i].last_given = m->submits++;
     clv_msg why = {{0}};
     int d = m->lanes[i].device, err;
+    clv__pipe *p = m->lanes[i].pipe;
+    /* Where the frame lies, should the device fail before it is sent. */
+    clv__stage_source none = {0};
+    p->slots[p->next].from = src ? *src : none;
     if (m->fault_submit[d]) {
         m->fault_submit[d] = 0;
         err = CLV_ECL;
         snprintf(why.text, sizeof why.text, "injected fault at a submit");
     } else {
-        err = clv__pipe_submit(m->lanes[i].pipe, frame_index, &why);
+        err = src ? clv__pipe_send(p, frame_index, src, &why)
+                  : clv__pipe_submit(p, frame_index, &why);
     }
     if (!err)
         return push_order(m, i) ? clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight")
                                 : 0;
     return fail_device(m, d, i, frame_index, why.text, msg);
+}
+
+int clv__sched_submit(clv__sched *m, uint64_t frame_index, clv_msg *msg)
+{
+    return clv__sched_send(m, frame_index, NULL, msg);
 }
 
 int clv__sched_output(clv__sched *m, const uint8_t **out, uint64_t *frame_index, clv_msg *msg)

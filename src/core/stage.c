@@ -91,8 +91,11 @@ int clv_stage_submit_at(clv_stage *stage, uint64_t frame_index, double time, clv
     int stride[3] = {0, 0, 0}, rows[3];
     if (clv_pixfmt_is_yuv(o->in_format))
         clv__yuv_planes(o->in_format, o->width, o->height, off, stride, rows);
-    clv__stage_source packed = {NULL,      0,         (cl_int)off[1], (cl_int)off[2],
-                                stride[0], stride[1], stride[2]};
+    clv__stage_source packed = {.uoff = (cl_int)off[1],
+                                .voff = (cl_int)off[2],
+                                .ys = stride[0],
+                                .us = stride[1],
+                                .vs = stride[2]};
     return clv__pipe_send_at(stage->one, frame_index, time, &packed, msg);
 }
 
@@ -160,23 +163,60 @@ void clv_stage_release(clv_stage *stage)
 
 clv_block *clv_stage_block_new(clv_stage *stage, size_t size)
 {
-    if (!stage->one || !stage->one->outputs || !size)
+    /* Over several devices: the first device's memory, which every device
+     * uploads from (pinned on a GPU) or, on shared staging, reads in place. */
+    clv__pipe *one = stage->one ? stage->one : stage->several->lanes[0].pipe;
+    if (!one->outputs || !size)
         return NULL;
-    clv_block *b = clv__block_new(stage->one->outputs, size);
+    clv_block *b = clv__block_new(one->outputs, size);
     if (b)
-        clv__outputs_ref(stage->one->outputs);
+        clv__outputs_ref(one->outputs);
     return b;
 }
 
-/* The planes of a frame of the stage's input as its staging packs them:
- * Y'CbCr's two or three, a packed RGB format's one (rows bpp * width). */
-static int packed_planes(const clv_stage_options *o, size_t offset[3], int stride[3], int rows[3])
+/* Where the frame whose planes lie in block goes from, for the pipe that
+ * takes it, when no host copy is needed: 1 and *src, else 0. Copied
+ * staging uploads from any block (pinned when it is a stage's: a DMA),
+ * into the packed layout the kernels then read; shared staging reads its
+ * own blocks in place (packed RGB when its rows are tight: the kernels
+ * take no stride for it). */
+static int block_source(const clv__pipe *to, const clv_block *block, const size_t offset[3],
+                        const int stride[3], clv__stage_source *src)
 {
-    if (clv_pixfmt_is_yuv(o->in_format))
-        return clv__yuv_planes(o->in_format, o->width, o->height, offset, stride, rows);
-    offset[0] = 0;
-    stride[0] = (int)clv_pixfmt_size(o->in_format, o->width, 1);
-    rows[0] = o->height;
+    const clv_stage_options *o = &to->opt;
+    size_t packed_off[3];
+    int packed_stride[3], rows[3];
+    int planes = clv__packed_planes(o, packed_off, packed_stride, rows);
+    int yuv = clv_pixfmt_is_yuv(o->in_format);
+    int nv12 = o->in_format == CLV_PIX_NV12 || o->in_format == CLV_PIX_P010;
+    memset(src, 0, sizeof *src);
+    /* Where the planes lie in host memory: the upload's source, and a
+     * failed device's frames are sent again from there. */
+    src->host = block->pixels;
+    for (int i = 0; i < planes; i++) {
+        src->host_off[i] = offset[i];
+        src->host_stride[i] = stride[i];
+    }
+    if (!to->ctx->shared_staging) {
+        if (yuv) {
+            src->uoff = (cl_int)packed_off[1];
+            src->voff = (cl_int)packed_off[2];
+            src->ys = packed_stride[0];
+            src->us = packed_stride[1];
+            src->vs = packed_stride[2];
+        }
+        return 1;
+    }
+    if (!to->outputs || block->owner != to->outputs || to->passthrough ||
+        (!yuv && stride[0] != packed_stride[0]))
+        return 0;
+    src->svm = yuv ? block->pixels : block->pixels + offset[0];
+    src->yoff = yuv ? (cl_int)offset[0] : 0;
+    src->uoff = yuv ? (cl_int)offset[1] : 0;
+    src->voff = nv12 || !yuv ? 0 : (cl_int)offset[2];
+    src->ys = stride[0];
+    src->us = yuv ? stride[1] : 0;
+    src->vs = nv12 || !yuv ? 0 : stride[2];
     return 1;
 }
 
@@ -186,7 +226,7 @@ int clv_stage_submit_block(clv_stage *stage, uint64_t frame_index, const clv_blo
     const clv_stage_options *o = stage->one ? &stage->one->opt : &stage->several->opt;
     size_t packed_off[3];
     int packed_stride[3], rows[3];
-    int planes = packed_planes(o, packed_off, packed_stride, rows);
+    int planes = clv__packed_planes(o, packed_off, packed_stride, rows);
     for (int i = 0; i < planes; i++) {
         /* The last row needs only its own bytes, not a whole stride. */
         if (stride[i] < packed_stride[i] || offset[i] > block->size ||
@@ -201,25 +241,16 @@ int clv_stage_submit_block(clv_stage *stage, uint64_t frame_index, const clv_blo
     clv__pipe *one = stage->one;
     if (one && one->pending == one->count)
         return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
-    /* Packed RGB is read in place when its rows are tight (the kernels take
-     * no stride for it), from its first byte. */
-    int yuv = clv_pixfmt_is_yuv(o->in_format);
-    if (one && one->outputs && block->owner == one->outputs && !one->passthrough &&
-        (yuv || stride[0] == packed_stride[0])) {
-        /* The kernels read the block where it is. */
-        int nv12 = o->in_format == CLV_PIX_NV12 || o->in_format == CLV_PIX_P010;
-        clv__stage_source src = {.svm = yuv ? block->pixels : block->pixels + offset[0],
-                                 .yoff = yuv ? (cl_int)offset[0] : 0,
-                                 .uoff = yuv ? (cl_int)offset[1] : 0,
-                                 .voff = nv12 || !yuv ? 0 : (cl_int)offset[2],
-                                 .ys = stride[0],
-                                 .us = yuv ? stride[1] : 0,
-                                 .vs = nv12 || !yuv ? 0 : stride[2]};
-        return clv__pipe_send(one, frame_index, &src, msg);
-    }
-    /* Another device's memory, several devices, rows apart, or a plain copy
-     * through the stage: the planes are packed into the staging as
-     * clv_stage_input's. */
+    clv__pipe *to = one ? one : clv__sched_next(stage->several);
+    if (!to)
+        return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
+    clv__stage_source src;
+    if (block_source(to, block, offset, stride, &src))
+        return one ? clv__pipe_send(one, frame_index, &src, msg)
+                   : clv__sched_send(stage->several, frame_index, &src, msg);
+    /* Shared staging with another stage's block, packed RGB's rows apart,
+     * or a plain copy through the stage: the planes are packed into the
+     * staging as clv_stage_input's. */
     uint8_t *in = clv_stage_input(stage);
     if (!in)
         return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");

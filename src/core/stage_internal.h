@@ -10,23 +10,29 @@
 
 /* ---- Output blocks (block.c) ------------------------------------------- */
 
-/* The output memory of a stage with shared staging, one block per slot. A
- * block the caller keeps (clv_stage_keep) leaves its slot, which takes a
- * spare (or a new block) instead; a kept block comes back as a spare. The
- * blocks outlive the stage while one is kept: the last reference frees them,
- * the OpenCL context retained until then. */
+/* The blocks of a stage's memory: its output staging, one block per slot,
+ * and the input blocks clv_stage_block_new gives. Shared staging: fine-
+ * grained SVM. Copied staging: pinned host memory, a CL_MEM_ALLOC_HOST_PTR
+ * buffer mapped (on map_q) from its allocation to its release, which the
+ * uploads and downloads copy from and into by DMA. A block the caller
+ * keeps (clv_stage_keep) leaves its slot, which takes a spare (or a new
+ * block) instead; a kept block comes back as a spare. The blocks outlive
+ * the stage while one is kept: the last reference frees them, the OpenCL
+ * context (and map_q) retained until then. */
 typedef struct clv__outputs {
-    pthread_mutex_t lock; /* guards refs and the spares */
-    int refs;             /* the stage's, and one per kept block */
-    cl_context cl;        /* retained */
-    size_t size;          /* bytes a block holds (the frame and its padding) */
+    pthread_mutex_t lock;   /* guards refs and the spares */
+    int refs;               /* the stage's, and one per kept block */
+    cl_context cl;          /* retained */
+    cl_command_queue map_q; /* copied staging: the blocks' maps and unmaps; NULL: SVM */
+    size_t size;            /* bytes a block holds (the frame and its padding) */
     clv_block **spare;
     int spares, spare_cap;
 } clv__outputs;
 
 struct clv_block {
     clv__outputs *owner;
-    uint8_t *pixels; /* fine-grained SVM */
+    uint8_t *pixels; /* fine-grained SVM, or pin's mapped memory */
+    cl_mem pin;      /* copied staging: the pinned buffer; NULL: SVM */
     size_t size;     /* the frame's bytes: the spares are o->size, input blocks any */
 };
 
@@ -47,10 +53,21 @@ void clv__block_put(clv__outputs *o, clv_block *b);
 /* ---- The stage on one device (pipe.c) ---------------------------------- */
 
 /* Where the planes of the frame a submit sends lie: the slot's input
- * staging, tightly packed, or a block a decoder wrote (clv_stage_submit_block). */
+ * staging, tightly packed, or a block a decoder wrote (clv_stage_submit_block).
+ * Shared staging reads svm in place; copied staging uploads from host
+ * (a block's memory, pinned or not) into dev_in, packed as the offsets
+ * and strides then say. */
 typedef struct clv__stage_source {
     const uint8_t *svm;                  /* NULL: the slot's own staging */
     cl_int yoff, uoff, voff, ys, us, vs; /* bytes from svm, bytes a row */
+    /* The planes' first bytes and bytes a row in host memory when they
+     * are not in the slot's host_in (NULL: they are). Copied staging
+     * uploads from there (planes of rows packed as the staging's in one
+     * clEnqueueWriteBuffer, others one clEnqueueWriteBufferRect each); a
+     * failed device's frames are sent again from there. */
+    const uint8_t *host;
+    size_t host_off[3];
+    int host_stride[3];
 } clv__stage_source;
 
 /* A slot's memory for input i >= 1 of a graph (input 0 is the slot's own
@@ -63,14 +80,19 @@ typedef struct clv__slot_input {
 
 typedef struct clv__slot {
     /* Copied staging: pinned (CL_MEM_ALLOC_HOST_PTR, mapped for the stage's
-     * life) and the same layouts on the device. Shared staging: host_in and
-     * host_out are fine-grained SVM the kernels read and write themselves;
-     * the cl_mem are NULL. */
-    cl_mem pin_in, pin_out;
+     * life; host_out is out_block's, a block of the stage's outputs) and
+     * the same layouts on the device. Shared staging: host_in and host_out
+     * are fine-grained SVM the kernels read and write themselves; the
+     * cl_mem are NULL. */
+    cl_mem pin_in;
     uint8_t *host_in, *host_out;
     cl_mem dev_in, dev_out;
-    clv_block *out_block; /* shared staging: host_out's block */
-    clv_frame rgba_src;   /* before orientation (only with one) */
+    clv_block *out_block; /* host_out's block */
+    /* Where the frame in flight was uploaded from when not host_in (a
+     * block of the caller's, that stays until the frame is out): a failed
+     * device's frames are sent again from there. */
+    clv__stage_source from;
+    clv_frame rgba_src; /* before orientation (only with one) */
     clv_frame rgba_in, rgba_out;
     cl_event up, first_kernel, last_kernel, down; /* last_kernel: the frame is computed */
     uint64_t frame_index;
@@ -110,7 +132,7 @@ typedef struct clv__pipe {
     cl_int orient_coef[6]; /* ax bx cx ay by cy, see cl/color.cl */
     cl_mem coeff_in, coeff_out;
     size_t in_size, out_size;
-    clv__outputs *outputs; /* shared staging: the output blocks */
+    clv__outputs *outputs; /* the output blocks (and the input blocks' pool) */
     clv__slot *slots;
     int count;
     int next;        /* slot the next submit uses */
@@ -164,6 +186,13 @@ int clv__pipe_send(clv__pipe *stage, uint64_t frame_index, const clv__stage_sour
 int clv__pipe_output(clv__pipe *stage, const uint8_t **out, uint64_t *frame_index, clv_msg *msg);
 clv_block *clv__pipe_keep(clv__pipe *stage);
 void clv__pipe_release(clv__pipe *stage);
+/* The planes of a frame of the stage's input as its staging packs them:
+ * Y'CbCr's two or three, a packed RGB format's one (rows bpp * width);
+ * returns how many. */
+int clv__packed_planes(const clv_stage_options *o, size_t offset[3], int stride[3], int rows[3]);
+/* Copies the input frame in flight in slot s into dst, packed as the
+ * staging holds it (a failed device's frames sent again). */
+void clv__pipe_slot_input(const clv__pipe *stage, const clv__slot *s, uint8_t *dst);
 /* The planes of a yuv420p or nv12 frame of w x h: each one's first byte,
  * rows and bytes a row, as the stage's staging packs them; returns how many
  * planes. */
@@ -211,6 +240,13 @@ void clv__sched_destroy(clv__sched *m);
 void clv__sched_set_chain(clv__sched *m, clv_chain *chain);
 uint8_t *clv__sched_input(clv__sched *m);
 int clv__sched_submit(clv__sched *m, uint64_t frame_index, clv_msg *msg);
+/* The pipe of the lane the next frame goes to (the one clv__sched_input
+ * chose); NULL when every slot is in flight. */
+clv__pipe *clv__sched_next(clv__sched *m);
+/* clv__sched_submit of a frame whose planes src says where they lie (for
+ * the lane clv__sched_next gave). */
+int clv__sched_send(clv__sched *m, uint64_t frame_index, const clv__stage_source *src,
+                    clv_msg *msg);
 int clv__sched_output(clv__sched *m, const uint8_t **out, uint64_t *frame_index, clv_msg *msg);
 void clv__sched_release(clv__sched *m);
 
