@@ -67,9 +67,9 @@ struct _GstClvidFilter {
     gboolean restart;
     clv_stage_times mark; /* for kernel_ms */
     char cache_dir[1024];
-    /* Buffers without host copies (shared staging: a CPU through PoCL):
-     * the pool proposed upstream, whose buffers are blocks of the stage's
-     * memory (NULL: none proposed), and whether downstream reads
+    /* Buffers without host copies: the pool proposed upstream, whose
+     * buffers are blocks of the stage's memory (shared staging's, or copied
+     * staging's pinned memory; NULL: none proposed), and whether downstream reads
      * GstVideoMeta (the outputs' layout is the stage's, tightly packed). */
     GstBufferPool *pool;
     gboolean downstream_meta;
@@ -1076,8 +1076,9 @@ static GstFlowReturn generate_output(GstBaseTransform *trans, GstBuffer **outbuf
                           : 0;
     GstBuffer *input = field == rate - 1 ? g_queue_pop_head(&self->held)
                                          : gst_buffer_ref(g_queue_peek_head(&self->held));
-    /* Shared staging: the buffer out is the stage's output memory itself
-     * (clv_stage_keep), when downstream reads its layout (GstVideoMeta, or
+    /* The buffer out is the stage's output memory itself (clv_stage_keep:
+     * what the kernels wrote, or the pinned memory the download landed in),
+     * when downstream reads its layout (GstVideoMeta, or
      * the caps' own layout). Else the base class's allocation: from the
      * negotiated pool, with the input's timestamps, flags and metadata. */
     GstFlowReturn ret = GST_FLOW_OK;
@@ -1251,10 +1252,11 @@ static gboolean query(GstBaseTransform *trans, GstPadDirection direction, GstQue
     return res;
 }
 
-/* Upstream is offered a pool of buffers in the stage's own memory (shared
- * staging: a CPU through PoCL), which the stage reads where they lie; where
- * frames can't enter in place (copied staging, several devices) only
- * GstVideoMeta is offered, and buffers are copied. */
+/* Upstream is offered a pool of buffers in the stage's own memory, which
+ * the stage reads where they lie (shared staging: a CPU through PoCL) or
+ * uploads from (copied staging: pinned memory, a DMA on a GPU); where the
+ * stage gives no blocks only GstVideoMeta is offered, and buffers are
+ * copied. */
 static gboolean propose_allocation(GstBaseTransform *trans, GstQuery *decide, GstQuery *query)
 {
     GstClvidFilter *self = GST_CLVID_FILTER(trans);

@@ -1082,8 +1082,8 @@ int test_stage_blocks(void)
                      * stage's (copied), all in flight together. */
                     for (int i = 0; i < FRAMES; i++) {
                         blocks[i] = clv_stage_block_new(i == 3 ? other : stage, block_size);
-                        CHECK(blocks[i] != NULL, "%s: clv_stage_block_new gave %s",
-                              what, blocks[i] ? "a block" : "NULL");
+                        CHECK(blocks[i] != NULL, "%s: clv_stage_block_new gave %s", what,
+                              blocks[i] ? "a block" : "NULL");
                         if (!blocks[i])
                             goto next;
                         uint8_t *in = packed + in_size * (size_t)i;
@@ -1348,8 +1348,8 @@ int test_stage_blocks_deep(void)
                      * shared), frame 1 in the other stage's (copied). */
                     for (int i = 0; i < 2; i++) {
                         blocks[i] = clv_stage_block_new(i ? other : stage, block_size);
-                        CHECK(blocks[i] != NULL, "%s: clv_stage_block_new gave %s",
-                              what, blocks[i] ? "a block" : "NULL");
+                        CHECK(blocks[i] != NULL, "%s: clv_stage_block_new gave %s", what,
+                              blocks[i] ? "a block" : "NULL");
                         if (!blocks[i])
                             goto next;
                         uint8_t *in = packed + in_size * (size_t)i;

@@ -738,11 +738,12 @@ static int plan_frames(run *r, clv_msg *msg)
                 !r->rotation && !r->hflip &&
                 (!clv_pixfmt_is_yuv(in_f) || (in_color.matrix == out_color.matrix &&
                                               in_color.full_range == out_color.full_range));
-    /* On a CPU device the decoder writes its frames into the stage's memory
-     * and the first kernel reads them there: no copy into the staging. */
-    r->in_place = !r->graph && !r->direct && !r->delay && clv_feed_native(r->feed) &&
-                  clv_pixfmt_is_yuv(in_f) && clv_context_shared_staging(r->ctx) &&
-                  clv_stage_device_count(r->stage) == 1;
+    /* The decoder writes its frames into the stage's memory: on a CPU device
+     * the first kernel reads them there, on a GPU they are uploaded from
+     * there (pinned memory, a DMA), over several devices by whichever takes
+     * the frame: no copy into the staging. */
+    r->in_place =
+        !r->graph && !r->direct && !r->delay && clv_feed_native(r->feed) && clv_pixfmt_is_yuv(in_f);
     clv_frame_memory memory = {stage_block_alloc, stage_block_free, r->stage};
     if (r->in_place && clv_decoder_set_memory(r->dec, &memory))
         r->in_place = 0;
@@ -834,8 +835,9 @@ static int emit(run *r, clv_msg *msg)
         return 0;
     }
     int64_t pts = out_pts(r, index - dropped);
-    /* The encoder thread reads the frame where the stage wrote it when it
-     * can (shared staging): no copy on the submitting thread. */
+    /* The encoder thread reads the frame where the stage wrote it (shared
+     * staging) or its download landed (copied staging's pinned memory): no
+     * copy on the submitting thread. */
     err = clv_sink_frame(r->sink, pixels, clv_stage_keep(r->stage), pts,
                          r->read_at[index % PTS_RING], msg);
     clv_stage_release(r->stage);
