@@ -2,6 +2,7 @@
  * equal to their C references, several frames in flight in order, and YUV
  * round trips of flat colours within one code. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -2027,6 +2028,216 @@ int test_stage_overlay_yuv(void)
         CHECK(!graph_case(ctx, "[0]vflip[m];[m][1]overlay=x=3:y=1", 2, w1, h1, f1, CLV_PIX_YUV420P,
                           3),
               "overlay over a filtered main: the RGBA blend (shape %d)", shape);
+        clv_context_destroy(ctx);
+    }
+    return 0;
+}
+
+/* Frees blocks on a thread of its own (an encoder's), beside the stage. */
+typedef struct block_batch {
+    clv_block **blocks;
+    int count;
+} block_batch;
+
+static void *free_blocks(void *arg)
+{
+    const block_batch *b = arg;
+    for (int i = 0; i < b->count; i++)
+        clv_block_free(b->blocks[i]);
+    return NULL;
+}
+
+static void free_on_thread(clv_block **blocks, int count)
+{
+    block_batch batch = {blocks, count};
+    pthread_t t;
+    if (pthread_create(&t, NULL, free_blocks, &batch)) {
+        free_blocks(&batch);
+        return;
+    }
+    pthread_join(t, NULL);
+}
+
+/* One run of copied_blocks: frames of f, w x h, written into a ring of the
+ * stage's blocks (packed as the staging's, or planes apart with rows
+ * padded) and uploaded from there; every output kept, checked against the
+ * reference after later frames went through, half freed on another thread
+ * while the stage runs, the rest after it is destroyed. Several devices:
+ * device 1 fails after its first frame, its frames sent again from their
+ * blocks. */
+static void copied_case(clv_context *ctx, const char *where, clv_pixfmt f, int w, int h, int padded)
+{
+    enum { FRAMES = 9 };
+    clv_color c = {CLV_MATRIX_BT709, 0};
+    const int yuv = clv_pixfmt_is_yuv(f), nv12 = f == CLV_PIX_NV12, cw = (w + 1) / 2,
+              ch = (h + 1) / 2, devices = clv_context_device_count(ctx);
+    char what[200];
+    snprintf(what, sizeof what, "%s %dx%d %s, %s", clv_pixfmt_name(f), w, h,
+             padded ? "planes apart" : "packed", where);
+    size_t in_size = clv_pixfmt_size(f, w, h), offset[3] = {0, 0, 0};
+    int stride[3] = {0, 0, 0};
+    if (!yuv) {
+        stride[0] = 4 * w + (padded ? 12 : 0);
+        offset[0] = padded ? 32 : 0;
+    } else if (!padded) { /* as the staging packs them */
+        stride[0] = w, stride[1] = nv12 ? 2 * cw : cw, stride[2] = nv12 ? 0 : cw;
+        offset[1] = (size_t)w * (size_t)h;
+        offset[2] = nv12 ? 0 : offset[1] + (size_t)cw * (size_t)ch;
+    } else {
+        stride[0] = w + 70, stride[1] = (nv12 ? 2 * cw : cw) + 3, stride[2] = nv12 ? 0 : cw + 130;
+        offset[0] = 64;
+        offset[1] = offset[0] + (size_t)stride[0] * (size_t)h + 5;
+        offset[2] = nv12 ? 0 : offset[1] + (size_t)stride[1] * (size_t)ch + 200;
+    }
+    size_t block_size = !yuv   ? offset[0] + (size_t)stride[0] * (size_t)h
+                        : nv12 ? offset[1] + (size_t)stride[1] * (size_t)ch
+                               : offset[2] + (size_t)stride[2] * (size_t)ch;
+    /* The ring: every slot of every device in flight, and two being written. */
+    const int ring = 3 * devices + 2;
+    clv_msg msg = {{0}};
+    clv_chain_desc *desc = NULL;
+    clv_chain *chain = NULL;
+    clv_ref_chain *ref = NULL;
+    clv_stage *stage = NULL;
+    clv_block *blocks[3 * CLV_DEVICES_MAX + 2] = {NULL}, *kept[FRAMES] = {NULL};
+    const uint8_t *kept_at[FRAMES] = {NULL};
+    int kept_count = 0, freed = 0;
+    uint8_t *packed = malloc(in_size * FRAMES), *want = malloc(in_size * FRAMES);
+    clv_stage_options opt = {.struct_size = sizeof(clv_stage_options),
+                             .width = w,
+                             .height = h,
+                             .in_format = f,
+                             .out_format = f,
+                             .in_color = c,
+                             .out_color = c,
+                             .slots = 3};
+    if (!packed || !want || clv_chain_parse("sharpen", &desc, &msg) ||
+        clv_chain_create(ctx, desc, &chain, &msg) || clv_ref_chain_create(desc, &ref) ||
+        clv_stage_create(ctx, &opt, chain, &stage, &msg)) {
+        CHECK(0, "%s: setup: %s", what, msg.text);
+        goto done;
+    }
+    if (devices > 1)
+        clv_stage_inject_fault(stage, 1, 1);
+    for (int i = 0; i < ring; i++) {
+        blocks[i] = clv_stage_block_new(stage, block_size);
+        CHECK(blocks[i] != NULL, "%s: clv_stage_block_new gave NULL on copied staging", what);
+        if (!blocks[i])
+            goto done;
+    }
+    for (int i = 0; i < FRAMES; i++) {
+        uint8_t *in = packed + in_size * (size_t)i;
+        fill_bytes(in, in_size, (uint32_t)(i * 57 + w * 3 + h + f));
+        reference(f, c, f, c, ref, in, w, h, (uint64_t)i, want + in_size * (size_t)i);
+    }
+    int submitted = 0, taken = 0;
+    while (taken < FRAMES) {
+        while (submitted < FRAMES && clv_stage_input(stage)) {
+            clv_block *b = blocks[submitted % ring];
+            const uint8_t *in = packed + in_size * (size_t)submitted;
+            if (yuv) {
+                fill_block(clv_block_pixels(b), block_size, f, w, h, in, offset, stride);
+            } else {
+                memset(clv_block_pixels(b), 0xAB, block_size);
+                for (int y = 0; y < h; y++)
+                    memcpy(clv_block_pixels(b) + offset[0] + (size_t)y * (size_t)stride[0],
+                           in + (size_t)y * 4 * (size_t)w, 4 * (size_t)w);
+            }
+            if (clv_stage_submit_block(stage, (uint64_t)submitted, b, offset, stride, &msg)) {
+                CHECK(0, "%s: submit %d: %s", what, submitted, msg.text);
+                goto done;
+            }
+            submitted++;
+        }
+        const uint8_t *got;
+        uint64_t index = 99;
+        if (clv_stage_output(stage, &got, &index, &msg)) {
+            CHECK(0, "%s: output: %s", what, msg.text);
+            goto done;
+        }
+        const uint8_t *w_ = want + in_size * (size_t)taken;
+        size_t d = 0;
+        while (d < in_size && got[d] == w_[d])
+            d++;
+        CHECK(index == (uint64_t)taken && d == in_size,
+              "%s frame %d (#%llu out): byte %zu is %d, reference %d", what, taken,
+              (unsigned long long)index, d, d < in_size ? got[d] : 0, d < in_size ? w_[d] : 0);
+        clv_block *k = clv_stage_keep(stage);
+        CHECK(k != NULL && clv_block_pixels(k) == got, "%s frame %d: clv_stage_keep gave %s", what,
+              taken, k ? "other memory" : "NULL");
+        if (k) {
+            kept_at[kept_count] = got;
+            kept[kept_count++] = k;
+        }
+        clv_stage_release(stage);
+        taken++;
+        /* Half the kept frames go back from another thread mid-run. */
+        if (taken == FRAMES / 2) {
+            free_on_thread(kept, kept_count / 2);
+            freed = kept_count / 2;
+        }
+    }
+    for (int i = freed; i < kept_count; i++)
+        CHECK(!memcmp(kept_at[i], want + in_size * (size_t)i, in_size),
+              "%s: kept frame %d changed after later frames", what, i);
+    if (devices > 1) {
+        clv_stage_device s1;
+        clv_stage_device_stats(stage, 1, &s1);
+        CHECK(s1.failed, "%s: the injected fault of device 1 did not happen", what);
+    }
+done:
+    clv_stage_destroy(stage);
+    stage = NULL;
+    for (int i = freed; i < kept_count; i++) /* the memory outlives the stage */
+        CHECK(!memcmp(kept_at[i], want + in_size * (size_t)i, in_size),
+              "%s: kept frame %d changed when the stage was destroyed", what, i);
+    free_on_thread(kept + freed, kept_count - freed);
+    free_on_thread(blocks, ring);
+    clv_chain_desc_destroy(desc);
+    clv_chain_destroy(chain);
+    clv_ref_chain_destroy(ref);
+    free(packed);
+    free(want);
+}
+
+/* Copied staging (a GPU's, forced on PoCL): frames enter from the stage's
+ * pinned blocks and leave in its pinned memory (clv_stage_keep), both
+ * shapes, packed planes (one upload) and planes apart (an upload a plane),
+ * Y'CbCr and RGBA, awkward sizes; kept blocks outlive the stage and are
+ * freed from another thread. With several devices (ctest: two PoCL
+ * devices), the blocks are the first device's, sent to either, one device
+ * failing. */
+int test_stage_blocks_copied(void)
+{
+    static const int sizes[][2] = {{1, 1}, {3, 2}, {17, 9}, {641, 359}};
+    static const clv_pixfmt formats[] = {CLV_PIX_YUV420P, CLV_PIX_NV12, CLV_PIX_RGBA};
+    for (int run = 0; run < 3; run++) {
+        /* run 2: every device, the shape each takes */
+        clv_context_options co = {.struct_size = sizeof(clv_context_options),
+                                  .device = run < 2 ? "0" : "all",
+                                  .shape = run < 2 ? 1 + run : 0,
+                                  .staging = 1};
+        clv_context *ctx = NULL;
+        clv_msg msg = {{0}};
+        if (clv_context_create(&co, &ctx, &msg)) {
+            CHECK(0, "%s", msg.text);
+            return 1;
+        }
+        int devices = clv_context_device_count(ctx);
+        CHECK(!clv_context_shared_staging(ctx), "staging = 1 still shares memory");
+        if (run == 2 && devices < 2) {
+            printf("  one device only: several devices left out (POCL_DEVICES=\"pthread "
+                   "pthread\")\n");
+            clv_context_destroy(ctx);
+            break;
+        }
+        const char *where = run == 0 ? "row shape" : run == 1 ? "gpu shape" : "two devices";
+        printf("  %s, copied staging\n", where);
+        for (int fi = 0; fi < 3; fi++)
+            for (int si = 0; si < 4; si++)
+                for (int padded = 0; padded < 2; padded++)
+                    if (run < 2 || si == 2) /* two devices: 17x9 */
+                        copied_case(ctx, where, formats[fi], sizes[si][0], sizes[si][1], padded);
         clv_context_destroy(ctx);
     }
     return 0;
