@@ -43,6 +43,35 @@ if(NOT fps GREATER 0 OR NOT bound GREATER 0)
   message(FATAL_ERROR "pipeline figures: ${out}")
 endif()
 message(STATUS "pipeline ${fps} frames/s, transfer bound ${bound}")
+# --blocks: the frames from the stage's blocks beside the copies, the path
+# said (shared memory on PoCL by default, pinned with CLVID_STAGING=copy).
+foreach(staging "" copy)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env CLVID_STAGING=${staging}
+                          ${BENCH} --pipeline --blocks --size 33x17 --frames 4 --chain sharpen --json
+                  RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "clvid-bench --pipeline --blocks failed (${status}):\n${out}\n${err}")
+  endif()
+  string(JSON bfps GET "${out}" blocks fps)
+  string(JSON bin GET "${out}" blocks in)
+  string(JSON bout GET "${out}" blocks out)
+  if(staging STREQUAL "copy")
+    set(want_in pinned)
+    set(want_out "kept pinned")
+  else()
+    set(want_in shared)
+    set(want_out "kept shared")
+  endif()
+  if(NOT bfps GREATER 0 OR NOT bin STREQUAL want_in OR NOT bout STREQUAL want_out)
+    message(FATAL_ERROR "--blocks (staging '${staging}'): ${out}")
+  endif()
+  message(STATUS "blocks (${bin} in, ${bout} out) ${bfps} frames/s")
+endforeach()
+execute_process(COMMAND ${BENCH} --blocks --chain sharpen RESULT_VARIABLE status
+                ERROR_VARIABLE err OUTPUT_QUIET)
+if(NOT status EQUAL 2 OR NOT err MATCHES "with --pipeline")
+  message(FATAL_ERROR "--blocks without --pipeline (${status}): ${err}")
+endif()
 # --input: a clip of three frames (its frame count in the JSON, also through
 # the pipeline) and a file that is not whole frames (refused, naming it).
 set(clip ${CMAKE_CURRENT_BINARY_DIR}/bench-clip.rgba)

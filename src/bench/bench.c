@@ -81,6 +81,12 @@ static void usage(FILE *out)
                  "                             no filter (the transfer-only bound); both in\n"
                  "                             turns, three times, the best of each; with\n"
                  "                             several devices as many threads write frames\n"
+                 "  --blocks                   --pipeline: also time frames written once into\n"
+                 "                             the stage's blocks (pinned memory on a GPU,\n"
+                 "                             shared on a CPU) and submitted from there, each\n"
+                 "                             output kept and freed: no host copy a frame, what\n"
+                 "                             a decoder writing into the stage gets; beside the\n"
+                 "                             copies, in the same turns, each with its bound\n"
                  "Kernel time comes from profiling events; GB/s counts one frame read and one "
                  "written per filter (8 bytes per pixel).\n");
 }
@@ -267,6 +273,10 @@ typedef struct pipeline_spec {
     const uint8_t *picture; /* yuv420p of w x h, or NULL: a hashed pattern */
     int pictures;           /* frames of yuv420p at picture, used in turn */
     int rate;               /* runs of the chain per frame in (2: a deinterlacer's send_field) */
+    /* --blocks: the frames written once into a ring of the stage's blocks
+     * and submitted from there (clv_stage_submit_block), outputs kept
+     * (clv_stage_keep) and freed: no host copy a frame. */
+    int blocks;
 } pipeline_spec;
 
 /* Where the submitting thread's time went, ms per timed frame. */
@@ -275,11 +285,17 @@ typedef struct pipeline_host {
     double submit_ms; /* clv_stage_submit: enqueueing the transfers and kernels */
     double wait_ms;   /* clv_stage_output: waiting for the oldest frame */
     int fused;        /* the filter ran inside the conversions (clv_stage_fused_frames) */
+    /* --blocks: the path the frames took: in from blocks (1) or copied
+     * into the staging (0: the stage gave no blocks); out kept (1) or not
+     * (0: the caller would copy). */
+    int blocks_in, kept_out;
 } pipeline_host;
 
 /* Frames per second through the GPU stage: yuv420p in and out, `frames`
  * frames, copying a prepared frame into the staging memory each time as a
- * decoder would. */
+ * decoder would; or (ps->blocks) submitting frames written once into the
+ * stage's blocks, as a decoder writing into them does, and keeping each
+ * output (what an encoder reads) without a copy. */
 static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, const pipeline_spec *ps,
                            clv_stage_times *steps, clv_stage_device *shares, pipeline_host *host,
                            clv_msg *msg)
@@ -300,6 +316,14 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, const p
                            .slots = 3,
                            .profiling = 1};
     frame = malloc(size);
+    /* --blocks: every slot of every device in flight, and two more being
+     * written, as a decoder's pool holds. */
+    enum { RING_MAX = 3 * CLV_DEVICES_MAX + 2 };
+    clv_block *ring[RING_MAX] = {NULL};
+    const int ring_size = 3 * clv_context_device_count(ctx) + 2;
+    int blocks_in = 0, kept_out = 1;
+    size_t plane_off[3] = {0, (size_t)w * h, (size_t)w * h + (size_t)((w + 1) / 2) * ((h + 1) / 2)};
+    int plane_stride[3] = {w, (w + 1) / 2, (w + 1) / 2};
     copier copy;
     /* `writers` threads per device write the frames (a decoder's threads),
      * the same number for each device alone and together. */
@@ -311,12 +335,32 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, const p
         goto done;
     for (size_t i = 0; !ps->picture && i < size; i++)
         frame[i] = (uint8_t)(16 + (i * 2654435761u >> 24) % 220);
+    /* The ring written once, before anything is timed (a clip's pictures
+     * in turn, as many as the ring holds). */
+    blocks_in = ps->blocks;
+    for (int i = 0; ps->blocks && i < ring_size; i++) {
+        if (!(ring[i] = clv_stage_block_new(stage, size))) {
+            blocks_in = 0; /* this stage gives none: copies, reported as such */
+            break;
+        }
+        memcpy(clv_block_pixels(ring[i]),
+               ps->picture ? ps->picture + (size_t)(i % ps->pictures) * size : frame, size);
+    }
     double start = 0, t0, t1, t2;
     pipeline_host spent = {0};
     int submitted = 0, taken = 0, warm = 3;
     while (taken < frames + warm) {
         uint8_t *slot = submitted < frames + warm ? clv_stage_input(stage) : NULL;
         int timed = taken >= warm;
+        if (slot && blocks_in) {
+            t1 = now_ms();
+            if (clv_stage_submit_block(stage, (uint64_t)submitted, ring[submitted % ring_size],
+                                       plane_off, plane_stride, msg))
+                goto done;
+            submitted++;
+            spent.submit_ms += timed ? now_ms() - t1 : 0;
+            continue;
+        }
         if (slot) {
             t0 = now_ms();
             copier_copy(&copy, slot,
@@ -337,6 +381,11 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, const p
         if (clv_stage_output(stage, &out, NULL, msg))
             goto done;
         spent.wait_ms += timed ? now_ms() - t0 : 0;
+        if (ps->blocks) {
+            clv_block *kept = clv_stage_keep(stage);
+            kept_out = kept_out && kept;
+            clv_block_free(kept); /* the encoder done with it: back to the stage's spares */
+        }
         clv_stage_release(stage);
         if (++taken == warm)
             start = now_ms();
@@ -349,13 +398,18 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, const p
     }
     if (steps)
         clv_stage_get_times(stage, steps);
-    if (host)
+    if (host) {
         host->fused = clv_stage_fused_frames(stage) > 0;
+        host->blocks_in = blocks_in;
+        host->kept_out = ps->blocks && kept_out;
+    }
     for (int d = 0; shares && d < clv_stage_device_count(stage); d++)
         clv_stage_device_stats(stage, d, &shares[d]);
 done:
     copier_stop(&copy);
     clv_stage_destroy(stage);
+    for (int i = 0; i < ring_size && i < RING_MAX; i++)
+        clv_block_free(ring[i]);
     clv_chain_destroy(chain);
     free(frame);
     return fps;
@@ -555,7 +609,7 @@ done:
 int main(int argc, char **argv)
 {
     int w = 1920, h = 1080, frames = 20, warmup = 2, json = 0, shape = 0, pipeline = 0, writers = 1,
-        depth = 8, smooth = 0;
+        depth = 8, smooth = 0, blocks = 0;
     clv_pixfmt out_format = CLV_PIX_YUV420P;
     char all_filters[1024];
     every_filter(all_filters, sizeof all_filters);
@@ -571,6 +625,9 @@ int main(int argc, char **argv)
             continue;
         } else if (!strcmp(a, "--pipeline")) {
             pipeline = 1;
+            continue;
+        } else if (!strcmp(a, "--blocks")) {
+            blocks = 1;
             continue;
         }
         if (!v) {
@@ -664,6 +721,10 @@ int main(int argc, char **argv)
         clv_context_destroy(gctx);
         return gstatus;
     }
+    if (blocks && !pipeline) {
+        fprintf(stderr, "clvid-bench: --blocks times the GPU stage: use it with --pipeline\n");
+        return 2;
+    }
     if (pipeline && depth == 16) {
         fprintf(stderr,
                 "clvid-bench: --depth 16 times the chain alone, not with --pipeline (time a "
@@ -716,7 +777,7 @@ int main(int argc, char **argv)
             clv_context_destroy(ctx);
             return bench_end(desc, none, 1);
         }
-        pipeline_spec spec = {w, h, frames, writers, out_format, NULL, 0, rate};
+        pipeline_spec spec = {w, h, frames, writers, out_format, NULL, 0, rate, 0};
         uint8_t *picture = NULL;
         if (input) {
             /* Natural pictures, as a decoder's yuv420p frames. */
@@ -761,8 +822,10 @@ int main(int argc, char **argv)
                                      clv_context_device_at(ctx, d)->name);
         /* Both in turns, three times, the best of each: the host's own
          * memory speed drifts between runs and moves both alike. */
-        double bound = 0, fps = 0;
-        pipeline_host host = {0};
+        double bound = 0, fps = 0, bbound = 0, bfps = 0;
+        pipeline_host host = {0}, bhost = {0};
+        pipeline_spec bspec = spec;
+        bspec.blocks = 1;
         for (int round = 0; round < PIPELINE_ROUNDS && fps >= 0; round++) {
             clv_stage_times rt = {0};
             clv_stage_device rs[CLV_DEVICES_MAX] = {{0}};
@@ -781,6 +844,20 @@ int main(int argc, char **argv)
                 fps = -1;
                 break;
             }
+            /* --blocks: the same chain and its bound from the stage's blocks. */
+            pipeline_host bh = {0};
+            double bb = blocks ? pipeline_fps(ctx, none, &bspec, NULL, NULL, NULL, &msg) : 0;
+            double bf =
+                blocks && bb > 0 ? pipeline_fps(ctx, desc, &bspec, NULL, NULL, &bh, &msg) : 0;
+            if (blocks && (bb < 0 || bf < 0)) {
+                fps = -1;
+                break;
+            }
+            bbound = bb > bbound ? bb : bbound;
+            if (bf > bfps) {
+                bfps = bf;
+                bhost = bh;
+            }
             bound = b > bound ? b : bound;
             if (f > fps) {
                 fps = f;
@@ -793,6 +870,17 @@ int main(int argc, char **argv)
         for (int d = 0; d < devices; d++)
             best_alone = alone[d] > best_alone ? alone[d] : best_alone;
         double n = t.frames ? (double)t.frames : 1;
+        /* Which path the --blocks figures took, in words. */
+        const int shared = clv_context_shared_staging(ctx);
+        const char *in_path = !bhost.blocks_in ? "copies" : shared ? "shared" : "pinned";
+        const char *in_words =
+            !bhost.blocks_in ? "copied into the staging (the stage gave no blocks)"
+            : shared         ? "the stage's shared-memory blocks, read in place by the kernels"
+                             : "the stage's pinned blocks, uploaded from them (no host copy)";
+        const char *out_words =
+            !bhost.kept_out ? "not kept (a reader would copy them out)"
+            : shared        ? "kept where the kernels wrote them (shared memory), then freed"
+                            : "kept in the pinned memory the download landed in, then freed";
         if (fps < 0) {
             fprintf(stderr, "clvid-bench: %s\n", msg.text);
         } else if (json) {
@@ -811,6 +899,13 @@ int main(int argc, char **argv)
                    clv_context_shared_staging(ctx) ? "shared" : "copied", host.copy_ms,
                    host.submit_ms, host.wait_ms, host.fused ? "true" : "false");
             json_string(input ? input : "pattern");
+            if (blocks)
+                printf(", \"blocks\": {\"fps\": %.1f, \"transfer_bound_fps\": %.1f, "
+                       "\"fraction\": %.3f, \"in\": \"%s\", \"out\": \"%s\", "
+                       "\"host_submit_ms\": %.3f, \"host_wait_ms\": %.3f}",
+                       bfps, bbound, bbound > 0 ? bfps / bbound : 0.0, in_path,
+                       bhost.kept_out ? (shared ? "kept shared" : "kept pinned") : "copies",
+                       bhost.submit_ms, bhost.wait_ms);
             if (devices > 1) {
                 printf(", \"scaling\": %.3f, \"devices\": [", fps / best_alone);
                 for (int d = 0; d < devices; d++) {
@@ -832,6 +927,9 @@ int main(int argc, char **argv)
                    w, h, clv_pixfmt_name(out_format), names, frames,
                    clv_context_shared_staging(ctx) ? "shared" : "copied",
                    input ? input : "a hashed pattern");
+            if (blocks)
+                printf("  copies (each frame copied into clv_stage_input, read out of the "
+                       "staging):\n");
             printf("  upload + '%s' + download: %8.1f frames/s\n", chain_text, fps);
             for (int d = 0; devices > 1 && d < devices; d++)
                 printf("    device %d %-28.28s alone %8.1f frames/s; together %5.1f%% of the "
@@ -856,6 +954,27 @@ int main(int argc, char **argv)
             printf("  per frame (the submitting thread): copy into staging %.3f ms, "
                    "clv_stage_submit %.3f ms, waiting in clv_stage_output %.3f ms\n",
                    host.copy_ms, host.submit_ms, host.wait_ms);
+            if (blocks) {
+                printf("  blocks (--blocks: %d frames written once into a ring of %d blocks, "
+                       "no host copy a frame):\n",
+                       frames, 3 * devices + 2);
+                printf("    in:  %s%s\n", in_words,
+                       devices > 1 && bhost.blocks_in ? "; the first device's, sent to each" : "");
+                printf("    out: %s\n", out_words);
+                printf("  upload + '%s' + download: %8.1f frames/s (%.2fx the copies' %.1f)\n",
+                       chain_text, bfps, fps > 0 ? bfps / fps : 0.0, fps);
+                /* Shared staging with nothing to do copies the block into the
+                 * staging (the kernels' copy needs no conversion). */
+                printf("  upload + download only:   %8.1f frames/s (the transfer bound from "
+                       "blocks%s; the copies' %.1f)\n",
+                       bbound, shared ? ", each copied into the staging as no kernel reads it" : "",
+                       bound);
+                printf("  fraction of the bound:    %8.1f%%\n",
+                       bbound > 0 ? 100 * bfps / bbound : 0.0);
+                printf("  per frame (the submitting thread): clv_stage_submit_block %.3f ms, "
+                       "waiting in clv_stage_output %.3f ms\n",
+                       bhost.submit_ms, bhost.wait_ms);
+            }
             status = 0;
         }
         for (int d = 0; d < devices; d++)

@@ -58,7 +58,7 @@ static const command_words commands[] = {
     {"completion", "--help", ""},
     {"clvid-bench",
      "--size --device --chain --graph --frames --warmup --shape --depth --pattern --json "
-     "--input --writers --out --pipeline --help",
+     "--input --writers --out --pipeline --blocks --help",
      "--size --device --chain --graph --frames --warmup --shape --depth --pattern --input "
      "--writers --out"},
 };
