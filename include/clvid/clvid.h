@@ -633,27 +633,34 @@ CLV_API int clv_stage_pending(const clv_stage *stage);
 CLV_API int clv_stage_output(clv_stage *stage, const uint8_t **out, uint64_t *frame_index,
                              clv_msg *msg);
 CLV_API void clv_stage_release(clv_stage *stage);
-/* ---- Frames in the stage's memory (shared staging) ----------------------
- * Where the device works in the host's memory (clv_context_shared_staging:
- * a CPU through PoCL), frames can enter and leave the stage without a copy:
- * a decoder writes straight into a block of the stage's memory
- * (clv_stage_block_new, clv_stage_submit_block), and an encoder reads an
- * output where the stage wrote it (clv_stage_keep). A block is freed with
- * clv_block_free, from any thread, before or after clv_stage_destroy (the
- * memory goes with the last block). */
+/* ---- Frames in the stage's memory ----------------------------------------
+ * Frames can enter and leave the stage without a host copy: a decoder
+ * writes straight into a block of the stage's memory (clv_stage_block_new,
+ * clv_stage_submit_block), and an encoder reads an output where the stage
+ * put it (clv_stage_keep). Where the device works in the host's memory
+ * (clv_context_shared_staging: a CPU through PoCL) a block is memory the
+ * kernels read and write in place; otherwise (copied staging: a GPU) it is
+ * pinned host memory the device uploads from and downloads into by DMA
+ * (copied staging gives blocks since the release after 0.8.0). Over
+ * several devices the blocks are the first device's, which every device
+ * uploads from. A block is freed with clv_block_free, from any thread,
+ * before or after clv_stage_destroy (the memory goes with the last
+ * block). */
 typedef struct clv_block clv_block;
-/* size bytes of the stage's memory for an input frame; from any thread
- * while the stage exists. NULL where frames can't enter in place (copied
- * staging, a stage over several devices) or out of memory. */
+/* size bytes of the stage's memory for an input frame (shared or pinned);
+ * from any thread while the stage exists. NULL when out of memory. */
 CLV_API clv_block *clv_stage_block_new(clv_stage *stage, size_t size);
 CLV_API uint8_t *clv_block_pixels(const clv_block *block);
 /* Sends a frame of the stage's in_format whose planes lie in block (any
  * stage's) at offset[i] bytes, rows stride[i] bytes apart (Y, then U and V,
  * or nv12's UV: two planes; a packed RGB format's one plane, since 0.8).
- * The kernels read it in place when block is this stage's and the stage
- * converts (packed RGB: when its rows are tight, stride[0] = bytes a pixel
- * times width); otherwise it is copied into the staging first. The block
- * must stay as it is until this frame comes out of clv_stage_output.
+ * Copied staging uploads it from the block (any block; pinned when it is a
+ * stage's): one upload when the planes lie as clv_stage_input's, else one
+ * a plane, no host copy either way. Shared staging reads it in place when
+ * block is this stage's (over several devices: the device's own) and the
+ * stage converts (packed RGB: when its rows are tight, stride[0] = bytes a
+ * pixel times width); otherwise it is copied into the staging first. The
+ * block must stay as it is until this frame comes out of clv_stage_output.
  * CLV_EINVAL, msg saying which plane, when a plane does not fit in the
  * block; as clv_stage_submit otherwise. */
 CLV_API int clv_stage_submit_block(clv_stage *stage, uint64_t frame_index, const clv_block *block,
@@ -662,8 +669,10 @@ CLV_API int clv_stage_submit_block(clv_stage *stage, uint64_t frame_index, const
  * clv_stage_release): its pixels stay where *out pointed, now the caller's
  * block, and the stage goes on with other memory. No copy, for a reader
  * that needs the frame after the stage has moved on (a transcode's encoder
- * thread). NULL without shared staging (copy the pixels then) or when out
- * of memory. The block has 64 bytes to spare after the frame. */
+ * thread): shared staging's memory the kernels wrote, or copied staging's
+ * pinned memory the download landed in. NULL when no frame is held or out
+ * of memory (copy the pixels then). The block has 64 bytes to spare after
+ * the frame. */
 CLV_API clv_block *clv_stage_keep(clv_stage *stage);
 CLV_API void clv_block_free(clv_block *block);
 CLV_API void clv_stage_get_times(const clv_stage *stage, clv_stage_times *times);
