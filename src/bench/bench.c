@@ -1,6 +1,7 @@
 /* bench.c - clvid-bench: runs a chain on synthetic frames on one device and
  * reports each filter's kernel time from OpenCL profiling events. Links
- * clvid-core only, so it runs wherever OpenCL runs. */
+ * clvid-core, so it runs wherever OpenCL runs; built with FFmpeg (CLVID_CLI)
+ * it also times a real decode into the GPU stage (decode.c). */
 #include <pthread.h>
 #include <stdio.h>
 #include <math.h>
@@ -13,6 +14,9 @@
 #include "opencl.h"
 
 #include "../env/engine_env.h"
+#if CLVID_BENCH_VIDEO
+#include "decode.h"
+#endif
 
 static double now_ms(void)
 {
@@ -70,6 +74,17 @@ static void usage(FILE *out)
                  "  --input FILE.rgba          time on this picture (raw RGBA of --size) instead\n"
                  "                             of noise (--pipeline: as yuv420p, BT.709); a file\n"
                  "                             of several frames is a clip, its frames in turn\n"
+                 "  --input VIDEO              --pipeline: a real decode (anything FFmpeg opens;\n"
+                 "                             its own size and format: yuv420p, nv12 from cuda,\n"
+                 "                             p010...) timed three ways in turns: the decode\n"
+                 "                             alone; decoded into the stage's blocks, chain,\n"
+                 "                             outputs kept; copied into the staging, chain.\n"
+                 "                             --frames per run, the clip looped (a seek back)\n"
+                 "                             when shorter. Raw RGBA: a .rgba or .raw name, or\n"
+                 "                             a file FFmpeg finds no video in and whose size is\n"
+                 "                             whole frames of --size\n"
+                 "  --hwaccel METHOD           --input VIDEO: decode with cuda, vaapi, auto or\n"
+                 "                             none (the default), as clvid transcode -hwaccel\n"
                  "  --writers N                --pipeline: threads writing the frames, per device\n"
                  "                             (a decoder's threads; default 1)\n"
                  "  --out yuv420p|rgba         --pipeline output: for an encoder (default) or for\n"
@@ -256,6 +271,31 @@ static uint8_t *read_pictures(const char *path, int w, int h, int *count)
                          : "cannot read it",
             one, w, h, w, h, path);
     return NULL;
+}
+
+/* 1 when --input is a video to decode rather than raw RGBA of w x h: raw
+ * when named .rgba or .raw, else a video when FFmpeg finds one in it, else
+ * raw when its size is whole frames; anything else is a video with
+ * --pipeline, whose decoder then says what is wrong with it (not there, not
+ * media), and raw without (read_pictures says). */
+static int input_is_video(const char *path, int w, int h, int pipeline)
+{
+    const char *dot = strrchr(path, '.');
+    if (dot && (!strcmp(dot, ".rgba") || !strcmp(dot, ".raw")))
+        return 0;
+#if CLVID_BENCH_VIDEO
+    if (clv_bench_is_video(path))
+        return 1;
+    FILE *f = fopen(path, "rb");
+    long bytes = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (f)
+        fclose(f);
+    size_t one = (size_t)w * h * 4;
+    return pipeline && !(bytes > 0 && (size_t)bytes % one == 0);
+#else
+    (void)w, (void)h, (void)pipeline;
+    return 0; /* no FFmpeg: raw RGBA, as before */
+#endif
 }
 
 /* Frame i of a clip read by read_pictures, as an image (no copy). */
@@ -614,7 +654,7 @@ int main(int argc, char **argv)
     char all_filters[1024];
     every_filter(all_filters, sizeof all_filters);
     const char *device = getenv("CLVID_DEVICE"), *chain_text = all_filters, *input = NULL,
-               *graph_text = NULL;
+               *graph_text = NULL, *hwaccel = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -659,6 +699,18 @@ int main(int argc, char **argv)
             graph_text = v;
         } else if (!strcmp(a, "--input")) {
             input = v;
+        } else if (!strcmp(a, "--hwaccel")) {
+#if CLVID_BENCH_VIDEO
+            if (clv_bench_hwaccel_check(v))
+                return 2;
+            hwaccel = v;
+#else
+            fprintf(stderr,
+                    "clvid-bench: --hwaccel %s: this clvid-bench was built without "
+                    "FFmpeg (CLVID_CLI=OFF): it times raw RGBA only\n",
+                    v);
+            return 2;
+#endif
         } else if (!strcmp(a, "--writers")) {
             long n = strtol(v, &end, 10);
             if (*end || end == v || n < 1 || n > 4) {
@@ -721,6 +773,19 @@ int main(int argc, char **argv)
         clv_context_destroy(gctx);
         return gstatus;
     }
+    int video = input && input_is_video(input, w, h, pipeline);
+    if (hwaccel && !video) {
+        fprintf(stderr, "clvid-bench: --hwaccel %s decodes --input VIDEO (with --pipeline)%s%s\n",
+                hwaccel, input ? "; this input is raw RGBA: " : "", input ? input : "");
+        return 2;
+    }
+    if (video && !pipeline) {
+        fprintf(stderr,
+                "clvid-bench: --input %s is a video: it is timed through the GPU stage with "
+                "--pipeline; the chain alone takes raw RGBA of --size (FILE.rgba)\n",
+                input);
+        return 2;
+    }
     if (blocks && !pipeline) {
         fprintf(stderr, "clvid-bench: --blocks times the GPU stage: use it with --pipeline\n");
         return 2;
@@ -767,6 +832,14 @@ int main(int argc, char **argv)
         return bench_end(desc, NULL, err == CLV_ENODEVICE ? 2 : 1);
     }
     int status = 1;
+#if CLVID_BENCH_VIDEO
+    if (video) {
+        clv_bench_video v = {input, hwaccel, chain_text, frames, out_format, json};
+        status = clv_bench_video_run(ctx, desc, &v);
+        clv_context_destroy(ctx);
+        return bench_end(desc, NULL, status);
+    }
+#endif
     if (pipeline) {
         clv_chain_desc *none = clv_chain_desc_slice(desc, 0, 0);
         clv_stage_times t = {0};
