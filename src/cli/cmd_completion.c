@@ -58,9 +58,9 @@ static const command_words commands[] = {
     {"completion", "--help", ""},
     {"clvid-bench",
      "--size --device --chain --graph --frames --warmup --shape --depth --pattern --json "
-     "--input --writers --out --pipeline --blocks --help",
+     "--input --hwaccel --writers --out --pipeline --blocks --help",
      "--size --device --chain --graph --frames --warmup --shape --depth --pattern --input "
-     "--writers --out"},
+     "--hwaccel --writers --out"},
 };
 
 /* The user's kernel is not in the registry: its parameters come from its
@@ -159,7 +159,7 @@ static const char script_body[] =
     "    -vf | --chain) _clvid_chain \"$cur\" ;;\n"
     "    --device) _clvid_devices \"$exe\" \"$cur\" ;;\n"
     "    --audio-format) _clvid_reply \"$cur\" alsa pulse oss lavfi ;;\n"
-    "    -hwaccel) _clvid_reply \"$cur\" auto cuda vaapi none ;;\n"
+    "    -hwaccel | --hwaccel) _clvid_reply \"$cur\" auto cuda vaapi none ;;\n"
     "    -preset) _clvid_reply \"$cur\" ultrafast superfast veryfast faster fast medium slow \\\n"
     "        slower veryslow placebo ;;\n"
     "    --shape) _clvid_reply \"$cur\" row gpu ;;\n"
