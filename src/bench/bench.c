@@ -897,6 +897,9 @@ int main(int argc, char **argv)
          * memory speed drifts between runs and moves both alike. */
         double bound = 0, fps = 0, bbound = 0, bfps = 0;
         pipeline_host host = {0}, bhost = {0};
+        /* --blocks over several devices: each alone from its own blocks too. */
+        double balone[CLV_DEVICES_MAX] = {0};
+        clv_stage_device bshares[CLV_DEVICES_MAX] = {{0}};
         pipeline_spec bspec = spec;
         bspec.blocks = 1;
         for (int round = 0; round < PIPELINE_ROUNDS && fps >= 0; round++) {
@@ -919,9 +922,17 @@ int main(int argc, char **argv)
             }
             /* --blocks: the same chain and its bound from the stage's blocks. */
             pipeline_host bh = {0};
+            clv_stage_device brs[CLV_DEVICES_MAX] = {{0}};
             double bb = blocks ? pipeline_fps(ctx, none, &bspec, NULL, NULL, NULL, &msg) : 0;
             double bf =
-                blocks && bb > 0 ? pipeline_fps(ctx, desc, &bspec, NULL, NULL, &bh, &msg) : 0;
+                blocks && bb > 0 ? pipeline_fps(ctx, desc, &bspec, NULL, brs, &bh, &msg) : 0;
+            for (int d = 0; blocks && bf >= 0 && devices > 1 && d < devices; d++) {
+                double one = pipeline_fps(alone_ctx[d], desc, &bspec, NULL, NULL, NULL, &msg);
+                if (one < 0)
+                    bf = -1;
+                else if (one > balone[d])
+                    balone[d] = one;
+            }
             if (blocks && (bb < 0 || bf < 0)) {
                 fps = -1;
                 break;
@@ -930,6 +941,7 @@ int main(int argc, char **argv)
             if (bf > bfps) {
                 bfps = bf;
                 bhost = bh;
+                memcpy(bshares, brs, sizeof bshares);
             }
             bound = b > bound ? b : bound;
             if (f > fps) {
@@ -979,6 +991,12 @@ int main(int argc, char **argv)
                        bfps, bbound, bbound > 0 ? bfps / bbound : 0.0, in_path,
                        bhost.kept_out ? (shared ? "kept shared" : "kept pinned") : "copies",
                        bhost.submit_ms, bhost.wait_ms);
+            if (blocks && devices > 1) {
+                printf(", \"blocks_alone_fps\": [");
+                for (int d = 0; d < devices; d++)
+                    printf("%s%.1f", d ? ", " : "", balone[d]);
+                printf("]");
+            }
             if (devices > 1) {
                 printf(", \"scaling\": %.3f, \"devices\": [", fps / best_alone);
                 for (int d = 0; d < devices; d++) {
@@ -1042,6 +1060,18 @@ int main(int argc, char **argv)
                        "blocks%s; the copies' %.1f)\n",
                        bbound, shared ? ", each copied into the staging as no kernel reads it" : "",
                        bound);
+                double bbest = 0, bn = 0;
+                for (int d = 0; d < devices; d++) {
+                    bbest = balone[d] > bbest ? balone[d] : bbest;
+                    bn += (double)bshares[d].frames;
+                }
+                for (int d = 0; devices > 1 && d < devices; d++)
+                    printf("    device %d %-28.28s alone %8.1f frames/s; together %5.1f%% of the "
+                           "frames\n",
+                           d, bshares[d].name ? bshares[d].name : "?", balone[d],
+                           bn > 0 ? 100.0 * (double)bshares[d].frames / bn : 0.0);
+                if (devices > 1 && bbest > 0)
+                    printf("  scaling over the fastest device alone: %.2fx\n", bfps / bbest);
                 printf("  fraction of the bound:    %8.1f%%\n",
                        bbound > 0 ? 100 * bfps / bbound : 0.0);
                 printf("  per frame (the submitting thread): clv_stage_submit_block %.3f ms, "
