@@ -105,6 +105,10 @@ clv_context *test_context_on(const char *device, int shape)
 {
     clv_context_options opt = {
         .struct_size = sizeof(clv_context_options), .device = device, .shape = shape};
+    /* CLVID_STAGING=copy: a GPU's copied staging on any device, as the
+     * command line's (the tests read the environment, the library none). */
+    const char *staging = getenv("CLVID_STAGING");
+    opt.staging = staging && !strcmp(staging, "copy");
     clv_context *ctx = NULL;
     clv_msg msg = {{0}};
     if (clv_context_create(&opt, &ctx, &msg)) {
