@@ -889,7 +889,9 @@ def interrupt(tmp):
     digest = hashlib.sha256(open(sample(), "rb").read()).hexdigest()
     for sig, status in (("SIGINT", 130), ("SIGTERM", 143)):
         out = os.path.join(tmp, "cut-%s.mp4" % sig)
-        code, err = interrupted_run(tmp, out, [(sig, 3.0)])
+        # A second after the first frames: frames and sound in the file
+        # (3 s here made the test's 30 s, with three runs).
+        code, err = interrupted_run(tmp, out, [(sig, 1.0)])
         check(code == status, "%s: exit %d, expected %d\n%s" % (sig, code, status, err))
         m = re.search(r"holds the (\d+) frames before the stop", err)
         check(m, "%s: no message on what was written:\n%s" % (sig, err))
@@ -903,7 +905,7 @@ def interrupt(tmp):
     out = os.path.join(tmp, "kept.mp4")
     with open(out, "wb") as f:
         f.write(b"the user's file")
-    code, err = interrupted_run(tmp, out, [("SIGINT", 2.0), ("SIGINT", 0.05)], extra=["-y"])
+    code, err = interrupted_run(tmp, out, [("SIGINT", 0.5), ("SIGINT", 0.05)], extra=["-y"])
     check(code == 130, "second Ctrl-C: exit %d\n%s" % (code, err))
     check(open(out, "rb").read() == b"the user's file", "the file already there was replaced")
     left = [n for n in os.listdir(tmp) if "partial" in n]
