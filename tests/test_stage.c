@@ -254,10 +254,13 @@ int test_stage_formats(void)
                clv_context_shared_staging(ctx) ? "shared" : "copied");
         /* Every pair of formats at the small sizes; at 641x359 (row slices,
          * odd plane sizes) each format in and out twice: the conversions in
-         * and out are separate kernels around the median. */
+         * and out are separate kernels around the median. The sanitizer
+         * builds take 641x359 in the row shape alone, with both stagings
+         * (the host's side; the shapes differ on the device). */
+        int sizes_here = getenv("CLVID_SANITIZED") && shape == 2 ? 3 : 4;
         for (int i = 0; i < 8; i++)
             for (int j = 0; j < 8; j++)
-                for (int s = 0; s < 4; s++)
+                for (int s = 0; s < sizes_here; s++)
                     if (s < 3 || j == i || j == (i + 3) % 8)
                         run_case(ctx, formats[i], formats[j], bt601, bt709f, s == 3 ? "median" : "",
                                  sizes[s][0], sizes[s][1], s == 3 ? 2 : 4);
@@ -269,7 +272,7 @@ int test_stage_formats(void)
                                           CLV_PIX_RGBA64};
         for (int i = 0; i < 4; i++)
             for (int j = 0; j < 12; j++)
-                for (int s = 0; s < 4; s++) {
+                for (int s = 0; s < sizes_here; s++) {
                     clv_pixfmt out = j < 4 ? deep[j] : formats[j - 4];
                     if (s == 3 && j != i && j != 4 + (i + 3) % 8)
                         continue;
