@@ -882,22 +882,41 @@ static void held_fault_case(clv_context *ctx)
     }
 }
 
-/* A stage over several devices (ctest runs it with POCL_DEVICES="pthread
- * pthread", or "basic pthread" for two of unequal speed): every filter's
- * output equal to the reference at awkward sizes, in order, with frames on
- * both devices; temporal chains on the first only; faults injected into
- * either device survived with every frame right; both failing is an error. */
+/* A stage over a pair of devices (ctest runs it with POCL_DEVICES="pthread
+ * pthread", or "basic pthread" for two of unequal speed; CLVID_DEVICE=gpu
+ * on a machine of two GPUs): every filter's output equal to the reference
+ * at awkward sizes, in order, with frames on both devices; temporal chains
+ * on the first only; faults injected into either device survived with
+ * every frame right; both failing is an error. */
 int test_stage_devices(void)
 {
+    /* CLVID_TEST_DEVICES, else CLVID_DEVICE, else every device. */
     const char *spec = getenv("CLVID_TEST_DEVICES");
-    clv_context *ctx = test_context_on(spec && *spec ? spec : "all", 0);
+    if (!spec || !*spec)
+        spec = test_device();
+    clv_context *ctx = test_context_on(spec ? spec : "all", 0);
     if (!ctx)
         return 1;
     int n = clv_context_device_count(ctx);
     if (n < 2) {
-        fprintf(stderr, "  one device only: run with POCL_DEVICES=\"pthread pthread\"\n");
+        fprintf(stderr, "  one device only: run with POCL_DEVICES=\"pthread pthread\" or "
+                        "CLVID_DEVICE naming two devices (gpu, 0,1, all)\n");
         clv_context_destroy(ctx);
         return 1;
+    }
+    if (n > 2) {
+        /* The checks are of a pair (every frame on one of the two, a fault
+         * on both leaving none): more devices would take the frames and
+         * survive the faults. The first two. */
+        char pair[32];
+        snprintf(pair, sizeof pair, "%d,%d", clv_context_device_at(ctx, 0)->index,
+                 clv_context_device_at(ctx, 1)->index);
+        printf("  %d devices: the first two (%s)\n", n, pair);
+        clv_context_destroy(ctx);
+        ctx = test_context_on(pair, 0);
+        if (!ctx)
+            return 1;
+        n = clv_context_device_count(ctx);
     }
     /* Any pair: a PoCL CPU (shared staging) with a GPU (copied), either
      * first, or two of a kind. Each device's staging from a context of its
@@ -2066,8 +2085,9 @@ static void free_on_thread(clv_block **blocks, int count)
  * padded) and uploaded from there; every output kept, checked against the
  * reference after later frames went through, half freed on another thread
  * while the stage runs, the rest after it is destroyed. Several devices:
- * device 1 fails after its first frame, its frames sent again from their
- * blocks. */
+ * device 1 fails at its first frame out (the one every device is given to
+ * be measured: a slower one may get no second of 9), the frame sent again
+ * from its block. */
 static void copied_case(clv_context *ctx, const char *where, clv_pixfmt f, int w, int h, int padded)
 {
     enum { FRAMES = 9 };
@@ -2121,7 +2141,7 @@ static void copied_case(clv_context *ctx, const char *where, clv_pixfmt f, int w
         goto done;
     }
     if (devices > 1)
-        clv_stage_inject_fault(stage, 1, 1);
+        clv_stage_inject_fault(stage, 1, 0);
     for (int i = 0; i < ring; i++) {
         blocks[i] = clv_stage_block_new(stage, block_size);
         CHECK(blocks[i] != NULL, "%s: clv_stage_block_new gave NULL on copied staging", what);
