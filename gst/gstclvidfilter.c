@@ -414,6 +414,10 @@ static GstFlowReturn drain(GstClvidFilter *self);
 
 static gboolean stop(GstBaseTransform *trans)
 {
+    GstClvidFilter *self = GST_CLVID_FILTER(trans);
+    GST_INFO_OBJECT(
+        self, "%" G_GUINT64_FORMAT " buffers copied in, %" G_GUINT64_FORMAT " copied out",
+        (guint64)atomic_load(&self->copied_in), (guint64)atomic_load(&self->copied_out));
     discard(GST_CLVID_FILTER(trans));
     release_device(GST_CLVID_FILTER(trans));
     return TRUE;
