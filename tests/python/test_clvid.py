@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -450,7 +451,13 @@ def test_control_socket(tmp_path):
             assert c.get("chain") == "gray"
             with pytest.raises(clvid.ControlError, match="not available in transcode"):
                 c.seek(1)
-            assert c.stats()["frames"] >= 0
+            # quit once a frame is out: a run stopped before its first frame
+            # writes nothing and ends in an error (a loaded machine's start
+            # can take that long).
+            deadline = time.monotonic() + 60
+            while c.stats()["frames"] == 0 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert c.stats()["frames"] > 0
             c.quit()
             assert c.wait_event("end", timeout=60)["reason"] == "quit"
     finally:
