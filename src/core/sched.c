@@ -27,9 +27,11 @@ static int lane_usable(const clv__sched *m, int i)
  * new one at its measured time per frame (unmeasured lanes first, the one
  * with fewer frames queued on a tie). -1 when that lane is full (the caller
  * takes a frame out first) or none is usable. A temporal chain stays on the
- * first usable device. */
-static int choose_lane(clv__sched *m)
+ * first usable device. *probe: 1 when the lane is chosen to be measured
+ * again, not for its speed. */
+static int choose_lane(clv__sched *m, int *probe)
 {
+    *probe = 0;
     int temporal = clv__chain_temporal(m->chain), best = -1;
     double best_t = 0, fastest = 0;
     for (int i = 0; i < m->lane_count; i++)
@@ -42,8 +44,10 @@ static int choose_lane(clv__sched *m)
     for (int i = 0; !temporal && fastest > 0 && i < m->lane_count; i++) {
         const clv__lane *l = &m->lanes[i];
         if (lane_usable(m, i) && !lane_pending(l) &&
-            (double)(m->submits - l->last_given) * fastest >= 20 * l->ms)
+            (double)(m->submits - l->last_given) * fastest >= 20 * l->ms) {
+            *probe = 1;
             return i;
+        }
     }
     for (int i = 0; i < m->lane_count; i++) {
         if (!lane_usable(m, i))
@@ -87,6 +91,9 @@ static int fail_device(clv__sched *m, int d, int unsent, uint64_t unsent_index, 
 {
     m->dev[d].failed = 1;
     m->chosen = -1;
+    pthread_mutex_lock(&m->deal_lock);
+    m->dead[d] = 1; /* its context may be gone: blocks of the others */
+    pthread_mutex_unlock(&m->deal_lock);
     clv__log(m->dctx[d], CLV__LOG_WARN,
              "device %d (%s) failed: %s; its frames in flight go to the other devices", d,
              m->dev[d].name, why);
@@ -146,11 +153,39 @@ void clv__sched_destroy(clv__sched *m)
 {
     if (!m)
         return;
+    for (int d = 0; d < m->device_count; d++) {
+        if (m->dealt[d] || m->own[d] || m->foreign[d])
+            clv__log(m->ctx, CLV__LOG_INFO,
+                     "stage device %d: %llu blocks dealt, %llu frames sent from its own blocks, "
+                     "%llu from another device's (%s)",
+                     d, (unsigned long long)m->dealt[d], (unsigned long long)m->own[d],
+                     (unsigned long long)m->foreign[d], m->dev[d].name);
+        clv__outputs_unref(m->pool[d]); /* the blocks dealt keep it while they live */
+    }
     for (int i = 0; i < m->lane_count; i++)
         clv__pipe_destroy(m->lanes[i].pipe);
+    pthread_mutex_destroy(&m->deal_lock);
     free(m->lanes);
     free(m->order);
     free(m);
+}
+
+/* The pools the blocks are dealt from follow the lanes' outputs, made again
+ * when the chain's output size changes: on shared staging a lane reads in
+ * place only its own pool's blocks (block_source in stage.c). */
+static void follow_pools(clv__sched *m)
+{
+    for (int d = 0; d < m->device_count; d++) {
+        clv__outputs *now = m->lanes[d].pipe->outputs, *old;
+        if (!now || now == m->pool[d])
+            continue;
+        clv__outputs_ref(now);
+        pthread_mutex_lock(&m->deal_lock);
+        old = m->pool[d];
+        m->pool[d] = now;
+        pthread_mutex_unlock(&m->deal_lock);
+        clv__outputs_unref(old);
+    }
 }
 
 int clv__sched_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
@@ -163,7 +198,7 @@ int clv__sched_create(clv_context *ctx, const clv_stage_options *options, clv_ch
         m->lanes = calloc((size_t)n * 2, sizeof *m->lanes);
         m->order = calloc((size_t)(n * slots + 1), sizeof *m->order);
     }
-    if (!m || !m->lanes || !m->order) {
+    if (!m || !m->lanes || !m->order || pthread_mutex_init(&m->deal_lock, NULL)) {
         if (m) {
             free(m->lanes);
             free(m->order);
@@ -177,7 +212,8 @@ int clv__sched_create(clv_context *ctx, const clv_stage_options *options, clv_ch
     m->lane_cap = n * 2;
     m->order_cap = n * slots + 1;
     m->device_count = n;
-    m->chosen = m->holding_lane = -1;
+    m->chosen = m->holding_lane = m->block_device = -1;
+    m->temporal = clv__chain_temporal(chain);
     for (int d = 0; d < n; d++) {
         m->dctx[d] = clv__context_at(ctx, d);
         m->dev[d].name = clv_context_device(m->dctx[d])->name;
@@ -192,6 +228,7 @@ int clv__sched_create(clv_context *ctx, const clv_stage_options *options, clv_ch
         m->lanes[d].device = d;
         m->lane_count = d + 1;
     }
+    follow_pools(m);
     m->out_w = m->lanes[0].pipe->out_w;
     m->out_h = m->lanes[0].pipe->out_h;
     *out = m;
@@ -211,13 +248,76 @@ uint8_t *clv__sched_input(clv__sched *m)
     }
     if (m->chosen >= 0 && lane_usable(m, m->chosen) && !lane_full(&m->lanes[m->chosen]))
         return clv__pipe_input(m->lanes[m->chosen].pipe);
-    m->chosen = choose_lane(m);
+    m->chosen = choose_lane(m, &m->probing);
     return m->chosen >= 0 ? clv__pipe_input(m->lanes[m->chosen].pipe) : NULL;
 }
 
-clv__pipe *clv__sched_next(clv__sched *m)
+/* The device whose context block's memory is of, -1: none of the stage's
+ * (another stage's block, or the caller's own memory). */
+static int block_device(const clv__sched *m, const clv_block *block)
 {
-    return clv__sched_input(m) ? m->lanes[m->chosen].pipe : NULL;
+    for (int d = 0; block && d < m->device_count; d++)
+        if (block->owner->cl == m->dctx[d]->cl)
+            return d;
+    return -1;
+}
+
+clv__pipe *clv__sched_next_block(clv__sched *m, const clv_block *block)
+{
+    if (!clv__sched_input(m))
+        return NULL;
+    /* The block's own device (its first lane: lanes[d] is device d's, never
+     * a rescue) takes the frame instead of the chosen lane when it has a
+     * free slot and would finish the frame no later than the chosen one
+     * finishes its next: one frame's slack, as an upload from another
+     * device's memory goes through the driver's bounce buffer (a host copy
+     * of the frame) where the own device's is a DMA from pinned memory.
+     * Never for a temporal chain (its frames stay on the first device), a
+     * lane chosen to be measured again, nor an unmeasured own device while
+     * the chosen one is measured (choose_lane already prefers those): the
+     * dealing between devices of unequal speed stays choose_lane's. */
+    int d = block_device(m, block), c = m->chosen;
+    m->block_device = d;
+    if (d >= 0 && d != c && !m->temporal && !m->probing && lane_usable(m, d) &&
+        !lane_full(&m->lanes[d])) {
+        const clv__lane *own = &m->lanes[d], *chosen = &m->lanes[c];
+        double t_own = (lane_pending(own) + 1) * own->ms,
+               t_chosen = (lane_pending(chosen) + 1) * chosen->ms;
+        if ((own->ms > 0 || chosen->ms == 0) && t_own <= t_chosen + chosen->ms)
+            m->chosen = d;
+    }
+    return m->lanes[m->chosen].pipe;
+}
+
+clv_block *clv__sched_block_new(clv__sched *m, size_t size)
+{
+    /* The device whose blocks are fewest for the frames it took (each
+     * counted one more, so that the first blocks, before any frame, go to
+     * the devices in turn): blocks in proportion to what each device takes,
+     * so that a fast device is not left with a slow one's blocks. A
+     * temporal chain's frames stay on the first device: its blocks too. */
+    clv__outputs *pool = NULL;
+    int from = -1;
+    pthread_mutex_lock(&m->deal_lock);
+    for (int d = 0; d < m->device_count; d++) {
+        if (m->dead[d] || !m->pool[d])
+            continue;
+        if (from < 0 || (!m->temporal && (double)m->dealt[d] * (double)(m->took[from] + 1) <
+                                             (double)m->dealt[from] * (double)(m->took[d] + 1)))
+            from = d;
+    }
+    if (from >= 0) {
+        pool = m->pool[from];
+        clv__outputs_ref(pool);
+        m->dealt[from]++;
+    }
+    pthread_mutex_unlock(&m->deal_lock);
+    if (!pool)
+        return NULL;
+    clv_block *b = clv__block_new(pool, size);
+    if (!b)
+        clv__outputs_unref(pool);
+    return b;
 }
 
 int clv__sched_send(clv__sched *m, uint64_t frame_index, const clv__stage_source *src, clv_msg *msg)
@@ -228,7 +328,8 @@ int clv__sched_send(clv__sched *m, uint64_t frame_index, const clv__stage_source
     m->chosen = -1;
     m->lanes[i].last_given = m->submits++;
     clv_msg why = {{0}};
-    int d = m->lanes[i].device, err;
+    int d = m->lanes[i].device, err, from = m->block_device;
+    m->block_device = -1;
     clv__pipe *p = m->lanes[i].pipe;
     /* Where the frame lies, should the device fail before it is sent. */
     clv__stage_source none = {0};
@@ -241,9 +342,16 @@ int clv__sched_send(clv__sched *m, uint64_t frame_index, const clv__stage_source
         err = src ? clv__pipe_send(p, frame_index, src, &why)
                   : clv__pipe_submit(p, frame_index, &why);
     }
-    if (!err)
+    if (!err) {
+        if (src && from >= 0)
+            (from == d ? m->own : m->foreign)[d]++;
+        pthread_mutex_lock(&m->deal_lock);
+        m->took[d]++;
+        pthread_mutex_unlock(&m->deal_lock);
+        follow_pools(m);
         return push_order(m, i) ? clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight")
                                 : 0;
+    }
     return fail_device(m, d, i, frame_index, why.text, msg);
 }
 
@@ -311,6 +419,9 @@ void clv__sched_release(clv__sched *m)
 void clv__sched_set_chain(clv__sched *m, clv_chain *chain)
 {
     m->chain = chain;
+    pthread_mutex_lock(&m->deal_lock);
+    m->temporal = clv__chain_temporal(chain);
+    pthread_mutex_unlock(&m->deal_lock);
     for (int i = 0; i < m->lane_count; i++) {
         clv__pipe_set_chain(m->lanes[i].pipe, clv__chain_at(chain, m->lanes[i].device));
         m->lanes[i].ms = 0; /* another chain: measured again */
