@@ -331,6 +331,17 @@ typedef struct pipeline_host {
     int blocks_in, kept_out;
 } pipeline_host;
 
+/* --blocks: the blocks of the ring, every slot of every device in flight
+ * and two more being written, as a decoder's pool holds; over several
+ * devices rounded up to a whole number of turns: the stage deals its
+ * blocks from the devices in turn and sends a frame to its block's device,
+ * so that frame i, from block i % ring, goes to device i % devices, as the
+ * stage deals the frames of devices of equal speed. */
+static int ring_blocks(int devices)
+{
+    return (3 * devices + 2 + devices - 1) / devices * devices;
+}
+
 /* Frames per second through the GPU stage: yuv420p in and out, `frames`
  * frames, copying a prepared frame into the staging memory each time as a
  * decoder would; or (ps->blocks) submitting frames written once into the
@@ -356,18 +367,16 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, const p
                            .slots = 3,
                            .profiling = 1};
     frame = malloc(size);
-    /* --blocks: every slot of every device in flight, and two more being
-     * written, as a decoder's pool holds. */
-    enum { RING_MAX = 3 * CLV_DEVICES_MAX + 2 };
+    enum { RING_MAX = 4 * CLV_DEVICES_MAX + 1 };
     clv_block *ring[RING_MAX] = {NULL};
-    const int ring_size = 3 * clv_context_device_count(ctx) + 2;
+    const int devices = clv_context_device_count(ctx), ring_size = ring_blocks(devices);
     int blocks_in = 0, kept_out = 1;
     size_t plane_off[3] = {0, (size_t)w * h, (size_t)w * h + (size_t)((w + 1) / 2) * ((h + 1) / 2)};
     int plane_stride[3] = {w, (w + 1) / 2, (w + 1) / 2};
     copier copy;
     /* `writers` threads per device write the frames (a decoder's threads),
      * the same number for each device alone and together. */
-    copier_start(&copy, ps->writers * clv_context_device_count(ctx) - 1);
+    copier_start(&copy, ps->writers * devices - 1);
     if (!frame || clv_chain_create(ctx, desc, &chain, msg))
         goto done;
     clv_chain_set_filter_timing(chain, 0); /* as the transcode: the stage's times only */
@@ -1048,9 +1057,10 @@ int main(int argc, char **argv)
             if (blocks) {
                 printf("  blocks (--blocks: %d frames written once into a ring of %d blocks, "
                        "no host copy a frame):\n",
-                       frames, 3 * devices + 2);
+                       frames, ring_blocks(devices));
                 printf("    in:  %s%s\n", in_words,
-                       devices > 1 && bhost.blocks_in ? "; the first device's, sent to each" : "");
+                       devices > 1 && bhost.blocks_in ? "; each device's in turn, sent to its own"
+                                                      : "");
                 printf("    out: %s\n", out_words);
                 printf("  upload + '%s' + download: %8.1f frames/s (%.2fx the copies' %.1f)\n",
                        chain_text, bfps, fps > 0 ? bfps / fps : 0.0, fps);
