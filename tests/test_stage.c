@@ -2265,3 +2265,226 @@ int test_stage_blocks_copied(void)
     }
     return 0;
 }
+
+/* What a stage over several devices logged of its blocks when it went
+ * (sched.c: "stage device D: N blocks dealt, N frames sent from its own
+ * blocks, N from another device's"). */
+typedef struct deal_log {
+    int seen;
+    unsigned long long dealt[CLV_DEVICES_MAX], own[CLV_DEVICES_MAX], foreign[CLV_DEVICES_MAX];
+} deal_log;
+
+static void deal_log_line(void *user, int level, const char *line)
+{
+    deal_log *l = user;
+    int d;
+    unsigned long long a, b, c;
+    const char *at = strstr(line, "stage device ");
+    (void)level;
+    if (at &&
+        sscanf(at,
+               "stage device %d: %llu blocks dealt, %llu frames sent from its own blocks, %llu "
+               "from another",
+               &d, &a, &b, &c) == 4 &&
+        d >= 0 && d < CLV_DEVICES_MAX) {
+        l->dealt[d] = a, l->own[d] = b, l->foreign[d] = c;
+        l->seen |= 1 << d;
+    }
+}
+
+/* A decoder's thread asking the stage for blocks while it runs. */
+typedef struct block_asker {
+    clv_stage *stage;
+    size_t size;
+    int count, got;
+} block_asker;
+
+static void *ask_blocks(void *arg)
+{
+    block_asker *a = arg;
+    for (int i = 0; i < a->count; i++) {
+        clv_block *b = clv_stage_block_new(a->stage, a->size);
+        a->got += b != NULL;
+        clv_block_free(b);
+    }
+    return NULL;
+}
+
+/* One run of stage_blocks_devices: frames of f, w x h, written into a ring
+ * of the stage's blocks as the bench's (a whole number of turns of the
+ * devices) and sent from there through sharpen; each frame exact and in
+ * order. `fault`: device 1 fails when asked for its second frame, its
+ * frames sent again from their blocks, and the blocks asked for after
+ * that are the others'. Else another thread asks for blocks meanwhile. */
+static void devices_case(int staging, clv_pixfmt f, int w, int h, int frames, int fault)
+{
+    enum { FRAMES_MAX = 24 };
+    clv_color c = {CLV_MATRIX_BT709, 0};
+    deal_log log = {0};
+    clv_context_options co = {.struct_size = sizeof(clv_context_options),
+                              .device = "all",
+                              .shape = staging ? 2 : 0, /* copied: the GPU shape too */
+                              .staging = staging,
+                              .log_level = CLV_LOG_INFO,
+                              .log = deal_log_line,
+                              .log_user = &log};
+    char what[200];
+    snprintf(what, sizeof what, "%s %dx%d, %s staging%s", clv_pixfmt_name(f), w, h,
+             staging ? "copied" : "shared", fault ? ", device 1 failing" : "");
+    clv_msg msg = {{0}};
+    clv_context *ctx = NULL;
+    clv_chain_desc *desc = NULL;
+    clv_chain *chain = NULL;
+    clv_ref_chain *ref = NULL;
+    clv_stage *stage = NULL;
+    clv_block *ring[4 * CLV_DEVICES_MAX + 1] = {NULL};
+    int ring_size = 0, devices = 0, asking = 0;
+    pthread_t asker_thread;
+    block_asker asker = {0};
+    size_t size = clv_pixfmt_size(f, w, h), offset[3] = {0, 0, 0};
+    int stride[3] = {0, 0, 0};
+    uint8_t *packed = malloc(size * FRAMES_MAX), *want = malloc(size * FRAMES_MAX);
+    if (clv_context_create(&co, &ctx, &msg)) {
+        CHECK(0, "%s: %s", what, msg.text);
+        goto done;
+    }
+    devices = clv_context_device_count(ctx);
+    ring_size = (3 * devices + 2 + devices - 1) / devices * devices;
+    clv_stage_options opt = {.struct_size = sizeof(clv_stage_options),
+                             .width = w,
+                             .height = h,
+                             .in_format = f,
+                             .out_format = f,
+                             .in_color = c,
+                             .out_color = c,
+                             .slots = 3};
+    /* The planes packed as the staging's. */
+    const int nv12 = f == CLV_PIX_NV12, cw = (w + 1) / 2, ch = (h + 1) / 2;
+    stride[0] = w, stride[1] = nv12 ? 2 * cw : cw, stride[2] = nv12 ? 0 : cw;
+    offset[1] = (size_t)w * (size_t)h;
+    offset[2] = nv12 ? 0 : offset[1] + (size_t)cw * (size_t)ch;
+    if (!packed || !want || clv_chain_parse("sharpen", &desc, &msg) ||
+        clv_chain_create(ctx, desc, &chain, &msg) || clv_ref_chain_create(desc, &ref) ||
+        clv_stage_create(ctx, &opt, chain, &stage, &msg)) {
+        CHECK(0, "%s: setup: %s", what, msg.text);
+        goto done;
+    }
+    /* The ring before any frame: the devices' blocks in turn. */
+    for (int i = 0; i < ring_size; i++)
+        if (!(ring[i] = clv_stage_block_new(stage, size))) {
+            CHECK(0, "%s: clv_stage_block_new gave NULL", what);
+            goto done;
+        }
+    for (int i = 0; i < frames; i++) {
+        uint8_t *in = packed + size * (size_t)i;
+        fill_bytes(in, size, (uint32_t)(i * 41 + w * 5 + h + f));
+        reference(f, c, f, c, ref, in, w, h, (uint64_t)i, want + size * (size_t)i);
+    }
+    if (fault) {
+        clv_stage_inject_fault(stage, 1, 1);
+    } else {
+        asker = (block_asker){stage, size, 16, 0};
+        asking = !pthread_create(&asker_thread, NULL, ask_blocks, &asker);
+    }
+    int submitted = 0, taken = 0;
+    while (taken < frames) {
+        while (submitted < frames && submitted - taken < ring_size && clv_stage_input(stage)) {
+            clv_block *b = ring[submitted % ring_size];
+            memcpy(clv_block_pixels(b), packed + size * (size_t)submitted, size);
+            if (clv_stage_submit_block(stage, (uint64_t)submitted, b, offset, stride, &msg)) {
+                CHECK(0, "%s: submit %d: %s", what, submitted, msg.text);
+                goto done;
+            }
+            submitted++;
+        }
+        const uint8_t *got;
+        uint64_t index = 99;
+        if (clv_stage_output(stage, &got, &index, &msg)) {
+            CHECK(0, "%s: output: %s", what, msg.text);
+            goto done;
+        }
+        const uint8_t *w_ = want + size * (size_t)taken;
+        size_t d = 0;
+        while (d < size && got[d] == w_[d])
+            d++;
+        CHECK(index == (uint64_t)taken && d == size,
+              "%s frame %d (#%llu out): byte %zu is %d, reference %d", what, taken,
+              (unsigned long long)index, d, d < size ? got[d] : 0, d < size ? w_[d] : 0);
+        clv_stage_release(stage);
+        taken++;
+    }
+    if (fault) {
+        clv_stage_device s1;
+        clv_stage_device_stats(stage, 1, &s1);
+        CHECK(s1.failed, "%s: the injected fault of device 1 did not happen", what);
+        /* Blocks asked for now: none of the failed device's. */
+        for (int i = 0; i < 2; i++)
+            clv_block_free(clv_stage_block_new(stage, size));
+    }
+done:
+    if (asking) {
+        pthread_join(asker_thread, NULL);
+        CHECK(asker.got == asker.count, "%s: %d of %d blocks given to the other thread", what,
+              asker.got, asker.count);
+    }
+    clv_stage_destroy(stage);
+    for (int i = 0; i < ring_size; i++)
+        clv_block_free(ring[i]);
+    clv_chain_desc_destroy(desc);
+    clv_chain_destroy(chain);
+    clv_ref_chain_destroy(ref);
+    clv_context_destroy(ctx);
+    free(packed);
+    free(want);
+    if (devices < 2)
+        return;
+    printf("  %s:", what);
+    for (int d = 0; d < devices && d < CLV_DEVICES_MAX; d++)
+        printf(" device %d %llu blocks, %llu frames from its own, %llu from another's;", d,
+               log.dealt[d], log.own[d], log.foreign[d]);
+    printf("\n");
+    unsigned long long sent = 0;
+    for (int d = 0; d < devices && d < CLV_DEVICES_MAX; d++) {
+        CHECK(log.seen & (1 << d), "%s: device %d logged no blocks", what, d);
+        /* Each device's first frame is the one it is measured with, from
+         * the ring's block of its turn: its own. */
+        CHECK(log.own[d] > 0, "%s: device %d was sent no frame from its own blocks", what, d);
+        sent += log.own[d] + log.foreign[d];
+    }
+    /* Copied staging uploads every block it is sent; shared staging reads
+     * its own in place and copies the others' through the staging (not
+     * counted). */
+    CHECK(staging ? sent == (unsigned long long)frames : sent <= (unsigned long long)frames,
+          "%s: %llu frames counted as sent from blocks of %d", what, sent, frames);
+    if (fault) /* the ring in turns, then the two asked for after the fault */
+        CHECK(log.dealt[1] == (unsigned long long)(ring_size / devices) &&
+                  log.dealt[0] == (unsigned long long)(ring_size / devices + 2),
+              "%s: blocks dealt %llu + %llu", what, log.dealt[0], log.dealt[1]);
+}
+
+/* A stage over several devices (ctest: two PoCL devices of equal speed,
+ * and of unequal: "basic pthread") deals its blocks from each device in
+ * turn and sends a frame to its block's own device, whose memory it uploads
+ * by DMA (pinned, copied staging) or reads in place (shared): every frame
+ * exact, each device sent frames from its own blocks, a failed device's
+ * frames sent again from their blocks and no more blocks dealt from it. */
+int test_stage_blocks_devices(void)
+{
+    clv_context *probe = test_context_on("all", 0);
+    if (!probe)
+        return 1;
+    int devices = clv_context_device_count(probe);
+    clv_context_destroy(probe);
+    if (devices < 2) {
+        printf("  one device only: run with POCL_DEVICES=\"pthread pthread\"\n");
+        return 0;
+    }
+    for (int staging = 0; staging < 2; staging++) {
+        devices_case(staging, CLV_PIX_YUV420P, 17, 9, 24, 0);
+        devices_case(staging, CLV_PIX_NV12, 3, 2, 12, 0);
+        devices_case(staging, CLV_PIX_YUV420P, 641, 359, 8, 0);
+        if (devices == 2)
+            devices_case(staging, CLV_PIX_YUV420P, 17, 9, 16, 1);
+    }
+    return 0;
+}
