@@ -268,14 +268,21 @@ clv__pipe *clv__sched_next_block(clv__sched *m, const clv_block *block)
         return NULL;
     /* The block's own device (its first lane: lanes[d] is device d's, never
      * a rescue) takes the frame instead of the chosen lane when it has a
-     * free slot and would finish the frame no later than the chosen one
-     * finishes its next: one frame's slack, as an upload from another
-     * device's memory goes through the driver's bounce buffer (a host copy
-     * of the frame) where the own device's is a DMA from pinned memory.
-     * Never for a temporal chain (its frames stay on the first device), a
-     * lane chosen to be measured again, nor an unmeasured own device while
-     * the chosen one is measured (choose_lane already prefers those): the
-     * dealing between devices of unequal speed stays choose_lane's. */
+     * free slot and either would finish the frame no later than the chosen
+     * one finishes its next, or is at most twice as slow a frame. The
+     * chosen lane would upload from another context's memory, which the
+     * driver copies through a bounce buffer on the submitting thread (about
+     * a GPU's whole time a frame, and more, where the own device's upload
+     * is a DMA from pinned memory): worth a deeper queue on a device of
+     * about the same speed. It is what keeps the frames with their blocks:
+     * frames come out in order, so with every slot in flight the lane of
+     * the frame taken out is the one with room, and a frame sent elsewhere
+     * from its block once would be again every turn of the slots. Never
+     * for a temporal chain (its frames stay on the first device), a lane
+     * chosen to be measured again, nor an unmeasured own device while the
+     * chosen one is measured (choose_lane already prefers those); a device
+     * more than twice as slow (a CPU beside a GPU) is left to choose_lane's
+     * dealing, and a device's lane has only its slots. */
     int d = block_device(m, block), c = m->chosen;
     m->block_device = d;
     if (d >= 0 && d != c && !m->temporal && !m->probing && lane_usable(m, d) &&
@@ -283,7 +290,8 @@ clv__pipe *clv__sched_next_block(clv__sched *m, const clv_block *block)
         const clv__lane *own = &m->lanes[d], *chosen = &m->lanes[c];
         double t_own = (lane_pending(own) + 1) * own->ms,
                t_chosen = (lane_pending(chosen) + 1) * chosen->ms;
-        if ((own->ms > 0 || chosen->ms == 0) && t_own <= t_chosen + chosen->ms)
+        if ((own->ms > 0 || chosen->ms == 0) &&
+            (own->ms <= 2 * chosen->ms || t_own <= t_chosen + chosen->ms))
             m->chosen = d;
     }
     return m->lanes[m->chosen].pipe;
