@@ -47,7 +47,6 @@
     X(stage_blocks_deep, "core")                                                                   \
     X(stage_blocks_packed, "core")                                                                 \
     X(stage_blocks_copied, "core devices")                                                         \
-    X(stage_blocks_devices, "core devices")                                                        \
     X(stage_fused, "core")                                                                         \
     X(filter_convolution, "core filter")                                                           \
     X(filter_sharpen_emboss, "core filter")                                                        \

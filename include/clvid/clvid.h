@@ -642,13 +642,10 @@ CLV_API void clv_stage_release(clv_stage *stage);
  * kernels read and write in place; otherwise (copied staging: a GPU) it is
  * pinned host memory the device uploads from and downloads into by DMA
  * (copied staging gives blocks since the release after 0.8.0). Over
- * several devices the blocks are each device's in turn (in proportion to
- * the frames each takes), and a frame goes to its block's own device when
- * that one has room and is about as fast as the scheduler's choice: its
- * own memory is a DMA (or, shared, read in place) where another device's
- * is a copy; any device still takes any block. A block is freed with
- * clv_block_free, from any thread, before or after clv_stage_destroy (the
- * memory goes with the last block). */
+ * several devices the blocks are the first device's, which every device
+ * uploads from. A block is freed with clv_block_free, from any thread,
+ * before or after clv_stage_destroy (the memory goes with the last
+ * block). */
 typedef struct clv_block clv_block;
 /* size bytes of the stage's memory for an input frame (shared or pinned);
  * from any thread while the stage exists. NULL when out of memory. */

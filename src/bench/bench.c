@@ -331,39 +331,6 @@ typedef struct pipeline_host {
     int blocks_in, kept_out;
 } pipeline_host;
 
-/* --blocks: the blocks of the ring, every slot of every device in flight
- * and two more being written, as a decoder's pool holds; over several
- * devices rounded up to a whole number of turns: the stage deals a ring
- * allocated before any frame from the devices in turn (block i is device
- * i % devices's), as many of each. */
-static int ring_blocks(int devices)
-{
-    return (3 * devices + 2 + devices - 1) / devices * devices;
-}
-
-/* --blocks: the ring's block the next frame is written into, -1 when none
- * is free (a block is free once its frame is out: they come out in order).
- * The stage sends a frame to its block's device when that one has room;
- * with every slot in flight the device with room is the one whose frame
- * came out last (`want`), so the frame goes into a free block of that
- * device's, as a decoder writing into the block of the device that takes
- * the frame would; else any free block. From `from` on, round the ring. */
-static int ring_pick(const int64_t *ring_frame, int ring_size, int devices, int want, int taken,
-                     int from)
-{
-    int any = -1;
-    for (int k = 0; k < ring_size; k++) {
-        int i = (from + k) % ring_size;
-        if (ring_frame[i] >= taken)
-            continue;
-        if (i % devices == want)
-            return i;
-        if (any < 0)
-            any = i;
-    }
-    return any;
-}
-
 /* Frames per second through the GPU stage: yuv420p in and out, `frames`
  * frames, copying a prepared frame into the staging memory each time as a
  * decoder would; or (ps->blocks) submitting frames written once into the
@@ -389,23 +356,18 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, const p
                            .slots = 3,
                            .profiling = 1};
     frame = malloc(size);
-    enum { RING_MAX = 4 * CLV_DEVICES_MAX + 1 };
+    /* --blocks: every slot of every device in flight, and two more being
+     * written, as a decoder's pool holds. */
+    enum { RING_MAX = 3 * CLV_DEVICES_MAX + 2 };
     clv_block *ring[RING_MAX] = {NULL};
-    const int devices = clv_context_device_count(ctx), ring_size = ring_blocks(devices);
-    /* The frame last sent from each block (-1: none); the device whose frame
-     * came out last (-1: none known), and each device's frames out. */
-    int64_t ring_frame[RING_MAX];
-    uint64_t given[CLV_DEVICES_MAX] = {0};
-    int room = -1;
-    for (int i = 0; i < RING_MAX; i++)
-        ring_frame[i] = -1;
+    const int ring_size = 3 * clv_context_device_count(ctx) + 2;
     int blocks_in = 0, kept_out = 1;
     size_t plane_off[3] = {0, (size_t)w * h, (size_t)w * h + (size_t)((w + 1) / 2) * ((h + 1) / 2)};
     int plane_stride[3] = {w, (w + 1) / 2, (w + 1) / 2};
     copier copy;
     /* `writers` threads per device write the frames (a decoder's threads),
      * the same number for each device alone and together. */
-    copier_start(&copy, ps->writers * devices - 1);
+    copier_start(&copy, ps->writers * clv_context_device_count(ctx) - 1);
     if (!frame || clv_chain_create(ctx, desc, &chain, msg))
         goto done;
     clv_chain_set_filter_timing(chain, 0); /* as the transcode: the stage's times only */
@@ -430,21 +392,16 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, const p
     while (taken < frames + warm) {
         uint8_t *slot = submitted < frames + warm ? clv_stage_input(stage) : NULL;
         int timed = taken >= warm;
-        int b = slot && blocks_in ? ring_pick(ring_frame, ring_size, devices,
-                                              room >= 0 ? room : submitted % devices, taken,
-                                              submitted % ring_size)
-                                  : -1;
-        if (b >= 0) {
-            room = -1;
+        if (slot && blocks_in) {
             t1 = now_ms();
-            if (clv_stage_submit_block(stage, (uint64_t)submitted, ring[b], plane_off, plane_stride,
-                                       msg))
+            if (clv_stage_submit_block(stage, (uint64_t)submitted, ring[submitted % ring_size],
+                                       plane_off, plane_stride, msg))
                 goto done;
-            ring_frame[b] = submitted++;
+            submitted++;
             spent.submit_ms += timed ? now_ms() - t1 : 0;
             continue;
         }
-        if (slot && !blocks_in) {
+        if (slot) {
             t0 = now_ms();
             copier_copy(&copy, slot,
                         ps->picture
@@ -470,13 +427,6 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, const p
             clv_block_free(kept); /* the encoder done with it: back to the stage's spares */
         }
         clv_stage_release(stage);
-        for (int d = 0; blocks_in && devices > 1 && d < devices; d++) {
-            clv_stage_device s;
-            clv_stage_device_stats(stage, d, &s);
-            if (s.frames != given[d])
-                room = d;
-            given[d] = s.frames;
-        }
         if (++taken == warm)
             start = now_ms();
     }
@@ -1098,10 +1048,9 @@ int main(int argc, char **argv)
             if (blocks) {
                 printf("  blocks (--blocks: %d frames written once into a ring of %d blocks, "
                        "no host copy a frame):\n",
-                       frames, ring_blocks(devices));
+                       frames, 3 * devices + 2);
                 printf("    in:  %s%s\n", in_words,
-                       devices > 1 && bhost.blocks_in ? "; each device's in turn, sent to its own"
-                                                      : "");
+                       devices > 1 && bhost.blocks_in ? "; the first device's, sent to each" : "");
                 printf("    out: %s\n", out_words);
                 printf("  upload + '%s' + download: %8.1f frames/s (%.2fx the copies' %.1f)\n",
                        chain_text, bfps, fps > 0 ? bfps / fps : 0.0, fps);

@@ -27,11 +27,9 @@ static int lane_usable(const clv__sched *m, int i)
  * new one at its measured time per frame (unmeasured lanes first, the one
  * with fewer frames queued on a tie). -1 when that lane is full (the caller
  * takes a frame out first) or none is usable. A temporal chain stays on the
- * first usable device. *probe: 1 when the lane is chosen to be measured
- * again, not for its speed. */
-static int choose_lane(clv__sched *m, int *probe)
+ * first usable device. */
+static int choose_lane(clv__sched *m)
 {
-    *probe = 0;
     int temporal = clv__chain_temporal(m->chain), best = -1;
     double best_t = 0, fastest = 0;
     for (int i = 0; i < m->lane_count; i++)
@@ -44,10 +42,8 @@ static int choose_lane(clv__sched *m, int *probe)
     for (int i = 0; !temporal && fastest > 0 && i < m->lane_count; i++) {
         const clv__lane *l = &m->lanes[i];
         if (lane_usable(m, i) && !lane_pending(l) &&
-            (double)(m->submits - l->last_given) * fastest >= 20 * l->ms) {
-            *probe = 1;
+            (double)(m->submits - l->last_given) * fastest >= 20 * l->ms)
             return i;
-        }
     }
     for (int i = 0; i < m->lane_count; i++) {
         if (!lane_usable(m, i))
@@ -91,9 +87,6 @@ static int fail_device(clv__sched *m, int d, int unsent, uint64_t unsent_index, 
 {
     m->dev[d].failed = 1;
     m->chosen = -1;
-    pthread_mutex_lock(&m->deal_lock);
-    m->dead[d] = 1; /* its context may be gone: blocks of the others */
-    pthread_mutex_unlock(&m->deal_lock);
     clv__log(m->dctx[d], CLV__LOG_WARN,
              "device %d (%s) failed: %s; its frames in flight go to the other devices", d,
              m->dev[d].name, why);
@@ -153,39 +146,11 @@ void clv__sched_destroy(clv__sched *m)
 {
     if (!m)
         return;
-    for (int d = 0; d < m->device_count; d++) {
-        if (m->dealt[d] || m->own[d] || m->foreign[d])
-            clv__log(m->ctx, CLV__LOG_INFO,
-                     "stage device %d: %llu blocks dealt, %llu frames sent from its own blocks, "
-                     "%llu from another device's (%s)",
-                     d, (unsigned long long)m->dealt[d], (unsigned long long)m->own[d],
-                     (unsigned long long)m->foreign[d], m->dev[d].name);
-        clv__outputs_unref(m->pool[d]); /* the blocks dealt keep it while they live */
-    }
     for (int i = 0; i < m->lane_count; i++)
         clv__pipe_destroy(m->lanes[i].pipe);
-    pthread_mutex_destroy(&m->deal_lock);
     free(m->lanes);
     free(m->order);
     free(m);
-}
-
-/* The pools the blocks are dealt from follow the lanes' outputs, made again
- * when the chain's output size changes: on shared staging a lane reads in
- * place only its own pool's blocks (block_source in stage.c). */
-static void follow_pools(clv__sched *m)
-{
-    for (int d = 0; d < m->device_count; d++) {
-        clv__outputs *now = m->lanes[d].pipe->outputs, *old;
-        if (!now || now == m->pool[d])
-            continue;
-        clv__outputs_ref(now);
-        pthread_mutex_lock(&m->deal_lock);
-        old = m->pool[d];
-        m->pool[d] = now;
-        pthread_mutex_unlock(&m->deal_lock);
-        clv__outputs_unref(old);
-    }
 }
 
 int clv__sched_create(clv_context *ctx, const clv_stage_options *options, clv_chain *chain,
@@ -198,7 +163,7 @@ int clv__sched_create(clv_context *ctx, const clv_stage_options *options, clv_ch
         m->lanes = calloc((size_t)n * 2, sizeof *m->lanes);
         m->order = calloc((size_t)(n * slots + 1), sizeof *m->order);
     }
-    if (!m || !m->lanes || !m->order || pthread_mutex_init(&m->deal_lock, NULL)) {
+    if (!m || !m->lanes || !m->order) {
         if (m) {
             free(m->lanes);
             free(m->order);
@@ -212,8 +177,7 @@ int clv__sched_create(clv_context *ctx, const clv_stage_options *options, clv_ch
     m->lane_cap = n * 2;
     m->order_cap = n * slots + 1;
     m->device_count = n;
-    m->chosen = m->holding_lane = m->block_device = -1;
-    m->temporal = clv__chain_temporal(chain);
+    m->chosen = m->holding_lane = -1;
     for (int d = 0; d < n; d++) {
         m->dctx[d] = clv__context_at(ctx, d);
         m->dev[d].name = clv_context_device(m->dctx[d])->name;
@@ -228,7 +192,6 @@ int clv__sched_create(clv_context *ctx, const clv_stage_options *options, clv_ch
         m->lanes[d].device = d;
         m->lane_count = d + 1;
     }
-    follow_pools(m);
     m->out_w = m->lanes[0].pipe->out_w;
     m->out_h = m->lanes[0].pipe->out_h;
     *out = m;
@@ -248,84 +211,13 @@ uint8_t *clv__sched_input(clv__sched *m)
     }
     if (m->chosen >= 0 && lane_usable(m, m->chosen) && !lane_full(&m->lanes[m->chosen]))
         return clv__pipe_input(m->lanes[m->chosen].pipe);
-    m->chosen = choose_lane(m, &m->probing);
+    m->chosen = choose_lane(m);
     return m->chosen >= 0 ? clv__pipe_input(m->lanes[m->chosen].pipe) : NULL;
 }
 
-/* The device whose context block's memory is of, -1: none of the stage's
- * (another stage's block, or the caller's own memory). */
-static int block_device(const clv__sched *m, const clv_block *block)
+clv__pipe *clv__sched_next(clv__sched *m)
 {
-    for (int d = 0; block && d < m->device_count; d++)
-        if (block->owner->cl == m->dctx[d]->cl)
-            return d;
-    return -1;
-}
-
-clv__pipe *clv__sched_next_block(clv__sched *m, const clv_block *block)
-{
-    if (!clv__sched_input(m))
-        return NULL;
-    /* The block's own device (its first lane: lanes[d] is device d's, never
-     * a rescue) takes the frame instead of the chosen lane when it has a
-     * free slot and either would finish the frame no later than the chosen
-     * one finishes its next, or is at most twice as slow a frame. The
-     * chosen lane would upload from another context's memory, which the
-     * driver copies through a bounce buffer on the submitting thread (about
-     * a GPU's whole time a frame, and more, where the own device's upload
-     * is a DMA from pinned memory): worth a deeper queue on a device of
-     * about the same speed. It is what keeps the frames with their blocks:
-     * frames come out in order, so with every slot in flight the lane of
-     * the frame taken out is the one with room, and a frame sent elsewhere
-     * from its block once would be again every turn of the slots. Never
-     * for a temporal chain (its frames stay on the first device), a lane
-     * chosen to be measured again, nor an unmeasured own device while the
-     * chosen one is measured (choose_lane already prefers those); a device
-     * more than twice as slow (a CPU beside a GPU) is left to choose_lane's
-     * dealing, and a device's lane has only its slots. */
-    int d = block_device(m, block), c = m->chosen;
-    m->block_device = d;
-    if (d >= 0 && d != c && !m->temporal && !m->probing && lane_usable(m, d) &&
-        !lane_full(&m->lanes[d])) {
-        const clv__lane *own = &m->lanes[d], *chosen = &m->lanes[c];
-        double t_own = (lane_pending(own) + 1) * own->ms,
-               t_chosen = (lane_pending(chosen) + 1) * chosen->ms;
-        if ((own->ms > 0 || chosen->ms == 0) &&
-            (own->ms <= 2 * chosen->ms || t_own <= t_chosen + chosen->ms))
-            m->chosen = d;
-    }
-    return m->lanes[m->chosen].pipe;
-}
-
-clv_block *clv__sched_block_new(clv__sched *m, size_t size)
-{
-    /* The device whose blocks are fewest for the frames it took (each
-     * counted one more, so that the first blocks, before any frame, go to
-     * the devices in turn): blocks in proportion to what each device takes,
-     * so that a fast device is not left with a slow one's blocks. A
-     * temporal chain's frames stay on the first device: its blocks too. */
-    clv__outputs *pool = NULL;
-    int from = -1;
-    pthread_mutex_lock(&m->deal_lock);
-    for (int d = 0; d < m->device_count; d++) {
-        if (m->dead[d] || !m->pool[d])
-            continue;
-        if (from < 0 || (!m->temporal && (double)m->dealt[d] * (double)(m->took[from] + 1) <
-                                             (double)m->dealt[from] * (double)(m->took[d] + 1)))
-            from = d;
-    }
-    if (from >= 0) {
-        pool = m->pool[from];
-        clv__outputs_ref(pool);
-        m->dealt[from]++;
-    }
-    pthread_mutex_unlock(&m->deal_lock);
-    if (!pool)
-        return NULL;
-    clv_block *b = clv__block_new(pool, size);
-    if (!b)
-        clv__outputs_unref(pool);
-    return b;
+    return clv__sched_input(m) ? m->lanes[m->chosen].pipe : NULL;
 }
 
 int clv__sched_send(clv__sched *m, uint64_t frame_index, const clv__stage_source *src, clv_msg *msg)
@@ -336,8 +228,7 @@ int clv__sched_send(clv__sched *m, uint64_t frame_index, const clv__stage_source
     m->chosen = -1;
     m->lanes[i].last_given = m->submits++;
     clv_msg why = {{0}};
-    int d = m->lanes[i].device, err, from = m->block_device;
-    m->block_device = -1;
+    int d = m->lanes[i].device, err;
     clv__pipe *p = m->lanes[i].pipe;
     /* Where the frame lies, should the device fail before it is sent. */
     clv__stage_source none = {0};
@@ -350,16 +241,9 @@ int clv__sched_send(clv__sched *m, uint64_t frame_index, const clv__stage_source
         err = src ? clv__pipe_send(p, frame_index, src, &why)
                   : clv__pipe_submit(p, frame_index, &why);
     }
-    if (!err) {
-        if (src && from >= 0)
-            (from == d ? m->own : m->foreign)[d]++;
-        pthread_mutex_lock(&m->deal_lock);
-        m->took[d]++;
-        pthread_mutex_unlock(&m->deal_lock);
-        follow_pools(m);
+    if (!err)
         return push_order(m, i) ? clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight")
                                 : 0;
-    }
     return fail_device(m, d, i, frame_index, why.text, msg);
 }
 
@@ -427,9 +311,6 @@ void clv__sched_release(clv__sched *m)
 void clv__sched_set_chain(clv__sched *m, clv_chain *chain)
 {
     m->chain = chain;
-    pthread_mutex_lock(&m->deal_lock);
-    m->temporal = clv__chain_temporal(chain);
-    pthread_mutex_unlock(&m->deal_lock);
     for (int i = 0; i < m->lane_count; i++) {
         clv__pipe_set_chain(m->lanes[i].pipe, clv__chain_at(chain, m->lanes[i].device));
         m->lanes[i].ms = 0; /* another chain: measured again */

@@ -163,15 +163,10 @@ void clv_stage_release(clv_stage *stage)
 
 clv_block *clv_stage_block_new(clv_stage *stage, size_t size)
 {
-    /* Over several devices: each device's memory in turn (sched.c), which
-     * any device uploads from, by DMA when it is its own (pinned on a GPU)
-     * or, on shared staging, reads in place when it is its own. */
-    if (!size)
-        return NULL;
-    if (stage->several)
-        return clv__sched_block_new(stage->several, size);
-    clv__pipe *one = stage->one;
-    if (!one->outputs)
+    /* Over several devices: the first device's memory, which every device
+     * uploads from (pinned on a GPU) or, on shared staging, reads in place. */
+    clv__pipe *one = stage->one ? stage->one : stage->several->lanes[0].pipe;
+    if (!one->outputs || !size)
         return NULL;
     clv_block *b = clv__block_new(one->outputs, size);
     if (b)
@@ -246,7 +241,7 @@ int clv_stage_submit_block(clv_stage *stage, uint64_t frame_index, const clv_blo
     clv__pipe *one = stage->one;
     if (one && one->pending == one->count)
         return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
-    clv__pipe *to = one ? one : clv__sched_next_block(stage->several, block);
+    clv__pipe *to = one ? one : clv__sched_next(stage->several);
     if (!to)
         return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
     clv__stage_source src;

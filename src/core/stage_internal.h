@@ -227,28 +227,9 @@ typedef struct clv__sched {
     int fault_submit[CLV_DEVICES_MAX]; /* clv_stage_inject_submit_fault */
     int *order;                        /* the lane of each frame in flight, oldest first (a ring) */
     int order_cap, order_head, order_count;
-    int chosen;  /* the lane clv_stage_input gave memory of, -1: none */
-    int probing; /* chosen only to measure a lane left out for being slow */
+    int chosen; /* the lane clv_stage_input gave memory of, -1: none */
     uint64_t submits;
     int holding_lane; /* the lane of the frame the caller holds, -1: none */
-    /* The input blocks (clv_stage_block_new), which any thread may ask for
-     * (a decoder's, while this one submits): dealt from each device's pool
-     * in turn, in proportion to the frames each took, so that a frame can
-     * be uploaded from its own device's pinned memory (another context's
-     * is pageable to the driver: a copy of its own). deal_lock guards pool,
-     * dealt, took, dead and temporal; the submitting thread writes them. */
-    pthread_mutex_t deal_lock;
-    clv__outputs *pool[CLV_DEVICES_MAX]; /* the device's first lane's outputs: a reference */
-    uint64_t dealt[CLV_DEVICES_MAX];     /* blocks handed out from pool[d] */
-    uint64_t took[CLV_DEVICES_MAX];      /* frames sent to the device */
-    int dead[CLV_DEVICES_MAX];           /* failed: no more blocks of it */
-    int temporal;                        /* the chain stays on the first usable device */
-    /* The submitting thread's: the device of the block the next send is
-     * from (-1: none, or not of this stage), and per device the frames it
-     * was sent from its own blocks and from another device's (the log
-     * says them when the stage goes). */
-    int block_device;
-    uint64_t own[CLV_DEVICES_MAX], foreign[CLV_DEVICES_MAX];
 } clv__sched;
 
 /* The calls of clvid.h's clv_stage_* over several devices; destroy accepts
@@ -259,16 +240,11 @@ void clv__sched_destroy(clv__sched *m);
 void clv__sched_set_chain(clv__sched *m, clv_chain *chain);
 uint8_t *clv__sched_input(clv__sched *m);
 int clv__sched_submit(clv__sched *m, uint64_t frame_index, clv_msg *msg);
-/* The pipe of the lane the next frame, whose planes lie in block, goes
- * to: the one clv__sched_input chose, or block's own device's when that
- * one may take it (see sched.c); NULL when every slot is in flight. */
-clv__pipe *clv__sched_next_block(clv__sched *m, const clv_block *block);
-/* A new input block of size bytes from the pool of the device whose turn
- * it is (the caller's, with a reference to its pool); NULL when out of
- * memory. Any thread. */
-clv_block *clv__sched_block_new(clv__sched *m, size_t size);
+/* The pipe of the lane the next frame goes to (the one clv__sched_input
+ * chose); NULL when every slot is in flight. */
+clv__pipe *clv__sched_next(clv__sched *m);
 /* clv__sched_submit of a frame whose planes src says where they lie (for
- * the lane clv__sched_next_block gave). */
+ * the lane clv__sched_next gave). */
 int clv__sched_send(clv__sched *m, uint64_t frame_index, const clv__stage_source *src,
                     clv_msg *msg);
 int clv__sched_output(clv__sched *m, const uint8_t **out, uint64_t *frame_index, clv_msg *msg);
