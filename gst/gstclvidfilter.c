@@ -377,10 +377,12 @@ static gboolean start(GstBaseTransform *trans)
     atomic_store(&self->copied_in, 0);
     atomic_store(&self->kept, 0);
     atomic_store(&self->copied_out, 0);
-    /* Several devices (device=1,2): as many in flight on each. */
-    self->depth = self->in_flight                         ? self->in_flight
-                  : clv_context_device(self->ctx)->is_gpu ? 2 * clv_context_device_count(self->ctx)
-                                                          : clv_context_device_count(self->ctx);
+    /* One in flight a device (device=1,2: as many as devices), GPUs too:
+     * frames enter and leave a GPU's stage in its pinned memory, with
+     * nothing on the host left to overlap, and a second one in flight made
+     * 4K buffers slower on an H200 (1031 -> 610 a second, `gst-bench`,
+     * docs/performance.md). */
+    self->depth = self->in_flight ? self->in_flight : clv_context_device_count(self->ctx);
     g_mutex_unlock(&self->lock);
     GST_INFO_OBJECT(self, "on %s, %d buffer(s) in flight", clv_context_device(self->ctx)->name,
                     self->depth);
@@ -1368,8 +1370,7 @@ static void gst_clvid_filter_class_init(GstClvidFilterClass *klass)
         g_param_spec_int("in-flight", "Buffers in flight",
                          "Buffers held in the device's pipeline: the output of buffer N leaves "
                          "when buffer N + in-flight - 1 has come in (latency: in-flight - 1 "
-                         "frames, reported). 0: 2 on GPUs (copies and upload overlap the "
-                         "kernels), 1 on CPUs",
+                         "frames, reported). 0: 1 a device",
                          0, 3, 0,
                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
     g_object_class_install_property(
