@@ -14,9 +14,7 @@
 #include "opencl.h"
 
 #include "../env/engine_env.h"
-#if CLVID_BENCH_VIDEO
 #include "decode.h"
-#endif
 
 static double now_ms(void)
 {
@@ -126,7 +124,7 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void json_string(const char *s)
+void clv_bench_json_string(const char *s)
 {
     putchar('"');
     for (; *s; s++) {
@@ -614,11 +612,11 @@ static int bench_graph(clv_context *ctx, const char *text, int w, int h, int dep
     double copy_gbs = 2.0 * px * bpp / (copy_ms * 1e6);
     if (json) {
         printf("{\"device\": ");
-        json_string(clv_context_device(ctx)->name);
+        clv_bench_json_string(clv_context_device(ctx)->name);
         printf(", \"width\": %d, \"height\": %d, \"depth\": %d, \"frames\": %d, \"inputs\": %d, "
                "\"out_width\": %d, \"out_height\": %d, \"graph\": ",
                w, h, depth, frames, used, out.width, out.height);
-        json_string(text);
+        clv_bench_json_string(text);
         printf(", \"ms_per_frame\": %.3f, \"fps\": %.1f, \"back_to_back_ms\": %.4f, "
                "\"copy_ms\": %.4f, \"gb_per_s\": %.1f, \"copy_gb_per_s\": %.1f, "
                "\"copy_share\": %.3f}\n",
@@ -970,10 +968,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "clvid-bench: %s\n", msg.text);
         } else if (json) {
             printf("{\"device\": ");
-            json_string(names);
+            clv_bench_json_string(names);
             printf(", \"width\": %d, \"height\": %d, \"frames\": %d, \"out\": \"%s\", \"chain\": ",
                    w, h, frames, clv_pixfmt_name(out_format));
-            json_string(chain_text);
+            clv_bench_json_string(chain_text);
             printf(", \"pipeline_fps\": %.1f, \"transfer_bound_fps\": %.1f, "
                    "\"fraction\": %.3f, \"upload_ms\": %.3f, \"kernels_ms\": %.3f, "
                    "\"download_ms\": %.3f, \"first_frame_ms\": %.1f, \"staging\": \"%s\", "
@@ -983,7 +981,7 @@ int main(int argc, char **argv)
                    (double)t.kernels_ns / 1e6 / n, (double)t.download_ns / 1e6 / n, first_ms,
                    clv_context_shared_staging(ctx) ? "shared" : "copied", host.copy_ms,
                    host.submit_ms, host.wait_ms, host.fused ? "true" : "false");
-            json_string(input ? input : "pattern");
+            clv_bench_json_string(input ? input : "pattern");
             if (blocks)
                 printf(", \"blocks\": {\"fps\": %.1f, \"transfer_bound_fps\": %.1f, "
                        "\"fraction\": %.3f, \"in\": \"%s\", \"out\": \"%s\", "
@@ -1001,7 +999,7 @@ int main(int argc, char **argv)
                 printf(", \"scaling\": %.3f, \"devices\": [", fps / best_alone);
                 for (int d = 0; d < devices; d++) {
                     printf("%s{\"name\": ", d ? ", " : "");
-                    json_string(shares[d].name ? shares[d].name : "");
+                    clv_bench_json_string(shares[d].name ? shares[d].name : "");
                     printf(", \"alone_fps\": %.1f, \"frames\": %llu, \"share_fps\": %.1f, "
                            "\"ms_per_frame\": %.3f}",
                            alone[d], (unsigned long long)shares[d].frames,
@@ -1205,13 +1203,13 @@ int main(int argc, char **argv)
     double total_us = 0;
     if (json) {
         printf("{\"device\": ");
-        json_string(dev->name);
+        clv_bench_json_string(dev->name);
         printf(", \"platform\": ");
-        json_string(dev->platform);
+        clv_bench_json_string(dev->platform);
         printf(", \"shape\": \"%s\", \"width\": %d, \"height\": %d, \"depth\": %d, "
                "\"frames\": %d, \"setup_ms\": %.1f, \"copy_gb_per_s\": %.3f, \"picture\": ",
                clv_context_row_shape(ctx) ? "row" : "gpu", w, h, depth, frames, setup_ms, copy_gbs);
-        json_string(input ? input : smooth ? "smooth" : "noise");
+        clv_bench_json_string(input ? input : smooth ? "smooth" : "noise");
         printf(", \"pictures\": %d, \"filters\": [", input ? picture_count : 0);
     } else {
         printf("clvid-bench: %dx%d %d-bit %s%s on %s (%s), %s shape, median of %d frames\n", w, h,
@@ -1261,7 +1259,7 @@ int main(int argc, char **argv)
         clv_chain_desc_destroy(one);
         if (json) {
             printf("%s{\"filter\": ", i ? ", " : "");
-            json_string(text);
+            clv_bench_json_string(text);
             printf(", \"median_us\": %.3f, \"min_us\": %.3f, \"max_us\": %.3f, "
                    "\"mpixel_per_s\": %.1f, \"gb_per_s\": %.3f, \"fraction_of_copy\": %.3f}",
                    med, lo, hi, mps, gbs, copy_gbs > 0 ? gbs / copy_gbs : 0);

@@ -12,6 +12,7 @@
 #include "io.h"
 
 #include "decode.h"
+#include "../pipeline/blocks.h"
 
 #define QUEUE_FRAMES 8 /* the decoder's queue, as a transcode's */
 /* Frames taken out before the clock starts: twice the decoder's queue, so
@@ -28,20 +29,6 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            printf("\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            printf("\\u%04x", *s);
-        else
-            putchar(*s);
-    }
-    putchar('"');
 }
 
 int clv_bench_is_video(const char *path)
@@ -100,19 +87,6 @@ typedef struct video_source {
     long clip_frames; /* one whole pass's, once one ended */
     int loops;
 } video_source;
-
-static void *stage_block_alloc(void *stage, size_t size, uint8_t **pixels)
-{
-    clv_block *b = clv_stage_block_new(stage, size);
-    if (b)
-        *pixels = clv_block_pixels(b);
-    return b;
-}
-
-static void stage_block_free(void *block)
-{
-    clv_block_free(block);
-}
 
 static int source_start(video_source *s, clv_msg *msg)
 {
@@ -236,7 +210,7 @@ static int video_measure(clv_context *ctx, const clv_chain_desc *desc, const clv
         goto done;
     /* As a transcode: the layouts the stage reads as they are go into its
      * blocks; the others are converted (swscale) into the staging. */
-    clv_frame_memory memory = {stage_block_alloc, stage_block_free, stage};
+    clv_frame_memory memory = {clv__stage_block_alloc, clv__stage_block_free, stage};
     r.decoded_into = path != FROM_COPIES && clv_feed_native(feed) && clv_pixfmt_is_yuv(in_format) &&
                      !clv_decoder_set_memory(src.dec, &memory);
     if (!about->codec[0]) {
@@ -418,22 +392,22 @@ int clv_bench_video_run(clv_context *ctx, const clv_chain_desc *desc, const clv_
         snprintf(clip, sizeof clip, "the clip's first frames, no loop");
     if (v->json) {
         printf("{\"device\": ");
-        json_string(names);
+        clv_bench_json_string(names);
         printf(", \"input\": ");
-        json_string(v->path);
+        clv_bench_json_string(v->path);
         printf(", \"codec\": ");
-        json_string(about.codec);
+        clv_bench_json_string(about.codec);
         printf(", \"decode\": ");
-        json_string(about.decode);
+        clv_bench_json_string(about.decode);
         printf(", \"hwaccel\": ");
-        json_string(v->hwaccel ? v->hwaccel : "none");
+        clv_bench_json_string(v->hwaccel ? v->hwaccel : "none");
         printf(", \"pix_fmt\": \"%s\", \"in_format\": \"%s\", \"out\": \"%s\", \"depth\": %d, "
                "\"width\": %d, \"height\": %d, \"frames\": %d, \"warmup\": %d, "
                "\"clip_frames\": %ld, \"looped\": %s, \"staging\": \"%s\", \"chain\": ",
                about.pix_fmt, about.in_format, about.out_format, about.depth, about.width,
                about.height, v->frames, WARM_FRAMES, about.clip_frames,
                about.looped ? "true" : "false", shared ? "shared" : "copied");
-        json_string(v->chain_text);
+        clv_bench_json_string(v->chain_text);
         printf(", \"decode_alone\": {\"fps\": %.1f, \"into\": \"%s\"}", a->fps,
                a->in_blocks && !a->copied ? (shared ? "shared blocks" : "pinned blocks")
                : a->in_blocks             ? "mixed"

@@ -31,4 +31,7 @@ int clv_bench_hwaccel_check(const char *name);
  * nothing on stdout), 2 for a chain the stage cannot time this way. */
 int clv_bench_video_run(clv_context *ctx, const clv_chain_desc *desc, const clv_bench_video *v);
 
+/* s as a JSON string on standard output (bench.c). */
+void clv_bench_json_string(const char *s);
+
 #endif

@@ -19,6 +19,7 @@
 #include <libswscale/swscale.h>
 
 #include "../io/io.h"
+#include "blocks.h"
 #include "framesync.h"
 #include "ipc.h"
 #include "sink.h"
@@ -291,19 +292,6 @@ typedef struct run {
     int sound_err;
     clv_msg sound_msg;
 } run;
-
-static void *stage_block_alloc(void *stage, size_t size, uint8_t **pixels)
-{
-    clv_block *b = clv_stage_block_new(stage, size);
-    if (b)
-        *pixels = clv_block_pixels(b);
-    return b;
-}
-
-static void stage_block_free(void *block)
-{
-    clv_block_free(block);
-}
 
 static int stop_wanted(run *r)
 {
@@ -744,7 +732,7 @@ static int plan_frames(run *r, clv_msg *msg)
      * the frame: no copy into the staging. */
     r->in_place =
         !r->graph && !r->direct && !r->delay && clv_feed_native(r->feed) && clv_pixfmt_is_yuv(in_f);
-    clv_frame_memory memory = {stage_block_alloc, stage_block_free, r->stage};
+    clv_frame_memory memory = {clv__stage_block_alloc, clv__stage_block_free, r->stage};
     if (r->in_place && clv_decoder_set_memory(r->dec, &memory))
         r->in_place = 0;
     r->stage_fault = clv_fault_after("stage");
