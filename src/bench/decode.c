@@ -149,26 +149,6 @@ static int chain_depth(const clv_media_desc *in, const clv_chain_desc *desc)
     return 16;
 }
 
-/* Sends f where the decoder wrote it: 0 (the stage holds it), 1 when it is
- * not in one of the stage's blocks (copy it then), or a CLV_E* code. */
-static int submit_block(clv_stage *stage, const clv_decoder *dec, AVFrame *f, uint64_t index,
-                        clv_msg *msg)
-{
-    const uint8_t *base = NULL;
-    clv_block *block = clv_decoder_frame_block(dec, f, &base);
-    size_t offset[3] = {0, 0, 0};
-    int stride[3] = {0, 0, 0};
-    for (int i = 0; block && i < 3 && f->data[i]; i++) {
-        if (f->data[i] < base || f->linesize[i] <= 0)
-            block = NULL;
-        else
-            offset[i] = (size_t)(f->data[i] - base), stride[i] = f->linesize[i];
-    }
-    if (!block)
-        return 1;
-    return clv_stage_submit_block(stage, index, block, offset, stride, msg);
-}
-
 /* One run of `path`: WARM_FRAMES frames, then v->frames timed. */
 static int video_measure(clv_context *ctx, const clv_chain_desc *desc, const clv_bench_video *v,
                          enum video_path path, video_run *out, video_about *about, clv_msg *msg)
@@ -255,8 +235,8 @@ static int video_measure(clv_context *ctx, const clv_chain_desc *desc, const clv
                 if ((err = clv_feed_check(feed, f, msg)))
                     goto done;
                 int copy = 1;
-                if (r.decoded_into &&
-                    (copy = submit_block(stage, src.dec, f, (uint64_t)submitted, msg)) < 0) {
+                if (r.decoded_into && (copy = clv__stage_submit_decoded(
+                                           stage, src.dec, f, (uint64_t)submitted, msg)) < 0) {
                     err = copy;
                     goto done;
                 }

@@ -757,19 +757,7 @@ static int start_threads(run *r, clv_msg *msg)
  * run backwards): copy it then. */
 static int submit_in_place(run *r, AVFrame *f, uint64_t index, clv_msg *msg)
 {
-    const uint8_t *base = NULL;
-    clv_block *block = clv_decoder_frame_block(r->dec, f, &base);
-    size_t offset[3] = {0, 0, 0};
-    int stride[3] = {0, 0, 0};
-    for (int i = 0; block && i < 3 && f->data[i]; i++) {
-        if (f->data[i] < base || f->linesize[i] <= 0)
-            block = NULL;
-        else
-            offset[i] = (size_t)(f->data[i] - base), stride[i] = f->linesize[i];
-    }
-    if (!block)
-        return 1;
-    int err = clv_stage_submit_block(r->stage, index, block, offset, stride, msg);
+    int err = clv__stage_submit_decoded(r->stage, r->dec, f, index, msg);
     if (!err)
         r->held[index % PTS_RING] = f;
     return err;
