@@ -491,10 +491,14 @@ def deinterlacer_frames(tmp):
               s["paused"] == paused, "bwdif, keys '%s': frame %s field %s paused %s, expected "
               "%d %s %s" % (keys, s["last_frame"], s["last_field"], s["paused"], frame, field,
                             paused))
-    # Timed: the 25 frames take a second, 50 shown, the HUD's rate ~50 fps.
+    # Timed: the 25 frames take a second, each frame's two fields shown (50),
+    # the HUD's rate ~50 fps. On a loaded machine (the sanitizer builds
+    # beside other tests) a frame decoded late is dropped before the
+    # deinterlacer, as a player drops it, and its two fields with it.
     play(clip, "-vf", "bwdif", "--autoexit", "--stats", st)
     s = stats(st)
-    check(s["frames_shown"] == "50" and 35 < float(s["shown_fps"]) < 70 and
+    shown, dropped = int(s["frames_shown"]), int(s["frames_dropped"])
+    check(shown == 2 * (25 - dropped) and shown >= 40 and 30 < float(s["shown_fps"]) < 70 and
           0.8 < float(s["elapsed"]) < 3, "timed bwdif: %s" % s)
     # A recording (a live source, newer frames taken for stale ones): each
     # frame shown is recorded, in time order, the fields' between frames.
