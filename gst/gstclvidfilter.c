@@ -420,8 +420,8 @@ static gboolean stop(GstBaseTransform *trans)
     GST_INFO_OBJECT(
         self, "%" G_GUINT64_FORMAT " buffers copied in, %" G_GUINT64_FORMAT " copied out",
         (guint64)atomic_load(&self->copied_in), (guint64)atomic_load(&self->copied_out));
-    discard(GST_CLVID_FILTER(trans));
-    release_device(GST_CLVID_FILTER(trans));
+    discard(self);
+    release_device(self);
     return TRUE;
 }
 

@@ -796,21 +796,24 @@ fail:
     return err;
 }
 
-void clv__pipe_slot_input(const clv__pipe *stage, const clv__slot *s, uint8_t *dst)
+void clv__pack_input(const clv_stage_options *o, uint8_t *dst, const uint8_t *src,
+                     const size_t offset[3], const int stride[3])
 {
-    const clv__stage_source *src = &s->from;
-    if (!src->host) {
-        memcpy(dst, s->host_in, stage->in_size);
-        return;
-    }
     size_t off[3];
-    int stride[3], rows[3];
-    int planes = clv__packed_planes(&stage->opt, off, stride, rows);
+    int packed[3], rows[3];
+    int planes = clv__packed_planes(o, off, packed, rows);
     for (int i = 0; i < planes; i++)
         for (int y = 0; y < rows[i]; y++)
-            memcpy(dst + off[i] + (size_t)y * (size_t)stride[i],
-                   src->host + src->host_off[i] + (size_t)y * (size_t)src->host_stride[i],
-                   (size_t)stride[i]);
+            memcpy(dst + off[i] + (size_t)y * (size_t)packed[i],
+                   src + offset[i] + (size_t)y * (size_t)stride[i], (size_t)packed[i]);
+}
+
+void clv__pipe_slot_input(const clv__pipe *stage, const clv__slot *s, uint8_t *dst)
+{
+    if (!s->from.host)
+        memcpy(dst, s->host_in, stage->in_size);
+    else
+        clv__pack_input(&stage->opt, dst, s->from.host, s->from.host_off, s->from.host_stride);
 }
 
 /* Sends the frame in slot s down once its last kernel is done: shared

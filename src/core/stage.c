@@ -254,11 +254,7 @@ int clv_stage_submit_block(clv_stage *stage, uint64_t frame_index, const clv_blo
     uint8_t *in = clv_stage_input(stage);
     if (!in)
         return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
-    for (int i = 0; i < planes; i++)
-        for (int y = 0; y < rows[i]; y++)
-            memcpy(in + packed_off[i] + (size_t)y * (size_t)packed_stride[i],
-                   block->pixels + offset[i] + (size_t)y * (size_t)stride[i],
-                   (size_t)packed_stride[i]);
+    clv__pack_input(o, in, block->pixels, offset, stride);
     return clv_stage_submit(stage, frame_index, msg);
 }
 

@@ -190,6 +190,10 @@ void clv__pipe_release(clv__pipe *stage);
  * Y'CbCr's two or three, a packed RGB format's one (rows bpp * width);
  * returns how many. */
 int clv__packed_planes(const clv_stage_options *o, size_t offset[3], int stride[3], int rows[3]);
+/* Copies a frame of o's input whose planes lie at src + offset[i], rows
+ * stride[i] apart, into dst, packed as the staging holds them. */
+void clv__pack_input(const clv_stage_options *o, uint8_t *dst, const uint8_t *src,
+                     const size_t offset[3], const int stride[3]);
 /* Copies the input frame in flight in slot s into dst, packed as the
  * staging holds it (a failed device's frames sent again). */
 void clv__pipe_slot_input(const clv__pipe *stage, const clv__slot *s, uint8_t *dst);
