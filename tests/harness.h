@@ -43,6 +43,7 @@
     X(stage_bad_size, "core")                                                                      \
     X(stage_orientation, "core")                                                                   \
     X(stage_devices, "core devices")                                                               \
+    X(stage_params_devices, "core devices")                                                        \
     X(stage_blocks, "core")                                                                        \
     X(stage_blocks_deep, "core")                                                                   \
     X(stage_blocks_packed, "core")                                                                 \

@@ -797,6 +797,7 @@ static int held_fault_run(clv_context *ctx, int inject, int w, int h, int frames
             }
             if (state == 3) {
                 clv_stage_device stats;
+                clv_stage_settle(stage); /* the send failed on d's own thread */
                 clv_stage_device_stats(stage, d, &stats);
                 if (stats.failed && !before) { /* the fault hit, the frame still held */
                     hit = 1;
@@ -1647,6 +1648,97 @@ int test_stage_resize(void)
             free(want);
             clv_context_destroy(ctx);
         }
+    return 0;
+}
+
+/* A parameter changed before each submit while frames are in flight (on
+ * several devices, each sent on its device's own thread): every frame comes
+ * out with the value in force when it was submitted, equal to its
+ * reference, in order, in both work shapes. */
+int test_stage_params_devices(void)
+{
+    enum { W = 37, H = 21, FRAMES = 28, VALUES = 7 };
+    const clv_pixfmt f = CLV_PIX_YUV420P;
+    const clv_color c = {CLV_MATRIX_BT601, 0};
+    for (int shape = 1; shape <= 2; shape++) {
+        clv_context *ctx = test_context(shape);
+        if (!ctx)
+            return 1;
+        clv_msg msg = {{0}};
+        clv_chain_desc *desc = NULL;
+        clv_chain *chain = NULL;
+        clv_ref_chain *refs[VALUES] = {0};
+        clv_stage *stage = NULL;
+        size_t size = clv_pixfmt_size(f, W, H);
+        uint8_t *inputs = malloc(size * FRAMES), *want = malloc(size);
+        int value[FRAMES], submitted = 0, taken = 0;
+        clv_stage_options opt = {.struct_size = sizeof(clv_stage_options),
+                                 .width = W,
+                                 .height = H,
+                                 .in_format = f,
+                                 .out_format = f,
+                                 .in_color = c,
+                                 .out_color = c,
+                                 .slots = 3};
+        for (int v = 0; v < VALUES; v++) {
+            char text[64];
+            clv_chain_desc *d = NULL;
+            snprintf(text, sizeof text, "threshold=t=%d", 40 + 25 * v);
+            CHECK(clv_chain_parse(text, &d, &msg) == 0 && clv_ref_chain_create(d, &refs[v]) == 0,
+                  "reference '%s': %s", text, msg.text);
+            clv_chain_desc_destroy(d);
+        }
+        if (!inputs || !want || clv_chain_parse("threshold=t=40", &desc, &msg) ||
+            clv_chain_create(ctx, desc, &chain, &msg) ||
+            clv_stage_create(ctx, &opt, chain, &stage, &msg)) {
+            CHECK(0, "setup: %s", msg.text);
+            goto done;
+        }
+        while (taken < FRAMES) {
+            uint8_t *slot;
+            while (submitted < FRAMES && (slot = clv_stage_input(stage))) {
+                char text[16];
+                value[submitted] = (submitted * 3) % VALUES;
+                snprintf(text, sizeof text, "%d", 40 + 25 * value[submitted]);
+                if (clv_chain_set_param(chain, 0, "t", text, &msg)) {
+                    CHECK(0, "set_param: %s", msg.text);
+                    goto done;
+                }
+                fill_bytes(inputs + size * (size_t)submitted, size, (uint32_t)submitted + 9);
+                memcpy(slot, inputs + size * (size_t)submitted, size);
+                if (clv_stage_submit(stage, (uint64_t)submitted, &msg)) {
+                    CHECK(0, "submit: %s", msg.text);
+                    goto done;
+                }
+                submitted++;
+            }
+            const uint8_t *got;
+            uint64_t index;
+            if (clv_stage_output(stage, &got, &index, &msg)) {
+                CHECK(0, "output: %s", msg.text);
+                goto done;
+            }
+            CHECK(index == (uint64_t)taken, "frame %llu came out as number %d",
+                  (unsigned long long)index, taken);
+            reference_sized(f, c, f, c, refs[value[taken]], inputs + size * (size_t)taken, W, H, W,
+                            H, index, want);
+            CHECK(!memcmp(got, want, size),
+                  "frame %d (t=%d, %s shape, %d devices) differs from its reference", taken,
+                  40 + 25 * value[taken], shape == 1 ? "row" : "gpu",
+                  clv_context_device_count(ctx));
+            clv_stage_release(stage);
+            taken++;
+        }
+    done:
+        clv_stage_destroy(stage);
+        clv_chain_destroy(chain);
+        clv_chain_desc_destroy(desc);
+        for (int v = 0; v < VALUES; v++)
+            clv_ref_chain_destroy(refs[v]);
+        free(inputs);
+        free(want);
+        clv_context_destroy(ctx);
+    }
     return 0;
 }
 

@@ -14,8 +14,13 @@ extern "C" {
  * for the frame after its `frames`-th. */
 CLV_API void clv_stage_inject_fault(clv_stage *stage, int device, uint64_t frames);
 /* The next frame submitted to device `device` fails there (as an OpenCL
- * error at submit would). */
+ * error at submit would: on the device's sending thread, found by the
+ * stage's next call that waits for that device, or clv_stage_settle). */
 CLV_API void clv_stage_inject_submit_fault(clv_stage *stage, int device);
+/* Waits for the frames being sent on the devices' own threads (a stage of
+ * several devices sends on a thread a device) and fails any device whose
+ * send failed, as the stage's next call would. */
+CLV_API void clv_stage_settle(clv_stage *stage);
 
 #ifdef __cplusplus
 }

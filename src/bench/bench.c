@@ -453,6 +453,57 @@ done:
     return fps;
 }
 
+/* --blocks over several devices: a stage per device, each on its own
+ * thread, all at once (what one process gets when each device's frames are
+ * submitted by a thread of their own rather than by one thread for all). */
+typedef struct together_arg {
+    clv_context *ctx;
+    const clv_chain_desc *desc;
+    const pipeline_spec *ps;
+    double fps;
+    clv_msg msg;
+} together_arg;
+
+static void *together_main(void *p)
+{
+    together_arg *a = p;
+    a->fps = pipeline_fps(a->ctx, a->desc, a->ps, NULL, NULL, NULL, &a->msg);
+    return NULL;
+}
+
+/* The frames of all the devices' threads over the wall time from their
+ * start to the last one's end (set-up and warm-up counted: a lower bound),
+ * and the sum of each thread's own rate into *sum; -1 when one failed. */
+static double together_fps(clv_context **ctx, int devices, const clv_chain_desc *desc,
+                           const pipeline_spec *ps, double *sum, clv_msg *msg)
+{
+    together_arg arg[CLV_DEVICES_MAX];
+    pthread_t thread[CLV_DEVICES_MAX];
+    int started = 0;
+    double t0 = now_ms();
+    for (; started < devices; started++) {
+        arg[started] = (together_arg){ctx[started], desc, ps, -1, {{0}}};
+        if (pthread_create(&thread[started], NULL, together_main, &arg[started]))
+            break;
+    }
+    for (int d = 0; d < started; d++)
+        pthread_join(thread[d], NULL);
+    double wall = now_ms() - t0;
+    *sum = 0;
+    for (int d = 0; d < started; d++) {
+        if (arg[d].fps < 0) {
+            *msg = arg[d].msg;
+            return -1;
+        }
+        *sum += arg[d].fps;
+    }
+    if (started < devices) {
+        snprintf(msg->text, sizeof msg->text, "could not start a thread a device");
+        return -1;
+    }
+    return (double)ps->frames * devices / (wall / 1e3);
+}
+
 /* Start-up: from `since` (before the device was opened) to one frame out
  * of a new chain and stage: the device, its kernels (built or loaded from
  * the cache) and one frame through. */
@@ -897,6 +948,8 @@ int main(int argc, char **argv)
         pipeline_host host = {0}, bhost = {0};
         /* --blocks over several devices: each alone from its own blocks too. */
         double balone[CLV_DEVICES_MAX] = {0};
+        /* --blocks over several devices: a stage and a thread a device. */
+        double bthreads_sum = 0, bthreads_wall = 0, bthreads_bound = 0;
         clv_stage_device bshares[CLV_DEVICES_MAX] = {{0}};
         pipeline_spec bspec = spec;
         bspec.blocks = 1;
@@ -930,6 +983,19 @@ int main(int argc, char **argv)
                     bf = -1;
                 else if (one > balone[d])
                     balone[d] = one;
+            }
+            if (blocks && bf >= 0 && devices > 1) {
+                double sum = 0, all = together_fps(alone_ctx, devices, desc, &bspec, &sum, &msg);
+                double bsum = 0;
+                if (all < 0 || together_fps(alone_ctx, devices, none, &bspec, &bsum, &msg) < 0)
+                    bf = -1;
+                else {
+                    if (sum > bthreads_sum) {
+                        bthreads_sum = sum;
+                        bthreads_wall = all;
+                    }
+                    bthreads_bound = bsum > bthreads_bound ? bsum : bthreads_bound;
+                }
             }
             if (blocks && (bb < 0 || bf < 0)) {
                 fps = -1;
@@ -989,6 +1055,10 @@ int main(int argc, char **argv)
                        bfps, bbound, bbound > 0 ? bfps / bbound : 0.0, in_path,
                        bhost.kept_out ? (shared ? "kept shared" : "kept pinned") : "copies",
                        bhost.submit_ms, bhost.wait_ms);
+            if (blocks && devices > 1)
+                printf(", \"blocks_threads\": {\"sum_fps\": %.1f, \"wall_fps\": %.1f, "
+                       "\"transfer_bound_fps\": %.1f}",
+                       bthreads_sum, bthreads_wall, bthreads_bound);
             if (blocks && devices > 1) {
                 printf(", \"blocks_alone_fps\": [");
                 for (int d = 0; d < devices; d++)
@@ -1070,6 +1140,11 @@ int main(int argc, char **argv)
                            bn > 0 ? 100.0 * (double)bshares[d].frames / bn : 0.0);
                 if (devices > 1 && bbest > 0)
                     printf("  scaling over the fastest device alone: %.2fx\n", bfps / bbest);
+                if (devices > 1 && bbest > 0)
+                    printf("  a stage and a thread a device, all at once: %8.1f frames/s by "
+                           "the sum of their rates (%.2fx), %.1f over the wall time with "
+                           "set-up; their transfer bound %.1f\n",
+                           bthreads_sum, bthreads_sum / bbest, bthreads_wall, bthreads_bound);
                 printf("  fraction of the bound:    %8.1f%%\n",
                        bbound > 0 ? 100 * bfps / bbound : 0.0);
                 printf("  per frame (the submitting thread): clv_stage_submit_block %.3f ms, "

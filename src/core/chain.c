@@ -4,6 +4,7 @@
 #include "clvid_internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,38 @@ struct clv_chain {
     /* On a context of several devices: the same chain on the others. */
     clv_chain *more[CLV_DEVICES_MAX - 1];
     int more_count;
+    /* Runs in flight on a stage's sending threads (clv__chain_hold): what
+     * changes the chain or reads what a run writes waits for none (quiet). */
+    pthread_mutex_t hold_lock;
+    pthread_cond_t hold_done;
+    int holds;
 };
+
+void clv__chain_hold(clv_chain *chain)
+{
+    pthread_mutex_lock(&chain->hold_lock);
+    chain->holds++;
+    pthread_mutex_unlock(&chain->hold_lock);
+}
+
+void clv__chain_unhold(clv_chain *chain)
+{
+    pthread_mutex_lock(&chain->hold_lock);
+    if (--chain->holds == 0)
+        pthread_cond_broadcast(&chain->hold_done);
+    pthread_mutex_unlock(&chain->hold_lock);
+}
+
+/* Waits until no run of this chain (this device's) is in flight on a
+ * sending thread; the lock is not the chain's state, hence the cast. */
+static void quiet(const clv_chain *chain)
+{
+    clv_chain *c = (clv_chain *)chain;
+    pthread_mutex_lock(&c->hold_lock);
+    while (c->holds > 0)
+        pthread_cond_wait(&c->hold_done, &c->hold_lock);
+    pthread_mutex_unlock(&c->hold_lock);
+}
 
 static void release_events(clv__events *e)
 {
@@ -82,6 +114,9 @@ static void sum_events(clv_chain *chain, const clv__events *e)
 int clv_chain_times(const clv_chain *chain, uint64_t *ns, int count, uint64_t *runs)
 {
     /* Over every device: the mean is per frame wherever it ran. */
+    quiet(chain);
+    for (int k = 0; k < chain->more_count; k++)
+        quiet(chain->more[k]);
     *runs = chain->timed_runs;
     for (int i = 0; i < count; i++)
         ns[i] = i < CLV_CHAIN_MAX ? chain->filter_ns[i] : 0;
@@ -171,6 +206,15 @@ static int chain_build(clv_context *ctx, const clv_chain_desc *desc, int depth, 
     clv_chain *chain = calloc(1, sizeof *chain);
     if (!chain)
         return clv__fail(msg, CLV_ENOMEM, "out of memory");
+    if (pthread_mutex_init(&chain->hold_lock, NULL)) {
+        free(chain);
+        return clv__fail(msg, CLV_ENOMEM, "out of memory (a mutex)");
+    }
+    if (pthread_cond_init(&chain->hold_done, NULL)) {
+        pthread_mutex_destroy(&chain->hold_lock);
+        free(chain);
+        return clv__fail(msg, CLV_ENOMEM, "out of memory (a condition variable)");
+    }
     chain->ctx = ctx;
     chain->desc = *desc;
     chain->depth = depth;
@@ -181,7 +225,7 @@ static int chain_build(clv_context *ctx, const clv_chain_desc *desc, int depth, 
     chain->fields = 1;
     int err = 0, delay;
     if ((err = clv_chain_desc_cadence(desc, &delay, &chain->fields, msg))) {
-        free(chain);
+        clv_chain_destroy(chain);
         return err;
     }
     for (int i = 0; i < desc->count; i++)
@@ -266,6 +310,7 @@ void clv_chain_cadence(const clv_chain *chain, int *delay, int *rate)
 
 void clv_chain_end(clv_chain *chain)
 {
+    quiet(chain);
     for (int i = 0; i < chain->desc.count; i++)
         if (chain->desc.item[i].filter->end)
             chain->desc.item[i].filter->end(chain->state[i]);
@@ -277,6 +322,7 @@ void clv_chain_restart(clv_chain *chain)
 {
     if (!chain)
         return;
+    quiet(chain);
     for (int i = 0; i < chain->desc.count; i++)
         if (chain->desc.item[i].filter->restart)
             chain->desc.item[i].filter->restart(chain->state[i]);
@@ -297,17 +343,25 @@ int clv__chain_watched(const clv_chain *chain)
     return 0;
 }
 
+static void free_chain(clv_chain *chain)
+{
+    pthread_cond_destroy(&chain->hold_done);
+    pthread_mutex_destroy(&chain->hold_lock);
+    free(chain);
+}
+
 void clv_chain_destroy(clv_chain *chain)
 {
     if (!chain)
         return;
+    quiet(chain);
     for (int k = 0; k < chain->more_count; k++)
         clv_chain_destroy(chain->more[k]);
     chain->more_count = 0;
     if (chain->ctx && chain->ctx->hung) {
         for (int i = 0; i < chain->desc.count; i++)
             free(chain->state[i]);
-        free(chain);
+        free_chain(chain);
         return;
     }
     if (chain->ctx && chain->ctx->queue)
@@ -329,7 +383,7 @@ void clv_chain_destroy(clv_chain *chain)
     clv__mem_release(&chain->mid[0]);
     clv__mem_release(&chain->mid[1]);
     clv__mem_release(&chain->scratch);
-    free(chain);
+    free_chain(chain);
 }
 
 const clv_chain_desc *clv_chain_get_desc(const clv_chain *chain)
@@ -429,6 +483,7 @@ int clv_chain_output_size(clv_chain *chain, const clv_size *in, clv_size *out, c
     if (in->width < 1 || in->height < 1)
         return clv__fail(msg, CLV_EINVAL, "frames of %dx%d: each side must be at least 1",
                          in->width, in->height);
+    quiet(chain);
     const clv_size *was = &chain->in_aspect;
     if (in->sar_num != was->sar_num || in->sar_den != was->sar_den ||
         in->transfer != was->transfer || in->primaries != was->primaries || in->peak != was->peak) {
@@ -596,6 +651,7 @@ int clv__chain_run_yuv(clv_chain *chain, const clv_frame *src, clv_frame *dst, u
 
 void clv_chain_set_filter_timing(clv_chain *chain, int on)
 {
+    quiet(chain);
     chain->filter_timing = on != 0;
     for (int k = 0; k < chain->more_count; k++)
         clv_chain_set_filter_timing(chain->more[k], on);
@@ -603,6 +659,7 @@ void clv_chain_set_filter_timing(clv_chain *chain, int on)
 
 void clv_chain_set_frame_rate(clv_chain *chain, int num, int den)
 {
+    quiet(chain);
     if (num > 0 && den > 0) {
         chain->rate_num = num;
         chain->rate_den = den;
@@ -636,6 +693,7 @@ int clv_chain_swap_kernel(clv_chain *chain, int filter_index, clv_kernel_build *
     int count = chain->more_count + 1;
     for (int k = 0; k < count; k++) {
         on[k] = clv__chain_at(chain, k);
+        quiet(on[k]);
         states[k] = on[k]->state[filter_index];
     }
     int swapped = chain->desc.item[filter_index].filter->swap(states, count, build, now, msg);
@@ -674,6 +732,7 @@ int clv_chain_set_param(clv_chain *chain, int filter_index, const char *param, c
     if (filter_index < 0 || filter_index >= chain->desc.count)
         return clv__fail(msg, CLV_EINVAL, "no filter #%d in a chain of %d", filter_index + 1,
                          chain->desc.count);
+    quiet(chain);
     const clv_filter *f = chain->desc.item[filter_index].filter;
     for (int i = 0; i < f->param_count; i++) {
         if (strcmp(f->params[i].name, param))
@@ -713,6 +772,7 @@ int clv_chain_profile(clv_chain *chain, uint64_t *ns, int count)
 {
     for (int i = 0; i < count; i++)
         ns[i] = 0;
+    quiet(chain);
     clv__events *e = &chain->ring[chain->ring_at];
     if (!chain->ctx->profiling || !chain->filter_timing)
         return CLV_EINVAL;

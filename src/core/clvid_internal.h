@@ -431,6 +431,12 @@ void clv__sar_mul(const clv_size *in, int64_t num, int64_t den, clv_size *out);
 clv_context *clv__context_at(clv_context *ctx, int index);
 /* The chain's instance on device `device` of its context (0: chain). */
 clv_chain *clv__chain_at(clv_chain *chain, int device);
+/* A run of this device's instance is in flight on another thread (a
+ * stage's sender) until clv__chain_unhold: the chain's calls that change it
+ * or read what runs write (parameters, kernels, times, destroy) wait for
+ * every hold to end, so a change lands between frames, as with one thread. */
+void clv__chain_hold(clv_chain *chain);
+void clv__chain_unhold(clv_chain *chain);
 /* The chain's output for frames of w x h (with the aspect the caller last
  * gave clv_chain_output_size), its filters' resize hooks run for it. */
 int clv__chain_size(clv_chain *chain, int w, int h, clv_size *out, clv_msg *msg);

@@ -1186,7 +1186,16 @@ int clv__pipe_output(clv__pipe *stage, const uint8_t **out, uint64_t *frame_inde
 {
     if (!stage->pending || stage->holding)
         return clv__fail(msg, CLV_EINVAL, "GPU stage: no frame to take");
-    clv__slot *s = oldest_slot(stage);
+    return clv__pipe_output_slot(stage, (int)(oldest_slot(stage) - stage->slots), out, frame_index,
+                                 msg);
+}
+
+int clv__pipe_output_slot(clv__pipe *stage, int at, const uint8_t **out, uint64_t *frame_index,
+                          clv_msg *msg)
+{
+    if (stage->holding)
+        return clv__fail(msg, CLV_EINVAL, "GPU stage: no frame to take");
+    clv__slot *s = &stage->slots[at];
     cl_int st = s->watched ? watchdog_wait(stage->ctx, s->down) : clWaitForEvents(1, &s->down);
     /* The download waited for the kernels and they for the upload; waited
      * here too all the same, since the caller may reuse the block the frame
@@ -1238,6 +1247,7 @@ int clv__pipe_output(clv__pipe *stage, const uint8_t **out, uint64_t *frame_inde
     if (frame_index)
         *frame_index = s->frame_index;
     stage->holding = 1;
+    stage->held_slot = at;
     return 0;
 }
 
@@ -1245,7 +1255,7 @@ clv_block *clv__pipe_keep(clv__pipe *stage)
 {
     if (!stage->holding || !stage->outputs)
         return NULL;
-    clv__slot *s = oldest_slot(stage);
+    clv__slot *s = &stage->slots[stage->held_slot];
     clv_block *spare = clv__block_get(stage->outputs);
     if (!spare)
         return NULL;

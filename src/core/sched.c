@@ -3,18 +3,123 @@
  * frames run again on the others. */
 #include "stage_internal.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The caller's count: a lane's pipe may be busy on its sender. */
 static int lane_pending(const clv__lane *l)
 {
-    return l->pipe->pending;
+    return l->queued;
 }
 
 static int lane_full(const clv__lane *l)
 {
-    return l->pipe->pending == l->pipe->count;
+    return l->queued == l->pipe->count;
+}
+
+/* ---- The senders: a thread a device sending its lane's frames ---------- */
+
+static void *sender_main(void *arg)
+{
+    clv__sender *s = arg;
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        while (!s->busy && !s->quit)
+            pthread_cond_wait(&s->wake, &s->lock);
+        if (!s->busy)
+            break;
+        pthread_mutex_unlock(&s->lock);
+        clv__pipe *p = s->pipe;
+        clv__stage_source none = {0};
+        /* Where the frame lies, should the device fail before it is sent. */
+        p->slots[p->next].from = s->has_src ? s->src : none;
+        clv_msg why = {{0}};
+        int err = CLV_ECL;
+        if (s->inject)
+            snprintf(why.text, sizeof why.text, "injected fault at a submit");
+        else
+            err = s->has_src ? clv__pipe_send(p, s->frame_index, &s->src, &why)
+                             : clv__pipe_submit(p, s->frame_index, &why);
+        if (s->chain)
+            clv__chain_unhold(s->chain);
+        pthread_mutex_lock(&s->lock);
+        s->err = err;
+        s->why = why;
+        s->busy = 0;
+        pthread_cond_signal(&s->idle);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+/* Starts device d's sender; without one (no thread to be had) its lane
+ * sends on the caller's thread, as rescue lanes do. */
+static void sender_start(clv__sched *m, int d)
+{
+    clv__sender *s = &m->send[d];
+    if (pthread_mutex_init(&s->lock, NULL))
+        return;
+    if (pthread_cond_init(&s->wake, NULL)) {
+        pthread_mutex_destroy(&s->lock);
+        return;
+    }
+    if (pthread_cond_init(&s->idle, NULL)) {
+        pthread_cond_destroy(&s->wake);
+        pthread_mutex_destroy(&s->lock);
+        return;
+    }
+    if (pthread_create(&s->thread, NULL, sender_main, s)) {
+        pthread_cond_destroy(&s->idle);
+        pthread_cond_destroy(&s->wake);
+        pthread_mutex_destroy(&s->lock);
+        return;
+    }
+    s->started = 1;
+}
+
+static void sender_stop(clv__sender *s)
+{
+    if (!s->started)
+        return;
+    pthread_mutex_lock(&s->lock);
+    s->quit = 1;
+    pthread_cond_signal(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+    pthread_join(s->thread, NULL);
+    pthread_cond_destroy(&s->idle);
+    pthread_cond_destroy(&s->wake);
+    pthread_mutex_destroy(&s->lock);
+    s->started = 0;
+}
+
+/* The sender of lane i, or NULL (a rescue lane, or no thread). */
+static clv__sender *lane_sender(clv__sched *m, int i)
+{
+    return i < m->device_count && m->send[i].started ? &m->send[i] : NULL;
+}
+
+/* Waits until lane i's send in flight is done; its outcome stays for
+ * lane_wait. */
+static void lane_quiet(clv__sched *m, int i)
+{
+    clv__sender *s = lane_sender(m, i);
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->lock);
+    while (s->busy)
+        pthread_cond_wait(&s->idle, &s->lock);
+    pthread_mutex_unlock(&s->lock);
+    clv__lane *l = &m->lanes[i];
+    l->pipe->pending -= l->released; /* the pipe is the caller's again */
+    l->released = 0;
+}
+
+static void quiet_all(clv__sched *m)
+{
+    for (int i = 0; i < m->device_count; i++)
+        lane_quiet(m, i);
 }
 
 static int lane_usable(const clv__sched *m, int i)
@@ -69,11 +174,13 @@ static int choose_lane(clv__sched *m)
     return best >= 0 && !lane_full(&m->lanes[best]) ? best : -1;
 }
 
-static int push_order(clv__sched *m, int lane)
+static int push_order(clv__sched *m, int lane, int slot)
 {
     if (m->order_count == m->order_cap)
         return -1;
-    m->order[(m->order_head + m->order_count++) % m->order_cap] = lane;
+    int at = (m->order_head + m->order_count++) % m->order_cap;
+    m->order[at] = lane;
+    m->order_slot[at] = slot;
     return 0;
 }
 
@@ -85,6 +192,19 @@ static int push_order(clv__sched *m, int lane)
 static int fail_device(clv__sched *m, int d, int unsent, uint64_t unsent_index, const char *why,
                        clv_msg *msg)
 {
+    /* Every sender quiet: the failed device's lanes are read and its
+     * frames run again on another device's chain. A send of this device
+     * that failed on its sender is the frame not sent, already in the
+     * order. */
+    quiet_all(m);
+    int ordered = 0;
+    clv__sender *own = lane_sender(m, d);
+    if (own && own->err) {
+        unsent = d;
+        unsent_index = own->frame_index;
+        ordered = 1;
+        own->err = 0;
+    }
     m->dev[d].failed = 1;
     m->chosen = -1;
     clv__log(m->dctx[d], CLV__LOG_WARN,
@@ -129,27 +249,53 @@ static int fail_device(clv__sched *m, int d, int unsent, uint64_t unsent_index, 
         int r = m->lane_count++;
         m->lanes[r] =
             (clv__lane){.pipe = rescue, .device = t, .draining = 1, .ms = m->lanes[target].ms};
-        for (int k = held; k < m->order_count; k++) /* the held one is first */
-            if (m->order[(m->order_head + k) % m->order_cap] == i)
-                m->order[(m->order_head + k) % m->order_cap] = r;
-        if (extra && push_order(m, r))
+        /* The rescue's k-th frame is in its slot k. */
+        for (int k = held, moved = 0; k < m->order_count; k++) { /* the held one is first */
+            int at = (m->order_head + k) % m->order_cap;
+            if (m->order[at] == i) {
+                m->order[at] = r;
+                m->order_slot[at] = moved++;
+            }
+        }
+        if (extra && !ordered && push_order(m, r, sent))
             return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
         /* The failed lane's frames are now the rescue's (but the held one,
          * released from this lane). */
         failed->pending = held;
         failed->holding = held;
     }
+    for (int i = 0; i < m->lane_count; i++) /* every sender quiet: the pipes' own counts */
+        m->lanes[i].queued = m->lanes[i].pipe->pending;
     return 0;
+}
+
+/* Waits for lane i's send in flight; when it failed, its device fails now
+ * (its frames, that one too, sent again on another) and *failed is set. */
+static int lane_wait(clv__sched *m, int i, int *failed, clv_msg *msg)
+{
+    clv__sender *s = lane_sender(m, i);
+    *failed = 0;
+    if (!s)
+        return 0;
+    lane_quiet(m, i);
+    if (!s->err)
+        return 0;
+    *failed = 1;
+    clv_msg why = s->why;
+    return fail_device(m, m->lanes[i].device, -1, 0, why.text, msg);
 }
 
 void clv__sched_destroy(clv__sched *m)
 {
     if (!m)
         return;
+    for (int d = 0; d < m->device_count; d++)
+        sender_stop(&m->send[d]);
     for (int i = 0; i < m->lane_count; i++)
         clv__pipe_destroy(m->lanes[i].pipe);
     free(m->lanes);
     free(m->order);
+    free(m->order_slot);
     free(m);
 }
 
@@ -162,11 +308,13 @@ int clv__sched_create(clv_context *ctx, const clv_stage_options *options, clv_ch
     if (m) {
         m->lanes = calloc((size_t)n * 2, sizeof *m->lanes);
         m->order = calloc((size_t)(n * slots + 1), sizeof *m->order);
+        m->order_slot = calloc((size_t)(n * slots + 1), sizeof *m->order_slot);
     }
-    if (!m || !m->lanes || !m->order) {
+    if (!m || !m->lanes || !m->order || !m->order_slot) {
         if (m) {
             free(m->lanes);
             free(m->order);
+            free(m->order_slot);
         }
         free(m);
         return clv__fail(msg, CLV_ENOMEM, "out of memory");
@@ -194,6 +342,8 @@ int clv__sched_create(clv_context *ctx, const clv_stage_options *options, clv_ch
     }
     m->out_w = m->lanes[0].pipe->out_w;
     m->out_h = m->lanes[0].pipe->out_h;
+    for (int d = 0; d < n; d++)
+        sender_start(m, d);
     *out = m;
     return 0;
 }
@@ -209,10 +359,34 @@ uint8_t *clv__sched_input(clv__sched *m)
         m->out_w = w;
         m->out_h = h;
     }
-    if (m->chosen >= 0 && lane_usable(m, m->chosen) && !lane_full(&m->lanes[m->chosen]))
-        return clv__pipe_input(m->lanes[m->chosen].pipe);
-    m->chosen = choose_lane(m);
-    return m->chosen >= 0 ? clv__pipe_input(m->lanes[m->chosen].pipe) : NULL;
+    if (m->err)
+        return NULL;
+    for (;;) {
+        if (m->chosen < 0 || !lane_usable(m, m->chosen) || lane_full(&m->lanes[m->chosen]))
+            m->chosen = choose_lane(m);
+        if (m->chosen < 0)
+            return NULL;
+        /* The lane's last send done (its pipe is the caller's again); one
+         * that failed moves its frames, and the choice is made again. */
+        int failed, err = lane_wait(m, m->chosen, &failed, &m->err_msg);
+        if (err) {
+            m->err = err; /* said by the next submit or output */
+            m->chosen = -1;
+            return NULL;
+        }
+        if (!failed)
+            return clv__pipe_input(m->lanes[m->chosen].pipe);
+        m->chosen = -1;
+    }
+}
+
+/* A failure clv__sched_input found, said now (once). */
+static int said_error(clv__sched *m, clv_msg *msg)
+{
+    int err = m->err;
+    *msg = m->err_msg;
+    m->err = 0;
+    return err;
 }
 
 clv__pipe *clv__sched_next(clv__sched *m)
@@ -222,14 +396,42 @@ clv__pipe *clv__sched_next(clv__sched *m)
 
 int clv__sched_send(clv__sched *m, uint64_t frame_index, const clv__stage_source *src, clv_msg *msg)
 {
+    if (m->err)
+        return said_error(m, msg);
     if (!clv__sched_input(m))
-        return clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
+        return m->err ? said_error(m, msg)
+                      : clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
     int i = m->chosen;
     m->chosen = -1;
     m->lanes[i].last_given = m->submits++;
     clv_msg why = {{0}};
     int d = m->lanes[i].device, err;
     clv__pipe *p = m->lanes[i].pipe;
+    clv__sender *s = lane_sender(m, i);
+    if (s) {
+        /* To the lane's sender (idle: clv__sched_input waited for it). */
+        clv_chain *chain = clv__chain_at(m->chain, d);
+        if (chain)
+            clv__chain_hold(chain);
+        int slot = p->next; /* the lane is idle: its pipe is the caller's */
+        pthread_mutex_lock(&s->lock);
+        s->pipe = p;
+        s->slot = slot;
+        s->chain = chain;
+        s->frame_index = frame_index;
+        s->has_src = src != NULL;
+        s->inject = m->fault_submit[d];
+        m->fault_submit[d] = 0;
+        if (src)
+            s->src = *src;
+        s->busy = 1;
+        pthread_cond_signal(&s->wake);
+        pthread_mutex_unlock(&s->lock);
+        m->lanes[i].queued++;
+        return push_order(m, i, slot)
+                   ? clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight")
+                   : 0;
+    }
     /* Where the frame lies, should the device fail before it is sent. */
     clv__stage_source none = {0};
     p->slots[p->next].from = src ? *src : none;
@@ -241,9 +443,12 @@ int clv__sched_send(clv__sched *m, uint64_t frame_index, const clv__stage_source
         err = src ? clv__pipe_send(p, frame_index, src, &why)
                   : clv__pipe_submit(p, frame_index, &why);
     }
-    if (!err)
-        return push_order(m, i) ? clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight")
-                                : 0;
+    if (!err) {
+        m->lanes[i].queued++;
+        return push_order(m, i, (p->next - 1 + p->count) % p->count)
+                   ? clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight")
+                   : 0;
+    }
     return fail_device(m, d, i, frame_index, why.text, msg);
 }
 
@@ -254,20 +459,39 @@ int clv__sched_submit(clv__sched *m, uint64_t frame_index, clv_msg *msg)
 
 int clv__sched_output(clv__sched *m, const uint8_t **out, uint64_t *frame_index, clv_msg *msg)
 {
+    if (m->err)
+        return said_error(m, msg);
     if (!m->order_count || m->holding_lane >= 0)
         return clv__fail(msg, CLV_EINVAL, "GPU stage: no frame to take");
     for (;;) {
-        int i = m->order[m->order_head];
+        int i = m->order[m->order_head], slot = m->order_slot[m->order_head];
+        /* The frame's own send done; the lane's sender may be sending a
+         * later frame into another slot meanwhile. A send that failed
+         * (the lane's newest) fails its device first. */
+        clv__sender *s = lane_sender(m, i);
+        int failed = 0;
+        if (s) {
+            pthread_mutex_lock(&s->lock);
+            while (s->busy && s->slot == slot)
+                pthread_cond_wait(&s->idle, &s->lock);
+            failed = !s->busy && s->err;
+            pthread_mutex_unlock(&s->lock);
+        }
+        if (failed) {
+            int err = lane_wait(m, i, &failed, msg);
+            if (err)
+                return err;
+            continue; /* the frame is on a rescue lane now */
+        }
         clv__lane *l = &m->lanes[i];
-        int d = l->device;
+        int d = l->device, err;
         clv_msg why = {{0}};
-        int err;
         if (m->fault_set[d] && m->dev[d].frames >= m->fault_after[d]) {
             err = CLV_ECL;
             snprintf(why.text, sizeof why.text, "injected fault after %llu frames",
                      (unsigned long long)m->fault_after[d]);
         } else {
-            err = clv__pipe_output(l->pipe, out, frame_index, &why);
+            err = clv__pipe_output_slot(l->pipe, slot, out, frame_index, &why);
         }
         if (err == CLV_ETIMEOUT) { /* the kernel's fault, not the device's: no retry */
             *msg = why;
@@ -302,14 +526,38 @@ void clv__sched_release(clv__sched *m)
 {
     if (m->holding_lane < 0)
         return;
-    clv__pipe_release(m->lanes[m->holding_lane].pipe);
+    clv__lane *l = &m->lanes[m->holding_lane];
+    if (lane_sender(m, m->holding_lane)) {
+        /* Its sender may be sending the lane's next frame: the slot is
+         * taken off the pipe's count when the lane is next waited for. */
+        l->pipe->holding = 0;
+        l->released++;
+    } else {
+        clv__pipe_release(l->pipe);
+    }
+    l->queued--;
     m->holding_lane = -1;
     m->order_head = (m->order_head + 1) % m->order_cap;
     m->order_count--;
 }
 
+void clv__sched_settle(clv__sched *m)
+{
+    for (int i = 0; i < m->device_count && !m->err; i++) {
+        int failed;
+        m->err = lane_wait(m, i, &failed, &m->err_msg);
+    }
+}
+
+clv_block *clv__sched_keep(clv__sched *m)
+{
+    /* The held slot's output only: its sender never touches that slot. */
+    return m->holding_lane >= 0 ? clv__pipe_keep(m->lanes[m->holding_lane].pipe) : NULL;
+}
+
 void clv__sched_set_chain(clv__sched *m, clv_chain *chain)
 {
+    quiet_all(m);
     m->chain = chain;
     for (int i = 0; i < m->lane_count; i++) {
         clv__pipe_set_chain(m->lanes[i].pipe, clv__chain_at(chain, m->lanes[i].device));

@@ -260,10 +260,10 @@ int clv_stage_submit_block(clv_stage *stage, uint64_t frame_index, const clv_blo
 
 clv_block *clv_stage_keep(clv_stage *stage)
 {
-    const clv__sched *m = stage->several;
+    clv__sched *m = stage->several;
     if (!m)
         return clv__pipe_keep(stage->one);
-    return m->holding_lane >= 0 ? clv__pipe_keep(m->lanes[m->holding_lane].pipe) : NULL;
+    return clv__sched_keep(m);
 }
 
 uint64_t clv_stage_fused_frames(const clv_stage *stage)
@@ -322,6 +322,12 @@ void clv_stage_inject_fault(clv_stage *stage, int device, uint64_t frames)
         m->fault_set[device] = 1;
         m->fault_after[device] = frames;
     }
+}
+
+void clv_stage_settle(clv_stage *stage)
+{
+    if (stage->several)
+        clv__sched_settle(stage->several);
 }
 
 void clv_stage_inject_submit_fault(clv_stage *stage, int device)

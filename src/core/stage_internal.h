@@ -138,6 +138,7 @@ typedef struct clv__pipe {
     int next;        /* slot the next submit uses */
     int pending;     /* submitted, not yet released; the oldest is (next - pending) */
     int holding;     /* the oldest is being read by the caller */
+    int held_slot;   /* its slot (the stage's sender may move next and pending meanwhile) */
     int passthrough; /* no filter and the same layout both sides: copy, no conversion */
     clv_stage_times times;
     uint64_t fused_frames; /* clv_stage_fused_frames */
@@ -184,6 +185,10 @@ int clv__pipe_submit(clv__pipe *stage, uint64_t frame_index, clv_msg *msg);
 int clv__pipe_send(clv__pipe *stage, uint64_t frame_index, const clv__stage_source *src,
                    clv_msg *msg);
 int clv__pipe_output(clv__pipe *stage, const uint8_t **out, uint64_t *frame_index, clv_msg *msg);
+/* clv__pipe_output of the frame in slot `at` (the oldest), without reading
+ * the pipe's next or pending (a sender may be moving them). */
+int clv__pipe_output_slot(clv__pipe *stage, int at, const uint8_t **out, uint64_t *frame_index,
+                          clv_msg *msg);
 clv_block *clv__pipe_keep(clv__pipe *stage);
 void clv__pipe_release(clv__pipe *stage);
 /* The planes of a frame of the stage's input as its staging packs them:
@@ -214,7 +219,30 @@ typedef struct clv__lane {
     double ms;           /* measured ms per frame (moving average), 0 until measured */
     double last_done;    /* the device clock's seconds at the end of its last frame */
     uint64_t last_given; /* the stage's submit count when it was last given a frame */
+    int queued;          /* frames given and not yet released, as the caller counts */
+    int released;        /* releases not yet taken off its pipe's pending (its sender was busy) */
 } clv__lane;
+
+/* Device d's lane sends its frames (the enqueueing: transfers, kernels,
+ * flushes, most of a frame's host time) on a thread of its own, so that
+ * the devices' sends overlap; the caller's thread keeps the rest (choosing
+ * lanes, the order, taking frames out, failures). One send at a time a
+ * lane: its thread touches the lane's pipe only while busy, the caller
+ * only after waiting for it (sched.c lane_wait). */
+typedef struct clv__sender {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake, idle;
+    int started, busy, quit;
+    clv__pipe *pipe;
+    clv_chain *chain; /* held while the send is in flight (clv__chain_hold) */
+    uint64_t frame_index;
+    int slot;            /* the pipe's slot the frame goes into */
+    int has_src, inject; /* inject: fail without sending (clv_stage_inject_submit_fault) */
+    clv__stage_source src;
+    int err; /* the last send's; why says what */
+    clv_msg why;
+} clv__sender;
 
 typedef struct clv__sched {
     clv_context *ctx;
@@ -230,10 +258,17 @@ typedef struct clv__sched {
     uint64_t fault_after[CLV_DEVICES_MAX];
     int fault_submit[CLV_DEVICES_MAX]; /* clv_stage_inject_submit_fault */
     int *order;                        /* the lane of each frame in flight, oldest first (a ring) */
+    int *order_slot;                   /* and its slot in that lane's pipe */
     int order_cap, order_head, order_count;
     int chosen; /* the lane clv_stage_input gave memory of, -1: none */
     uint64_t submits;
     int holding_lane; /* the lane of the frame the caller holds, -1: none */
+    /* The devices' senders (lane d is device d's own; rescue lanes send on
+     * the caller's thread) and a failure found where it could not be said
+     * (clv__sched_input), said by the next submit or output. */
+    clv__sender send[CLV_DEVICES_MAX];
+    int err;
+    clv_msg err_msg;
 } clv__sched;
 
 /* The calls of clvid.h's clv_stage_* over several devices; destroy accepts
@@ -253,6 +288,10 @@ int clv__sched_send(clv__sched *m, uint64_t frame_index, const clv__stage_source
                     clv_msg *msg);
 int clv__sched_output(clv__sched *m, const uint8_t **out, uint64_t *frame_index, clv_msg *msg);
 void clv__sched_release(clv__sched *m);
+/* clv_stage_settle over several devices. */
+void clv__sched_settle(clv__sched *m);
+/* clv_stage_keep over several devices. */
+clv_block *clv__sched_keep(clv__sched *m);
 
 /* ---- The stage the API hands out (stage.c) ----------------------------- */
 
