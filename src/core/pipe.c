@@ -7,6 +7,7 @@
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include "stage_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -1186,15 +1187,13 @@ int clv__pipe_output(clv__pipe *stage, const uint8_t **out, uint64_t *frame_inde
 {
     if (!stage->pending || stage->holding)
         return clv__fail(msg, CLV_EINVAL, "GPU stage: no frame to take");
-    return clv__pipe_output_slot(stage, (int)(oldest_slot(stage) - stage->slots), out, frame_index,
-                                 msg);
+    int at = (int)(oldest_slot(stage) - stage->slots);
+    clv__pipe_finish(stage, at);
+    return clv__pipe_take(stage, at, out, frame_index, msg);
 }
 
-int clv__pipe_output_slot(clv__pipe *stage, int at, const uint8_t **out, uint64_t *frame_index,
-                          clv_msg *msg)
+void clv__pipe_finish(clv__pipe *stage, int at)
 {
-    if (stage->holding)
-        return clv__fail(msg, CLV_EINVAL, "GPU stage: no frame to take");
     clv__slot *s = &stage->slots[at];
     cl_int st = s->watched ? watchdog_wait(stage->ctx, s->down) : clWaitForEvents(1, &s->down);
     /* The download waited for the kernels and they for the upload; waited
@@ -1202,32 +1201,38 @@ int clv__pipe_output_slot(clv__pipe *stage, int at, const uint8_t **out, uint64_
      * was uploaded from once it is out. */
     if (st == CL_SUCCESS && s->up)
         st = clWaitForEvents(1, &s->up);
+    memset(&s->fin.times, 0, sizeof s->fin.times);
+    s->fin.start = s->fin.end = 0;
+    s->fin.err = 0;
     if (st == CLV__WATCHDOG_FIRED) {
         stage->ctx->hung = 1;
-        return clv__fail(msg, CLV_ETIMEOUT,
-                         "a frame took more than %g s on %s: a user kernel that does not finish "
-                         "(an endless loop?); stopped, and the device left as it is",
-                         stage->ctx->watchdog_s, stage->ctx->dev.name);
+        s->fin.err = CLV_ETIMEOUT;
+        snprintf(s->fin.why, sizeof s->fin.why,
+                 "a frame took more than %g s on %s: a user kernel that does not finish "
+                 "(an endless loop?); stopped, and the device left as it is",
+                 stage->ctx->watchdog_s, stage->ctx->dev.name);
+        return;
     }
-    if (st != CL_SUCCESS)
-        return clv__fail(msg, CLV_ECL, "GPU stage on %s: a frame failed (%s)", stage->ctx->dev.name,
-                         clv__cl_strerror(st));
+    if (st != CL_SUCCESS) {
+        s->fin.err = CLV_ECL;
+        snprintf(s->fin.why, sizeof s->fin.why, "GPU stage on %s: a frame failed (%s)",
+                 stage->ctx->dev.name, clv__cl_strerror(st));
+        return;
+    }
+    clv_stage_times *t = &s->fin.times;
     if (stage->opt.profiling) {
-        stage->times.upload_ns += elapsed(s->up, 0, s->up);
-        stage->times.kernels_ns += elapsed(s->first_kernel, 0, s->last_kernel);
+        t->upload_ns = elapsed(s->up, 0, s->up);
+        t->kernels_ns = elapsed(s->first_kernel, 0, s->last_kernel);
         if (s->down != s->last_kernel) /* shared staging: no download */
-            stage->times.download_ns += elapsed(s->down, 0, s->down);
+            t->download_ns = elapsed(s->down, 0, s->down);
         if (!stage->passthrough) {
-            stage->times.to_rgba_ns += elapsed(s->first_kernel, 0, s->first_kernel);
+            t->to_rgba_ns = elapsed(s->first_kernel, 0, s->first_kernel);
             /* a fused kernel is both conversions: counted once */
             if (stage->opt.out_format != CLV_PIX_RGBA && s->last_kernel != s->first_kernel)
-                stage->times.from_rgba_ns += elapsed(s->last_kernel, 0, s->last_kernel);
+                t->from_rgba_ns = elapsed(s->last_kernel, 0, s->last_kernel);
         }
     }
-    stage->times.frames++;
-    stage->fused_frames += (uint64_t)s->fused;
     cl_ulong start = 0, end = 0;
-    stage->out_start = stage->out_end = 0;
     /* Shared staging has no upload: the frame starts with its first kernel. */
     cl_event begin = s->up ? s->up : s->first_kernel ? s->first_kernel : s->last_kernel;
     if (stage->opt.profiling &&
@@ -1236,13 +1241,33 @@ int clv__pipe_output_slot(clv__pipe *stage, int at, const uint8_t **out, uint64_
         clGetEventProfilingInfo(s->down, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) ==
             CL_SUCCESS &&
         end > start) {
-        stage->out_start = (double)start / 1e9;
-        stage->out_end = (double)end / 1e9;
+        s->fin.start = (double)start / 1e9;
+        s->fin.end = (double)end / 1e9;
     }
     release_event(&s->up);
     release_event(&s->first_kernel);
     release_event(&s->last_kernel);
     release_event(&s->down);
+}
+
+int clv__pipe_take(clv__pipe *stage, int at, const uint8_t **out, uint64_t *frame_index,
+                   clv_msg *msg)
+{
+    if (stage->holding)
+        return clv__fail(msg, CLV_EINVAL, "GPU stage: no frame to take");
+    clv__slot *s = &stage->slots[at];
+    if (s->fin.err)
+        return clv__fail(msg, s->fin.err, "%s", s->fin.why);
+    const clv_stage_times *t = &s->fin.times;
+    stage->times.upload_ns += t->upload_ns;
+    stage->times.kernels_ns += t->kernels_ns;
+    stage->times.download_ns += t->download_ns;
+    stage->times.to_rgba_ns += t->to_rgba_ns;
+    stage->times.from_rgba_ns += t->from_rgba_ns;
+    stage->times.frames++;
+    stage->fused_frames += (uint64_t)s->fused;
+    stage->out_start = s->fin.start;
+    stage->out_end = s->fin.end;
     *out = s->host_out;
     if (frame_index)
         *frame_index = s->frame_index;

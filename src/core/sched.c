@@ -34,7 +34,7 @@ static void *sender_main(void *arg)
         clv__pipe *p = s->pipe;
         clv__stage_source none = {0};
         /* Where the frame lies, should the device fail before it is sent. */
-        p->slots[p->next].from = s->has_src ? s->src : none;
+        p->slots[s->slot].from = s->has_src ? s->src : none;
         clv_msg why = {{0}};
         int err = CLV_ECL;
         if (s->inject)
@@ -45,53 +45,104 @@ static void *sender_main(void *arg)
         if (s->chain)
             clv__chain_unhold(s->chain);
         pthread_mutex_lock(&s->lock);
+        if (!err) { /* to the finisher */
+            s->fin_queue[(s->fin_head + s->fin_count++) % p->count] = s->slot;
+            pthread_cond_signal(&s->fin_wake);
+        }
         s->err = err;
         s->why = why;
         s->busy = 0;
-        pthread_cond_signal(&s->idle);
+        pthread_cond_broadcast(&s->changed);
     }
     pthread_mutex_unlock(&s->lock);
     return NULL;
 }
 
-/* Starts device d's sender; without one (no thread to be had) its lane
- * sends on the caller's thread, as rescue lanes do. */
+/* Waits for the lane's frames in the order they were sent: the download's
+ * end, the times; the slot is then finished, for the caller to take. */
+static void *finisher_main(void *arg)
+{
+    clv__sender *s = arg;
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        while (!s->fin_count && !s->quit)
+            pthread_cond_wait(&s->fin_wake, &s->lock);
+        if (!s->fin_count)
+            break; /* quit, every frame sent finished */
+        int at = s->fin_queue[s->fin_head];
+        pthread_mutex_unlock(&s->lock);
+        clv__pipe_finish(s->pipe, at);
+        pthread_mutex_lock(&s->lock);
+        s->pipe->slots[at].fin.finished = 1;
+        s->fin_head = (s->fin_head + 1) % s->pipe->count;
+        s->fin_count--;
+        pthread_cond_broadcast(&s->changed);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+/* Starts device d's sender and finisher; without them (no thread to be
+ * had) its lane sends and waits on the caller's thread, as rescue lanes
+ * do. */
 static void sender_start(clv__sched *m, int d)
 {
     clv__sender *s = &m->send[d];
+    s->pipe = m->lanes[d].pipe;
+    if (!(s->fin_queue = calloc((size_t)s->pipe->count, sizeof *s->fin_queue)))
+        return;
     if (pthread_mutex_init(&s->lock, NULL))
-        return;
-    if (pthread_cond_init(&s->wake, NULL)) {
-        pthread_mutex_destroy(&s->lock);
-        return;
-    }
-    if (pthread_cond_init(&s->idle, NULL)) {
-        pthread_cond_destroy(&s->wake);
-        pthread_mutex_destroy(&s->lock);
-        return;
-    }
-    if (pthread_create(&s->thread, NULL, sender_main, s)) {
-        pthread_cond_destroy(&s->idle);
-        pthread_cond_destroy(&s->wake);
-        pthread_mutex_destroy(&s->lock);
-        return;
+        goto no_lock;
+    if (pthread_cond_init(&s->wake, NULL))
+        goto no_wake;
+    if (pthread_cond_init(&s->fin_wake, NULL))
+        goto no_fin_wake;
+    if (pthread_cond_init(&s->changed, NULL))
+        goto no_changed;
+    if (pthread_create(&s->thread, NULL, sender_main, s))
+        goto no_thread;
+    if (pthread_create(&s->finisher, NULL, finisher_main, s)) {
+        pthread_mutex_lock(&s->lock);
+        s->quit = 1;
+        pthread_cond_signal(&s->wake);
+        pthread_mutex_unlock(&s->lock);
+        pthread_join(s->thread, NULL);
+        s->quit = 0;
+        goto no_thread;
     }
     s->started = 1;
+    return;
+no_thread:
+    pthread_cond_destroy(&s->changed);
+no_changed:
+    pthread_cond_destroy(&s->fin_wake);
+no_fin_wake:
+    pthread_cond_destroy(&s->wake);
+no_wake:
+    pthread_mutex_destroy(&s->lock);
+no_lock:
+    free(s->fin_queue);
+    s->fin_queue = NULL;
 }
 
 static void sender_stop(clv__sender *s)
 {
-    if (!s->started)
-        return;
-    pthread_mutex_lock(&s->lock);
-    s->quit = 1;
-    pthread_cond_signal(&s->wake);
-    pthread_mutex_unlock(&s->lock);
-    pthread_join(s->thread, NULL);
-    pthread_cond_destroy(&s->idle);
-    pthread_cond_destroy(&s->wake);
-    pthread_mutex_destroy(&s->lock);
-    s->started = 0;
+    if (s->started) {
+        pthread_mutex_lock(&s->lock);
+        s->quit = 1;
+        pthread_cond_signal(&s->wake);
+        pthread_cond_signal(&s->fin_wake);
+        pthread_mutex_unlock(&s->lock);
+        pthread_join(s->thread, NULL);
+        pthread_join(s->finisher, NULL);
+        pthread_cond_destroy(&s->changed);
+        pthread_cond_destroy(&s->fin_wake);
+        pthread_cond_destroy(&s->wake);
+        pthread_mutex_destroy(&s->lock);
+        s->started = 0;
+    }
+    free(s->fin_queue);
+    s->fin_queue = NULL;
 }
 
 /* The sender of lane i, or NULL (a rescue lane, or no thread). */
@@ -100,26 +151,33 @@ static clv__sender *lane_sender(clv__sched *m, int i)
     return i < m->device_count && m->send[i].started ? &m->send[i] : NULL;
 }
 
-/* Waits until lane i's send in flight is done; its outcome stays for
- * lane_wait. */
-static void lane_quiet(clv__sched *m, int i)
+/* Waits until lane i's send in flight is done (and, with `drain`, every
+ * frame it sent finished): its pipe is the caller's again. The send's
+ * outcome stays for lane_wait. */
+static void lane_settle(clv__sched *m, int i, int drain)
 {
     clv__sender *s = lane_sender(m, i);
     if (!s)
         return;
     pthread_mutex_lock(&s->lock);
-    while (s->busy)
-        pthread_cond_wait(&s->idle, &s->lock);
+    while (s->busy || (drain && s->fin_count))
+        pthread_cond_wait(&s->changed, &s->lock);
     pthread_mutex_unlock(&s->lock);
     clv__lane *l = &m->lanes[i];
-    l->pipe->pending -= l->released; /* the pipe is the caller's again */
+    l->pipe->pending -= l->released;
     l->released = 0;
 }
 
+static void lane_quiet(clv__sched *m, int i)
+{
+    lane_settle(m, i, 0);
+}
+
+/* Every sender idle and every frame sent finished. */
 static void quiet_all(clv__sched *m)
 {
     for (int i = 0; i < m->device_count; i++)
-        lane_quiet(m, i);
+        lane_settle(m, i, 1);
 }
 
 static int lane_usable(const clv__sched *m, int i)
@@ -413,9 +471,8 @@ int clv__sched_send(clv__sched *m, uint64_t frame_index, const clv__stage_source
         clv_chain *chain = clv__chain_at(m->chain, d);
         if (chain)
             clv__chain_hold(chain);
-        int slot = p->next; /* the lane is idle: its pipe is the caller's */
-        pthread_mutex_lock(&s->lock);
-        s->pipe = p;
+        int slot = p->next;           /* the lane is idle: its pipe is the caller's */
+        pthread_mutex_lock(&s->lock); /* s->pipe is p, from the start */
         s->slot = slot;
         s->chain = chain;
         s->frame_index = frame_index;
@@ -470,11 +527,12 @@ int clv__sched_output(clv__sched *m, const uint8_t **out, uint64_t *frame_index,
          * (the lane's newest) fails its device first. */
         clv__sender *s = lane_sender(m, i);
         int failed = 0;
-        if (s) {
+        if (s) { /* finished by the lane's finisher, or its send failed */
+            clv__slot *f = &m->lanes[i].pipe->slots[slot];
             pthread_mutex_lock(&s->lock);
-            while (s->busy && s->slot == slot)
-                pthread_cond_wait(&s->idle, &s->lock);
-            failed = !s->busy && s->err;
+            while (!f->fin.finished && !(failed = !s->busy && s->err && s->slot == slot))
+                pthread_cond_wait(&s->changed, &s->lock);
+            f->fin.finished = 0;
             pthread_mutex_unlock(&s->lock);
         }
         if (failed) {
@@ -491,7 +549,9 @@ int clv__sched_output(clv__sched *m, const uint8_t **out, uint64_t *frame_index,
             snprintf(why.text, sizeof why.text, "injected fault after %llu frames",
                      (unsigned long long)m->fault_after[d]);
         } else {
-            err = clv__pipe_output_slot(l->pipe, slot, out, frame_index, &why);
+            if (!s)
+                clv__pipe_finish(l->pipe, slot);
+            err = clv__pipe_take(l->pipe, slot, out, frame_index, &why);
         }
         if (err == CLV_ETIMEOUT) { /* the kernel's fault, not the device's: no retry */
             *msg = why;

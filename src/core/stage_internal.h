@@ -98,6 +98,14 @@ typedef struct clv__slot {
     uint64_t frame_index;
     int watched; /* sent through a user kernel: waited for with the watchdog */
     int fused;   /* its filter did the conversions (clv__chain_run_yuv) */
+    /* What waiting for the frame found (clv__pipe_finish): its outcome and
+     * its device times, taken into the stage's by clv__pipe_take. */
+    struct {
+        int err, finished; /* finished: set by a lane's finisher, cleared when taken */
+        char why[512];
+        clv_stage_times times;
+        double start, end;
+    } fin;
     /* A graph's stage: inputs 1 .. of the graph ([0] unused), and the
      * inputs absent from the next frame (bit i: input i). */
     clv__slot_input *extra;
@@ -185,10 +193,13 @@ int clv__pipe_submit(clv__pipe *stage, uint64_t frame_index, clv_msg *msg);
 int clv__pipe_send(clv__pipe *stage, uint64_t frame_index, const clv__stage_source *src,
                    clv_msg *msg);
 int clv__pipe_output(clv__pipe *stage, const uint8_t **out, uint64_t *frame_index, clv_msg *msg);
-/* clv__pipe_output of the frame in slot `at` (the oldest), without reading
- * the pipe's next or pending (a sender may be moving them). */
-int clv__pipe_output_slot(clv__pipe *stage, int at, const uint8_t **out, uint64_t *frame_index,
-                          clv_msg *msg);
+/* clv__pipe_output in two halves, for a lane whose frames are waited for on
+ * a thread of their own: finish waits for the frame in slot `at` and reads
+ * its times (touching only that slot), take gives it to the caller, without
+ * reading the pipe's next or pending (a sender may be moving them). */
+void clv__pipe_finish(clv__pipe *stage, int at);
+int clv__pipe_take(clv__pipe *stage, int at, const uint8_t **out, uint64_t *frame_index,
+                   clv_msg *msg);
 clv_block *clv__pipe_keep(clv__pipe *stage);
 void clv__pipe_release(clv__pipe *stage);
 /* The planes of a frame of the stage's input as its staging packs them:
@@ -230,10 +241,17 @@ typedef struct clv__lane {
  * lane: its thread touches the lane's pipe only while busy, the caller
  * only after waiting for it (sched.c lane_wait). */
 typedef struct clv__sender {
-    pthread_t thread;
+    pthread_t thread, finisher;
     pthread_mutex_t lock;
-    pthread_cond_t wake, idle;
+    /* wake: a send for the sender; fin_wake: a frame sent, for the
+     * finisher; changed: either done (the caller waits on it). */
+    pthread_cond_t wake, fin_wake, changed;
     int started, busy, quit;
+    /* The finisher waits for the lane's frames in the order sent (the
+     * slots in fin_queue, a ring as long as the pipe's slots) and reads
+     * their times (clv__pipe_finish); the caller takes them when
+     * finished. */
+    int *fin_queue, fin_head, fin_count;
     clv__pipe *pipe;
     clv_chain *chain; /* held while the send is in flight (clv__chain_hold) */
     uint64_t frame_index;
