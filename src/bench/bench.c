@@ -99,7 +99,9 @@ static void usage(FILE *out)
                  "                             shared on a CPU) and submitted from there, each\n"
                  "                             output kept and freed: no host copy a frame, what\n"
                  "                             a decoder writing into the stage gets; beside the\n"
-                 "                             copies, in the same turns, each with its bound\n"
+                 "                             copies, in the same turns, each with its bound;\n"
+                 "                             over several devices also a stage and a thread\n"
+                 "                             a device, all at once, and their bound\n"
                  "Kernel time comes from profiling events; GB/s counts one frame read and one "
                  "written per filter (8 bytes per pixel).\n");
 }
