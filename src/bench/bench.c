@@ -93,8 +93,8 @@ static void usage(FILE *out)
                  "                             the real slots and queues; against the same with\n"
                  "                             no filter (the transfer-only bound); both in\n"
                  "                             turns, three times, the best of each; with\n"
-                 "                             several devices as many threads write frames\n"
-                 "  --blocks                   --pipeline: also time frames written once into\n"
+                 "                             several devices as many threads write frames\n");
+    fprintf(out, "  --blocks                   --pipeline: also time frames written once into\n"
                  "                             the stage's blocks (pinned memory on a GPU,\n"
                  "                             shared on a CPU) and submitted from there, each\n"
                  "                             output kept and freed: no host copy a frame, what\n"

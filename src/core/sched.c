@@ -168,11 +168,6 @@ static void lane_settle(clv__sched *m, int i, int drain)
     l->released = 0;
 }
 
-static void lane_quiet(clv__sched *m, int i)
-{
-    lane_settle(m, i, 0);
-}
-
 /* Every sender idle and every frame sent finished. */
 static void quiet_all(clv__sched *m)
 {
@@ -335,7 +330,7 @@ static int lane_wait(clv__sched *m, int i, int *failed, clv_msg *msg)
     *failed = 0;
     if (!s)
         return 0;
-    lane_quiet(m, i);
+    lane_settle(m, i, 0);
     if (!s->err)
         return 0;
     *failed = 1;
