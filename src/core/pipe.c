@@ -1195,7 +1195,11 @@ int clv__pipe_output(clv__pipe *stage, const uint8_t **out, uint64_t *frame_inde
 void clv__pipe_finish(clv__pipe *stage, int at)
 {
     clv__slot *s = &stage->slots[at];
-    cl_int st = s->watched ? watchdog_wait(stage->ctx, s->down) : clWaitForEvents(1, &s->down);
+    /* A device a user kernel hung: the frames after are not waited for (a
+     * watchdog's time each), the stage is stopping. */
+    cl_int st = stage->ctx->hung ? CLV__WATCHDOG_FIRED
+                : s->watched     ? watchdog_wait(stage->ctx, s->down)
+                                 : clWaitForEvents(1, &s->down);
     /* The download waited for the kernels and they for the upload; waited
      * here too all the same, since the caller may reuse the block the frame
      * was uploaded from once it is out. */
