@@ -94,7 +94,7 @@ static int configure(void *state, clv_context *ctx, const clv_value *values, clv
 {
     (void)ctx;
     db_state *s = state;
-    float direction;
+    float direction = 0;
     int err = direction_of(values, &direction, msg);
     if (err)
         return err;
@@ -169,7 +169,7 @@ static int reference(void *ref_state, const clv_value *values, const clv_image *
     (void)ref_state;
     (void)frame_index;
     const int w = src->width, h = src->height, maxv = clv__maxv(src);
-    float direction;
+    float direction = 0;
     if (direction_of(values, &direction, NULL))
         return CLV_EINVAL;
     int32_t *offsets = malloc((size_t)w * (size_t)h * sizeof *offsets);
