@@ -67,6 +67,25 @@ foreach(staging "" copy)
   endif()
   message(STATUS "blocks (${bin} in, ${bout} out) ${bfps} frames/s")
 endforeach()
+# --slots: the stage's slots a device, said in the JSON; out of range refused.
+execute_process(COMMAND ${BENCH} --pipeline --blocks --slots 5 --size 17x9 --frames 12 --chain sharpen
+                        --json
+                RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "clvid-bench --pipeline --slots 5 failed (${status}):\n${out}\n${err}")
+endif()
+string(JSON slots GET "${out}" slots)
+string(JSON sfps GET "${out}" blocks fps)
+if(NOT slots EQUAL 5 OR NOT sfps GREATER 0)
+  message(FATAL_ERROR "--slots 5: ${out}")
+endif()
+foreach(bad 1 17 x)
+  execute_process(COMMAND ${BENCH} --pipeline --slots ${bad} RESULT_VARIABLE status
+                  ERROR_VARIABLE err OUTPUT_QUIET)
+  if(NOT status EQUAL 2 OR NOT err MATCHES "--slots ${bad}: expected an integer from 2 to 16")
+    message(FATAL_ERROR "--slots ${bad} (${status}): ${err}")
+  endif()
+endforeach()
 execute_process(COMMAND ${BENCH} --blocks --chain sharpen RESULT_VARIABLE status
                 ERROR_VARIABLE err OUTPUT_QUIET)
 if(NOT status EQUAL 2 OR NOT err MATCHES "with --pipeline")

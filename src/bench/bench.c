@@ -85,6 +85,8 @@ static void usage(FILE *out)
                  "                             none (the default), as clvid transcode -hwaccel\n"
                  "  --writers N                --pipeline: threads writing the frames, per device\n"
                  "                             (a decoder's threads; default 1)\n"
+                 "  --slots N                  --pipeline: the stage's slots a device, frames in\n"
+                 "                             flight on each (2 to 16; default 3)\n"
                  "  --out yuv420p|rgba         --pipeline output: for an encoder (default) or for\n"
                  "                             the window (clvid play)\n"
                  "  --pipeline                 time the whole GPU stage instead: yuv420p frames\n"
@@ -317,6 +319,7 @@ typedef struct pipeline_spec {
      * and submitted from there (clv_stage_submit_block), outputs kept
      * (clv_stage_keep) and freed: no host copy a frame. */
     int blocks;
+    int slots; /* the stage's slots (clv_stage_options.slots) */
 } pipeline_spec;
 
 /* Where the submitting thread's time went, ms per timed frame. */
@@ -353,14 +356,14 @@ static double pipeline_fps(clv_context *ctx, const clv_chain_desc *desc, const p
                            .out_format = ps->out_format,
                            .in_color = {CLV_MATRIX_BT709, 0},
                            .out_color = {CLV_MATRIX_BT709, 0},
-                           .slots = 3,
+                           .slots = ps->slots,
                            .profiling = 1};
     frame = malloc(size);
     /* --blocks: every slot of every device in flight, and two more being
      * written, as a decoder's pool holds. */
-    enum { RING_MAX = 3 * CLV_DEVICES_MAX + 2 };
+    enum { RING_MAX = 16 * CLV_DEVICES_MAX + 2 };
     clv_block *ring[RING_MAX] = {NULL};
-    const int ring_size = 3 * clv_context_device_count(ctx) + 2;
+    const int ring_size = ps->slots * clv_context_device_count(ctx) + 2;
     int blocks_in = 0, kept_out = 1;
     size_t plane_off[3] = {0, (size_t)w * h, (size_t)w * h + (size_t)((w + 1) / 2) * ((h + 1) / 2)};
     int plane_stride[3] = {w, (w + 1) / 2, (w + 1) / 2};
@@ -700,7 +703,7 @@ done:
 int main(int argc, char **argv)
 {
     int w = 1920, h = 1080, frames = 20, warmup = 2, json = 0, shape = 0, pipeline = 0, writers = 1,
-        depth = 8, smooth = 0, blocks = 0;
+        slots = 3, depth = 8, smooth = 0, blocks = 0;
     clv_pixfmt out_format = CLV_PIX_YUV420P;
     char all_filters[1024];
     every_filter(all_filters, sizeof all_filters);
@@ -769,6 +772,13 @@ int main(int argc, char **argv)
                 return 2;
             }
             writers = (int)n;
+        } else if (!strcmp(a, "--slots")) {
+            long n = strtol(v, &end, 10);
+            if (*end || end == v || n < 2 || n > 16) {
+                fprintf(stderr, "clvid-bench: --slots %s: expected an integer from 2 to 16\n", v);
+                return 2;
+            }
+            slots = (int)n;
         } else if (!strcmp(a, "--frames") || !strcmp(a, "--warmup")) {
             long n = strtol(v, &end, 10);
             int lo = !strcmp(a, "--frames") ? 1 : 0;
@@ -901,7 +911,7 @@ int main(int argc, char **argv)
             clv_context_destroy(ctx);
             return bench_end(desc, none, 1);
         }
-        pipeline_spec spec = {w, h, frames, writers, out_format, NULL, 0, rate, 0};
+        pipeline_spec spec = {w, h, frames, writers, out_format, NULL, 0, rate, 0, slots};
         uint8_t *picture = NULL;
         if (input) {
             /* Natural pictures, as a decoder's yuv420p frames. */
@@ -1037,8 +1047,10 @@ int main(int argc, char **argv)
         } else if (json) {
             printf("{\"device\": ");
             clv_bench_json_string(names);
-            printf(", \"width\": %d, \"height\": %d, \"frames\": %d, \"out\": \"%s\", \"chain\": ",
-                   w, h, frames, clv_pixfmt_name(out_format));
+            printf(
+                ", \"width\": %d, \"height\": %d, \"frames\": %d, \"slots\": %d, \"out\": \"%s\", "
+                "\"chain\": ",
+                w, h, frames, slots, clv_pixfmt_name(out_format));
             clv_bench_json_string(chain_text);
             printf(", \"pipeline_fps\": %.1f, \"transfer_bound_fps\": %.1f, "
                    "\"fraction\": %.3f, \"upload_ms\": %.3f, \"kernels_ms\": %.3f, "
@@ -1083,9 +1095,9 @@ int main(int argc, char **argv)
             printf("}\n");
             status = 0;
         } else {
-            printf("clvid-bench --pipeline: %dx%d yuv420p -> %s on %s, %d frames, 3 slots, %s "
+            printf("clvid-bench --pipeline: %dx%d yuv420p -> %s on %s, %d frames, %d slots, %s "
                    "staging, picture %s\n",
-                   w, h, clv_pixfmt_name(out_format), names, frames,
+                   w, h, clv_pixfmt_name(out_format), names, frames, slots,
                    clv_context_shared_staging(ctx) ? "shared" : "copied",
                    input ? input : "a hashed pattern");
             if (blocks)
@@ -1118,7 +1130,7 @@ int main(int argc, char **argv)
             if (blocks) {
                 printf("  blocks (--blocks: %d frames written once into a ring of %d blocks, "
                        "no host copy a frame):\n",
-                       frames, 3 * devices + 2);
+                       frames, slots * devices + 2);
                 printf("    in:  %s%s\n", in_words,
                        devices > 1 && bhost.blocks_in ? "; the first device's, sent to each" : "");
                 printf("    out: %s\n", out_words);
