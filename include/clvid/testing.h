@@ -21,6 +21,11 @@ CLV_API void clv_stage_inject_submit_fault(clv_stage *stage, int device);
  * several devices sends on a thread a device) and fails any device whose
  * send failed, as the stage's next call would. */
 CLV_API void clv_stage_settle(clv_stage *stage);
+/* With hold set, device `device`'s sending thread takes no frame: those
+ * given to it wait in its queue until hold is cleared (a stage of several
+ * devices). While held, call only clv_stage_input, clv_stage_submit and
+ * this: the stage's other calls wait for the device's frames. */
+CLV_API void clv_stage_hold_sends(clv_stage *stage, int device, int hold);
 
 #ifdef __cplusplus
 }

@@ -583,6 +583,11 @@ uint8_t *clv__pipe_input(clv__pipe *stage)
     return stage->slots[stage->next].host_in;
 }
 
+uint8_t *clv__pipe_slot_memory(clv__pipe *stage, int slot)
+{
+    return stage->inplace ? stage->slots[slot].host_out : stage->slots[slot].host_in;
+}
+
 /* Enqueues one conversion kernel over w x h (or the chroma grid) from
  * `from` (or the SVM memory at from_svm) to `to` (or at to_svm), after
  * `wait` (may be NULL); *done (may be NULL) gets its event. */

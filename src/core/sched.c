@@ -24,34 +24,39 @@ static int lane_full(const clv__lane *l)
 static void *sender_main(void *arg)
 {
     clv__sender *s = arg;
+    clv__pipe *p = s->pipe;
     pthread_mutex_lock(&s->lock);
     for (;;) {
-        while (!s->busy && !s->quit)
+        while ((!s->job_count || s->err || s->held) && !s->quit)
             pthread_cond_wait(&s->wake, &s->lock);
-        if (!s->busy)
-            break;
+        if (!s->job_count || s->err)
+            break; /* quit, every job sent (or stopped by a failed one) */
+        clv__send_job job = s->jobs[s->job_head];
+        /* The pipe is the sender's while it has jobs: the caller's
+         * releases meanwhile are taken off its count here. */
+        p->pending -= s->released;
+        s->released = 0;
         pthread_mutex_unlock(&s->lock);
-        clv__pipe *p = s->pipe;
-        clv__stage_source none = {0};
-        /* Where the frame lies, should the device fail before it is sent. */
-        p->slots[s->slot].from = s->has_src ? s->src : none;
         clv_msg why = {{0}};
         int err = CLV_ECL;
-        if (s->inject)
+        if (job.inject)
             snprintf(why.text, sizeof why.text, "injected fault at a submit");
         else
-            err = s->has_src ? clv__pipe_send(p, s->frame_index, &s->src, &why)
-                             : clv__pipe_submit(p, s->frame_index, &why);
-        if (s->chain)
-            clv__chain_unhold(s->chain);
+            err = job.has_src ? clv__pipe_send(p, job.frame_index, &job.src, &why)
+                              : clv__pipe_submit(p, job.frame_index, &why);
+        if (job.chain)
+            clv__chain_unhold(job.chain);
         pthread_mutex_lock(&s->lock);
-        if (!err) { /* to the finisher */
-            s->fin_queue[(s->fin_head + s->fin_count++) % p->count] = s->slot;
+        if (err) { /* stopped: the job stays first, for fail_device */
+            s->jobs[s->job_head].chain = NULL;
+            s->err = err;
+            s->why = why;
+        } else { /* to the finisher */
+            s->job_head = (s->job_head + 1) % p->count;
+            s->job_count--;
+            s->fin_queue[(s->fin_head + s->fin_count++) % p->count] = job.slot;
             pthread_cond_signal(&s->fin_wake);
         }
-        s->err = err;
-        s->why = why;
-        s->busy = 0;
         pthread_cond_broadcast(&s->changed);
     }
     pthread_mutex_unlock(&s->lock);
@@ -89,8 +94,10 @@ static void sender_start(clv__sched *m, int d)
 {
     clv__sender *s = &m->send[d];
     s->pipe = m->lanes[d].pipe;
-    if (!(s->fin_queue = calloc((size_t)s->pipe->count, sizeof *s->fin_queue)))
-        return;
+    s->fin_queue = calloc((size_t)s->pipe->count, sizeof *s->fin_queue);
+    s->jobs = calloc((size_t)s->pipe->count, sizeof *s->jobs);
+    if (!s->fin_queue || !s->jobs)
+        goto no_lock;
     if (pthread_mutex_init(&s->lock, NULL))
         goto no_lock;
     if (pthread_cond_init(&s->wake, NULL))
@@ -122,7 +129,9 @@ no_wake:
     pthread_mutex_destroy(&s->lock);
 no_lock:
     free(s->fin_queue);
+    free(s->jobs);
     s->fin_queue = NULL;
+    s->jobs = NULL;
 }
 
 static void sender_stop(clv__sender *s)
@@ -140,9 +149,18 @@ static void sender_stop(clv__sender *s)
         pthread_cond_destroy(&s->wake);
         pthread_mutex_destroy(&s->lock);
         s->started = 0;
+        /* Jobs left after a failed one (never sent) still hold their chain. */
+        for (int k = 0; k < s->job_count; k++) {
+            clv__send_job *j = &s->jobs[(s->job_head + k) % s->pipe->count];
+            if (j->chain)
+                clv__chain_unhold(j->chain);
+        }
+        s->job_count = 0;
     }
     free(s->fin_queue);
+    free(s->jobs);
     s->fin_queue = NULL;
+    s->jobs = NULL;
 }
 
 /* The sender of lane i, or NULL (a rescue lane, or no thread). */
@@ -151,21 +169,38 @@ static clv__sender *lane_sender(clv__sched *m, int i)
     return i < m->device_count && m->send[i].started ? &m->send[i] : NULL;
 }
 
-/* Waits until lane i's send in flight is done (and, with `drain`, every
- * frame it sent finished): its pipe is the caller's again. The send's
- * outcome stays for lane_wait. */
+/* Waits until lane i's sender has sent every job it was given, or stopped
+ * at a failed one (and, with `drain`, every frame it sent finished): its
+ * pipe is the caller's again. The failure stays for lane_wait. */
 static void lane_settle(clv__sched *m, int i, int drain)
 {
     clv__sender *s = lane_sender(m, i);
     if (!s)
         return;
     pthread_mutex_lock(&s->lock);
-    while (s->busy || (drain && s->fin_count))
+    while ((s->job_count && !s->err) || (drain && s->fin_count))
         pthread_cond_wait(&s->changed, &s->lock);
+    s->pipe->pending -= s->released;
+    s->released = 0;
     pthread_mutex_unlock(&s->lock);
-    clv__lane *l = &m->lanes[i];
-    l->pipe->pending -= l->released;
-    l->released = 0;
+}
+
+/* Lane i without waiting: 1 when idle (its pipe the caller's, as after
+ * lane_settle), 0 while its sender has jobs, -1 when the sender stopped at
+ * a failed send. */
+static int lane_poll(clv__sched *m, int i)
+{
+    clv__sender *s = lane_sender(m, i);
+    if (!s)
+        return 1;
+    pthread_mutex_lock(&s->lock);
+    int state = s->err ? -1 : s->job_count ? 0 : 1;
+    if (state) {
+        s->pipe->pending -= s->released;
+        s->released = 0;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return state;
 }
 
 /* Every sender idle and every frame sent finished. */
@@ -238,8 +273,9 @@ static int push_order(clv__sched *m, int lane, int slot)
 }
 
 /* Device d failed: every lane of it with frames in flight (and the frame
- * written into lane `unsent`'s input memory but not sent, when unsent >= 0)
- * is sent again, in order, through a rescue lane on the usable device
+ * written into lane `unsent`'s input memory but not sent, when unsent >= 0;
+ * or the jobs device d's sender had not sent when it stopped at a failed
+ * one) is sent again, in order, through a rescue lane on the usable device
  * expected to be fastest. A frame the caller holds (taken, not released)
  * has been given out already: it stays where it is and is not sent again. */
 static int fail_device(clv__sched *m, int d, int unsent, uint64_t unsent_index, const char *why,
@@ -250,13 +286,19 @@ static int fail_device(clv__sched *m, int d, int unsent, uint64_t unsent_index, 
      * that failed on its sender is the frame not sent, already in the
      * order. */
     quiet_all(m);
-    int ordered = 0;
+    int ordered = 0, unsent_n = unsent >= 0;
     clv__sender *own = lane_sender(m, d);
-    if (own && own->err) {
+    if (own && own->err) { /* its jobs, the failed one first, are in the order */
         unsent = d;
-        unsent_index = own->frame_index;
+        unsent_n = own->job_count;
         ordered = 1;
         own->err = 0;
+        for (int k = 0; k < own->job_count; k++) {
+            clv__send_job *j = &own->jobs[(own->job_head + k) % own->pipe->count];
+            if (j->chain)
+                clv__chain_unhold(j->chain);
+            j->chain = NULL;
+        }
     }
     m->dev[d].failed = 1;
     m->chosen = -1;
@@ -265,7 +307,7 @@ static int fail_device(clv__sched *m, int d, int unsent, uint64_t unsent_index, 
              m->dev[d].name, why);
     for (int i = 0; i < m->lane_count; i++) {
         clv__lane *l = &m->lanes[i];
-        int extra = i == unsent, held = i == m->holding_lane;
+        int extra = i == unsent ? unsent_n : 0, held = i == m->holding_lane;
         if (l->device != d || (l->pipe->pending - held == 0 && !extra))
             continue;
         int target = -1;
@@ -293,7 +335,11 @@ static int fail_device(clv__sched *m, int d, int unsent, uint64_t unsent_index, 
             int at = (failed->next - sent + k + failed->count) % failed->count;
             clv__slot *s = &failed->slots[at];
             clv__pipe_slot_input(failed, s, clv__pipe_input(rescue));
-            err = clv__pipe_submit(rescue, k < sent ? s->frame_index : unsent_index, msg);
+            uint64_t index = k < sent ? s->frame_index
+                             : ordered
+                                 ? own->jobs[(own->job_head + k - sent) % failed->count].frame_index
+                                 : unsent_index;
+            err = clv__pipe_submit(rescue, index, msg);
         }
         if (err) {
             clv__pipe_destroy(rescue);
@@ -316,6 +362,8 @@ static int fail_device(clv__sched *m, int d, int unsent, uint64_t unsent_index, 
          * released from this lane). */
         failed->pending = held;
         failed->holding = held;
+        if (ordered && i == d)
+            own->job_count = own->job_head = 0;
     }
     for (int i = 0; i < m->lane_count; i++) /* every sender quiet: the pipes' own counts */
         m->lanes[i].queued = m->lanes[i].pipe->pending;
@@ -419,17 +467,22 @@ uint8_t *clv__sched_input(clv__sched *m)
             m->chosen = choose_lane(m);
         if (m->chosen < 0)
             return NULL;
-        /* The lane's last send done (its pipe is the caller's again); one
-         * that failed moves its frames, and the choice is made again. */
+        clv__lane *l = &m->lanes[m->chosen];
+        int state = lane_poll(m, m->chosen);
+        if (state == 0) /* its sender busy: the slot after its jobs (not full: free) */
+            return clv__pipe_slot_memory(l->pipe, l->send_next);
+        if (state == 1) { /* idle: the pipe is the caller's */
+            l->send_next = l->pipe->next;
+            return clv__pipe_input(l->pipe);
+        }
+        /* Its sender stopped at a failed send: the device fails now, its
+         * frames move, and the choice is made again. */
         int failed, err = lane_wait(m, m->chosen, &failed, &m->err_msg);
+        m->chosen = -1;
         if (err) {
             m->err = err; /* said by the next submit or output */
-            m->chosen = -1;
             return NULL;
         }
-        if (!failed)
-            return clv__pipe_input(m->lanes[m->chosen].pipe);
-        m->chosen = -1;
     }
 }
 
@@ -462,25 +515,30 @@ int clv__sched_send(clv__sched *m, uint64_t frame_index, const clv__stage_source
     clv__pipe *p = m->lanes[i].pipe;
     clv__sender *s = lane_sender(m, i);
     if (s) {
-        /* To the lane's sender (idle: clv__sched_input waited for it). */
-        clv_chain *chain = clv__chain_at(m->chain, d);
-        if (chain)
-            clv__chain_hold(chain);
-        int slot = p->next;           /* the lane is idle: its pipe is the caller's */
-        pthread_mutex_lock(&s->lock); /* s->pipe is p, from the start */
-        s->slot = slot;
-        s->chain = chain;
-        s->frame_index = frame_index;
-        s->has_src = src != NULL;
-        s->inject = m->fault_submit[d];
+        /* A job for the lane's sender, after those it has: the slot after
+         * theirs, free (clv__sched_input found the lane not full). */
+        clv__lane *l = &m->lanes[i];
+        clv__send_job job = {.chain = clv__chain_at(m->chain, d),
+                             .frame_index = frame_index,
+                             .slot = l->send_next,
+                             .has_src = src != NULL,
+                             .inject = m->fault_submit[d]};
         m->fault_submit[d] = 0;
         if (src)
-            s->src = *src;
-        s->busy = 1;
+            job.src = *src;
+        if (job.chain)
+            clv__chain_hold(job.chain);
+        /* Where the frame lies, should the device fail before it is sent
+         * (the sender does not touch this slot until it takes the job). */
+        clv__stage_source none = {0};
+        p->slots[job.slot].from = src ? *src : none;
+        l->send_next = (job.slot + 1) % p->count;
+        pthread_mutex_lock(&s->lock); /* s->pipe is p, from the start */
+        s->jobs[(s->job_head + s->job_count++) % p->count] = job;
         pthread_cond_signal(&s->wake);
         pthread_mutex_unlock(&s->lock);
-        m->lanes[i].queued++;
-        return push_order(m, i, slot)
+        l->queued++;
+        return push_order(m, i, job.slot)
                    ? clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight")
                    : 0;
     }
@@ -517,15 +575,16 @@ int clv__sched_output(clv__sched *m, const uint8_t **out, uint64_t *frame_index,
         return clv__fail(msg, CLV_EINVAL, "GPU stage: no frame to take");
     for (;;) {
         int i = m->order[m->order_head], slot = m->order_slot[m->order_head];
-        /* The frame's own send done; the lane's sender may be sending a
-         * later frame into another slot meanwhile. A send that failed
-         * (the lane's newest) fails its device first. */
+        /* The frame's own send done; the lane's sender may be sending
+         * later frames into other slots meanwhile. A frame not sent when
+         * the sender stopped at a failed send (that one, or one after it:
+         * every frame sent before has finished) fails its device first. */
         clv__sender *s = lane_sender(m, i);
         int failed = 0;
-        if (s) { /* finished by the lane's finisher, or its send failed */
+        if (s) { /* finished by the lane's finisher, or not sent */
             clv__slot *f = &m->lanes[i].pipe->slots[slot];
             pthread_mutex_lock(&s->lock);
-            while (!f->fin.finished && !(failed = !s->busy && s->err && s->slot == slot))
+            while (!f->fin.finished && !(failed = s->err && !s->fin_count))
                 pthread_cond_wait(&s->changed, &s->lock);
             f->fin.finished = 0;
             pthread_mutex_unlock(&s->lock);
@@ -582,11 +641,14 @@ void clv__sched_release(clv__sched *m)
     if (m->holding_lane < 0)
         return;
     clv__lane *l = &m->lanes[m->holding_lane];
-    if (lane_sender(m, m->holding_lane)) {
-        /* Its sender may be sending the lane's next frame: the slot is
-         * taken off the pipe's count when the lane is next waited for. */
+    clv__sender *s = lane_sender(m, m->holding_lane);
+    if (s) {
+        /* Its sender may be sending the lane's next frames: the slot is
+         * taken off the pipe's count by whichever owns the pipe next. */
         l->pipe->holding = 0;
-        l->released++;
+        pthread_mutex_lock(&s->lock);
+        s->released++;
+        pthread_mutex_unlock(&s->lock);
     } else {
         clv__pipe_release(l->pipe);
     }
@@ -602,6 +664,17 @@ void clv__sched_settle(clv__sched *m)
         int failed;
         m->err = lane_wait(m, i, &failed, &m->err_msg);
     }
+}
+
+void clv__sched_hold_sends(clv__sched *m, int device, int hold)
+{
+    clv__sender *s = device >= 0 && device < m->device_count ? lane_sender(m, device) : NULL;
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->lock);
+    s->held = hold != 0;
+    pthread_cond_signal(&s->wake);
+    pthread_mutex_unlock(&s->lock);
 }
 
 clv_block *clv__sched_keep(clv__sched *m)

@@ -330,6 +330,12 @@ void clv_stage_settle(clv_stage *stage)
         clv__sched_settle(stage->several);
 }
 
+void clv_stage_hold_sends(clv_stage *stage, int device, int hold)
+{
+    if (stage->several)
+        clv__sched_hold_sends(stage->several, device, hold);
+}
+
 void clv_stage_inject_submit_fault(clv_stage *stage, int device)
 {
     clv__sched *m = stage->several;

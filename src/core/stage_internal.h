@@ -188,6 +188,9 @@ void clv__pipe_set_chain(clv__pipe *stage, clv_chain *chain);
  * the chain can't take its frames). */
 int clv__pipe_wanted(clv__pipe *stage, int *w, int *h, clv_msg *msg);
 uint8_t *clv__pipe_input(clv__pipe *stage);
+/* The input memory of slot `slot` as clv__pipe_input gives it, without
+ * looking at the pipe's counts or shape (a lane whose sender has jobs). */
+uint8_t *clv__pipe_slot_memory(clv__pipe *stage, int slot);
 int clv__pipe_submit(clv__pipe *stage, uint64_t frame_index, clv_msg *msg);
 /* Sends the frame whose planes src says where they lie. */
 int clv__pipe_send(clv__pipe *stage, uint64_t frame_index, const clv__stage_source *src,
@@ -231,34 +234,49 @@ typedef struct clv__lane {
     double last_done;    /* the device clock's seconds at the end of its last frame */
     uint64_t last_given; /* the stage's submit count when it was last given a frame */
     int queued;          /* frames given and not yet released, as the caller counts */
-    int released;        /* releases not yet taken off its pipe's pending (its sender was busy) */
+    int send_next;       /* with a sender: the slot its next job fills */
 } clv__lane;
+
+/* A frame given to a lane's sender: what clv__pipe_send (or submit) is
+ * called with, and the chain held until it is sent. */
+typedef struct clv__send_job {
+    clv_chain *chain; /* held while the send is queued or in flight (clv__chain_hold) */
+    uint64_t frame_index;
+    int slot;            /* the pipe's slot the frame goes into */
+    int has_src, inject; /* inject: fail without sending (clv_stage_inject_submit_fault) */
+    clv__stage_source src;
+} clv__send_job;
 
 /* Device d's lane sends its frames (the enqueueing: transfers, kernels,
  * flushes, most of a frame's host time) on a thread of its own, so that
  * the devices' sends overlap; the caller's thread keeps the rest (choosing
- * lanes, the order, taking frames out, failures). One send at a time a
- * lane: its thread touches the lane's pipe only while busy, the caller
- * only after waiting for it (sched.c lane_wait). */
+ * lanes, the order, taking frames out, failures). The caller queues a
+ * lane's frames (jobs, a ring as long as the pipe's slots) without waiting
+ * for its sends; the sender takes them in turn, straight after one another.
+ * While it has jobs the sender owns the lane's pipe but for the slots the
+ * caller holds or fills; the caller touches the pipe's counts only when the
+ * lane is idle (sched.c lane_settle). A send that fails stops the sender
+ * with its job first in the queue, the ones after it unsent. */
 typedef struct clv__sender {
     pthread_t thread, finisher;
     pthread_mutex_t lock;
-    /* wake: a send for the sender; fin_wake: a frame sent, for the
+    /* wake: a job for the sender; fin_wake: a frame sent, for the
      * finisher; changed: either done (the caller waits on it). */
     pthread_cond_t wake, fin_wake, changed;
-    int started, busy, quit;
+    int started, quit;
+    int held; /* clv_stage_hold_sends: no job taken meanwhile */
+    clv__send_job *jobs;
+    int job_head, job_count;
+    /* Releases the caller made while the sender had jobs, taken off the
+     * pipe's count by whichever owns the pipe next. */
+    int released;
     /* The finisher waits for the lane's frames in the order sent (the
      * slots in fin_queue, a ring as long as the pipe's slots) and reads
      * their times (clv__pipe_finish); the caller takes them when
      * finished. */
     int *fin_queue, fin_head, fin_count;
     clv__pipe *pipe;
-    clv_chain *chain; /* held while the send is in flight (clv__chain_hold) */
-    uint64_t frame_index;
-    int slot;            /* the pipe's slot the frame goes into */
-    int has_src, inject; /* inject: fail without sending (clv_stage_inject_submit_fault) */
-    clv__stage_source src;
-    int err; /* the last send's; why says what */
+    int err; /* the first job's send failed; why says what */
     clv_msg why;
 } clv__sender;
 
@@ -308,6 +326,8 @@ int clv__sched_output(clv__sched *m, const uint8_t **out, uint64_t *frame_index,
 void clv__sched_release(clv__sched *m);
 /* clv_stage_settle over several devices. */
 void clv__sched_settle(clv__sched *m);
+/* clv_stage_hold_sends over several devices. */
+void clv__sched_hold_sends(clv__sched *m, int device, int hold);
 /* clv_stage_keep over several devices. */
 clv_block *clv__sched_keep(clv__sched *m);
 
