@@ -58,9 +58,9 @@ static const command_words commands[] = {
     {"completion", "--help", ""},
     {"clvid-bench",
      "--size --device --chain --graph --frames --warmup --shape --depth --pattern --json "
-     "--input --hwaccel --writers --out --pipeline --blocks --help",
+     "--input --hwaccel --writers --slots --out --pipeline --blocks --help",
      "--size --device --chain --graph --frames --warmup --shape --depth --pattern --input "
-     "--hwaccel --writers --out"},
+     "--hwaccel --writers --slots --out"},
 };
 
 /* The user's kernel is not in the registry: its parameters come from its
