@@ -746,17 +746,16 @@ done:
     free(in);
 }
 
-/* One run of `frames` frames of w x h through sharpen on a several-device
- * stage; with `inject`, after the first 8 the stage is emptied, two frames
- * are sent, the first is taken and held, and the next frame sent to the
- * held frame's device fails at its submit. Outputs go to out[frame]; each
- * frame must come out once, in order. Returns 1 when the fault hit the held
- * frame's device while it was held. */
-static int held_fault_run(clv_context *ctx, int inject, int w, int h, int frames, uint8_t **out)
+/* The fault cases' stage: sharpen, w x h yuv420p both ways, 3 slots. */
+typedef struct fault_stage {
+    clv_chain_desc *desc;
+    clv_chain *chain;
+    clv_stage *stage;
+} fault_stage;
+
+/* The stage, or NULL (a failed check naming `what`); close f either way. */
+static clv_stage *fault_stage_open(clv_context *ctx, int w, int h, fault_stage *f, const char *what)
 {
-    clv_chain_desc *desc = NULL;
-    clv_chain *chain = NULL;
-    clv_stage *stage = NULL;
     clv_msg msg = {{0}};
     clv_stage_options o = {.struct_size = sizeof(clv_stage_options),
                            .width = w,
@@ -766,13 +765,60 @@ static int held_fault_run(clv_context *ctx, int inject, int w, int h, int frames
                            .in_color = {CLV_MATRIX_BT709, 0},
                            .out_color = {CLV_MATRIX_BT709, 0},
                            .slots = 3};
+    *f = (fault_stage){0};
+    if (clv_chain_parse("sharpen", &f->desc, &msg) ||
+        clv_chain_create(ctx, f->desc, &f->chain, &msg) ||
+        clv_stage_create(ctx, &o, f->chain, &f->stage, &msg)) {
+        CHECK(0, "%s: setup: %s", what, msg.text);
+        return NULL;
+    }
+    return f->stage;
+}
+
+static void fault_stage_close(fault_stage *f)
+{
+    clv_chain_desc_destroy(f->desc);
+    clv_stage_destroy(f->stage);
+    clv_chain_destroy(f->chain);
+}
+
+/* n frames of `size` bytes, zeroed; freed by frames_free. */
+static void frames_new(uint8_t **frames, int n, size_t size)
+{
+    for (int i = 0; i < n; i++)
+        frames[i] = calloc(1, size);
+}
+
+static void frames_free(uint8_t **frames, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(frames[i]);
+}
+
+/* How many of the n frames differ (a frame not allocated counts). */
+static int frames_differ(uint8_t *const *want, uint8_t *const *got, int n, size_t size)
+{
+    int wrong = 0;
+    for (int i = 0; i < n; i++)
+        wrong += !want[i] || !got[i] || memcmp(want[i], got[i], size) != 0;
+    return wrong;
+}
+
+/* One run of `frames` frames of w x h through sharpen on a several-device
+ * stage; with `inject`, after the first 8 the stage is emptied, two frames
+ * are sent, the first is taken and held, and the next frame sent to the
+ * held frame's device fails at its submit. Outputs go to out[frame]; each
+ * frame must come out once, in order. Returns 1 when the fault hit the held
+ * frame's device while it was held. */
+static int held_fault_run(clv_context *ctx, int inject, int w, int h, int frames, uint8_t **out)
+{
+    fault_stage f;
+    clv_stage *stage = fault_stage_open(ctx, w, h, &f, "held fault");
+    clv_msg msg = {{0}};
     size_t size = clv_pixfmt_size(CLV_PIX_YUV420P, w, h);
     int hit = 0, state = 0, submitted = 0, taken = 0, d = -1;
-    if (clv_chain_parse("sharpen", &desc, &msg) || clv_chain_create(ctx, desc, &chain, &msg) ||
-        clv_stage_create(ctx, &o, chain, &stage, &msg)) {
-        CHECK(0, "held fault: setup: %s", msg.text);
+    if (!stage)
         goto done;
-    }
     while (taken < frames) {
         /* state 0: as usual; 2: emptying; 1: two sent; 3: one held, sending */
         if (inject && state == 0 && submitted >= 8 && submitted + 2 < frames)
@@ -850,9 +896,7 @@ static int held_fault_run(clv_context *ctx, int inject, int w, int h, int frames
     CHECK(clv_stage_pending(stage) == 0, "held fault: %d frames left over (sent twice?)",
           clv_stage_pending(stage));
 done:
-    clv_chain_desc_destroy(desc);
-    clv_stage_destroy(stage);
-    clv_chain_destroy(chain);
+    fault_stage_close(&f);
     return hit;
 }
 
@@ -861,26 +905,21 @@ done:
  * order, with the bytes of a run without the fault. */
 static void held_fault_case(clv_context *ctx)
 {
-    const int w = 64, h = 48, frames = 40;
+    enum { FRAMES = 40 };
+    const int w = 64, h = 48;
     size_t size = clv_pixfmt_size(CLV_PIX_YUV420P, w, h);
-    uint8_t *want[40], *got[40];
-    for (int i = 0; i < frames; i++) {
-        want[i] = calloc(1, size);
-        got[i] = calloc(1, size);
-    }
-    held_fault_run(ctx, 0, w, h, frames, want);
+    uint8_t *want[FRAMES], *got[FRAMES];
+    frames_new(want, FRAMES, size);
+    frames_new(got, FRAMES, size);
+    held_fault_run(ctx, 0, w, h, FRAMES, want);
     int hits = 0;
     for (int attempt = 0; attempt < 10 && !hits; attempt++)
-        hits += held_fault_run(ctx, 1, w, h, frames, got);
+        hits += held_fault_run(ctx, 1, w, h, FRAMES, got);
     CHECK(hits > 0, "the submit fault never hit the held frame's device");
-    int wrong = 0;
-    for (int i = 0; i < frames; i++)
-        wrong += memcmp(want[i], got[i], size) != 0;
-    CHECK(wrong == 0, "held fault: %d of %d frames differ from the run without it", wrong, frames);
-    for (int i = 0; i < frames; i++) {
-        free(want[i]);
-        free(got[i]);
-    }
+    int wrong = frames_differ(want, got, FRAMES, size);
+    CHECK(wrong == 0, "held fault: %d of %d frames differ from the run without it", wrong, FRAMES);
+    frames_free(want, FRAMES);
+    frames_free(got, FRAMES);
 }
 
 /* One run of queued_fault_case: frames submitted and taken one at a time
@@ -890,26 +929,14 @@ static void held_fault_case(clv_context *ctx)
  * The outputs into out[index]; returns device d's failed flag (0 when d < 0). */
 static int queued_fault_run(clv_context *ctx, int d, int w, int h, int frames, uint8_t **out)
 {
-    clv_chain_desc *desc = NULL;
-    clv_chain *chain = NULL;
-    clv_stage *stage = NULL;
+    fault_stage f;
+    clv_stage *stage = fault_stage_open(ctx, w, h, &f, "queued fault");
     clv_msg msg = {{0}};
-    clv_stage_options o = {.struct_size = sizeof(clv_stage_options),
-                           .width = w,
-                           .height = h,
-                           .in_format = CLV_PIX_YUV420P,
-                           .out_format = CLV_PIX_YUV420P,
-                           .in_color = {CLV_MATRIX_BT709, 0},
-                           .out_color = {CLV_MATRIX_BT709, 0},
-                           .slots = 3};
     size_t size = clv_pixfmt_size(CLV_PIX_YUV420P, w, h);
     int submitted = 0, taken = 0, held = 0, failed = 0;
     const int warm = 6;
-    if (clv_chain_parse("sharpen", &desc, &msg) || clv_chain_create(ctx, desc, &chain, &msg) ||
-        clv_stage_create(ctx, &o, chain, &stage, &msg)) {
-        CHECK(0, "queued fault: setup: %s", msg.text);
+    if (!stage)
         goto done;
-    }
     /* held 0: warming, a frame at a time; 1: d held, as many as fit; 2: on. */
     while (taken < frames) {
         if (!held && taken == warm) {
@@ -956,9 +983,7 @@ static int queued_fault_run(clv_context *ctx, int d, int w, int h, int frames, u
         failed = stats.failed;
     }
 done:
-    clv_chain_desc_destroy(desc);
-    clv_stage_destroy(stage);
-    clv_chain_destroy(chain);
+    fault_stage_close(&f);
     return failed;
 }
 
@@ -967,35 +992,30 @@ done:
  * on the other, every frame once, in order, as a run without the fault. */
 static void queued_fault_case(clv_context *ctx)
 {
-    const int w = 64, h = 48, frames = 24;
+    enum { FRAMES = 24 };
+    const int w = 64, h = 48;
     size_t size = clv_pixfmt_size(CLV_PIX_YUV420P, w, h);
-    uint8_t *want[24], *got[24];
-    for (int i = 0; i < frames; i++) {
-        want[i] = calloc(1, size);
-        got[i] = calloc(1, size);
-    }
-    queued_fault_run(ctx, -1, w, h, frames, want);
+    uint8_t *want[FRAMES], *got[FRAMES];
+    frames_new(want, FRAMES, size);
+    frames_new(got, FRAMES, size);
+    queued_fault_run(ctx, -1, w, h, FRAMES, want);
     for (int d = 0; d < 2; d++) {
         /* A device much slower than the other may be given no frame while
          * held (the scheduler waits for the fast one): tried again. */
         int hit = 0;
         for (int attempt = 0; attempt < 5 && !hit; attempt++) {
-            for (int i = 0; i < frames; i++)
+            for (int i = 0; i < FRAMES; i++)
                 memset(got[i], 0, size);
-            hit = queued_fault_run(ctx, d, w, h, frames, got);
-            int wrong = 0;
-            for (int i = 0; i < frames; i++)
-                wrong += memcmp(want[i], got[i], size) != 0;
+            hit = queued_fault_run(ctx, d, w, h, FRAMES, got);
+            int wrong = frames_differ(want, got, FRAMES, size);
             CHECK(wrong == 0,
                   "queued fault on device %d: %d of %d frames differ from the run without it", d,
-                  wrong, frames);
+                  wrong, FRAMES);
         }
         CHECK(hit, "queued fault: device %d never failed", d);
     }
-    for (int i = 0; i < frames; i++) {
-        free(want[i]);
-        free(got[i]);
-    }
+    frames_free(want, FRAMES);
+    frames_free(got, FRAMES);
 }
 
 /* A stage over a pair of devices (ctest runs it with POCL_DEVICES="pthread
