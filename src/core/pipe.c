@@ -578,13 +578,12 @@ uint8_t *clv__pipe_input(clv__pipe *stage)
 {
     if (stage->pending == stage->count || (!stage->chain_err && reshape(stage, NULL) == 1))
         return NULL;
-    if (stage->inplace) /* the graph blends into it where it is */
-        return stage->slots[stage->next].host_out;
-    return stage->slots[stage->next].host_in;
+    return clv__pipe_slot_memory(stage, stage->next);
 }
 
 uint8_t *clv__pipe_slot_memory(clv__pipe *stage, int slot)
 {
+    /* In place: the graph blends into the output where it is. */
     return stage->inplace ? stage->slots[slot].host_out : stage->slots[slot].host_in;
 }
 

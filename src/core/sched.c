@@ -21,6 +21,14 @@ static int lane_full(const clv__lane *l)
 
 /* ---- The senders: a thread a device sending its lane's frames ---------- */
 
+/* The caller's releases since the pipe's owner last looked, taken off its
+ * count (under s->lock, by the thread that owns the pipe now). */
+static void take_releases(clv__sender *s)
+{
+    s->pipe->pending -= s->released;
+    s->released = 0;
+}
+
 static void *sender_main(void *arg)
 {
     clv__sender *s = arg;
@@ -32,10 +40,7 @@ static void *sender_main(void *arg)
         if (!s->job_count || s->err)
             break; /* quit, every job sent (or stopped by a failed one) */
         clv__send_job job = s->jobs[s->job_head];
-        /* The pipe is the sender's while it has jobs: the caller's
-         * releases meanwhile are taken off its count here. */
-        p->pending -= s->released;
-        s->released = 0;
+        take_releases(s); /* the pipe is the sender's while it has jobs */
         pthread_mutex_unlock(&s->lock);
         clv_msg why = {{0}};
         int err = CLV_ECL;
@@ -180,8 +185,7 @@ static void lane_settle(clv__sched *m, int i, int drain)
     pthread_mutex_lock(&s->lock);
     while ((s->job_count && !s->err) || (drain && s->fin_count))
         pthread_cond_wait(&s->changed, &s->lock);
-    s->pipe->pending -= s->released;
-    s->released = 0;
+    take_releases(s);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -195,10 +199,8 @@ static int lane_poll(clv__sched *m, int i)
         return 1;
     pthread_mutex_lock(&s->lock);
     int state = s->err ? -1 : s->job_count ? 0 : 1;
-    if (state) {
-        s->pipe->pending -= s->released;
-        s->released = 0;
-    }
+    if (state)
+        take_releases(s);
     pthread_mutex_unlock(&s->lock);
     return state;
 }
