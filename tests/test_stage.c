@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "graph.h"
 #include "harness.h"
@@ -927,7 +928,8 @@ static void held_fault_case(clv_context *ctx)
  * its next one armed to fail while frames are given until every slot is in
  * flight, several of them queued on d behind the failing one; then let go.
  * The outputs into out[index]; returns device d's failed flag (0 when d < 0). */
-static int queued_fault_run(clv_context *ctx, int d, int w, int h, int frames, uint8_t **out)
+static int queued_fault_run(clv_context *ctx, int d, int late, int w, int h, int frames,
+                            uint8_t **out)
 {
     fault_stage f;
     clv_stage *stage = fault_stage_open(ctx, w, h, &f, "queued fault");
@@ -951,6 +953,16 @@ static int queued_fault_run(clv_context *ctx, int d, int w, int h, int frames, u
         if (slot) {
             for (size_t i = 0; i < size; i++)
                 slot[i] = (uint8_t)(submitted * 29 + i * 5 + (i >> 4));
+            if (held == 1 && late > 0 && --late == 0 && d >= 0) {
+                /* `late`: d let go between this frame's memory and its
+                 * submit, so that d's sender may stop at the failed send
+                 * meanwhile: the frame written must still go out, and a
+                 * chain call must not wait for the jobs it left. */
+                clv_stage_hold_sends(stage, d, 0);
+                nanosleep(&(struct timespec){0, 50000000}, NULL);
+                uint64_t ns[1], runs;
+                clv_chain_times(f.chain, ns, 1, &runs);
+            }
             if (clv_stage_submit(stage, (uint64_t)submitted++, &msg)) {
                 CHECK(0, "queued fault: submit: %s", msg.text);
                 goto done;
@@ -958,8 +970,14 @@ static int queued_fault_run(clv_context *ctx, int d, int w, int h, int frames, u
             continue;
         }
         if (held == 1) { /* every slot in flight: let d's sender go */
-            if (d >= 0)
+            if (d >= 0) {
                 clv_stage_hold_sends(stage, d, 0);
+                /* Its send fails with jobs behind it: a chain call before
+                 * the next stage call must not wait for them (it did). */
+                nanosleep(&(struct timespec){0, 50000000}, NULL);
+                uint64_t ns[1], runs;
+                clv_chain_times(f.chain, ns, 1, &runs);
+            }
             held = 2;
         }
         const uint8_t *px;
@@ -998,7 +1016,7 @@ static void queued_fault_case(clv_context *ctx)
     uint8_t *want[FRAMES], *got[FRAMES];
     frames_new(want, FRAMES, size);
     frames_new(got, FRAMES, size);
-    queued_fault_run(ctx, -1, w, h, FRAMES, want);
+    queued_fault_run(ctx, -1, 0, w, h, FRAMES, want);
     for (int d = 0; d < 2; d++) {
         /* A device much slower than the other may be given no frame while
          * held (the scheduler waits for the fast one): tried again. */
@@ -1006,16 +1024,80 @@ static void queued_fault_case(clv_context *ctx)
         for (int attempt = 0; attempt < 5 && !hit; attempt++) {
             for (int i = 0; i < FRAMES; i++)
                 memset(got[i], 0, size);
-            hit = queued_fault_run(ctx, d, w, h, FRAMES, got);
+            hit = queued_fault_run(ctx, d, 0, w, h, FRAMES, got);
             int wrong = frames_differ(want, got, FRAMES, size);
             CHECK(wrong == 0,
                   "queued fault on device %d: %d of %d frames differ from the run without it", d,
                   wrong, FRAMES);
         }
         CHECK(hit, "queued fault: device %d never failed", d);
+        /* Let go while the caller holds the memory of the 1st to 4th frame
+         * given while held (one of them, d's with jobs before it). */
+        for (int late = 1; late <= 4; late++) {
+            for (int i = 0; i < FRAMES; i++)
+                memset(got[i], 0, size);
+            queued_fault_run(ctx, d, late, w, h, FRAMES, got);
+            int wrong = frames_differ(want, got, FRAMES, size);
+            CHECK(wrong == 0,
+                  "queued fault on device %d let go before frame %d of the held ones was "
+                  "submitted: %d of %d frames differ from the run without it",
+                  d, late, wrong, FRAMES);
+        }
     }
     frames_free(want, FRAMES);
     frames_free(got, FRAMES);
+}
+
+/* Device 0 failed already, then device 1's send fails with jobs queued
+ * behind it: the run ends in an error naming no device left; asked again,
+ * the stage says an error again (it once waited for ever, its sender half
+ * reset), and destroying it sends nothing more. */
+static void last_device_queued_fault_case(clv_context *ctx)
+{
+    const int w = 64, h = 48;
+    fault_stage f;
+    clv_stage *stage = fault_stage_open(ctx, w, h, &f, "last device's queued fault");
+    clv_msg msg = {{0}};
+    size_t size = clv_pixfmt_size(CLV_PIX_YUV420P, w, h);
+    int submitted = 0, taken = 0, ended = 0;
+    if (!stage)
+        goto done;
+    clv_stage_inject_fault(stage, 0, 0);
+    while (!ended && taken < 40) {
+        clv_stage_device zero;
+        clv_stage_device_stats(stage, 0, &zero);
+        int hold = zero.failed && taken >= 8; /* device 1 alone now, measured */
+        if (hold) {
+            clv_stage_hold_sends(stage, 1, 1);
+            clv_stage_inject_submit_fault(stage, 1);
+        }
+        for (uint8_t *slot; (hold || submitted == taken) && (slot = clv_stage_input(stage));) {
+            memset(slot, submitted & 0xff, size);
+            if (clv_stage_submit(stage, (uint64_t)submitted++, &msg)) {
+                CHECK(0, "last device's queued fault: submit: %s", msg.text);
+                goto done;
+            }
+        }
+        if (hold)
+            clv_stage_hold_sends(stage, 1, 0);
+        const uint8_t *px;
+        uint64_t index;
+        int err = clv_stage_output(stage, &px, &index, &msg);
+        if (err) {
+            CHECK(hold && strstr(msg.text, "no other device is left"),
+                  "last device's queued fault: %s error '%s'", hold ? "the" : "an early", msg.text);
+            ended = 1;
+            break;
+        }
+        clv_stage_release(stage);
+        taken++;
+    }
+    CHECK(ended, "last device's queued fault: %d frames out and no error", taken);
+    if (ended)
+        CHECK(clv_stage_output(stage, &(const uint8_t *){NULL}, &(uint64_t){0}, &msg) != 0,
+              "last device's queued fault: a frame out after the error");
+done:
+    fault_stage_close(&f);
 }
 
 /* A stage over a pair of devices (ctest runs it with POCL_DEVICES="pthread
@@ -1134,6 +1216,7 @@ int test_stage_devices(void)
     }
     held_fault_case(ctx);
     queued_fault_case(ctx);
+    last_device_queued_fault_case(ctx);
     /* Both: the run stops with an error naming the device. */
     fault_device[0] = 0, fault_frames[0] = 0;
     fault_device[1] = 1, fault_frames[1] = 0;

@@ -52,8 +52,17 @@ static void *sender_main(void *arg)
         if (job.chain)
             clv__chain_unhold(job.chain);
         pthread_mutex_lock(&s->lock);
-        if (err) { /* stopped: the job stays first, for fail_device */
-            s->jobs[s->job_head].chain = NULL;
+        if (err) {
+            /* Stopped: the job stays first, for fail_device, and those after
+             * it are never sent here: their chains are let go now (a chain
+             * change would otherwise wait for them until the caller's next
+             * stage call, which may never come). */
+            for (int k = 0; k < s->job_count; k++) {
+                clv__send_job *j = &s->jobs[(s->job_head + k) % p->count];
+                if (k && j->chain)
+                    clv__chain_unhold(j->chain);
+                j->chain = NULL;
+            }
             s->err = err;
             s->why = why;
         } else { /* to the finisher */
@@ -291,16 +300,11 @@ static int fail_device(clv__sched *m, int d, int unsent, uint64_t unsent_index, 
     int ordered = 0, unsent_n = unsent >= 0;
     clv__sender *own = lane_sender(m, d);
     if (own && own->err) { /* its jobs, the failed one first, are in the order */
+        /* The sender stays stopped (err) until its jobs have moved, below;
+         * they hold no chain (sender_main let go of them). */
         unsent = d;
         unsent_n = own->job_count;
         ordered = 1;
-        own->err = 0;
-        for (int k = 0; k < own->job_count; k++) {
-            clv__send_job *j = &own->jobs[(own->job_head + k) % own->pipe->count];
-            if (j->chain)
-                clv__chain_unhold(j->chain);
-            j->chain = NULL;
-        }
     }
     m->dev[d].failed = 1;
     m->chosen = -1;
@@ -364,8 +368,12 @@ static int fail_device(clv__sched *m, int d, int unsent, uint64_t unsent_index, 
          * released from this lane). */
         failed->pending = held;
         failed->holding = held;
-        if (ordered && i == d)
-            own->job_count = own->job_head = 0;
+    }
+    if (ordered) { /* its jobs moved: the sender is idle (and never used again) */
+        pthread_mutex_lock(&own->lock);
+        own->job_count = own->job_head = 0;
+        own->err = 0;
+        pthread_mutex_unlock(&own->lock);
     }
     for (int i = 0; i < m->lane_count; i++) /* every sender quiet: the pipes' own counts */
         m->lanes[i].queued = m->lanes[i].pipe->pending;
@@ -428,7 +436,7 @@ int clv__sched_create(clv_context *ctx, const clv_stage_options *options, clv_ch
     m->lane_cap = n * 2;
     m->order_cap = n * slots + 1;
     m->device_count = n;
-    m->chosen = m->holding_lane = -1;
+    m->chosen = m->given = m->holding_lane = -1;
     for (int d = 0; d < n; d++) {
         m->dctx[d] = clv__context_at(ctx, d);
         m->dev[d].name = clv_context_device(m->dctx[d])->name;
@@ -464,6 +472,21 @@ uint8_t *clv__sched_input(clv__sched *m)
     }
     if (m->err)
         return NULL;
+    /* Memory given out already holds the caller's frame (or will): the
+     * same again, even where the lane's sender stopped at a failed send
+     * since (the frame then queues behind that one and moves with it).
+     * Where its device failed meanwhile (in clv__sched_output), the frame
+     * is copied into the lane chosen now. */
+    int moved_from = -1;
+    if (m->given >= 0) {
+        clv__lane *g = &m->lanes[m->given];
+        if (lane_usable(m, m->given)) {
+            m->chosen = m->given;
+            return clv__pipe_slot_memory(g->pipe, g->send_next);
+        }
+        moved_from = m->given;
+        m->given = -1;
+    }
     for (;;) {
         if (m->chosen < 0 || !lane_usable(m, m->chosen) || lane_full(&m->lanes[m->chosen]))
             m->chosen = choose_lane(m);
@@ -471,11 +494,21 @@ uint8_t *clv__sched_input(clv__sched *m)
             return NULL;
         clv__lane *l = &m->lanes[m->chosen];
         int state = lane_poll(m, m->chosen);
+        uint8_t *mem = NULL;
         if (state == 0) /* its sender busy: the slot after its jobs (not full: free) */
-            return clv__pipe_slot_memory(l->pipe, l->send_next);
-        if (state == 1) { /* idle: the pipe is the caller's */
+            mem = clv__pipe_slot_memory(l->pipe, l->send_next);
+        else if (state == 1) { /* idle: the pipe is the caller's */
             l->send_next = l->pipe->next;
-            return clv__pipe_input(l->pipe);
+            mem = clv__pipe_input(l->pipe);
+        }
+        if (state >= 0) {
+            if (mem && moved_from >= 0) {
+                const clv__lane *f = &m->lanes[moved_from];
+                memcpy(mem, clv__pipe_slot_memory(f->pipe, f->send_next), l->pipe->in_size);
+            }
+            if (mem)
+                m->given = m->chosen;
+            return mem;
         }
         /* Its sender stopped at a failed send: the device fails now, its
          * frames move, and the choice is made again. */
@@ -510,7 +543,7 @@ int clv__sched_send(clv__sched *m, uint64_t frame_index, const clv__stage_source
         return m->err ? said_error(m, msg)
                       : clv__fail(msg, CLV_EINVAL, "GPU stage: every slot is in flight");
     int i = m->chosen;
-    m->chosen = -1;
+    m->chosen = m->given = -1;
     m->lanes[i].last_given = m->submits++;
     clv_msg why = {{0}};
     int d = m->lanes[i].device, err;
@@ -528,14 +561,17 @@ int clv__sched_send(clv__sched *m, uint64_t frame_index, const clv__stage_source
         m->fault_submit[d] = 0;
         if (src)
             job.src = *src;
-        if (job.chain)
-            clv__chain_hold(job.chain);
         /* Where the frame lies, should the device fail before it is sent
          * (the sender does not touch this slot until it takes the job). */
         clv__stage_source none = {0};
         p->slots[job.slot].from = src ? *src : none;
         l->send_next = (job.slot + 1) % p->count;
         pthread_mutex_lock(&s->lock); /* s->pipe is p, from the start */
+        /* A stopped sender never sends it (fail_device moves it): no hold. */
+        if (job.chain && !s->err)
+            clv__chain_hold(job.chain);
+        else
+            job.chain = NULL;
         s->jobs[(s->job_head + s->job_count++) % p->count] = job;
         pthread_cond_signal(&s->wake);
         pthread_mutex_unlock(&s->lock);

@@ -276,7 +276,7 @@ typedef struct clv__sender {
      * finished. */
     int *fin_queue, fin_head, fin_count;
     clv__pipe *pipe;
-    int err; /* the first job's send failed; why says what */
+    int err; /* the first job's send failed (the jobs hold no chain then); why says what */
     clv_msg why;
 } clv__sender;
 
@@ -296,7 +296,11 @@ typedef struct clv__sched {
     int *order;                        /* the lane of each frame in flight, oldest first (a ring) */
     int *order_slot;                   /* and its slot in that lane's pipe */
     int order_cap, order_head, order_count;
-    int chosen; /* the lane clv_stage_input gave memory of, -1: none */
+    int chosen; /* the lane chosen for the next frame, -1: none */
+    /* The lane whose slot send_next clv__sched_input gave out (the caller
+     * may have written a frame there), -1: none; kept through a failure
+     * until the frame is sent, so that it is not lost. */
+    int given;
     uint64_t submits;
     int holding_lane; /* the lane of the frame the caller holds, -1: none */
     /* The devices' senders (lane d is device d's own; rescue lanes send on
