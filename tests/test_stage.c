@@ -923,6 +923,17 @@ static void held_fault_case(clv_context *ctx)
     frames_free(got, FRAMES);
 }
 
+/* Lets device d's held sends go, gives its sender time to stop at the
+ * failed send, then asks the chain (a chain call before the next stage
+ * call must not wait for the frames queued behind that send: it did). */
+static void let_go_then_ask_chain(clv_stage *stage, int d, const clv_chain *chain)
+{
+    clv_stage_hold_sends(stage, d, 0);
+    nanosleep(&(struct timespec){0, 50000000}, NULL);
+    uint64_t ns[1], runs;
+    clv_chain_times(chain, ns, 1, &runs);
+}
+
 /* One run of queued_fault_case: frames submitted and taken one at a time
  * until both devices are measured, then (d >= 0) device d's sends held and
  * its next one armed to fail while frames are given until every slot is in
@@ -958,10 +969,7 @@ static int queued_fault_run(clv_context *ctx, int d, int late, int w, int h, int
                  * submit, so that d's sender may stop at the failed send
                  * meanwhile: the frame written must still go out, and a
                  * chain call must not wait for the jobs it left. */
-                clv_stage_hold_sends(stage, d, 0);
-                nanosleep(&(struct timespec){0, 50000000}, NULL);
-                uint64_t ns[1], runs;
-                clv_chain_times(f.chain, ns, 1, &runs);
+                let_go_then_ask_chain(stage, d, f.chain);
             }
             if (clv_stage_submit(stage, (uint64_t)submitted++, &msg)) {
                 CHECK(0, "queued fault: submit: %s", msg.text);
@@ -970,14 +978,8 @@ static int queued_fault_run(clv_context *ctx, int d, int late, int w, int h, int
             continue;
         }
         if (held == 1) { /* every slot in flight: let d's sender go */
-            if (d >= 0) {
-                clv_stage_hold_sends(stage, d, 0);
-                /* Its send fails with jobs behind it: a chain call before
-                 * the next stage call must not wait for them (it did). */
-                nanosleep(&(struct timespec){0, 50000000}, NULL);
-                uint64_t ns[1], runs;
-                clv_chain_times(f.chain, ns, 1, &runs);
-            }
+            if (d >= 0)
+                let_go_then_ask_chain(stage, d, f.chain);
             held = 2;
         }
         const uint8_t *px;
