@@ -1127,6 +1127,133 @@ box_small(__global const clv_px *src, __global clv_px *dst, int w, int h, int st
 }
 #endif
 
+#if CLV_DEPTH == 8
+/* box at 8 bits where the columns' sums fit 16 bits (255 (2ry + 1) <=
+ * 65535), the host's choice for reaches past box_small's: a work-group of
+ * 256 makes the tw columns from x0 and the `band` rows from y0, BS_R =
+ * 4096 / tw rows at a time, in three steps:
+ *   1. down: a work-item keeps the running sums of 2ry + 1 rows of up to
+ *      three columns of the tile's with rx more at each side (one read
+ *      added and one taken away a row, neighbouring work-items on
+ *      neighbouring pixels), two channels a uint in 16-bit halves as
+ *      box_small's, and writes BS_R rows of them to local memory;
+ *   2. across: a work-item runs along a stretch of 16 of one row, its sum
+ *      of 2rx + 1 column sums a channel a uint (one read added and one
+ *      taken away a pixel after the first), neighbouring work-items on
+ *      neighbouring rows (an odd pitch: distinct banks), and divides;
+ *   3. the BS_R rows of outputs go through local memory, so that a warp
+ *      stores whole rows.
+ * Four barriers every BS_R rows; the local memory a pixel is a column sum
+ * written and (2rx + 31) / 16 read, whatever the band's height. */
+#define BS_UNPACK(v) ((uint4)((v).x & 0xffff, (v).y & 0xffff, (v).x >> 16, (v).y >> 16))
+inline uint2 bs_pack(uchar4 p)
+{
+    const uint v = as_uint(p);
+    return (uint2)(BOX_LO(v), BOX_HI(v));
+}
+__kernel __attribute__((reqd_work_group_size(256, 1, 1))) void
+box_strip(__global const clv_px *src, __global clv_px *dst, int w, int h, int stride, int rx,
+          int ry, uint n, uint m, int l, int mask, int tw, int band, __local uint2 *t)
+{
+    const int lid = (int)get_local_id(0);
+    const int x0 = (int)get_group_id(0) * tw, y0 = (int)get_group_id(1) * band;
+    const int y1 = min(h, y0 + band), cols = tw + 2 * rx, pitch = cols | 1;
+    const int rows = 4096 / tw, opitch = tw + 1;
+    const uint mid = n / 2;
+    const int4 m4 =
+        (int4)(BLUR_LANE(mask, 0), BLUR_LANE(mask, 1), BLUR_LANE(mask, 2), BLUR_LANE(mask, 3));
+    __global const clv_px *col0 = src + clamp(x0 - rx + lid, 0, w - 1);
+    __global const clv_px *col1 = src + clamp(x0 - rx + lid + 256, 0, w - 1);
+    __global const clv_px *col2 = src + clamp(x0 - rx + lid + 512, 0, w - 1);
+    const bool has1 = lid + 256 < cols, has2 = lid + 512 < cols;
+    uint2 v0 = 0, v1 = 0, v2 = 0;
+#pragma unroll 8
+    for (int j = -ry; j <= ry; ++j) {
+        const int yy = clamp(y0 + j, 0, h - 1) * stride;
+        v0 += bs_pack(col0[yy]);
+        if (has1)
+            v1 += bs_pack(col1[yy]);
+        if (has2)
+            v2 += bs_pack(col2[yy]);
+    }
+    /* Across: row r of the batch, the stretch of 16 from k. */
+    const int r = lid % rows, k = lid / rows * 16;
+    __local uint *o = (__local uint *)t;
+    for (int yb = y0; yb < y1; yb += rows) {
+        /* Down: rows past the band's end keep the last row's sums (as
+         * box_tile's: stepping them on would read past the frame). */
+        for (int i0 = 0; i0 < rows; i0 += 8) {
+            /* The reads of eight rows issued before any is added: one wait
+             * for memory, not eight (rows a multiple of 8). */
+            uchar4 a0[8], s0[8], a1[8], s1[8], a2[8], s2[8];
+#pragma unroll
+            for (int i = 0; i < 8; ++i) {
+                const int y = yb + i0 + i;
+                const int add = clamp(y + ry, 0, h - 1) * stride;
+                const int sub = clamp(y - ry - 1, 0, h - 1) * stride;
+                a0[i] = col0[add];
+                s0[i] = col0[sub];
+                if (has1) {
+                    a1[i] = col1[add];
+                    s1[i] = col1[sub];
+                }
+                if (has2) {
+                    a2[i] = col2[add];
+                    s2[i] = col2[sub];
+                }
+            }
+#pragma unroll
+            for (int i = 0; i < 8; ++i) {
+                const int y = yb + i0 + i;
+                const bool step = y > y0 && y < y1;
+                if (step)
+                    v0 += bs_pack(a0[i]) - bs_pack(s0[i]);
+                t[(i0 + i) * pitch + lid] = v0;
+                if (has1) {
+                    if (step)
+                        v1 += bs_pack(a1[i]) - bs_pack(s1[i]);
+                    t[(i0 + i) * pitch + lid + 256] = v1;
+                }
+                if (has2) {
+                    if (step)
+                        v2 += bs_pack(a2[i]) - bs_pack(s2[i]);
+                    t[(i0 + i) * pitch + lid + 512] = v2;
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        __local const uint2 *p = t + r * pitch + k;
+        uint4 s = 0;
+#pragma unroll 8
+        for (int j = 0; j <= 2 * rx; ++j)
+            s += BS_UNPACK(p[j]);
+        uint q[16];
+        q[0] = as_uint(convert_uchar4(blur_div4(s + mid, n, m, l)));
+#pragma unroll
+        for (int i = 1; i < 16; ++i) {
+            s += BS_UNPACK(p[i + 2 * rx]) - BS_UNPACK(p[i - 1]);
+            q[i] = as_uint(convert_uchar4(blur_div4(s + mid, n, m, l)));
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+        for (int i = 0; i < 16; ++i)
+            o[r * opitch + k + i] = q[i];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int e = lid; e < rows * tw; e += 256) {
+            const int rr = e / tw, xx = e % tw, y = yb + rr, x = x0 + xx;
+            if (y < y1 && x < w) {
+                int4 v = convert_int4(as_uchar4(o[rr * opitch + xx]));
+                if (mask != 15)
+                    v = select(convert_int4(src[y * stride + x]), v, m4);
+                dst[y * stride + x] = convert_uchar4(v);
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+#undef BS_UNPACK
+#endif
+
 /* box, along the rows: src -> t, the sums of 2rx+1 pixels, seg pixels a
  * work-item (a running sum after the first). */
 __kernel void box_h(__global const clv_px *src, __global uint4 *t, int w, int h, int stride, int rx,

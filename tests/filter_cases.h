@@ -434,6 +434,11 @@ static const filter_case avgblur_cases[] = {
     {"avgblur=sizeX=40:sizeY=1", 1, 1}, /* box_small, a reach past 32 across */
     {"avgblur=sizeX=10", 1, 1},         /* box_small, sums past 16 bits down */
     {"avgblur=sizeX=39:sizeY=6", 1, 1}, /* box_small at its largest (n = 1027) */
+    {"avgblur=sizeX=60:sizeY=3", 1, 1},  /* box_strip, 256 wide at its longest reach */
+    /* box_strip 512 wide, the columns' sums at 16 bits' end (2 ry + 1 =
+     * 257), a mask; then box_tile (the columns' sums past 16 bits). */
+    {"avgblur=sizeX=61:sizeY=128:planes=5", 2, 1},
+    {"avgblur=sizeX=5:sizeY=129", 2, 1},
     /* Reaches past 100: every content at the small sizes (where they pass
      * the frame), noise alone at 641x359 (with every content there, these
      * two and boxblur's two long radii took 84% of filter_boxblur). */
@@ -448,6 +453,7 @@ static const filter_case boxblur_cases[] = {
     {"boxblur=2:1", 0, 1},
     {"boxblur=luma_radius=min(w\\,h)/10:luma_power=1", 1, 1},
     {"boxblur=lr=5:lp=3", 1, 1},
+    {"boxblur=20:1", 1, 1},
     {"boxblur=0", 1, 1},
     {"boxblur=3:0", 1, 1},
     {"boxblur=4:1:cr=2:cp=1:ar=1:ap=2", 1, 1},

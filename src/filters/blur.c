@@ -17,6 +17,8 @@ int clv__blur_init(clv__blur *b, clv_context *ctx, cl_program prog, int box, clv
         err = clv__kernel_create(prog, box ? "box_tile" : "sep_tile", &b->tile, msg);
     if (!err && box && ctx->build_depth != 16)
         err = clv__kernel_create(prog, "box_small", &b->small, msg);
+    if (!err && box && ctx->build_depth != 16)
+        err = clv__kernel_create(prog, "box_strip", &b->strip, msg);
     return err ? err : clv__kernel_create(prog, box ? "box_v" : "sep_h", &b->second, msg);
 }
 
@@ -27,6 +29,7 @@ void clv__blur_uninit(clv__blur *b)
     clv__kernel_release(&b->second);
     clv__kernel_release(&b->tile);
     clv__kernel_release(&b->small);
+    clv__kernel_release(&b->strip);
     clv__mem_release(&b->work);
     b->work_bytes = 0;
 }
@@ -230,6 +233,13 @@ static size_t box_small_bytes(int rx, int ry)
     return rows * ((64 + 2 * (size_t)rx) | 1) * sizeof(cl_uint) + rows * 65 * 2 * sizeof(cl_uint);
 }
 
+/* box_strip's local memory for tiles tw wide: 4096 / tw rows of tw + 2rx
+ * column sums, two uints each, the pitch odd (cl/blur.cl). */
+static size_t box_strip_bytes(int tw, int rx)
+{
+    return (size_t)(4096 / tw) * (size_t)((tw + 2 * rx) | 1) * 2 * sizeof(cl_uint);
+}
+
 int clv__box_run(clv__blur *b, const clv_launch *l, int rx, int ry, int mask, cl_mem in, cl_mem out)
 {
     box_div d = box_divisor(rx, ry, l->depth);
@@ -273,6 +283,34 @@ int clv__box_run(clv__blur *b, const clv_launch *l, int rx, int ry, int mask, cl
         size_t local[2] = {256, 1};
         size_t global[2] = {((size_t)l->width + 63) / 64 * 256, ((size_t)l->height + 31) / 32};
         return err ? err : clv__launch(l, b->small, 2, global, local);
+    }
+    /* At 8 bits where the columns' sums fit 16 bits and the window's 32:
+     * box_strip, 256 columns wide in bands of 128 rows where its 16 rows of
+     * column sums fit local memory (rx up to 60), else 512 wide in bands of
+     * 64 (its columns with their reach at most 768: rx up to 120). The
+     * bands are those measured fastest on an H200 (docs/performance.md):
+     * longer ones start fewer column sums, shorter ones make more
+     * work-groups. */
+    if (b->strip && l->depth != 16 && !d.wide && 2 * ry + 1 <= 257) {
+        for (cl_int tw = 256; tw <= 512; tw *= 2) {
+            if (tw + 2 * rx > 768 || box_strip_bytes(tw, rx) > tile_room(l))
+                continue;
+            const cl_int band = tw == 256 ? 128 : 64;
+            clv_launch pass = *l;
+            pass.src = in;
+            pass.dst = out;
+            err = clv__kernel_frame_args(b->strip, &pass);
+            if (!err)
+                err = clv__kernel_args(b->strip, 5, 8, CLV__ARG(crx), CLV__ARG(cry), CLV__ARG(d.n),
+                                       CLV__ARG(d.m), CLV__ARG(d.l), CLV__ARG(cmask), CLV__ARG(tw),
+                                       CLV__ARG(band));
+            if (!err && clSetKernelArg(b->strip, 13, box_strip_bytes(tw, rx), NULL) != CL_SUCCESS)
+                err = CLV_ECL;
+            size_t local[2] = {256, 1};
+            size_t global[2] = {((size_t)l->width + (size_t)tw - 1) / (size_t)tw * 256,
+                                ((size_t)l->height + (size_t)band - 1) / (size_t)band};
+            return err ? err : clv__launch(l, b->strip, 2, global, local);
+        }
     }
     /* One kernel where the sums fit 32 bits and the tile's columns (at most
      * 512) fit local memory, with tiles at least 64 pixels wide (cl/blur.cl's

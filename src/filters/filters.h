@@ -181,6 +181,7 @@ typedef struct clv__blur {
     cl_kernel first, second; /* GPUs: sep_v and sep_h, or box_h and box_v */
     cl_kernel tile;          /* GPUs: sep_tile or box_tile (one kernel, where it fits) */
     cl_kernel small;         /* GPUs, 8 bits: box_small (tiles that fit local memory) */
+    cl_kernel strip;         /* GPUs, 8 bits: box_strip (column sums within 16 bits) */
     cl_mem work;             /* CPUs: the bands' rows; GPUs: the frame of sums */
     size_t work_bytes;
     int box;
