@@ -1252,8 +1252,26 @@ int test_filter_lut3d(void)
     expect_cube_error(dir, "LUT_1D_SIZE 2\n0 0 0\nLUT_3D_SIZE 2\n", 3,
                       "LUT_3D_SIZE after the table's data");
     expect_cube_error(dir, "TITLE \"nothing\"\n# at all\n", 0, "no LUT_3D_SIZE or LUT_1D_SIZE");
-    expect_cube_error(dir, "DOMAIN_MIN 1 0 0\nDOMAIN_MAX 0 1 1\nLUT_1D_SIZE 2\n0 0 0\n1 1 1\n", 0,
+    expect_cube_error(dir, "DOMAIN_MIN 1 0 0\nDOMAIN_MAX 0 1 1\nLUT_1D_SIZE 2\n0 0 0\n1 1 1\n", 2,
                       "a domain's minimum is not below its maximum");
+    /* DOMAIN_MIN is the minimum whichever line comes first; an equal
+     * minimum and maximum would divide by zero. */
+    expect_cube_error(dir, "DOMAIN_MAX 1 1 1\nDOMAIN_MIN 1 1 1\nLUT_1D_SIZE 2\n0 0 0\n1 1 1\n", 2,
+                      "a domain's minimum is not below its maximum (1, 1)");
+    expect_cube_error(dir, "LUT_3D_INPUT_RANGE 0.5 0.5\nLUT_3D_SIZE 2\n", 1,
+                      "LUT_3D_INPUT_RANGE's minimum is not below its maximum");
+    /* Sizes and no rows: the short file's error, not a table never made. */
+    expect_cube_error(dir, "LUT_3D_SIZE 2\n", 1, "the file ends after 0 rows of the 8");
+    expect_cube_error(dir, "LUT_1D_SIZE 2\n", 1, "the file ends after 0 rows of the 2");
+    expect_cube_error(dir, "LUT_1D_SIZE 2\nLUT_3D_SIZE 2\n# none\n", 3,
+                      "the file ends after 0 rows of the 10");
+    /* A row that is not numbers is an error at its line, not a keyword
+     * skipped. */
+    expect_cube_error(dir, "LUT_3D_SIZE 2\n0 0 0\nnan nan nan\n", 3,
+                      "'nan nan nan' is not a row of three numbers");
+    expect_cube_error(dir, "LUT_3D_SIZE 2\ninf 1 1\n", 2, "'inf 1 1' is not a row");
+    expect_cube_error(dir, "LUT_3D_SIZE 2\nabc 1 1\n", 2, "'abc 1 1' is not a row");
+    expect_cube_error(dir, "LUT_3D_SIZE 2\nINF 1 1\n", 2, "'INF 1 1' is not a row");
     char missing[300];
     snprintf(missing, sizeof missing, "lut3d=%s/none.cube", dir);
     expect_build_error(missing, "none.cube");

@@ -70,6 +70,22 @@ static int numbers(const char **s, int n, double *v)
     return 0;
 }
 
+/* Whether the line s, its first word wl chars long, starts with a keyword:
+ * capitals, digits and '_' that are not a number (NAN, INF); any other
+ * line is a row of data, so that 'nan 1 1' or 'abc 1 1' is an error and
+ * not a line skipped. */
+static int keyword_line(const char *s, size_t wl)
+{
+    char *end;
+    (void)strtod(s, &end);
+    if (end != s || !(isupper((unsigned char)*s) || *s == '_'))
+        return 0;
+    for (size_t i = 0; i < wl; i++)
+        if (!isupper((unsigned char)s[i]) && !isdigit((unsigned char)s[i]) && s[i] != '_')
+            return 0;
+    return 1;
+}
+
 static int blank_rest(const char *s)
 {
     while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
@@ -89,6 +105,7 @@ static int cube_lines(const char *path, char *text, cube *c, clv_msg *msg)
         c->max1[k] = c->max3[k] = 1;
     }
     int have_domain = 0, have_range1 = 0, have_range3 = 0, line_no = 0, err = 0;
+    int domain_line = 0; /* the last DOMAIN_ line's, for its error */
     double dmin[3] = {0, 0, 0}, dmax[3] = {1, 1, 1};
     size_t rows = 0, want = 0; /* data lines read, and expected */
     char *line = text;
@@ -106,7 +123,7 @@ static int cube_lines(const char *path, char *text, cube *c, clv_msg *msg)
         }
         char word[32];
         size_t wl = strcspn(s, " \t\r");
-        if (isalpha((unsigned char)*s) || *s == '_') {
+        if (keyword_line(s, wl)) {
             snprintf(word, sizeof word, "%.*s", (int)(wl < 31 ? wl : 31), s);
             const char *a = s + wl;
             double v[3];
@@ -130,12 +147,18 @@ static int cube_lines(const char *path, char *text, cube *c, clv_msg *msg)
                 if (numbers(&a, 3, v) || !blank_rest(a))
                     return clv__fail(msg, CLV_EPARSE, WHO ": %s:%d: %s needs three numbers", path,
                                      line_no, word);
-                memcpy(word[7] == 'I' ? dmin : dmax, v, sizeof v);
+                memcpy(word[8] == 'I' ? dmin : dmax, v, sizeof v);
                 have_domain = 1;
+                domain_line = line_no;
             } else if (!strcmp(word, "LUT_1D_INPUT_RANGE") || !strcmp(word, "LUT_3D_INPUT_RANGE")) {
                 if (numbers(&a, 2, v) || !blank_rest(a))
                     return clv__fail(msg, CLV_EPARSE, WHO ": %s:%d: %s needs two numbers", path,
                                      line_no, word);
+                if (!(v[0] < v[1]))
+                    return clv__fail(msg, CLV_EPARSE,
+                                     WHO ": %s:%d: %s's minimum is not below its maximum "
+                                         "(%g, %g)",
+                                     path, line_no, word, v[0], v[1]);
                 for (int k = 0; k < 3; k++) {
                     (word[4] == '3' ? c->min3 : c->min1)[k] = v[0];
                     (word[4] == '3' ? c->max3 : c->max1)[k] = v[1];
@@ -186,6 +209,8 @@ static int cube_lines(const char *path, char *text, cube *c, clv_msg *msg)
                         WHO ": %s: no LUT_3D_SIZE or LUT_1D_SIZE line (not a .cube "
                             "file?)",
                         path);
+    if (!err && !rows) /* sizes and no rows: want was never set */
+        want = (size_t)c->size1 + (size_t)c->size3 * (size_t)c->size3 * (size_t)c->size3;
     if (!err && rows < want)
         err = clv__fail(msg, CLV_EPARSE,
                         WHO ": %s:%d: the file ends after %zu rows of the %zu its sizes give", path,
@@ -200,11 +225,13 @@ static int cube_lines(const char *path, char *text, cube *c, clv_msg *msg)
                 c->max3[k] = dmax[k];
             }
         }
+    /* The INPUT_RANGE lines were checked where they are: a domain out of
+     * order here is the DOMAIN_ lines'. */
     for (int k = 0; !err && k < 3; k++)
         if (!(c->min1[k] < c->max1[k]) || !(c->min3[k] < c->max3[k]))
             err = clv__fail(msg, CLV_EPARSE,
-                            WHO ": %s: a domain's minimum is not below its maximum (%g, %g)", path,
-                            c->min1[k] < c->max1[k] ? c->min3[k] : c->min1[k],
+                            WHO ": %s:%d: a domain's minimum is not below its maximum (%g, %g)",
+                            path, domain_line, c->min1[k] < c->max1[k] ? c->min3[k] : c->min1[k],
                             c->min1[k] < c->max1[k] ? c->max3[k] : c->max1[k]);
     return err;
 }
