@@ -287,11 +287,16 @@ static int video_measure(clv_context *ctx, const clv_chain_desc *desc, const clv
         about->clip_frames = src.clip_frames;
     about->looped |= src.loops > 0;
 done:
-    source_close(&src);
+    /* The decoder stops, the stage waits for its kernels, and only then
+     * do the frames they read go back to the decoder's pool (transcode.c's
+     * close_all says why). */
+    if (src.dec)
+        clv_decoder_stop(src.dec);
+    clv_stage_destroy(stage);
     for (int i = 0; i < HELD_RING; i++)
         av_frame_free(&held[i]);
+    source_close(&src);
     clv_feed_destroy(feed);
-    clv_stage_destroy(stage);
     clv_chain_destroy(chain);
     return err;
 }

@@ -1646,12 +1646,22 @@ static void close_all(run *r)
     clv_ipc_close(r->ipc); /* what is queued is answered; clients get what is left */
     if (r->dec_q)
         clv_queue_abort(r->dec_q);
+    /* The decoders' threads stop first (they take blocks from the stage),
+     * then the stage, which waits for the kernels still reading frames in
+     * flight (a run that failed stops without draining it), and only then
+     * do those frames go back to their decoders' pools, which free them:
+     * in the other order, shared memory was freed under a running kernel. */
+    if (r->dec)
+        clv_decoder_stop(r->dec);
+    for (int i = 0; i < r->more_count; i++)
+        if (r->more[i].dec)
+            clv_decoder_stop(r->more[i].dec);
+    clv_sink_close(r->sink);
+    clv_stage_destroy(r->stage);
     for (int i = 0; i < PTS_RING; i++)
         av_frame_free(&r->held[i]);
     av_frame_free(&r->last);
-    clv_sink_close(r->sink);
     clv_decoder_close(r->dec);
-    clv_stage_destroy(r->stage);
     clv_graph_destroy(r->graph);
     clv_graph_desc_destroy(r->gdesc);
     for (int i = 0; i < r->more_count; i++)
