@@ -1186,6 +1186,27 @@ def thread_faults(tmp):
         no_leftovers(tmp, out)
 
 
+@test
+def graph_input_fault(tmp):
+    """A graph's second input whose decoder fails (CLVID_FAULT=decoder:100
+    hits each decoder; at 100 fps against 25 the second reaches its 100th
+    frame first) fails the run as the first input's would: exit 1, the
+    input named, nothing left behind; without the fault the run succeeds."""
+    clips = []
+    for name, rate in (("slow.mp4", 25), ("fast.mp4", 100)):
+        clips.append(os.path.join(tmp, name))
+        ffmpeg("-f", "lavfi", "-i", "testsrc=size=160x120:rate=%d:duration=5" % rate,
+               "-pix_fmt", "yuv420p", clips[-1])
+    out = os.path.join(tmp, "fault-graph.mp4")
+    args = ("-i", clips[0], "-i", clips[1], "-filter_complex",
+            "[0:v][1:v]blend=all_mode=difference", "--frames", "100", "-o", out)
+    env = dict(os.environ, CLVID_FAULT="decoder:100")
+    p = clvid(*args, expect=1, env=env, timeout=60)
+    check("'%s': decoder failed" % clips[1] in p.stderr, "second input's fault: %s" % p.stderr)
+    no_leftovers(tmp, out)
+    clvid(*args, timeout=60)
+
+
 def pngs(folder):
     names = sorted(os.listdir(folder))
     return names, [open(os.path.join(folder, n), "rb").read() for n in names]

@@ -1581,13 +1581,21 @@ static int finish(run *r, int err, clv_msg *mic_note, clv_msg *msg)
     clv_msg dmsg = {{0}}, emsg = {{0}};
     if (err)
         clv_queue_abort(r->dec_q);
-    /* The other inputs are read no further than input 0's end. */
-    for (int i = 0; i < r->more_count; i++)
-        clv_decoder_stop(r->more[i].dec);
     int derr = clv_decoder_finish(r->dec, &dmsg);
     if (derr && (!err || !msg->text[0])) {
         err = derr;
         *msg = dmsg;
+    }
+    /* The other inputs are read no further than input 0's end; one whose
+     * decoder failed before that gave the graph a false end (its last
+     * frame held), so the run fails as for input 0. A stop sets no error. */
+    for (int i = 0; i < r->more_count; i++) {
+        clv_decoder_stop(r->more[i].dec);
+        derr = clv_decoder_finish(r->more[i].dec, &dmsg);
+        if (derr && (!err || !msg->text[0])) {
+            err = derr;
+            *msg = dmsg;
+        }
     }
     if (!err && (r->submitted == 0 || r->submitted == r->context_dropped)) {
         /* Nothing to write: the output (or a file already there) is left
