@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -498,6 +499,15 @@ static int reg(double d)
     return d >= EXPR_VARS - 1 ? EXPR_VARS - 1 : d > 0 ? (int)d : 0;
 }
 
+/* d as an int64_t, as FFmpeg's bitand, bitor and gcd take it: what x86-64
+ * gives FFmpeg's plain cast (INT64_MIN, the "integer indefinite") for a
+ * value outside the range, here without the cast's undefined behaviour.
+ * d is not NaN. */
+static long long to_int64(double d)
+{
+    return d >= -0x1p63 && d < 0x1p63 ? (long long)d : LLONG_MIN;
+}
+
 static double eval(const node *n, const double *values, double *vars);
 
 /* taylor(expr, x[, register]): the sum of expr(i) x^i / i! over i = 0, 1,
@@ -682,21 +692,24 @@ static double eval(const node *n, const double *values, double *vars)
     case OP_BITOR:
         if (isnan(a) || isnan(b))
             return NAN;
-        return n->value * (double)(n->op == OP_BITAND ? (long)a & (long)b : (long)a | (long)b);
+        return n->value *
+               (double)(n->op == OP_BITAND ? to_int64(a) & to_int64(b) : to_int64(a) | to_int64(b));
     case OP_GCD: {
         if (isnan(a) || isnan(b))
             return NAN;
-        long long x = (long long)a, y = (long long)b;
-        if (x == 0 || y == 0) /* the other one, sign and all, as FFmpeg's av_gcd */
-            return n->value * (double)(x ? x : y);
-        x = llabs(x);
-        y = llabs(y);
+        const long long sx = to_int64(a), sy = to_int64(b);
+        if (sx == 0 || sy == 0) /* the other one, sign and all, as FFmpeg's av_gcd */
+            return n->value * (double)(sx ? sx : sy);
+        /* In unsigned: INT64_MIN's magnitude is 2^63. */
+        unsigned long long x = sx < 0 ? 0 - (unsigned long long)sx : (unsigned long long)sx,
+                           y = sy < 0 ? 0 - (unsigned long long)sy : (unsigned long long)sy;
         while (y) {
-            long long t = x % y;
+            unsigned long long t = x % y;
             x = y;
             y = t;
         }
-        return n->value * (double)x;
+        /* 2^63 (both INT64_MIN) is INT64_MIN to av_gcd */
+        return n->value * (x > LLONG_MAX ? (double)LLONG_MIN : (double)x);
     }
     default:
         return NAN;
