@@ -216,7 +216,11 @@ CLV_API int clv_transcode_options_set(clv_transcode_options *options, const char
 CLV_API int clv_transcode_options_set_inputs(clv_transcode_options *options,
                                              const clv_transcode_input *inputs, int count,
                                              clv_msg *msg);
-/* Seconds or [hh:]mm:ss[.frac] as microseconds; -1 when malformed. */
+/* The longest time clv_parse_time takes, in seconds (about 31 years): far
+ * from int64_t microseconds' end, so that times can be added. */
+#define CLV_TIME_MAX_SECONDS 1000000000
+/* Seconds or [hh:]mm:ss[.frac] as microseconds; -1 when malformed, not a
+ * finite number, or over CLV_TIME_MAX_SECONDS. */
 CLV_API int64_t clv_parse_time(const char *text);
 
 /* 0 when FFmpeg knows capture_format (a camera's: a pixel format or codec

@@ -287,7 +287,9 @@ static int parse_args(int argc, char **argv, play_args *a, int webcam)
         } else if (for_next && (!strcmp(o, "-ss") || !strcmp(o, "-t"))) {
             int64_t us = clv_parse_time(v);
             if (us < 0) {
-                fprintf(stderr, "clvid play: %s %s: expected seconds or [hh:]mm:ss[.ms]\n", o, v);
+                fprintf(stderr,
+                        "clvid play: %s %s: expected seconds or [hh:]mm:ss[.ms], from 0 to %d s\n",
+                        o, v, CLV_TIME_MAX_SECONDS);
                 return -1;
             }
             *(o[1] == 's' ? &a->next.start_us : &a->next.duration_us) = us;
@@ -297,8 +299,8 @@ static int parse_args(int argc, char **argv, play_args *a, int webcam)
             if (us < 0) {
                 fprintf(stderr,
                         "clvid play: -itsoffset %s: expected seconds, [-]5.2 or "
-                        "[-][hh:]mm:ss[.ms]\n",
-                        v);
+                        "[-][hh:]mm:ss[.ms], from -%d to %d s\n",
+                        v, CLV_TIME_MAX_SECONDS, CLV_TIME_MAX_SECONDS);
                 return -1;
             }
             a->next.offset_us = neg ? -us : us;
@@ -350,7 +352,9 @@ static int parse_args(int argc, char **argv, play_args *a, int webcam)
                 return -1;
         } else if (!strcmp(o, "-ss")) {
             if ((p->io.start_us = clv_parse_time(v)) < 0) {
-                fprintf(stderr, "clvid play: -ss %s: expected seconds or [hh:]mm:ss\n", v);
+                fprintf(stderr,
+                        "clvid play: -ss %s: expected seconds or [hh:]mm:ss, from 0 to %d s\n", v,
+                        CLV_TIME_MAX_SECONDS);
                 return -1;
             }
         } else if (!strcmp(o, "--size")) {

@@ -305,16 +305,18 @@ static int parse_args(int argc, char **argv, transcode_args *a)
             if (us < 0) {
                 fprintf(stderr,
                         "clvid transcode: -itsoffset %s: expected seconds, [-]5.2 or "
-                        "[-][hh:]mm:ss[.ms]\n",
-                        v);
+                        "[-][hh:]mm:ss[.ms], from -%d to %d s\n",
+                        v, CLV_TIME_MAX_SECONDS, CLV_TIME_MAX_SECONDS);
                 return -1;
             }
             a->next.offset_us = neg ? -us : us;
         } else if (for_next && (!strcmp(o, "-f") || !strcmp(o, "-ss") || !strcmp(o, "-t"))) {
             int64_t us = o[1] == 'f' ? 0 : clv_parse_time(v);
             if (us < 0) {
-                fprintf(stderr, "clvid transcode: %s %s: expected seconds or [hh:]mm:ss[.ms]\n", o,
-                        v);
+                fprintf(stderr,
+                        "clvid transcode: %s %s: expected seconds or [hh:]mm:ss[.ms], from 0 to "
+                        "%d s\n",
+                        o, v, CLV_TIME_MAX_SECONDS);
                 return -1;
             }
             if (o[1] == 'f')

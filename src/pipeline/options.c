@@ -23,8 +23,8 @@ int64_t clv_parse_time(const char *text)
         if (end == p || errno || v < 0)
             return -1;
         seconds = seconds * 60 + v; /* hh:mm:ss is ((hh * 60) + mm) * 60 + ss */
-        if (*end != ':')
-            return *end ? -1 : (int64_t)(seconds * 1e6 + 0.5);
+        if (*end != ':')            /* nan and inf fail the range too */
+            return *end || !(seconds <= CLV_TIME_MAX_SECONDS) ? -1 : (int64_t)(seconds * 1e6 + 0.5);
         p = end + 1;
     }
     return -1; /* more than three parts */
@@ -43,18 +43,22 @@ void clv_transcode_options_destroy(clv_transcode_options *o)
     free(o);
 }
 
-/* 2M, 800k, 1500000: bit/s, or -1. */
+/* The highest -b:v, bit/s: beyond any encoder's, and within the int that
+ * x264 keeps in kbit/s. */
+#define RATE_MAX 1e11
+
+/* 2M, 800k, 1500000: bit/s from 1 to RATE_MAX, or -1. */
 static int64_t parse_rate(const char *s)
 {
     char *end;
     double v = strtod(s, &end);
-    if (end == s || v <= 0)
+    if (end == s)
         return -1;
     if (*end == 'k' || *end == 'K')
         v *= 1e3, end++;
     else if (*end == 'M' || *end == 'm')
         v *= 1e6, end++;
-    return *end ? -1 : (int64_t)v;
+    return *end || !(v >= 1 && v <= RATE_MAX) ? -1 : (int64_t)v; /* nan fails too */
 }
 
 static int flag(const char *v)
@@ -201,8 +205,10 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
     }
     if (!strcmp(key, "b:v") || !strcmp(key, "bitrate")) {
         if ((o->bitrate = parse_rate(v)) < 0)
-            return clv_io_fail(msg, CLV_EOPTION, "-b:v %.100s: expected a rate such as 2M or 800k",
-                               v);
+            return clv_io_fail(msg, CLV_EOPTION,
+                               "-b:v %.100s: expected a rate such as 2M or 800k, from 1 bit/s to "
+                               "%.0fM",
+                               v, RATE_MAX / 1e6);
         return 0;
     }
     if (!strcmp(key, "ss") || !strcmp(key, "t") || !strcmp(key, "start") ||
@@ -210,8 +216,10 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
         int start = key[0] == 's';
         int64_t us = clv_parse_time(v);
         if (us < 0 || (!start && us == 0))
-            return clv_io_fail(msg, CLV_EOPTION, "-%s %.100s: expected seconds or [hh:]mm:ss%s",
-                               start ? "ss" : "t", v, start ? "" : ", more than 0");
+            return clv_io_fail(
+                msg, CLV_EOPTION, "-%s %.100s: expected seconds or [hh:]mm:ss, %s %d s",
+                start ? "ss" : "t", v, start ? "from 0 to" : "more than 0 and at most",
+                CLV_TIME_MAX_SECONDS);
         *(start ? &o->start_us : &o->duration_us) = us;
         return 0;
     }
