@@ -431,10 +431,28 @@ def graph_errors(tmp):
         (["-i", a, "-i", a], "-filter_complex"),
         (["-i", a, "-i", a, "-filter_complex", "[0][1]hstack", "-map", "5:a"], "5"),
     ]
+    # -filter_complex_script: what failed is said (a directory is not "too
+    # long"); an empty graph is called empty.
+    scripts = {}
+    for name, text in (("empty.txt", ""), ("at-limit.txt", "[0][1]hstack".ljust(65535)),
+                       ("over.txt", "[0][1]hstack".ljust(65536))):
+        scripts[name] = os.path.join(tmp, name)
+        with open(scripts[name], "w") as f:
+            f.write(text)
+    cases += [
+        (["-i", a, "-i", a, "-filter_complex", ""], "the graph is empty"),
+        (["-i", a, "-i", a, "-filter_complex_script", scripts["empty.txt"]], "the graph is empty"),
+        (["-i", a, "-i", a, "-filter_complex_script", tmp], "cannot read it: Is a directory"),
+        (["-i", a, "-i", a, "-filter_complex_script", scripts["over.txt"]], "over 65535 bytes"),
+    ]
     for args, word in cases:
         p = clvid(*args, "-o", out, "-y", expect=2)
         check(word in p.stderr, "%s: the message does not name %r:\n%s" % (args, word, p.stderr))
     check(not os.path.exists(out), "an output was written")
+    # A script at the limit runs (a leak-checking build also checks that
+    # its text is freed).
+    clvid("-i", a, "-i", a, "-filter_complex_script", scripts["at-limit.txt"], "-o", out)
+    check(frame_count(out) == 25, "the script's run: %d frames" % frame_count(out))
 
 
 def main():

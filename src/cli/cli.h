@@ -29,6 +29,10 @@ typedef struct clv_cli_outputs {
     char spec[8192];
     int count;
 } clv_cli_outputs;
+/* -filter_complex_script path's text, at most 65535 bytes, into *text
+ * (malloc'd, the caller's, also on failure). Returns 0, or -1 (printed,
+ * naming command) when it cannot be read or is too long. */
+int clv_cli_read_script(const char *command, const char *path, char **text);
 /* Adds -o path: the first is o->output as it is; a second makes o->output
  * the spec of all of them. Returns 0, or -1 (printed, naming command)
  * when the spec is too long. */

@@ -134,23 +134,9 @@ static int64_t positive(const char *o, const char *v)
  * -1 after saying why. */
 static int read_script(play_args *a, int n, const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "clvid play: -filter_complex_script %s: %s\n", path, strerror(errno));
+    if (clv_cli_read_script("play", path, &a->scripts[n]))
         return -1;
-    }
-    size_t cap = 1 << 16;
-    char *text = a->scripts[n] = malloc(cap);
-    size_t got = text ? fread(text, 1, cap - 1, f) : 0;
-    int more = text && !feof(f);
-    fclose(f);
-    if (!text || more) {
-        fprintf(stderr, "clvid play: -filter_complex_script %s: %s\n", path,
-                text ? "over 64 KiB" : "out of memory");
-        return -1;
-    }
-    text[got] = 0;
-    a->player.graphs[n] = text;
+    a->player.graphs[n] = a->scripts[n];
     return 0;
 }
 

@@ -139,26 +139,13 @@ static void usage(FILE *f)
                "  --audio-format F  its capture format: alsa (default), pulse, oss, lavfi\n");
 }
 
-/* -filter_complex_script FILE's text into a->script; -1 after saying why. */
+/* -filter_complex_script FILE's text into a->script (the caller frees it);
+ * -1 after saying why. */
 static int read_script(transcode_args *a, const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "clvid transcode: -filter_complex_script %s: %s\n", path, strerror(errno));
-        return -1;
-    }
     free(a->script);
-    size_t cap = 1 << 16;
-    a->script = malloc(cap);
-    size_t n = a->script ? fread(a->script, 1, cap - 1, f) : 0;
-    int more = a->script && !feof(f);
-    fclose(f);
-    if (!a->script || more) {
-        fprintf(stderr, "clvid transcode: -filter_complex_script %s: %s\n", path,
-                a->script ? "over 64 KiB" : "out of memory");
+    if (clv_cli_read_script("transcode", path, &a->script))
         return -1;
-    }
-    a->script[n] = 0;
     a->run.filter_complex = a->script;
     return 0;
 }
@@ -567,8 +554,11 @@ int clv_cmd_transcode(int argc, char **argv)
 {
     transcode_args a;
     if (parse_args(argc, argv, &a)) {
+        free(a.script);
         fprintf(stderr, "(clvid transcode --help lists the options)\n");
         return CLV_EXIT_USAGE;
     }
-    return clv_cli_transcode(&a.run, a.quiet, a.progress_path);
+    int status = clv_cli_transcode(&a.run, a.quiet, a.progress_path);
+    free(a.script);
+    return status;
 }

@@ -2,6 +2,7 @@
  * microphone) and the encoder's. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,43 @@ int clv_cli_capture_option(const char *option, const char *value, clv_transcode_
 int clv_cli_output_option(const char *option, const char *value, clv_transcode_options *o)
 {
     return shared(option, value, o, encoder_words);
+}
+
+/* The longest -filter_complex_script, bytes. */
+#define SCRIPT_MAX ((1 << 16) - 1)
+
+int clv_cli_read_script(const char *command, const char *path, char **text)
+{
+    *text = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "clvid %s: -filter_complex_script %s: %s\n", command, path,
+                strerror(errno));
+        return -1;
+    }
+    if (!(*text = malloc(SCRIPT_MAX + 2))) {
+        fclose(f);
+        fprintf(stderr, "clvid %s: -filter_complex_script %s: out of memory\n", command, path);
+        return -1;
+    }
+    /* One byte past the limit is read to tell a file at the limit from
+     * one over it (feof is not set until a read meets the end). */
+    size_t n = fread(*text, 1, SCRIPT_MAX + 1, f);
+    int failed = ferror(f), why = errno; /* a directory: EISDIR */
+    fclose(f);
+    if (failed) {
+        fprintf(stderr, "clvid %s: -filter_complex_script %s: cannot read it: %s\n", command, path,
+                strerror(why));
+        return -1;
+    }
+    if (n > SCRIPT_MAX) {
+        fprintf(stderr,
+                "clvid %s: -filter_complex_script %s: over %d bytes, the most a script may have\n",
+                command, path, SCRIPT_MAX);
+        return -1;
+    }
+    (*text)[n] = 0;
+    return 0;
 }
 
 /* Appends path to spec (size bytes) as one output of ffmpeg's tee syntax:

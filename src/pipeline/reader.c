@@ -120,10 +120,12 @@ static int check_graph(const clv_transcode_options *o, const char *const *graph,
                        clv_chain_desc **desc, int *composed, clv_msg *msg)
 {
     *composed = 0;
-    if (!o->filter_complex || !*o->filter_complex)
+    if (!o->filter_complex)
         return clv_io_fail(msg, CLV_EOPTION,
                            "%d inputs and no -filter_complex: a graph says how they join",
                            1 + o->more_input_count);
+    if (!*o->filter_complex) /* '' or an empty -filter_complex_script */
+        return clv_io_fail(msg, CLV_EOPTION, "-filter_complex: the graph is empty");
     if (o->more_input_count < 0 || o->more_input_count >= CLV_GRAPH_INPUTS ||
         (o->more_input_count && !o->more_inputs))
         return clv_io_fail(msg, CLV_EOPTION, "%d inputs: expected 1 to %d", 1 + o->more_input_count,
