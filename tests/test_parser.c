@@ -209,6 +209,18 @@ int test_parser_excerpts(void)
     expect_excerpt("gray,convolution=matrix='1 2",
                    "filter 'convolution' parameter 'matrix': unterminated quote",
                    "gray,convolution=matrix='1 2", "                        ^");
+    /* Values that parse alone but not together, or a file not given, are
+     * the chain's errors, shown at the filter (were found when the chain
+     * was built: no excerpt, and exit 1 on the command line). */
+    expect_excerpt("gray,hue=h=1:H=1",
+                   "filter 'hue': H and h are incompatible and cannot be given together",
+                   "gray,hue=h=1:H=1", "     ^");
+    expect_excerpt("lut3d=file=", "filter 'lut3d': no file given (lut3d=file=GRADE.cube)",
+                   "lut3d=file=", "^");
+    expect_excerpt("gray,yadif, bwdif",
+                   "filters 'yadif' (#2) and 'bwdif' (#3) both hold frames back; a chain takes "
+                   "one such filter",
+                   "gray,yadif, bwdif", "            ^");
     char text[12000], first[300], line[100];
     /* A 3000-digit value: out of range, shown cut; the excerpt around it. */
     snprintf(text, sizeof text, "sharpen,median=radius=");
@@ -257,12 +269,14 @@ int test_parser_excerpts(void)
 int test_parser_format(void)
 {
     /* Formatting then parsing again gives the same chain, for every filter
-     * with its defaults. */
+     * with its defaults (lut3d with the file it cannot go without). */
     for (int i = 0; i < clv_filter_count(); i++) {
         const char *name = clv_filter_name(clv_filter_at(i));
+        char chain[64];
+        snprintf(chain, sizeof chain, "%s%s", name, strcmp(name, "lut3d") ? "" : "=grade.cube");
         clv_chain_desc *a = NULL, *b = NULL;
         clv_msg msg = {{0}};
-        CHECK(clv_chain_parse(name, &a, &msg) == 0, "%s: %s", name, msg.text);
+        CHECK(clv_chain_parse(chain, &a, &msg) == 0, "%s: %s", chain, msg.text);
         char text[2048] = "", again[2048] = "";
         if (a)
             clv_chain_format(a, text, sizeof text);

@@ -827,6 +827,10 @@ def errors(tmp):
         (["-i", sample(), "-pix_fmt", "bogus", "-o", out], 2, "-pix_fmt bogus:"),
         (["-i", sample(), "-vf", "medain", "-o", out], 2, "did you mean 'median'"),
         (["-i", sample(), "-vf", "median=radius=9", "-o", out], 2, "allowed: 1 to 7"),
+        # Found by the chain's parser (were exit 1, found when it was built).
+        (["-i", sample(), "-vf", "yadif,bwdif", "-o", out], 2, "both hold frames back"),
+        (["-i", sample(), "-vf", "hue=h=1:H=1", "-o", out], 2, "incompatible"),
+        (["-i", sample(), "-vf", "lut3d", "-o", out], 2, "no file given"),
         (["-i", sample(), "-o", sample(), "-y"], 2, "is the input as well as the output"),
         (["-i", sample(), "-crf", "99", "-o", out], 2, "-crf 99"),
         (["-i", sample(), "-b:v", "2Q", "-o", out], 2, "-b:v 2Q"),

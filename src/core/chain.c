@@ -292,7 +292,7 @@ int clv_chain_desc_cadence(const clv_chain_desc *desc, int *delay, int *rate, cl
         if (!f->cadence)
             continue;
         if (found >= 0)
-            return clv__fail(msg, CLV_EINVAL,
+            return clv__fail(msg, CLV_EPARSE,
                              "filters '%s' (#%d) and '%s' (#%d) both hold frames back; a chain "
                              "takes one such filter",
                              desc->item[found].filter->name, found + 1, f->name, i + 1);

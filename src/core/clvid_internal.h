@@ -163,6 +163,11 @@ struct clv_filter {
     /* Other names of parameters, as ffmpeg's aliases: pairs {"width", "w",
      * ..., NULL} of an alias and the parameter's name. Optional. */
     const char *const *aliases;
+    /* Optional: values each valid alone but not together (hue's h and H),
+     * or one the filter cannot go without (lut3d's file). Called when the
+     * chain is parsed, once the filter's values are read; returns 0, or
+     * CLV_EPARSE with msg (the parser shows the filter in the chain). */
+    int (*check)(const clv_value *values, clv_msg *msg);
 
     /* Device side. state is state_size zeroed bytes owned by the chain.
      * init builds kernels from prog; configure is called after init and after

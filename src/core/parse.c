@@ -253,6 +253,12 @@ int clv__filter_parse(const char **pos, int graph, const clv_filter **out, clv_v
                 return err; /* a bad default is a bug in the table */
         }
     }
+    if (f->check) {
+        *at = name_at;
+        int err = f->check(values, msg);
+        if (err)
+            return err;
+    }
     if (!graph && graph_filter(f)) {
         *at = name_at;
         int n = clv__filter_inputs(f, values);
@@ -392,8 +398,13 @@ int clv__chain_parse_into(const char *text, clv_chain_desc *desc, clv_msg *msg)
         return 0;
     s = text;
     for (;;) {
-        const char *at = s;
+        const char *at = s, *start = s;
         int err = parse_filter(&s, desc, &at, msg);
+        if (!err) { /* two filters that hold frames back: shown at the second */
+            int delay, rate;
+            err = clv_chain_desc_cadence(desc, &delay, &rate, msg);
+            at = clv__skip_blanks(start);
+        }
         if (err) {
             memset(desc, 0, sizeof *desc);
             clv__add_excerpt(msg, text, (size_t)(at - text));

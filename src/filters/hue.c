@@ -43,14 +43,20 @@ static void exprs_free(hue_exprs *x)
     }
 }
 
+/* ffmpeg's refusal of both h and H (the chain parser's check). */
+static int check(const clv_value *values, clv_msg *msg)
+{
+    if (strcmp(clv_value_text(&values[HUE_H]), "0") && strcmp(clv_value_text(&values[HUE_HR]), "0"))
+        return clv__fail(msg, CLV_EPARSE,
+                         "filter 'hue': H and h are incompatible and cannot be given together");
+    return 0;
+}
+
 static int exprs_parse(const clv_value *values, hue_exprs *x, clv_msg *msg)
 {
-    int h = strcmp(clv_value_text(&values[HUE_H]), "0") != 0;
-    int hr = strcmp(clv_value_text(&values[HUE_HR]), "0") != 0;
-    if (h && hr)
-        return clv__fail(msg, CLV_EINVAL,
-                         "hue: H and h are incompatible and cannot be given together");
-    x->degrees = h;
+    if (check(values, msg))
+        return CLV_EPARSE;
+    x->degrees = strcmp(clv_value_text(&values[HUE_H]), "0") != 0;
     char buf[64];
     const char *names[V_COUNT + 1];
     clv__expr_names(HUE_VARS, buf, sizeof buf, names, V_COUNT + 1);
@@ -220,6 +226,7 @@ const clv_filter clv__filter_hue = {
             "Y'CbCr); evaluated every frame (n, t)",
     .params = params,
     .param_count = HUE_PARAM_COUNT,
+    .check = check,
     .program = "hue",
     .kernels = kernels,
     .deep = 1,

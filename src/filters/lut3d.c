@@ -244,11 +244,19 @@ static int cube_parse(const char *path, char *text, cube *c, clv_msg *msg)
     return err;
 }
 
+/* A file is needed (the chain parser's check). */
+static int check(const clv_value *values, clv_msg *msg)
+{
+    if (!*clv_value_text(&values[LUT_FILE]))
+        return clv__fail(msg, CLV_EPARSE, WHO ": no file given (lut3d=file=GRADE.cube)");
+    return 0;
+}
+
 static int cube_read(const char *path, cube *c, clv_msg *msg)
 {
     memset(c, 0, sizeof *c);
     if (!*path)
-        return clv__fail(msg, CLV_EINVAL, WHO ": no file given (lut3d=file=GRADE.cube)");
+        return clv__fail(msg, CLV_EPARSE, WHO ": no file given (lut3d=file=GRADE.cube)");
     char *text = NULL;
     size_t len = 0;
     int err = clv__filter_file_read(WHO, path, LUT_FILE_MAX, &text, &len, msg);
@@ -574,6 +582,7 @@ const clv_filter clv__filter_lut3d = {
     .help = "a colour grade from a .cube file (ffmpeg's lut3d)",
     .params = params,
     .param_count = LUT_PARAM_COUNT,
+    .check = check,
     .program = "lut3d",
     .kernels = kernels,
     .deep = 1,
