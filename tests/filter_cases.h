@@ -458,6 +458,8 @@ static const filter_case boxblur_cases[] = {
     {"boxblur=3:0", 1, 1},
     {"boxblur=4:1:cr=2:cp=1:ar=1:ap=2", 1, 1},
     {"boxblur=luma_radius=2:alpha_radius=0", 1, 1},
+    /* past int: as 1e9, half the smaller side (was refused as negative) */
+    {"boxblur=luma_radius=1e300:chroma_radius=1e300", 1, 1},
     /* Radii of 100 and the width: as avgblur's long reaches. */
     {"boxblur=100:1", 2, 1},
     {"boxblur=w:2", 2, 1},

@@ -19,6 +19,7 @@
  * is R, G and B and bit 3 alpha. */
 #include "filters.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -105,7 +106,9 @@ enum { BB_LUMA_R, BB_LUMA_P, BB_CHROMA_R, BB_CHROMA_P, BB_ALPHA_R, BB_ALPHA_P, B
 #define BB_POWER_MAX 100
 
 /* The radius expression of parameter p on a w x h frame, as ffmpeg takes
- * it (truncated), into *r; CLV_ERANGE for a negative or undefined one. */
+ * it (truncated), into *r; CLV_ERANGE for a negative or undefined one. A
+ * radius past int is INT_MAX: any radius over half the frame's smaller
+ * side is taken as that (bb_radii), 1e300 as 1e9. */
 static int bb_radius(const clv_value *v, int p, int w, int h, int *r, clv_msg *msg)
 {
     static const char *const what[] = {"luma_radius", "", "chroma_radius", "", "alpha_radius"};
@@ -119,11 +122,11 @@ static int bb_radius(const clv_value *v, int p, int w, int h, int *r, clv_msg *m
     const double vars[] = {w, h, w, h, 1, 1};
     double res = clv__expr_eval(e, vars);
     clv__expr_free(e);
-    if (!(res > -1 && res < 2147483648.0))
+    if (!(res > -1)) /* NaN too */
         return clv__fail(msg, CLV_ERANGE,
                          "boxblur: %s='%s' gives %g on %dx%d frames; a radius is 0 or more",
                          what[p], clv_value_text(&v[p]), res, w, h);
-    *r = (int)res;
+    *r = res < INT_MAX ? (int)res : INT_MAX;
     return 0;
 }
 
