@@ -38,6 +38,7 @@ typedef struct output {
      * own (pictures.c). */
     int images;
     clv_pictures pictures;
+    int overwrite; /* -y: its files replace those at their paths */
     /* Of several outputs (the tee syntax): */
     AVDictionary *options;  /* the muxer's own */
     int ignore_failure;     /* onfail=ignore */
@@ -670,7 +671,7 @@ static int open_output(output *m, clv_msg *msg)
     m->network = clv_output_is_network(m->path);
     m->hls = !strcmp(m->format->name, "hls");
     if (!(m->format->flags & AVFMT_NOFILE) && !to_stdout && !m->network &&
-        clv_outfile_open(m->path, NULL, &m->file, msg))
+        clv_outfile_open(m->path, NULL, m->overwrite, &m->file, msg))
         return CLV_EIO;
     const char *write_path = to_stdout ? "pipe:1"
                              : m->file ? clv_outfile_write_path(m->file)
@@ -680,7 +681,7 @@ static int open_output(output *m, clv_msg *msg)
         return clv_io_fail(msg, CLV_EIO, "out of memory setting up '%s'", m->path);
     m->images = !strcmp(m->format->name, "image2");
     if (m->images)
-        clv_pictures_attach(&m->pictures, m->oc, m->path);
+        clv_pictures_attach(&m->pictures, m->oc, m->path, m->overwrite);
     return 0;
 }
 
@@ -716,6 +717,7 @@ static int open_outputs(clv_encoder *e, const clv_output_options *o, clv_msg *ms
             format = list[k].format[0] ? list[k].format : NULL;
         }
         snprintf(m->path, sizeof m->path, "%s", e->tee ? list[k].path : o->path);
+        m->overwrite = o->overwrite;
         if (!(err = choose_muxer(m->path, format, &m->format, msg)))
             err = open_output(m, msg);
         e->network |= m->network;

@@ -8,7 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-int clv_png_write(const char *path, const uint8_t *rgba, int w, int h, clv_msg *msg)
+int clv_png_write(const char *path, const uint8_t *rgba, int w, int h, int overwrite,
+                  clv_msg *msg)
 {
     int err = CLV_EIO;
     const AVCodec *png = avcodec_find_encoder(AV_CODEC_ID_PNG);
@@ -39,7 +40,7 @@ int clv_png_write(const char *path, const uint8_t *rgba, int w, int h, clv_msg *
         err = clv_io_fail(msg, CLV_EIO, "'%.900s': PNG encoding failed", path);
         goto done;
     }
-    if ((err = clv_outfile_open(path, NULL, &out, msg)))
+    if ((err = clv_outfile_open(path, NULL, overwrite, &out, msg)))
         goto done;
     err = CLV_EIO;
     file = fopen(clv_outfile_write_path(out), "wb");

@@ -343,6 +343,7 @@ typedef struct clv_output_options {
      * means hls_list_size 0: callers set -1 for the muxer's. */
     double hls_time;
     int hls_list_size;
+    int overwrite; /* -y: a finished file replaces one at its path (clv_outfile_open) */
 } clv_output_options;
 
 typedef struct clv_encoder clv_encoder;
@@ -400,16 +401,21 @@ const char *clv_encoder_partial_path(const clv_encoder *enc);
  * written in place; symbolic links are followed. Opening removes partials
  * left by processes that died: of the same name (pattern NULL), of any file
  * of a sequence (pattern, a file name with %d), or none (pattern "": the
- * caller swept already; each reads the whole folder). */
+ * caller swept already; each reads the whole folder). Without overwrite
+ * (-y) the commit never replaces a file, even one that appeared at path
+ * after the checks before the run. */
 typedef struct clv_outfile clv_outfile;
-int clv_outfile_open(const char *path, const char *pattern, clv_outfile **out, clv_msg *msg);
+int clv_outfile_open(const char *path, const char *pattern, int overwrite, clv_outfile **out,
+                     clv_msg *msg);
 /* Where to write: the partial, or the path itself when in place. */
 const char *clv_outfile_write_path(const clv_outfile *f);
 /* The file the output becomes (symbolic links followed). */
 const char *clv_outfile_target(const clv_outfile *f);
 /* The partial, or NULL when written in place (or f is NULL). */
 const char *clv_outfile_partial(const clv_outfile *f);
-/* Puts the finished partial in place; 0 or CLV_EIO with msg. */
+/* Puts the finished partial in place; 0, CLV_EEXIST (a file appeared at
+ * the target and overwrite was not given) or CLV_EIO, with msg. The
+ * partial stays f's: clv_outfile_close removes it. */
 int clv_outfile_commit(clv_outfile *f, clv_msg *msg);
 /* Removes the partial unless committed; frees f (NULL is fine). */
 void clv_outfile_close(clv_outfile *f);
@@ -435,12 +441,14 @@ typedef struct clv_pictures {
         AVIOContext *pb;
         clv_outfile *file;
     } open[4];
-    int swept; /* the folder was swept of dead runs' partials (the first picture) */
+    int swept;     /* the folder was swept of dead runs' partials (the first picture) */
+    int overwrite; /* -y: a picture replaces a file at its path */
     int error;
     char path[1024];
 } clv_pictures;
 /* Makes the muxer of oc (writing path) open and close its pictures here. */
-void clv_pictures_attach(clv_pictures *pictures, AVFormatContext *oc, const char *path);
+void clv_pictures_attach(clv_pictures *pictures, AVFormatContext *oc, const char *path,
+                         int overwrite);
 /* Removes the partials of pictures left open (a run that failed). */
 void clv_pictures_close(clv_pictures *pictures);
 
@@ -611,8 +619,10 @@ int clv_feed_write(clv_feed *feed, const AVFrame *f, uint8_t *slot, clv_msg *msg
 int clv_feed_check(const clv_feed *feed, const AVFrame *f, clv_msg *msg);
 
 /* Writes w x h RGBA8 pixels (rows w * 4 bytes) to path as a PNG, through a
- * temporary file renamed when complete. */
-int clv_png_write(const char *path, const uint8_t *rgba, int w, int h, clv_msg *msg);
+ * temporary file renamed when complete; without overwrite a file at path
+ * is never replaced (CLV_EEXIST). */
+int clv_png_write(const char *path, const uint8_t *rgba, int w, int h, int overwrite,
+                  clv_msg *msg);
 
 /* Fault injection for the shutdown tests: with CLVID_FAULT=WHERE:N
  * (decoder, stage, encoder, or deviceD for device D of several), that part

@@ -9,6 +9,7 @@
  * process that died (SIGKILL, a crash) removes it. Also the checks made
  * before a run writes anything: what exists, and what is also an input,
  * for single files and numbered sequences ("out_%04d.png"). */
+#define _GNU_SOURCE /* renameat2 */
 #include "io.h"
 
 #include <dirent.h>
@@ -32,6 +33,7 @@ struct clv_outfile {
     char target[PATH_MAX];  /* the file the output becomes (links followed) */
     char partial[PATH_MAX]; /* "" when the target is written in place */
     int lock;               /* an fd of the partial holding its flock, or -1 */
+    int replace;            /* -y: the commit may replace a file at target */
     int committed;
 };
 
@@ -113,13 +115,15 @@ static void sweep(const char *dir, const char *base, const char *pattern)
     closedir(d);
 }
 
-int clv_outfile_open(const char *path, const char *pattern, clv_outfile **out, clv_msg *msg)
+int clv_outfile_open(const char *path, const char *pattern, int overwrite, clv_outfile **out,
+                     clv_msg *msg)
 {
     *out = NULL;
     clv_outfile *f = calloc(1, sizeof *f);
     if (!f)
         return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     f->lock = -1;
+    f->replace = overwrite;
     int err = follow_links(path, f->target, sizeof f->target, msg);
     if (err) {
         free(f);
@@ -185,13 +189,38 @@ const char *clv_outfile_partial(const clv_outfile *f)
     return f && f->partial[0] ? f->partial : NULL;
 }
 
+/* Puts the partial at the target without replacing what is there: the
+ * check before the run saw nothing, but a file made since (by the user,
+ * or by another run into the same path) is as much the user's. 0 or an
+ * errno, EEXIST for such a file. */
+static int move_no_replace(const clv_outfile *f)
+{
+    if (renameat2(AT_FDCWD, f->partial, AT_FDCWD, f->target, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS)
+        return errno;
+    /* A file system without RENAME_NOREPLACE: link() refuses an existing
+     * name as well, and the partial's name goes after. */
+    if (link(f->partial, f->target) != 0)
+        return errno;
+    unlink(f->partial);
+    return 0;
+}
+
 int clv_outfile_commit(clv_outfile *f, clv_msg *msg)
 {
     if (!f->partial[0] || f->committed)
         return 0;
-    if (rename(f->partial, f->target) != 0)
+    int err = f->replace ? (rename(f->partial, f->target) ? errno : 0) : move_no_replace(f);
+    if (err == EEXIST)
+        return clv_io_fail(msg, CLV_EEXIST,
+                           "'%.900s' appeared while the run wrote it (another program or run); it "
+                           "is left as it is and this run's output is dropped (use -y to "
+                           "overwrite it)",
+                           f->target);
+    if (err)
         return clv_io_fail(msg, CLV_EIO, "cannot move the finished file to '%.900s': %s", f->target,
-                           strerror(errno));
+                           strerror(err));
     f->committed = 1;
     return 0;
 }

@@ -22,7 +22,7 @@ static int open_picture(AVFormatContext *s, AVIOContext **pb, const char *url, i
     /* The folder is swept of dead runs' partials at the first picture only
      * (a sweep reads the whole folder; a long sequence fills it). */
     const char *sweep = p->swept ? "" : p->pattern[0] ? p->pattern : NULL;
-    if (slot == 4 || clv_outfile_open(url, sweep, &file, &msg)) {
+    if (slot == 4 || clv_outfile_open(url, sweep, p->overwrite, &file, &msg)) {
         if (slot < 4)
             av_log(NULL, AV_LOG_ERROR, "%s\n", msg.text);
         return AVERROR(EIO);
@@ -65,9 +65,10 @@ static int close_picture(AVFormatContext *s, AVIOContext *pb)
     return r;
 }
 
-void clv_pictures_attach(clv_pictures *p, AVFormatContext *oc, const char *path)
+void clv_pictures_attach(clv_pictures *p, AVFormatContext *oc, const char *path, int overwrite)
 {
     memset(p, 0, sizeof *p);
+    p->overwrite = overwrite;
     const char *slash = strrchr(path, '/');
     if (clv_sequence_pattern(path))
         snprintf(p->pattern, sizeof p->pattern, "%s", slash ? slash + 1 : path);

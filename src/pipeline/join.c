@@ -113,7 +113,7 @@ int clv_join(const char *const *segments, int count, const char *streams_from, c
         }
     }
     if (!(oc->oformat->flags & AVFMT_NOFILE)) {
-        if ((rc = clv_outfile_open(output, NULL, &file, msg)))
+        if ((rc = clv_outfile_open(output, NULL, overwrite, &file, msg)))
             goto done;
         rc = CLV_EIO;
         if ((r = avio_open(&oc->pb, clv_outfile_write_path(file), AVIO_FLAG_WRITE)) < 0) {

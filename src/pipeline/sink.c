@@ -51,7 +51,8 @@ clv_output_options clv_pipeline_output(const clv_transcode_options *o)
                                 .aspect = {o->aspect_num, o->aspect_den},
                                 .gop = o->gop,
                                 .hls_time = o->hls_time,
-                                .hls_list_size = o->hls_list_size};
+                                .hls_list_size = o->hls_list_size,
+                                .overwrite = o->overwrite};
 }
 
 struct clv_sink {

@@ -331,7 +331,7 @@ int clv_player_act(clv_player *p, const clv_binding *b, clv_msg *msg)
             break;
         }
         clv_window_frame_pixels(p->win, px);
-        if (clv_png_write(path, px, sw, sh, &m))
+        if (clv_png_write(path, px, sw, sh, 0, &m))
             clv_player_notice(p, "%s", m.text);
         else
             clv_player_notice(p, "saved %s", path);

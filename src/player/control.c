@@ -102,7 +102,7 @@ static void screenshot(clv_player *p, clv_ipc_request *req)
         return;
     }
     clv_window_frame_pixels(p->win, px);
-    int err = clv_png_write(path, px, w, h, &m);
+    int err = clv_png_write(path, px, w, h, 0, &m);
     free(px);
     if (err) {
         refused(p, req, "screenshot", m.text);

@@ -376,7 +376,7 @@ static int open_run(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg)
         p->hud_dirty = 1;
         int cw = 0, ch = 0;
         if (!(err = clv_player_draw(p, &px, &cw, &ch)))
-            err = clv_png_write(p->a.screenshot, px, cw, ch, msg);
+            err = clv_png_write(p->a.screenshot, px, cw, ch, p->a.io.overwrite, msg);
         free(px);
     }
     if (p->a.stats)
