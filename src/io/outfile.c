@@ -344,6 +344,108 @@ static int add_input(const char *file, const struct stat *st, void *user)
     return 0;
 }
 
+static int add_input_files(const char *input, file_ids *ids, int depth);
+
+/* Adds the files a concat demuxer's list names ("file 'a.mp4'" lines,
+ * relative to the list's folder) when path is such a list; anything else
+ * (a video) is left alone: a list is short text that starts with
+ * "ffconcat version" or a "file" line. */
+static int add_concat_list(const char *path, const struct stat *st, file_ids *ids, int depth)
+{
+    if (!S_ISREG(st->st_mode) || st->st_size > (1 << 20))
+        return 0;
+    FILE *list = fopen(path, "r");
+    if (!list)
+        return 0;
+    char dir[PATH_MAX], line[PATH_MAX + 64], name[PATH_MAX], file[PATH_MAX];
+    const char *base;
+    split(path, dir, sizeof dir, &base);
+    int r = 0, lines = 0;
+    while (!r && fgets(line, sizeof line, list)) {
+        char *s = line + strspn(line, " \t\r\n");
+        if (!*s || *s == '#')
+            continue;
+        if (!lines++ && strncmp(s, "ffconcat version", 16) && strncmp(s, "file", 4))
+            break; /* not a list */
+        if (strncmp(s, "file", 4) || !strchr(" \t", s[4]))
+            continue;
+        s += 4 + strspn(s + 4, " \t");
+        /* The demuxer's quoting: '...' with '\'' inside, or a bare word with \ escapes. */
+        size_t n = 0;
+        for (char quote = 0; *s && n + 1 < sizeof name; s++) {
+            if (*s == '\'') {
+                quote = !quote;
+                continue;
+            }
+            if (!quote && strchr(" \t\r\n#", *s))
+                break;
+            if (!quote && *s == '\\' && s[1])
+                s++;
+            name[n++] = *s;
+        }
+        name[n] = 0;
+        if (!n || snprintf(file, sizeof file, "%s%s", name[0] == '/' ? "" : dir, name) >=
+                      (int)sizeof file)
+            continue;
+        r = add_input_files(file, ids, depth + 1);
+    }
+    fclose(list);
+    return r;
+}
+
+/* Adds the local files input names as FFmpeg reads it: a path (or a
+ * sequence), standard input ("-"), the protocols over a file (file:,
+ * cache:, async:, subfile, concat:), a concat demuxer's list, a lavfi
+ * graph's movie= and amovie= sources. Each is compared by device and
+ * inode with the output: -y must never write over any of them. 0, or -1
+ * out of memory. */
+static int add_input_files(const char *input, file_ids *ids, int depth)
+{
+    static const char *const wrappers[] = {"file://", "file:", "cache:", "async:"};
+    struct stat st;
+    if (depth > 8)
+        return 0; /* a list naming itself */
+    if (!strcmp(input, "-") || !strcmp(input, "pipe:") || !strcmp(input, "pipe:0"))
+        return fstat(0, &st) == 0 && S_ISREG(st.st_mode) ? add_input("standard input", &st, ids)
+                                                          : 0;
+    for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++)
+        if (!strncmp(input, wrappers[i], strlen(wrappers[i])))
+            return add_input_files(input + strlen(wrappers[i]), ids, depth + 1);
+    const char *options_end = strstr(input, ",:");
+    if (!strncmp(input, "subfile,", 8) && options_end)
+        return add_input_files(options_end + 2, ids, depth + 1);
+    if (!strncmp(input, "concat:", 7)) {
+        char part[PATH_MAX];
+        for (const char *s = input + 7; *s;) {
+            size_t n = strcspn(s, "|");
+            snprintf(part, sizeof part, "%.*s", (int)n, s);
+            if (add_input_files(part, ids, depth + 1))
+                return -1;
+            s += n + (s[n] == '|');
+        }
+        return 0;
+    }
+    if (stat(input, &st) != 0) {
+        /* Not a file: a lavfi graph's sources, "movie=in.mkv[v]" or
+         * "movie=filename=in.mkv:loop=0" (filename is movie's first option). */
+        char name[PATH_MAX];
+        for (const char *s = strstr(input, "movie="); s; s = strstr(s + 1, "movie=")) {
+            const char *v = s + 6;
+            if (!strncmp(v, "filename=", 9))
+                v += 9;
+            char quote = *v == '\'' ? *v++ : 0;
+            size_t n = quote ? strcspn(v, "'") : strcspn(v, ":,;[");
+            snprintf(name, sizeof name, "%.*s", (int)n, v);
+            if (n && add_input_files(name, ids, depth + 1))
+                return -1;
+        }
+        return 0;
+    }
+    if (each_file(input, add_input, ids) < 0)
+        return -1;
+    return add_concat_list(input, &st, ids, depth);
+}
+
 static int find_input(const char *file, const struct stat *st, void *user)
 {
     file_ids *ids = user;
@@ -523,8 +625,8 @@ int clv_output_check(const char *const *inputs, int input_count, const char *out
     file_ids ids = {0};
     int err = 0;
     for (int i = 0; i < input_count && !err; i++)
-        if (inputs[i] && strcmp(inputs[i], "-"))
-            err = each_file(inputs[i], add_input, &ids) < 0 ? CLV_ENOMEM : 0;
+        if (inputs[i])
+            err = add_input_files(inputs[i], &ids, 0) < 0 ? CLV_ENOMEM : 0;
     if (!err && ids.count && (sequence ? each_file(output, find_input, &ids) : 0)) {
         err =
             clv_io_fail(msg, CLV_EOPTION,
