@@ -325,6 +325,17 @@ CLV_API int clv_transcode_check_output(const char *const *inputs, int input_coun
                                        const char *output, const char *format, int overwrite,
                                        clv_msg *msg);
 
+/* Added after 0.8. The checks of a file written beside the run's output (a
+ * progress file), after the run's own (clv_transcode_run's, before it
+ * writes anything): CLV_EOPTION when path is an input, a file the chain
+ * reads or the output (by device and inode; a new file by folder and
+ * name), or a folder; CLV_EEXIST when, without options->overwrite, a
+ * regular file is there. A FIFO or device (/dev/null, /dev/stderr) passes:
+ * it is written, not replaced. msg names the file, after `what` (the
+ * option that names it, "--progress") when the fault is the file's. */
+CLV_API int clv_transcode_check_side_file(const clv_transcode_options *options, const char *path,
+                                          const char *what, clv_msg *msg);
+
 /* ---- Probing and joining segments ----------------------------------------- */
 
 /* What a file holds, as its container says (no decoding). */

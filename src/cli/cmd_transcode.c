@@ -519,17 +519,17 @@ int clv_cli_transcode(clv_transcode_options *options, int quiet, const char *pro
     options->engine = &engine;
     options->quiet = quiet;
     display d = {.quiet = quiet, .tty = !quiet && isatty(2)};
-    /* The progress file is written over, as ffmpeg's is, but never when it
-     * is the input or the output (a slip of the keyboard would destroy it). */
+    /* The progress file is a file the run writes, as its output is: never
+     * an input, a file the chain reads or the output (a slip of the
+     * keyboard would destroy it), an existing one replaced only with -y;
+     * opened once the run's own checks passed too. */
     clv_msg msg = {{0}};
-    const char *files[] = {options->input, options->output};
-    if (progress_path && strcmp(progress_path, "-") &&
-        clv_transcode_check_output(files, 2, progress_path, NULL, 1, &msg)) {
-        fprintf(stderr,
-                "clvid: --progress: '%s' is the run's input or output; write the progress to "
-                "another file\n",
-                progress_path);
-        return CLV_EXIT_USAGE;
+    int checked = progress_path && strcmp(progress_path, "-")
+                      ? clv_transcode_check_side_file(options, progress_path, "--progress", &msg)
+                      : 0;
+    if (checked) {
+        fprintf(stderr, "clvid: %s\n", msg.text);
+        return clv_cli_exit_status(checked);
     }
     if (progress_path &&
         !(d.file = !strcmp(progress_path, "-") ? stdout : fopen(progress_path, "w"))) {

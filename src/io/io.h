@@ -470,6 +470,12 @@ int clv_sequence_match(const char *pattern, const char *name, long *number);
  * found, clv_tee_parse). Names the file in msg. */
 int clv_output_check(const char *const *inputs, int input_count, const char *output,
                      const char *format, int overwrite, clv_msg *msg);
+/* The checks of a file written beside output (format as clv_output_check's):
+ * clv_transcode_check_side_file's, with the run's inputs and the files
+ * its chain reads in inputs; what (the option, "--progress") starts msg. */
+int clv_side_file_check(const char *const *inputs, int input_count, const char *output,
+                        const char *format, const char *path, const char *what, int overwrite,
+                        clv_msg *msg);
 /* -f v4l2 (a virtual camera): CLV_EOPTION unless output is a V4L2 video
  * output device (VIDIOC_QUERYCAP says V4L2_CAP_VIDEO_OUTPUT: a v4l2loopback
  * device no other program feeds), CLV_EIO when nothing is there. The

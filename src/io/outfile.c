@@ -656,3 +656,56 @@ int clv_output_check(const char *const *inputs, int input_count, const char *out
     free(ids.list);
     return err;
 }
+
+/* 1 when a and b name the same file to be made: the same last name in the
+ * same folder. */
+static int same_new_file(const char *a, const char *b)
+{
+    char dir_a[PATH_MAX], dir_b[PATH_MAX];
+    const char *base_a, *base_b;
+    struct stat st_a, st_b;
+    split(a, dir_a, sizeof dir_a, &base_a);
+    split(b, dir_b, sizeof dir_b, &base_b);
+    return !strcmp(base_a, base_b) && stat(dir_a[0] ? dir_a : ".", &st_a) == 0 &&
+           stat(dir_b[0] ? dir_b : ".", &st_b) == 0 && st_a.st_dev == st_b.st_dev &&
+           st_a.st_ino == st_b.st_ino;
+}
+
+int clv_side_file_check(const char *const *inputs, int input_count, const char *output,
+                        const char *format, const char *path, const char *what, int overwrite,
+                        clv_msg *msg)
+{
+    /* The outputs count as inputs here: the side file replaces none. */
+    clv_tee_output *list = NULL;
+    int count = 1, err = 0;
+    if (clv_output_is_tee(format) && (err = clv_tee_parse(output, &list, &count, msg)))
+        return err;
+    file_ids ids = {0};
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    for (int i = 0; i < input_count + count && !err; i++) {
+        const char *file = i < input_count ? inputs[i] : list ? list[i - input_count].path : output;
+        if (!file)
+            continue;
+        if (add_input_files(file, &ids, 0) < 0)
+            err = CLV_ENOMEM;
+        else if (!exists && i >= input_count && same_new_file(path, file))
+            err = clv_io_fail(msg, CLV_EOPTION, "%s: '%.900s' is the run's output; write it to another file", what, path);
+    }
+    clv_tee_free(list, count);
+    if (!err && exists && S_ISDIR(st.st_mode))
+        err = clv_io_fail(msg, CLV_EOPTION, "%s: '%.900s' is a folder; name a file in it", what, path);
+    else if (!err && exists && S_ISREG(st.st_mode) && find_input(path, &st, &ids))
+        err = clv_io_fail(msg, CLV_EOPTION,
+                          strcmp(ids.found_in, path)
+                              ? "%s: '%.450s' is the run's input or output '%.450s'; write it "
+                                "to another file"
+                              : "%s: '%.450s' is the run's input or output; write it to another "
+                                "file%.0s",
+                          what, path, ids.found_in);
+    else if (!err && exists && S_ISREG(st.st_mode) && !overwrite)
+        err = clv_io_fail(msg, CLV_EEXIST, "%s: '%.900s' already exists; use -y to overwrite it",
+                          what, path);
+    free(ids.list);
+    return err; /* a FIFO, a device or a socket is written in place */
+}

@@ -83,6 +83,24 @@ int clv_transcode_check_output(const char *const *inputs, int input_count, const
     return clv_output_check(inputs, input_count, output, format, overwrite, msg);
 }
 
+/* The files a run reads: its inputs and those its chain or graph reads. */
+#define RUN_FILES_MAX (CLV_GRAPH_INPUTS + CLV_GRAPH_NODES * CLV_PARAMS_MAX + CLV_CHAIN_MAX * (1 + CLV_PARAMS_MAX))
+static int run_files(const clv_transcode_options *o, const clv_chain_desc *desc,
+                     const clv_graph_desc *graph, const char **files)
+{
+    int count = 0;
+    files[count++] = o->input;
+    if (graph) {
+        for (int i = 0; i < o->more_input_count; i++)
+            files[count++] = o->more_inputs[i].path;
+        return count + clv_graph_desc_files(graph, files + count, CLV_GRAPH_NODES * CLV_PARAMS_MAX);
+    }
+    return count + clv_chain_desc_files(desc, files + count, CLV_CHAIN_MAX * (1 + CLV_PARAMS_MAX));
+}
+
+static int caller_options(const clv_transcode_options *given, clv_transcode_options *o,
+                          clv_msg *msg);
+
 /* Checks what can be checked before anything is opened. */
 static int check_graph(const clv_transcode_options *o, clv_chain_desc **desc,
                        clv_graph_desc **graph, clv_msg *msg);
@@ -139,22 +157,33 @@ static int check_options(const clv_transcode_options *o, clv_chain_desc **desc,
                    ? err
                    : clv_io_fail(msg, err, "-vf: %.1000s", parsed.text);
     }
-    if (*graph) {
-        const char *files[CLV_GRAPH_INPUTS + CLV_GRAPH_NODES * CLV_PARAMS_MAX];
-        int count = 0;
-        files[count++] = o->input;
-        for (int i = 0; i < o->more_input_count; i++)
-            files[count++] = o->more_inputs[i].path;
-        count += clv_graph_desc_files(*graph, files + count, CLV_GRAPH_NODES * CLV_PARAMS_MAX);
-        return clv_output_check(files, count, o->output, o->output_format, o->overwrite, msg);
-    }
     /* Never overwrite without permission, and never write over an input
      * (any file of an input or output sequence, a file the chain reads:
      * a user kernel, a LUT, a curves file). */
-    const char *inputs[1 + CLV_CHAIN_MAX * (1 + CLV_PARAMS_MAX)];
-    int count = 1 + clv_chain_desc_files(*desc, inputs + 1, CLV_CHAIN_MAX * (1 + CLV_PARAMS_MAX));
-    inputs[0] = o->input;
+    const char *inputs[RUN_FILES_MAX];
+    int count = run_files(o, *desc, *graph, inputs);
     return clv_output_check(inputs, count, o->output, o->output_format, o->overwrite, msg);
+}
+
+int clv_transcode_check_side_file(const clv_transcode_options *given, const char *path,
+                                  const char *what, clv_msg *msg)
+{
+    clv_transcode_options o;
+    clv_chain_desc *desc = NULL;
+    clv_graph_desc *graph = NULL;
+    msg->text[0] = 0;
+    int err = caller_options(given, &o, msg);
+    if (!err)
+        err = check_options(&o, &desc, &graph, msg);
+    if (!err) {
+        const char *inputs[RUN_FILES_MAX];
+        int count = run_files(&o, desc, graph, inputs);
+        err = clv_side_file_check(inputs, count, o.output, o.output_format, path, what,
+                                  o.overwrite, msg);
+    }
+    clv_chain_desc_destroy(desc);
+    clv_graph_desc_destroy(graph);
+    return err;
 }
 
 /* -filter_complex: the graph over the inputs, or the chain it is (one
