@@ -291,6 +291,10 @@ typedef struct clv_transcode_status {
     /* Added in 0.7, from START on: how the video is decoded, "cuda (h264)"
      * (options->hwaccel's method and the codec) or "software". */
     const char *decode;
+    /* Added after 0.8, from START on: every temporary file being written
+     * (several outputs: one each), NULL-terminated; partial_path is the
+     * first. */
+    const char *const *partial_paths;
 } clv_transcode_status;
 
 /* Called on the run's thread. Return 0 to go on, non-zero to stop the run as

@@ -359,27 +359,52 @@ static int parse_args(int argc, char **argv, transcode_args *a)
 
 /* Ctrl-C, SIGTERM and SIGHUP (the terminal closed): the first asks the run
  * to stop after the frames in flight, so that the output is finished,
- * complete up to there and playable; a second exits at once and removes the
- * partial output (a partial left by SIGKILL or a crash is unlocked, and the
- * next run into that path removes it). A reader of a FIFO output that goes
- * away is a write error, not a silent death by SIGPIPE. What a signal
- * handler touches has to be static: these two are the only such state. */
+ * complete up to there and playable; a second exits at once and removes
+ * every partial output (a partial left by SIGKILL or a crash is unlocked,
+ * and the next run into that path removes it). The handlers are in place
+ * before the run makes its partials; their names are known from START on,
+ * so a second signal before START exits there. A reader of a FIFO output
+ * that goes away is a write error, not a silent death by SIGPIPE. What a
+ * signal handler touches has to be static: these are the only such state. */
 static volatile sig_atomic_t stop_signal;
-static char partial_path[1100]; /* written before the handler is installed */
+static volatile sig_atomic_t quit_signal; /* a second signal came before START */
+static char partial_paths[16][1100];     /* written before partial_count is raised */
+static volatile sig_atomic_t partial_count;
+static volatile sig_atomic_t partials_known; /* from START on */
+
+static void remove_partials(void)
+{
+    for (int i = 0; i < partial_count; i++)
+        unlink(partial_paths[i]);
+}
 
 static void on_signal(int sig)
 {
-    if (stop_signal) {
-        if (partial_path[0])
-            unlink(partial_path);
+    if (stop_signal && partials_known) {
+        remove_partials();
         _exit(128 + sig);
     }
+    if (stop_signal)
+        quit_signal = sig;
     stop_signal = sig;
 }
 
-static void catch_signals(const char *partial)
+/* From START: the partials a second signal removes. */
+static void know_partials(const char *const *partials)
 {
-    snprintf(partial_path, sizeof partial_path, "%s", partial ? partial : "");
+    for (int i = 0; partials && partials[i] && i < 16; i++) {
+        snprintf(partial_paths[i], sizeof partial_paths[i], "%s", partials[i]);
+        partial_count = i + 1;
+    }
+    partials_known = 1;
+    if (quit_signal) {
+        remove_partials();
+        _exit(128 + quit_signal);
+    }
+}
+
+static void catch_signals(void)
+{
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -438,7 +463,7 @@ static int on_status(const clv_transcode_status *s, void *user)
     display *d = user;
     switch (s->event) {
     case CLV_TRANSCODE_START:
-        catch_signals(s->partial_path);
+        know_partials(s->partial_paths);
         if (!d->quiet)
             fprintf(stderr, "clvid: %s (%dx%d %s, %s %s range) -> [%s] on %s -> %s (%s %s)\n",
                     s->input, s->width, s->height, s->input_pix_fmt, s->matrix,
@@ -537,6 +562,7 @@ int clv_cli_transcode(clv_transcode_options *options, int quiet, const char *pro
                 strerror(errno));
         return CLV_EXIT_RUNTIME;
     }
+    catch_signals();
     int err = clv_transcode_run(options, on_status, &d, &stop_signal, &msg);
     if (d.file && d.file != stdout)
         fclose(d.file);

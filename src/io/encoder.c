@@ -1548,10 +1548,10 @@ int clv_encoder_extra_index(const clv_encoder *e)
     return e->route_count - 1;
 }
 
-const char *clv_encoder_partial_path(const clv_encoder *e)
+const char *clv_encoder_partial_path(const clv_encoder *e, int n)
 {
     for (int k = 0; k < e->output_count; k++)
-        if (clv_outfile_partial(e->outputs[k].file))
+        if (clv_outfile_partial(e->outputs[k].file) && n-- == 0)
             return clv_outfile_partial(e->outputs[k].file);
     return NULL;
 }

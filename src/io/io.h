@@ -389,9 +389,10 @@ typedef void (*clv_encoder_packet_hook)(void *user, const clv_packet_times *time
 void clv_encoder_set_packet_hook(clv_encoder *enc, clv_encoder_packet_hook hook, void *user);
 /* The stream_index that marks packets of options->extra_audio. */
 int clv_encoder_extra_index(const clv_encoder *enc);
-/* The partial being written, or NULL (written in place, or pictures: each
- * has its own, short-lived). */
-const char *clv_encoder_partial_path(const clv_encoder *enc);
+/* The n-th partial being written (of several outputs, each may have one),
+ * or NULL past the last (written in place, or pictures: each has its own,
+ * short-lived). */
+const char *clv_encoder_partial_path(const clv_encoder *enc, int n);
 
 /* ---- Output files (outfile.c) ------------------------------------------ */
 

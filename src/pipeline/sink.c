@@ -210,9 +210,9 @@ const char *clv_sink_codec_name(const clv_sink *s)
     return clv_encoder_codec_name(s->enc);
 }
 
-const char *clv_sink_partial_path(const clv_sink *s)
+const char *clv_sink_partial_path(const clv_sink *s, int n)
 {
-    return clv_encoder_partial_path(s->enc);
+    return clv_encoder_partial_path(s->enc, n);
 }
 
 int clv_sink_has_mic(const clv_sink *s)

@@ -63,8 +63,9 @@ clv_color clv_sink_color(const clv_sink *sink);
 /* The encoder's pixel format and name, for messages. */
 enum AVPixelFormat clv_sink_pix_fmt(const clv_sink *sink);
 const char *clv_sink_codec_name(const clv_sink *sink);
-/* The temporary file being written, or NULL (image sequences: in place). */
-const char *clv_sink_partial_path(const clv_sink *sink);
+/* The n-th temporary file being written (several outputs: one each), or
+ * NULL past the last (image sequences: in place). */
+const char *clv_sink_partial_path(const clv_sink *sink, int n);
 /* 1 with the microphone open. */
 int clv_sink_has_mic(const clv_sink *sink);
 

@@ -234,6 +234,7 @@ typedef struct run {
     const volatile sig_atomic_t *cancel;
     int stopped; /* the cancel flag or the callback asked for a stop */
     clv_transcode_status status;
+    const char *partials[CLV_TEE_MAX + 1]; /* status.partial_paths, NULL-terminated */
     char devices[600], shares[1200], chain_text[1024], decode_text[700];
     double entered, start, last_report; /* clv_io_seconds */
     clv_chain_desc *desc;
@@ -732,7 +733,10 @@ static void describe_run(run *r)
     st->device_shares = "";
     st->codec = clv_sink_codec_name(r->sink);
     st->output_pix_fmt = av_get_pix_fmt_name(clv_sink_pix_fmt(r->sink));
-    st->partial_path = clv_sink_partial_path(r->sink);
+    st->partial_path = clv_sink_partial_path(r->sink, 0);
+    for (int n = 0; n < CLV_TEE_MAX; n++)
+        r->partials[n] = clv_sink_partial_path(r->sink, n);
+    st->partial_paths = r->partials;
     if (r->in->duration_us > 0) {
         double total = (double)r->in->duration_us / 1e6 - (double)o->start_us / 1e6;
         if (o->duration_us > 0 && (double)o->duration_us / 1e6 < total)
