@@ -1522,6 +1522,117 @@ def segment_frame_index(tmp):
     clvid("-i", sample(), "--frame-index", "-3", "-o", part, "-y", expect=2)
 
 
+def partials(folder):
+    return [n for n in os.listdir(folder) if ".partial-" in n]
+
+
+def slow_run(tmp, out, extra=()):
+    """A slow transcode into out, returned once its first partial exists."""
+    p = subprocess.Popen([ARGS.clvid, "transcode", "-q", "-i", sample(), "-t", "3", "-vf",
+                          "median=radius=4", "-o", out, *extra], stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and p.poll() is None and not partials(tmp):
+        time.sleep(0.01)
+    return p
+
+
+@test
+def output_appears_during_run(tmp):
+    """Without -y, a file made at the output path while the run writes
+    (the user's, or another run's) is kept: the run fails naming it, exit
+    1, and leaves no partial; with -y it is replaced."""
+    for out, extra in (("race.mp4", ()), ("race2.mkv", ("-f", "tee"))):
+        target = os.path.join(tmp, out)
+        spec = "%s|%s" % (os.path.join(tmp, "other.mkv"), target) if extra else target
+        if os.path.exists(os.path.join(tmp, "other.mkv")):
+            os.remove(os.path.join(tmp, "other.mkv"))
+        p = slow_run(tmp, spec, extra)
+        with open(target, "w") as f:
+            f.write("precious")
+        _, err = p.communicate(timeout=300)
+        check(p.returncode == 1, "%s: exit %d\n%s" % (out, p.returncode, err))
+        check("appeared while the run wrote it" in err and out in err, err)
+        check(open(target).read() == "precious", "%s was replaced" % out)
+        check(not partials(tmp), "partials left: %s" % partials(tmp))
+    p = slow_run(tmp, os.path.join(tmp, "race.mp4"), ["-y"])
+    _, err = p.communicate(timeout=300)
+    check(p.returncode == 0, err)
+    decodes_cleanly(os.path.join(tmp, "race.mp4"))
+
+
+@test
+def progress_file_rules(tmp):
+    """--progress FILE follows the output's rules before anything is opened:
+    an existing file needs -y, an input, a LUT the chain reads or the
+    output is refused (exit 2, the file untouched); /dev/null passes."""
+    out = os.path.join(tmp, "o.mp4")
+    keep = os.path.join(tmp, "keep.txt")
+    with open(keep, "w") as f:
+        f.write("important")
+    cube = os.path.join(tmp, "id.cube")
+    shutil.copy(os.path.join(ARGS.media, "..", "tests", "data", "film9.cube"), cube)
+    text = open(cube).read()
+    p = clvid("-i", sample(), "-t", "0.2", "-o", out, "--progress", keep, expect=1)
+    check("--progress" in p.stderr and "use -y" in p.stderr, p.stderr)
+    check(open(keep).read() == "important", "keep.txt was truncated")
+    p = clvid("-i", sample(), "-t", "0.2", "-vf", "lut3d=file=" + cube, "-o", out, "--progress",
+              cube, "-y", expect=2)
+    check(open(cube).read() == text and "--progress" in p.stderr, p.stderr)
+    for path in (out, os.path.join(tmp, "x.mkv")):
+        clvid("-i", sample(), "-t", "0.2", "-o", path, "--progress", path, "-y", expect=2)
+    check(not os.path.exists(out), "the output was written")
+    clvid("-i", sample(), "-t", "0.2", "-o", out, "--progress", "/dev/null")
+    clvid("-i", sample(), "-t", "0.2", "-o", out, "--progress", keep, "-y")
+    check("progress=end" in open(keep).read(), "no progress written with -y")
+    check(not partials(tmp), "partials left: %s" % partials(tmp))
+
+
+@test
+def input_urls_are_inputs(tmp):
+    """An input spelled as an FFmpeg URL, standard input, a concat list's
+    file or a lavfi movie= source is the input still: -y never writes over
+    it (exit 2)."""
+    import hashlib
+    clip = os.path.join(tmp, "in.mkv")
+    ffmpeg("-i", sample(), "-t", "0.5", "-c", "copy", clip)
+    digest = hashlib.sha256(open(clip, "rb").read()).hexdigest()
+    lst = os.path.join(tmp, "list.txt")
+    with open(lst, "w") as f:
+        f.write("ffconcat version 1.0\nfile 'in.mkv'\n")
+    cases = [["-i", "file:" + clip], ["-i", "file://" + clip], ["-i", "cache:" + clip],
+             ["-i", "async:" + clip], ["-i", "concat:%s|%s" % (sample(), clip)],
+             ["-i", "subfile,,start,0,end,0,,:" + clip], ["-f", "concat", "-safe", "0", "-i", lst],
+             ["-f", "lavfi", "-i", "movie=" + clip]]
+    for args in cases:
+        p = clvid(*[a for a in args if a not in ("-safe", "0")], "-o", clip, "-y", expect=2)
+        check("as well as the output" in p.stderr, "%s: %s" % (args, p.stderr))
+    with open(clip, "rb") as stdin:
+        p = clvid("-i", "-", "-o", clip, "-y", expect=2, stdin=stdin)
+    check("standard input" in p.stderr, p.stderr)
+    check(hashlib.sha256(open(clip, "rb").read()).hexdigest() == digest, "the input changed")
+
+
+@test
+def interrupt_early(tmp):
+    """Ctrl-C as the partial is made (before the first frame) leaves no
+    partial; a second Ctrl-C removes every output's partial (-f tee)."""
+    import signal
+    p = slow_run(tmp, os.path.join(tmp, "s.mp4"))
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=120)
+    check(p.returncode == 130, "exit %d" % p.returncode)
+    check(not partials(tmp), "partials left: %s" % partials(tmp))
+    spec = "%s|%s" % (os.path.join(tmp, "t1.mkv"), os.path.join(tmp, "t2.mkv"))
+    p = slow_run(tmp, spec, ["-f", "tee"])
+    time.sleep(1)
+    p.send_signal(signal.SIGINT)
+    time.sleep(0.05)
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=120)
+    check(p.returncode == 130, "exit %d" % p.returncode)
+    check(not partials(tmp), "partials left: %s" % partials(tmp))
+
+
 def main():
     global ARGS
     ARGS = harness.arguments("--clvid", "--ref", "--media")
