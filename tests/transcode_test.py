@@ -1198,6 +1198,20 @@ def thread_faults(tmp):
         check(p.returncode == 1 and words in p.stderr, "%s fault: exit %d, %s"
               % (where, p.returncode, p.stderr))
         no_leftovers(tmp, out)
+    # A failure with frames still in the stage (a heavy chain, the fault
+    # early): the stage is destroyed, waiting for its kernels, before those
+    # frames go back to the decoder's pool, which frees their shared memory
+    # (on PoCL the other order crashed in a running kernel, exit 139).
+    for where, words in (("stage", "GPU stage failed"), ("encoder", "writing")):
+        out = os.path.join(tmp, "heavy-%s.mp4" % where)
+        env = dict(os.environ, CLVID_FAULT="%s:3" % where)
+        p = subprocess.run([ARGS.clvid, "transcode", "-q", "-i", sample(), "-vf",
+                            "median=radius=4,gblur=sigma=3", "-o", out],
+                           capture_output=True, text=True, env=env, timeout=60)
+        print("  %s fault in a heavy chain: exit %d: %s" % (where, p.returncode, p.stderr.strip()))
+        check(p.returncode == 1 and words in p.stderr, "%s fault in a heavy chain: exit %d, %s"
+              % (where, p.returncode, p.stderr))
+        no_leftovers(tmp, out)
 
 
 @test
