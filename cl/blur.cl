@@ -18,8 +18,9 @@
  * down its columns into the band's own stretch of `work` (which stays in
  * the cache) and then along it, 16 (gblur on AVX-512BW: 64) channel values
  * a step. GPUs: one kernel a pass where its tile fits local memory (sep_tile
- * at 8 bits and for narrow passes at 16, box_tile where the box sums fit 32
- * bits): the frame read once and written once; otherwise the column pass and
+ * at 8 bits and for narrow passes at 16; box_small, box_strip at 8 bits and
+ * box_tile where the box sums fit 32 bits): the frame read once and written
+ * once; otherwise the column pass and
  * the row pass are two kernels through a frame of sums (`work`), four pixels
  * a work-item, neighbouring work-items on neighbouring pixels. */
 
