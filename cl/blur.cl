@@ -20,9 +20,9 @@
  * a step. GPUs: one kernel a pass where its tile fits local memory (sep_tile
  * at 8 bits and for narrow passes at 16; box_small, box_strip at 8 bits and
  * box_tile where the box sums fit 32 bits): the frame read once and written
- * once; otherwise the column pass and
- * the row pass are two kernels through a frame of sums (`work`), four pixels
- * a work-item, neighbouring work-items on neighbouring pixels. */
+ * once; otherwise the column pass and the row pass are two kernels through a
+ * frame of sums (`work`), four pixels a work-item, neighbouring work-items on
+ * neighbouring pixels. */
 
 #if CLV_DEPTH == 16
 #define BLUR_ACC ulong
