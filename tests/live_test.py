@@ -314,7 +314,8 @@ def v4l2_loopback(tmp):
 def hls(tmp):
     """-o live.m3u8: segments beside the playlist of about -hls_time each,
     the playlist plays in ffprobe with every frame; a second run is refused
-    without -y (playlist or segments there) and leaves them as they were."""
+    without -y (playlist or segments there) and leaves them as they were; a
+    run that fails removes what it made."""
     src = harness.av_clip(tmp, 2)
     folder = os.path.join(tmp, "hls")
     os.mkdir(folder)
@@ -342,6 +343,18 @@ def hls(tmp):
     send(["-y", "-i", src, "-hls_time", "0.5", "-hls_list_size", "2", "-o", playlist])
     text = open(playlist).read()
     check(len(re.findall(r"#EXTINF", text)) == 2, "-hls_list_size 2: %s" % text)
+    # A run that fails part-way (at frame 45 of 50: x264 holds about 40
+    # back, so a segment is out) removes the playlist and segments it made
+    # (they were written in place: a playlist without its end) and nothing
+    # that was in the folder before.
+    failed = os.path.join(tmp, "failed")
+    os.mkdir(failed)
+    open(os.path.join(failed, "mine.ts"), "w").write("kept")
+    p = run([ARGS.clvid, "transcode", "-q", "-i", src, "-hls_time", "0.5", "-o",
+             os.path.join(failed, "live.m3u8")], expect=1,
+            env=dict(os.environ, CLVID_FAULT="encoder:45"))
+    check(sorted(os.listdir(failed)) == ["mine.ts"], "a failed run left %s (%s)"
+          % (sorted(os.listdir(failed)), p.stderr))
 
 
 def ipc_stats(path, timeout=10):

@@ -5,10 +5,12 @@
 #include "audio_recode.h"
 #include "io.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +34,11 @@ typedef struct output {
                           * URLs, HLS: its muxer writes the playlist and segments) */
     int network;         /* a URL of a network protocol (udp://, rtmp://...) */
     int hls;             /* the hls muxer */
+    /* HLS: the files its muxer made that were not there before (the
+     * playlist, the segments), removed if the run fails; done once the
+     * run has finished it. */
+    char **made;
+    int made_count, made_cap, done;
     int v4l2;            /* a virtual camera (-f v4l2): raw frames into a device, video only */
     clv_rtp_ts *rtp;     /* rtp://: MPEG-TS in RTP, sent by rtp_ts.c (it owns oc->pb) */
     /* Image outputs (a single output only): each picture is a file of its
@@ -651,6 +658,47 @@ static int choose_muxer(const char *path, const char *format, const AVOutputForm
     return 0;
 }
 
+/* Lists path in m's made files if nothing is there yet. */
+static int note_made(output *m, const char *path, size_t len)
+{
+    char name[1024];
+    struct stat st;
+    snprintf(name, sizeof name, "%.*s", (int)len, path);
+    if (!stat(name, &st) || errno != ENOENT)
+        return 0;
+    if (m->made_count == m->made_cap) {
+        int cap = m->made_cap ? 2 * m->made_cap : 16;
+        char **more = realloc(m->made, (size_t)cap * sizeof *more);
+        if (!more)
+            return AVERROR(ENOMEM);
+        m->made = more;
+        m->made_cap = cap;
+    }
+    if (!(m->made[m->made_count] = strdup(name)))
+        return AVERROR(ENOMEM);
+    m->made_count++;
+    return 0;
+}
+
+/* The hls muxer's files (its io_open): each file it makes for writing that
+ * was not there before is listed, so that a failed run removes what it
+ * made (a playlist without its end, segments) and nothing else. A live
+ * playlist is written to NAME.tmp and renamed: NAME is listed with it. */
+static int open_hls_file(AVFormatContext *s, AVIOContext **pb, const char *url, int flags,
+                         AVDictionary **options)
+{
+    output *m = s->opaque;
+    const char *path = strncmp(url, "file:", 5) ? url : url + 5;
+    size_t len = strlen(path);
+    int r = 0;
+    if ((flags & AVIO_FLAG_WRITE) && !strstr(url, "://")) {
+        r = note_made(m, path, len);
+        if (!r && len > 4 && !strcmp(path + len - 4, ".tmp"))
+            r = note_made(m, path, len - 4);
+    }
+    return r < 0 ? r : avio_open2(pb, url, flags, &s->interrupt_callback, options);
+}
+
 /* Output m's muxer context and where it writes: a partial of the output
  * (clv_outfile), standard output, or nothing (formats that write none);
  * an image output opens a file of its own for each picture (pictures.c). */
@@ -670,6 +718,10 @@ static int open_output(output *m, clv_msg *msg)
     /* A network URL is opened as it is (avio, or the rtsp muxer itself). */
     m->network = clv_output_is_network(m->path);
     m->hls = !strcmp(m->format->name, "hls");
+    if (m->hls) {
+        m->oc->opaque = m;
+        m->oc->io_open = open_hls_file;
+    }
     if (!(m->format->flags & AVFMT_NOFILE) && !to_stdout && !m->network &&
         clv_outfile_open(m->path, NULL, m->overwrite, &m->file, msg))
         return CLV_EIO;
@@ -1509,6 +1561,7 @@ int clv_encoder_finish(clv_encoder *e, clv_msg *msg)
             e->error = CLV_EIO;
             snprintf(e->message, sizeof e->message, "%s", moved.text);
         }
+        m->done = !m->failed;
     }
     return e->error ? clv_io_fail(msg, e->error, "%.1000s", e->message) : 0;
 }
@@ -1527,6 +1580,12 @@ void clv_encoder_close(clv_encoder *e)
         output *m = &e->outputs[k];
         output_drop(m);
         clv_outfile_close(m->file); /* an unfinished partial goes; what was at path stays */
+        for (int i = 0; i < m->made_count; i++) {
+            if (!m->done)
+                unlink(m->made[i]); /* an unfinished HLS output goes too */
+            free(m->made[i]);
+        }
+        free(m->made);
         clv_pictures_close(&m->pictures);
         if (m->oc != e->oc) /* a single output's is e->oc, once it opened */
             avformat_free_context(m->oc);
