@@ -194,7 +194,7 @@ def syntax_errors(tmp):
     """The tee syntax's mistakes are usage errors (exit 2) naming what is
     wrong, and nothing is written: an unknown option, an empty output, a bad
     onfail, a missing ']', an unknown f=, a file (or standard output) named
-    twice, -f with several -o; a container that cannot hold the shared encoding is refused (exit 1)
+    twice (a file also in another spelling), -f with several -o; a container that cannot hold the shared encoding is refused (exit 1)
     naming it. A path with '|' and spaces given as one of several -o is
     written as named."""
     src = harness.av_clip(tmp, 1)
@@ -206,6 +206,9 @@ def syntax_errors(tmp):
                         ("[f=mpegts%s" % b, "]"),
                         ("[f=nope]%s" % a, "f=nope"),
                         ("%s|%s" % (a, a), "named twice"),
+                        # another spelling of one file (both partials would
+                        # be put in place there, the last one kept)
+                        ("%s|%s/./a.mkv" % (a, tmp), "named twice"),
                         ("[f=nut]-|[f=nut]-", "named twice"),  # two muxers into one pipe
                         ("[bsfs/v=h264_mp4toannexb]%s" % a, "bsfs")):
         p = clvid(["-i", src, "-f", "tee", "-o", spec], expect=2)

@@ -39,8 +39,8 @@ typedef struct output {
      * run has finished it. */
     char **made;
     int made_count, made_cap, done;
-    int v4l2;            /* a virtual camera (-f v4l2): raw frames into a device, video only */
-    clv_rtp_ts *rtp;     /* rtp://: MPEG-TS in RTP, sent by rtp_ts.c (it owns oc->pb) */
+    int v4l2;        /* a virtual camera (-f v4l2): raw frames into a device, video only */
+    clv_rtp_ts *rtp; /* rtp://: MPEG-TS in RTP, sent by rtp_ts.c (it owns oc->pb) */
     /* Image outputs (a single output only): each picture is a file of its
      * own (pictures.c). */
     int images;

@@ -474,6 +474,10 @@ int clv_output_check(const char *const *inputs, int input_count, const char *out
 /* The checks of a file written beside output (format as clv_output_check's):
  * clv_transcode_check_side_file's, with the run's inputs and the files
  * its chain reads in inputs; what (the option, "--progress") starts msg. */
+/* 1 when paths a and b name one file: the same file where both exist (a
+ * link, another spelling), else the same name in the same folder. */
+int clv_output_same_file(const char *a, const char *b);
+
 int clv_side_file_check(const char *const *inputs, int input_count, const char *output,
                         const char *format, const char *path, const char *what, int overwrite,
                         clv_msg *msg);
@@ -628,8 +632,7 @@ int clv_feed_check(const clv_feed *feed, const AVFrame *f, clv_msg *msg);
 /* Writes w x h RGBA8 pixels (rows w * 4 bytes) to path as a PNG, through a
  * temporary file renamed when complete; without overwrite a file at path
  * is never replaced (CLV_EEXIST). */
-int clv_png_write(const char *path, const uint8_t *rgba, int w, int h, int overwrite,
-                  clv_msg *msg);
+int clv_png_write(const char *path, const uint8_t *rgba, int w, int h, int overwrite, clv_msg *msg);
 
 /* Fault injection for the shutdown tests: with CLVID_FAULT=WHERE:N
  * (decoder, stage, encoder, or deviceD for device D of several), that part

@@ -407,7 +407,7 @@ static int add_input_files(const char *input, file_ids *ids, int depth)
         return 0; /* a list naming itself */
     if (!strcmp(input, "-") || !strcmp(input, "pipe:") || !strcmp(input, "pipe:0"))
         return fstat(0, &st) == 0 && S_ISREG(st.st_mode) ? add_input("standard input", &st, ids)
-                                                          : 0;
+                                                         : 0;
     for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++)
         if (!strncmp(input, wrappers[i], strlen(wrappers[i])))
             return add_input_files(input + strlen(wrappers[i]), ids, depth + 1);
@@ -671,6 +671,14 @@ static int same_new_file(const char *a, const char *b)
            st_a.st_ino == st_b.st_ino;
 }
 
+int clv_output_same_file(const char *a, const char *b)
+{
+    struct stat st_a, st_b;
+    if (stat(a, &st_a) == 0 && stat(b, &st_b) == 0)
+        return st_a.st_dev == st_b.st_dev && st_a.st_ino == st_b.st_ino;
+    return same_new_file(a, b);
+}
+
 int clv_side_file_check(const char *const *inputs, int input_count, const char *output,
                         const char *format, const char *path, const char *what, int overwrite,
                         clv_msg *msg)
@@ -690,11 +698,14 @@ int clv_side_file_check(const char *const *inputs, int input_count, const char *
         if (add_input_files(file, &ids, 0) < 0)
             err = CLV_ENOMEM;
         else if (!exists && i >= input_count && same_new_file(path, file))
-            err = clv_io_fail(msg, CLV_EOPTION, "%s: '%.900s' is the run's output; write it to another file", what, path);
+            err = clv_io_fail(msg, CLV_EOPTION,
+                              "%s: '%.900s' is the run's output; write it to another file", what,
+                              path);
     }
     clv_tee_free(list, count);
     if (!err && exists && S_ISDIR(st.st_mode))
-        err = clv_io_fail(msg, CLV_EOPTION, "%s: '%.900s' is a folder; name a file in it", what, path);
+        err = clv_io_fail(msg, CLV_EOPTION, "%s: '%.900s' is a folder; name a file in it", what,
+                          path);
     else if (!err && exists && S_ISREG(st.st_mode) && find_input(path, &st, &ids))
         err = clv_io_fail(msg, CLV_EOPTION,
                           strcmp(ids.found_in, path)

@@ -174,6 +174,12 @@ int clv_tee_parse(const char *spec, clv_tee_output **out, int *count, clv_msg *m
             if (!strcmp(list[i].path, list[j].path) && !clv_output_is_network(list[i].path))
                 err = clv_io_fail(msg, CLV_EOPTION, "'%.900s' is named twice as an output",
                                   list[i].path);
+            else if (!clv_output_is_network(list[i].path) && strcmp(list[i].path, "-") &&
+                     clv_output_same_file(list[i].path, list[j].path))
+                err = clv_io_fail(msg, CLV_EOPTION,
+                                  "'%.500s' and '%.500s' are one file: an "
+                                  "output is named twice",
+                                  list[j].path, list[i].path);
     if (err) {
         clv_tee_free(list, n);
         return err;
