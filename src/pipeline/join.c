@@ -63,7 +63,7 @@ int clv_join(const char *const *segments, int count, const char *streams_from, c
     AVFormatContext *oc = NULL;
     clv_outfile *file = NULL;
     int r = 0;
-    int *side_map = NULL;
+    int *side_map = NULL, side_streams = 0;
 
     if ((rc = open_source(&seg, segments[0], msg)))
         goto done;
@@ -90,6 +90,8 @@ int clv_join(const char *const *segments, int count, const char *streams_from, c
         if ((rc = open_source(&side, streams_from, msg)))
             goto done;
         rc = CLV_EIO;
+        /* A stream that appears later (MPEG-TS) is past the map: skipped. */
+        side_streams = (int)side.ic->nb_streams;
         side_map = av_calloc(side.ic->nb_streams, sizeof *side_map);
         if (!side_map)
             goto oom;
@@ -177,7 +179,8 @@ int clv_join(const char *const *segments, int count, const char *streams_from, c
                         close_source(&side);
                         break;
                     }
-                    if (side_map[side.pkt->stream_index] < 0) {
+                    if (side.pkt->stream_index >= side_streams ||
+                        side_map[side.pkt->stream_index] < 0) {
                         av_packet_unref(side.pkt);
                         continue;
                     }
@@ -217,7 +220,7 @@ int clv_join(const char *const *segments, int count, const char *streams_from, c
         if (!side.has && av_read_frame(side.ic, side.pkt) < 0)
             break;
         side.has = 0;
-        int out = side_map[side.pkt->stream_index];
+        int out = side.pkt->stream_index < side_streams ? side_map[side.pkt->stream_index] : -1;
         if (out < 0) {
             av_packet_unref(side.pkt);
             continue;
