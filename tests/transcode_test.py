@@ -1024,7 +1024,8 @@ def special_outputs(tmp):
 def killed_runs(tmp):
     """SIGHUP stops a run as SIGTERM does (a playable file); after SIGKILL
     the next run into that path removes the dead run's partial, for a file
-    and for a sequence's picture; a live run's partial is left alone."""
+    (its name shortened where it is long) and for a sequence's picture; a
+    live run's partial is left alone."""
     out = os.path.join(tmp, "hup.mp4")
     code, err = interrupted_run(tmp, out, [("SIGHUP", 2.0)])
     check(code == 129, "SIGHUP: exit %d\n%s" % (code, err))
@@ -1059,6 +1060,17 @@ def killed_runs(tmp):
         f.write(b"half a picture")
     clvid("-i", sample(), "-t", "0.1", "-o", os.path.join(seq, "pic_%04d.png"))
     check(not os.path.exists(dead), "a dead run's picture partial stayed: %s" % os.listdir(seq))
+    # A name near the longest a folder takes (250 bytes): its partial keeps
+    # a shortened name (the whole passed 255: "File name too long"), and a
+    # dead run's shortened partial goes with the next run.
+    name = "l" * 246 + ".mp4"
+    tail = ".partial-999999999"
+    dead = os.path.join(tmp, "." + name[:255 - 1 - len(tail)] + tail)
+    with open(dead, "wb") as f:
+        f.write(b"half a file")
+    clvid("-i", sample(), "-t", "0.2", "-o", os.path.join(tmp, name))
+    check(not os.path.exists(dead), "a dead run's shortened partial stayed")
+    decodes_cleanly(os.path.join(tmp, name))
 
 
 @test

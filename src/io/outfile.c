@@ -74,7 +74,8 @@ static int follow_links(const char *path, char *out, size_t size, clv_msg *msg)
     return clv_io_fail(msg, CLV_EIO, "'%.900s': too many levels of symbolic links", path);
 }
 
-/* A partial's name: ".NAME.partial-PID" beside NAME. */
+/* A partial's name: ".NAME.partial-PID" beside NAME (NAME shortened where
+ * the whole would pass NAME_MAX bytes). */
 static const char partial_mark[] = ".partial-";
 
 /* Removes the partials of `base` (NULL: of every name matching `pattern`,
@@ -94,7 +95,11 @@ static void sweep(const char *dir, const char *base, const char *pattern)
             continue;
         int len = (int)(mark - e->d_name - 1);
         snprintf(name, sizeof name, "%.*s", len, e->d_name + 1);
-        if (base ? strcmp(name, base) != 0 : !clv_sequence_match(pattern, name, NULL))
+        /* base's own partial, or one with base shortened (its name at the
+         * longest, clv_outfile_open) */
+        int of_base = base && !strncmp(name, base, (size_t)len) &&
+                      (!base[len] || strlen(e->d_name) == NAME_MAX);
+        if (base ? !of_base : !clv_sequence_match(pattern, name, NULL))
             continue;
         char *end;
         long pid = strtol(mark + strlen(partial_mark), &end, 10);
@@ -145,11 +150,14 @@ int clv_outfile_open(const char *path, const char *pattern, int overwrite, clv_o
     if (!pattern || pattern[0]) /* "": the caller swept already */
         sweep(dir, pattern ? NULL : base, pattern);
     for (int n = 0; n < 100; n++) {
-        char suffix[24] = "";
-        if (n)
-            snprintf(suffix, sizeof suffix, "-%d", n);
-        if (snprintf(f->partial, sizeof f->partial, "%s.%s%s%ld%s", dir, base, partial_mark,
-                     (long)getpid(), suffix) >= (int)sizeof f->partial) {
+        char tail[48];
+        snprintf(tail, sizeof tail, n ? "%s%ld-%d" : "%s%ld", partial_mark, (long)getpid(), n);
+        /* A name near the longest a folder takes keeps only as much of it
+         * as leaves room for the dot and the tail (sweep matches the
+         * shortened name). */
+        const int room = NAME_MAX - 1 - (int)strlen(tail), len = (int)strlen(base);
+        if (snprintf(f->partial, sizeof f->partial, "%s.%.*s%s", dir, len < room ? len : room, base,
+                     tail) >= (int)sizeof f->partial) {
             free(f);
             return clv_io_fail(msg, CLV_EIO, "'%.900s': the name is too long", path);
         }
