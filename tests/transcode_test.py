@@ -1566,7 +1566,8 @@ def slow_run(tmp, out, extra=()):
 def output_appears_during_run(tmp):
     """Without -y, a file made at the output path while the run writes
     (the user's, or another run's) is kept: the run fails naming it, exit
-    1, and leaves no partial; with -y it is replaced."""
+    1, and leaves no partial; with -y it is replaced. A single picture's run
+    replaces only its own earlier frames."""
     for out, extra in (("race.mp4", ()), ("race2.mkv", ("-f", "tee"))):
         target = os.path.join(tmp, out)
         spec = "%s|%s" % (os.path.join(tmp, "other.mkv"), target) if extra else target
@@ -1584,6 +1585,13 @@ def output_appears_during_run(tmp):
     _, err = p.communicate(timeout=300)
     check(p.returncode == 0, err)
     decodes_cleanly(os.path.join(tmp, "race.mp4"))
+    # One picture is written again each frame: without -y the run replaces
+    # the picture it put there itself (its second frame failed as if the
+    # first were someone else's).
+    png = os.path.join(tmp, "one.png")
+    clvid("-i", sample(), "-t", "0.5", "-o", png)
+    check(open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n", "one.png is not a PNG")
+    check(not partials(tmp), "partials left: %s" % partials(tmp))
 
 
 @test

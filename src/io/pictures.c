@@ -56,6 +56,10 @@ static int close_picture(AVFormatContext *s, AVIOContext *pb)
             av_log(NULL, AV_LOG_ERROR, "%s\n", msg.text);
             r = AVERROR(EIO);
         }
+        /* One picture (no pattern) is written again each frame: once this
+         * run has put its first in place, the next replace it. */
+        if (r >= 0 && !p->pattern[0])
+            p->overwrite = 1;
         clv_outfile_close(file);
         p->open[i].pb = NULL;
         p->open[i].file = NULL;
