@@ -1649,7 +1649,8 @@ def input_urls_are_inputs(tmp):
 @test
 def interrupt_early(tmp):
     """Ctrl-C as the partial is made (before the first frame) leaves no
-    partial; a second Ctrl-C removes every output's partial (-f tee)."""
+    partial; a second Ctrl-C removes every output's partial (-f tee) and
+    ends a run whose input blocks its open."""
     import signal
     p = slow_run(tmp, os.path.join(tmp, "s.mp4"))
     p.send_signal(signal.SIGINT)
@@ -1660,11 +1661,33 @@ def interrupt_early(tmp):
     p = slow_run(tmp, spec, ["-f", "tee"])
     time.sleep(1)
     p.send_signal(signal.SIGINT)
-    time.sleep(0.05)
+    time.sleep(0.01)  # well within the first signal's finish (x264's frames held back)
     p.send_signal(signal.SIGINT)
     p.communicate(timeout=120)
     check(p.returncode == 130, "exit %d" % p.returncode)
     check(not partials(tmp), "partials left: %s" % partials(tmp))
+    # The second signal ended the run: the outputs it stopped are not put
+    # in place (a first signal alone finishes them).
+    check(not os.path.exists(os.path.join(tmp, "t1.mkv")) and
+          not os.path.exists(os.path.join(tmp, "t2.mkv")), "outputs put in place: %s"
+          % os.listdir(tmp))
+    # An input whose open blocks (a FIFO no one writes): a second Ctrl-C
+    # still ends the run (in 2 s: it waited for START, which never came).
+    fifo = os.path.join(tmp, "in.fifo")
+    os.mkfifo(fifo)
+    p = subprocess.Popen([ARGS.clvid, "transcode", "-q", "-i", fifo, "-o",
+                          os.path.join(tmp, "f.mp4")], stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    time.sleep(0.1)
+    p.send_signal(signal.SIGINT)
+    try:
+        p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise Failure("two Ctrl-C did not end a run blocked opening its input")
+    check(p.returncode == 130, "blocked open: exit %d" % p.returncode)
 
 
 def main():

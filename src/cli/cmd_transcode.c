@@ -368,7 +368,7 @@ static int parse_args(int argc, char **argv, transcode_args *a)
  * signal handler touches has to be static: these are the only such state. */
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t quit_signal; /* a second signal came before START */
-static char partial_paths[16][1100];     /* written before partial_count is raised */
+static char partial_paths[16][1100];      /* written before partial_count is raised */
 static volatile sig_atomic_t partial_count;
 static volatile sig_atomic_t partials_known; /* from START on */
 
@@ -384,9 +384,21 @@ static void on_signal(int sig)
         remove_partials();
         _exit(128 + sig);
     }
-    if (stop_signal)
+    if (stop_signal && !quit_signal) {
+        /* Before START: exit there, or in 2 s if it does not come (an
+         * input whose open blocks, a FIFO with no writer), with whatever
+         * partials are known (the next run into a path removes the rest). */
         quit_signal = sig;
+        alarm(2);
+    }
     stop_signal = sig;
+}
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    remove_partials();
+    _exit(128 + quit_signal);
 }
 
 /* From START: the partials a second signal removes. */
@@ -413,6 +425,8 @@ static void catch_signals(void)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = on_alarm;
+    sigaction(SIGALRM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 }
 
