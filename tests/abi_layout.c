@@ -124,6 +124,7 @@ int main(void)
     MEMBER(clv_transcode_status, encoder_p50_ms);
     MEMBER(clv_transcode_status, encoder_p99_ms);
     MEMBER(clv_transcode_status, decode);
+    MEMBER(clv_transcode_status, partial_paths);
     END();
     BEGIN(clv_media_info);
     MEMBER(clv_media_info, width);

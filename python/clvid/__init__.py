@@ -1231,7 +1231,8 @@ class _TranscodeStatus(ctypes.Structure):
                 ("corrupt_frames", ctypes.c_int64), ("latency_p50_ms", ctypes.c_double),
                 ("latency_p99_ms", ctypes.c_double), ("latency_max_ms", ctypes.c_double),
                 ("latency_mean_ms", ctypes.c_double), ("encoder_p50_ms", ctypes.c_double),
-                ("encoder_p99_ms", ctypes.c_double), ("decode", ctypes.c_char_p)]
+                ("encoder_p99_ms", ctypes.c_double), ("decode", ctypes.c_char_p),
+                ("partial_paths", ctypes.POINTER(ctypes.c_char_p))]
 
 
 _CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(_TranscodeStatus), ctypes.c_void_p)
