@@ -1598,7 +1598,8 @@ def output_appears_during_run(tmp):
 def progress_file_rules(tmp):
     """--progress FILE follows the output's rules before anything is opened:
     an existing file needs -y, an input, a LUT the chain reads or the
-    output is refused (exit 2, the file untouched); /dev/null passes."""
+    output is refused (exit 2, the file untouched); /dev/null passes, and
+    /dev/stderr sent to a file."""
     out = os.path.join(tmp, "o.mp4")
     keep = os.path.join(tmp, "keep.txt")
     with open(keep, "w") as f:
@@ -1618,6 +1619,14 @@ def progress_file_rules(tmp):
     clvid("-i", sample(), "-t", "0.2", "-o", out, "--progress", "/dev/null")
     clvid("-i", sample(), "-t", "0.2", "-o", out, "--progress", keep, "-y")
     check("progress=end" in open(keep).read(), "no progress written with -y")
+    # /dev/stderr with standard error sent to a file (2>log): the process's
+    # own stream, written as it is, not a file that exists.
+    log = os.path.join(tmp, "log.txt")
+    with open(log, "w") as f:
+        p = subprocess.run([ARGS.clvid, "transcode", "-q", "-i", sample(), "-t", "0.2", "-o", out,
+                            "-y", "--progress", "/dev/stderr"], stderr=f, timeout=120)
+    check(p.returncode == 0 and "progress=end" in open(log).read(),
+          "--progress /dev/stderr 2>log: exit %d, %s" % (p.returncode, open(log).read()))
     check(not partials(tmp), "partials left: %s" % partials(tmp))
 
 

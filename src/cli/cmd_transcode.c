@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -549,6 +550,32 @@ static int on_status(const clv_transcode_status *s, void *user)
     return 0;
 }
 
+/* The progress file, once its checks passed: "-", /dev/stdout or
+ * /dev/stderr (or what they name: 2>log with --progress /dev/stderr) are
+ * this process's own streams, written as they are; a file that was not
+ * there is made only if nothing appeared there since the check (without
+ * -y); a FIFO or a device is written in place. */
+static FILE *progress_open(const char *path, int overwrite)
+{
+    struct stat st, own;
+    if (!strcmp(path, "-"))
+        return stdout;
+    int exists = stat(path, &st) == 0;
+    for (int fd = 1; exists && fd <= 2; fd++)
+        if (fstat(fd, &own) == 0 && own.st_dev == st.st_dev && own.st_ino == st.st_ino)
+            return fd == 1 ? stdout : stderr;
+    int flags = O_WRONLY | O_CLOEXEC;
+    if (!exists)
+        flags |= O_CREAT | (overwrite ? O_TRUNC : O_EXCL);
+    else if (S_ISREG(st.st_mode))
+        flags |= O_TRUNC;
+    int fd = open(path, flags, 0666);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    if (fd >= 0 && !f)
+        close(fd);
+    return f;
+}
+
 int clv_cli_transcode(clv_transcode_options *options, int quiet, const char *progress_path)
 {
     char cache[4096];
@@ -570,15 +597,14 @@ int clv_cli_transcode(clv_transcode_options *options, int quiet, const char *pro
         fprintf(stderr, "clvid: %s\n", msg.text);
         return clv_cli_exit_status(checked);
     }
-    if (progress_path &&
-        !(d.file = !strcmp(progress_path, "-") ? stdout : fopen(progress_path, "w"))) {
+    if (progress_path && !(d.file = progress_open(progress_path, options->overwrite))) {
         fprintf(stderr, "clvid: --progress: cannot write '%s': %s\n", progress_path,
                 strerror(errno));
         return CLV_EXIT_RUNTIME;
     }
     catch_signals();
     int err = clv_transcode_run(options, on_status, &d, &stop_signal, &msg);
-    if (d.file && d.file != stdout)
+    if (d.file && d.file != stdout && d.file != stderr)
         fclose(d.file);
     if (msg.text[0] || err) {
         if (d.tty && err)

@@ -474,6 +474,10 @@ int clv_output_check(const char *const *inputs, int input_count, const char *out
 /* The checks of a file written beside output (format as clv_output_check's):
  * clv_transcode_check_side_file's, with the run's inputs and the files
  * its chain reads in inputs; what (the option, "--progress") starts msg. */
+/* 1 or 2 when st is this process's standard output or error (a file the
+ * shell opened for it: /dev/stdout, /dev/stderr), else 0. */
+struct stat;
+int clv_own_stream(const struct stat *st);
 /* 1 when paths a and b name one file: the same file where both exist (a
  * link, another spelling), else the same name in the same folder. */
 int clv_output_same_file(const char *a, const char *b);

@@ -689,6 +689,15 @@ int clv_output_same_file(const char *a, const char *b)
     return same_new_file(a, b);
 }
 
+int clv_own_stream(const struct stat *st)
+{
+    struct stat own;
+    for (int fd = 1; fd <= 2; fd++)
+        if (fstat(fd, &own) == 0 && own.st_dev == st->st_dev && own.st_ino == st->st_ino)
+            return fd;
+    return 0;
+}
+
 int clv_side_file_check(const char *const *inputs, int input_count, const char *output,
                         const char *format, const char *path, const char *what, int overwrite,
                         clv_msg *msg)
@@ -724,9 +733,9 @@ int clv_side_file_check(const char *const *inputs, int input_count, const char *
                               : "%s: '%.450s' is the run's input or output; write it to another "
                                 "file%.0s",
                           what, path, ids.found_in);
-    else if (!err && exists && S_ISREG(st.st_mode) && !overwrite)
+    else if (!err && exists && S_ISREG(st.st_mode) && !overwrite && !clv_own_stream(&st))
         err = clv_io_fail(msg, CLV_EEXIST, "%s: '%.900s' already exists; use -y to overwrite it",
                           what, path);
     free(ids.list);
-    return err; /* a FIFO, a device or a socket is written in place */
+    return err; /* a FIFO, a device, a socket or this process's own output is written in place */
 }
