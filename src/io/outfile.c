@@ -209,10 +209,18 @@ static int move_no_replace(const clv_outfile *f)
         return errno;
     /* A file system without RENAME_NOREPLACE: link() refuses an existing
      * name as well, and the partial's name goes after. */
-    if (link(f->partial, f->target) != 0)
+    if (link(f->partial, f->target) == 0) {
+        unlink(f->partial);
+        return 0;
+    }
+    if (errno != EPERM && errno != EOPNOTSUPP && errno != ENOSYS)
         return errno;
-    unlink(f->partial);
-    return 0;
+    /* Nor hard links (some FUSE and shared folders): a look, then the
+     * rename, the nearest this file system allows. */
+    struct stat st;
+    if (lstat(f->target, &st) == 0)
+        return EEXIST;
+    return rename(f->partial, f->target) ? errno : 0;
 }
 
 int clv_outfile_commit(clv_outfile *f, clv_msg *msg)
