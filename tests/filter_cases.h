@@ -434,7 +434,7 @@ static const filter_case avgblur_cases[] = {
     {"avgblur=sizeX=40:sizeY=1", 1, 1}, /* box_small, a reach past 32 across */
     {"avgblur=sizeX=10", 1, 1},         /* box_small, sums past 16 bits down */
     {"avgblur=sizeX=39:sizeY=6", 1, 1}, /* box_small at its largest (n = 1027) */
-    {"avgblur=sizeX=60:sizeY=3", 1, 1},  /* box_strip, 256 wide at its longest reach */
+    {"avgblur=sizeX=60:sizeY=3", 1, 1}, /* box_strip, 256 wide at its longest reach */
     /* box_strip 512 wide, the columns' sums at 16 bits' end (2 ry + 1 =
      * 257), a mask; then box_tile (the columns' sums past 16 bits). */
     {"avgblur=sizeX=61:sizeY=128:planes=5", 2, 1},

@@ -1272,6 +1272,10 @@ int test_filter_lut3d(void)
     expect_cube_error(dir, "LUT_3D_SIZE 2\ninf 1 1\n", 2, "'inf 1 1' is not a row");
     expect_cube_error(dir, "LUT_3D_SIZE 2\nabc 1 1\n", 2, "'abc 1 1' is not a row");
     expect_cube_error(dir, "LUT_3D_SIZE 2\nINF 1 1\n", 2, "'INF 1 1' is not a row");
+    /* A keyword that begins as a number's word does is a keyword (the
+     * file's error is then its end, not this line). */
+    expect_cube_error(dir, "LUT_3D_SIZE 2\nINFO by hand\n0 0 0\n", 3,
+                      "the file ends after 1 rows of the 8");
     char missing[300];
     snprintf(missing, sizeof missing, "lut3d=%s/none.cube", dir);
     expect_build_error(missing, "none.cube");

@@ -379,8 +379,9 @@ CLV_API void clv_chain_destroy(clv_chain *chain);
  * rate times on each frame in (the same frame, frame indices counting the
  * frames out); the first delay * rate outputs are no frames (drop them);
  * at the end call clv_chain_end and run it delay * rate more times on the
- * last frame in, which gives the frames held. Returns 0, or CLV_EINVAL
- * with msg when two filters of desc hold frames (one at most). */
+ * last frame in, which gives the frames held. Returns 0, or CLV_EPARSE
+ * (CLV_EINVAL in 0.8) with msg when two filters of desc hold frames
+ * (one at most). */
 CLV_API int clv_chain_desc_cadence(const clv_chain_desc *desc, int *delay, int *rate, clv_msg *msg);
 CLV_API void clv_chain_cadence(const clv_chain *chain, int *delay, int *rate);
 /* The stream ends: the chain's runs from now on give out the frames its

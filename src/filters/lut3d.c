@@ -76,14 +76,15 @@ static int numbers(const char **s, int n, double *v)
  * not a line skipped. */
 static int keyword_line(const char *s, size_t wl)
 {
-    char *end;
-    (void)strtod(s, &end);
-    if (end != s || !(isupper((unsigned char)*s) || *s == '_'))
+    if (!(isupper((unsigned char)*s) || *s == '_'))
         return 0;
     for (size_t i = 0; i < wl; i++)
         if (!isupper((unsigned char)s[i]) && !isdigit((unsigned char)s[i]) && s[i] != '_')
             return 0;
-    return 1;
+    /* The words strtod reads as numbers are a row's (an error there);
+     * INFO or NANOS are keywords. */
+    return !((wl == 3 && (!strncmp(s, "INF", 3) || !strncmp(s, "NAN", 3))) ||
+             (wl == 8 && !strncmp(s, "INFINITY", 8)));
 }
 
 static int blank_rest(const char *s)

@@ -8,8 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int clv_png_write(const char *path, const uint8_t *rgba, int w, int h, int overwrite,
-                  clv_msg *msg)
+int clv_png_write(const char *path, const uint8_t *rgba, int w, int h, int overwrite, clv_msg *msg)
 {
     int err = CLV_EIO;
     const AVCodec *png = avcodec_find_encoder(AV_CODEC_ID_PNG);

@@ -84,7 +84,8 @@ int clv_transcode_check_output(const char *const *inputs, int input_count, const
 }
 
 /* The files a run reads: its inputs and those its chain or graph reads. */
-#define RUN_FILES_MAX (CLV_GRAPH_INPUTS + CLV_GRAPH_NODES * CLV_PARAMS_MAX + CLV_CHAIN_MAX * (1 + CLV_PARAMS_MAX))
+#define RUN_FILES_MAX                                                                              \
+    (CLV_GRAPH_INPUTS + CLV_GRAPH_NODES * CLV_PARAMS_MAX + CLV_CHAIN_MAX * (1 + CLV_PARAMS_MAX))
 static int run_files(const clv_transcode_options *o, const clv_chain_desc *desc,
                      const clv_graph_desc *graph, const char **files)
 {
@@ -178,8 +179,8 @@ int clv_transcode_check_side_file(const clv_transcode_options *given, const char
     if (!err) {
         const char *inputs[RUN_FILES_MAX];
         int count = run_files(&o, desc, graph, inputs);
-        err = clv_side_file_check(inputs, count, o.output, o.output_format, path, what,
-                                  o.overwrite, msg);
+        err = clv_side_file_check(inputs, count, o.output, o.output_format, path, what, o.overwrite,
+                                  msg);
     }
     clv_chain_desc_destroy(desc);
     clv_graph_desc_destroy(graph);
