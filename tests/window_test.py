@@ -26,6 +26,12 @@ def run(cmd, expect=0, env=None, cwd=None):
 
 
 def play(*args, expect=0, cwd=None):
+    # The tests write their screenshot at one path run after run: the one
+    # before goes first (without -y play refuses a file that is there).
+    if "--screenshot" in args:
+        shot = os.path.join(cwd or "", args[args.index("--screenshot") + 1])
+        if os.path.isfile(shot):
+            os.remove(shot)
     return run([ARGS.clvid, "play", *args], expect=expect, cwd=cwd)
 
 
@@ -1229,6 +1235,16 @@ def errors(tmp):
     p = play(sample(), "--reconnect", expect=2)
     check("--reconnect is for network inputs" in p.stderr and sample() in p.stderr,
           "--reconnect with a file: %s" % p.stderr)
+    # --screenshot at a file that is there: refused before the session
+    # (without -y), the file kept; the input itself even with -y.
+    keep = os.path.join(tmp, "keep.png")
+    with open(keep, "wb") as f:
+        f.write(b"mine")
+    p = run([ARGS.clvid, "play", sample(), "--screenshot", keep], expect=1, env=ENV)
+    check("already exists" in p.stderr and open(keep, "rb").read() == b"mine",
+          "--screenshot over a file: %s" % p.stderr)
+    p = run([ARGS.clvid, "play", sample(), "-y", "--screenshot", sample()], expect=2, env=ENV)
+    check("input" in p.stderr, "--screenshot over the input: %s" % p.stderr)
 
 
 # ---- User kernels: the opencl filter, live ------------------------------------

@@ -138,15 +138,19 @@ static int check(clv_player *p, clv_chain_desc **descs, clv_msg *msg)
         return clv_io_fail(msg, CLV_EOPTION,
                            "--audio %.500s records the microphone into a recording; give -o OUTPUT",
                            p->a.io.mic);
-    if (p->a.io.output) {
-        /* The recording overwrites none of the inputs. */
-        const char *inputs[1 + CLV_GRAPH_INPUTS] = {p->path};
-        int count = 1;
-        for (int i = 0; i < p->a.io.more_input_count && count < 1 + CLV_GRAPH_INPUTS; i++)
-            inputs[count++] = p->a.io.more_inputs[i].path;
+    /* The recording and the screenshot at exit overwrite none of the
+     * inputs, and a file already there only with -y (told now, not after
+     * the session). */
+    const char *inputs[1 + CLV_GRAPH_INPUTS] = {p->path};
+    int count = 1;
+    for (int i = 0; i < p->a.io.more_input_count && count < 1 + CLV_GRAPH_INPUTS; i++)
+        inputs[count++] = p->a.io.more_inputs[i].path;
+    if (p->a.screenshot &&
+        (err = clv_output_check(inputs, count, p->a.screenshot, NULL, p->a.io.overwrite, msg)))
+        return err;
+    if (p->a.io.output)
         return clv_output_check(inputs, count, p->a.io.output, p->a.io.output_format,
                                 p->a.io.overwrite, msg);
-    }
     return 0;
 }
 
