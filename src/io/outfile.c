@@ -441,9 +441,9 @@ static int add_input_files(const char *input, file_ids *ids, int depth)
         }
         return 0;
     }
-    if (stat(input, &st) != 0 && clv_sequence_pattern(input))
-        return each_file(input, add_input, ids) < 0 ? -1 : 0; /* "in_%04d.png" */
     if (stat(input, &st) != 0) {
+        if (clv_sequence_pattern(input)) /* "in_%04d.png" */
+            return each_file(input, add_input, ids) < 0 ? -1 : 0;
         /* Not a file: a lavfi graph's sources, "movie=in.mkv[v]" or
          * "movie=filename=in.mkv:loop=0" (filename is movie's first option). */
         char name[PATH_MAX];
