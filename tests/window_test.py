@@ -26,12 +26,13 @@ def run(cmd, expect=0, env=None, cwd=None):
 
 
 def play(*args, expect=0, cwd=None):
-    # The tests write their screenshot at one path run after run: the one
-    # before goes first (without -y play refuses a file that is there).
-    if "--screenshot" in args:
-        shot = os.path.join(cwd or "", args[args.index("--screenshot") + 1])
-        if os.path.isfile(shot):
-            os.remove(shot)
+    # The tests write their screenshot and stats at one path run after run:
+    # the ones before go first (without -y play refuses a file that is there).
+    for option in ("--screenshot", "--stats"):
+        if option in args:
+            path = os.path.join(cwd or "", args[args.index(option) + 1])
+            if os.path.isfile(path):
+                os.remove(path)
     return run([ARGS.clvid, "play", *args], expect=expect, cwd=cwd)
 
 
@@ -1245,6 +1246,21 @@ def errors(tmp):
           "--screenshot over a file: %s" % p.stderr)
     p = run([ARGS.clvid, "play", sample(), "-y", "--screenshot", sample()], expect=2, env=ENV)
     check("input" in p.stderr, "--screenshot over the input: %s" % p.stderr)
+    # --stats FILE follows the same rules: a file there needs -y, the input
+    # never (even with -y), nor the screenshot's file.
+    p = run([ARGS.clvid, "play", sample(), "--stats", keep], expect=1, env=ENV)
+    check("--stats" in p.stderr and "already exists" in p.stderr
+          and open(keep, "rb").read() == b"mine", "--stats over a file: %s" % p.stderr)
+    p = run([ARGS.clvid, "play", sample(), "-y", "--stats", sample()], expect=2, env=ENV)
+    check("--stats" in p.stderr and "input" in p.stderr, "--stats over the input: %s" % p.stderr)
+    shot = os.path.join(tmp, "same.png")
+    p = run([ARGS.clvid, "play", sample(), "--screenshot", shot, "--stats",
+             os.path.join(tmp, ".", "same.png")], expect=2, env=ENV)
+    check("--screenshot file" in p.stderr and not os.path.exists(shot),
+          "--stats at the screenshot: %s" % p.stderr)
+    p = run([ARGS.clvid, "play", sample(), "-y", "--exit-after-frames", "2", "--stats", keep],
+            env=ENV)
+    check(stats(keep).get("frames_shown") not in (None, "0"), "--stats -y: %s" % p.stderr)
 
 
 # ---- User kernels: the opencl filter, live ------------------------------------

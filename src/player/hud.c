@@ -3,9 +3,12 @@
 #include "player_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <libavutil/pixdesc.h>
 
@@ -219,9 +222,22 @@ int clv_player_draw(clv_player *p, uint8_t **capture, int *cw, int *ch)
 void clv_player_write_stats(clv_player *p)
 {
     clv_player_update_figures(p, 1); /* the last frames, even in a short run */
-    FILE *f = fopen(p->a.stats, "w");
+    /* Checked at the start (clv_side_file_check); a file that appeared at
+     * the path since is kept without -y (O_EXCL). A FIFO or a device is
+     * written in place, this process's own output (/dev/stdout) through
+     * its stream. */
+    struct stat st;
+    int exists = stat(p->a.stats, &st) == 0, own = exists ? clv_own_stream(&st) : 0;
+    int flags = O_WRONLY | O_CLOEXEC;
+    if (!exists || S_ISREG(st.st_mode))
+        flags |= O_CREAT | (p->a.io.overwrite ? O_TRUNC : O_EXCL);
+    int fd = own ? -1 : open(p->a.stats, flags, 0666);
+    FILE *f = own == 1 ? stdout : own == 2 ? stderr : fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
-        fprintf(stderr, "clvid: --stats: cannot write '%s': %s\n", p->a.stats, strerror(errno));
+        fprintf(stderr, "clvid: --stats: cannot write '%s': %s%s\n", p->a.stats, strerror(errno),
+                errno == EEXIST ? " (it appeared during the session; use -y to overwrite it)" : "");
+        if (fd >= 0)
+            close(fd);
         return;
     }
     char chain[512], shares[1200] = "", frames[200] = "";
@@ -275,5 +291,8 @@ void clv_player_write_stats(clv_player *p)
     char decode[700];
     clv_decode_text(clv_decoder_media(p->dec), decode, sizeof decode);
     fprintf(f, "decode=%s\n", decode);
-    fclose(f);
+    if (f == stdout || f == stderr)
+        fflush(f);
+    else if (fclose(f))
+        fprintf(stderr, "clvid: --stats: cannot write '%s': %s\n", p->a.stats, strerror(errno));
 }

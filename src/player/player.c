@@ -148,6 +148,16 @@ static int check(clv_player *p, clv_chain_desc **descs, clv_msg *msg)
     if (p->a.screenshot &&
         (err = clv_output_check(inputs, count, p->a.screenshot, NULL, p->a.io.overwrite, msg)))
         return err;
+    /* --stats FILE as transcode's --progress: a file there only with -y, never
+     * an input, the recording or the screenshot. */
+    if (p->a.stats && p->a.screenshot && clv_output_same_file(p->a.stats, p->a.screenshot))
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "--stats: '%.900s' is the --screenshot file; write it to another file",
+                           p->a.stats);
+    if (p->a.stats &&
+        (err = clv_side_file_check(inputs, count, p->a.io.output, p->a.io.output_format, p->a.stats,
+                                   "--stats", p->a.io.overwrite, msg)))
+        return err;
     if (p->a.io.output)
         return clv_output_check(inputs, count, p->a.io.output, p->a.io.output_format,
                                 p->a.io.overwrite, msg);
