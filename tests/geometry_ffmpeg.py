@@ -48,15 +48,21 @@ CHAINS = ["crop=iw-3:ih-1:1:0,transpose=clock,pad=iw+5:ih+2:3:1:red",
 
 def picture(w, h, frames, seed, px_bytes=4):
     rnd = random.Random(seed)
-    return bytes(rnd.getrandbits(8) for _ in range(w * h * px_bytes * frames))
+    return rnd.randbytes(w * h * px_bytes * frames)
 
 
 def rgba_to_rgb(data):
-    return b"".join(data[i:i + 3] for i in range(0, len(data), 4))
+    out = bytearray(len(data) // 4 * 3)
+    for c in range(3):
+        out[c::3] = data[c::4]
+    return bytes(out)
 
 
 def rgb_to_rgba(data):
-    return b"".join(data[i:i + 3] + b"\xff" for i in range(0, len(data), 3))
+    out = bytearray(b"\xff" * (len(data) // 3 * 4))
+    for c in range(3):
+        out[c::4] = data[c::3]
+    return bytes(out)
 
 
 def ffmpeg_out(chain, fmt, w, h, data):

@@ -32,7 +32,7 @@ def pictures():
                  "rgba", "-"], text=False).stdout
     check(len(photo) == w * h * 4, "cannot decode a frame of sample.mp4")
     rnd = random.Random(34)
-    noise = bytes(rnd.getrandbits(8) for _ in range(w * h * 4))
+    noise = rnd.randbytes(w * h * 4)
     return (("photo", photo), ("noise", noise))
 
 
@@ -46,7 +46,7 @@ def pictures16():
                  % (w, h), "-f", "rawvideo", "-pix_fmt", "rgba64le", "-"], text=False).stdout
     check(len(photo) == w * h * 8, "cannot decode a frame of sample.mp4")
     rnd = random.Random(16)
-    noise = bytes(rnd.getrandbits(8) for _ in range(w * h * 8))
+    noise = rnd.randbytes(w * h * 8)
     return (("photo", photo), ("noise", noise))
 
 

@@ -198,7 +198,7 @@ def flat_patches(tmp):
 def random_png(path, w, h, alpha, seed):
     rnd = random.Random(seed)
     n = w * h * (4 if alpha else 3)
-    data = bytes(rnd.getrandbits(8) for _ in range(n))
+    data = rnd.randbytes(n)
     p = subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt",
                         "rgba" if alpha else "rgb24", "-s", "%dx%d" % (w, h), "-i", "-",
                         path], input=data, capture_output=True)
@@ -315,7 +315,7 @@ def ffv1_rgb_exact(tmp):
     """An RGB ffv1 video through a chain with per-frame state is exact too."""
     w, h, n = 96, 64, 5
     rnd = random.Random(7)
-    data = bytes(rnd.getrandbits(8) for _ in range(w * h * 3 * n))
+    data = rnd.randbytes(w * h * 3 * n)
     src = os.path.join(tmp, "in.mkv")
     p = subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24",
                         "-s", "%dx%d" % (w, h), "-r", "25", "-i", "-", "-c:v", "ffv1",
@@ -856,7 +856,7 @@ def errors(tmp):
     ]
     garbage = os.path.join(tmp, "garbage.mp4")
     with open(garbage, "wb") as f:
-        f.write(bytes(random.Random(3).getrandbits(8) for _ in range(20000)))
+        f.write(random.Random(3).randbytes(20000))
     cases.append((["-i", garbage, "-o", out], 1, "garbage.mp4"))
     empty = os.path.join(tmp, "empty.mp4")
     open(empty, "wb").close()
@@ -1553,9 +1553,10 @@ def partials(folder):
 
 
 def slow_run(tmp, out, extra=()):
-    """A slow transcode into out, returned once its first partial exists."""
-    p = subprocess.Popen([ARGS.clvid, "transcode", "-q", "-i", sample(), "-t", "3", "-vf",
-                          "median=radius=4", "-o", out, *extra], stderr=subprocess.PIPE, text=True)
+    """A slow transcode into out (read at the clip's rate: 2 s, the CPU
+    idle), returned once its first partial exists."""
+    p = subprocess.Popen([ARGS.clvid, "transcode", "-q", "-re", "-i", sample(), "-t", "2", "-vf",
+                          "sharpen", "-o", out, *extra], stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
     while time.time() < deadline and p.poll() is None and not partials(tmp):
         time.sleep(0.01)

@@ -413,31 +413,44 @@ int clv__box_reference(int rx, int ry, int mask, const clv_image *src, clv_image
 {
     const int w = src->width, h = src->height;
     const int64_t n = (int64_t)(2 * rx + 1) * (2 * ry + 1);
+    /* Each row's sums of 2rx+1 pixels, then each column's of 2ry+1 of those,
+     * both from running totals over the line with its ends repeated (the
+     * edge pixel rx or ry times beyond each end): a window's sum is the
+     * difference of two totals, the same at every radius. */
+    const int line = (w > h ? w : h) + 2 * (rx > ry ? rx : ry) + 1;
     int64_t *t = malloc((size_t)w * (size_t)h * 4 * sizeof *t);
-    if (!t)
+    int64_t *run = malloc((size_t)line * sizeof *run);
+    if (!t || !run) {
+        free(t);
+        free(run);
         return CLV_ENOMEM;
-    /* Each row's sums of 2rx+1 pixels, then each column's of 2ry+1 of those. */
+    }
     for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-            for (int c = 0; c < 4; c++) {
-                int64_t sum = 0;
-                for (int i = -rx; i <= rx; i++)
-                    sum += clv__get_clamped(src, x + i, y, c);
-                t[((size_t)y * (size_t)w + (size_t)x) * 4 + (size_t)c] = sum;
-            }
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-            for (int c = 0; c < 4; c++) {
+        for (int c = 0; c < 4; c++) {
+            run[0] = 0;
+            for (int i = -rx; i < w + rx; i++)
+                run[i + rx + 1] = run[i + rx] + clv__get_clamped(src, i, y, c);
+            for (int x = 0; x < w; x++) /* pixels x-rx .. x+rx */
+                t[((size_t)y * (size_t)w + (size_t)x) * 4 + (size_t)c] =
+                    run[x + 2 * rx + 1] - run[x];
+        }
+    for (int x = 0; x < w; x++)
+        for (int c = 0; c < 4; c++) {
+            run[0] = 0;
+            for (int j = -ry; j < h + ry; j++)
+                run[j + ry + 1] =
+                    run[j + ry] +
+                    t[((size_t)clv__clamp(j, 0, h - 1) * (size_t)w + (size_t)x) * 4 + (size_t)c];
+            for (int y = 0; y < h; y++) {
                 int v = clv__get(src, x, y, c);
                 if (mask >> c & 1) {
-                    int64_t sum = 0;
-                    for (int j = -ry; j <= ry; j++)
-                        sum += t[((size_t)clv__clamp(y + j, 0, h - 1) * (size_t)w + (size_t)x) * 4 +
-                                 (size_t)c];
+                    int64_t sum = run[y + 2 * ry + 1] - run[y];
                     v = (int)((sum + n / 2) / n);
                 }
                 clv__put(dst, x, y, c, v);
             }
+        }
     free(t);
+    free(run);
     return 0;
 }
