@@ -1617,6 +1617,12 @@ def progress_file_rules(tmp):
     for path in (out, os.path.join(tmp, "x.mkv")):
         clvid("-i", sample(), "-t", "0.2", "-o", path, "--progress", path, "-y", expect=2)
     check(not os.path.exists(out), "the output was written")
+    # A file the output's sequence will write, not there yet.
+    seq = os.path.join(tmp, "seq")
+    os.makedirs(seq)
+    p = clvid("-i", sample(), "-t", "0.2", "-o", os.path.join(seq, "f_%03d.png"), "--progress",
+              os.path.join(seq, ".", "f_002.png"), "-y", expect=2)
+    check("--progress" in p.stderr and "output" in p.stderr and not os.listdir(seq), p.stderr)
     clvid("-i", sample(), "-t", "0.2", "-o", out, "--progress", "/dev/null")
     clvid("-i", sample(), "-t", "0.2", "-o", out, "--progress", keep, "-y")
     check("progress=end" in open(keep).read(), "no progress written with -y")

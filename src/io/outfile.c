@@ -689,6 +689,25 @@ static int same_new_file(const char *a, const char *b)
            st_a.st_ino == st_b.st_ino;
 }
 
+/* 1 when path (not there yet) would be one of output's files: the same
+ * name in the same folder, or a name of output's sequence
+ * ("out_%03d.png" and "out_001.png"). */
+static int new_file_of_output(const char *path, const char *output)
+{
+    if (same_new_file(path, output))
+        return 1;
+    if (!clv_sequence_pattern(output))
+        return 0;
+    char dir_p[PATH_MAX], dir_o[PATH_MAX];
+    const char *base_p, *base_o;
+    struct stat st_p, st_o;
+    split(path, dir_p, sizeof dir_p, &base_p);
+    split(output, dir_o, sizeof dir_o, &base_o);
+    return clv_sequence_match(base_o, base_p, NULL) && stat(dir_p[0] ? dir_p : ".", &st_p) == 0 &&
+           stat(dir_o[0] ? dir_o : ".", &st_o) == 0 && st_p.st_dev == st_o.st_dev &&
+           st_p.st_ino == st_o.st_ino;
+}
+
 int clv_output_same_file(const char *a, const char *b)
 {
     struct stat st_a, st_b;
@@ -724,7 +743,7 @@ int clv_side_file_check(const char *const *inputs, int input_count, const char *
             continue;
         if (add_input_files(file, &ids, 0) < 0)
             err = CLV_ENOMEM;
-        else if (!exists && i >= input_count && same_new_file(path, file))
+        else if (!exists && i >= input_count && new_file_of_output(path, file))
             err = clv_io_fail(msg, CLV_EOPTION,
                               "%s: '%.900s' is the run's output; write it to another file", what,
                               path);
