@@ -217,6 +217,15 @@ int test_parser_excerpts(void)
                    "gray,hue=h=1:H=1", "     ^");
     expect_excerpt("lut3d=file=", "filter 'lut3d': no file given (lut3d=file=GRADE.cube)",
                    "lut3d=file=", "^");
+    /* pad's aspect out of ffmpeg's option range [0, DBL_MAX]. */
+    expect_excerpt("gray,pad=aspect=-16/9",
+                   "filter 'pad' parameter 'aspect': '-16/9' gives -1.77778, out of range [0, "
+                   "1.79769e+308]",
+                   "gray,pad=aspect=-16/9", "     ^");
+    expect_excerpt("pad=aspect=0/0",
+                   "filter 'pad' parameter 'aspect': '0/0' gives nan, out of range [0, "
+                   "1.79769e+308]",
+                   "pad=aspect=0/0", "^");
     expect_excerpt("gray,yadif, bwdif",
                    "filters 'yadif' (#2) and 'bwdif' (#3) both hold frames back; a chain takes "
                    "one such filter",

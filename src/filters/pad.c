@@ -157,6 +157,28 @@ static void aspect_of(const clv_value *v, int *num, int *den)
         d2q(q, 1 << 24, num, den);
 }
 
+/* The aspect's value as ffmpeg's option takes it (an expression; "N/D"
+ * reads as the division), which must lie in [0, DBL_MAX]: -1, 1/0 (inf)
+ * and 0/0 (nan) are refused as ffmpeg refuses them. */
+static int check(const clv_value *values, clv_msg *msg)
+{
+    char buf[64];
+    const char *names[6];
+    const double consts[5] = {0, DBL_MAX, 0, 0, -1};
+    clv__expr_names(ASPECT_CONSTS, buf, sizeof buf, names, 6);
+    clv__expr *e = NULL;
+    if (clv__expr_parse(clv_value_text(&values[PAD_ASPECT]), names, &e, NULL))
+        return 0; /* the parameter's own parse says where */
+    double q = clv__expr_eval(e, consts);
+    clv__expr_free(e);
+    if (q >= 0 && q <= DBL_MAX)
+        return 0;
+    q = isnan(q) ? fabs(q) : q; /* "nan", not "-nan" */
+    return clv__fail(msg, CLV_EPARSE,
+                     "filter 'pad' parameter 'aspect': '%s' gives %g, out of range [0, %g]",
+                     clv_value_text(&values[PAD_ASPECT]), q, DBL_MAX);
+}
+
 /* av_rescale(a, b, c): a * b / c rounded to nearest, halves away from 0. */
 static int64_t rescale(int64_t a, int64_t b, int64_t c)
 {
@@ -370,6 +392,7 @@ const clv_filter clv__filter_pad = {
     .help = "the picture at (x, y) of a w x h one of a colour (ffmpeg's pad)",
     .params = params,
     .param_count = PAD_PARAM_COUNT,
+    .check = check,
     .program = "pad",
     .output_size = output_size,
     .aliases = aliases,
