@@ -148,6 +148,19 @@ int clv_join(const char *const *segments, int count, const char *streams_from, c
                                  segments[k]);
                 goto done;
             }
+            /* One stream has one decoder setup (H.264's SPS and PPS, the
+             * pixel format): packets of a segment encoded otherwise would
+             * be decoded with the first's and come out broken. */
+            const AVCodecParameters *a = seg.ic->streams[vin]->codecpar, *b = vs->codecpar;
+            if (a->format != b->format || a->extradata_size != b->extradata_size ||
+                (a->extradata_size &&
+                 memcmp(a->extradata, b->extradata, (size_t)a->extradata_size))) {
+                rc = clv_io_fail(msg, CLV_EIO,
+                                 "'%.900s' is not a segment like the first (encoded with other "
+                                 "settings: its pixel format or decoder setup differs)",
+                                 segments[k]);
+                goto done;
+            }
         }
         AVRational tb = seg.ic->streams[vin]->time_base;
         int64_t start = AV_NOPTS_VALUE, end = 0;

@@ -370,6 +370,30 @@ def test_segments_joined_equal_one_run(tmp_path):
     assert not (tmp_path / "x.mkv").exists()
 
 
+def test_join_refuses_segments_encoded_otherwise(tmp_path):
+    """Segments of one codec and size but encoded with other settings (an
+    H.264 profile: another SPS; another pixel format) are not joined: their
+    packets would decode with the first's setup. Nothing is written."""
+    if not shutil.which("ffmpeg"):
+        pytest.skip("needs ffmpeg")
+
+    def segment(name, *options):
+        path = tmp_path / name
+        subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i",
+                        "testsrc=size=160x120:rate=25:duration=0.4", "-c:v", "libx264",
+                        *options, str(path)], check=True)
+        return str(path)
+    base = segment("a.mp4", "-profile:v", "baseline", "-pix_fmt", "yuv420p")
+    same = segment("b.mp4", "-profile:v", "baseline", "-pix_fmt", "yuv420p")
+    clvid.join([base, same], str(tmp_path / "ok.mp4"))
+    assert (tmp_path / "ok.mp4").stat().st_size > 0
+    for other in (segment("c.mp4", "-profile:v", "high", "-pix_fmt", "yuv420p"),
+                  segment("d.mp4", "-pix_fmt", "yuv444p")):
+        with pytest.raises(clvid.Error, match="other settings"):
+            clvid.join([base, other], str(tmp_path / "x.mp4"))
+        assert not (tmp_path / "x.mp4").exists()
+
+
 def test_segments_with_context_equal_one_run(tmp_path):
     """bwdif (a frame per field) in 3 segments, each decoding the frame
     before and after it as context (lead_frames, keep_frames, frames):
