@@ -1617,6 +1617,15 @@ def progress_file_rules(tmp):
     for path in (out, os.path.join(tmp, "x.mkv")):
         clvid("-i", sample(), "-t", "0.2", "-o", path, "--progress", path, "-y", expect=2)
     check(not os.path.exists(out), "the output was written")
+    # -filter_complex_script's file is read by the run: never its output
+    # or its progress file, even with -y.
+    script = os.path.join(tmp, "g.txt")
+    with open(script, "w") as f:
+        f.write("[0]hflip")
+    for args in (["-o", out, "--progress", script], ["-f", "matroska", "-o", script]):
+        p = clvid("-i", sample(), "-t", "0.2", "-filter_complex_script", script, *args, "-y",
+                  expect=2)
+        check(open(script).read() == "[0]hflip" and "g.txt" in p.stderr, p.stderr)
     # A file the output's sequence will write, not there yet.
     seq = os.path.join(tmp, "seq")
     os.makedirs(seq)

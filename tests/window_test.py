@@ -1261,6 +1261,34 @@ def errors(tmp):
     p = run([ARGS.clvid, "play", sample(), "-y", "--exit-after-frames", "2", "--stats", keep],
             env=ENV)
     check(stats(keep).get("frames_shown") not in (None, "0"), "--stats -y: %s" % p.stderr)
+    # Even with -y: never the recording, a file the chain reads (a kernel,
+    # a LUT) or the graph's script; a folder that is not there is told
+    # before the session; --no-window has no window to tell of.
+    kernel = os.path.join(tmp, "k.cl")
+    with open(os.path.join(ARGS.media, "..", "examples", "kernels", "chromatic.cl")) as f:
+        kernel_text = f.read()
+    with open(kernel, "w") as f:
+        f.write(kernel_text)
+    script = os.path.join(tmp, "g.txt")
+    with open(script, "w") as f:
+        f.write("[0]hflip")
+    text = open(kernel).read()
+    for args in (["--live", "-f", "lavfi", "testsrc=size=160x120:rate=10", "-an", "-o",
+                  os.path.join(tmp, "r.mkv"), "--screenshot", os.path.join(tmp, "r.mkv")],
+                 [sample(), "-vf", "opencl=file=" + kernel, "--screenshot", kernel],
+                 [sample(), "-vf", "opencl=file=" + kernel, "--stats", kernel],
+                 [sample(), "-filter_complex_script", script, "--stats", script]):
+        p = run([ARGS.clvid, "play", *args, "-y", "--exit-after-frames", "2"], expect=2, env=ENV)
+        check("input or output" in p.stderr or "the run's output" in p.stderr,
+              "%s: %s" % (args, p.stderr))
+    check(open(kernel).read() == text and open(script).read() == "[0]hflip"
+          and not os.path.exists(os.path.join(tmp, "r.mkv")), "a file the session reads changed")
+    p = run([ARGS.clvid, "play", sample(), "--exit-after-frames", "2", "--stats",
+             os.path.join(tmp, "nowhere", "s.txt")], expect=1, env=ENV)
+    check("--stats" in p.stderr and "nowhere" in p.stderr, "--stats in no folder: %s" % p.stderr)
+    p = run([ARGS.clvid, "webcam", *CAMERA, "testsrc2=size=160x120:rate=10", "--no-window", "-o",
+             os.path.join(tmp, "w.mkv"), "--stats", os.path.join(tmp, "w.txt")], expect=2, env=ENV)
+    check("--stats is the window's" in p.stderr, "--no-window --stats: %s" % p.stderr)
 
 
 # ---- User kernels: the opencl filter, live ------------------------------------

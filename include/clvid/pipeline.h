@@ -157,6 +157,10 @@ typedef struct clv_transcode_options {
     const struct clv_transcode_input *more_inputs;
     int more_input_count;
     int audio_input, audio_optional;
+    /* Added after 0.8. The file filter_complex was read from
+     * (-filter_complex_script), NULL: none. A file the run reads, as its
+     * inputs are: never its output or a side file (--progress). */
+    const char *filter_complex_file;
 } clv_transcode_options;
 
 /* An input after the first (0.8): its path and what was given before its

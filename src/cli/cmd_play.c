@@ -137,6 +137,7 @@ static int read_script(play_args *a, int n, const char *path)
     if (clv_cli_read_script("play", path, &a->scripts[n]))
         return -1;
     a->player.graphs[n] = a->scripts[n];
+    a->player.graph_files[n] = path;
     return 0;
 }
 
@@ -432,8 +433,26 @@ static int headless(play_args *a, const char *command)
         fprintf(stderr, "clvid %s: --no-window records only: give -o OUTPUT\n", command);
         return CLV_EXIT_USAGE;
     }
+    /* The window's own options have nothing to act on. */
+    const char *window_option = a->player.screenshot ? "--screenshot"
+                                : a->player.stats    ? "--stats"
+                                : a->player.keys     ? "--keys"
+                                                     : NULL;
+    if (window_option) {
+        fprintf(stderr, "clvid %s: %s is the window's; --no-window records without one\n", command,
+                window_option);
+        return CLV_EXIT_USAGE;
+    }
+    if (a->player.chain_count > 1 || a->player.graph_count > 1) {
+        fprintf(stderr,
+                "clvid %s: --no-window records one chain: %d -vf and %d -filter_complex given (w "
+                "cycles them in the window)\n",
+                command, a->player.chain_count, a->player.graph_count);
+        return CLV_EXIT_USAGE;
+    }
     io->chain = a->player.chain_count ? a->player.chains[0] : NULL;
     io->filter_complex = a->player.graph_count ? a->player.graphs[0] : NULL;
+    io->filter_complex_file = a->player.graph_count ? a->player.graph_files[0] : NULL;
     io->max_frames = a->player.exit_after;
     return clv_cli_transcode(io, 0, NULL);
 }

@@ -145,6 +145,7 @@ static void usage(FILE *f)
 static int read_script(transcode_args *a, const char *path)
 {
     free(a->script);
+    a->run.filter_complex_file = path;
     if (clv_cli_read_script("transcode", path, &a->script))
         return -1;
     a->run.filter_complex = a->script;
@@ -311,9 +312,10 @@ static int parse_args(int argc, char **argv, transcode_args *a)
                 a->next.format = v;
             else
                 *(o[1] == 's' ? &a->next.start_us : &a->next.duration_us) = us;
-        } else if (!strcmp(o, "-filter_complex") || !strcmp(o, "-lavfi"))
+        } else if (!strcmp(o, "-filter_complex") || !strcmp(o, "-lavfi")) {
             r->filter_complex = v;
-        else if (!strcmp(o, "-filter_complex_script")) {
+            r->filter_complex_file = NULL;
+        } else if (!strcmp(o, "-filter_complex_script")) {
             if (read_script(a, v))
                 return -1;
         } else if (!strcmp(o, "-map")) {

@@ -485,6 +485,10 @@ int clv_output_same_file(const char *a, const char *b);
 int clv_side_file_check(const char *const *inputs, int input_count, const char *output,
                         const char *format, const char *path, const char *what, int overwrite,
                         clv_msg *msg);
+/* CLV_EIO, msg starting with what, when a file written later at path
+ * could not be: its folder is missing or not writable, or the file is
+ * there and not writable. */
+int clv_side_file_folder_check(const char *path, const char *what, clv_msg *msg);
 /* -f v4l2 (a virtual camera): CLV_EOPTION unless output is a V4L2 video
  * output device (VIDIOC_QUERYCAP says V4L2_CAP_VIDEO_OUTPUT: a v4l2loopback
  * device no other program feeds), CLV_EIO when nothing is there. The

@@ -725,6 +725,23 @@ int clv_own_stream(const struct stat *st)
     return 0;
 }
 
+int clv_side_file_folder_check(const char *path, const char *what, clv_msg *msg)
+{
+    struct stat st;
+    if (stat(path, &st) == 0)
+        return S_ISDIR(st.st_mode) || access(path, W_OK) == 0
+                   ? 0 /* a folder: clv_side_file_check's to name */
+                   : clv_io_fail(msg, CLV_EIO, "%s: cannot write '%.900s': %s", what, path,
+                                 strerror(errno));
+    char dir[PATH_MAX];
+    const char *base;
+    split(path, dir, sizeof dir, &base);
+    if (access(dir[0] ? dir : ".", W_OK | X_OK) != 0)
+        return clv_io_fail(msg, CLV_EIO, "%s: cannot write '%.900s' in its folder: %s", what, path,
+                           strerror(errno));
+    return 0;
+}
+
 int clv_side_file_check(const char *const *inputs, int input_count, const char *output,
                         const char *format, const char *path, const char *what, int overwrite,
                         clv_msg *msg)

@@ -85,12 +85,14 @@ int clv_transcode_check_output(const char *const *inputs, int input_count, const
 
 /* The files a run reads: its inputs and those its chain or graph reads. */
 #define RUN_FILES_MAX                                                                              \
-    (CLV_GRAPH_INPUTS + CLV_GRAPH_NODES * CLV_PARAMS_MAX + CLV_CHAIN_MAX * (1 + CLV_PARAMS_MAX))
+    (1 + CLV_GRAPH_INPUTS + CLV_GRAPH_NODES * CLV_PARAMS_MAX + CLV_CHAIN_MAX * (1 + CLV_PARAMS_MAX))
 static int run_files(const clv_transcode_options *o, const clv_chain_desc *desc,
                      const clv_graph_desc *graph, const char **files)
 {
     int count = 0;
     files[count++] = o->input;
+    if (o->filter_complex_file)
+        files[count++] = o->filter_complex_file;
     if (graph) {
         for (int i = 0; i < o->more_input_count; i++)
             files[count++] = o->more_inputs[i].path;

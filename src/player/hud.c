@@ -219,7 +219,7 @@ int clv_player_draw(clv_player *p, uint8_t **capture, int *cw, int *ch)
     return clv_window_draw(p->win, &view, capture, cw, ch);
 }
 
-void clv_player_write_stats(clv_player *p)
+int clv_player_write_stats(clv_player *p, clv_msg *msg)
 {
     clv_player_update_figures(p, 1); /* the last frames, even in a short run */
     /* Checked at the start (clv_side_file_check); a file that appeared at
@@ -234,11 +234,12 @@ void clv_player_write_stats(clv_player *p)
     int fd = own ? -1 : open(p->a.stats, flags, 0666);
     FILE *f = own == 1 ? stdout : own == 2 ? stderr : fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
-        fprintf(stderr, "clvid: --stats: cannot write '%s': %s%s\n", p->a.stats, strerror(errno),
-                errno == EEXIST ? " (it appeared during the session; use -y to overwrite it)" : "");
+        int e = errno;
         if (fd >= 0)
             close(fd);
-        return;
+        return clv_io_fail(
+            msg, CLV_EIO, "--stats: cannot write '%.900s': %s%s", p->a.stats, strerror(e),
+            e == EEXIST ? " (it appeared during the session; use -y to overwrite it)" : "");
     }
     char chain[512], shares[1200] = "", frames[200] = "";
     clv_device_shares_text(p->ctx, p->stage, shares, sizeof shares);
@@ -292,7 +293,12 @@ void clv_player_write_stats(clv_player *p)
     clv_decode_text(clv_decoder_media(p->dec), decode, sizeof decode);
     fprintf(f, "decode=%s\n", decode);
     if (f == stdout || f == stderr)
-        fflush(f);
-    else if (fclose(f))
-        fprintf(stderr, "clvid: --stats: cannot write '%s': %s\n", p->a.stats, strerror(errno));
+        return fflush(f) ? clv_io_fail(msg, CLV_EIO, "--stats: cannot write '%.900s': %s",
+                                       p->a.stats, strerror(errno))
+                         : 0;
+    int failed = ferror(f);
+    if (fclose(f) || failed)
+        return clv_io_fail(msg, CLV_EIO, "--stats: cannot write '%.900s': %s", p->a.stats,
+                           strerror(errno));
+    return 0;
 }

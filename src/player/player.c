@@ -83,6 +83,74 @@ static clv_compose_options compose_options(const clv_player *p)
                                  .profiling = 1};
 }
 
+/* The files the session reads: its inputs, -filter_complex_script's
+ * files and those the chains and graphs read (a kernel, a LUT); into a new
+ * array (*files, the caller frees it), the graphs parsed into graphs[]. */
+static int session_files(const clv_player *p, clv_chain_desc **descs, clv_graph_desc **graphs,
+                         const char ***files, int *count, clv_msg *msg)
+{
+    enum {
+        CHAIN_FILES = CLV_CHAIN_MAX * (1 + CLV_PARAMS_MAX),
+        GRAPH_FILES = CLV_GRAPH_NODES * CLV_PARAMS_MAX
+    };
+    const size_t most = 1 + CLV_GRAPH_INPUTS + (size_t)p->a.graph_count * (1 + GRAPH_FILES) +
+                        (size_t)p->a.chain_count * CHAIN_FILES;
+    const char **list = malloc(most * sizeof *list);
+    if (!list)
+        return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
+    int n = 0;
+    list[n++] = p->path;
+    for (int i = 0; i < p->a.io.more_input_count && i < CLV_GRAPH_INPUTS; i++)
+        list[n++] = p->a.io.more_inputs[i].path;
+    for (int i = 0; i < p->a.chain_count; i++)
+        n += clv_chain_desc_files(descs[i], list + n, CHAIN_FILES);
+    for (int i = 0; i < p->a.graph_count; i++) {
+        if (p->a.graph_files[i])
+            list[n++] = p->a.graph_files[i];
+        /* checked by clv_compose_check before: a fault here is not news */
+        if (!clv_graph_parse(p->a.graphs[i], 1 + p->a.io.more_input_count, p->a.io.map, &graphs[i],
+                             NULL))
+            n += clv_graph_desc_files(graphs[i], list + n, GRAPH_FILES);
+    }
+    (void)msg;
+    *files = list;
+    *count = n;
+    return 0;
+}
+
+/* The recording, the screenshot and the stats at exit overwrite none of
+ * the files the session reads (nor each other), and a file already there
+ * only with -y (told now, not after the session). */
+static int check_files(const clv_player *p, clv_chain_desc **descs, clv_msg *msg)
+{
+    clv_graph_desc *graphs[CLV_PLAYER_CHAINS] = {0};
+    const char **inputs = NULL;
+    int count = 0, err = session_files(p, descs, graphs, &inputs, &count, msg);
+    const char *output = p->a.io.output, *format = p->a.io.output_format;
+    const int y = p->a.io.overwrite;
+    if (!err && p->a.screenshot)
+        err = clv_side_file_check(inputs, count, output, format, p->a.screenshot, "--screenshot", y,
+                                  msg);
+    if (!err && p->a.stats && p->a.screenshot && clv_output_same_file(p->a.stats, p->a.screenshot))
+        err = clv_io_fail(msg, CLV_EOPTION,
+                          "--stats: '%.900s' is the --screenshot file; write it to another file",
+                          p->a.stats);
+    if (!err && p->a.stats)
+        err = clv_side_file_check(inputs, count, output, format, p->a.stats, "--stats", y, msg);
+    /* Written at the exit: a folder that cannot take them is told now. */
+    const char *at_exit[2] = {p->a.screenshot, p->a.stats};
+    for (int i = 0; i < 2 && !err; i++)
+        if (at_exit[i] &&
+            (err = clv_side_file_folder_check(at_exit[i], i ? "--stats" : "--screenshot", msg)))
+            break;
+    if (!err && output)
+        err = clv_output_check(inputs, count, output, format, y, msg);
+    free(inputs);
+    for (int i = 0; i < CLV_PLAYER_CHAINS; i++)
+        clv_graph_desc_destroy(graphs[i]);
+    return err;
+}
+
 /* What can be wrong before anything opens: chains, -o on a file, --audio
  * without -o, an output already there. */
 static int check(clv_player *p, clv_chain_desc **descs, clv_msg *msg)
@@ -138,30 +206,7 @@ static int check(clv_player *p, clv_chain_desc **descs, clv_msg *msg)
         return clv_io_fail(msg, CLV_EOPTION,
                            "--audio %.500s records the microphone into a recording; give -o OUTPUT",
                            p->a.io.mic);
-    /* The recording and the screenshot at exit overwrite none of the
-     * inputs, and a file already there only with -y (told now, not after
-     * the session). */
-    const char *inputs[1 + CLV_GRAPH_INPUTS] = {p->path};
-    int count = 1;
-    for (int i = 0; i < p->a.io.more_input_count && count < 1 + CLV_GRAPH_INPUTS; i++)
-        inputs[count++] = p->a.io.more_inputs[i].path;
-    if (p->a.screenshot &&
-        (err = clv_output_check(inputs, count, p->a.screenshot, NULL, p->a.io.overwrite, msg)))
-        return err;
-    /* --stats FILE as transcode's --progress: a file there only with -y, never
-     * an input, the recording or the screenshot. */
-    if (p->a.stats && p->a.screenshot && clv_output_same_file(p->a.stats, p->a.screenshot))
-        return clv_io_fail(msg, CLV_EOPTION,
-                           "--stats: '%.900s' is the --screenshot file; write it to another file",
-                           p->a.stats);
-    if (p->a.stats &&
-        (err = clv_side_file_check(inputs, count, p->a.io.output, p->a.io.output_format, p->a.stats,
-                                   "--stats", p->a.io.overwrite, msg)))
-        return err;
-    if (p->a.io.output)
-        return clv_output_check(inputs, count, p->a.io.output, p->a.io.output_format,
-                                p->a.io.overwrite, msg);
-    return 0;
+    return check_files(p, descs, msg);
 }
 
 /* Opens the input; a camera is asked for MJPEG first when wanted (cameras
@@ -393,8 +438,11 @@ static int open_run(clv_player *p, clv_chain_desc *const *descs, clv_msg *msg)
             err = clv_png_write(p->a.screenshot, px, cw, ch, p->a.io.overwrite, msg);
         free(px);
     }
-    if (p->a.stats)
-        clv_player_write_stats(p);
+    if (p->a.stats) {
+        clv_msg later = {{0}}; /* a fault before this one is the one told */
+        int stats_err = clv_player_write_stats(p, err ? &later : msg);
+        err = err ? err : stats_err;
+    }
     return err;
 }
 

@@ -87,6 +87,7 @@ typedef struct clv_player_options {
      * cycles the graphs; the one -vf chain (or preset) is applied after
      * the graph, the "main chain" the keys switch. */
     const char *graphs[CLV_PLAYER_CHAINS];
+    const char *graph_files[CLV_PLAYER_CHAINS]; /* -filter_complex_script's file, or NULL */
     int graph_count;
     int width, height; /* the window's, in points; 0: the video's, fitted */
     int fullscreen, untimed, loop, autoexit, no_audio, no_hud;

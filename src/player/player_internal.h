@@ -280,7 +280,8 @@ void clv_player_update_figures(clv_player *p, int now_anyway);
 /* Draws the window: the frame, HUD, help, notice, kernel error; with
  * capture, the window's pixels too (*capture is the caller's to free). */
 int clv_player_draw(clv_player *p, uint8_t **capture, int *cw, int *ch);
-/* --stats: the state as key=value lines into the file named. */
-void clv_player_write_stats(clv_player *p);
+/* --stats: the state as key=value lines into the file named; CLV_EIO with
+ * msg when it cannot be written. */
+int clv_player_write_stats(clv_player *p, clv_msg *msg);
 
 #endif
