@@ -46,8 +46,9 @@ struct _GstClvidFilter {
     int depth;       /* buffers held before the first comes out: 2 on GPUs, 1 on CPUs, per device */
     int chain_depth; /* the chain's bits a channel: 16 for the caps' formats of 10 bits */
     gboolean draining;
-    char chain_error[1024]; /* a chain refused before start: start fails with it */
-    double kernel_ms;       /* per frame, over the last second's frames */
+    char chain_error[1024];   /* a chain refused before start: start fails with it */
+    int refused_w, refused_h; /* the last input size the chain refused, told once */
+    double kernel_ms;         /* per frame, over the last second's frames */
     /* The streaming thread's. */
     clv_context *ctx;
     clv_chain *chain;
@@ -548,8 +549,21 @@ static GstCaps *transform_caps(GstBaseTransform *trans, GstPadDirection directio
             gst_structure_get_int(o, "height", &h)) {
             int par = gst_structure_get_fraction(o, "pixel-aspect-ratio", &n, &d);
             clv_size in = {w, h, n, d, 0, 0, 0}, size;
-            if (!desc || clv_chain_desc_output_size(desc, &in, &size, NULL)) {
+            clv_msg size_msg = {{0}};
+            if (!desc || clv_chain_desc_output_size(desc, &in, &size, &size_msg)) {
                 gst_structure_free(o); /* the chain can't take this size */
+                /* Said on the bus (once a size), or negotiation fails with
+                 * no word of why (the size the chain refused). */
+                g_mutex_lock(&self->lock);
+                int told = self->refused_w == w && self->refused_h == h;
+                self->refused_w = w, self->refused_h = h;
+                g_mutex_unlock(&self->lock);
+                if (desc)
+                    GST_INFO_OBJECT(self, "the chain refuses %dx%d: %s", w, h, size_msg.text);
+                if (desc && !told)
+                    GST_ELEMENT_WARNING(self, CORE, NEGOTIATION,
+                                        ("clvidfilter chain: %s", size_msg.text),
+                                        ("the input caps' size %dx%d", w, h));
                 continue;
             }
             gst_structure_set(o, "width", G_TYPE_INT, size.width, "height", G_TYPE_INT, size.height,

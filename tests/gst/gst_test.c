@@ -739,6 +739,33 @@ static void check_bad_start(const char *chain, const char *want)
     close_run(&r);
 }
 
+/* A chain that cannot take the input's size (a crop larger than the
+ * frame) at start: negotiation fails, with a warning on the bus that
+ * names the filter and the size, not "not-negotiated" alone. */
+static void check_size_refused(void)
+{
+    run r;
+    if (open_run(&r, "videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=64,height=48 ! "
+                     "clvidfilter name=f ! appsink name=out sync=false"))
+        return;
+    g_object_set(r.filter, "chain", "crop=100:100", NULL);
+    gst_element_set_state(r.pipeline, GST_STATE_PLAYING);
+    gst_element_get_state(r.pipeline, NULL, NULL, 20 * GST_SECOND);
+    char *said[8];
+    int n = bus_messages(&r, said, 8), found = 0;
+    for (int i = 0; i < n; i++) {
+        found |= !strncmp(said[i], "warning:", 8) && strstr(said[i], "a crop of 100x100") &&
+                 strstr(said[i], "64x48");
+        g_free(said[i]);
+    }
+    CHECK(found,
+          "crop=100:100 on 64x48 at start: no warning naming the crop and the size (%d "
+          "messages)",
+          n);
+    printf("  at start 'crop=100:100' on 64x48: a warning names the crop and the size\n");
+    close_run(&r);
+}
+
 static int test_bad_chain(void)
 {
     char dir[] = "/tmp/clvid-gst-bad-XXXXXX";
@@ -870,6 +897,7 @@ static int test_bad_chain(void)
     check_bad_start(chain_missing, want_missing);
     check_bad_start(chain_syntax, want_syntax);
     check_bad_start(chain_signature, "kernel 'k' has 1 arguments");
+    check_size_refused();
 done:
     remove(syntax);
     remove(signature);
