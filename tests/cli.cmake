@@ -24,6 +24,10 @@ expect_run(COMMAND ${CLVID} --help STATUS 0 OUT "usage: clvid")
 expect_run(COMMAND ${CLVID} STATUS 2 ERR "usage: clvid")
 expect_run(COMMAND ${CLVID} frobnicate STATUS 2 ERR "unknown command 'frobnicate'")
 expect_run(COMMAND ${CLVID} filters extra STATUS 2 ERR "unexpected .extra.")
+expect_run(COMMAND ${CLVID} filters --help STATUS 0 OUT "usage: clvid filters")
+expect_run(COMMAND ${CLVID} filters --file STATUS 2 ERR "--file needs a value")
+expect_run(COMMAND ${CLVID} devices -h STATUS 0 OUT "usage: clvid devices")
+expect_run(COMMAND ${CLVID} devices extra STATUS 2 ERR "takes no arguments .unexpected .extra..")
 expect_run(COMMAND ${BENCH} --chain medain STATUS 2
            ERR "unknown filter 'medain'; did you mean 'median'\\?")
 expect_run(COMMAND ${BENCH} --chain median=radius=9 STATUS 2

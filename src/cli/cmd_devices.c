@@ -4,14 +4,22 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "clvid.h"
 
 int clv_cmd_devices(int argc, char **argv)
 {
-    (void)argv;
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: clvid devices\n"
+               "Lists every OpenCL device of every platform (index, platform, name, type,\n"
+               "compute units, memory, OpenCL C version); * marks the one used by default\n"
+               "(CLVID_DEVICE, else the first GPU, else the first device). --device takes\n"
+               "an index, a name's part, gpu, cpu, all or a list (0,1).\n");
+        return CLV_EXIT_OK;
+    }
     if (argc > 1) {
-        fprintf(stderr, "clvid devices: takes no arguments\n");
+        fprintf(stderr, "clvid devices: takes no arguments (unexpected '%s')\n", argv[1]);
         return CLV_EXIT_USAGE;
     }
     clv_msg msg = {{0}};

@@ -231,11 +231,20 @@ int clv_cmd_filters(int argc, char **argv)
     const char *file = NULL, *kernel = NULL;
     int markdown = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--markdown"))
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("usage: clvid filters [--markdown | --file KERNEL.cl [--kernel NAME]]\n"
+                   "Lists every filter with its parameters (type, default, range, step);\n"
+                   "--markdown as docs/filters.md's tables; --file: a user kernel's\n"
+                   "parameters (opencl=file=KERNEL.cl), --kernel picking one of its kernels.\n");
+            return CLV_EXIT_OK;
+        } else if (!strcmp(argv[i], "--markdown"))
             markdown = 1;
-        else if (!strcmp(argv[i], "--file") && i + 1 < argc)
+        else if ((!strcmp(argv[i], "--file") || !strcmp(argv[i], "--kernel")) && i + 1 == argc) {
+            fprintf(stderr, "clvid filters: %s needs a value\n", argv[i]);
+            return CLV_EXIT_USAGE;
+        } else if (!strcmp(argv[i], "--file"))
             file = argv[++i];
-        else if (!strcmp(argv[i], "--kernel") && i + 1 < argc)
+        else if (!strcmp(argv[i], "--kernel"))
             kernel = argv[++i];
         else {
             fprintf(stderr,
