@@ -151,6 +151,11 @@ int test_graph_errors(void)
                        "graph: a cycle: filter 'hstack' (#1 in the graph, at character 6) is fed, "
                        "through its inputs, by its own output",
                        6);
+    /* A cycle that takes the graph's only output: the cycle is the news. */
+    expect_graph_error("[0][a]hstack[b];[b]hflip[a]", 1, NULL,
+                       "graph: a cycle: filter 'hstack' (#1 in the graph, at character 6) is fed, "
+                       "through its inputs, by its own output",
+                       6);
     expect_graph_error("[0]hflip[a][b]", 1, NULL,
                        "graph: filter 'hflip' (#1 in the graph, at character 3) has 1 output; the "
                        "label '[b]' at character 11 is one too many",

@@ -386,8 +386,12 @@ static int bind_pads(parser *p, int input_count, const char *output)
         return fail_at(p, io->at, CLV_EPARSE,
                        "graph: more than one output: output %d of %s is not connected", io->pad, w);
     }
-    if (chosen < 0)
-        return fail_at(p, (int)strlen(p->text), CLV_EPARSE, "graph: it has no output");
+    if (chosen < 0) {
+        /* Every output feeds a filter: a cycle ("[0][a]hstack[b];[b]hflip[a]")
+         * is the news, where there is one. */
+        int err = sort_nodes(p);
+        return err ? err : fail_at(p, (int)strlen(p->text), CLV_EPARSE, "graph: it has no output");
+    }
     d->output = (clv__graph_link){p->open_out.item[chosen].node, p->open_out.item[chosen].pad};
     return 0;
 }
