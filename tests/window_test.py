@@ -21,18 +21,27 @@ ARGS = None
 ENV = None
 
 
+def forget_stats(cmd, cwd=None):
+    """The tests write their stats file (stats*.txt) at one path run after
+    run: the one before goes first, as without -y play and webcam refuse a
+    file that is there."""
+    if "--stats" in cmd[:-1]:
+        path = os.path.join(cwd or "", cmd[cmd.index("--stats") + 1])
+        if os.path.basename(path).startswith("stats") and os.path.isfile(path):
+            os.remove(path)
+    return cmd
+
+
 def run(cmd, expect=0, env=None, cwd=None):
-    return harness.run(cmd, expect, env=env or ENV, cwd=cwd, timeout=300)
+    return harness.run(forget_stats(cmd, cwd), expect, env=env or ENV, cwd=cwd, timeout=300)
 
 
 def play(*args, expect=0, cwd=None):
-    # The tests write their screenshot and stats at one path run after run:
-    # the ones before go first (without -y play refuses a file that is there).
-    for option in ("--screenshot", "--stats"):
-        if option in args:
-            path = os.path.join(cwd or "", args[args.index(option) + 1])
-            if os.path.isfile(path):
-                os.remove(path)
+    # The screenshot too, written at one path run after run.
+    if "--screenshot" in args:
+        path = os.path.join(cwd or "", args[args.index("--screenshot") + 1])
+        if os.path.isfile(path):
+            os.remove(path)
     return run([ARGS.clvid, "play", *args], expect=expect, cwd=cwd)
 
 
@@ -359,8 +368,8 @@ def press_keys(tmp, keys, remap=None):
         restore.append((code, [x11.XKeysymToString(x11.XKeycodeToKeysym(dpy, code, i)).decode()
                                for i in (0, 1)]))
         keysyms(code, pair)
-    p = subprocess.Popen([ARGS.clvid, "play", sample(), "--loop", "--size", "320x180",
-                          "--stats", st], env=ENV, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(forget_stats([ARGS.clvid, "play", sample(), "--loop", "--size",
+                                       "320x180", "--stats", st]), env=ENV, stderr=subprocess.PIPE, text=True)
     try:
         # The window, found by its title once it is mapped (SDL names it).
         window, deadline = 0, time.time() + 120
@@ -880,8 +889,9 @@ def webcam_record(tmp):
           % (s["record_latency_frames"], lat, enc))
     # Ctrl-C during a recording finishes the file.
     rec2 = os.path.join(tmp, "rec2.mkv")
-    p = subprocess.Popen([ARGS.clvid, "webcam", *CAMERA, "testsrc2=size=320x240:rate=30", "-o",
-                          rec2, "--stats", st, "--size", "320x240"], env=ENV,
+    p = subprocess.Popen(forget_stats([ARGS.clvid, "webcam", *CAMERA,
+                                       "testsrc2=size=320x240:rate=30", "-o", rec2, "--stats", st,
+                                       "--size", "320x240"]), env=ENV,
                          stderr=subprocess.PIPE, text=True)
     # Ctrl-C once frames are being written (the partial file grows; a slow
     # sanitizer build takes long to open the window), then 2 s later.
@@ -1306,7 +1316,8 @@ class Live:
     """clvid play in the background, its stderr read as it comes."""
 
     def __init__(self, *args):
-        self.p = subprocess.Popen([ARGS.clvid, "play", *args], stdout=subprocess.DEVNULL,
+        self.p = subprocess.Popen(forget_stats([ARGS.clvid, "play", *args]),
+                                  stdout=subprocess.DEVNULL,
                                   stderr=subprocess.PIPE, env=ENV)
         self.err = b""
         self.seen = 0
