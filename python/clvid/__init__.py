@@ -426,6 +426,13 @@ def _to_rgba(img: np.ndarray, order: str, max_bytes: int = 0,
     return rgba, c
 
 
+def _shape(img: Any) -> Any:
+    """What a stream's pictures must share to be one sequence: size,
+    channels and bytes a sample (an array that is none is refused by the
+    run itself)."""
+    return (img.shape, img.dtype.itemsize) if isinstance(img, np.ndarray) else None
+
+
 def _from_rgba(rgba: np.ndarray, channels: int, order: str) -> np.ndarray:
     out = rgba[..., [2, 1, 0, 3]] if order == "bgr" else rgba
     return np.ascontiguousarray(out[..., :channels])
@@ -686,26 +693,41 @@ class Chain(_Owner):
         comes once the sequence ends. Any chain streams (without a
         deinterlacer, as calls). frame_index: the first run's (default: as
         chain(img)); each run counts one. After a stream with a
-        deinterlacer the chain starts afresh for the next."""
+        deinterlacer the chain starts afresh for the next. A picture of
+        another size, channel count or dtype than the one before it ends
+        the sequence so far (its last frames out at its own size and
+        channels, as the GStreamer element drains on new caps) and starts
+        a new one."""
         delay, rate = self.cadence
         index = None if frame_index is None else _frame_index(frame_index)
-        runs, last = 0, None
+        runs, last, shape = 0, None, None
         for img in pictures:
+            # A deinterlacer holds the picture before: were it run with the
+            # next of another shape, the engine would start again at the new
+            # size (or give the held frame the new channels) and the held
+            # frame's place would take the new picture's first run.
+            if delay and last is not None and _shape(img) != shape:
+                yield from self._drain(last, delay * rate)
+                runs = 0
             for _ in range(rate):
                 out = self._run(img, index)
                 index = None
                 if runs >= delay * rate:
                     yield out
                 runs += 1
-            last = img
-        if not delay or last is None:
-            return
+            last, shape = img, _shape(img)
+        if delay and last is not None:
+            yield from self._drain(last, delay * rate)
+
+    def _drain(self, last: np.ndarray, count: int) -> Iterator[np.ndarray]:
+        """Ends the sequence whose last picture was `last`: the `count`
+        frames the deinterlacer still holds, then the chain afresh."""
         with self._open():
             for chain in (self._chain, self._chain16):
                 if chain:
                     _chain_end(chain)
         try:
-            for _ in range(delay * rate):
+            for _ in range(count):
                 yield self._run(last, None)
         finally:
             self._restart()
@@ -1489,7 +1511,8 @@ def check_output(inputs: List[str], output: str, overwrite: bool = False,
 def reference_stream(text: Optional[str], pictures: Iterable[np.ndarray], frame_index: int = 0,
                      order: str = "rgb") -> List[np.ndarray]:
     """The C references over a sequence, as Chain(text).stream(pictures)
-    runs the chain (a deinterlacer's lag, its fields and its end)."""
+    runs the chain (a deinterlacer's lag, its fields and its end, and a
+    new sequence at each change of size, channels or dtype)."""
     _check_order(order)
     index = _frame_index(frame_index)
     desc = _parse(text)
@@ -1514,22 +1537,33 @@ def reference_stream(text: Optional[str], pictures: Iterable[np.ndarray], frame_
                         % (rgba.shape[1], rgba.shape[0]))
         index = (index + 1) & _UINT64_MAX
         return _from_rgba(out, channels, order)
+    def drain(last):
+        nonlocal ref
+        _ref_end(ref)
+        for _ in range(delay.value * rate.value):
+            outs.append(run(*last))
+        _ref_destroy(ref)
+        ref = None
+        ref = _reference_chain(desc, text)
     try:
-        runs, last = 0, None
+        runs, last, shape = 0, None, None
         for img in pictures:
-            last = _to_rgba(img, order)
+            rgba = _to_rgba(img, order)
+            if delay.value and last is not None and _shape(img) != shape:
+                drain(last)  # as Chain.stream: the held frame at its own shape
+                runs = 0
+            last, shape = rgba, _shape(img)
             for _ in range(rate.value):
                 out = run(*last)
                 if runs >= delay.value * rate.value:
                     outs.append(out)
                 runs += 1
         if delay.value and last is not None:
-            _ref_end(ref)
-            for _ in range(delay.value * rate.value):
-                outs.append(run(*last))
+            drain(last)
         return outs
     finally:
-        _ref_destroy(ref)
+        if ref is not None:
+            _ref_destroy(ref)
 
 
 def frames(path: Any, vf: Optional[str] = None, device: Optional[str] = None,

@@ -266,6 +266,31 @@ def test_deinterlacer_stream(vf, rate, size):
         assert np.array_equal(field[0::2], seq[0][0::2])
 
 
+@pytest.mark.parametrize("vf", ["yadif=mode=send_frame", "bwdif"])
+def test_deinterlacer_stream_shape_change(vf):
+    """A picture of another size, channel count or dtype mid-stream: the
+    frame the deinterlacer holds comes out at its own size and channels
+    (as if each run of one shape were its own stream), not as the new
+    picture's warm-up; the C references do the same."""
+    tiny, big = picture(2, 2, c=3), picture(720, 1280, c=3)
+    four, three = picture(4, 4, c=4), picture(4, 4, c=3)
+    wide = RNG.integers(0, 65536, (4, 4, 3), dtype=np.uint16)
+    for runs in ([[tiny], [big]], [[four], [three, three]], [[three, three], [four]],
+                 [[three], [wide], [three]]):
+        seq = [p for run in runs for p in run]
+        want = [f for run in runs for f in clvid.reference_stream(vf, run)]
+        with clvid.Chain(vf) as chain:
+            got = list(chain.stream(seq))
+            assert [g.shape for g in got] == [w.shape for w in want], vf
+            assert all(np.array_equal(a, b) for a, b in zip(got, want)), vf
+            for run in runs:  # the chain started afresh for each run
+                single = list(chain.stream(run))
+                assert all(np.array_equal(a, b) for a, b in zip(single, got[:len(single)]))
+                got = got[len(single):]
+        ref = clvid.reference_stream(vf, seq)
+        assert len(ref) == len(want) and all(np.array_equal(a, b) for a, b in zip(ref, want))
+
+
 def test_frames_deinterlaced(tmp_path):
     """frames() with a deinterlacer: every frame out, two per frame with
     send_field, at the times of the fields (twice the rate)."""
