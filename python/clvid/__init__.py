@@ -22,10 +22,12 @@ devices()); a larger array is refused before anything is copied.
 """
 from __future__ import annotations
 
+import collections.abc
 import contextlib
 import ctypes
 import ctypes.util
 import glob
+import math
 import numbers
 import operator
 import os
@@ -279,12 +281,26 @@ def _path(value: Any, what: str) -> bytes:
 
 def _integer(value: Any, what: str) -> int:
     """An integer argument; floats and strings are refused rather than
-    truncated or parsed, as ctypes would wrap them silently."""
+    truncated or parsed, as ctypes would wrap them silently, and so are
+    True and False (an index of True is a slip, not filter 1)."""
+    if isinstance(value, bool):
+        raise TypeError("clvid: %s must be an integer, not bool" % what)
     try:
         return operator.index(value)
     except TypeError:
         raise TypeError("clvid: %s must be an integer, not %s"
                         % (what, type(value).__name__)) from None
+
+
+def _real(value: Any, what: str) -> float:
+    """A finite number argument (seconds, a rate) as float; strings and
+    bools are refused rather than parsed or taken as 0 and 1."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError("clvid: %s must be a number, not %s" % (what, type(value).__name__))
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError("clvid: %s must be finite, not %r" % (what, value))
+    return number
 
 
 _UINT64_MAX = (1 << 64) - 1
@@ -974,7 +990,10 @@ def reference_graph(text: str, *pictures: np.ndarray, frame_index: int = 0,
     rate (overlay's t, xfade's progress)."""
     _check_order(order)
     index = _frame_index(frame_index)
-    when = index / rate if time is None else float(time)
+    rate = _real(rate, "rate")
+    if not rate > 0:
+        raise ValueError("clvid: rate must be positive, got %r" % (rate,))
+    when = index / rate if time is None else _real(time, "time")
     desc = _GraphDesc(text, output)
     arrays, channels = _graph_inputs(desc, pictures, order)
     sizes = (_Size * len(arrays))(*[_Size(a.shape[1], a.shape[0], 0, 1) for a in arrays])
@@ -1020,9 +1039,9 @@ class Graph(_Owner):
     def __init__(self, text: str, device: Optional[str] = None, order: str = "rgb",
                  output: Optional[str] = None, rate: float = 25.0):
         self._order = _check_order(order)
-        if not rate > 0:
+        self._rate = _real(rate, "rate")
+        if not self._rate > 0:
             raise ValueError("clvid: rate must be positive, got %r" % (rate,))
-        self._rate = float(rate)
         self._desc = _GraphDesc(text, output)
         keep: list = []
         opt = _engine_options(device, keep)
@@ -1058,7 +1077,8 @@ class Graph(_Owner):
     @property
     def inputs(self) -> int:
         """How many pictures a call takes."""
-        return self._desc.inputs
+        with self._open():
+            return self._desc.inputs
 
     @property
     def device(self) -> str:
@@ -1092,7 +1112,7 @@ class Graph(_Owner):
             if frame_index is not None:
                 self._frame_index = _frame_index(frame_index)
             index = self._frame_index
-            when = index / self._rate if time is None else float(time)
+            when = index / self._rate if time is None else _real(time, "time")
             graph = self._graphs.get(depth)
             if graph is None:
                 graph = ctypes.c_void_p()
@@ -1409,6 +1429,13 @@ def transcode(input: str, output: str, vf: Optional[str] = None,
             for k, v in list(d.items()):
                 if isinstance(v, bytes):
                     d[k] = v.decode(errors="replace")
+            # A NULL-terminated array of the temporary files, valid during
+            # the call only: copied out as a list of str.
+            paths, n = [], 0
+            while s.partial_paths and s.partial_paths[n] is not None:
+                paths.append(s.partial_paths[n].decode(errors="replace"))
+                n += 1
+            d["partial_paths"] = paths
             d["event"] = _EVENTS[s.event]
             state["status"] = d
             if progress is not None and progress(d):
@@ -1498,6 +1525,9 @@ def check_output(inputs: List[str], output: str, overwrite: bool = False,
     _need_pipeline()
     if isinstance(inputs, (str, bytes, bytearray, os.PathLike)):
         inputs = [inputs]
+    elif not isinstance(inputs, collections.abc.Iterable):
+        raise TypeError("clvid: check_output's inputs must be a path or a list of paths, not %s"
+                        % type(inputs).__name__)
     names = [_path(p, "input") for p in inputs]
     paths = (ctypes.c_char_p * max(1, len(names)))(*names)
     msg = _Msg()

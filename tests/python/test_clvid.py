@@ -175,6 +175,11 @@ def test_set_param_without_rebuild():
     assert np.array_equal(chain(img), clvid.reference("median=radius=3", img))
     with pytest.raises(ValueError, match="1 to 7"):
         chain.set(0, "radius", 99)
+    with pytest.raises(TypeError, match="clvid: filter_index must be an integer, not bool"):
+        chain.set(True, "radius", 2)  # not filter 1
+    with pytest.raises(TypeError, match="clvid: frame_index must be an integer, not bool"):
+        chain(img, frame_index=False)
+    assert chain.text == "median=radius=3"
 
 
 def test_errors():
@@ -314,6 +319,12 @@ def test_transcode_progress_and_stop(tmp_path):
     last = clvid.transcode(SAMPLE, str(out), vf="sharpen", progress=events.append, frames=60,
                            crf=30)
     assert events[0]["event"] == "start" and events[-1]["event"] == "end"
+    # The temporary files as a list of str (a C array copied out), the
+    # first one partial_path.
+    paths = events[0]["partial_paths"]
+    assert isinstance(paths, list) and all(isinstance(p, str) for p in paths)
+    assert paths[:1] == ([events[0]["partial_path"]] if events[0]["partial_path"] else [])
+    assert all(isinstance(e["partial_paths"], list) for e in events)
     assert last["frames"] == 60 and last["codec"] == "libx264"
     # Stopping from the callback finishes a valid, shorter file.
     out2 = tmp_path / "stopped.mkv"
@@ -800,6 +811,9 @@ def test_check_output_is_the_commands(tmp_path):
     with pytest.raises(ValueError, match="input"):
         clvid.check_output([str(tmp_path / "f_%03d.png")], str(tmp_path / "f_001.png"),
                            overwrite=True)
+    with pytest.raises(TypeError, match="clvid: check_output's inputs must be a path or a "
+                                        "list of paths, not NoneType"):
+        clvid.check_output(None, str(tmp_path / "x.mkv"))
 
 
 def test_flips_mirror_the_array():

@@ -81,6 +81,28 @@ def test_graph_checks_the_pictures():
         g(_picture(3, 3), _picture(3, 3, dtype=np.uint16))
     with pytest.raises(TypeError):
         clvid.Graph(42)
+    a = _picture(3, 3)
+    for bad, kind, words in (("x", TypeError, "clvid: time must be a number, not str"),
+                             (float("nan"), ValueError, "clvid: time must be finite, not nan")):
+        with pytest.raises(kind, match=words):
+            g(a, a, time=bad)
+        with pytest.raises(kind, match=words):
+            clvid.reference_graph("[0][1]hstack", a, a, time=bad)
+    with pytest.raises(TypeError, match="clvid: rate must be a number, not str"):
+        clvid.Graph("[0][1]hstack", rate="25")
+    with pytest.raises(ValueError, match="clvid: rate must be positive"):
+        clvid.reference_graph("[0][1]hstack", a, a, rate=0)
+
+
+def test_closed_graph_raises_value_error():
+    """As a Chain's: after close() every method and property raises."""
+    g = clvid.Graph("[0][1]hstack")
+    assert g.inputs == 2
+    g.close()
+    for use in (lambda: g.inputs, lambda: g.text, lambda: g.device,
+                lambda: g(_picture(3, 3), _picture(3, 3))):
+        with pytest.raises(ValueError, match="clvid: this Graph is closed"):
+            use()
 
 
 def test_graph_timing():
