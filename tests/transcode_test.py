@@ -870,6 +870,54 @@ def errors(tmp):
     check(os.path.getsize(sample()) > 100000, "the sample was harmed")
 
 
+@test
+def ignored_values(tmp):
+    """Values that were taken and silently ignored (a file input reads no
+    capture size or rate; -map '[x]' without a graph; a second -vf or
+    -filter_complex won, the first never parsed): exit 2 naming the option,
+    the value and what it takes, in transcode, play and webcam, and
+    nothing written."""
+    out = os.path.join(tmp, "out.mkv")
+    size = "expected WIDTHxHEIGHT, each from 1 to 16384"
+    fps = "expected frames per second, more than 0"
+    cases = [
+        (["--input-size", "abc"], "--input-size abc: " + size),
+        (["--input-size", "0x0"], "--input-size 0x0: " + size),
+        (["--input-fps", "-3"], "--input-fps -3: " + fps),
+        (["--input-fps", "0"], "--input-fps 0: " + fps),
+        (["--input-fps", "abc"], "--input-fps abc: " + fps),
+    ]
+    for command in ("transcode", "play", "webcam"):
+        for args, words in cases:
+            if command == "transcode":
+                p = clvid("-i", sample(), *args, "-t", "0.1", "-o", out, expect=2)
+            else:
+                p = run([ARGS.clvid, command, *([sample()] if command == "play" else []), *args,
+                         "--exit-after-frames", "1"], expect=2)
+            check(words in p.stderr, "%s %s: message lacks '%s':\n%s"
+                  % (command, args, words, p.stderr))
+            check(not os.path.exists(out), "%s left %s behind" % (args, out))
+    # Good values still pass (a file input does not read them).
+    clvid("-i", sample(), "--input-size", "hd720", "--input-fps", "30000/1001", "-t", "0.1",
+          "-o", out)
+    os.remove(out)
+    for args, words in [
+            (["-map", "[x]"], "-map '[x]': no -filter_complex has a label x"),
+            (["-vf", "medain", "-vf", "gray"], "-vf given twice ('medain', then 'gray')"),
+            (["-filter_complex", "[0]medain", "-lavfi", "[0]gray"],
+             "-lavfi [0]gray: a graph was given before"),
+            (["-filter_complex", "[0]gray", "-filter_complex", "[0]gray"],
+             "-filter_complex [0]gray: a graph was given before")]:
+        p = clvid("-i", sample(), *args, "-t", "0.1", "-o", out, expect=2)
+        check(words in p.stderr, "%s: message lacks '%s':\n%s" % (args, words, p.stderr))
+        check(not os.path.exists(out), "%s left %s behind" % (args, out))
+    # webcam --no-window records one chain: a second -vf is not dropped.
+    p = run([ARGS.clvid, "webcam", "-f", "lavfi", "testsrc2=size=64x48", "--no-window", "-vf",
+             "gray", "-vf", "hflip", "-o", out], expect=2)
+    check("--no-window records one chain: 2 -vf" in p.stderr, p.stderr)
+    check(not os.path.exists(out), "webcam --no-window left %s behind" % out)
+
+
 def interrupted_run(tmp, out, signals, extra=()):
     """Starts a slow transcode, sends `signals` (name, delay) in turn and
     returns (exit status, stderr)."""

@@ -312,6 +312,24 @@ static int parse_args(int argc, char **argv, transcode_args *a)
                 a->next.format = v;
             else
                 *(o[1] == 's' ? &a->next.start_us : &a->next.duration_us) = us;
+        } else if ((!strcmp(o, "-vf") && r->chain) ||
+                   ((!strcmp(o, "-filter_complex") || !strcmp(o, "-lavfi") ||
+                     !strcmp(o, "-filter_complex_script")) &&
+                    r->filter_complex)) {
+            /* One run writes one chain or graph: a second would win
+             * silently, the first not even parsed (play takes several). */
+            if (o[1] == 'v')
+                fprintf(stderr,
+                        "clvid transcode: -vf given twice ('%.200s', then '%.200s'): give one "
+                        "chain, its filters joined by commas (-vf 'a,b')\n",
+                        r->chain, v);
+            else
+                fprintf(stderr,
+                        "clvid transcode: %s %.200s: a graph was given before (-filter_complex, "
+                        "-lavfi or -filter_complex_script): give one graph, its chains joined "
+                        "by ';'\n",
+                        o, v);
+            return -1;
         } else if (!strcmp(o, "-filter_complex") || !strcmp(o, "-lavfi")) {
             r->filter_complex = v;
             r->filter_complex_file = NULL;

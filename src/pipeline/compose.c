@@ -75,6 +75,16 @@ static int check_driver(const clv_graph_desc *d, int index, int count, clv_graph
     return err;
 }
 
+int clv_compose_check_map(const char *map, int graph_count, clv_msg *msg)
+{
+    if (!map || !*map || graph_count > 0)
+        return 0;
+    return clv_io_fail(msg, CLV_EOPTION,
+                       "-map '[%.200s]': no -filter_complex has a label %.200s (a label names a "
+                       "graph's output: -filter_complex '...[%.200s]')",
+                       map, map, map);
+}
+
 int clv_compose_check(const clv_compose_options *o, clv_msg *msg)
 {
     if (o->graph_count < 1 || o->graph_count > CLV_COMPOSE_GRAPHS)

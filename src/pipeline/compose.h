@@ -34,6 +34,11 @@ typedef struct clv_compose_options {
  * when there are several) and the place. For the checks before anything
  * opens. */
 int clv_compose_check(const clv_compose_options *o, clv_msg *msg);
+/* -map's label (map, NULL or "" for none) without a graph: CLV_EOPTION
+ * with msg, as ffmpeg refuses it, for a label names a graph's output
+ * (without one the video is input 0's and the label would be ignored);
+ * else 0. */
+int clv_compose_check_map(const char *map, int graph_count, clv_msg *msg);
 
 /* Opens the other inputs beside input 0 (in: its decoder's description,
  * shown turned by rotation and hflip) and works out the first graph's

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libavutil/parseutils.h>
+
 #include "../io/io.h"
 #include "clvid/graph.h"
 
@@ -42,6 +44,11 @@ void clv_transcode_options_destroy(clv_transcode_options *o)
 {
     free(o);
 }
+
+/* The largest capture size and rate asked of a camera: clvid's largest
+ * frame side, and beyond any camera's rate. */
+#define CAPTURE_SIDE_MAX 16384
+#define CAPTURE_RATE_MAX 1000
 
 /* The highest -b:v, bit/s: beyond any encoder's, and within the int that
  * x264 keeps in kbit/s. */
@@ -94,8 +101,6 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
         {"preset", NULL, offsetof(clv_transcode_options, preset)},
         {"pix_fmt", NULL, offsetof(clv_transcode_options, pix_fmt)},
         {"device", NULL, offsetof(clv_transcode_options, device)},
-        {"input-size", "video_size", offsetof(clv_transcode_options, capture_size)},
-        {"input-fps", "framerate", offsetof(clv_transcode_options, capture_rate)},
         {"audio", "mic", offsetof(clv_transcode_options, mic)},
         {"ipc", NULL, offsetof(clv_transcode_options, ipc)},
         {"hwaccel_device", NULL, offsetof(clv_transcode_options, hwaccel_device)},
@@ -136,6 +141,30 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
         if (!err)
             *(mic ? &o->mic_format : &o->capture_format) = v;
         return err;
+    }
+    /* Checked here, though only a camera reads them: a file input would
+     * ignore a slip silently, and a camera's driver would take a bad word
+     * for its default. */
+    if (!strcmp(key, "input-size") || !strcmp(key, "video_size")) {
+        int w = 0, h = 0;
+        if (*v &&
+            (av_parse_video_size(&w, &h, v) < 0 || w > CAPTURE_SIDE_MAX || h > CAPTURE_SIDE_MAX))
+            return clv_io_fail(msg, CLV_EOPTION,
+                               "--input-size %.100s: expected WIDTHxHEIGHT, each from 1 to %d "
+                               "(1280x720), or a size name such as hd720 or vga",
+                               v, CAPTURE_SIDE_MAX);
+        o->capture_size = *v ? v : NULL;
+        return 0;
+    }
+    if (!strcmp(key, "input-fps") || !strcmp(key, "framerate")) {
+        AVRational rate;
+        if (*v && (av_parse_video_rate(&rate, v) < 0 || av_q2d(rate) > CAPTURE_RATE_MAX))
+            return clv_io_fail(msg, CLV_EOPTION,
+                               "--input-fps %.100s: expected frames per second, more than 0 and "
+                               "at most %d (30, 29.97, 30000/1001, ntsc)",
+                               v, CAPTURE_RATE_MAX);
+        o->capture_rate = *v ? v : NULL;
+        return 0;
     }
     if (!strcmp(key, "crf")) {
         long n = strtol(v, &end, 10);

@@ -163,7 +163,9 @@ int clv_reader_open(const clv_transcode_options *o, clv_reader **out, clv_msg *m
         return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     r->graph[0] = o->filter_complex;
     clv_chain_desc *desc = NULL;
-    int err, composed = 0;
+    int err = clv_compose_check_map(o->map, o->filter_complex ? 1 : 0, msg), composed = 0;
+    if (err)
+        goto fail;
     if (o->filter_complex || o->more_input_count)
         err = check_graph(o, r->graph, &desc, &composed, msg);
     else

@@ -20,6 +20,7 @@
 
 #include "../io/io.h"
 #include "blocks.h"
+#include "compose.h"
 #include "framesync.h"
 #include "ipc.h"
 #include "sink.h"
@@ -148,6 +149,8 @@ static int check_options(const clv_transcode_options *o, clv_chain_desc **desc,
     int err = clv_capture_format_check(o->capture_format, o->mic_format, msg);
     if (!err)
         err = clv_hwaccel_check(o->hwaccel, msg);
+    if (!err)
+        err = clv_compose_check_map(o->map, o->filter_complex ? 1 : 0, msg);
     if (err)
         return err;
     if (o->filter_complex || o->more_input_count)

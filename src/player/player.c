@@ -165,6 +165,8 @@ static int check(clv_player *p, clv_chain_desc **descs, clv_msg *msg)
         }
     }
     int err = clv_player_check_keys(p->a.keys, msg);
+    if (!err)
+        err = clv_compose_check_map(p->a.io.map, p->a.graph_count, msg);
     if (err)
         return err;
     if (p->a.graph_count || p->a.io.more_input_count) {
