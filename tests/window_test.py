@@ -471,6 +471,12 @@ def loop_and_end(tmp):
     play(clip, "--untimed", "--autoexit", "--stats", st)
     s = stats(st)
     check(s["frames_shown"] == "25" and s["last_frame"] == "24", "autoexit: %s" % s)
+    # -ss past the end: nothing to show is an error, as in transcode (was
+    # exit 0 in silence); -map with no graph is refused before the window.
+    p = play(clip, "-ss", "1000", "--autoexit", expect=1)
+    check("no video frame to show (is -ss past the end?)" in p.stderr, p.stderr)
+    p = play(clip, "-map", "[x]", "--autoexit", expect=2)
+    check("-map '[x]': no -filter_complex has a label x" in p.stderr, p.stderr)
 
 
 @test

@@ -561,6 +561,13 @@ int clv_player_loop(clv_player *p, clv_msg *msg)
                 p->seek_pending = 1;
                 continue;
             }
+            /* A file that ended before its first frame (-ss past its end)
+             * is an error, as transcode's, not a window closed in silence. */
+            if (p->a.autoexit && !p->a.io.live && !p->presented && !p->seek_pending) {
+                err = clv_io_fail(msg, CLV_EINVAL, "'%.900s': no video frame to show%s", p->path,
+                                  p->a.io.start_us ? " (is -ss past the end?)" : "");
+                break;
+            }
             if (p->a.autoexit || p->a.io.live)
                 break; /* a live source that ends (a camera unplugged) ends the run */
         }
