@@ -25,6 +25,7 @@ CROP = ["crop", "crop=1:1", "crop=w=iw/2", "crop=iw-3:ih-1:1:0", "crop=out_w=iw/
         "crop=w=min(iw\\,ih):h=ow", "crop=iw/2:ih/2:x=y*2:y=ih/4",
         "crop=w=iw/2:h=ih/2:x=n*3:y=n", "crop=w=iw/2:h=ih/2:x=t*100:y=(t*50)",
         "crop=w=iw/2:x=if(eq(n\\,1)\\,0/0\\,n*7)", "crop=1:1:iw-1:ih-1:keep_aspect=1:exact=1",
+        "crop=iw/2:ih/2:keep_aspect=true:exact=off", "crop=iw-1:ih-1:keep_aspect=Yes:exact=enable",
         "crop=w=iw-1:h=ih-1:x=a*10:y=dar*2+hsub+vsub+sar"]
 PAD = ["pad", "pad=0:0", "pad=iw+5:ih+2:3:1:red", "pad=w=iw+1:h=ih+1:x=1:y=1:color=0x00ff0080",
        "pad=w=0:h=ih*2:x=-1:y=-1:color=black@0.5", "pad=w=iw+7:h=0:x=-3:color=white@0.25",

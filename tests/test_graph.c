@@ -70,6 +70,11 @@ int test_graph_parse(void)
 {
     /* Labels of inputs in every form; a chain's filters joined by ','. */
     expect_graph("[0][1]hstack", 2, NULL, "[0][1]hstack=inputs=2:shortest=0");
+    /* ffmpeg's boolean words */
+    expect_graph("[0][1]hstack=shortest=true", 2, NULL, "[0][1]hstack=inputs=2:shortest=1");
+    expect_graph("[0][1]overlay=shortest=true:repeatlast=false", 2, NULL,
+                 "[0][1]overlay=x=0:y=0:eof_action=repeat:eval=frame:shortest=1:format=yuv420:"
+                 "repeatlast=0:alpha=straight");
     expect_graph("[0:v][1:v:0]vstack", 2, NULL, "[0][1]vstack=inputs=2:shortest=0");
     expect_graph("[1]hflip[a];[0][a]hstack,vflip", 2, NULL,
                  "[1]hflip[n0p0];[0][n0p0]hstack=inputs=2:shortest=0[n1p0];[n1p0]vflip");

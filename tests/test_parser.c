@@ -64,6 +64,20 @@ int test_parser_chains(void)
     expect_chain("lut3d=grade.cube", "lut3d=file=grade.cube:clut=all:interp=tetrahedral");
     expect_chain("lut3d='my grades/a:b.cube':interp=prism",
                  "lut3d=file='my grades/a:b.cube':clut=all:interp=prism");
+    /* ffmpeg's booleans (AV_OPT_TYPE_BOOL, set_string_bool): its words in
+     * any case, for an integer of range 0 to 1 only */
+    expect_chain("crop=iw/2:ih/2:keep_aspect=true:exact=off",
+                 "crop=w=iw/2:h=ih/2:x=(in_w-out_w)/2:y=(in_h-out_h)/2:keep_aspect=1:exact=0");
+    expect_chain("crop=keep_aspect=YES:exact=Enabled",
+                 "crop=w=iw:h=ih:x=(in_w-out_w)/2:y=(in_h-out_h)/2:keep_aspect=1:exact=1");
+    expect_chain("crop=keep_aspect=y:exact=disable",
+                 "crop=w=iw:h=ih:x=(in_w-out_w)/2:y=(in_h-out_h)/2:keep_aspect=1:exact=0");
+    expect_chain("rotate=1:bilinear=false", "rotate=angle=1:out_w=iw:out_h=ih:fillcolor=0x000000FF:"
+                                            "bilinear=0");
+    expect_chain("rotate=1:bilinear=no", "rotate=angle=1:out_w=iw:out_h=ih:fillcolor=0x000000FF:"
+                                         "bilinear=0");
+    expect_chain("vignette=dither=on",
+                 "vignette=angle=PI/5:x0=w/2:y0=h/2:mode=forward:eval=init:dither=1:aspect=1");
     expect_chain("", "");
     expect_chain("   ", "");
     return 0;
@@ -176,6 +190,17 @@ int test_parser_errors(void)
     for (int i = 0; i < CLV_CHAIN_MAX + 1; i++)
         strcat(many, i ? ",gray" : "gray");
     expect_error(many, CLV_EPARSE, "filter 'gray': more than 32 filters in one chain");
+    /* booleans: ffmpeg's words; an integer of a wider range takes none */
+    expect_error("crop=keep_aspect=maybe", CLV_EPARSE,
+                 "filter 'crop' parameter 'keep_aspect': 'maybe' is not a boolean (allowed: 1, "
+                 "0, true, false, yes, no, on, off, enable, disable, y, n, enabled, disabled)");
+    expect_error("crop=keep_aspect=auto", CLV_EPARSE,
+                 "filter 'crop' parameter 'keep_aspect': 'auto' is not a boolean (allowed: 1, "
+                 "0, true, false, yes, no, on, off, enable, disable, y, n, enabled, disabled)");
+    expect_error("crop=exact=2", CLV_ERANGE,
+                 "filter 'crop' parameter 'exact': 2 is out of range (allowed: 0 to 1)");
+    expect_error("median=radius=true", CLV_EPARSE,
+                 "filter 'median' parameter 'radius': 'true' is not an integer (allowed: 1 to 7)");
     return 0;
 }
 

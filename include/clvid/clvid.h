@@ -212,7 +212,8 @@ CLV_API void clv_image_free(clv_image *img);
 /* ---- Filters and parameters -------------------------------------------- */
 
 enum clv_param_type {
-    CLV_PARAM_INT,    /* integer in [min, max] */
+    CLV_PARAM_INT,    /* integer in [min, max]; a range of 0 to 1 (-1 to 1) is ffmpeg's boolean
+                         (CLV_PARAM_IS_BOOLEAN) */
     CLV_PARAM_REAL,   /* decimal in [min, max], kept to 1/1000 */
     CLV_PARAM_ENUM,   /* one word of `choices` ("luma|gray") */
     CLV_PARAM_MATRIX, /* 9, 25 or 49 integers in [min, max] */
@@ -241,6 +242,13 @@ typedef struct clv_param {
     double step; /* one press of a parameter key (the window's up/down); ENUM: 1, the
                     choices cycle; 0: not stepped (MATRIX) */
 } clv_param;
+
+/* An INT of range 0 to 1 is ffmpeg's boolean (AV_OPT_TYPE_BOOL): it takes
+ * ffmpeg's words too, true|y|yes|enable|enabled|on for 1 and
+ * false|n|no|disable|disabled|off for 0 (in any case), and auto for -1 where
+ * the range starts at -1. */
+#define CLV_PARAM_IS_BOOLEAN(p)                                                                    \
+    ((p)->type == CLV_PARAM_INT && (p)->max == 1 && ((p)->min == 0 || (p)->min == -1))
 
 #define CLV_MATRIX_MAX 49
 

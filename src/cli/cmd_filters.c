@@ -14,7 +14,11 @@ static void print_range(const clv_param *p)
 {
     switch (p->type) {
     case CLV_PARAM_INT:
-        printf("integer %.0f..%.0f", p->min, p->max);
+        if (CLV_PARAM_IS_BOOLEAN(p))
+            printf("boolean: 1/true/yes/on/enable, 0/false/no/off/disable%s",
+                   p->min < 0 ? ", -1/auto" : "");
+        else
+            printf("integer %.0f..%.0f", p->min, p->max);
         break;
     case CLV_PARAM_REAL:
         printf("number %g..%g", p->min, p->max);
@@ -73,7 +77,7 @@ static const char *md_type(const clv_param *p)
 {
     switch (p->type) {
     case CLV_PARAM_INT:
-        return "integer";
+        return CLV_PARAM_IS_BOOLEAN(p) ? "boolean" : "integer";
     case CLV_PARAM_REAL:
         return "number (to 1/1000)";
     case CLV_PARAM_ENUM:
@@ -98,7 +102,13 @@ static void md_range(const clv_param *p)
 {
     switch (p->type) {
     case CLV_PARAM_INT:
-        printf("%.0f to %.0f", p->min, p->max);
+        /* ffmpeg's words for a boolean (clvid.h's CLV_PARAM_IS_BOOLEAN). */
+        if (CLV_PARAM_IS_BOOLEAN(p))
+            printf("`1`, `true`, `yes`, `on`, `enable`; `0`, `false`, `no`, `off`, "
+                   "`disable`%s",
+                   p->min < 0 ? "; `-1`, `auto`" : "");
+        else
+            printf("%.0f to %.0f", p->min, p->max);
         break;
     case CLV_PARAM_REAL:
         printf("%g to %g", p->min, p->max);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static void format_number(double v, char *out, size_t size)
 {
@@ -40,6 +41,22 @@ static int parse_int(const char *s, long long *v)
         return 1;
     *v = n;
     return 0;
+}
+
+/* ffmpeg's words for a boolean (libavutil/opt.c, set_string_bool): 1 or 0
+ * for one of them, whatever its case, else -1. "auto" is not one: it is
+ * -1 itself, and only where the range starts there. */
+static int boolean_word(const char *s)
+{
+    static const char *const words[][6] = {
+        {"false", "n", "no", "disable", "disabled", "off"},
+        {"true", "y", "yes", "enable", "enabled", "on"},
+    };
+    for (int v = 0; v < 2; v++)
+        for (int i = 0; i < 6; i++)
+            if (!strcasecmp(s, words[v][i]))
+                return v;
+    return -1;
 }
 
 const char *clv_value_text(const clv_value *value)
@@ -110,7 +127,21 @@ int clv_param_parse(const clv_filter *f, int index, const char *text, clv_value 
     switch (p->type) {
     case CLV_PARAM_INT: {
         long long v;
-        int bad = parse_int(text, &v);
+        int word = CLV_PARAM_IS_BOOLEAN(p) ? boolean_word(text) : -1;
+        int bad = 0;
+        if (word >= 0)
+            v = word;
+        else if (CLV_PARAM_IS_BOOLEAN(p) && p->min < 0 && !strcmp(text, "auto"))
+            v = -1;
+        else
+            bad = parse_int(text, &v);
+        if (bad && CLV_PARAM_IS_BOOLEAN(p))
+            return clv__fail(msg, CLV_EPARSE,
+                             "filter '%s' parameter '%s': '%s' is not a boolean (allowed: %s1, "
+                             "0, true, false, yes, no, on, off, enable, disable, y, n, enabled, "
+                             "disabled)",
+                             f->name, p->name, clv__clip(text, shown, sizeof shown),
+                             p->min < 0 ? "auto, -1, " : "");
         if (bad > 0)
             return clv__fail(msg, CLV_ERANGE,
                              "filter '%s' parameter '%s': %s is out of range (allowed: %s)",
