@@ -41,7 +41,8 @@ TRANSPOSE = ["transpose", "transpose=0", "transpose=1", "transpose=2", "transpos
              "transpose=cclock_flip", "transpose=clock", "transpose=cclock", "transpose=clock_flip",
              "transpose=dir=4", "transpose=dir=5", "transpose=6", "transpose=7",
              "transpose=clock:passthrough=portrait", "transpose=cclock:passthrough=landscape",
-             "transpose=dir=clock_flip:passthrough=none"]
+             "transpose=dir=clock_flip:passthrough=none", "transpose=1:passthrough=1",
+             "transpose=clock:passthrough=2", "transpose=2:passthrough=0"]
 CHAINS = ["crop=iw-3:ih-1:1:0,transpose=clock,pad=iw+5:ih+2:3:1:red",
           "pad=iw+3:ih+1:2:1:0x11223344,transpose=cclock,hflip,crop=w=iw/2:x=1,transpose=clock_flip",
           "hflip,crop=1:1:iw-1:0,pad=iw+2:ih+2:1:1:green@0.5,transpose=cclock,vflip"]

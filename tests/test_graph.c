@@ -70,11 +70,24 @@ int test_graph_parse(void)
 {
     /* Labels of inputs in every form; a chain's filters joined by ','. */
     expect_graph("[0][1]hstack", 2, NULL, "[0][1]hstack=inputs=2:shortest=0");
-    /* ffmpeg's boolean words */
+    /* ffmpeg's boolean words and its numbers for named values */
     expect_graph("[0][1]hstack=shortest=true", 2, NULL, "[0][1]hstack=inputs=2:shortest=1");
     expect_graph("[0][1]overlay=shortest=true:repeatlast=false", 2, NULL,
                  "[0][1]overlay=x=0:y=0:eof_action=repeat:eval=frame:shortest=1:format=yuv420:"
                  "repeatlast=0:alpha=straight");
+    expect_graph("[0][1]overlay=eof_action=1:format=1:eval=0:alpha=1", 2, NULL,
+                 "[0][1]overlay=x=0:y=0:eof_action=endall:eval=init:shortest=0:format=yuv420p10:"
+                 "repeatlast=1:alpha=premultiplied");
+    expect_graph("[0][1]xfade=transition=1", 2, NULL,
+                 "[0][1]xfade=transition=wipeleft:duration=1:offset=0");
+    expect_graph("[0][1]blend=all_mode=1:c0_mode=37", 2, NULL,
+                 "[0][1]blend=c0_mode=stain:c1_mode=normal:c2_mode=normal:c3_mode=normal:"
+                 "all_mode=addition:c0_opacity=1:c1_opacity=1:c2_opacity=1:c3_opacity=1:"
+                 "all_opacity=1:eof_action=repeat:shortest=0:repeatlast=1");
+    expect_graph("[0][1]blend=all_mode=-1:eof_action=2", 2, NULL,
+                 "[0][1]blend=c0_mode=normal:c1_mode=normal:c2_mode=normal:c3_mode=normal:"
+                 "all_mode=unset:c0_opacity=1:c1_opacity=1:c2_opacity=1:c3_opacity=1:"
+                 "all_opacity=1:eof_action=pass:shortest=0:repeatlast=1");
     expect_graph("[0:v][1:v:0]vstack", 2, NULL, "[0][1]vstack=inputs=2:shortest=0");
     expect_graph("[1]hflip[a];[0][a]hstack,vflip", 2, NULL,
                  "[1]hflip[n0p0];[0][n0p0]hstack=inputs=2:shortest=0[n1p0];[n1p0]vflip");

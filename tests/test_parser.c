@@ -78,6 +78,15 @@ int test_parser_chains(void)
                                          "bilinear=0");
     expect_chain("vignette=dither=on",
                  "vignette=angle=PI/5:x0=w/2:y0=h/2:mode=forward:eval=init:dither=1:aspect=1");
+    /* ffmpeg's numbers for named values (its AVOption constants) */
+    expect_chain("transpose=1:passthrough=1", "transpose=dir=1:passthrough=landscape");
+    expect_chain("transpose=1:passthrough=2", "transpose=dir=1:passthrough=portrait");
+    expect_chain("scale=w=iw/2:h=-1:force_original_aspect_ratio=1",
+                 "scale=w=iw/2:h=-1:flags=bicubic:param0=123456:param1=123456:"
+                 "force_original_aspect_ratio=decrease:force_divisible_by=1");
+    expect_chain("lut3d=a.cube:clut=0:interp=1", "lut3d=file=a.cube:clut=first:interp=trilinear");
+    expect_chain("eq=eval=1", "eq=contrast=1.0:brightness=0.0:saturation=1.0:gamma=1.0:"
+                              "gamma_r=1.0:gamma_g=1.0:gamma_b=1.0:gamma_weight=1.0:eval=frame");
     expect_chain("", "");
     expect_chain("   ", "");
     return 0;
@@ -201,6 +210,14 @@ int test_parser_errors(void)
                  "filter 'crop' parameter 'exact': 2 is out of range (allowed: 0 to 1)");
     expect_error("median=radius=true", CLV_EPARSE,
                  "filter 'median' parameter 'radius': 'true' is not an integer (allowed: 1 to 7)");
+    /* ffmpeg's numbers: only those it has */
+    expect_error("transpose=passthrough=3", CLV_EPARSE,
+                 "filter 'transpose' parameter 'passthrough': '3' is not one of "
+                 "none|landscape|portrait (or ffmpeg's number for one, 0 to 2)");
+    expect_error("tonemap=tonemap=7", CLV_EPARSE,
+                 "filter 'tonemap' parameter 'tonemap': '7' is not one of "
+                 "none|linear|gamma|clip|reinhard|hable|mobius|bt2390 (or ffmpeg's number for "
+                 "one, 0 to 6)");
     return 0;
 }
 

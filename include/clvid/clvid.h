@@ -215,7 +215,8 @@ enum clv_param_type {
     CLV_PARAM_INT,    /* integer in [min, max]; a range of 0 to 1 (-1 to 1) is ffmpeg's boolean
                          (CLV_PARAM_IS_BOOLEAN) */
     CLV_PARAM_REAL,   /* decimal in [min, max], kept to 1/1000 */
-    CLV_PARAM_ENUM,   /* one word of `choices` ("luma|gray") */
+    CLV_PARAM_ENUM,   /* one word of `choices` ("luma|gray"); where max > min, also ffmpeg's
+                         number for word i, min + i (words past max: aliases) */
     CLV_PARAM_MATRIX, /* 9, 25 or 49 integers in [min, max] */
     /* Added in 0.4: */
     CLV_PARAM_EXPR,  /* ffmpeg's arithmetic expression ("iw/2", "-2", "PI*t/10") over the
@@ -236,7 +237,7 @@ typedef struct clv_param {
     const char *name;
     enum clv_param_type type;
     const char *def; /* default, as text the parser accepts */
-    double min, max; /* range of each value (INT, REAL, MATRIX) */
+    double min, max; /* range of each value (INT, REAL, MATRIX); ENUM: ffmpeg's numbers */
     const char *choices;
     const char *help;
     double step; /* one press of a parameter key (the window's up/down); ENUM: 1, the

@@ -25,6 +25,8 @@ static void print_range(const clv_param *p)
         break;
     case CLV_PARAM_ENUM:
         printf("one of %s", p->choices);
+        if (p->max > p->min)
+            printf(" or ffmpeg's numbers %.0f..%.0f", p->min, p->max);
         break;
     case CLV_PARAM_MATRIX:
         printf("9/25/49 integers %.0f..%.0f", p->min, p->max);
@@ -124,6 +126,9 @@ static void md_range(const clv_param *p)
             }
         }
         putchar('`');
+        /* ffmpeg's numbers for the words, in their order (clvid.h) */
+        if (p->max > p->min)
+            printf("; or ffmpeg's numbers %.0f to %.0f", p->min, p->max);
         break;
     case CLV_PARAM_MATRIX:
         printf("9, 25 or 49 integers, each %.0f to %.0f", p->min, p->max);

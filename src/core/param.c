@@ -193,6 +193,12 @@ int clv_param_parse(const clv_filter *f, int index, const char *text, clv_value 
                 return 0;
             }
         }
+        if (p->max > p->min)
+            return clv__fail(msg, CLV_EPARSE,
+                             "filter '%s' parameter '%s': '%s' is not one of %s (or ffmpeg's "
+                             "number for one, %s)",
+                             f->name, p->name, clv__clip(text, shown, sizeof shown), p->choices,
+                             range);
         return clv__fail(msg, CLV_EPARSE, "filter '%s' parameter '%s': '%s' is not one of %s",
                          f->name, p->name, clv__clip(text, shown, sizeof shown), p->choices);
     }

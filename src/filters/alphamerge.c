@@ -58,7 +58,7 @@ static clv_eof_action eof_action(const clv_value *v)
 }
 
 static const clv_param params[] = {
-    {"eof_action", CLV_PARAM_ENUM, "repeat", 0, 0, "repeat|endall|pass",
+    {"eof_action", CLV_PARAM_ENUM, "repeat", 0, 2, "repeat|endall|pass",
      "when the alpha input ends: keep its last frame, end the output, or pass the main", 1},
     {"shortest", CLV_PARAM_INT, "0", 0, 1, NULL, "1: end when the alpha input ends (endall)", 1},
     {"repeatlast", CLV_PARAM_INT, "1", 0, 1, NULL, "0: pass the main after the alpha input ends",

@@ -313,7 +313,7 @@ static clv_eof_action eof_action(const clv_value *v)
 
 #define MODE_PARAM(name, help)                                                                     \
     {                                                                                              \
-        name, CLV_PARAM_ENUM, "normal", 0, 0, BL_MODES, help, 1                                    \
+        name, CLV_PARAM_ENUM, "normal", 0, 37, BL_MODES, help, 1                                   \
     }
 #define OPACITY_PARAM(name, help)                                                                  \
     {                                                                                              \
@@ -325,14 +325,14 @@ static const clv_param params[] = {
     MODE_PARAM("c1_mode", "blue's mode (plane 1)"),
     MODE_PARAM("c2_mode", "red's mode (plane 2)"),
     MODE_PARAM("c3_mode", "alpha's mode (plane 3)"),
-    {"all_mode", CLV_PARAM_ENUM, "unset", 0, 0, "unset|" BL_MODES,
+    {"all_mode", CLV_PARAM_ENUM, "unset", -1, 37, "unset|" BL_MODES,
      "every channel's mode (unset: each its own)", 1},
     OPACITY_PARAM("c0_opacity", "green's opacity"),
     OPACITY_PARAM("c1_opacity", "blue's opacity"),
     OPACITY_PARAM("c2_opacity", "red's opacity"),
     OPACITY_PARAM("c3_opacity", "alpha's opacity"),
     OPACITY_PARAM("all_opacity", "every channel's opacity, when below 1"),
-    {"eof_action", CLV_PARAM_ENUM, "repeat", 0, 0, "repeat|endall|pass",
+    {"eof_action", CLV_PARAM_ENUM, "repeat", 0, 2, "repeat|endall|pass",
      "when the bottom ends: keep its last frame, end the output, or pass the top", 1},
     {"shortest", CLV_PARAM_INT, "0", 0, 1, NULL, "1: end when the bottom ends (endall)", 1},
     {"repeatlast", CLV_PARAM_INT, "1", 0, 1, NULL, "0: pass the top after the bottom ends", 1},

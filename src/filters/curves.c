@@ -496,7 +496,7 @@ static const char *const aliases[] = {"m", "master", "r", "red", "g", "green", "
 
 /* ffmpeg's options in its order (its `plot`, a file written, left out). */
 static const clv_param params[] = {
-    {"preset", CLV_PARAM_ENUM, "none", 0, 0, CRV_PRESETS, "ffmpeg's preset curves", 1},
+    {"preset", CLV_PARAM_ENUM, "none", 0, 10, CRV_PRESETS, "ffmpeg's preset curves", 1},
     {"master", CLV_PARAM_TEXT, "", 0, 0, NULL,
      "the master curve's points \"x/y x/y ...\" (0 to 1), after red, green, blue", 0},
     {"red", CLV_PARAM_TEXT, "", 0, 0, NULL, "the red curve's points", 0},

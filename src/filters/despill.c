@@ -80,7 +80,7 @@ static int reference(void *ref_state, const clv_value *values, const clv_image *
 }
 
 static const clv_param params[] = {
-    {"type", CLV_PARAM_ENUM, "green", 0, 0, "green|blue", "the screen's colour", 1},
+    {"type", CLV_PARAM_ENUM, "green", 0, 1, "green|blue", "the screen's colour", 1},
     {"mix", CLV_PARAM_REAL, "0.5", 0, 1, NULL,
      "how much red (against the other) the spill map "
      "takes off",

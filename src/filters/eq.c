@@ -339,7 +339,7 @@ static const clv_param params[] = {
     {"gamma_b", CLV_PARAM_EXPR, "1.0", 0, 0, EQ_VARS, "gamma of blue (0.1 to 10)", 0},
     {"gamma_weight", CLV_PARAM_EXPR, "1.0", 0, 0, EQ_VARS,
      "how much of gamma applies (0 to 1): less spares the bright areas", 0},
-    {"eval", CLV_PARAM_ENUM, "init", 0, 0, "init|frame",
+    {"eval", CLV_PARAM_ENUM, "init", 0, 1, "init|frame",
      "evaluate the expressions once, or every frame (n, t)", 1},
 };
 _Static_assert(sizeof params / sizeof params[0] == EQ_PARAM_COUNT,

@@ -570,9 +570,9 @@ static int run(void *state, const clv_launch *l)
 static const clv_param params[] = {
     {"file", CLV_PARAM_FILE, "", 0, 0, NULL,
      "the .cube file (Adobe or Resolve: 3D, 1D, or a 1D shaper and a 3D table)", 0},
-    {"clut", CLV_PARAM_ENUM, "all", 0, 0, "first|all",
+    {"clut", CLV_PARAM_ENUM, "all", 0, 1, "first|all",
      "haldclut's (ffmpeg lists it for lut3d too): changes nothing here", 1},
-    {"interp", CLV_PARAM_ENUM, "tetrahedral", 0, 0, "nearest|trilinear|tetrahedral|pyramid|prism",
+    {"interp", CLV_PARAM_ENUM, "tetrahedral", 0, 4, "nearest|trilinear|tetrahedral|pyramid|prism",
      "how the cube is read between its points", 1},
 };
 _Static_assert(sizeof params / sizeof params[0] == LUT_PARAM_COUNT,

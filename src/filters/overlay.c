@@ -423,19 +423,19 @@ static clv_eof_action eof_action(const clv_value *v)
 static const clv_param params[] = {
     {"x", CLV_PARAM_EXPR, "0", 0, 0, OV_VARS, "the overlay's left edge on the main frame", 0},
     {"y", CLV_PARAM_EXPR, "0", 0, 0, OV_VARS, "the overlay's top edge on the main frame", 0},
-    {"eof_action", CLV_PARAM_ENUM, "repeat", 0, 0, "repeat|endall|pass",
+    {"eof_action", CLV_PARAM_ENUM, "repeat", 0, 2, "repeat|endall|pass",
      "when the overlay ends: keep its last frame, end the output, or pass the main frame", 1},
-    {"eval", CLV_PARAM_ENUM, "frame", 0, 0, "init|frame",
+    {"eval", CLV_PARAM_ENUM, "frame", 0, 1, "init|frame",
      "evaluate x and y once (init) or for every frame", 1},
     {"shortest", CLV_PARAM_INT, "0", 0, 1, NULL, "1: end when the overlay ends (endall)", 1},
-    {"format", CLV_PARAM_ENUM, "yuv420", 0, 0, OV_FORMATS,
+    {"format", CLV_PARAM_ENUM, "yuv420", 0, 7, OV_FORMATS,
      "ffmpeg's blending format: yuv420 (and auto) blend in the 4:2:0 planes where the overlay is "
      "the graph's output over input 0 as it comes (x, y rounded to even); else the RGB blend "
      "(yuv420/yuv422 keep their rounding of x and y)",
      1},
     {"repeatlast", CLV_PARAM_INT, "1", 0, 1, NULL, "0: pass the main frame after the overlay ends",
      1},
-    {"alpha", CLV_PARAM_ENUM, "straight", 0, 0, "straight|premultiplied",
+    {"alpha", CLV_PARAM_ENUM, "straight", 0, 1, "straight|premultiplied",
      "the overlay's colours: straight, or premultiplied by its alpha", 1},
 };
 _Static_assert(sizeof params / sizeof params[0] == OV_PARAM_COUNT,

@@ -377,7 +377,7 @@ static const clv_param params[] = {
      "top edge of the input in it; negative or too far: centred", 0},
     {"color", CLV_PARAM_COLOR, "black", 0, 0, NULL,
      "colour of the padding, alpha included (\"red\", \"0x00ff0080\", \"black@0.5\")", 0},
-    {"eval", CLV_PARAM_ENUM, "init", 0, 0, "init|frame",
+    {"eval", CLV_PARAM_ENUM, "init", 0, 1, "init|frame",
      "when to evaluate the expressions; the same here (no per-frame variables)", 1},
     {"aspect", CLV_PARAM_EXPR, "0", 0, 0, ASPECT_CONSTS,
      "pad to this display aspect (\"16/9\") instead of w x h; 0: none", 0},

@@ -910,7 +910,7 @@ static const clv_param params[] = {
      0},
     {"param1", CLV_PARAM_REAL, "123456", -100, 123456, NULL,
      "bicubic C; 123456: the algorithm's own (0.6); not stepped by keys", 0},
-    {"force_original_aspect_ratio", CLV_PARAM_ENUM, "disable", 0, 0, "disable|decrease|increase",
+    {"force_original_aspect_ratio", CLV_PARAM_ENUM, "disable", 0, 2, "disable|decrease|increase",
      "shrink or grow the size given to keep the input's aspect", 1},
     {"force_divisible_by", CLV_PARAM_INT, "1", 1, 256, NULL,
      "with force_original_aspect_ratio: round both sides to multiples of this", 1},

@@ -737,7 +737,7 @@ static int output_size(const clv_value *v, const clv_size *in, clv_size *out, cl
 }
 
 static const clv_param params[] = {
-    {"tonemap", CLV_PARAM_ENUM, "none", 0, 0, "none|linear|gamma|clip|reinhard|hable|mobius|bt2390",
+    {"tonemap", CLV_PARAM_ENUM, "none", 0, 6, "none|linear|gamma|clip|reinhard|hable|mobius|bt2390",
      "the curve (ffmpeg's; bt2390: ITU-R BT.2390's EETF)", 1},
     {"param", CLV_PARAM_REAL, "0", 0, 100, NULL,
      "the curve's parameter; 0: its default (gamma 1.8, mobius 0.3, bt2390's knee offset 0.5, "

@@ -11,7 +11,9 @@ enum { TRANSPOSE_DIR, TRANSPOSE_PASSTHROUGH, TRANSPOSE_PARAM_COUNT };
  * constants); 4-7 are its deprecated forms: dir & 3 with passthrough
  * landscape. */
 #define DIR_CHOICES "cclock_flip|clock|cclock|clock_flip|0|1|2|3|4|5|6|7"
-enum { PT_NONE, PT_PORTRAIT, PT_LANDSCAPE };
+/* passthrough's words in the order of ffmpeg's numbers (TRANSPOSE_PT_TYPE_*),
+ * so passthrough=1 is landscape as there. */
+enum { PT_NONE, PT_LANDSCAPE, PT_PORTRAIT };
 
 static const char *const kernels[] = {"transpose", NULL};
 
@@ -94,8 +96,8 @@ static const clv_param params[] = {
      "cclock_flip (transpose), clock, cclock, clock_flip; or ffmpeg's 0-3 (4-7: the same "
      "with passthrough=landscape)",
      1},
-    {"passthrough", CLV_PARAM_ENUM, "none", 0, 0, "none|portrait|landscape",
-     "leave pictures already of this shape (w <= h, w >= h) as they are", 1},
+    {"passthrough", CLV_PARAM_ENUM, "none", 0, 2, "none|landscape|portrait",
+     "leave pictures already of this shape (w >= h, w <= h) as they are", 1},
 };
 _Static_assert(sizeof params / sizeof params[0] == TRANSPOSE_PARAM_COUNT,
                "transpose: the enum and the params table differ");

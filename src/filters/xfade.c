@@ -850,7 +850,7 @@ static void timing(const clv_value *v, int input, double *offset, double *drive_
 }
 
 static const clv_param params[] = {
-    {"transition", CLV_PARAM_ENUM, "fade", 0, 0, XF_TRANSITIONS,
+    {"transition", CLV_PARAM_ENUM, "fade", 0, 45, XF_TRANSITIONS,
      "the transition (every one of ffmpeg 5.1's but hblur; radial needs fp64)", 1},
     {"duration", CLV_PARAM_REAL, "1", 0.001, 60, NULL, "the transition's length in seconds", 0.1},
     {"offset", CLV_PARAM_REAL, "0", 0, 86400, NULL,
