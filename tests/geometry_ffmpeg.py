@@ -193,6 +193,18 @@ def transcode_matches_ffmpeg(tmp):
                         "-pix_fmt", fmt, "-"], text=False).stdout
             check(got == want, "%dx%d %s '%s': clvid's bytes differ from ffmpeg's" % (w, h, fmt,
                                                                                     chain))
+        # scale's size syntax: the sizes only (the bytes are scale_ffmpeg_test's)
+        for chain in ("scale=64x36", "scale=size=32x18", "scale=s=qqvga", "scale=sqcif",
+                      "scale=w=cga"):
+            out = os.path.join(tmp, "out.png")
+            run([ARGS.clvid, "transcode", "-q", "-i", src, "-vf", chain, "-o", out, "-y"])
+            size = ["-show_entries", "stream=width,height", "-of", "csv=p=0"]
+            got = run(["ffprobe", "-v", "error", *size, out]).stdout
+            run(["ffmpeg", "-v", "error", "-i", src, "-vf", chain, "-y", out])
+            want = run(["ffprobe", "-v", "error", *size, out]).stdout
+            check(got == want, "%dx%d '%s': clvid's size %s, ffmpeg's %s" % (w, h, chain,
+                                                                          got.strip(),
+                                                                          want.strip()))
         print("ok %dx%d %s" % (w, h, fmt))
 
 

@@ -87,6 +87,30 @@ int test_parser_chains(void)
     expect_chain("lut3d=a.cube:clut=0:interp=1", "lut3d=file=a.cube:clut=first:interp=trilinear");
     expect_chain("eq=eval=1", "eq=contrast=1.0:brightness=0.0:saturation=1.0:gamma=1.0:"
                               "gamma_r=1.0:gamma_g=1.0:gamma_b=1.0:gamma_weight=1.0:eval=frame");
+    /* scale's size (vf_scale's size and s): WxH or ffmpeg's names, also
+     * as the first value when no height follows */
+    expect_chain("scale=640x360", "scale=w=640:h=360"
+                                  ":flags=bicubic:param0=123456:param1=123456:force_original_"
+                                  "aspect_ratio=disable:force_divisible_by=1");
+    expect_chain("scale=size=320x180", "scale=w=320:h=180"
+                                       ":flags=bicubic:param0=123456:param1=123456:force_original_"
+                                       "aspect_ratio=disable:force_divisible_by=1");
+    expect_chain("scale=s=hd720:flags=lanczos",
+                 "scale=w=1280:h=720"
+                 ":flags=lanczos:param0=123456:param1=123456:force_original_aspect_ratio=disable:"
+                 "force_divisible_by=1");
+    expect_chain("scale=qvga", "scale=w=320:h=240"
+                               ":flags=bicubic:param0=123456:param1=123456:force_original_aspect_"
+                               "ratio=disable:force_divisible_by=1");
+    expect_chain("scale=w=hd1080", "scale=w=1920:h=1080"
+                                   ":flags=bicubic:param0=123456:param1=123456:force_original_"
+                                   "aspect_ratio=disable:force_divisible_by=1");
+    expect_chain("scale=iw/2:-1", "scale=w=iw/2:h=-1"
+                                  ":flags=bicubic:param0=123456:param1=123456:force_original_"
+                                  "aspect_ratio=disable:force_divisible_by=1");
+    expect_chain("scale=2k:-2", "scale=w=2k:h=-2"
+                                ":flags=bicubic:param0=123456:param1=123456:force_original_aspect_"
+                                "ratio=disable:force_divisible_by=1");
     expect_chain("", "");
     expect_chain("   ", "");
     return 0;
@@ -218,6 +242,27 @@ int test_parser_errors(void)
                  "filter 'tonemap' parameter 'tonemap': '7' is not one of "
                  "none|linear|gamma|clip|reinhard|hable|mobius|bt2390 (or ffmpeg's number for "
                  "one, 0 to 6)");
+    /* scale's size */
+    expect_error("scale=size=huge", CLV_EPARSE,
+                 "filter 'scale' parameter 'size': 'huge' is not a size (WxH, or one of ntsc, "
+                 "pal, qntsc, qpal, sntsc, spal, film, ntsc-film, sqcif, qcif, cif, 4cif, 16cif, "
+                 "qqvga, qvga, vga, svga, xga, uxga, qxga, sxga, qsxga, hsxga, wvga, wxga, wsxga, "
+                 "wuxga, woxga, wqhd, wqsxga, wquxga, whsxga, whuxga, cga, ega, hd480, hd720, "
+                 "hd1080, quadhd, 2k, 2kdci, 2kflat, 2kscope, 4k, 4kdci, 4kflat, 4kscope, nhd, "
+                 "hqvga, wqvga, fwqvga, hvga, qhd, uhd2160, uhd4320)");
+    expect_error("scale=s=0x360", CLV_EPARSE,
+                 "filter 'scale' parameter 'size': '0x360' is not a size (WxH, or one of ntsc, "
+                 "pal, qntsc, qpal, sntsc, spal, film, ntsc-film, sqcif, qcif, cif, 4cif, 16cif, "
+                 "qqvga, qvga, vga, svga, xga, uxga, qxga, sxga, qsxga, hsxga, wvga, wxga, wsxga, "
+                 "wuxga, woxga, wqhd, wqsxga, wquxga, whsxga, whuxga, cga, ega, hd480, hd720, "
+                 "hd1080, quadhd, 2k, 2kdci, 2kflat, 2kscope, 4k, 4kdci, 4kflat, 4kscope, nhd, "
+                 "hqvga, wqvga, fwqvga, hvga, qhd, uhd2160, uhd4320)");
+    expect_error("scale=size=vga:w=10", CLV_EPARSE,
+                 "filter 'scale': 'size' and 'w'/'h' cannot be set at the same time (a size "
+                 "sets both)");
+    expect_error("scale=640x360:h=100", CLV_EPARSE,
+                 "filter 'scale' parameter 'w': expression '640x360': unexpected 'x' at "
+                 "character 4");
     return 0;
 }
 

@@ -168,6 +168,14 @@ struct clv_filter {
      * chain is parsed, once the filter's values are read; returns 0, or
      * CLV_EPARSE with msg (the parser shows the filter in the chain). */
     int (*check)(const clv_value *values, clv_msg *msg);
+    /* Optional, ffmpeg's image size option (vf_scale's size and s):
+     * {size, width, height}, indices of a TEXT parameter that takes
+     * clv__video_size's text and of the two EXPR parameters it sets. As
+     * vf_scale's init: a width given without a height that is a size is
+     * read as the size; a size together with a width or height is an
+     * error. The parser moves the size into the width and height, so the
+     * size parameter keeps its default (""). */
+    const int *image_size;
 
     /* Device side. state is state_size zeroed bytes owned by the chain.
      * init builds kernels from prog; configure is called after init and after
@@ -414,6 +422,13 @@ int clv__expr_names(const char *choices, char *buf, size_t size, const char **na
  * "random", each with an optional "@ALPHA" (a number 0-1 or 0xAA):
  * *rgba = 0xRRGGBBAA. CLV_EPARSE with msg naming the text otherwise. */
 int clv__color_parse(const char *text, uint32_t *rgba, clv_msg *msg);
+
+/* ffmpeg's image size (av_parse_video_size): one of its names ("hd720",
+ * "vga"), else a width, any one character and a height ("640x360"), both
+ * above 0. Returns 0 with *width and *height, or -1. */
+int clv__video_size(const char *text, int *width, int *height);
+/* The names clv__video_size knows, joined by ", ", for a message. */
+void clv__video_size_names(char *out, size_t size);
 
 /* ---- Sizes (src/core/geometry.c) ---------------------------------------- */
 

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,65 @@ static int boolean_word(const char *s)
             if (!strcasecmp(s, words[v][i]))
                 return v;
     return -1;
+}
+
+/* libavutil/parseutils.c's video_size_abbrs, as ffmpeg 5.1 has them. */
+static const struct {
+    const char *name;
+    int width, height;
+} video_sizes[] = {
+    {"ntsc", 720, 480},      {"pal", 720, 576},       {"qntsc", 352, 240},
+    {"qpal", 352, 288},      {"sntsc", 640, 480},     {"spal", 768, 576},
+    {"film", 352, 240},      {"ntsc-film", 352, 240}, {"sqcif", 128, 96},
+    {"qcif", 176, 144},      {"cif", 352, 288},       {"4cif", 704, 576},
+    {"16cif", 1408, 1152},   {"qqvga", 160, 120},     {"qvga", 320, 240},
+    {"vga", 640, 480},       {"svga", 800, 600},      {"xga", 1024, 768},
+    {"uxga", 1600, 1200},    {"qxga", 2048, 1536},    {"sxga", 1280, 1024},
+    {"qsxga", 2560, 2048},   {"hsxga", 5120, 4096},   {"wvga", 852, 480},
+    {"wxga", 1366, 768},     {"wsxga", 1600, 1024},   {"wuxga", 1920, 1200},
+    {"woxga", 2560, 1600},   {"wqhd", 2560, 1440},    {"wqsxga", 3200, 2048},
+    {"wquxga", 3840, 2400},  {"whsxga", 6400, 4096},  {"whuxga", 7680, 4800},
+    {"cga", 320, 200},       {"ega", 640, 350},       {"hd480", 852, 480},
+    {"hd720", 1280, 720},    {"hd1080", 1920, 1080},  {"quadhd", 2560, 1440},
+    {"2k", 2048, 1080},      {"2kdci", 2048, 1080},   {"2kflat", 1998, 1080},
+    {"2kscope", 2048, 858},  {"4k", 4096, 2160},      {"4kdci", 4096, 2160},
+    {"4kflat", 3996, 2160},  {"4kscope", 4096, 1716}, {"nhd", 640, 360},
+    {"hqvga", 240, 160},     {"wqvga", 400, 240},     {"fwqvga", 432, 240},
+    {"hvga", 480, 320},      {"qhd", 960, 540},       {"uhd2160", 3840, 2160},
+    {"uhd4320", 7680, 4320},
+};
+
+int clv__video_size(const char *text, int *width, int *height)
+{
+    for (size_t i = 0; i < sizeof video_sizes / sizeof video_sizes[0]; i++) {
+        if (!strcmp(text, video_sizes[i].name)) {
+            *width = video_sizes[i].width;
+            *height = video_sizes[i].height;
+            return 0;
+        }
+    }
+    /* As av_parse_video_size: strtol, one separator of any kind, strtol,
+     * nothing after ("640x360", "640*360"). */
+    char *end;
+    errno = 0;
+    long w = strtol(text, &end, 10);
+    if (*end)
+        end++;
+    const char *rest = end;
+    long h = strtol(rest, &end, 10);
+    if (*end || errno || w <= 0 || h <= 0 || w > INT_MAX || h > INT_MAX)
+        return -1;
+    *width = (int)w;
+    *height = (int)h;
+    return 0;
+}
+
+void clv__video_size_names(char *out, size_t size)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < sizeof video_sizes / sizeof video_sizes[0] && n < size; i++)
+        n += (size_t)snprintf(out + n, size - n, "%s%s", i ? ", " : "", video_sizes[i].name);
 }
 
 const char *clv_value_text(const clv_value *value)

@@ -95,6 +95,59 @@ static int listed(const char *list, const char *word)
     return 0;
 }
 
+/* ffmpeg's image size (clv_filter's image_size, vf_scale's init): once
+ * every value is read, a size given by name, or a width given without a
+ * height that is a size (width_text, not parsed yet; NULL: none such),
+ * becomes the width and the height. value_at: where each given value
+ * starts, for *at on error. */
+static int read_image_size(const clv_filter *f, clv_value *values, int *given,
+                           const char *width_text, const char *const *value_at, const char **at,
+                           clv_msg *msg)
+{
+    const int size = f->image_size[0], w = f->image_size[1], h = f->image_size[2];
+    char shown[48];
+    if (given[size] && !*clv_value_text(&values[size]))
+        given[size] = 0; /* size='', as the chain is written back: none */
+    if (given[size] && (given[w] || given[h])) {
+        *at = value_at[size];
+        return clv__fail(msg, CLV_EPARSE,
+                         "filter '%s': '%s' and '%s'/'%s' cannot be set at the same time (a "
+                         "size sets both)",
+                         f->name, f->params[size].name, f->params[w].name, f->params[h].name);
+    }
+    const char *text = given[size] ? clv_value_text(&values[size]) : NULL;
+    const char *text_at = value_at[size];
+    if (width_text && !given[h]) {
+        text = width_text;
+        text_at = value_at[w];
+    } else if (width_text) {
+        /* With a height the width is an expression (ffmpeg's "2k" is 2000
+         * there, not 2048x1080). */
+        *at = value_at[w];
+        return clv_param_parse(f, w, width_text, &values[w], msg);
+    }
+    if (!text)
+        return 0;
+    int width, height;
+    if (clv__video_size(text, &width, &height)) {
+        char names[640];
+        clv__video_size_names(names, sizeof names);
+        *at = text_at;
+        return clv__fail(
+            msg, CLV_EPARSE, "filter '%s' parameter '%s': '%s' is not a size (WxH, or one of %s)",
+            f->name, f->params[size].name, clv__clip(text, shown, sizeof shown), names);
+    }
+    char number[16];
+    snprintf(number, sizeof number, "%d", width);
+    int err = clv_param_parse(f, w, number, &values[w], msg);
+    snprintf(number, sizeof number, "%d", height);
+    if (!err)
+        err = clv_param_parse(f, h, number, &values[h], msg);
+    given[w] = given[h] = 1;
+    given[size] = 0; /* read into w and h: the size keeps its default */
+    return err;
+}
+
 int clv__filter_parse(const char **pos, int graph, const clv_filter **out, clv_value *values,
                       const char **at, clv_msg *msg)
 {
@@ -142,6 +195,9 @@ int clv__filter_parse(const char **pos, int graph, const clv_filter **out, clv_v
     }
     const char *name_at = *at;
     int given[CLV_PARAMS_MAX] = {0};
+    const char *value_at[CLV_PARAMS_MAX] = {0};
+    char width_text[64]; /* image_size's width, when it may be the size */
+    int width_deferred = 0;
     memset(values, 0, CLV_PARAMS_MAX * sizeof *values);
     int positional = 0;
     int has_args = *s == '=';
@@ -231,9 +287,18 @@ int clv__filter_parse(const char **pos, int graph, const clv_filter **out, clv_v
             if (given[index])
                 return clv__fail(msg, CLV_EPARSE, "filter '%s': parameter '%s' is given twice",
                                  f->name, f->params[index].name);
-            int err = clv_param_parse(f, index, val, &values[index], msg);
-            if (err)
-                return err;
+            int width, height;
+            value_at[index] = *at;
+            if (f->image_size && index == f->image_size[1] && strlen(val) < sizeof width_text &&
+                !clv__video_size(val, &width, &height)) {
+                /* A size or an expression: the height, if given, says. */
+                snprintf(width_text, sizeof width_text, "%s", val);
+                width_deferred = 1;
+            } else {
+                int err = clv_param_parse(f, index, val, &values[index], msg);
+                if (err)
+                    return err;
+            }
             given[index] = 1;
             s = e;
             if (*s != ':')
@@ -245,6 +310,12 @@ int clv__filter_parse(const char **pos, int graph, const clv_filter **out, clv_v
         *at = s;
         return clv__fail(msg, CLV_EPARSE, "filter '%s': unexpected '%c' after its parameters",
                          f->name, *s);
+    }
+    if (f->image_size) {
+        int err = read_image_size(f, values, given, width_deferred ? width_text : NULL, value_at,
+                                  at, msg);
+        if (err)
+            return err;
     }
     for (int i = 0; i < f->param_count; i++) {
         if (!given[i]) {
@@ -428,6 +499,8 @@ size_t clv__filter_format(const clv_filter *f, const clv_value *values, char *ou
         n += (size_t)snprintf(out, size, "%s", f->name);
     for (int j = 0; j < f->param_count && n < size; j++) {
         char v[512];
+        if (f->image_size && j == f->image_size[0] && j > 0)
+            continue; /* the parser moved it into the width and height */
         clv__param_format(&f->params[j], &values[j], v, sizeof v);
         n += (size_t)snprintf(out + n, size - n, "%c%s=%s", j || f->format ? ':' : '=',
                               f->params[j].name, v);

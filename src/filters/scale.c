@@ -26,6 +26,7 @@ enum {
     SCALE_PARAM1,
     SCALE_FORCE_OAR,
     SCALE_DIVISIBLE,
+    SCALE_SIZE,
     SCALE_PARAM_COUNT
 };
 
@@ -893,7 +894,11 @@ static int run(void *state, const clv_launch *l)
     return clv__launch_pixels(&second, s->down, l->out_width, l->out_height);
 }
 
-static const char *const aliases[] = {"width", "w", "height", "h", NULL};
+static const char *const aliases[] = {"width", "w", "height", "h", "s", "size", NULL};
+
+/* ffmpeg's size and s: "640x360" or a name ("hd720") for w and h; a w of
+ * that kind with no h too ("scale=640x360"). */
+static const int image_size[] = {SCALE_SIZE, SCALE_W, SCALE_H};
 
 static const clv_param params[] = {
     {"w", CLV_PARAM_EXPR, "iw", 0, 0, SCALE_VARS,
@@ -914,6 +919,8 @@ static const clv_param params[] = {
      "shrink or grow the size given to keep the input's aspect", 1},
     {"force_divisible_by", CLV_PARAM_INT, "1", 1, 256, NULL,
      "with force_original_aspect_ratio: round both sides to multiples of this", 1},
+    {"size", CLV_PARAM_TEXT, "", 0, 0, NULL,
+     "ffmpeg's size for w and h, WxH or a name (hd720, vga, qvga, ...); not with w or h", 0},
 };
 _Static_assert(sizeof params / sizeof params[0] == SCALE_PARAM_COUNT,
                "scale: the enum and the params table differ");
@@ -929,6 +936,7 @@ const clv_filter clv__filter_scale = {
     .uninit = uninit,
     .output_size = output_size,
     .aliases = aliases,
+    .image_size = image_size,
     .resize = resize,
     .run = run,
     .deep = 1,
