@@ -1567,20 +1567,23 @@ def reference_stream(text: Optional[str], pictures: Iterable[np.ndarray], frame_
                         % (rgba.shape[1], rgba.shape[0]))
         index = (index + 1) & _UINT64_MAX
         return _from_rgba(out, channels, order)
-    def drain(last):
+    def drain(last, again):
+        """The frames the sequence still holds; again: a fresh chain for
+        the next sequence."""
         nonlocal ref
         _ref_end(ref)
         for _ in range(delay.value * rate.value):
             outs.append(run(*last))
         _ref_destroy(ref)
         ref = None
-        ref = _reference_chain(desc, text)
+        if again:
+            ref = _reference_chain(desc, text)
     try:
         runs, last, shape = 0, None, None
         for img in pictures:
             rgba = _to_rgba(img, order)
             if delay.value and last is not None and _shape(img) != shape:
-                drain(last)  # as Chain.stream: the held frame at its own shape
+                drain(last, True)  # as Chain.stream: the held frame at its own shape
                 runs = 0
             last, shape = rgba, _shape(img)
             for _ in range(rate.value):
@@ -1589,7 +1592,7 @@ def reference_stream(text: Optional[str], pictures: Iterable[np.ndarray], frame_
                     outs.append(out)
                 runs += 1
         if delay.value and last is not None:
-            drain(last)
+            drain(last, False)
         return outs
     finally:
         if ref is not None:

@@ -112,7 +112,6 @@ static int session_files(const clv_player *p, clv_chain_desc **descs, clv_graph_
                              NULL))
             n += clv_graph_desc_files(graphs[i], list + n, GRAPH_FILES);
     }
-    (void)msg;
     *files = list;
     *count = n;
     return 0;
