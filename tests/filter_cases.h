@@ -423,6 +423,10 @@ static const filter_case gblur_cases[] = {
     {"gblur=sigma=2:planes=0x8", 1, 1},
     {"gblur=sigma=40", 1, 1},
     {"gblur=sigma=12:sigmaV=4", 1, 1}, /* GPUs: sep_tile's narrower tiles */
+    /* enable= (ffmpeg's timeline): off on frames 0 and 2, the frame passed on;
+     * in a chain, off from t = 0.08 (frame 2 at 25/s) */
+    {"gblur=sigma=2:enable='eq(mod(n,2),1)'", 1, 3},
+    {"median,gblur=sigma=1:enable='lt(t,0.05)',sharpen", 1, 3},
     {"median,gblur=sigma=1,sharpen", 1, 1},
 };
 
@@ -490,6 +494,8 @@ static const filter_case hqdn3d_cases[] = {
     {"hqdn3d=20:0:40", 1, 3},
     {"hqdn3d=300:1:1000", 1, 2},
     {"hqdn3d=0.001:0:0.001", 1, 2},
+    /* off on frame 0: it runs (its previous frame kept), the frame passes on */
+    {"hqdn3d=enable='gte(n,1)'", 1, 3},
 };
 
 /* yadif and bwdif: a sequence of fresh frames (every run a new input; a

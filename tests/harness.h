@@ -79,6 +79,7 @@
     X(filter_lut3d, "core filter")                                                                 \
     X(filter_deband, "core filter")                                                                \
     X(filter_hqdn3d, "core filter")                                                                \
+    X(filter_enable, "core filter")                                                                \
     X(filter_yadif, "core filter")                                                                 \
     X(filter_bwdif, "core filter")                                                                 \
     X(filter_bilateral, "core filter")                                                             \

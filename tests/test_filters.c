@@ -1358,6 +1358,54 @@ static void hqdn3d_sizes(int shape, int depth)
     clv_context_destroy(ctx);
 }
 
+/* The device chain with enable= (device) against the reference chain of
+ * ref_text on frame n of fresh noise each, in order from 0: equal (want
+ * 1) or not (0). */
+static void enable_frames(clv_context *ctx, const char *device, const char *ref_text,
+                          const int *want, int frames)
+{
+    test_rig rig;
+    clv_msg msg = {{0}};
+    if (test_rig_open(&rig, ctx, device, ref_text, 37, 23, &msg)) {
+        CHECK(0, "%s: %s", device, msg.text);
+        test_rig_close(&rig);
+        return;
+    }
+    for (int n = 0; n < frames; n++) {
+        test_fill(&rig.in, CONTENT_NOISE, (uint32_t)(11 + n));
+        CHECK(test_rig_run(&rig, (uint64_t)n, &msg) == 0, "%s: %s", device, msg.text);
+        CHECK(test_rig_equal(&rig) == want[n], "%s, frame %d: %s %s", device, n,
+              want[n] ? "differs from" : "equals", ref_text);
+    }
+    test_rig_close(&rig);
+}
+
+/* ffmpeg's timeline option: a filter whose enable= is 0 on a frame passes
+ * it on unchanged (vflip,vflip: the frame itself) and runs where it is not
+ * 0 (the filter without it); hqdn3d, off on frame 0, still takes that frame
+ * as its previous one, so that it equals plain hqdn3d from frame 1 on. Both
+ * shapes; the device against the references with the same text is in the
+ * cases (filter_cases.h). */
+int test_filter_enable(void)
+{
+    static const int odd[] = {0, 1, 0}, even[] = {1, 0, 1}, first[] = {1, 0, 0},
+                     later[] = {0, 1, 1};
+    for (int shape = 1; shape <= 2; shape++) {
+        clv_context *ctx = test_context(shape);
+        if (!ctx)
+            return 1;
+        enable_frames(ctx, "gblur=sigma=2:enable='eq(mod(n,2),1)'", "gblur=sigma=2", odd, 3);
+        enable_frames(ctx, "gblur=sigma=2:enable='eq(mod(n,2),1)'", "vflip,vflip", even, 3);
+        enable_frames(ctx, "sharpen,hflip=enable='gte(t,0.04)'", "sharpen", first, 3);
+        enable_frames(ctx, "hqdn3d=4:3:10:10:enable='gte(n,1)'", "vflip,vflip", first, 3);
+        enable_frames(ctx, "hqdn3d=4:3:10:10:enable='gte(n,1)'", "hqdn3d=4:3:10:10", later, 3);
+        /* NaN (pos is not known) is off, as libavfilter's test */
+        enable_frames(ctx, "gblur=enable=pos", "vflip,vflip", even, 1);
+        clv_context_destroy(ctx);
+    }
+    return 0;
+}
+
 int test_filter_hqdn3d(void)
 {
     for (int shape = 1; shape <= 2; shape++)

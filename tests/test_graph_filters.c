@@ -1089,6 +1089,12 @@ static void test_in_graphs(void)
     compare_in_graph("[0]split[a][b];[a][1]blend=all_mode=multiply[c];[c][b]xstack", 2, w4, h4, 2,
                      0);
     compare_in_graph("[1]gray[m];[0][m]alphamerge", 2, w4, h4, 2, 0);
+    /* enable= (ffmpeg's timeline): off, the first input passes on */
+    compare_in_graph("[0][1]overlay=x=3:y=2:enable='eq(mod(n,2),0)'", 2, w2, h2, 4, 0);
+    compare_in_graph("[1]gray[m];[0][m]alphamerge=enable='gte(t,0.04)'", 2, w4, h4, 3, 0);
+    compare_in_graph("[0]gblur=sigma=1:enable='eq(n,1)'[a];[a][1]blend=all_mode=multiply:"
+                     "enable='lt(n,2)'",
+                     2, w4, h4, 3, 0);
     /* a transition from 0.2 s to 0.6 s: before, through and after */
     compare_in_graph("[0][1]xfade=transition=circleopen:duration=0.4:offset=0.2", 2, w4, h4, 20, 0);
     compare_in_graph("[0]hflip[a];[a][1]xfade=transition=slideup:duration=0.4:offset=0.2", 2, w4,

@@ -43,6 +43,12 @@ int test_parser_chains(void)
     expect_chain("erode=iterations=3", "erode=radius=1:iterations=3");
     expect_chain("erode=iterations=3:radius=2", "erode=radius=2:iterations=3");
     expect_chain("erode=2:iterations=4", "erode=radius=2:iterations=4");
+    /* ffmpeg's timeline option, written back quoted after the values */
+    expect_chain("hflip=enable='between(t,1,2)'", "hflip=enable='between(t,1,2)'");
+    expect_chain("median=enable=gte(n\\,3):radius=2", "median=radius=2:enable='gte(n,3)'");
+    expect_chain("sharpen,hqdn3d=enable='lt(w*h,1e6)'",
+                 "sharpen,hqdn3d=luma_spatial=0:chroma_spatial=0:luma_tmp=0:chroma_tmp=0:"
+                 "enable='lt(w*h,1e6)'");
     expect_chain("convolution=matrix='1 2 1 2 4 2 1 2 1'",
                  "convolution=matrix='1 2 1 2 4 2 1 2 1':div=0:bias=0");
     expect_chain("convolution='1 2 1 2 4 2 1 2 1':16:-3",
@@ -167,6 +173,19 @@ int test_parser_errors(void)
                  "filter 'median' parameter 'radius': 9 is out of range (allowed: 1 to 7)");
     expect_error("median=0", CLV_ERANGE,
                  "filter 'median' parameter 'radius': 0 is out of range (allowed: 1 to 7)");
+    expect_error("scale=100:100:enable=1", CLV_EPARSE,
+                 "filter 'scale' takes no enable= (ffmpeg's timeline): it may change the "
+                 "frame's size");
+    expect_error("bwdif=enable=1", CLV_EPARSE,
+                 "filter 'bwdif' takes no enable= (ffmpeg's timeline): it changes the frame rate");
+    expect_error("gblur=enable='between(x,1,2)'", CLV_EPARSE,
+                 "filter 'gblur' parameter 'enable': expression 'between(x,1,2)': unknown name "
+                 "'x' at character 9 (its variables: t, n, pos, w, h)");
+    expect_error("gblur=enable=1:enable=0", CLV_EPARSE,
+                 "filter 'gblur': parameter 'enable' is given twice");
+    expect_error("gblur=enable=''", CLV_EPARSE,
+                 "filter 'gblur' parameter 'enable': empty (an expression of t, n, pos, w and h, "
+                 "1 to 255 characters, no quotes inside)");
     expect_error("median=radius=two", CLV_EPARSE,
                  "filter 'median' parameter 'radius': 'two' is not an integer (allowed: 1 to 7)");
     expect_error("median=2.5", CLV_EPARSE,

@@ -133,6 +133,41 @@ def psnr(a, b, w, h):
 
 
 @test
+def timeline_enable(tmp):
+    """ffmpeg's enable= on a filter, in a chain and in a graph: where it is 0
+    the frame passes on as the same run without the filter gives it, where
+    not the filter runs (each frame's bytes compared, ffv1)."""
+    src = small_clip(tmp, seconds=1)
+    logo = os.path.join(tmp, "logo.png")
+    ffmpeg("-f", "lavfi", "-i", "color=c=red:s=40x30", "-frames:v", "1", logo)
+
+    def md5s(args):
+        out = os.path.join(tmp, "e.mkv")
+        clvid("-an", *args, "--frames", "6", "-c:v", "ffv1", "-o", out, "-y")
+        p = run(["ffmpeg", "-v", "error", "-i", out, "-f", "framemd5", "-"])
+        return [line.rsplit(",", 1)[1].strip() for line in p.stdout.splitlines()
+                if line and not line.startswith("#")]
+    cases = (
+        (["-i", src, "-vf", "hflip=enable='gte(n,3)'"],
+         ["-i", src, "-vf", "vflip,vflip"], ["-i", src, "-vf", "hflip"], 3),
+        (["-i", src, "-vf", "sharpen,gblur=sigma=3:enable='between(t,0,0.05)',gray"],
+         ["-i", src, "-vf", "sharpen,gray"], ["-i", src, "-vf", "sharpen,gblur=sigma=3,gray"], -2),
+        (["-i", src, "-i", logo, "-filter_complex", "[0][1]overlay=9:7:enable='gte(n,3)'"],
+         ["-i", src, "-i", logo, "-filter_complex", "[0]vflip,vflip"],
+         ["-i", src, "-i", logo, "-filter_complex", "[0]vflip,vflip[a];[a][1]overlay=9:7"], 3),
+    )
+    for args, off, on, first_on in cases:
+        got, want_off, want_on = md5s(args), md5s(off), md5s(on)
+        check(len(got) == 6, "%s: %d frames" % (args, len(got)))
+        # first_on >= 0: on from that frame; < 0: on for the first -first_on
+        want = [(want_on if (n >= first_on if first_on >= 0 else n < -first_on) else want_off)[n]
+                for n in range(6)]
+        check(got == want, "%s: frames %s, want %s" % (args[-1], got, want))
+        check(want_off != want_on, "%s: the filter changed nothing" % args[-1])
+        print("ok", args[-1])
+
+
+@test
 def identity_psnr(tmp):
     """No filter, lossless out: the frames pass through untouched; and a
     filter that changes nothing but forces the yuv -> RGBA -> yuv round trip

@@ -223,7 +223,23 @@ static void print_markdown(void)
            "at 8 bits\n"
            "only keeps the whole chain at 8 (`clvid transcode` says which). Each filter says "
            "which it\n"
-           "is below.\n");
+           "is below.\n\n"
+           "ffmpeg's timeline option, `enable=EXPR`, switches a filter on and off frame by "
+           "frame:\n"
+           "`gblur=sigma=5:enable='between(t,10,20)'`, `hflip=enable='gte(n,100)'`. Where the\n"
+           "expression (of `t`, the frame's time in seconds from its number and the frame "
+           "rate;\n"
+           "`n`, its number from 0; `w` and `h`, its size; `pos`, not known here: NaN) is "
+           "under 0.5\n"
+           "from 0, the frame passes on unchanged (a filter with state, hqdn3d or quantize, "
+           "still\n"
+           "takes it in). Every filter that keeps the frame's size and rate takes it, and "
+           "rotate\n"
+           "where its output keeps the input's size; scale, crop, pad, transpose, tonemap and "
+           "the\n"
+           "deinterlacers do not. In graphs overlay, blend and alphamerge take it too (off, "
+           "their\n"
+           "first input passes on).\n");
     for (int i = 0; i < clv_filter_count(); i++)
         md_filter(clv_filter_at(i));
     printf("\n## opencl\n\n"

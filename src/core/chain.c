@@ -50,6 +50,7 @@ struct clv_chain {
     pthread_mutex_t hold_lock;
     pthread_cond_t hold_done;
     int holds;
+    clv__expr *enable[CLV_CHAIN_MAX]; /* the items' enable= (NULL: none) */
 };
 
 void clv__chain_hold(clv_chain *chain)
@@ -231,6 +232,11 @@ static int chain_build(clv_context *ctx, const clv_chain_desc *desc, int depth, 
     for (int i = 0; i < desc->count; i++)
         if (desc->item[i].filter->cadence)
             chain->held_at = i;
+    for (int i = 0; i < desc->count; i++)
+        if (desc->item[i].enable[0] &&
+            (err = clv__enable_parse(desc->item[i].filter, desc->item[i].enable, &chain->enable[i],
+                                     msg)))
+            goto fail;
     for (int i = 0; i < desc->count; i++) {
         const clv_filter *f = desc->item[i].filter;
         chain->needs_scratch |= f->needs_scratch;
@@ -345,6 +351,8 @@ int clv__chain_watched(const clv_chain *chain)
 
 static void free_chain(clv_chain *chain)
 {
+    for (int i = 0; i < CLV_CHAIN_MAX; i++)
+        clv__expr_free(chain->enable[i]);
     pthread_cond_destroy(&chain->hold_done);
     pthread_mutex_destroy(&chain->hold_lock);
     free(chain);
@@ -443,6 +451,14 @@ static int size_links(clv_chain *chain, int w, int h, clv_msg *msg)
         if ((err = clv__filter_output_size(f, chain->desc.item[i].values, i, &chain->link[i],
                                            &chain->link[i + 1], msg)))
             return err;
+        if (chain->enable[i] && (chain->link[i + 1].width != chain->link[i].width ||
+                                 chain->link[i + 1].height != chain->link[i].height))
+            return clv__fail(msg, CLV_EINVAL,
+                             "filter '%s' (#%d in the chain) makes %dx%d frames of %dx%d ones: "
+                             "with enable= it must keep its input's size (off, the frame "
+                             "passes on as it is)",
+                             f->name, i + 1, chain->link[i + 1].width, chain->link[i + 1].height,
+                             chain->link[i].width, chain->link[i].height);
         size_t bytes = frame_bytes(chain->link[i + 1].width, chain->link[i + 1].height);
         if (bytes > chain->ctx->dev.max_alloc)
             return clv__fail(msg, CLV_ELIMIT,
@@ -520,6 +536,24 @@ static clv_launch filter_launch(const clv_chain *chain, int i, cl_mem from, cl_m
         .depth = chain->depth,
         .values = chain->desc.item[i].values,
     };
+}
+
+/* A filter switched off by enable=: its input to its output (the same
+ * size), row by row where the strides differ. */
+static int pass_on(clv_chain *chain, const clv_launch *l)
+{
+    int err = 0;
+    const size_t px = chain->depth == 16 ? 8 : 4;
+    const size_t origin[3] = {0, 0, 0};
+    const size_t region[3] = {(size_t)l->width * px, (size_t)l->height, 1};
+    CLV__CL_CHECK(chain->ctx,
+                  clEnqueueCopyBufferRect(l->queue, l->src, l->dst, origin, origin, region,
+                                          (size_t)l->stride * px, 0, (size_t)l->out_stride * px, 0,
+                                          0, NULL, NULL),
+                  "clEnqueueCopyBufferRect (a filter switched off by enable=)");
+    return 0;
+fail:
+    return err;
 }
 
 int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64_t frame_index,
@@ -611,11 +645,22 @@ int clv__chain_run_at(clv_chain *chain, const clv_frame *src, clv_frame *dst, ui
         l.scratch = chain->needs_scratch ? chain->scratch : NULL;
         l.events = ctx->profiling && chain->filter_timing ? events : NULL;
         events->current = i;
+        /* enable= off: the frame passes unchanged; a filter whose output
+         * depends on the frames before runs still (its state goes on), its
+         * output replaced. */
+        int on = clv__enabled(chain->enable[i], time, frame_index, a->width, a->height);
+        if (!on && !clv_filter_temporal(f)) {
+            if ((err = pass_on(chain, &l)))
+                goto fail;
+            continue;
+        }
         if ((err = f->run(chain->state[i], &l)))
             return clv__fail(msg, err,
                              "filter '%s' (#%d in the chain) failed on a %dx%d frame "
                              "on %s: %s",
                              f->name, i + 1, a->width, a->height, ctx->dev.name, clv_strerror(err));
+        if (!on && (err = pass_on(chain, &l)))
+            goto fail;
     }
     if (done)
         CLV__CL_CHECK(ctx, clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, done),
@@ -632,7 +677,7 @@ int clv__chain_run_yuv(clv_chain *chain, const clv_frame *src, clv_frame *dst, u
     clv_context *ctx = chain->ctx;
     const clv_filter *f = chain->desc.count == 1 ? chain->desc.item[0].filter : NULL;
     if (!f || !f->run_yuv || f->output_size || !ctx->row_shape || chain->depth != 8 ||
-        (ctx->profiling && chain->filter_timing) || src->width != dst->width ||
+        chain->enable[0] || (ctx->profiling && chain->filter_timing) || src->width != dst->width ||
         src->height != dst->height || src->stride != dst->stride)
         return 1;
     clv_launch l = filter_launch(chain, 0, src->buffer, dst->buffer, src, frame_index);

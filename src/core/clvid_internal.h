@@ -12,11 +12,18 @@
 
 /* A parsed chain (clv_chain_desc in clvid.h, opaque there): which filters,
  * with which values. Plain data, copied freely inside the library. */
+/* ffmpeg's timeline option, enable=EXPR on a filter: the filter runs on a
+ * frame where EXPR (of t, n, pos, w, h) is not 0 and passes the frame on
+ * unchanged elsewhere (a filter with state still runs, as ffmpeg's hqdn3d
+ * does, and its output is dropped). "" when not given. */
+#define CLV__ENABLE_MAX 256
+
 struct clv_chain_desc {
     int count;
     struct {
         const clv_filter *filter;
         clv_value values[CLV_PARAMS_MAX];
+        char enable[CLV__ENABLE_MAX];
     } item[CLV_CHAIN_MAX];
 };
 
@@ -303,6 +310,12 @@ struct clv_filter {
      * input's first frame (1) or passes its first input until then (0). */
     clv_eof_action (*eof_action)(const clv_value *values);
     int wait_first;
+    /* 1: takes ffmpeg's enable= although a filter of several inputs (its
+     * first input passes on where it is off: overlay, blend, alphamerge)
+     * or one with an output_size hook (rotate: then only where its output
+     * keeps its input's size). Other filters of one input that keep the
+     * size and the rate take it anyway. */
+    int timeline;
     /* Optional, instead of inputs and inputs_param: the number of inputs
      * for values v, where no one parameter says it (xstack's grid=CxR
      * takes C * R inputs). */
@@ -362,6 +375,7 @@ struct clv_graph_desc {
     struct clv__graph_node {
         const clv_filter *filter;
         clv_value values[CLV_PARAMS_MAX];
+        char enable[CLV__ENABLE_MAX]; /* as a chain item's */
         int input_count, output_count;
         clv__graph_link in[CLV_GRAPH_PADS];
         int place; /* the filter's index in the text, from 0, for messages */
@@ -759,13 +773,26 @@ int clv__chain_parse_into(const char *text, clv_chain_desc *desc, clv_msg *msg);
  * them) into *out and values[CLV_PARAMS_MAX]; *pos gets the character
  * after it. graph 0: a chain's (',' ends it; a graph's filter is refused,
  * "overlay takes 2 inputs: give it in a graph"); 1: a graph's (',', ';',
- * '[' or ']' ends it; the graphs' filters are known too). On an error *at
- * is the place at fault. */
+ * '[' or ']' ends it; the graphs' filters are known too). enable
+ * (CLV__ENABLE_MAX) gets ffmpeg's timeline expression, "" without one. On
+ * an error *at is the place at fault. */
 int clv__filter_parse(const char **pos, int graph, const clv_filter **out, clv_value *values,
-                      const char **at, clv_msg *msg);
+                      char *enable, const char **at, clv_msg *msg);
+/* enable='s variables, NULL-ended: t, n, pos, w, h. */
+extern const char *const clv__enable_names[];
+typedef struct clv__expr clv__expr;
+/* An item's enable= text ("" or NULL: *out NULL) parsed for runs. */
+int clv__enable_parse(const clv_filter *f, const char *text, clv__expr **out, clv_msg *msg);
+/* 1 when the filter runs on a frame of time t, number n, size w x h: no
+ * expression, or one whose value is at least 0.5 away from 0 (NaN: off),
+ * as libavfilter decides. */
+int clv__enabled(const clv__expr *e, double t, uint64_t n, int w, int h);
 /* Writes "name=p1=v1:p2=v2" (every value) as the parser reads it back;
  * returns the length it wanted (as snprintf). */
 size_t clv__filter_format(const clv_filter *f, const clv_value *values, char *out, size_t size);
+/* What comes before an option added after clv__filter_format's text
+ * (enable=): ':', or '=' after a bare name. */
+char clv__filter_format_sep(const clv_filter *f);
 /* Adds to msg two lines: text around offset at, and a caret under it. */
 void clv__add_excerpt(clv_msg *msg, const char *text, size_t at);
 
@@ -773,7 +800,6 @@ void clv__add_excerpt(clv_msg *msg, const char *text, size_t at);
  * ffmpeg's arithmetic expressions ("iw/2", "trunc(ih*dar/2)*2",
  * "if(gt(t,2),PI/4,0)"): libavutil/eval's operators, precedence,
  * functions, constants (PI, E, PHI) and number suffixes (1k, 1Ki). */
-typedef struct clv__expr clv__expr;
 /* Parses text with variables `names` (NULL-terminated; NULL for none).
  * CLV_EPARSE with msg naming the expression and the character at fault. */
 int clv__expr_parse(const char *text, const char *const *names, clv__expr **out, clv_msg *msg);

@@ -40,6 +40,9 @@ struct clv_graph {
     clv_size in[CLV_GRAPH_INPUTS];
     clv_size size[CLV_GRAPH_NODES][CLV_GRAPH_PADS];
     int sized;
+    /* A filter of several inputs' enable= (NULL: none; a chain's own keep
+     * theirs): off, its first input passes on. */
+    clv__expr *enable[CLV_GRAPH_NODES];
 };
 
 static size_t kernel_count(const clv_filter *f)
@@ -78,6 +81,8 @@ void clv_graph_destroy(clv_graph *graph)
     }
     if (!graph->ctx->hung)
         clv__mem_release(&graph->scratch);
+    for (int i = 0; i < CLV_GRAPH_NODES; i++)
+        clv__expr_free(graph->enable[i]);
     free(graph);
 }
 
@@ -140,6 +145,7 @@ int clv_graph_create(clv_context *ctx, const clv_graph_desc *desc, int depth, cl
         }
         if (node->input_count > 1 || node->output_count > 1 || f->output_size_n || f->reference_n) {
             graph->kind[i] = NODE_MULTI;
+            err = clv__enable_parse(f, node->enable, &graph->enable[i], msg);
             continue;
         }
         graph->kind[i] = NODE_CHAIN;
@@ -161,6 +167,7 @@ int clv_graph_create(clv_context *ctx, const clv_graph_desc *desc, int depth, cl
         clv_chain_desc *c = chain_of[s];
         c->item[c->count].filter = f;
         memcpy(c->item[c->count].values, node->values, sizeof c->item[0].values);
+        memcpy(c->item[c->count].enable, node->enable, sizeof c->item[0].enable);
         c->count++;
     }
     for (int s = 0; s < graph->seg_count && !err; s++)
@@ -312,9 +319,9 @@ int clv__graph_planes(const clv_graph *graph)
         return 0;
     const struct clv__graph_node *out = &d->node[d->output.node];
     const clv_filter *f = out->filter;
-    if (graph->kind[d->output.node] != NODE_MULTI || !f->planes || !f->run_planes ||
-        !f->planes(out->values) || out->input_count != 2 || out->in[0].node != -1 ||
-        out->in[0].pad != 0)
+    if (graph->kind[d->output.node] != NODE_MULTI || graph->enable[d->output.node] || !f->planes ||
+        !f->run_planes || !f->planes(out->values) || out->input_count != 2 ||
+        out->in[0].node != -1 || out->in[0].pad != 0)
         return 0;
     /* input 0 read by nothing else (its RGBA frame is never made) */
     for (int i = 0; i < d->node_count; i++)
@@ -425,6 +432,10 @@ static int run(clv_graph *graph, const clv_frame *const *in, clv_frame *dst, con
         int pass = 0;
         for (int k = 1; k < node->input_count; k++)
             pass |= !got[k] && f->eof_action && f->eof_action(node->values) == CLV_EOF_PASS;
+        /* enable= off: the filter runs (what it keeps of its other inputs,
+         * a still overlay's picture, goes on) and its first input passes on */
+        const int off = got[0] && !clv__enabled(graph->enable[i], time, frame_index, got[0]->width,
+                                                got[0]->height);
         if (pass && !(io && last)) { /* in planes: run_planes copies them */
             val[i] = got[0];
             continue;
@@ -494,6 +505,8 @@ static int run(clv_graph *graph, const clv_frame *const *in, clv_frame *dst, con
             return clv__fail(
                 msg, err, "filter '%s' (#%d in the graph) failed on %dx%d frames on %s: %s",
                 f->name, node->place + 1, l.width, l.height, ctx->dev.name, clv_strerror(err));
+        if (off && (err = copy_frame(ctx, got[0], to)))
+            goto fail;
         val[i] = to;
     }
     const clv_frame *result = val[d->output.node];

@@ -415,7 +415,7 @@ static int parse_graph(parser *p, int input_count, const char *output)
         struct clv__graph_node *n = &d->node[d->node_count];
         const char *at = s;
         const char *name_at = skip(s);
-        if ((err = clv__filter_parse(&s, 1, &n->filter, n->values, &at, p->msg))) {
+        if ((err = clv__filter_parse(&s, 1, &n->filter, n->values, n->enable, &at, p->msg))) {
             /* The filter's own message, then its place. */
             if (p->msg) {
                 char inner[sizeof p->msg->text];
@@ -578,6 +578,9 @@ void clv_graph_format(const clv_graph_desc *desc, char *out, size_t size)
         }
         if (n < size)
             n += clv__filter_format(node->filter, node->values, out + n, size - n);
+        if (n < size && node->enable[0])
+            n += (size_t)snprintf(out + n, size - n, "%cenable='%s'",
+                                  clv__filter_format_sep(node->filter), node->enable);
         for (int k = 0; k < node->output_count && n < size; k++)
             if (desc->output.node != i || desc->output.pad != k)
                 n += (size_t)snprintf(out + n, size - n, "[n%dp%d]", i, k);

@@ -2,6 +2,7 @@
  * written back as text. */
 #include "clvid_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,65 @@ static int graph_filter(const clv_filter *f)
         if (clv__graph_filters[i] == f)
             return 1;
     return 0;
+}
+
+/* The variables of ffmpeg's timeline expressions (libavfilter's
+ * var_names_timeline): the frame's time in seconds, its number from 0, its
+ * byte position (NAN: not known here), the input's width and height. */
+const char *const clv__enable_names[] = {"t", "n", "pos", "w", "h", NULL};
+
+/* enable=TEXT on f (ffmpeg's timeline option) into enable[CLV__ENABLE_MAX]:
+ * taken where the filter keeps its input's size and one frame out a frame
+ * in (ffmpeg's filters of those kinds take it: gblur, eq, hqdn3d), and
+ * where the filter says it does (clv_filter's timeline: overlay, blend,
+ * alphamerge, rotate), the expression checked here. */
+static int take_enable(const clv_filter *f, const char *text, char *enable, clv_msg *msg)
+{
+    const char *why = NULL;
+    if (graph_filter(f) && !f->timeline)
+        why = "it makes its frames of several inputs, or several outputs of one";
+    else if (!graph_filter(f) && f->output_size && !f->timeline)
+        why = "it may change the frame's size";
+    else if (f->cadence)
+        why = "it changes the frame rate";
+    if (why)
+        return clv__fail(msg, CLV_EPARSE, "filter '%s' takes no enable= (ffmpeg's timeline): %s",
+                         f->name, why);
+    size_t len = strlen(text);
+    if (!len || len >= CLV__ENABLE_MAX || strchr(text, '\''))
+        return clv__fail(msg, CLV_EPARSE,
+                         "filter '%s' parameter 'enable': %s (an expression of t, n, pos, w and "
+                         "h, 1 to %d characters, no quotes inside)",
+                         f->name, len ? "too long or quoted" : "empty", CLV__ENABLE_MAX - 1);
+    clv__expr *e = NULL;
+    clv_msg bad = {{0}};
+    int err = clv__expr_parse(text, clv__enable_names, &e, &bad);
+    clv__expr_free(e);
+    if (err)
+        return clv__fail(msg, CLV_EPARSE,
+                         "filter '%s' parameter 'enable': %s (its variables: t, n, pos, w, h)",
+                         f->name, bad.text);
+    memcpy(enable, text, len + 1);
+    return 0;
+}
+
+int clv__enable_parse(const clv_filter *f, const char *text, clv__expr **out, clv_msg *msg)
+{
+    *out = NULL;
+    if (!text || !text[0])
+        return 0;
+    clv_msg bad = {{0}};
+    if (clv__expr_parse(text, clv__enable_names, out, &bad))
+        return clv__fail(msg, CLV_EPARSE, "filter '%s' parameter 'enable': %s", f->name, bad.text);
+    return 0;
+}
+
+int clv__enabled(const clv__expr *e, double t, uint64_t n, int w, int h)
+{
+    if (!e)
+        return 1;
+    const double values[5] = {t, (double)n, NAN, (double)w, (double)h};
+    return fabs(clv__expr_eval(e, values)) >= 0.5; /* libavfilter's test */
 }
 
 /* The registry's entry of that name, families and graphs' filters included. */
@@ -149,7 +209,7 @@ static int read_image_size(const clv_filter *f, clv_value *values, int *given,
 }
 
 int clv__filter_parse(const char **pos, int graph, const clv_filter **out, clv_value *values,
-                      const char **at, clv_msg *msg)
+                      char *enable, const char **at, clv_msg *msg)
 {
     char name[64], rest[8192], shown[48];
     /* What ends a filter: ',' in a chain; ',', ';' and a label's '[' in a
@@ -199,6 +259,8 @@ int clv__filter_parse(const char **pos, int graph, const clv_filter **out, clv_v
     char width_text[64]; /* image_size's width, when it may be the size */
     int width_deferred = 0;
     memset(values, 0, CLV_PARAMS_MAX * sizeof *values);
+    enable[0] = 0;
+    int given_enable = 0;
     int positional = 0;
     int has_args = *s == '=';
     if (has_args)
@@ -243,6 +305,20 @@ int clv__filter_parse(const char **pos, int graph, const clv_filter **out, clv_v
             if (resolve_keys &&
                 (listed(resolve_keys, key) || (!key[0] && positional < in_order && ++positional))) {
                 s = e; /* read by resolve */
+                if (*s != ':')
+                    break;
+                s++;
+                continue;
+            }
+            if (!strcmp(key, "enable")) {
+                if (given_enable)
+                    return clv__fail(msg, CLV_EPARSE,
+                                     "filter '%s': parameter 'enable' is given twice", f->name);
+                int err = take_enable(f, val, enable, msg);
+                if (err)
+                    return err;
+                given_enable = 1;
+                s = e;
                 if (*s != ':')
                     break;
                 s++;
@@ -358,7 +434,8 @@ static int parse_filter(const char **pos, clv_chain_desc *desc, const char **at,
                          CLV_CHAIN_MAX);
     }
     const clv_filter *f = NULL;
-    int err = clv__filter_parse(pos, 0, &f, desc->item[desc->count].values, at, msg);
+    int err = clv__filter_parse(pos, 0, &f, desc->item[desc->count].values,
+                                desc->item[desc->count].enable, at, msg);
     if (err)
         return err;
     desc->item[desc->count++].filter = f;
@@ -508,6 +585,11 @@ size_t clv__filter_format(const clv_filter *f, const clv_value *values, char *ou
     return n;
 }
 
+char clv__filter_format_sep(const clv_filter *f)
+{
+    return f->param_count || f->format ? ':' : '=';
+}
+
 void clv_chain_format(const clv_chain_desc *desc, char *out, size_t size)
 {
     size_t n = 0;
@@ -517,5 +599,9 @@ void clv_chain_format(const clv_chain_desc *desc, char *out, size_t size)
             n += (size_t)snprintf(out + n, size - n, ",");
         if (n < size)
             n += clv__filter_format(desc->item[i].filter, desc->item[i].values, out + n, size - n);
+        if (n < size && desc->item[i].enable[0])
+            n += (size_t)snprintf(out + n, size - n, "%cenable='%s'",
+                                  clv__filter_format_sep(desc->item[i].filter),
+                                  desc->item[i].enable);
     }
 }

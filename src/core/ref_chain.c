@@ -19,6 +19,7 @@ struct clv_ref_chain {
      * frames out per frame in, the runs so far. */
     int held_at, fields;
     uint64_t runs;
+    clv__expr *enable[CLV_CHAIN_MAX]; /* the items' enable= (as the chain's) */
 };
 
 int clv_ref_chain_create(const clv_chain_desc *desc, clv_ref_chain **out)
@@ -40,6 +41,11 @@ int clv_ref_chain_create(const clv_chain_desc *desc, clv_ref_chain **out)
     for (int i = 0; i < desc->count; i++)
         if (desc->item[i].filter->cadence)
             ref->held_at = i;
+    for (int i = 0; i < desc->count; i++)
+        if (clv__enable_parse(desc->item[i].filter, desc->item[i].enable, &ref->enable[i], NULL)) {
+            clv_ref_chain_destroy(ref);
+            return CLV_EPARSE;
+        }
     for (int i = 0; i < desc->count; i++) {
         if (!desc->item[i].filter->reference && !desc->item[i].filter->reference_at) {
             clv_ref_chain_destroy(ref); /* a user kernel has no C reference */
@@ -66,8 +72,10 @@ void clv_ref_chain_destroy(clv_ref_chain *ref)
             f->reference_uninit(ref->state[i]);
         free(ref->state[i]);
     }
-    for (int i = 0; i < CLV_CHAIN_MAX; i++)
+    for (int i = 0; i < CLV_CHAIN_MAX; i++) {
         clv_image_free(&ref->mid[i]);
+        clv__expr_free(ref->enable[i]);
+    }
     free(ref);
 }
 
@@ -162,12 +170,19 @@ int clv_ref_chain_run(clv_ref_chain *ref, const clv_image *src, clv_image *dst,
         const clv_filter *f = ref->desc.item[i].filter;
         const clv_image *in = i == 0 ? src : &ref->mid[i - 1];
         clv_image *out = i == n - 1 ? dst : &ref->mid[i];
-        err = f->reference_at
-                  ? f->reference_at(ref->state[i], ref->desc.item[i].values, in, out, frame_index,
-                                    time)
-                  : f->reference(ref->state[i], ref->desc.item[i].values, in, out, frame_index);
-        if (err)
-            return err;
+        int on = clv__enabled(ref->enable[i], time, frame_index, in->width, in->height);
+        if (on || clv_filter_temporal(f)) {
+            err = f->reference_at
+                      ? f->reference_at(ref->state[i], ref->desc.item[i].values, in, out,
+                                        frame_index, time)
+                      : f->reference(ref->state[i], ref->desc.item[i].values, in, out, frame_index);
+            if (err)
+                return err;
+        }
+        if (!on) /* as the chain: the frame passes unchanged */
+            for (int y = 0; y < in->height; y++)
+                memcpy(out->pixels + (size_t)y * out->stride, in->pixels + (size_t)y * in->stride,
+                       (size_t)in->width * (size_t)clv_image_pixel_bytes(in));
     }
     return 0;
 }

@@ -17,7 +17,8 @@ struct clv_ref_graph {
     int sized[CLV_GRAPH_NODES];
     clv_size last_in[CLV_GRAPH_INPUTS]; /* an absent input's size: its last */
     int rate_num, rate_den;
-    double origin; /* clv_ref_graph_set_time_origin */
+    double origin;                      /* clv_ref_graph_set_time_origin */
+    clv__expr *enable[CLV_GRAPH_NODES]; /* the nodes' enable= (as the graph's) */
 };
 
 int clv_ref_graph_create(const clv_graph_desc *desc, clv_ref_graph **out)
@@ -35,6 +36,10 @@ int clv_ref_graph_create(const clv_graph_desc *desc, clv_ref_graph **out)
         if (!split && !f->reference && !f->reference_at && !f->reference_n) {
             clv_ref_graph_destroy(ref); /* a user kernel has no C reference */
             return CLV_EINVAL;
+        }
+        if (clv__enable_parse(f, desc->node[i].enable, &ref->enable[i], NULL)) {
+            clv_ref_graph_destroy(ref);
+            return CLV_EPARSE;
         }
         ref->state[i] = calloc(1, f->ref_state_size ? f->ref_state_size : 1);
         if (!ref->state[i]) {
@@ -57,6 +62,8 @@ void clv_ref_graph_destroy(clv_ref_graph *ref)
         free(ref->state[i]);
         clv_image_free(&ref->out[i]);
     }
+    for (int i = 0; i < CLV_GRAPH_NODES; i++)
+        clv__expr_free(ref->enable[i]);
     free(ref);
 }
 
@@ -182,6 +189,10 @@ int clv_ref_graph_run(clv_ref_graph *ref, const clv_image *const *in, clv_image 
                                   : f->reference(ref->state[i], node->values, got[0], &ref->out[i],
                                                  frame_index);
         }
+        /* enable= off: run (what it keeps goes on), its first input passed on */
+        if (!err && got[0] &&
+            !clv__enabled(ref->enable[i], time, frame_index, got[0]->width, got[0]->height))
+            copy_image(got[0], &ref->out[i]);
         val[i] = &ref->out[i];
     }
     free(size);

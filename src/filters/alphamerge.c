@@ -68,6 +68,7 @@ _Static_assert(sizeof params / sizeof params[0] == AM_PARAM_COUNT,
                "alphamerge: the enum and the params table differ");
 
 const clv_filter clv__filter_alphamerge = {
+    .timeline = 1, /* ffmpeg's enable= */
     .name = "alphamerge",
     .help = "the second input's luma as the first's alpha (ffmpeg's alphamerge)",
     .params = params,

@@ -341,6 +341,7 @@ _Static_assert(sizeof params / sizeof params[0] == BL_PARAM_COUNT,
                "blend: the enum and the params table differ");
 
 const clv_filter clv__filter_blend = {
+    .timeline = 1, /* ffmpeg's enable= */
     .name = "blend",
     .help = "two frames blended per channel by a mode (ffmpeg's blend)",
     .params = params,

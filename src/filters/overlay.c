@@ -442,6 +442,7 @@ _Static_assert(sizeof params / sizeof params[0] == OV_PARAM_COUNT,
                "overlay: the enum and the params table differ");
 
 const clv_filter clv__filter_overlay = {
+    .timeline = 1, /* ffmpeg's enable= */
     .name = "overlay",
     .help = "the second input over the first at (x, y) (ffmpeg's overlay: in the Y'CbCr planes "
             "at a graph's output over input 0, else the RGB blend)",

@@ -350,6 +350,7 @@ _Static_assert(sizeof params / sizeof params[0] == ROT_PARAM_COUNT,
                "rotate: the enum and the params table differ");
 
 const clv_filter clv__filter_rotate = {
+    .timeline = 1, /* ffmpeg's enable= */
     .name = "rotate",
     .help = "turn the picture by an angle (an expression of n and t) about its centre into "
             "ow x oh, corners filled (ffmpeg's rotate)",
