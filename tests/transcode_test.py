@@ -168,6 +168,29 @@ def timeline_enable(tmp):
 
 
 @test
+def cut_file_keeps_last_frames(tmp):
+    """An mp4 with B-frames cut short: every frame ffmpeg decodes from it is
+    written (the decoder's errors at the cut came before its last good
+    frames, which were dropped)."""
+    whole = os.path.join(tmp, "t30.mp4")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=s=64x48:r=25", "-frames:v", "30", "-c:v", "libx264",
+           "-bf", "3", "-movflags", "+faststart", whole)
+    with open(whole, "rb") as f:
+        data = f.read()
+    for keep in (0.86, 0.9, 0.95):
+        cut = os.path.join(tmp, "cut.mp4")
+        with open(cut, "wb") as f:
+            f.write(data[:int(len(data) * keep)])
+        ours, theirs = os.path.join(tmp, "c.mkv"), os.path.join(tmp, "f.mkv")
+        clvid("-i", cut, "-vf", "hflip,hflip", "-c:v", "ffv1", "-o", ours, "-y")
+        ffmpeg("-i", cut, "-c:v", "ffv1", theirs)
+        got = streams(probe(ours), "video")[0]["nb_read_frames"]
+        want = streams(probe(theirs), "video")[0]["nb_read_frames"]
+        check(got == want, "cut at %.0f%%: %s frames, ffmpeg %s" % (keep * 100, got, want))
+        print("ok cut at %.0f%%: %s frames" % (keep * 100, got))
+
+
+@test
 def identity_psnr(tmp):
     """No filter, lossless out: the frames pass through untouched; and a
     filter that changes nothing but forces the yuv -> RGBA -> yuv round trip

@@ -951,7 +951,22 @@ static int hw_download(clv_decoder *d, AVFrame *frame)
 static int drain(clv_decoder *d, AVFrame *frame, double begin, double *waited)
 {
     AVStream *st = d->fmt->streams[d->video];
-    while (avcodec_receive_frame(d->codec, frame) == 0) {
+    /* A frame that fails to decode (a damaged or cut stream) is one error;
+     * the frames after it still come, as ffmpeg's: with frame threads at
+     * the end of a cut file the last good frames follow such errors. A
+     * run of errors with no frame between ends the loop. */
+    int failed = 0;
+    for (;;) {
+        int r = avcodec_receive_frame(d->codec, frame);
+        if (r == AVERROR(EAGAIN) || r == AVERROR_EOF)
+            break;
+        if (r < 0) {
+            atomic_fetch_add(&d->corrupt_frames, 1);
+            if (++failed > 64)
+                break;
+            continue;
+        }
+        failed = 0;
         if (frame->decode_error_flags || (frame->flags & AV_FRAME_FLAG_CORRUPT))
             atomic_fetch_add(&d->corrupt_frames, 1);
         int64_t pts = frame->best_effort_timestamp;
