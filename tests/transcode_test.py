@@ -191,6 +191,31 @@ def cut_file_keeps_last_frames(tmp):
 
 
 @test
+def full_range_outputs(tmp):
+    """Gray and the yuvj formats are full range (swscale's and ffmpeg's
+    reading): a limited-range white and black give 255 and 0 there, not 235
+    and 16, as ffmpeg's own conversion does."""
+    def first_pixel(path):
+        p = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-frames:v", "1", "-f", "rawvideo",
+                            "-pix_fmt", "rgb24", "-"], capture_output=True, check=True)
+        return tuple(p.stdout[:3])
+    for colour, want in (("white", 255), ("black", 0)):
+        src = os.path.join(tmp, colour + ".mkv")
+        ffmpeg("-f", "lavfi", "-i", "color=c=%s:s=16x16:r=25" % colour, "-frames:v", "2",
+               "-pix_fmt", "yuv420p", "-c:v", "ffv1", src)
+        for ext, extra in (("png", ["-pix_fmt", "gray"]), ("tiff", ["-pix_fmt", "gray16le"]),
+                           ("jpg", ["-c:v", "mjpeg", "-pix_fmt", "yuvj444p"]),
+                           ("jpg", ["-c:v", "mjpeg", "-pix_fmt", "yuvj422p"])):
+            ours, theirs = os.path.join(tmp, "c." + ext), os.path.join(tmp, "f." + ext)
+            clvid("-q", "-i", src, "-vf", "hflip,hflip", *extra, "--frames", "1", "-o", ours, "-y")
+            ffmpeg("-i", src, "-vf", "hflip,hflip", *extra, "-frames:v", "1", theirs)
+            got, ref = first_pixel(ours), first_pixel(theirs)
+            check(got == ref, "%s %s: %s, ffmpeg %s" % (colour, " ".join(extra), got, ref))
+            check(abs(got[0] - want) <= 1, "%s %s: %s" % (colour, " ".join(extra), got))
+        print("ok", colour)
+
+
+@test
 def identity_psnr(tmp):
     """No filter, lossless out: the frames pass through untouched; and a
     filter that changes nothing but forces the yuv -> RGBA -> yuv round trip

@@ -86,9 +86,29 @@ struct clv_sink {
  * dithered), swscale otherwise: from RGBA, or, for an encoder format of
  * more than 8 bits from 16-bit frames, from rgba64le (RGB, alpha) or
  * yuv444p16le (Y'CbCr: the chroma is subsampled on the host). */
+/* 1 for the formats whose range is full by definition, as swscale takes
+ * them (its handle_jpeg): the yuvj formats and gray (with or without
+ * alpha) at every depth. */
+static int full_range_format(enum AVPixelFormat f)
+{
+    switch (f) {
+    case AV_PIX_FMT_YUVJ420P:
+    case AV_PIX_FMT_YUVJ422P:
+    case AV_PIX_FMT_YUVJ444P:
+    case AV_PIX_FMT_YUVJ440P:
+    case AV_PIX_FMT_YUVJ411P:
+        return 1;
+    default:
+        break;
+    }
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f);
+    return d && !(d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL)) &&
+           (d->nb_components == 1 || (d->nb_components == 2 && (d->flags & AV_PIX_FMT_FLAG_ALPHA)));
+}
+
 static int open_conversion(clv_sink *s, int rgba, int depth, clv_msg *msg)
 {
-    if (s->enc_format == AV_PIX_FMT_YUVJ420P)
+    if (full_range_format(s->enc_format))
         s->color.full_range = 1;
     int native = rgba ? -1 : clv_native_pixfmt(s->enc_format);
     if (native < 0 && !rgba && depth == 16)
