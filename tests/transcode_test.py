@@ -216,6 +216,29 @@ def full_range_outputs(tmp):
 
 
 @test
+def codec_container_pairs(tmp):
+    """A codec the container's table leaves out but its muxer writes (png in
+    Matroska through VFW, ffv1 in mov) is written, as ffmpeg does; one the
+    muxer refuses is exit 1 naming both, nothing left behind."""
+    src = os.path.join(tmp, "base.mkv")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=s=64x48:r=25", "-frames:v", "5", "-c:v", "ffv1", src)
+    for codec, name in (("png", "p.mkv"), ("ffv1", "f.mov")):
+        out = os.path.join(tmp, name)
+        clvid("-q", "-i", src, "-vf", "hflip,hflip", "-c:v", codec, "-o", out)
+        v = streams(probe(out), "video")[0]
+        check(v["codec_name"] == codec and int(v["nb_read_frames"]) == 5,
+              "%s in %s: %s" % (codec, name, v))
+        print("ok", codec, "in", name)
+    for codec, name, container in (("ffv1", "f.mp4", "mp4"), ("png", "p.webm", "webm")):
+        out = os.path.join(tmp, name)
+        p = clvid("-q", "-i", src, "-c:v", codec, "-o", out, expect=1)
+        check("the %s container cannot hold %s video" % (container, codec) in p.stderr,
+              "%s in %s: %s" % (codec, name, p.stderr))
+        check(not os.path.exists(out), "%s left behind" % name)
+        print("ok", codec, "in", name, "refused")
+
+
+@test
 def identity_psnr(tmp):
     """No filter, lossless out: the frames pass through untouched; and a
     filter that changes nothing but forces the yuv -> RGBA -> yuv round trip

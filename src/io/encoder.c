@@ -820,7 +820,10 @@ static int choose_video_codec(clv_encoder *e, const clv_output_options *o, const
      * codec they all take; else that output needs a run of its own). */
     for (int k = 0; !e->cover && k < e->output_count; k++) {
         const output *m = &e->outputs[k];
-        if (avformat_query_codec(m->format, (*codec)->id, FF_COMPLIANCE_NORMAL) != 0)
+        /* A muxer's table may leave out what it still writes (Matroska takes
+         * any video through VFW, as png; ffmpeg writes ffv1 into mov):
+         * without a tee, the header's write says whether it can. */
+        if (!e->tee || avformat_query_codec(m->format, (*codec)->id, FF_COMPLIANCE_NORMAL) != 0)
             continue;
         if (!e->tee)
             return clv_io_fail(msg, CLV_EIO, "'%s': the %s container cannot hold %s video", m->path,
@@ -1287,6 +1290,18 @@ static int start_output(clv_encoder *e, output *m, const clv_output_options *o,
     av_dict_free(&mux_opts);
     if (r < 0) {
         *averr = r;
+        /* The video codec the container's table leaves out (only tee
+         * outputs are refused for it before: encoder choice above). */
+        for (unsigned i = 0; i < m->oc->nb_streams; i++) {
+            const AVCodecParameters *par = m->oc->streams[i]->codecpar;
+            if (par->codec_type == AVMEDIA_TYPE_VIDEO &&
+                avformat_query_codec(ofmt, par->codec_id, FF_COMPLIANCE_NORMAL) == 0)
+                return clv_io_fail(msg, CLV_EIO,
+                                   "'%s': the %s container cannot hold %s video (%s); name "
+                                   "another codec with -c:v",
+                                   m->path, ofmt->name, avcodec_get_name(par->codec_id),
+                                   clv_av_err(r, err, sizeof err));
+        }
         return clv_io_fail(msg, CLV_EIO,
                            m->network ? "'%s': cannot start the %s stream: %s"
                                       : "'%s': cannot start the %s file: %s",
