@@ -239,6 +239,26 @@ def codec_container_pairs(tmp):
 
 
 @test
+def vfr_into_constant_rate(tmp):
+    """Variable frame timing into a container of a constant rate (Y4M, MXF,
+    MPEG-PS) goes out one frame a tick, as ffmpeg's -vsync cfr: the frame
+    before a gap repeated over it, so the video lasts as long as the input
+    and as ffmpeg's output (it was squeezed into 10 frames of 0.4 s)."""
+    src = os.path.join(tmp, "vfr.mkv")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=s=64x48:r=25", "-f", "lavfi", "-i", "sine=d=1.24",
+           "-frames:v", "10", "-vf", "setpts='if(lt(N,5),N*0.04,N*0.1+0.3)/TB'", "-c:v", "ffv1",
+           "-c:a", "pcm_s16le", "-fps_mode", "passthrough", src)
+    for ext in ("y4m", "mxf", "mpg"):
+        ours, theirs = os.path.join(tmp, "c." + ext), os.path.join(tmp, "f." + ext)
+        clvid("-i", src, "-vf", "hflip,hflip", "-o", ours)
+        ffmpeg("-i", src, "-vf", "hflip,hflip", "-ar", "48000", theirs)
+        got, want = streams(probe(ours), "video")[0], streams(probe(theirs), "video")[0]
+        check(got["nb_read_frames"] == want["nb_read_frames"],
+              "%s: %s frames, ffmpeg %s" % (ext, got["nb_read_frames"], want["nb_read_frames"]))
+        print("ok", ext, got["nb_read_frames"], "frames")
+
+
+@test
 def identity_psnr(tmp):
     """No filter, lossless out: the frames pass through untouched; and a
     filter that changes nothing but forces the yuv -> RGBA -> yuv round trip

@@ -85,6 +85,15 @@ struct clv_encoder {
     int route_count;
     AVRational in_tb; /* the input video stream's: frames come with these timestamps */
     int64_t last_pts; /* the last frame's, in the encoder's time base */
+    /* A container of a constant frame rate (ffmpeg's -vsync cfr: Y4M, MXF,
+     * MPEG-PS, Ogg, raw): frames go out one a tick, the last one repeated
+     * over a gap and a frame dropped where two fall on one tick. next_pts:
+     * the next tick (INT64_MIN before the first); prev: a copy of the last
+     * frame (the staging memory of a frame is not held). */
+    int cfr;
+    int64_t next_pts;
+    AVFrame *prev;
+    int64_t last_before[3]; /* the last three frames' repeats of the one before */
     /* The input's HDR metadata (clv_media_desc.mastering, light_level),
      * copied: every frame sent to the encoder carries it. */
     AVMasteringDisplayMetadata mastering;
@@ -886,6 +895,13 @@ static void set_video_timing(clv_encoder *e, const clv_media_desc *in, const AVC
     e->keep_tb = every_flag(e, AVFMT_VARIABLE_FPS) && !codec->supported_framerates;
     e->in_tb = in->time_base;
     e->last_pts = INT64_MIN;
+    /* ffmpeg's automatic -vsync: cfr where a container has no variable
+     * timing (AVI excepted: its muxer leaves gaps as empty chunks). */
+    e->cfr = 0;
+    for (int k = 0; k < e->output_count; k++)
+        e->cfr |= !(e->outputs[k].format->flags & AVFMT_VARIABLE_FPS) &&
+                  strcmp(e->outputs[k].format->name, "avi") != 0;
+    e->next_pts = INT64_MIN;
     e->enc->time_base = e->keep_tb ? in->time_base : av_inv_q(rate);
     e->enc->framerate = rate;
 }
@@ -1435,6 +1451,90 @@ static int write_packets(clv_encoder *e)
     return r == AVERROR(EAGAIN) || r == AVERROR_EOF ? 0 : r;
 }
 
+/* One frame to the encoder at pts (a copy of f's references: f stays the
+ * caller's); counted for latency only when first (its read time known). */
+static int send_at(clv_encoder *e, const AVFrame *f, int64_t pts, int first)
+{
+    AVFrame *c = av_frame_clone(f);
+    if (!c)
+        return AVERROR(ENOMEM);
+    c->pts = pts;
+    c->pict_type = AV_PICTURE_TYPE_NONE;
+    int r = add_frame_hdr(e, c);
+    if (r >= 0) {
+        if (first)
+            note_sent(e, c);
+        r = avcodec_send_frame(e->enc, c);
+    }
+    av_frame_free(&c);
+    return r >= 0 ? write_packets(e) : r;
+}
+
+/* A frame into a constant rate, as ffmpeg's -vsync cfr (fftools'
+ * do_video_out): at its time p in ticks, with delta0 = p - next_pts and
+ * delta = delta0 + 1, it is dropped under -1.1, sent once up to 1.1, and
+ * above that sent llrint(delta) times, the first llrint(delta0 - 0.6) of
+ * them being the previous frame again when delta0 passes 1.1. */
+static int send_cfr(clv_encoder *e, AVFrame *f)
+{
+    const double p = (double)f->pts * av_q2d(e->in_tb) / av_q2d(e->enc->time_base);
+    if (e->next_pts == INT64_MIN)
+        e->next_pts = llrint(p);
+    const double delta0 = p - (double)e->next_pts, delta = delta0 + 1;
+    int64_t copies = 1, before = 0;
+    if (delta < -1.1)
+        copies = 0;
+    else if (delta > 1.1) {
+        copies = llrint(delta);
+        before = delta0 > 1.1 && e->prev ? llrint(delta0 - 0.6) : 0;
+    }
+    if (before > copies)
+        before = copies;
+    e->last_before[2] = e->last_before[1];
+    e->last_before[1] = e->last_before[0];
+    e->last_before[0] = before;
+    int r = 0;
+    for (int64_t i = 0; r >= 0 && i < copies; i++)
+        r = send_at(e, i < before ? e->prev : f, e->next_pts++, i == before);
+    if (r < 0)
+        return r;
+    /* the frame is the one a gap after it repeats (dropped or not) */
+    if (!e->prev || e->prev->width != f->width || e->prev->height != f->height ||
+        e->prev->format != f->format) {
+        av_frame_free(&e->prev);
+        e->prev = av_frame_alloc();
+        if (!e->prev)
+            return AVERROR(ENOMEM);
+        e->prev->format = f->format;
+        e->prev->width = f->width;
+        e->prev->height = f->height;
+        if ((r = av_frame_get_buffer(e->prev, 0)) < 0) {
+            av_frame_free(&e->prev);
+            return r;
+        }
+    }
+    if ((r = av_frame_copy(e->prev, f)) < 0 || (r = av_frame_copy_props(e->prev, f)) < 0)
+        return r;
+    return 0;
+}
+
+/* At the end, as ffmpeg's flush: the last frame again as often as the
+ * median of the last three frames repeated the one before them. */
+static int end_cfr(clv_encoder *e)
+{
+    const int64_t *b = e->last_before;
+    int64_t n = b[0] > b[1] ? (b[1] > b[2]   ? b[1]
+                               : b[0] > b[2] ? b[2]
+                                             : b[0])
+                            : (b[0] > b[2]   ? b[0]
+                               : b[1] > b[2] ? b[2]
+                                             : b[1]);
+    int r = 0;
+    for (int64_t i = 0; e->prev && r >= 0 && i < n; i++)
+        r = send_at(e, e->prev, e->next_pts++, 0);
+    return r;
+}
+
 static void *encode_thread(void *arg)
 {
     clv_encoder *e = arg;
@@ -1452,6 +1552,8 @@ static void *encode_thread(void *arg)
         }
         waited += clv_io_seconds() - t;
         if (kind == CLV_ITEM_END) {
+            if (e->cfr && (r = end_cfr(e)) < 0)
+                break;
             avcodec_send_frame(e->enc, NULL);
             r = write_packets(e);
             for (int i = 0; r >= 0 && i < e->route_count; i++)
@@ -1459,7 +1561,14 @@ static void *encode_thread(void *arg)
                     r = clv_audio_recode_packet(e->routes[i].recode, NULL);
             break;
         }
-        if (kind == CLV_ITEM_FRAME) {
+        if (kind == CLV_ITEM_FRAME && e->cfr && ((AVFrame *)item)->pts != AV_NOPTS_VALUE &&
+            !e->cover) {
+            AVFrame *f = item;
+            r = frames++ == fault ? AVERROR(EIO) : send_cfr(e, f);
+            av_frame_free(&f);
+            if (r >= 0 && e->outputs[0].pictures.error)
+                r = e->outputs[0].pictures.error;
+        } else if (kind == CLV_ITEM_FRAME) {
             AVFrame *f = item;
             if (f->pts != AV_NOPTS_VALUE) {
                 /* Into the encoder's time base; two frames that round to
@@ -1610,6 +1719,7 @@ void clv_encoder_close(clv_encoder *e)
     free(e->outputs);
     av_packet_free(&e->tee_packet);
     avcodec_free_context(&e->enc);
+    av_frame_free(&e->prev);
     avformat_free_context(e->oc);
     for (int i = 0; e->routes && i < e->route_count; i++)
         clv_audio_recode_close(e->routes[i].recode);
