@@ -259,6 +259,34 @@ def vfr_into_constant_rate(tmp):
 
 
 @test
+def chroma_kept(tmp):
+    """8-bit Y'CbCr with more chroma than 4:2:0 keeps it: columns of red
+    and blue in yuv444p come back exactly through a chain that changes
+    nothing (they were halved into purple), and rows of red and blue from a
+    4:2:2 MJPEG into PNG as ffmpeg's own conversion gives them."""
+    import math
+    stripes = "nullsrc=s=16x8:r=25,format=rgb24,geq=r='if(mod(%s\\,2)\\,255\\,0)':g=0:" \
+              "b='if(mod(%s\\,2)\\,0\\,255)'"
+    src = os.path.join(tmp, "s444.mkv")
+    ffmpeg("-f", "lavfi", "-i", stripes % ("X", "X"), "-frames:v", "2", "-pix_fmt", "yuv444p",
+           "-c:v", "ffv1", src)
+    out = os.path.join(tmp, "c444.mkv")
+    clvid("-i", src, "-vf", "hflip,hflip", "-c:v", "ffv1", "-pix_fmt", "yuv444p", "-o", out)
+    check(raw(out, "yuv444p") == raw(src, "yuv444p"), "yuv444p stripes changed")
+    src = os.path.join(tmp, "s422.mjpeg.avi")
+    ffmpeg("-f", "lavfi", "-i", stripes % ("Y", "Y"), "-frames:v", "1", "-pix_fmt", "yuvj422p",
+           "-c:v", "mjpeg", "-q:v", "1", src)
+    ours, theirs = os.path.join(tmp, "c.png"), os.path.join(tmp, "f.png")
+    clvid("-i", src, "-vf", "hflip,hflip", "-o", ours)
+    ffmpeg("-i", src, "-frames:v", "1", theirs)
+    a, b = raw(ours, "rgb24"), raw(theirs, "rgb24")
+    err = sum((x - y) * (x - y) for x, y in zip(a, b)) / max(len(a), 1)
+    db = 99.0 if err == 0 else 10 * math.log10(255 * 255 / err)
+    check(len(a) == len(b) and db > 40, "4:2:2 rows against ffmpeg: %.1f dB" % db)
+    print("ok 4:4:4 exact, 4:2:2 rows %.1f dB of ffmpeg's" % db)
+
+
+@test
 def identity_psnr(tmp):
     """No filter, lossless out: the frames pass through untouched; and a
     filter that changes nothing but forces the yuv -> RGBA -> yuv round trip

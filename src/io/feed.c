@@ -321,12 +321,18 @@ static int feed_create(const clv_media_desc *in, int depth, int wide, clv_feed *
         deep_format(feed, in);
     } else {
         int native = clv_native_pixfmt(in->pix_fmt);
+        const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(in->pix_fmt);
         feed->native = native >= 0;
         /* RGB-like sources and any with alpha (gray + alpha PNG, yuva420p)
-         * enter as RGBA, so that alpha passes through the chain. */
-        feed->format = native >= 0            ? (clv_pixfmt)native
-                       : in->rgb || in->alpha ? CLV_PIX_RGBA
-                                              : CLV_PIX_YUV420P;
+         * enter as RGBA, so that alpha passes through the chain; so does
+         * Y'CbCr with more chroma than 4:2:0 (4:2:2 cameras, yuvj422p
+         * MJPEG, 4:4:4), which yuv420p would halve; gray and other 4:2:0
+         * as yuv420p. */
+        int more_chroma = d && !is_gray(in->pix_fmt) &&
+                          (d->log2_chroma_w != 1 || d->log2_chroma_h != 1);
+        feed->format = native >= 0                           ? (clv_pixfmt)native
+                       : in->rgb || in->alpha || more_chroma ? CLV_PIX_RGBA
+                                                             : CLV_PIX_YUV420P;
         feed->target = clv_av_pixfmt(feed->format);
     }
     feed->color = in->color;
