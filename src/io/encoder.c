@@ -884,7 +884,8 @@ static int choose_video_pix_fmt(const clv_output_options *o, const AVCodec *code
 /* The time base: the input's own where the container keeps variable frame
  * timing and the codec takes any rate (timestamps pass through exactly,
  * VFR stays VFR); else 1/frame rate, the nearest one the codec supports
- * (mpeg2video), with timestamps rescaled, as ffmpeg does. AVI, Y4M,
+ * (mpeg2video), with timestamps rescaled (and, where the container has a
+ * constant rate, frames repeated or dropped: send_cfr), as ffmpeg does. AVI, Y4M,
  * MPEG-PS/TS, MXF and Ogg read the rate from the time base. */
 static void set_video_timing(clv_encoder *e, const clv_media_desc *in, const AVCodec *codec)
 {

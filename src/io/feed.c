@@ -328,8 +328,8 @@ static int feed_create(const clv_media_desc *in, int depth, int wide, clv_feed *
          * Y'CbCr with more chroma than 4:2:0 (4:2:2 cameras, yuvj422p
          * MJPEG, 4:4:4), which yuv420p would halve; gray and other 4:2:0
          * as yuv420p. */
-        int more_chroma = d && !is_gray(in->pix_fmt) &&
-                          (d->log2_chroma_w != 1 || d->log2_chroma_h != 1);
+        int more_chroma =
+            d && !is_gray(in->pix_fmt) && (d->log2_chroma_w != 1 || d->log2_chroma_h != 1);
         feed->format = native >= 0                           ? (clv_pixfmt)native
                        : in->rgb || in->alpha || more_chroma ? CLV_PIX_RGBA
                                                              : CLV_PIX_YUV420P;
@@ -337,13 +337,17 @@ static int feed_create(const clv_media_desc *in, int depth, int wide, clv_feed *
     }
     feed->color = in->color;
     int err = 0;
-    if (!feed->native && (in->pix_fmt == AV_PIX_FMT_NONE || !sws_isSupportedInput(in->pix_fmt)))
+    if (!feed->native && in->pix_fmt == AV_PIX_FMT_NONE)
+        err = clv_io_fail(msg, CLV_EINVAL,
+                          "'%s': the video stream's pixel format is not known: it has no frame "
+                          "that decodes (an empty or damaged stream)",
+                          in->path);
+    else if (!feed->native && !sws_isSupportedInput(in->pix_fmt))
         /* swscale asserts on formats it does not know (found by fuzzing). */
-        err = clv_io_fail(
-            msg, CLV_EINVAL,
-            "'%s': the video's pixel format (%s) is unknown or cannot be converted; is the "
-            "stream damaged?",
-            in->path, in->pix_fmt == AV_PIX_FMT_NONE ? "none" : av_get_pix_fmt_name(in->pix_fmt));
+        err = clv_io_fail(msg, CLV_EINVAL,
+                          "'%s': the video's pixel format (%s) cannot be converted; is the "
+                          "stream damaged?",
+                          in->path, av_get_pix_fmt_name(in->pix_fmt));
     else if (!feed->native)
         err = feed_converter(feed, in, msg);
     if (err) {
