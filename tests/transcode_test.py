@@ -1589,6 +1589,18 @@ def disk_full(tmp):
         check("out.mp4" in p.stderr and ("No space left" in p.stderr or "too large" in p.stderr),
               "the message does not say the disk is full: %s" % p.stderr)
         check(os.listdir(small) == [], "left behind: %s" % os.listdir(small))
+        # HLS: its muxer goes on past failed writes of its segments and
+        # playlist (empty files, a 0 s playlist, exit 0 before); the run
+        # fails naming the file, and what it made goes.
+        out = os.path.join(small, "live.m3u8")
+        p = subprocess.run([ARGS.clvid, "transcode", "-q", "-i", sample(), "-crf", "0",
+                            "-hls_time", "1", "-o", out], capture_output=True, text=True,
+                           preexec_fn=limit)
+        print("  HLS: exit %d: %s" % (p.returncode, p.stderr.strip()))
+        check(p.returncode == 1, "HLS: exit %d, expected 1" % p.returncode)
+        check("No space left" in p.stderr or "too large" in p.stderr,
+              "HLS: the message does not say the disk is full: %s" % p.stderr)
+        check(os.listdir(small) == [], "HLS: left behind: %s" % os.listdir(small))
     finally:
         if mounted:
             subprocess.run(["umount", small])

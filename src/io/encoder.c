@@ -39,6 +39,11 @@ typedef struct output {
      * run has finished it. */
     char **made;
     int made_count, made_cap, done;
+    /* HLS: the first failed write or close of one of its files (the muxer
+     * itself goes on past them: a full disk gave empty segments and a 0 s
+     * playlist with exit 0), and that file. */
+    int file_error;
+    char file_error_path[1024];
     int v4l2;        /* a virtual camera (-f v4l2): raw frames into a device, video only */
     clv_rtp_ts *rtp; /* rtp://: MPEG-TS in RTP, sent by rtp_ts.c (it owns oc->pb) */
     /* Image outputs (a single output only): each picture is a file of its
@@ -452,11 +457,25 @@ static int output_failed(clv_encoder *e, output *m, int err, const char *why)
  * av_interleaved_write_frame does. Returns 0 or an AVERROR; an output
  * that fails with onfail=ignore is dropped and the others go on. On the
  * encoder's thread (the audio recodes' packets too). */
+/* An HLS output whose file failed: the run's message names that file. */
+static int hls_failed(clv_encoder *e, output *m)
+{
+    char text[128];
+    if (!e->error) {
+        e->error = CLV_EIO;
+        snprintf(e->message, sizeof e->message, "writing '%.900s' failed: %s", m->file_error_path,
+                 clv_av_err(m->file_error, text, sizeof text));
+    }
+    return m->file_error;
+}
+
 static int mux_write(void *user, AVPacket *pkt)
 {
     clv_encoder *e = user;
-    if (!e->tee)
-        return av_interleaved_write_frame(e->oc, pkt);
+    if (!e->tee) {
+        int w = av_interleaved_write_frame(e->oc, pkt);
+        return w >= 0 && e->outputs[0].file_error ? hls_failed(e, &e->outputs[0]) : w;
+    }
     int s = pkt->stream_index, r = 0;
     char why[1300], text[128];
     for (int k = 0; r >= 0 && k < e->output_count; k++) {
@@ -475,6 +494,8 @@ static int mux_write(void *user, AVPacket *pkt)
             w = AVERROR(EIO); /* CLVID_FAULT=outputN:K */
         } else {
             w = av_interleaved_write_frame(m->oc, copy);
+            if (w >= 0 && m->file_error)
+                w = m->file_error;
         }
         if (w < 0) {
             snprintf(why, sizeof why, "writing '%.1000s' failed: %s", m->path,
@@ -708,6 +729,28 @@ static int open_hls_file(AVFormatContext *s, AVIOContext **pb, const char *url, 
     return r < 0 ? r : avio_open2(pb, url, flags, &s->interrupt_callback, options);
 }
 
+/* The hls muxer's files closed (its io_close2): a write that failed in
+ * one of them, or its close, is kept for the run to fail on. */
+static int close_hls_file(AVFormatContext *s, AVIOContext *pb)
+{
+    output *m = s->opaque;
+    if (!pb)
+        return 0;
+    avio_flush(pb);
+    int r = pb->error;
+    char *url = NULL;
+    av_opt_get(pb, "url", AV_OPT_SEARCH_CHILDREN, (uint8_t **)&url);
+    int c = avio_close(pb);
+    if (r >= 0)
+        r = c;
+    if (r < 0 && !m->file_error) {
+        m->file_error = r;
+        snprintf(m->file_error_path, sizeof m->file_error_path, "%s", url ? url : m->path);
+    }
+    av_free(url);
+    return r;
+}
+
 /* Output m's muxer context and where it writes: a partial of the output
  * (clv_outfile), standard output, or nothing (formats that write none);
  * an image output opens a file of its own for each picture (pictures.c). */
@@ -730,6 +773,7 @@ static int open_output(output *m, clv_msg *msg)
     if (m->hls) {
         m->oc->opaque = m;
         m->oc->io_open = open_hls_file;
+        m->oc->io_close2 = close_hls_file;
     }
     if (!(m->format->flags & AVFMT_NOFILE) && !to_stdout && !m->network &&
         clv_outfile_open(m->path, NULL, m->overwrite, &m->file, msg))
@@ -1672,8 +1716,14 @@ int clv_encoder_finish(clv_encoder *e, clv_msg *msg)
             what = "writing '%.900s' failed: %s";
             r = m->pictures.error;
         }
+        const char *at = m->path;
+        if (r >= 0 && m->file_error) { /* HLS: a segment or the playlist */
+            what = "writing '%.900s' failed: %s";
+            r = m->file_error;
+            at = m->file_error_path;
+        }
         char why[1300];
-        snprintf(why, sizeof why, what, m->path, clv_av_err(r, err, sizeof err));
+        snprintf(why, sizeof why, what, at, clv_av_err(r, err, sizeof err));
         if (r < 0 && output_failed(e, m, r, why) < 0) {
             e->error = CLV_EIO;
             snprintf(e->message, sizeof e->message, "%s", why);
