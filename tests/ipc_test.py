@@ -300,6 +300,47 @@ def socket_paths(tmp):
 
 
 @test
+def flood(tmp):
+    """A client that sends thousands of commands at once: at most 64 of its
+    commands wait for the run (the rest answered with an error at once), so
+    the run goes on and another client is answered within seconds (it took
+    20 s and more; a flood without end grew the memory past 1 GB)."""
+    out = os.path.join(tmp, "out.mkv")
+    p, path = start(["transcode", *LONG_INPUT, "-vf", "sharpen", "-o", out, "-q"], tmp)
+    try:
+        with control.Control(path, timeout=TIMEOUT) as c:
+            wait_frames(c, 1)
+        flooder = Raw(path)
+        flooder.send(b'{"command":["get","filters"]}\n' * 5000)
+        t0 = time.time()
+        other = Raw(path)
+        r = other.reply(b'{"command":["get","stats"],"request_id":7}\n')
+        waited = time.time() - t0
+        print("  another client answered after %.2f s" % waited)
+        check(r.get("request_id") == 7 and r.get("error") == "success", "reply: %s" % r)
+        check(waited < 10, "another client waited %.1f s behind the flood" % waited)
+        answered = refused_count = 0
+        while answered + refused_count < 5000:
+            m = flooder.line()
+            if "event" in m:
+                continue
+            if m.get("error") == "success":
+                answered += 1
+            else:
+                check("waiting for the run" in m.get("error", ""), "reply: %s" % m)
+                refused_count += 1
+        print("  the flood: %d answered, %d refused" % (answered, refused_count))
+        check(64 <= answered < 5000 and refused_count > 0, "%d answered" % answered)
+        flooder.close()
+        other.close()
+        with control.Control(path, timeout=TIMEOUT) as c:
+            c.quit()
+    finally:
+        if p.poll() is None:
+            finish(p)
+
+
+@test
 def end_of_input(tmp):
     """A run that reaches its input's end tells its clients (end: eof) and
     removes the socket; a client connected to the end gets the event."""

@@ -21,6 +21,10 @@
 /* A client that reads nothing while its replies and events pile up beyond
  * this is dropped rather than let the run's memory grow. */
 #define OUT_MAX (8u << 20)
+/* A client's commands waiting for the run at most: one more is answered
+ * with an error, not queued, so that a client sending faster than the run
+ * takes them neither stalls the run nor grows its memory. */
+#define PENDING_MAX 64
 
 typedef struct client {
     int fd; /* -1: the slot is free */
@@ -792,9 +796,17 @@ static void take_line(clv_ipc *ipc, client *c, const char *line, size_t len)
     if (r.pos == r.n)
         return; /* an empty line: nothing asked */
     r.pos = 0;
+    char error[400];
+    if (c->pending >= PENDING_MAX) {
+        snprintf(error, sizeof error,
+                 "%d commands of this client are waiting for the run: wait for their replies "
+                 "(this one is not taken)",
+                 PENDING_MAX);
+        reply_to(ipc, c, error, NULL, 0);
+        return;
+    }
     clv_ipc_request *req = calloc(1, sizeof *req);
     char *words = malloc(len + 16);
-    char error[400];
     if (!req || !words) {
         reply_to(ipc, c, "out of memory", NULL, 0);
         free(req);
@@ -1096,27 +1108,34 @@ int clv_ipc_open(const char *path, const char *run_name, unsigned verbs, clv_ipc
     return 0;
 }
 
+static void free_request(clv_ipc_request *req)
+{
+    free(req->words);
+    free(req);
+}
+
 clv_ipc_request *clv_ipc_next(clv_ipc *ipc)
 {
     /* The run asks between frames and never waits for the server's
      * thread: when that holds the lock, the command is taken next time. */
     if (!ipc || pthread_mutex_trylock(&ipc->lock))
         return NULL;
-    clv_ipc_request *req = ipc->queue;
-    if (req) {
+    clv_ipc_request *req;
+    while ((req = ipc->queue)) {
         ipc->queue = req->next;
         if (!ipc->queue)
             ipc->queue_tail = NULL;
         req->next = NULL;
+        /* a client gone or dropped: its commands are not carried out */
+        client *c = client_of(ipc, req->client);
+        if (c && !c->dropped)
+            break;
+        if (c)
+            c->pending--;
+        free_request(req);
     }
     pthread_mutex_unlock(&ipc->lock);
     return req;
-}
-
-static void free_request(clv_ipc_request *req)
-{
-    free(req->words);
-    free(req);
 }
 
 void clv_ipc_reply(clv_ipc *ipc, clv_ipc_request *req, const char *error, const char *data)

@@ -1385,8 +1385,10 @@ static void get(run *r, clv_ipc_request *req)
 static int control(run *r, clv_msg *msg)
 {
     clv_ipc_request *req;
-    int err = 0;
-    while (!err && (req = clv_ipc_next(r->ipc))) {
+    int err = 0, taken = 0;
+    /* At most 32 a frame: many clients' commands wait a few frames rather
+     * than hold one back (every reply still comes, in order). */
+    while (!err && taken++ < 32 && (req = clv_ipc_next(r->ipc))) {
         switch (req->verb) {
         case CLV_IPC_SET_CHAIN:
             err = set_chain(r, req, msg);

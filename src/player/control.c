@@ -203,7 +203,9 @@ int clv_player_control(clv_player *p, clv_msg *msg)
 {
     (void)msg;
     clv_ipc_request *req;
-    while ((req = clv_ipc_next(p->ipc))) {
+    int taken = 0;
+    /* at most 32 a pass of the event loop, as transcode's a frame */
+    while (taken++ < 32 && (req = clv_ipc_next(p->ipc))) {
         p->redraw = 1;
         switch (req->verb) {
         case CLV_IPC_SET_CHAIN:
