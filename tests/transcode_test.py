@@ -287,6 +287,21 @@ def chroma_kept(tmp):
 
 
 @test
+def nut_from_mpegts(tmp):
+    """-f nut (the help's example for standard output) from an MPEG-TS input:
+    its default codec, MPEG-4 part 2, codes the time base in 16 bits, so the
+    input's 1/90000 is not kept for it (the encoder refused to open)."""
+    src = os.path.join(tmp, "src.ts")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25", "-t", "1", "-c:v", "libx264",
+           "-f", "mpegts", src)
+    out = os.path.join(tmp, "n.nut")
+    clvid("-i", src, "-f", "nut", "-o", out)
+    v = streams(probe(out), "video")[0]
+    check(v["codec_name"] == "mpeg4" and int(v["nb_read_frames"]) == 25, "nut: %s" % v)
+    print("ok", v["codec_name"], v["nb_read_frames"], "frames")
+
+
+@test
 def identity_psnr(tmp):
     """No filter, lossless out: the frames pass through untouched; and a
     filter that changes nothing but forces the yuv -> RGBA -> yuv round trip

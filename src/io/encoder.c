@@ -937,7 +937,13 @@ static void set_video_timing(clv_encoder *e, const clv_media_desc *in, const AVC
     if (codec->supported_framerates)
         rate =
             codec->supported_framerates[av_find_nearest_q_idx(rate, codec->supported_framerates)];
-    e->keep_tb = every_flag(e, AVFMT_VARIABLE_FPS) && !codec->supported_framerates;
+    /* MPEG-4 part 2 and H.263 code the time base in 16 bits: an input's
+     * 1/90000 (MPEG-TS) cannot be theirs (the default codec of .nut). */
+    int short_tb = (codec->id == AV_CODEC_ID_MPEG4 || codec->id == AV_CODEC_ID_H263 ||
+                    codec->id == AV_CODEC_ID_H263P || codec->id == AV_CODEC_ID_FLV1 ||
+                    codec->id == AV_CODEC_ID_MSMPEG4V3) &&
+                   (in->time_base.den > 65535 || in->time_base.num > 65535);
+    e->keep_tb = every_flag(e, AVFMT_VARIABLE_FPS) && !codec->supported_framerates && !short_tb;
     e->in_tb = in->time_base;
     e->last_pts = INT64_MIN;
     /* ffmpeg's automatic -vsync: cfr where a container has no variable
