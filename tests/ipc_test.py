@@ -297,6 +297,12 @@ def socket_paths(tmp):
     finish(p)
     check(not os.path.exists(path), "the socket is still there")
     harness.decodes_cleanly(out)
+    # The output's own path: a usage error, before the socket is made.
+    same = os.path.join(tmp, "same.mkv")
+    p = harness.run([ARGS.clvid, "transcode", "-q", "-y", *LONG_INPUT, "-o", same, "--ipc", same],
+                    expect=2, timeout=TIMEOUT)
+    check("is the output's path" in p.stderr, p.stderr)
+    check(not os.path.exists(same), "left at the output's path: %s" % os.listdir(tmp))
 
 
 @test

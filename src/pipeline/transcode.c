@@ -168,6 +168,12 @@ static int check_options(const clv_transcode_options *o, clv_chain_desc **desc,
      * a user kernel, a LUT, a curves file). */
     const char *inputs[RUN_FILES_MAX];
     int count = run_files(o, *desc, *graph, inputs);
+    /* The control socket is made first: at the output's path it would
+     * become what the output then cannot open. */
+    if (o->ipc && o->output && clv_output_same_file(o->ipc, o->output))
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "--ipc '%s' is the output's path: give the control socket another",
+                           o->ipc);
     return clv_output_check(inputs, count, o->output, o->output_format, o->overwrite, msg);
 }
 
