@@ -615,6 +615,31 @@ def restart_udp(tmp):
 
 
 @test
+def size_change_udp(tmp):
+    """A live source whose picture changes size mid-stream (a UDP sender
+    restarted at 160x120 right away, within -rw_timeout): the recording so
+    far is kept, finished (exit 0, a word on why); it was removed (exit 1)."""
+    port = free_port(socket.SOCK_DGRAM)
+    url = "udp://127.0.0.1:%d" % port
+    out = os.path.join(tmp, "out.mkv")
+    rx = receive(["-i", url, "-o", out])
+    time.sleep(1.0)
+    harness.ended(sender(url + "?pkt_size=1316", 2), 30, "the sender")
+    small = subprocess.Popen(["timeout", "30", "ffmpeg", "-v", "error", "-re", "-f", "lavfi", "-i",
+                              "testsrc=size=160x120:rate=25:duration=2", "-c:v", "libx264", "-g",
+                              "25", "-tune", "zerolatency", "-f", "mpegts",
+                              url + "?pkt_size=1316"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    err = ended(rx, url)
+    harness.ended(small, 30, "the second sender")
+    check("changes from 320x240" in err and "the output ends there" in err, err)
+    n = len(frames(out))
+    print("  kept %d frames of 320x240" % n)
+    check(30 <= n <= 55, "%d frames kept" % n)
+    harness.decodes_cleanly(out)
+
+
+@test
 def reconnect_srt(tmp):
     """--reconnect on SRT (clvid calls an ffmpeg listening)."""
     if "srt" not in protocols()[0]:

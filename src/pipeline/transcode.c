@@ -1584,6 +1584,19 @@ static int pump(run *r, clv_msg *msg)
             continue;
         }
         AVFrame *f = item;
+        /* A live source whose picture changes: the recording made so far
+         * is kept (it cannot be made again), ending there as at a drop. */
+        clv_msg changed = {{0}};
+        if (!r->graph && r->feed && clv_io_network_url(r->o->input) &&
+            clv_feed_check(r->feed, f, &changed)) {
+            snprintf(r->dropped, sizeof r->dropped,
+                     "%.800s: the output ends there, with the %llu "
+                     "frames before the change",
+                     changed.text, (unsigned long long)r->submitted);
+            av_frame_free(&f);
+            clv_decoder_stop(r->dec);
+            break;
+        }
         if (r->direct && f->format == enc_f && f->width == r->in->width &&
             f->height == r->in->height)
             err = pass_frame(r, f, msg);
