@@ -1523,7 +1523,11 @@ static int reconnect(run *r, clv_msg *msg)
             return clv_io_fail(msg, CLV_ENOMEM, "out of memory (threads)");
         return 1;
     }
-    if (!stop_wanted(r))
+    if (!stop_wanted(r) && strstr(last, "came back changed"))
+        snprintf(r->dropped, sizeof r->dropped,
+                 "'%.300s': the source dropped (%.150s); %.400s; the output ends there",
+                 r->o->input, why, last);
+    else if (!stop_wanted(r))
         snprintf(
             r->dropped, sizeof r->dropped,
             "'%.300s': the source dropped (%.150s) and did not come back within %.1f s%s%.300s; "
