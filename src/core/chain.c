@@ -539,21 +539,12 @@ static clv_launch filter_launch(const clv_chain *chain, int i, cl_mem from, cl_m
 }
 
 /* A filter switched off by enable=: its input to its output (the same
- * size), row by row where the strides differ. */
+ * size; the strides may differ). */
 static int pass_on(clv_chain *chain, const clv_launch *l)
 {
-    int err = 0;
-    const size_t px = chain->depth == 16 ? 8 : 4;
-    const size_t origin[3] = {0, 0, 0};
-    const size_t region[3] = {(size_t)l->width * px, (size_t)l->height, 1};
-    CLV__CL_CHECK(chain->ctx,
-                  clEnqueueCopyBufferRect(l->queue, l->src, l->dst, origin, origin, region,
-                                          (size_t)l->stride * px, 0, (size_t)l->out_stride * px, 0,
-                                          0, NULL, NULL),
-                  "clEnqueueCopyBufferRect (a filter switched off by enable=)");
-    return 0;
-fail:
-    return err;
+    const clv_frame in = {l->src, l->width, l->height, l->stride, chain->depth};
+    clv_frame out = {l->dst, l->width, l->height, l->out_stride, chain->depth};
+    return clv__frame_copy(chain->ctx, &in, &out);
 }
 
 int clv_chain_run(clv_chain *chain, const clv_frame *src, clv_frame *dst, uint64_t frame_index,

@@ -790,6 +790,9 @@ int clv__enabled(const clv__expr *e, double t, uint64_t n, int w, int h);
 /* Writes "name=p1=v1:p2=v2" (every value) as the parser reads it back;
  * returns the length it wanted (as snprintf). */
 size_t clv__filter_format(const clv_filter *f, const clv_value *values, char *out, size_t size);
+/* Copies src's pixels into dst on the context's queue (the same size;
+ * strides may differ): a graph's result, a filter switched off. */
+int clv__frame_copy(clv_context *ctx, const clv_frame *src, clv_frame *dst);
 /* What comes before an option added after clv__filter_format's text
  * (enable=): ':', or '=' after a bare name. */
 char clv__filter_format_sep(const clv_filter *f);

@@ -118,6 +118,19 @@ static int rect_copy(clv_context *ctx, const clv_frame *frame, const clv_image *
     return 0;
 }
 
+int clv__frame_copy(clv_context *ctx, const clv_frame *src, clv_frame *dst)
+{
+    int bpp = dst->depth == 16 ? 8 : 4, err = 0;
+    size_t origin[3] = {0, 0, 0}, region[3] = {(size_t)src->width * bpp, (size_t)src->height, 1};
+    CLV__CL_CHECK(ctx,
+                  clEnqueueCopyBufferRect(ctx->queue, src->buffer, dst->buffer, origin, origin,
+                                          region, (size_t)src->stride * bpp, 0,
+                                          (size_t)dst->stride * bpp, 0, 0, NULL, NULL),
+                  "clEnqueueCopyBufferRect");
+fail:
+    return err;
+}
+
 int clv_frame_upload(clv_context *ctx, clv_frame *frame, const clv_image *img)
 {
     return rect_copy(ctx, frame, img, 1);

@@ -298,20 +298,6 @@ static int node_frame(clv_graph *graph, int i, clv_msg *msg)
     return clv_frame_create_depth(graph->ctx, o->width, o->height, graph->depth, f, msg);
 }
 
-/* Copies src into dst (the same size; strides may differ). */
-static int copy_frame(clv_context *ctx, const clv_frame *src, clv_frame *dst)
-{
-    int bpp = dst->depth == 16 ? 8 : 4, err = 0;
-    size_t origin[3] = {0, 0, 0}, region[3] = {(size_t)src->width * bpp, (size_t)src->height, 1};
-    CLV__CL_CHECK(ctx,
-                  clEnqueueCopyBufferRect(ctx->queue, src->buffer, dst->buffer, origin, origin,
-                                          region, (size_t)src->stride * bpp, 0,
-                                          (size_t)dst->stride * bpp, 0, 0, NULL, NULL),
-                  "clEnqueueCopyBufferRect");
-fail:
-    return err;
-}
-
 int clv__graph_planes(const clv_graph *graph)
 {
     const clv_graph_desc *d = &graph->desc;
@@ -505,7 +491,7 @@ static int run(clv_graph *graph, const clv_frame *const *in, clv_frame *dst, con
             return clv__fail(
                 msg, err, "filter '%s' (#%d in the graph) failed on %dx%d frames on %s: %s",
                 f->name, node->place + 1, l.width, l.height, ctx->dev.name, clv_strerror(err));
-        if (off && (err = copy_frame(ctx, got[0], to)))
+        if (off && (err = clv__frame_copy(ctx, got[0], to)))
             goto fail;
         val[i] = to;
     }
@@ -515,7 +501,7 @@ static int run(clv_graph *graph, const clv_frame *const *in, clv_frame *dst, con
     if (!result)
         return clv__fail(msg, CLV_EINVAL,
                          "graph run: the input that makes the output is absent from this frame");
-    if (result != dst && (err = copy_frame(ctx, result, dst)))
+    if (result != dst && (err = clv__frame_copy(ctx, result, dst)))
         goto fail;
     if (done)
         CLV__CL_CHECK(ctx, clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, done),

@@ -103,15 +103,11 @@ static int take_enable(const clv_filter *f, const char *text, char *enable, clv_
                          "h, 1 to %d characters, no quotes inside)",
                          f->name, len ? "too long or quoted" : "empty", CLV__ENABLE_MAX - 1);
     clv__expr *e = NULL;
-    clv_msg bad = {{0}};
-    int err = clv__expr_parse(text, clv__enable_names, &e, &bad);
+    int err = clv__enable_parse(f, text, &e, msg);
     clv__expr_free(e);
-    if (err)
-        return clv__fail(msg, CLV_EPARSE,
-                         "filter '%s' parameter 'enable': %s (its variables: t, n, pos, w, h)",
-                         f->name, bad.text);
-    memcpy(enable, text, len + 1);
-    return 0;
+    if (!err)
+        memcpy(enable, text, len + 1);
+    return err;
 }
 
 int clv__enable_parse(const clv_filter *f, const char *text, clv__expr **out, clv_msg *msg)
@@ -121,7 +117,9 @@ int clv__enable_parse(const clv_filter *f, const char *text, clv__expr **out, cl
         return 0;
     clv_msg bad = {{0}};
     if (clv__expr_parse(text, clv__enable_names, out, &bad))
-        return clv__fail(msg, CLV_EPARSE, "filter '%s' parameter 'enable': %s", f->name, bad.text);
+        return clv__fail(msg, CLV_EPARSE,
+                         "filter '%s' parameter 'enable': %s (its variables: t, n, pos, w, h)",
+                         f->name, bad.text);
     return 0;
 }
 

@@ -41,9 +41,8 @@ typedef struct output {
     int made_count, made_cap, done;
     /* HLS: the first failed write or close of one of its files (the muxer
      * itself goes on past them: a full disk gave empty segments and a 0 s
-     * playlist with exit 0), and that file. */
+     * playlist with exit 0). */
     int file_error;
-    char file_error_path[1024];
     int v4l2;        /* a virtual camera (-f v4l2): raw frames into a device, video only */
     clv_rtp_ts *rtp; /* rtp://: MPEG-TS in RTP, sent by rtp_ts.c (it owns oc->pb) */
     /* Image outputs (a single output only): each picture is a file of its
@@ -457,24 +456,12 @@ static int output_failed(clv_encoder *e, output *m, int err, const char *why)
  * av_interleaved_write_frame does. Returns 0 or an AVERROR; an output
  * that fails with onfail=ignore is dropped and the others go on. On the
  * encoder's thread (the audio recodes' packets too). */
-/* An HLS output whose file failed: the run's message names that file. */
-static int hls_failed(clv_encoder *e, output *m)
-{
-    char text[128];
-    if (!e->error) {
-        e->error = CLV_EIO;
-        snprintf(e->message, sizeof e->message, "writing '%.900s' failed: %s", m->file_error_path,
-                 clv_av_err(m->file_error, text, sizeof text));
-    }
-    return m->file_error;
-}
-
 static int mux_write(void *user, AVPacket *pkt)
 {
     clv_encoder *e = user;
     if (!e->tee) {
         int w = av_interleaved_write_frame(e->oc, pkt);
-        return w >= 0 && e->outputs[0].file_error ? hls_failed(e, &e->outputs[0]) : w;
+        return w >= 0 && e->outputs[0].file_error ? e->outputs[0].file_error : w;
     }
     int s = pkt->stream_index, r = 0;
     char why[1300], text[128];
@@ -738,16 +725,11 @@ static int close_hls_file(AVFormatContext *s, AVIOContext *pb)
         return 0;
     avio_flush(pb);
     int r = pb->error;
-    char *url = NULL;
-    av_opt_get(pb, "url", AV_OPT_SEARCH_CHILDREN, (uint8_t **)&url);
     int c = avio_close(pb);
     if (r >= 0)
         r = c;
-    if (r < 0 && !m->file_error) {
+    if (r < 0 && !m->file_error)
         m->file_error = r;
-        snprintf(m->file_error_path, sizeof m->file_error_path, "%s", url ? url : m->path);
-    }
-    av_free(url);
     return r;
 }
 
@@ -1722,14 +1704,12 @@ int clv_encoder_finish(clv_encoder *e, clv_msg *msg)
             what = "writing '%.900s' failed: %s";
             r = m->pictures.error;
         }
-        const char *at = m->path;
         if (r >= 0 && m->file_error) { /* HLS: a segment or the playlist */
             what = "writing '%.900s' failed: %s";
             r = m->file_error;
-            at = m->file_error_path;
         }
         char why[1300];
-        snprintf(why, sizeof why, what, at, clv_av_err(r, err, sizeof err));
+        snprintf(why, sizeof why, what, m->path, clv_av_err(r, err, sizeof err));
         if (r < 0 && output_failed(e, m, r, why) < 0) {
             e->error = CLV_EIO;
             snprintf(e->message, sizeof e->message, "%s", why);
