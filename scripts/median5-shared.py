@@ -54,20 +54,26 @@ OUTS = [r - 1 for r in RANKS]
 
 
 def cases():
-    slots = [0] * SLOTS_N
-    want = [0] * len(OUTS)
-    for case, zeros in enumerate(itertools.product(range(N + 1), repeat=COLS)):
-        for s in range(SLOTS_N):
-            if s in INPUTS:
-                col, rank = INPUTS[s]
-                if rank >= zeros[col]:
-                    slots[s] |= 1 << case
-            else:
-                slots[s] |= 1 << case
-        nz = sum(zeros)
-        for i, r in enumerate(RANKS):
-            if nz < r:  # the r-th smallest is a 1
-                want[i] |= 1 << case
+    """Bit masks over every column-sorted 0-1 input: bit `case` of a slot's
+    mask is its value in that case. Each mask is made from a string of its
+    bits (setting them one by one into a big int takes time quadratic in
+    the 262144 cases of radius 3)."""
+    combos = list(itertools.product(range(N + 1), repeat=COLS))
+
+    def mask(bits):
+        return int("".join("1" if b else "0" for b in reversed(bits)), 2)
+
+    ones = mask([True] * len(combos))
+    slots = []
+    for s in range(SLOTS_N):
+        if s in INPUTS:
+            col, rank = INPUTS[s]
+            slots.append(mask([rank >= z[col] for z in combos]))
+        else:
+            slots.append(ones)
+    sums = [sum(z) for z in combos]
+    # the r-th smallest is a 1 when fewer than r are 0
+    want = [mask([nz < r for nz in sums]) for r in RANKS]
     return slots, want
 
 

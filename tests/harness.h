@@ -147,6 +147,8 @@ int test_rig_open_depth(test_rig *rig, clv_context *ctx, const char *chain_text,
                         const char *ref_text, int w, int h, int depth, clv_msg *msg);
 /* Says what the input's pixels mean (in's transfer, primaries, peak and
  * aspect; its size is the rig's) to the chain and to the reference. */
+/* The device's side of test_rig_run alone: in to got. */
+int test_rig_run_device(test_rig *rig, uint64_t frame, clv_msg *msg);
 int test_rig_set_input(test_rig *rig, const clv_size *in, clv_msg *msg);
 /* 1 when got equals want byte for byte. */
 int test_rig_equal(const test_rig *rig);
@@ -160,6 +162,14 @@ int test_compare(clv_context *ctx, const char *chain, int w, int h, enum content
 /* The same at depth 8 or 16 (content filled at that depth). */
 int test_compare_depth(clv_context *ctx, const char *chain, int w, int h, enum content content,
                        int frames, int depth);
+/* While on, test_compare_depth keeps the C reference's frames of each
+ * comparison and a repeat of it (the same chain, size, content, frames and
+ * depth in another shape or context) compares with those instead of running
+ * the reference again: the references are most of the filter tests' time.
+ * Turning it on or off forgets what was kept. */
+void test_keep_references(int on);
+/* A new image of src's size and depth with its pixels; 0 or an error. */
+int test_image_copy(clv_image *dst, const clv_image *src);
 
 /* Channel c of pixel (x, y) of img at its depth. */
 static inline int clv_test_get(const clv_image *img, int x, int y, int c)

@@ -795,7 +795,10 @@ static void test_xfade(void)
     }
     static const char *const big[] = {"fade",     "circleopen", "dissolve", "distance",
                                       "pixelize", "slideleft",  "diagbr",   "hrslice"};
-    for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+    /* The sanitizer builds: the first two at 641x359 (the host's side is
+     * the same for each). */
+    size_t big_count = getenv("CLVID_SANITIZED") ? 2 : sizeof big / sizeof big[0];
+    for (size_t i = 0; i < big_count; i++) {
         int w[2] = {641, 641}, h[2] = {359, 359};
         snprintf(args, sizeof args, "transition=%s:duration=1:offset=0.2", big[i]);
         compare("xfade", args, 2, w, h, 0, 6);
