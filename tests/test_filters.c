@@ -92,6 +92,19 @@ static int run_cases(clv_context *ctx, const filter_case *cases, int first, int 
     return bad;
 }
 
+/* A context of each work shape on the default device (row, GPU) into
+ * ctx[0] and ctx[1]; 1 when either cannot be made. */
+static int both_contexts(clv_context *ctx[2])
+{
+    ctx[0] = test_context(1);
+    ctx[1] = ctx[0] ? test_context(2) : NULL;
+    if (!ctx[1]) {
+        clv_context_destroy(ctx[0]);
+        return 1;
+    }
+    return 0;
+}
+
 /* Both shapes on the default device: PoCL runs the GPU shape too, so CI
  * covers both code paths of every kernel. A filter that runs at 16 bits
  * (clv_filter_deep) runs its cases at both depths. A case runs in both
@@ -99,13 +112,9 @@ static int run_cases(clv_context *ctx, const filter_case *cases, int first, int 
  * reference is the same; it is most of the time). */
 static int run_both_shapes(const filter_case *cases, int count, int deep)
 {
-    clv_context *ctx[2] = {test_context(1), NULL};
-    if (ctx[0])
-        ctx[1] = test_context(2);
-    if (!ctx[1]) {
-        clv_context_destroy(ctx[0]);
+    clv_context *ctx[2];
+    if (both_contexts(ctx))
         return 1;
-    }
     int bad[2][2] = {{0}};
     for (int i = 0; i < count; i++) {
         test_keep_references(1);
@@ -382,13 +391,9 @@ static int quantize_settling(int depth)
     int sanitized = getenv("CLVID_SANITIZED") != NULL;
     /* Both shapes, the row shape's reference frames kept for the GPU
      * shape's (the reference is most of the time). */
-    clv_context *ctx[2] = {test_context(1), NULL};
-    if (ctx[0])
-        ctx[1] = test_context(2);
-    if (!ctx[1]) {
-        clv_context_destroy(ctx[0]);
+    clv_context *ctx[2];
+    if (both_contexts(ctx))
         return 1;
-    }
     int bad = 0;
     for (int c = 0; c < 3; c++)
         for (int s = 0; s < (sanitized && (depth == 16 || c > 0) ? 1 : 2); s++) {
