@@ -168,6 +168,10 @@ int test_compare_depth(clv_context *ctx, const char *chain, int w, int h, enum c
  * the reference again: the references are most of the filter tests' time.
  * Turning it on or off forgets what was kept. */
 void test_keep_references(int on);
+/* While on: the `size` bytes kept under key, *complete pointing at whether
+ * a run wrote all of them (the caller sets it); a new entry when the key is
+ * new. NULL while off or short of memory. */
+uint8_t *test_kept(const char *key, size_t size, int **complete);
 /* A new image of src's size and depth with its pixels; 0 or an error. */
 int test_image_copy(clv_image *dst, const clv_image *src);
 

@@ -78,58 +78,6 @@ static void fill_picture(uint8_t *p, clv_pixfmt f, int w, int h, uint32_t seed)
         p[i] = (uint8_t)(picture == 2 ? 120 + seed % 7 : 124 + (i * 7 + seed) % 9);
 }
 
-/* While on (stage_formats, stage_fused), run_case keeps the reference's
- * output of every sequence it ran whole and takes it from there when the
- * same sequence (formats, colours, chain, size, frames, picture) runs again
- * in another context: the references are most of those tests' time. */
-typedef struct kept_sequence {
-    char *key;
-    int frames, complete;
-    uint8_t *out; /* frames outputs of out_size bytes */
-} kept_sequence;
-static struct {
-    int on, count;
-    kept_sequence *items;
-} kept_refs;
-
-static void keep_references(int on)
-{
-    for (int i = 0; i < kept_refs.count; i++) {
-        free(kept_refs.items[i].key);
-        free(kept_refs.items[i].out);
-    }
-    free(kept_refs.items);
-    memset(&kept_refs, 0, sizeof kept_refs);
-    kept_refs.on = on;
-}
-
-/* The entry of key: the one kept (complete or not) or a new one with room
- * for `frames` outputs; NULL while off or when memory is short. */
-static kept_sequence *kept_sequence_of(const char *key, int frames, size_t out_size)
-{
-    if (!kept_refs.on)
-        return NULL;
-    for (int i = 0; i < kept_refs.count; i++)
-        if (!strcmp(kept_refs.items[i].key, key))
-            return &kept_refs.items[i];
-    kept_sequence *items = realloc(kept_refs.items, (size_t)(kept_refs.count + 1) * sizeof *items);
-    if (!items)
-        return NULL;
-    kept_refs.items = items;
-    kept_sequence *k = &items[kept_refs.count];
-    k->key = strdup(key);
-    k->out = malloc(out_size * (size_t)frames);
-    k->frames = frames;
-    k->complete = 0;
-    if (!k->key || !k->out) {
-        free(k->key);
-        free(k->out);
-        return NULL;
-    }
-    kept_refs.count++;
-    return k;
-}
-
 /* Several devices: a fault to inject into the next run_case, and what its
  * stage said about its devices, or the error it stopped with, at the end. */
 static int fault_device[2] = {-1, -1};
@@ -205,8 +153,11 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
     snprintf(key, sizeof key, "%d %d %d %d %d %d|%s|%dx%d %d %d", (int)in_f, (int)in_c.matrix,
              in_c.full_range, (int)out_f, (int)out_c.matrix, out_c.full_range, chain_text, w, h,
              frames, picture);
-    kept_sequence *seq = kept_sequence_of(key, frames, out_size);
-    const int known = seq && seq->complete;
+    /* stage_formats and stage_fused run the same sequences in several
+     * contexts: their references are kept (test_keep_references). */
+    int *complete = NULL;
+    uint8_t *kept_out = test_kept(key, out_size * (size_t)frames, &complete);
+    const int known = kept_out && *complete;
     /* Keep the slots full: submit while there is room, take the oldest. */
     int submitted = 0, taken = 0;
     while (taken < frames) {
@@ -235,12 +186,12 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
         CHECK(index == (uint64_t)taken, "%s: frame %llu came out as #%d", what,
               (unsigned long long)index, taken);
         if (known) {
-            memcpy(want, seq->out + out_size * (size_t)taken, out_size);
+            memcpy(want, kept_out + out_size * (size_t)taken, out_size);
         } else {
             reference_sized(in_f, in_c, out_f, out_c, ref, inputs + in_size * (size_t)taken, w, h,
                             ow, oh, index, want);
-            if (seq)
-                memcpy(seq->out + out_size * (size_t)taken, want, out_size);
+            if (kept_out)
+                memcpy(kept_out + out_size * (size_t)taken, want, out_size);
         }
         size_t diff = 0;
         while (diff < out_size && got[diff] == want[diff])
@@ -262,8 +213,8 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
         clv_stage_release(stage);
         taken++;
     }
-    if (seq)
-        seq->complete = 1; /* every frame's reference is there */
+    if (kept_out)
+        *complete = 1; /* every frame's reference is there */
     for (int i = 0; i < kept_count; i++)
         CHECK(!memcmp(kept_at[i], kept_want + out_size * (size_t)i, out_size),
               "%s: kept frame %d changed after later frames", what, 2 * i + 1);
@@ -359,9 +310,9 @@ static int stage_formats(void)
 /* Its contexts run the same sequences: their references are kept. */
 int test_stage_formats(void)
 {
-    keep_references(1);
+    test_keep_references(1);
     int status = stage_formats();
-    keep_references(0);
+    test_keep_references(0);
     return status;
 }
 
@@ -1846,9 +1797,9 @@ static int stage_fused(void)
 /* Its contexts run the same sequences: their references are kept. */
 int test_stage_fused(void)
 {
-    keep_references(1);
+    test_keep_references(1);
     int status = stage_fused();
-    keep_references(0);
+    test_keep_references(0);
     return status;
 }
 
