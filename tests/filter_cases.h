@@ -578,6 +578,36 @@ static const filter_case lumakey_cases[] = {
     {"lumakey=1:0:1", 1, 1},
 };
 
+/* The filters that change no pixel (they run nothing on the device): alone
+ * (one copy), between filters that run (the frame handed on), first, last,
+ * and around a size change and a deinterlacer's two fields. */
+static const filter_case null_cases[] = {
+    {"null", 0, 1},
+    {"null,null", 0, 1},
+    {"sharpen,null,hflip", 0, 1},
+    {"null,scale=iw/2:ih*2/3,null,median,null", 0, 1},
+    {"null,yadif=mode=send_field,null,vflip,null", 1, 4},
+};
+static const filter_case copy_cases[] = {
+    {"copy", 0, 1},
+    {"copy,emboss,copy", 0, 1},
+    {"copy,hqdn3d=4:3:6:6,copy,sharpen", 1, 3},
+};
+static const filter_case format_cases[] = {
+    {"format=yuv420p", 0, 1},
+    {"sharpen,format=yuv420p|nv12,null", 0, 1},
+    {"hflip,gblur=sigma=2,format=rgb24,setsar=1,format=gray", 0, 1},
+};
+static const filter_case setsar_cases[] = {
+    {"setsar=1", 0, 1},
+    {"hflip,setsar=sar*2,vflip", 0, 1},
+    {"setsar=16/9,scale=iw/2:-1,setsar=0,median", 0, 1},
+};
+static const filter_case setdar_cases[] = {
+    {"setdar=16/9", 0, 1},
+    {"transpose,setdar=4/3:max=1000,sharpen,setdar=0", 0, 1},
+};
+
 typedef struct filter_cases {
     const char *filter; /* the registry's name */
     const filter_case *cases;
@@ -627,6 +657,11 @@ static const filter_cases filter_table[] = {
     {"chromakey", CASES(chromakey_cases)},
     {"despill", CASES(despill_cases)},
     {"lumakey", CASES(lumakey_cases)},
+    {"null", CASES(null_cases)},
+    {"copy", CASES(copy_cases)},
+    {"format", CASES(format_cases)},
+    {"setsar", CASES(setsar_cases)},
+    {"setdar", CASES(setdar_cases)},
 };
 
 #define FILTER_TABLE_SIZE ((int)(sizeof filter_table / sizeof filter_table[0]))

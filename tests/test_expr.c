@@ -8,6 +8,7 @@
 
 #include <libavutil/eval.h>
 #include <libavutil/log.h>
+#include <libavutil/rational.h>
 
 #include "clvid_internal.h"
 
@@ -81,6 +82,54 @@ static void same(const char *text, const double *values)
     }
     clv__expr_free(e);
     av_expr_free(ff);
+}
+
+/* setsar's and setdar's fractions: clv__d2q and clv__reduce against
+ * av_d2q and av_reduce, on ratios of frame sizes, awkward doubles and
+ * edges (0, NaN, beyond INT_MAX, negatives), at several max. */
+static int ratios(void)
+{
+    static const double ds[] = {
+        0,       1,         -1,   16.0 / 9, 4.0 / 3,      1.0001, 3.14159265358979,
+        1e-9,    -2.5,      1e12, -1e12,    2147483650.0, NAN,    0.333333,
+        1.0 / 7, 12345.678, 0.5,  99.5,     1.77777,      2.39,   (double)1920 / 1080 * 8 / 9};
+    static const int maxes[] = {1, 9, 100, 255, 1000, 65535, 2147483647};
+    int n = 0;
+    unsigned seed = 1;
+    for (size_t m = 0; m < sizeof maxes / sizeof maxes[0]; m++) {
+        for (int i = 0; i < 2021; i++) {
+            double d;
+            if (i < (int)(sizeof ds / sizeof ds[0])) {
+                d = ds[i];
+            } else {
+                seed = seed * 1103515245u + 12345u;
+                d = (double)(seed >> 8) / (double)(1u << 14) * (i % 2 ? 1 : -1) / (1 + i % 97);
+            }
+            AVRational want = av_d2q(d, maxes[m]);
+            int num, den;
+            clv__d2q(d, maxes[m], &num, &den);
+            if (num != want.num || den != want.den) {
+                printf("FAIL d2q(%.17g, %d): %d/%d, ffmpeg %d/%d\n", d, maxes[m], num, den,
+                       want.num, want.den);
+                failures++;
+            }
+            seed = seed * 1103515245u + 12345u;
+            int64_t a = (int64_t)(seed >> 4) - (1 << 27), b = (int64_t)(seed % 4000037) + 1;
+            if (i % 3 == 0)
+                b = -b;
+            int rn, rd, wn, wd;
+            int exact = clv__reduce(&rn, &rd, a * (i % 5 + 1), b, maxes[m]);
+            int want_exact = av_reduce(&wn, &wd, a * (i % 5 + 1), b, maxes[m]);
+            if (rn != wn || rd != wd || exact != want_exact) {
+                printf("FAIL reduce(%lld, %lld, %d): %d/%d (%d), ffmpeg %d/%d (%d)\n",
+                       (long long)(a * (i % 5 + 1)), (long long)b, maxes[m], rn, rd, exact, wn, wd,
+                       want_exact);
+                failures++;
+            }
+            n += 2;
+        }
+    }
+    return n;
 }
 
 int main(void)
@@ -326,6 +375,7 @@ int main(void)
         printf("FAIL 'scaled(iw)' without its function: %d %g\n", err, nothing);
         failures++;
     }
+    count += ratios();
     printf("%d passed, %d failed\n", count - failures, failures);
     return failures ? 1 : 0;
 }

@@ -847,6 +847,77 @@ static void expect_error(const char *chain, int w, int h, ...)
     va_end(ap);
 }
 
+/* null, copy, format, setsar and setdar: the frames pass unchanged on the
+ * device as in the reference; setsar's and setdar's aspects as ffmpeg's
+ * (each below checked against ffmpeg 5.1's output, 320x180 at SAR 4:3);
+ * format ends its chain. */
+int test_filter_pass(void)
+{
+    expect_size("setdar=16/9", 320, 180, 4, 3, 320, 180, 1, 1);
+    expect_size("setdar=dar=4/3:max=1000", 320, 180, 4, 3, 320, 180, 3, 4);
+    expect_size("setsar=sar=10/11", 320, 180, 4, 3, 320, 180, 10, 11);
+    expect_size("setsar=sar*2", 320, 180, 4, 3, 320, 180, 8, 3);
+    expect_size("setdar=a", 320, 180, 4, 3, 320, 180, 1, 1);
+    expect_size("setsar=0", 320, 180, 4, 3, 320, 180, 0, 1);
+    expect_size("setsar", 320, 180, 4, 3, 320, 180, 0, 1);
+    expect_size("setdar", 320, 180, 4, 3, 320, 180, 1, 1);
+    expect_size("setdar=0", 320, 180, 4, 3, 320, 180, 1, 1);
+    expect_size("setsar=1.0001", 320, 180, 4, 3, 320, 180, 1, 1);
+    expect_size("setdar=16:9", 320, 180, 4, 3, 320, 180, 81, 16); /* dar 16, max 9 */
+    expect_size("setsar=w/h:max=5", 320, 180, 4, 3, 320, 180, 5, 3);
+    expect_size("setsar=PI", 320, 180, 4, 3, 320, 180, 22, 7);
+    expect_size("setdar=dar*1.5", 320, 180, 4, 3, 320, 180, 2, 1);
+    expect_size("scale=iw/3:-1,setsar=sar/2", 320, 180, 4, 3, 106, 60, 53, 79);
+    expect_size("setsar=r='16:9'", 320, 180, 1, 1, 320, 180, 16, 9); /* quoted: a ratio */
+    expect_size("null,copy,format=yuv420p", 17, 9, 3, 2, 17, 9, 3, 2);
+    expect_error("setsar=foo(", 17, 9, "setsar", "foo(", "neither an expression", NULL);
+    expect_error("setsar=-1", 17, 9, "setsar", "'-1' gives -1/1", NULL);
+    expect_error("setdar=0/0", 17, 9, "setdar", "not an aspect ratio", NULL);
+    expect_error("format=yuv420p,sharpen", 17, 9, "'sharpen' (#2 in the chain)", "format=yuv420p",
+                 "put it last", NULL);
+    expect_error("format=gray,null,setsar=1,hflip", 17, 9, "'hflip' (#4", NULL);
+    expect_error("format", 17, 9, "pix_fmts ''", "no pixel format", NULL);
+    expect_error("format=yuv420p||nv12", 17, 9, "joined by '|'", NULL);
+    expect_error("format=yuv-420p", 17, 9, "yuv-420p", NULL);
+    expect_error("null=3", 17, 9, "null", NULL);
+    expect_error("null=enable='gte(t,1)'", 17, 9, "'null' takes no enable=", "changes no pixel",
+                 NULL);
+    expect_error("setsar=1:enable=1", 17, 9, "'setsar' takes no enable=", NULL);
+
+    /* A caller may ask for no message (msg NULL): the error still comes
+     * back (the excerpt once wrote into a NULL message). */
+    clv_chain_desc *none = NULL;
+    CHECK(clv_chain_parse("format", &none, NULL) == CLV_EPARSE && !none,
+          "'format' without a message: not refused");
+    CHECK(clv_chain_parse("sharpen,nosuch", &none, NULL) == CLV_EPARSE && !none,
+          "'nosuch' without a message: not refused");
+
+    /* The chain's pixel formats: the last format's, NULL without one. */
+    const char *const fmts[][2] = {{"sharpen", NULL},
+                                   {"format=nv12", "nv12"},
+                                   {"hflip,format=gray|yuv420p,null,format=yuv444p", "yuv444p"},
+                                   {"", NULL}};
+    for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++) {
+        clv_chain_desc *d = NULL;
+        CHECK(!clv_chain_parse(fmts[i][0], &d, NULL), "'%s' does not parse", fmts[i][0]);
+        const char *got = d ? clv_chain_desc_pix_fmts(d) : NULL;
+        CHECK(fmts[i][1] ? got && !strcmp(got, fmts[i][1]) : !got, "'%s': formats '%s', want '%s'",
+              fmts[i][0], got ? got : "(none)", fmts[i][1] ? fmts[i][1] : "(none)");
+        clv_chain_desc_destroy(d);
+    }
+    const char *const passing[][2] = {{"", "1"},           {"null,copy", "1"},
+                                      {"setsar=1", "1"},   {"format=gray,setdar=4/3", "1"},
+                                      {"null,hflip", "0"}, {"scale=iw:ih", "0"}};
+    for (size_t i = 0; i < sizeof passing / sizeof passing[0]; i++) {
+        clv_chain_desc *d = NULL;
+        CHECK(!clv_chain_parse(passing[i][0], &d, NULL), "'%s' does not parse", passing[i][0]);
+        CHECK(d && clv_chain_desc_passes(d) == (passing[i][1][0] == '1'), "'%s': passes %d",
+              passing[i][0], d ? clv_chain_desc_passes(d) : -1);
+        clv_chain_desc_destroy(d);
+    }
+    return run_filters("null", "copy", "format", "setsar", "setdar", NULL);
+}
+
 int test_geometry_sizes(void)
 {
     /* vf_crop: w, h, w again; the default centre; keep_aspect keeps the DAR */

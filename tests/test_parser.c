@@ -152,7 +152,8 @@ int test_parser_errors(void)
                  "noise, quantize, hflip, vflip, scale, crop, pad, transpose, rotate, tonemap, eq, "
                  "hue, colorbalance, vignette, sobel, roberts, curves, lut3d, deband, gblur, "
                  "boxblur, avgblur, unsharp, hqdn3d, bilateral, nlmeans, yadif, bwdif, "
-                 "colorkey, chromakey, despill, lumakey, opencl=file=KERNEL.cl)");
+                 "colorkey, chromakey, despill, lumakey, null, copy, format, setsar, setdar, "
+                 "opencl=file=KERNEL.cl)");
     expect_error("blur", CLV_EPARSE,
                  "unknown filter 'blur'; did you mean 'gblur'? (filters: convolution, sharpen, "
                  "emboss, prewitt, median, "
@@ -160,7 +161,8 @@ int test_parser_errors(void)
                  "crop, pad, transpose, rotate, tonemap, eq, hue, colorbalance, vignette, sobel, "
                  "roberts, curves, lut3d, deband, gblur, boxblur, avgblur, unsharp, hqdn3d, "
                  "bilateral, nlmeans, yadif, bwdif, "
-                 "colorkey, chromakey, despill, lumakey, opencl=file=KERNEL.cl)");
+                 "colorkey, chromakey, despill, lumakey, null, copy, format, setsar, setdar, "
+                 "opencl=file=KERNEL.cl)");
     expect_error("median=radus=2", CLV_EPARSE,
                  "filter 'median' has no parameter 'radus'; did you mean 'radius'? (parameters: "
                  "radius)");
@@ -384,11 +386,15 @@ int test_parser_excerpts(void)
 int test_parser_format(void)
 {
     /* Formatting then parsing again gives the same chain, for every filter
-     * with its defaults (lut3d with the file it cannot go without). */
+     * with its defaults (lut3d with the file it cannot go without, format
+     * with its pixel formats, which have no default in ffmpeg either). */
     for (int i = 0; i < clv_filter_count(); i++) {
         const char *name = clv_filter_name(clv_filter_at(i));
         char chain[64];
-        snprintf(chain, sizeof chain, "%s%s", name, strcmp(name, "lut3d") ? "" : "=grade.cube");
+        snprintf(chain, sizeof chain, "%s%s", name,
+                 !strcmp(name, "lut3d")    ? "=grade.cube"
+                 : !strcmp(name, "format") ? "=yuv420p|nv12"
+                                           : "");
         clv_chain_desc *a = NULL, *b = NULL;
         clv_msg msg = {{0}};
         CHECK(clv_chain_parse(chain, &a, &msg) == 0, "%s: %s", chain, msg.text);

@@ -1214,7 +1214,9 @@ int test_stage_devices(void)
             /* nlmeans's default windows (31x31 of 15x15 patches) make its
              * reference a quarter of this test's time; the dealing is the
              * same with smaller ones. */
-            const char *chain = !strcmp(name, "nlmeans") ? "nlmeans=r=5:p=3" : name;
+            const char *chain = !strcmp(name, "nlmeans")  ? "nlmeans=r=5:p=3"
+                                : !strcmp(name, "format") ? "format=yuv420p" /* no default */
+                                                          : name;
             run_case(ctx, CLV_PIX_YUV420P, CLV_PIX_YUV420P, bt709, bt709, chain, sizes[s][0],
                      sizes[s][1], frames);
             int temporal = clv_filter_temporal(f); /* quantize, tonemap, hqdn3d */

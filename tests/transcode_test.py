@@ -168,6 +168,66 @@ def timeline_enable(tmp):
 
 
 @test
+def vf_lines_match_ffmpeg(tmp):
+    """ffmpeg's -vf lines of null, copy, format, setsar and setdar: the same
+    size, aspect and pixel format as ffmpeg writes (libx264, an input of SAR
+    4:3); frames that only pass those filters are the decoder's own, bit for
+    bit; a filter after format, or -pix_fmt outside its list, is refused
+    naming it, exit 2, nothing written."""
+    src = os.path.join(tmp, "ana.mp4")
+    ffmpeg("-i", sample(), "-t", "0.3", "-vf", "scale=320:180,setsar=4/3", "-an", "-c:v", "libx264",
+           "-preset", "ultrafast", src)
+
+    def facts(path):
+        v = streams(probe(path), "video")[0]
+        return (v["width"], v["height"], v.get("sample_aspect_ratio"),
+                v.get("display_aspect_ratio"), v["pix_fmt"])
+    lines = ["scale=160:-2,setsar=1,format=yuv420p", "setdar=16/9", "setdar=dar=4/3:max=1000",
+             "setsar=sar=10/11", "setsar=sar*2", "setdar=a", "setsar=0", "setsar=1.0001",
+             "setdar=16:9", "setsar=w/h:max=5", "setsar=PI", "setdar=dar*1.5",
+             "scale=iw/3:-1,setsar=sar/2", "null", "copy", "format=yuv444p",
+             "unsharp,format=yuv422p,setsar=1", "format=rgb24", "format=gbrp",
+             "hflip,format=yuv420p10le", "format=nv12|yuv420p"]
+    for vf in lines:
+        ours, theirs = os.path.join(tmp, "o.mp4"), os.path.join(tmp, "f.mp4")
+        clvid("-i", src, "-vf", vf, "-c:v", "libx264", "-preset", "ultrafast", "-o", ours, "-y")
+        ffmpeg("-i", src, "-vf", vf, "-c:v", "libx264", "-preset", "ultrafast", theirs)
+        check(facts(ours) == facts(theirs), "-vf %s: %s, ffmpeg %s" % (vf, facts(ours),
+                                                                      facts(theirs)))
+        print("ok", vf, facts(ours))
+
+    def md5s(path):
+        p = run(["ffmpeg", "-v", "error", "-i", path, "-f", "framemd5", "-"])
+        return [line.rsplit(",", 1)[1].strip() for line in p.stdout.splitlines()
+                if line and not line.startswith("#")]
+    want = md5s(src)
+    for vf in ("null", "copy,format=yuv420p", "setsar=1,null", "setdar=16/9"):
+        out = os.path.join(tmp, "p.mkv")
+        clvid("-i", src, "-vf", vf, "-c:v", "ffv1", "-o", out, "-y")
+        check(md5s(out) == want, "-vf %s: frames differ from the input's" % vf)
+        print("ok unchanged:", vf)
+    # In a graph: the output's format, and one before a filter refused.
+    ours, theirs = os.path.join(tmp, "g.mp4"), os.path.join(tmp, "gf.mp4")
+    graph = "[0:v][1:v]hstack,format=yuv444p,setsar=1"
+    clvid("-i", src, "-i", src, "-filter_complex", graph, "-c:v", "libx264", "-o", ours, "-y")
+    ffmpeg("-i", src, "-i", src, "-filter_complex", graph, "-c:v", "libx264", theirs)
+    check(facts(ours) == facts(theirs), "%s: %s, ffmpeg %s" % (graph, facts(ours), facts(theirs)))
+    bad = os.path.join(tmp, "bad.mp4")
+    for args, words in (
+            (["-vf", "format=yuv420p,sharpen"], ["'sharpen' (#2 in the chain)", "format=yuv420p"]),
+            (["-filter_complex", "[0:v]format=gray,split[a][b];[a][b]hstack"],
+             ["'hstack' (#3 in the graph", "format=gray"]),
+            (["-vf", "format=yuv420p", "-pix_fmt", "yuv444p"], ["-pix_fmt yuv444p", "format=yuv420p"]),
+            (["-vf", "format=yuv4200p"], ["'yuv4200p' is no pixel format"]),
+            (["-vf", "setsar=foo("], ["setsar", "foo("])):
+        p = clvid("-i", src, *args, "-o", bad, expect=2)
+        for w in words:
+            check(w in p.stderr, "%s: '%s' not in: %s" % (args, w, p.stderr))
+        check(not os.path.exists(bad), "%s: left %s behind" % (args, bad))
+        print("ok refused:", " ".join(args))
+
+
+@test
 def cut_file_keeps_last_frames(tmp):
     """An mp4 with B-frames cut short: every frame ffmpeg decodes from it is
     written (the decoder's errors at the cut came before its last good

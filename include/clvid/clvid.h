@@ -306,6 +306,18 @@ typedef struct clv_chain_desc clv_chain_desc;
 CLV_API int clv_chain_parse(const char *text, clv_chain_desc **out, clv_msg *msg);
 /* Frees desc (NULL is fine). */
 CLV_API void clv_chain_desc_destroy(clv_chain_desc *desc);
+/* The pixel formats the chain's last `format` filter names
+ * ("yuv420p|yuv444p"; 0.8), a pointer into desc, or NULL where it has
+ * none. The chain's filters work on RGBA and format changes no pixel: an
+ * encoded output takes the first of them its encoder takes, as -pix_fmt.
+ * A format ends its chain: the parser refuses a filter after it but those
+ * that change no pixel (null, copy, setsar, setdar, format). */
+CLV_API const char *clv_chain_desc_pix_fmts(const clv_chain_desc *desc);
+/* 1 when no filter of desc changes a pixel or the size (an empty chain;
+ * null, copy, format, setsar, setdar; 0.8): the frames may pass as they
+ * are, in their own pixel format. setsar and setdar change the aspect,
+ * which clv_chain_desc_output_size tells. */
+CLV_API int clv_chain_desc_passes(const clv_chain_desc *desc);
 /* A copy of desc, or NULL when out of memory; the caller's. */
 CLV_API clv_chain_desc *clv_chain_desc_copy(const clv_chain_desc *desc);
 /* A new description of `count` filters of desc from `first` (clamped to

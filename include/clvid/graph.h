@@ -75,6 +75,12 @@ CLV_API int clv_graph_desc_output_size(const clv_graph_desc *desc, const clv_siz
 /* 0 when every filter runs at 16 bits; CLV_EDEPTH with msg naming one. */
 CLV_API int clv_graph_desc_deep(const clv_graph_desc *desc, clv_msg *msg);
 /* The files the graph's filters read (as clv_chain_desc_files). */
+/* The pixel formats a `format` filter names for the graph's output
+ * ("yuv420p"; 0.8): the last format on its way, NULL where none is. As
+ * clv_chain_desc_pix_fmts: an encoded output takes the first its encoder
+ * takes, and only filters that change no pixel, and split, may follow a
+ * format (the parser refuses others). */
+CLV_API const char *clv_graph_desc_pix_fmts(const clv_graph_desc *desc);
 CLV_API int clv_graph_desc_files(const clv_graph_desc *desc, const char **files, int max);
 
 /* ---- Timing: which frame of each input makes an output frame ----------

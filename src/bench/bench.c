@@ -24,9 +24,9 @@ static double now_ms(void)
 }
 
 /* The default chain: every registered filter with its defaults, in the
- * registry's order (a new filter is timed without a change here). */
-/* The default chain: every filter that runs without a file of its own
- * (lut3d needs its .cube), at most a chain's worth. */
+ * registry's order (a new filter is timed without a change here), but
+ * those that need a file of their own (lut3d's .cube) or a value without
+ * a default (format's pixel formats), at most a chain's worth. */
 static void every_filter(char *out, size_t size)
 {
     size_t n = 0;
@@ -37,6 +37,10 @@ static void every_filter(char *out, size_t size)
         int needs_file = 0;
         for (int k = 0; k < clv_filter_param_count(f); k++)
             needs_file |= clv_filter_param(f, k)->type == CLV_PARAM_FILE;
+        clv_chain_desc *alone = NULL;
+        if (!needs_file && clv_chain_parse(clv_filter_name(f), &alone, NULL))
+            needs_file = 1; /* no defaults of its own */
+        clv_chain_desc_destroy(alone);
         if (needs_file)
             continue;
         n += (size_t)snprintf(out + n, size - n, "%s%s", count++ ? "," : "", clv_filter_name(f));

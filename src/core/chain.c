@@ -582,14 +582,20 @@ int clv__chain_run_at(clv_chain *chain, const clv_frame *src, clv_frame *dst, ui
                          "chain run: the chain makes %dx%d frames of %dx%d ones; the destination "
                          "is %dx%d",
                          out->width, out->height, w, h, dst->width, dst->height);
-    /* Link i (1 .. n-1) lives in mid[(i - 1) % 2]; scratch is as large as
-     * the largest input. */
+    /* The filters that run (live[0 .. m-1]): one that changes no pixel
+     * (null, setsar, format) hands its input on as its output. The input
+     * of the k-th that runs (k >= 1) lives in mid[(k - 1) % 2]; scratch is
+     * as large as the largest input. */
+    int live[CLV_CHAIN_MAX], m = 0;
+    for (int i = 0; i < n; i++)
+        if (!chain->desc.item[i].filter->passes)
+            live[m++] = i;
     size_t need[2] = {0, 0}, scratch = 0;
-    for (int i = 0; i < n; i++) {
-        size_t in_bytes = frame_bytes(chain->link[i].width, chain->link[i].height);
+    for (int k = 0; k < m; k++) {
+        size_t in_bytes = frame_bytes(chain->link[live[k]].width, chain->link[live[k]].height);
         scratch = in_bytes > scratch ? in_bytes : scratch;
-        if (i >= 1 && in_bytes > need[(i - 1) % 2])
-            need[(i - 1) % 2] = in_bytes;
+        if (k >= 1 && in_bytes > need[(k - 1) % 2])
+            need[(k - 1) % 2] = in_bytes;
     }
     for (int k = 0; k < 2; k++)
         if (need[k] && (err = ensure_bytes(ctx, &chain->mid[k], &chain->mid_bytes[k], need[k],
@@ -611,6 +617,12 @@ int clv__chain_run_at(clv_chain *chain, const clv_frame *src, clv_frame *dst, ui
                       clEnqueueCopyBuffer(ctx->queue, src->buffer, dst->buffer, 0, 0,
                                           frame_bytes(src->width, h), 0, NULL, NULL),
                       "clEnqueueCopyBuffer");
+    else if (m == 0) { /* only filters that change no pixel: one copy */
+        const clv_frame in = {src->buffer, w, h, src->stride, chain->depth};
+        clv_frame to = {dst->buffer, w, h, dst->stride, chain->depth};
+        if ((err = clv__frame_copy(ctx, &in, &to)))
+            goto fail;
+    }
     /* The second field's run of a frame: the filters before the one that
      * makes it ran on the frame at the first (it reads what it kept). */
     int from = 0;
@@ -618,21 +630,23 @@ int clv__chain_run_at(clv_chain *chain, const clv_frame *src, clv_frame *dst, ui
         int delay;
         clv_chain_cadence(chain, &delay, &chain->fields);
         if (chain->runs++ % (uint64_t)chain->fields != 0)
-            from = chain->held_at;
+            while (live[from] != chain->held_at)
+                from++;
     }
-    for (int i = from; i < n; i++) {
+    for (int k = from; k < m; k++) {
+        const int i = live[k];
         const clv_filter *f = chain->desc.item[i].filter;
         const clv_size *a = &chain->link[i], *b = &chain->link[i + 1];
         clv_launch l =
-            filter_launch(chain, i, i == 0 ? src->buffer : chain->mid[(i - 1) % 2],
-                          i == n - 1 ? dst->buffer : chain->mid[i % 2], src, frame_index);
+            filter_launch(chain, i, k == 0 ? src->buffer : chain->mid[(k - 1) % 2],
+                          k == m - 1 ? dst->buffer : chain->mid[k % 2], src, frame_index);
         l.time = time;
         l.width = a->width;
         l.height = a->height;
-        l.stride = i == 0 ? src->stride : (a->width + 15) & ~15;
+        l.stride = k == 0 ? src->stride : (a->width + 15) & ~15;
         l.out_width = b->width;
         l.out_height = b->height;
-        l.out_stride = i == n - 1 ? dst->stride : (b->width + 15) & ~15;
+        l.out_stride = k == m - 1 ? dst->stride : (b->width + 15) & ~15;
         l.scratch = chain->needs_scratch ? chain->scratch : NULL;
         l.events = ctx->profiling && chain->filter_timing ? events : NULL;
         events->current = i;

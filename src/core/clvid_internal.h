@@ -143,6 +143,16 @@ struct clv_filter {
      * kernels on RGBA16 frames, and its reference takes images of depth 16
      * (clv__get/clv__put). 0: 8 bits only; a 16-bit chain refuses it. */
     int deep;
+    /* 1: the filter changes no pixel (null, copy, setsar, setdar, format):
+     * it has no program and no run; a chain hands the frame on to the next
+     * filter without a copy, and the reference copies it. It may still
+     * change the aspect (output_size), not the size. */
+    int passes;
+    /* 1 (format): its first parameter, a TEXT, names the pixel formats
+     * the frames leave the chain in ("yuv420p|yuv444p"), which an encoded
+     * output takes as -pix_fmt; only filters that pass may follow it
+     * (clv_chain_desc_pix_fmts). */
+    int sets_format;
     /* Optional, a filter that holds frames back (a deinterlacer needs the
      * next frame): *delay gets how many frames in its output lags behind
      * its input, *rate how many frames it gives per frame in (2: one per
@@ -457,6 +467,13 @@ int clv__filter_output_size_in(const clv_filter *f, const clv_value *values, int
 /* out's aspect: in's times num/den, reduced as ffmpeg's av_mul_q (an
  * unknown aspect stays unknown). */
 void clv__sar_mul(const clv_size *in, int64_t num, int64_t den, clv_size *out);
+/* ffmpeg's av_reduce: num/den in lowest terms with neither above max, the
+ * nearest such fraction (continued fractions) where they do not fit; the
+ * sign on the numerator. Returns 1 when the result is exact. */
+int clv__reduce(int *out_num, int *out_den, int64_t num, int64_t den, int64_t max);
+/* ffmpeg's av_d2q: the fraction of terms up to max nearest d (0/0 for
+ * NaN, +-1/0 beyond INT_MAX). */
+void clv__d2q(double d, int max, int *out_num, int *out_den);
 
 /* ---- Chains over several devices (src/core/chain.c) -------------------- */
 
@@ -796,6 +813,11 @@ int clv__frame_copy(clv_context *ctx, const clv_frame *src, clv_frame *dst);
 /* What comes before an option added after clv__filter_format's text
  * (enable=): ':', or '=' after a bare name. */
 char clv__filter_format_sep(const clv_filter *f);
+/* 0, or CLV_EPARSE with msg when f (place: its index in the <where>,
+ * "chain" or "graph") changes pixels and comes after a format filter
+ * (pix_fmts: the formats it named, NULL where none came before). */
+int clv__format_last(const clv_filter *f, int place, const char *pix_fmts, const char *where,
+                     clv_msg *msg);
 /* Adds to msg two lines: text around offset at, and a caret under it. */
 void clv__add_excerpt(clv_msg *msg, const char *text, size_t at);
 

@@ -100,7 +100,8 @@ static node *new_node(parser *p, enum op op)
     node *n = calloc(1, sizeof *n);
     if (!n && !p->failed) {
         p->failed = CLV_ENOMEM;
-        snprintf(p->msg->text, sizeof p->msg->text, "out of memory");
+        if (p->msg)
+            snprintf(p->msg->text, sizeof p->msg->text, "out of memory");
     }
     if (n) {
         n->op = op;
@@ -115,8 +116,9 @@ static node *fault(parser *p, const char *what)
     if (!p->failed) {
         size_t at = (size_t)(p->s - p->start);
         p->failed = CLV_EPARSE;
-        snprintf(p->msg->text, sizeof p->msg->text, "expression '%.200s': %s at character %d",
-                 p->text, what, p->where[at] + 1);
+        if (p->msg)
+            snprintf(p->msg->text, sizeof p->msg->text, "expression '%.200s': %s at character %d",
+                     p->text, what, p->where[at] + 1);
     }
     return NULL;
 }

@@ -2,6 +2,8 @@
  * the size and aspect it gets (clv_filter's output_size), checked. */
 #include "clvid_internal.h"
 
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 
 /* ffmpeg's av_reduce for the small ratios of frame sizes: num/den in lowest
@@ -37,6 +39,76 @@ void clv__sar_mul(const clv_size *in, int64_t num, int64_t den, clv_size *out)
         return;
     }
     reduce((int64_t)in->sar_num * num, (int64_t)in->sar_den * den, &out->sar_num, &out->sar_den);
+}
+
+int clv__reduce(int *out_num, int *out_den, int64_t num, int64_t den, int64_t max)
+{
+    int64_t a0n = 0, a0d = 1, a1n = 1, a1d = 0;
+    int sign = (num < 0) ^ (den < 0);
+    uint64_t un = num < 0 ? 0 - (uint64_t)num : (uint64_t)num;
+    uint64_t ud = den < 0 ? 0 - (uint64_t)den : (uint64_t)den;
+    uint64_t a = un, b = ud;
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    if (a) {
+        un /= a;
+        ud /= a;
+    }
+    int64_t n = (int64_t)un, d = (int64_t)ud;
+    if (n <= max && d <= max) {
+        a1n = n;
+        a1d = d;
+        d = 0;
+    }
+    while (d) {
+        uint64_t x = (uint64_t)(n / d);
+        int64_t next_d = n - d * (int64_t)x;
+        int64_t a2n = (int64_t)x * a1n + a0n, a2d = (int64_t)x * a1d + a0d;
+        if (a2n > max || a2d > max) {
+            if (a1n)
+                x = (uint64_t)((max - a0n) / a1n);
+            if (a1d && (uint64_t)((max - a0d) / a1d) < x)
+                x = (uint64_t)((max - a0d) / a1d);
+            if (d * (2 * (int64_t)x * a1d + a0d) > n * a1d) {
+                a1n = (int64_t)x * a1n + a0n;
+                a1d = (int64_t)x * a1d + a0d;
+            }
+            break;
+        }
+        a0n = a1n;
+        a0d = a1d;
+        a1n = a2n;
+        a1d = a2d;
+        n = d;
+        d = next_d;
+    }
+    *out_num = (int)(sign ? -a1n : a1n);
+    *out_den = (int)a1d;
+    return d == 0;
+}
+
+void clv__d2q(double d, int max, int *out_num, int *out_den)
+{
+    if (isnan(d)) {
+        *out_num = *out_den = 0;
+        return;
+    }
+    if (fabs(d) > INT_MAX + 3LL) {
+        *out_num = d < 0 ? -1 : 1;
+        *out_den = 0;
+        return;
+    }
+    int exponent;
+    frexp(d, &exponent);
+    exponent = exponent - 1 > 0 ? exponent - 1 : 0;
+    int64_t den = (int64_t)1 << (62 - exponent);
+    double num = floor(d * (double)den + 0.5);
+    clv__reduce(out_num, out_den, (int64_t)num, den, max);
+    if ((!*out_num || !*out_den) && d != 0 && max > 0 && max < INT_MAX)
+        clv__reduce(out_num, out_den, (int64_t)num, den, INT_MAX);
 }
 
 int clv__filter_output_size_in(const clv_filter *f, const clv_value *values, int place,

@@ -463,6 +463,37 @@ static int parse_graph(parser *p, int input_count, const char *output)
     return sort_nodes(p);
 }
 
+/* The pixel formats each node's frames carry (fmts[i], NULL: none): a
+ * format's own, handed on by the filters that change no pixel and by
+ * split. Another filter after one is CLV_EPARSE, shown at it (p may be
+ * NULL: no check). */
+static int node_formats(const clv_graph_desc *d, const char **fmts, parser *p)
+{
+    for (int i = 0; i < d->node_count; i++) {
+        const struct clv__graph_node *node = &d->node[i];
+        const clv_filter *f = node->filter;
+        const char *got = NULL;
+        for (int k = 0; k < node->input_count; k++)
+            if (node->in[k].node >= 0 && fmts[node->in[k].node])
+                got = fmts[node->in[k].node];
+        int split = f->outputs_param && !f->run;
+        clv_msg why = {{0}};
+        if (p && !split && clv__format_last(f, node->place, got, "graph", &why))
+            return fail_at(p, node->at, CLV_EPARSE, "graph: %.900s", why.text);
+        fmts[i] = f->sets_format       ? clv_value_text(&node->values[0])
+                  : split || f->passes ? got
+                                       : NULL;
+    }
+    return 0;
+}
+
+const char *clv_graph_desc_pix_fmts(const clv_graph_desc *desc)
+{
+    const char *fmts[CLV_GRAPH_NODES];
+    node_formats(desc, fmts, NULL);
+    return desc->node_count ? fmts[desc->output.node] : NULL;
+}
+
 int clv_graph_parse(const char *text, int input_count, const char *output, clv_graph_desc **out,
                     clv_msg *msg)
 {
@@ -497,6 +528,10 @@ int clv_graph_parse(const char *text, int input_count, const char *output, clv_g
                               w);
             }
         clv_chain_desc_destroy(chain);
+    }
+    if (!err) {
+        const char *fmts[CLV_GRAPH_NODES];
+        err = node_formats(d, fmts, p);
     }
     free(p);
     if (err) {

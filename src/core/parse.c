@@ -89,6 +89,8 @@ static int take_enable(const clv_filter *f, const char *text, char *enable, clv_
     const char *why = NULL;
     if (graph_filter(f) && !f->timeline)
         why = "it makes its frames of several inputs, or several outputs of one";
+    else if (f->passes)
+        why = "it changes no pixel";
     else if (!graph_filter(f) && f->output_size && !f->timeline)
         why = "it may change the frame's size";
     else if (f->cadence)
@@ -419,6 +421,36 @@ int clv__filter_parse(const char **pos, int graph, const clv_filter **out, clv_v
     return 0;
 }
 
+int clv__format_last(const clv_filter *f, int place, const char *pix_fmts, const char *where,
+                     clv_msg *msg)
+{
+    if (f->passes || !pix_fmts)
+        return 0;
+    return clv__fail(msg, CLV_EPARSE,
+                     "filter '%s' (#%d in the %s) comes after format=%s: clvid's filters work "
+                     "on RGBA, and format names the pixel format the frames leave in, so only "
+                     "null, copy, setsar, setdar or format may follow it (put it last, or give "
+                     "-pix_fmt)",
+                     f->name, place + 1, where, pix_fmts);
+}
+
+const char *clv_chain_desc_pix_fmts(const clv_chain_desc *desc)
+{
+    const char *found = NULL;
+    for (int i = 0; desc && i < desc->count; i++)
+        if (desc->item[i].filter->sets_format)
+            found = clv_value_text(&desc->item[i].values[0]);
+    return found;
+}
+
+int clv_chain_desc_passes(const clv_chain_desc *desc)
+{
+    for (int i = 0; desc && i < desc->count; i++)
+        if (!desc->item[i].filter->passes)
+            return 0;
+    return 1;
+}
+
 /* Parses the filter at *pos into the chain. On error *at is where in the
  * text the fault is (for the excerpt clv_chain_parse adds). */
 static int parse_filter(const char **pos, clv_chain_desc *desc, const char **at, clv_msg *msg)
@@ -445,6 +477,8 @@ static int parse_filter(const char **pos, clv_chain_desc *desc, const char **at,
  * under the fault. */
 void clv__add_excerpt(clv_msg *msg, const char *text, size_t at)
 {
+    if (!msg)
+        return; /* the caller asked for no message */
     size_t len = strlen(text);
     if (at > len)
         at = len;
@@ -549,6 +583,9 @@ int clv__chain_parse_into(const char *text, clv_chain_desc *desc, clv_msg *msg)
         if (!err) { /* two filters that hold frames back: shown at the second */
             int delay, rate;
             err = clv_chain_desc_cadence(desc, &delay, &rate, msg);
+            if (!err)
+                err = clv__format_last(desc->item[desc->count - 1].filter, desc->count - 1,
+                                       clv_chain_desc_pix_fmts(desc), "chain", msg);
             at = clv__skip_blanks(start);
         }
         if (err) {

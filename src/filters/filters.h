@@ -48,6 +48,11 @@ extern const clv_filter clv__filter_yadif;
 extern const clv_filter clv__filter_bwdif;
 extern const clv_filter clv__filter_bilateral;
 extern const clv_filter clv__filter_nlmeans;
+extern const clv_filter clv__filter_null;
+extern const clv_filter clv__filter_copy;
+extern const clv_filter clv__filter_pix_format; /* "format" */
+extern const clv_filter clv__filter_setsar;
+extern const clv_filter clv__filter_setdar;
 extern const clv_filter clv__filter_opencl; /* a family: one member per kernel file */
 
 /* Graphs' filters (clv__graph_filters). */
@@ -229,4 +234,9 @@ typedef struct clv__user_kernel {
  * malloc'd. */
 int clv__user_kernel_load(const char *path, const char *kernel, const clv_filter *member,
                           const clv__user_kernel **out, char **text, clv_msg *msg);
+/* The reference of a filter that passes frames on (null.c): dst gets
+ * src's pixels. */
+int clv__pass_reference(void *ref_state, const clv_value *values, const clv_image *src,
+                        clv_image *dst, uint64_t frame_index);
+
 #endif

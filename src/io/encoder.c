@@ -874,24 +874,89 @@ static int choose_video_codec(clv_encoder *e, const clv_output_options *o, const
     return 0;
 }
 
+/* 1 when the encoder takes frames of f. */
+static int codec_takes(const AVCodec *codec, enum AVPixelFormat f)
+{
+    int ok = f != AV_PIX_FMT_NONE && !codec->pix_fmts;
+    for (const enum AVPixelFormat *p = codec->pix_fmts; p && *p != AV_PIX_FMT_NONE; p++)
+        ok |= *p == f;
+    return ok;
+}
+
+/* The chain's format=A|B|...: the first the encoder takes (*name), or
+ * where it takes none, as ffmpeg converts then, the one it takes that
+ * loses least of the first (*name NULL, *pf that one); with -pix_fmt,
+ * which must be one of them, that one. */
+static int chain_pix_fmt(const clv_output_options *o, const AVCodec *codec, const char **name,
+                         enum AVPixelFormat *pf, clv_msg *msg)
+{
+    const char *list = o->chain_pix_fmts;
+    enum AVPixelFormat first = AV_PIX_FMT_NONE, taken = AV_PIX_FMT_NONE;
+    int given = 0;
+    for (const char *s = list; *s;) {
+        size_t n = strcspn(s, "|");
+        char word[64];
+        snprintf(word, sizeof word, "%.*s", (int)n, s);
+        enum AVPixelFormat f = av_get_pix_fmt(word);
+        if (f == AV_PIX_FMT_NONE || n >= sizeof word)
+            return clv_io_fail(msg, CLV_EOPTION,
+                               "filter 'format': '%s' is no pixel format FFmpeg knows (pix_fmts "
+                               "'%s')",
+                               word, list);
+        given |= o->pix_fmt && f == av_get_pix_fmt(o->pix_fmt);
+        if (first == AV_PIX_FMT_NONE)
+            first = f;
+        if (taken == AV_PIX_FMT_NONE && codec_takes(codec, f))
+            taken = f;
+        s += n + (s[n] == '|');
+    }
+    *name = o->pix_fmt;
+    *pf = AV_PIX_FMT_NONE;
+    if (o->pix_fmt && !given)
+        return clv_io_fail(msg, CLV_EOPTION,
+                           "-pix_fmt %s: the chain ends in format=%s, which does not name it "
+                           "(give one of them, or leave one out)",
+                           o->pix_fmt, list);
+    if (o->pix_fmt)
+        return 0;
+    if (taken != AV_PIX_FMT_NONE) {
+        *name = av_get_pix_fmt_name(taken);
+        return 0;
+    }
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(first);
+    int loss = 0;
+    *pf = codec->pix_fmts
+              ? avcodec_find_best_pix_fmt_of_list(codec->pix_fmts, first,
+                                                  d && (d->flags & AV_PIX_FMT_FLAG_ALPHA), &loss)
+              : first;
+    if (*pf == AV_PIX_FMT_NONE)
+        return clv_io_fail(msg, CLV_EIO, "the chain ends in format=%s: %s takes no format", list,
+                           codec->name);
+    return 0;
+}
+
 /* The frames' pixel format: -pix_fmt's, which the encoder must take, else
- * the best the encoder takes for this input (choose_deep_pix_fmt for an
- * input of more than 8 bits, else or failing that choose_pix_fmt). */
+ * the chain's format (chain_pix_fmt), else the best the encoder takes for
+ * this input (choose_deep_pix_fmt for an input of more than 8 bits, else
+ * or failing that choose_pix_fmt). */
 static int choose_video_pix_fmt(const clv_output_options *o, const AVCodec *codec,
                                 const clv_media_desc *in, enum AVPixelFormat *pf, clv_msg *msg)
 {
-    if (!o->pix_fmt) {
+    const char *want = o->pix_fmt;
+    if (o->chain_pix_fmts && o->chain_pix_fmts[0]) {
+        int err = chain_pix_fmt(o, codec, &want, pf, msg);
+        if (err || !want)
+            return err;
+    }
+    if (!want) {
         /* The input's depth where the encoder holds it. */
         *pf = choose_deep_pix_fmt(codec, in);
         if (*pf == AV_PIX_FMT_NONE)
             *pf = choose_pix_fmt(codec, in->rgb, in->alpha);
         return 0;
     }
-    *pf = av_get_pix_fmt(o->pix_fmt);
-    int ok = *pf != AV_PIX_FMT_NONE && !codec->pix_fmts;
-    for (const enum AVPixelFormat *p = codec->pix_fmts; p && *p != AV_PIX_FMT_NONE; p++)
-        ok |= *p == *pf;
-    if (ok)
+    *pf = av_get_pix_fmt(want);
+    if (codec_takes(codec, *pf))
         return 0;
     char list[512] = "";
     for (const enum AVPixelFormat *p = codec->pix_fmts; p && *p != AV_PIX_FMT_NONE; p++)
@@ -903,7 +968,7 @@ static int choose_video_pix_fmt(const clv_output_options *o, const AVCodec *code
      * encoder lacks is this FFmpeg's limit, as a codec a container cannot
      * hold. */
     return clv_io_fail(msg, *pf == AV_PIX_FMT_NONE ? CLV_EOPTION : CLV_EIO,
-                       "-pix_fmt %s: %s takes %s", o->pix_fmt, codec->name,
+                       "-pix_fmt %s: %s takes %s", want, codec->name,
                        list[0] ? list : "other formats");
 }
 
@@ -1407,7 +1472,7 @@ int clv_encoder_open(const clv_output_options *o, const clv_media_desc *in, clv_
         err = choose_video_pix_fmt(o, codec, in, &pf, msg);
     /* A virtual camera's raw frames are 4:2:0 (I420), as from ffmpeg: what
      * v4l2loopback and conferencing apps take, whatever the input was. */
-    if (!err && e->v4l2 && !o->pix_fmt && codec->id == AV_CODEC_ID_RAWVIDEO)
+    if (!err && e->v4l2 && !o->pix_fmt && !o->chain_pix_fmts && codec->id == AV_CODEC_ID_RAWVIDEO)
         pf = AV_PIX_FMT_YUV420P;
     if (!err)
         err = open_video_encoder(e, o, in, codec, pf, color, msg);

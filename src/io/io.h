@@ -311,6 +311,10 @@ typedef struct clv_output_options {
     const char *preset;  /* NULL: default */
     int64_t bitrate;     /* -b:v in bit/s, 0: none */
     const char *pix_fmt; /* -pix_fmt, NULL: chosen */
+    /* The formats a `format` filter at the chain's end names
+     * ("yuv420p|nv12"), NULL: none. The first the encoder takes is the
+     * frames' format; -pix_fmt, when given too, must be one of them. */
+    const char *chain_pix_fmts;
     AVRational aspect;   /* -aspect: display aspect ratio; 0/0: the input's */
     /* The frames are turned upright (clv_media_desc.rotation) before
      * encoding: the output is that size, its aspect turned too, and the

@@ -615,6 +615,8 @@ static int open_all(run *r, clv_msg *msg)
                    .more = r->more,
                    .sound_media = &r->sound_media,
                    .fields_media = &r->out_media};
+    io.out.chain_pix_fmts =
+        r->gdesc ? clv_graph_desc_pix_fmts(r->gdesc) : clv_chain_desc_pix_fmts(r->desc);
     if (clv_io_network_url(o->input))
         io.in.cancel = r->cancel; /* a Ctrl-C ends a network input's blocking read */
     if (pthread_mutex_init(&io.lock, NULL))
@@ -769,7 +771,7 @@ static int plan_frames(run *r, clv_msg *msg)
     /* With a control socket a chain may come later: the frames go through
      * the stage. */
     r->direct = !r->graph && !r->ipc && !r->o->lead_frames && !r->o->keep_frames &&
-                clv_chain_desc_count(r->desc) == 0 && clv_feed_native(r->feed) && out_f == in_f &&
+                clv_chain_desc_passes(r->desc) && clv_feed_native(r->feed) && out_f == in_f &&
                 !r->rotation && !r->hflip &&
                 (!clv_pixfmt_is_yuv(in_f) || (in_color.matrix == out_color.matrix &&
                                               in_color.full_range == out_color.full_range));
