@@ -578,6 +578,28 @@ static const filter_case lumakey_cases[] = {
     {"lumakey=1:0:1", 1, 1},
 };
 
+static const filter_case negate_cases[] = {
+    {"negate", 0, 1},
+    {"negate=components=r+a", 0, 1},
+    {"negate=components=g:negate_alpha=1", 0, 1},
+};
+/* Gains at the ends of their range and where v * gain / 1000 falls on a
+ * half (0.5, 1.5: the half-to-even rounding); each preserving mode at two
+ * amounts; alpha in and out. */
+static const filter_case colorchannelmixer_cases[] = {
+    {"colorchannelmixer", 0, 1},
+    {"colorchannelmixer=.393:.769:.189:0:.349:.686:.168:0:.272:.534:.131", 0, 1},
+    {"colorchannelmixer=rr=-2:rg=2:rb=0.5:ra=1.5:gg=-0.5:ga=-2:bb=2:ba=0.001:ar=0.5:ag=0.5:aa=-1",
+     0, 1},
+    {"colorchannelmixer=rr=1.3:gb=0.7:bg=-0.4:pc=lum:pa=1", 0, 1},
+    {"colorchannelmixer=rr=0.2:gg=1.8:bb=0.9:rb=0.6:pc=max:pa=0.5", 1, 1},
+    {"colorchannelmixer=rr=-1:gg=0.3:bb=1.9:pc=avg:pa=0.75", 1, 1},
+    {"colorchannelmixer=rr=0:gg=0:bb=0:pc=sum:pa=1", 1, 1},
+    {"colorchannelmixer=rr=1.5:gr=0.5:bb=0.25:pc=nrm:pa=0.9", 1, 1},
+    {"colorchannelmixer=rr=-0.5:gg=1.2:bg=0.4:pc=pwr:pa=0.35", 1, 1},
+    {"colorchannelmixer=rr=2:rg=2:rb=2:gg=-2:pc=pwr:pa=1", 1, 1},
+};
+
 /* The filters that change no pixel (they run nothing on the device): alone
  * (one copy), between filters that run (the frame handed on), first, last,
  * and around a size change and a deinterlacer's two fields. */
@@ -657,6 +679,8 @@ static const filter_cases filter_table[] = {
     {"chromakey", CASES(chromakey_cases)},
     {"despill", CASES(despill_cases)},
     {"lumakey", CASES(lumakey_cases)},
+    {"negate", CASES(negate_cases)},
+    {"colorchannelmixer", CASES(colorchannelmixer_cases)},
     {"null", CASES(null_cases)},
     {"copy", CASES(copy_cases)},
     {"format", CASES(format_cases)},

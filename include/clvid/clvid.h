@@ -292,7 +292,10 @@ CLV_API int clv_filter_deep(const clv_filter *f);
 /* ---- Chains -------------------------------------------------------------- */
 
 #define CLV_CHAIN_MAX 32
-#define CLV_PARAMS_MAX 16
+/* The most parameters a filter has (24 since 0.8, for ffmpeg's
+ * colorchannelmixer's 18; 16 before): read a filter's own count with
+ * clv_filter_param_count. */
+#define CLV_PARAMS_MAX 24
 
 /* A parsed chain: which filters, with which values (opaque: read it
  * through the accessors below). */

@@ -48,6 +48,8 @@ extern const clv_filter clv__filter_yadif;
 extern const clv_filter clv__filter_bwdif;
 extern const clv_filter clv__filter_bilateral;
 extern const clv_filter clv__filter_nlmeans;
+extern const clv_filter clv__filter_negate;
+extern const clv_filter clv__filter_colorchannelmixer;
 extern const clv_filter clv__filter_null;
 extern const clv_filter clv__filter_copy;
 extern const clv_filter clv__filter_pix_format; /* "format" */
