@@ -125,3 +125,36 @@ __kernel void colorchannelmixer(CLV_FRAME_ARGS, int4 mr, int4 mg, int4 mb, int4 
         a = (clv_ch)o.w;
     });
 }
+
+/* fade (src/filters/fade.c) at the host's factor f (0 .. 65534, 16
+ * fractional bits): mode 0 black, every channel p f rounded; 1 towards
+ * the colour c, R, G, B only; 2 alpha only, as black. */
+inline int fade_scaled(int p, int f)
+{
+    return (int)(((long)p * f + 32768) >> 16);
+}
+
+inline int fade_towards(int p, int c, int f)
+{
+    return clamp((int)((((long)c << 16) + (long)(p - c) * f + 32768) >> 16), 0, CLV_MAXV);
+}
+
+__kernel void fade(CLV_FRAME_ARGS, int f, int mode, int4 c)
+{
+    CLV_POINT_PIXELS(x, y, r, g, b, a, {
+        const int4 in = (int4)(r, g, b, a);
+        int4 o = in;
+        if (mode == 0)
+            o = (int4)(fade_scaled(in.x, f), fade_scaled(in.y, f), fade_scaled(in.z, f),
+                       fade_scaled(in.w, f));
+        else if (mode == 1)
+            o = (int4)(fade_towards(in.x, c.x, f), fade_towards(in.y, c.y, f),
+                       fade_towards(in.z, c.z, f), in.w);
+        else
+            o.w = fade_scaled(in.w, f);
+        r = (clv_ch)o.x;
+        g = (clv_ch)o.y;
+        b = (clv_ch)o.z;
+        a = (clv_ch)o.w;
+    });
+}

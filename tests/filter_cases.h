@@ -600,6 +600,16 @@ static const filter_case colorchannelmixer_cases[] = {
     {"colorchannelmixer=rr=2:rg=2:rb=2:gg=-2:pc=pwr:pa=1", 1, 1},
 };
 
+/* Over several frames (index and time, 25 frames/s): by frames, by time,
+ * both, each way, black (alpha too), a colour, alpha alone. */
+static const filter_case fade_cases[] = {
+    {"fade=in:0:4", 0, 6},
+    {"fade=out:1:3:color=0x336699@0.5", 0, 6},
+    {"fade=t=out:st=0.1:d=0.15", 1, 9},
+    {"fade=in:s=2:d=0.1:c=white", 1, 6},
+    {"fade=in:st=0.09:n=2:alpha=1", 1, 6},
+};
+
 /* The filters that change no pixel (they run nothing on the device): alone
  * (one copy), between filters that run (the frame handed on), first, last,
  * and around a size change and a deinterlacer's two fields. */
@@ -681,6 +691,7 @@ static const filter_cases filter_table[] = {
     {"lumakey", CASES(lumakey_cases)},
     {"negate", CASES(negate_cases)},
     {"colorchannelmixer", CASES(colorchannelmixer_cases)},
+    {"fade", CASES(fade_cases)},
     {"null", CASES(null_cases)},
     {"copy", CASES(copy_cases)},
     {"format", CASES(format_cases)},

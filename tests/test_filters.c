@@ -918,8 +918,8 @@ int test_filter_pass(void)
     return run_filters("null", "copy", "format", "setsar", "setdar", NULL);
 }
 
-/* negate and colorchannelmixer: device against reference (their cases),
- * and negate's components that name no channel of RGBA refused. */
+/* negate, colorchannelmixer and fade: device against reference (their
+ * cases), and values out of their ranges refused. */
 int test_filter_channels(void)
 {
     expect_error("negate=components=y+u+v", 17, 9, "negate", "none of r, g, b, a", NULL);
@@ -927,7 +927,9 @@ int test_filter_channels(void)
     expect_error("colorchannelmixer=rr=2.5", 17, 9, "colorchannelmixer", "'rr'", "-2 to 2", NULL);
     expect_error("colorchannelmixer=pc=hue", 17, 9, "colorchannelmixer", "'pc'", NULL);
     expect_size("negate=components=y:negate_alpha=1", 17, 9, 1, 1, 17, 9, 1, 1);
-    return run_filters("negate", "colorchannelmixer", NULL);
+    expect_error("fade=in:0:0", 17, 9, "fade", "'nb_frames'", NULL);
+    expect_error("fade=sideways", 17, 9, "fade", "'type'", NULL);
+    return run_filters("negate", "colorchannelmixer", "fade", NULL);
 }
 
 int test_geometry_sizes(void)

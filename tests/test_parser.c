@@ -153,7 +153,8 @@ int test_parser_errors(void)
         "noise, quantize, hflip, vflip, scale, crop, pad, transpose, rotate, tonemap, eq, "
         "hue, colorbalance, vignette, sobel, roberts, curves, lut3d, deband, gblur, "
         "boxblur, avgblur, unsharp, hqdn3d, bilateral, nlmeans, yadif, bwdif, "
-        "colorkey, chromakey, despill, lumakey, negate, colorchannelmixer, null, copy, format, "
+        "colorkey, chromakey, despill, lumakey, negate, colorchannelmixer, fade, null, copy, "
+        "format, "
         "setsar, setdar, "
         "opencl=file=KERNEL.cl)");
     expect_error(
@@ -164,7 +165,8 @@ int test_parser_errors(void)
         "crop, pad, transpose, rotate, tonemap, eq, hue, colorbalance, vignette, sobel, "
         "roberts, curves, lut3d, deband, gblur, boxblur, avgblur, unsharp, hqdn3d, "
         "bilateral, nlmeans, yadif, bwdif, "
-        "colorkey, chromakey, despill, lumakey, negate, colorchannelmixer, null, copy, format, "
+        "colorkey, chromakey, despill, lumakey, negate, colorchannelmixer, fade, null, copy, "
+        "format, "
         "setsar, setdar, "
         "opencl=file=KERNEL.cl)");
     expect_error("median=radus=2", CLV_EPARSE,

@@ -228,6 +228,36 @@ def vf_lines_match_ffmpeg(tmp):
 
 
 @test
+def channels_match_ffmpeg(tmp):
+    """fade, negate and colorchannelmixer on RGBA video (ffv1 bgra in
+    Matroska, whose millisecond ticks hold every frame's time at 25
+    frames/s): every frame's bytes are ffmpeg's with the same -vf on rgba,
+    fades by frames, by seconds and both, to black, to a colour, alpha
+    alone."""
+    src = os.path.join(tmp, "in.mkv")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=s=96x54:r=25", "-frames:v", "12", "-c:v", "ffv1",
+           "-pix_fmt", "bgra", src)
+
+    def md5s(path):
+        p = run(["ffmpeg", "-v", "error", "-i", path, "-f", "framemd5", "-pix_fmt", "rgba", "-"])
+        return [line.rsplit(",", 1)[1].strip() for line in p.stdout.splitlines()
+                if line and not line.startswith("#")]
+    for vf in ("fade=in:0:4", "fade=out:1:3:color=0x336699@0.5", "fade=t=out:st=0.1:d=0.15",
+               "fade=in:s=2:d=0.1:c=white", "fade=in:st=0.09:n=2:alpha=1", "fade=out:s=3:n=7",
+               "negate", "negate=components=g+a",
+               "colorchannelmixer=.393:.769:.189:0:.349:.686:.168:0:.272:.534:.131",
+               "colorchannelmixer=rr=-2:rg=2:ra=0.5:aa=-1:ar=1"):
+        ours, theirs = os.path.join(tmp, "o.mkv"), os.path.join(tmp, "f.mkv")
+        clvid("-i", src, "-vf", vf, "-c:v", "ffv1", "-o", ours, "-y")
+        ffmpeg("-i", src, "-vf", "format=rgba," + vf, "-c:v", "ffv1", "-pix_fmt", "bgra", theirs)
+        got, want = md5s(ours), md5s(theirs)
+        check(len(got) == 12, "%s: %d frames" % (vf, len(got)))
+        bad = [n for n in range(12) if got[n] != want[n]]
+        check(not bad, "-vf %s: frames %s differ from ffmpeg's" % (vf, bad))
+        print("ok ffmpeg's bytes:", vf)
+
+
+@test
 def cut_file_keeps_last_frames(tmp):
     """An mp4 with B-frames cut short: every frame ffmpeg decodes from it is
     written (the decoder's errors at the cut came before its last good

@@ -49,6 +49,7 @@ extern const clv_filter clv__filter_bwdif;
 extern const clv_filter clv__filter_bilateral;
 extern const clv_filter clv__filter_nlmeans;
 extern const clv_filter clv__filter_negate;
+extern const clv_filter clv__filter_fade;
 extern const clv_filter clv__filter_colorchannelmixer;
 extern const clv_filter clv__filter_null;
 extern const clv_filter clv__filter_copy;

@@ -18,7 +18,7 @@ const clv_filter *const clv__filters[] = {
     &clv__filter_hqdn3d,      &clv__filter_bilateral,    &clv__filter_nlmeans,
     &clv__filter_yadif,       &clv__filter_bwdif,        &clv__filter_colorkey,
     &clv__filter_chromakey,   &clv__filter_despill,      &clv__filter_lumakey,
-    &clv__filter_negate,      &clv__filter_colorchannelmixer,
+    &clv__filter_negate,      &clv__filter_colorchannelmixer, &clv__filter_fade,
     &clv__filter_null,        &clv__filter_copy,         &clv__filter_pix_format,
     &clv__filter_setsar,      &clv__filter_setdar,       &clv__filter_opencl,
 };

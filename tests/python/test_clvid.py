@@ -57,6 +57,7 @@ CASES = {
     "despill": "despill=blue:0.2:0.3:alpha=1", "lumakey": "lumakey=0.3:0.05:0.2",
     "negate": "negate=components=r+b+a",
     "colorchannelmixer": "colorchannelmixer=.3:.4:.3:0:.3:.4:.3:0:.3:.4:.3:pc=lum:pa=0.5",
+    "fade": "fade=in:0:3:c=0x204060",
     "null": "null", "copy": "copy", "format": "format=yuv420p|nv12",
     "setsar": "setsar=16/9", "setdar": "setdar=dar=4/3:max=1000",
 }
