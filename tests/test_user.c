@@ -630,12 +630,13 @@ int test_user_errors(void)
     expect_parse(t, CLV_ERANGE, "parameter 'amount': 256 is out of range (allowed: 0 to 255)");
     expect_parse("opencll=file=x.cl", CLV_EPARSE, "did you mean 'opencl'?");
     {
-        char many[1200] = "";
-        for (int i = 0; i < 17; i++)
+        char many[1600] = "", want[64];
+        for (int i = 0; i < CLV_PARAMS_MAX + 1; i++)
             snprintf(many + strlen(many), sizeof many - strlen(many),
                      "// @param int p%d = 0 [0, 1]\n", i);
         strcat(many, "kernel void k(CLV_ARGS) {}\n");
-        PARSE(many, "more than 16 @param lines");
+        snprintf(want, sizeof want, "more than %d @param lines", CLV_PARAMS_MAX);
+        PARSE(many, want);
     }
 
     clv_context *ctx = test_context(0);

@@ -333,6 +333,15 @@ def x_keyboard():
     x11.XStringToKeysym.restype = ctypes.c_ulong
     x11.XStringToKeysym.argtypes = [ctypes.c_char_p]
     x11.XSetInputFocus.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_ulong]
+    # Xlib's own error handler exits the process: a window that closes
+    # between XQueryTree and XFetchName (another test's, going away) gave
+    # BadWindow and ended this script while the player it had started
+    # looped on, holding ctest until its timeout. Errors are ignored: the
+    # search goes on, and the player is always ended below.
+    handler = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+    x_keyboard.ignore = handler(lambda display, event: 0)  # kept alive with the function
+    x11.XSetErrorHandler.argtypes = [handler]
+    x11.XSetErrorHandler(x_keyboard.ignore)
     x11.XSync.argtypes = [ctypes.c_void_p, ctypes.c_int]
     xtst.XTestFakeKeyEvent.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_int,
                                        ctypes.c_ulong]
