@@ -104,7 +104,7 @@ void clv__d2q(double d, int max, int *out_num, int *out_den)
     int exponent;
     frexp(d, &exponent);
     exponent = exponent - 1 > 0 ? exponent - 1 : 0;
-    int64_t den = (int64_t)1 << (62 - exponent);
+    int64_t den = (int64_t)1 << (61 - exponent);
     double num = floor(d * (double)den + 0.5);
     clv__reduce(out_num, out_den, (int64_t)num, den, max);
     if ((!*out_num || !*out_den) && d != 0 && max > 0 && max < INT_MAX)

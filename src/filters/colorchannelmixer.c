@@ -55,18 +55,6 @@ static int64_t icbrt64(uint64_t s)
     return (int64_t)r;
 }
 
-static int max3(int a, int b, int c)
-{
-    int m = a > b ? a : b;
-    return m > c ? m : c;
-}
-
-static int min3(int a, int b, int c)
-{
-    int m = a < b ? a : b;
-    return m < c ? m : c;
-}
-
 /* pc's lin / lout as *p / *q (the kernel's ccm_ratio). */
 static void ratio(int pc, int maxv, const int in[3], const int o[3], int64_t *p, int64_t *q)
 {
@@ -81,12 +69,12 @@ static void ratio(int pc, int maxv, const int in[3], const int o[3], int64_t *p,
     int cube = maxv == 255 ? 12 : 0;
     switch (pc) {
     case 1:
-        lin = max3(in[0], in[1], in[2]) + min3(in[0], in[1], in[2]);
-        lout = max3(o[0], o[1], o[2]) + min3(o[0], o[1], o[2]);
+        lin = clv__max3(in[0], in[1], in[2]) + clv__min3(in[0], in[1], in[2]);
+        lout = clv__max3(o[0], o[1], o[2]) + clv__min3(o[0], o[1], o[2]);
         break;
     case 2:
-        lin = max3(in[0], in[1], in[2]);
-        lout = max3(o[0], o[1], o[2]);
+        lin = clv__max3(in[0], in[1], in[2]);
+        lout = clv__max3(o[0], o[1], o[2]);
         break;
     case 3:
         lin = in[0] + in[1] + in[2] + 1;

@@ -262,18 +262,6 @@ static int absi(int v)
     return v < 0 ? -v : v;
 }
 
-static int max3(int a, int b, int c)
-{
-    int m = a > b ? a : b;
-    return m > c ? m : c;
-}
-
-static int min3(int a, int b, int c)
-{
-    int m = a < b ? a : b;
-    return m < c ? m : c;
-}
-
 /* vf_yadif's FILTER for channel c of (x, y): m, p the rows above and below,
  * mode its mode there (2 on rows 1 and h - 2), the spatial check inside
  * 3 columns of the sides. */
@@ -288,7 +276,7 @@ static int yadif_px(const clv_image *prev, const clv_image *cur, const clv_image
     const int temporal_diff0 = absi(AT(prev2, x, y) - AT(next2, x, y));
     const int temporal_diff1 = (absi(AT(prev, x, m) - cc) + absi(AT(prev, x, p) - e)) >> 1;
     const int temporal_diff2 = (absi(AT(next, x, m) - cc) + absi(AT(next, x, p) - e)) >> 1;
-    int diff = max3(temporal_diff0 >> 1, temporal_diff1, temporal_diff2);
+    int diff = clv__max3(temporal_diff0 >> 1, temporal_diff1, temporal_diff2);
     int spatial_pred = (cc + e) >> 1;
     if (x >= 3 && x < w - 3) {
         int spatial_score = absi(AT(cur, x - 1, m) - AT(cur, x - 1, p)) + absi(cc - e) +
@@ -310,9 +298,9 @@ static int yadif_px(const clv_image *prev, const clv_image *cur, const clv_image
         const int rb = clampi(y + 2 * (m - y), 0, h - 1), rf = clampi(y + 2 * (p - y), 0, h - 1);
         const int b = (AT(prev2, x, rb) + AT(next2, x, rb)) >> 1;
         const int f = (AT(prev2, x, rf) + AT(next2, x, rf)) >> 1;
-        const int mx = max3(d - e, d - cc, b - cc < f - e ? b - cc : f - e);
-        const int mn = min3(d - e, d - cc, b - cc > f - e ? b - cc : f - e);
-        diff = max3(diff, mn, -mx);
+        const int mx = clv__max3(d - e, d - cc, b - cc < f - e ? b - cc : f - e);
+        const int mn = clv__min3(d - e, d - cc, b - cc > f - e ? b - cc : f - e);
+        diff = clv__max3(diff, mn, -mx);
     }
 #undef AT
     if (spatial_pred > d + diff)
@@ -346,15 +334,15 @@ static int bwdif_px(const clv_image *prev, const clv_image *cur, const clv_image
     const int temporal_diff0 = absi(AT(prev2, y) - AT(next2, y));
     const int temporal_diff1 = (absi(AT(prev, m) - cc) + absi(AT(prev, p) - e)) >> 1;
     const int temporal_diff2 = (absi(AT(next, m) - cc) + absi(AT(next, p) - e)) >> 1;
-    int diff = max3(temporal_diff0 >> 1, temporal_diff1, temporal_diff2);
+    int diff = clv__max3(temporal_diff0 >> 1, temporal_diff1, temporal_diff2);
     if (!diff)
         return d;
     if (!edge || !(y < 2 || y + 3 > h)) {
         const int b = ((AT(prev2, y - 2) + AT(next2, y - 2)) >> 1) - cc;
         const int f = ((AT(prev2, y + 2) + AT(next2, y + 2)) >> 1) - e;
-        const int mx = max3(d - e, d - cc, b < f ? b : f);
-        const int mn = min3(d - e, d - cc, b > f ? b : f);
-        diff = max3(diff, mn, -mx);
+        const int mx = clv__max3(d - e, d - cc, b < f ? b : f);
+        const int mn = clv__min3(d - e, d - cc, b > f ? b : f);
+        diff = clv__max3(diff, mn, -mx);
     }
     int interpol;
     if (edge)

@@ -242,4 +242,17 @@ int clv__user_kernel_load(const char *path, const char *kernel, const clv_filter
 int clv__pass_reference(void *ref_state, const clv_value *values, const clv_image *src,
                         clv_image *dst, uint64_t frame_index);
 
+/* The largest and the smallest of three (deint.c, colorchannelmixer.c). */
+static inline int clv__max3(int a, int b, int c)
+{
+    int m = a > b ? a : b;
+    return m > c ? m : c;
+}
+
+static inline int clv__min3(int a, int b, int c)
+{
+    int m = a < b ? a : b;
+    return m < c ? m : c;
+}
+
 #endif

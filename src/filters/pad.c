@@ -55,74 +55,6 @@ static int to_int(double d)
     return d > -2147483649.0 && d < 2147483648.0 ? (int)d : INT_MIN;
 }
 
-/* libavutil's av_reduce: num/den in lowest terms, or the nearest fraction
- * with both terms at most max (continued fractions). */
-static void reduce(int *dst_num, int *dst_den, int64_t num, int64_t den, int64_t max)
-{
-    int64_t a0n = 0, a0d = 1, a1n = 1, a1d = 0;
-    int sign = (num < 0) ^ (den < 0);
-    int64_t a = num < 0 ? -num : num, b = den < 0 ? -den : den;
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    if (a) {
-        num = (num < 0 ? -num : num) / a;
-        den = (den < 0 ? -den : den) / a;
-    }
-    if (num <= max && den <= max) {
-        a1n = num;
-        a1d = den;
-        den = 0;
-    }
-    while (den) {
-        uint64_t x = (uint64_t)num / (uint64_t)den;
-        int64_t next_den = num - den * (int64_t)x;
-        int64_t a2n = (int64_t)x * a1n + a0n, a2d = (int64_t)x * a1d + a0d;
-        if (a2n > max || a2d > max) {
-            if (a1n)
-                x = (uint64_t)((max - a0n) / a1n);
-            if (a1d && (uint64_t)((max - a0d) / a1d) < x)
-                x = (uint64_t)((max - a0d) / a1d);
-            if (den * (2 * (int64_t)x * a1d + a0d) > num * a1d) {
-                a1n = (int64_t)x * a1n + a0n;
-                a1d = (int64_t)x * a1d + a0d;
-            }
-            break;
-        }
-        a0n = a1n;
-        a0d = a1d;
-        a1n = a2n;
-        a1d = a2d;
-        num = den;
-        den = next_den;
-    }
-    *dst_num = (int)(sign ? -a1n : a1n);
-    *dst_den = (int)a1d;
-}
-
-/* libavutil's av_d2q. */
-static void d2q(double d, int max, int *num, int *den)
-{
-    if (isnan(d)) {
-        *num = *den = 0;
-        return;
-    }
-    if (fabs(d) > INT_MAX + 3LL) {
-        *num = d < 0 ? -1 : 1;
-        *den = 0;
-        return;
-    }
-    int exponent;
-    frexp(d, &exponent);
-    exponent = exponent - 1 > 0 ? exponent - 1 : 0;
-    int64_t scale = (int64_t)1 << (61 - exponent);
-    reduce(num, den, (int64_t)floor(d * (double)scale + 0.5), scale, max);
-    if ((!*num || !*den) && d && max > 0 && max < INT_MAX)
-        reduce(num, den, (int64_t)floor(d * (double)scale + 0.5), scale, INT_MAX);
-}
-
 /* The aspect option as ffmpeg's AV_OPT_TYPE_RATIONAL reads it: "N/D" as
  * written, else the expression's value (an integer as N/1, else av_d2q of
  * it). 0/0 (no aspect) for 0. */
@@ -154,7 +86,7 @@ static void aspect_of(const clv_value *v, int *num, int *den)
         *num = (int)q;
         *den = 1;
     } else
-        d2q(q, 1 << 24, num, den);
+        clv__d2q(q, 1 << 24, num, den);
 }
 
 /* The aspect's value as ffmpeg's option takes it (an expression; "N/D"
@@ -244,7 +176,7 @@ static int layout(const clv_value *v, const clv_size *in, pad_layout *at, clv_ms
     aspect_of(&v[PAD_ASPECT], &an, &ad);
     if (an && ad) {
         int sn = known ? in->sar_num : 1, sd = known ? in->sar_den : 1;
-        reduce(&an, &ad, (int64_t)an * sd, (int64_t)ad * sn, INT_MAX); /* av_div_q */
+        clv__reduce(&an, &ad, (int64_t)an * sd, (int64_t)ad * sn, INT_MAX); /* av_div_q */
         if (h < rescale(w, ad, an))
             vars[V_OUT_H] = vars[V_OH] = h = (int)rescale(w, ad, an);
         else
