@@ -590,7 +590,7 @@ static const filter_case colorchannelmixer_cases[] = {
     {"colorchannelmixer", 0, 1},
     {"colorchannelmixer=.393:.769:.189:0:.349:.686:.168:0:.272:.534:.131", 0, 1},
     {"colorchannelmixer=rr=-2:rg=2:rb=0.5:ra=1.5:gg=-0.5:ga=-2:bb=2:ba=0.001:ar=0.5:ag=0.5:aa=-1",
-     0, 1},
+     1, 1},
     {"colorchannelmixer=rr=1.3:gb=0.7:bg=-0.4:pc=lum:pa=1", 0, 1},
     {"colorchannelmixer=rr=0.2:gg=1.8:bb=0.9:rb=0.6:pc=max:pa=0.5", 1, 1},
     {"colorchannelmixer=rr=-1:gg=0.3:bb=1.9:pc=avg:pa=0.75", 1, 1},
@@ -604,7 +604,7 @@ static const filter_case colorchannelmixer_cases[] = {
  * both, each way, black (alpha too), a colour, alpha alone. */
 static const filter_case fade_cases[] = {
     {"fade=in:0:4", 0, 6},
-    {"fade=out:1:3:color=0x336699@0.5", 0, 6},
+    {"fade=out:1:3:color=0x336699@0.5", 1, 6},
     {"fade=t=out:st=0.1:d=0.15", 1, 9},
     {"fade=in:s=2:d=0.1:c=white", 1, 6},
     {"fade=in:st=0.09:n=2:alpha=1", 1, 6},
@@ -617,7 +617,7 @@ static const filter_case null_cases[] = {
     {"null", 0, 1},
     {"null,null", 0, 1},
     {"sharpen,null,hflip", 0, 1},
-    {"null,scale=iw/2:ih*2/3,null,median,null", 0, 1},
+    {"null,scale=iw/2:ih*2/3,null,median,null", 1, 1},
     {"null,yadif=mode=send_field,null,vflip,null", 1, 4},
 };
 static const filter_case copy_cases[] = {
@@ -628,12 +628,12 @@ static const filter_case copy_cases[] = {
 static const filter_case format_cases[] = {
     {"format=yuv420p", 0, 1},
     {"sharpen,format=yuv420p|nv12,null", 0, 1},
-    {"hflip,gblur=sigma=2,format=rgb24,setsar=1,format=gray", 0, 1},
+    {"hflip,gblur=sigma=2,format=rgb24,setsar=1,format=gray", 1, 1},
 };
 static const filter_case setsar_cases[] = {
     {"setsar=1", 0, 1},
     {"hflip,setsar=sar*2,vflip", 0, 1},
-    {"setsar=16/9,scale=iw/2:-1,setsar=0,median", 0, 1},
+    {"setsar=16/9,scale=iw/2:-1,setsar=0,median", 1, 1},
 };
 static const filter_case setdar_cases[] = {
     {"setdar=16/9", 0, 1},

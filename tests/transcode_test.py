@@ -169,7 +169,7 @@ def timeline_enable(tmp):
 
 @test
 def vf_lines_match_ffmpeg(tmp):
-    """ffmpeg's -vf lines of null, copy, format, setsar and setdar: the same
+    """ffmpeg's -vf lines of null, format, setsar and setdar: the same
     size, aspect and pixel format as ffmpeg writes (libx264, an input of SAR
     4:3); frames that only pass those filters are the decoder's own, bit for
     bit; a filter after format, or -pix_fmt outside its list, is refused
@@ -182,16 +182,17 @@ def vf_lines_match_ffmpeg(tmp):
         v = streams(probe(path), "video")[0]
         return (v["width"], v["height"], v.get("sample_aspect_ratio"),
                 v.get("display_aspect_ratio"), v["pix_fmt"])
+    # More aspects, against ffmpeg's values, in test_filter_pass (on the host).
     lines = ["scale=160:-2,setsar=1,format=yuv420p", "setdar=16/9", "setdar=dar=4/3:max=1000",
-             "setsar=sar=10/11", "setsar=sar*2", "setdar=a", "setsar=0", "setsar=1.0001",
-             "setdar=16:9", "setsar=w/h:max=5", "setsar=PI", "setdar=dar*1.5",
-             "scale=iw/3:-1,setsar=sar/2", "null", "copy", "format=yuv444p",
-             "unsharp,format=yuv422p,setsar=1", "format=rgb24", "format=gbrp",
+             "setsar=sar*2", "setsar=0", "setdar=16:9", "setsar=PI", "scale=iw/3:-1,setsar=sar/2",
+             "null", "format=yuv444p", "unsharp,format=yuv422p,setsar=1", "format=rgb24",
              "hflip,format=yuv420p10le", "format=nv12|yuv420p"]
     for vf in lines:
         ours, theirs = os.path.join(tmp, "o.mp4"), os.path.join(tmp, "f.mp4")
-        clvid("-i", src, "-vf", vf, "-c:v", "libx264", "-preset", "ultrafast", "-o", ours, "-y")
-        ffmpeg("-i", src, "-vf", vf, "-c:v", "libx264", "-preset", "ultrafast", theirs)
+        clvid("-i", src, "-vf", vf, "--frames", "2", "-c:v", "libx264", "-preset", "ultrafast",
+              "-o", ours, "-y")
+        ffmpeg("-i", src, "-vf", vf, "-frames:v", "2", "-c:v", "libx264", "-preset", "ultrafast",
+               theirs)
         check(facts(ours) == facts(theirs), "-vf %s: %s, ffmpeg %s" % (vf, facts(ours),
                                                                       facts(theirs)))
         print("ok", vf, facts(ours))
