@@ -315,7 +315,7 @@ typedef struct clv_output_options {
      * ("yuv420p|nv12"), NULL: none. The first the encoder takes is the
      * frames' format; -pix_fmt, when given too, must be one of them. */
     const char *chain_pix_fmts;
-    AVRational aspect;   /* -aspect: display aspect ratio; 0/0: the input's */
+    AVRational aspect; /* -aspect: display aspect ratio; 0/0: the input's */
     /* The frames are turned upright (clv_media_desc.rotation) before
      * encoding: the output is that size, its aspect turned too, and the
      * input's display matrix is not copied. */
