@@ -1198,34 +1198,31 @@ int test_stage_devices(void)
             needs_file |= clv_filter_param(f, k)->type == CLV_PARAM_FILE;
         if (!strcmp(name, "opencl") || needs_file)
             continue; /* needs a file: run_pair below */
+        /* nlmeans's default windows (31x31 of 15x15 patches) make its
+         * reference a quarter of this test's time; the dealing is the same
+         * with smaller ones. format has no default. */
+        const char *chain = !strcmp(name, "nlmeans")  ? "nlmeans=r=5:p=3"
+                            : !strcmp(name, "format") ? "format=yuv420p"
+                                                      : name;
         /* The sanitizer builds: the filters whose frames the stage deals in
          * their own way (temporal ones on the first device, deinterlacers
          * with their cadence) and every eighth of the rest; the dealing is
-         * the same host code for each of those. */
+         * the same host code for each of those. The filters that change no
+         * pixel run no kernel: 17x9 frames show their dealing (the chain
+         * hands the frame on). */
         clv_chain_desc *d = NULL;
-        int delay = 0, rate = 1;
-        if (!clv_chain_parse(name, &d, NULL))
+        int delay = 0, rate = 1, passes = 0;
+        if (!clv_chain_parse(chain, &d, NULL)) {
             clv_chain_desc_cadence(d, &delay, &rate, NULL);
+            passes = clv_chain_desc_passes(d);
+        }
         clv_chain_desc_destroy(d);
         if (sanitized && !clv_filter_temporal(f) && delay == 0 && rate == 1 && i % 8)
             continue;
-        /* The filters that change no pixel run no kernel: 17x9 frames show
-         * their dealing (the chain hands the frame on). */
-        d = NULL;
-        const int passes =
-            !clv_chain_parse(!strcmp(name, "format") ? "format=yuv420p" : name, &d, NULL) &&
-            clv_chain_desc_passes(d);
-        clv_chain_desc_destroy(d);
         const int first_size = sanitized || passes ? 2 : 0;
         const int end_size = passes || i % big_every ? 3 : 4;
         for (int s = first_size; s < end_size; s++) {
             int frames = s == 3 ? 6 : 8;
-            /* nlmeans's default windows (31x31 of 15x15 patches) make its
-             * reference a quarter of this test's time; the dealing is the
-             * same with smaller ones. */
-            const char *chain = !strcmp(name, "nlmeans")  ? "nlmeans=r=5:p=3"
-                                : !strcmp(name, "format") ? "format=yuv420p" /* no default */
-                                                          : name;
             run_case(ctx, CLV_PIX_YUV420P, CLV_PIX_YUV420P, bt709, bt709, chain, sizes[s][0],
                      sizes[s][1], frames);
             int temporal = clv_filter_temporal(f); /* quantize, tonemap, hqdn3d */

@@ -35,16 +35,6 @@ static int term(int v, int m)
     return (int)div_even((int64_t)v * m, 1000);
 }
 
-static int64_t isqrt64(uint64_t s)
-{
-    uint64_t r = 0;
-    for (int k = 31; k >= 0; k--) {
-        uint64_t t = r | (UINT64_C(1) << k);
-        r = t * t <= s ? t : r;
-    }
-    return (int64_t)r;
-}
-
 static int64_t icbrt64(uint64_t s)
 {
     uint64_t r = 0;
@@ -86,8 +76,8 @@ static void ratio(int pc, int maxv, const int in[3], const int o[3], int64_t *p,
         lout = o[0] + o[1] + o[2];
         break;
     case 5:
-        lin = isqrt64((uint64_t)si2 << 16);
-        lout = isqrt64((uint64_t)so2 << 16);
+        lin = (int64_t)clv__isqrt64((uint64_t)si2 << 16);
+        lout = (int64_t)clv__isqrt64((uint64_t)so2 << 16);
         d = 256;
         break;
     default:
