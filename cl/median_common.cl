@@ -25,6 +25,39 @@ MED_MINMAX(ushort2, clv_min16x2, clv_max16x2)
 MED_MINMAX(ushort, min, max)
 MED_MINMAX(ushort4, min, max)
 #endif
+
+/* medf2: ushort2 lanes whose min and max run on the GPU's floating-point
+ * pipe instead of its integer one, so that a kernel can share its
+ * exchanges between the two. On NVIDIA sm_80 and later the lanes (0..255,
+ * or any value below 1024) are read as half-precision subnormals, v * 2^-24,
+ * on which addition and subtraction are exact (PTX keeps subnormal halves
+ * unless told .ftz): with g = relu(a - b) (one fma.relu), min = a - g and
+ * max = b + g. Elsewhere the integer min and max. */
+typedef ushort2 medf2;
+#if CLV_NV_SM >= 80
+inline uint med_gap_f2(medf2 a, medf2 b)
+{
+    uint g;
+    asm("fma.rn.relu.f16x2 %0, %1, %2, %3;"
+        : "=r"(g)
+        : "r"(as_uint(b)), "r"(0xbc00bc00u), "r"(as_uint(a)));
+    return g;
+}
+inline medf2 med_min_medf2(medf2 a, medf2 b)
+{
+    uint d;
+    asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(as_uint(a)), "r"(med_gap_f2(a, b)));
+    return as_ushort2(d);
+}
+inline medf2 med_max_medf2(medf2 a, medf2 b)
+{
+    uint d;
+    asm("add.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(as_uint(b)), "r"(med_gap_f2(a, b)));
+    return as_ushort2(d);
+}
+#else
+MED_MINMAX(medf2, clv_min16x2, clv_max16x2)
+#endif
 #undef MED_MINMAX
 
 #define SORT2(T, a, b)                                                                             \

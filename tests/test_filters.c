@@ -215,9 +215,90 @@ int test_filter_sharpen_emboss(void)
     return run_filters("sharpen", "emboss", NULL);
 }
 
+/* A frame of 3 x 3 cells whose centres take every pair of prewitt's
+ * gradients (gx, gy) in 0..765 that a window can give (gx + gy <= 1020),
+ * a pair a channel: the GPU shape's scale = 1 kernel takes the root in
+ * FP32 (cl/prewitt.cl), exact by an argument on its error, checked here
+ * on every magnitude the filter can meet. With a = b = d = 0 the window
+ * gives gx = c + f + k - g and gy = g + h + k - c. */
+static int prewitt_cells(clv_image *img)
+{
+    const int cells = 391; /* 391^2 cells, 3 pairs each, for 456,451 pairs */
+    if (clv_image_alloc(img, 3 * cells, 3 * cells))
+        return 1;
+    memset(img->pixels, 0, (size_t)img->stride * (size_t)img->height);
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++)
+            img->pixels[(size_t)y * img->stride + 4 * (size_t)x + 3] = 255;
+    int n = 0;
+    for (int gx = 0; gx <= 765; gx++)
+        for (int gy = 0; gy <= 765 && gx + gy <= 1020; gy++, n++) {
+            const int s = gx + gy, cell = n / 3, ch = n % 3;
+            int c = -1, f = 0, g = 0, h = 0, k = s / 2 < 255 ? s / 2 : 255;
+            for (; k >= 0 && c < 0; k--)
+                for (f = s - 2 * k - 255 > 0 ? s - 2 * k - 255 : 0; f <= 255 && f <= s - 2 * k;
+                     f++) {
+                    const int cg = gx - f - k; /* c - g */
+                    if (cg >= -255 && cg <= 255) {
+                        h = s - 2 * k - f;
+                        c = cg > 0 ? cg : 0;
+                        g = cg < 0 ? -cg : 0;
+                        break;
+                    }
+                }
+            if (c < 0 || cell >= cells * cells)
+                return 1;
+            k++;
+            uint8_t *p = img->pixels + (size_t)(3 * (cell / cells)) * img->stride +
+                         4 * (size_t)(3 * (cell % cells)) + ch;
+            p[8] = (uint8_t)c;
+            p[img->stride + 8] = (uint8_t)f;
+            p[2 * img->stride] = (uint8_t)g;
+            p[2 * img->stride + 4] = (uint8_t)h;
+            p[2 * img->stride + 8] = (uint8_t)k;
+        }
+    return 0;
+}
+
+/* prewitt (scale 1, deltas at both ends) on the cells, device against
+ * reference; also run by gpu_filters on each GPU. */
+static void prewitt_gradients(clv_context *ctx, const char *where)
+{
+    static const char *const chains[] = {"prewitt", "prewitt=delta=-255", "prewitt=delta=255",
+                                         "prewitt=delta=-1", "prewitt=delta=77"};
+    clv_image cells = {0};
+    CHECK(prewitt_cells(&cells) == 0, "the gradients' cells");
+    for (int i = 0; cells.pixels && i < (int)(sizeof chains / sizeof chains[0]); i++) {
+        clv_msg msg = {{0}};
+        test_rig rig;
+        if (test_rig_open(&rig, ctx, chains[i], NULL, cells.width, cells.height, &msg)) {
+            CHECK(0, "%s: %s", chains[i], msg.text);
+        } else {
+            memcpy(rig.in.pixels, cells.pixels, (size_t)cells.stride * (size_t)cells.height);
+            CHECK(test_rig_run(&rig, 0, &msg) == 0, "%s", msg.text);
+            int bad = 0;
+            for (size_t j = 0; j < (size_t)cells.stride * (size_t)cells.height; j++)
+                bad += rig.got.pixels[j] != rig.want.pixels[j];
+            CHECK(bad == 0, "%s (%s): %d of the gradients' bytes differ from the reference",
+                  chains[i], where, bad);
+        }
+        test_rig_close(&rig);
+    }
+    clv_image_free(&cells);
+}
+
 int test_filter_prewitt(void)
 {
-    return run_filters("prewitt", NULL);
+    if (run_filters("prewitt", NULL))
+        return 1;
+    for (int shape = 1; shape <= 2; shape++) {
+        clv_context *ctx = test_context(shape);
+        if (!ctx)
+            return 1;
+        prewitt_gradients(ctx, shape == 1 ? "row shape" : "GPU shape");
+        clv_context_destroy(ctx);
+    }
+    return 0;
 }
 
 int test_filter_median(void)
@@ -1136,6 +1217,7 @@ int test_gpu_filters(void)
                 run_cases(ctx, filter_table[i].cases, 0, filter_table[i].count, 16);
         }
         run_cases(ctx, chain_cases, 0, (int)(sizeof chain_cases / sizeof chain_cases[0]), 8);
+        prewitt_gradients(ctx, list[d].name);
         printf("  %s: %s\n", list[d].name,
                test_failures == before ? "every filter equals its reference" : "MISMATCHES");
         clv_context_destroy(ctx);
