@@ -610,6 +610,26 @@ static const filter_case fade_cases[] = {
     {"fade=in:st=0.09:n=2:alpha=1", 1, 6},
 };
 
+/* drawbox: the defaults (the frame's outline), a blend, a box over the
+ * edges filled, invert, replace, thickness 0 (nothing drawn); drawgrid:
+ * cells from the size, offsets below zero, replace, invert, the defaults
+ * (one cell the frame's size). */
+static const filter_case drawbox_cases[] = {
+    {"drawbox", 0, 1},
+    {"drawbox=x=iw/4:y=ih/3:w=iw/2:h=ih/3:color=red@0.5:t=2", 0, 1},
+    {"drawbox=x=-2:y=-1:w=iw/3+1:h=ih/2:c=0x336699@0.3:t=fill", 0, 1},
+    {"drawbox=x=iw/2:y=ih/2:w=iw:h=ih:t=5:c=invert", 0, 1},
+    {"drawbox=1:1:iw-2:ih-2:yellow@0.7:1:1", 0, 1},
+    {"drawbox=x=w:y=h:w=5:h=3:t=0", 0, 1},
+};
+
+static const filter_case drawgrid_cases[] = {
+    {"drawgrid=w=iw/7:h=ih/5:t=2:c=white@0.4", 0, 1},
+    {"drawgrid=x=-3:y=5:w=13:h=11:t=3:c=blue@0.8:replace=1", 0, 1},
+    {"drawgrid=w=3:h=2:c=invert", 0, 1},
+    {"drawgrid", 0, 1},
+};
+
 /* The filters that change no pixel (they run nothing on the device): alone
  * (one copy), between filters that run (the frame handed on), first, last,
  * and around a size change and a deinterlacer's two fields. */
@@ -692,6 +712,8 @@ static const filter_cases filter_table[] = {
     {"negate", CASES(negate_cases)},
     {"colorchannelmixer", CASES(colorchannelmixer_cases)},
     {"fade", CASES(fade_cases)},
+    {"drawbox", CASES(drawbox_cases)},
+    {"drawgrid", CASES(drawgrid_cases)},
     {"null", CASES(null_cases)},
     {"copy", CASES(copy_cases)},
     {"format", CASES(format_cases)},

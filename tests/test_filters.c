@@ -1013,6 +1013,47 @@ int test_filter_channels(void)
     return run_filters("negate", "colorchannelmixer", "fade", NULL);
 }
 
+/* drawbox and drawgrid: device against reference (their cases), the
+ * values they refuse, and replace's pixels by their definition: the
+ * outline takes the colour with its alpha, the inside and outside keep
+ * theirs. */
+int test_filter_draw(void)
+{
+    expect_error("drawbox=color=nocolour", 17, 9, "drawbox", "'nocolour'", "invert", NULL);
+    expect_error("drawbox=x=1/0", 17, 9, "drawbox", "x '1/0' gives inf", NULL);
+    expect_error("drawbox=y=y+1", 17, 9, "drawbox", "y 'y+1' gives nan", NULL);
+    expect_error("drawgrid=w=3e9", 17, 9, "drawgrid", "w '3e9'", "not an int", NULL);
+    expect_error("drawbox=replace=2", 17, 9, "drawbox", "'replace'", NULL);
+    expect_error("drawbox=t=iw+", 17, 9, "drawbox", "'t'", NULL);
+    expect_size("drawbox=w=iw/2:t=fill", 17, 9, 4, 3, 17, 9, 4, 3);
+
+    clv_context *ctx = test_context(0);
+    if (ctx) {
+        clv_msg msg = {{0}};
+        test_rig rig;
+        if (test_rig_open(&rig, ctx, "drawbox=1:1:5:4:0x10203040:1:1", NULL, 17, 9, &msg)) {
+            CHECK(0, "setup: %s", msg.text);
+        } else {
+            test_fill(&rig.in, CONTENT_NOISE, 9);
+            CHECK(test_rig_run(&rig, 0, &msg) == 0, "%s", msg.text);
+            static const int at[][3] = {{1, 1, 1}, {5, 4, 1}, {3, 1, 1}, {1, 3, 1},
+                                        {3, 2, 0}, {0, 0, 0}, {6, 1, 0}, {2, 5, 0}};
+            for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
+                for (int c = 0; c < 4; c++) {
+                    const int x = at[i][0], y = at[i][1];
+                    const int want = at[i][2] ? 0x10 * (c + 1) : clv_test_get(&rig.in, x, y, c);
+                    CHECK(clv_test_get(&rig.got, x, y, c) == want,
+                          "replace at (%d, %d) channel %d: %d, want %d", x, y, c,
+                          clv_test_get(&rig.got, x, y, c), want);
+                }
+            CHECK(test_rig_equal(&rig), "replace: the device differs from the reference");
+        }
+        test_rig_close(&rig);
+        clv_context_destroy(ctx);
+    }
+    return run_filters("drawbox", "drawgrid", NULL);
+}
+
 int test_geometry_sizes(void)
 {
     /* vf_crop: w, h, w again; the default centre; keep_aspect keeps the DAR */

@@ -259,6 +259,42 @@ def channels_match_ffmpeg(tmp):
 
 
 @test
+def draw_match_ffmpeg(tmp):
+    """drawbox and drawgrid on RGBA video (ffv1 bgra in Matroska): every
+    frame's bytes are ffmpeg's with the same -vf on rgba: outlines, a box
+    filled past the frame's edges, invert, expressions of the input's size
+    and of each other, defaults, grids with offsets. replace=1 is left
+    out: ffmpeg 5.1 crashes on it with rgba (SIGSEGV); filter_draw checks
+    its pixels by definition."""
+    src = os.path.join(tmp, "in.mkv")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=s=96x54:r=25", "-frames:v", "3", "-c:v", "ffv1",
+           "-pix_fmt", "bgra", src)
+
+    def md5s(path):
+        p = run(["ffmpeg", "-v", "error", "-i", path, "-f", "framemd5", "-pix_fmt", "rgba", "-"])
+        return [line.rsplit(",", 1)[1].strip() for line in p.stdout.splitlines()
+                if line and not line.startswith("#")]
+    for vf in ("drawbox=x=10:y=5:w=40:h=30:color=red@0.5:t=4",
+               "drawbox=x=-5:y=-3:w=30:h=20:c=0x336699@0.3:t=fill",
+               "drawbox=x=iw/2:y=ih/2:w=iw:h=ih:t=7:c=invert",
+               "drawbox=60:30:50:40:yellow@0.7:3",
+               "drawbox=x=w:y=h:w=20:h=10:t=2:c=green",
+               "drawbox=w=fill:h=fill:x=10:y=10:t=1",
+               "drawbox",
+               "drawgrid=w=iw/7:h=ih/5:t=2:c=white@0.4",
+               "drawgrid=x=-3:y=5:w=13:h=11:t=3:c=blue@0.8",
+               "drawgrid=width=10:height=9:thickness=1:c=invert"):
+        ours, theirs = os.path.join(tmp, "o.mkv"), os.path.join(tmp, "f.mkv")
+        clvid("-i", src, "-vf", vf, "-c:v", "ffv1", "-o", ours, "-y")
+        ffmpeg("-i", src, "-vf", "format=rgba," + vf, "-c:v", "ffv1", "-pix_fmt", "bgra", theirs)
+        got, want = md5s(ours), md5s(theirs)
+        check(len(got) == 3, "%s: %d frames" % (vf, len(got)))
+        bad = [n for n in range(3) if got[n] != want[n]]
+        check(not bad, "-vf %s: frames %s differ from ffmpeg's" % (vf, bad))
+        print("ok ffmpeg's bytes:", vf)
+
+
+@test
 def cut_file_keeps_last_frames(tmp):
     """An mp4 with B-frames cut short: every frame ffmpeg decodes from it is
     written (the decoder's errors at the cut came before its last good
