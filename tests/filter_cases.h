@@ -610,6 +610,21 @@ static const filter_case fade_cases[] = {
     {"fade=in:st=0.09:n=2:alpha=1", 1, 6},
 };
 
+/* lut and lutrgb: negval, constants, gammaval and gammaval709, the size,
+ * a condition, values past the range both ways and beyond int (0, as
+ * x86's conversion gives INT_MIN), the defaults (as it is). */
+static const filter_case lut_cases[] = {
+    {"lut", 0, 1},
+    {"lut=c0=maxval-val:c3=val/2", 0, 1},
+    {"lut=c1=negval:c2=val*w/(w+h)+0.7", 0, 1},
+};
+
+static const filter_case lutrgb_cases[] = {
+    {"lutrgb=r=negval:g=val*2:b=val-40:a=128", 0, 1},
+    {"lutrgb=r=gammaval(0.5):g=gammaval709(2.2):b=maxval-val/3", 0, 1},
+    {"lutrgb=g=if(gt(val\\,maxval/2)\\,maxval\\,0):r=val*1e8:b=1/0", 0, 1},
+};
+
 /* drawbox: the defaults (the frame's outline), a blend, a box over the
  * edges filled, invert, replace, thickness 0 (nothing drawn); drawgrid:
  * cells from the size, offsets below zero, replace, invert, the defaults
@@ -712,6 +727,8 @@ static const filter_cases filter_table[] = {
     {"negate", CASES(negate_cases)},
     {"colorchannelmixer", CASES(colorchannelmixer_cases)},
     {"fade", CASES(fade_cases)},
+    {"lut", CASES(lut_cases)},
+    {"lutrgb", CASES(lutrgb_cases)},
     {"drawbox", CASES(drawbox_cases)},
     {"drawgrid", CASES(drawgrid_cases)},
     {"null", CASES(null_cases)},

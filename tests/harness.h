@@ -69,6 +69,7 @@
     X(filter_pass, "core filter")                                                                  \
     X(filter_channels, "core filter")                                                              \
     X(filter_draw, "core filter")                                                                  \
+    X(filter_lut, "core filter")                                                                   \
     X(filter_eq, "core filter")                                                                    \
     X(filter_hue, "core filter")                                                                   \
     X(filter_colorkey, "core filter")                                                              \

@@ -1013,6 +1013,19 @@ int test_filter_channels(void)
     return run_filters("negate", "colorchannelmixer", "fade", NULL);
 }
 
+/* lut and lutrgb: device against reference (their cases, at 8 and 16
+ * bits), and what they refuse: a NaN for some value, naming it; the
+ * one-argument clip ffmpeg's parser refuses too. */
+int test_filter_lut(void)
+{
+    expect_error("lutrgb=b=0/0", 17, 9, "lutrgb", "b '0/0' is not a number for the value 0", NULL);
+    expect_error("lut=c2=sqrt(val-100)", 17, 9, "lut", "c2 'sqrt(val-100)'", "value 0", NULL);
+    expect_error("lutrgb=g=clip(val)", 17, 9, "lutrgb", "clip() takes 3 arguments", NULL);
+    expect_error("lutrgb=y=val", 17, 9, "lutrgb", "no parameter 'y'", NULL);
+    expect_size("lutrgb=r=negval", 17, 9, 4, 3, 17, 9, 4, 3);
+    return run_filters("lut", "lutrgb", NULL);
+}
+
 /* drawbox and drawgrid: device against reference (their cases), the
  * values they refuse, and replace's pixels by their definition: the
  * outline takes the colour with its alpha, the inside and outside keep

@@ -295,6 +295,45 @@ def draw_match_ffmpeg(tmp):
 
 
 @test
+def lut_match_ffmpeg(tmp):
+    """lut and lutrgb on RGBA video (ffv1 bgra in Matroska): every frame's
+    bytes are ffmpeg's with the same -vf on rgba: negval, constants,
+    gammaval and gammaval709, the input's size, a condition, values past
+    the range both ways and beyond int; clip(x) of one argument refused
+    by both."""
+    src = os.path.join(tmp, "in.mkv")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=s=96x54:r=25", "-frames:v", "2", "-c:v", "ffv1",
+           "-pix_fmt", "bgra", src)
+
+    def md5s(path):
+        p = run(["ffmpeg", "-v", "error", "-i", path, "-f", "framemd5", "-pix_fmt", "rgba", "-"])
+        return [line.rsplit(",", 1)[1].strip() for line in p.stdout.splitlines()
+                if line and not line.startswith("#")]
+    for vf in ("lutrgb=r=negval:g=val*2:b=val-40:a=128",
+               "lutrgb=r=gammaval(0.5):g=gammaval709(2.2):b=maxval-val/3",
+               "lut=c0=255-val:c3=val/2",
+               "lutrgb=r=0:g=0",
+               "lutrgb=g=val*w/(w+h)+0.7:b=if(gt(val\\,128)\\,255\\,0)",
+               "lut=c1=negval",
+               "lutrgb=r=val*1e8:b=1/0"):
+        ours, theirs = os.path.join(tmp, "o.mkv"), os.path.join(tmp, "f.mkv")
+        clvid("-i", src, "-vf", vf, "-c:v", "ffv1", "-o", ours, "-y")
+        ffmpeg("-i", src, "-vf", "format=rgba," + vf, "-c:v", "ffv1", "-pix_fmt", "bgra", theirs)
+        got, want = md5s(ours), md5s(theirs)
+        check(len(got) == 2, "%s: %d frames" % (vf, len(got)))
+        check(got == want, "-vf %s: frames differ from ffmpeg's" % vf)
+        print("ok ffmpeg's bytes:", vf)
+    bad = os.path.join(tmp, "bad.mkv")
+    p = clvid("-i", src, "-vf", "lutrgb=b=clip(val)", "-o", bad, expect=2)
+    check("clip() takes 3 arguments" in p.stderr and not os.path.exists(bad),
+          "clip(val): %s" % p.stderr)
+    p = run(["ffmpeg", "-v", "error", "-i", src, "-vf", "format=rgba,lutrgb=b=clip(val)", "-f",
+             "null", "-"], expect=None)
+    check(p.returncode != 0, "ffmpeg took clip(val)")
+    print("ok refused by both: clip(val)")
+
+
+@test
 def cut_file_keeps_last_frames(tmp):
     """An mp4 with B-frames cut short: every frame ffmpeg decodes from it is
     written (the decoder's errors at the cut came before its last good

@@ -50,6 +50,8 @@ extern const clv_filter clv__filter_bilateral;
 extern const clv_filter clv__filter_nlmeans;
 extern const clv_filter clv__filter_negate;
 extern const clv_filter clv__filter_fade;
+extern const clv_filter clv__filter_lut;
+extern const clv_filter clv__filter_lutrgb;
 extern const clv_filter clv__filter_drawbox;
 extern const clv_filter clv__filter_drawgrid;
 extern const clv_filter clv__filter_colorchannelmixer;

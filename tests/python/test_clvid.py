@@ -58,6 +58,7 @@ CASES = {
     "negate": "negate=components=r+b+a",
     "colorchannelmixer": "colorchannelmixer=.3:.4:.3:0:.3:.4:.3:0:.3:.4:.3:pc=lum:pa=0.5",
     "fade": "fade=in:0:3:c=0x204060",
+    "lut": "lut=c0=negval:c3=val/2", "lutrgb": "lutrgb=g=gammaval(0.6):b=val*1.2",
     "drawbox": "drawbox=x=iw/4:y=ih/4:w=iw/2:h=ih/2:c=red@0.5:t=2",
     "drawgrid": "drawgrid=w=iw/5:h=ih/3:c=invert",
     "null": "null", "copy": "copy", "format": "format=yuv420p|nv12",
