@@ -264,11 +264,14 @@ static int prewitt_cells(clv_image *img)
  * reference; also run by gpu_filters on each GPU. */
 static void prewitt_gradients(clv_context *ctx, const char *where)
 {
-    static const char *const chains[] = {"prewitt", "prewitt=delta=-255", "prewitt=delta=255",
+    static const char *const chains[] = {"prewitt=delta=-255", "prewitt", "prewitt=delta=255",
                                          "prewitt=delta=-1", "prewitt=delta=77"};
+    /* The sanitizer builds check the host's side, the same for every
+     * delta: one. */
+    const int count = getenv("CLVID_SANITIZED") ? 1 : (int)(sizeof chains / sizeof chains[0]);
     clv_image cells = {0};
     CHECK(prewitt_cells(&cells) == 0, "the gradients' cells");
-    for (int i = 0; cells.pixels && i < (int)(sizeof chains / sizeof chains[0]); i++) {
+    for (int i = 0; cells.pixels && i < count; i++) {
         clv_msg msg = {{0}};
         test_rig rig;
         if (test_rig_open(&rig, ctx, chains[i], NULL, cells.width, cells.height, &msg)) {
@@ -291,7 +294,7 @@ int test_filter_prewitt(void)
 {
     if (run_filters("prewitt", NULL))
         return 1;
-    for (int shape = 1; shape <= 2; shape++) {
+    for (int shape = getenv("CLVID_SANITIZED") ? 2 : 1; shape <= 2; shape++) {
         clv_context *ctx = test_context(shape);
         if (!ctx)
             return 1;

@@ -153,7 +153,7 @@ static int layout(const clv_value *v, const clv_size *in, pad_layout *at, clv_ms
 #define PAD_CHECK(param)                                                                           \
     if (isnan(res)) {                                                                              \
         err = clv__fail(msg, CLV_ERANGE, "%s '%s' is not a number (is it self-referencing?)",      \
-                        "w\0\0h\0\0x\0\0y" + 3 * (param - PAD_W), clv_value_text(&v[param]));      \
+                        &"w\0\0h\0\0x\0\0y"[3 * (param - PAD_W)], clv_value_text(&v[param]));      \
         goto done;                                                                                 \
     }
     double res = clv__expr_eval(e[PAD_W], vars);

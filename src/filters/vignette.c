@@ -176,12 +176,10 @@ static void make_map(const clv_value *values, const vig_lens *lens, int w, int h
 /* ffmpeg's dither generator: draw k (from 0), by jumps of powers of two. */
 static uint32_t lcg_jump(uint32_t k)
 {
-    uint32_t mul = 1, add = 0, cur_mul = 1664525u, cur_add = 1013904223u;
+    uint32_t add = 0, cur_mul = 1664525u, cur_add = 1013904223u;
     while (k) {
-        if (k & 1u) {
-            mul *= cur_mul;
+        if (k & 1u)
             add = add * cur_mul + cur_add;
-        }
         cur_add = (cur_mul + 1u) * cur_add;
         cur_mul *= cur_mul;
         k >>= 1;
