@@ -1240,8 +1240,11 @@ box_strip(__global const clv_px *src, __global clv_px *dst, int w, int h, int st
         for (int i = 0; i < 16; ++i)
             o[r * opitch + k + i] = q[i];
         barrier(CLK_LOCAL_MEM_FENCE);
+        /* tw is 256 or 512: a shift and a mask, not a division (PTX's
+         * integer division is a long sequence) */
+        const int tw_log2 = tw == 512 ? 9 : 8;
         for (int e = lid; e < rows * tw; e += 256) {
-            const int rr = e / tw, xx = e % tw, y = yb + rr, x = x0 + xx;
+            const int rr = e >> tw_log2, xx = e & (tw - 1), y = yb + rr, x = x0 + xx;
             if (y < y1 && x < w) {
                 int4 v = convert_int4(as_uchar4(o[rr * opitch + xx]));
                 if (mask != 15)
