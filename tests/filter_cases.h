@@ -623,6 +623,7 @@ static const filter_case lutrgb_cases[] = {
     {"lutrgb=r=negval:g=val*2:b=val-40:a=128", 0, 1},
     {"lutrgb=r=gammaval(0.5):g=gammaval709(2.2):b=maxval-val/3", 0, 1},
     {"lutrgb=g=if(gt(val\\,maxval/2)\\,maxval\\,0):r=val*1e8:b=1/0", 0, 1},
+    {"lutrgb=y=st(0\\,ld(0)+1):u=negval:v=ld(1)+st(1\\,val)", 0, 1},
 };
 
 /* drawbox: the defaults (the frame's outline), a blend, a box over the

@@ -1023,8 +1023,10 @@ int test_filter_lut(void)
 {
     expect_error("lutrgb=b=0/0", 17, 9, "lutrgb", "b '0/0' is not a number for the value 0", NULL);
     expect_error("lut=c2=sqrt(val-100)", 17, 9, "lut", "c2 'sqrt(val-100)'", "value 0", NULL);
+    /* ffmpeg evaluates past maxval too: 256 at 8 bits */
+    expect_error("lutrgb=r=sqrt(255-val)", 17, 9, "lutrgb", "value 256", NULL);
     expect_error("lutrgb=g=clip(val)", 17, 9, "lutrgb", "clip() takes 3 arguments", NULL);
-    expect_error("lutrgb=y=val", 17, 9, "lutrgb", "no parameter 'y'", NULL);
+    expect_error("lutrgb=w=val", 17, 9, "lutrgb", "no parameter 'w'", NULL);
     expect_size("lutrgb=r=negval", 17, 9, 4, 3, 17, 9, 4, 3);
     return run_filters("lut", "lutrgb", NULL);
 }

@@ -299,8 +299,9 @@ def lut_match_ffmpeg(tmp):
     """lut and lutrgb on RGBA video (ffv1 bgra in Matroska): every frame's
     bytes are ffmpeg's with the same -vf on rgba: negval, constants,
     gammaval and gammaval709, the input's size, a condition, values past
-    the range both ways and beyond int; clip(x) of one argument refused
-    by both."""
+    the range both ways and beyond int, st/ld/random carried from value to
+    value (ffmpeg's one parsed expression a channel); clip(x) of one
+    argument refused by both."""
     src = os.path.join(tmp, "in.mkv")
     ffmpeg("-f", "lavfi", "-i", "testsrc2=s=96x54:r=25", "-frames:v", "2", "-c:v", "ffv1",
            "-pix_fmt", "bgra", src)
@@ -315,7 +316,9 @@ def lut_match_ffmpeg(tmp):
                "lutrgb=r=0:g=0",
                "lutrgb=g=val*w/(w+h)+0.7:b=if(gt(val\\,128)\\,255\\,0)",
                "lut=c1=negval",
-               "lutrgb=r=val*1e8:b=1/0"):
+               "lutrgb=r=val*1e8:b=1/0",
+               "lutrgb=y=st(0\\,ld(0)+1):u=negval:v=ld(1)+st(1\\,val)",
+               "lutrgb=a=random(0)*255"):
         ours, theirs = os.path.join(tmp, "o.mkv"), os.path.join(tmp, "f.mkv")
         clvid("-i", src, "-vf", vf, "-c:v", "ffv1", "-o", ours, "-y")
         ffmpeg("-i", src, "-vf", "format=rgba," + vf, "-c:v", "ffv1", "-pix_fmt", "bgra", theirs)

@@ -836,8 +836,14 @@ typedef double (*clv__expr_fn)(const double *values, double x);
  * only the text is checked: the function then evaluates to NAN). */
 int clv__expr_parse_with(const char *text, const char *const *names, const clv__expr_fn *fns,
                          clv__expr **out, clv_msg *msg);
-/* values[i] is names[i]'s value. NAN where FFmpeg gives NAN (0/0, sqrt(-1)). */
+/* values[i] is names[i]'s value. NAN where FFmpeg gives NAN (0/0, sqrt(-1)).
+ * st() and ld()'s registers start at 0 each call, as av_expr_parse_and_eval's. */
 double clv__expr_eval(const clv__expr *e, const double *values);
+/* The same with the registers the caller keeps (CLV__EXPR_REGS, zeroed
+ * once): av_expr_eval's on one parsed expression, whose st(), ld() and
+ * random() carry from one evaluation to the next (vf_lut's tables). */
+#define CLV__EXPR_REGS 10
+double clv__expr_eval_regs(const clv__expr *e, const double *values, double *regs);
 void clv__expr_free(clv__expr *e);
 
 #endif

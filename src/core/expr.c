@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXPR_DEPTH 100 /* nested subexpressions, as FFmpeg's stack limit */
-#define EXPR_VARS 10   /* st() and ld() registers */
-#define EXPR_LOOPS 1e7 /* while() iterations before it gives up (NAN) */
+#define EXPR_DEPTH 100           /* nested subexpressions, as FFmpeg's stack limit */
+#define EXPR_VARS CLV__EXPR_REGS /* st() and ld() registers */
+#define EXPR_LOOPS 1e7           /* while() iterations before it gives up (NAN) */
 #define EXPR_PI 3.14159265358979323846
 #define EXPR_E 2.7182818284590452354
 
@@ -722,4 +722,9 @@ double clv__expr_eval(const clv__expr *e, const double *values)
 {
     double vars[EXPR_VARS] = {0};
     return eval(e->root, values, vars);
+}
+
+double clv__expr_eval_regs(const clv__expr *e, const double *values, double *regs)
+{
+    return eval(e->root, values, regs);
 }

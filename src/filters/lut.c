@@ -11,7 +11,10 @@
  *   Rec.709 curve of its level (4.5 l below 0.018, else 1.099 l^(1/g) -
  *   0.099), in double as ffmpeg's.
  *
- * r, g, b, a (c0..c3) name R, G, B and alpha, as lut and lutrgb do on
+ * ffmpeg evaluates 65536 values at every depth (clipval maxval and negval
+ * 0 past maxval), one parsed expression a channel whose st/ld registers
+ * carry from value to value; so does clvid. r, g, b, a (c0..c3; y, u, v
+ * for the first three) name R, G, B and alpha, as lut and lutrgb do on
  * ffmpeg's RGB frames; at 16 bits the expressions see 16-bit values, as
  * ffmpeg's on rgba64. A value that is not a number is refused naming the
  * expression, the channel and the value, as ffmpeg refuses it. On Y'CbCr
@@ -33,7 +36,8 @@ enum { V_W, V_H, V_VAL, V_MAXVAL, V_MINVAL, V_NEGVAL, V_CLIPVAL, V_COUNT };
 typedef struct lut_state {
     cl_kernel kernel; /* first: the chain creates it (kernels) */
     cl_mem tab;
-    int depth, w, h, built;
+    int depth, built;
+    cl_int use[4]; /* 0 where a channel's table is the identity */
 } lut_state;
 
 /* C's conversion of a double to int as x86 does it: NaN and values beyond
@@ -90,16 +94,21 @@ static int tables(const clv_value *v, int w, int h, int maxv, uint16_t **out, co
     for (int c = 0; c < 4; c++) {
         clv__expr *e = NULL;
         int err = clv__expr_parse_with(clv_value_text(&v[c]), names, functions, &e, msg);
-        for (int val = 0; !err && val <= maxv; val++) {
-            vars[V_VAL] = vars[V_CLIPVAL] = val;
-            vars[V_NEGVAL] = maxv - val;
-            const double res = clv__expr_eval(e, vars);
+        /* ffmpeg's table has 65536 values at every depth and evaluates them
+         * all in order, one expression whose registers carry over (st, ld,
+         * random); past maxval clipval is maxval and negval 0, and a NaN
+         * there is refused as anywhere. */
+        double regs[CLV__EXPR_REGS] = {0};
+        for (int val = 0; !err && val <= 65535; val++) {
+            vars[V_VAL] = val;
+            vars[V_CLIPVAL] = val < maxv ? val : maxv;
+            vars[V_NEGVAL] = val < maxv ? maxv - val : 0;
+            const double res = clv__expr_eval_regs(e, vars, regs);
             if (isnan(res))
                 err = clv__fail(msg, CLV_ERANGE,
-                                "%s '%s' is not a number for the value %d (of 0 to %d); ffmpeg "
-                                "refuses it too",
-                                channel[c], clv_value_text(&v[c]), val, maxv);
-            else
+                                "%s '%s' is not a number for the value %d; ffmpeg refuses it too",
+                                channel[c], clv_value_text(&v[c]), val);
+            else if (val <= maxv)
                 t[(size_t)c * n + (size_t)val] = (uint16_t)clip_int(to_int(res), 0, maxv);
         }
         clv__expr_free(e);
@@ -137,6 +146,11 @@ static int resize_any(void *state, clv_context *ctx, const clv_value *v, const c
     if (err)
         return err;
     const size_t n = 4 * ((size_t)maxv + 1);
+    for (int c = 0; c < 4; c++) {
+        s->use[c] = 0;
+        for (int val = 0; val <= maxv && !s->use[c]; val++)
+            s->use[c] = t[(size_t)c * ((size_t)maxv + 1) + (size_t)val] != val;
+    }
     uint8_t *bytes = (uint8_t *)t;
     if (maxv == 255) /* the tables as uchar at 8 bits (in place: each byte before its value) */
         for (size_t i = 0; i < n; i++)
@@ -197,6 +211,9 @@ static int run(void *state, const clv_launch *l)
     int err = clv__kernel_frame_args(s->kernel, l);
     if (!err && clv__kernel_mem_arg(s->kernel, 5, s->tab, NULL) != CL_SUCCESS)
         err = CLV_ECL;
+    cl_int4 use = {{s->use[0], s->use[1], s->use[2], s->use[3]}};
+    if (!err)
+        err = clv__kernel_args(s->kernel, 6, 1, CLV__ARG(use));
     return err ? err : clv__launch_pixels(l, s->kernel, l->width, l->height);
 }
 
@@ -260,8 +277,12 @@ static const clv_param lutrgb_params[] = {
 _Static_assert(sizeof lut_params / sizeof lut_params[0] == 4, "lut: four channels");
 _Static_assert(sizeof lutrgb_params / sizeof lutrgb_params[0] == 4, "lutrgb: four channels");
 
-static const char *const lut_aliases[] = {"r", "c0", "g", "c1", "b", "c2", "a", "c3", NULL};
-static const char *const lutrgb_aliases[] = {"c0", "r", "c1", "g", "c2", "b", "c3", "a", NULL};
+/* ffmpeg's lut filters share one option table: c0..c3, y, u, v, r, g, b,
+ * a; on RGB frames y, u and v name components 0, 1 and 2 (R, G, B). */
+static const char *const lut_aliases[] = {"r", "c0", "g", "c1", "b", "c2", "a", "c3",
+                                          "y", "c0", "u", "c1", "v", "c2", NULL};
+static const char *const lutrgb_aliases[] = {"c0", "r", "c1", "g", "c2", "b", "c3", "a",
+                                             "y",  "r", "u",  "g", "v",  "b", NULL};
 static const char *const kernels[] = {"lut", NULL};
 
 const clv_filter clv__filter_lut = {
