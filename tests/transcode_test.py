@@ -228,6 +228,31 @@ def vf_lines_match_ffmpeg(tmp):
         print("ok refused:", " ".join(args))
 
 
+def rgba_lines_match_ffmpeg(tmp, frames, lines):
+    """Each -vf line through clvid and through ffmpeg (on rgba) from `frames`
+    frames of ffv1 bgra video in Matroska (whose millisecond ticks hold
+    every frame's time at 25 frames/s): every frame's bytes the same. The
+    source's path is returned."""
+    src = os.path.join(tmp, "in.mkv")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=s=96x54:r=25", "-frames:v", str(frames), "-c:v", "ffv1",
+           "-pix_fmt", "bgra", src)
+
+    def md5s(path):
+        p = run(["ffmpeg", "-v", "error", "-i", path, "-f", "framemd5", "-pix_fmt", "rgba", "-"])
+        return [line.rsplit(",", 1)[1].strip() for line in p.stdout.splitlines()
+                if line and not line.startswith("#")]
+    for vf in lines:
+        ours, theirs = os.path.join(tmp, "o.mkv"), os.path.join(tmp, "f.mkv")
+        clvid("-i", src, "-vf", vf, "-c:v", "ffv1", "-o", ours, "-y")
+        ffmpeg("-i", src, "-vf", "format=rgba," + vf, "-c:v", "ffv1", "-pix_fmt", "bgra", theirs)
+        got, want = md5s(ours), md5s(theirs)
+        check(len(got) == frames, "%s: %d frames" % (vf, len(got)))
+        bad = [n for n in range(frames) if got[n] != want[n]]
+        check(not bad, "-vf %s: frames %s differ from ffmpeg's" % (vf, bad))
+        print("ok ffmpeg's bytes:", vf)
+    return src
+
+
 @test
 def channels_match_ffmpeg(tmp):
     """fade, negate and colorchannelmixer on RGBA video (ffv1 bgra in
@@ -235,27 +260,12 @@ def channels_match_ffmpeg(tmp):
     frames/s): every frame's bytes are ffmpeg's with the same -vf on rgba,
     fades by frames, by seconds and both, to black, to a colour, alpha
     alone."""
-    src = os.path.join(tmp, "in.mkv")
-    ffmpeg("-f", "lavfi", "-i", "testsrc2=s=96x54:r=25", "-frames:v", "12", "-c:v", "ffv1",
-           "-pix_fmt", "bgra", src)
-
-    def md5s(path):
-        p = run(["ffmpeg", "-v", "error", "-i", path, "-f", "framemd5", "-pix_fmt", "rgba", "-"])
-        return [line.rsplit(",", 1)[1].strip() for line in p.stdout.splitlines()
-                if line and not line.startswith("#")]
-    for vf in ("fade=in:0:4", "fade=out:1:3:color=0x336699@0.5", "fade=t=out:st=0.1:d=0.15",
-               "fade=in:s=2:d=0.1:c=white", "fade=in:st=0.09:n=2:alpha=1", "fade=out:s=3:n=7",
-               "negate", "negate=components=g+a",
-               "colorchannelmixer=.393:.769:.189:0:.349:.686:.168:0:.272:.534:.131",
-               "colorchannelmixer=rr=-2:rg=2:ra=0.5:aa=-1:ar=1"):
-        ours, theirs = os.path.join(tmp, "o.mkv"), os.path.join(tmp, "f.mkv")
-        clvid("-i", src, "-vf", vf, "-c:v", "ffv1", "-o", ours, "-y")
-        ffmpeg("-i", src, "-vf", "format=rgba," + vf, "-c:v", "ffv1", "-pix_fmt", "bgra", theirs)
-        got, want = md5s(ours), md5s(theirs)
-        check(len(got) == 12, "%s: %d frames" % (vf, len(got)))
-        bad = [n for n in range(12) if got[n] != want[n]]
-        check(not bad, "-vf %s: frames %s differ from ffmpeg's" % (vf, bad))
-        print("ok ffmpeg's bytes:", vf)
+    rgba_lines_match_ffmpeg(tmp, 12, (
+        "fade=in:0:4", "fade=out:1:3:color=0x336699@0.5", "fade=t=out:st=0.1:d=0.15",
+        "fade=in:s=2:d=0.1:c=white", "fade=in:st=0.09:n=2:alpha=1", "fade=out:s=3:n=7",
+        "negate", "negate=components=g+a",
+        "colorchannelmixer=.393:.769:.189:0:.349:.686:.168:0:.272:.534:.131",
+        "colorchannelmixer=rr=-2:rg=2:ra=0.5:aa=-1:ar=1"))
 
 
 @test
@@ -266,32 +276,14 @@ def draw_match_ffmpeg(tmp):
     and of each other, defaults, grids with offsets. replace=1 is left
     out: ffmpeg 5.1 crashes on it with rgba (SIGSEGV); filter_draw checks
     its pixels by definition."""
-    src = os.path.join(tmp, "in.mkv")
-    ffmpeg("-f", "lavfi", "-i", "testsrc2=s=96x54:r=25", "-frames:v", "3", "-c:v", "ffv1",
-           "-pix_fmt", "bgra", src)
-
-    def md5s(path):
-        p = run(["ffmpeg", "-v", "error", "-i", path, "-f", "framemd5", "-pix_fmt", "rgba", "-"])
-        return [line.rsplit(",", 1)[1].strip() for line in p.stdout.splitlines()
-                if line and not line.startswith("#")]
-    for vf in ("drawbox=x=10:y=5:w=40:h=30:color=red@0.5:t=4",
-               "drawbox=x=-5:y=-3:w=30:h=20:c=0x336699@0.3:t=fill",
-               "drawbox=x=iw/2:y=ih/2:w=iw:h=ih:t=7:c=invert",
-               "drawbox=60:30:50:40:yellow@0.7:3",
-               "drawbox=x=w:y=h:w=20:h=10:t=2:c=green",
-               "drawbox=w=fill:h=fill:x=10:y=10:t=1",
-               "drawbox",
-               "drawgrid=w=iw/7:h=ih/5:t=2:c=white@0.4",
-               "drawgrid=x=-3:y=5:w=13:h=11:t=3:c=blue@0.8",
-               "drawgrid=width=10:height=9:thickness=1:c=invert"):
-        ours, theirs = os.path.join(tmp, "o.mkv"), os.path.join(tmp, "f.mkv")
-        clvid("-i", src, "-vf", vf, "-c:v", "ffv1", "-o", ours, "-y")
-        ffmpeg("-i", src, "-vf", "format=rgba," + vf, "-c:v", "ffv1", "-pix_fmt", "bgra", theirs)
-        got, want = md5s(ours), md5s(theirs)
-        check(len(got) == 3, "%s: %d frames" % (vf, len(got)))
-        bad = [n for n in range(3) if got[n] != want[n]]
-        check(not bad, "-vf %s: frames %s differ from ffmpeg's" % (vf, bad))
-        print("ok ffmpeg's bytes:", vf)
+    rgba_lines_match_ffmpeg(tmp, 3, (
+        "drawbox=x=10:y=5:w=40:h=30:color=red@0.5:t=4",
+        "drawbox=x=-5:y=-3:w=30:h=20:c=0x336699@0.3:t=fill",
+        "drawbox=x=iw/2:y=ih/2:w=iw:h=ih:t=7:c=invert", "drawbox=60:30:50:40:yellow@0.7:3",
+        "drawbox=x=w:y=h:w=20:h=10:t=2:c=green", "drawbox=w=fill:h=fill:x=10:y=10:t=1",
+        "drawbox", "drawgrid=w=iw/7:h=ih/5:t=2:c=white@0.4",
+        "drawgrid=x=-3:y=5:w=13:h=11:t=3:c=blue@0.8",
+        "drawgrid=width=10:height=9:thickness=1:c=invert"))
 
 
 @test
@@ -302,30 +294,12 @@ def lut_match_ffmpeg(tmp):
     the range both ways and beyond int, st/ld/random carried from value to
     value (ffmpeg's one parsed expression a channel); clip(x) of one
     argument refused by both."""
-    src = os.path.join(tmp, "in.mkv")
-    ffmpeg("-f", "lavfi", "-i", "testsrc2=s=96x54:r=25", "-frames:v", "2", "-c:v", "ffv1",
-           "-pix_fmt", "bgra", src)
-
-    def md5s(path):
-        p = run(["ffmpeg", "-v", "error", "-i", path, "-f", "framemd5", "-pix_fmt", "rgba", "-"])
-        return [line.rsplit(",", 1)[1].strip() for line in p.stdout.splitlines()
-                if line and not line.startswith("#")]
-    for vf in ("lutrgb=r=negval:g=val*2:b=val-40:a=128",
-               "lutrgb=r=gammaval(0.5):g=gammaval709(2.2):b=maxval-val/3",
-               "lut=c0=255-val:c3=val/2",
-               "lutrgb=r=0:g=0",
-               "lutrgb=g=val*w/(w+h)+0.7:b=if(gt(val\\,128)\\,255\\,0)",
-               "lut=c1=negval",
-               "lutrgb=r=val*1e8:b=1/0",
-               "lutrgb=y=st(0\\,ld(0)+1):u=negval:v=ld(1)+st(1\\,val)",
-               "lutrgb=a=random(0)*255"):
-        ours, theirs = os.path.join(tmp, "o.mkv"), os.path.join(tmp, "f.mkv")
-        clvid("-i", src, "-vf", vf, "-c:v", "ffv1", "-o", ours, "-y")
-        ffmpeg("-i", src, "-vf", "format=rgba," + vf, "-c:v", "ffv1", "-pix_fmt", "bgra", theirs)
-        got, want = md5s(ours), md5s(theirs)
-        check(len(got) == 2, "%s: %d frames" % (vf, len(got)))
-        check(got == want, "-vf %s: frames differ from ffmpeg's" % vf)
-        print("ok ffmpeg's bytes:", vf)
+    src = rgba_lines_match_ffmpeg(tmp, 2, (
+        "lutrgb=r=negval:g=val*2:b=val-40:a=128",
+        "lutrgb=r=gammaval(0.5):g=gammaval709(2.2):b=maxval-val/3", "lut=c0=255-val:c3=val/2",
+        "lutrgb=r=0:g=0", "lutrgb=g=val*w/(w+h)+0.7:b=if(gt(val\\,128)\\,255\\,0)",
+        "lut=c1=negval", "lutrgb=r=val*1e8:b=1/0",
+        "lutrgb=y=st(0\\,ld(0)+1):u=negval:v=ld(1)+st(1\\,val)", "lutrgb=a=random(0)*255"))
     bad = os.path.join(tmp, "bad.mkv")
     p = clvid("-i", src, "-vf", "lutrgb=b=clip(val)", "-o", bad, expect=2)
     check("clip() takes 3 arguments" in p.stderr and not os.path.exists(bad),
