@@ -1788,11 +1788,44 @@ def start_xvfb():
     raise Failure("Xvfb did not start (three tries)")
 
 
+def accepts_clients(number, seconds=10):
+    """Whether an X client can connect to display `number` within `seconds`
+    (True where libX11 cannot be loaded to try). Once, in the ASan phase
+    beside another test, clvid play found no display on a server just
+    started (SDL fell back to its offscreen driver): the tests wait for a
+    connection before they start one."""
+    import ctypes
+    import ctypes.util
+    try:
+        x11 = ctypes.CDLL(ctypes.util.find_library("X11") or "libX11.so.6")
+    except OSError:
+        return True
+    x11.XOpenDisplay.restype = ctypes.c_void_p
+    x11.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    x11.XCloseDisplay.argtypes = [ctypes.c_void_p]
+    end = time.time() + seconds
+    while time.time() < end:
+        dpy = x11.XOpenDisplay(number.encode())
+        if dpy:
+            x11.XCloseDisplay(dpy)
+            return True
+        time.sleep(0.1)
+    return False
+
+
 @contextlib.contextmanager
 def display():
-    """An Xvfb server of the tests' own for the runs, stopped after."""
+    """An Xvfb server of the tests' own for the runs, stopped after, once it
+    takes clients (a new one where it does not, three tries)."""
     global ENV
-    xvfb, number = start_xvfb()
+    for attempt in range(3):
+        xvfb, number = start_xvfb()
+        if accepts_clients(number):
+            break
+        xvfb.kill()
+        xvfb.wait()
+        if attempt == 2:
+            raise Failure("Xvfb %s took no client (three tries)" % number)
     ENV = dict(os.environ, DISPLAY=number, SDL_AUDIODRIVER="dummy")
     try:
         yield

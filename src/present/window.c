@@ -192,10 +192,22 @@ int clv_window_open(const clv_window_options *o, int src_w, int src_h, double as
     const char *driver = SDL_GetCurrentVideoDriver();
     if (!getenv("SDL_VIDEODRIVER") && driver &&
         (!strcmp(driver, "offscreen") || !strcmp(driver, "dummy") || !strcmp(driver, "evdev"))) {
-        snprintf(msg->text, sizeof msg->text,
-                 "no display to open a window on (DISPLAY and WAYLAND_DISPLAY are not set); "
-                 "run it on a desktop (or under Xvfb), or filter to a file instead: clvid "
-                 "transcode -i INPUT -vf CHAIN -o OUTPUT");
+        const char *x = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
+        if ((x && *x) || (wl && *wl))
+            snprintf(msg->text, sizeof msg->text,
+                     "cannot open the display %s%s%s%s (SDL fell back to its '%s' driver); run it "
+                     "where that display takes clients, or filter to a file instead: clvid "
+                     "transcode -i INPUT -vf CHAIN -o OUTPUT",
+                     x && *x ? "DISPLAY=" : "", x && *x ? x : "",
+                     (x && *x) && (wl && *wl) ? ", WAYLAND_DISPLAY="
+                     : wl && *wl              ? "WAYLAND_DISPLAY="
+                                              : "",
+                     wl && *wl ? wl : "", driver);
+        else
+            snprintf(msg->text, sizeof msg->text,
+                     "no display to open a window on (DISPLAY and WAYLAND_DISPLAY are not set); "
+                     "run it on a desktop (or under Xvfb), or filter to a file instead: clvid "
+                     "transcode -i INPUT -vf CHAIN -o OUTPUT");
         SDL_QuitSubSystem(SDL_INIT_VIDEO);
         return CLV_EIO;
     }
