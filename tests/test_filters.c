@@ -1067,6 +1067,19 @@ int test_filter_draw(void)
             CHECK(test_rig_equal(&rig), "replace: the device differs from the reference");
         }
         test_rig_close(&rig);
+        /* a colour set on a running chain is the one drawn (configure) */
+        if (test_rig_open(&rig, ctx, "drawbox=2:1:9:6:red@0.5:2", "drawbox=2:1:9:6:invert:2", 17, 9,
+                          &msg)) {
+            CHECK(0, "setup: %s", msg.text);
+        } else {
+            test_fill(&rig.in, CONTENT_NOISE, 4);
+            CHECK(test_rig_run(&rig, 0, &msg) == 0, "%s", msg.text);
+            CHECK(clv_chain_set_param(rig.chain, 0, "color", "invert", &msg) == 0, "%s", msg.text);
+            CHECK(test_rig_run(&rig, 0, &msg) == 0, "%s", msg.text);
+            CHECK(test_rig_equal(&rig), "after set_param color=invert the chain differs from "
+                                        "its reference");
+        }
+        test_rig_close(&rig);
         clv_context_destroy(ctx);
     }
     return run_filters("drawbox", "drawgrid", NULL);

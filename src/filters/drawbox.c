@@ -55,18 +55,19 @@ typedef struct db_geom {
     int x, y, w, h, t;
 } db_geom;
 
-typedef struct db_state {
-    cl_kernel kernel; /* first: the chain creates it (kernels) */
-    db_geom g;
-    int sized;
-} db_state;
-
 /* How a drawn pixel changes: the kernel's mode and colour. */
 typedef struct db_paint {
     int mode; /* 0 blend, 1 replace, 2 invert */
     float ka, al;
     uint8_t c[4];
 } db_paint;
+
+typedef struct db_state {
+    cl_kernel kernel; /* first: the chain creates it (kernels) */
+    db_geom g;
+    int sized;
+    db_paint paint; /* the device's: read from the values in configure */
+} db_state;
 
 static int paint_of(const clv_value *v, db_paint *p, const char *filter, clv_msg *msg)
 {
@@ -214,11 +215,19 @@ static void grid_offsets(const db_geom *g, cl_uint off[2], cl_uint cell[2])
     off[1] = (cl_uint)(((-(int64_t)g->y) % g->h + g->h) % g->h);
 }
 
+/* The colour read once a value set, not each frame. */
+static int configure(void *state, clv_context *ctx, const clv_value *v, clv_msg *msg)
+{
+    (void)ctx;
+    db_state *s = state;
+    return paint_of(v, &s->paint, "", msg);
+}
+
 static int launch(void *state, const clv_launch *l, int grid)
 {
     db_state *s = state;
-    db_paint p;
-    if (!s->sized || paint_of(l->values, &p, "", NULL))
+    const db_paint p = s->paint;
+    if (!s->sized)
         return CLV_EINVAL;
     cl_int mode = p.mode;
     int err = clv__kernel_frame_args(s->kernel, l);
@@ -367,6 +376,7 @@ const clv_filter clv__filter_drawbox = {
     .state_size = sizeof(db_state),
     .kernels = box_kernels,
     .deep = 1,
+    .configure = configure,
     .resize = resize,
     .run = run_box,
     .ref_state_size = sizeof(db_state),
@@ -386,6 +396,7 @@ const clv_filter clv__filter_drawgrid = {
     .state_size = sizeof(db_state),
     .kernels = grid_kernels,
     .deep = 1,
+    .configure = configure,
     .resize = resize,
     .run = run_grid,
     .ref_state_size = sizeof(db_state),
