@@ -133,6 +133,127 @@ CLV_ROW_FN void prewitt_row(CLV_FRAME_ARGS, int y, ulong p2, int delta)
 }
 #endif
 
+#if !CLV_ROW
+/* The GPU shape's scale = 1 kernel works in FP32: NVIDIA's sm_90 issues
+ * 32-bit integer instructions at half the FP32 rate, and the integer kernel
+ * kept that pipe 70% busy (Nsight Compute on an H200: docs/performance.md).
+ * Every step is exact or bounded:
+ * - a byte v is the float 64 + v/512 (v put under the exponent of 64: one
+ *   prmt on NVIDIA), so the window's sums and differences are exact (all
+ *   multiples of 2^-9 below 256), the bias cancels, and gx, gy are the
+ *   integer gradients / 512;
+ * - m = gx^2 + gy^2 + 2^-40 is M/2^18 (M the integer gx^2 + gy^2) times
+ *   1 + e, |e| <= 2^-22 (the 2^-40 keeps M = 0 off rsqrt's infinity);
+ * - s = m * rsqrt(m * (255/512)^2) + (delta - 1/2 + 2^-11)/255, rsqrt within
+ *   2 ulp (OpenCL's bound; NVIDIA's rsqrt.approx), is t/255 with t =
+ *   sqrt(M) + delta - 1/2 + 2^-11, within 2^-12.5/255 for sqrt(M) <= 512:
+ *   an exact square k^2 lands 2^-11 - 2^-12.5 above the point where 255 s
+ *   rounds to k + delta, and every M below (k + 1)^2 (k < 511) at least
+ *   1/(2 (k + 1)) - 2^-11 - 2^-12.5 > 0 below the next, so 255 s rounds to
+ *   floor(sqrt(M)) + delta; magnitudes from 511 up saturate at any delta
+ *   (-255..255);
+ * - s saturated to [0, 1] (one fma.sat on NVIDIA), 255 s + 1.5 * 2^23 holds
+ *   the clamped byte in its low bits (round to nearest; never halfway).
+ * filter_prewitt runs every gradient pair a window can give at five deltas:
+ * a root off by one anywhere shows (2^-9 for the 2^-11 fails it). */
+inline float prewitt_f(uchar4 p, int k, uint mg)
+{
+#if CLV_NV_SM
+    /* The selector an immediate and mg (0x42800000) a register that ptxas
+     * cannot see as a constant: given the constant, it moved it into the
+     * instruction and the selector into a register, copied for each prmt. */
+    uint f;
+    if (k == 0)
+        asm("prmt.b32 %0, %1, %2, 0x7604;" : "=r"(f) : "r"(as_uint(p)), "r"(mg));
+    else if (k == 1)
+        asm("prmt.b32 %0, %1, %2, 0x7614;" : "=r"(f) : "r"(as_uint(p)), "r"(mg));
+    else
+        asm("prmt.b32 %0, %1, %2, 0x7624;" : "=r"(f) : "r"(as_uint(p)), "r"(mg));
+    return as_float(f);
+#else
+    return as_float(mg | (((as_uint(p) >> (8 * k)) & 0xffu) << 8));
+#endif
+}
+
+/* The magnitude + delta of one channel, clamped, in the low byte (cd:
+ * (delta - 1/2 + 2^-11) / 255; 0x1.fc02p-3 is (255/512)^2). */
+inline uint prewitt_fmag(float gx, float gy, float cd)
+{
+    const float m = gy * gy + (gx * gx + 0x1p-40f);
+#if CLV_NV_SM
+    float r, t;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(m * 0x1.fc02p-3f));
+    asm("fma.rn.sat.f32 %0, %1, %2, %3;" : "=f"(t) : "f"(m), "f"(r), "f"(cd));
+#else
+    const float t = clamp(m * rsqrt(m * 0x1.fc02p-3f) + cd, 0.0f, 1.0f);
+#endif
+    return as_uint(t * 255.0f + 0x1.8p23f);
+}
+
+/* A pixel's bytes from its channels' low bytes: c0 (red), then green
+ * added, then blue and p's alpha. */
+inline uint prewitt_fadd_g(uint o, uint g)
+{
+#if CLV_NV_SM
+    return clv_prmt(o, g, 0x0040u);
+#else
+    return (o & 0xffu) | (g & 0xffu) << 8;
+#endif
+}
+inline uchar4 prewitt_fadd_b(uint o, uint b, uchar4 p)
+{
+#if CLV_NV_SM
+    return as_uchar4(clv_prmt(o, clv_prmt(b, as_uint(p), 0x0070u), 0x5410u));
+#else
+    return as_uchar4((o & 0xffffu) | (b & 0xffu) << 16 | (as_uint(p) & 0xff000000u));
+#endif
+}
+
+/* Output rows y and y + 1 (when inside the frame) at x0..x0 + 3 from the
+ * window's rows a (y - 1), b, c, d (y + 2), six pixels each from x0 - 1. */
+inline void prewitt_fpair(__global clv_px *dst, int h, int stride, int x0, int y, const uchar4 *a,
+                          const uchar4 *b, const uchar4 *c, const uchar4 *d, float cd, uint mg)
+{
+    uint o0[4], o1[4];
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+        float s0[6], d0[6], s1[6], d1[6];
+#pragma unroll
+        for (int i = 0; i < 6; ++i) {
+            const float pa = prewitt_f(a[i], k, mg), pb = prewitt_f(b[i], k, mg),
+                        pc = prewitt_f(c[i], k, mg), pd = prewitt_f(d[i], k, mg);
+            const float bc = pb + pc;
+            s0[i] = pa + bc;
+            d0[i] = pc - pa;
+            s1[i] = bc + pd;
+            d1[i] = pd - pb;
+        }
+        /* gy = three neighbouring differences, two pairs shared */
+        const float p0 = d0[1] + d0[2], q0 = d0[3] + d0[4], p1 = d1[1] + d1[2], q1 = d1[3] + d1[4];
+        const float gy0[4] = {d0[0] + p0, p0 + d0[3], d0[2] + q0, q0 + d0[5]};
+        const float gy1[4] = {d1[0] + p1, p1 + d1[3], d1[2] + q1, q1 + d1[5]};
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const uint n0 = prewitt_fmag(s0[i + 2] - s0[i], gy0[i], cd);
+            const uint n1 = prewitt_fmag(s1[i + 2] - s1[i], gy1[i], cd);
+            if (k == 0) {
+                o0[i] = n0;
+                o1[i] = n1;
+            } else if (k == 1) {
+                o0[i] = prewitt_fadd_g(o0[i], n0);
+                o1[i] = prewitt_fadd_g(o1[i], n1);
+            } else {
+                o0[i] = as_uint(prewitt_fadd_b(o0[i], n0, b[i + 1]));
+                o1[i] = as_uint(prewitt_fadd_b(o1[i], n1, c[i + 1]));
+            }
+        }
+    }
+    *(__global uint4 *)(dst + y * stride + x0) = (uint4)(o0[0], o0[1], o0[2], o0[3]);
+    if (y + 1 < h)
+        *(__global uint4 *)(dst + (y + 1) * stride + x0) = (uint4)(o1[0], o1[1], o1[2], o1[3]);
+}
+#endif
+
 /* The kernels' body; unit: scale = 1, known at compile time (GPU shape:
  * without the general path's 64-bit code the kernel keeps fewer
  * registers). */
@@ -143,34 +264,35 @@ inline void prewitt_body(CLV_FRAME_ARGS, ulong p2, int delta, const int unit)
     prewitt_row(src, dst, w, h, stride, y, p2, delta);
 #else
     if (unit) {
-        /* scale = 1: four outputs in each of two rows a work-item; the rows
-         * share the middle two rows' loads, byte moves and sums (the general
-         * path's 64-bit code was slower that way, so it keeps one row). */
-        CLV_WIN3x2(src, w, h, stride,
-                   dst[yy * stride + x] = prewitt_pixel(src, w, h, stride, p2, delta, x, yy, unit));
-        int4 s0[6], d0[6], s1[6], d1[6];
-#pragma unroll
-        for (int i = 0; i < 6; ++i) {
-            const int4 pa = clv_int4(a[i]), pb = clv_int4(b[i]), pc = clv_int4(c[i]),
-                       pd = clv_int4(d[i]);
-            const int4 bc = pb + pc;
-            s0[i] = pa + bc;
-            d0[i] = pc - pa;
-            s1[i] = bc + pd;
-            d1[i] = pd - pb;
+        /* scale = 1: four outputs in each of two rows a work-item, in FP32
+         * (prewitt_fpair). */
+        const int y = (int)get_global_id(1) * 2, x0 = (int)get_global_id(0) * 4;
+        if (y >= h || x0 >= w)
+            return;
+        if (x0 + 4 >= w) {
+            for (int yy = y; yy < min(y + 2, h); ++yy)
+                for (int x = x0; x < w; ++x)
+                    dst[yy * stride + x] = prewitt_pixel(src, w, h, stride, p2, delta, x, yy, unit);
+            return;
         }
-        uchar4 o[4], o1[4];
+        /* Rows y - 1 .. y + 2, six pixels each from x0 - 1 (x0 at the left
+         * edge), addressed from one index a row. */
+        const int left = x0 > 0;
+        uchar4 r[4][6];
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            int4 gx = s0[i + 2] - s0[i], gy = d0[i] + d0[i + 1] + d0[i + 2];
-            o[i] = clv_clamp_u8(prewitt_mags(gx * gx + gy * gy, p2, unit) + delta, b[i + 1].w);
-            gx = s1[i + 2] - s1[i];
-            gy = d1[i] + d1[i + 1] + d1[i + 2];
-            o1[i] = clv_clamp_u8(prewitt_mags(gx * gx + gy * gy, p2, unit) + delta, c[i + 1].w);
+            const int at = clamp(y - 1 + i, 0, h - 1) * stride + x0;
+            const uint4 mid = *(__global const uint4 *)(src + at);
+            r[i][0] = src[at - left];
+            r[i][1] = as_uchar4(mid.x);
+            r[i][2] = as_uchar4(mid.y);
+            r[i][3] = as_uchar4(mid.z);
+            r[i][4] = as_uchar4(mid.w);
+            r[i][5] = src[at + 4];
         }
-        CLV_STORE4(dst, stride, y, x0, o);
-        if (y + 1 < h)
-            CLV_STORE4(dst, stride, y + 1, x0, o1);
+        const float cd = ((float)delta - 0.5f + 0x1p-11f) / 255.0f;
+        const uint mg = 0x42800000u | ((uint)h >> 31); /* h >= 0: the constant */
+        prewitt_fpair(dst, h, stride, x0, y, r[0], r[1], r[2], r[3], cd, mg);
     } else {
         CLV_WIN3(src, w, h, stride,
                  dst[y * stride + x] = prewitt_pixel(src, w, h, stride, p2, delta, x, y, unit));
