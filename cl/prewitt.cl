@@ -252,6 +252,106 @@ inline void prewitt_fpair(__global clv_px *dst, int h, int stride, int x0, int y
     if (y + 1 < h)
         *(__global uint4 *)(dst + (y + 1) * stride + x0) = (uint4)(o1[0], o1[1], o1[2], o1[3]);
 }
+
+#if CLV_NV_SM >= 80
+/* NVIDIA sm_80 and later: the window's sums and differences on pairs of
+ * channels, (R, G) and (B, A), as half-precision lanes read as subnormals
+ * (v * 2^-24, as median_common.cl's medf2): every value they reach
+ * (|v| <= 765) is a half exactly, and PTX keeps subnormal halves, so one
+ * add.f16x2 does two channels' exact integer addition on the FP pipe; each
+ * gradient is then the float g * 2^-24 (cvt.f32.f16, exact), and the
+ * magnitude is prewitt_fmag's at that scale. */
+inline uint prewitt_hadd(uint a, uint b)
+{
+    uint d;
+    asm("add.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    return d;
+}
+inline uint prewitt_hsub(uint a, uint b)
+{
+    uint d;
+    asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    return d;
+}
+inline float2 prewitt_hfloat2(uint a)
+{
+    float lo, hi;
+    asm("{ .reg .f16 l, h; mov.b32 {l, h}, %2; cvt.f32.f16 %0, l; cvt.f32.f16 %1, h; }"
+        : "=f"(lo), "=f"(hi)
+        : "r"(a));
+    return (float2)(lo, hi);
+}
+inline float prewitt_hfloat(uint a)
+{
+    float lo;
+    asm("{ .reg .f16 l, h; mov.b32 {l, h}, %1; cvt.f32.f16 %0, l; }" : "=f"(lo) : "r"(a));
+    return lo;
+}
+
+/* prewitt_fmag for gradients g * 2^-24 (0x1.fc02p-33: (255/2^24)^2). */
+inline uint prewitt_hmag(float gx, float gy, float cd)
+{
+    const float m = gy * gy + (gx * gx + 0x1p-70f);
+    float r, t;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(m * 0x1.fc02p-33f));
+    asm("fma.rn.sat.f32 %0, %1, %2, %3;" : "=f"(t) : "f"(m), "f"(r), "f"(cd));
+    return as_uint(t * 255.0f + 0x1.8p23f);
+}
+
+/* prewitt_fpair on half lanes. */
+inline void prewitt_hpair(__global clv_px *dst, int h, int stride, int x0, int y, const uchar4 *a,
+                          const uchar4 *b, const uchar4 *c, const uchar4 *d, float cd)
+{
+    uint gx0[2][4], gy0[2][4], gx1[2][4], gy1[2][4];
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+        const uint sel = k ? 0x4342u : 0x4140u; /* (R, G) or (B, A) as 16-bit lanes */
+        uint s0[6], d0[6], s1[6], d1[6];
+#pragma unroll
+        for (int i = 0; i < 6; ++i) {
+            const uint pa = clv_prmt(as_uint(a[i]), 0u, sel), pb = clv_prmt(as_uint(b[i]), 0u, sel),
+                       pc = clv_prmt(as_uint(c[i]), 0u, sel), pd = clv_prmt(as_uint(d[i]), 0u, sel);
+            const uint bc = prewitt_hadd(pb, pc);
+            s0[i] = prewitt_hadd(pa, bc);
+            d0[i] = prewitt_hsub(pc, pa);
+            s1[i] = prewitt_hadd(bc, pd);
+            d1[i] = prewitt_hsub(pd, pb);
+        }
+        const uint p0 = prewitt_hadd(d0[1], d0[2]), q0 = prewitt_hadd(d0[3], d0[4]),
+                   p1 = prewitt_hadd(d1[1], d1[2]), q1 = prewitt_hadd(d1[3], d1[4]);
+        gy0[k][0] = prewitt_hadd(d0[0], p0);
+        gy0[k][1] = prewitt_hadd(p0, d0[3]);
+        gy0[k][2] = prewitt_hadd(d0[2], q0);
+        gy0[k][3] = prewitt_hadd(q0, d0[5]);
+        gy1[k][0] = prewitt_hadd(d1[0], p1);
+        gy1[k][1] = prewitt_hadd(p1, d1[3]);
+        gy1[k][2] = prewitt_hadd(d1[2], q1);
+        gy1[k][3] = prewitt_hadd(q1, d1[5]);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            gx0[k][i] = prewitt_hsub(s0[i + 2], s0[i]);
+            gx1[k][i] = prewitt_hsub(s1[i + 2], s1[i]);
+        }
+    }
+    uint o0[4], o1[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        float2 gx = prewitt_hfloat2(gx0[0][i]), gy = prewitt_hfloat2(gy0[0][i]);
+        uint rg = prewitt_fadd_g(prewitt_hmag(gx.x, gy.x, cd), prewitt_hmag(gx.y, gy.y, cd));
+        o0[i] = as_uint(prewitt_fadd_b(
+            rg, prewitt_hmag(prewitt_hfloat(gx0[1][i]), prewitt_hfloat(gy0[1][i]), cd), b[i + 1]));
+        gx = prewitt_hfloat2(gx1[0][i]);
+        gy = prewitt_hfloat2(gy1[0][i]);
+        rg = prewitt_fadd_g(prewitt_hmag(gx.x, gy.x, cd), prewitt_hmag(gx.y, gy.y, cd));
+        o1[i] = as_uint(prewitt_fadd_b(
+            rg, prewitt_hmag(prewitt_hfloat(gx1[1][i]), prewitt_hfloat(gy1[1][i]), cd), c[i + 1]));
+    }
+    *(__global uint4 *)(dst + y * stride + x0) = (uint4)(o0[0], o0[1], o0[2], o0[3]);
+    if (y + 1 < h)
+        *(__global uint4 *)(dst + (y + 1) * stride + x0) = (uint4)(o1[0], o1[1], o1[2], o1[3]);
+}
+#endif
+
 #endif
 
 /* The kernels' body; unit: scale = 1, known at compile time (GPU shape:
@@ -291,8 +391,12 @@ inline void prewitt_body(CLV_FRAME_ARGS, ulong p2, int delta, const int unit)
             r[i][5] = src[at + 4];
         }
         const float cd = ((float)delta - 0.5f + 0x1p-11f) / 255.0f;
+#if CLV_NV_SM >= 80
+        prewitt_hpair(dst, h, stride, x0, y, r[0], r[1], r[2], r[3], cd);
+#else
         const uint mg = 0x42800000u | ((uint)h >> 31); /* h >= 0: the constant */
         prewitt_fpair(dst, h, stride, x0, y, r[0], r[1], r[2], r[3], cd, mg);
+#endif
     } else {
         CLV_WIN3(src, w, h, stride,
                  dst[y * stride + x] = prewitt_pixel(src, w, h, stride, p2, delta, x, y, unit));

@@ -21,6 +21,11 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
     int err = clv__kernel_create(prog, "prewitt", &s->general, msg);
     if (!err && ctx->row_shape && ctx->build_depth != 16) /* the stage fuses 8 bits only */
         err = clv__kernel_create(prog, "prewitt_yuv", &s->fused, msg);
+    /* NVIDIA sm_80+, GPU shape, 8 bits: the scale = 1 kernel from a build
+     * capped at 56 registers, so that nine groups of 128 fit an SM where 64
+     * registers let eight (H200, 4K: 27.5 -> 26.2 us; docs/performance.md). */
+    if (!err && !ctx->row_shape && ctx->nv_sm >= 80 && ctx->build_depth != 16)
+        err = clv__program_variant(ctx, "prewitt", "-cl-nv-maxrregcount=56", &prog, msg);
     return err ? err : clv__kernel_create(prog, "prewitt_unit", &s->unit, msg);
 }
 
