@@ -50,8 +50,9 @@ inline long ccm_icbrt(ulong s)
     return (long)r;
 }
 
-/* pc's ratio lin / lout as p / q (colorchannelmixer.c says how). */
-inline void ccm_ratio(int pc, int ir, int ig, int ib, int r, int g, int b, long *p, long *q)
+/* pc's ratio lin / lout as p / q (colorchannelmixer.c says how); 1 where
+ * lout <= 0. */
+inline int ccm_ratio(int pc, int ir, int ig, int ib, int r, int g, int b, long *p, long *q)
 {
     long lin, lout, d = 1;
     const long si2 = (long)ir * ir + (long)ig * ig + (long)ib * ib;
@@ -85,6 +86,7 @@ inline void ccm_ratio(int pc, int ir, int ig, int ib, int r, int g, int b, long 
     const int none = lout <= 0;
     *p = none ? lin * (pc >= 5 ? 2 : 2 * CLV_MAXV) : lin;
     *q = none ? d : lout;
+    return none;
 }
 
 /* A channel o (unclipped) kept at the ratio p / q, by pa thousandths. */
@@ -158,3 +160,138 @@ __kernel void fade(CLV_FRAME_ARGS, int f, int mode, int4 c)
         a = (clv_ch)o.w;
     });
 }
+
+/* colorlevels (src/filters/colorlevels.c). lim: a set of 16 words, the
+ * frame's least values of R, G, B, A, their greatest, then the in-points and
+ * the coefficients (float bits) colorlevels_coeff makes of them. */
+
+/* Each channel's least and greatest value of the frame into cur (atomics,
+ * after a reduction in the work-group), and spare made ready for the next
+ * frame's: the frames alternate between the two sets. */
+__kernel void colorlevels_minmax(CLV_FRAME_ARGS, __global int *cur, __global int *spare)
+{
+    const int y = (int)get_global_id(1);
+#if CLV_ROW
+    const int x0 = 0, x1 = w;
+#else
+    const int x0 = (int)get_global_id(0) * 4, x1 = min(x0 + 4, w);
+#endif
+    if (get_global_id(0) == 0 && y == 0)
+        for (int c = 0; c < 8; ++c)
+            spare[c] = c < 4 ? CLV_MAXV : 0;
+    __local int part[8];
+    const int first = get_local_id(0) == 0 && get_local_id(1) == 0;
+    if (first)
+        for (int c = 0; c < 8; ++c)
+            part[c] = c < 4 ? CLV_MAXV : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (y < h && x0 < w) {
+        int4 lo = (int4)(CLV_MAXV), hi = (int4)(0);
+        for (int x = x0; x < x1; ++x) {
+            clv_ch r, g, b, a;
+            CLV_LOAD(src, y * stride + x, r, g, b, a);
+            const int4 p = (int4)(r, g, b, a);
+            lo = min(lo, p);
+            hi = max(hi, p);
+        }
+        atomic_min(&part[0], lo.x);
+        atomic_min(&part[1], lo.y);
+        atomic_min(&part[2], lo.z);
+        atomic_min(&part[3], lo.w);
+        atomic_max(&part[4], hi.x);
+        atomic_max(&part[5], hi.y);
+        atomic_max(&part[6], hi.z);
+        atomic_max(&part[7], hi.w);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (first)
+        for (int c = 0; c < 8; ++c) {
+            if (c < 4)
+                atomic_min(&cur[c], part[c]);
+            else
+                atomic_max(&cur[c], part[c]);
+        }
+}
+
+/* The float nearest n / d (d != 0, |n|, |d| < 2^17), ties to even: what
+ * ffmpeg's (float)(n / (double)d) gives, for a double quotient of so small
+ * terms never lies on a float's halfway point unless the exact one does
+ * (colorlevels.c's levels_div is the same in C, checked against the double
+ * for every pair at 8 bits). */
+inline float levels_div(int n, int d)
+{
+    if (n == 0)
+        return (n < 0) != (d < 0) ? -0.0f : 0.0f;
+    const ulong a = (ulong)abs(n), b = (ulong)abs(d);
+    int s = 0;
+    while ((a << s) < (b << 25))
+        ++s;
+    const ulong q = (a << s) / b, r = (a << s) % b;
+    const uint low = (uint)(q & 3u);
+    ulong m = q >> 2;
+    m += low > 2u || (low == 2u && (r > 0 || (m & 1u)));
+    const float f = ldexp((float)m, 2 - s);
+    return (n < 0) != (d < 0) ? -f : f;
+}
+
+/* The in-points and coefficients of the channels whose points are the
+ * frame's (auto: bit c for imin, 4 + c for imax) into lim[8..15]; one
+ * work-item. */
+__kernel void colorlevels_coeff(__global int *lim, int4 imin, int4 imax, int4 span, int mask)
+{
+    const int in_lo[4] = {imin.x, imin.y, imin.z, imin.w}, in_hi[4] = {imax.x, imax.y, imax.z, imax.w};
+    const int out[4] = {span.x, span.y, span.z, span.w};
+    for (int c = 0; c < 4; ++c) {
+        const int lo = mask >> c & 1 ? lim[c] : in_lo[c], hi = mask >> (4 + c) & 1 ? lim[4 + c] : in_hi[c];
+        lim[8 + c] = lo;
+        const float k = hi == lo ? (out[c] == 0 ? NAN : out[c] > 0 ? INFINITY : -INFINITY)
+                                 : levels_div(out[c], hi - lo);
+        lim[12 + c] = as_int(k);
+    }
+}
+
+#pragma OPENCL FP_CONTRACT OFF
+/* ffmpeg's int of a float: truncated; NaN and values out of int's range
+ * INT_MIN, as x86's conversion gives them. */
+inline int levels_int(float f)
+{
+    return f >= -2147483648.0f && f < 2147483648.0f ? (int)f : INT_MIN;
+}
+
+/* One channel's level: (v - imin) * k + omin in floats, each step rounded. */
+inline int levels_map(int v, int imin, float k, int omin)
+{
+    const float t = (float)(v - imin) * k;
+    return levels_int(t + (float)omin);
+}
+
+/* A pixel's levels (colorlevels.c), clamped. */
+inline int4 levels_pixel(int4 in, int4 lo, float4 k, int4 omin, int pc)
+{
+    int4 o = (int4)(levels_map(in.x, lo.x, k.x, omin.x), levels_map(in.y, lo.y, k.y, omin.y),
+                    levels_map(in.z, lo.z, k.z, omin.z), levels_map(in.w, lo.w, k.w, omin.w));
+    long p, q;
+    if (pc && !ccm_ratio(pc, in.x, in.y, in.z, o.x, o.y, o.z, &p, &q))
+        o.xyz = (int3)((int)((long)o.x * p / q), (int)((long)o.y * p / q),
+                       (int)((long)o.z * p / q));
+    return clamp(o, 0, CLV_MAXV);
+}
+
+__kernel void colorlevels(CLV_FRAME_ARGS, int4 imin, float4 k, int4 omin, int mask, int pc,
+                          __global const int *lim)
+{
+    int4 lo = imin;
+    float4 kk = k;
+    if (mask) {
+        lo = (int4)(lim[8], lim[9], lim[10], lim[11]);
+        kk = as_float4((int4)(lim[12], lim[13], lim[14], lim[15]));
+    }
+    CLV_POINT_PIXELS(x, y, r, g, b, a, {
+        const int4 o = levels_pixel((int4)(r, g, b, a), lo, kk, omin, pc);
+        r = (clv_ch)o.x;
+        g = (clv_ch)o.y;
+        b = (clv_ch)o.z;
+        a = (clv_ch)o.w;
+    });
+}
+#pragma OPENCL FP_CONTRACT ON

@@ -599,6 +599,23 @@ static const filter_case colorchannelmixer_cases[] = {
     {"colorchannelmixer=rr=-0.5:gg=1.2:bg=0.4:pc=pwr:pa=0.35", 1, 1},
     {"colorchannelmixer=rr=2:rg=2:rb=2:gg=-2:pc=pwr:pa=1", 1, 1},
 };
+/* Points inside the range, reversed (a negative coefficient), equal (a
+ * flat range: ffmpeg's infinite or NaN coefficient, 0), the frame's own
+ * (auto, over several frames: the device's two sets of points in turn),
+ * each preserving mode, auto with one. */
+static const filter_case colorlevels_cases[] = {
+    {"colorlevels", 0, 1},
+    {"colorlevels=rimin=0.1:gimax=0.8:bomin=0.2:bomax=0.7", 0, 1},
+    {"colorlevels=rimin=-1:rimax=-1:gimin=-1:bimax=-1:aimin=-1", 0, 3},
+    {"colorlevels=rimin=0.3:rimax=0.2:aimin=0.1:aomax=0.4", 0, 1},
+    {"colorlevels=rimin=0.5:rimax=0.5:gimin=0.2:gimax=0.2:gomax=0:bimin=0.002:bimax=0.002", 1, 1},
+    {"colorlevels=rimin=0.05:gimin=0.1:rimax=0.9:preserve=lum", 0, 1},
+    {"colorlevels=rimin=0.2:romax=0.7:preserve=max", 1, 1},
+    {"colorlevels=rimin=0.2:gomin=0.3:preserve=avg", 1, 1},
+    {"colorlevels=bimin=0.3:bomin=1:preserve=sum", 1, 1},
+    {"colorlevels=rimin=0.1:gimax=0.7:preserve=nrm", 1, 1},
+    {"colorlevels=rimin=-1:gimax=-1:bimin=0.4:bomax=0.1:preserve=pwr", 1, 2},
+};
 
 /* Over several frames (index and time, 25 frames/s): by frames, by time,
  * both, each way, black (alpha too), a colour, alpha alone. */
@@ -727,6 +744,7 @@ static const filter_cases filter_table[] = {
     {"lumakey", CASES(lumakey_cases)},
     {"negate", CASES(negate_cases)},
     {"colorchannelmixer", CASES(colorchannelmixer_cases)},
+    {"colorlevels", CASES(colorlevels_cases)},
     {"fade", CASES(fade_cases)},
     {"lut", CASES(lut_cases)},
     {"lutrgb", CASES(lutrgb_cases)},

@@ -132,6 +132,33 @@ static int ratios(void)
     return n;
 }
 
+/* colorlevels' coefficient on the device (cl/channels.cl's levels_div,
+ * in C as clv__levels_div): the float nearest n / d by integers, which must
+ * be ffmpeg's (float)(n / (double)d) bit for bit, for every pair at 8 bits
+ * and for all d with a sweep of n at 16 (d = 0 is the kernel's own case). */
+float clv__levels_div(int n, int d);
+
+static int levels_coefficients(void)
+{
+    int count = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        int maxv = pass ? 65535 : 255, step = pass ? 997 : 1;
+        for (int n = -maxv; n <= maxv; n += n + step > maxv && n < maxv ? maxv - n : step)
+            for (int d = -maxv; d <= maxv; d++) {
+                if (!d)
+                    continue;
+                float a = clv__levels_div(n, d), b = (float)(n / (double)d);
+                if (memcmp(&a, &b, sizeof a)) {
+                    if (failures++ < 10)
+                        printf("FAIL levels_div(%d, %d): %a, ffmpeg's %a\n", n, d, a, b);
+                }
+                count++;
+            }
+    }
+    printf("levels_div: %d quotients\n", count);
+    return 1;
+}
+
 int main(void)
 {
     av_log_set_level(AV_LOG_QUIET);
@@ -376,6 +403,7 @@ int main(void)
         failures++;
     }
     count += ratios();
+    count += levels_coefficients();
     printf("%d passed, %d failed\n", count - failures, failures);
     return failures ? 1 : 0;
 }

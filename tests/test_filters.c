@@ -1002,8 +1002,8 @@ int test_filter_pass(void)
     return run_filters("null", "copy", "format", "setsar", "setdar", NULL);
 }
 
-/* negate, colorchannelmixer and fade: device against reference (their
- * cases), and values out of their ranges refused. */
+/* negate, colorchannelmixer, colorlevels and fade: device against
+ * reference (their cases), and values out of their ranges refused. */
 int test_filter_channels(void)
 {
     expect_error("negate=components=y+u+v", 17, 9, "negate", "none of r, g, b, a", NULL);
@@ -1013,7 +1013,10 @@ int test_filter_channels(void)
     expect_size("negate=components=y:negate_alpha=1", 17, 9, 1, 1, 17, 9, 1, 1);
     expect_error("fade=in:0:0", 17, 9, "fade", "'nb_frames'", NULL);
     expect_error("fade=sideways", 17, 9, "fade", "'type'", NULL);
-    return run_filters("negate", "colorchannelmixer", "fade", NULL);
+    expect_error("colorlevels=romin=-0.5", 17, 9, "colorlevels", "'romin'", "0 to 1", NULL);
+    expect_error("colorlevels=rimax=1.5", 17, 9, "colorlevels", "'rimax'", "-1 to 1", NULL);
+    expect_error("colorlevels=preserve=hue", 17, 9, "colorlevels", "'preserve'", NULL);
+    return run_filters("negate", "colorchannelmixer", "colorlevels", "fade", NULL);
 }
 
 /* lut and lutrgb: device against reference (their cases, at 8 and 16

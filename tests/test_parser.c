@@ -146,33 +146,33 @@ int test_parser_errors(void)
     expect_files("lut3d=a.cube,curves=psfile=b.acv,sobel", 2, two);
     expect_files("lut3d=a.cube,curves,curves=psfile=b.acv:r='0/0 1/1',lut3d=file=c.cube", 3, two);
     expect_files("curves=preset=vintage,sobel", 0, two);
-    expect_error(
-        "medain", CLV_EPARSE,
-        "unknown filter 'medain'; did you mean 'median'? (filters: convolution, "
-        "sharpen, emboss, prewitt, median, erode, dilate, threshold, gray, equalize, "
-        "noise, quantize, hflip, vflip, scale, crop, pad, transpose, rotate, tonemap, eq, "
-        "hue, colorbalance, vignette, sobel, roberts, curves, lut3d, deband, gblur, "
-        "boxblur, avgblur, unsharp, hqdn3d, bilateral, nlmeans, yadif, bwdif, "
-        "colorkey, chromakey, despill, lumakey, negate, colorchannelmixer, fade, lut, lutrgb, "
-        "drawbox, "
-        "drawgrid, null, copy, "
-        "format, "
-        "setsar, setdar, "
-        "opencl=file=KERNEL.cl)");
-    expect_error(
-        "blur", CLV_EPARSE,
-        "unknown filter 'blur'; did you mean 'gblur'? (filters: convolution, sharpen, "
-        "emboss, prewitt, median, "
-        "erode, dilate, threshold, gray, equalize, noise, quantize, hflip, vflip, scale, "
-        "crop, pad, transpose, rotate, tonemap, eq, hue, colorbalance, vignette, sobel, "
-        "roberts, curves, lut3d, deband, gblur, boxblur, avgblur, unsharp, hqdn3d, "
-        "bilateral, nlmeans, yadif, bwdif, "
-        "colorkey, chromakey, despill, lumakey, negate, colorchannelmixer, fade, lut, lutrgb, "
-        "drawbox, "
-        "drawgrid, null, copy, "
-        "format, "
-        "setsar, setdar, "
-        "opencl=file=KERNEL.cl)");
+    expect_error("medain", CLV_EPARSE,
+                 "unknown filter 'medain'; did you mean 'median'? (filters: convolution, "
+                 "sharpen, emboss, prewitt, median, erode, dilate, threshold, gray, equalize, "
+                 "noise, quantize, hflip, vflip, scale, crop, pad, transpose, rotate, tonemap, eq, "
+                 "hue, colorbalance, vignette, sobel, roberts, curves, lut3d, deband, gblur, "
+                 "boxblur, avgblur, unsharp, hqdn3d, bilateral, nlmeans, yadif, bwdif, "
+                 "colorkey, chromakey, despill, lumakey, negate, colorchannelmixer, colorlevels, "
+                 "fade, lut, lutrgb, "
+                 "drawbox, "
+                 "drawgrid, null, copy, "
+                 "format, "
+                 "setsar, setdar, "
+                 "opencl=file=KERNEL.cl)");
+    expect_error("blur", CLV_EPARSE,
+                 "unknown filter 'blur'; did you mean 'gblur'? (filters: convolution, sharpen, "
+                 "emboss, prewitt, median, "
+                 "erode, dilate, threshold, gray, equalize, noise, quantize, hflip, vflip, scale, "
+                 "crop, pad, transpose, rotate, tonemap, eq, hue, colorbalance, vignette, sobel, "
+                 "roberts, curves, lut3d, deband, gblur, boxblur, avgblur, unsharp, hqdn3d, "
+                 "bilateral, nlmeans, yadif, bwdif, "
+                 "colorkey, chromakey, despill, lumakey, negate, colorchannelmixer, colorlevels, "
+                 "fade, lut, lutrgb, "
+                 "drawbox, "
+                 "drawgrid, null, copy, "
+                 "format, "
+                 "setsar, setdar, "
+                 "opencl=file=KERNEL.cl)");
     expect_error("median=radus=2", CLV_EPARSE,
                  "filter 'median' has no parameter 'radus'; did you mean 'radius'? (parameters: "
                  "radius)");

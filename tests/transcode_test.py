@@ -269,6 +269,25 @@ def channels_match_ffmpeg(tmp):
 
 
 @test
+def levels_match_ffmpeg(tmp):
+    """colorlevels on RGBA video (ffv1 bgra in Matroska): every frame's
+    bytes are ffmpeg's with the same -vf on rgba: points inside the range,
+    positional, reversed, equal (ffmpeg's flat range gives 0), alpha's, an
+    in-point just below 0 that lrint makes 0, and the frame's own points
+    (auto) of frames whose range lutrgb narrowed first, and of a fade's
+    frames, whose ranges differ frame by frame (the first all black)."""
+    rgba_lines_match_ffmpeg(tmp, 4, (
+        "colorlevels=rimin=0.1:gimax=0.8:bomin=0.2:bomax=0.7",
+        "colorlevels=0.1:0.2:0.3:0:0.9:0.8:0.7:1:0.05:0:0.1",
+        "colorlevels=rimin=0.3:rimax=0.2:aimin=0.1:aomax=0.4",
+        "colorlevels=rimin=0.5:rimax=0.5:gimin=0.2:gimax=0.2:gomax=0",
+        "colorlevels=rimin=-0.001:gimin=-0.002",
+        "lutrgb=r=val/2+40:g=val*0.6+20:b=val/3,"
+        "colorlevels=rimin=-1:rimax=-1:gimin=-1:gimax=-1:bimin=-1",
+        "fade=in:0:4,colorlevels=rimax=-1:gimin=-1:gimax=-1:bimax=-1:preserve=none"))
+
+
+@test
 def draw_match_ffmpeg(tmp):
     """drawbox and drawgrid on RGBA video (ffv1 bgra in Matroska): every
     frame's bytes are ffmpeg's with the same -vf on rgba: outlines, a box

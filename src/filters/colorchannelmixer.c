@@ -45,8 +45,10 @@ static int64_t icbrt64(uint64_t s)
     return (int64_t)r;
 }
 
-/* pc's lin / lout as *p / *q (the kernel's ccm_ratio). */
-static void ratio(int pc, int maxv, const int in[3], const int o[3], int64_t *p, int64_t *q)
+/* pc's lin / lout as *p / *q (the kernel's ccm_ratio); 1 where lout <= 0
+ * (ffmpeg's ocolor <= 0), *p / *q then colorchannelmixer's lin * 2 max.
+ * colorlevels' preserve takes the same measures (filters.h). */
+int clv__preserve_ratio(int pc, int maxv, const int in[3], const int o[3], int64_t *p, int64_t *q)
 {
     int64_t lin, lout, d = 1;
     int64_t si2 = 0, so2 = 0, si3 = 0, so3 = 0;
@@ -89,6 +91,7 @@ static void ratio(int pc, int maxv, const int in[3], const int o[3], int64_t *p,
     int none = lout <= 0;
     *p = none ? lin * (pc >= 5 ? 2 : 2 * maxv) : lin;
     *q = none ? d : lout;
+    return none;
 }
 
 static int kept(int o, int64_t p, int64_t q, int pa, int maxv)
@@ -137,7 +140,7 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
             }
             if (pc) {
                 int64_t p, q;
-                ratio(pc, maxv, in, o, &p, &q);
+                clv__preserve_ratio(pc, maxv, in, o, &p, &q);
                 for (int c = 0; c < 3; c++)
                     o[c] = kept(o[c], p, q, pa, maxv);
             }

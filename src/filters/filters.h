@@ -55,6 +55,7 @@ extern const clv_filter clv__filter_lutrgb;
 extern const clv_filter clv__filter_drawbox;
 extern const clv_filter clv__filter_drawgrid;
 extern const clv_filter clv__filter_colorchannelmixer;
+extern const clv_filter clv__filter_colorlevels;
 extern const clv_filter clv__filter_null;
 extern const clv_filter clv__filter_copy;
 extern const clv_filter clv__filter_pix_format; /* "format" */
@@ -258,5 +259,11 @@ static inline int clv__min3(int a, int b, int c)
     int m = a < b ? a : b;
     return m < c ? m : c;
 }
+
+/* ffmpeg's preserve_color measures lin of in[] and lout of o[] (pc 1 lum,
+ * 2 max, 3 avg, 4 sum, 5 nrm, 6 pwr) as the ratio *p / *q, in integers
+ * (colorchannelmixer.c); returns 1 where lout <= 0. colorchannelmixer and
+ * colorlevels share it, as their kernels share cl/channels.cl's ccm_ratio. */
+int clv__preserve_ratio(int pc, int maxv, const int in[3], const int o[3], int64_t *p, int64_t *q);
 
 #endif

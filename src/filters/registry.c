@@ -26,12 +26,12 @@ const clv_filter *const clv__filters[] = {
     &clv__filter_colorkey,     &clv__filter_chromakey,
     &clv__filter_despill,      &clv__filter_lumakey,
     &clv__filter_negate,       &clv__filter_colorchannelmixer,
-    &clv__filter_fade,         &clv__filter_lut,
-    &clv__filter_lutrgb,       &clv__filter_drawbox,
-    &clv__filter_drawgrid,     &clv__filter_null,
-    &clv__filter_copy,         &clv__filter_pix_format,
-    &clv__filter_setsar,       &clv__filter_setdar,
-    &clv__filter_opencl,
+    &clv__filter_colorlevels,  &clv__filter_fade,
+    &clv__filter_lut,          &clv__filter_lutrgb,
+    &clv__filter_drawbox,      &clv__filter_drawgrid,
+    &clv__filter_null,         &clv__filter_copy,
+    &clv__filter_pix_format,   &clv__filter_setsar,
+    &clv__filter_setdar,       &clv__filter_opencl,
 };
 
 const int clv__filter_count = (int)(sizeof clv__filters / sizeof clv__filters[0]);

@@ -57,6 +57,7 @@ CASES = {
     "despill": "despill=blue:0.2:0.3:alpha=1", "lumakey": "lumakey=0.3:0.05:0.2",
     "negate": "negate=components=r+b+a",
     "colorchannelmixer": "colorchannelmixer=.3:.4:.3:0:.3:.4:.3:0:.3:.4:.3:pc=lum:pa=0.5",
+    "colorlevels": "colorlevels=rimin=0.1:gimax=-1:bomax=0.8:preserve=lum",
     "fade": "fade=in:0:3:c=0x204060",
     "lut": "lut=c0=negval:c3=val/2", "lutrgb": "lutrgb=g=gammaval(0.6):b=val*1.2",
     "drawbox": "drawbox=x=iw/4:y=ih/4:w=iw/2:h=ih/2:c=red@0.5:t=2",

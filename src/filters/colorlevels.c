@@ -1,0 +1,265 @@
+/* colorlevels.c - ffmpeg 5.1's colorlevels (vf_colorlevels.c) on RGBA at 8
+ * and 16 bits (cl/channels.cl): each channel's input levels imin..imax
+ * stretched to omin..omax,
+ *   v' = clip((int)((v - imin) * k + omin)),
+ *   k = (float)((omax - omin) / (double)(imax - imin)),
+ * in floats as ffmpeg computes it (a product and a sum, each rounded, the
+ * float truncated; NaN and values beyond int's range INT_MIN, as x86's
+ * conversion gives them, so a flat input range gives 0), the points
+ * lrint(x * max) of the options (kept to 1/1000, as every decimal
+ * parameter). An in-point below 0 (x < -0.5 / max) is the frame's least
+ * (imin) or greatest (imax) value of the channel, found on the device
+ * (colorlevels_minmax, colorlevels_coeff), so every frame has its own.
+ *
+ * preserve keeps a lightness of the input, as ffmpeg's: where the output's
+ * measure lout > 0, each of R, G, B times lin / lout, truncated. The ratio
+ * is colorchannelmixer's pc in integers (clv__preserve_ratio), so it
+ * agrees with ffmpeg's floats by PSNR (scripts/compare-grade), not to the
+ * bit; without preserve every byte is ffmpeg's. */
+#include "filters.h"
+
+#include <math.h>
+
+enum {
+    LV_IMIN, /* rimin gimin bimin aimin, then imax, omin, omax: 4 each */
+    LV_IMAX = LV_IMIN + 4,
+    LV_OMIN = LV_IMAX + 4,
+    LV_OMAX = LV_OMIN + 4,
+    LV_PRESERVE = LV_OMAX + 4,
+    LV_PARAM_COUNT
+};
+
+typedef struct levels_state {
+    cl_kernel minmax, coeff, apply;
+    cl_mem sets[2]; /* 16 words each (cl/channels.cl), the frames alternating */
+    int parity;     /* the set this frame's points go into */
+} levels_state;
+
+/* A channel's points at the depth's maximum maxv: lrint(x * maxv) of the
+ * options (x in thousandths), each in-point -1 where the frame gives it. */
+typedef struct levels {
+    int imin[4], imax[4], omin[4], omax[4];
+    int mask; /* bit c: imin of channel c from the frame; 4 + c: imax */
+} levels;
+
+static int level(int64_t milli, int maxv)
+{
+    int64_t n = milli * maxv, q = n / 1000, r = n - q * 1000;
+    if (r < 0) {
+        q -= 1;
+        r += 1000;
+    }
+    return (int)(q + (2 * r > 1000 || (2 * r == 1000 && (q & 1))));
+}
+
+static void points(const clv_value *v, int maxv, levels *lv)
+{
+    lv->mask = 0;
+    for (int c = 0; c < 4; c++) {
+        lv->imin[c] = level(v[LV_IMIN + c].i, maxv);
+        lv->imax[c] = level(v[LV_IMAX + c].i, maxv);
+        lv->omin[c] = level(v[LV_OMIN + c].i, maxv);
+        lv->omax[c] = level(v[LV_OMAX + c].i, maxv);
+        lv->mask |= (lv->imin[c] < 0) << c | (lv->imax[c] < 0) << (4 + c);
+    }
+}
+
+/* ffmpeg's coefficient. */
+static float coefficient(int omin, int omax, int imin, int imax)
+{
+    return (float)((omax - omin) / (double)(imax - imin));
+}
+
+/* The kernel's levels_div in C: the float nearest n / d (d != 0, |n|, |d| <
+ * 2^17), ties to even, by integers. filter_colorlevels checks it against
+ * coefficient()'s double for every pair at 8 bits and a sweep at 16. */
+float clv__levels_div(int n, int d)
+{
+    int neg = (n < 0) != (d < 0);
+    if (n == 0)
+        return neg ? -0.0f : 0.0f;
+    uint64_t a = (uint64_t)(n < 0 ? -(int64_t)n : n), b = (uint64_t)(d < 0 ? -(int64_t)d : d);
+    int s = 0;
+    while ((a << s) < (b << 25))
+        ++s;
+    uint64_t q = (a << s) / b, r = (a << s) % b, m = q >> 2;
+    unsigned low = (unsigned)(q & 3u);
+    m += low > 2u || (low == 2u && (r > 0 || (m & 1u)));
+    float f = ldexpf((float)m, 2 - s);
+    return neg ? -f : f;
+}
+
+static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
+{
+    levels_state *s = state;
+    int err = clv__kernel_create(prog, "colorlevels", &s->apply, msg);
+    if (!err)
+        err = clv__kernel_create(prog, "colorlevels_minmax", &s->minmax, msg);
+    if (!err)
+        err = clv__kernel_create(prog, "colorlevels_coeff", &s->coeff, msg);
+    if (err)
+        return err;
+    /* Each set starts as colorlevels_minmax leaves the next frame's. */
+    cl_int start[16] = {0}, st = CL_SUCCESS;
+    int maxv = ctx->build_depth == 16 ? 65535 : 255;
+    for (int c = 0; c < 4; c++)
+        start[c] = maxv;
+    for (int i = 0; i < 2 && st == CL_SUCCESS; i++) {
+        s->sets[i] = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, sizeof start, NULL, &st);
+        if (st == CL_SUCCESS)
+            st = clEnqueueWriteBuffer(ctx->queue, s->sets[i], CL_TRUE, 0, sizeof start, start, 0,
+                                      NULL, NULL);
+    }
+    if (st != CL_SUCCESS)
+        return clv__fail(msg, CLV_ECL, "colorlevels: cannot make its buffers: %s",
+                         clv__cl_strerror(st));
+    return 0;
+}
+
+static void uninit(void *state)
+{
+    levels_state *s = state;
+    clv__kernel_release(&s->apply);
+    clv__kernel_release(&s->minmax);
+    clv__kernel_release(&s->coeff);
+    clv__mem_release(&s->sets[0]);
+    clv__mem_release(&s->sets[1]);
+}
+
+static int run(void *state, const clv_launch *l)
+{
+    levels_state *s = state;
+    levels lv;
+    points(l->values, l->depth == 16 ? 65535 : 255, &lv);
+    cl_int4 imin, imax, omin, span;
+    cl_float4 k;
+    for (int c = 0; c < 4; c++) {
+        imin.s[c] = lv.imin[c];
+        imax.s[c] = lv.imax[c];
+        omin.s[c] = lv.omin[c];
+        span.s[c] = lv.omax[c] - lv.omin[c];
+        k.s[c] = coefficient(lv.omin[c], lv.omax[c], lv.imin[c], lv.imax[c]);
+    }
+    cl_int mask = lv.mask, pc = (cl_int)l->values[LV_PRESERVE].i;
+    cl_mem cur = s->sets[s->parity], spare = s->sets[1 - s->parity];
+    clv_launch last = *l;
+    int err = 0;
+    if (mask) {
+        /* the frame's points, then the coefficients, then the map */
+        clv_launch first = *l;
+        first.done = NULL;
+        last.wait_count = 0, last.wait = NULL;
+        clv_launch mid = last;
+        mid.done = NULL;
+        size_t one = 1;
+        err = clv__kernel_frame_args(s->minmax, l);
+        if (!err)
+            err = clv__kernel_args(s->minmax, 5, 2, CLV__ARG(cur), CLV__ARG(spare));
+        if (!err)
+            err = clv__launch_pixels(&first, s->minmax, l->width, l->height);
+        if (!err)
+            err = clv__kernel_args(s->coeff, 0, 5, CLV__ARG(cur), CLV__ARG(imin), CLV__ARG(imax),
+                                   CLV__ARG(span), CLV__ARG(mask));
+        if (!err)
+            err = clv__launch(&mid, s->coeff, 1, &one, &one);
+        if (err)
+            return err;
+        s->parity ^= 1;
+    }
+    err = clv__kernel_frame_args(s->apply, l);
+    if (!err)
+        err = clv__kernel_args(s->apply, 5, 6, CLV__ARG(imin), CLV__ARG(k), CLV__ARG(omin),
+                               CLV__ARG(mask), CLV__ARG(pc), CLV__ARG(cur));
+    return err ? err : clv__launch_pixels(&last, s->apply, l->width, l->height);
+}
+
+/* The reference: ffmpeg's loops, the frame's points found first. */
+static int reference(void *ref_state, const clv_value *v, const clv_image *src, clv_image *dst,
+                     uint64_t frame_index)
+{
+    (void)ref_state;
+    (void)frame_index;
+    int maxv = clv__maxv(src), pc = (int)v[LV_PRESERVE].i;
+    levels lv;
+    points(v, maxv, &lv);
+    int lo[4], hi[4];
+    for (int c = 0; c < 4; c++) {
+        lo[c] = maxv;
+        hi[c] = 0;
+    }
+    if (lv.mask)
+        for (int y = 0; y < src->height; y++)
+            for (int x = 0; x < src->width; x++)
+                for (int c = 0; c < 4; c++) {
+                    int p = clv__get(src, x, y, c);
+                    lo[c] = p < lo[c] ? p : lo[c];
+                    hi[c] = p > hi[c] ? p : hi[c];
+                }
+    float k[4];
+    int imin[4];
+    for (int c = 0; c < 4; c++) {
+        imin[c] = lv.mask >> c & 1 ? lo[c] : lv.imin[c];
+        int imax = lv.mask >> (4 + c) & 1 ? hi[c] : lv.imax[c];
+        k[c] = coefficient(lv.omin[c], lv.omax[c], imin[c], imax);
+    }
+    for (int y = 0; y < src->height; y++)
+        for (int x = 0; x < src->width; x++) {
+            int in[4], o[4];
+            for (int c = 0; c < 4; c++) {
+                in[c] = clv__get(src, x, y, c);
+                float t = (float)(in[c] - imin[c]) * k[c];
+                float f = t + (float)lv.omin[c];
+                o[c] = f >= -2147483648.0f && f < 2147483648.0f ? (int)f : INT32_MIN;
+            }
+            int64_t p, q;
+            if (pc && !clv__preserve_ratio(pc, maxv, in, o, &p, &q))
+                for (int c = 0; c < 3; c++)
+                    o[c] = (int)((int64_t)o[c] * p / q);
+            for (int c = 0; c < 4; c++)
+                clv__put(dst, x, y, c, o[c] < 0 ? 0 : o[c] > maxv ? maxv : o[c]);
+        }
+    return 0;
+}
+
+#define POINT(name, def, min, what)                                                                \
+    {                                                                                              \
+        name, CLV_PARAM_REAL, def, min, 1, NULL, what, 0.02                                        \
+    }
+
+static const clv_param params[] = {
+    POINT("rimin", "0", -1, "red's input black point (below 0: the frame's least red)"),
+    POINT("gimin", "0", -1, "green's input black point (below 0: the frame's least)"),
+    POINT("bimin", "0", -1, "blue's input black point (below 0: the frame's least)"),
+    POINT("aimin", "0", -1, "alpha's input black point (below 0: the frame's least)"),
+    POINT("rimax", "1", -1, "red's input white point (below 0: the frame's greatest red)"),
+    POINT("gimax", "1", -1, "green's input white point (below 0: the frame's greatest)"),
+    POINT("bimax", "1", -1, "blue's input white point (below 0: the frame's greatest)"),
+    POINT("aimax", "1", -1, "alpha's input white point (below 0: the frame's greatest)"),
+    POINT("romin", "0", 0, "red's output black point"),
+    POINT("gomin", "0", 0, "green's output black point"),
+    POINT("bomin", "0", 0, "blue's output black point"),
+    POINT("aomin", "0", 0, "alpha's output black point"),
+    POINT("romax", "1", 0, "red's output white point"),
+    POINT("gomax", "1", 0, "green's output white point"),
+    POINT("bomax", "1", 0, "blue's output white point"),
+    POINT("aomax", "1", 0, "alpha's output white point"),
+    {"preserve", CLV_PARAM_ENUM, "none", 0, 6, "none|lum|max|avg|sum|nrm|pwr",
+     "preserve colour: the input's lightness by this measure", 1},
+};
+_Static_assert(sizeof params / sizeof params[0] == LV_PARAM_COUNT,
+               "colorlevels: the enum and the params table differ");
+
+const clv_filter clv__filter_colorlevels = {
+    .name = "colorlevels",
+    .help = "stretch each channel's levels: input black and white points to output ones, or the "
+            "frame's own (ffmpeg's colorlevels)",
+    .params = params,
+    .param_count = LV_PARAM_COUNT,
+    .program = "channels",
+    .state_size = sizeof(levels_state),
+    .deep = 1,
+    .init = init,
+    .uninit = uninit,
+    .run = run,
+    .reference = reference,
+};
