@@ -270,8 +270,10 @@ inline int4 levels_pixel(int4 in, int4 lo, float4 k, int4 omin, int pc)
 {
     int4 o = (int4)(levels_map(in.x, lo.x, k.x, omin.x), levels_map(in.y, lo.y, k.y, omin.y),
                     levels_map(in.z, lo.z, k.z, omin.z), levels_map(in.w, lo.w, k.w, omin.w));
+    /* the lightness measured of outputs within 8 max (colorlevels.c) */
+    const int3 m = clamp(o.xyz, -8 * CLV_MAXV, 8 * CLV_MAXV);
     long p, q;
-    if (pc && !ccm_ratio(pc, in.x, in.y, in.z, o.x, o.y, o.z, &p, &q))
+    if (pc && !ccm_ratio(pc, in.x, in.y, in.z, m.x, m.y, m.z, &p, &q))
         o.xyz = (int3)((int)((long)o.x * p / q), (int)((long)o.y * p / q),
                        (int)((long)o.z * p / q));
     return clamp(o, 0, CLV_MAXV);
@@ -292,6 +294,34 @@ __kernel void colorlevels(CLV_FRAME_ARGS, int4 imin, float4 k, int4 omin, int ma
         g = (clv_ch)o.y;
         b = (clv_ch)o.z;
         a = (clv_ch)o.w;
+    });
+}
+/* Without preserve a channel's level is a function of its value alone: the
+ * table of the four channels' levels of 0 .. CLV_MAXV, R's first (from the
+ * arguments, or from lim's points where mask has any), one value a
+ * work-item; colorlevels_lut maps the frame through it. */
+__kernel void colorlevels_fill(__global clv_ch *tab, int4 imin, float4 k, int4 omin, int mask,
+                               __global const int *lim)
+{
+    const int i = (int)get_global_id(0), c = i / (CLV_MAXV + 1), v = i % (CLV_MAXV + 1);
+    if (c > 3)
+        return;
+    const int lo[4] = {imin.x, imin.y, imin.z, imin.w}, o[4] = {omin.x, omin.y, omin.z, omin.w};
+    const float kk[4] = {k.x, k.y, k.z, k.w};
+    const int l = mask ? lim[8 + c] : lo[c];
+    const float f = mask ? as_float(lim[12 + c]) : kk[c];
+    tab[i] = (clv_ch)clamp(levels_map(v, l, f, o[c]), 0, CLV_MAXV);
+}
+
+/* The frame through colorlevels_fill's table; a channel whose levels are
+ * the identity (use's lane 0) is not read from it. */
+__kernel void colorlevels_lut(CLV_FRAME_ARGS, __global const clv_ch *tab, int4 use)
+{
+    CLV_POINT_PIXELS(x, y, r, g, b, a, {
+        r = use.x ? tab[r] : r;
+        g = use.y ? tab[CLV_MAXV + 1 + g] : g;
+        b = use.z ? tab[2 * (CLV_MAXV + 1) + b] : b;
+        a = use.w ? tab[3 * (CLV_MAXV + 1) + a] : a;
     });
 }
 #pragma OPENCL FP_CONTRACT ON

@@ -602,7 +602,7 @@ static const filter_case colorchannelmixer_cases[] = {
 /* Points inside the range, reversed (a negative coefficient), equal (a
  * flat range: ffmpeg's infinite or NaN coefficient, 0), the frame's own
  * (auto, over several frames: the device's two sets of points in turn),
- * each preserving mode, auto with one. */
+ * each preserving mode, auto with one, outputs far past the range. */
 static const filter_case colorlevels_cases[] = {
     {"colorlevels", 0, 1},
     {"colorlevels=rimin=0.1:gimax=0.8:bomin=0.2:bomax=0.7", 0, 1},
@@ -615,6 +615,11 @@ static const filter_case colorlevels_cases[] = {
     {"colorlevels=bimin=0.3:bomin=1:preserve=sum", 1, 1},
     {"colorlevels=rimin=0.1:gimax=0.7:preserve=nrm", 1, 1},
     {"colorlevels=rimin=-1:gimax=-1:bimin=0.4:bomax=0.1:preserve=pwr", 1, 2},
+    /* outputs far past the range (a flat one's INT_MIN, a narrow one's
+     * stretch) in the lightness measures: within 8 max (colorlevels.c) */
+    {"colorlevels=rimin=0.5:rimax=0.5:preserve=nrm", 1, 1},
+    {"colorlevels=gimin=0.5:gimax=0.501:preserve=pwr", 1, 1},
+    {"colorlevels=bimin=0.3:bimax=0.302:preserve=lum", 1, 1},
 };
 
 /* Over several frames (index and time, 25 frames/s): by frames, by time,

@@ -15,10 +15,15 @@
  * measure lout > 0, each of R, G, B times lin / lout, truncated. The ratio
  * is colorchannelmixer's pc in integers (clv__preserve_ratio), so it
  * agrees with ffmpeg's floats by PSNR (scripts/compare-grade), not to the
- * bit; without preserve every byte is ffmpeg's. */
+ * bit; lout is measured of the outputs taken within -8 max .. 8 max (a
+ * narrow input range stretches far past the output's: ffmpeg's sums of
+ * cubes would not fit 64 bits, nor the INT_MIN of a flat range), so where
+ * one lies beyond, the ratio is not ffmpeg's. Without preserve every byte
+ * is ffmpeg's. */
 #include "filters.h"
 
 #include <math.h>
+#include <string.h>
 
 enum {
     LV_IMIN, /* rimin gimin bimin aimin, then imax, omin, omax: 4 each */
@@ -30,9 +35,12 @@ enum {
 };
 
 typedef struct levels_state {
-    cl_kernel minmax, coeff, apply;
+    cl_kernel minmax, coeff, apply, fill, lut;
     cl_mem sets[2]; /* 16 words each (cl/channels.cl), the frames alternating */
     int parity;     /* the set this frame's points go into */
+    cl_mem tab;     /* without preserve: the four channels' levels of every value */
+    int filled;     /* tab holds the levels of `made` (points given, not the frame's) */
+    cl_int made[12];
 } levels_state;
 
 /* A channel's points at the depth's maximum maxv: lrint(x * maxv) of the
@@ -97,6 +105,10 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
         err = clv__kernel_create(prog, "colorlevels_minmax", &s->minmax, msg);
     if (!err)
         err = clv__kernel_create(prog, "colorlevels_coeff", &s->coeff, msg);
+    if (!err)
+        err = clv__kernel_create(prog, "colorlevels_fill", &s->fill, msg);
+    if (!err)
+        err = clv__kernel_create(prog, "colorlevels_lut", &s->lut, msg);
     if (err)
         return err;
     /* Each set starts as colorlevels_minmax leaves the next frame's. */
@@ -110,6 +122,9 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
             st = clEnqueueWriteBuffer(ctx->queue, s->sets[i], CL_TRUE, 0, sizeof start, start, 0,
                                       NULL, NULL);
     }
+    size_t bytes = 4 * ((size_t)maxv + 1) * (maxv > 255 ? 2 : 1);
+    if (st == CL_SUCCESS)
+        s->tab = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &st);
     if (st != CL_SUCCESS)
         return clv__fail(msg, CLV_ECL, "colorlevels: cannot make its buffers: %s",
                          clv__cl_strerror(st));
@@ -122,16 +137,37 @@ static void uninit(void *state)
     clv__kernel_release(&s->apply);
     clv__kernel_release(&s->minmax);
     clv__kernel_release(&s->coeff);
+    clv__kernel_release(&s->fill);
+    clv__kernel_release(&s->lut);
+    clv__mem_release(&s->tab);
     clv__mem_release(&s->sets[0]);
     clv__mem_release(&s->sets[1]);
 }
 
+/* Launch i of a frame's n: the first waits for the frame's input, the last
+ * says when it is done (the queue runs them in turn). */
+static int in_turn(const clv_launch *l, int i, int n, cl_kernel k, size_t items, size_t group)
+{
+    clv_launch t = *l;
+    if (i > 0)
+        t.wait_count = 0, t.wait = NULL;
+    if (i < n - 1)
+        t.done = NULL;
+    return items ? clv__launch(&t, k, 1, &items, &group)
+                 : clv__launch_pixels(&t, k, l->width, l->height);
+}
+
+/* Without preserve: the table of levels (made again for every frame whose
+ * points are its own, else when the points change), the frame through it.
+ * With preserve: the whole map a pixel (colorlevels). Either after the
+ * frame's points where some are its own. */
 static int run(void *state, const clv_launch *l)
 {
     levels_state *s = state;
+    int maxv = l->depth == 16 ? 65535 : 255;
     levels lv;
-    points(l->values, l->depth == 16 ? 65535 : 255, &lv);
-    cl_int4 imin, imax, omin, span;
+    points(l->values, maxv, &lv);
+    cl_int4 imin, imax, omin, span, use;
     cl_float4 k;
     for (int c = 0; c < 4; c++) {
         imin.s[c] = lv.imin[c];
@@ -139,38 +175,56 @@ static int run(void *state, const clv_launch *l)
         omin.s[c] = lv.omin[c];
         span.s[c] = lv.omax[c] - lv.omin[c];
         k.s[c] = coefficient(lv.omin[c], lv.omax[c], lv.imin[c], lv.imax[c]);
+        /* (v - imin) * 1 + imin is v: that channel is left as it is */
+        use.s[c] = lv.mask >> c & 0x11 || k.s[c] != 1.0f || lv.imin[c] != lv.omin[c];
     }
     cl_int mask = lv.mask, pc = (cl_int)l->values[LV_PRESERVE].i;
     cl_mem cur = s->sets[s->parity], spare = s->sets[1 - s->parity];
-    clv_launch last = *l;
-    int err = 0;
+    cl_int made[12];
+    memcpy(made, imin.s, sizeof imin.s);
+    memcpy(made + 4, k.s, sizeof k.s);
+    memcpy(made + 8, omin.s, sizeof omin.s);
+    int fill = !pc && (mask || !s->filled || memcmp(made, s->made, sizeof made));
+    int n = (mask ? 2 : 0) + 1 + fill, i = 0, err = 0;
+    size_t one = 1, items = 4 * ((size_t)maxv + 1);
     if (mask) {
-        /* the frame's points, then the coefficients, then the map */
-        clv_launch first = *l;
-        first.done = NULL;
-        last.wait_count = 0, last.wait = NULL;
-        clv_launch mid = last;
-        mid.done = NULL;
-        size_t one = 1;
         err = clv__kernel_frame_args(s->minmax, l);
         if (!err)
             err = clv__kernel_args(s->minmax, 5, 2, CLV__ARG(cur), CLV__ARG(spare));
         if (!err)
-            err = clv__launch_pixels(&first, s->minmax, l->width, l->height);
+            err = in_turn(l, i++, n, s->minmax, 0, 0);
         if (!err)
             err = clv__kernel_args(s->coeff, 0, 5, CLV__ARG(cur), CLV__ARG(imin), CLV__ARG(imax),
                                    CLV__ARG(span), CLV__ARG(mask));
         if (!err)
-            err = clv__launch(&mid, s->coeff, 1, &one, &one);
+            err = in_turn(l, i++, n, s->coeff, one, one);
         if (err)
             return err;
         s->parity ^= 1;
     }
-    err = clv__kernel_frame_args(s->apply, l);
+    if (pc) {
+        err = clv__kernel_frame_args(s->apply, l);
+        if (!err)
+            err = clv__kernel_args(s->apply, 5, 6, CLV__ARG(imin), CLV__ARG(k), CLV__ARG(omin),
+                                   CLV__ARG(mask), CLV__ARG(pc), CLV__ARG(cur));
+        return err ? err : in_turn(l, i, n, s->apply, 0, 0);
+    }
+    if (fill) {
+        s->filled = 0;
+        err = clv__kernel_args(s->fill, 0, 6, CLV__ARG(s->tab), CLV__ARG(imin), CLV__ARG(k),
+                               CLV__ARG(omin), CLV__ARG(mask), CLV__ARG(cur));
+        if (!err)
+            err = in_turn(l, i++, n, s->fill, items, 64);
+        if (err)
+            return err;
+        /* a table of the frame's own points is made again for the next */
+        s->filled = !mask;
+        memcpy(s->made, made, sizeof made);
+    }
+    err = clv__kernel_frame_args(s->lut, l);
     if (!err)
-        err = clv__kernel_args(s->apply, 5, 6, CLV__ARG(imin), CLV__ARG(k), CLV__ARG(omin),
-                               CLV__ARG(mask), CLV__ARG(pc), CLV__ARG(cur));
-    return err ? err : clv__launch_pixels(&last, s->apply, l->width, l->height);
+        err = clv__kernel_args(s->lut, 5, 2, CLV__ARG(s->tab), CLV__ARG(use));
+    return err ? err : in_turn(l, i, n, s->lut, 0, 0);
 }
 
 /* The reference: ffmpeg's loops, the frame's points found first. */
@@ -212,7 +266,10 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
                 o[c] = f >= -2147483648.0f && f < 2147483648.0f ? (int)f : INT32_MIN;
             }
             int64_t p, q;
-            if (pc && !clv__preserve_ratio(pc, maxv, in, o, &p, &q))
+            int m[3];
+            for (int c = 0; c < 3; c++)
+                m[c] = o[c] < -8 * maxv ? -8 * maxv : o[c] > 8 * maxv ? 8 * maxv : o[c];
+            if (pc && !clv__preserve_ratio(pc, maxv, in, m, &p, &q))
                 for (int c = 0; c < 3; c++)
                     o[c] = (int)((int64_t)o[c] * p / q);
             for (int c = 0; c < 4; c++)
