@@ -299,7 +299,7 @@ __kernel void colorlevels(CLV_FRAME_ARGS, int4 imin, float4 k, int4 omin, int ma
 /* Without preserve a channel's level is a function of its value alone: the
  * table of the four channels' levels of 0 .. CLV_MAXV, R's first (from the
  * arguments, or from lim's points where mask has any), one value a
- * work-item; colorlevels_lut maps the frame through it. */
+ * work-item; cl/lut.cl's lut maps the frame through it. */
 __kernel void colorlevels_fill(__global clv_ch *tab, int4 imin, float4 k, int4 omin, int mask,
                                __global const int *lim)
 {
@@ -313,15 +313,4 @@ __kernel void colorlevels_fill(__global clv_ch *tab, int4 imin, float4 k, int4 o
     tab[i] = (clv_ch)clamp(levels_map(v, l, f, o[c]), 0, CLV_MAXV);
 }
 
-/* The frame through colorlevels_fill's table; a channel whose levels are
- * the identity (use's lane 0) is not read from it. */
-__kernel void colorlevels_lut(CLV_FRAME_ARGS, __global const clv_ch *tab, int4 use)
-{
-    CLV_POINT_PIXELS(x, y, r, g, b, a, {
-        r = use.x ? tab[r] : r;
-        g = use.y ? tab[CLV_MAXV + 1 + g] : g;
-        b = use.z ? tab[2 * (CLV_MAXV + 1) + b] : b;
-        a = use.w ? tab[3 * (CLV_MAXV + 1) + a] : a;
-    });
-}
 #pragma OPENCL FP_CONTRACT ON

@@ -107,8 +107,12 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
         err = clv__kernel_create(prog, "colorlevels_coeff", &s->coeff, msg);
     if (!err)
         err = clv__kernel_create(prog, "colorlevels_fill", &s->fill, msg);
+    /* the frame through the table: lut/lutrgb's kernel (cl/lut.cl) */
+    cl_program tables = NULL;
     if (!err)
-        err = clv__kernel_create(prog, "colorlevels_lut", &s->lut, msg);
+        err = clv__program_get(ctx, "lut", &tables, msg);
+    if (!err)
+        err = clv__kernel_create(tables, "lut", &s->lut, msg);
     if (err)
         return err;
     /* Each set starts as colorlevels_minmax leaves the next frame's. */
