@@ -55,29 +55,29 @@ inline long ccm_icbrt(ulong s)
 inline int ccm_ratio(int pc, int ir, int ig, int ib, int r, int g, int b, long *p, long *q)
 {
     long lin, lout, d = 1;
-    const long si2 = (long)ir * ir + (long)ig * ig + (long)ib * ib;
-    const long so2 = (long)r * r + (long)g * g + (long)b * b;
-    const long si3 = (long)ir * ir * ir + (long)ig * ig * ig + (long)ib * ib * ib;
-    const long so3 = (long)r * r * r + (long)g * g * g + (long)b * b * b;
     const int cube = CLV_MAXV == 255 ? 12 : 0;
     if (pc == 1) {
-        lin = max(max(ir, ig), ib) + min(min(ir, ig), ib);
-        lout = max(max(r, g), b) + min(min(r, g), b);
+        lin = (long)max(max(ir, ig), ib) + min(min(ir, ig), ib);
+        lout = (long)max(max(r, g), b) + min(min(r, g), b);
     } else if (pc == 2) {
         lin = max(max(ir, ig), ib);
         lout = max(max(r, g), b);
     } else if (pc == 3) {
-        lin = ir + ig + ib + 1;
-        lout = r + g + b + 1;
+        lin = (long)ir + ig + ib + 1;
+        lout = (long)r + g + b + 1;
         d = 3;
     } else if (pc == 4) {
-        lin = ir + ig + ib;
-        lout = r + g + b;
+        lin = (long)ir + ig + ib;
+        lout = (long)r + g + b;
     } else if (pc == 5) {
+        const long si2 = (long)ir * ir + (long)ig * ig + (long)ib * ib;
+        const long so2 = (long)r * r + (long)g * g + (long)b * b;
         lin = ccm_isqrt((ulong)si2 << 16);
         lout = ccm_isqrt((ulong)so2 << 16);
         d = 256;
     } else {
+        const long si3 = (long)ir * ir * ir + (long)ig * ig * ig + (long)ib * ib * ib;
+        const long so3 = (long)r * r * r + (long)g * g * g + (long)b * b * b;
         lin = ccm_icbrt((ulong)si3 << cube);
         lout = so3 > 0 ? ccm_icbrt((ulong)so3 << cube) : 0;
         d = cube ? 16 : 1;
@@ -265,17 +265,25 @@ inline int levels_map(int v, int imin, float k, int omin)
     return levels_int(t + (float)omin);
 }
 
+/* o times lin / lout, truncated: out of int's range INT_MIN, as ffmpeg's
+ * float gives it on x86. */
+inline int levels_scaled(int o, long p, long q)
+{
+    const long v = (long)o * p / q;
+    return v >= INT_MIN && v <= INT_MAX ? (int)v : INT_MIN;
+}
+
 /* A pixel's levels (colorlevels.c), clamped. */
 inline int4 levels_pixel(int4 in, int4 lo, float4 k, int4 omin, int pc)
 {
     int4 o = (int4)(levels_map(in.x, lo.x, k.x, omin.x), levels_map(in.y, lo.y, k.y, omin.y),
                     levels_map(in.z, lo.z, k.z, omin.z), levels_map(in.w, lo.w, k.w, omin.w));
-    /* the lightness measured of outputs within 8 max (colorlevels.c) */
-    const int3 m = clamp(o.xyz, -8 * CLV_MAXV, 8 * CLV_MAXV);
+    /* nrm and pwr measure outputs within 8 max (colorlevels.c) */
+    const int3 m = pc >= 5 ? clamp(o.xyz, -8 * CLV_MAXV, 8 * CLV_MAXV) : o.xyz;
     long p, q;
     if (pc && !ccm_ratio(pc, in.x, in.y, in.z, m.x, m.y, m.z, &p, &q))
-        o.xyz = (int3)((int)((long)o.x * p / q), (int)((long)o.y * p / q),
-                       (int)((long)o.z * p / q));
+        o.xyz = (int3)(levels_scaled(o.x, p, q), levels_scaled(o.y, p, q),
+                       levels_scaled(o.z, p, q));
     return clamp(o, 0, CLV_MAXV);
 }
 

@@ -143,15 +143,20 @@ CLV_ROW_FN void prewitt_row(CLV_FRAME_ARGS, int y, ulong p2, int delta)
  *   multiples of 2^-9 below 256), the bias cancels, and gx, gy are the
  *   integer gradients / 512;
  * - m = gx^2 + gy^2 + 2^-40 is M/2^18 (M the integer gx^2 + gy^2) times
- *   1 + e, |e| <= 2^-22 (the 2^-40 keeps M = 0 off rsqrt's infinity);
+ *   1 + e, |e| <= 2^-22, for M > 0; for M = 0 (which the 2^-40 keeps off
+ *   rsqrt's infinity) s below is (delta - 1/2 + 2^-10)/255, which rounds to
+ *   delta;
  * - s = m * rsqrt(m * (255/512)^2) + (delta - 1/2 + 2^-11)/255, rsqrt within
  *   2 ulp (OpenCL's bound; NVIDIA's rsqrt.approx), is t/255 with t =
- *   sqrt(M) + delta - 1/2 + 2^-11, within 2^-12.5/255 for sqrt(M) <= 512:
- *   an exact square k^2 lands 2^-11 - 2^-12.5 above the point where 255 s
- *   rounds to k + delta, and every M below (k + 1)^2 (k < 511) at least
- *   1/(2 (k + 1)) - 2^-11 - 2^-12.5 > 0 below the next, so 255 s rounds to
+ *   sqrt(M) + delta - 1/2 + 2^-11, within 2^-12.3/255 for sqrt(M) <= 512
+ *   (those bounds summed; 255 s's own rounding adds 2^-17): an exact square
+ *   k^2 lands at least 2^-11 - 2^-12.3 above the point where 255 s rounds
+ *   to k + delta, and every M below (k + 1)^2 (k < 511) at least
+ *   1/(2 (k + 1)) - 2^-11 - 2^-12.3 > 0 below the next, so 255 s rounds to
  *   floor(sqrt(M)) + delta; magnitudes from 511 up saturate at any delta
- *   (-255..255);
+ *   (-255..255). (A C model of the kernel with rsqrt 2 ulp off either way,
+ *   fused and unfused, gives every byte for every gradient pair and delta:
+ *   its closest approach to a rounding point is 2^-11.45.)
  * - s saturated to [0, 1] (one fma.sat on NVIDIA), 255 s + 1.5 * 2^23 holds
  *   the clamped byte in its low bits (round to nearest; never halfway).
  * filter_prewitt runs every gradient pair a window can give at five deltas:

@@ -620,6 +620,12 @@ static const filter_case colorlevels_cases[] = {
     {"colorlevels=rimin=0.5:rimax=0.5:preserve=nrm", 1, 1},
     {"colorlevels=gimin=0.5:gimax=0.501:preserve=pwr", 1, 1},
     {"colorlevels=bimin=0.3:bimax=0.302:preserve=lum", 1, 1},
+    /* a flat red scaled past int's range (INT_MIN, 0, as ffmpeg) */
+    {"colorlevels=rimin=0.5:rimax=0.5:gimax=0.004:preserve=sum", 1, 1},
+    /* the frame's own points of frames narrowed first (noise spans 0..max) */
+    {"lutrgb=r=val/2+40:g=val*0.6+20:b=val/3,colorlevels=rimin=-1:rimax=-1:gimin=-1:gimax=-1:"
+     "bimin=-1",
+     0, 2},
 };
 
 /* Over several frames (index and time, 25 frames/s): by frames, by time,

@@ -47,46 +47,54 @@ static int64_t icbrt64(uint64_t s)
 
 /* pc's lin / lout as *p / *q (the kernel's ccm_ratio); 1 where lout <= 0
  * (ffmpeg's ocolor <= 0), *p / *q then colorchannelmixer's lin * 2 max.
- * colorlevels' preserve takes the same measures (filters.h). */
+ * colorlevels' preserve takes the same measures (filters.h): lum, max, avg
+ * and sum of any int o[]; nrm's squares and pwr's cubes of |o| <= 8 * 65535
+ * (colorchannelmixer's outputs are within 8 * max). */
 int clv__preserve_ratio(int pc, int maxv, const int in[3], const int o[3], int64_t *p, int64_t *q)
 {
     int64_t lin, lout, d = 1;
-    int64_t si2 = 0, so2 = 0, si3 = 0, so3 = 0;
-    for (int c = 0; c < 3; c++) {
-        si2 += (int64_t)in[c] * in[c];
-        so2 += (int64_t)o[c] * o[c];
-        si3 += (int64_t)in[c] * in[c] * in[c];
-        so3 += (int64_t)o[c] * o[c] * o[c];
-    }
+    int64_t si = (int64_t)in[0] + in[1] + in[2], so = (int64_t)o[0] + o[1] + o[2];
     int cube = maxv == 255 ? 12 : 0;
     switch (pc) {
     case 1:
-        lin = clv__max3(in[0], in[1], in[2]) + clv__min3(in[0], in[1], in[2]);
-        lout = clv__max3(o[0], o[1], o[2]) + clv__min3(o[0], o[1], o[2]);
+        lin = (int64_t)clv__max3(in[0], in[1], in[2]) + clv__min3(in[0], in[1], in[2]);
+        lout = (int64_t)clv__max3(o[0], o[1], o[2]) + clv__min3(o[0], o[1], o[2]);
         break;
     case 2:
         lin = clv__max3(in[0], in[1], in[2]);
         lout = clv__max3(o[0], o[1], o[2]);
         break;
     case 3:
-        lin = in[0] + in[1] + in[2] + 1;
-        lout = o[0] + o[1] + o[2] + 1;
+        lin = si + 1;
+        lout = so + 1;
         d = 3;
         break;
     case 4:
-        lin = in[0] + in[1] + in[2];
-        lout = o[0] + o[1] + o[2];
+        lin = si;
+        lout = so;
         break;
-    case 5:
+    case 5: {
+        int64_t si2 = 0, so2 = 0;
+        for (int c = 0; c < 3; c++) {
+            si2 += (int64_t)in[c] * in[c];
+            so2 += (int64_t)o[c] * o[c];
+        }
         lin = (int64_t)clv__isqrt64((uint64_t)si2 << 16);
         lout = (int64_t)clv__isqrt64((uint64_t)so2 << 16);
         d = 256;
         break;
-    default:
+    }
+    default: {
+        int64_t si3 = 0, so3 = 0;
+        for (int c = 0; c < 3; c++) {
+            si3 += (int64_t)in[c] * in[c] * in[c];
+            so3 += (int64_t)o[c] * o[c] * o[c];
+        }
         lin = icbrt64((uint64_t)si3 << cube);
         lout = so3 > 0 ? icbrt64((uint64_t)so3 << cube) : 0;
         d = cube ? 16 : 1;
         break;
+    }
     }
     int none = lout <= 0;
     *p = none ? lin * (pc >= 5 ? 2 : 2 * maxv) : lin;

@@ -15,11 +15,12 @@
  * measure lout > 0, each of R, G, B times lin / lout, truncated. The ratio
  * is colorchannelmixer's pc in integers (clv__preserve_ratio), so it
  * agrees with ffmpeg's floats by PSNR (scripts/compare-grade), not to the
- * bit; lout is measured of the outputs taken within -8 max .. 8 max (a
- * narrow input range stretches far past the output's: ffmpeg's sums of
- * cubes would not fit 64 bits, nor the INT_MIN of a flat range), so where
- * one lies beyond, the ratio is not ffmpeg's. Without preserve every byte
- * is ffmpeg's. */
+ * bit. nrm and pwr measure the outputs taken within -8 max .. 8 max (a
+ * narrow input range stretches far past the output's, and the squares
+ * and cubes of a flat range's INT_MIN would not fit 64 bits), so where one
+ * lies beyond, their ratio is not ffmpeg's; lum, max, avg and sum measure
+ * the outputs as they are. A scaled channel beyond int's range is INT_MIN,
+ * as ffmpeg's float is on x86. Without preserve every byte is ffmpeg's. */
 #include "filters.h"
 
 #include <math.h>
@@ -197,14 +198,15 @@ static int run(void *state, const clv_launch *l)
             err = clv__kernel_args(s->minmax, 5, 2, CLV__ARG(cur), CLV__ARG(spare));
         if (!err)
             err = in_turn(l, i++, n, s->minmax, 0, 0);
-        if (!err)
-            err = clv__kernel_args(s->coeff, 0, 5, CLV__ARG(cur), CLV__ARG(imin), CLV__ARG(imax),
-                                   CLV__ARG(span), CLV__ARG(mask));
+        if (err)
+            return err;
+        s->parity ^= 1; /* minmax has reset the other set: the next frame's */
+        err = clv__kernel_args(s->coeff, 0, 5, CLV__ARG(cur), CLV__ARG(imin), CLV__ARG(imax),
+                               CLV__ARG(span), CLV__ARG(mask));
         if (!err)
             err = in_turn(l, i++, n, s->coeff, one, one);
         if (err)
             return err;
-        s->parity ^= 1;
     }
     if (pc) {
         err = clv__kernel_frame_args(s->apply, l);
@@ -272,10 +274,15 @@ static int reference(void *ref_state, const clv_value *v, const clv_image *src, 
             int64_t p, q;
             int m[3];
             for (int c = 0; c < 3; c++)
-                m[c] = o[c] < -8 * maxv ? -8 * maxv : o[c] > 8 * maxv ? 8 * maxv : o[c];
+                m[c] = pc < 5             ? o[c]
+                       : o[c] < -8 * maxv ? -8 * maxv
+                       : o[c] > 8 * maxv  ? 8 * maxv
+                                          : o[c];
             if (pc && !clv__preserve_ratio(pc, maxv, in, m, &p, &q))
-                for (int c = 0; c < 3; c++)
-                    o[c] = (int)((int64_t)o[c] * p / q);
+                for (int c = 0; c < 3; c++) {
+                    int64_t t = (int64_t)o[c] * p / q;
+                    o[c] = t >= INT32_MIN && t <= INT32_MAX ? (int)t : INT32_MIN;
+                }
             for (int c = 0; c < 4; c++)
                 clv__put(dst, x, y, c, o[c] < 0 ? 0 : o[c] > maxv ? maxv : o[c]);
         }

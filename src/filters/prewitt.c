@@ -24,8 +24,12 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
     /* NVIDIA sm_80+, GPU shape, 8 bits: the scale = 1 kernel from a build
      * capped at 56 registers, so that nine groups of 128 fit an SM where 64
      * registers let eight (H200, 4K: 27.5 -> 26.2 us; docs/performance.md). */
-    if (!err && !ctx->row_shape && ctx->nv_sm >= 80 && ctx->build_depth != 16)
-        err = clv__program_variant(ctx, "prewitt", "-cl-nv-maxrregcount=56", &prog, msg);
+    if (!err && !ctx->row_shape && ctx->nv_sm >= 80 && ctx->build_depth != 16) {
+        cl_program capped = NULL;
+        clv_msg ignored = {0};
+        if (!clv__program_variant(ctx, "prewitt", "-cl-nv-maxrregcount=56", &capped, &ignored))
+            prog = capped; /* a driver that refuses the option: the program as built */
+    }
     return err ? err : clv__kernel_create(prog, "prewitt_unit", &s->unit, msg);
 }
 
