@@ -20,7 +20,9 @@ enum { MIX_RR, MIX_AA = MIX_RR + 15, MIX_PC, MIX_PA, MIX_PARAM_COUNT };
 
 static const char *const kernels[] = {"colorchannelmixer", NULL};
 
-static int64_t div_even(int64_t n, int64_t d)
+/* n / d rounded half to even (lrint's rounding), d > 0; colorlevels' points
+ * too (filters.h). */
+int64_t clv__div_even(int64_t n, int64_t d)
 {
     int64_t q = n / d, r = n - q * d;
     if (r < 0) {
@@ -32,7 +34,7 @@ static int64_t div_even(int64_t n, int64_t d)
 
 static int term(int v, int m)
 {
-    return (int)div_even((int64_t)v * m, 1000);
+    return (int)clv__div_even((int64_t)v * m, 1000);
 }
 
 static int64_t icbrt64(uint64_t s)
@@ -105,7 +107,7 @@ int clv__preserve_ratio(int pc, int maxv, const int in[3], const int o[3], int64
 static int kept(int o, int64_t p, int64_t q, int pa, int maxv)
 {
     int64_t c = o < 0 ? 0 : o > maxv ? maxv : o;
-    return (int)div_even((int64_t)o * q * 1000 + (c * p - (int64_t)o * q) * pa, q * 1000);
+    return (int)clv__div_even((int64_t)o * q * 1000 + (c * p - (int64_t)o * q) * pa, q * 1000);
 }
 
 static void gains(const clv_value *v, cl_int4 m[4])

@@ -53,12 +53,7 @@ typedef struct levels {
 
 static int level(int64_t milli, int maxv)
 {
-    int64_t n = milli * maxv, q = n / 1000, r = n - q * 1000;
-    if (r < 0) {
-        q -= 1;
-        r += 1000;
-    }
-    return (int)(q + (2 * r > 1000 || (2 * r == 1000 && (q & 1))));
+    return (int)clv__div_even(milli * maxv, 1000);
 }
 
 static void points(const clv_value *v, int maxv, levels *lv)

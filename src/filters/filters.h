@@ -260,6 +260,10 @@ static inline int clv__min3(int a, int b, int c)
     return m < c ? m : c;
 }
 
+/* n / d rounded half to even, as lrint rounds (d > 0): colorchannelmixer's
+ * gains and colorlevels' points, both in thousandths. */
+int64_t clv__div_even(int64_t n, int64_t d);
+
 /* ffmpeg's preserve_color measures lin of in[] and lout of o[] (pc 1 lum,
  * 2 max, 3 avg, 4 sum, 5 nrm, 6 pwr) as the ratio *p / *q, in integers
  * (colorchannelmixer.c); returns 1 where lout <= 0. colorchannelmixer and
