@@ -144,9 +144,15 @@ static void uninit(void *state)
     clv__mem_release(&s->sets[1]);
 }
 
+/* On GPUs a work-item of colorlevels_minmax takes this many rows
+ * (cl/channels.cl's LEVELS_ROWS). */
+enum { LEVELS_ROWS = 32 };
+
 /* Launch i of a frame's n: the first waits for the frame's input, the last
- * says when it is done (the queue runs them in turn). */
-static int in_turn(const clv_launch *l, int i, int n, cl_kernel k, size_t items, size_t group)
+ * says when it is done (the queue runs them in turn). items 0: a launch
+ * over the frame's pixels, `height` rows of them. */
+static int in_turn(const clv_launch *l, int i, int n, cl_kernel k, size_t items, size_t group,
+                   int height)
 {
     clv_launch t = *l;
     if (i > 0)
@@ -154,7 +160,7 @@ static int in_turn(const clv_launch *l, int i, int n, cl_kernel k, size_t items,
     if (i < n - 1)
         t.done = NULL;
     return items ? clv__launch(&t, k, 1, &items, &group)
-                 : clv__launch_pixels(&t, k, l->width, l->height);
+                 : clv__launch_pixels(&t, k, l->width, height);
 }
 
 /* Without preserve: the table of levels (made again for every frame whose
@@ -192,14 +198,16 @@ static int run(void *state, const clv_launch *l)
         if (!err)
             err = clv__kernel_args(s->minmax, 5, 2, CLV__ARG(cur), CLV__ARG(spare));
         if (!err)
-            err = in_turn(l, i++, n, s->minmax, 0, 0);
+            err = in_turn(l, i++, n, s->minmax, 0, 0,
+                          l->ctx->row_shape ? l->height
+                                            : (l->height + LEVELS_ROWS - 1) / LEVELS_ROWS);
         if (err)
             return err;
         s->parity ^= 1; /* minmax has reset the other set: the next frame's */
         err = clv__kernel_args(s->coeff, 0, 5, CLV__ARG(cur), CLV__ARG(imin), CLV__ARG(imax),
                                CLV__ARG(span), CLV__ARG(mask));
         if (!err)
-            err = in_turn(l, i++, n, s->coeff, one, one);
+            err = in_turn(l, i++, n, s->coeff, one, one, 0);
         if (err)
             return err;
     }
@@ -208,14 +216,14 @@ static int run(void *state, const clv_launch *l)
         if (!err)
             err = clv__kernel_args(s->apply, 5, 6, CLV__ARG(imin), CLV__ARG(k), CLV__ARG(omin),
                                    CLV__ARG(mask), CLV__ARG(pc), CLV__ARG(cur));
-        return err ? err : in_turn(l, i, n, s->apply, 0, 0);
+        return err ? err : in_turn(l, i, n, s->apply, 0, 0, l->height);
     }
     if (fill) {
         s->filled = 0;
         err = clv__kernel_args(s->fill, 0, 6, CLV__ARG(s->tab), CLV__ARG(imin), CLV__ARG(k),
                                CLV__ARG(omin), CLV__ARG(mask), CLV__ARG(cur));
         if (!err)
-            err = in_turn(l, i++, n, s->fill, items, 64);
+            err = in_turn(l, i++, n, s->fill, items, 64, 0);
         if (err)
             return err;
         /* a table of the frame's own points is made again for the next */
@@ -225,7 +233,7 @@ static int run(void *state, const clv_launch *l)
     err = clv__kernel_frame_args(s->lut, l);
     if (!err)
         err = clv__kernel_args(s->lut, 5, 2, CLV__ARG(s->tab), CLV__ARG(use));
-    return err ? err : in_turn(l, i, n, s->lut, 0, 0);
+    return err ? err : in_turn(l, i, n, s->lut, 0, 0, l->height);
 }
 
 /* The reference: ffmpeg's loops, the frame's points found first. */
