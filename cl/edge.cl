@@ -1,5 +1,6 @@
-/* edge.cl - ffmpeg's sobel and roberts (libavfilter/vf_convolution.c) on the
- * channels the plane mask selects, in integers at 8 and 16 bits. With m =
+/* edge.cl - ffmpeg's sobel, roberts, scharr and kirsch
+ * (libavfilter/vf_convolution.c) on the channels the plane mask selects, in
+ * integers at 8 and 16 bits (scharr and kirsch: see edge_more below). With m =
  * gx^2 + gy^2 (edge_grad), scale = p / 1000 and delta = d / 1000 (d on this
  * depth's scale), a channel becomes
  *     clamp(floor((isqrt(m * p^2) + d) / 1000), 0, CLV_MAXV),
@@ -155,4 +156,150 @@ __kernel void roberts(CLV_FRAME_ARGS, ulong p2, ulong mlim, int d, int sel)
 __kernel void roberts_unit(CLV_FRAME_ARGS, ulong p2, ulong mlim, int d, int sel)
 {
     edge_body(src, dst, w, h, stride, p2, mlim, d, sel, 1, 1);
+}
+
+/* scharr and kirsch. scharr: gx, gy with ffmpeg's weights 47, 162, 47,
+ * m = gx^2 + gy^2 (past 2^32 at 8 bits), and ffmpeg's sqrt(m) / 256 * scale
+ * + delta floored: s = floor(sqrt(m) * p / 256) = isqrt(floor(m p^2 / 2^16)),
+ * then floor((s + d) / 1000). m p^2 takes up to 102 bits, formed from 32-bit
+ * halves (which vectorize, where a 64-bit mul_hi does not); where the
+ * quotient reaches 2^54 (isqrt64's domain) its root is past 2^27 and the
+ * channel saturates at either depth. unit (p 1000, d whole): isqrt(m >>
+ * 16) + d / 1000, at 8 bits m >> 16 from the two squares' 32-bit halves.
+ * kirsch: v = |the largest of ffmpeg's eight compass sums| (weights 5 on
+ * three neighbours, -3 on the other five), floor((v p + d) / 1000), which
+ * saturates past v > vlim (the host's: v p then passes 2 max + 1, and
+ * below it v p fits an int); unit: v + d / 1000. Everything else in ints. */
+#define EDGE_SCHARR 2
+#define EDGE_KIRSCH 3
+
+/* kirsch's v of the window p0 .. p8 (rows top to bottom). */
+inline int kirsch_measure(int p0, int p1, int p2, int p3, int p5, int p6, int p7, int p8)
+{
+    /* each compass sum is 8 * (its three) - 3 * (all eight); ffmpeg's
+     * threes run through the neighbours in raster order (p0 p1 p2 p3 p5
+     * p6 p7 p8, then round to p0), not around the ring */
+    const int all = 3 * (p0 + p1 + p2 + p3 + p5 + p6 + p7 + p8);
+    int t = max(max(p0 + p1 + p2, p1 + p2 + p3), max(p2 + p3 + p5, p3 + p5 + p6));
+    t = max(t, max(max(p5 + p6 + p7, p6 + p7 + p8), max(p7 + p8 + p0, p8 + p0 + p1)));
+    return abs(8 * t - all);
+}
+
+inline int kirsch_out(int v, ulong p, ulong vlim, int d, const int unit)
+{
+    if (unit)
+        return clamp(v + d / EDGE_Q, 0, CLV_MAXV);
+    if ((ulong)v > vlim)
+        return CLV_MAXV;
+    const int r = (int)((uint)v * (uint)p) + d;
+    return clamp(r / EDGE_Q - (r % EDGE_Q < 0), 0, CLV_MAXV);
+}
+
+/* scharr's channel from its gradients. */
+inline int scharr_out(int gx, int gy, ulong p2, int d, const int unit)
+{
+    if (unit) {
+#if CLV_DEPTH == 8
+        const uint a = (uint)gx * (uint)gx, b = (uint)gy * (uint)gy; /* < 2^32 */
+        const int m16 = (int)((a >> 16) + (b >> 16) + (((a & 0xffffu) + (b & 0xffffu)) >> 16));
+#else
+        const long m16 = ((long)gx * gx + (long)gy * gy) >> 16;
+#endif
+        return clamp(clv_isqrt(m16) + d / EDGE_Q, 0, CLV_MAXV);
+    }
+    const ulong m = (ulong)((long)gx * gx + (long)gy * gy);
+    const ulong ml = m & 0xffffffffu, mh = m >> 32, pl = p2 & 0xffffffffu, ph = p2 >> 32;
+    const ulong ll = ml * pl, lh = ml * ph, hl = mh * pl;
+    const ulong mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+    const ulong hi = mh * ph + (lh >> 32) + (hl >> 32) + (mid >> 32);
+    if (hi >> 6)
+        return CLV_MAXV;
+    const ulong q = hi << 48 | (mid & 0xffffffffu) << 16 | (ll & 0xffffffffu) >> 16;
+    const int r = (int)clv_isqrt64(q) + d; /* the root < 2^27 */
+    return clamp(r / EDGE_Q - (r % EDGE_Q < 0), 0, CLV_MAXV);
+}
+
+/* The channel of the window p0 .. p8: p2 and lim are scharr's p^2 and
+ * nothing, kirsch's p and vlim. */
+inline int edge_more_channel(int p0, int p1, int p2, int p3, int p5, int p6, int p7, int p8,
+                             ulong pp, ulong lim, int d, const int kind, const int unit)
+{
+    if (kind == EDGE_KIRSCH)
+        return kirsch_out(kirsch_measure(p0, p1, p2, p3, p5, p6, p7, p8), pp, lim, d, unit);
+    const int gy = 47 * (p6 + p8 - p0 - p2) + 162 * (p7 - p1);
+    const int gx = 47 * (p2 + p8 - p0 - p6) + 162 * (p5 - p3);
+    return scharr_out(gx, gy, pp, d, unit);
+}
+
+inline clv_px edge_more_pixel(__global const clv_px *src, int w, int h, int stride, int x, int y,
+                              ulong pp, ulong lim, int d, int sel, const int kind, const int unit)
+{
+    const int ym = max(y - 1, 0) * stride, y0 = y * stride, yp = min(y + 1, h - 1) * stride;
+    const int xm = max(x - 1, 0), xp = min(x + 1, w - 1);
+    clv_px o = src[y0 + x];
+    for (int c = 0; c < 3; ++c)
+        if (sel >> c & 1) {
+            const clv_ch out = (clv_ch)edge_more_channel(
+                clv_channel(src[ym + xm], c), clv_channel(src[ym + x], c),
+                clv_channel(src[ym + xp], c), clv_channel(src[y0 + xm], c),
+                clv_channel(src[y0 + xp], c), clv_channel(src[yp + xm], c),
+                clv_channel(src[yp + x], c), clv_channel(src[yp + xp], c), pp, lim, d, kind, unit);
+            if (c == 0)
+                o.x = out;
+            else if (c == 1)
+                o.y = out;
+            else
+                o.z = out;
+        }
+    return o;
+}
+
+inline void edge_more_body(CLV_FRAME_ARGS, ulong pp, ulong lim, int d, int sel, const int kind,
+                           const int unit)
+{
+#if CLV_ROW
+    CLV_ROW_Y(y);
+    const edge_word keep = as_edge_word((clv_px)((sel & 1) ? 0 : CLV_MAXV, (sel & 2) ? 0 : CLV_MAXV,
+                                                 (sel & 4) ? 0 : CLV_MAXV, CLV_MAXV));
+    dst[y * stride] = edge_more_pixel(src, w, h, stride, 0, y, pp, lim, d, sel, kind, unit);
+    if (w > 1)
+        dst[y * stride + w - 1] =
+            edge_more_pixel(src, w, h, stride, w - 1, y, pp, lim, d, sel, kind, unit);
+    __global const edge_ch *r0 = (__global const edge_ch *)(src + max(y - 1, 0) * stride);
+    __global const edge_ch *r1 = (__global const edge_ch *)(src + y * stride);
+    __global const edge_ch *r2 = (__global const edge_ch *)(src + min(y + 1, h - 1) * stride);
+    __global edge_ch *restrict out = (__global edge_ch *)(dst + y * stride);
+    for (int i = 4; i < 4 * (w - 1); ++i)
+        out[i] = (edge_ch)edge_more_channel(r0[i - 4], r0[i], r0[i + 4], r1[i - 4], r1[i + 4],
+                                            r2[i - 4], r2[i], r2[i + 4], pp, lim, d, kind, unit);
+    __global edge_word *restrict o = (__global edge_word *)out;
+    __global const edge_word *restrict c = (__global const edge_word *)r1;
+    for (int x = 1; x < w - 1; ++x)
+        o[x] = (o[x] & ~keep) | (c[x] & keep);
+#else
+    CLV_PIXEL_LOOP(w, h, x, y)
+    dst[y * stride + x] = edge_more_pixel(src, w, h, stride, x, y, pp, lim, d, sel, kind, unit);
+#endif
+}
+
+/* scharr: pp = p^2 (scale = p / 1000); kirsch: pp = p, lim = vlim. d and
+ * sel as sobel's. */
+__kernel void scharr(CLV_FRAME_ARGS, ulong pp, ulong lim, int d, int sel)
+{
+    edge_more_body(src, dst, w, h, stride, pp, lim, d, sel, EDGE_SCHARR, 0);
+}
+
+__kernel void scharr_unit(CLV_FRAME_ARGS, ulong pp, ulong lim, int d, int sel)
+{
+    edge_more_body(src, dst, w, h, stride, pp, lim, d, sel, EDGE_SCHARR, 1);
+}
+
+__kernel void kirsch(CLV_FRAME_ARGS, ulong pp, ulong lim, int d, int sel)
+{
+    edge_more_body(src, dst, w, h, stride, pp, lim, d, sel, EDGE_KIRSCH, 0);
+}
+
+__kernel void kirsch_unit(CLV_FRAME_ARGS, ulong pp, ulong lim, int d, int sel)
+{
+    edge_more_body(src, dst, w, h, stride, pp, lim, d, sel, EDGE_KIRSCH, 1);
 }

@@ -357,6 +357,29 @@ static const filter_case roberts_cases[] = {
     {"roberts=scale=900", 1, 1},
 };
 
+/* scharr: its unit kernel (isqrt(m >> 16)), fractional scales, the high
+ * word of m p^2 below and past its saturation (scale 300: under 2^70 for
+ * every m; 1000: both sides in one frame; 65535: past it), scale 0. */
+static const filter_case scharr_cases[] = {
+    {"scharr", 0, 1},
+    {"scharr=planes=1:scale=0.5:delta=10", 0, 1},
+    {"scharr=6:2.333:-20.5", 0, 1},
+    {"scharr=scale=300:delta=-255", 1, 1},
+    {"scharr=scale=1000", 1, 1},
+    {"scharr=scale=65535:delta=-255", 1, 1},
+    {"scharr=planes=12:scale=0:delta=100.25", 1, 1},
+};
+
+/* kirsch: unit, fractional and large scales, negative deltas. */
+static const filter_case kirsch_cases[] = {
+    {"kirsch", 0, 1},
+    {"kirsch=planes=2:scale=0.3:delta=-20", 0, 1},
+    {"kirsch=scale=3.7:delta=7.5", 0, 1},
+    {"kirsch=planes=5:scale=1:delta=128", 1, 1},
+    {"kirsch=scale=65535", 1, 1},
+    {"kirsch=scale=0.001:delta=-0.5", 1, 1},
+};
+
 /* Files the cases read: tests/data (scripts/compare-grade --write-data). */
 #define TEST_DATA(name) "'" CLVID_SOURCE_DIR "/tests/data/" name "'"
 
@@ -737,6 +760,8 @@ static const filter_cases filter_table[] = {
     {"vignette", CASES(vignette_cases)},
     {"sobel", CASES(sobel_cases)},
     {"roberts", CASES(roberts_cases)},
+    {"scharr", CASES(scharr_cases)},
+    {"kirsch", CASES(kirsch_cases)},
     {"curves", CASES(curves_cases)},
     {"lut3d", CASES(lut3d_cases)},
     {"deband", CASES(deband_cases)},

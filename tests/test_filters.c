@@ -1501,7 +1501,9 @@ int test_filter_vignette(void)
 
 int test_filter_edges(void)
 {
-    return run_filters("sobel", "roberts", NULL);
+    expect_error("scharr=scale=70000", 17, 9, "scharr", "'scale'", "0 to 65535", NULL);
+    expect_error("kirsch=delta=-300", 17, 9, "kirsch", "'delta'", "-255 to 255", NULL);
+    return run_filters("sobel", "roberts", "scharr", "kirsch", NULL);
 }
 
 int test_filter_curves(void)

@@ -35,6 +35,8 @@ extern const clv_filter clv__filter_colorbalance;
 extern const clv_filter clv__filter_vignette;
 extern const clv_filter clv__filter_sobel;
 extern const clv_filter clv__filter_roberts;
+extern const clv_filter clv__filter_scharr;
+extern const clv_filter clv__filter_kirsch;
 extern const clv_filter clv__filter_curves;
 extern const clv_filter clv__filter_lut3d;
 extern const clv_filter clv__filter_deband;
