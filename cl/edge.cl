@@ -73,56 +73,6 @@ inline clv_px edge_pixel(__global const clv_px *src, int w, int h, int stride, i
     return o;
 }
 
-#if CLV_ROW
-#if CLV_DEPTH == 8
-typedef uchar edge_ch;
-typedef uint edge_word; /* one pixel */
-#define as_edge_word as_uint
-#else
-typedef ushort edge_ch;
-typedef ulong edge_word;
-#define as_edge_word as_ulong
-#endif
-
-/* Row y: the clamped ends by pixel, the interior channel by channel over
- * the row's samples (every channel computed, which vectorizes), then the
- * kept channels put back a pixel at a time. */
-inline void edge_row(CLV_FRAME_ARGS, int y, ulong p2, ulong mlim, int d, int sel, const int roberts,
-                     const int unit)
-{
-    /* the bits of a pixel that keep the input: alpha and the channels
-     * left out */
-    const edge_word keep = as_edge_word((clv_px)((sel & 1) ? 0 : CLV_MAXV, (sel & 2) ? 0 : CLV_MAXV,
-                                                 (sel & 4) ? 0 : CLV_MAXV, CLV_MAXV));
-    const int first = 1, last = roberts ? w : w - 1; /* interior pixels first .. last - 1 */
-    dst[y * stride] = edge_pixel(src, w, h, stride, 0, y, p2, mlim, d, sel, roberts, unit);
-    if (!roberts && w > 1)
-        dst[y * stride + w - 1] =
-            edge_pixel(src, w, h, stride, w - 1, y, p2, mlim, d, sel, roberts, unit);
-    __global const edge_ch *r0 = (__global const edge_ch *)(src + max(y - 1, 0) * stride);
-    __global const edge_ch *r1 = (__global const edge_ch *)(src + y * stride);
-    __global const edge_ch *r2 = (__global const edge_ch *)(src + min(y + 1, h - 1) * stride);
-    __global edge_ch *restrict out = (__global edge_ch *)(dst + y * stride);
-    for (int i = 4 * first; i < 4 * last; ++i) {
-        edge_m gx, gy;
-        if (roberts) {
-            gx = (edge_m)r0[i - 4] - r0[i];
-            gy = (edge_m)r1[i] - r1[i - 4];
-        } else {
-            gx = ((edge_m)r0[i + 4] + 2 * r1[i + 4] + r2[i + 4]) -
-                 ((edge_m)r0[i - 4] + 2 * r1[i - 4] + r2[i - 4]);
-            gy = ((edge_m)r2[i - 4] + 2 * r2[i] + r2[i + 4]) -
-                 ((edge_m)r0[i - 4] + 2 * r0[i] + r0[i + 4]);
-        }
-        out[i] = (edge_ch)edge_out(gx * gx + gy * gy, p2, mlim, d, unit);
-    }
-    __global edge_word *restrict o = (__global edge_word *)out;
-    __global const edge_word *restrict c = (__global const edge_word *)r1;
-    for (int x = first; x < last; ++x)
-        o[x] = (o[x] & ~keep) | (c[x] & keep);
-}
-#endif
-
 /* scharr and kirsch. scharr: gx, gy with ffmpeg's weights 47, 162, 47,
  * m = gx^2 + gy^2 (past 2^32 at 8 bits), and ffmpeg's sqrt(m) / 256 * scale
  * + delta floored: s = floor(sqrt(m) * p / 256) = isqrt(floor(m p^2 / 2^16)),
@@ -248,41 +198,85 @@ inline int edge_win_channel(const clv_px *a, const clv_px *b, const clv_px *c, i
 }
 #endif
 
-/* Every edge kernel: the row shape's rows (sobel's and roberts's
- * edge_row; scharr's and kirsch's below), the GPU shape's four pixels a
- * work-item from registers (edge_win_channel), the last of a row by
- * pixel. */
+/* The pixel at (x, y) of any kind, loaded by channel: the ends of a row. */
+inline clv_px edge_any_pixel(__global const clv_px *src, int w, int h, int stride, int x, int y,
+                             ulong pp, ulong lim, int d, int sel, const int kind, const int unit)
+{
+    return kind < 2 ? edge_pixel(src, w, h, stride, x, y, pp, lim, d, sel, kind, unit)
+                    : edge_more_pixel(src, w, h, stride, x, y, pp, lim, d, sel, kind, unit);
+}
+
+#if CLV_ROW
+#if CLV_DEPTH == 8
+typedef uchar edge_ch;
+typedef uint edge_word; /* one pixel */
+#define as_edge_word as_uint
+#else
+typedef ushort edge_ch;
+typedef ulong edge_word;
+#define as_edge_word as_ulong
+#endif
+
+/* Row y of kind (0 sobel, 1 roberts, 2 scharr, 3 kirsch): the clamped
+ * ends by pixel, the interior channel by channel over the row's samples
+ * (every channel computed, which vectorizes), then the kept channels put
+ * back a pixel at a time. Inlined whole (CLV_ROW_FN): PoCL left it a call
+ * of the eight kernels, the kind unknown in its loop, and scharr took 7
+ * times as long. */
+CLV_ROW_FN void edge_row(CLV_FRAME_ARGS, int y, ulong pp, ulong lim, int d, int sel,
+                         const int kind, const int unit)
+{
+    /* the bits of a pixel that keep the input: alpha and the channels
+     * left out */
+    const edge_word keep = as_edge_word((clv_px)((sel & 1) ? 0 : CLV_MAXV, (sel & 2) ? 0 : CLV_MAXV,
+                                                 (sel & 4) ? 0 : CLV_MAXV, CLV_MAXV));
+    const int first = 1, last = kind == 1 ? w : w - 1; /* interior pixels first .. last - 1 */
+    dst[y * stride] = edge_any_pixel(src, w, h, stride, 0, y, pp, lim, d, sel, kind, unit);
+    if (last > 0 && last < w)
+        dst[y * stride + last] =
+            edge_any_pixel(src, w, h, stride, last, y, pp, lim, d, sel, kind, unit);
+    __global const edge_ch *r0 = (__global const edge_ch *)(src + max(y - 1, 0) * stride);
+    __global const edge_ch *r1 = (__global const edge_ch *)(src + y * stride);
+    __global const edge_ch *r2 = (__global const edge_ch *)(src + min(y + 1, h - 1) * stride);
+    __global edge_ch *restrict out = (__global edge_ch *)(dst + y * stride);
+    for (int i = 4 * first; i < 4 * last; ++i) {
+        if (kind >= 2) {
+            out[i] = (edge_ch)edge_more_channel(r0[i - 4], r0[i], r0[i + 4], r1[i - 4], r1[i + 4],
+                                                r2[i - 4], r2[i], r2[i + 4], pp, lim, d, kind, unit);
+            continue;
+        }
+        edge_m gx, gy;
+        if (kind == 1) {
+            gx = (edge_m)r0[i - 4] - r0[i];
+            gy = (edge_m)r1[i] - r1[i - 4];
+        } else {
+            gx = ((edge_m)r0[i + 4] + 2 * r1[i + 4] + r2[i + 4]) -
+                 ((edge_m)r0[i - 4] + 2 * r1[i - 4] + r2[i - 4]);
+            gy = ((edge_m)r2[i - 4] + 2 * r2[i] + r2[i + 4]) -
+                 ((edge_m)r0[i - 4] + 2 * r0[i] + r0[i + 4]);
+        }
+        out[i] = (edge_ch)edge_out(gx * gx + gy * gy, pp, lim, d, unit);
+    }
+    __global edge_word *restrict o = (__global edge_word *)out;
+    __global const edge_word *restrict c = (__global const edge_word *)r1;
+    for (int x = first; x < last; ++x)
+        o[x] = (o[x] & ~keep) | (c[x] & keep);
+}
+#endif
+
+/* Every edge kernel: the row shape's rows (edge_row), the GPU shape's
+ * four pixels a work-item from registers (edge_win_channel), the last of a
+ * row by pixel. */
 inline void edge_any_body(CLV_FRAME_ARGS, ulong pp, ulong lim, int d, int sel, const int kind,
                           const int unit)
 {
 #if CLV_ROW
     CLV_ROW_Y(y);
-    if (kind < 2) {
-        edge_row(src, dst, w, h, stride, y, pp, lim, d, sel, kind, unit);
-        return;
-    }
-    const edge_word keep = as_edge_word((clv_px)((sel & 1) ? 0 : CLV_MAXV, (sel & 2) ? 0 : CLV_MAXV,
-                                                 (sel & 4) ? 0 : CLV_MAXV, CLV_MAXV));
-    dst[y * stride] = edge_more_pixel(src, w, h, stride, 0, y, pp, lim, d, sel, kind, unit);
-    if (w > 1)
-        dst[y * stride + w - 1] =
-            edge_more_pixel(src, w, h, stride, w - 1, y, pp, lim, d, sel, kind, unit);
-    __global const edge_ch *r0 = (__global const edge_ch *)(src + max(y - 1, 0) * stride);
-    __global const edge_ch *r1 = (__global const edge_ch *)(src + y * stride);
-    __global const edge_ch *r2 = (__global const edge_ch *)(src + min(y + 1, h - 1) * stride);
-    __global edge_ch *restrict out = (__global edge_ch *)(dst + y * stride);
-    for (int i = 4; i < 4 * (w - 1); ++i)
-        out[i] = (edge_ch)edge_more_channel(r0[i - 4], r0[i], r0[i + 4], r1[i - 4], r1[i + 4],
-                                            r2[i - 4], r2[i], r2[i + 4], pp, lim, d, kind, unit);
-    __global edge_word *restrict o = (__global edge_word *)out;
-    __global const edge_word *restrict c = (__global const edge_word *)r1;
-    for (int x = 1; x < w - 1; ++x)
-        o[x] = (o[x] & ~keep) | (c[x] & keep);
+    edge_row(src, dst, w, h, stride, y, pp, lim, d, sel, kind, unit);
 #else
     CLV_WIN3(src, w, h, stride,
              dst[y * stride + x] =
-                 kind < 2 ? edge_pixel(src, w, h, stride, x, y, pp, lim, d, sel, kind, unit)
-                          : edge_more_pixel(src, w, h, stride, x, y, pp, lim, d, sel, kind, unit));
+                 edge_any_pixel(src, w, h, stride, x, y, pp, lim, d, sel, kind, unit));
     clv_px o[4];
     for (int i = 0; i < 4; ++i) {
         o[i] = b[i + 1];
