@@ -171,8 +171,8 @@ __kernel void fade(CLV_FRAME_ARGS, int f, int mode, int4 c)
  * takes a row; on GPUs CLV__GPU_PX pixels of LEVELS_ROWS rows (the launch's
  * height is the frame's over LEVELS_ROWS), the work-group's results reduced
  * in local memory by halves (an atomic a work-item on 8 local words was
- * the kernel's whole time: 110 us at 4K on an H200), one global atomic a
- * value a work-group. */
+ * the kernel's whole time: 113 us of 139.5 at 4K on an H200), one global
+ * atomic a value a work-group. */
 #define LEVELS_ROWS 32 /* colorlevels.c's */
 #if CLV_ROW
 #define LEVELS_GROUP
@@ -200,38 +200,16 @@ __kernel LEVELS_GROUP void colorlevels_minmax(CLV_FRAME_ARGS, __global int *cur,
             lo = min(lo, p);
             hi = max(hi, p);
         }
-#if CLV_ROW
-    __local int part[8];
-    const int first = get_local_id(0) == 0 && get_local_id(1) == 0;
-    if (first)
-        for (int c = 0; c < 8; ++c)
-            part[c] = c < 4 ? CLV_MAXV : 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    atomic_min(&part[0], lo.x);
-    atomic_min(&part[1], lo.y);
-    atomic_min(&part[2], lo.z);
-    atomic_min(&part[3], lo.w);
-    atomic_max(&part[4], hi.x);
-    atomic_max(&part[5], hi.y);
-    atomic_max(&part[6], hi.z);
-    atomic_max(&part[7], hi.w);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (first)
-        for (int c = 0; c < 8; ++c) {
-            if (c < 4)
-                atomic_min(&cur[c], part[c]);
-            else
-                atomic_max(&cur[c], part[c]);
-        }
-#else
-    /* work-groups of 16 x 8 (clv__launch_pixels) */
+    /* the work-group's values (at most 128: 16 x 8 on GPUs, 1 x 4 rows on
+     * CPUs) halved in local memory, the first's to the frame's set */
     __local int4 los[128], his[128];
-    const int i = (int)(get_local_id(1) * get_local_size(0) + get_local_id(0));
+    const int i = (int)(get_local_id(1) * get_local_size(0) + get_local_id(0)),
+              n = (int)(get_local_size(0) * get_local_size(1));
     los[i] = lo;
     his[i] = hi;
     for (int m = 64; m > 0; m >>= 1) {
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (i < m) {
+        if (i < m && i + m < n) {
             los[i] = lo = min(lo, los[i + m]);
             his[i] = hi = max(hi, his[i + m]);
         }
@@ -246,7 +224,6 @@ __kernel LEVELS_GROUP void colorlevels_minmax(CLV_FRAME_ARGS, __global int *cur,
         atomic_max(&cur[6], hi.z);
         atomic_max(&cur[7], hi.w);
     }
-#endif
 }
 
 /* The float nearest n / d (d != 0, |n|, |d| < 2^17), ties to even: what
