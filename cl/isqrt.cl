@@ -20,11 +20,13 @@ inline int clv_isqrt(clv_isqrt_m m)
     return (int)r;
 }
 
-#if CLV_ROW && defined(cl_khr_fp64)
+/* Doubles where they are fast: CPUs, and NVIDIA's data-centre GPUs (sm_80
+ * A100, sm_90 H100/H200: FP64 at half the FP32 rate; the others' is 1/64). */
+#if (CLV_ROW || CLV_NV_SM == 80 || CLV_NV_SM == 90) && defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 /* floor(sqrt(x)) for x < 2^54: the double of x is within 2 of it and its
- * root within 1e-7 of sqrt(x), so one correction each way, no loop, and it
- * vectorizes. */
+ * root within 1e-7 of sqrt(x) (a double's root is correctly rounded), so
+ * one correction each way, no loop, and it vectorizes. */
 inline ulong clv_isqrt64(ulong x)
 {
     ulong r = (ulong)sqrt((double)x);
