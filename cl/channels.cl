@@ -168,28 +168,27 @@ __kernel void fade(CLV_FRAME_ARGS, int f, int mode, int4 c)
 /* Each channel's least and greatest value of the frame into cur (atomics,
  * after a reduction in the work-group), and spare made ready for the next
  * frame's: the frames alternate between the two sets. On CPUs a work-item
- * takes a row; on GPUs CLV__GPU_PX pixels of LEVELS_ROWS rows (the launch's
- * height is the frame's over LEVELS_ROWS), the work-group's results reduced
+ * takes a row; on GPUs CLV__GPU_PX pixels of `rows` rows (the launch's
+ * height is the frame's over rows: colorlevels.c's LEVELS_ROWS), the work-group's results reduced
  * in local memory by halves (an atomic a work-item on 8 local words was
  * the kernel's whole time: 113 us of 139.5 at 4K on an H200), one global
  * atomic a value a work-group. */
-#define LEVELS_ROWS 32 /* colorlevels.c's */
 #if CLV_ROW
 #define LEVELS_GROUP
 #else
 #define LEVELS_GROUP __attribute__((reqd_work_group_size(16, 8, 1)))
 #endif
-__kernel LEVELS_GROUP void colorlevels_minmax(CLV_FRAME_ARGS, __global int *cur, __global int *spare)
+__kernel LEVELS_GROUP void colorlevels_minmax(CLV_FRAME_ARGS, __global int *cur, __global int *spare,
+                                             int rows)
 {
     if (get_global_id(0) == 0 && get_global_id(1) == 0)
         for (int c = 0; c < 8; ++c)
             spare[c] = c < 4 ? CLV_MAXV : 0;
     int4 lo = (int4)(CLV_MAXV), hi = (int4)(0);
+    const int y0 = (int)get_global_id(1) * rows, y1 = min(y0 + rows, h);
 #if CLV_ROW
-    const int y0 = (int)get_global_id(1), y1 = min(y0 + 1, h);
     const int x0 = 0, x1 = w;
 #else
-    const int y0 = (int)get_global_id(1) * LEVELS_ROWS, y1 = min(y0 + LEVELS_ROWS, h);
     const int x0 = (int)get_global_id(0) * 4, x1 = min(x0 + 4, w);
 #endif
     for (int y = y0; y < y1; ++y)

@@ -358,8 +358,9 @@ static const filter_case roberts_cases[] = {
 };
 
 /* scharr: its unit kernel (isqrt(m >> 16)), fractional scales, the high
- * word of m p^2 below and past its saturation (scale 300: under 2^70 for
- * every m; 1000: both sides in one frame; 65535: past it), scale 0. */
+ * word of m p^2 below and past its saturation (at 8 bits scale 300 keeps
+ * every m p^2 under 2^70, 1000 has both sides in one frame, 65535 is past
+ * it; at 16 bits most of each is past), scale 0. */
 static const filter_case scharr_cases[] = {
     {"scharr", 0, 1},
     {"scharr=planes=1:scale=0.5:delta=10", 0, 1},

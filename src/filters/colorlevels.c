@@ -144,8 +144,8 @@ static void uninit(void *state)
     clv__mem_release(&s->sets[1]);
 }
 
-/* On GPUs a work-item of colorlevels_minmax takes this many rows
- * (cl/channels.cl's LEVELS_ROWS). */
+/* On GPUs a work-item of colorlevels_minmax takes this many rows (its
+ * argument `rows`; 1 on CPUs, a work-item a row). */
 enum { LEVELS_ROWS = 32 };
 
 /* Launch i of a frame's n: the first waits for the frame's input, the last
@@ -197,14 +197,13 @@ static int run(void *state, const clv_launch *l)
     int fill = !whole && (mask || !s->filled || memcmp(made, s->made, sizeof made));
     int n = (mask ? 2 : 0) + 1 + fill, i = 0, err = 0;
     size_t one = 1, items = 4 * ((size_t)maxv + 1);
+    cl_int rows = l->ctx->row_shape ? 1 : LEVELS_ROWS;
     if (mask) {
         err = clv__kernel_frame_args(s->minmax, l);
         if (!err)
-            err = clv__kernel_args(s->minmax, 5, 2, CLV__ARG(cur), CLV__ARG(spare));
+            err = clv__kernel_args(s->minmax, 5, 3, CLV__ARG(cur), CLV__ARG(spare), CLV__ARG(rows));
         if (!err)
-            err = in_turn(l, i++, n, s->minmax, 0, 0,
-                          l->ctx->row_shape ? l->height
-                                            : (l->height + LEVELS_ROWS - 1) / LEVELS_ROWS);
+            err = in_turn(l, i++, n, s->minmax, 0, 0, (l->height + rows - 1) / rows);
         if (err)
             return err;
         s->parity ^= 1; /* minmax has reset the other set: the next frame's */
