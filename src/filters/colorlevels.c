@@ -165,8 +165,8 @@ static int in_turn(const clv_launch *l, int i, int n, cl_kernel k, size_t items,
 
 /* Without preserve: the table of levels (made again for every frame whose
  * points are its own, else when the points change), the frame through it.
- * With preserve: the whole map a pixel (colorlevels). Either after the
- * frame's points where some are its own. */
+ * With preserve, and at 16 bits on GPUs: the whole map a pixel
+ * (colorlevels). Either after the frame's points where some are its own. */
 static int run(void *state, const clv_launch *l)
 {
     levels_state *s = state;
