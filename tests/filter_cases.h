@@ -369,6 +369,12 @@ static const filter_case scharr_cases[] = {
     {"scharr=scale=1000", 1, 1},
     {"scharr=scale=65535:delta=-255", 1, 1},
     {"scharr=planes=12:scale=0:delta=100.25", 1, 1},
+    /* the review's: no plane, alpha's bit alone, the extremes of delta */
+    {"scharr=planes=0", 1, 1},
+    {"scharr=planes=8:scale=3", 1, 1},
+    {"scharr=scale=65535:delta=255", 1, 1},
+    {"scharr=scale=0.001:delta=-255", 1, 1},
+    {"scharr=scale=181.019:delta=-254.999", 1, 1},
 };
 
 /* kirsch: unit, fractional and large scales, negative deltas. */
@@ -379,6 +385,10 @@ static const filter_case kirsch_cases[] = {
     {"kirsch=planes=5:scale=1:delta=128", 1, 1},
     {"kirsch=scale=65535", 1, 1},
     {"kirsch=scale=0.001:delta=-0.5", 1, 1},
+    {"kirsch=planes=0", 1, 1},
+    {"kirsch=scale=65535:delta=-255", 1, 1},
+    {"kirsch=scale=0:delta=-0.001", 1, 1},
+    {"kirsch=scale=133.6:delta=-255", 1, 1},
 };
 
 /* Files the cases read: tests/data (scripts/compare-grade --write-data). */
