@@ -121,7 +121,7 @@ static uint64_t mul_shift16(uint64_t a, uint64_t b)
     return hi >> 6 ? UINT64_MAX : hi << 48 | lo >> 16;
 }
 
-/* scharr (kirsch = 0) or kirsch at a channel: cl/edge.cl's edge_more. */
+/* scharr (kirsch = 0) or kirsch at a channel: cl/edge.cl's scharr_out and kirsch_out. */
 static int edge_more_value(const clv_image *src, int x, int y, int c, int kirsch, uint64_t p, int d,
                            int maxv)
 {
