@@ -391,6 +391,22 @@ static const filter_case kirsch_cases[] = {
     {"kirsch=scale=133.6:delta=-255", 1, 1},
 };
 
+/* edgedetect: each mode, plane sets by name and by ffmpeg's number, the
+ * gray passed on (wires without its plane), thresholds at their ends and
+ * low above high. */
+static const filter_case edgedetect_cases[] = {
+    {"edgedetect", 0, 1},
+    {"edgedetect=mode=canny", 0, 1},
+    {"edgedetect=mode=colormix:high=0.3:low=0.05", 0, 1},
+    {"edgedetect=mode=canny:planes=r+b:high=0.1:low=0.02", 1, 1},
+    {"edgedetect=mode=colormix:planes=5", 1, 1},
+    {"edgedetect=planes=u", 1, 1},
+    {"edgedetect=high=0:low=0", 1, 1},
+    {"edgedetect=mode=canny:high=1:low=1", 1, 1},
+    {"edgedetect=mode=canny:high=0.05:low=0.5", 1, 1},
+    {"edgedetect=0.5:0.001:canny:g", 1, 1},
+};
+
 /* Files the cases read: tests/data (scripts/compare-grade --write-data). */
 #define TEST_DATA(name) "'" CLVID_SOURCE_DIR "/tests/data/" name "'"
 
@@ -773,6 +789,7 @@ static const filter_cases filter_table[] = {
     {"roberts", CASES(roberts_cases)},
     {"scharr", CASES(scharr_cases)},
     {"kirsch", CASES(kirsch_cases)},
+    {"edgedetect", CASES(edgedetect_cases)},
     {"curves", CASES(curves_cases)},
     {"lut3d", CASES(lut3d_cases)},
     {"deband", CASES(deband_cases)},

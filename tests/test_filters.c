@@ -1503,7 +1503,12 @@ int test_filter_edges(void)
 {
     expect_error("scharr=scale=70000", 17, 9, "scharr", "'scale'", "0 to 65535", NULL);
     expect_error("kirsch=delta=-300", 17, 9, "kirsch", "'delta'", "-255 to 255", NULL);
-    return run_filters("sobel", "roberts", "scharr", "kirsch", NULL);
+    expect_error("edgedetect=high=1.5", 17, 9, "edgedetect", "'high'", "0 to 1", NULL);
+    expect_error("edgedetect=mode=lines", 17, 9, "edgedetect", "'mode'", "wires|colormix|canny",
+                 NULL);
+    expect_error("edgedetect=planes=8", 17, 9, "edgedetect", "'planes'", "1 to 7", NULL);
+    expect_error("edgedetect=planes=r+a", 17, 9, "edgedetect", "'a' is not a flag", NULL);
+    return run_filters("sobel", "roberts", "scharr", "kirsch", "edgedetect", NULL);
 }
 
 int test_filter_curves(void)

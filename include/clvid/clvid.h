@@ -237,7 +237,8 @@ typedef struct clv_param {
     const char *name;
     enum clv_param_type type;
     const char *def; /* default, as text the parser accepts */
-    double min, max; /* range of each value (INT, REAL, MATRIX); ENUM: ffmpeg's numbers */
+    double min, max; /* range of each value (INT, REAL, MATRIX); ENUM: ffmpeg's numbers;
+                        FLAGS: ffmpeg's numbers for the flags where max > 0 */
     const char *choices;
     const char *help;
     double step; /* one press of a parameter key (the window's up/down); ENUM: 1, the

@@ -39,6 +39,8 @@ static void print_range(const clv_param *p)
         break;
     case CLV_PARAM_FLAGS:
         printf("flags of %s, joined by +", p->choices);
+        if (p->max > 0)
+            printf(", or ffmpeg's numbers %.0f..%.0f", p->min, p->max);
         break;
     case CLV_PARAM_TEXT:
         printf("text");
@@ -152,6 +154,8 @@ static void md_range(const clv_param *p)
         }
         printf(p->type == CLV_PARAM_FLAGS ? "`, joined by `+`"
                                           : "`, numbers, `+ - * / ^` and ffmpeg's functions");
+        if (p->type == CLV_PARAM_FLAGS && p->max > 0)
+            printf(", or ffmpeg's numbers %.0f to %.0f", p->min, p->max);
         break;
     case CLV_PARAM_COLOR:
         printf("ffmpeg's colour names, `0xRRGGBB[AA]`, `#RRGGBB[AA]`, `@ALPHA`");

@@ -37,6 +37,7 @@ extern const clv_filter clv__filter_sobel;
 extern const clv_filter clv__filter_roberts;
 extern const clv_filter clv__filter_scharr;
 extern const clv_filter clv__filter_kirsch;
+extern const clv_filter clv__filter_edgedetect;
 extern const clv_filter clv__filter_curves;
 extern const clv_filter clv__filter_lut3d;
 extern const clv_filter clv__filter_deband;
@@ -159,6 +160,13 @@ static inline int clv__luma_at(const clv_image *img, int x, int y)
     return (9798 * clv__get(img, x, y, 0) + 19235 * clv__get(img, x, y, 1) +
             3735 * clv__get(img, x, y, 2) + 16384) >>
            15;
+}
+
+/* ffmpeg's gray8 of RGB, swscale's (cl/common.cl's clv_gray_sws). */
+static inline int clv__gray_sws(int r, int g, int b)
+{
+    const int t = (8414 * r + 16519 * g + 3208 * b + 524544) >> 9;
+    return (t * 38154 - 38008785) >> 21;
 }
 
 /* Reads the file a filter's parameter names (filter_file.c), of at most max

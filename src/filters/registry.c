@@ -17,7 +17,7 @@ const clv_filter *const clv__filters[] = {
     &clv__filter_eq,           &clv__filter_hue,
     &clv__filter_colorbalance, &clv__filter_vignette,
     &clv__filter_sobel,        &clv__filter_roberts,
-    &clv__filter_scharr,       &clv__filter_kirsch,
+    &clv__filter_scharr,       &clv__filter_kirsch,    &clv__filter_edgedetect,
     &clv__filter_curves,       &clv__filter_lut3d,
     &clv__filter_deband,       &clv__filter_gblur,
     &clv__filter_boxblur,      &clv__filter_avgblur,

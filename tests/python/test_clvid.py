@@ -46,6 +46,7 @@ CASES = {
     "tonemap": "tonemap=hable:tin=smpte2084:peak=10",
     "sobel": "sobel=planes=5:scale=1.5:delta=-3.5", "roberts": "roberts=scale=2",
     "scharr": "scharr=planes=3:scale=2.5:delta=4", "kirsch": "kirsch=scale=0.5:delta=-10",
+    "edgedetect": "edgedetect=mode=colormix:planes=r+g:high=0.3",
     "curves": "curves=preset=vintage:m='0/0 0.4/0.3 1/1':interp=pchip",
     "lut3d": "lut3d=file='%s':interp=trilinear" % os.path.join(DATA, "film9.cube"),
     "deband": "deband=range=8:blur=0",
