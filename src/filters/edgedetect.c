@@ -22,13 +22,13 @@ enum { ED_WIRES, ED_COLORMIX, ED_CANNY };
 enum { P_Y = 1, P_U = 2, P_V = 4, P_R = 8, P_G = 16, P_B = 32 };
 
 typedef struct ed_state {
-    cl_kernel blur, grad, nms, out; /* first: the chain creates them (kernels) */
-    cl_mem work;                    /* the magnitudes and directions */
+    cl_kernel luma, blur, grad, nms, out; /* first: the chain creates them (kernels) */
+    cl_mem work;                          /* the magnitudes and directions */
     size_t work_bytes;
 } ed_state;
 
-static const char *const kernels[] = {"edgedetect_blur", "edgedetect_grad", "edgedetect_nms",
-                                      "edgedetect_out", NULL};
+static const char *const kernels[] = {"edgedetect_luma", "edgedetect_blur", "edgedetect_grad",
+                                      "edgedetect_nms",  "edgedetect_out",  NULL};
 
 /* The channels (R 1, G 2, B 4) whose gbrp planes `planes` selects; in
  * wires, bit 0: the gray plane. */
@@ -70,15 +70,29 @@ static int run(void *state, const clv_launch *l)
         }
         s->work_bytes = need;
     }
-    const int maxv = l->depth == 16 ? 65535 : 255;
-    cl_int mode = (cl_int)l->values[ED_MODE].i, wires = mode == ED_WIRES, sel = channels(l->values),
+    const int maxv = l->depth == 16 ? 65535 : 255, wires = l->values[ED_MODE].i == ED_WIRES;
+    cl_int mix = l->values[ED_MODE].i == ED_COLORMIX, sel = wires ? 7 : channels(l->values),
            low = threshold(l->values[ED_LOW].i, maxv), high = threshold(l->values[ED_HIGH].i, maxv),
            w = l->width, h = l->height, stride = l->stride, top = maxv;
-    /* blur: src to dst; gradients: dst to work; suppression: work to
-     * scratch; the threshold and the mode: scratch and src to dst */
-    int err = clv__kernel_frame_args(s->blur, l);
+    /* wires: the luma (R = G = B) into scratch, the steps on it; without
+     * its plane, the luma is the output (ffmpeg passes the gray on) */
+    int err = 0;
+    if (wires) {
+        const int plane = channels(l->values);
+        cl_mem to = plane ? l->scratch : l->dst;
+        err = clv__kernel_args(s->luma, 0, 5, CLV__ARG(l->src), CLV__ARG(to), CLV__ARG(w),
+                               CLV__ARG(h), CLV__ARG(stride));
+        if (!err)
+            err = clv__launch_pixels(l, s->luma, w, h);
+        if (err || !plane)
+            return err;
+    }
+    /* blur: src (scratch) to dst; gradients: dst to work; suppression:
+     * work to scratch; the threshold and the mode: scratch and src to dst */
+    cl_mem from = wires ? l->scratch : l->src;
     if (!err)
-        err = clv__kernel_args(s->blur, 5, 1, CLV__ARG(wires));
+        err = clv__kernel_args(s->blur, 0, 5, CLV__ARG(from), CLV__ARG(l->dst), CLV__ARG(w),
+                               CLV__ARG(h), CLV__ARG(stride));
     if (!err)
         err = clv__launch_pixels(l, s->blur, w, h);
     if (!err)
@@ -94,7 +108,7 @@ static int run(void *state, const clv_launch *l)
     if (!err)
         err = clv__kernel_frame_args(s->out, l);
     if (!err)
-        err = clv__kernel_args(s->out, 5, 5, CLV__ARG(l->scratch), CLV__ARG(mode), CLV__ARG(sel),
+        err = clv__kernel_args(s->out, 5, 5, CLV__ARG(l->scratch), CLV__ARG(mix), CLV__ARG(sel),
                                CLV__ARG(low), CLV__ARG(high));
     return err ? err : clv__launch_pixels(l, s->out, w, h);
 }
