@@ -42,11 +42,7 @@ inline int ed_direction(int gx, int gy)
 {
     const ed_dir_t ax = abs(gx), y = (ed_dir_t)(gx < 0 ? -gy : gy) * 65536,
                    t1 = (ed_dir_t)27146 * ax, t3 = (ed_dir_t)158218 * ax;
-    return !gx                    ? 3
-           : y > -t3 && y < -t1 ? 0
-           : y > -t1 && y < t1  ? 2
-           : y > t1 && y < t3   ? 1
-                                : 3;
+    return !gx ? 3 : y > -t3 && y < -t1 ? 0 : y > -t1 && y < t1 ? 2 : y > t1 && y < t3 ? 1 : 3;
 }
 
 /* The luma of wires: at 8 bits ffmpeg's gray8 of RGB (swscale's), at 16
@@ -96,6 +92,21 @@ __kernel void edgedetect_luma(CLV_FRAME_ARGS)
      9 * (v(-1, -1) + v(1, -1) + v(-1, 1) + v(1, 1)) +                                             \
      12 * (v(-1, 0) + v(1, 0) + v(0, -1) + v(0, 1)) + 15 * v(0, 0))
 
+#if !CLV_ROW
+/* GPUs: row yy's pixels x0 - 2 .. x0 + 5 around a work-item's four (x0 =
+ * 4 id, inside the row), the middle four in one 16-byte load (32 at 16
+ * bits) as CLV_WIN3_ROW's. */
+#define ED_ROW8(src, yy, x0, v)                                                                    \
+    {                                                                                              \
+        __global const clv_px *row_ = (src) + (yy)*stride + (x0);                                  \
+        clv_get4((v) + 2, row_, 0, 4);                                                             \
+        v[0] = row_[-2];                                                                           \
+        v[1] = row_[-1];                                                                           \
+        v[6] = row_[4];                                                                            \
+        v[7] = row_[5];                                                                            \
+    }
+#endif
+
 #if CLV_ROW
 /* Row y of a frame's channels (channel c of pixel x is element 4x + c). */
 #define ED_ROW(buf, yy) ((__global clv_ch *)((buf) + (yy)*stride))
@@ -121,11 +132,30 @@ __kernel void edgedetect_blur(CLV_FRAME_ARGS)
         o[n - 8 + i] = r2[n - 8 + i];
     }
     for (int i = 8; i < n - 8; i++) {
-#define ED_AT(dy, dx) (int)((dy) == -2 ? r0 : (dy) == -1 ? r1 : (dy) == 0 ? r2 : (dy) == 1 ? r3 : r4)[i + 4 * (dx)]
+#define ED_AT(dy, dx)                                                                              \
+    (int)((dy) == -2 ? r0 : (dy) == -1 ? r1 : (dy) == 0 ? r2 : (dy) == 1 ? r3 : r4)[i + 4 * (dx)]
         o[i] = (clv_ch)(ED_GAUSS(ED_AT) / 159);
 #undef ED_AT
     }
 #else
+    /* GPUs: four pixels a work-item; where all four are inside, their 5 x 8
+     * window read once (otherwise a pixel at a time) */
+    {
+        const int y = (int)get_global_id(1), x0 = (int)get_global_id(0) * 4;
+        if (!(y < 2 || y >= h - 2 || x0 < 2 || x0 + 6 > w)) {
+            clv_px v[5][8];
+            for (int r = 0; r < 5; r++)
+                ED_ROW8(src, y - 2 + r, x0, v[r]);
+            clv_px o[4];
+            for (int k = 0; k < 4; k++) {
+#define ED_AT(dy, dx) clv_int4(v[2 + (dy)][2 + k + (dx)])
+                o[k] = ED_PX(ED_GAUSS(ED_AT) / 159);
+#undef ED_AT
+            }
+            CLV_STORE4(dst, stride, y, x0, o);
+            return;
+        }
+    }
     CLV_PIXEL_LOOP(w, h, x, y)
     {
         int4 v;
@@ -163,11 +193,37 @@ __kernel void edgedetect_grad(__global const clv_px *src, __global ed_g4 *grad, 
     for (int i = 4; i < n - 4; i++) {
         const int gx = ((int)a[i + 4] - a[i - 4]) + 2 * ((int)b[i + 4] - b[i - 4]) +
                        ((int)c[i + 4] - c[i - 4]);
-        const int gy = ((int)c[i - 4] - a[i - 4]) + 2 * ((int)c[i] - a[i]) +
-                       ((int)c[i + 4] - a[i + 4]);
+        const int gy =
+            ((int)c[i - 4] - a[i - 4]) + 2 * ((int)c[i] - a[i]) + ((int)c[i + 4] - a[i + 4]);
         g[i] = (ed_g)((abs(gx) + abs(gy)) << 2 | (uint)ed_direction(gx, gy));
     }
 #else
+    /* GPUs: four pixels a work-item; where all four are inside, their 3 x 6
+     * window read once */
+    {
+        const int y = (int)get_global_id(1), x0 = (int)get_global_id(0) * 4;
+        if (!(y < 1 || y >= h - 1 || x0 < 1 || x0 + 5 > w)) {
+            clv_px a[6], b[6], c[6];
+            CLV_WIN3_ROW(src, stride, y - 1, x0, a);
+            CLV_WIN3_ROW(src, stride, y, x0, b);
+            CLV_WIN3_ROW(src, stride, y + 1, x0, c);
+            for (int k = 0; k < 4; k++) {
+                const int4 gx = (clv_int4(a[k + 2]) - clv_int4(a[k])) +
+                                2 * (clv_int4(b[k + 2]) - clv_int4(b[k])) +
+                                (clv_int4(c[k + 2]) - clv_int4(c[k]));
+                const int4 gy = (clv_int4(c[k]) - clv_int4(a[k])) +
+                                2 * (clv_int4(c[k + 1]) - clv_int4(a[k + 1])) +
+                                (clv_int4(c[k + 2]) - clv_int4(a[k + 2]));
+                int4 o = convert_int4(abs(gx) + abs(gy)) << 2;
+                o.x |= ed_direction(gx.x, gy.x);
+                o.y |= ed_direction(gx.y, gy.y);
+                o.z |= ed_direction(gx.z, gy.z);
+                o.w = 0;
+                grad[y * stride + x0 + k] = ED_G4(o);
+            }
+            return;
+        }
+    }
     CLV_PIXEL_LOOP(w, h, x, y)
     {
         int4 o = 0;
@@ -204,7 +260,7 @@ __kernel void edgedetect_grad(__global const clv_px *src, __global ed_g4 *grad, 
                               : d_ == 2 ? at(0, 1)                                                 \
                                         : at(1, 0)) >>                                             \
                              2);                                                                   \
-        v_ > a_ && v_ > b_ ? min(v_, (maxv)) : 0;                                                  \
+        v_ > a_ &&v_ > b_ ? min(v_, (maxv)) : 0;                                                   \
     })
 
 /* Each channel's magnitude where it is above both neighbours along its
@@ -237,6 +293,37 @@ __kernel void edgedetect_nms(__global const ed_g4 *grad, __global clv_px *dst, i
         o[i] = (clv_ch)(((v > a) & (v > b)) ? min(v, maxv) : 0);
     }
 #else
+    /* GPUs: four pixels a work-item; where all four are inside, their 3 x 6
+     * window read once */
+    {
+        const int y = (int)get_global_id(1), x0 = (int)get_global_id(0) * 4;
+        if (!(y < 1 || y >= h - 1 || x0 < 1 || x0 + 5 > w)) {
+            ed_g4 a[6], b[6], c[6];
+            for (int j = 0; j < 6; j++) {
+                a[j] = grad[(y - 1) * stride + x0 - 1 + j];
+                b[j] = grad[y * stride + x0 - 1 + j];
+                c[j] = grad[(y + 1) * stride + x0 - 1 + j];
+            }
+            clv_px o[4];
+            for (int k = 0; k < 4; k++) {
+                int4 m = 0;
+#define ED_AT(dy, dx) ((dy) < 0 ? a : (dy) > 0 ? c : b)[k + 1 + (dx)].ED_C
+#define ED_C x
+                m.x = ED_NMS(b[k + 1].x, ED_AT, maxv);
+#undef ED_C
+#define ED_C y
+                m.y = ED_NMS(b[k + 1].y, ED_AT, maxv);
+#undef ED_C
+#define ED_C z
+                m.z = ED_NMS(b[k + 1].z, ED_AT, maxv);
+#undef ED_C
+#undef ED_AT
+                o[k] = ED_PX(m);
+            }
+            CLV_STORE4(dst, stride, y, x0, o);
+            return;
+        }
+    }
     CLV_PIXEL_LOOP(w, h, x, y)
     {
         int4 o = 0;
@@ -291,6 +378,33 @@ __kernel void edgedetect_out(CLV_FRAME_ARGS, __global const clv_px *nms, int mix
         o[i] = (clv_ch)(!(take >> (i & 3) & 1) ? q : mix ? (e + q) >> 1 : e);
     }
 #else
+    const int4 s = (int4)(sel & 1, sel >> 1 & 1, sel >> 2 & 1, 0) != 0;
+    /* GPUs: four pixels a work-item; where all four are inside, their 3 x 6
+     * window read once */
+    {
+        const int y = (int)get_global_id(1), x0 = (int)get_global_id(0) * 4;
+        if (!(y < 1 || y >= h - 1 || x0 < 1 || x0 + 5 > w)) {
+            clv_px a[6], b[6], c[6], q4[4];
+            CLV_WIN3_ROW(nms, stride, y - 1, x0, a);
+            CLV_WIN3_ROW(nms, stride, y, x0, b);
+            CLV_WIN3_ROW(nms, stride, y + 1, x0, c);
+            clv_get4(q4, src, y * stride + x0, 4);
+            clv_px o4[4];
+            for (int k = 0; k < 4; k++) {
+                const int4 v = clv_int4(b[k + 1]), q = clv_int4(q4[k]);
+                const int4 near = (clv_int4(a[k]) > high) | (clv_int4(a[k + 1]) > high) |
+                                  (clv_int4(a[k + 2]) > high) | (clv_int4(b[k]) > high) |
+                                  (clv_int4(b[k + 2]) > high) | (clv_int4(c[k]) > high) |
+                                  (clv_int4(c[k + 1]) > high) | (clv_int4(c[k + 2]) > high);
+                const int4 e = ((v > high) | (near & (v > low))) ? v : 0;
+                int4 o = s ? (mix ? (e + q) >> 1 : e) : q;
+                o.w = q.w;
+                o4[k] = ED_PX(o);
+            }
+            CLV_STORE4(dst, stride, y, x0, o4);
+            return;
+        }
+    }
     CLV_PIXEL_LOOP(w, h, x, y)
     {
         __global const clv_px *r = nms + y * stride + x;
@@ -305,7 +419,6 @@ __kernel void edgedetect_out(CLV_FRAME_ARGS, __global const clv_px *nms, int mix
             t |= near & (v > low);
         }
         const int4 e = t ? v : 0;
-        const int4 s = (int4)(sel & 1, sel >> 1 & 1, sel >> 2 & 1, 0) != 0;
         int4 o = s ? (mix ? (e + q) >> 1 : e) : q;
         o.w = q.w;
         dst[y * stride + x] = ED_PX(o);
