@@ -1,7 +1,7 @@
 /* alphamerge.cl - ffmpeg's alphamerge on RGBA frames: the first input's
  * colours with the second's luma as alpha. ffmpeg takes the alpha input as
- * gray8, which its RGB conversion makes full-range BT.601 luma: clv_gray,
- * (9798 R + 19235 G + 3735 B + 16384) >> 15, the same at 16 bits. */
+ * gray8, swscale's conversion of RGB: clv_gray_sws, ffmpeg's bytes. At 16
+ * bits clv_gray, (9798 R + 19235 G + 3735 B + 16384) >> 15 on 0-65535. */
 
 /* present 0: the alpha input is absent (pass): a copy of the first. */
 __kernel void alphamerge(CLV_FRAME_ARGS, int dstride, __global const clv_px *alpha, int astride,
@@ -11,6 +11,6 @@ __kernel void alphamerge(CLV_FRAME_ARGS, int dstride, __global const clv_px *alp
     CLV_PIXELS2(x, y, p, q, o, alpha, astride, dst, dstride, {
         o = p;
         if (present)
-            o.w = (clv_ch)clv_gray(q);
+            o.w = (clv_ch)(CLV_DEPTH == 16 ? clv_gray(q) : clv_gray_sws(q.x, q.y, q.z));
     });
 }

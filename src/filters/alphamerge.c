@@ -1,8 +1,8 @@
 /* alphamerge.c - ffmpeg's alphamerge (vf_alphamerge): the second input's
  * luma becomes the first's alpha (cl/alphamerge.cl). ffmpeg converts the
- * alpha input to gray8, which for RGB is full-range BT.601 luma: here the
- * same fixed-point formula as the gray filter's. Both inputs of one size
- * (as ffmpeg requires). At 16 bits the same formula on 0-65535. */
+ * alpha input to gray8 with swscale: here its integers (clv__gray_sws),
+ * ffmpeg's bytes. Both inputs of one size (as ffmpeg requires). At 16 bits
+ * the gray filter's formula on 0-65535. */
 #include "filters.h"
 
 #include <string.h>
@@ -40,7 +40,12 @@ static int reference_n(void *ref_state, const clv_value *v, const clv_image *src
         for (int x = 0; x < dst->width; x++) {
             for (int c = 0; c < 3; c++)
                 clv__put(dst, x, y, c, clv__get(&src[0], x, y, c));
-            clv__put(dst, x, y, 3, al ? clv__luma_at(al, x, y) : clv__get(&src[0], x, y, 3));
+            clv__put(dst, x, y, 3,
+                     !al ? clv__get(&src[0], x, y, 3)
+                     : clv__depth(al) == 16
+                         ? clv__luma_at(al, x, y)
+                         : clv__gray_sws(clv__get(al, x, y, 0), clv__get(al, x, y, 1),
+                                         clv__get(al, x, y, 2)));
         }
     return 0;
 }
