@@ -245,23 +245,21 @@ __kernel void edgedetect_grad(__global const clv_px *src, __global ed_g4 *grad, 
 #endif
 }
 
-/* Non-maximum suppression of one channel's magnitude p (ed_g), whose
- * neighbours are at(dy, dx): ffmpeg's COPY_MAXIMA along each direction. */
+/* Non-maximum suppression of one channel's magnitude and direction p
+ * (ed_g) against its neighbours' (up-left, up, up-right, left, right,
+ * down-left, down, down-right): ffmpeg's COPY_MAXIMA along each
+ * direction, clipped to maxv. */
+inline int ed_nms1(int p, int ul, int u, int ur, int l, int r, int dl, int dn, int dr, int maxv)
+{
+    const int v = p >> 2, d = p & 3;
+    const int a = (d == 0 ? dl : d == 1 ? ul : d == 2 ? l : u) >> 2;
+    const int b = (d == 0 ? ur : d == 1 ? dr : d == 2 ? r : dn) >> 2;
+    return (v > a && v > b) ? min(v, maxv) : 0;
+}
+/* The same with the neighbours at(dy, dx). */
 #define ED_NMS(p, at, maxv)                                                                        \
-    ({                                                                                             \
-        const int v_ = (int)((p) >> 2), d_ = (int)((p)&3);                                         \
-        const int a_ = (int)((d_ == 0   ? at(1, -1)                                                \
-                              : d_ == 1 ? at(-1, -1)                                               \
-                              : d_ == 2 ? at(0, -1)                                                \
-                                        : at(-1, 0)) >>                                            \
-                             2);                                                                   \
-        const int b_ = (int)((d_ == 0   ? at(-1, 1)                                                \
-                              : d_ == 1 ? at(1, 1)                                                 \
-                              : d_ == 2 ? at(0, 1)                                                 \
-                                        : at(1, 0)) >>                                             \
-                             2);                                                                   \
-        v_ > a_ &&v_ > b_ ? min(v_, (maxv)) : 0;                                                   \
-    })
+    ed_nms1((int)(p), (int)at(-1, -1), (int)at(-1, 0), (int)at(-1, 1), (int)at(0, -1),             \
+            (int)at(0, 1), (int)at(1, -1), (int)at(1, 0), (int)at(1, 1), maxv)
 
 /* Each channel's magnitude where it is above both neighbours along its
  * direction, clipped to maxv (dst: a frame). */
@@ -283,15 +281,9 @@ __kernel void edgedetect_nms(__global const ed_g4 *grad, __global clv_px *dst, i
         o[i] = o[n - 4 + i] = 0;
     /* every neighbour read, then chosen (no load under a condition: the
      * loop vectorizes) */
-    for (int i = 4; i < n - 4; i++) {
-        const int p = g[i], v = p >> 2, d = p & 3;
-        const int ul = g[i - s - 4] >> 2, u = g[i - s] >> 2, ur = g[i - s + 4] >> 2;
-        const int l = g[i - 4] >> 2, r = g[i + 4] >> 2;
-        const int dl = g[i + s - 4] >> 2, dn = g[i + s] >> 2, dr = g[i + s + 4] >> 2;
-        const int a = d == 0 ? dl : d == 1 ? ul : d == 2 ? l : u;
-        const int b = d == 0 ? ur : d == 1 ? dr : d == 2 ? r : dn;
-        o[i] = (clv_ch)(((v > a) & (v > b)) ? min(v, maxv) : 0);
-    }
+    for (int i = 4; i < n - 4; i++)
+        o[i] = (clv_ch)ed_nms1(g[i], g[i - s - 4], g[i - s], g[i - s + 4], g[i - 4], g[i + 4],
+                               g[i + s - 4], g[i + s], g[i + s + 4], maxv);
 #else
     /* GPUs: four pixels a work-item; where all four are inside, their 3 x 6
      * window read once */

@@ -1499,8 +1499,31 @@ int test_filter_vignette(void)
     return run_filters("vignette", NULL);
 }
 
+/* edgedetect at the widths about its GPU windows' ends (the blur's 5 x 8
+ * needs x0 >= 2 and x0 + 6 <= w, the others' 3 x 6 x0 >= 1 and x0 + 5
+ * <= w) and heights about its borders, both shapes and depths. */
+static void edgedetect_sizes(void)
+{
+    static const int dims[][2] = {{2, 2}, {4, 4}, {5, 3}, {6, 5}, {7, 6}, {8, 8}, {9, 6}, {20, 7}};
+    static const char *const chains[] = {"edgedetect", "edgedetect=mode=colormix:low=0.01"};
+    clv_context *ctx[2];
+    if (both_contexts(ctx))
+        return;
+    for (int shape = 0; shape < 2; shape++)
+        for (int depth = 8; depth <= 16; depth += 8)
+            for (int c = 0; c < 2; c++)
+                for (int d = 0; d < 8; d++)
+                    CHECK(test_compare_depth(ctx[shape], chains[c], dims[d][0], dims[d][1],
+                                             CONTENT_NOISE, 1, depth) == 0,
+                          "%s at %dx%d, %d bits, %s shape", chains[c], dims[d][0], dims[d][1],
+                          depth, shape ? "gpu" : "row");
+    clv_context_destroy(ctx[0]);
+    clv_context_destroy(ctx[1]);
+}
+
 int test_filter_edges(void)
 {
+    edgedetect_sizes();
     expect_error("scharr=scale=70000", 17, 9, "scharr", "'scale'", "0 to 65535", NULL);
     expect_error("kirsch=delta=-300", 17, 9, "kirsch", "'delta'", "-255 to 255", NULL);
     expect_error("edgedetect=high=1.5", 17, 9, "edgedetect", "'high'", "0 to 1", NULL);

@@ -238,7 +238,8 @@ typedef struct clv_param {
     enum clv_param_type type;
     const char *def; /* default, as text the parser accepts */
     double min, max; /* range of each value (INT, REAL, MATRIX); ENUM: ffmpeg's numbers;
-                        FLAGS: ffmpeg's numbers for the flags where max > 0 */
+                        FLAGS where max > 0: ffmpeg's number for the flags is taken as
+                        their bits, so the choices' order must give ffmpeg's bits */
     const char *choices;
     const char *help;
     double step; /* one press of a parameter key (the window's up/down); ENUM: 1, the

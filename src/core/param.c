@@ -151,8 +151,9 @@ static int parse_flags(const clv_filter *f, const clv_param *p, const char *text
     /* ffmpeg's number for the flags, where the parameter takes one (max
      * above 0: edgedetect's planes=7), within min to max */
     long long number;
-    if (p->max > 0 && isdigit((unsigned char)*s) && parse_int(s, &number) >= 0) {
-        if (parse_int(s, &number) || number < (long long)p->min || number > (long long)p->max)
+    const int read = p->max > 0 && isdigit((unsigned char)*s) ? parse_int(s, &number) : -1;
+    if (read >= 0) {
+        if (read || number < (long long)p->min || number > (long long)p->max)
             return clv__fail(msg, CLV_ERANGE,
                              "filter '%s' parameter '%s': %.40s is out of range (a number from "
                              "%g to %g, or flags: %s, joined by '+')",

@@ -2,14 +2,17 @@
  * edge_common.c): Canny's edge detector in ffmpeg's four steps (a 5x5
  * Gaussian, Sobel's magnitude and rounded direction, non-maximum
  * suppression, a double threshold), cl/edgedetect.cl's kernels. ffmpeg
- * runs it on planes: mode wires on gray8 (from RGB, the luma of clvid's
- * gray filter, which is swscale's) and writes the edges as the gray;
+ * runs it on planes: mode wires on gray8 (from RGB, swscale's luma:
+ * clv__gray_sws, not the gray filter's) and writes the edges as the gray;
  * canny and colormix on gbrp, each plane of `planes` (the others pass),
  * canny writing the edges, colormix their mean with the plane. Here the
  * same on RGBA, alpha kept. The thresholds are ffmpeg's low * 255 + 0.5
  * and high * 255 + 0.5 truncated. ffmpeg has no 16-bit edgedetect: at 16
- * bits the same steps on 0-65535, the magnitude clipped to 65535 and the
- * thresholds times 257. */
+ * bits the same steps on 0-65535 (the luma the gray filter's), the
+ * magnitude clipped to 65535 and the thresholds times 257. The thresholds
+ * are kept to 1/1000, as every decimal parameter: ffmpeg's bytes for
+ * thresholds of up to three decimals. ffmpeg's y, u, v (its planes 0, 1,
+ * 2) select G, B, R here as on its gbrp. */
 #include "filters.h"
 
 #include <stdlib.h>
@@ -90,9 +93,8 @@ static int run(void *state, const clv_launch *l)
     /* blur: src (scratch) to dst; gradients: dst to work; suppression:
      * work to scratch; the threshold and the mode: scratch and src to dst */
     cl_mem from = wires ? l->scratch : l->src;
-    if (!err)
-        err = clv__kernel_args(s->blur, 0, 5, CLV__ARG(from), CLV__ARG(l->dst), CLV__ARG(w),
-                               CLV__ARG(h), CLV__ARG(stride));
+    err = clv__kernel_args(s->blur, 0, 5, CLV__ARG(from), CLV__ARG(l->dst), CLV__ARG(w),
+                           CLV__ARG(h), CLV__ARG(stride));
     if (!err)
         err = clv__launch_pixels(l, s->blur, w, h);
     if (!err)
@@ -247,7 +249,7 @@ static const clv_param params[] = {
      1},
     {"planes", CLV_PARAM_FLAGS, "y+u+v+r+g+b", 1, 7, "y|u|v|r|g|b",
      "the planes to take edges of, joined by +: r, g, b (y the gray of wires; u, v planes of "
-     "Y'CbCr frames; ffmpeg's numbers 1-7: g, b, r)",
+     "Y'CbCr frames, here g, b, r as on ffmpeg's gbrp; ffmpeg's numbers: 1 g, 2 b, 4 r)",
      0},
 };
 _Static_assert(sizeof params / sizeof params[0] == ED_PARAM_COUNT,
