@@ -93,6 +93,16 @@ float clv__levels_div(int n, int d)
     return neg ? -f : f;
 }
 
+/* Whether init makes the points' table, which maps the frame without
+ * preserve (run takes the whole map where there is none): everywhere but
+ * at 16 bits on GPUs, where each pixel is worked out whole instead (a
+ * 512 KiB table, a gather a channel from the cache); CPUs keep it (in
+ * their caches, where the whole map took three times as long). */
+static int table_used(int depth, int row_shape)
+{
+    return depth != 16 || row_shape;
+}
+
 static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
 {
     levels_state *s = state;
@@ -123,7 +133,7 @@ static int init(void *state, clv_context *ctx, cl_program prog, clv_msg *msg)
                                       NULL, NULL);
     }
     size_t bytes = 4 * ((size_t)maxv + 1) * (maxv > 255 ? 2 : 1);
-    if (st == CL_SUCCESS)
+    if (st == CL_SUCCESS && table_used(ctx->build_depth, ctx->row_shape))
         s->tab = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &st);
     if (st != CL_SUCCESS)
         return clv__fail(msg, CLV_ECL, "colorlevels: cannot make its buffers: %s",
@@ -190,10 +200,7 @@ static int run(void *state, const clv_launch *l)
     memcpy(made, imin.s, sizeof imin.s);
     memcpy(made + 4, k.s, sizeof k.s);
     memcpy(made + 8, omin.s, sizeof omin.s);
-    /* 16 bits on GPUs: each pixel worked out whole too (the table is 512
-     * KiB, a gather a channel from the cache); CPUs keep it (in their
-     * caches, where the whole map took three times as long) */
-    const int whole = pc || (l->depth == 16 && !l->ctx->row_shape);
+    const int whole = pc || !s->tab; /* no table: table_used */
     int fill = !whole && (mask || !s->filled || memcmp(made, s->made, sizeof made));
     int n = (mask ? 2 : 0) + 1 + fill, i = 0, err = 0;
     size_t one = 1, items = 4 * ((size_t)maxv + 1);

@@ -26,8 +26,7 @@ enum { P_Y = 1, P_U = 2, P_V = 4, P_R = 8, P_G = 16, P_B = 32 };
 
 typedef struct ed_state {
     cl_kernel luma, blur, grad, nms, out; /* first: the chain creates them (kernels) */
-    cl_mem work;                          /* the magnitudes and directions */
-    size_t work_bytes;
+    clv__rows work;                       /* the magnitudes and directions */
 } ed_state;
 
 static const char *const kernels[] = {"edgedetect_luma", "edgedetect_blur", "edgedetect_grad",
@@ -53,26 +52,12 @@ static int threshold(int64_t milli, int maxv)
 static void uninit(void *state)
 {
     ed_state *s = state;
-    clv__mem_release(&s->work);
+    clv__rows_release(&s->work);
 }
 
 static int run(void *state, const clv_launch *l)
 {
     ed_state *s = state;
-    const size_t need =
-        (size_t)l->stride * (size_t)l->height * (l->depth == 16 ? 8 : 4) * sizeof(cl_ushort);
-    if (!s->work || s->work_bytes < need) {
-        clv__mem_release(&s->work);
-        s->work_bytes = 0;
-        cl_int st;
-        s->work = clCreateBuffer(l->ctx->cl, CL_MEM_READ_WRITE, need, NULL, &st);
-        if (st != CL_SUCCESS) {
-            clv__log(l->ctx, CLV__LOG_ERROR, "edgedetect: %zu bytes of gradients: %s", need,
-                     clv__cl_strerror(st));
-            return CLV_ENOMEM;
-        }
-        s->work_bytes = need;
-    }
     const int maxv = l->depth == 16 ? 65535 : 255, wires = l->values[ED_MODE].i == ED_WIRES;
     cl_int mix = l->values[ED_MODE].i == ED_COLORMIX, sel = wires ? 7 : channels(l->values),
            low = threshold(l->values[ED_LOW].i, maxv), high = threshold(l->values[ED_HIGH].i, maxv),
@@ -92,19 +77,25 @@ static int run(void *state, const clv_launch *l)
     }
     /* blur: src (scratch) to dst; gradients: dst to work; suppression:
      * work to scratch; the threshold and the mode: scratch and src to dst */
+    /* the gradients: a ushort4 a pixel (uint4 at 16 bits) */
+    err = clv__rows_reserve(l->ctx, &s->work,
+                            (size_t)l->stride * (size_t)l->height * (l->depth == 16 ? 16 : 8),
+                            "edgedetect");
+    if (err)
+        return err;
     cl_mem from = wires ? l->scratch : l->src;
     err = clv__kernel_args(s->blur, 0, 5, CLV__ARG(from), CLV__ARG(l->dst), CLV__ARG(w),
                            CLV__ARG(h), CLV__ARG(stride));
     if (!err)
         err = clv__launch_pixels(l, s->blur, w, h);
     if (!err)
-        err = clv__kernel_args(s->grad, 0, 5, CLV__ARG(l->dst), CLV__ARG(s->work), CLV__ARG(w),
+        err = clv__kernel_args(s->grad, 0, 5, CLV__ARG(l->dst), CLV__ARG(s->work.mem), CLV__ARG(w),
                                CLV__ARG(h), CLV__ARG(stride));
     if (!err)
         err = clv__launch_pixels(l, s->grad, w, h);
     if (!err)
-        err = clv__kernel_args(s->nms, 0, 6, CLV__ARG(s->work), CLV__ARG(l->scratch), CLV__ARG(w),
-                               CLV__ARG(h), CLV__ARG(stride), CLV__ARG(top));
+        err = clv__kernel_args(s->nms, 0, 6, CLV__ARG(s->work.mem), CLV__ARG(l->scratch),
+                               CLV__ARG(w), CLV__ARG(h), CLV__ARG(stride), CLV__ARG(top));
     if (!err)
         err = clv__launch_pixels(l, s->nms, w, h);
     if (!err)
