@@ -57,6 +57,17 @@ int test_parser_chains(void)
                  "convolution=matrix='1 2 1 2 4 2 1 2 1':div=0:bias=0");
     expect_chain(" median = radius = 3 , gray ", "median=radius=3,gray");
     expect_chain("prewitt=scale=1.5:delta=-4", "prewitt=scale=1.5:delta=-4");
+    /* ffmpeg's numbers are expressions (libavutil/opt.c): an integer's is
+     * rounded half to even, as llrint; default, min and max are the
+     * parameter's own */
+    expect_chain("median=2.5", "median=radius=2");
+    expect_chain("median=3.5", "median=radius=4");
+    expect_chain("median=radius=default+1", "median=radius=2");
+    expect_chain("median=radius=max", "median=radius=7");
+    expect_chain("median=radius=0x3", "median=radius=3");
+    expect_chain("prewitt=scale=3/2:delta=-2*2", "prewitt=scale=1.5:delta=-4");
+    expect_chain("prewitt=scale=PI", "prewitt=scale=3.142:delta=0");
+    expect_chain("erode=1e0:iterations=min", "erode=radius=1:iterations=1");
     expect_chain("noise=gaussian", "noise=type=gaussian:amount=0.05:sigma=10:seed=0");
     expect_chain("noise=seed=4294967295",
                  "noise=type=saltpepper:amount=0.05:sigma=10:seed=4294967295");
@@ -202,9 +213,25 @@ int test_parser_errors(void)
                  "filter 'gblur' parameter 'enable': empty (an expression of t, n, pos, w and h, "
                  "1 to 255 characters, no quotes inside)");
     expect_error("median=radius=two", CLV_EPARSE,
-                 "filter 'median' parameter 'radius': 'two' is not an integer (allowed: 1 to 7)");
-    expect_error("median=2.5", CLV_EPARSE,
-                 "filter 'median' parameter 'radius': '2.5' is not an integer (allowed: 1 to 7)");
+                 "filter 'median' parameter 'radius': 'two' is not an integer, nor an expression "
+                 "of numbers (allowed: 1 to 7)");
+    /* ffmpeg's numbers are expressions, in range before an integer rounds */
+    expect_error("median=0.6", CLV_ERANGE,
+                 "filter 'median' parameter 'radius': 0.6 is out of range (allowed: 1 to 7)");
+    expect_error("median=2k", CLV_ERANGE,
+                 "filter 'median' parameter 'radius': 2k = 2000 is out of range (allowed: 1 to "
+                 "7)");
+    expect_error("median=radius=(1+", CLV_EPARSE,
+                 "filter 'median' parameter 'radius': '(1+' is not an integer, nor an "
+                 "expression of numbers (allowed: 1 to 7)");
+    expect_error("gblur=steps=all", CLV_ERANGE,
+                 "filter 'gblur' parameter 'steps': all = -1 is out of range (allowed: 1 to 6)");
+    expect_error("gblur=sigma=0/0", CLV_EPARSE,
+                 "filter 'gblur' parameter 'sigma': '0/0' is not a number, nor an expression of "
+                 "numbers (allowed: 0 to 1024)");
+    expect_error("gblur=sigma=-1/2", CLV_ERANGE,
+                 "filter 'gblur' parameter 'sigma': -1/2 = -0.5 is out of range (allowed: 0 to "
+                 "1024)");
     expect_error("median=2:3", CLV_EPARSE,
                  "filter 'median' takes 1 value in order; '3' is one too many");
     expect_error("median=radius=2:radius=3", CLV_EPARSE,
@@ -223,7 +250,8 @@ int test_parser_errors(void)
     expect_error("prewitt=scale=100", CLV_ERANGE,
                  "filter 'prewitt' parameter 'scale': 100 is out of range (allowed: 0 to 64)");
     expect_error("prewitt=scale=nan", CLV_EPARSE,
-                 "filter 'prewitt' parameter 'scale': 'nan' is not a number (allowed: 0 to 64)");
+                 "filter 'prewitt' parameter 'scale': 'nan' is not a number, nor an expression "
+                 "of numbers (allowed: 0 to 64)");
     expect_error("equalize=mode=color", CLV_EPARSE,
                  "filter 'equalize' parameter 'mode': 'color' is not one of luma|gray");
     expect_error("convolution=matrix='1 2 3'", CLV_EPARSE,
@@ -240,7 +268,8 @@ int test_parser_errors(void)
     /* An escaped '=' is part of a value, not the end of a key (found by
      * fuzzing: the parser read past the end of the text). */
     expect_error("threshold=t\\=90", CLV_EPARSE,
-                 "filter 'threshold' parameter 't': 't=90' is not an integer (allowed: 0 to 255)");
+                 "filter 'threshold' parameter 't': 't=90' is not an integer, nor an expression "
+                 "of numbers (allowed: 0 to 255)");
     expect_error("convolution=matri\\=1", CLV_EPARSE,
                  "filter 'convolution' parameter 'matrix': 'matri=1' is not an integer "
                  "(coefficients are integers from -10000 to 10000, separated by spaces)");
@@ -267,7 +296,8 @@ int test_parser_errors(void)
     expect_error("crop=exact=2", CLV_ERANGE,
                  "filter 'crop' parameter 'exact': 2 is out of range (allowed: 0 to 1)");
     expect_error("median=radius=true", CLV_EPARSE,
-                 "filter 'median' parameter 'radius': 'true' is not an integer (allowed: 1 to 7)");
+                 "filter 'median' parameter 'radius': 'true' is not an integer, nor an "
+                 "expression of numbers (allowed: 1 to 7)");
     /* ffmpeg's numbers: only those it has */
     expect_error("transpose=passthrough=3", CLV_EPARSE,
                  "filter 'transpose' parameter 'passthrough': '3' is not one of "
@@ -325,7 +355,7 @@ int test_parser_excerpts(void)
                    "sharpen,,gray", "        ^");
     expect_excerpt("gray,median=2 x",
                    "filter 'median' parameter 'radius': '2 x' is not an "
-                   "integer (allowed: 1 to 7)",
+                   "integer, nor an expression of numbers (allowed: 1 to 7)",
                    "gray,median=2 x", "            ^");
     expect_excerpt("gray,convolution=matrix='1 2",
                    "filter 'convolution' parameter 'matrix': unterminated quote",

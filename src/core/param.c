@@ -190,6 +190,46 @@ const char *clv__clip(const char *s, char *out, size_t size)
     return out;
 }
 
+/* An INT's or REAL's value where it is not a plain number: as ffmpeg's
+ * options (libavutil/opt.c, set_string_number), an expression of numbers
+ * ("3/2", "PI/4", "2k", "50/255") with the option's own names default,
+ * min, max, none (0) and all (~0, so -1); NAN is no number, and the value
+ * must lie in the range before an INT rounds it. */
+static int number_value(const clv_filter *f, const clv_param *p, const char *text,
+                        const char *range, double *out, clv_msg *msg)
+{
+    static const char *const names[] = {"default", "min", "max", "none", "all", NULL};
+    char shown[48];
+    char *end;
+    double def = p->def ? strtod(p->def, &end) : 0;
+    if (!p->def || end == p->def || *end)
+        def = 0;
+    const double values[] = {def, p->min, p->max, 0, -1};
+    clv__expr *e = NULL;
+    clv_msg why = {{0}};
+    double d = NAN;
+    if (!clv__expr_parse(text, names, &e, &why))
+        d = clv__expr_eval(e, values);
+    clv__expr_free(e);
+    if (isnan(d))
+        return clv__fail(msg, CLV_EPARSE,
+                         "filter '%s' parameter '%s': '%s' is not %s, nor an expression of numbers "
+                         "(allowed: %s)",
+                         f->name, p->name, clv__clip(text, shown, sizeof shown),
+                         p->type == CLV_PARAM_INT ? "an integer" : "a number", range);
+    if (d < p->min || d > p->max) {
+        char value[40] = "";
+        strtod(text, &end);
+        if (end == text || *end)
+            snprintf(value, sizeof value, " = %g", d);
+        return clv__fail(msg, CLV_ERANGE,
+                         "filter '%s' parameter '%s': %s%s is out of range (allowed: %s)",
+                         f->name, p->name, clv__clip(text, shown, sizeof shown), value, range);
+    }
+    *out = d;
+    return 0;
+}
+
 int clv_param_parse(const clv_filter *f, int index, const char *text, clv_value *value,
                     clv_msg *msg)
 {
@@ -219,11 +259,15 @@ int clv_param_parse(const clv_filter *f, int index, const char *text, clv_value 
             return clv__fail(msg, CLV_ERANGE,
                              "filter '%s' parameter '%s': %s is out of range (allowed: %s)",
                              f->name, p->name, clv__clip(text, shown, sizeof shown), range);
-        if (bad)
-            return clv__fail(msg, CLV_EPARSE,
-                             "filter '%s' parameter '%s': '%s' is not an integer (allowed: %s)",
-                             f->name, p->name, clv__clip(text, shown, sizeof shown), range);
-        if (v < p->min || v > p->max)
+        if (bad) {
+            /* ffmpeg's number: an expression, checked against the range
+             * before it is rounded to the nearest (half to even: llrint) */
+            double d;
+            int err = number_value(f, p, text, range, &d, msg);
+            if (err)
+                return err;
+            v = llrint(d);
+        } else if (v < p->min || v > p->max)
             return clv__fail(msg, CLV_ERANGE,
                              "filter '%s' parameter '%s': %lld is out of range (allowed: %s)",
                              f->name, p->name, v, range);
@@ -234,11 +278,11 @@ int clv_param_parse(const clv_filter *f, int index, const char *text, clv_value 
         char *end;
         errno = 0;
         double v = strtod(text, &end);
-        if (end == text || *end || errno || !isfinite(v))
-            return clv__fail(msg, CLV_EPARSE,
-                             "filter '%s' parameter '%s': '%s' is not a number (allowed: %s)",
-                             f->name, p->name, clv__clip(text, shown, sizeof shown), range);
-        if (v < p->min || v > p->max)
+        if (end == text || *end || errno || !isfinite(v)) {
+            int err = number_value(f, p, text, range, &v, msg);
+            if (err)
+                return err;
+        } else if (v < p->min || v > p->max)
             return clv__fail(msg, CLV_ERANGE,
                              "filter '%s' parameter '%s': %s is out of range (allowed: %s)",
                              f->name, p->name, clv__clip(text, shown, sizeof shown), range);
