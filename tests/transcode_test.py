@@ -420,6 +420,54 @@ def vfr_into_constant_rate(tmp):
         print("ok", ext, got["nb_read_frames"], "frames")
 
 
+def packet_times(path):
+    p = run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "packet=pts",
+             "-of", "csv=p=0", path])
+    return sorted(int(x) for x in p.stdout.split())
+
+
+@test
+def output_rate(tmp):
+    """-r after -i sets the output's frame rate as ffmpeg's does: the same
+    frames repeated or dropped at the same timestamps, into a container of
+    a constant rate (y4m, mp4: ffmpeg's -vsync cfr) and of variable timing
+    (mkv: vfr, a frame on a tick already taken dropped), with a chain and
+    without (ffmpeg then takes a frame's own length, rounded). Each frame of
+    the clip is a grey of its own, so a frame picked wrongly shows. A rate
+    that is not one, or -r before -i (ffmpeg's input rate), is exit 2 with
+    nothing written."""
+    src = os.path.join(tmp, "ramp.mkv")
+    ffmpeg("-f", "lavfi", "-i",
+           "color=gray:s=32x16:rate=30:duration=2,geq=lum=16+3*N:cb=128:cr=128",
+           "-pix_fmt", "yuv420p", "-c:v", "ffv1", src)
+    cases = 0
+    for rate in ("24", "50", "7", "30000/1001", "0.5", "ntsc"):
+        for chain in ((), ("-vf", "hflip,hflip")):
+            for ext, codec in (("y4m", ()), ("mkv", ("-c:v", "ffv1")),
+                               ("mp4", ("-c:v", "libx264", "-crf", "0", "-preset", "ultrafast"))):
+                ours, theirs = os.path.join(tmp, "c." + ext), os.path.join(tmp, "f." + ext)
+                clvid("-i", src, *chain, "-r", rate, *codec, "-y", "-o", ours)
+                ffmpeg("-i", src, *chain, "-r", rate, *codec, theirs)
+                what = "-r %s %s into %s" % (rate, " ".join(chain) or "(no chain)", ext)
+                got, want = packet_times(ours), packet_times(theirs)
+                check(got == want, "%s: timestamps %s, ffmpeg %s" % (what, got[:12], want[:12]))
+                check(raw(ours, "gray") == raw(theirs, "gray"), "%s: other frames than ffmpeg's"
+                      % what)
+                r = streams(probe(ours), "video")[0]["r_frame_rate"]
+                check(Fraction(r) == Fraction(streams(probe(theirs), "video")[0]["r_frame_rate"]),
+                      "%s: rate %s" % (what, r))
+                cases += 1
+    out = os.path.join(tmp, "bad.mkv")
+    for args, words in ((("-i", src, "-r", "0"), "-r 0: expected the output's frames per second"),
+                        (("-i", src, "-r", "fast"), "-r fast: expected"),
+                        (("-i", src, "-r", "2000"), "at most 1000"),
+                        (("-r", "24", "-i", src), "-r 24 before -i is ffmpeg's input frame rate")):
+        p = clvid(*args, "-o", out, expect=2)
+        check(words in p.stderr, "%s: %s" % (" ".join(args), p.stderr))
+        check(not os.path.exists(out), "%s left %s" % (" ".join(args), out))
+    print("ok", cases, "rates, chains and containers as ffmpeg's; four mistakes refused")
+
+
 @test
 def chroma_kept(tmp):
     """8-bit Y'CbCr with more chroma than 4:2:0 keeps it: columns of red

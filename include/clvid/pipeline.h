@@ -161,6 +161,15 @@ typedef struct clv_transcode_options {
      * (-filter_complex_script), NULL: none. A file the run reads, as its
      * inputs are: never its output or a side file (--progress). */
     const char *filter_complex_file;
+    /* Added after 0.8: ffmpeg's output -r, the output's frames per second
+     * ("30", "30000/1001", "ntsc", "29.97"; NULL: the input's). The
+     * encoder's time base is one frame at that rate and frames go out as
+     * ffmpeg's automatic -vsync puts them: into a container of a constant
+     * rate (mp4, y4m, mpg, ...) one a tick, repeated over gaps and dropped
+     * where two fall on one tick; into one of variable timing (mkv, webm,
+     * nut, avi) at their own times, those that fall on a tick already
+     * taken dropped. Anything else is CLV_EOPTION. */
+    const char *frame_rate;
 } clv_transcode_options;
 
 /* An input after the first (0.8): its path and what was given before its
@@ -202,8 +211,8 @@ CLV_API clv_transcode_options *clv_transcode_options_create(void);
 CLV_API void clv_transcode_options_destroy(clv_transcode_options *options);
 /* Sets one option by the command line's name, with or without its dashes:
  * i/input, o/output, vf/chain, input_format, output_format, c:v, c:a,
- * preset, pix_fmt, crf, b:v, aspect, ss, t, frames, frame-index, device, input-size,
- * input-fps, input-format, audio, audio-format, ipc, lead-frames, keep-frames,
+ * preset, pix_fmt, crf, b:v, aspect, r (the output's frame rate), ss, t, frames, frame-index,
+ * device, input-size, input-fps, input-format, audio, audio-format, ipc, lead-frames, keep-frames,
  * g, hls_time, hls_list_size, rtsp_transport, rw_timeout, reconnect-max, hwaccel,
  * hwaccel_device, filter_complex (lavfi), map (the graph's output's label
  * without its brackets: "out" for -map '[out]');

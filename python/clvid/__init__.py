@@ -1191,6 +1191,7 @@ def _need_pipeline():
 _OPTIONS = {
     "codec": "c:v", "vcodec": "c:v", "audio_codec": "c:a", "acodec": "c:a", "crf": "crf",
     "preset": "preset", "bitrate": "b:v", "pix_fmt": "pix_fmt", "aspect": "aspect",
+    "r": "r", "frame_rate": "r",
     "ss": "ss", "start": "ss", "t": "t", "duration": "t", "frames": "frames",
     "device": "device", "overwrite": "y", "y": "y", "no_audio": "an", "an": "an",
     "no_subtitles": "sn", "sn": "sn", "live": "live", "no_autorotate": "no-autorotate",
@@ -1403,7 +1404,7 @@ def transcode(input: str, output: str, vf: Optional[str] = None,
     takes before it) and filter_complex=GRAPH (map="[out]" for a labelled
     output), as `clvid transcode -i input -i ... -filter_complex`.
     options are the command line's: codec, crf, preset, bitrate, pix_fmt,
-    audio_codec, aspect, ss, t, frames, overwrite, no_audio, no_subtitles,
+    audio_codec, aspect, r (frame_rate: the output's, as -r), ss, t, frames, overwrite, no_audio, no_subtitles,
     no_autorotate, output_format, ipc (a control socket's path: clvid.Control
     drives the run from another thread), hwaccel ("auto", "cuda", "vaapi",
     "none": hardware decoding; the status's "decode" says which was used),

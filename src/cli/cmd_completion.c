@@ -23,7 +23,7 @@ typedef struct command_words {
 #define CAPTURE_WORDS                                                                              \
     "--input-size --input-fps --input-format --audio --audio-format -rtsp_transport -rw_timeout "  \
     "--reconnect-max -hwaccel -hwaccel_device"
-#define ENCODER_WORDS "-c:v -preset -pix_fmt -c:a -aspect -crf -b:v -g"
+#define ENCODER_WORDS "-c:v -preset -pix_fmt -c:a -aspect -crf -b:v -g -r"
 #define ENCODER_ALIASES "-vcodec -acodec"
 
 static const command_words commands[] = {
@@ -49,7 +49,9 @@ static const command_words commands[] = {
      "-i -o -f -vf -y -q -an -sn -ss -t --frames --frame-index --device --progress --ipc "
      "--live --reconnect -re -hls_time -hls_list_size --no-autorotate --help -filter_complex "
      "-filter_complex_script -lavfi -map " CAPTURE_WORDS " " ENCODER_WORDS,
-     "-i -o -f -vf -ss -t --frames -frames:v --frame-index --device --progress --ipc -hls_time "
+     "-i -o -f -vf -ss -t --frames -frames:v -frames -vframes --frame-index --device --progress "
+     "--ipc "
+     "-hls_time "
      "-hls_list_size -filter_complex -filter_complex_script -lavfi -map " CAPTURE_WORDS
      " " ENCODER_WORDS " " ENCODER_ALIASES},
     {"filters", "--file --kernel", "--file --kernel"},

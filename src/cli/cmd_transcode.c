@@ -46,6 +46,8 @@ static const char *const transcode_words[] = {"-i",
                                               "-itsoffset",
                                               "--frames",
                                               "-frames:v",
+                                              "-frames",
+                                              "-vframes",
                                               "--device",
                                               "--progress",
                                               "--ipc",
@@ -100,6 +102,8 @@ static void usage(FILE *f)
             "  -c:a CODEC|copy   sound: by default copied when the container takes it, else\n"
             "                    encoded to its own codec (aac for mp4/mov, libopus for webm)\n"
             "  -aspect W:H       display aspect ratio of the output (16:9, 4:3, 1.7778)\n"
+            "  -r RATE           after -i: the output's frames per second (24, 30000/1001,\n"
+            "                    ntsc), frames repeated or dropped as ffmpeg's -r\n"
             "  -an, -sn          leave the input's audio, subtitle streams out (default: "
             "copied)\n"
             "  -ss TIME -t TIME  start and duration (seconds or [hh:]mm:ss[.ms])\n"
@@ -288,7 +292,14 @@ static int parse_args(int argc, char **argv, transcode_args *a)
             memset(&a->next, 0, sizeof a->next);
         } else if (!strcmp(o, "-i"))
             r->input = v;
-        else if (for_next && !strcmp(o, "-itsoffset")) {
+        else if (!strcmp(o, "-r") && (!r->input || for_next)) {
+            fprintf(stderr,
+                    "clvid transcode: -r %s before -i is ffmpeg's input frame rate, which clvid "
+                    "does not take (the input's timestamps are kept); after -i, -r sets the "
+                    "output's\n",
+                    v);
+            return -1;
+        } else if (for_next && !strcmp(o, "-itsoffset")) {
             int neg = v[0] == '-';
             int64_t us = clv_parse_time(v + neg);
             if (us < 0) {
@@ -358,8 +369,9 @@ static int parse_args(int argc, char **argv, transcode_args *a)
             if (known < 0)
                 return -1;
         } else if (!strcmp(o, "-ss") || !strcmp(o, "-t") || !strcmp(o, "--frames") ||
-                   !strcmp(o, "-frames:v") || !strcmp(o, "--frame-index") ||
-                   !strcmp(o, "-hls_time") || !strcmp(o, "-hls_list_size")) {
+                   !strcmp(o, "-frames:v") || !strcmp(o, "-frames") || !strcmp(o, "-vframes") ||
+                   !strcmp(o, "--frame-index") || !strcmp(o, "-hls_time") ||
+                   !strcmp(o, "-hls_list_size")) {
             clv_msg msg;
             if (clv_transcode_options_set(r, o, v, &msg)) {
                 fprintf(stderr, "clvid transcode: %s\n", msg.text);
@@ -457,6 +469,7 @@ typedef struct display {
     int reconnecting; /* between RECONNECTING and RECONNECTED */
     FILE *file;
     double last;
+    const char *rate; /* -r, or NULL */
 } display;
 
 static void progress_line(display *d, const clv_transcode_status *s, int final)
@@ -500,10 +513,11 @@ static int on_status(const clv_transcode_status *s, void *user)
     case CLV_TRANSCODE_START:
         know_partials(s->partial_paths);
         if (!d->quiet)
-            fprintf(stderr, "clvid: %s (%dx%d %s, %s %s range) -> [%s] on %s -> %s (%s %s)\n",
+            fprintf(stderr, "clvid: %s (%dx%d %s, %s %s range) -> [%s] on %s -> %s (%s %s%s%s)\n",
                     s->input, s->width, s->height, s->input_pix_fmt, s->matrix,
                     s->full_range ? "full" : "limited", s->chain[0] ? s->chain : "no filter",
-                    s->device, s->output, s->codec, s->output_pix_fmt);
+                    s->device, s->output, s->codec, s->output_pix_fmt, d->rate ? ", -r " : "",
+                    d->rate ? d->rate : "");
         break;
     case CLV_TRANSCODE_PROGRESS:
         if (s->elapsed - d->last >= 0.5) {
@@ -604,7 +618,7 @@ int clv_cli_transcode(clv_transcode_options *options, int quiet, const char *pro
     clv_env_engine_settings(&engine, cache, sizeof cache);
     options->engine = &engine;
     options->quiet = quiet;
-    display d = {.quiet = quiet, .tty = !quiet && isatty(2)};
+    display d = {.quiet = quiet, .tty = !quiet && isatty(2), .rate = options->frame_rate};
     /* The progress file is a file the run writes, as its output is: never
      * an input, a file the chain reads or the output (a slip of the
      * keyboard would destroy it), an existing one replaced only with -y;

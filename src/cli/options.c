@@ -38,7 +38,7 @@ static const char *const capture_words[] = {"--input-size",
                                             NULL};
 static const char *const encoder_words[] = {"-c:v", "-vcodec", "-preset", "-pix_fmt",
                                             "-c:a", "-acodec", "-aspect", "-crf",
-                                            "-b:v", "-g",      NULL};
+                                            "-b:v", "-g",      "-r",      NULL};
 
 int clv_cli_capture_option(const char *option, const char *value, clv_transcode_options *o)
 {

@@ -223,8 +223,8 @@ static int number_value(const clv_filter *f, const clv_param *p, const char *tex
         if (end == text || *end)
             snprintf(value, sizeof value, " = %g", d);
         return clv__fail(msg, CLV_ERANGE,
-                         "filter '%s' parameter '%s': %s%s is out of range (allowed: %s)",
-                         f->name, p->name, clv__clip(text, shown, sizeof shown), value, range);
+                         "filter '%s' parameter '%s': %s%s is out of range (allowed: %s)", f->name,
+                         p->name, clv__clip(text, shown, sizeof shown), value, range);
     }
     *out = d;
     return 0;

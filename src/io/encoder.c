@@ -95,6 +95,12 @@ struct clv_encoder {
      * the next tick (INT64_MIN before the first); prev: a copy of the last
      * frame (the staging memory of a frame is not held). */
     int cfr;
+    /* -r into a container of variable timing: each frame at its own tick,
+     * one that falls on a tick already taken dropped (ffmpeg's -vsync
+     * vfr); and a frame's length in ticks (1 but with -r: the output's
+     * rate over the frames') */
+    int vfr;
+    double frame_ticks;
     int64_t next_pts;
     AVFrame *prev;
     int64_t last_before[3]; /* the last three frames' repeats of the one before */
@@ -978,9 +984,11 @@ static int choose_video_pix_fmt(const clv_output_options *o, const AVCodec *code
  * (mpeg2video), with timestamps rescaled (and, where the container has a
  * constant rate, frames repeated or dropped: send_cfr), as ffmpeg does. AVI, Y4M,
  * MPEG-PS/TS, MXF and Ogg read the rate from the time base. */
-static void set_video_timing(clv_encoder *e, const clv_media_desc *in, const AVCodec *codec)
+static void set_video_timing(clv_encoder *e, const clv_media_desc *in, const AVCodec *codec,
+                             AVRational forced, int unfiltered)
 {
-    AVRational rate = in->frame_rate;
+    const int given = forced.num > 0 && forced.den > 0; /* -r */
+    AVRational rate = given ? forced : in->frame_rate;
     if (codec->supported_framerates)
         rate =
             codec->supported_framerates[av_find_nearest_q_idx(rate, codec->supported_framerates)];
@@ -990,7 +998,8 @@ static void set_video_timing(clv_encoder *e, const clv_media_desc *in, const AVC
                     codec->id == AV_CODEC_ID_H263P || codec->id == AV_CODEC_ID_FLV1 ||
                     codec->id == AV_CODEC_ID_MSMPEG4V3) &&
                    (in->time_base.den > 65535 || in->time_base.num > 65535);
-    e->keep_tb = every_flag(e, AVFMT_VARIABLE_FPS) && !codec->supported_framerates && !short_tb;
+    e->keep_tb =
+        every_flag(e, AVFMT_VARIABLE_FPS) && !codec->supported_framerates && !short_tb && !given;
     e->in_tb = in->time_base;
     e->last_pts = INT64_MIN;
     /* ffmpeg's automatic -vsync: cfr where a container has no variable
@@ -999,9 +1008,20 @@ static void set_video_timing(clv_encoder *e, const clv_media_desc *in, const AVC
     for (int k = 0; k < e->output_count; k++)
         e->cfr |= !(e->outputs[k].format->flags & AVFMT_VARIABLE_FPS) &&
                   strcmp(e->outputs[k].format->name, "avi") != 0;
+    e->vfr = given && !e->cfr;
     e->next_pts = INT64_MIN;
     e->enc->time_base = e->keep_tb ? in->time_base : av_inv_q(rate);
     e->enc->framerate = rate;
+    /* fftools' duration (5.1's do_video_out): a frame of the filters' rate
+     * in output ticks, at most one; without filters a frame's own length,
+     * rounded */
+    e->frame_ticks = 1;
+    if (given && in->frame_rate.num > 0 && in->frame_rate.den > 0) {
+        const double ticks = av_q2d(rate) / av_q2d(in->frame_rate);
+        e->frame_ticks = ticks < 1 ? ticks : 1;
+        if (unfiltered && lrintf((float)ticks) > 0)
+            e->frame_ticks = lrintf((float)ticks);
+    }
 }
 
 /* The picture's shape and colour: the size and aspect turned as the frames
@@ -1121,7 +1141,7 @@ static int open_video_encoder(clv_encoder *e, const clv_output_options *o, const
         return out_of_memory(o, msg);
     e->enc->pix_fmt = pf;
     set_video_look(e, o, in, color);
-    set_video_timing(e, in, codec);
+    set_video_timing(e, in, codec, o->frame_rate, o->unfiltered);
     set_video_quality(e, o, codec);
     set_x265_hdr(e, codec);
     int width = e->enc->width, height = e->enc->height;
@@ -1570,21 +1590,35 @@ static int send_at(clv_encoder *e, const AVFrame *f, int64_t pts, int first)
 
 /* A frame into a constant rate, as ffmpeg's -vsync cfr (fftools'
  * do_video_out): at its time p in ticks, with delta0 = p - next_pts and
- * delta = delta0 + 1, it is dropped under -1.1, sent once up to 1.1, and
- * above that sent llrint(delta) times, the first llrint(delta0 - 0.6) of
- * them being the previous frame again when delta0 passes 1.1. */
+ * delta = delta0 + the frame's length in ticks (1 but with -r), it is
+ * dropped under -1.1, sent once up to 1.1, and above that sent
+ * llrint(delta) times, the first llrint(delta0 - 0.6) of them being the
+ * previous frame again when delta0 passes 1.1. With -r into variable
+ * timing (-vsync vfr) it is dropped at -0.6 or under, sent once at
+ * next_pts, which moves to llrint(p) first where delta passes 0.6. */
 static int send_cfr(clv_encoder *e, AVFrame *f)
 {
-    const double p = (double)f->pts * av_q2d(e->in_tb) / av_q2d(e->enc->time_base);
+    /* p as fftools' adjust_frame_pts_to_encoder_tb: rescaled with
+     * extra bits of fraction, then moved off exact midpoints by 2^-17 */
+    AVRational tb = e->enc->time_base;
+    const int extra = av_clip(29 - av_log2((unsigned)tb.den), 0, 16);
+    tb.den <<= extra;
+    double p = (double)av_rescale_q(f->pts, e->in_tb, tb) / (double)(1 << extra);
+    p += (p > 0 ? 1.0 : -1.0) / (1 << 17);
     if (e->next_pts == INT64_MIN)
         e->next_pts = llrint(p);
-    const double delta0 = p - (double)e->next_pts, delta = delta0 + 1;
+    const double delta0 = p - (double)e->next_pts, delta = delta0 + e->frame_ticks;
     int64_t copies = 1, before = 0;
-    if (delta < -1.1)
+    if (e->vfr) {
+        if (delta <= -0.6)
+            copies = 0;
+        else if (delta > 0.6 && delta0 > 0) /* a frame clipped (delta0 < 0) keeps next_pts */
+            e->next_pts = llrint(p);
+    } else if (delta < -1.1)
         copies = 0;
     else if (delta > 1.1) {
-        copies = llrint(delta);
-        before = delta0 > 1.1 && e->prev ? llrint(delta0 - 0.6) : 0;
+        copies = llrintf((float)delta); /* fftools' rounding, in float */
+        before = delta0 > 1.1 && e->prev ? llrintf((float)(delta0 - 0.6)) : 0;
     }
     if (before > copies)
         before = copies;
@@ -1594,7 +1628,7 @@ static int send_cfr(clv_encoder *e, AVFrame *f)
     int r = 0;
     for (int64_t i = 0; r >= 0 && i < copies; i++)
         r = send_at(e, i < before ? e->prev : f, e->next_pts++, i == before);
-    if (r < 0)
+    if (r < 0 || e->vfr) /* variable timing repeats no frame */
         return r;
     /* the frame is the one a gap after it repeats (dropped or not) */
     if (!e->prev || e->prev->width != f->width || e->prev->height != f->height ||
@@ -1650,7 +1684,7 @@ static void *encode_thread(void *arg)
         }
         waited += clv_io_seconds() - t;
         if (kind == CLV_ITEM_END) {
-            if (e->cfr && (r = end_cfr(e)) < 0)
+            if (e->cfr && !e->vfr && (r = end_cfr(e)) < 0)
                 break;
             avcodec_send_frame(e->enc, NULL);
             r = write_packets(e);
@@ -1659,8 +1693,8 @@ static void *encode_thread(void *arg)
                     r = clv_audio_recode_packet(e->routes[i].recode, NULL);
             break;
         }
-        if (kind == CLV_ITEM_FRAME && e->cfr && ((AVFrame *)item)->pts != AV_NOPTS_VALUE &&
-            !e->cover) {
+        if (kind == CLV_ITEM_FRAME && (e->cfr || e->vfr) &&
+            ((AVFrame *)item)->pts != AV_NOPTS_VALUE && !e->cover) {
             AVFrame *f = item;
             r = frames++ == fault ? AVERROR(EIO) : send_cfr(e, f);
             av_frame_free(&f);

@@ -348,6 +348,11 @@ typedef struct clv_output_options {
     double hls_time;
     int hls_list_size;
     int overwrite; /* -y: a finished file replaces one at its path (clv_outfile_open) */
+    /* -r: the output's frame rate (0/0: the input's): the encoder's time
+     * base is its frame, and frames go out as ffmpeg's automatic -vsync
+     * puts them (send_rate in encoder.c) */
+    AVRational frame_rate;
+    int unfiltered; /* no -vf nor graph: ffmpeg's -r takes a frame's own length */
 } clv_output_options;
 
 typedef struct clv_encoder clv_encoder;

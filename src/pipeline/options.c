@@ -49,6 +49,7 @@ void clv_transcode_options_destroy(clv_transcode_options *o)
  * frame side, and beyond any camera's rate. */
 #define CAPTURE_SIDE_MAX 16384
 #define CAPTURE_RATE_MAX 1000
+#define OUTPUT_RATE_MAX 1000 /* -r */
 
 /* The highest -b:v, bit/s: beyond any encoder's, and within the int that
  * x264 keeps in kbit/s. */
@@ -166,6 +167,17 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
         o->capture_rate = *v ? v : NULL;
         return 0;
     }
+    if (!strcmp(key, "r")) {
+        AVRational rate;
+        if (av_parse_video_rate(&rate, v) < 0 || rate.num <= 0 || rate.den <= 0 ||
+            av_q2d(rate) > OUTPUT_RATE_MAX)
+            return clv_io_fail(msg, CLV_EOPTION,
+                               "-r %.100s: expected the output's frames per second, more than 0 "
+                               "and at most %d (30, 29.97, 30000/1001, ntsc, pal, film)",
+                               v, OUTPUT_RATE_MAX);
+        o->frame_rate = v;
+        return 0;
+    }
     if (!strcmp(key, "crf")) {
         long n = strtol(v, &end, 10);
         if (*end || end == v || n < 0 || n > 51)
@@ -274,7 +286,7 @@ int clv_transcode_options_set(clv_transcode_options *o, const char *key, const c
         *(lead ? &o->lead_frames : &o->keep_frames) = n;
         return 0;
     }
-    if (!strcmp(key, "frames") || !strcmp(key, "frames:v")) {
+    if (!strcmp(key, "frames") || !strcmp(key, "frames:v") || !strcmp(key, "vframes")) {
         errno = 0;
         long long n = strtoll(v, &end, 10);
         if (*end || end == v || n < 1 || errno)

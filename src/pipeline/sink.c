@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <libavutil/imgutils.h>
+#include <libavutil/parseutils.h>
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
 
@@ -38,7 +39,12 @@ int clv_input_is_network(const char *input)
 
 clv_output_options clv_pipeline_output(const clv_transcode_options *o)
 {
-    return (clv_output_options){.path = o->output,
+    AVRational rate = {0, 0};
+    if (o->frame_rate &&
+        (av_parse_video_rate(&rate, o->frame_rate) < 0 || rate.num <= 0 || rate.den <= 0))
+        rate = (AVRational){0, 0}; /* refused before (clv_transcode_options_check) */
+    return (clv_output_options){.frame_rate = rate,
+                                .path = o->output,
                                 .format = o->output_format,
                                 .codec = o->codec,
                                 .crf = o->crf,

@@ -127,6 +127,13 @@ static int check_options(const clv_transcode_options *o, clv_chain_desc **desc,
                            "gop %d, hls_time %g, hls_list_size %d: expected 0 or more (-1: the "
                            "muxer's list size)",
                            o->gop, o->hls_time, o->hls_list_size);
+    if (o->frame_rate) { /* a caller's own text: the command line's checks */
+        clv_transcode_options probe;
+        clv_transcode_options_init(&probe);
+        int err = clv_transcode_options_set(&probe, "r", o->frame_rate, msg);
+        if (err)
+            return err;
+    }
     int network = clv_io_network_url(o->input);
     if (o->reconnect && !network)
         return clv_io_fail(msg, CLV_EOPTION,
@@ -617,6 +624,7 @@ static int open_all(run *r, clv_msg *msg)
                    .fields_media = &r->out_media};
     io.out.chain_pix_fmts =
         r->gdesc ? clv_graph_desc_pix_fmts(r->gdesc) : clv_chain_desc_pix_fmts(r->desc);
+    io.out.unfiltered = !r->gdesc && (!o->chain || !*o->chain);
     if (clv_io_network_url(o->input))
         io.in.cancel = r->cancel; /* a Ctrl-C ends a network input's blocking read */
     if (pthread_mutex_init(&io.lock, NULL))

@@ -324,6 +324,21 @@ def test_frames_deinterlaced(tmp_path):
         assert abs(times[0] - plain[0][1]) < 1e-6
 
 
+def test_transcode_output_rate(tmp_path):
+    """r= is the command line's -r: the output at that rate, with ffmpeg's
+    frame count; a rate that is not one is a ValueError naming it."""
+    out = tmp_path / "r.mkv"
+    clvid.transcode(SAMPLE, str(out), vf="hflip", r="15", t=2, no_audio=True, quiet=True)
+    probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v", "-count_frames",
+                            "-show_entries", "stream=r_frame_rate,nb_read_frames", "-of",
+                            "csv=p=0", str(out)], capture_output=True, text=True, check=True)
+    # ffmpeg -t 2 -i SAMPLE -vf hflip -r 15 r.mkv: 31 (the last tick's drop)
+    assert probe.stdout.split() == ["15/1,31"], probe.stdout
+    with pytest.raises(ValueError, match="-r fast: expected"):
+        clvid.transcode(SAMPLE, str(tmp_path / "bad.mkv"), frame_rate="fast")
+    assert not (tmp_path / "bad.mkv").exists()
+
+
 def test_transcode_progress_and_stop(tmp_path):
     out = tmp_path / "out.mp4"
     events = []
