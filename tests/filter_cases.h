@@ -744,6 +744,12 @@ static const filter_case format_cases[] = {
     {"sharpen,format=yuv420p|nv12,null", 0, 1},
     {"hflip,gblur=sigma=2,format=rgb24,setsar=1,format=gray", 1, 1},
 };
+static const filter_case fps_cases[] = {
+    {"fps=24", 0, 1},
+    {"hflip,fps=ntsc:round=up,scale=iw/2:-1", 0, 1},
+    {"gblur=sigma=2,fps=source_fps/2:start_time=0.5:eof_action=pass,crop=ceil(iw/2):ceil(ih/2)", 1,
+     1},
+};
 static const filter_case setsar_cases[] = {
     {"setsar=1", 0, 1},
     {"hflip,setsar=sar*2,vflip", 0, 1},
@@ -817,6 +823,7 @@ static const filter_cases filter_table[] = {
     {"null", CASES(null_cases)},
     {"copy", CASES(copy_cases)},
     {"format", CASES(format_cases)},
+    {"fps", CASES(fps_cases)},
     {"setsar", CASES(setsar_cases)},
     {"setdar", CASES(setdar_cases)},
 };

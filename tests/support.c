@@ -172,6 +172,7 @@ int test_rig_open_depth(test_rig *rig, clv_context *ctx, const char *chain_text,
     int err = clv_chain_parse(chain_text, &desc, msg);
     if (!err)
         err = clv_chain_parse(ref_text ? ref_text : chain_text, &ref_desc, msg);
+    clv_chain_desc_take_fps(desc); /* the rig takes every frame out: fps's pass on */
     if (!err)
         err = clv_chain_create_depth(ctx, desc, depth, &rig->chain, msg);
     if (!err)

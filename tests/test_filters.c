@@ -935,6 +935,74 @@ static void expect_error(const char *chain, int w, int h, ...)
  * device as in the reference; setsar's and setdar's aspects as ffmpeg's
  * (each below checked against ffmpeg 5.1's output, 320x180 at SAR 4:3);
  * format ends its chain. */
+/* fps: its spec (the rate of source_fps, the rounding, eof_action and
+ * start_time); a chain refuses it until a caller takes it; a running
+ * chain refuses a new rate, and a value after it that would depend on the
+ * frame's number or time. */
+static void fps_taken(void)
+{
+    static const struct {
+        const char *chain;
+        double rate;
+        int rounding, eof_pass, has_start;
+        double start;
+    } specs[] = {
+        {"hflip", 0, 0, 0, 0, 0},
+        {"fps", 25, 5, 0, 0, 0},
+        {"hflip,fps=source_fps/2:round=down", 15, 2, 0, 0, 0},
+        {"fps=ntsc:start_time=-1.5:eof_action=pass:round=zero", 30000.0 / 1001, 0, 1, 1, -1.5},
+        {"fps=film:round=inf,crop=iw/2", 24, 1, 0, 0, 0},
+        {"fps=pal:round=up", 25, 3, 0, 0, 0}};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        clv_chain_desc *d = NULL;
+        clv_fps_spec s;
+        clv_msg msg = {{0}};
+        int err = clv_chain_parse(specs[i].chain, &d, &msg);
+        if (!err)
+            err = clv_chain_desc_fps(d, 30, &s, &msg);
+        CHECK(!err && fabs(s.rate - specs[i].rate) < 1e-9 && s.rounding == specs[i].rounding &&
+                  s.eof_pass == specs[i].eof_pass && s.has_start == specs[i].has_start &&
+                  (!s.has_start || s.start_time == specs[i].start),
+              "'%s': %s rate %g rounding %d eof_pass %d start %d %g", specs[i].chain, msg.text,
+              s.rate, s.rounding, s.eof_pass, s.has_start, s.start_time);
+        clv_chain_desc_destroy(d);
+    }
+    clv_chain_desc *d = NULL;
+    clv_fps_spec s;
+    clv_msg msg = {{0}};
+    CHECK(!clv_chain_parse("fps=source_fps-30", &d, NULL) &&
+              clv_chain_desc_fps(d, 30, &s, &msg) == CLV_ERANGE &&
+              strstr(msg.text, "fps 'source_fps-30' is 0 frames a second (source_fps 30)"),
+          "fps of 0 frames a second: %s", msg.text);
+    clv_chain_desc_destroy(d);
+    clv_context *ctx = test_context(2);
+    if (!ctx)
+        return;
+    clv_chain *chain = NULL;
+    d = NULL;
+    CHECK(!clv_chain_parse("crop=iw/2:ih/2:0:0,fps=24,crop=iw/2:ih/2", &d, NULL) &&
+              clv_chain_create(ctx, d, &chain, &msg) == CLV_EPARSE && !chain &&
+              strstr(msg.text, "filter 'fps' (#2 in the chain) changes the frame rate"),
+          "a chain took fps untaken: %s", msg.text);
+    clv_chain_desc_take_fps(d);
+    CHECK(d && clv_chain_create(ctx, d, &chain, &msg) == 0, "fps taken: %s", msg.text);
+    if (chain) {
+        CHECK(clv_chain_set_param(chain, 1, "fps", "30", &msg) == CLV_EINVAL &&
+                  strstr(msg.text, "its frame rate is the run's"),
+              "set_param on fps: %s", msg.text);
+        CHECK(clv_chain_set_param(chain, 2, "x", "n", &msg) == CLV_EPARSE &&
+                  strstr(msg.text, "x=n would make it depend on the frame's number or time"),
+              "set_param crop x=n after fps: %s", msg.text);
+        CHECK(clv_chain_set_param(chain, 2, "x", "iw/8", &msg) == 0, "crop x=iw/8: %s", msg.text);
+        /* before fps a frame's number is the input's, as in ffmpeg */
+        CHECK(clv_chain_set_param(chain, 0, "x", "mod(n,2)", &msg) == 0, "crop x=n before fps: %s",
+              msg.text);
+    }
+    clv_chain_destroy(chain);
+    clv_chain_desc_destroy(d);
+    clv_context_destroy(ctx);
+}
+
 int test_filter_pass(void)
 {
     expect_size("setdar=16/9", 320, 180, 4, 3, 320, 180, 1, 1);
@@ -999,7 +1067,8 @@ int test_filter_pass(void)
               passing[i][0], d ? clv_chain_desc_passes(d) : -1);
         clv_chain_desc_destroy(d);
     }
-    return run_filters("null", "copy", "format", "setsar", "setdar", NULL);
+    fps_taken();
+    return run_filters("null", "copy", "format", "fps", "setsar", "setdar", NULL);
 }
 
 /* negate, colorchannelmixer, colorlevels and fade: device against

@@ -60,6 +60,15 @@ int test_parser_chains(void)
     /* ffmpeg's numbers are expressions (libavutil/opt.c): an integer's is
      * rounded half to even, as llrint; default, min and max are the
      * parameter's own */
+    /* fps: ffmpeg's options; after it only filters that do not depend on
+     * the frame's number or time */
+    expect_chain("fps=24", "fps=fps=24:start_time='':round=near:eof_action=round");
+    expect_chain("fps=ntsc:start_time=0.5:round=up:eof_action=pass,hflip,rotate=PI/6",
+                 "fps=fps=ntsc:start_time=0.5:round=up:eof_action=pass,hflip,rotate=angle=PI/6:"
+                 "out_w=iw:out_h=ih:fillcolor=0x000000FF:bilinear=1");
+    expect_chain("fade=in:0:5,fps=source_fps/2",
+                 "fade=type=in:start_frame=0:nb_frames=5:alpha=0:start_time=0:duration=0:"
+                 "color=0x000000FF,fps=fps=source_fps/2:start_time='':round=near:eof_action=round");
     expect_chain("median=2.5", "median=radius=2");
     expect_chain("median=3.5", "median=radius=4");
     expect_chain("median=radius=default+1", "median=radius=2");
@@ -169,7 +178,7 @@ int test_parser_errors(void)
                  "drawbox, "
                  "drawgrid, null, copy, "
                  "format, "
-                 "setsar, setdar, "
+                 "fps, setsar, setdar, "
                  "opencl=file=KERNEL.cl)");
     expect_error("blur", CLV_EPARSE,
                  "unknown filter 'blur'; did you mean 'gblur'? (filters: convolution, sharpen, "
@@ -185,7 +194,7 @@ int test_parser_errors(void)
                  "drawbox, "
                  "drawgrid, null, copy, "
                  "format, "
-                 "setsar, setdar, "
+                 "fps, setsar, setdar, "
                  "opencl=file=KERNEL.cl)");
     expect_error("median=radus=2", CLV_EPARSE,
                  "filter 'median' has no parameter 'radus'; did you mean 'radius'? (parameters: "
@@ -212,6 +221,34 @@ int test_parser_errors(void)
     expect_error("gblur=enable=''", CLV_EPARSE,
                  "filter 'gblur' parameter 'enable': empty (an expression of t, n, pos, w and h, "
                  "1 to 255 characters, no quotes inside)");
+    expect_error("fps=24,fade=in:0:5", CLV_EPARSE,
+                 "filter 'fade' (#2 in the chain) comes after fps (#1) and depends on the "
+                 "frame's number or time (or on the frames before it): clvid picks fps's frames "
+                 "at the chain's end, so such a filter would see the frames fps leaves out; put "
+                 "fps after it");
+    expect_error("fps=24,crop=iw/2:ih/2:n:0", CLV_EPARSE,
+                 "filter 'crop' (#2 in the chain) comes after fps (#1) and depends on the "
+                 "frame's number or time (or on the frames before it): clvid picks fps's frames "
+                 "at the chain's end, so such a filter would see the frames fps leaves out; put "
+                 "fps after it");
+    expect_error("fps=24,hflip,sharpen=enable='gte(t,1)'", CLV_EPARSE,
+                 "filter 'sharpen' (#3 in the chain) comes after fps (#1) and depends on the "
+                 "frame's number or time (or on the frames before it): clvid picks fps's frames "
+                 "at the chain's end, so such a filter would see the frames fps leaves out; put "
+                 "fps after it");
+    expect_error("fps=24,hqdn3d", CLV_EPARSE,
+                 "filter 'hqdn3d' (#2 in the chain) comes after fps (#1) and depends on the "
+                 "frame's number or time (or on the frames before it): clvid picks fps's frames "
+                 "at the chain's end, so such a filter would see the frames fps leaves out; put "
+                 "fps after it");
+    expect_error("fps=24,null,fps=12", CLV_EPARSE,
+                 "filter 'fps' (#3 in the chain) comes after fps (#1): a chain has one frame "
+                 "rate");
+    expect_error("fps=24:start_time=soon", CLV_EPARSE,
+                 "filter 'fps' parameter 'start_time': 'soon' is not a number of seconds (the "
+                 "time of the first frame out: 0, 1.5, -2)");
+    expect_error("fps=fps=x", CLV_EPARSE,
+                 "filter 'fps' parameter 'fps': expression 'x': unknown name 'x' at character 1");
     expect_error("median=radius=two", CLV_EPARSE,
                  "filter 'median' parameter 'radius': 'two' is not an integer, nor an expression "
                  "of numbers (allowed: 1 to 7)");

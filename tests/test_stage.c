@@ -133,7 +133,9 @@ static void run_case(clv_context *ctx, clv_pixfmt in_f, clv_pixfmt out_f, clv_co
                              .profiling = 1};
     if (!inputs || !want || !kept || !kept_at || !kept_want ||
         clv_chain_parse(chain_text, &desc, &msg) ||
-        clv_chain_create_depth(ctx, desc, clv_pixfmt_depth(in_f), &chain, &msg) ||
+        /* the stage passes every frame on: fps's are picked by a caller */
+        (clv_chain_desc_take_fps(desc),
+         clv_chain_create_depth(ctx, desc, clv_pixfmt_depth(in_f), &chain, &msg)) ||
         clv_ref_chain_create(desc, &ref) || clv_stage_create(ctx, &opt, chain, &stage, &msg)) {
         CHECK(0, "%s: setup: %s", what, msg.text);
         goto done;

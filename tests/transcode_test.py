@@ -469,6 +469,48 @@ def output_rate(tmp):
 
 
 @test
+def fps_filter(tmp):
+    """ffmpeg's fps filter: each tick of its rate gets the last frame at or
+    before it (its rounding, start_time and eof_action), the same frames and
+    timestamps as ffmpeg's into y4m, mkv and mp4, with filters before and
+    after it and with -r after it. A filter after fps that depends on the
+    frame's number or time, a rate that is no rate, and fps in a graph are
+    exit 2, nothing written."""
+    src = os.path.join(tmp, "ramp.mkv")
+    ffmpeg("-f", "lavfi", "-i",
+           "color=gray:s=32x16:rate=30:duration=2,geq=lum=16+3*N:cb=128:cr=128",
+           "-pix_fmt", "yuv420p", "-c:v", "ffv1", src)
+    runs = 0
+    for vf, more in (("fps=24", ()), ("fps=60", ()), ("fps=ntsc", ()),
+                     ("fps=source_fps/2:round=up", ()), ("fps=25:round=zero", ()),
+                     ("fps=25:round=inf", ()), ("fps=24:round=down:eof_action=pass", ()),
+                     ("fps=24:start_time=0.5", ()), ("hflip,fps=12.5,vflip", ()),
+                     ("fps=1/2,scale=16:-2", ()), ("fps=12", ("-r", "24")),
+                     ("fps=50", ("-r", "24"))):
+        for ext, codec in (("y4m", ()), ("mkv", ("-c:v", "ffv1")),
+                           ("mp4", ("-c:v", "libx264", "-crf", "0", "-preset", "ultrafast"))):
+            ours, theirs = os.path.join(tmp, "c." + ext), os.path.join(tmp, "f." + ext)
+            clvid("-i", src, "-vf", vf, *more, *codec, "-y", "-o", ours)
+            ffmpeg("-i", src, "-vf", vf, *more, *codec, theirs)
+            what = "-vf %s %s into %s" % (vf, " ".join(more), ext)
+            got, want = packet_times(ours), packet_times(theirs)
+            check(got == want, "%s: timestamps %s, ffmpeg %s" % (what, got[:12], want[:12]))
+            check(raw(ours, "gray") == raw(theirs, "gray"), "%s: other frames than ffmpeg's" % what)
+            runs += 1
+    out = os.path.join(tmp, "bad.mkv")
+    for args, words in (
+            (("-vf", "fps=24,fade=in:0:5"), "filter 'fade' (#2 in the chain) comes after fps (#1)"),
+            (("-vf", "fps=0"), "fps '0' is 0 frames a second (source_fps 30): expected more"),
+            (("-vf", "fps=24:start_time=soon"), "'soon' is not a number of seconds"),
+            (("-filter_complex", "[0]fps=10"), "clvid takes it in a chain (-vf), not yet in a "
+                                               "graph")):
+        p = clvid("-i", src, *args, "-o", out, expect=2)
+        check(words in p.stderr, "%s: %s" % (" ".join(args), p.stderr))
+        check(not os.path.exists(out), "%s left %s" % (" ".join(args), out))
+    print("ok", runs, "chains and containers as ffmpeg's; four mistakes refused")
+
+
+@test
 def chroma_kept(tmp):
     """8-bit Y'CbCr with more chroma than 4:2:0 keeps it: columns of red
     and blue in yuv444p come back exactly through a chain that changes

@@ -409,6 +409,29 @@ CLV_API void clv_chain_destroy(clv_chain *chain);
  * (CLV_EINVAL in 0.8) with msg when two filters of desc hold frames
  * (one at most). */
 CLV_API int clv_chain_desc_cadence(const clv_chain_desc *desc, int *delay, int *rate, clv_msg *msg);
+
+/* ffmpeg's fps filter (after 0.8). It changes no pixel: the frames of the
+ * rate it names are picked from the chain's output by the caller, as
+ * clvid transcode does (ffmpeg's vf_fps: each tick of 1/rate gets the last
+ * frame at or before it, timestamps rounded as `rounding` says). So no
+ * filter after it may depend on the frame's number or time (the parser
+ * refuses those), and clv_chain_create refuses a chain with fps unless
+ * its caller took the rate first (clv_chain_desc_take_fps). */
+typedef struct clv_fps_spec {
+    double rate;       /* frames per second; 0: the chain has no fps */
+    int rounding;      /* FFmpeg's AVRounding: 0 zero, 1 inf, 2 down, 3 up, 5 near */
+    int eof_pass;      /* eof_action=pass: the last frame's end rounded up */
+    int has_start;     /* start_time given: */
+    double start_time; /* the first tick's time, seconds */
+} clv_fps_spec;
+/* The chain's fps, its rate evaluated with source_fps (the frame rate of
+ * the frames into it; ntsc, pal, film and ntsc_film are ffmpeg's
+ * constants): 0 with spec->rate 0 when there is none, 0 with the spec, or
+ * CLV_ERANGE with msg when the rate is not more than 0 (or not a number). */
+CLV_API int clv_chain_desc_fps(const clv_chain_desc *desc, double source_fps, clv_fps_spec *spec,
+                               clv_msg *msg);
+/* The caller picks fps's frames: clv_chain_create takes desc from now on. */
+CLV_API void clv_chain_desc_take_fps(clv_chain_desc *desc);
 CLV_API void clv_chain_cadence(const clv_chain *chain, int *delay, int *rate);
 /* The stream ends: the chain's runs from now on give out the frames its
  * filters hold (a deinterlacer takes the last frame as its own next, as

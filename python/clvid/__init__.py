@@ -209,6 +209,16 @@ _ref_run = _declare(_engine, "clv_ref_chain_run", _I, _P, ctypes.POINTER(_Image)
 _ref_end = _declare(_engine, "clv_ref_chain_end", None, _P)
 _desc_cadence = _declare(_engine, "clv_chain_desc_cadence", _I, _P, ctypes.POINTER(_I),
                          ctypes.POINTER(_I), _V)
+
+
+class _FpsSpec(ctypes.Structure):
+    """clv_fps_spec."""
+    _fields_ = [("rate", ctypes.c_double), ("rounding", _I), ("eof_pass", _I),
+                ("has_start", _I), ("start_time", ctypes.c_double)]
+
+
+_desc_fps = _declare(_engine, "clv_chain_desc_fps", _I, _P, ctypes.c_double,
+                     ctypes.POINTER(_FpsSpec), _V)
 _graph_parse = _declare(_engine, "clv_graph_parse", _I, ctypes.c_char_p, _I, ctypes.c_char_p,
                         ctypes.POINTER(_P), _V)
 _graph_desc_destroy = _declare(_engine, "clv_graph_desc_destroy", None, _P)
@@ -500,6 +510,19 @@ def temporal_filters(text: Optional[str]) -> List[str]:
             _chain_format(one.ptr, buf, len(buf))
             found.append(buf.value.decode(errors="replace"))
     return found
+
+
+def frame_rate(text: Optional[str], source_fps: float = 25.0) -> Optional[float]:
+    """The frame rate a chain's fps filter gives (its expression of
+    source_fps, the rate of the frames into it), or None for a chain
+    without fps. Such a chain is clvid.transcode's: a Chain refuses it.
+    ValueError for a bad chain or a rate that is not more than 0."""
+    desc = _parse(text)
+    spec, msg = _FpsSpec(), _Msg()
+    err = _desc_fps(desc.ptr, float(source_fps), ctypes.byref(spec), ctypes.byref(msg))
+    if err:
+        _raise(err, msg, usage=True)
+    return spec.rate if spec.rate > 0 else None
 
 
 def cadence(text: Optional[str]) -> Tuple[int, int]:

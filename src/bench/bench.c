@@ -38,8 +38,11 @@ static void every_filter(char *out, size_t size)
         for (int k = 0; k < clv_filter_param_count(f); k++)
             needs_file |= clv_filter_param(f, k)->type == CLV_PARAM_FILE;
         clv_chain_desc *alone = NULL;
+        clv_fps_spec fps;
         if (!needs_file && clv_chain_parse(clv_filter_name(f), &alone, NULL))
             needs_file = 1; /* no defaults of its own */
+        else if (!needs_file && !clv_chain_desc_fps(alone, 25, &fps, NULL) && fps.rate > 0)
+            needs_file = 1; /* fps: frames picked by a transcode, not timed here */
         clv_chain_desc_destroy(alone);
         if (needs_file)
             continue;

@@ -229,6 +229,16 @@ static int chain_build(clv_context *ctx, const clv_chain_desc *desc, int depth, 
         clv_chain_destroy(chain);
         return err;
     }
+    for (int i = 0; i < desc->count && !desc->rate_taken; i++)
+        if (desc->item[i].filter->sets_rate) {
+            clv_chain_destroy(chain);
+            return clv__fail(msg, CLV_EPARSE,
+                             "filter '%s' (#%d in the chain) changes the frame rate, which "
+                             "clvid transcode takes (it picks the frames at the output); a "
+                             "chain run frame by frame (the window, Python's Chain, the "
+                             "GStreamer element) cannot: leave it out there",
+                             desc->item[i].filter->name, i + 1);
+        }
     for (int i = 0; i < desc->count; i++)
         if (desc->item[i].filter->cadence)
             chain->held_at = i;
@@ -784,6 +794,14 @@ int clv_chain_set_param(clv_chain *chain, int filter_index, const char *param, c
                          chain->desc.count);
     quiet(chain);
     const clv_filter *f = chain->desc.item[filter_index].filter;
+    if (f->sets_rate)
+        return clv__fail(msg, CLV_EINVAL,
+                         "filter '%s' (#%d): its frame rate is the run's (the output is opened "
+                         "at it); give it when the run starts",
+                         f->name, filter_index + 1);
+    int after_fps = 0;
+    for (int i = 0; i < filter_index; i++)
+        after_fps |= chain->desc.item[i].filter->sets_rate;
     for (int i = 0; i < f->param_count; i++) {
         if (strcmp(f->params[i].name, param))
             continue;
@@ -793,6 +811,14 @@ int clv_chain_set_param(clv_chain *chain, int filter_index, const char *param, c
             return err;
         const clv_value before = chain->desc.item[filter_index].values[i];
         chain->desc.item[filter_index].values[i] = v;
+        if (after_fps && clv__timed(f, chain->desc.item[filter_index].values,
+                                    chain->desc.item[filter_index].enable)) {
+            chain->desc.item[filter_index].values[i] = before;
+            return clv__fail(msg, CLV_EPARSE,
+                             "filter '%s' (#%d) comes after fps: %s=%s would make it depend on "
+                             "the frame's number or time",
+                             f->name, filter_index + 1, param, value);
+        }
         if ((err = configure_at_depth(chain, filter_index, msg))) {
             chain->desc.item[filter_index].values[i] = before; /* the chain runs on as it was */
             return err;

@@ -25,6 +25,7 @@ struct clv_chain_desc {
         clv_value values[CLV_PARAMS_MAX];
         char enable[CLV__ENABLE_MAX];
     } item[CLV_CHAIN_MAX];
+    int rate_taken; /* clv_chain_desc_take_fps: the caller picks fps's frames */
 };
 
 /* The largest side of a frame clvid takes. */
@@ -153,6 +154,16 @@ struct clv_filter {
      * output takes as -pix_fmt; only filters that pass may follow it
      * (clv_chain_desc_pix_fmts). */
     int sets_format;
+    /* 1 (fps): the frame rate the chain's frames leave at, ffmpeg's fps
+     * (clv_chain_desc_fps): it changes no pixel in the chain; clvid
+     * transcode picks the frames at the output, so no filter after it may
+     * depend on the frame's number or time (clv__untimed) and a chain
+     * nobody takes it from (the window, Python's Chain, the element)
+     * refuses it. */
+    int sets_rate;
+    /* 1: the output depends on the frame's number or time whatever the
+     * values (fade, noise, a user kernel's frame and t) */
+    int timed;
     /* Optional, a filter that holds frames back (a deinterlacer needs the
      * next frame): *delay gets how many frames in its output lags behind
      * its input, *rate how many frames it gives per frame in (2: one per
@@ -441,6 +452,12 @@ void clv__param_carry(const clv_filter *from, const clv_value *old, const clv_fi
 /* Splits an EXPR parameter's choices ("iw|ih|a") into names (NULL-
  * terminated, at most max - 1) pointing into buf; returns how many. */
 int clv__expr_names(const char *choices, char *buf, size_t size, const char **names, int max);
+/* The chain's last filter after an fps: CLV_EPARSE with msg where it is a
+ * second fps or depends on the frame's number or time ("chain", "graph"). */
+int clv__rate_last(const clv_chain_desc *desc, const char *where, clv_msg *msg);
+/* 1 when a filter with these values (and enable=) may give another output
+ * for another frame number or time, or after other frames. */
+int clv__timed(const clv_filter *f, const clv_value *values, const char *enable);
 /* ffmpeg's colour syntax (av_parse_color): a name of its table
  * (case-insensitive), "0xRRGGBB[AA]", "#RRGGBB[AA]" or "RRGGBB[AA]",
  * "random", each with an optional "@ALPHA" (a number 0-1 or 0xAA):

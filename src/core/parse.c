@@ -406,6 +406,13 @@ int clv__filter_parse(const char **pos, int graph, const clv_filter **out, clv_v
         if (err)
             return err;
     }
+    if (graph && f->sets_rate) {
+        *at = name_at;
+        return clv__fail(msg, CLV_EPARSE,
+                         "filter '%s' changes the frame rate: clvid takes it in a chain (-vf), "
+                         "not yet in a graph",
+                         f->name);
+    }
     if (!graph && graph_filter(f)) {
         *at = name_at;
         int n = clv__filter_inputs(f, values);
@@ -432,6 +439,105 @@ int clv__format_last(const clv_filter *f, int place, const char *pix_fmts, const
                      "null, copy, setsar, setdar or format may follow it (put it last, or give "
                      "-pix_fmt)",
                      f->name, place + 1, where, pix_fmts);
+}
+
+/* 1 when a filter's output may depend on the frame's number or time, or
+ * on the frames before it: a temporal filter, a deinterlacer, enable=,
+ * fade, noise, a user kernel, or an expression of a frame's n, t, pos or
+ * pts (a list of names with n in it: crop, eq, hue, rotate, vignette). */
+int clv__timed(const clv_filter *f, const clv_value *values, const char *enable)
+{
+    if (f->temporal || f->cadence || f->timed || f->temporal_state || enable[0])
+        return 1;
+    static const char *const time_names[] = {"n", "t", "pos", "pts"};
+    for (int j = 0; j < f->param_count; j++) {
+        const clv_param *p = &f->params[j];
+        if (p->type != CLV_PARAM_EXPR || !p->choices)
+            continue;
+        char buf[512];
+        const char *names[64];
+        int n = clv__expr_names(p->choices, buf, sizeof buf, names, 64), frames = 0;
+        for (int k = 0; k < n; k++)
+            frames |= !strcmp(names[k], "n");
+        for (int k = 0; frames && k < n; k++)
+            for (int m = 0; m < 4; m++)
+                if (!strcmp(names[k], time_names[m]))
+                    names[k] = "\x01"; /* a name no expression can hold */
+        clv__expr *e = NULL;
+        int err = frames ? clv__expr_parse(clv_value_text(&values[j]), names, &e, NULL) : 0;
+        clv__expr_free(e);
+        if (err)
+            return 1;
+    }
+    return 0;
+}
+
+int clv__rate_last(const clv_chain_desc *desc, const char *where, clv_msg *msg)
+{
+    const int last = desc->count - 1;
+    int fps = -1;
+    for (int i = 0; i < last; i++)
+        if (desc->item[i].filter->sets_rate)
+            fps = i;
+    if (fps < 0)
+        return 0;
+    const clv_filter *f = desc->item[last].filter;
+    if (f->sets_rate)
+        return clv__fail(msg, CLV_EPARSE,
+                         "filter '%s' (#%d in the %s) comes after fps (#%d): a chain has one "
+                         "frame rate",
+                         f->name, last + 1, where, fps + 1);
+    if (clv__timed(f, desc->item[last].values, desc->item[last].enable))
+        return clv__fail(msg, CLV_EPARSE,
+                         "filter '%s' (#%d in the %s) comes after fps (#%d) and depends on the "
+                         "frame's number or time (or on the frames before it): clvid picks fps's "
+                         "frames at the chain's end, so such a filter would see the frames fps "
+                         "leaves out; put fps after it",
+                         f->name, last + 1, where, fps + 1);
+    return 0;
+}
+
+void clv_chain_desc_take_fps(clv_chain_desc *desc)
+{
+    if (desc)
+        desc->rate_taken = 1;
+}
+
+int clv_chain_desc_fps(const clv_chain_desc *desc, double source_fps, clv_fps_spec *spec,
+                       clv_msg *msg)
+{
+    memset(spec, 0, sizeof *spec);
+    for (int i = 0; desc && i < desc->count; i++) {
+        const clv_filter *f = desc->item[i].filter;
+        if (!f->sets_rate)
+            continue;
+        const clv_value *v = desc->item[i].values;
+        /* libavfilter/vf_fps.c: its names, and av_d2q of the result */
+        static const char *const names[] = {"source_fps", "ntsc", "pal", "film", "ntsc_film", NULL};
+        const double values[] = {source_fps, 30000.0 / 1001.0, 25, 24, 24000.0 / 1001.0};
+        clv__expr *e = NULL;
+        int err = clv__expr_parse(clv_value_text(&v[0]), names, &e, msg);
+        double rate = err ? NAN : clv__expr_eval(e, values);
+        clv__expr_free(e);
+        if (err)
+            return err;
+        if (!(rate > 0) || rate > 1e9)
+            return clv__fail(msg, CLV_ERANGE,
+                             "filter '%s' (#%d in the chain): fps '%s' is %g frames a second "
+                             "(source_fps %g): expected more than 0",
+                             f->name, i + 1, clv_value_text(&v[0]), rate, source_fps);
+        static const int rounding[] = {0, 1, 2, 3, 5}; /* AVRounding of zero|inf|down|up|near */
+        spec->rate = rate;
+        spec->rounding = rounding[v[2].i];
+        spec->eof_pass = v[3].i == 1;
+        const char *start = clv_value_text(&v[1]);
+        if (*start) {
+            spec->has_start = 1;
+            spec->start_time = strtod(start, NULL);
+        }
+        return 0;
+    }
+    return 0;
 }
 
 const char *clv_chain_desc_pix_fmts(const clv_chain_desc *desc)
@@ -531,6 +637,7 @@ clv_chain_desc *clv_chain_desc_slice(const clv_chain_desc *desc, int first, int 
     for (int i = 0; i < count; i++)
         slice->item[i] = desc->item[first + i];
     slice->count = count;
+    slice->rate_taken = desc->rate_taken;
     return slice;
 }
 
@@ -586,6 +693,8 @@ int clv__chain_parse_into(const char *text, clv_chain_desc *desc, clv_msg *msg)
             if (!err)
                 err = clv__format_last(desc->item[desc->count - 1].filter, desc->count - 1,
                                        clv_chain_desc_pix_fmts(desc), "chain", msg);
+            if (!err)
+                err = clv__rate_last(desc, "chain", msg);
             at = clv__skip_blanks(start);
         }
         if (err) {

@@ -150,6 +150,7 @@ static const char *const aliases[] = {"t",         "type",  "s",          "start
 
 const clv_filter clv__filter_fade = {
     .name = "fade",
+    .timed = 1,
     .help = "fade in from black (or a colour) or out to it, by frames or seconds (ffmpeg's fade)",
     .params = params,
     .param_count = FADE_PARAM_COUNT,

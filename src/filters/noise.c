@@ -98,6 +98,7 @@ _Static_assert(sizeof params / sizeof params[0] == NOISE_PARAM_COUNT,
 
 const clv_filter clv__filter_noise = {
     .name = "noise",
+    .timed = 1,
     .help = "deterministic salt-and-pepper or gaussian noise, different every frame",
     .params = params,
     .param_count = NOISE_PARAM_COUNT,

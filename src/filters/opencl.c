@@ -38,6 +38,7 @@ static const clv_filter member = {
     .open = open_file,
     .swap = swap,
     .temporal_state = temporal_state,
+    .timed = 1, /* a kernel reads the frame's number and time */
     .watchdog = 1,
 };
 

@@ -392,6 +392,7 @@ static int parse_source(clv__user_kernel *u, const char *text, const char *kerne
     /* A kernel that reads the previous frame carries state across frames,
      * as the descriptor says for the cluster and several devices. */
     u->filter.temporal = reads_prev[chosen];
+    u->filter.timed = 1; /* its kernel reads the frame's number and time */
     /* A file that names no 8-bit type runs at 16 bits too (built with
      * CLV_DEPTH=16, cl/user.cl's helpers on RGBA16). */
     u->filter.deep = depth_generic(text);

@@ -101,6 +101,15 @@ struct clv_encoder {
      * rate over the frames') */
     int vfr;
     double frame_ticks;
+    /* The chain's fps (ffmpeg's vf_fps), before the above: each frame's
+     * time rounded to a tick of fps_tb; the frame held (fps_held, a copy:
+     * the staging memory is not kept) goes out on the ticks from fps_next
+     * up to the next frame's, and at the end up to the stream's end. From
+     * there on the frames' time base (in_tb) is fps_tb. */
+    int fps_on, fps_round, fps_eof_pass, fps_has;
+    AVRational fps_tb, fps_in_tb, fps_in_rate;
+    int64_t fps_in_off, fps_out_off, fps_next, fps_last;
+    AVFrame *fps_held;
     int64_t next_pts;
     AVFrame *prev;
     int64_t last_before[3]; /* the last three frames' repeats of the one before */
@@ -1468,6 +1477,38 @@ static int start_outputs(clv_encoder *e, const clv_output_options *o, const clv_
     return 0;
 }
 
+/* vf_fps's configuration: its rate (av_d2q), time base and the offsets
+ * of start_time; *paced gets the frames' rate and time base after it. */
+static int fps_open(clv_encoder *e, const clv_fps_spec *fps, const clv_media_desc *in,
+                    clv_media_desc *paced, clv_msg *msg)
+{
+    const AVRational rate = av_d2q(fps->rate, INT_MAX);
+    if (rate.num <= 0 || rate.den <= 0)
+        return clv_io_fail(msg, CLV_EOPTION, "-vf: fps %g: not a frame rate", fps->rate);
+    e->fps_on = 1;
+    e->fps_tb = av_inv_q(rate);
+    e->fps_in_tb = in->time_base;
+    e->fps_in_rate = in->frame_rate;
+    e->fps_round = fps->rounding;
+    e->fps_eof_pass = fps->eof_pass;
+    e->fps_next = AV_NOPTS_VALUE;
+    if (fps->has_start) {
+        const double first = fps->start_time * AV_TIME_BASE;
+        if (!(first > -9.2e18 && first < 9.2e18))
+            return clv_io_fail(msg, CLV_EOPTION,
+                               "-vf: fps start_time %g: beyond the time clvid "
+                               "can count",
+                               fps->start_time);
+        const enum AVRounding how = (enum AVRounding)(e->fps_round | AV_ROUND_PASS_MINMAX);
+        e->fps_in_off = av_rescale_q_rnd((int64_t)first, AV_TIME_BASE_Q, in->time_base, how);
+        e->fps_out_off = av_rescale_q_rnd((int64_t)first, AV_TIME_BASE_Q, e->fps_tb, how);
+        e->fps_next = e->fps_out_off;
+    }
+    paced->frame_rate = paced->avg_frame_rate = paced->r_frame_rate = rate;
+    paced->time_base = e->fps_tb;
+    return 0;
+}
+
 int clv_encoder_open(const clv_output_options *o, const clv_media_desc *in, clv_color color,
                      clv_encoder **out, clv_msg *msg)
 {
@@ -1494,10 +1535,14 @@ int clv_encoder_open(const clv_output_options *o, const clv_media_desc *in, clv_
      * v4l2loopback and conferencing apps take, whatever the input was. */
     if (!err && e->v4l2 && !o->pix_fmt && !o->chain_pix_fmts && codec->id == AV_CODEC_ID_RAWVIDEO)
         pf = AV_PIX_FMT_YUV420P;
+    /* After the chain's fps the frames are of its rate, on its ticks. */
+    clv_media_desc paced = *in;
+    if (!err && o->fps.rate > 0)
+        err = fps_open(e, &o->fps, in, &paced, msg);
     if (!err)
-        err = open_video_encoder(e, o, in, codec, pf, color, msg);
+        err = open_video_encoder(e, o, &paced, codec, pf, color, msg);
     if (!err)
-        err = add_video_stream(e, o, in, msg);
+        err = add_video_stream(e, o, &paced, msg);
     if (!err)
         err = map_streams(e, o, in, msg);
     if (!err)
@@ -1667,6 +1712,106 @@ static int end_cfr(clv_encoder *e)
     return r;
 }
 
+/* A frame out of the chain (or of fps) into the encoder: at a constant
+ * rate (send_cfr) or at its own time; f is freed. */
+static int encode_frame(clv_encoder *e, AVFrame *f, int64_t *frames, int64_t fault)
+{
+    int r;
+    if ((e->cfr || e->vfr) && f->pts != AV_NOPTS_VALUE && !e->cover) {
+        r = (*frames)++ == fault ? AVERROR(EIO) : send_cfr(e, f);
+        av_frame_free(&f);
+        if (r >= 0 && e->outputs[0].pictures.error)
+            r = e->outputs[0].pictures.error;
+        return r;
+    }
+    if (f->pts != AV_NOPTS_VALUE) {
+        /* Into the encoder's time base; two frames that round to one tick
+         * (VFR into a fixed rate) keep their order. */
+        int64_t pts = av_rescale_q(f->pts, e->in_tb, e->enc->time_base);
+        f->pts = e->last_pts != INT64_MIN && pts <= e->last_pts ? e->last_pts + 1 : pts;
+        e->last_pts = f->pts;
+    }
+    /* A decoded frame handed over as it is still says which type the
+     * input coded it as; encoders would obey (as ffmpeg, the encoder
+     * chooses). */
+    f->pict_type = AV_PICTURE_TYPE_NONE;
+    r = (*frames)++ == fault ? AVERROR(EIO) : add_frame_hdr(e, f);
+    if (r >= 0) {
+        note_sent(e, f);
+        r = avcodec_send_frame(e->enc, f);
+    }
+    av_frame_free(&f);
+    if (r >= 0)
+        r = write_packets(e);
+    if (r >= 0 && e->outputs[0].pictures.error)
+        r = e->outputs[0].pictures.error;
+    return r;
+}
+
+/* The frame fps holds, on the ticks from fps_next up to (not with) end. */
+static int fps_emit(clv_encoder *e, int64_t end, int64_t *frames, int64_t fault)
+{
+    int r = 0;
+    for (; e->fps_has && r >= 0 && e->fps_next < end; e->fps_next++) {
+        AVFrame *c = av_frame_clone(e->fps_held);
+        if (!c)
+            return AVERROR(ENOMEM);
+        c->pts = e->fps_next;
+        r = encode_frame(e, c, frames, fault);
+    }
+    return r;
+}
+
+/* ffmpeg's vf_fps (libavfilter/vf_fps.c): frame f's time rounded to its
+ * tick p; the frame held goes out on the ticks before p not yet taken
+ * (none: it is dropped, a later frame on the same tick winning), then f
+ * is held. */
+static int fps_push(clv_encoder *e, const AVFrame *f, int64_t *frames, int64_t fault)
+{
+    const int64_t p =
+        e->fps_out_off + av_rescale_q_rnd(f->pts - e->fps_in_off, e->fps_in_tb, e->fps_tb,
+                                          e->fps_round | AV_ROUND_PASS_MINMAX);
+    if (e->fps_next == AV_NOPTS_VALUE)
+        e->fps_next = p;
+    int r = fps_emit(e, p, frames, fault);
+    if (r < 0)
+        return r;
+    if (!e->fps_held || e->fps_held->width != f->width || e->fps_held->height != f->height ||
+        e->fps_held->format != f->format) {
+        av_frame_free(&e->fps_held);
+        if (!(e->fps_held = av_frame_alloc()))
+            return AVERROR(ENOMEM);
+        e->fps_held->format = f->format;
+        e->fps_held->width = f->width;
+        e->fps_held->height = f->height;
+        if ((r = av_frame_get_buffer(e->fps_held, 0)) < 0) {
+            av_frame_free(&e->fps_held);
+            return r;
+        }
+    }
+    if ((r = av_frame_copy(e->fps_held, f)) < 0 || (r = av_frame_copy_props(e->fps_held, f)) < 0)
+        return r;
+    e->fps_has = 1;
+    e->fps_last = f->pts;
+    return 0;
+}
+
+/* The stream's end (the last frame's time and length): the frame held
+ * fills the ticks up to it, rounded as the frames are (eof_action=round)
+ * or up (pass). */
+static int fps_end(clv_encoder *e, int64_t *frames, int64_t fault)
+{
+    if (!e->fps_has)
+        return 0;
+    int64_t length = 1;
+    if (e->fps_in_rate.num > 0 && e->fps_in_rate.den > 0)
+        length = av_rescale_q(1, av_inv_q(e->fps_in_rate), e->fps_in_tb);
+    const int64_t end =
+        av_rescale_q_rnd(e->fps_last + (length > 0 ? length : 1), e->fps_in_tb, e->fps_tb,
+                         (e->fps_eof_pass ? AV_ROUND_UP : e->fps_round) | AV_ROUND_PASS_MINMAX);
+    return fps_emit(e, end, frames, fault);
+}
+
 static void *encode_thread(void *arg)
 {
     clv_encoder *e = arg;
@@ -1684,6 +1829,8 @@ static void *encode_thread(void *arg)
         }
         waited += clv_io_seconds() - t;
         if (kind == CLV_ITEM_END) {
+            if (e->fps_on && (r = fps_end(e, &frames, fault)) < 0)
+                break;
             if (e->cfr && !e->vfr && (r = end_cfr(e)) < 0)
                 break;
             avcodec_send_frame(e->enc, NULL);
@@ -1693,37 +1840,14 @@ static void *encode_thread(void *arg)
                     r = clv_audio_recode_packet(e->routes[i].recode, NULL);
             break;
         }
-        if (kind == CLV_ITEM_FRAME && (e->cfr || e->vfr) &&
-            ((AVFrame *)item)->pts != AV_NOPTS_VALUE && !e->cover) {
+        if (kind == CLV_ITEM_FRAME && e->fps_on && ((AVFrame *)item)->pts != AV_NOPTS_VALUE &&
+            !e->cover) {
             AVFrame *f = item;
-            r = frames++ == fault ? AVERROR(EIO) : send_cfr(e, f);
+            r = fps_push(e, f, &frames, fault);
             av_frame_free(&f);
-            if (r >= 0 && e->outputs[0].pictures.error)
-                r = e->outputs[0].pictures.error;
-        } else if (kind == CLV_ITEM_FRAME) {
-            AVFrame *f = item;
-            if (f->pts != AV_NOPTS_VALUE) {
-                /* Into the encoder's time base; two frames that round to
-                 * one tick (VFR into a fixed rate) keep their order. */
-                int64_t pts = av_rescale_q(f->pts, e->in_tb, e->enc->time_base);
-                f->pts = e->last_pts != INT64_MIN && pts <= e->last_pts ? e->last_pts + 1 : pts;
-                e->last_pts = f->pts;
-            }
-            /* A decoded frame handed over as it is still says which type
-             * the input coded it as; encoders would obey (as ffmpeg, the
-             * encoder chooses). */
-            f->pict_type = AV_PICTURE_TYPE_NONE;
-            r = frames++ == fault ? AVERROR(EIO) : add_frame_hdr(e, f);
-            if (r >= 0) {
-                note_sent(e, f);
-                r = avcodec_send_frame(e->enc, f);
-            }
-            av_frame_free(&f);
-            if (r >= 0)
-                r = write_packets(e);
-            if (r >= 0 && e->outputs[0].pictures.error)
-                r = e->outputs[0].pictures.error;
-        } else {
+        } else if (kind == CLV_ITEM_FRAME)
+            r = encode_frame(e, item, &frames, fault);
+        else {
             AVPacket *p = item;
             const struct stream_route *route =
                 p->stream_index >= 0 && p->stream_index < e->route_count
@@ -1856,6 +1980,7 @@ void clv_encoder_close(clv_encoder *e)
     av_packet_free(&e->tee_packet);
     avcodec_free_context(&e->enc);
     av_frame_free(&e->prev);
+    av_frame_free(&e->fps_held);
     avformat_free_context(e->oc);
     for (int i = 0; e->routes && i < e->route_count; i++)
         clv_audio_recode_close(e->routes[i].recode);

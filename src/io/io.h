@@ -353,6 +353,9 @@ typedef struct clv_output_options {
      * puts them (send_rate in encoder.c) */
     AVRational frame_rate;
     int unfiltered; /* no -vf nor graph: ffmpeg's -r takes a frame's own length */
+    /* The chain's fps (rate 0: none): the frames out of the chain are
+     * picked on its ticks (fps_push in encoder.c) before -r's. */
+    clv_fps_spec fps;
 } clv_output_options;
 
 typedef struct clv_encoder clv_encoder;

@@ -162,8 +162,11 @@ static int check_options(const clv_transcode_options *o, clv_chain_desc **desc,
         return err;
     if (o->filter_complex || o->more_input_count)
         err = check_graph(o, desc, graph, msg);
-    else
+    else {
         err = clv_chain_parse(o->chain, desc, msg);
+        if (!err) /* its frames picked at the output (the encoder) */
+            clv_chain_desc_take_fps(*desc);
+    }
     if (err) {
         clv_msg parsed = *msg;
         return o->filter_complex || o->more_input_count
@@ -573,6 +576,14 @@ static void *setup_io(void *arg)
         if (in->r_frame_rate.num > 0)
             s->fields_media->r_frame_rate = av_mul_q(in->r_frame_rate, two);
         timing = s->fields_media;
+    }
+    /* fps: the frames picked from the chain's output at the encoder, its
+     * rate of the rate into it (source_fps) */
+    if (!s->gdesc &&
+        (s->err = clv_chain_desc_fps(s->desc, av_q2d(timing->frame_rate), &s->out.fps, &s->msg))) {
+        clv_msg why = s->msg;
+        s->err = clv_io_fail(&s->msg, s->err, "-vf: %.1000s", why.text);
+        return NULL;
     }
     if (s->gdesc && o->audio_input > 0 && !o->no_audio) {
         const clv_media_desc *n = s->more[o->audio_input - 1].media;

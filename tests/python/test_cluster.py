@@ -254,6 +254,10 @@ def test_the_command_line_rules(clip, tmp_path):
     motion.write_text(open(os.path.join(ROOT, "examples", "kernels", "motion.cl")).read())
     one_line_error(cluster("transcode", "-i", str(copy), "-vf", "opencl=file=%s" % motion, "-o",
                            str(tmp_path / "m.mkv")), 2, "carries its state")
+    # fps's ticks count from a segment's first frame: refused for segments
+    one_line_error(cluster("transcode", "-i", str(copy), "-vf", "hflip,fps=12", "-o",
+                           str(tmp_path / "f.mkv")), 2, "fps picks its frames on ticks")
+    assert not (tmp_path / "f.mkv").exists()
     look = tmp_path / "quantize_look.cl"
     look.write_text(open(os.path.join(ROOT, "examples", "kernels", "vignette.cl")).read())
     taken = tmp_path / "taken.mkv"

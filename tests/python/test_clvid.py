@@ -77,10 +77,36 @@ SIZES = {
 }
 
 
+# Filters that change the frame rate: clvid.transcode takes them; a Chain,
+# run frame by frame, refuses them.
+RATE_CASES = {"fps": "fps=24"}
+
+
 def test_every_filter_has_a_case():
     names = [f["name"] for f in clvid.filters()]
-    assert sorted(names) == sorted(CASES), "filters without a Python case: %s" % (
-        set(names) ^ set(CASES))
+    assert sorted(names) == sorted({**CASES, **RATE_CASES}), \
+        "filters without a Python case: %s" % (set(names) ^ set(CASES) ^ set(RATE_CASES))
+
+
+@pytest.mark.parametrize("name", sorted(RATE_CASES))
+def test_rate_filter_refused_frame_by_frame(name, tmp_path):
+    with pytest.raises(ValueError, match="'%s' .*changes the frame rate" % name):
+        clvid.Chain(RATE_CASES[name])
+    with pytest.raises(ValueError, match="changes the frame rate"):
+        clvid.Chain("hflip," + RATE_CASES[name] + ",vflip")
+    assert clvid.frame_rate(RATE_CASES[name]) == 24
+    assert clvid.frame_rate("hflip") is None
+    assert clvid.frame_rate("fps=source_fps/2", source_fps=30) == 15
+    with pytest.raises(ValueError, match="is 0 frames a second"):
+        clvid.frame_rate("fps=source_fps-30", source_fps=30)
+    # clvid.transcode takes it: 2 s at 24 frames a second
+    out = tmp_path / "rate.mkv"
+    clvid.transcode(SAMPLE, str(out), vf="hflip," + RATE_CASES[name], t=2, no_audio=True,
+                    quiet=True)
+    probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v", "-count_frames",
+                            "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", str(out)],
+                           capture_output=True, text=True, check=True)
+    assert probe.stdout.split() == ["48"], probe.stdout
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
