@@ -750,6 +750,10 @@ static const filter_case fps_cases[] = {
     {"gblur=sigma=2,fps=source_fps/2:start_time=0.5:eof_action=pass,crop=ceil(iw/2):ceil(ih/2)", 1,
      1},
 };
+static const filter_case framestep_cases[] = {
+    {"framestep=2", 0, 1},
+    {"median,framestep=7,hflip", 1, 1},
+};
 static const filter_case setsar_cases[] = {
     {"setsar=1", 0, 1},
     {"hflip,setsar=sar*2,vflip", 0, 1},
@@ -824,6 +828,7 @@ static const filter_cases filter_table[] = {
     {"copy", CASES(copy_cases)},
     {"format", CASES(format_cases)},
     {"fps", CASES(fps_cases)},
+    {"framestep", CASES(framestep_cases)},
     {"setsar", CASES(setsar_cases)},
     {"setdar", CASES(setdar_cases)},
 };

@@ -952,7 +952,8 @@ static void fps_taken(void)
         {"hflip,fps=source_fps/2:round=down", 15, 2, 0, 0, 0},
         {"fps=ntsc:start_time=-1.5:eof_action=pass:round=zero", 30000.0 / 1001, 0, 1, 1, -1.5},
         {"fps=film:round=inf,crop=iw/2", 24, 1, 0, 0, 0},
-        {"fps=pal:round=up", 25, 3, 0, 0, 0}};
+        {"fps=pal:round=up", 25, 3, 0, 0, 0},
+        {"hflip,framestep=3", 10, 0, 0, 0, 0}};
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         clv_chain_desc *d = NULL;
         clv_fps_spec s;
@@ -1068,7 +1069,7 @@ int test_filter_pass(void)
         clv_chain_desc_destroy(d);
     }
     fps_taken();
-    return run_filters("null", "copy", "format", "fps", "setsar", "setdar", NULL);
+    return run_filters("null", "copy", "format", "fps", "framestep", "setsar", "setdar", NULL);
 }
 
 /* negate, colorchannelmixer, colorlevels and fade: device against

@@ -178,7 +178,7 @@ int test_parser_errors(void)
                  "drawbox, "
                  "drawgrid, null, copy, "
                  "format, "
-                 "fps, setsar, setdar, "
+                 "fps, framestep, setsar, setdar, "
                  "opencl=file=KERNEL.cl)");
     expect_error("blur", CLV_EPARSE,
                  "unknown filter 'blur'; did you mean 'gblur'? (filters: convolution, sharpen, "
@@ -194,7 +194,7 @@ int test_parser_errors(void)
                  "drawbox, "
                  "drawgrid, null, copy, "
                  "format, "
-                 "fps, setsar, setdar, "
+                 "fps, framestep, setsar, setdar, "
                  "opencl=file=KERNEL.cl)");
     expect_error("median=radus=2", CLV_EPARSE,
                  "filter 'median' has no parameter 'radus'; did you mean 'radius'? (parameters: "
@@ -241,6 +241,17 @@ int test_parser_errors(void)
                  "frame's number or time (or on the frames before it): clvid picks fps's frames "
                  "at the chain's end, so such a filter would see the frames fps leaves out; put "
                  "fps after it");
+    expect_error("framestep=2,noise", CLV_EPARSE,
+                 "filter 'noise' (#2 in the chain) comes after framestep (#1) and depends on the "
+                 "frame's number or time (or on the frames before it): clvid picks framestep's "
+                 "frames at the chain's end, so such a filter would see the frames framestep "
+                 "leaves out; put framestep after it");
+    expect_error("framestep=0", CLV_ERANGE,
+                 "filter 'framestep' parameter 'step': 0 is out of range (allowed: 1 to "
+                 "2147483647)");
+    expect_error("fps=24,framestep=2", CLV_EPARSE,
+                 "filter 'framestep' (#2 in the chain) comes after fps (#1): a chain has one "
+                 "frame rate");
     expect_error("fps=24,null,fps=12", CLV_EPARSE,
                  "filter 'fps' (#3 in the chain) comes after fps (#1): a chain has one frame "
                  "rate");

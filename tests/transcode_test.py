@@ -473,7 +473,7 @@ def fps_filter(tmp):
     """ffmpeg's fps filter: each tick of its rate gets the last frame at or
     before it (its rounding, start_time and eof_action), the same frames and
     timestamps as ffmpeg's into y4m, mkv and mp4, with filters before and
-    after it and with -r after it. A filter after fps that depends on the
+    after it and with -r after it; and framestep (every step-th frame). A filter after fps that depends on the
     frame's number or time, a rate that is no rate, and fps in a graph are
     exit 2, nothing written."""
     src = os.path.join(tmp, "ramp.mkv")
@@ -486,7 +486,8 @@ def fps_filter(tmp):
                      ("fps=25:round=inf", ()), ("fps=24:round=down:eof_action=pass", ()),
                      ("fps=24:start_time=0.5", ()), ("hflip,fps=12.5,vflip", ()),
                      ("fps=1/2,scale=16:-2", ()), ("fps=12", ("-r", "24")),
-                     ("fps=50", ("-r", "24"))):
+                     ("fps=50", ("-r", "24")), ("framestep=2", ()), ("hflip,framestep=7", ()),
+                     ("framestep=3", ("-r", "24"))):
         for ext, codec in (("y4m", ()), ("mkv", ("-c:v", "ffv1")),
                            ("mp4", ("-c:v", "libx264", "-crf", "0", "-preset", "ultrafast"))):
             ours, theirs = os.path.join(tmp, "c." + ext), os.path.join(tmp, "f." + ext)
@@ -507,6 +508,7 @@ def fps_filter(tmp):
         p = clvid("-i", src, *args, "-o", out, expect=2)
         check(words in p.stderr, "%s: %s" % (" ".join(args), p.stderr))
         check(not os.path.exists(out), "%s left %s" % (" ".join(args), out))
+    check(runs == 45, "%d runs" % runs)
     print("ok", runs, "chains and containers as ffmpeg's; four mistakes refused")
 
 

@@ -410,7 +410,7 @@ CLV_API void clv_chain_destroy(clv_chain *chain);
  * (one at most). */
 CLV_API int clv_chain_desc_cadence(const clv_chain_desc *desc, int *delay, int *rate, clv_msg *msg);
 
-/* ffmpeg's fps filter (after 0.8). It changes no pixel: the frames of the
+/* ffmpeg's fps and framestep filters (after 0.8). It changes no pixel: the frames of the
  * rate it names are picked from the chain's output by the caller, as
  * clvid transcode does (ffmpeg's vf_fps: each tick of 1/rate gets the last
  * frame at or before it, timestamps rounded as `rounding` says). So no
@@ -423,6 +423,9 @@ typedef struct clv_fps_spec {
     int eof_pass;      /* eof_action=pass: the last frame's end rounded up */
     int has_start;     /* start_time given: */
     double start_time; /* the first tick's time, seconds */
+    /* ffmpeg's framestep instead (step > 0): every step-th frame from the
+     * first at its own time, rate source_fps / step */
+    int step;
 } clv_fps_spec;
 /* The chain's fps, its rate evaluated with source_fps (the frame rate of
  * the frames into it; ntsc, pal, film and ntsc_film are ffmpeg's

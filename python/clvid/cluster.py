@@ -206,9 +206,9 @@ def _check_chain(chain: Optional[str], whole_files: bool) -> int:
         raise UsageError("-vf: %s" % str(e).splitlines()[0])
     if not whole_files and clvid.frame_rate(chain or "") is not None:
         raise UsageError(
-            "-vf: fps picks its frames on ticks counted from each segment's first frame, so "
-            "the segments would not join as one run does: use clvid transcode on one machine, "
-            "or clvid-cluster batch over whole files")
+            "-vf: fps and framestep pick their frames counting from each segment's first "
+            "frame, so the segments would not join as one run does: use clvid transcode on one "
+            "machine, or clvid-cluster batch over whole files")
     if unbounded and not whole_files:
         raise UsageError(
             "-vf: %s carries its state from frame to frame (the previous palette, the "

@@ -799,9 +799,10 @@ int clv_chain_set_param(clv_chain *chain, int filter_index, const char *param, c
                          "filter '%s' (#%d): its frame rate is the run's (the output is opened "
                          "at it); give it when the run starts",
                          f->name, filter_index + 1);
-    int after_fps = 0;
+    const char *after_fps = NULL; /* fps or framestep before it */
     for (int i = 0; i < filter_index; i++)
-        after_fps |= chain->desc.item[i].filter->sets_rate;
+        if (chain->desc.item[i].filter->sets_rate)
+            after_fps = chain->desc.item[i].filter->name;
     for (int i = 0; i < f->param_count; i++) {
         if (strcmp(f->params[i].name, param))
             continue;
@@ -815,9 +816,9 @@ int clv_chain_set_param(clv_chain *chain, int filter_index, const char *param, c
                                     chain->desc.item[filter_index].enable)) {
             chain->desc.item[filter_index].values[i] = before;
             return clv__fail(msg, CLV_EPARSE,
-                             "filter '%s' (#%d) comes after fps: %s=%s would make it depend on "
+                             "filter '%s' (#%d) comes after %s: %s=%s would make it depend on "
                              "the frame's number or time",
-                             f->name, filter_index + 1, param, value);
+                             f->name, filter_index + 1, after_fps, param, value);
         }
         if ((err = configure_at_depth(chain, filter_index, msg))) {
             chain->desc.item[filter_index].values[i] = before; /* the chain runs on as it was */

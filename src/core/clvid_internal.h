@@ -154,8 +154,9 @@ struct clv_filter {
      * output takes as -pix_fmt; only filters that pass may follow it
      * (clv_chain_desc_pix_fmts). */
     int sets_format;
-    /* 1 (fps): the frame rate the chain's frames leave at, ffmpeg's fps
-     * (clv_chain_desc_fps): it changes no pixel in the chain; clvid
+    /* 1 (fps) or 2 (framestep): the frame rate the chain's frames leave
+     * at, ffmpeg's fps and framestep (clv_chain_desc_fps): it changes no
+     * pixel in the chain; clvid
      * transcode picks the frames at the output, so no filter after it may
      * depend on the frame's number or time (clv__untimed) and a chain
      * nobody takes it from (the window, Python's Chain, the element)

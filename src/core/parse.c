@@ -482,18 +482,19 @@ int clv__rate_last(const clv_chain_desc *desc, const char *where, clv_msg *msg)
     if (fps < 0)
         return 0;
     const clv_filter *f = desc->item[last].filter;
+    const char *rate = desc->item[fps].filter->name;
     if (f->sets_rate)
         return clv__fail(msg, CLV_EPARSE,
-                         "filter '%s' (#%d in the %s) comes after fps (#%d): a chain has one "
+                         "filter '%s' (#%d in the %s) comes after %s (#%d): a chain has one "
                          "frame rate",
-                         f->name, last + 1, where, fps + 1);
+                         f->name, last + 1, where, rate, fps + 1);
     if (clv__timed(f, desc->item[last].values, desc->item[last].enable))
         return clv__fail(msg, CLV_EPARSE,
-                         "filter '%s' (#%d in the %s) comes after fps (#%d) and depends on the "
-                         "frame's number or time (or on the frames before it): clvid picks fps's "
-                         "frames at the chain's end, so such a filter would see the frames fps "
-                         "leaves out; put fps after it",
-                         f->name, last + 1, where, fps + 1);
+                         "filter '%s' (#%d in the %s) comes after %s (#%d) and depends on the "
+                         "frame's number or time (or on the frames before it): clvid picks %s's "
+                         "frames at the chain's end, so such a filter would see the frames %s "
+                         "leaves out; put %s after it",
+                         f->name, last + 1, where, rate, fps + 1, rate, rate, rate);
     return 0;
 }
 
@@ -512,6 +513,16 @@ int clv_chain_desc_fps(const clv_chain_desc *desc, double source_fps, clv_fps_sp
         if (!f->sets_rate)
             continue;
         const clv_value *v = desc->item[i].values;
+        if (f->sets_rate == 2) { /* framestep: libavfilter/vf_framestep.c */
+            spec->step = (int)v[0].i;
+            spec->rate = source_fps / (double)v[0].i;
+            if (!(spec->rate > 0))
+                return clv__fail(msg, CLV_ERANGE,
+                                 "filter '%s' (#%d in the chain): the frames in have no rate "
+                                 "(source_fps %g)",
+                                 f->name, i + 1, source_fps);
+            return 0;
+        }
         /* libavfilter/vf_fps.c: its names, and av_d2q of the result */
         static const char *const names[] = {"source_fps", "ntsc", "pal", "film", "ntsc_film", NULL};
         const double values[] = {source_fps, 30000.0 / 1001.0, 25, 24, 24000.0 / 1001.0};

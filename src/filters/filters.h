@@ -63,6 +63,7 @@ extern const clv_filter clv__filter_null;
 extern const clv_filter clv__filter_copy;
 extern const clv_filter clv__filter_pix_format; /* "format" */
 extern const clv_filter clv__filter_fps;
+extern const clv_filter clv__filter_framestep;
 extern const clv_filter clv__filter_setsar;
 extern const clv_filter clv__filter_setdar;
 extern const clv_filter clv__filter_opencl; /* a family: one member per kernel file */

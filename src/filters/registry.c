@@ -61,6 +61,7 @@ const clv_filter *const clv__filters[] = {
     &clv__filter_copy,
     &clv__filter_pix_format,
     &clv__filter_fps,
+    &clv__filter_framestep,
     &clv__filter_setsar,
     &clv__filter_setdar,
     &clv__filter_opencl,

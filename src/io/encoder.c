@@ -107,6 +107,8 @@ struct clv_encoder {
      * up to the next frame's, and at the end up to the stream's end. From
      * there on the frames' time base (in_tb) is fps_tb. */
     int fps_on, fps_round, fps_eof_pass, fps_has;
+    /* framestep instead: every step-th frame (step_count counts them) */
+    int64_t step, step_count;
     AVRational fps_tb, fps_in_tb, fps_in_rate;
     int64_t fps_in_off, fps_out_off, fps_next, fps_last;
     AVFrame *fps_held;
@@ -1537,7 +1539,12 @@ int clv_encoder_open(const clv_output_options *o, const clv_media_desc *in, clv_
         pf = AV_PIX_FMT_YUV420P;
     /* After the chain's fps the frames are of its rate, on its ticks. */
     clv_media_desc paced = *in;
-    if (!err && o->fps.rate > 0)
+    if (!err && o->fps.step > 0) { /* framestep: the rate over step, the times kept */
+        e->step = o->fps.step;
+        if (in->frame_rate.num > 0 && in->frame_rate.den > 0)
+            paced.frame_rate = paced.avg_frame_rate = paced.r_frame_rate =
+                av_div_q(in->frame_rate, (AVRational){o->fps.step, 1});
+    } else if (!err && o->fps.rate > 0)
         err = fps_open(e, &o->fps, in, &paced, msg);
     if (!err)
         err = open_video_encoder(e, o, &paced, codec, pf, color, msg);
@@ -1840,8 +1847,11 @@ static void *encode_thread(void *arg)
                     r = clv_audio_recode_packet(e->routes[i].recode, NULL);
             break;
         }
-        if (kind == CLV_ITEM_FRAME && e->fps_on && ((AVFrame *)item)->pts != AV_NOPTS_VALUE &&
-            !e->cover) {
+        if (kind == CLV_ITEM_FRAME && e->step > 0 && e->step_count++ % e->step) {
+            AVFrame *f = item; /* framestep: not one of every step-th */
+            av_frame_free(&f);
+        } else if (kind == CLV_ITEM_FRAME && e->fps_on &&
+                   ((AVFrame *)item)->pts != AV_NOPTS_VALUE && !e->cover) {
             AVFrame *f = item;
             r = fps_push(e, f, &frames, fault);
             av_frame_free(&f);

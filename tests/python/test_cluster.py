@@ -256,7 +256,7 @@ def test_the_command_line_rules(clip, tmp_path):
                            str(tmp_path / "m.mkv")), 2, "carries its state")
     # fps's ticks count from a segment's first frame: refused for segments
     one_line_error(cluster("transcode", "-i", str(copy), "-vf", "hflip,fps=12", "-o",
-                           str(tmp_path / "f.mkv")), 2, "fps picks its frames on ticks")
+                           str(tmp_path / "f.mkv")), 2, "fps and framestep pick their frames")
     assert not (tmp_path / "f.mkv").exists()
     look = tmp_path / "quantize_look.cl"
     look.write_text(open(os.path.join(ROOT, "examples", "kernels", "vignette.cl")).read())

@@ -79,7 +79,8 @@ SIZES = {
 
 # Filters that change the frame rate: clvid.transcode takes them; a Chain,
 # run frame by frame, refuses them.
-RATE_CASES = {"fps": "fps=24"}
+RATE_CASES = {"fps": "fps=24", "framestep": "framestep=5"}
+RATE_FRAMES = {"fps": 48, "framestep": 12}  # 2 s of the sample (30 frames a second) out
 
 
 def test_every_filter_has_a_case():
@@ -94,19 +95,19 @@ def test_rate_filter_refused_frame_by_frame(name, tmp_path):
         clvid.Chain(RATE_CASES[name])
     with pytest.raises(ValueError, match="changes the frame rate"):
         clvid.Chain("hflip," + RATE_CASES[name] + ",vflip")
-    assert clvid.frame_rate(RATE_CASES[name]) == 24
+    assert clvid.frame_rate(RATE_CASES[name], source_fps=30) == {"fps": 24, "framestep": 6}[name]
     assert clvid.frame_rate("hflip") is None
     assert clvid.frame_rate("fps=source_fps/2", source_fps=30) == 15
     with pytest.raises(ValueError, match="is 0 frames a second"):
         clvid.frame_rate("fps=source_fps-30", source_fps=30)
-    # clvid.transcode takes it: 2 s at 24 frames a second
+    # clvid.transcode takes it
     out = tmp_path / "rate.mkv"
     clvid.transcode(SAMPLE, str(out), vf="hflip," + RATE_CASES[name], t=2, no_audio=True,
                     quiet=True)
     probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v", "-count_frames",
                             "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", str(out)],
                            capture_output=True, text=True, check=True)
-    assert probe.stdout.split() == ["48"], probe.stdout
+    assert probe.stdout.split() == [str(RATE_FRAMES[name])], probe.stdout
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
