@@ -1640,6 +1640,30 @@ static int send_at(clv_encoder *e, const AVFrame *f, int64_t pts, int first)
     return r >= 0 ? write_packets(e) : r;
 }
 
+/* A copy of f in *kept, its buffers made anew only when the size or
+ * format changes: a frame held past the next one (the staging memory of
+ * a frame is not kept). */
+static int keep_copy(AVFrame **kept, const AVFrame *f)
+{
+    int r;
+    if (!*kept || (*kept)->width != f->width || (*kept)->height != f->height ||
+        (*kept)->format != f->format) {
+        av_frame_free(kept);
+        if (!(*kept = av_frame_alloc()))
+            return AVERROR(ENOMEM);
+        (*kept)->format = f->format;
+        (*kept)->width = f->width;
+        (*kept)->height = f->height;
+        if ((r = av_frame_get_buffer(*kept, 0)) < 0) {
+            av_frame_free(kept);
+            return r;
+        }
+    }
+    if ((r = av_frame_copy(*kept, f)) < 0 || (r = av_frame_copy_props(*kept, f)) < 0)
+        return r;
+    return 0;
+}
+
 /* A frame into a constant rate, as ffmpeg's -vsync cfr (fftools'
  * do_video_out): at its time p in ticks, with delta0 = p - next_pts and
  * delta = delta0 + the frame's length in ticks (1 but with -r), it is
@@ -1683,23 +1707,7 @@ static int send_cfr(clv_encoder *e, AVFrame *f)
     if (r < 0 || e->vfr) /* variable timing repeats no frame */
         return r;
     /* the frame is the one a gap after it repeats (dropped or not) */
-    if (!e->prev || e->prev->width != f->width || e->prev->height != f->height ||
-        e->prev->format != f->format) {
-        av_frame_free(&e->prev);
-        e->prev = av_frame_alloc();
-        if (!e->prev)
-            return AVERROR(ENOMEM);
-        e->prev->format = f->format;
-        e->prev->width = f->width;
-        e->prev->height = f->height;
-        if ((r = av_frame_get_buffer(e->prev, 0)) < 0) {
-            av_frame_free(&e->prev);
-            return r;
-        }
-    }
-    if ((r = av_frame_copy(e->prev, f)) < 0 || (r = av_frame_copy_props(e->prev, f)) < 0)
-        return r;
-    return 0;
+    return keep_copy(&e->prev, f);
 }
 
 /* At the end, as ffmpeg's flush: the last frame again as often as the
@@ -1783,20 +1791,7 @@ static int fps_push(clv_encoder *e, const AVFrame *f, int64_t *frames, int64_t f
     int r = fps_emit(e, p, frames, fault);
     if (r < 0)
         return r;
-    if (!e->fps_held || e->fps_held->width != f->width || e->fps_held->height != f->height ||
-        e->fps_held->format != f->format) {
-        av_frame_free(&e->fps_held);
-        if (!(e->fps_held = av_frame_alloc()))
-            return AVERROR(ENOMEM);
-        e->fps_held->format = f->format;
-        e->fps_held->width = f->width;
-        e->fps_held->height = f->height;
-        if ((r = av_frame_get_buffer(e->fps_held, 0)) < 0) {
-            av_frame_free(&e->fps_held);
-            return r;
-        }
-    }
-    if ((r = av_frame_copy(e->fps_held, f)) < 0 || (r = av_frame_copy_props(e->fps_held, f)) < 0)
+    if ((r = keep_copy(&e->fps_held, f)) < 0)
         return r;
     e->fps_has = 1;
     e->fps_last = f->pts;
