@@ -116,6 +116,36 @@ def wait_frames(c, n):
 
 
 @test
+def transcode_frame_rate(tmp):
+    """A run with fps: its frame rate stays the run's. set_chain keeps the
+    same fps (another filter after it is taken; another rate or none is
+    refused), set_param refuses fps's values and a value after it that
+    depends on the frame's number; the output is at fps's rate."""
+    out = os.path.join(tmp, "out.mkv")
+    p, path = start(["transcode", *LONG_INPUT, "-vf", "fps=10,crop=iw/2:ih/2", "-o", out, "-q"],
+                    tmp)
+    a = control.Control(path, timeout=TIMEOUT)
+    try:
+        refused(a, ["set_param", 0, "fps", "20"], "its frame rate is the run's")
+        refused(a, ["set_param", 1, "x", "n"], "would make it depend on the frame's number")
+        refused(a, ["set_chain", "crop=iw/2:ih/2"], "keeps its fps or framestep as it is")
+        refused(a, ["set_chain", "fps=20,crop=iw/2:ih/2"], "keeps its fps or framestep as it is")
+        refused(a, ["set_chain", "fps=10,fade=in:0:5"], "comes after fps")
+        check(a.set_chain("fps=10,hflip,crop=iw/2:ih/2").startswith("fps=fps=10"),
+              "set_chain with the same fps")
+        wait_frames(a, 3)
+        a.quit()
+        check(a.wait_event("end", timeout=TIMEOUT)["reason"] == "quit", "the end event")
+    finally:
+        a.close()
+    finish(p)
+    rate = harness.run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries",
+                        "stream=r_frame_rate", "-of", "csv=p=0", out]).stdout.strip()
+    check(rate == "10/1", "the output's rate: %s" % rate)
+    print("  fps kept through set_chain; %d frames at %s" % (frames_of(out), rate))
+
+
+@test
 def transcode_commands(tmp):
     """Every command a transcode takes, from two clients at once, with the
     events each gets; the ones it does not take; quit: a finished output."""

@@ -1669,6 +1669,10 @@ def frames(path: Any, vf: Optional[str] = None, device: Optional[str] = None,
                          "(filter_complex='[0][1]overlay', ...)" % (1 + len(more)))
     if isinstance(map, str):  # '[out]': the label, without its brackets
         map = map.strip("[]")
+    for name in ("r", "frame_rate"):  # the encoder's (transcode); frames come as they are
+        if options.get(name) is not None:
+            raise ValueError("clvid: frames(%s=...): the output's frame rate is "
+                             "clvid.transcode's; frames() gives every frame at its time" % name)
     pairs = dict(options, input=_path(path, "path"), chain=vf, filter_complex=filter_complex,
                  map=map)
     _option_pairs(pairs, device)

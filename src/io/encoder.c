@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,10 @@ struct clv_encoder {
     int fps_on, fps_round, fps_eof_pass, fps_has;
     /* framestep instead: every step-th frame (step_count counts them) */
     int64_t step, step_count;
+    /* clv_output_options.max_frames: the frames written (written), the
+     * cap reached (full, read by the run's thread) */
+    int64_t max_out, written;
+    atomic_int full;
     AVRational fps_tb, fps_in_tb, fps_in_rate;
     int64_t fps_in_off, fps_out_off, fps_next, fps_last;
     AVFrame *fps_held;
@@ -1519,6 +1524,7 @@ int clv_encoder_open(const clv_output_options *o, const clv_media_desc *in, clv_
     if (!e)
         return clv_io_fail(msg, CLV_ENOMEM, "out of memory");
     snprintf(e->path, sizeof e->path, "%s", o->path);
+    e->max_out = o->max_frames;
     /* The HDR metadata describes the input's curve: it goes where the
      * filters keep that curve. */
     int same_curve = !o->transfer || o->transfer == clv_transfer_of(in->transfer);
@@ -1621,10 +1627,30 @@ static int write_packets(clv_encoder *e)
     return r == AVERROR(EAGAIN) || r == AVERROR_EOF ? 0 : r;
 }
 
+/* 1 when the frames written reach max_frames: this one and those after
+ * it are not written. */
+static int capped(clv_encoder *e)
+{
+    if (e->max_out <= 0)
+        return 0;
+    if (e->written >= e->max_out)
+        return 1;
+    if (++e->written == e->max_out)
+        atomic_store(&e->full, 1);
+    return 0;
+}
+
+int clv_encoder_full(const clv_encoder *e)
+{
+    return atomic_load(&((clv_encoder *)e)->full);
+}
+
 /* One frame to the encoder at pts (a copy of f's references: f stays the
  * caller's); counted for latency only when first (its read time known). */
 static int send_at(clv_encoder *e, const AVFrame *f, int64_t pts, int first)
 {
+    if (capped(e))
+        return 0;
     AVFrame *c = av_frame_clone(f);
     if (!c)
         return AVERROR(ENOMEM);
@@ -1659,7 +1685,10 @@ static int keep_copy(AVFrame **kept, const AVFrame *f)
             return r;
         }
     }
-    if ((r = av_frame_copy(*kept, f)) < 0 || (r = av_frame_copy_props(*kept, f)) < 0)
+    /* the encoder may still hold the last copy (frame threads): new
+     * buffers then, not a write under it */
+    if ((r = av_frame_make_writable(*kept)) < 0 || (r = av_frame_copy(*kept, f)) < 0 ||
+        (r = av_frame_copy_props(*kept, f)) < 0)
         return r;
     return 0;
 }
@@ -1745,6 +1774,10 @@ static int encode_frame(clv_encoder *e, AVFrame *f, int64_t *frames, int64_t fau
         int64_t pts = av_rescale_q(f->pts, e->in_tb, e->enc->time_base);
         f->pts = e->last_pts != INT64_MIN && pts <= e->last_pts ? e->last_pts + 1 : pts;
         e->last_pts = f->pts;
+    }
+    if (capped(e)) {
+        av_frame_free(&f);
+        return 0;
     }
     /* A decoded frame handed over as it is still says which type the
      * input coded it as; encoders would obey (as ffmpeg, the encoder

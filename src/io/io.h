@@ -356,6 +356,10 @@ typedef struct clv_output_options {
     /* The chain's fps (rate 0: none): the frames out of the chain are
      * picked on its ticks (fps_push in encoder.c) before -r's. */
     clv_fps_spec fps;
+    /* The frames written at most, 0: no cap. -frames with fps, framestep or
+     * -r, where ffmpeg counts the frames out (the decoder's max_frames
+     * counts those in); clv_encoder_full says when they are written. */
+    int64_t max_frames;
 } clv_output_options;
 
 typedef struct clv_encoder clv_encoder;
@@ -386,6 +390,8 @@ int clv_encoder_finish(clv_encoder *enc, clv_msg *msg);
 /* Stops the thread; the partial of an unfinished run is removed. */
 void clv_encoder_close(clv_encoder *enc);
 double clv_encoder_busy_seconds(const clv_encoder *enc);
+/* 1 once max_frames frames are written (any thread): the run may stop. */
+int clv_encoder_full(const clv_encoder *enc);
 /* One encoded video frame's times (clv_io_seconds): its packet read from
  * the input (clv_frame_read_time of the frame the encoder got; 0: not
  * known), the frame sent to the encoder, its packet out of the encoder, and

@@ -241,6 +241,11 @@ const char *clv_sink_partial_path(const clv_sink *s, int n)
     return clv_encoder_partial_path(s->enc, n);
 }
 
+int clv_sink_full(const clv_sink *s)
+{
+    return s->enc && clv_encoder_full(s->enc);
+}
+
 int clv_sink_has_mic(const clv_sink *s)
 {
     return s->mic != NULL;

@@ -68,6 +68,8 @@ const char *clv_sink_codec_name(const clv_sink *sink);
 const char *clv_sink_partial_path(const clv_sink *sink, int n);
 /* 1 with the microphone open. */
 int clv_sink_has_mic(const clv_sink *sink);
+/* 1 once the encoder has written the frames it may (max_frames). */
+int clv_sink_full(const clv_sink *sink);
 
 /* Starts the encoder thread (and the microphone's, on the video's clock). */
 int clv_sink_start(clv_sink *sink, clv_msg *msg);

@@ -255,6 +255,7 @@ typedef struct run {
     void *user;
     const volatile sig_atomic_t *cancel;
     int stopped; /* the cancel flag or the callback asked for a stop */
+    int capped;  /* the encoder counts -frames (clv_sink_full) */
     clv_transcode_status status;
     const char *partials[CLV_TEE_MAX + 1]; /* status.partial_paths, NULL-terminated */
     char devices[600], shares[1200], chain_text[1024], decode_text[700];
@@ -636,6 +637,15 @@ static int open_all(run *r, clv_msg *msg)
     io.out.chain_pix_fmts =
         r->gdesc ? clv_graph_desc_pix_fmts(r->gdesc) : clv_chain_desc_pix_fmts(r->desc);
     io.out.unfiltered = !r->gdesc && (!o->chain || !*o->chain);
+    /* -frames with fps, framestep or -r counts the frames out, as ffmpeg's */
+    clv_fps_spec rate = {0};
+    if (r->desc)
+        clv_chain_desc_fps(r->desc, 25, &rate, NULL);
+    if (o->max_frames > 0 && (o->frame_rate || rate.rate > 0)) {
+        io.in.max_frames = 0;
+        io.out.max_frames = o->max_frames;
+        r->capped = 1;
+    }
     if (clv_io_network_url(o->input))
         io.in.cancel = r->cancel; /* a Ctrl-C ends a network input's blocking read */
     if (pthread_mutex_init(&io.lock, NULL))
@@ -1242,6 +1252,26 @@ static int set_chain(run *r, clv_ipc_request *req, clv_msg *msg)
     clv_chain *chain = NULL;
     int err = clv_chain_parse(req->arg[0], &desc, &m);
     if (!err) {
+        /* fps and framestep pick frames at the encoder, opened at their
+         * rate: a new chain keeps the run's as they are */
+        const double in_rate = av_q2d(r->in->frame_rate);
+        clv_fps_spec now, next;
+        if (clv_chain_desc_fps(r->desc, in_rate, &now, NULL))
+            memset(&now, 0, sizeof now);
+        if ((err = clv_chain_desc_fps(desc, in_rate, &next, &m)) == 0 &&
+            (now.rate != next.rate || now.rounding != next.rounding ||
+             now.eof_pass != next.eof_pass || now.has_start != next.has_start ||
+             now.start_time != next.start_time || now.step != next.step)) {
+            err = CLV_EPARSE;
+            snprintf(m.text, sizeof m.text,
+                     "the frame rate is the run's (the output was opened at it): a new chain "
+                     "keeps its fps or framestep as it is (%s)",
+                     now.rate > 0 ? "the same filter and values" : "none");
+        }
+        if (!err)
+            clv_chain_desc_take_fps(desc);
+    }
+    if (!err) {
         /* As at the start: the output never replaces a file the chain reads. */
         const char *inputs[1 + CLV_CHAIN_MAX * (1 + CLV_PARAMS_MAX)];
         int count =
@@ -1588,7 +1618,7 @@ static int pump(run *r, clv_msg *msg)
         }
         if (got == 1)
             got = clv_queue_pop_wait(r->dec_q, &kind, &item, 0.1);
-        if (stop_wanted(r)) {
+        if (stop_wanted(r) || (r->capped && clv_sink_full(r->sink))) {
             if (got == 0)
                 clv_item_free(kind, item);
             clv_decoder_stop(r->dec); /* what is decoded and not yet sent is dropped */

@@ -361,6 +361,10 @@ def test_transcode_output_rate(tmp_path):
                             "csv=p=0", str(out)], capture_output=True, text=True, check=True)
     # ffmpeg -t 2 -i SAMPLE -vf hflip -r 15 r.mkv: 31 (the last tick's drop)
     assert probe.stdout.split() == ["15/1,31"], probe.stdout
+    with pytest.raises(ValueError, match="frame rate is clvid.transcode's"):
+        next(clvid.frames(SAMPLE, r=10))
+    with pytest.raises(ValueError, match="changes the frame rate"):
+        next(clvid.frames(SAMPLE, vf="fps=10"))
     with pytest.raises(ValueError, match="-r fast: expected"):
         clvid.transcode(SAMPLE, str(tmp_path / "bad.mkv"), frame_rate="fast")
     assert not (tmp_path / "bad.mkv").exists()
