@@ -1672,8 +1672,10 @@ static int send_at(clv_encoder *e, const AVFrame *f, int64_t pts, int first)
 static int keep_copy(AVFrame **kept, const AVFrame *f)
 {
     int r;
+    /* new buffers also where the encoder still holds the last copy (frame
+     * threads): never a write under it, and no copy of what is replaced */
     if (!*kept || (*kept)->width != f->width || (*kept)->height != f->height ||
-        (*kept)->format != f->format) {
+        (*kept)->format != f->format || !av_frame_is_writable(*kept)) {
         av_frame_free(kept);
         if (!(*kept = av_frame_alloc()))
             return AVERROR(ENOMEM);
@@ -1685,10 +1687,7 @@ static int keep_copy(AVFrame **kept, const AVFrame *f)
             return r;
         }
     }
-    /* the encoder may still hold the last copy (frame threads): new
-     * buffers then, not a write under it */
-    if ((r = av_frame_make_writable(*kept)) < 0 || (r = av_frame_copy(*kept, f)) < 0 ||
-        (r = av_frame_copy_props(*kept, f)) < 0)
+    if ((r = av_frame_copy(*kept, f)) < 0 || (r = av_frame_copy_props(*kept, f)) < 0)
         return r;
     return 0;
 }
