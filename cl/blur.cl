@@ -1255,6 +1255,224 @@ box_strip(__global const clv_px *src, __global clv_px *dst, int w, int h, int st
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
+
+/* box in two kernels through a frame of column sums t, at 8 bits where
+ * the reach across fits a row tile's local memory (2rx <= BC_CAP - 256):
+ * the host's choice for long reaches, where one kernel's tile would be
+ * mostly reach. The column sums are two channels a uint in 16-bit halves
+ * (as box_strip's) where they fit 16 bits (2ry + 1 <= 257: box_cols and
+ * box_across), else a channel a uint (box_cols32, box_across32, and
+ * box_across_row for reaches past a tile's).
+ *
+ * box_cols, down: a work-item keeps the running sum of 2ry + 1 rows of one
+ * column for a band of `band` rows (one read added and one taken away a
+ * row, the reads of eight rows issued before any is added), neighbouring
+ * work-items on neighbouring columns, and writes each row's sums to t. */
+#define BC_COLS(NAME, T, PACK)                                                                     \
+    __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void NAME(                         \
+        __global const clv_px *src, __global T *t, int w, int h, int stride, int ry, int band)     \
+    {                                                                                              \
+        const int x = (int)get_global_id(0), y0 = (int)get_group_id(1) * band;                     \
+        if (x >= w)                                                                                \
+            return;                                                                                \
+        const int y1 = min(h, y0 + band);                                                          \
+        __global const clv_px *col = src + x;                                                      \
+        __global T *out = t + x;                                                                   \
+        T v = 0;                                                                                   \
+        int j = -ry;                                                                               \
+        for (; j + 8 <= ry + 1; j += 8) {                                                          \
+            uchar4 a[8];                                                                           \
+            _Pragma("unroll") for (int i = 0; i < 8; ++i) a[i] =                                   \
+                col[clamp(y0 + j + i, 0, h - 1) * stride];                                         \
+            _Pragma("unroll") for (int i = 0; i < 8; ++i) v += PACK(a[i]);                         \
+        }                                                                                          \
+        for (; j <= ry; ++j)                                                                       \
+            v += PACK(col[clamp(y0 + j, 0, h - 1) * stride]);                                      \
+        out[y0 * w] = v;                                                                           \
+        for (int y = y0 + 1; y < y1; y += 8) {                                                     \
+            /* Rows past y1 are read within the frame (clamped), not used. */                      \
+            uchar4 a[8], s[8];                                                                     \
+            _Pragma("unroll") for (int i = 0; i < 8; ++i)                                          \
+            {                                                                                      \
+                a[i] = col[min(y + i + ry, h - 1) * stride];                                       \
+                s[i] = col[max(y + i - ry - 1, 0) * stride];                                       \
+            }                                                                                      \
+            _Pragma("unroll") for (int i = 0; i < 8; ++i) if (y + i < y1)                          \
+            {                                                                                      \
+                v += PACK(a[i]) - PACK(s[i]);                                                      \
+                out[(y + i) * w] = v;                                                              \
+            }                                                                                      \
+        }                                                                                          \
+    }
+BC_COLS(box_cols, uint2, bs_pack)
+BC_COLS(box_cols32, uint4, convert_uint4)
+#undef BC_COLS
+
+/* box_across*, along: a work-group of 256 makes tw outputs of row y from
+ * x0 (tw a multiple of 256, tw + 2rx <= BC_CAP). It reads the tw + 2rx
+ * column sums they need (clamped into the frame: clamp-to-edge across)
+ * into local memory, a channel a uint, and turns them into prefix sums P
+ * in place (each work-item its stretch of BC_K, BC_K odd so that the
+ * work-items of a 16-byte access meet distinct banks; then the stretches'
+ * totals before it added: on NVIDIA a warp's by shuffles and the warps'
+ * totals through local memory, elsewhere a scan in local memory); the box
+ * sum of output x is P[x + 2rx] - P[x - 1]. */
+#define BC_CAP 1280
+#define BC_K (BC_CAP / 256)
+#if CLV_NV_SM
+#define BC_TOT 8
+#else
+#define BC_TOT 256
+#endif
+/* pre[0 .. cols) (cols <= BC_CAP) made its inclusive prefix sums in
+ * place, a barrier after; *total is their sum. */
+inline void bc_scan(__local uint4 *pre, int cols, __local uint4 *tot, uint4 *total)
+{
+    const int lid = (int)get_local_id(0), i0 = lid * BC_K;
+    uint4 part[BC_K];
+    uint4 run = 0;
+#pragma unroll
+    for (int k = 0; k < BC_K; ++k) {
+        if (i0 + k < cols)
+            run += pre[i0 + k];
+        part[k] = run;
+    }
+#if CLV_NV_SM
+    const int lane = lid & 31, warp = lid >> 5;
+    uint4 inc = run;
+#pragma unroll
+    for (int k = 1; k < 32; k <<= 1) {
+        const uint4 before = (uint4)(blur_shfl_up(inc.x, k), blur_shfl_up(inc.y, k),
+                                     blur_shfl_up(inc.z, k), blur_shfl_up(inc.w, k));
+        if (lane >= k)
+            inc += before;
+    }
+    if (lane == 31)
+        tot[warp] = inc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint4 off = inc - run, all = 0;
+    for (int k = 0; k < BC_TOT; ++k) {
+        const uint4 v = tot[k];
+        off += k < warp ? v : (uint4)0;
+        all += v;
+    }
+#else
+    tot[lid] = run;
+    for (int k = 1; k < 256; k <<= 1) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint4 before = lid >= k ? tot[lid - k] : (uint4)0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        tot[lid] += before;
+    }
+    const uint4 off = tot[lid] - run, all = tot[255];
+#endif
+#pragma unroll
+    for (int k = 0; k < BC_K; ++k)
+        if (i0 + k < cols)
+            pre[i0 + k] = part[k] + off;
+    *total = all;
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+inline void box_across_rest(__global const clv_px *src, __global clv_px *dst, int w, int stride,
+                            int x0, int y, int tw, int cols, int rx, uint n, uint m, int l,
+                            int mask, __local uint4 *pre, __local uint4 *tot)
+{
+    uint4 total;
+    bc_scan(pre, cols, tot, &total);
+    const int lid = (int)get_local_id(0);
+    const uint mid = n / 2;
+    const int4 m4 =
+        (int4)(BLUR_LANE(mask, 0), BLUR_LANE(mask, 1), BLUR_LANE(mask, 2), BLUR_LANE(mask, 3));
+    __global const clv_px *srow = src + y * stride + x0;
+    __global clv_px *drow = dst + y * stride + x0;
+    const int end = min(tw, w - x0);
+    for (int x = lid; x < end; x += 256) {
+        const uint4 s = pre[x + 2 * rx] - (x > 0 ? pre[x - 1] : (uint4)0);
+        int4 q = convert_int4(blur_div4(s + mid, n, m, l));
+        if (mask != 15)
+            q = select(convert_int4(srow[x]), q, m4);
+        drow[x] = convert_uchar4(q);
+    }
+}
+#define BC_ACROSS(NAME, T, UNPACK)                                                                 \
+    __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void NAME(                         \
+        __global const clv_px *src, __global clv_px *dst, int w, int h, int stride,                \
+        __global const T *t, int rx, uint n, uint m, int l, int mask, int tw)                      \
+    {                                                                                              \
+        __local uint4 pre[BC_CAP];                                                                 \
+        __local uint4 tot[BC_TOT];                                                                 \
+        const int lid = (int)get_local_id(0);                                                      \
+        const int x0 = (int)get_group_id(0) * tw, y = (int)get_group_id(1);                        \
+        const int cols = min(tw, w - x0) + 2 * rx;                                                 \
+        __global const T *row = t + y * w;                                                         \
+        /* Every read issued before any is stored: one wait for memory. */                         \
+        T v[BC_K];                                                                                 \
+        _Pragma("unroll") for (int k = 0; k < BC_K; ++k) v[k] =                                    \
+            row[clamp(x0 - rx + lid + 256 * k, 0, w - 1)];                                         \
+        _Pragma("unroll") for (int k = 0; k < BC_K; ++k) if (lid + 256 * k < cols)                 \
+            pre[lid + 256 * k] = UNPACK(v[k]);                                                     \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+        box_across_rest(src, dst, w, stride, x0, y, tw, cols, rx, n, m, l, mask, pre, tot);        \
+    }
+#define BC_SAME(v) (v)
+BC_ACROSS(box_across, uint2, BS_UNPACK)
+BC_ACROSS(box_across32, uint4, BC_SAME)
+#undef BC_ACROSS
+#undef BC_SAME
+
+/* box_across_row, along, for reaches past box_across32's: a work-group
+ * makes the whole of row y. It turns the row's column sums (a channel a
+ * uint) into their prefix sums P in place in t, BC_CAP at a time, and the
+ * sum of output x is P[b] - P[a - 1] over the window's part inside the
+ * row (a = max(x - rx, 0), b = min(x + rx, w - 1)) and the edge columns'
+ * sums once for each place it reaches past the row (clamp-to-edge). */
+__kernel __attribute__((reqd_work_group_size(256, 1, 1))) void
+box_across_row(__global const clv_px *src, __global clv_px *dst, int w, int h, int stride,
+               __global uint4 *t, int rx, uint n, uint m, int l, int mask)
+{
+    __local uint4 pre[BC_CAP];
+    __local uint4 tot[BC_TOT];
+    const int lid = (int)get_local_id(0), y = (int)get_group_id(1);
+    __global uint4 *row = t + y * w;
+    const uint4 first = row[0], last = row[w - 1];
+    uint4 carry = 0;
+    for (int c0 = 0; c0 < w; c0 += BC_CAP) {
+        const int len = min(BC_CAP, w - c0);
+        uint4 v[BC_K];
+#pragma unroll
+        for (int k = 0; k < BC_K; ++k)
+            v[k] = row[min(c0 + lid + 256 * k, w - 1)];
+#pragma unroll
+        for (int k = 0; k < BC_K; ++k)
+            if (lid + 256 * k < len)
+                pre[lid + 256 * k] = v[k];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint4 total;
+        bc_scan(pre, len, tot, &total);
+#pragma unroll
+        for (int k = 0; k < BC_K; ++k)
+            if (lid + 256 * k < len)
+                row[c0 + lid + 256 * k] = pre[lid + 256 * k] + carry;
+        carry += total;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    const uint mid = n / 2;
+    const int4 m4 =
+        (int4)(BLUR_LANE(mask, 0), BLUR_LANE(mask, 1), BLUR_LANE(mask, 2), BLUR_LANE(mask, 3));
+    __global const clv_px *srow = src + y * stride;
+    __global clv_px *drow = dst + y * stride;
+    for (int x = lid; x < w; x += 256) {
+        const int a = max(x - rx, 0), b = min(x + rx, w - 1);
+        const uint4 s = row[b] - (a > 0 ? row[a - 1] : (uint4)0) + (uint)(a - (x - rx)) * first +
+                        (uint)(x + rx - b) * last;
+        int4 q = convert_int4(blur_div4(s + mid, n, m, l));
+        if (mask != 15)
+            q = select(convert_int4(srow[x]), q, m4);
+        drow[x] = convert_uchar4(q);
+    }
+}
 #undef BS_UNPACK
 #endif
 

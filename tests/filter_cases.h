@@ -489,10 +489,14 @@ static const filter_case avgblur_cases[] = {
     {"avgblur=sizeX=10", 1, 1},         /* box_small, sums past 16 bits down */
     {"avgblur=sizeX=39:sizeY=6", 1, 1}, /* box_small at its largest (n = 1027) */
     {"avgblur=sizeX=60:sizeY=3", 1, 1}, /* box_strip, 256 wide at its longest reach */
-    /* box_strip 512 wide, the columns' sums at 16 bits' end (2 ry + 1 =
-     * 257), a mask; then box_tile (the columns' sums past 16 bits). */
+    /* GPUs: box_cols and box_across past box_strip's reach, the columns'
+     * sums at 16 bits' end (2 ry + 1 = 257), a mask; then box_cols32 (the
+     * columns' sums past 16 bits). */
     {"avgblur=sizeX=61:sizeY=128:planes=5", 2, 1},
     {"avgblur=sizeX=5:sizeY=129", 2, 1},
+    /* box_across_row (a reach past 384) at 1921x1081, box_across's tiles
+     * 512 wide at 641x359. */
+    {"avgblur=sizeX=600:sizeY=3", 0, 1},
     /* Reaches past 100: every content at the small sizes (where they pass
      * the frame), noise alone at 641x359 (with every content there, these
      * two and boxblur's two long radii took 84% of filter_boxblur). */
@@ -517,6 +521,9 @@ static const filter_case boxblur_cases[] = {
     /* Radii of 100 and the width: as avgblur's long reaches. */
     {"boxblur=100:1", 2, 1},
     {"boxblur=w:2", 2, 1},
+    /* GPUs: box_cols32 in bands of 256 and box_across_row at 1921x1081,
+     * box_across32's tiles 768 wide at 641x359. */
+    {"boxblur=500:1:ar=0", 0, 1},
 };
 
 static const filter_case unsharp_cases[] = {

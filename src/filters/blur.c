@@ -19,6 +19,10 @@ int clv__blur_init(clv__blur *b, clv_context *ctx, cl_program prog, int box, clv
         err = clv__kernel_create(prog, "box_small", &b->small, msg);
     if (!err && box && ctx->build_depth != 16)
         err = clv__kernel_create(prog, "box_strip", &b->strip, msg);
+    static const char *const two[5] = {"box_cols", "box_cols32", "box_across", "box_across32",
+                                       "box_across_row"};
+    for (int k = 0; k < 5 && !err && box && ctx->build_depth != 16; ++k)
+        err = clv__kernel_create(prog, two[k], k < 2 ? &b->cols[k] : &b->across[k - 2], msg);
     return err ? err : clv__kernel_create(prog, box ? "box_v" : "sep_h", &b->second, msg);
 }
 
@@ -28,6 +32,10 @@ void clv__blur_uninit(clv__blur *b)
     clv__kernel_release(&b->first);
     clv__kernel_release(&b->second);
     clv__kernel_release(&b->tile);
+    for (int k = 0; k < 2; ++k)
+        clv__kernel_release(&b->cols[k]);
+    for (int k = 0; k < 3; ++k)
+        clv__kernel_release(&b->across[k]);
     clv__kernel_release(&b->small);
     clv__kernel_release(&b->strip);
     clv__mem_release(&b->work);
@@ -240,6 +248,43 @@ static size_t box_strip_bytes(int tw, int rx)
     return (size_t)(4096 / tw) * (size_t)((tw + 2 * rx) | 1) * 2 * sizeof(cl_uint);
 }
 
+/* box_cols and box_across (cl/blur.cl), at 8 bits where the box sums fit
+ * 32 bits: the column sums through `work`, two channels a uint in 16-bit
+ * halves where they fit (2ry + 1 <= 257) and a channel a uint elsewhere;
+ * then tiles of the rows as wide as local memory leaves beside the reach,
+ * or the whole row a work-group (box_across_row) where that would be under
+ * 512. The bands of box_cols are those measured fastest on an H200
+ * (docs/performance.md): 128 rows, 256 where 2ry + 1 passes 513. */
+static int box_two(clv__blur *b, const clv_launch *l, int rx, int ry, int mask, const box_div *d,
+                   cl_mem in, cl_mem out)
+{
+    const int whole = 2 * rx > 768, packed = !whole && 2 * ry + 1 <= 257, k = !packed;
+    const cl_int band = ry > 256 ? 256 : 128;
+    const cl_int crx = rx, cry = ry, cmask = mask;
+    const cl_int tw = whole ? l->width : (1280 - 2 * rx) / 256 * 256;
+    int err = work_reserve(
+        b, l, (size_t)l->width * (size_t)l->height * (packed ? 2 : 4) * sizeof(cl_uint));
+    if (!err)
+        err = clv__kernel_args(b->cols[k], 0, 7, CLV__ARG(in), CLV__ARG(b->work),
+                               CLV__ARG(l->width), CLV__ARG(l->height), CLV__ARG(l->stride),
+                               CLV__ARG(cry), CLV__ARG(band));
+    size_t local[2] = {256, 1};
+    size_t global[2] = {((size_t)l->width + 255) / 256 * 256,
+                        ((size_t)l->height + (size_t)band - 1) / (size_t)band};
+    if (!err)
+        err = clv__launch(l, b->cols[k], 2, global, local);
+    cl_kernel across = b->across[whole ? 2 : k];
+    if (!err)
+        err = clv__kernel_args(across, 0, 11, CLV__ARG(in), CLV__ARG(out), CLV__ARG(l->width),
+                               CLV__ARG(l->height), CLV__ARG(l->stride), CLV__ARG(b->work),
+                               CLV__ARG(crx), CLV__ARG(d->n), CLV__ARG(d->m), CLV__ARG(d->l),
+                               CLV__ARG(cmask));
+    if (!err && !whole)
+        err = clv__kernel_args(across, 11, 1, CLV__ARG(tw));
+    size_t aglobal[2] = {((size_t)l->width + (size_t)tw - 1) / (size_t)tw * 256, (size_t)l->height};
+    return err ? err : clv__launch(l, across, 2, aglobal, local);
+}
+
 int clv__box_run(clv__blur *b, const clv_launch *l, int rx, int ry, int mask, cl_mem in, cl_mem out)
 {
     box_div d = box_divisor(rx, ry, l->depth);
@@ -284,34 +329,32 @@ int clv__box_run(clv__blur *b, const clv_launch *l, int rx, int ry, int mask, cl
         size_t global[2] = {((size_t)l->width + 63) / 64 * 256, ((size_t)l->height + 31) / 32};
         return err ? err : clv__launch(l, b->small, 2, global, local);
     }
-    /* At 8 bits where the columns' sums fit 16 bits and the window's 32:
-     * box_strip, 256 columns wide in bands of 128 rows where its 16 rows of
-     * column sums fit local memory (rx up to 60), else 512 wide in bands of
-     * 64 (its columns with their reach at most 768: rx up to 120). The
-     * bands are those measured fastest on an H200 (docs/performance.md):
-     * longer ones start fewer column sums, shorter ones make more
-     * work-groups. */
-    if (b->strip && l->depth != 16 && !d.wide && 2 * ry + 1 <= 257) {
-        for (cl_int tw = 256; tw <= 512; tw *= 2) {
-            if (tw + 2 * rx > 768 || box_strip_bytes(tw, rx) > tile_room(l))
-                continue;
-            const cl_int band = tw == 256 ? 128 : 64;
-            clv_launch pass = *l;
-            pass.src = in;
-            pass.dst = out;
-            err = clv__kernel_frame_args(b->strip, &pass);
-            if (!err)
-                err = clv__kernel_args(b->strip, 5, 8, CLV__ARG(crx), CLV__ARG(cry), CLV__ARG(d.n),
-                                       CLV__ARG(d.m), CLV__ARG(d.l), CLV__ARG(cmask), CLV__ARG(tw),
-                                       CLV__ARG(band));
-            if (!err && clSetKernelArg(b->strip, 13, box_strip_bytes(tw, rx), NULL) != CL_SUCCESS)
-                err = CLV_ECL;
-            size_t local[2] = {256, 1};
-            size_t global[2] = {((size_t)l->width + (size_t)tw - 1) / (size_t)tw * 256,
-                                ((size_t)l->height + (size_t)band - 1) / (size_t)band};
-            return err ? err : clv__launch(l, b->strip, 2, global, local);
-        }
+    /* At 8 bits where the columns' sums fit 16 bits and the window's 32,
+     * reaches across up to 60: box_strip, 256 columns wide in bands of 128
+     * rows (its 16 rows of column sums fit local memory). Longer reaches
+     * at 8 bits, and this one's where the columns' sums pass 16 bits:
+     * box_cols and box_across (docs/performance.md: faster from radius 61
+     * on an H200, 8x at 128). */
+    if (b->strip && l->depth != 16 && !d.wide && 2 * ry + 1 <= 257 && 256 + 2 * rx <= 768 &&
+        box_strip_bytes(256, rx) <= tile_room(l)) {
+        const cl_int tw = 256, band = 128;
+        clv_launch pass = *l;
+        pass.src = in;
+        pass.dst = out;
+        err = clv__kernel_frame_args(b->strip, &pass);
+        if (!err)
+            err = clv__kernel_args(b->strip, 5, 8, CLV__ARG(crx), CLV__ARG(cry), CLV__ARG(d.n),
+                                   CLV__ARG(d.m), CLV__ARG(d.l), CLV__ARG(cmask), CLV__ARG(tw),
+                                   CLV__ARG(band));
+        if (!err && clSetKernelArg(b->strip, 13, box_strip_bytes(tw, rx), NULL) != CL_SUCCESS)
+            err = CLV_ECL;
+        size_t local[2] = {256, 1};
+        size_t global[2] = {((size_t)l->width + (size_t)tw - 1) / (size_t)tw * 256,
+                            ((size_t)l->height + (size_t)band - 1) / (size_t)band};
+        return err ? err : clv__launch(l, b->strip, 2, global, local);
     }
+    if (b->cols[0] && l->depth != 16 && !d.wide)
+        return box_two(b, l, rx, ry, mask, &d, in, out);
     /* One kernel where the sums fit 32 bits and the tile's columns (at most
      * 512) fit local memory, with tiles at least 64 pixels wide (cl/blur.cl's
      * box_tile: seg odd, 32 seg >= tw + 2 rx). */
