@@ -18,11 +18,13 @@
  * down its columns into the band's own stretch of `work` (which stays in
  * the cache) and then along it, 16 (gblur on AVX-512BW: 64) channel values
  * a step. GPUs: one kernel a pass where its tile fits local memory (sep_tile
- * at 8 bits and for narrow passes at 16; box_small, box_strip at 8 bits and
- * box_tile where the box sums fit 32 bits): the frame read once and written
- * once; otherwise the column pass and the row pass are two kernels through a
- * frame of sums (`work`), four pixels a work-item, neighbouring work-items on
- * neighbouring pixels. */
+ * at 8 bits and for narrow passes at 16; box_small and box_strip at 8 bits
+ * for reaches up to 60 across, box_tile at 16 bits where the box sums fit
+ * 32 bits): the frame read once and written once. Longer reaches at 8 bits:
+ * box_cols down the columns into a frame of sums (`work`), then box_across
+ * along the rows (prefix sums of row tiles in local memory). Otherwise the
+ * column pass and the row pass are two kernels through a frame of sums,
+ * four pixels a work-item, neighbouring work-items on neighbouring pixels. */
 
 #if CLV_DEPTH == 16
 #define BLUR_ACC ulong
@@ -1311,8 +1313,9 @@ BC_COLS(box_cols32, uint4, convert_uint4)
 /* box_across*, along: a work-group of 256 makes tw outputs of row y from
  * x0 (tw a multiple of 256, tw + 2rx <= BC_CAP). It reads the tw + 2rx
  * column sums they need (clamped into the frame: clamp-to-edge across)
- * into local memory, a channel a uint, and turns them into prefix sums P
- * in place (each work-item its stretch of BC_K, BC_K odd so that the
+ * into local memory as they are (box_across's in 16-bit halves, read a
+ * channel a uint), and makes their prefix sums P in `pre`, a channel a
+ * uint (each work-item its stretch of BC_K, BC_K odd so that the
  * work-items of a 16-byte access meet distinct banks; then the stretches'
  * totals before it added: on NVIDIA a warp's by shuffles and the warps'
  * totals through local memory, elsewhere a scan in local memory); the box
@@ -1324,19 +1327,14 @@ BC_COLS(box_cols32, uint4, convert_uint4)
 #else
 #define BC_TOT 256
 #endif
-/* pre[0 .. cols) (cols <= BC_CAP) made its inclusive prefix sums in
- * place, a barrier after; *total is their sum. */
-inline void bc_scan(__local uint4 *pre, int cols, __local uint4 *tot, uint4 *total)
+/* The prefix sums of the work-group's stretches: part[k] holds this
+ * work-item's inclusive sums of its stretch and run their total; adds the
+ * stretches' totals before it to part, stores them to pre[i0 ..] (within
+ * cols), a barrier after; *total is the sum of all. */
+inline void bc_scan(uint4 *part, uint4 run, int cols, __local uint4 *pre, __local uint4 *tot,
+                    uint4 *total)
 {
     const int lid = (int)get_local_id(0), i0 = lid * BC_K;
-    uint4 part[BC_K];
-    uint4 run = 0;
-#pragma unroll
-    for (int k = 0; k < BC_K; ++k) {
-        if (i0 + k < cols)
-            run += pre[i0 + k];
-        part[k] = run;
-    }
 #if CLV_NV_SM
     const int lane = lid & 31, warp = lid >> 5;
     uint4 inc = run;
@@ -1367,26 +1365,25 @@ inline void bc_scan(__local uint4 *pre, int cols, __local uint4 *tot, uint4 *tot
     const uint4 off = tot[lid] - run, all = tot[255];
 #endif
 #pragma unroll
-    for (int k = 0; k < BC_K; ++k)
+    for (int k = 0; k < BC_K; ++k) {
+        part[k] += off;
         if (i0 + k < cols)
-            pre[i0 + k] = part[k] + off;
+            pre[i0 + k] = part[k];
+    }
     *total = all;
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-inline void box_across_rest(__global const clv_px *src, __global clv_px *dst, int w, int stride,
-                            int x0, int y, int tw, int cols, int rx, uint n, uint m, int l,
-                            int mask, __local uint4 *pre, __local uint4 *tot)
+/* Outputs x of the tile: P[x + 2rx] - P[x - 1] divided. */
+inline void bc_out(__global const clv_px *src, __global clv_px *dst, int stride, int x0, int y,
+                   int end, int rx, uint n, uint m, int l, int mask, __local const uint4 *pre)
 {
-    uint4 total;
-    bc_scan(pre, cols, tot, &total);
     const int lid = (int)get_local_id(0);
     const uint mid = n / 2;
     const int4 m4 =
         (int4)(BLUR_LANE(mask, 0), BLUR_LANE(mask, 1), BLUR_LANE(mask, 2), BLUR_LANE(mask, 3));
     __global const clv_px *srow = src + y * stride + x0;
     __global clv_px *drow = dst + y * stride + x0;
-    const int end = min(tw, w - x0);
     for (int x = lid; x < end; x += 256) {
         const uint4 s = pre[x + 2 * rx] - (x > 0 ? pre[x - 1] : (uint4)0);
         int4 q = convert_int4(blur_div4(s + mid, n, m, l));
@@ -1395,29 +1392,45 @@ inline void box_across_rest(__global const clv_px *src, __global clv_px *dst, in
         drow[x] = convert_uchar4(q);
     }
 }
-#define BC_ACROSS(NAME, T, UNPACK)                                                                 \
+/* The box_across kernels: row y's tw outputs from x0, its cols = tw + 2rx
+ * column sums read into `raw` (STAGE: its declaration; pre itself for
+ * box_across32), STORE and LOAD what is done to a sum on its way in and
+ * out of raw. */
+#define BC_ACROSS(NAME, T, STAGE, STORE, LOAD)                                                        \
     __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void NAME(                         \
         __global const clv_px *src, __global clv_px *dst, int w, int h, int stride,                \
         __global const T *t, int rx, uint n, uint m, int l, int mask, int tw)                      \
     {                                                                                              \
         __local uint4 pre[BC_CAP];                                                                 \
         __local uint4 tot[BC_TOT];                                                                 \
-        const int lid = (int)get_local_id(0);                                                      \
+        STAGE;                                                                                     \
+        const int lid = (int)get_local_id(0), i0 = lid * BC_K;                                     \
         const int x0 = (int)get_group_id(0) * tw, y = (int)get_group_id(1);                        \
-        const int cols = min(tw, w - x0) + 2 * rx;                                                 \
+        const int end = min(tw, w - x0), cols = end + 2 * rx;                                      \
         __global const T *row = t + y * w;                                                         \
-        /* Every read issued before any is stored: one wait for memory. */                         \
-        T v[BC_K];                                                                                 \
-        _Pragma("unroll") for (int k = 0; k < BC_K; ++k) v[k] =                                    \
-            row[clamp(x0 - rx + lid + 256 * k, 0, w - 1)];                                         \
-        _Pragma("unroll") for (int k = 0; k < BC_K; ++k) if (lid + 256 * k < cols)                 \
-            pre[lid + 256 * k] = UNPACK(v[k]);                                                     \
+        {                                                                                          \
+            /* Every read issued before any is stored: one wait for memory. */                     \
+            T v[BC_K];                                                                             \
+            _Pragma("unroll") for (int k = 0; k < BC_K; ++k) v[k] =                                \
+                row[clamp(x0 - rx + lid + 256 * k, 0, w - 1)];                                     \
+            _Pragma("unroll") for (int k = 0; k < BC_K; ++k) if (lid + 256 * k < cols)             \
+                raw[lid + 256 * k] = STORE(v[k]);                                                  \
+        }                                                                                          \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
-        box_across_rest(src, dst, w, stride, x0, y, tw, cols, rx, n, m, l, mask, pre, tot);        \
+        uint4 part[BC_K], run = 0, total;                                                          \
+        _Pragma("unroll") for (int k = 0; k < BC_K; ++k)                                           \
+        {                                                                                          \
+            if (i0 + k < cols)                                                                     \
+                run += LOAD(raw[i0 + k]);                                                          \
+            part[k] = run;                                                                         \
+        }                                                                                          \
+        bc_scan(part, run, cols, pre, tot, &total);                                                \
+        bc_out(src, dst, stride, x0, y, end, rx, n, m, l, mask, pre);                              \
     }
+
 #define BC_SAME(v) (v)
-BC_ACROSS(box_across, uint2, BS_UNPACK)
-BC_ACROSS(box_across32, uint4, BC_SAME)
+BC_ACROSS(box_across, uint2, __local uint2 raw[BC_CAP], BC_SAME, BS_UNPACK)
+BC_ACROSS(box_across32, uint4, __local uint4 *raw = pre, BC_SAME, BC_SAME)
 #undef BC_ACROSS
 #undef BC_SAME
 
@@ -1448,8 +1461,14 @@ box_across_row(__global const clv_px *src, __global clv_px *dst, int w, int h, i
             if (lid + 256 * k < len)
                 pre[lid + 256 * k] = v[k];
         barrier(CLK_LOCAL_MEM_FENCE);
-        uint4 total;
-        bc_scan(pre, len, tot, &total);
+        uint4 part[BC_K], run = 0, total;
+#pragma unroll
+        for (int k = 0; k < BC_K; ++k) {
+            if (lid * BC_K + k < len)
+                run += pre[lid * BC_K + k];
+            part[k] = run;
+        }
+        bc_scan(part, run, len, pre, tot, &total);
 #pragma unroll
         for (int k = 0; k < BC_K; ++k)
             if (lid + 256 * k < len)
