@@ -19,12 +19,13 @@
  * the cache) and then along it, 16 (gblur on AVX-512BW: 64) channel values
  * a step. GPUs: one kernel a pass where its tile fits local memory (sep_tile
  * at 8 bits and for narrow passes at 16; box_small and box_strip at 8 bits
- * for reaches up to 60 across, box_tile at 16 bits where the box sums fit
- * 32 bits): the frame read once and written once. Longer reaches at 8 bits:
- * box_cols down the columns into a frame of sums (`work`), then box_across
- * along the rows (prefix sums of row tiles in local memory). Otherwise the
- * column pass and the row pass are two kernels through a frame of sums,
- * four pixels a work-item, neighbouring work-items on neighbouring pixels. */
+ * for reaches up to 59 across, box_tile at 16 bits for reaches up to 32):
+ * the frame read once and written once. Longer reaches where the box sums
+ * fit 32 bits: box_cols down the columns into a frame of sums (`work`),
+ * then box_across along the rows (prefix sums of row tiles in local
+ * memory). Otherwise the column pass and the row pass are two kernels
+ * through a frame of sums, four pixels a work-item, neighbouring
+ * work-items on neighbouring pixels. */
 
 #if CLV_DEPTH == 16
 #define BLUR_ACC ulong
@@ -1258,13 +1259,15 @@ box_strip(__global const clv_px *src, __global clv_px *dst, int w, int h, int st
     }
 }
 
-/* box in two kernels through a frame of column sums t, at 8 bits where
- * the reach across fits a row tile's local memory (2rx <= BC_CAP - 256):
- * the host's choice for long reaches, where one kernel's tile would be
- * mostly reach. The column sums are two channels a uint in 16-bit halves
- * (as box_strip's) where they fit 16 bits (2ry + 1 <= 257: box_cols and
- * box_across), else a channel a uint (box_cols32, box_across32, and
- * box_across_row for reaches past a tile's).
+#endif
+
+/* box in two kernels through a frame of column sums t, where the box sums
+ * fit 32 bits: the host's choice for long reaches (past 59 at 8 bits, 32 at
+ * 16), where one kernel's tile would be mostly reach. The column sums are
+ * two channels a uint in 16-bit halves (as box_strip's) at 8 bits where
+ * they fit (2ry + 1 <= 257: box_cols and box_across), else a channel a
+ * uint (box_cols32, box_across32, and box_across_row for reaches past a
+ * tile's).
  *
  * box_cols, down: a work-item keeps the running sum of 2ry + 1 rows of one
  * column for a band of `band` rows (one read added and one taken away a
@@ -1283,7 +1286,7 @@ box_strip(__global const clv_px *src, __global clv_px *dst, int w, int h, int st
         T v = 0;                                                                                   \
         int j = -ry;                                                                               \
         for (; j + 8 <= ry + 1; j += 8) {                                                          \
-            uchar4 a[8];                                                                           \
+            clv_px a[8];                                                                           \
             _Pragma("unroll") for (int i = 0; i < 8; ++i) a[i] =                                   \
                 col[clamp(y0 + j + i, 0, h - 1) * stride];                                         \
             _Pragma("unroll") for (int i = 0; i < 8; ++i) v += PACK(a[i]);                         \
@@ -1293,7 +1296,7 @@ box_strip(__global const clv_px *src, __global clv_px *dst, int w, int h, int st
         out[y0 * w] = v;                                                                           \
         for (int y = y0 + 1; y < y1; y += 8) {                                                     \
             /* Rows past y1 are read within the frame (clamped), not used. */                      \
-            uchar4 a[8], s[8];                                                                     \
+            clv_px a[8], s[8];                                                                     \
             _Pragma("unroll") for (int i = 0; i < 8; ++i)                                          \
             {                                                                                      \
                 a[i] = col[min(y + i + ry, h - 1) * stride];                                       \
@@ -1306,7 +1309,9 @@ box_strip(__global const clv_px *src, __global clv_px *dst, int w, int h, int st
             }                                                                                      \
         }                                                                                          \
     }
+#if CLV_DEPTH == 8
 BC_COLS(box_cols, uint2, bs_pack)
+#endif
 BC_COLS(box_cols32, uint4, convert_uint4)
 #undef BC_COLS
 
@@ -1389,7 +1394,7 @@ inline void bc_out(__global const clv_px *src, __global clv_px *dst, int stride,
         int4 q = convert_int4(blur_div4(s + mid, n, m, l));
         if (mask != 15)
             q = select(convert_int4(srow[x]), q, m4);
-        drow[x] = convert_uchar4(q);
+        drow[x] = clv_px_sat(q);
     }
 }
 /* The box_across kernels: row y's tw outputs from x0, its cols = tw + 2rx
@@ -1429,7 +1434,9 @@ inline void bc_out(__global const clv_px *src, __global clv_px *dst, int stride,
     }
 
 #define BC_SAME(v) (v)
+#if CLV_DEPTH == 8
 BC_ACROSS(box_across, uint2, __local uint2 raw[BC_CAP], BC_SAME, BS_UNPACK)
+#endif
 BC_ACROSS(box_across32, uint4, __local uint4 *raw = pre, BC_SAME, BC_SAME)
 #undef BC_ACROSS
 #undef BC_SAME
@@ -1489,11 +1496,10 @@ box_across_row(__global const clv_px *src, __global clv_px *dst, int w, int h, i
         int4 q = convert_int4(blur_div4(s + mid, n, m, l));
         if (mask != 15)
             q = select(convert_int4(srow[x]), q, m4);
-        drow[x] = convert_uchar4(q);
+        drow[x] = clv_px_sat(q);
     }
 }
 #undef BS_UNPACK
-#endif
 
 /* box, along the rows: src -> t, the sums of 2rx+1 pixels, seg pixels a
  * work-item (a running sum after the first). */

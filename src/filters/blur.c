@@ -19,10 +19,13 @@ int clv__blur_init(clv__blur *b, clv_context *ctx, cl_program prog, int box, clv
         err = clv__kernel_create(prog, "box_small", &b->small, msg);
     if (!err && box && ctx->build_depth != 16)
         err = clv__kernel_create(prog, "box_strip", &b->strip, msg);
+    /* box_cols and box_across (16-bit halves) at 8 bits only; the others
+     * at both depths. */
     static const char *const two[5] = {"box_cols", "box_cols32", "box_across", "box_across32",
                                        "box_across_row"};
-    for (int k = 0; k < 5 && !err && box && ctx->build_depth != 16; ++k)
-        err = clv__kernel_create(prog, two[k], k < 2 ? &b->cols[k] : &b->across[k - 2], msg);
+    for (int k = 0; k < 5 && !err && box; ++k)
+        if (ctx->build_depth != 16 || (k != 0 && k != 2))
+            err = clv__kernel_create(prog, two[k], k < 2 ? &b->cols[k] : &b->across[k - 2], msg);
     return err ? err : clv__kernel_create(prog, box ? "box_v" : "sep_h", &b->second, msg);
 }
 
@@ -248,9 +251,9 @@ static size_t box_strip_bytes(int tw, int rx)
     return (size_t)(4096 / tw) * (size_t)((tw + 2 * rx) | 1) * 2 * sizeof(cl_uint);
 }
 
-/* box_cols and box_across (cl/blur.cl), at 8 bits where the box sums fit
- * 32 bits: the column sums through `work`, two channels a uint in 16-bit
- * halves where they fit (2ry + 1 <= 257) and a channel a uint elsewhere;
+/* box_cols and box_across (cl/blur.cl), where the box sums fit 32 bits:
+ * the column sums through `work`, two channels a uint in 16-bit halves
+ * where they fit (8 bits, 2ry + 1 <= 257) and a channel a uint elsewhere;
  * then tiles of the rows as wide as local memory leaves beside the reach,
  * or the whole row a work-group (box_across_row) where that would be under
  * 512. The bands of box_cols are those measured fastest on an H200
@@ -258,7 +261,8 @@ static size_t box_strip_bytes(int tw, int rx)
 static int box_two(clv__blur *b, const clv_launch *l, int rx, int ry, int mask, const box_div *d,
                    cl_mem in, cl_mem out)
 {
-    const int whole = 2 * rx > 768, packed = !whole && 2 * ry + 1 <= 257, k = !packed;
+    const int whole = 2 * rx > 768, packed = !whole && l->depth != 16 && 2 * ry + 1 <= 257;
+    const int k = !packed;
     const cl_int band = ry > 256 ? 256 : 128;
     const cl_int crx = rx, cry = ry, cmask = mask;
     const cl_int tw = whole ? l->width : (1280 - 2 * rx) / 256 * 256;
@@ -353,7 +357,10 @@ int clv__box_run(clv__blur *b, const clv_launch *l, int rx, int ry, int mask, cl
                             ((size_t)l->height + (size_t)band - 1) / (size_t)band};
         return err ? err : clv__launch(l, b->strip, 2, global, local);
     }
-    if (b->cols[0] && l->depth != 16 && !d.wide)
+    /* At 16 bits box_tile (below) for reaches up to 32, box_cols and
+     * box_across past them (an H200: box_tile 109-113 us at radius 10-20
+     * against 124-132, 161 at 50 against 137). */
+    if (b->cols[1] && !d.wide && (l->depth != 16 || rx > 32 || ry > 32))
         return box_two(b, l, rx, ry, mask, &d, in, out);
     /* One kernel where the sums fit 32 bits and the tile's columns (at most
      * 512) fit local memory, with tiles at least 64 pixels wide (cl/blur.cl's

@@ -207,8 +207,8 @@ typedef struct clv__blur {
     cl_kernel tile;          /* GPUs: sep_tile or box_tile (one kernel, where it fits) */
     cl_kernel small;         /* GPUs, 8 bits: box_small (tiles that fit local memory) */
     cl_kernel strip;         /* GPUs, 8 bits: box_strip (column sums within 16 bits) */
-    cl_kernel cols[2];       /* GPUs, 8 bits: box_cols, box_cols32 (long reaches) */
-    cl_kernel across[3];     /* and box_across, box_across32, box_across_row */
+    cl_kernel cols[2];       /* GPUs: box_cols (8 bits), box_cols32 (long reaches) */
+    cl_kernel across[3];     /* box_across (8 bits), box_across32, box_across_row */
     cl_mem work;             /* CPUs: the bands' rows; GPUs: the frame of sums */
     size_t work_bytes;
     int box;
