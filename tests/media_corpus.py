@@ -340,6 +340,12 @@ def words(tmp):
     check("did you mean transcode" in out, out)
     out = cli("play", "--fullscren", expect=2)
     check("did you mean --fullscreen" in out, out)
+    # An encoder's option without a recording has nothing to act on.
+    for word, value in (("-r", "10"), ("-crf", "20")):
+        out = cli("play", sample(), word, value, expect=2)
+        check(f"{word} is an output option" in out and "-o OUTPUT" in out, out)
+        out = cli("webcam", "-f", "lavfi", "testsrc2=size=64x48", word, value, expect=2)
+        check(f"{word} is an output option" in out, out)
     out = cli("--version", expect=0)
     check("clvid " in out and "libavcodec" in out and "OpenCL" in out, out)
     out = cli("-version", expect=0)

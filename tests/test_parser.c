@@ -257,7 +257,10 @@ int test_parser_errors(void)
                  "rate");
     expect_error("fps=24:start_time=soon", CLV_EPARSE,
                  "filter 'fps' parameter 'start_time': 'soon' is not a number of seconds (the "
-                 "time of the first frame out: 0, 1.5, -2)");
+                 "time of the first frame out: 0, 1.5, -2, 1/3)");
+    expect_error("fps=24:start_time=1/0", CLV_EPARSE,
+                 "filter 'fps' parameter 'start_time': '1/0' is not a number of seconds (the "
+                 "time of the first frame out: 0, 1.5, -2, 1/3)");
     expect_error("fps=fps=x", CLV_EPARSE,
                  "filter 'fps' parameter 'fps': expression 'x': unknown name 'x' at character 1");
     expect_error("median=radius=two", CLV_EPARSE,

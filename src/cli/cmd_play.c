@@ -212,7 +212,8 @@ static int parse_args(int argc, char **argv, play_args *a, int webcam)
     /* -f applies to the file named next, as in ffmpeg: the INPUT's
      * (-f lavfi testsrc2), or -o's (-f v4l2 -o /dev/video10). */
     const char *format = NULL;
-    int last_output = 0; /* the last file named is -o's */
+    int last_output = 0;             /* the last file named is -o's */
+    const char *encoder_word = NULL; /* the last encoder option given */
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         static const struct {
@@ -333,8 +334,11 @@ static int parse_args(int argc, char **argv, play_args *a, int webcam)
             p->stats = v;
         else if (!strcmp(o, "--ipc"))
             p->io.ipc = v;
-        else if ((known = clv_cli_output_option(o, v, &p->io)) != 0 ||
-                 (known = clv_cli_capture_option(o, v, &p->io)) != 0) {
+        else if ((known = clv_cli_output_option(o, v, &p->io)) != 0) {
+            if (known < 0)
+                return -1;
+            encoder_word = o;
+        } else if ((known = clv_cli_capture_option(o, v, &p->io)) != 0) {
             if (known < 0)
                 return -1;
         } else if (!strcmp(o, "-ss")) {
@@ -377,6 +381,12 @@ static int parse_args(int argc, char **argv, play_args *a, int webcam)
     p->io.live = a->live || clv_input_is_network(p->io.input);
     if (clv_cli_outputs_done(&a->outputs, &p->io, "play"))
         return -1;
+    /* The encoder's options act on a recording only. */
+    if (encoder_word && !p->io.output) {
+        fprintf(stderr, "clvid play: %s is an output option: give -o OUTPUT to record with it\n",
+                encoder_word);
+        return -1;
+    }
     clv_msg msg;
     if (clv_player_check_keys(p->keys, &msg)) {
         fprintf(stderr, "clvid play: %s\n", msg.text);

@@ -6,16 +6,15 @@
  * them), and a chain run frame by frame refuses it. */
 #include "filters.h"
 
-#include <stdlib.h>
+#include <math.h>
 
 static int check(const clv_value *values, clv_msg *msg)
 {
     const char *start = clv_value_text(&values[1]);
-    char *end;
-    if (*start && (strtod(start, &end), end == start || *end))
+    if (*start && !isfinite(clv__expr_number(start)))
         return clv__fail(msg, CLV_EPARSE,
                          "filter 'fps' parameter 'start_time': '%s' is not a number of seconds "
-                         "(the time of the first frame out: 0, 1.5, -2)",
+                         "(the time of the first frame out: 0, 1.5, -2, 1/3)",
                          start);
     return 0;
 }
@@ -26,8 +25,8 @@ static const clv_param params[] = {
      "(the rate in) and ntsc, pal, film, ntsc_film",
      0},
     {"start_time", CLV_PARAM_TEXT, "", 0, 0, NULL,
-     "the time of the first frame out, seconds (frames before it dropped, the first repeated "
-     "back to it); empty: the first frame's",
+     "the time of the first frame out, seconds, a number or an expression of numbers (frames "
+     "before it dropped, the first repeated back to it); empty: the first frame's",
      0},
     {"round", CLV_PARAM_ENUM, "near", 0, 0, "zero|inf|down|up|near",
      "how a frame's time is rounded to a tick", 1},
