@@ -511,6 +511,14 @@ def fps_filter(tmp):
         check(words in p.stderr, "%s: %s" % (" ".join(args), p.stderr))
         check(not os.path.exists(out), "%s left %s" % (" ".join(args), out))
     check(runs == 57, "%d runs" % runs)
+    # The summary counts the frames written (ffmpeg's frame=), not those
+    # read, where fps, framestep or -r picks them.
+    for more in (("-vf", "fps=10"), ("-vf", "framestep=4"), ("-r", "5"), ("-vf", "hflip")):
+        ours = os.path.join(tmp, "n.mkv")
+        p = run([ARGS.clvid, "transcode", "-i", src, *more, "-c:v", "ffv1", "-y", "-o", ours])
+        frames = len(packet_times(ours))
+        check(("clvid: %d frames in " % frames) in p.stderr,
+              "%s: the summary does not say %d frames: %s" % (more, frames, p.stderr))
     # A frame-threaded encoder still holds the frame fps repeats when the
     # next comes in (ffvhuff): fps's copy is new memory then, not a write
     # under the encoder.

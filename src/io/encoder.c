@@ -114,6 +114,7 @@ struct clv_encoder {
      * cap reached (full, read by the run's thread) */
     int64_t max_out, written;
     atomic_int full;
+    atomic_llong frames_out; /* the video frames sent to the encoder (any thread) */
     AVRational fps_tb, fps_in_tb, fps_in_rate;
     int64_t fps_in_off, fps_out_off, fps_next, fps_last;
     AVFrame *fps_held;
@@ -1631,6 +1632,8 @@ static int write_packets(clv_encoder *e)
  * it are not written. */
 static int capped(clv_encoder *e)
 {
+    if (e->max_out <= 0 || e->written < e->max_out)
+        atomic_fetch_add(&e->frames_out, 1);
     if (e->max_out <= 0)
         return 0;
     if (e->written >= e->max_out)
@@ -1643,6 +1646,11 @@ static int capped(clv_encoder *e)
 int clv_encoder_full(const clv_encoder *e)
 {
     return atomic_load(&((clv_encoder *)e)->full);
+}
+
+int64_t clv_encoder_frames_out(const clv_encoder *e)
+{
+    return (int64_t)atomic_load(&((clv_encoder *)e)->frames_out);
 }
 
 /* One frame to the encoder at pts (a copy of f's references: f stays the

@@ -392,6 +392,9 @@ void clv_encoder_close(clv_encoder *enc);
 double clv_encoder_busy_seconds(const clv_encoder *enc);
 /* 1 once max_frames frames are written (any thread): the run may stop. */
 int clv_encoder_full(const clv_encoder *enc);
+/* The video frames sent to the encoder so far (any thread): after fps,
+ * framestep and -r's picks, -frames' cap. */
+int64_t clv_encoder_frames_out(const clv_encoder *enc);
 /* One encoded video frame's times (clv_io_seconds): its packet read from
  * the input (clv_frame_read_time of the frame the encoder got; 0: not
  * known), the frame sent to the encoder, its packet out of the encoder, and

@@ -246,6 +246,11 @@ int clv_sink_full(const clv_sink *s)
     return s->enc && clv_encoder_full(s->enc);
 }
 
+int64_t clv_sink_frames_out(const clv_sink *s)
+{
+    return s->enc ? clv_encoder_frames_out(s->enc) : 0;
+}
+
 int clv_sink_has_mic(const clv_sink *s)
 {
     return s->mic != NULL;

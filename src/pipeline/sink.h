@@ -70,6 +70,8 @@ const char *clv_sink_partial_path(const clv_sink *sink, int n);
 int clv_sink_has_mic(const clv_sink *sink);
 /* 1 once the encoder has written the frames it may (max_frames). */
 int clv_sink_full(const clv_sink *sink);
+/* The video frames sent to the encoder (clv_encoder_frames_out). */
+int64_t clv_sink_frames_out(const clv_sink *sink);
 
 /* Starts the encoder thread (and the microphone's, on the video's clock). */
 int clv_sink_start(clv_sink *sink, clv_msg *msg);

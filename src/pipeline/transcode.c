@@ -254,8 +254,10 @@ typedef struct run {
     clv_transcode_callback callback;
     void *user;
     const volatile sig_atomic_t *cancel;
-    int stopped; /* the cancel flag or the callback asked for a stop */
-    int capped;  /* the encoder counts -frames (clv_sink_full) */
+    int stopped;       /* the cancel flag or the callback asked for a stop */
+    int capped;        /* the encoder counts -frames (clv_sink_full) */
+    int picks;         /* fps, framestep or -r: the frames out are not the frames in */
+    int64_t frames_in; /* frames gone to the encoder (counted) */
     clv_transcode_status status;
     const char *partials[CLV_TEE_MAX + 1]; /* status.partial_paths, NULL-terminated */
     char devices[600], shares[1200], chain_text[1024], decode_text[700];
@@ -641,7 +643,8 @@ static int open_all(run *r, clv_msg *msg)
     clv_fps_spec rate = {0};
     if (r->desc)
         clv_chain_desc_fps(r->desc, 25, &rate, NULL);
-    if (o->max_frames > 0 && (o->frame_rate || rate.rate > 0)) {
+    r->picks = o->frame_rate || rate.rate > 0;
+    if (o->max_frames > 0 && r->picks) {
         io.in.max_frames = 0;
         io.out.max_frames = o->max_frames;
         r->capped = 1;
@@ -844,8 +847,10 @@ static int submit_in_place(run *r, AVFrame *f, uint64_t index, clv_msg *msg)
 /* Counts a frame gone to the encoder and tells the callback. */
 static void counted(run *r, int64_t pts)
 {
-    if (r->status.frames++ == 0)
+    if (r->frames_in++ == 0)
         r->status.first_frame_s = clv_io_seconds() - r->entered;
+    /* ffmpeg's frame count is of the frames out */
+    r->status.frames = r->picks && r->sink ? clv_sink_frames_out(r->sink) : r->frames_in;
     r->status.out_seconds = (double)pts * av_q2d(r->out_tb);
     report(r, CLV_TRANSCODE_PROGRESS);
 }
@@ -1745,7 +1750,8 @@ static void report_end(run *r)
     st->download_s = (double)t.download_ns / 1e9;
     st->shared_staging = clv_context_shared_staging(r->ctx);
     st->encode_s = clv_sink_busy_seconds(r->sink);
-    st->frames = (int64_t)(r->submitted - r->context_dropped);
+    st->frames = r->picks && r->sink ? clv_sink_frames_out(r->sink)
+                                     : (int64_t)(r->submitted - r->context_dropped);
     clv_device_shares_text(r->ctx, r->stage, r->shares, sizeof r->shares);
     st->device_shares = r->shares;
     report(r, CLV_TRANSCODE_END);
