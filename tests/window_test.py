@@ -1625,7 +1625,9 @@ def ended(p):
 @test
 def live_reconnect(tmp):
     """--reconnect in the window: a UDP sender streams 1.5 s, stops 1.5 s and
-    streams 2 s more; the window shows frames of both parts, the control
+    streams 6 s more (long enough that a loaded machine or a sanitizer
+    build reconnects while it still sends); the window shows frames of both
+    parts, the control
     socket says reconnecting then reconnected (transcode's fields), and
     quit ends it (exit 0, the stats count one reconnection)."""
     control = control_client()
@@ -1636,7 +1638,7 @@ def live_reconnect(tmp):
         with control.Control(sock, timeout=60) as c:
             sent(udp_sender(url, 1.5))
             time.sleep(1.5)
-            tx = udp_sender(url, 2)
+            tx = udp_sender(url, 6)
             dropped = c.wait_event("reconnecting", timeout=30)
             check(dropped["input"] == url and dropped["attempt"] >= 1 and dropped["outage"] >= 0
                   and "no packet" in dropped["reason"] and dropped["time"] > 0, "%s" % dropped)
