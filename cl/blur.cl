@@ -870,9 +870,11 @@ __kernel void sep_h(__global const clv_px *src, __global clv_px *dst, int w, int
     }
 }
 
-/* box in one kernel (the host's choice where the sums fit 32 bits, !wide,
- * and the tile fits local memory): a work-group of 256 makes the tw
- * columns from x0 and the `band` rows from y0, BLUR_BR rows at a time.
+/* box in one kernel (the host's choice at 16 bits for reaches up to 32,
+ * and at either depth on devices with under 32 KiB of local memory, where
+ * the sums fit 32 bits, !wide, and the tile fits): a work-group of 256
+ * makes the tw columns from x0 and the `band` rows from y0, BLUR_BR rows
+ * at a time.
  *
  * Down: a work-item keeps the running sum of 2ry+1 rows of a column (at
  * most two columns: the tile's with rx more at each side, clamped into the
@@ -1327,10 +1329,13 @@ BC_COLS(box_cols32, uint4, convert_uint4)
  * sum of output x is P[x + 2rx] - P[x - 1]. */
 #define BC_CAP 1280
 #define BC_K (BC_CAP / 256)
+/* The stretches' totals: on NVIDIA a warp's (8); elsewhere every
+ * work-item's, in pre's first 256 (no local memory of their own: every
+ * kernel here stays within OpenCL's minimum of 32 KiB). */
 #if CLV_NV_SM
-#define BC_TOT 8
+#define BC_TOT_DECL(pre) __local uint4 tot[8]
 #else
-#define BC_TOT 256
+#define BC_TOT_DECL(pre) __local uint4 *tot = (pre)
 #endif
 /* The prefix sums of the work-group's stretches: part[k] holds this
  * work-item's inclusive sums of its stretch and run their total; adds the
@@ -1354,12 +1359,14 @@ inline void bc_scan(uint4 *part, uint4 run, int cols, __local uint4 *pre, __loca
         tot[warp] = inc;
     barrier(CLK_LOCAL_MEM_FENCE);
     uint4 off = inc - run, all = 0;
-    for (int k = 0; k < BC_TOT; ++k) {
+    for (int k = 0; k < 8; ++k) {
         const uint4 v = tot[k];
         off += k < warp ? v : (uint4)0;
         all += v;
     }
 #else
+    /* tot is pre's first 256: pre's reads done before, its writes after */
+    barrier(CLK_LOCAL_MEM_FENCE);
     tot[lid] = run;
     for (int k = 1; k < 256; k <<= 1) {
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -1367,7 +1374,9 @@ inline void bc_scan(uint4 *part, uint4 run, int cols, __local uint4 *pre, __loca
         barrier(CLK_LOCAL_MEM_FENCE);
         tot[lid] += before;
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
     const uint4 off = tot[lid] - run, all = tot[255];
+    barrier(CLK_LOCAL_MEM_FENCE);
 #endif
 #pragma unroll
     for (int k = 0; k < BC_K; ++k) {
@@ -1398,16 +1407,15 @@ inline void bc_out(__global const clv_px *src, __global clv_px *dst, int stride,
     }
 }
 /* The box_across kernels: row y's tw outputs from x0, its cols = tw + 2rx
- * column sums read into `raw` (STAGE: its declaration; pre itself for
- * box_across32), STORE and LOAD what is done to a sum on its way in and
- * out of raw. */
-#define BC_ACROSS(NAME, T, STAGE, STORE, LOAD)                                                        \
+ * column sums read into `raw` as they are (STAGE: its declaration; pre
+ * itself for box_across32), LOAD what makes a channel a uint of one. */
+#define BC_ACROSS(NAME, T, STAGE, LOAD)                                                        \
     __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void NAME(                         \
         __global const clv_px *src, __global clv_px *dst, int w, int h, int stride,                \
         __global const T *t, int rx, uint n, uint m, int l, int mask, int tw)                      \
     {                                                                                              \
         __local uint4 pre[BC_CAP];                                                                 \
-        __local uint4 tot[BC_TOT];                                                                 \
+        BC_TOT_DECL(pre);                                                                          \
         STAGE;                                                                                     \
         const int lid = (int)get_local_id(0), i0 = lid * BC_K;                                     \
         const int x0 = (int)get_group_id(0) * tw, y = (int)get_group_id(1);                        \
@@ -1419,7 +1427,7 @@ inline void bc_out(__global const clv_px *src, __global clv_px *dst, int stride,
             _Pragma("unroll") for (int k = 0; k < BC_K; ++k) v[k] =                                \
                 row[clamp(x0 - rx + lid + 256 * k, 0, w - 1)];                                     \
             _Pragma("unroll") for (int k = 0; k < BC_K; ++k) if (lid + 256 * k < cols)             \
-                raw[lid + 256 * k] = STORE(v[k]);                                                  \
+                raw[lid + 256 * k] = v[k];                                                         \
         }                                                                                          \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
         uint4 part[BC_K], run = 0, total;                                                          \
@@ -1435,9 +1443,9 @@ inline void bc_out(__global const clv_px *src, __global clv_px *dst, int stride,
 
 #define BC_SAME(v) (v)
 #if CLV_DEPTH == 8
-BC_ACROSS(box_across, uint2, __local uint2 raw[BC_CAP], BC_SAME, BS_UNPACK)
+BC_ACROSS(box_across, uint2, __local uint2 raw[BC_CAP], BS_UNPACK)
 #endif
-BC_ACROSS(box_across32, uint4, __local uint4 *raw = pre, BC_SAME, BC_SAME)
+BC_ACROSS(box_across32, uint4, __local uint4 *raw = pre, BC_SAME)
 #undef BC_ACROSS
 #undef BC_SAME
 
@@ -1452,7 +1460,7 @@ box_across_row(__global const clv_px *src, __global clv_px *dst, int w, int h, i
                __global uint4 *t, int rx, uint n, uint m, int l, int mask)
 {
     __local uint4 pre[BC_CAP];
-    __local uint4 tot[BC_TOT];
+    BC_TOT_DECL(pre);
     const int lid = (int)get_local_id(0), y = (int)get_group_id(1);
     __global uint4 *row = t + y * w;
     const uint4 first = row[0], last = row[w - 1];
@@ -1467,7 +1475,9 @@ box_across_row(__global const clv_px *src, __global clv_px *dst, int w, int h, i
         for (int k = 0; k < BC_K; ++k)
             if (lid + 256 * k < len)
                 pre[lid + 256 * k] = v[k];
-        barrier(CLK_LOCAL_MEM_FENCE);
+        /* every read of the row's sums (first and last too) before any
+         * of them is written over */
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
         uint4 part[BC_K], run = 0, total;
 #pragma unroll
         for (int k = 0; k < BC_K; ++k) {

@@ -488,7 +488,8 @@ static const filter_case avgblur_cases[] = {
     {"avgblur=sizeX=40:sizeY=1", 1, 1}, /* box_small, a reach past 32 across */
     {"avgblur=sizeX=10", 1, 1},         /* box_small, sums past 16 bits down */
     {"avgblur=sizeX=39:sizeY=6", 1, 1}, /* box_small at its largest (n = 1027) */
-    {"avgblur=sizeX=60:sizeY=3", 1, 1}, /* box_strip, 256 wide at its longest reach */
+    {"avgblur=sizeX=60:sizeY=3", 1, 1}, /* box_small, a reach of 60 across */
+    {"avgblur=sizeX=59:sizeY=4", 1, 1}, /* box_strip at its longest reach (59 in 48 KiB) */
     /* GPUs: box_cols and box_across past box_strip's reach, the columns'
      * sums at 16 bits' end (2 ry + 1 = 257), a mask; then box_cols32 (the
      * columns' sums past 16 bits). */
@@ -497,6 +498,10 @@ static const filter_case avgblur_cases[] = {
     /* box_across_row (a reach past 384) at 1921x1081, box_across's tiles
      * 512 wide at 641x359. */
     {"avgblur=sizeX=600:sizeY=3", 0, 1},
+    /* box_across32 in two tiles at 641x359 (8 bits: 16-bit halves, 512
+     * wide); the second near the 16-bit box sums' end (n = 60,701). */
+    {"avgblur=sizeX=300:sizeY=150", 2, 1},
+    {"avgblur=sizeX=300:sizeY=50", 2, 1},
     /* Reaches past 100: every content at the small sizes (where they pass
      * the frame), noise alone at 641x359 (with every content there, these
      * two and boxblur's two long radii took 84% of filter_boxblur). */

@@ -835,9 +835,37 @@ int test_filter_gblur(void)
     return run_filters("gblur", NULL);
 }
 
+/* The box kernels past box_across's tiles at 16 bits, where the suite's
+ * big size runs a filter's first two cases alone: box_across_row (a reach
+ * past 384 needs a frame past 769 wide) and box_cols32's bands of 256 (a
+ * reach down past 256), in both shapes at both depths, noise. */
+static const struct {
+    const char *chain;
+    int w, h;
+} box_wide[] = {
+    {"avgblur=sizeX=390:sizeY=20:planes=7", 801, 41},
+    {"boxblur=400:1:ar=0", 801, 803},
+};
+
 int test_filter_boxblur(void)
 {
-    return run_filters("boxblur", "avgblur", NULL);
+    if (run_filters("boxblur", "avgblur", NULL))
+        return 1;
+    clv_context *ctx[2];
+    if (both_contexts(ctx))
+        return 1;
+    int sanitized = getenv("CLVID_SANITIZED") != NULL;
+    for (int i = 0; i < (int)(sizeof box_wide / sizeof box_wide[0]) && !sanitized; i++) {
+        test_keep_references(1);
+        for (int depth = 8; depth <= 16; depth += 8)
+            for (int shape = 0; shape < 2; shape++)
+                test_compare_depth(ctx[shape], box_wide[i].chain, box_wide[i].w, box_wide[i].h,
+                                   CONTENT_NOISE, 1, depth);
+        test_keep_references(0);
+    }
+    clv_context_destroy(ctx[0]);
+    clv_context_destroy(ctx[1]);
+    return 0;
 }
 
 int test_filter_unsharp(void)

@@ -254,10 +254,10 @@ static size_t box_strip_bytes(int tw, int rx)
 /* box_cols and box_across (cl/blur.cl), where the box sums fit 32 bits:
  * the column sums through `work`, two channels a uint in 16-bit halves
  * where they fit (8 bits, 2ry + 1 <= 257) and a channel a uint elsewhere;
- * then tiles of the rows as wide as local memory leaves beside the reach,
- * or the whole row a work-group (box_across_row) where that would be under
- * 512. The bands of box_cols are those measured fastest on an H200
- * (docs/performance.md): 128 rows, 256 where 2ry + 1 passes 513. */
+ * then tiles of the rows as wide as BC_CAP (1280 sums) leaves beside the
+ * reach, or the whole row a work-group (box_across_row) where that would
+ * be under 512. The bands of box_cols are those measured fastest on an
+ * H200 (docs/performance.md): 128 rows, 256 where 2ry + 1 passes 513. */
 static int box_two(clv__blur *b, const clv_launch *l, int rx, int ry, int mask, const box_div *d,
                    cl_mem in, cl_mem out)
 {
@@ -333,13 +333,13 @@ int clv__box_run(clv__blur *b, const clv_launch *l, int rx, int ry, int mask, cl
         size_t global[2] = {((size_t)l->width + 63) / 64 * 256, ((size_t)l->height + 31) / 32};
         return err ? err : clv__launch(l, b->small, 2, global, local);
     }
-    /* At 8 bits where the columns' sums fit 16 bits and the window's 32,
-     * reaches across up to 60: box_strip, 256 columns wide in bands of 128
-     * rows (its 16 rows of column sums fit local memory). Longer reaches
-     * at 8 bits, and this one's where the columns' sums pass 16 bits:
-     * box_cols and box_across (docs/performance.md: faster from radius 61
-     * on an H200, 8x at 128). */
-    if (b->strip && l->depth != 16 && !d.wide && 2 * ry + 1 <= 257 && 256 + 2 * rx <= 768 &&
+    /* At 8 bits where the columns' sums fit 16 bits and the window's 32:
+     * box_strip, 256 columns wide in bands of 128 rows, where its 16 rows
+     * of column sums fit local memory (reaches across up to 59 in 48 KiB).
+     * Longer reaches at 8 bits, and this one's where the columns' sums
+     * pass 16 bits: box_cols and box_across (faster from radius 60 on an
+     * H200, docs/performance.md). */
+    if (b->strip && l->depth != 16 && !d.wide && 2 * ry + 1 <= 257 &&
         box_strip_bytes(256, rx) <= tile_room(l)) {
         const cl_int tw = 256, band = 128;
         clv_launch pass = *l;
@@ -358,9 +358,11 @@ int clv__box_run(clv__blur *b, const clv_launch *l, int rx, int ry, int mask, cl
         return err ? err : clv__launch(l, b->strip, 2, global, local);
     }
     /* At 16 bits box_tile (below) for reaches up to 32, box_cols and
-     * box_across past them (an H200: box_tile 109-113 us at radius 10-20
-     * against 124-132, 161 at 50 against 137). */
-    if (b->cols[1] && !d.wide && (l->depth != 16 || rx > 32 || ry > 32))
+     * box_across past them (measured on an H200, docs/performance.md).
+     * Their local memory is fixed, at most 30,848 bytes: devices with less
+     * than OpenCL's 32 KiB take box_tile and the frame of sums below. */
+    if (b->cols[1] && !d.wide && l->ctx->dev.local_mem >= 32 * 1024 &&
+        (l->depth != 16 || rx > 32 || ry > 32))
         return box_two(b, l, rx, ry, mask, &d, in, out);
     /* One kernel where the sums fit 32 bits and the tile's columns (at most
      * 512) fit local memory, with tiles at least 64 pixels wide (cl/blur.cl's
