@@ -896,6 +896,19 @@ inline uint blur_shfl_up(uint v, int k)
     asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, -1;" : "=r"(d) : "r"(v), "r"(k));
     return d;
 }
+/* The warp's inclusive sums of v, lane the work-item's (Hillis and
+ * Steele's scan by shuffles, five steps). */
+inline uint4 blur_warp_scan(uint4 v, int lane)
+{
+#pragma unroll
+    for (int k = 1; k < 32; k <<= 1) {
+        const uint4 before = (uint4)(blur_shfl_up(v.x, k), blur_shfl_up(v.y, k),
+                                     blur_shfl_up(v.z, k), blur_shfl_up(v.w, k));
+        if (lane >= k)
+            v += before;
+    }
+    return v;
+}
 inline void blur_warp_sync(void)
 {
     asm volatile("bar.warp.sync -1;" ::: "memory");
@@ -962,15 +975,7 @@ box_tile(__global const clv_px *src, __global clv_px *dst, int w, int h, int str
          * NVIDIA the row is a warp's: the scan by shuffles, and a warp's
          * barrier before its own row's sums are read. */
 #if CLV_NV_SM
-        uint4 inc = run;
-#pragma unroll
-        for (int k = 1; k < 32; k <<= 1) {
-            const uint4 before = (uint4)(blur_shfl_up(inc.x, k), blur_shfl_up(inc.y, k),
-                                         blur_shfl_up(inc.z, k), blur_shfl_up(inc.w, k));
-            if (lane >= k)
-                inc += before;
-        }
-        const uint4 off = inc - run;
+        const uint4 off = blur_warp_scan(run, lane) - run;
 #else
         tot[lane] = run;
         for (int k = 1; k < 32; k <<= 1) {
@@ -1347,14 +1352,7 @@ inline void bc_scan(uint4 *part, uint4 run, int cols, __local uint4 *pre, __loca
     const int lid = (int)get_local_id(0), i0 = lid * BC_K;
 #if CLV_NV_SM
     const int lane = lid & 31, warp = lid >> 5;
-    uint4 inc = run;
-#pragma unroll
-    for (int k = 1; k < 32; k <<= 1) {
-        const uint4 before = (uint4)(blur_shfl_up(inc.x, k), blur_shfl_up(inc.y, k),
-                                     blur_shfl_up(inc.z, k), blur_shfl_up(inc.w, k));
-        if (lane >= k)
-            inc += before;
-    }
+    const uint4 inc = blur_warp_scan(run, lane);
     if (lane == 31)
         tot[warp] = inc;
     barrier(CLK_LOCAL_MEM_FENCE);
