@@ -863,8 +863,8 @@ double clv__expr_eval(const clv__expr *e, const double *values);
 #define CLV__EXPR_REGS 10
 double clv__expr_eval_regs(const clv__expr *e, const double *values, double *regs);
 void clv__expr_free(clv__expr *e);
-/* The value of an expression of numbers alone ("1/3", "2k", "PI"); NAN
- * where text is not one. */
-double clv__expr_number(const char *text);
+/* The value of text as an expression of names (NULL: numbers alone,
+ * "1/3", "2k", "PI") given their values; NAN where it is not one. */
+double clv__expr_value(const char *text, const char *const *names, const double *values);
 
 #endif

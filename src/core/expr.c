@@ -729,14 +729,14 @@ double clv__expr_eval_regs(const clv__expr *e, const double *values, double *reg
     return eval(e->root, values, regs);
 }
 
-double clv__expr_number(const char *text)
+double clv__expr_value(const char *text, const char *const *names, const double *values)
 {
     static const char *const none[] = {NULL};
     clv__expr *e = NULL;
     clv_msg why = {{0}};
     double d = NAN;
-    if (!clv__expr_parse(text, none, &e, &why))
-        d = clv__expr_eval(e, NULL);
+    if (!clv__expr_parse(text, names ? names : none, &e, &why))
+        d = clv__expr_eval(e, values);
     clv__expr_free(e);
     return d;
 }

@@ -205,12 +205,7 @@ static int number_value(const clv_filter *f, const clv_param *p, const char *tex
     if (!p->def || end == p->def || *end)
         def = 0;
     const double values[] = {def, p->min, p->max, 0, -1};
-    clv__expr *e = NULL;
-    clv_msg why = {{0}};
-    double d = NAN;
-    if (!clv__expr_parse(text, names, &e, &why))
-        d = clv__expr_eval(e, values);
-    clv__expr_free(e);
+    const double d = clv__expr_value(text, names, values);
     if (isnan(d))
         return clv__fail(msg, CLV_EPARSE,
                          "filter '%s' parameter '%s': '%s' is not %s, nor an expression of numbers "

@@ -544,7 +544,7 @@ int clv_chain_desc_fps(const clv_chain_desc *desc, double source_fps, clv_fps_sp
         const char *start = clv_value_text(&v[1]);
         if (*start) {
             spec->has_start = 1;
-            spec->start_time = clv__expr_number(start);
+            spec->start_time = clv__expr_value(start, NULL, NULL);
         }
         return 0;
     }

@@ -11,7 +11,7 @@
 static int check(const clv_value *values, clv_msg *msg)
 {
     const char *start = clv_value_text(&values[1]);
-    if (*start && !isfinite(clv__expr_number(start)))
+    if (*start && !isfinite(clv__expr_value(start, NULL, NULL)))
         return clv__fail(msg, CLV_EPARSE,
                          "filter 'fps' parameter 'start_time': '%s' is not a number of seconds "
                          "(the time of the first frame out: 0, 1.5, -2, 1/3)",
