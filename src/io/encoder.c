@@ -110,11 +110,10 @@ struct clv_encoder {
     int fps_on, fps_round, fps_eof_pass, fps_has;
     /* framestep instead: every step-th frame (step_count counts them) */
     int64_t step, step_count;
-    /* clv_output_options.max_frames: the frames written (written), the
-     * cap reached (full, read by the run's thread) */
-    int64_t max_out, written;
-    atomic_int full;
-    atomic_llong frames_out; /* the video frames sent to the encoder (any thread) */
+    /* clv_output_options.max_frames (0: none), and the video frames sent
+     * to the encoder, read by the run's thread too (the cap reached) */
+    int64_t max_out;
+    atomic_llong frames_out;
     AVRational fps_tb, fps_in_tb, fps_in_rate;
     int64_t fps_in_off, fps_out_off, fps_next, fps_last;
     AVFrame *fps_held;
@@ -1632,25 +1631,20 @@ static int write_packets(clv_encoder *e)
  * it are not written. */
 static int capped(clv_encoder *e)
 {
-    if (e->max_out <= 0 || e->written < e->max_out)
-        atomic_fetch_add(&e->frames_out, 1);
-    if (e->max_out <= 0)
-        return 0;
-    if (e->written >= e->max_out)
+    if (e->max_out > 0 && atomic_load(&e->frames_out) >= e->max_out)
         return 1;
-    if (++e->written == e->max_out)
-        atomic_store(&e->full, 1);
+    atomic_fetch_add(&e->frames_out, 1);
     return 0;
-}
-
-int clv_encoder_full(const clv_encoder *e)
-{
-    return atomic_load(&((clv_encoder *)e)->full);
 }
 
 int64_t clv_encoder_frames_out(const clv_encoder *e)
 {
     return (int64_t)atomic_load(&((clv_encoder *)e)->frames_out);
+}
+
+int clv_encoder_full(const clv_encoder *e)
+{
+    return e->max_out > 0 && clv_encoder_frames_out(e) >= e->max_out;
 }
 
 /* One frame to the encoder at pts (a copy of f's references: f stays the
